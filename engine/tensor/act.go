@@ -1,0 +1,80 @@
+package tensor
+
+import "math"
+
+// act is an activation vector quantised to signed 8-bit integers in blocks of
+// 32, the way llama.cpp feeds quantised weights: the weights' integer codes
+// then meet integer activations, so the inner loop is an int8 dot product
+// (VPMADDUBSW on AVX2) instead of a dequantise-and-FMA per weight.
+//
+// Each block of 32 gets its own float32 scale (llama.cpp's Q8_K uses one per
+// 256), so K-quant sub-blocks of 32 see a tighter activation grid. The error
+// this adds is bounded by d/2 per element, well under the weights' own error.
+type act struct {
+	qs []int8    // n codes
+	d  []float32 // n/32 scales: x ≈ d·q
+	s  []float32 // n/32 block sums d·Σq, for the weights' offsets (Q4_0's −8, K-quant mins)
+}
+
+// quantizeAct fills a (whose slices have room for len(x) elements) from x,
+// which must be a whole number of 32-blocks.
+func quantizeAct(a act, x []float32) {
+	for b := range len(x) / QK {
+		xb := x[b*QK : b*QK+QK]
+		var amax float32
+		for _, v := range xb {
+			amax = max(amax, abs32(v))
+		}
+		qb := a.qs[b*QK : b*QK+QK]
+		if amax == 0 || amax != amax {
+			// An all-zero block quantises to zeros; a NaN block does too
+			// rather than poisoning the whole row with a NaN scale, but its d
+			// keeps the NaN so the output still shows the bad input.
+			clear(qb)
+			a.d[b] = amax
+			a.s[b] = 0
+			continue
+		}
+		d := amax / 127
+		id := 127 / amax
+		var sum int32
+		for i, v := range xb {
+			q := int32(math.RoundToEven(float64(v * id)))
+			q = max(-127, min(127, q))
+			qb[i] = int8(q)
+			sum += q
+		}
+		a.d[b] = d
+		a.s[b] = d * float32(sum)
+	}
+}
+
+func abs32(v float32) float32 { return math.Float32frombits(math.Float32bits(v) &^ (1 << 31)) }
+
+// actBuf owns the storage for up to cap activation rows of one width.
+type actBuf struct {
+	qs   []int8
+	d, s []float32
+}
+
+// rows returns a view of n rows of cols elements each, growing the storage
+// only when a larger shape than ever before is asked for.
+func (b *actBuf) ensure(n, cols int) {
+	if need := n * cols; cap(b.qs) < need {
+		b.qs = make([]int8, need)
+	}
+	if need := n * cols / QK; cap(b.d) < need {
+		b.d = make([]float32, need)
+		b.s = make([]float32, need)
+	}
+}
+
+// row returns activation row i of a buffer laid out as rows of cols elements.
+func (b *actBuf) row(i, cols int) act {
+	nb := cols / QK
+	return act{
+		qs: b.qs[i*cols : (i+1)*cols],
+		d:  b.d[i*nb : (i+1)*nb],
+		s:  b.s[i*nb : (i+1)*nb],
+	}
+}

@@ -1,0 +1,116 @@
+package tensor
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// Matrices for the bandwidth benchmarks are ~128 MiB, four times this
+// machine class's 32 MiB L3, so every call streams its weights from DRAM.
+const benchBytes = 128 << 20
+
+// BenchmarkBandwidth is the memory-bandwidth probe the matvec figures are
+// compared against, run on the same worker pool:
+//   - triad: a[i] = b[i] + s·c[i] (STREAM's triad; 12 bytes counted per element,
+//     write-allocate traffic not counted, as STREAM does);
+//   - read: a dot product of two arrays, the same read-only access pattern as
+//     a matvec streaming its weights.
+func BenchmarkBandwidth(b *testing.B) {
+	n := benchBytes / 4
+	rng := rand.New(rand.NewPCG(1, 1))
+	x, y, z := randomVec(rng, n), randomVec(rng, n), make([]float32, n)
+	k := NewKernels(nil)
+	defer k.Close()
+	b.Run("triad", func(b *testing.B) {
+		t := &triadTask{a: z, b: x, c: y, s: 0.5}
+		b.SetBytes(int64(12 * n))
+		for b.Loop() {
+			k.pool.Run(n/4096, t)
+		}
+	})
+	b.Run("read", func(b *testing.B) {
+		t := &readTask{a: x, b: y, dot: k.dots[F32], sums: make([]float32, n/4096)}
+		b.SetBytes(int64(8 * n))
+		for b.Loop() {
+			k.pool.Run(n/4096, t)
+		}
+	})
+}
+
+type triadTask struct {
+	a, b, c []float32
+	s       float32
+}
+
+func (t *triadTask) Run(lo, hi int) {
+	a, b, c := t.a[lo*4096:hi*4096], t.b[lo*4096:hi*4096], t.c[lo*4096:hi*4096]
+	for i := range a {
+		a[i] = b[i] + t.s*c[i]
+	}
+}
+
+type readTask struct {
+	a, b []float32
+	dot  dotFn
+	sums []float32
+}
+
+func (t *readTask) Run(lo, hi int) {
+	for j := lo; j < hi; j++ {
+		w := t.a[j*4096 : (j+1)*4096]
+		t.sums[j] = t.dot(asBytes(w), t.b[j*4096:(j+1)*4096], act{})
+	}
+}
+
+// BenchmarkMatVec streams a weight matrix of each type through MatVec and
+// reports GB/s of weight bytes read (b.SetBytes), the figure the bandwidth
+// probe is measured against.
+func BenchmarkMatVec(b *testing.B) {
+	const cols = 4096
+	for _, typ := range kernelTypes {
+		rb, _ := typ.RowBytes(cols)
+		rows := benchBytes / int(rb)
+		rng := rand.New(rand.NewPCG(2, uint64(typ)))
+		w, err := NewMatrix(typ, rows, cols, randomWeights(rng, typ, rows, cols))
+		if err != nil {
+			b.Fatal(err)
+		}
+		x := randomVec(rng, cols)
+		y := make([]float32, rows)
+		for _, path := range []bool{true, false} {
+			k := newKernels(nil, path)
+			b.Run(fmt.Sprintf("%s/%s", typ, k.Path()), func(b *testing.B) {
+				b.SetBytes(int64(len(w.Data)))
+				for b.Loop() {
+					k.MatVec(y, w, x)
+				}
+			})
+			k.Close()
+			if k.Path() == "go" {
+				break
+			}
+		}
+	}
+}
+
+// BenchmarkMatMul is prefill: 64 tokens through a 4096×4096 matrix. It
+// reports weight bytes per second too, so the gain over 64 MatVecs shows as a
+// figure above the bandwidth probe.
+func BenchmarkMatMul(b *testing.B) {
+	const rows, cols, n = 4096, 4096, 64
+	k := NewKernels(nil)
+	defer k.Close()
+	for _, typ := range kernelTypes {
+		rng := rand.New(rand.NewPCG(3, uint64(typ)))
+		w, _ := NewMatrix(typ, rows, cols, randomWeights(rng, typ, rows, cols))
+		x := randomVec(rng, n*cols)
+		y := make([]float32, n*rows)
+		b.Run(typ.String(), func(b *testing.B) {
+			b.SetBytes(int64(n * len(w.Data)))
+			for b.Loop() {
+				k.MatMul(y, w, x, n)
+			}
+		})
+	}
+}

@@ -1,0 +1,89 @@
+package tensor
+
+import "golang.org/x/sys/cpu"
+
+// Assembly dot products (dot_amd64.s). Each processes whole vectors of its
+// block size and leaves any tail to the Go wrapper.
+
+func cpuidF16C() bool
+
+//go:noescape
+func dotF32AVX2(w, x *float32, n int) float32
+
+//go:noescape
+func dotF16AVX2(w *uint16, x *float32, n int) float32
+
+//go:noescape
+func dotQ8_0AVX2(w *byte, xq *int8, xd *float32, nb int) float32
+
+//go:noescape
+func dotQ4_0AVX2(w *byte, xq *int8, xd, xs *float32, nb int) float32
+
+//go:noescape
+func dotQ4KAVX2(w *byte, xq *int8, xd, xs *float32, nsb int) float32
+
+// useArchDots installs the AVX2 kernels when the CPU (and OS) support AVX2,
+// FMA and F16C — every x86-64 CPU since Haswell and Zen 1.
+func useArchDots(dots *[BF16 + 1]dotFn, path string) string {
+	if !(cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpuidF16C()) {
+		return path
+	}
+	dots[F32] = dotF32Asm
+	dots[F16] = dotF16Asm
+	dots[Q8_0] = dotQ8_0Asm
+	dots[Q4_0] = dotQ4_0Asm
+	dots[Q4_K] = dotQ4KAsm
+	return "avx2"
+}
+
+func dotF32Asm(w []byte, x []float32, _ act) float32 {
+	n := len(x)
+	if n == 0 {
+		return 0
+	}
+	wf := asF32(w)[:n]
+	m := n &^ 7
+	var s float32
+	if m > 0 {
+		s = dotF32AVX2(&wf[0], &x[0], m)
+	}
+	for i := m; i < n; i++ {
+		s += wf[i] * x[i]
+	}
+	return s
+}
+
+func dotF16Asm(w []byte, x []float32, _ act) float32 {
+	n := len(x)
+	if n == 0 {
+		return 0
+	}
+	wh := asU16(w)[:n]
+	m := n &^ 7
+	var s float32
+	if m > 0 {
+		s = dotF16AVX2(&wh[0], &x[0], m)
+	}
+	for i := m; i < n; i++ {
+		s += F16ToF32(wh[i]) * x[i]
+	}
+	return s
+}
+
+func dotQ8_0Asm(w []byte, _ []float32, a act) float32 {
+	nb := len(a.d)
+	_ = w[nb*34-1]
+	return dotQ8_0AVX2(&w[0], &a.qs[0], &a.d[0], nb)
+}
+
+func dotQ4_0Asm(w []byte, _ []float32, a act) float32 {
+	nb := len(a.d)
+	_ = w[nb*18-1]
+	return dotQ4_0AVX2(&w[0], &a.qs[0], &a.d[0], &a.s[0], nb)
+}
+
+func dotQ4KAsm(w []byte, _ []float32, a act) float32 {
+	nsb := len(a.d) / 8
+	_ = w[nsb*144-1]
+	return dotQ4KAVX2(&w[0], &a.qs[0], &a.d[0], &a.s[0], nsb)
+}

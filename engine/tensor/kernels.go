@@ -1,0 +1,230 @@
+package tensor
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// Matrix is a weight matrix in its GGUF encoding: Rows rows of Cols elements,
+// each row RowBytes long and stored contiguously (GGUF's ne[0] is Cols,
+// ne[1] is Rows). Data usually aliases a memory-mapped model file.
+type Matrix struct {
+	Type       Type
+	Rows, Cols int
+	Data       []byte
+	rowBytes   int
+}
+
+// NewMatrix checks that data holds exactly rows×cols elements of type t and
+// that this package can compute with t.
+func NewMatrix(t Type, rows, cols int, data []byte) (*Matrix, error) {
+	if !t.Computable() {
+		return nil, fmt.Errorf("tensor: matrix type %s has no CPU kernel", t)
+	}
+	if rows <= 0 || cols <= 0 {
+		return nil, fmt.Errorf("tensor: matrix shape %d×%d is empty", rows, cols)
+	}
+	rb, err := t.RowBytes(uint64(cols))
+	if err != nil {
+		return nil, fmt.Errorf("tensor: matrix %d×%d: %w", rows, cols, err)
+	}
+	if uint64(len(data))/rb != uint64(rows) || uint64(len(data))%rb != 0 {
+		return nil, fmt.Errorf("tensor: %s matrix %d×%d needs %d bytes, have %d", t, rows, cols, rb*uint64(rows), len(data))
+	}
+	return &Matrix{Type: t, Rows: rows, Cols: cols, Data: data, rowBytes: int(rb)}, nil
+}
+
+// RowBytes is the encoded size of one row.
+func (m *Matrix) RowBytes() int { return m.rowBytes }
+
+// Row returns the encoded bytes of row r.
+func (m *Matrix) Row(r int) []byte { return m.Data[r*m.rowBytes : (r+1)*m.rowBytes] }
+
+// usesAct reports whether a type's kernel takes 8-bit quantised activations
+// (integer dots) rather than float32 ones.
+func usesAct(t Type) bool {
+	switch t {
+	case F32, F16, BF16:
+		return false
+	}
+	return true
+}
+
+// dotFn is one row's dot product. Float types read x; quantised types read a.
+type dotFn func(w []byte, x []float32, a act) float32
+
+// Kernels runs matrix products on a Pool with the fastest dot products the
+// CPU supports, chosen once at construction. It owns reusable scratch space,
+// so a call allocates nothing; in exchange one Kernels must not be used by two
+// goroutines at once (give each its own; they may share a Pool).
+type Kernels struct {
+	pool  *Pool
+	path  string
+	dots  [BF16 + 1]dotFn
+	abuf  actBuf
+	mv    mvTask
+	mm    mmTask
+	owned bool
+}
+
+// NewKernels returns kernels running on pool, or on a new pool of
+// GOMAXPROCS workers when pool is nil (Close then stops it).
+func NewKernels(pool *Pool) *Kernels {
+	return newKernels(pool, true)
+}
+
+func newKernels(pool *Pool, useAsm bool) *Kernels {
+	k := &Kernels{pool: pool}
+	if pool == nil {
+		k.pool = NewPool(0)
+		k.owned = true
+	}
+	k.path = "go"
+	k.dots[F32] = dotF32Go
+	k.dots[F16] = dotF16Go
+	k.dots[BF16] = dotBF16Go
+	k.dots[Q8_0] = dotQ8_0Go
+	k.dots[Q4_0] = dotQ4_0Go
+	k.dots[Q4_K] = dotQ4KGo
+	k.dots[Q5_K] = dotQ5KGo
+	k.dots[Q6_K] = dotQ6KGo
+	if useAsm {
+		k.path = useArchDots(&k.dots, k.path)
+	}
+	return k
+}
+
+// Path names the dot-product implementation in use ("avx2", or "go" for the
+// portable one), for logs and bench reports.
+func (k *Kernels) Path() string { return k.path }
+
+// Pool is the worker pool the kernels run on.
+func (k *Kernels) Pool() *Pool { return k.pool }
+
+// Close stops the pool if NewKernels created it.
+func (k *Kernels) Close() {
+	if k.owned {
+		k.pool.Close()
+	}
+}
+
+// checkShape panics on caller bugs, never on file input: a Matrix has
+// already been validated by NewMatrix, so a mismatch here is a programming error.
+func checkShape(w *Matrix, dst, x []float32, n int) {
+	if len(x) != n*w.Cols || len(dst) != n*w.Rows {
+		panic(fmt.Sprintf("tensor: %d×%d %s matrix times %d vectors: x has %d elements, dst %d",
+			w.Rows, w.Cols, w.Type, n, len(x), len(dst)))
+	}
+}
+
+// MatVec computes dst = W·x: dst[r] = Σ_c W[r,c]·x[c]. len(x) must be
+// w.Cols and len(dst) w.Rows. Quantised types quantise x to 8 bits first.
+func (k *Kernels) MatVec(dst []float32, w *Matrix, x []float32) {
+	checkShape(w, dst, x, 1)
+	t := &k.mv
+	*t = mvTask{w: w, dst: dst, x: x, dot: k.dots[w.Type]}
+	if usesAct(w.Type) {
+		k.abuf.ensure(1, w.Cols)
+		t.a = k.abuf.row(0, w.Cols)
+		quantizeAct(t.a, x)
+	}
+	k.pool.Run(w.Rows, t)
+	*t = mvTask{} // drop references so a finished call pins no buffers
+}
+
+type mvTask struct {
+	w   *Matrix
+	dst []float32
+	x   []float32
+	a   act
+	dot dotFn
+}
+
+func (t *mvTask) Run(lo, hi int) {
+	w, rb := t.w, t.w.rowBytes
+	for r := lo; r < hi; r++ {
+		t.dst[r] = t.dot(w.Data[r*rb:(r+1)*rb], t.x, t.a)
+	}
+}
+
+// mmTile is how many weight rows one pass over the activations reuses: 64
+// rows of a 4096-wide Q4_K matrix are 147 KiB, which stays in L2 while every
+// activation row streams past it.
+const mmTile = 64
+
+// MatMul computes dst = X·Wᵀ for n activation rows: X is n×w.Cols row-major
+// (one token per row) and dst is n×w.Rows row-major, so dst row i equals
+// MatVec of X row i. Prefill uses it to read each weight once per n tokens.
+func (k *Kernels) MatMul(dst []float32, w *Matrix, x []float32, n int) {
+	checkShape(w, dst, x, n)
+	if n == 1 {
+		k.MatVec(dst, w, x)
+		return
+	}
+	t := &k.mm
+	*t = mmTask{w: w, dst: dst, x: x, n: n, dot: k.dots[w.Type], quant: usesAct(w.Type)}
+	if t.quant {
+		k.abuf.ensure(n, w.Cols)
+		t.abuf = &k.abuf
+		for i := range n {
+			quantizeAct(k.abuf.row(i, w.Cols), x[i*w.Cols:(i+1)*w.Cols])
+		}
+	}
+	k.pool.Run((w.Rows+mmTile-1)/mmTile, t)
+	*t = mmTask{}
+}
+
+type mmTask struct {
+	w     *Matrix
+	dst   []float32
+	x     []float32
+	n     int
+	abuf  *actBuf
+	quant bool
+	dot   dotFn
+}
+
+func (t *mmTask) Run(lo, hi int) {
+	w, rb, cols, rows := t.w, t.w.rowBytes, t.w.Cols, t.w.Rows
+	for tile := lo; tile < hi; tile++ {
+		r0, r1 := tile*mmTile, min((tile+1)*mmTile, rows)
+		for i := range t.n {
+			var a act
+			var xi []float32
+			if t.quant {
+				a = t.abuf.row(i, cols)
+			} else {
+				xi = t.x[i*cols : (i+1)*cols]
+			}
+			out := t.dst[i*rows : (i+1)*rows]
+			for r := r0; r < r1; r++ {
+				out[r] = t.dot(w.Data[r*rb:(r+1)*rb], xi, a)
+			}
+		}
+	}
+}
+
+// asF32 views little-endian float32 weights in place. GGUF aligns tensor data
+// to at least 4 bytes, and x86 tolerates misalignment anyway.
+func asF32(b []byte) []float32 {
+	if len(b) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), len(b)/4)
+}
+
+// asU16 views little-endian 16-bit weights (F16, BF16) in place.
+func asU16(b []byte) []uint16 {
+	if len(b) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*uint16)(unsafe.Pointer(&b[0])), len(b)/2)
+}
+
+// asBytes views float32s as their little-endian bytes.
+func asBytes(f []float32) []byte {
+	if len(f) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&f[0])), 4*len(f))
+}

@@ -1,0 +1,334 @@
+package tensor
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync/atomic"
+	"testing"
+)
+
+var kernelTypes = []Type{F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q5_K, Q6_K}
+
+// randomWeights returns rows×cols weights of type t made of random bytes,
+// with every block scale set to a sane random value, so that all code bits,
+// packed-scale bits and high bits of every layout are exercised (a quantiser
+// would leave some patterns unused).
+func randomWeights(rng *rand.Rand, t Type, rows, cols int) []byte {
+	rb, err := t.RowBytes(uint64(cols))
+	if err != nil {
+		panic(err)
+	}
+	b := make([]byte, int(rb)*rows)
+	switch t {
+	case F32:
+		for i := 0; i < len(b); i += 4 {
+			binary.LittleEndian.PutUint32(b[i:], math.Float32bits(float32(rng.NormFloat64())))
+		}
+		return b
+	case F16, BF16:
+		for i := 0; i < len(b); i += 2 {
+			v := float32(rng.NormFloat64())
+			h := F32ToF16(v)
+			if t == BF16 {
+				h = F32ToBF16(v)
+			}
+			binary.LittleEndian.PutUint16(b[i:], h)
+		}
+		return b
+	}
+	for i := range b {
+		b[i] = byte(rng.Uint32())
+	}
+	bs := t.BlockBytes()
+	scale := func(blk []byte, off int) {
+		binary.LittleEndian.PutUint16(blk[off:], F32ToF16(float32(0.001+0.02*rng.Float64())))
+	}
+	for off := 0; off < len(b); off += bs {
+		blk := b[off : off+bs]
+		switch t {
+		case Q8_0, Q4_0:
+			scale(blk, 0)
+		case Q4_K, Q5_K:
+			scale(blk, 0)
+			scale(blk, 2)
+		case Q6_K:
+			scale(blk, 208)
+		}
+	}
+	return b
+}
+
+func randomVec(rng *rand.Rand, n int) []float32 {
+	x := make([]float32, n)
+	for i := range x {
+		x[i] = float32(rng.NormFloat64())
+	}
+	return x
+}
+
+// refDot is the float64 reference: dequantise the row, then dot it with x.
+// It also returns Σ|w·x|, the scale rounding errors are measured against.
+func refDot(t *testing.T, typ Type, row []byte, x []float32) (dot, mag float64) {
+	t.Helper()
+	w := make([]float32, len(x))
+	if err := Dequantize(typ, w, row); err != nil {
+		t.Fatal(err)
+	}
+	for i := range x {
+		p := float64(w[i]) * float64(x[i])
+		dot += p
+		mag += math.Abs(p)
+	}
+	return dot, mag
+}
+
+// actValues returns the float activations the integer kernels actually see:
+// x after 8-bit block quantisation.
+func actValues(x []float32) []float32 {
+	var buf actBuf
+	buf.ensure(1, len(x))
+	a := buf.row(0, len(x))
+	quantizeAct(a, x)
+	out := make([]float32, len(x))
+	for i, q := range a.qs {
+		out[i] = a.d[i/QK] * float32(q)
+	}
+	return out
+}
+
+func shapesFor(t Type) []int {
+	if t.BlockLen() == 1 {
+		return []int{1, 7, 8, 172, 256, 1000}
+	}
+	if t.BlockLen() == QKK {
+		return []int{256, 768, 2048}
+	}
+	return []int{32, 96, 512}
+}
+
+// TestDotPathsAgree runs every kernel path (portable Go, and the assembly on
+// CPUs that have it) against a float64 dequantise-then-dot reference.
+func TestDotPathsAgree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	pool := NewPool(2)
+	defer pool.Close()
+	paths := []*Kernels{newKernels(pool, false), newKernels(pool, true)}
+	t.Logf("kernel paths: %s, %s", paths[0].Path(), paths[1].Path())
+	for _, typ := range kernelTypes {
+		for _, cols := range shapesFor(typ) {
+			t.Run(fmt.Sprintf("%s/%d", typ, cols), func(t *testing.T) {
+				const rows = 19
+				data := randomWeights(rng, typ, rows, cols)
+				w, err := NewMatrix(typ, rows, cols, data)
+				if err != nil {
+					t.Fatal(err)
+				}
+				x := randomVec(rng, cols)
+				xseen := x
+				if usesAct(typ) {
+					xseen = actValues(x)
+				}
+				for _, k := range paths {
+					y := make([]float32, rows)
+					k.MatVec(y, w, x)
+					for r := range rows {
+						// Against the activations the kernel was given, only
+						// float summation order differs.
+						want, mag := refDot(t, typ, w.Row(r), xseen)
+						if d := math.Abs(float64(y[r]) - want); d > 1e-5*mag+1e-30 {
+							t.Errorf("%s row %d: got %g, want %g (|diff| %g > 1e-5·%g)", k.Path(), r, y[r], want, d, mag)
+						}
+						// Against the exact activations, the 8-bit rounding of x
+						// (≤ amax/254 per element, amax of its block) is allowed.
+						exact, mag2 := refDot(t, typ, w.Row(r), x)
+						if d := math.Abs(float64(y[r]) - exact); d > actBound(t, typ, w.Row(r), x)+1e-5*mag2 {
+							t.Errorf("%s row %d: got %g, exact %g: |diff| %g beyond activation rounding", k.Path(), r, y[r], exact, d)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// actBound is the worst case the 8-bit activation rounding can move a dot:
+// Σ|w_i|·amax_b/254 over blocks b, since each code is off by at most half a step.
+func actBound(t *testing.T, typ Type, row []byte, x []float32) float64 {
+	if !usesAct(typ) {
+		return 0
+	}
+	w := make([]float32, len(x))
+	if err := Dequantize(typ, w, row); err != nil {
+		t.Fatal(err)
+	}
+	var bound float64
+	for b := 0; b < len(x); b += QK {
+		var amax, sw float64
+		for i := b; i < b+QK; i++ {
+			amax = max(amax, math.Abs(float64(x[i])))
+			sw += math.Abs(float64(w[i]))
+		}
+		bound += sw * amax / 254 * 1.0001
+	}
+	return bound
+}
+
+// TestMatMulEqualsMatVec: prefill must give each token exactly what decode
+// would, bit for bit, or a prompt's logits would depend on how it was batched.
+func TestMatMulEqualsMatVec(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	k := NewKernels(nil)
+	defer k.Close()
+	for _, typ := range kernelTypes {
+		cols := 256
+		for _, rows := range []int{1, 63, 64, 130} {
+			for _, n := range []int{2, 5, 33} {
+				w, err := NewMatrix(typ, rows, cols, randomWeights(rng, typ, rows, cols))
+				if err != nil {
+					t.Fatal(err)
+				}
+				x := randomVec(rng, n*cols)
+				got := make([]float32, n*rows)
+				k.MatMul(got, w, x, n)
+				want := make([]float32, rows)
+				for i := range n {
+					k.MatVec(want, w, x[i*cols:(i+1)*cols])
+					for r := range rows {
+						if got[i*rows+r] != want[r] {
+							t.Fatalf("%s %d×%d, n=%d: token %d row %d: matmul %g, matvec %g", typ, rows, cols, n, i, r, got[i*rows+r], want[r])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestThreadCountInvariant: results must not depend on how rows are split.
+func TestThreadCountInvariant(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	p1, p3 := NewPool(1), NewPool(3)
+	defer p1.Close()
+	defer p3.Close()
+	k1, k3 := NewKernels(p1), NewKernels(p3)
+	for _, typ := range kernelTypes {
+		w, _ := NewMatrix(typ, 101, 512, randomWeights(rng, typ, 101, 512))
+		x := randomVec(rng, 512)
+		a, b := make([]float32, 101), make([]float32, 101)
+		k1.MatVec(a, w, x)
+		k3.MatVec(b, w, x)
+		for r := range a {
+			if a[r] != b[r] {
+				t.Fatalf("%s row %d: 1 thread %g, 3 threads %g", typ, r, a[r], b[r])
+			}
+		}
+	}
+}
+
+func TestKernelsAllocateNothing(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	k := NewKernels(nil)
+	defer k.Close()
+	for _, typ := range kernelTypes {
+		w, _ := NewMatrix(typ, 300, 512, randomWeights(rng, typ, 300, 512))
+		x := randomVec(rng, 4*512)
+		y := make([]float32, 4*300)
+		k.MatMul(y, w, x, 4) // grow scratch once
+		if n := testing.AllocsPerRun(20, func() { k.MatVec(y[:300], w, x[:512]) }); n != 0 {
+			t.Errorf("%s MatVec: %v allocations per call", typ, n)
+		}
+		if n := testing.AllocsPerRun(20, func() { k.MatMul(y, w, x, 4) }); n != 0 {
+			t.Errorf("%s MatMul: %v allocations per call", typ, n)
+		}
+	}
+}
+
+func TestNewMatrixRejectsBadShapes(t *testing.T) {
+	cases := []struct {
+		typ        Type
+		rows, cols int
+		n          int
+	}{
+		{Q4_K, 2, 100, 2 * 144}, // 100 is not a multiple of 256
+		{Q8_0, 2, 64, 2*68 - 1}, // one byte short
+		{F32, 0, 4, 0},
+		{Q2_K, 1, 256, 84}, // known type without a kernel
+		{Type(99), 1, 1, 4},
+	}
+	for _, c := range cases {
+		if _, err := NewMatrix(c.typ, c.rows, c.cols, make([]byte, c.n)); err == nil {
+			t.Errorf("NewMatrix(%s, %d, %d, %d bytes) accepted", c.typ, c.rows, c.cols, c.n)
+		}
+	}
+}
+
+func TestQuantizeActEdgeCases(t *testing.T) {
+	k := NewKernels(nil)
+	defer k.Close()
+	rng := rand.New(rand.NewPCG(9, 10))
+	w, _ := NewMatrix(Q8_0, 3, 64, randomWeights(rng, Q8_0, 3, 64))
+	y := make([]float32, 3)
+	k.MatVec(y, w, make([]float32, 64))
+	for _, v := range y {
+		if v != 0 {
+			t.Fatalf("zero input gave %v", y)
+		}
+	}
+	x := randomVec(rng, 64)
+	x[40] = float32(math.NaN())
+	k.MatVec(y, w, x)
+	for _, v := range y {
+		if !math.IsNaN(float64(v)) {
+			t.Fatalf("NaN input must show in every output, got %v", y)
+		}
+	}
+}
+
+type countTask struct{ hits []atomic.Int32 }
+
+func (c *countTask) Run(lo, hi int) {
+	for i := lo; i < hi; i++ {
+		c.hits[i].Add(1)
+	}
+}
+
+func TestPoolCoversEveryIndexOnce(t *testing.T) {
+	for _, size := range []int{1, 2, 3, 8} {
+		p := NewPool(size)
+		for _, n := range []int{0, 1, 2, 7, 100} {
+			c := &countTask{hits: make([]atomic.Int32, n)}
+			p.Run(n, c)
+			for i := range c.hits {
+				if h := c.hits[i].Load(); h != 1 {
+					t.Fatalf("pool %d, n=%d: index %d ran %d times", size, n, i, h)
+				}
+			}
+		}
+		p.Close()
+	}
+}
+
+func TestPoolConcurrentRuns(t *testing.T) {
+	p := NewPool(2)
+	defer p.Close()
+	done := make(chan *countTask)
+	for range 4 {
+		go func() {
+			c := &countTask{hits: make([]atomic.Int32, 1000)}
+			for range 50 {
+				p.Run(1000, c)
+			}
+			done <- c
+		}()
+	}
+	for range 4 {
+		c := <-done
+		for i := range c.hits {
+			if h := c.hits[i].Load(); h != 50 {
+				t.Fatalf("index %d ran %d times, want 50", i, h)
+			}
+		}
+	}
+}

@@ -1,0 +1,5 @@
+module github.com/isagi-lab/isagi
+
+go 1.26
+
+require golang.org/x/sys v0.38.0 // indirect
