@@ -19,6 +19,15 @@ type act struct {
 // quantizeAct fills a (whose slices have room for len(x) elements) from x,
 // which must be a whole number of 32-blocks.
 func quantizeAct(a act, x []float32) {
+	if quantizeActArch(a, x) {
+		return
+	}
+	quantizeActGo(a, x)
+}
+
+// quantizeActGo is the portable quantiser and the definition the assembly
+// must reproduce bit for bit: d = amax/127, q = round-half-even(x·(127/amax)).
+func quantizeActGo(a act, x []float32) {
 	for b := range len(x) / QK {
 		xb := x[b*QK : b*QK+QK]
 		var amax float32
@@ -26,21 +35,24 @@ func quantizeAct(a act, x []float32) {
 			amax = max(amax, abs32(v))
 		}
 		qb := a.qs[b*QK : b*QK+QK]
-		if amax == 0 || amax != amax {
-			// An all-zero block quantises to zeros; a NaN block does too
-			// rather than poisoning the whole row with a NaN scale, but its d
-			// keeps the NaN so the output still shows the bad input.
+		if !(amax > 0 && amax <= math.MaxFloat32) {
+			// An all-zero block quantises to zeros. A block holding NaN or
+			// ±Inf gets a NaN scale and sum, so every output it touches is
+			// NaN and the bad input shows instead of being rounded away.
 			clear(qb)
-			a.d[b] = amax
-			a.s[b] = 0
+			if amax == 0 {
+				a.d[b], a.s[b] = 0, 0
+			} else {
+				a.d[b], a.s[b] = float32(math.NaN()), float32(math.NaN())
+			}
 			continue
 		}
 		d := amax / 127
 		id := 127 / amax
 		var sum int32
 		for i, v := range xb {
+			// |v·id| ≤ 127 up to rounding, so the code needs no clamp.
 			q := int32(math.RoundToEven(float64(v * id)))
-			q = max(-127, min(127, q))
 			qb[i] = int8(q)
 			sum += q
 		}

@@ -6,6 +6,12 @@
 // Y14 the byte mask 0x0F for unpacking nibbles.
 
 // HSUM folds the eight float lanes of Y0 into X0's low lane. Clobbers X1.
+// PF is how far ahead of the loads the weights are prefetched. The hardware
+// prefetcher alone keeps too few misses in flight on one sequential stream:
+// measured on a 2-core EPYC VM, a plain AVX2 read of 128 MiB reached ~10
+// GB/s, the same loop prefetching 256–512 bytes ahead 20–27 GB/s.
+#define PF 512
+
 #define HSUM \
 	VEXTRACTF128 $1, Y0, X1; \
 	VADDPS       X1, X0, X0; \
@@ -42,6 +48,8 @@ TEXT ·dotF32AVX2(SB), NOSPLIT, $0-28
 f32loop32:
 	CMPQ        CX, $32
 	JLT         f32loop8
+	PREFETCHT0  PF(SI)
+	PREFETCHT0  PF+64(SI)
 	VMOVUPS     (SI), Y4
 	VMOVUPS     32(SI), Y5
 	VMOVUPS     64(SI), Y6
@@ -88,6 +96,7 @@ TEXT ·dotF16AVX2(SB), NOSPLIT, $0-28
 f16loop32:
 	CMPQ        CX, $32
 	JLT         f16loop8
+	PREFETCHT0  PF(SI)
 	VCVTPH2PS   (SI), Y4
 	VCVTPH2PS   16(SI), Y5
 	VCVTPH2PS   32(SI), Y6
@@ -151,6 +160,8 @@ TEXT ·dotQ8_0AVX2(SB), NOSPLIT, $0-36
 q8loop2:
 	CMPQ CX, $2
 	JLT  q8tail
+	PREFETCHT0 PF(SI)
+	PREFETCHT0 PF+64(SI)
 	Q8BLOCK(0, 0, 0, Y0)
 	Q8BLOCK(34, 32, 4, Y1)
 	ADDQ $68, SI
@@ -205,6 +216,7 @@ TEXT ·dotQ4_0AVX2(SB), NOSPLIT, $0-44
 q40loop2:
 	CMPQ CX, $2
 	JLT  q40tail
+	PREFETCHT0 PF(SI)
 	Q40BLOCK(0, 0, 0, Y0)
 	Q40BLOCK(18, 32, 4, Y1)
 	ADDQ $36, SI
@@ -231,31 +243,29 @@ q40done:
 	RET
 
 // Q4KCHUNK handles 64 weights of a Q4_K super-block: 32 bytes of nibbles at
-// qoff(SI) whose low halves are one sub-block (activations at xoff(DI), scale
-// at slo(SP)) and high halves the next (xoff+32, shi(SP)).
-#define Q4KCHUNK(qoff, xoff, slo, shi) \
-	VMOVDQU      qoff(SI), Y5; \
-	VPSRLW       $4, Y5, Y6; \
-	VPAND        Y14, Y5, Y5; \
-	VPAND        Y14, Y6, Y6; \
-	VPMADDUBSW   xoff(DI), Y5, Y5; \
-	VPMADDUBSW   xoff+32(DI), Y6, Y6; \
-	VPMADDWD     Y15, Y5, Y5; \
-	VPMADDWD     Y15, Y6, Y6; \
-	VCVTDQ2PS    Y5, Y5; \
-	VCVTDQ2PS    Y6, Y6; \
-	VBROADCASTSS slo, Y7; \
-	VFMADD231PS  Y5, Y7, Y0; \
-	VBROADCASTSS shi, Y8; \
-	VFMADD231PS  Y6, Y8, Y9
+// qoff(SI) whose low halves are one sub-block (activations at xoff(DI)) and
+// high halves the next (xoff+32). It leaves out = [lo 0+1, lo 2+3, hi 0+1,
+// hi 2+3 | lo 4+5, lo 6+7, hi 4+5, hi 6+7], int32 partial sums of q·x.
+// Nibbles (0..15) times codes (|x| ≤ 127) cannot saturate VPMADDUBSW.
+#define Q4KCHUNK(qoff, xoff, out) \
+	VMOVDQU    qoff(SI), Y5; \
+	VPSRLW     $4, Y5, Y6; \
+	VPAND      Y14, Y5, Y5; \
+	VPAND      Y14, Y6, Y6; \
+	VPMADDUBSW xoff(DI), Y5, Y5; \
+	VPMADDUBSW xoff+32(DI), Y6, Y6; \
+	VPMADDWD   Y15, Y5, Y5; \
+	VPMADDWD   Y15, Y6, Y6; \
+	VPHADDD    Y6, Y5, out
 
 // func dotQ4KAVX2(w *byte, xq *int8, xd, xs *float32, nsb int) float32
 //
 // Per super-block: w = d·sc_j·q − dmin·m_j for sub-block j, so
 // Σw·x = Σ_j d·sc_j·dx_j·Σ(q·xq) − Σ_j dmin·m_j·(dx_j·Σxq). The eight
-// per-sub-block factors d·sc_j·dx_j are computed as one vector and spilled
-// to the frame so each chunk can broadcast its two.
-TEXT ·dotQ4KAVX2(SB), NOSPLIT, $32-44
+// integer sums Σ(q·xq) are reduced into one vector (one lane per sub-block)
+// so the float work is one convert and one FMA per super-block, against the
+// vector of factors d·sc_j·dx_j.
+TEXT ·dotQ4KAVX2(SB), NOSPLIT, $0-44
 	MOVQ   w+0(FP), SI
 	MOVQ   xq+8(FP), DI
 	MOVQ   xd+16(FP), R8
@@ -264,12 +274,14 @@ TEXT ·dotQ4KAVX2(SB), NOSPLIT, $32-44
 	ONES16_Y15
 	MASK0F_Y14
 	VXORPS Y0, Y0, Y0
-	VXORPS Y9, Y9, Y9
 	VXORPS Y13, Y13, Y13
 
 q4kloop:
 	TESTQ CX, CX
 	JEQ   q4kdone
+	PREFETCHT0   PF(SI)
+	PREFETCHT0   PF+64(SI)
+	PREFETCHT0   PF+128(SI)
 	F16AT(0, X1)
 	VBROADCASTSS X1, Y1            // d
 	F16AT(2, X2)
@@ -314,12 +326,18 @@ q4kloop:
 	VFMADD231PS Y4, Y2, Y13        // += dmin·…
 	VMULPS      (R8), Y3, Y3
 	VMULPS      Y1, Y3, Y3         // d·sc_j·dx_j
-	VMOVUPS     Y3, scl-32(SP)
 
-	Q4KCHUNK(16, 0, scl-32(SP), scl-28(SP))
-	Q4KCHUNK(48, 64, scl-24(SP), scl-20(SP))
-	Q4KCHUNK(80, 128, scl-16(SP), scl-12(SP))
-	Q4KCHUNK(112, 192, scl-8(SP), scl-4(SP))
+	Q4KCHUNK(16, 0, Y7)
+	Q4KCHUNK(48, 64, Y8)
+	Q4KCHUNK(80, 128, Y10)
+	Q4KCHUNK(112, 192, Y11)
+	VPHADDD     Y8, Y7, Y7         // [s0..s3 first halves | s0..s3 second halves]
+	VPHADDD     Y11, Y10, Y10      // the same for s4..s7
+	VPERM2I128  $0x20, Y10, Y7, Y11
+	VPERM2I128  $0x31, Y10, Y7, Y12
+	VPADDD      Y12, Y11, Y11      // [s0 … s7]
+	VCVTDQ2PS   Y11, Y11
+	VFMADD231PS Y11, Y3, Y0
 
 	ADDQ $144, SI
 	ADDQ $256, DI
@@ -329,7 +347,6 @@ q4kloop:
 	JMP  q4kloop
 
 q4kdone:
-	VADDPS Y9, Y0, Y0
 	VSUBPS Y13, Y0, Y0
 	HSUM
 	VZEROUPPER
