@@ -22,6 +22,15 @@ func dotQ4_0AVX2(w *byte, xq *int8, xd, xs *float32, nb int) float32
 //go:noescape
 func dotQ4KAVX2(w *byte, xq *int8, xd, xs *float32, nsb int) float32
 
+//go:noescape
+func dotQ5KAVX2(w *byte, xq *int8, xd, xs *float32, nsb int) float32
+
+//go:noescape
+func dotQ6KAVX2(w *byte, xq *int8, xd *float32, nsb int) float32
+
+//go:noescape
+func dotBF16AVX2(w *uint16, x *float32, n int) float32
+
 // useArchDots installs the AVX2 kernels when the CPU (and OS) support AVX2,
 // FMA and F16C — every x86-64 CPU since Haswell and Zen 1.
 func useArchDots(dots *[BF16 + 1]dotFn, path string) string {
@@ -33,6 +42,9 @@ func useArchDots(dots *[BF16 + 1]dotFn, path string) string {
 	dots[Q8_0] = dotQ8_0Asm
 	dots[Q4_0] = dotQ4_0Asm
 	dots[Q4_K] = dotQ4KAsm
+	dots[Q5_K] = dotQ5KAsm
+	dots[Q6_K] = dotQ6KAsm
+	dots[BF16] = dotBF16Asm
 	return "avx2"
 }
 
@@ -86,4 +98,33 @@ func dotQ4KAsm(w []byte, _ []float32, a act) float32 {
 	nsb := len(a.d) / 8
 	_ = w[nsb*144-1]
 	return dotQ4KAVX2(&w[0], &a.qs[0], &a.d[0], &a.s[0], nsb)
+}
+
+func dotBF16Asm(w []byte, x []float32, _ act) float32 {
+	n := len(x)
+	if n == 0 {
+		return 0
+	}
+	wh := asU16(w)[:n]
+	m := n &^ 7
+	var s float32
+	if m > 0 {
+		s = dotBF16AVX2(&wh[0], &x[0], m)
+	}
+	for i := m; i < n; i++ {
+		s += BF16ToF32(wh[i]) * x[i]
+	}
+	return s
+}
+
+func dotQ5KAsm(w []byte, _ []float32, a act) float32 {
+	nsb := len(a.d) / 8
+	_ = w[nsb*176-1]
+	return dotQ5KAVX2(&w[0], &a.qs[0], &a.d[0], &a.s[0], nsb)
+}
+
+func dotQ6KAsm(w []byte, _ []float32, a act) float32 {
+	nsb := len(a.d) / 8
+	_ = w[nsb*210-1]
+	return dotQ6KAVX2(&w[0], &a.qs[0], &a.d[0], nsb)
 }

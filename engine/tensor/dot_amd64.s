@@ -258,6 +258,49 @@ q40done:
 	VPMADDWD   Y15, Y6, Y6; \
 	VPHADDD    Y6, Y5, out
 
+// K4SCALES unpacks the 12 packed scale bytes of a Q4_K/Q5_K super-block at
+// 4(SI) into Y3 = d·sc_j·dx_j and adds dmin·m_j·(dx_j·Σxq) to Y13, for the
+// eight sub-blocks j. Expects Y1 = d, Y2 = dmin, R8 = dx, R9 = dx·Σxq.
+// Unpack the 12 scale bytes p[0..11] as three little-endian words:
+// AX = p0..3, BX = p4..7, DX = p8..11. Sub-blocks 0–3 keep scale and
+// min in the low 6 bits of p0..3 and p4..7; sub-blocks 4–7 take their
+// low 4 bits from p8..11 (scale low nibble, min high nibble) and their
+// top 2 bits from the top bits of p0..3 (scale) and p4..7 (min).
+#define K4SCALES \
+	MOVL 4(SI), AX; \
+	MOVL 8(SI), BX; \
+	MOVL 12(SI), DX; \
+	MOVL AX, R10; \
+	ANDL $0x3f3f3f3f, R10; \
+	MOVL BX, R11; \
+	ANDL $0x3f3f3f3f, R11; \
+	MOVL DX, R12; \
+	ANDL $0x0f0f0f0f, R12; \
+	SHRL $6, AX; \
+	ANDL $0x03030303, AX; \
+	SHLL $4, AX; \
+	ORL  AX, R12; \
+	SHRL $4, DX; \
+	ANDL $0x0f0f0f0f, DX; \
+	SHRL $6, BX; \
+	ANDL $0x03030303, BX; \
+	SHLL $4, BX; \
+	ORL  BX, DX; \
+	SHLQ $32, R12; \
+	ORQ  R12, R10; \
+	SHLQ $32, DX; \
+	ORQ  DX, R11; \
+	VMOVQ       R10, X3; \
+	VPMOVZXBD   X3, Y3; \
+	VCVTDQ2PS   Y3, Y3; \
+	VMOVQ       R11, X4; \
+	VPMOVZXBD   X4, Y4; \
+	VCVTDQ2PS   Y4, Y4; \
+	VMULPS      (R9), Y4, Y4; \
+	VFMADD231PS Y4, Y2, Y13; \
+	VMULPS      (R8), Y3, Y3; \
+	VMULPS      Y1, Y3, Y3
+
 // func dotQ4KAVX2(w *byte, xq *int8, xd, xs *float32, nsb int) float32
 //
 // Per super-block: w = d·sc_j·q − dmin·m_j for sub-block j, so
@@ -287,45 +330,7 @@ q4kloop:
 	F16AT(2, X2)
 	VBROADCASTSS X2, Y2            // dmin
 
-	// Unpack the 12 scale bytes p[0..11] as three little-endian words:
-	// AX = p0..3, BX = p4..7, DX = p8..11. Sub-blocks 0–3 keep scale and
-	// min in the low 6 bits of p0..3 and p4..7; sub-blocks 4–7 take their
-	// low 4 bits from p8..11 (scale low nibble, min high nibble) and their
-	// top 2 bits from the top bits of p0..3 (scale) and p4..7 (min).
-	MOVL 4(SI), AX
-	MOVL 8(SI), BX
-	MOVL 12(SI), DX
-	MOVL AX, R10
-	ANDL $0x3f3f3f3f, R10          // scales 0–3
-	MOVL BX, R11
-	ANDL $0x3f3f3f3f, R11          // mins 0–3
-	MOVL DX, R12
-	ANDL $0x0f0f0f0f, R12
-	SHRL $6, AX
-	ANDL $0x03030303, AX
-	SHLL $4, AX
-	ORL  AX, R12                   // scales 4–7
-	SHRL $4, DX
-	ANDL $0x0f0f0f0f, DX
-	SHRL $6, BX
-	ANDL $0x03030303, BX
-	SHLL $4, BX
-	ORL  BX, DX                    // mins 4–7
-	SHLQ $32, R12
-	ORQ  R12, R10
-	SHLQ $32, DX
-	ORQ  DX, R11
-
-	VMOVQ       R10, X3
-	VPMOVZXBD   X3, Y3
-	VCVTDQ2PS   Y3, Y3             // sc_j
-	VMOVQ       R11, X4
-	VPMOVZXBD   X4, Y4
-	VCVTDQ2PS   Y4, Y4             // m_j
-	VMULPS      (R9), Y4, Y4       // m_j·dx_j·Σxq
-	VFMADD231PS Y4, Y2, Y13        // += dmin·…
-	VMULPS      (R8), Y3, Y3
-	VMULPS      Y1, Y3, Y3         // d·sc_j·dx_j
+	K4SCALES
 
 	Q4KCHUNK(16, 0, Y7)
 	Q4KCHUNK(48, 64, Y8)
@@ -351,6 +356,231 @@ q4kdone:
 	HSUM
 	VZEROUPPER
 	MOVSS  X0, ret+40(FP)
+	RET
+
+// func dotBF16AVX2(w *uint16, x *float32, n int) float32
+// n is a multiple of 8. A bfloat16 is the top half of a float32, so
+// widening is a zero-extend and a 16-bit shift.
+TEXT ·dotBF16AVX2(SB), NOSPLIT, $0-28
+	MOVQ   w+0(FP), SI
+	MOVQ   x+8(FP), DI
+	MOVQ   n+16(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+
+bf16loop32:
+	CMPQ        CX, $32
+	JLT         bf16loop8
+	PREFETCHT0  PF(SI)
+	VPMOVZXWD   (SI), Y4
+	VPMOVZXWD   16(SI), Y5
+	VPMOVZXWD   32(SI), Y6
+	VPMOVZXWD   48(SI), Y7
+	VPSLLD      $16, Y4, Y4
+	VPSLLD      $16, Y5, Y5
+	VPSLLD      $16, Y6, Y6
+	VPSLLD      $16, Y7, Y7
+	VFMADD231PS (DI), Y4, Y0
+	VFMADD231PS 32(DI), Y5, Y1
+	VFMADD231PS 64(DI), Y6, Y2
+	VFMADD231PS 96(DI), Y7, Y3
+	ADDQ        $64, SI
+	ADDQ        $128, DI
+	SUBQ        $32, CX
+	JMP         bf16loop32
+
+bf16loop8:
+	CMPQ        CX, $8
+	JLT         bf16done
+	VPMOVZXWD   (SI), Y4
+	VPSLLD      $16, Y4, Y4
+	VFMADD231PS (DI), Y4, Y0
+	ADDQ        $16, SI
+	ADDQ        $32, DI
+	SUBQ        $8, CX
+	JMP         bf16loop8
+
+bf16done:
+	VADDPS Y1, Y0, Y0
+	VADDPS Y3, Y2, Y2
+	VADDPS Y2, Y0, Y0
+	HSUM
+	VZEROUPPER
+	MOVSS  X0, ret+24(FP)
+	RET
+
+// Q5KCHUNK is Q4KCHUNK with the fifth bit of each code: bit j of the qh byte
+// at the same position belongs to sub-block j, and shifting the qh vector Y9
+// by 4−j (left for j ≤ 4, right beyond) and masking with 0x10 (Y12) puts it
+// in place. Word shifts leak bits between bytes only outside that mask.
+// Codes reach 31, and 2·31·127 still fits VPMADDUBSW's int16.
+#define Q5KCHUNK(qoff, xoff, out, shlo, nlo, shhi, nhi) \
+	VMOVDQU    qoff(SI), Y5; \
+	VPSRLW     $4, Y5, Y6; \
+	VPAND      Y14, Y5, Y5; \
+	VPAND      Y14, Y6, Y6; \
+	shlo       $nlo, Y9, Y4; \
+	VPAND      Y12, Y4, Y4; \
+	VPOR       Y4, Y5, Y5; \
+	shhi       $nhi, Y9, Y4; \
+	VPAND      Y12, Y4, Y4; \
+	VPOR       Y4, Y6, Y6; \
+	VPMADDUBSW xoff(DI), Y5, Y5; \
+	VPMADDUBSW xoff+32(DI), Y6, Y6; \
+	VPMADDWD   Y15, Y5, Y5; \
+	VPMADDWD   Y15, Y6, Y6; \
+	VPHADDD    Y6, Y5, out
+
+// func dotQ5KAVX2(w *byte, xq *int8, xd, xs *float32, nsb int) float32
+// Q5_K super-block: f16 d, f16 dmin, scales[12] as Q4_K, qh[32], qs[128].
+TEXT ·dotQ5KAVX2(SB), NOSPLIT, $0-44
+	MOVQ         w+0(FP), SI
+	MOVQ         xq+8(FP), DI
+	MOVQ         xd+16(FP), R8
+	MOVQ         xs+24(FP), R9
+	MOVQ         nsb+32(FP), CX
+	ONES16_Y15
+	MASK0F_Y14
+	MOVL         $0x10101010, AX
+	VMOVD        AX, X12
+	VPBROADCASTD X12, Y12
+	VXORPS       Y0, Y0, Y0
+	VXORPS       Y13, Y13, Y13
+
+q5kloop:
+	TESTQ        CX, CX
+	JEQ          q5kdone
+	PREFETCHT0   PF(SI)
+	PREFETCHT0   PF+64(SI)
+	PREFETCHT0   PF+128(SI)
+	F16AT(0, X1)
+	VBROADCASTSS X1, Y1
+	F16AT(2, X2)
+	VBROADCASTSS X2, Y2
+	K4SCALES
+	VMOVDQU      16(SI), Y9        // qh
+
+	Q5KCHUNK(48, 0, Y7, VPSLLW, 4, VPSLLW, 3)
+	Q5KCHUNK(80, 64, Y8, VPSLLW, 2, VPSLLW, 1)
+	Q5KCHUNK(112, 128, Y10, VPSRLW, 0, VPSRLW, 1)
+	Q5KCHUNK(144, 192, Y11, VPSRLW, 2, VPSRLW, 3)
+	VPHADDD     Y8, Y7, Y7
+	VPHADDD     Y11, Y10, Y10
+	VPERM2I128  $0x20, Y10, Y7, Y11
+	VPERM2I128  $0x31, Y10, Y7, Y8
+	VPADDD      Y8, Y11, Y11
+	VCVTDQ2PS   Y11, Y11
+	VFMADD231PS Y11, Y3, Y0
+
+	ADDQ $176, SI
+	ADDQ $256, DI
+	ADDQ $32, R8
+	ADDQ $32, R9
+	DECQ CX
+	JMP  q5kloop
+
+q5kdone:
+	VSUBPS Y13, Y0, Y0
+	HSUM
+	VZEROUPPER
+	MOVSS  X0, ret+40(FP)
+	RET
+
+// Q6BLOCK adds one 32-weight activation block of a Q6_K super-block: codes
+// q (unsigned 0..63, true value q−32) in qreg, activations at xoff(DI), the
+// activation scale at doff(R8), and the int8 scales of its two 16-weight
+// groups, sign-extended to int16 at sa(SP) and sb(SP). VPMADDUBSW against
+// the byte 32 (Y12) gives the 32·x pairs to subtract, so the offset costs no
+// block sums; VPMADDWD then applies the group scales, low half / high half.
+#define Q6BLOCK(qreg, xoff, doff, sa, sb) \
+	VPMADDUBSW   xoff(DI), qreg, Y10; \
+	VPMADDUBSW   xoff(DI), Y12, Y11; \
+	VPSUBW       Y11, Y10, Y10; \
+	VPBROADCASTW sa, Y11; \
+	VPBROADCASTW sb, Y9; \
+	VPBLENDD     $0xf0, Y9, Y11, Y11; \
+	VPMADDWD     Y11, Y10, Y10; \
+	VCVTDQ2PS    Y10, Y10; \
+	VMULSS       doff(R8), X1, X9; \
+	VBROADCASTSS X9, Y9; \
+	VFMADD231PS  Y10, Y9, Y0
+
+// Q6HALF builds the four 32-code vectors of one 128-weight half from ql at
+// qloff(SI) (64 bytes) and qh at qhoff(SI) (32 bytes): low nibbles of
+// ql[0:32] and ql[32:64] take qh bit pairs 0–1 and 2–3, high nibbles take
+// pairs 4–5 and 6–7, each pair moved to bits 4–5 (mask 0x30 in Y13).
+#define Q6HALF(qloff, qhoff) \
+	VMOVDQU qloff(SI), Y3; \
+	VMOVDQU qloff+32(SI), Y4; \
+	VMOVDQU qhoff(SI), Y5; \
+	VPAND   Y14, Y3, Y6; \
+	VPSLLW  $4, Y5, Y7; \
+	VPAND   Y13, Y7, Y7; \
+	VPOR    Y7, Y6, Y6; \
+	VPAND   Y14, Y4, Y8; \
+	VPSLLW  $2, Y5, Y7; \
+	VPAND   Y13, Y7, Y7; \
+	VPOR    Y7, Y8, Y8; \
+	VPSRLW  $4, Y3, Y3; \
+	VPAND   Y14, Y3, Y3; \
+	VPAND   Y13, Y5, Y7; \
+	VPOR    Y7, Y3, Y3; \
+	VPSRLW  $4, Y4, Y4; \
+	VPAND   Y14, Y4, Y4; \
+	VPSRLW  $2, Y5, Y7; \
+	VPAND   Y13, Y7, Y7; \
+	VPOR    Y7, Y4, Y4
+
+// func dotQ6KAVX2(w *byte, xq *int8, xd *float32, nsb int) float32
+// Q6_K super-block (210 bytes): ql[128], qh[64], int8 scales[16], f16 d.
+TEXT ·dotQ6KAVX2(SB), NOSPLIT, $32-36
+	MOVQ         w+0(FP), SI
+	MOVQ         xq+8(FP), DI
+	MOVQ         xd+16(FP), R8
+	MOVQ         nsb+24(FP), CX
+	MASK0F_Y14
+	MOVL         $0x30303030, AX
+	VMOVD        AX, X13
+	VPBROADCASTD X13, Y13
+	MOVL         $0x20202020, AX
+	VMOVD        AX, X12
+	VPBROADCASTD X12, Y12
+	VXORPS       Y0, Y0, Y0
+
+q6kloop:
+	TESTQ      CX, CX
+	JEQ        q6kdone
+	PREFETCHT0 PF(SI)
+	PREFETCHT0 PF+64(SI)
+	PREFETCHT0 PF+128(SI)
+	PREFETCHT0 PF+192(SI)
+	F16AT(208, X1)                 // d, low lane
+	VPMOVSXBW  192(SI), Y2
+	VMOVDQU    Y2, sc-32(SP)       // scales as int16
+
+	Q6HALF(0, 128)
+	Q6BLOCK(Y6, 0, 0, sc-32(SP), sc-30(SP))
+	Q6BLOCK(Y8, 32, 4, sc-28(SP), sc-26(SP))
+	Q6BLOCK(Y3, 64, 8, sc-24(SP), sc-22(SP))
+	Q6BLOCK(Y4, 96, 12, sc-20(SP), sc-18(SP))
+	Q6HALF(64, 160)
+	Q6BLOCK(Y6, 128, 16, sc-16(SP), sc-14(SP))
+	Q6BLOCK(Y8, 160, 20, sc-12(SP), sc-10(SP))
+	Q6BLOCK(Y3, 192, 24, sc-8(SP), sc-6(SP))
+	Q6BLOCK(Y4, 224, 28, sc-4(SP), sc-2(SP))
+
+	ADDQ $210, SI
+	ADDQ $256, DI
+	ADDQ $32, R8
+	DECQ CX
+	JMP  q6kloop
+
+q6kdone:
+	HSUM
+	VZEROUPPER
+	MOVSS X0, ret+32(FP)
 	RET
 
 // func cpuidF16C() bool
