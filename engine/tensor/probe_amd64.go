@@ -16,7 +16,7 @@ func triad(a, b, c []float32, s float32) {
 	triadAVX2(&a[0], &b[0], &c[0], s, len(a))
 }
 
-// sum returns Σa[i]; len(a) must be a multiple of 32.
+// sum returns Σa[i]; len(a) must be a multiple of 64.
 func sum(a []float32) float32 {
 	if !cpuidF16C() || len(a) == 0 {
 		return sumGo(a)

@@ -1,0 +1,38 @@
+# ISAGI — build, test and measure. `make test` is what CI runs (.ci/run).
+GO       ?= go
+FUZZTIME ?= 15s
+BIN      := bin/isagi
+
+.PHONY: all build test vet fmt-check unit fuzz bench bench-kernels clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/isagi
+
+# The full gate: formatting, vet, every test under the race detector, and a
+# short run of each fuzz target over its checked-in seed corpus and beyond.
+test: fmt-check vet unit fuzz
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+unit:
+	$(GO) test -race -count=1 ./...
+
+fuzz:
+	$(GO) test ./engine/gguf -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
+
+# Kernel throughput against the memory-bandwidth probe, measured in one run
+# (compare ratios, not absolute figures: shared machines are noisy).
+bench-kernels:
+	$(GO) test ./engine/tensor -run '^$$' -bench 'Bandwidth|MatVec' -benchtime 20x -count 3
+
+bench: bench-kernels
+
+clean:
+	rm -rf bin
