@@ -10,7 +10,7 @@ func quantizeActAVX2(x *float32, qs *int8, d, s *float32, nb int) (total float32
 // sum of x and any non-finite sum sends the whole vector to the portable
 // quantiser (overflow of a finite sum does too, harmlessly).
 func quantizeActArch(a act, x []float32) bool {
-	if len(x) == 0 || !cpuidF16C() {
+	if len(x) == 0 || !hasAVX2 {
 		return false
 	}
 	t := quantizeActAVX2(&x[0], &a.qs[0], &a.d[0], &a.s[0], len(x)/QK)

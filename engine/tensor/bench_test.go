@@ -3,7 +3,9 @@ package tensor
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
+	"time"
 )
 
 // Matrices for the bandwidth benchmarks are ~128 MiB, four times this
@@ -87,4 +89,65 @@ func BenchmarkMatMul(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkMatVecVsTriad is the figure the kernels are judged by: each
+// iteration times one triad pass and one matvec pass back to back, and the
+// benchmark reports the median of their bandwidth ratios. Pairing matters on
+// shared machines, where bandwidth drifts by 1.5× between consecutive
+// benchmarks but rarely within a few milliseconds. Every buffer gets warm-up
+// passes first, because first passes over fresh memory run slow in a VM.
+// Run with -benchtime=Nx (N pairs).
+func BenchmarkMatVecVsTriad(b *testing.B) {
+	const cols = 4096
+	n := benchBytes / 4 / probeChunk * probeChunk
+	pa, pb, pc := alignedF32(n), alignedF32(n), alignedF32(n)
+	for i := range pa {
+		pa[i], pb[i], pc[i] = 0, 1, 2
+	}
+	k := NewKernels(nil)
+	defer k.Close()
+	probe := &triadTask{a: pa, b: pb, c: pc, s: 0.5}
+	for _, typ := range kernelTypes {
+		rb, _ := typ.RowBytes(cols)
+		rows := benchBytes / int(rb)
+		rng := rand.New(rand.NewPCG(4, uint64(typ)))
+		w, err := NewMatrix(typ, rows, cols, randomWeights(rng, typ, rows, cols))
+		if err != nil {
+			b.Fatal(err)
+		}
+		x := randomVec(rng, cols)
+		y := make([]float32, rows)
+		b.Run(typ.String(), func(b *testing.B) {
+			for range 5 {
+				k.MatVec(y, w, x)
+				k.pool.Run(n/probeChunk, probe)
+			}
+			var ratios, gbs, tri []float64
+			for b.Loop() {
+				t0 := time.Now()
+				k.pool.Run(n/probeChunk, probe)
+				t1 := time.Now()
+				k.MatVec(y, w, x)
+				t2 := time.Now()
+				pbw := float64(12*n) / t1.Sub(t0).Seconds()
+				mbw := float64(len(w.Data)) / t2.Sub(t1).Seconds()
+				ratios = append(ratios, mbw/pbw)
+				gbs = append(gbs, mbw/1e9)
+				tri = append(tri, pbw/1e9)
+			}
+			b.ReportMetric(median(ratios), "ratio")
+			b.ReportMetric(median(gbs), "GB/s")
+			b.ReportMetric(median(tri), "triad-GB/s")
+		})
+	}
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)/2]
 }

@@ -7,6 +7,11 @@ import "golang.org/x/sys/cpu"
 
 func cpuidF16C() bool
 
+// hasAVX2 is decided once, at package initialisation, and never written
+// again. It must not be asked per call: CPUID traps to the hypervisor in a
+// VM, which measured ~5 µs here — more than a whole small matvec.
+var hasAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpuidF16C()
+
 //go:noescape
 func dotF32AVX2(w, x *float32, n int) float32
 
@@ -34,7 +39,7 @@ func dotBF16AVX2(w *uint16, x *float32, n int) float32
 // useArchDots installs the AVX2 kernels when the CPU (and OS) support AVX2,
 // FMA and F16C — every x86-64 CPU since Haswell and Zen 1.
 func useArchDots(dots *[BF16 + 1]dotFn, path string) string {
-	if !(cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpuidF16C()) {
+	if !hasAVX2 {
 		return path
 	}
 	dots[F32] = dotF32Asm

@@ -9,7 +9,7 @@ func sumAVX2(a *float32, n int) float32
 // triad sets a[i] = b[i] + s·c[i]. len(a) must be a multiple of 32 and a
 // 32-byte aligned (the non-temporal stores require it).
 func triad(a, b, c []float32, s float32) {
-	if !cpuidF16C() || len(a) == 0 {
+	if !hasAVX2 || len(a) == 0 {
 		triadGo(a, b, c, s)
 		return
 	}
@@ -18,7 +18,7 @@ func triad(a, b, c []float32, s float32) {
 
 // sum returns Σa[i]; len(a) must be a multiple of 64.
 func sum(a []float32) float32 {
-	if !cpuidF16C() || len(a) == 0 {
+	if !hasAVX2 || len(a) == 0 {
 		return sumGo(a)
 	}
 	return sumAVX2(&a[0], len(a))
