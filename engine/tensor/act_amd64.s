@@ -11,31 +11,22 @@ DATA packperm<>+24(SB)/4, $3
 DATA packperm<>+28(SB)/4, $7
 GLOBL packperm<>(SB), RODATA|NOPTR, $32
 
-// func quantizeActAVX2(x *float32, qs *int8, d, s *float32, nb int) (total float32)
-//
-// Per block of 32: amax = max|x|, d = amax/127, q = RNE(x·(127/amax))
-// (VCVTPS2DQ rounds half-even under the default MXCSR), s = d·Σq: the same
-// float32 operations as quantizeActGo, so both give identical bytes.
-TEXT ·quantizeActAVX2(SB), NOSPLIT, $0-44
+// func absMaxAVX2(x *float32, amax *float32, nb int) (total float32)
+// amax[b] = max|x[32b : 32b+32]|. It also returns Σx, so the caller can
+// detect NaN/Inf (VMAXPS does not propagate NaN) and take the portable path.
+TEXT ·absMaxAVX2(SB), NOSPLIT, $0-28
 	MOVQ x+0(FP), SI
-	MOVQ qs+8(FP), DI
-	MOVQ d+16(FP), R8
-	MOVQ s+24(FP), R9
-	MOVQ nb+32(FP), CX
+	MOVQ amax+8(FP), R8
+	MOVQ nb+16(FP), CX
 
 	MOVL         $0x7fffffff, AX
 	VMOVD        AX, X15
 	VPBROADCASTD X15, Y15          // |·| mask
-	MOVL         $0x42fe0000, AX   // 127.0
-	VMOVD        AX, X14
-	VBROADCASTSS X14, Y14
-	VMOVDQU      packperm<>(SB), Y12
-	VXORPS       Y13, Y13, Y13     // Σx, to detect NaN/Inf
-	VXORPS       Y11, Y11, Y11     // zero
+	VXORPS       Y13, Y13, Y13     // Σx
 
-qaloop:
+amloop:
 	TESTQ CX, CX
-	JEQ   qadone
+	JEQ   amdone
 	VMOVUPS (SI), Y0
 	VMOVUPS 32(SI), Y1
 	VMOVUPS 64(SI), Y2
@@ -44,7 +35,6 @@ qaloop:
 	VADDPS  Y1, Y13, Y13
 	VADDPS  Y2, Y13, Y13
 	VADDPS  Y3, Y13, Y13
-
 	VANDPS       Y15, Y0, Y4
 	VANDPS       Y15, Y1, Y5
 	VANDPS       Y15, Y2, Y6
@@ -57,8 +47,49 @@ qaloop:
 	VPERMILPS    $0x4e, X4, X5
 	VMAXPS       X5, X4, X4
 	VPERMILPS    $0xb1, X4, X5
-	VMAXPS       X5, X4, X4        // amax in every lane of X4
+	VMAXPS       X5, X4, X4
+	VMOVSS       X4, (R8)
+	ADDQ $128, SI
+	ADDQ $4, R8
+	DECQ CX
+	JMP  amloop
 
+amdone:
+	VEXTRACTF128 $1, Y13, X1
+	VADDPS       X1, X13, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	VZEROUPPER
+	MOVSS        X0, total+24(FP)
+	RET
+
+// func quantizeActAVX2(x *float32, qs *int8, d, s *float32, nb int)
+//
+// On entry d[b] holds block b's amax (from absMaxAVX2); on return d[b] = amax/127, q = RNE(x·(127/amax)) (VCVTPS2DQ
+// rounds half-even under the default MXCSR) and s[b] = d·Σq: the same
+// float32 operations as quantizeActGo, so both give identical bytes.
+TEXT ·quantizeActAVX2(SB), NOSPLIT, $0-40
+	MOVQ x+0(FP), SI
+	MOVQ qs+8(FP), DI
+	MOVQ d+16(FP), R8
+	MOVQ s+24(FP), R9
+	MOVQ nb+32(FP), CX
+
+	MOVL         $0x42fe0000, AX   // 127.0
+	VMOVD        AX, X14
+	VBROADCASTSS X14, Y14
+	VMOVDQU      packperm<>(SB), Y12
+	VXORPS       Y11, Y11, Y11     // zero
+
+qaloop:
+	TESTQ CX, CX
+	JEQ   qadone
+	VMOVUPS (SI), Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS 64(SI), Y2
+	VMOVUPS 96(SI), Y3
+
+	VMOVSS       (R8), X4          // amax
 	VDIVSS       X14, X4, X6       // d = amax/127
 	VMOVSS       X6, (R8)
 	VBROADCASTSS X4, Y4
@@ -102,10 +133,5 @@ qaloop:
 	JMP  qaloop
 
 qadone:
-	VEXTRACTF128 $1, Y13, X1
-	VADDPS       X1, X13, X0
-	VHADDPS      X0, X0, X0
-	VHADDPS      X0, X0, X0
 	VZEROUPPER
-	MOVSS        X0, total+40(FP)
 	RET

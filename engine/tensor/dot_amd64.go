@@ -133,3 +133,10 @@ func dotQ6KAsm(w []byte, _ []float32, a act) float32 {
 	_ = w[nsb*210-1]
 	return dotQ6KAVX2(&w[0], &a.qs[0], &a.d[0], nsb)
 }
+
+func dotF32Fast(a, b []float32) float32 {
+	if !hasAVX2 {
+		return dotF32Go(asBytes(a), b, act{})
+	}
+	return dotF32Asm(asBytes(a), b, act{})
+}

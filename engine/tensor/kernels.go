@@ -228,3 +228,21 @@ func asBytes(f []float32) []byte {
 	}
 	return unsafe.Slice((*byte)(unsafe.Pointer(&f[0])), 4*len(f))
 }
+
+// Dot returns Σ a[i]·b[i] over len(a) elements (b must be at least as long),
+// with the fastest float32 dot product the CPU has: the attention scores and
+// geometry projections use it.
+func Dot(a, b []float32) float32 {
+	if len(a) == 0 {
+		return 0
+	}
+	return dotF32Fast(a, b[:len(a)])
+}
+
+// Axpy adds alpha·x to y element-wise over len(x) elements.
+func Axpy(alpha float32, x, y []float32) {
+	y = y[:len(x)]
+	for i, v := range x {
+		y[i] += alpha * v
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync/atomic"
 	"testing"
 )
@@ -328,6 +329,27 @@ func TestPoolConcurrentRuns(t *testing.T) {
 		for i := range c.hits {
 			if h := c.hits[i].Load(); h != 50 {
 				t.Fatalf("index %d ran %d times, want 50", i, h)
+			}
+		}
+	}
+}
+
+func TestDotAndAxpy(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for _, n := range []int{0, 1, 7, 8, 33, 128} {
+		a, b := randomVec(rng, n), randomVec(rng, n+3)
+		var want float64
+		for i := range a {
+			want += float64(a[i]) * float64(b[i])
+		}
+		if got := Dot(a, b); math.Abs(float64(got)-want) > 1e-5*(1+math.Abs(want)) {
+			t.Fatalf("Dot n=%d: %g, want %g", n, got, want)
+		}
+		y := slices.Clone(b)
+		Axpy(0.5, a, y)
+		for i := range a {
+			if y[i] != b[i]+0.5*a[i] {
+				t.Fatalf("Axpy n=%d: y[%d]=%g", n, i, y[i])
 			}
 		}
 	}

@@ -1,0 +1,137 @@
+// Package model is the llama-family transformer: it reads a model's
+// hyper-parameters and weights from a GGUF file and runs the forward pass —
+// prefill as matrix×matrix over the prompt, then decode token by token —
+// over a KV cache, exposing the residual stream to hooks.
+//
+// One file per concern: config.go (hyper-parameters), arch.go (the
+// per-architecture differences), load.go (weights), forward.go (the pass),
+// attention.go, rope.go, hooks.go.
+package model
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/isagi-lab/isagi/engine/gguf"
+)
+
+// ErrUnknownArchitecture is wrapped by Load for a general.architecture this
+// engine has no forward pass for.
+var ErrUnknownArchitecture = errors.New("unknown model architecture")
+
+// ErrContextFull is returned by Forward when the tokens would run past the
+// KV cache: the caller must reset or start a new state.
+var ErrContextFull = errors.New("context window is full")
+
+// Config holds a model's hyper-parameters, read from GGUF metadata.
+type Config struct {
+	Arch      string  // general.architecture
+	Name      string  // general.name, if any
+	Dim       int     // embedding_length: the residual stream's width
+	Layers    int     // block_count
+	Heads     int     // attention.head_count
+	KVHeads   int     // attention.head_count_kv (GQA); Heads when absent
+	HeadDim   int     // attention.key_length, else Dim/Heads
+	FFN       int     // feed_forward_length
+	Vocab     int     // rows of token_embd
+	CtxLen    int     // context_length the model was trained with
+	RopeDim   int     // rope.dimension_count: leading dims of each head that rotate
+	RopeBase  float64 // rope.freq_base
+	RopeNeox  bool    // rotate (x[i], x[i+RopeDim/2]) instead of adjacent pairs
+	Eps       float32 // attention.layer_norm_rms_epsilon
+	TiedEmbed bool    // no output.weight: logits use token_embd
+}
+
+// QDim is the width of the query projection (Heads·HeadDim).
+func (c *Config) QDim() int { return c.Heads * c.HeadDim }
+
+// KVDim is the width of one position's key (and value) vector.
+func (c *Config) KVDim() int { return c.KVHeads * c.HeadDim }
+
+func readConfig(f *gguf.File) (Config, error) {
+	arch, err := f.Architecture()
+	if err != nil {
+		return Config{}, err
+	}
+	spec, ok := lookupArch(arch)
+	if !ok {
+		return Config{}, fmt.Errorf("model: %s: %w %q (supported: %s)", f.Path, ErrUnknownArchitecture, arch, supportedArchs())
+	}
+	c := Config{Arch: arch, RopeNeox: spec.ropeNeox}
+	c.Name, _ = f.String("general.name")
+	key := func(k string) string { return arch + "." + k }
+	need := func(k string, dst *int) error {
+		v, err := f.Uint32(key(k))
+		if err != nil {
+			return err
+		}
+		if v == 0 || v > 1<<24 {
+			return fmt.Errorf("model: %s: %s = %d is out of range", f.Path, key(k), v)
+		}
+		*dst = int(v)
+		return nil
+	}
+	for _, r := range []struct {
+		k   string
+		dst *int
+	}{
+		{"embedding_length", &c.Dim},
+		{"block_count", &c.Layers},
+		{"feed_forward_length", &c.FFN},
+		{"attention.head_count", &c.Heads},
+		{"context_length", &c.CtxLen},
+	} {
+		if err := need(r.k, r.dst); err != nil {
+			return Config{}, err
+		}
+	}
+	c.KVHeads = c.Heads
+	if _, ok := f.Lookup(key("attention.head_count_kv")); ok {
+		if err := need("attention.head_count_kv", &c.KVHeads); err != nil {
+			return Config{}, err
+		}
+	}
+	if c.Heads%c.KVHeads != 0 {
+		return Config{}, fmt.Errorf("model: %s: %d query heads cannot share %d KV heads evenly", f.Path, c.Heads, c.KVHeads)
+	}
+	c.HeadDim = c.Dim / c.Heads
+	if _, ok := f.Lookup(key("attention.key_length")); ok {
+		if err := need("attention.key_length", &c.HeadDim); err != nil {
+			return Config{}, err
+		}
+	} else if c.Dim%c.Heads != 0 {
+		return Config{}, fmt.Errorf("model: %s: embedding length %d is not a multiple of %d heads", f.Path, c.Dim, c.Heads)
+	}
+	c.RopeDim = c.HeadDim
+	if _, ok := f.Lookup(key("rope.dimension_count")); ok {
+		if err := need("rope.dimension_count", &c.RopeDim); err != nil {
+			return Config{}, err
+		}
+	}
+	if c.RopeDim > c.HeadDim || c.RopeDim%2 != 0 {
+		return Config{}, fmt.Errorf("model: %s: rope dimension %d must be even and at most the head size %d", f.Path, c.RopeDim, c.HeadDim)
+	}
+	c.RopeBase = 10000
+	if _, ok := f.Lookup(key("rope.freq_base")); ok {
+		b, err := f.Float32(key("rope.freq_base"))
+		if err != nil {
+			return Config{}, err
+		}
+		if !(b > 1) {
+			return Config{}, fmt.Errorf("model: %s: rope.freq_base %g must exceed 1", f.Path, b)
+		}
+		c.RopeBase = float64(b)
+	}
+	c.Eps = 1e-5
+	if _, ok := f.Lookup(key("attention.layer_norm_rms_epsilon")); ok {
+		e, err := f.Float32(key("attention.layer_norm_rms_epsilon"))
+		if err != nil {
+			return Config{}, err
+		}
+		if !(e > 0 && e < 1) {
+			return Config{}, fmt.Errorf("model: %s: rms epsilon %g is out of range", f.Path, e)
+		}
+		c.Eps = e
+	}
+	return c, nil
+}

@@ -1,0 +1,83 @@
+package model
+
+import (
+	"fmt"
+	"reflect"
+)
+
+// Hooks let the geometry stack read and steer the residual stream. A hook is
+// any value implementing one or more of BlockHook, NormHook and LogitsHook;
+// State.AddHook registers it for every position the state computes, prompt
+// (prefill) and generated (decode) alike, in position order within each
+// layer. Hooks run on the goroutine that calls Forward, never concurrently
+// with each other, and must not retain the slices they are given.
+//
+// With no hook registered the forward pass only tests three slice lengths
+// per layer, so an unhooked model runs at full speed.
+
+// BlockHook sees the residual stream after each transformer block.
+type BlockHook interface {
+	// AfterBlock is called for every layer and position with x, the residual
+	// stream (length Dim) after the layer's attention and feed-forward
+	// updates. It may modify x in place: later layers, the KV entries they
+	// write and the logits all see the change.
+	AfterBlock(layer, pos int, x []float32)
+}
+
+// NormHook sees the final hidden state: the residual stream after the output
+// RMSNorm, which is what the classifier reads. It must not modify h.
+type NormHook interface {
+	AfterNorm(pos int, h []float32)
+}
+
+// LogitsHook sees the logits of each position whose logits are computed
+// (the last position of every Forward call, or all of them when asked). It
+// must not modify logits.
+type LogitsHook interface {
+	Logits(pos int, logits []float32)
+}
+
+type hookSet struct {
+	block  []BlockHook
+	norm   []NormHook
+	logits []LogitsHook
+}
+
+// AddHook registers h, which must implement at least one hook interface,
+// and returns a function that removes it again.
+func (s *State) AddHook(h any) (remove func(), err error) {
+	if h == nil || !reflect.TypeOf(h).Comparable() {
+		return nil, fmt.Errorf("model: hook %T must be a comparable value, such as a pointer", h)
+	}
+	b, isB := h.(BlockHook)
+	n, isN := h.(NormHook)
+	l, isL := h.(LogitsHook)
+	if !isB && !isN && !isL {
+		return nil, fmt.Errorf("model: %T implements no hook interface (BlockHook, NormHook, LogitsHook)", h)
+	}
+	if isB {
+		s.hooks.block = append(s.hooks.block, b)
+	}
+	if isN {
+		s.hooks.norm = append(s.hooks.norm, n)
+	}
+	if isL {
+		s.hooks.logits = append(s.hooks.logits, l)
+	}
+	return func() {
+		s.hooks.block = removeHook(s.hooks.block, h)
+		s.hooks.norm = removeHook(s.hooks.norm, h)
+		s.hooks.logits = removeHook(s.hooks.logits, h)
+	}, nil
+}
+
+func removeHook[T any](hs []T, h any) []T {
+	out := hs[:0]
+	for _, x := range hs {
+		if any(x) != h {
+			out = append(out, x)
+		}
+	}
+	clear(hs[len(out):])
+	return out
+}

@@ -1,0 +1,174 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/isagi-lab/isagi/engine/gguf"
+	"github.com/isagi-lab/isagi/engine/tensor"
+)
+
+// ErrMissingTensor is wrapped by Load when a required weight is absent.
+var ErrMissingTensor = errors.New("missing tensor")
+
+// layer holds one transformer block's weights. Matrices stay in their GGUF
+// encoding (they alias the memory-mapped file); vectors are widened to f32.
+type layer struct {
+	attnNorm     []float32      // [Dim]
+	wq, wk, wv   *tensor.Matrix // [QDim×Dim], [KVDim×Dim], [KVDim×Dim]
+	bq, bk, bv   []float32      // optional biases (qwen2)
+	qNorm, kNorm []float32      // [HeadDim] (qwen3)
+	wo           *tensor.Matrix // [Dim×QDim]
+	ffnNorm      []float32      // [Dim]
+	gate, up     *tensor.Matrix // [FFN×Dim]
+	down         *tensor.Matrix // [Dim×FFN]
+}
+
+// Model is a loaded model: its config and weights. It is read-only once
+// loaded, so several States (conversations) can share one Model.
+type Model struct {
+	Config
+	file      *gguf.File
+	tokEmbd   *tensor.Matrix // [Vocab×Dim]
+	output    *tensor.Matrix // [Vocab×Dim]; tokEmbd when tied
+	outNorm   []float32      // [Dim]
+	ropeFreqs []float32      // optional per-pair divisors (Llama 3.1)
+	layers    []layer
+}
+
+// File is the GGUF file the weights are mapped from (for metadata such as
+// the tokenizer's); it stays open until Close.
+func (m *Model) File() *gguf.File { return m.file }
+
+// Close unmaps the weights. The Model and its States must not be used after.
+func (m *Model) Close() error { return m.file.Close() }
+
+// Open opens a GGUF file and loads the model in it.
+func Open(path string) (*Model, error) {
+	f, err := gguf.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	m, err := Load(f)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return m, nil
+}
+
+// Load builds a Model over an open GGUF file, checking every tensor's
+// presence, type and shape against the config before anything runs.
+// On success the Model owns f (Close closes it).
+func Load(f *gguf.File) (*Model, error) {
+	cfg, err := readConfig(f)
+	if err != nil {
+		return nil, err
+	}
+	spec, _ := lookupArch(cfg.Arch)
+	l := loader{f: f}
+	m := &Model{Config: cfg, file: f}
+
+	m.tokEmbd = l.matrix("token_embd.weight", -1, cfg.Dim)
+	if m.tokEmbd != nil {
+		m.Vocab = m.tokEmbd.Rows
+	}
+	m.outNorm = l.vector("output_norm.weight", cfg.Dim)
+	if _, ok := f.Tensor("output.weight"); ok {
+		m.output = l.matrix("output.weight", m.Vocab, cfg.Dim)
+	} else {
+		m.output, m.TiedEmbed = m.tokEmbd, true
+	}
+	if _, ok := f.Tensor("rope_freqs.weight"); ok {
+		m.ropeFreqs = l.vector("rope_freqs.weight", cfg.RopeDim/2)
+	}
+	qd, kvd := cfg.QDim(), cfg.KVDim()
+	m.layers = make([]layer, cfg.Layers)
+	for i := range m.layers {
+		p := fmt.Sprintf("blk.%d.", i)
+		b := &m.layers[i]
+		b.attnNorm = l.vector(p+"attn_norm.weight", cfg.Dim)
+		b.wq = l.matrix(p+"attn_q.weight", qd, cfg.Dim)
+		b.wk = l.matrix(p+"attn_k.weight", kvd, cfg.Dim)
+		b.wv = l.matrix(p+"attn_v.weight", kvd, cfg.Dim)
+		b.bq = l.optVector(p+"attn_q.bias", qd)
+		b.bk = l.optVector(p+"attn_k.bias", kvd)
+		b.bv = l.optVector(p+"attn_v.bias", kvd)
+		if spec.qkNorm {
+			b.qNorm = l.vector(p+"attn_q_norm.weight", cfg.HeadDim)
+			b.kNorm = l.vector(p+"attn_k_norm.weight", cfg.HeadDim)
+		}
+		b.wo = l.matrix(p+"attn_output.weight", cfg.Dim, qd)
+		b.ffnNorm = l.vector(p+"ffn_norm.weight", cfg.Dim)
+		b.gate = l.matrix(p+"ffn_gate.weight", cfg.FFN, cfg.Dim)
+		b.up = l.matrix(p+"ffn_up.weight", cfg.FFN, cfg.Dim)
+		b.down = l.matrix(p+"ffn_down.weight", cfg.Dim, cfg.FFN)
+	}
+	if l.err != nil {
+		return nil, l.err
+	}
+	return m, nil
+}
+
+// loader collects the first error so Load reads as a list of tensors.
+type loader struct {
+	f   *gguf.File
+	err error
+}
+
+func (l *loader) fail(name, format string, args ...any) {
+	if l.err == nil {
+		l.err = fmt.Errorf("model: %s: tensor %q: %s", l.f.Path, name, fmt.Sprintf(format, args...))
+	}
+}
+
+// matrix maps a 2-D weight of rows×cols (rows < 0: any number of rows).
+func (l *loader) matrix(name string, rows, cols int) *tensor.Matrix {
+	if l.err != nil {
+		return nil
+	}
+	ti, ok := l.f.Tensor(name)
+	if !ok {
+		l.err = fmt.Errorf("model: %s: %w %q", l.f.Path, ErrMissingTensor, name)
+		return nil
+	}
+	if len(ti.Dims) != 2 || ti.Dims[0] != uint64(cols) || (rows >= 0 && ti.Dims[1] != uint64(rows)) {
+		l.fail(name, "shape %v, want [%d, %d]", ti.Dims, cols, rows)
+		return nil
+	}
+	m, err := tensor.NewMatrix(ti.Type, int(ti.Dims[1]), cols, l.f.TensorData(ti))
+	if err != nil {
+		l.fail(name, "%v", err)
+		return nil
+	}
+	return m
+}
+
+// vector reads a 1-D tensor of n elements, widened to f32.
+func (l *loader) vector(name string, n int) []float32 {
+	if l.err != nil {
+		return nil
+	}
+	ti, ok := l.f.Tensor(name)
+	if !ok {
+		l.err = fmt.Errorf("model: %s: %w %q", l.f.Path, ErrMissingTensor, name)
+		return nil
+	}
+	if len(ti.Dims) != 1 || ti.Dims[0] != uint64(n) {
+		l.fail(name, "shape %v, want [%d]", ti.Dims, n)
+		return nil
+	}
+	v := make([]float32, n)
+	if err := tensor.Dequantize(ti.Type, v, l.f.TensorData(ti)); err != nil {
+		l.fail(name, "%v", err)
+		return nil
+	}
+	return v
+}
+
+func (l *loader) optVector(name string, n int) []float32 {
+	if _, ok := l.f.Tensor(name); !ok {
+		return nil
+	}
+	return l.vector(name, n)
+}
