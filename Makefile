@@ -26,6 +26,8 @@ unit:
 
 fuzz:
 	$(GO) test ./engine/gguf -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./engine/tokenizer -run '^$$' -fuzz '^FuzzRoundTrip$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./engine/chat -run '^$$' -fuzz '^FuzzTemplate$$' -fuzztime $(FUZZTIME)
 
 # Kernel throughput against the memory-bandwidth probe, measured in one run
 # (compare ratios, not absolute figures: shared machines are noisy).

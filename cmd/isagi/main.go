@@ -1,9 +1,11 @@
 // Command isagi is the ISAGI terminal workstation for local language models.
 //
-// This build has the model-file tools; the chat TUI, generation and the
+// This build runs models from the command line; the chat TUI and the
 // geometry panes arrive with later issues.
 //
-//	isagi inspect MODEL.gguf     metadata, tensors and sizes of a GGUF file
+//	isagi run --model M.gguf --prompt TEXT   stream a continuation
+//	isagi bench --model M.gguf               prefill/decode speed
+//	isagi inspect M.gguf                     metadata, tensors and sizes
 //	isagi version
 package main
 
@@ -30,11 +32,17 @@ func main() {
 const usage = `isagi — a terminal workstation for living language models
 
 Usage:
-  isagi inspect [--tensors] MODEL.gguf   show a GGUF file's metadata and tensors
-  isagi version                          print the version
+  isagi run --model M.gguf --prompt TEXT   stream a continuation to stdout
+  isagi bench --model M.gguf [--json]      prefill/decode speed vs memory bandwidth
+  isagi inspect [--tensors] M.gguf         show a GGUF file's metadata and tensors
+  isagi version                            print the version
+
+Run "isagi COMMAND --help" for a command's flags and examples.
 
 Examples:
-  isagi inspect ../shared/fixtures/kjv/kjv-q4_k_m.gguf
+  isagi run --model ../shared/fixtures/kjv/kjv-q8_0.gguf --prompt "And God said" -n 40
+  isagi run --model kjv-f32.gguf --prompt-ids 1,300,391,394 --temp 0 --ids
+  isagi bench --model ../shared/fixtures/kjv/kjv-q4_k_m.gguf
   isagi inspect --tensors model.gguf | less
 `
 
@@ -46,6 +54,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 	switch args[0] {
 	case "inspect":
 		return cmdInspect(args[1:], stdout, stderr)
+	case "run":
+		return cmdRun(args[1:], stdout, stderr)
+	case "bench":
+		return cmdBench(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "isagi", version)
 		return nil

@@ -145,9 +145,13 @@ func (s *State) batch(tokens []int32, out []float32) error {
 		for i := range n {
 			rmsnorm(xb[i*D:(i+1)*D], x[i*D:(i+1)*D], L.attnNorm, c.Eps)
 		}
-		k.MatMul(q, L.wq, xb, n)
-		k.MatMul(kb, L.wk, xb, n)
-		k.MatMul(vb, L.wv, xb, n)
+		if n == 1 { // decode: one dispatch for the three products
+			k.MatVecs(xb, tensor.MatVecOp{Dst: q, W: L.wq}, tensor.MatVecOp{Dst: kb, W: L.wk}, tensor.MatVecOp{Dst: vb, W: L.wv})
+		} else {
+			k.MatMul(q, L.wq, xb, n)
+			k.MatMul(kb, L.wk, xb, n)
+			k.MatMul(vb, L.wv, xb, n)
+		}
 		for i := range n {
 			qi, ki, vi := q[i*QD:(i+1)*QD], kb[i*KVD:(i+1)*KVD], vb[i*KVD:(i+1)*KVD]
 			addBias(qi, L.bq)
@@ -181,8 +185,12 @@ func (s *State) batch(tokens []int32, out []float32) error {
 		for i := range n {
 			rmsnorm(xb[i*D:(i+1)*D], x[i*D:(i+1)*D], L.ffnNorm, c.Eps)
 		}
-		k.MatMul(g, L.gate, xb, n)
-		k.MatMul(u, L.up, xb, n)
+		if n == 1 {
+			k.MatVecs(xb, tensor.MatVecOp{Dst: g, W: L.gate}, tensor.MatVecOp{Dst: u, W: L.up})
+		} else {
+			k.MatMul(g, L.gate, xb, n)
+			k.MatMul(u, L.up, xb, n)
+		}
 		for i, v := range g {
 			g[i] = v / (1 + float32(math.Exp(float64(-v)))) * u[i]
 		}
@@ -238,3 +246,6 @@ func addInto(dst, src []float32) {
 		dst[i] += v
 	}
 }
+
+// Kernels is the compute the state runs on.
+func (s *State) Kernels() *tensor.Kernels { return s.k }

@@ -172,3 +172,36 @@ func (l *loader) optVector(name string, n int) []float32 {
 	}
 	return l.vector(name, n)
 }
+
+// WeightBytes is the bytes of weights one decoded token streams: every
+// layer's matrices and the classifier (the embedding row is negligible).
+// Decode speed divided into memory bandwidth is bounded by this.
+func (m *Model) WeightBytes() int64 {
+	var n int64
+	for i := range m.layers {
+		L := &m.layers[i]
+		for _, w := range []*tensor.Matrix{L.wq, L.wk, L.wv, L.wo, L.gate, L.up, L.down} {
+			n += int64(len(w.Data))
+		}
+	}
+	return n + int64(len(m.output.Data))
+}
+
+// WeightType names the type most of the weight bytes are stored in, such as
+// "Q4_K", for reports.
+func (m *Model) WeightType() string {
+	bytes := map[tensor.Type]int{}
+	for i := range m.layers {
+		L := &m.layers[i]
+		for _, w := range []*tensor.Matrix{L.wq, L.wk, L.wv, L.wo, L.gate, L.up, L.down} {
+			bytes[w.Type] += len(w.Data)
+		}
+	}
+	var best tensor.Type
+	for t, n := range bytes {
+		if n > bytes[best] || (n == bytes[best] && t < best) {
+			best = t
+		}
+	}
+	return best.String()
+}

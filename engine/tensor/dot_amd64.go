@@ -140,3 +140,17 @@ func dotF32Fast(a, b []float32) float32 {
 	}
 	return dotF32Asm(asBytes(a), b, act{})
 }
+
+//go:noescape
+func axpyAVX2(alpha float32, x, y *float32, n int)
+
+func axpyFast(alpha float32, x, y []float32) {
+	m := 0
+	if hasAVX2 && len(x) >= 8 {
+		m = len(x) &^ 7
+		axpyAVX2(alpha, &x[0], &y[0], m)
+	}
+	for i := m; i < len(x); i++ {
+		y[i] += alpha * x[i]
+	}
+}

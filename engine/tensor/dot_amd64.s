@@ -593,3 +593,46 @@ TEXT ·cpuidF16C(SB), NOSPLIT, $0-1
 	ANDL  $1, CX
 	MOVB  CX, ret+0(FP)
 	RET
+
+// func axpyAVX2(alpha float32, x, y *float32, n int)
+// y[i] += alpha·x[i] for n a multiple of 8.
+TEXT ·axpyAVX2(SB), NOSPLIT, $0-32
+	VBROADCASTSS alpha+0(FP), Y15
+	MOVQ         x+8(FP), SI
+	MOVQ         y+16(FP), DI
+	MOVQ         n+24(FP), CX
+
+axpyloop32:
+	CMPQ        CX, $32
+	JLT         axpyloop8
+	VMOVUPS     (DI), Y0
+	VMOVUPS     32(DI), Y1
+	VMOVUPS     64(DI), Y2
+	VMOVUPS     96(DI), Y3
+	VFMADD231PS (SI), Y15, Y0
+	VFMADD231PS 32(SI), Y15, Y1
+	VFMADD231PS 64(SI), Y15, Y2
+	VFMADD231PS 96(SI), Y15, Y3
+	VMOVUPS     Y0, (DI)
+	VMOVUPS     Y1, 32(DI)
+	VMOVUPS     Y2, 64(DI)
+	VMOVUPS     Y3, 96(DI)
+	ADDQ        $128, SI
+	ADDQ        $128, DI
+	SUBQ        $32, CX
+	JMP         axpyloop32
+
+axpyloop8:
+	CMPQ        CX, $8
+	JLT         axpydone
+	VMOVUPS     (DI), Y0
+	VFMADD231PS (SI), Y15, Y0
+	VMOVUPS     Y0, (DI)
+	ADDQ        $32, SI
+	ADDQ        $32, DI
+	SUBQ        $8, CX
+	JMP         axpyloop8
+
+axpydone:
+	VZEROUPPER
+	RET

@@ -6,3 +6,9 @@ package tensor
 func useArchDots(_ *[BF16 + 1]dotFn, path string) string { return path }
 
 func dotF32Fast(a, b []float32) float32 { return dotF32Go(asBytes(a), b, act{}) }
+
+func axpyFast(alpha float32, x, y []float32) {
+	for i, v := range x {
+		y[i] += alpha * v
+	}
+}

@@ -120,30 +120,72 @@ func checkShape(w *Matrix, dst, x []float32, n int) {
 // MatVec computes dst = W·x: dst[r] = Σ_c W[r,c]·x[c]. len(x) must be
 // w.Cols and len(dst) w.Rows. Quantised types quantise x to 8 bits first.
 func (k *Kernels) MatVec(dst []float32, w *Matrix, x []float32) {
-	checkShape(w, dst, x, 1)
-	t := &k.mv
-	*t = mvTask{w: w, dst: dst, x: x, dot: k.dots[w.Type]}
-	if usesAct(w.Type) {
-		k.abuf.ensure(1, w.Cols)
-		t.a = k.abuf.row(0, w.Cols)
-		quantizeAct(t.a, x)
-	}
-	k.pool.Run(w.Rows, t)
-	*t = mvTask{} // drop references so a finished call pins no buffers
+	k.MatVecs(x, MatVecOp{Dst: dst, W: w})
 }
 
+// MatVecOp is one product of a fused MatVecs call: Dst = W·x.
+type MatVecOp struct {
+	Dst []float32
+	W   *Matrix
+}
+
+// maxFused is how many products one MatVecs call can fuse.
+const maxFused = 4
+
+// MatVecs computes several products of the same vector x (Q, K and V of one
+// token; or the FFN's gate and up) in one dispatch to the pool, quantising x
+// once. Decoding a small model is dominated by per-call costs, not by the
+// weights, so fusing the calls that share an input matters there. Every W
+// must have len(x) columns; at most 4 products.
+func (k *Kernels) MatVecs(x []float32, ops ...MatVecOp) {
+	if len(ops) > maxFused {
+		panic(fmt.Sprintf("tensor: MatVecs fuses at most %d products, got %d", maxFused, len(ops)))
+	}
+	t := &k.mv
+	*t = mvTask{x: x}
+	quant := false
+	for i, op := range ops {
+		checkShape(op.W, op.Dst, x, 1)
+		t.ops[i] = mvOp{w: op.W, dst: op.Dst, dot: k.dots[op.W.Type], start: t.rows}
+		t.rows += op.W.Rows
+		quant = quant || usesAct(op.W.Type)
+	}
+	t.n = len(ops)
+	if quant {
+		k.abuf.ensure(1, len(x))
+		t.a = k.abuf.row(0, len(x))
+		quantizeAct(t.a, x)
+	}
+	k.pool.Run(t.rows, t)
+	*t = mvTask{}
+}
+
+type mvOp struct {
+	w     *Matrix
+	dst   []float32
+	dot   dotFn
+	start int // first global row of this product
+}
+
+// mvTask is a set of products over one vector, with rows numbered
+// consecutively across them so the pool splits the total work evenly.
 type mvTask struct {
-	w   *Matrix
-	dst []float32
-	x   []float32
-	a   act
-	dot dotFn
+	ops  [maxFused]mvOp
+	n    int
+	rows int
+	x    []float32
+	a    act
 }
 
 func (t *mvTask) Run(lo, hi int) {
-	w, rb := t.w, t.w.rowBytes
-	for r := lo; r < hi; r++ {
-		t.dst[r] = t.dot(w.Data[r*rb:(r+1)*rb], t.x, t.a)
+	for i := range t.n {
+		op := &t.ops[i]
+		r0, r1 := max(lo, op.start), min(hi, op.start+op.w.Rows)
+		rb := op.w.rowBytes
+		for r := r0; r < r1; r++ {
+			lr := r - op.start
+			op.dst[lr] = op.dot(op.w.Data[lr*rb:(lr+1)*rb], t.x, t.a)
+		}
 	}
 }
 
@@ -239,10 +281,8 @@ func Dot(a, b []float32) float32 {
 	return dotF32Fast(a, b[:len(a)])
 }
 
-// Axpy adds alpha·x to y element-wise over len(x) elements.
+// Axpy adds alpha·x to y element-wise over len(x) elements (y must be at
+// least as long): the attention's weighted sum of values.
 func Axpy(alpha float32, x, y []float32) {
-	y = y[:len(x)]
-	for i, v := range x {
-		y[i] += alpha * v
-	}
+	axpyFast(alpha, x, y[:len(x)])
 }

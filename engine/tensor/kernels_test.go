@@ -354,3 +354,32 @@ func TestDotAndAxpy(t *testing.T) {
 		}
 	}
 }
+
+// TestMatVecsEqualsMatVec: a fused call gives each product exactly what a
+// separate MatVec would, across mixed types, and allocates nothing.
+func TestMatVecsEqualsMatVec(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	k := NewKernels(nil)
+	defer k.Close()
+	types := []Type{Q8_0, F16, Q4_K}
+	rows := []int{37, 5, 64}
+	ws := make([]*Matrix, 3)
+	for i, typ := range types {
+		ws[i], _ = NewMatrix(typ, rows[i], 512, randomWeights(rng, typ, rows[i], 512))
+	}
+	x := randomVec(rng, 512)
+	got := [][]float32{make([]float32, 37), make([]float32, 5), make([]float32, 64)}
+	k.MatVecs(x, MatVecOp{got[0], ws[0]}, MatVecOp{got[1], ws[1]}, MatVecOp{got[2], ws[2]})
+	for i, w := range ws {
+		want := make([]float32, w.Rows)
+		k.MatVec(want, w, x)
+		if !slices.Equal(got[i], want) {
+			t.Fatalf("product %d (%s): fused %v, alone %v", i, w.Type, got[i][:4], want[:4])
+		}
+	}
+	if n := testing.AllocsPerRun(20, func() {
+		k.MatVecs(x, MatVecOp{got[0], ws[0]}, MatVecOp{got[1], ws[1]}, MatVecOp{got[2], ws[2]})
+	}); n != 0 {
+		t.Fatalf("MatVecs: %v allocations per call", n)
+	}
+}

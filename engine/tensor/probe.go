@@ -52,6 +52,12 @@ func ProbeBandwidth(pool *Pool, size int, d time.Duration) (Bandwidth, error) {
 	}
 	tt := &triadTask{a: a, b: b, c: c, s: 0.5}
 	st := &sumTask{a: b, sums: make([]float32, n/probeChunk)}
+	// Fresh memory streams slowly for its first passes in a VM (the host
+	// maps it lazily), so warm up before timing.
+	for range 3 {
+		pool.Run(n/probeChunk, tt)
+		pool.Run(n/probeChunk, st)
+	}
 	return Bandwidth{
 		Triad: best(func() { pool.Run(n/probeChunk, tt) }, float64(12*n), d),
 		Read:  best(func() { pool.Run(n/probeChunk, st) }, float64(4*n), d),

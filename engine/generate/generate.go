@@ -1,0 +1,230 @@
+// Package generate is the engine's generation API: it feeds a prompt to a
+// model state (prefill), then samples and decodes token by token, streaming
+// each token to the caller, until an end-of-generation token, a token limit,
+// a full context or cancellation.
+//
+// A Generator continues its state: a second Generate call appends to the
+// conversation the first one left in the KV cache. Residual-stream hooks are
+// registered on the model.State and see every position, prompt and
+// generated alike.
+package generate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/isagi-lab/isagi/engine/model"
+	"github.com/isagi-lab/isagi/engine/sample"
+)
+
+// Options bound one Generate call.
+type Options struct {
+	// MaxTokens caps the generated tokens; 0 means until the context is full.
+	MaxTokens int
+	// Stop holds the tokens that end generation (EOS and the model's
+	// end-of-turn tokens). A stop token is reported to emit and counted, but
+	// nothing after it is generated.
+	Stop []int32
+}
+
+// Reason says why a Generate call ended.
+type Reason int
+
+// Why generation stopped.
+const (
+	StopToken     Reason = iota // a token in Options.Stop was generated
+	StopMaxTokens               // Options.MaxTokens were generated
+	StopContext                 // the KV cache is full (the error wraps model.ErrContextFull)
+	StopCancelled               // the context was cancelled (the error is ctx.Err())
+	StopEmit                    // emit returned an error
+)
+
+func (r Reason) String() string {
+	switch r {
+	case StopToken:
+		return "stop token"
+	case StopMaxTokens:
+		return "token limit"
+	case StopContext:
+		return "context full"
+	case StopCancelled:
+		return "cancelled"
+	case StopEmit:
+		return "output error"
+	}
+	return fmt.Sprintf("Reason(%d)", int(r))
+}
+
+// Stats describes one Generate call.
+type Stats struct {
+	PromptTokens    int
+	Generated       int           // tokens sampled, the stop token included
+	TimeToFirst     time.Duration // from the call to the first sampled token
+	PrefillDuration time.Duration // prompt processing
+	DecodeDuration  time.Duration // every step after the first token
+	Reason          Reason
+}
+
+// PrefillTokPerSec is prompt tokens per second of prefill.
+func (s Stats) PrefillTokPerSec() float64 {
+	return perSec(s.PromptTokens, s.PrefillDuration)
+}
+
+// DecodeTokPerSec is generated tokens per second of decoding, counting the
+// forward passes after the first token (each yields one more token).
+func (s Stats) DecodeTokPerSec() float64 {
+	return perSec(s.Generated-1, s.DecodeDuration)
+}
+
+func perSec(n int, d time.Duration) float64 {
+	if n <= 0 || d <= 0 {
+		return 0
+	}
+	return float64(n) / d.Seconds()
+}
+
+// Generator samples continuations from one model.State.
+type Generator struct {
+	state   *model.State
+	sampler *sample.Sampler
+	logits  []float32
+	history []int32 // every token fed to the state, then pending if any
+	pending bool    // the last sampled token is not in the state yet
+	one     [1]int32
+}
+
+// New returns a generator over st (which should be empty, or hold exactly the
+// tokens passed to earlier Generate calls) with sampling parameters p.
+func New(st *model.State, p sample.Params) (*Generator, error) {
+	vocab := st.Model().Vocab
+	s, err := sample.New(vocab, p)
+	if err != nil {
+		return nil, err
+	}
+	return &Generator{
+		state: st, sampler: s,
+		logits:  make([]float32, vocab),
+		history: make([]int32, 0, st.Cap()+1),
+	}, nil
+}
+
+// State is the model state the generator continues.
+func (g *Generator) State() *model.State { return g.state }
+
+// History is every token of the conversation, prompt and generated, oldest
+// first — the last one may still be pending (see Generate). It aliases the
+// generator's storage: copy it to keep it.
+func (g *Generator) History() []int32 { return g.history }
+
+// Reset empties the state and the history and reseeds the sampler.
+func (g *Generator) Reset(seed uint64) {
+	g.state.Reset()
+	g.history = g.history[:0]
+	g.pending = false
+	g.sampler.Reset(seed)
+}
+
+// Generate runs prompt through the model, then samples tokens and passes
+// each to emit as soon as it exists. It returns when a stop token is
+// sampled, opts.MaxTokens are reached, the KV cache is full (the error then
+// wraps model.ErrContextFull), ctx is cancelled (the error is ctx.Err()), or
+// emit fails (its error is returned). Stats are valid in every case.
+//
+// The last sampled token is left pending rather than run through the model
+// (a finished answer needs no logits after it); the next Generate call feeds
+// it ahead of its prompt, so consecutive calls continue one conversation
+// exactly as one long call would. An empty prompt continues from the
+// pending token.
+//
+// A decoded token costs no heap allocation.
+func (g *Generator) Generate(ctx context.Context, prompt []int32, opts Options, emit func(tok int32) error) (Stats, error) {
+	st := Stats{PromptTokens: len(prompt)}
+	start := time.Now()
+	if len(prompt) == 0 && !g.pending {
+		return st, errors.New("generate: an empty prompt needs a pending token from an earlier call")
+	}
+	n := len(prompt)
+	if g.pending {
+		n++
+	}
+	if g.state.Pos()+n > g.state.Cap() {
+		st.Reason = StopContext
+		return st, fmt.Errorf("generate: %d tokens at position %d: %w", n, g.state.Pos(), model.ErrContextFull)
+	}
+	if g.pending {
+		// The pending token is already in history; run it alone (the next
+		// chunk's logits replace its own) so the prompt keeps its batches.
+		g.one[0] = g.history[len(g.history)-1]
+		var out []float32
+		if len(prompt) == 0 {
+			out = g.logits
+		}
+		if err := g.state.Forward(g.one[:], out); err != nil {
+			return st, err
+		}
+		g.pending = false
+	}
+	// Prefill in batches so a long prompt can be cancelled between them.
+	for i := 0; i < len(prompt); i += model.MaxBatch {
+		if err := ctx.Err(); err != nil {
+			st.Reason = StopCancelled
+			return st, err
+		}
+		chunk := prompt[i:min(i+model.MaxBatch, len(prompt))]
+		var out []float32
+		if i+len(chunk) == len(prompt) {
+			out = g.logits
+		}
+		if err := g.state.Forward(chunk, out); err != nil {
+			return st, err
+		}
+		g.history = append(g.history, chunk...)
+	}
+	st.PrefillDuration = time.Since(start)
+
+	var decodeStart time.Time
+	for {
+		if err := ctx.Err(); err != nil {
+			st.Reason = StopCancelled
+			return g.finish(st, decodeStart), err
+		}
+		tok := g.sampler.Sample(g.logits, g.history)
+		g.history = append(g.history, tok)
+		g.pending = true
+		st.Generated++
+		if st.Generated == 1 {
+			st.TimeToFirst = time.Since(start)
+			decodeStart = time.Now()
+		}
+		if err := emit(tok); err != nil {
+			st.Reason = StopEmit
+			return g.finish(st, decodeStart), err
+		}
+		if slices.Contains(opts.Stop, tok) {
+			st.Reason = StopToken
+			return g.finish(st, decodeStart), nil
+		}
+		if opts.MaxTokens > 0 && st.Generated >= opts.MaxTokens {
+			st.Reason = StopMaxTokens
+			return g.finish(st, decodeStart), nil
+		}
+		g.one[0] = tok
+		if err := g.state.Forward(g.one[:], g.logits); err != nil {
+			if errors.Is(err, model.ErrContextFull) {
+				st.Reason = StopContext
+			}
+			return g.finish(st, decodeStart), err
+		}
+		g.pending = false
+	}
+}
+
+func (g *Generator) finish(st Stats, decodeStart time.Time) Stats {
+	if !decodeStart.IsZero() {
+		st.DecodeDuration = time.Since(decodeStart)
+	}
+	return st
+}
