@@ -34,6 +34,8 @@ const usage = `isagi — a terminal workstation for living language models
 Usage:
   isagi run --model M.gguf --prompt TEXT   stream a continuation to stdout
   isagi bench --model M.gguf [--json]      prefill/decode speed vs memory bandwidth
+  isagi run --model M.gguf --chat --prompt TEXT   chat: one user turn, templated
+  isagi tokenize --model M.gguf TEXT       token ids of TEXT (--decode: ids to text)
   isagi inspect [--tensors] M.gguf         show a GGUF file's metadata and tensors
   isagi version                            print the version
 
@@ -58,6 +60,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return cmdRun(args[1:], stdout, stderr)
 	case "bench":
 		return cmdBench(args[1:], stdout, stderr)
+	case "tokenize":
+		return cmdTokenize(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "isagi", version)
 		return nil

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,5 +55,99 @@ func TestUnknownCommand(t *testing.T) {
 	}
 	if !strings.Contains(errb.String(), "Usage:") {
 		t.Fatalf("unknown command should print usage, got %q", errb.String())
+	}
+}
+
+func runCmd(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := run(args, &out, &errb)
+	return out.String(), errb.String(), err
+}
+
+// TestRunIDs: the scripted interface — --prompt-ids in, --ids out — gives
+// the reference's greedy continuation of "And God said" (kjv golden.json).
+func TestRunIDs(t *testing.T) {
+	out, errs, err := runCmd(t, "run", "--model", fixture(t, "kjv/kjv-f32.gguf"),
+		"--prompt-ids", "1,300,391,394", "--temp", "0", "--ids", "-n", "8")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errs)
+	}
+	if want := "325 336 4049 299 496 261 345 4049\n"; out != want {
+		t.Fatalf("got %q, want %q", out, want)
+	}
+}
+
+// TestRunTextPrompt: --prompt goes through the tokenizer (BOS added) and
+// the continuation is printed as text.
+func TestRunTextPrompt(t *testing.T) {
+	out, errs, err := runCmd(t, "run", "--model", fixture(t, "kjv/kjv-f32.gguf"),
+		"--prompt", "And God said", "--temp", "0", "-n", "5")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errs)
+	}
+	// Greedy ids 325 336 4049 299 496 decode to " unto him, I am".
+	if want := " unto him, I am\n"; out != want {
+		t.Fatalf("got %q, want %q", out, want)
+	}
+}
+
+// TestShowPromptNeedsNoWeights: --chat --show-prompt renders a conversation
+// file with the model's template and counts its tokens on a tokenizer-only
+// GGUF; a user's "<|im_end|>" stays text.
+func TestShowPromptNeedsNoWeights(t *testing.T) {
+	conv := filepath.Join(t.TempDir(), "conv.json")
+	if err := os.WriteFile(conv, []byte(`[{"role":"user","content":"Hi"}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, err := runCmd(t, "run", "--model", fixture(t, "tokenizers/qwen3-bpe/tokenizer.gguf"),
+		"--chat", "--messages", conv, "--show-prompt")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errs)
+	}
+	if !strings.Contains(out, "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n") || !strings.Contains(out, " tokens\n") {
+		t.Fatalf("rendered prompt:\n%s", out)
+	}
+	noGen, _, err := runCmd(t, "run", "--model", fixture(t, "tokenizers/qwen3-bpe/tokenizer.gguf"),
+		"--chat", "--messages", conv, "--show-prompt", "--no-generation-prompt")
+	if err != nil || strings.Contains(noGen, "<|im_start|>assistant") {
+		t.Fatalf("--no-generation-prompt still opened the assistant turn (%v):\n%s", err, noGen)
+	}
+	tmpl := filepath.Join(t.TempDir(), "t.jinja")
+	if err := os.WriteFile(tmpl, []byte(`{% for m in messages %}[{{ m.role }}|{{ date_string }}] {{ m.content }}{% endfor %}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	custom, _, err := runCmd(t, "run", "--model", fixture(t, "tokenizers/qwen3-bpe/tokenizer.gguf"),
+		"--chat", "--messages", conv, "--show-prompt", "--chat-template-file", tmpl, "--template-var", "date_string=26 Jul 2024")
+	if err != nil || !strings.HasPrefix(custom, "[user|26 Jul 2024] Hi\n") {
+		t.Fatalf("custom template with a variable (%v):\n%s", err, custom)
+	}
+}
+
+func TestTokenizeRoundTrip(t *testing.T) {
+	m := fixture(t, "kjv/kjv-q8_0.gguf")
+	out, _, err := runCmd(t, "tokenize", "--model", m, "And God said")
+	if err != nil || out != "1 300 391 394\n" {
+		t.Fatalf("tokenize: %q, %v", out, err)
+	}
+	out, _, err = runCmd(t, "tokenize", "--model", m, "--decode", "1", "300", "391", "394")
+	if err != nil || out != "And God said\n" {
+		t.Fatalf("decode: %q, %v", out, err)
+	}
+}
+
+func TestBenchJSON(t *testing.T) {
+	out, errs, err := runCmd(t, "bench", "--model", fixture(t, "kjv/kjv-q8_0.gguf"), "-p", "16", "-n", "8", "--json", "--no-probe")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errs)
+	}
+	var r map[string]any
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	for _, k := range []string{"prefill_tok_s", "decode_tok_s"} {
+		if v, ok := r[k].(float64); !ok || v <= 0 {
+			t.Errorf("%s = %v", k, r[k])
+		}
 	}
 }

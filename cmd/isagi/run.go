@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -13,7 +14,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/isagi-lab/isagi/engine/chat"
 	"github.com/isagi-lab/isagi/engine/generate"
+	"github.com/isagi-lab/isagi/engine/gguf"
 	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/engine/sample"
 	"github.com/isagi-lab/isagi/engine/tensor"
@@ -28,24 +31,39 @@ type modelFlags struct {
 }
 
 func (mf *modelFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&mf.model, "model", os.Getenv("ISAGI_MODEL"), "GGUF model file (default $ISAGI_MODEL)")
+	fs.StringVar(&mf.model, "model", envModel(), "GGUF model file (default $ISAGI_MODEL)")
 	fs.IntVar(&mf.threads, "threads", 0, "worker threads (default: the number of cores)")
 	fs.IntVar(&mf.ctx, "ctx", 0, "context window in tokens (default: the model's, at most 4096)")
 }
 
-// open loads the model with its tokenizer and a state.
-func (mf *modelFlags) open() (*model.Model, *tokenizer.Tokenizer, *model.State, error) {
+// envModel is the model named by $ISAGI_MODEL, if any.
+func envModel() string { return os.Getenv("ISAGI_MODEL") }
+
+// openFile maps the GGUF file and reads its tokenizer, without touching the
+// weights: enough for tokenize and --show-prompt, which also work on
+// tokenizer-only files.
+func (mf *modelFlags) openFile() (*gguf.File, *tokenizer.Tokenizer, error) {
 	if mf.model == "" {
-		return nil, nil, nil, errors.New("no model: pass --model FILE.gguf or set ISAGI_MODEL")
+		return nil, nil, errors.New("no model: pass --model FILE.gguf or set ISAGI_MODEL")
 	}
-	m, err := model.Open(mf.model)
+	f, err := gguf.Open(mf.model)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	tok, err := tokenizer.FromGGUF(m.File())
+	tok, err := tokenizer.FromGGUF(f)
 	if err != nil {
-		m.Close()
-		return nil, nil, nil, err
+		f.Close()
+		return nil, nil, err
+	}
+	return f, tok, nil
+}
+
+// load builds the model over an open file and a state for it. On success the
+// model owns f.
+func (mf *modelFlags) load(f *gguf.File) (*model.Model, *model.State, error) {
+	m, err := model.Load(f)
+	if err != nil {
+		return nil, nil, err
 	}
 	ctx := mf.ctx
 	if ctx <= 0 {
@@ -53,10 +71,103 @@ func (mf *modelFlags) open() (*model.Model, *tokenizer.Tokenizer, *model.State, 
 	}
 	st, err := m.NewState(ctx, tensor.NewKernels(tensor.NewPool(mf.threads)))
 	if err != nil {
-		m.Close()
+		return nil, nil, err
+	}
+	return m, st, nil
+}
+
+// open is openFile then load.
+func (mf *modelFlags) open() (*model.Model, *tokenizer.Tokenizer, *model.State, error) {
+	f, tok, err := mf.openFile()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	m, st, err := mf.load(f)
+	if err != nil {
+		f.Close()
 		return nil, nil, nil, err
 	}
 	return m, tok, st, nil
+}
+
+// chatFlags select and feed the chat template.
+type chatFlags struct {
+	chat         bool
+	messages     string
+	templateFile string
+	vars         []string
+	noGenPrompt  bool
+	showPrompt   bool
+}
+
+func (cf *chatFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&cf.chat, "chat", false, "render the model's chat template around the prompt (a user turn)")
+	fs.StringVar(&cf.messages, "messages", "", "conversation file for --chat: a JSON list of {\"role\", \"content\"}")
+	fs.StringVar(&cf.templateFile, "chat-template-file", "", "Jinja chat template to use instead of the model's")
+	fs.Func("template-var", "extra template variable key=value, repeatable (value parsed as JSON when it is JSON)", func(v string) error {
+		if !strings.Contains(v, "=") {
+			return fmt.Errorf("want key=value, got %q", v)
+		}
+		cf.vars = append(cf.vars, v)
+		return nil
+	})
+	fs.BoolVar(&cf.noGenPrompt, "no-generation-prompt", false, "render without the header that opens the assistant's turn")
+	fs.BoolVar(&cf.showPrompt, "show-prompt", false, "print the rendered prompt and its token count, and stop (needs no weights)")
+}
+
+// render builds the chat prompt and its tokens.
+func (cf *chatFlags) render(f *gguf.File, tok *tokenizer.Tokenizer, prompt string) (*chat.Template, chat.Prompt, []int32, error) {
+	var tmpl *chat.Template
+	var err error
+	if cf.templateFile != "" {
+		src, rerr := os.ReadFile(cf.templateFile)
+		if rerr != nil {
+			return nil, chat.Prompt{}, nil, rerr
+		}
+		tmpl, err = chat.ForTokenizer(string(src), tok)
+	} else {
+		tmpl, err = chat.FromGGUF(f, tok)
+		if errors.Is(err, chat.ErrNoTemplate) {
+			err = fmt.Errorf("%w: run without --chat for plain completion, or pass --chat-template-file", err)
+		}
+	}
+	if err != nil {
+		return nil, chat.Prompt{}, nil, err
+	}
+	var msgs []chat.Message
+	if cf.messages != "" {
+		data, err := os.ReadFile(cf.messages)
+		if err != nil {
+			return nil, chat.Prompt{}, nil, err
+		}
+		if msgs, err = chat.ParseMessages(data); err != nil {
+			return nil, chat.Prompt{}, nil, fmt.Errorf("%s: %w", cf.messages, err)
+		}
+	}
+	if prompt != "" {
+		msgs = append(msgs, chat.Message{Role: "user", Content: prompt})
+	}
+	vars := map[string]any{}
+	for _, kv := range cf.vars {
+		k, v, _ := strings.Cut(kv, "=")
+		var parsed any
+		if json.Unmarshal([]byte(v), &parsed) == nil {
+			vars[k] = parsed
+		} else {
+			vars[k] = v
+		}
+	}
+	p, err := tmpl.Render(msgs, chat.Options{AddGenerationPrompt: !cf.noGenPrompt, Vars: vars})
+	if err != nil {
+		return nil, chat.Prompt{}, nil, err
+	}
+	// Templates write their own BOS where the model wants one, as
+	// transformers' apply_chat_template assumes: add no specials here.
+	ids, err := tok.EncodePrompt(p.Text, p.User, tokenizer.EncodeOptions{})
+	if err != nil {
+		return nil, chat.Prompt{}, nil, err
+	}
+	return tmpl, p, ids, nil
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) error {
@@ -64,7 +175,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	var mf modelFlags
 	mf.register(fs)
-	prompt := fs.String("prompt", "", "text to continue (BOS is added as the model asks)")
+	var cf chatFlags
+	cf.register(fs)
+	prompt := fs.String("prompt", "", "text to continue (BOS is added as the model asks), or with --chat the user's message; - reads stdin")
 	promptIDs := fs.String("prompt-ids", "", "comma-separated token ids to feed instead of --prompt")
 	printIDs := fs.Bool("ids", false, "print the generated token ids (space-separated, one line) instead of text")
 	n := fs.Int("n", 256, "most tokens to generate")
@@ -79,10 +192,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	verbose := fs.Bool("v", false, "print timing statistics to stderr")
 	p.Temperature, p.TopP, p.MinP, p.RepeatPenalty = 0.8, 0.95, 0.05, 1
 	fs.Usage = func() {
-		fmt.Fprint(stderr, `Usage: isagi run --model FILE.gguf [--prompt TEXT | --prompt-ids 1,2,3] [flags]
+		fmt.Fprint(stderr, `Usage: isagi run --model FILE.gguf [--prompt TEXT | --prompt-ids 1,2,3] [--chat ...] [flags]
 
 Streams the model's continuation of a prompt to stdout. An empty prompt
-starts from BOS. Flags:
+starts from BOS. With --chat the prompt is the user's turn, rendered with the
+model's chat template, and the reply ends at the template's end-of-turn token.
+Flags:
 `)
 		fs.PrintDefaults()
 		fmt.Fprint(stderr, `
@@ -90,6 +205,9 @@ Examples:
   isagi run --model kjv-q8_0.gguf --prompt "And God said" -n 48
   isagi run --model kjv-f32.gguf --prompt-ids 1,300,391,394 --temp 0 --ids
   echo "The LORD is my shepherd" | isagi run --model kjv-q8_0.gguf --prompt - --seed 7
+  isagi run --model qwen.gguf --chat --prompt "Name three rivers."
+  isagi run --model tokenizer.gguf --chat --messages conv.json --show-prompt
+  isagi run --model qwen3.gguf --chat --template-var enable_thinking=false --prompt "Hi"
 `)
 	}
 	if err := fs.Parse(args); err != nil {
@@ -110,6 +228,12 @@ Examples:
 	if *prompt != "" && *promptIDs != "" {
 		return errors.New("give --prompt or --prompt-ids, not both")
 	}
+	if (cf.messages != "" || cf.showPrompt || cf.templateFile != "" || len(cf.vars) > 0 || cf.noGenPrompt) && !cf.chat {
+		return errors.New("--messages, --show-prompt, --chat-template-file, --template-var and --no-generation-prompt need --chat")
+	}
+	if cf.chat && *promptIDs != "" {
+		return errors.New("--chat renders text: use --prompt or --messages, not --prompt-ids")
+	}
 	if *prompt == "-" {
 		b, err := io.ReadAll(os.Stdin)
 		if err != nil {
@@ -118,25 +242,53 @@ Examples:
 		*prompt = strings.TrimRight(string(b), "\n")
 	}
 
-	m, tok, st, err := mf.open()
+	f, tok, err := mf.openFile()
 	if err != nil {
 		return err
 	}
-	defer m.Close()
-
-	var ids []int32
+	var ids, stops []int32
 	switch {
+	case cf.chat:
+		tmpl, p, cids, err := cf.render(f, tok, *prompt)
+		if err != nil {
+			f.Close()
+			return err
+		}
+		if cf.showPrompt {
+			defer f.Close()
+			fmt.Fprint(stdout, p.Text)
+			if !strings.HasSuffix(p.Text, "\n") {
+				fmt.Fprintln(stdout)
+			}
+			fmt.Fprintf(stdout, "-- %d tokens\n", len(cids))
+			return nil
+		}
+		ids, stops = cids, tmpl.StopTokens(tok)
 	case *promptIDs != "":
-		ids, err = parseIDs(*promptIDs, m.Vocab)
+		ids, err = parseIDs(*promptIDs, tok.VocabSize())
 	case *prompt != "":
 		ids, err = tok.Encode(*prompt, tokenizer.EncodeOptions{AddSpecial: true})
 	}
 	if err != nil {
+		f.Close()
 		return err
 	}
 	if len(ids) == 0 {
+		if tok.BOS() < 0 {
+			f.Close()
+			return errors.New("this model has no BOS token to start from: give a prompt")
+		}
 		ids = []int32{tok.BOS()}
 	}
+	if stops == nil {
+		stops = tok.EndOfGeneration()
+	}
+	m, st, err := mf.load(f)
+	if err != nil {
+		f.Close()
+		return err
+	}
+	defer m.Close()
 
 	gen, err := generate.New(st, p)
 	if err != nil {
@@ -147,7 +299,9 @@ Examples:
 
 	out := bufio.NewWriter(stdout)
 	defer out.Flush()
-	dec := tok.NewDecoder(tokenizer.DecodeOptions{Continuation: *prompt != ""})
+	// A continuation keeps SentencePiece's leading space ("And God said" +
+	// " unto"); a chat reply is shown on its own and drops it.
+	dec := tok.NewDecoder(tokenizer.DecodeOptions{Continuation: *prompt != "" && !cf.chat})
 	first := true
 	emit := func(id int32) error {
 		if *printIDs {
@@ -163,7 +317,7 @@ Examples:
 		}
 		return out.Flush() // stream: the reader sees each token as it comes
 	}
-	stats, err := gen.Generate(ctx, ids, generate.Options{MaxTokens: *n, Stop: tok.EndOfGeneration()}, emit)
+	stats, err := gen.Generate(ctx, ids, generate.Options{MaxTokens: *n, Stop: stops}, emit)
 	if !*printIDs {
 		out.Write(dec.Flush())
 	}

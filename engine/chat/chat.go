@@ -130,6 +130,17 @@ func FromGGUF(f *gguf.File, tk *tokenizer.Tokenizer) (*Template, error) {
 	if err != nil {
 		return nil, fmt.Errorf("chat: %w", err)
 	}
+	t, err := ForTokenizer(src, tk)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", f.Path, err)
+	}
+	return t, nil
+}
+
+// ForTokenizer parses template source for a model with tokenizer tk, giving
+// it the special-token variables (bos_token, eos_token) the model defines.
+// It is how a template file given by the user replaces the model's own.
+func ForTokenizer(src string, tk *tokenizer.Tokenizer) (*Template, error) {
 	tokens := map[string]string{}
 	if id := tk.BOS(); id >= 0 {
 		tokens["bos_token"] = tk.Piece(id)
@@ -137,11 +148,7 @@ func FromGGUF(f *gguf.File, tk *tokenizer.Tokenizer) (*Template, error) {
 	if id := tk.EOS(); id >= 0 {
 		tokens["eos_token"] = tk.Piece(id)
 	}
-	t, err := Parse(src, tokens)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", f.Path, err)
-	}
-	return t, nil
+	return Parse(src, tokens)
 }
 
 // Source returns the template text.

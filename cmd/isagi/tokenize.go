@@ -1,0 +1,69 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/isagi-lab/isagi/engine/tokenizer"
+)
+
+func cmdTokenize(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("tokenize", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var mf modelFlags
+	fs.StringVar(&mf.model, "model", "", "GGUF model or tokenizer file (default $ISAGI_MODEL)")
+	decode := fs.Bool("decode", false, "read token ids and print their text")
+	noSpecial := fs.Bool("no-special", false, "do not add the BOS/EOS the model's metadata asks for")
+	parseSpecial := fs.Bool("parse-special", false, "turn control-token text such as <|im_end|> into control tokens (trusted text only)")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `Usage: isagi tokenize --model FILE.gguf [flags] TEXT...
+       isagi tokenize --model FILE.gguf --decode ID...
+
+Prints the token ids of TEXT (space-separated, one line), or with --decode the
+text of the ids. Works on tokenizer-only GGUF files. Flags:
+`)
+		fs.PrintDefaults()
+		fmt.Fprint(stderr, `
+Examples:
+  isagi tokenize --model kjv-q8_0.gguf "And God said"
+  isagi tokenize --model kjv-q8_0.gguf --decode 1 300 391 394
+`)
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if mf.model == "" {
+		mf.model = envModel()
+	}
+	f, tok, err := mf.openFile()
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if *decode {
+		ids, err := parseIDs(strings.Join(fs.Args(), " "), tok.VocabSize())
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, tok.Decode(ids, tokenizer.DecodeOptions{}))
+		return nil
+	}
+	text := strings.Join(fs.Args(), " ")
+	opts := tokenizer.EncodeOptions{AddSpecial: !*noSpecial}
+	encode := tok.Encode
+	if *parseSpecial {
+		encode = tok.EncodeMarkup
+	}
+	ids, err := encode(text, opts)
+	if err != nil {
+		return err
+	}
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = fmt.Sprint(id)
+	}
+	fmt.Fprintln(stdout, strings.Join(parts, " "))
+	return nil
+}
