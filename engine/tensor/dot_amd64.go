@@ -2,8 +2,9 @@ package tensor
 
 import "golang.org/x/sys/cpu"
 
-// Assembly dot products (dot_amd64.s). Each processes whole vectors of its
-// block size and leaves any tail to the Go wrapper.
+// Assembly kernels (dot_amd64.s). The Rows kernels compute out[r] = row r·x
+// for consecutive rows in one call: a small model's rows are a few hundred
+// bytes, so a call per row would cost as much as the row itself.
 
 func cpuidF16C() bool
 
@@ -16,133 +17,114 @@ var hasAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpuidF16C()
 func dotF32AVX2(w, x *float32, n int) float32
 
 //go:noescape
-func dotF16AVX2(w *uint16, x *float32, n int) float32
+func dotF32RowsAVX2(w, x *float32, n, rows int, out *float32)
 
 //go:noescape
-func dotQ8_0AVX2(w *byte, xq *int8, xd *float32, nb int) float32
+func dotF16RowsAVX2(w *uint16, x *float32, n, rows int, out *float32)
 
 //go:noescape
-func dotQ4_0AVX2(w *byte, xq *int8, xd, xs *float32, nb int) float32
+func dotBF16RowsAVX2(w *uint16, x *float32, n, rows int, out *float32)
 
 //go:noescape
-func dotQ4KAVX2(w *byte, xq *int8, xd, xs *float32, nsb int) float32
+func dotQ8_0RowsAVX2(w *byte, xq *int8, xd *float32, nb, rows int, out *float32)
 
 //go:noescape
-func dotQ5KAVX2(w *byte, xq *int8, xd, xs *float32, nsb int) float32
+func dotQ4_0RowsAVX2(w *byte, xq *int8, xd, xs *float32, nb, rows int, out *float32)
 
 //go:noescape
-func dotQ6KAVX2(w *byte, xq *int8, xd *float32, nsb int) float32
+func dotQ4KRowsAVX2(w *byte, xq *int8, xd, xs *float32, nsb, rows int, out *float32)
 
 //go:noescape
-func dotBF16AVX2(w *uint16, x *float32, n int) float32
+func dotQ5KRowsAVX2(w *byte, xq *int8, xd, xs *float32, nsb, rows int, out *float32)
 
-// useArchDots installs the AVX2 kernels when the CPU (and OS) support AVX2,
-// FMA and F16C — every x86-64 CPU since Haswell and Zen 1.
-func useArchDots(dots *[BF16 + 1]dotFn, path string) string {
-	if !hasAVX2 {
-		return path
-	}
-	dots[F32] = dotF32Asm
-	dots[F16] = dotF16Asm
-	dots[Q8_0] = dotQ8_0Asm
-	dots[Q4_0] = dotQ4_0Asm
-	dots[Q4_K] = dotQ4KAsm
-	dots[Q5_K] = dotQ5KAsm
-	dots[Q6_K] = dotQ6KAsm
-	dots[BF16] = dotBF16Asm
-	return "avx2"
-}
-
-func dotF32Asm(w []byte, x []float32, _ act) float32 {
-	n := len(x)
-	if n == 0 {
-		return 0
-	}
-	wf := asF32(w)[:n]
-	m := n &^ 7
-	var s float32
-	if m > 0 {
-		s = dotF32AVX2(&wf[0], &x[0], m)
-	}
-	for i := m; i < n; i++ {
-		s += wf[i] * x[i]
-	}
-	return s
-}
-
-func dotF16Asm(w []byte, x []float32, _ act) float32 {
-	n := len(x)
-	if n == 0 {
-		return 0
-	}
-	wh := asU16(w)[:n]
-	m := n &^ 7
-	var s float32
-	if m > 0 {
-		s = dotF16AVX2(&wh[0], &x[0], m)
-	}
-	for i := m; i < n; i++ {
-		s += F16ToF32(wh[i]) * x[i]
-	}
-	return s
-}
-
-func dotQ8_0Asm(w []byte, _ []float32, a act) float32 {
-	nb := len(a.d)
-	_ = w[nb*34-1]
-	return dotQ8_0AVX2(&w[0], &a.qs[0], &a.d[0], nb)
-}
-
-func dotQ4_0Asm(w []byte, _ []float32, a act) float32 {
-	nb := len(a.d)
-	_ = w[nb*18-1]
-	return dotQ4_0AVX2(&w[0], &a.qs[0], &a.d[0], &a.s[0], nb)
-}
-
-func dotQ4KAsm(w []byte, _ []float32, a act) float32 {
-	nsb := len(a.d) / 8
-	_ = w[nsb*144-1]
-	return dotQ4KAVX2(&w[0], &a.qs[0], &a.d[0], &a.s[0], nsb)
-}
-
-func dotBF16Asm(w []byte, x []float32, _ act) float32 {
-	n := len(x)
-	if n == 0 {
-		return 0
-	}
-	wh := asU16(w)[:n]
-	m := n &^ 7
-	var s float32
-	if m > 0 {
-		s = dotBF16AVX2(&wh[0], &x[0], m)
-	}
-	for i := m; i < n; i++ {
-		s += BF16ToF32(wh[i]) * x[i]
-	}
-	return s
-}
-
-func dotQ5KAsm(w []byte, _ []float32, a act) float32 {
-	nsb := len(a.d) / 8
-	_ = w[nsb*176-1]
-	return dotQ5KAVX2(&w[0], &a.qs[0], &a.d[0], &a.s[0], nsb)
-}
-
-func dotQ6KAsm(w []byte, _ []float32, a act) float32 {
-	nsb := len(a.d) / 8
-	_ = w[nsb*210-1]
-	return dotQ6KAVX2(&w[0], &a.qs[0], &a.d[0], nsb)
-}
-
-func dotF32Fast(a, b []float32) float32 {
-	if !hasAVX2 {
-		return dotF32Go(asBytes(a), b, act{})
-	}
-	return dotF32Asm(asBytes(a), b, act{})
-}
+//go:noescape
+func dotQ6KRowsAVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32)
 
 //go:noescape
 func axpyAVX2(alpha float32, x, y *float32, n int)
+
+// useArchDots installs the AVX2 kernels when the CPU (and OS) support AVX2,
+// FMA and F16C — every x86-64 CPU since Haswell and Zen 1.
+func useArchDots(rows *[BF16 + 1]rowsFn, path string) string {
+	if !hasAVX2 {
+		return path
+	}
+	rows[F32] = floatRows(F32, dotF32Go)
+	rows[F16] = floatRows(F16, dotF16Go)
+	rows[BF16] = floatRows(BF16, dotBF16Go)
+	rows[Q8_0] = rowsQ8_0Asm
+	rows[Q4_0] = rowsQ4_0Asm
+	rows[Q4_K] = rowsQ4KAsm
+	rows[Q5_K] = rowsQ5KAsm
+	rows[Q6_K] = rowsQ6KAsm
+	return "avx2"
+}
+
+// floatRows runs the float-weight Rows kernel when rows are a multiple of 8
+// long, and the portable dot per row otherwise (stories260K's 172-wide FFN).
+func floatRows(t Type, portable dotFn) rowsFn {
+	return func(w []byte, x []float32, _ act, out []float32) {
+		n := len(x)
+		if n%8 != 0 || n == 0 {
+			perRow(portable)(w, x, act{}, out)
+			return
+		}
+		rb := n * int(t.BlockBytes())
+		_ = w[len(out)*rb-1]
+		switch t {
+		case F32:
+			dotF32RowsAVX2((*float32)(ptr(w)), &x[0], n, len(out), &out[0])
+		case F16:
+			dotF16RowsAVX2((*uint16)(ptr(w)), &x[0], n, len(out), &out[0])
+		case BF16:
+			dotBF16RowsAVX2((*uint16)(ptr(w)), &x[0], n, len(out), &out[0])
+		}
+	}
+}
+
+func rowsQ8_0Asm(w []byte, _ []float32, a act, out []float32) {
+	nb := len(a.d)
+	_ = w[len(out)*nb*34-1]
+	dotQ8_0RowsAVX2(&w[0], &a.qs[0], &a.d[0], nb, len(out), &out[0])
+}
+
+func rowsQ4_0Asm(w []byte, _ []float32, a act, out []float32) {
+	nb := len(a.d)
+	_ = w[len(out)*nb*18-1]
+	dotQ4_0RowsAVX2(&w[0], &a.qs[0], &a.d[0], &a.s[0], nb, len(out), &out[0])
+}
+
+func rowsQ4KAsm(w []byte, _ []float32, a act, out []float32) {
+	nsb := len(a.d) / 8
+	_ = w[len(out)*nsb*144-1]
+	dotQ4KRowsAVX2(&w[0], &a.qs[0], &a.d[0], &a.s[0], nsb, len(out), &out[0])
+}
+
+func rowsQ5KAsm(w []byte, _ []float32, a act, out []float32) {
+	nsb := len(a.d) / 8
+	_ = w[len(out)*nsb*176-1]
+	dotQ5KRowsAVX2(&w[0], &a.qs[0], &a.d[0], &a.s[0], nsb, len(out), &out[0])
+}
+
+func rowsQ6KAsm(w []byte, _ []float32, a act, out []float32) {
+	nsb := len(a.d) / 8
+	_ = w[len(out)*nsb*210-1]
+	dotQ6KRowsAVX2(&w[0], &a.qs[0], &a.d[0], nsb, len(out), &out[0])
+}
+
+func dotF32Fast(a, b []float32) float32 {
+	n := len(a)
+	m := 0
+	var s float32
+	if hasAVX2 && n >= 8 {
+		m = n &^ 7
+		s = dotF32AVX2(&a[0], &b[0], m)
+	}
+	for i := m; i < n; i++ {
+		s += a[i] * b[i]
+	}
+	return s
+}
 
 func axpyFast(alpha float32, x, y []float32) {
 	m := 0

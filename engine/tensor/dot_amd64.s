@@ -82,52 +82,6 @@ f32done:
 	MOVSS  X0, ret+24(FP)
 	RET
 
-// func dotF16AVX2(w *uint16, x *float32, n int) float32
-// n is a multiple of 8.
-TEXT ·dotF16AVX2(SB), NOSPLIT, $0-28
-	MOVQ   w+0(FP), SI
-	MOVQ   x+8(FP), DI
-	MOVQ   n+16(FP), CX
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-
-f16loop32:
-	CMPQ        CX, $32
-	JLT         f16loop8
-	PREFETCHT0  PF(SI)
-	VCVTPH2PS   (SI), Y4
-	VCVTPH2PS   16(SI), Y5
-	VCVTPH2PS   32(SI), Y6
-	VCVTPH2PS   48(SI), Y7
-	VFMADD231PS (DI), Y4, Y0
-	VFMADD231PS 32(DI), Y5, Y1
-	VFMADD231PS 64(DI), Y6, Y2
-	VFMADD231PS 96(DI), Y7, Y3
-	ADDQ        $64, SI
-	ADDQ        $128, DI
-	SUBQ        $32, CX
-	JMP         f16loop32
-
-f16loop8:
-	CMPQ        CX, $8
-	JLT         f16done
-	VCVTPH2PS   (SI), Y4
-	VFMADD231PS (DI), Y4, Y0
-	ADDQ        $16, SI
-	ADDQ        $32, DI
-	SUBQ        $8, CX
-	JMP         f16loop8
-
-f16done:
-	VADDPS Y1, Y0, Y0
-	VADDPS Y3, Y2, Y2
-	VADDPS Y2, Y0, Y0
-	HSUM
-	VZEROUPPER
-	MOVSS  X0, ret+24(FP)
-	RET
 
 // Q8BLOCK accumulates one Q8_0 block (34 bytes at woff(SI), codes at
 // xoff(DI), activation scale at doff(R8)) into acc. VPMADDUBSW multiplies
@@ -147,13 +101,24 @@ f16done:
 	VCVTDQ2PS     Y5, Y5; \
 	VFMADD231PS   Y5, Y2, acc
 
-// func dotQ8_0AVX2(w *byte, xq *int8, xd *float32, nb int) float32
-TEXT ·dotQ8_0AVX2(SB), NOSPLIT, $0-36
-	MOVQ   w+0(FP), SI
+// func dotQ8_0RowsAVX2(w *byte, xq *int8, xd *float32, nb, rows int, out *float32)
+// out[r] = row r · x for rows consecutive rows of nb blocks.
+TEXT ·dotQ8_0RowsAVX2(SB), NOSPLIT, $8-48
+	MOVQ w+0(FP), SI
+	MOVQ out+40(FP), R13
+	MOVQ nb+24(FP), AX
+	IMULQ $34, AX
+	IMULQ rows+32(FP), AX
+	ADDQ SI, AX
+	MOVQ AX, end-8(SP)
+	ONES16_Y15
+
+q8rrow:
+	CMPQ SI, end-8(SP)
+	JAE  q8rend
 	MOVQ   xq+8(FP), DI
 	MOVQ   xd+16(FP), R8
 	MOVQ   nb+24(FP), CX
-	ONES16_Y15
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 
@@ -174,12 +139,17 @@ q8tail:
 	TESTQ CX, CX
 	JEQ   q8done
 	Q8BLOCK(0, 0, 0, Y0)
+	ADDQ $34, SI
 
 q8done:
 	VADDPS Y1, Y0, Y0
 	HSUM
+	VMOVSS X0, (R13)
+	ADDQ   $4, R13
+	JMP    q8rrow
+
+q8rend:
 	VZEROUPPER
-	MOVSS  X0, ret+32(FP)
 	RET
 
 // Q40BLOCK accumulates one Q4_0 block (18 bytes at woff(SI)). The nibbles are
@@ -200,15 +170,25 @@ q8done:
 	VCVTDQ2PS     Y4, Y4; \
 	VFMADD231PS   Y4, Y3, acc
 
-// func dotQ4_0AVX2(w *byte, xq *int8, xd, xs *float32, nb int) float32
-TEXT ·dotQ4_0AVX2(SB), NOSPLIT, $0-44
-	MOVQ   w+0(FP), SI
+// func dotQ4_0RowsAVX2(w *byte, xq *int8, xd, xs *float32, nb, rows int, out *float32)
+TEXT ·dotQ4_0RowsAVX2(SB), NOSPLIT, $8-56
+	MOVQ w+0(FP), SI
+	MOVQ out+48(FP), R13
+	MOVQ nb+32(FP), AX
+	IMULQ $18, AX
+	IMULQ rows+40(FP), AX
+	ADDQ SI, AX
+	MOVQ AX, end-8(SP)
+	ONES16_Y15
+	MASK0F_Y14
+
+q40rrow:
+	CMPQ SI, end-8(SP)
+	JAE  q40rend
 	MOVQ   xq+8(FP), DI
 	MOVQ   xd+16(FP), R8
 	MOVQ   xs+24(FP), R9
 	MOVQ   nb+32(FP), CX
-	ONES16_Y15
-	MASK0F_Y14
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS X13, X13, X13
@@ -230,6 +210,7 @@ q40tail:
 	TESTQ CX, CX
 	JEQ   q40done
 	Q40BLOCK(0, 0, 0, Y0)
+	ADDQ $18, SI
 
 q40done:
 	VADDPS Y1, Y0, Y0
@@ -238,8 +219,12 @@ q40done:
 	VMOVD  AX, X2
 	VMULSS X2, X13, X13
 	VSUBSS X13, X0, X0
+	VMOVSS X0, (R13)
+	ADDQ   $4, R13
+	JMP    q40rrow
+
+q40rend:
 	VZEROUPPER
-	MOVSS  X0, ret+40(FP)
 	RET
 
 // Q4KCHUNK handles 64 weights of a Q4_K super-block: 32 bytes of nibbles at
@@ -301,21 +286,31 @@ q40done:
 	VMULPS      (R8), Y3, Y3; \
 	VMULPS      Y1, Y3, Y3
 
-// func dotQ4KAVX2(w *byte, xq *int8, xd, xs *float32, nsb int) float32
+// func dotQ4KRowsAVX2(w *byte, xq *int8, xd, xs *float32, nsb, rows int, out *float32)
 //
 // Per super-block: w = d·sc_j·q − dmin·m_j for sub-block j, so
 // Σw·x = Σ_j d·sc_j·dx_j·Σ(q·xq) − Σ_j dmin·m_j·(dx_j·Σxq). The eight
 // integer sums Σ(q·xq) are reduced into one vector (one lane per sub-block)
 // so the float work is one convert and one FMA per super-block, against the
 // vector of factors d·sc_j·dx_j.
-TEXT ·dotQ4KAVX2(SB), NOSPLIT, $0-44
-	MOVQ   w+0(FP), SI
+TEXT ·dotQ4KRowsAVX2(SB), NOSPLIT, $8-56
+	MOVQ w+0(FP), SI
+	MOVQ out+48(FP), R13
+	MOVQ nsb+32(FP), AX
+	IMULQ $144, AX
+	IMULQ rows+40(FP), AX
+	ADDQ SI, AX
+	MOVQ AX, end-8(SP)
+	ONES16_Y15
+	MASK0F_Y14
+
+q4krrow:
+	CMPQ SI, end-8(SP)
+	JAE  q4krend
 	MOVQ   xq+8(FP), DI
 	MOVQ   xd+16(FP), R8
 	MOVQ   xs+24(FP), R9
 	MOVQ   nsb+32(FP), CX
-	ONES16_Y15
-	MASK0F_Y14
 	VXORPS Y0, Y0, Y0
 	VXORPS Y13, Y13, Y13
 
@@ -354,62 +349,14 @@ q4kloop:
 q4kdone:
 	VSUBPS Y13, Y0, Y0
 	HSUM
+	VMOVSS X0, (R13)
+	ADDQ   $4, R13
+	JMP    q4krrow
+
+q4krend:
 	VZEROUPPER
-	MOVSS  X0, ret+40(FP)
 	RET
 
-// func dotBF16AVX2(w *uint16, x *float32, n int) float32
-// n is a multiple of 8. A bfloat16 is the top half of a float32, so
-// widening is a zero-extend and a 16-bit shift.
-TEXT ·dotBF16AVX2(SB), NOSPLIT, $0-28
-	MOVQ   w+0(FP), SI
-	MOVQ   x+8(FP), DI
-	MOVQ   n+16(FP), CX
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-
-bf16loop32:
-	CMPQ        CX, $32
-	JLT         bf16loop8
-	PREFETCHT0  PF(SI)
-	VPMOVZXWD   (SI), Y4
-	VPMOVZXWD   16(SI), Y5
-	VPMOVZXWD   32(SI), Y6
-	VPMOVZXWD   48(SI), Y7
-	VPSLLD      $16, Y4, Y4
-	VPSLLD      $16, Y5, Y5
-	VPSLLD      $16, Y6, Y6
-	VPSLLD      $16, Y7, Y7
-	VFMADD231PS (DI), Y4, Y0
-	VFMADD231PS 32(DI), Y5, Y1
-	VFMADD231PS 64(DI), Y6, Y2
-	VFMADD231PS 96(DI), Y7, Y3
-	ADDQ        $64, SI
-	ADDQ        $128, DI
-	SUBQ        $32, CX
-	JMP         bf16loop32
-
-bf16loop8:
-	CMPQ        CX, $8
-	JLT         bf16done
-	VPMOVZXWD   (SI), Y4
-	VPSLLD      $16, Y4, Y4
-	VFMADD231PS (DI), Y4, Y0
-	ADDQ        $16, SI
-	ADDQ        $32, DI
-	SUBQ        $8, CX
-	JMP         bf16loop8
-
-bf16done:
-	VADDPS Y1, Y0, Y0
-	VADDPS Y3, Y2, Y2
-	VADDPS Y2, Y0, Y0
-	HSUM
-	VZEROUPPER
-	MOVSS  X0, ret+24(FP)
-	RET
 
 // Q5KCHUNK is Q4KCHUNK with the fifth bit of each code: bit j of the qh byte
 // at the same position belongs to sub-block j, and shifting the qh vector Y9
@@ -433,19 +380,29 @@ bf16done:
 	VPMADDWD   Y15, Y6, Y6; \
 	VPHADDD    Y6, Y5, out
 
-// func dotQ5KAVX2(w *byte, xq *int8, xd, xs *float32, nsb int) float32
+// func dotQ5KRowsAVX2(w *byte, xq *int8, xd, xs *float32, nsb, rows int, out *float32)
 // Q5_K super-block: f16 d, f16 dmin, scales[12] as Q4_K, qh[32], qs[128].
-TEXT ·dotQ5KAVX2(SB), NOSPLIT, $0-44
-	MOVQ         w+0(FP), SI
-	MOVQ         xq+8(FP), DI
-	MOVQ         xd+16(FP), R8
-	MOVQ         xs+24(FP), R9
-	MOVQ         nsb+32(FP), CX
+TEXT ·dotQ5KRowsAVX2(SB), NOSPLIT, $8-56
+	MOVQ w+0(FP), SI
+	MOVQ out+48(FP), R13
+	MOVQ nsb+32(FP), AX
+	IMULQ $176, AX
+	IMULQ rows+40(FP), AX
+	ADDQ SI, AX
+	MOVQ AX, end-8(SP)
 	ONES16_Y15
 	MASK0F_Y14
 	MOVL         $0x10101010, AX
 	VMOVD        AX, X12
 	VPBROADCASTD X12, Y12
+
+q5krrow:
+	CMPQ SI, end-8(SP)
+	JAE  q5krend
+	MOVQ         xq+8(FP), DI
+	MOVQ         xd+16(FP), R8
+	MOVQ         xs+24(FP), R9
+	MOVQ         nsb+32(FP), CX
 	VXORPS       Y0, Y0, Y0
 	VXORPS       Y13, Y13, Y13
 
@@ -484,8 +441,12 @@ q5kloop:
 q5kdone:
 	VSUBPS Y13, Y0, Y0
 	HSUM
+	VMOVSS X0, (R13)
+	ADDQ   $4, R13
+	JMP    q5krrow
+
+q5krend:
 	VZEROUPPER
-	MOVSS  X0, ret+40(FP)
 	RET
 
 // Q6BLOCK adds one 32-weight activation block of a Q6_K super-block: codes
@@ -533,13 +494,16 @@ q5kdone:
 	VPAND   Y13, Y7, Y7; \
 	VPOR    Y7, Y4, Y4
 
-// func dotQ6KAVX2(w *byte, xq *int8, xd *float32, nsb int) float32
+// func dotQ6KRowsAVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32)
 // Q6_K super-block (210 bytes): ql[128], qh[64], int8 scales[16], f16 d.
-TEXT ·dotQ6KAVX2(SB), NOSPLIT, $32-36
+TEXT ·dotQ6KRowsAVX2(SB), NOSPLIT, $40-48
 	MOVQ         w+0(FP), SI
-	MOVQ         xq+8(FP), DI
-	MOVQ         xd+16(FP), R8
-	MOVQ         nsb+24(FP), CX
+	MOVQ         out+40(FP), R13
+	MOVQ         nsb+24(FP), AX
+	IMULQ        $210, AX
+	IMULQ        rows+32(FP), AX
+	ADDQ         SI, AX
+	MOVQ         AX, end-40(SP)
 	MASK0F_Y14
 	MOVL         $0x30303030, AX
 	VMOVD        AX, X13
@@ -547,7 +511,14 @@ TEXT ·dotQ6KAVX2(SB), NOSPLIT, $32-36
 	MOVL         $0x20202020, AX
 	VMOVD        AX, X12
 	VPBROADCASTD X12, Y12
-	VXORPS       Y0, Y0, Y0
+
+q6krow:
+	CMPQ   SI, end-40(SP)
+	JAE    q6kend
+	MOVQ   xq+8(FP), DI
+	MOVQ   xd+16(FP), R8
+	MOVQ   nsb+24(FP), CX
+	VXORPS Y0, Y0, Y0
 
 q6kloop:
 	TESTQ      CX, CX
@@ -579,8 +550,199 @@ q6kloop:
 
 q6kdone:
 	HSUM
+	VMOVSS X0, (R13)
+	ADDQ   $4, R13
+	JMP    q6krow
+
+q6kend:
 	VZEROUPPER
-	MOVSS X0, ret+32(FP)
+	RET
+
+
+// func dotF32RowsAVX2(w *float32, x *float32, n, rows int, out *float32)
+// rows consecutive rows of n elements (n a multiple of 8) times x.
+TEXT ·dotF32RowsAVX2(SB), NOSPLIT, $8-40
+	MOVQ  w+0(FP), SI
+	MOVQ  out+32(FP), R13
+	MOVQ  n+16(FP), AX
+	IMULQ $4, AX
+	IMULQ rows+24(FP), AX
+	ADDQ  SI, AX
+	MOVQ  AX, end-8(SP)
+
+f32rrow:
+	CMPQ   SI, end-8(SP)
+	JAE    f32rend
+	MOVQ   x+8(FP), DI
+	MOVQ   n+16(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+
+f32rloop32:
+	CMPQ        CX, $32
+	JLT         f32rloop8
+	PREFETCHT0  PF(SI)
+	PREFETCHT0  PF+64(SI)
+	VMOVUPS     0(SI), Y4
+	VMOVUPS     32(SI), Y5
+	VMOVUPS     64(SI), Y6
+	VMOVUPS     96(SI), Y7
+	VFMADD231PS (DI), Y4, Y0
+	VFMADD231PS 32(DI), Y5, Y1
+	VFMADD231PS 64(DI), Y6, Y2
+	VFMADD231PS 96(DI), Y7, Y3
+	ADDQ        $128, SI
+	ADDQ        $128, DI
+	SUBQ        $32, CX
+	JMP         f32rloop32
+
+f32rloop8:
+	CMPQ        CX, $8
+	JLT         f32rdone
+	VMOVUPS     0(SI), Y4
+	VFMADD231PS (DI), Y4, Y0
+	ADDQ        $32, SI
+	ADDQ        $32, DI
+	SUBQ        $8, CX
+	JMP         f32rloop8
+
+f32rdone:
+	VADDPS Y1, Y0, Y0
+	VADDPS Y3, Y2, Y2
+	VADDPS Y2, Y0, Y0
+	HSUM
+	VMOVSS X0, (R13)
+	ADDQ   $4, R13
+	JMP    f32rrow
+
+f32rend:
+	VZEROUPPER
+	RET
+
+// func dotF16RowsAVX2(w *uint16, x *float32, n, rows int, out *float32)
+// rows consecutive rows of n elements (n a multiple of 8) times x.
+TEXT ·dotF16RowsAVX2(SB), NOSPLIT, $8-40
+	MOVQ  w+0(FP), SI
+	MOVQ  out+32(FP), R13
+	MOVQ  n+16(FP), AX
+	IMULQ $2, AX
+	IMULQ rows+24(FP), AX
+	ADDQ  SI, AX
+	MOVQ  AX, end-8(SP)
+
+f16rrow:
+	CMPQ   SI, end-8(SP)
+	JAE    f16rend
+	MOVQ   x+8(FP), DI
+	MOVQ   n+16(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+
+f16rloop32:
+	CMPQ        CX, $32
+	JLT         f16rloop8
+	PREFETCHT0  PF(SI)
+	PREFETCHT0  PF+64(SI)
+	VCVTPH2PS   0(SI), Y4
+	VCVTPH2PS   16(SI), Y5
+	VCVTPH2PS   32(SI), Y6
+	VCVTPH2PS   48(SI), Y7
+	VFMADD231PS (DI), Y4, Y0
+	VFMADD231PS 32(DI), Y5, Y1
+	VFMADD231PS 64(DI), Y6, Y2
+	VFMADD231PS 96(DI), Y7, Y3
+	ADDQ        $64, SI
+	ADDQ        $128, DI
+	SUBQ        $32, CX
+	JMP         f16rloop32
+
+f16rloop8:
+	CMPQ        CX, $8
+	JLT         f16rdone
+	VCVTPH2PS   0(SI), Y4
+	VFMADD231PS (DI), Y4, Y0
+	ADDQ        $16, SI
+	ADDQ        $32, DI
+	SUBQ        $8, CX
+	JMP         f16rloop8
+
+f16rdone:
+	VADDPS Y1, Y0, Y0
+	VADDPS Y3, Y2, Y2
+	VADDPS Y2, Y0, Y0
+	HSUM
+	VMOVSS X0, (R13)
+	ADDQ   $4, R13
+	JMP    f16rrow
+
+f16rend:
+	VZEROUPPER
+	RET
+
+// func dotBF16RowsAVX2(w *uint16, x *float32, n, rows int, out *float32)
+// rows consecutive rows of n elements (n a multiple of 8) times x.
+TEXT ·dotBF16RowsAVX2(SB), NOSPLIT, $8-40
+	MOVQ  w+0(FP), SI
+	MOVQ  out+32(FP), R13
+	MOVQ  n+16(FP), AX
+	IMULQ $2, AX
+	IMULQ rows+24(FP), AX
+	ADDQ  SI, AX
+	MOVQ  AX, end-8(SP)
+
+bf16rrow:
+	CMPQ   SI, end-8(SP)
+	JAE    bf16rend
+	MOVQ   x+8(FP), DI
+	MOVQ   n+16(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+
+bf16rloop32:
+	CMPQ        CX, $32
+	JLT         bf16rloop8
+	PREFETCHT0  PF(SI)
+	PREFETCHT0  PF+64(SI)
+	VPMOVZXWD   0(SI), Y4; VPSLLD $16, Y4, Y4
+	VPMOVZXWD   16(SI), Y5; VPSLLD $16, Y5, Y5
+	VPMOVZXWD   32(SI), Y6; VPSLLD $16, Y6, Y6
+	VPMOVZXWD   48(SI), Y7; VPSLLD $16, Y7, Y7
+	VFMADD231PS (DI), Y4, Y0
+	VFMADD231PS 32(DI), Y5, Y1
+	VFMADD231PS 64(DI), Y6, Y2
+	VFMADD231PS 96(DI), Y7, Y3
+	ADDQ        $64, SI
+	ADDQ        $128, DI
+	SUBQ        $32, CX
+	JMP         bf16rloop32
+
+bf16rloop8:
+	CMPQ        CX, $8
+	JLT         bf16rdone
+	VPMOVZXWD   0(SI), Y4; VPSLLD $16, Y4, Y4
+	VFMADD231PS (DI), Y4, Y0
+	ADDQ        $16, SI
+	ADDQ        $32, DI
+	SUBQ        $8, CX
+	JMP         bf16rloop8
+
+bf16rdone:
+	VADDPS Y1, Y0, Y0
+	VADDPS Y3, Y2, Y2
+	VADDPS Y2, Y0, Y0
+	HSUM
+	VMOVSS X0, (R13)
+	ADDQ   $4, R13
+	JMP    bf16rrow
+
+bf16rend:
+	VZEROUPPER
 	RET
 
 // func cpuidF16C() bool

@@ -3,7 +3,7 @@
 package tensor
 
 // useArchDots keeps the portable dot products: only amd64 has assembly so far.
-func useArchDots(_ *[BF16 + 1]dotFn, path string) string { return path }
+func useArchDots(_ *[BF16 + 1]rowsFn, path string) string { return path }
 
 func dotF32Fast(a, b []float32) float32 { return dotF32Go(asBytes(a), b, act{}) }
 

@@ -53,6 +53,23 @@ func usesAct(t Type) bool {
 // dotFn is one row's dot product. Float types read x; quantised types read a.
 type dotFn func(w []byte, x []float32, a act) float32
 
+// rowsFn computes out[i] = (row i of w)·x for the len(out) consecutive rows
+// that w holds.
+type rowsFn func(w []byte, x []float32, a act, out []float32)
+
+// perRow turns a one-row dot product into a rowsFn.
+func perRow(dot dotFn) rowsFn {
+	return func(w []byte, x []float32, a act, out []float32) {
+		rb := len(w) / len(out)
+		for r := range out {
+			out[r] = dot(w[r*rb:(r+1)*rb], x, a)
+		}
+	}
+}
+
+// ptr is the address of b's first byte (b is non-empty).
+func ptr(b []byte) unsafe.Pointer { return unsafe.Pointer(&b[0]) }
+
 // Kernels runs matrix products on a Pool with the fastest dot products the
 // CPU supports, chosen once at construction. It owns reusable scratch space,
 // so a call allocates nothing; in exchange one Kernels must not be used by two
@@ -60,7 +77,7 @@ type dotFn func(w []byte, x []float32, a act) float32
 type Kernels struct {
 	pool  *Pool
 	path  string
-	dots  [BF16 + 1]dotFn
+	rows  [BF16 + 1]rowsFn
 	abuf  actBuf
 	mv    mvTask
 	mm    mmTask
@@ -80,16 +97,14 @@ func newKernels(pool *Pool, useAsm bool) *Kernels {
 		k.owned = true
 	}
 	k.path = "go"
-	k.dots[F32] = dotF32Go
-	k.dots[F16] = dotF16Go
-	k.dots[BF16] = dotBF16Go
-	k.dots[Q8_0] = dotQ8_0Go
-	k.dots[Q4_0] = dotQ4_0Go
-	k.dots[Q4_K] = dotQ4KGo
-	k.dots[Q5_K] = dotQ5KGo
-	k.dots[Q6_K] = dotQ6KGo
+	for t, dot := range map[Type]dotFn{
+		F32: dotF32Go, F16: dotF16Go, BF16: dotBF16Go, Q8_0: dotQ8_0Go,
+		Q4_0: dotQ4_0Go, Q4_K: dotQ4KGo, Q5_K: dotQ5KGo, Q6_K: dotQ6KGo,
+	} {
+		k.rows[t] = perRow(dot)
+	}
 	if useAsm {
-		k.path = useArchDots(&k.dots, k.path)
+		k.path = useArchDots(&k.rows, k.path)
 	}
 	return k
 }
@@ -146,7 +161,7 @@ func (k *Kernels) MatVecs(x []float32, ops ...MatVecOp) {
 	quant := false
 	for i, op := range ops {
 		checkShape(op.W, op.Dst, x, 1)
-		t.ops[i] = mvOp{w: op.W, dst: op.Dst, dot: k.dots[op.W.Type], start: t.rows}
+		t.ops[i] = mvOp{w: op.W, dst: op.Dst, rows: k.rows[op.W.Type], start: t.rows}
 		t.rows += op.W.Rows
 		quant = quant || usesAct(op.W.Type)
 	}
@@ -163,7 +178,7 @@ func (k *Kernels) MatVecs(x []float32, ops ...MatVecOp) {
 type mvOp struct {
 	w     *Matrix
 	dst   []float32
-	dot   dotFn
+	rows  rowsFn
 	start int // first global row of this product
 }
 
@@ -180,11 +195,10 @@ type mvTask struct {
 func (t *mvTask) Run(lo, hi int) {
 	for i := range t.n {
 		op := &t.ops[i]
-		r0, r1 := max(lo, op.start), min(hi, op.start+op.w.Rows)
-		rb := op.w.rowBytes
-		for r := r0; r < r1; r++ {
-			lr := r - op.start
-			op.dst[lr] = op.dot(op.w.Data[lr*rb:(lr+1)*rb], t.x, t.a)
+		r0, r1 := max(lo, op.start)-op.start, min(hi, op.start+op.w.Rows)-op.start
+		if r0 < r1 {
+			rb := op.w.rowBytes
+			op.rows(op.w.Data[r0*rb:r1*rb], t.x, t.a, op.dst[r0:r1])
 		}
 	}
 }
@@ -204,7 +218,7 @@ func (k *Kernels) MatMul(dst []float32, w *Matrix, x []float32, n int) {
 		return
 	}
 	t := &k.mm
-	*t = mmTask{w: w, dst: dst, x: x, n: n, dot: k.dots[w.Type], quant: usesAct(w.Type)}
+	*t = mmTask{w: w, dst: dst, x: x, n: n, rows: k.rows[w.Type], quant: usesAct(w.Type)}
 	if t.quant {
 		k.abuf.ensure(n, w.Cols)
 		t.abuf = &k.abuf
@@ -223,7 +237,7 @@ type mmTask struct {
 	n     int
 	abuf  *actBuf
 	quant bool
-	dot   dotFn
+	rows  rowsFn
 }
 
 func (t *mmTask) Run(lo, hi int) {
@@ -238,10 +252,7 @@ func (t *mmTask) Run(lo, hi int) {
 			} else {
 				xi = t.x[i*cols : (i+1)*cols]
 			}
-			out := t.dst[i*rows : (i+1)*rows]
-			for r := r0; r < r1; r++ {
-				out[r] = t.dot(w.Data[r*rb:(r+1)*rb], xi, a)
-			}
+			t.rows(w.Data[r0*rb:r1*rb], xi, a, t.dst[i*rows+r0:i*rows+r1])
 		}
 	}
 }
