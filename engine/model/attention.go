@@ -17,21 +17,23 @@ type attnTask struct {
 
 func (t *attnTask) Run(lo, hi int) {
 	s, c := t.s, &t.s.m.Config
-	HD, QD, KVD := c.HeadDim, c.QDim(), c.KVDim()
+	HD, QD := c.HeadDim, c.QDim()
 	group := c.Heads / c.KVHeads
 	scale := float32(1 / math.Sqrt(float64(HD)))
-	kc := s.kc[t.layer*s.ctx*KVD : (t.layer+1)*s.ctx*KVD]
-	vc := s.vc[t.layer*s.ctx*KVD : (t.layer+1)*s.ctx*KVD]
 	for h := lo; h < hi; h++ {
-		kvo := (h / group) * HD
+		g := h / group
+		base := (t.layer*c.KVHeads + g) * s.ctx * HD
+		kc := s.kc[base : base+s.ctx*HD]
+		vc := s.vc[base : base+s.ctx*HD]
 		sc := s.scores[h*s.ctx : (h+1)*s.ctx]
 		for i := range t.n {
 			p := t.pos0 + i // attends to positions 0…p
 			q := s.q[i*QD+h*HD : i*QD+(h+1)*HD]
 			w := sc[:p+1]
+			tensor.DotRows(kc[:(p+1)*HD], q, w)
 			mx := float32(math.Inf(-1))
 			for j := range w {
-				w[j] = tensor.Dot(q, kc[j*KVD+kvo:j*KVD+kvo+HD]) * scale
+				w[j] *= scale
 				mx = max(mx, w[j])
 			}
 			var sum float32
@@ -44,7 +46,7 @@ func (t *attnTask) Run(lo, hi int) {
 			clear(out)
 			inv := 1 / sum
 			for j, v := range w {
-				tensor.Axpy(v*inv, vc[j*KVD+kvo:j*KVD+kvo+HD], out)
+				tensor.Axpy(v*inv, vc[j*HD:(j+1)*HD], out)
 			}
 		}
 	}

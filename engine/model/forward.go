@@ -21,7 +21,7 @@ type State struct {
 	ctx    int // KV cache capacity in positions
 	pos    int // next position to compute
 	hooks  hookSet
-	kc, vc []float32 // [Layers][ctx][KVDim]
+	kc, vc []float32 // [Layers][KVHeads][ctx][HeadDim]: one head's keys are contiguous
 
 	// Activations for up to MaxBatch tokens, row-major [token][width].
 	x, xb, q, kb, vb, att, g, u []float32
@@ -172,9 +172,11 @@ func (s *State) batch(tokens []int32, out []float32) error {
 				}
 				rope(kh, cs, sn, c.RopeNeox)
 			}
-			off := (l*s.ctx + pos0 + i) * KVD
-			copy(s.kc[off:off+KVD], ki)
-			copy(s.vc[off:off+KVD], vi)
+			for g := range c.KVHeads {
+				off := ((l*c.KVHeads+g)*s.ctx + pos0 + i) * c.HeadDim
+				copy(s.kc[off:off+c.HeadDim], ki[g*c.HeadDim:(g+1)*c.HeadDim])
+				copy(s.vc[off:off+c.HeadDim], vi[g*c.HeadDim:(g+1)*c.HeadDim])
+			}
 		}
 		s.attn.layer, s.attn.n, s.attn.pos0 = l, n, pos0
 		k.Pool().Run(c.Heads, &s.attn)

@@ -136,3 +136,14 @@ func axpyFast(alpha float32, x, y []float32) {
 		y[i] += alpha * x[i]
 	}
 }
+
+func dotRowsF32(m, x, out []float32) {
+	n := len(x)
+	if !hasAVX2 || n%8 != 0 {
+		for i := range out {
+			out[i] = dotF32Fast(m[i*n:(i+1)*n], x)
+		}
+		return
+	}
+	dotF32RowsAVX2(&m[0], &x[0], n, len(out), &out[0])
+}

@@ -12,3 +12,10 @@ func axpyFast(alpha float32, x, y []float32) {
 		y[i] += alpha * v
 	}
 }
+
+func dotRowsF32(m, x, out []float32) {
+	n := len(x)
+	for i := range out {
+		out[i] = dotF32Fast(m[i*n:(i+1)*n], x)
+	}
+}

@@ -297,3 +297,15 @@ func Dot(a, b []float32) float32 {
 func Axpy(alpha float32, x, y []float32) {
 	axpyFast(alpha, x, y[:len(x)])
 }
+
+// DotRows sets out[i] = m[i·n:(i+1)·n]·x for the len(out) consecutive rows of
+// n = len(x) floats in m: attention scores of one query against a run of
+// cached keys, in one call.
+func DotRows(m, x, out []float32) {
+	if len(out) == 0 {
+		return
+	}
+	n := len(x)
+	_ = m[len(out)*n-1]
+	dotRowsF32(m[:len(out)*n], x, out)
+}

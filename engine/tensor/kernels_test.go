@@ -383,3 +383,19 @@ func TestMatVecsEqualsMatVec(t *testing.T) {
 		t.Fatalf("MatVecs: %v allocations per call", n)
 	}
 }
+
+func TestDotRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 20))
+	for _, n := range []int{8, 12, 64} {
+		x := randomVec(rng, n)
+		m := randomVec(rng, 7*n)
+		out := make([]float32, 7)
+		DotRows(m, x, out)
+		for i := range out {
+			want := Dot(m[i*n:(i+1)*n], x)
+			if math.Abs(float64(out[i]-want)) > 1e-5*(1+math.Abs(float64(want))) {
+				t.Fatalf("n=%d row %d: %g, want %g", n, i, out[i], want)
+			}
+		}
+	}
+}
