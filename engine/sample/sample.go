@@ -7,16 +7,16 @@
 //  1. repetition penalty over the last RepeatWindow tokens of the history;
 //  2. if greedy (Temperature 0): argmax, lowest id on ties, and stop;
 //  3. top-k;
-//  4. softmax of logit/Temperature;
-//  5. top-p: the smallest prefix of the descending-sorted candidates whose
-//     cumulative probability is ≥ TopP (at least one token);
-//  6. min-p: drop tokens whose probability is < MinP·p_max;
-//  7. renormalise and draw with a PCG generator (math/rand/v2) seeded from
-//     Params.Seed, so the same seed, logits and history give the same tokens.
+//  4. top-p: the smallest prefix of the descending-sorted candidates whose
+//     cumulative probability (softmax of the logits) is ≥ TopP (at least
+//     one token);
+//  5. min-p: drop tokens whose probability is < MinP·p_max;
+//  6. temperature: the survivors' weights become softmax(logit/Temperature);
+//  7. draw with a PCG generator (math/rand/v2) seeded from Params.Seed, so
+//     the same seed, logits and history give the same tokens.
 //
-// Temperature comes before top-p and min-p here, so they see the
-// tempered distribution. (llama.cpp's common sampler applies temperature
-// after them, which only gives the same result at Temperature 1.)
+// This is llama.cpp's default order: the truncations see the untempered
+// distribution, and temperature only reshapes what survives them.
 //
 // Candidates are ranked by logit, highest first, and by id, lowest first, on
 // ties; that one total order decides argmax, the top-k boundary and the top-p
@@ -64,7 +64,8 @@ var negInf = float32(math.Inf(-1))
 // Params configures sampling. The zero value is greedy decoding with no
 // repetition penalty.
 type Params struct {
-	// Temperature divides the logits before the softmax. 0 means greedy:
+	// Temperature divides the surviving logits before the final softmax
+	// (after top-k, top-p and min-p, which see T = 1). 0 means greedy:
 	// argmax, lowest id on ties, and TopK, TopP, MinP and Seed are ignored.
 	// Negative values are invalid.
 	Temperature float32
@@ -181,6 +182,26 @@ func (s *Sampler) Sample(logits []float32, history []int32) int32 {
 		panic(fmt.Sprintf("sample: Sample got %d logits, the Sampler was built for a vocabulary of %d", len(logits), s.vocab))
 	}
 	c := s.candidates(logits, history)
+	if t := float64(s.p.Temperature); t > 0 && t != 1 && len(c) > 1 {
+		// Temperature comes last, as in llama.cpp's default chain: the
+		// truncations above saw the T = 1 distribution; the draw sees
+		// logit/T.
+		lmax := math.Inf(-1)
+		for i := range c {
+			lmax = max(lmax, float64(c[i].logit))
+		}
+		n := 0
+		for i := range c {
+			// A low temperature pushes survivors far below the best one;
+			// below e^-50 they can never be drawn (and expNeg's range ends).
+			if x := (float64(c[i].logit) - lmax) / t; x >= -negligible {
+				c[i].w = expNeg(x)
+				c[n] = c[i]
+				n++
+			}
+		}
+		c = c[:n]
+	}
 	switch len(c) {
 	case 0:
 		return 0
@@ -252,8 +273,10 @@ func (s *Sampler) candidates(logits []float32, history []int32) []cand {
 		return append(s.cands[:0], cand{id: int32(best), logit: bestV, w: 1})
 	}
 
-	t := float64(s.p.Temperature)
-	inv := 1 / t
+	// Truncation runs on the T = 1 distribution; Sample tempers the
+	// survivors afterwards.
+	t := 1.0
+	inv := 1.0
 	lmax := float64(bestV)
 	floor := lmax - negligible*t // finite: ≥ -MaxFloat32·51
 	topP := s.p.TopP > 0 && s.p.TopP < 1

@@ -587,7 +587,9 @@ func reference(logits []float32, history []int32, p Params) []int32 {
 	if p.Temperature <= 0 {
 		return []int32{c[0].id}
 	}
-	T := float64(p.Temperature)
+	// Temperature is applied after the truncations (llama.cpp's order), so
+	// they all see the T = 1 distribution.
+	T := 1.0
 	top := float64(c[0].logit)
 	for i := range c {
 		if (float64(c[i].logit)-top)/T < -negligible {
