@@ -1,6 +1,8 @@
 package tokenizer
 
 import (
+	"golang.org/x/text/unicode/norm"
+
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -108,13 +110,12 @@ type bpeState struct {
 	next   []int32
 	prev   []int32
 	heap   []bpeBigram
-	norm   []byte
 }
 
 // encodeBPE appends the ids of one raw-text fragment.
 func (t *Tokenizer) encodeBPE(st *bpeState, text string, out []int32) []int32 {
 	if t.nfc {
-		text = st.nfc(text)
+		text = norm.NFC.String(text)
 	}
 	t.pre.split(text, func(w string) { out = t.bpeWord(st, w, out) })
 	return out
