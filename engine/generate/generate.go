@@ -119,6 +119,29 @@ func (g *Generator) State() *model.State { return g.state }
 // generator's storage: copy it to keep it.
 func (g *Generator) History() []int32 { return g.history }
 
+// Truncate keeps the first n tokens of the history and forgets the rest,
+// in the state too, so a conversation can be rewound to where a new prompt
+// departs from it (n ≥ len(History()) changes nothing).
+func (g *Generator) Truncate(n int) {
+	if n < 0 || n >= len(g.history) {
+		return
+	}
+	g.history = g.history[:n]
+	g.state.Truncate(n)
+	g.pending = false
+}
+
+// SetParams replaces the sampling parameters (and restarts the random
+// stream from p.Seed); the conversation is kept.
+func (g *Generator) SetParams(p sample.Params) error {
+	s, err := sample.New(g.state.Model().Vocab, p)
+	if err != nil {
+		return err
+	}
+	g.sampler = s
+	return nil
+}
+
 // Reset empties the state and the history and reseeds the sampler.
 func (g *Generator) Reset(seed uint64) {
 	g.state.Reset()

@@ -208,3 +208,29 @@ func TestGenerateAllocatesNothing(t *testing.T) {
 		t.Fatalf("%v allocations per 30-token generation", n)
 	}
 }
+
+// TestTruncateRewinds: rewinding to a prefix and generating again gives
+// exactly what a fresh run from that prefix gives.
+func TestTruncateRewinds(t *testing.T) {
+	prompt := []int32{1, 300, 391, 394}
+	g := newGen(t, "kjv/kjv-f32.gguf", 0, sample.Params{})
+	if _, _, err := collect(t, g, context.Background(), prompt, Options{MaxTokens: 10}); err != nil {
+		t.Fatal(err)
+	}
+	g.Truncate(2) // keep "<s> And", drop the rest
+	if g.State().Pos() != 2 || len(g.History()) != 2 {
+		t.Fatalf("after Truncate(2): pos %d, history %v", g.State().Pos(), g.History())
+	}
+	again, _, err := collect(t, g, context.Background(), prompt[2:], Options{MaxTokens: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Reset(0)
+	fresh, _, err := collect(t, g, context.Background(), prompt, Options{MaxTokens: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(again, fresh) {
+		t.Fatalf("after rewind %v, fresh %v", again, fresh)
+	}
+}

@@ -1,0 +1,117 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/isagi-lab/isagi/engine/chat"
+	"github.com/isagi-lab/isagi/engine/gguf"
+	"github.com/isagi-lab/isagi/engine/model"
+	"github.com/isagi-lab/isagi/engine/tensor"
+	"github.com/isagi-lab/isagi/engine/tokenizer"
+)
+
+// Options configure a new session.
+type Options struct {
+	Threads  int // worker threads; 0 means one per core
+	Ctx      int // context window in tokens; 0 means the model's, at most 4096
+	Settings Settings
+	Demo     bool // the file is the embedded demo model
+}
+
+// DefaultSettings are llama.cpp's sampling defaults, with replies capped at
+// 512 tokens so a base model that never stops still hands the prompt back.
+func DefaultSettings() Settings {
+	return Settings{Temperature: 0.8, TopK: 40, TopP: 0.95, MinP: 0.05, RepeatPenalty: 1, MaxTokens: 512}
+}
+
+// Open loads the model in a GGUF file and starts an empty conversation.
+func Open(path string, o Options) (*Session, error) {
+	f, err := gguf.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	s, err := fromFile(f, path, o)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// OpenBytes is Open for a model held in memory (the embedded demo); name
+// labels it in messages.
+func OpenBytes(name string, data []byte, o Options) (*Session, error) {
+	f, err := gguf.Parse(name, data)
+	if err != nil {
+		return nil, err
+	}
+	return fromFile(f, name, o)
+}
+
+func fromFile(f *gguf.File, path string, o Options) (*Session, error) {
+	tok, err := tokenizer.FromGGUF(f)
+	if err != nil {
+		return nil, err
+	}
+	tmpl, err := chat.FromGGUF(f, tok)
+	mode := ModeChat
+	if errors.Is(err, chat.ErrNoTemplate) {
+		tmpl, mode, err = nil, ModeCompletion, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	m, err := model.Load(f)
+	if err != nil {
+		return nil, err
+	}
+	k := tensor.NewKernels(tensor.NewPool(o.Threads))
+	info := Info{
+		Name: m.Name, Path: path, Arch: m.Arch, WeightType: m.WeightType(),
+		Mode: mode, Demo: o.Demo, Kernels: k.Path(), Threads: k.Pool().Size(),
+	}
+	if info.Name == "" {
+		info.Name = filepath.Base(path)
+	}
+	for i := range f.Tensors {
+		info.Params += int64(f.Tensors[i].Elements())
+		info.FileBytes += int64(f.Tensors[i].Size)
+	}
+	set := o.Settings
+	if set == (Settings{}) {
+		set = DefaultSettings()
+	}
+	s := &Session{m: m, tok: tok, tmpl: tmpl, k: k, info: info}
+	if err := s.resize(o.Ctx); err != nil {
+		return nil, err
+	}
+	if err := s.apply(set); err != nil {
+		return nil, err
+	}
+	if tmpl != nil {
+		s.stops = tmpl.StopTokens(tok)
+	} else {
+		s.stops = tok.EndOfGeneration()
+	}
+	return s, nil
+}
+
+// resize (re)allocates the KV cache for ctx tokens, forgetting what it held.
+func (s *Session) resize(ctx int) error {
+	if ctx <= 0 {
+		ctx = min(s.m.CtxLen, 4096)
+	}
+	if ctx < 16 {
+		return fmt.Errorf("session: a context of %d tokens is too small", ctx)
+	}
+	st, err := s.m.NewState(min(ctx, s.m.CtxLen), s.k)
+	if err != nil {
+		return err
+	}
+	s.st = st
+	s.gen = nil // rebuilt by apply with the current settings
+	s.info.ContextSize = st.Cap()
+	return nil
+}

@@ -1,0 +1,166 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/isagi-lab/isagi/engine/chat"
+	"github.com/isagi-lab/isagi/engine/generate"
+	"github.com/isagi-lab/isagi/engine/model"
+	"github.com/isagi-lab/isagi/engine/tokenizer"
+)
+
+// ErrTooLong is returned when one message cannot fit the context window
+// even with every earlier turn dropped.
+var ErrTooLong = errors.New("message does not fit the context window")
+
+// Send adds input to the conversation — a user message in chat mode, text
+// to continue in completion mode — and streams the reply: emit gets every
+// decoded piece with running statistics. Only the tokens that differ from
+// what the KV cache already holds are computed. When the conversation no
+// longer fits, the oldest turns are dropped first (Turn.Dropped says how
+// many). Cancelling ctx ends the reply early; what was generated is kept.
+func (s *Session) Send(ctx context.Context, input string, emit func(Event)) (Turn, error) {
+	start := time.Now()
+	reserve := min(s.set.MaxTokens, s.st.Cap()/2)
+	var (
+		ids     []int32
+		dropped int
+		err     error
+	)
+	if s.tmpl == nil {
+		ids, err = s.completionPrompt(input, reserve)
+	} else {
+		ids, dropped, err = s.chatPrompt(input, reserve)
+	}
+	if err != nil {
+		return Turn{}, err
+	}
+
+	// Reuse the cached prefix: rewind to where the new prompt departs from
+	// what the model has seen, then feed only the rest.
+	hist := s.gen.History()
+	common := 0
+	for common < len(hist) && common < len(ids) && hist[common] == ids[common] {
+		common++
+	}
+	if common == len(ids) { // the prompt is entirely cached: recompute its last token for fresh logits
+		common--
+	}
+	s.gen.Truncate(common)
+	feed := ids[common:]
+
+	dec := s.tok.NewDecoder(tokenizer.DecodeOptions{Continuation: s.tmpl == nil})
+	var reply strings.Builder
+	n := 0
+	var decodeStart time.Time
+	stats, err := s.gen.Generate(ctx, feed, generate.Options{MaxTokens: s.set.MaxTokens, Stop: s.stops}, func(id int32) error {
+		n++
+		if n == 1 {
+			decodeStart = time.Now()
+		}
+		piece := ""
+		if !isStop(id, s.stops) {
+			piece = string(dec.Write(id))
+		}
+		reply.WriteString(piece)
+		ev := Event{Piece: piece, Tokens: n, Elapsed: time.Since(start)}
+		if n > 1 {
+			ev.TokPerSec = float64(n-1) / time.Since(decodeStart).Seconds()
+		}
+		emit(ev)
+		return nil
+	})
+	if tail := string(dec.Flush()); tail != "" {
+		reply.WriteString(tail)
+		emit(Event{Piece: tail, Tokens: n, Elapsed: time.Since(start)})
+	}
+	turn := Turn{
+		Text: reply.String(), Tokens: stats.Generated, PromptTok: len(feed),
+		TimeToFirst: stats.TimeToFirst, PrefillTokS: stats.PrefillTokPerSec(), DecodeTokS: stats.DecodeTokPerSec(),
+		Stop: stats.Reason.String(), Dropped: dropped,
+	}
+	switch {
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		err = nil
+	case errors.Is(err, model.ErrContextFull):
+		err = nil // the reply ran to the end of the window; the next turn drops old ones
+	}
+	if s.tmpl == nil {
+		s.text += turn.Text
+	} else {
+		s.msgs = append(s.msgs, chat.Message{Role: "assistant", Content: strings.TrimSpace(turn.Text)})
+	}
+	turn.ContextUsed, _ = s.ContextUsed()
+	return turn, err
+}
+
+func isStop(id int32, stops []int32) bool {
+	for _, s := range stops {
+		if s == id {
+			return true
+		}
+	}
+	return false
+}
+
+// chatPrompt appends the user message and renders the conversation, dropping
+// the oldest turns until the prompt and a reply of reserve tokens fit.
+func (s *Session) chatPrompt(input string, reserve int) ([]int32, int, error) {
+	s.msgs = append(s.msgs, chat.Message{Role: "user", Content: input})
+	dropped := 0
+	for {
+		p, err := s.tmpl.Render(s.msgs, chat.Options{AddGenerationPrompt: true})
+		if err != nil {
+			s.msgs = s.msgs[:len(s.msgs)-1]
+			return nil, 0, err
+		}
+		ids, err := s.tok.EncodePrompt(p.Text, p.User, tokenizer.EncodeOptions{})
+		if err != nil {
+			s.msgs = s.msgs[:len(s.msgs)-1]
+			return nil, 0, err
+		}
+		if len(ids)+reserve <= s.st.Cap() {
+			return ids, dropped, nil
+		}
+		// Drop the oldest non-system turn: a user message and the replies
+		// that follow it.
+		first := 0
+		if len(s.msgs) > 0 && s.msgs[0].Role == "system" {
+			first = 1
+		}
+		if first >= len(s.msgs)-1 { // only the new message is left
+			s.msgs = s.msgs[:len(s.msgs)-1]
+			return nil, 0, fmt.Errorf("session: %w (%d tokens with %d reserved for the reply, window %d)", ErrTooLong, len(ids), reserve, s.st.Cap())
+		}
+		end := first + 1
+		for end < len(s.msgs)-1 && s.msgs[end].Role != "user" {
+			end++
+		}
+		s.msgs = append(s.msgs[:first], s.msgs[end:]...)
+		dropped++
+	}
+}
+
+// completionPrompt appends input to the running text and tokenises it,
+// keeping only the most recent tokens that leave room for a reply.
+func (s *Session) completionPrompt(input string, reserve int) ([]int32, error) {
+	s.text += input
+	ids, err := s.tok.Encode(s.text, tokenizer.EncodeOptions{AddSpecial: true})
+	if err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 && s.tok.BOS() >= 0 {
+		ids = []int32{s.tok.BOS()}
+	}
+	if max := s.st.Cap() - reserve; len(ids) > max {
+		ids = ids[len(ids)-max:]
+	}
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("session: nothing to continue")
+	}
+	return ids, nil
+}

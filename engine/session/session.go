@@ -1,0 +1,217 @@
+// Package session is a conversation with a loaded model: it keeps the
+// messages, renders them with the model's chat template (or runs plain
+// completion when the model has none), tokenises them safely, reuses the KV
+// cache across turns, drops the oldest turns when the context window is
+// full, and streams each reply as text pieces with live statistics. The TUI
+// and scripted runs drive models through it.
+package session
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/isagi-lab/isagi/engine/chat"
+	"github.com/isagi-lab/isagi/engine/generate"
+	"github.com/isagi-lab/isagi/engine/model"
+	"github.com/isagi-lab/isagi/engine/sample"
+	"github.com/isagi-lab/isagi/engine/tensor"
+	"github.com/isagi-lab/isagi/engine/tokenizer"
+)
+
+// Mode says how input is turned into a prompt.
+type Mode int
+
+const (
+	// ModeChat renders the conversation with the model's chat template.
+	ModeChat Mode = iota
+	// ModeCompletion continues the text as typed: the model has no chat
+	// template (a base model), so there are no roles.
+	ModeCompletion
+)
+
+func (m Mode) String() string {
+	if m == ModeCompletion {
+		return "completion"
+	}
+	return "chat"
+}
+
+// Info describes the loaded model for display.
+type Info struct {
+	Name        string // general.name, else the file name
+	Path        string // the file, or "demo:kjv-q8_0.gguf" for the embedded demo
+	Arch        string // general.architecture
+	Params      int64  // parameter count (elements of all tensors)
+	FileBytes   int64  // bytes of tensor data
+	WeightType  string // the type most weight bytes use, e.g. "Q4_K"
+	ContextSize int    // the KV cache's capacity in tokens
+	Mode        Mode
+	Demo        bool   // the embedded demo model: a tiny KJV text generator, not an assistant
+	Kernels     string // "avx2" or "go"
+	Threads     int
+}
+
+// Settings are the knobs a user can change between turns (/set).
+type Settings struct {
+	Temperature   float32
+	TopK          int
+	TopP          float32
+	MinP          float32
+	RepeatPenalty float32
+	Seed          uint64
+	MaxTokens     int // per reply
+	System        string
+}
+
+// Event is one step of a streaming reply.
+type Event struct {
+	Piece     string        // text decoded by this step (may be empty while a UTF-8 sequence is incomplete)
+	Tokens    int           // tokens generated so far in this reply
+	TokPerSec float64       // decode speed so far
+	Elapsed   time.Duration // since the turn started
+}
+
+// Turn is a finished reply.
+type Turn struct {
+	Text        string
+	Tokens      int // generated, the stop token included
+	PromptTok   int // tokens fed for this turn (new ones only, after cache reuse)
+	TimeToFirst time.Duration
+	PrefillTokS float64
+	DecodeTokS  float64
+	Stop        string // why it ended: "stop token", "token limit", "context full", "cancelled"
+	Dropped     int    // oldest turns dropped to make room before this one
+	ContextUsed int    // tokens in the KV cache after the turn
+}
+
+// Session is one conversation with a loaded model. It is not safe for
+// concurrent use: one Send at a time (the TUI runs it on a worker goroutine
+// and waits for it before the next).
+type Session struct {
+	m     *model.Model
+	tok   *tokenizer.Tokenizer
+	tmpl  *chat.Template // nil in completion mode
+	k     *tensor.Kernels
+	st    *model.State
+	gen   *generate.Generator
+	info  Info
+	set   Settings
+	stops []int32
+
+	msgs []chat.Message // chat mode: the conversation, system message first if any
+	text string         // completion mode: the running text
+}
+
+// Info describes the model.
+func (s *Session) Info() Info { return s.info }
+
+// Settings returns the current knobs.
+func (s *Session) Settings() Settings { return s.set }
+
+// Close releases the model.
+func (s *Session) Close() error {
+	s.k.Pool().Close()
+	return s.m.Close()
+}
+
+// ContextUsed is how many tokens of the context window the conversation
+// fills, and the window's size.
+func (s *Session) ContextUsed() (used, limit int) {
+	return len(s.gen.History()), s.st.Cap()
+}
+
+// Clear forgets the conversation (the system message stays).
+func (s *Session) Clear() {
+	s.msgs = slices.DeleteFunc(s.msgs, func(m chat.Message) bool { return m.Role != "system" })
+	s.text = ""
+	s.gen.Reset(s.set.Seed)
+}
+
+// SetSystem sets (or, with "", removes) the system message of the
+// conversation; it applies from the next turn.
+func (s *Session) SetSystem(text string) {
+	s.set.System = text
+	s.msgs = slices.DeleteFunc(s.msgs, func(m chat.Message) bool { return m.Role == "system" })
+	if text != "" {
+		s.msgs = slices.Insert(s.msgs, 0, chat.Message{Role: "system", Content: text})
+	}
+}
+
+// Set changes one setting by name, as /set does: temperature, top_p, top_k,
+// min_p, repeat_penalty, seed, num_ctx or max_tokens.
+func (s *Session) Set(name, value string) error {
+	n := s.set
+	f := func() (float32, error) {
+		v, err := strconv.ParseFloat(value, 32)
+		return float32(v), err
+	}
+	i := func() (int, error) { return strconv.Atoi(value) }
+	var err error
+	switch name {
+	case "temperature", "temp":
+		n.Temperature, err = f()
+	case "top_p":
+		n.TopP, err = f()
+	case "top_k":
+		n.TopK, err = i()
+	case "min_p":
+		n.MinP, err = f()
+	case "repeat_penalty":
+		n.RepeatPenalty, err = f()
+	case "seed":
+		var v uint64
+		v, err = strconv.ParseUint(value, 10, 64)
+		n.Seed = v
+	case "max_tokens", "num_predict":
+		n.MaxTokens, err = i()
+		if err == nil && n.MaxTokens < 1 {
+			err = errors.New("must be at least 1")
+		}
+	case "num_ctx":
+		var c int
+		if c, err = i(); err != nil {
+			break
+		}
+		if c < 16 || c > s.m.CtxLen {
+			return fmt.Errorf("num_ctx %d: the model allows 16 to %d tokens", c, s.m.CtxLen)
+		}
+		if err := s.resize(c); err != nil {
+			return err
+		}
+		return s.apply(n)
+	default:
+		return fmt.Errorf("unknown setting %q (temperature, top_p, top_k, min_p, repeat_penalty, seed, num_ctx, max_tokens)", name)
+	}
+	if err != nil {
+		return fmt.Errorf("%s %q: %w", name, value, err)
+	}
+	return s.apply(n)
+}
+
+// apply validates and installs settings, keeping the conversation.
+func (s *Session) apply(n Settings) error {
+	p := sample.Params{
+		Temperature: n.Temperature, TopK: n.TopK, TopP: n.TopP, MinP: n.MinP,
+		RepeatPenalty: n.RepeatPenalty, Seed: n.Seed,
+	}
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	if s.gen == nil {
+		g, err := generate.New(s.st, p)
+		if err != nil {
+			return err
+		}
+		s.gen = g
+	} else if err := s.gen.SetParams(p); err != nil {
+		return err
+	}
+	s.set = n
+	if n.System != "" && (len(s.msgs) == 0 || s.msgs[0].Role != "system") {
+		s.SetSystem(n.System)
+	}
+	return nil
+}

@@ -1,0 +1,188 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/isagi-lab/isagi/engine/gguf"
+)
+
+func fixture(t testing.TB, rel string) string {
+	t.Helper()
+	p := filepath.Join("..", "..", "..", "shared", "fixtures", rel)
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("fixture %s is missing (tests read ../shared/fixtures beside the repo): %v", rel, err)
+	}
+	return p
+}
+
+// chatModel writes the archs qwen2 model (random weights, GPT-2 BPE with
+// <|im_start|>/<|im_end|>) with a ChatML template added, so the chat path
+// runs end to end on a real forward pass.
+func chatModel(t *testing.T) string {
+	t.Helper()
+	src, err := gguf.Open(fixture(t, "archs/qwen2.gguf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	var w gguf.Writer
+	for _, kv := range src.KV {
+		if err := w.AddKV(kv.Key, kv.Value); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tmpl := "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}" +
+		"{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+	if err := w.AddKV("tokenizer.chat_template", gguf.String(tmpl)); err != nil {
+		t.Fatal(err)
+	}
+	for i := range src.Tensors {
+		ti := &src.Tensors[i]
+		if err := w.AddTensor(ti.Name, ti.Type, ti.Dims, src.TensorData(ti)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := filepath.Join(t.TempDir(), "qwen2-chat.gguf")
+	fh, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	if _, err := w.WriteTo(fh); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func greedy() Settings {
+	s := DefaultSettings()
+	s.Temperature = 0
+	s.MaxTokens = 12
+	return s
+}
+
+func open(t *testing.T, path string, o Options) *Session {
+	t.Helper()
+	s, err := Open(path, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func send(t *testing.T, s *Session, text string) Turn {
+	t.Helper()
+	var streamed strings.Builder
+	turn, err := s.Send(context.Background(), text, func(e Event) { streamed.WriteString(e.Piece) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if streamed.String() != turn.Text {
+		t.Fatalf("streamed %q, turn text %q", streamed.String(), turn.Text)
+	}
+	return turn
+}
+
+// TestChatReusesCacheExactly: the second turn feeds only the tokens the
+// cache lacks, and its reply equals the reply a fresh session computes
+// from the whole conversation — so reuse never changes an answer.
+func TestChatReusesCacheExactly(t *testing.T) {
+	path := chatModel(t)
+	a := open(t, path, Options{Settings: greedy()})
+	if a.Info().Mode != ModeChat {
+		t.Fatalf("mode %v, want chat", a.Info().Mode)
+	}
+	t1 := send(t, a, "Hello world")
+	t2 := send(t, a, "In 2024, 1000 people paid")
+	used, _ := a.ContextUsed()
+	if t2.PromptTok >= used-t2.Tokens || t2.PromptTok == 0 {
+		t.Fatalf("second turn fed %d tokens of %d in context: the cache was not reused", t2.PromptTok, used)
+	}
+
+	b := open(t, path, Options{Settings: greedy()})
+	b.msgs = append(b.msgs, a.msgs[:2]...) // user 1 and a's reply
+	t2b := send(t, b, "In 2024, 1000 people paid")
+	if t2b.Text != t2.Text {
+		t.Fatalf("reply with cache reuse %q, from scratch %q (first reply %q)", t2.Text, t2b.Text, t1.Text)
+	}
+}
+
+// TestChatDropsOldestTurns: in a small window, a long conversation keeps
+// going by dropping its oldest turns, and says so.
+func TestChatDropsOldestTurns(t *testing.T) {
+	s := open(t, chatModel(t), Options{Ctx: 96, Settings: greedy()})
+	dropped := 0
+	for i := range 12 {
+		turn := send(t, s, "The quick brown fox jumps over the lazy dog")
+		dropped += turn.Dropped
+		if used, limit := s.ContextUsed(); used > limit {
+			t.Fatalf("turn %d: %d tokens in a %d-token window", i, used, limit)
+		}
+	}
+	if dropped == 0 {
+		t.Fatal("twelve turns fit a 96-token window without dropping any: the test proves nothing")
+	}
+	big := strings.Repeat("words ", 200)
+	if _, err := s.Send(context.Background(), big, func(Event) {}); !errors.Is(err, ErrTooLong) {
+		t.Fatalf("a message larger than the window: %v", err)
+	}
+}
+
+// TestCompletionMode: a model without a chat template continues text, and
+// a second input continues the same text from the cache.
+func TestCompletionMode(t *testing.T) {
+	s := open(t, fixture(t, "kjv/kjv-f32.gguf"), Options{Settings: greedy()})
+	if s.Info().Mode != ModeCompletion {
+		t.Fatalf("kjv has no chat template: mode %v", s.Info().Mode)
+	}
+	t1 := send(t, s, "And God said")
+	// Greedy ids 325 336 4049 … decode to " unto him, I am the LORD, …".
+	if !strings.HasPrefix(t1.Text, " unto him, I am") {
+		t.Fatalf("continuation %q", t1.Text)
+	}
+	t2 := send(t, s, " And")
+	if t2.PromptTok > 4 {
+		t.Fatalf("continuing fed %d tokens: the running text was not reused", t2.PromptTok)
+	}
+}
+
+func TestSettingsAndCancel(t *testing.T) {
+	s := open(t, fixture(t, "kjv/kjv-q8_0.gguf"), Options{})
+	if err := s.Set("temperature", "0.5"); err != nil || s.Settings().Temperature != 0.5 {
+		t.Fatalf("set temperature: %v, %+v", err, s.Settings())
+	}
+	for _, bad := range [][2]string{{"temperature", "-1"}, {"top_k", "x"}, {"num_ctx", "99999"}, {"colour", "red"}, {"max_tokens", "0"}} {
+		if err := s.Set(bad[0], bad[1]); err == nil {
+			t.Errorf("/set %s %s accepted", bad[0], bad[1])
+		}
+	}
+	if err := s.Set("num_ctx", "128"); err != nil {
+		t.Fatal(err)
+	}
+	if _, limit := s.ContextUsed(); limit != 128 {
+		t.Fatalf("num_ctx 128 gave a %d-token window", limit)
+	}
+	if err := s.Set("max_tokens", "200"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	n := 0
+	turn, err := s.Send(ctx, "And God said", func(Event) {
+		if n++; n == 3 {
+			cancel()
+		}
+	})
+	if err != nil || turn.Stop != "cancelled" || turn.Tokens != 3 {
+		t.Fatalf("cancel: err %v, %+v", err, turn)
+	}
+	s.Clear()
+	if used, _ := s.ContextUsed(); used != 0 {
+		t.Fatalf("after Clear %d tokens remain", used)
+	}
+}
