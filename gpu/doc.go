@@ -1,5 +1,11 @@
-// Package gpu holds the CUDA backend (build tag cuda) and NVML telemetry.
-// The default build is pure CPU and never needs CUDA headers.
+// Package gpu holds GPU support: NVML telemetry today (Source, Stats,
+// NewNVML) and, later, the CUDA backend (build tag cuda).
 //
-// Nothing is implemented yet; the CUDA and app issues build it.
+// Everything here works on a machine without a GPU. The default build is
+// pure CPU as far as compute goes and never needs CUDA headers or the NVIDIA
+// driver: NVML is reached through github.com/NVIDIA/go-nvml, which loads
+// libnvidia-ml.so.1 at run time with dlopen, so NewNVML simply returns an
+// error when the library or a device is missing (and callers show
+// NoTelemetry). Builds without cgo, or off Linux, get a NewNVML that always
+// returns that error.
 package gpu

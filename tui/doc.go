@@ -1,5 +1,18 @@
-// Package tui is the bubbletea terminal interface: one sub-model per pane,
-// talking to the engine only through its public API.
+// Package tui is ISAGI's terminal interface, built on Bubble Tea: a chat
+// viewport that streams the reply and renders finished answers as markdown,
+// a multi-line input, and side panes for performance, hardware telemetry and
+// the model.
 //
-// Nothing is implemented yet; the app issue builds it.
+// The root Model (tui.go) owns one sub-model per pane, each in its own file
+// (chat.go, input.go, perf.go, hardware.go, modelpane.go, help.go), routes
+// messages to them and lays their views out with lipgloss; styles live in
+// theme.go and key bindings in keys.go, so the help overlay is generated
+// from the same declarations the Update loop matches against. Slash commands
+// are a table in commands.go.
+//
+// The TUI talks to a model only through the Engine interface (satisfied by
+// *session.Session). A reply is generated on its own goroutine; its pieces
+// are collected under a mutex and delivered to Update as typed messages at
+// most ~20 times a second (stream.go), so neither side ever waits on the
+// other and redrawing cannot slow decoding.
 package tui

@@ -1,0 +1,196 @@
+package tui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/bubbles/viewport"
+	"github.com/charmbracelet/glamour"
+	"github.com/charmbracelet/lipgloss"
+)
+
+type entryKind int
+
+const (
+	entryUser entryKind = iota
+	entryAssistant
+	entryNotice // something the user should notice: dropped turns, a stop
+	entryInfo   // command output
+	entryError
+)
+
+type entry struct {
+	kind entryKind
+	text string
+}
+
+// chatPane is the conversation: finished entries (rendered once per width
+// and cached) and the reply being streamed (plain text, wrapped on each
+// frame; markdown is rendered once when it ends).
+type chatPane struct {
+	vp         viewport.Model
+	width      int
+	userName   string
+	modelName  string
+	markdown   bool   // render finished answers with glamour
+	mdStyle    string // glamour standard style
+	renderer   *glamour.TermRenderer
+	rendererW  int
+	entries    []entry
+	history    string // entries rendered at width
+	streaming  bool
+	stream     strings.Builder
+	streamNote string // shown under the streaming text, e.g. "stopping…"
+}
+
+func newChatPane(modelName string, markdown bool, mdStyle string) chatPane {
+	vp := viewport.New(20, 5)
+	vp.KeyMap = viewport.KeyMap{} // the root model routes scroll keys; typing must not scroll
+	user, model := "you", modelName
+	if !markdown {
+		user, model = "prompt", "continuation"
+	}
+	return chatPane{vp: vp, userName: user, modelName: model, markdown: markdown, mdStyle: mdStyle}
+}
+
+func (c *chatPane) setSize(w, h int) {
+	c.vp.Width, c.vp.Height = w, h
+	if w != c.width {
+		c.width = w
+		c.rerender()
+	}
+	c.refresh()
+}
+
+func (c *chatPane) add(kind entryKind, text string) {
+	e := entry{kind: kind, text: text}
+	c.entries = append(c.entries, e)
+	c.history = joinBlocks(c.history, c.render(e))
+	c.refresh()
+}
+
+func (c *chatPane) clear() {
+	c.entries, c.history = nil, ""
+	c.stream.Reset()
+	c.streaming = false
+	c.refresh()
+}
+
+func (c *chatPane) beginReply() {
+	c.streaming = true
+	c.stream.Reset()
+	c.streamNote = ""
+	c.refresh()
+}
+
+func (c *chatPane) appendReply(text string) {
+	if text == "" {
+		return
+	}
+	c.stream.WriteString(text)
+	c.refresh()
+}
+
+// endReply turns the streamed text into a finished entry; notices (already
+// in order) follow it.
+func (c *chatPane) endReply(text string, notices ...entry) {
+	c.streaming = false
+	c.streamNote = ""
+	if text == "" {
+		text = c.stream.String()
+	}
+	c.stream.Reset()
+	if strings.TrimSpace(text) != "" {
+		e := entry{kind: entryAssistant, text: text}
+		c.entries = append(c.entries, e)
+		c.history = joinBlocks(c.history, c.render(e))
+	}
+	for _, n := range notices {
+		c.entries = append(c.entries, n)
+		c.history = joinBlocks(c.history, c.render(n))
+	}
+	c.refresh()
+}
+
+func (c *chatPane) rerender() {
+	c.renderer = nil
+	var b string
+	for _, e := range c.entries {
+		b = joinBlocks(b, c.render(e))
+	}
+	c.history = b
+}
+
+// refresh puts history plus the streaming reply into the viewport, keeping
+// it pinned to the bottom when it was there.
+func (c *chatPane) refresh() {
+	atBottom := c.vp.AtBottom() || c.vp.TotalLineCount() <= c.vp.Height
+	content := c.history
+	if c.streaming {
+		s := theme.ModelLabel.Render(c.modelName) + "\n" +
+			theme.Streaming.Width(max(c.width, 4)).Render(c.stream.String()+"▌")
+		if c.streamNote != "" {
+			s += "\n" + theme.Notice.Render(c.streamNote)
+		}
+		content = joinBlocks(content, s)
+	}
+	if content == "" {
+		content = theme.Info.Width(max(c.width, 4)).Render("Type a message and press enter. ? shows keys and /commands.")
+	}
+	c.vp.SetContent(content)
+	if atBottom {
+		c.vp.GotoBottom()
+	}
+}
+
+func (c *chatPane) render(e entry) string {
+	w := max(c.width, 4)
+	switch e.kind {
+	case entryUser:
+		return theme.UserLabel.Render(c.userName) + "\n" + theme.User.Width(w-1).Render(e.text)
+	case entryAssistant:
+		return theme.ModelLabel.Render(c.modelName) + "\n" + c.renderMarkdown(e.text, w)
+	case entryNotice:
+		return theme.Notice.Width(w).Render("⚠ " + e.text)
+	case entryError:
+		return theme.Error.Width(w).Render("✗ " + e.text)
+	default:
+		return theme.Info.Width(w).Render(e.text)
+	}
+}
+
+// renderMarkdown renders a finished answer with glamour at the pane's
+// width, falling back to wrapped plain text (completion mode, or when
+// rendering fails).
+func (c *chatPane) renderMarkdown(text string, w int) string {
+	plain := func() string { return theme.Streaming.Width(w).Render(text) }
+	if !c.markdown {
+		return plain()
+	}
+	if c.renderer == nil || c.rendererW != w {
+		r, err := glamour.NewTermRenderer(
+			glamour.WithStandardStyle(c.mdStyle),
+			glamour.WithColorProfile(lipgloss.ColorProfile()),
+			glamour.WithWordWrap(w-2),
+		)
+		if err != nil {
+			return plain()
+		}
+		c.renderer, c.rendererW = r, w
+	}
+	out, err := c.renderer.Render(text)
+	if err != nil {
+		return plain()
+	}
+	out = strings.Trim(out, "\n")
+	// glamour pads lines to the wrap width; clip anything wider than the pane
+	return lipgloss.NewStyle().MaxWidth(w).Render(out)
+}
+
+func joinBlocks(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "\n\n" + b
+}
+
+func (c *chatPane) View() string { return c.vp.View() }

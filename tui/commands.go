@@ -1,0 +1,137 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// slashCommand is one /command. run gets the text after the name, trimmed.
+type slashCommand struct {
+	name, args, help string
+	idle             bool // needs the engine: refused while a reply streams
+	run              func(m *Model, arg string) tea.Cmd
+}
+
+// setNames are the /set parameters the engine accepts.
+const setNames = "temperature top_p top_k min_p repeat_penalty seed num_ctx max_tokens"
+
+// commands is the slash-command table; the help overlay is generated from it.
+func commands() []slashCommand {
+	return []slashCommand{
+		{name: "/help", help: "show keys and commands", run: cmdHelp},
+		{name: "/clear", help: "forget the conversation", idle: true, run: cmdClear},
+		{name: "/system", args: "TEXT", help: "set the system prompt", idle: true, run: cmdSystem},
+		{name: "/set", args: "NAME VALUE", help: "change a setting:", idle: true, run: cmdSet},
+		{name: "", help: "  temperature top_p top_k min_p"},
+		{name: "", help: "  repeat_penalty seed num_ctx max_tokens"},
+		{name: "/show", help: "list settings and model info", idle: true, run: cmdShow},
+		{name: "/save", help: "arrives with .miku sessions", run: cmdMiku("/save")},
+		{name: "/load", help: "arrives with .miku sessions", run: cmdMiku("/load")},
+		{name: "/bye", help: "quit", run: cmdBye},
+	}
+}
+
+// runCommand dispatches a line that starts with "/".
+func (m *Model) runCommand(line string) tea.Cmd {
+	name, arg, _ := strings.Cut(strings.TrimSpace(line), " ")
+	arg = strings.TrimSpace(arg)
+	for _, c := range commands() {
+		if c.name == "" || c.name != strings.ToLower(name) {
+			continue
+		}
+		if c.idle && m.gen != nil {
+			m.chat.add(entryError, c.name+" must wait for the reply to finish (esc stops it)")
+			return nil
+		}
+		return c.run(m, arg)
+	}
+	m.chat.add(entryError, fmt.Sprintf("unknown command %s — /help lists the commands", name))
+	return nil
+}
+
+func cmdHelp(m *Model, _ string) tea.Cmd {
+	m.help.show = true
+	return nil
+}
+
+func cmdClear(m *Model, _ string) tea.Cmd {
+	m.engine.Clear()
+	m.chat.clear()
+	m.chat.add(entryInfo, "conversation cleared")
+	m.refreshContext()
+	return nil
+}
+
+func cmdSystem(m *Model, arg string) tea.Cmd {
+	if arg == "" {
+		cur := m.engine.Settings().System
+		if cur == "" {
+			cur = "(none)"
+		}
+		m.chat.add(entryInfo, "system prompt: "+cur+"\nusage: /system TEXT")
+		return nil
+	}
+	m.engine.SetSystem(arg)
+	m.chat.add(entryInfo, "system prompt set")
+	return nil
+}
+
+func cmdSet(m *Model, arg string) tea.Cmd {
+	f := strings.Fields(arg)
+	if len(f) > 0 && f[0] == "parameter" { // ollama's spelling: /set parameter NAME VALUE
+		f = f[1:]
+	}
+	if len(f) >= 1 && f[0] == "system" {
+		return cmdSystem(m, strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(arg), "system")))
+	}
+	if len(f) != 2 {
+		m.chat.add(entryError, "usage: /set NAME VALUE, NAME one of: "+setNames)
+		return nil
+	}
+	if err := m.engine.Set(f[0], f[1]); err != nil {
+		m.chat.add(entryError, err.Error())
+		return nil
+	}
+	m.chat.add(entryInfo, fmt.Sprintf("set %s = %s", f[0], f[1]))
+	m.info = m.engine.Info() // num_ctx changes the context size
+	m.model.info = m.info
+	m.refreshContext()
+	return nil
+}
+
+func cmdShow(m *Model, _ string) tea.Cmd {
+	s := m.engine.Settings()
+	i := m.info
+	sys := s.System
+	if sys == "" {
+		sys = "(none)"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "model        %s (%s, %s params, %s, %s)\n", i.Name, i.Arch, fmtCount(i.Params), i.WeightType, fmtBytes(i.FileBytes))
+	fmt.Fprintf(&b, "file         %s\n", i.Path)
+	fmt.Fprintf(&b, "mode         %s\n", m.modeLabel())
+	fmt.Fprintf(&b, "num_ctx      %d\n", i.ContextSize)
+	fmt.Fprintf(&b, "temperature  %g\n", s.Temperature)
+	fmt.Fprintf(&b, "top_k        %d\n", s.TopK)
+	fmt.Fprintf(&b, "top_p        %g\n", s.TopP)
+	fmt.Fprintf(&b, "min_p        %g\n", s.MinP)
+	fmt.Fprintf(&b, "repeat_penalty %g\n", s.RepeatPenalty)
+	fmt.Fprintf(&b, "seed         %d\n", s.Seed)
+	fmt.Fprintf(&b, "max_tokens   %d\n", s.MaxTokens)
+	fmt.Fprintf(&b, "system       %s", sys)
+	m.chat.add(entryInfo, b.String())
+	return nil
+}
+
+func cmdMiku(name string) func(*Model, string) tea.Cmd {
+	return func(m *Model, _ string) tea.Cmd {
+		m.chat.add(entryInfo, name+" arrives with .miku sessions")
+		return nil
+	}
+}
+
+func cmdBye(m *Model, _ string) tea.Cmd {
+	return m.quit()
+}

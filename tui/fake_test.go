@@ -1,0 +1,122 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/isagi-lab/isagi/engine/session"
+)
+
+// fakeEngine streams scripted pieces with small sleeps and records what the
+// TUI asked of it.
+type fakeEngine struct {
+	info   session.Info
+	pieces []string      // the reply, piece by piece
+	delay  time.Duration // between pieces
+	tokS   float64
+	drop   int // Turn.Dropped to report
+
+	mu        sync.Mutex
+	settings  session.Settings
+	sent      []string
+	sets      [][2]string
+	cleared   int
+	cancelled bool
+	used      int
+}
+
+func newFake() *fakeEngine {
+	return &fakeEngine{
+		info: session.Info{
+			Name: "SmolLM2 135M Instruct", Path: "/models/smollm2-135m-instruct-q8_0.gguf",
+			Arch: "llama", Params: 134_515_008, FileBytes: 144_806_400, WeightType: "Q8_0",
+			ContextSize: 2048, Mode: session.ModeChat, Kernels: "avx2", Threads: 2,
+		},
+		settings: session.Settings{Temperature: 0.8, TopK: 40, TopP: 0.95, MinP: 0.05, RepeatPenalty: 1, Seed: 42, MaxTokens: 512},
+		pieces:   strings.SplitAfter("Hello! I am **ISAGI's** fake model.\n\n- one\n- two", " "),
+		delay:    2 * time.Millisecond,
+		tokS:     42.5,
+	}
+}
+
+func (f *fakeEngine) Info() session.Info { return f.info }
+
+func (f *fakeEngine) Settings() session.Settings {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.settings
+}
+
+func (f *fakeEngine) Set(name, value string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.sets = append(f.sets, [2]string{name, value})
+	switch name {
+	case "temperature":
+		var v float32
+		if _, err := fmt.Sscan(value, &v); err != nil {
+			return fmt.Errorf("temperature: %q is not a number", value)
+		}
+		f.settings.Temperature = v
+		return nil
+	}
+	return fmt.Errorf("unknown setting %q", name)
+}
+
+func (f *fakeEngine) SetSystem(text string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.settings.System = text
+}
+
+func (f *fakeEngine) Clear() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.cleared++
+	f.used = 0
+}
+
+func (f *fakeEngine) ContextUsed() (int, int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.used, f.info.ContextSize
+}
+
+func (f *fakeEngine) Send(ctx context.Context, input string, emit func(session.Event)) (session.Turn, error) {
+	f.mu.Lock()
+	f.sent = append(f.sent, input)
+	f.mu.Unlock()
+	start := time.Now()
+	var b strings.Builder
+	for i, p := range f.pieces {
+		select {
+		case <-ctx.Done():
+			f.mu.Lock()
+			f.cancelled = true
+			f.mu.Unlock()
+			return session.Turn{Text: b.String(), Tokens: i, Stop: "cancelled"}, ctx.Err()
+		case <-time.After(f.delay):
+		}
+		b.WriteString(p)
+		tokS := f.tokS * (0.6 + 0.1*float64(i%5)) // a little jitter for the sparkline
+		emit(session.Event{Piece: p, Tokens: i + 1, TokPerSec: tokS, Elapsed: time.Since(start)})
+	}
+	f.mu.Lock()
+	f.used += 10 + len(f.pieces)
+	used := f.used
+	f.mu.Unlock()
+	return session.Turn{
+		Text: b.String(), Tokens: len(f.pieces) + 1, PromptTok: 10,
+		TimeToFirst: 120 * time.Millisecond, PrefillTokS: 310, DecodeTokS: f.tokS,
+		Stop: "stop token", Dropped: f.drop, ContextUsed: used,
+	}, nil
+}
+
+func (f *fakeEngine) snapshot() (sent []string, sets [][2]string, cleared int, cancelled bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.sent...), append([][2]string(nil), f.sets...), f.cleared, f.cancelled
+}

@@ -1,0 +1,53 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/lipgloss"
+)
+
+// helpOverlay lists every key binding (from keyMap) and every slash command
+// (from the command table). Nothing in it is written by hand twice. It takes
+// the whole screen but the status line.
+type helpOverlay struct {
+	show bool
+}
+
+func (h *helpOverlay) View(keys keyMap, w, ht int) string {
+	hm := help.New()
+	hm.ShowAll = true
+	hm.Styles.FullKey = theme.HelpKey
+	hm.Styles.FullDesc = lipgloss.NewStyle()
+	hm.FullSeparator = "  "
+	keysCol := theme.HelpTitle.Render("Keys") + "\n" + hm.FullHelpView(keys.FullHelp())
+
+	cmds := commands()
+	nameW := 0
+	for _, c := range cmds {
+		nameW = max(nameW, lipgloss.Width(strings.TrimSpace(c.name+" "+c.args)))
+	}
+	var b strings.Builder
+	b.WriteString(theme.HelpTitle.Render("Commands"))
+	for _, c := range cmds {
+		name := fmt.Sprintf("%-*s", nameW, strings.TrimSpace(c.name+" "+c.args))
+		b.WriteString("\n" + theme.HelpKey.Render(name) + "  " + c.help)
+	}
+	cmdCol := b.String()
+	footer := theme.Dim.Render("esc or ? closes this help")
+
+	// side by side in a box; else stacked in a box; else stacked, unboxed
+	layouts := []string{
+		lipgloss.JoinHorizontal(lipgloss.Top, keysCol, "   ", cmdCol) + "\n\n" + footer,
+		keysCol + "\n\n" + cmdCol + "\n\n" + footer,
+	}
+	for _, body := range layouts {
+		box := theme.HelpBox.Render(body)
+		if lipgloss.Width(box) <= w && lipgloss.Height(box) <= ht {
+			return lipgloss.Place(w, ht, lipgloss.Center, lipgloss.Center, box)
+		}
+	}
+	body := keysCol + "\n" + cmdCol + "\n" + footer
+	return lipgloss.NewStyle().MaxWidth(w).MaxHeight(ht).Render(body)
+}

@@ -1,0 +1,153 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/isagi-lab/isagi/engine/session"
+)
+
+// perfPane shows decode speed (live, with a sparkline of recent samples),
+// time to first token and how full the context window is.
+type perfPane struct {
+	tokS       float64   // decode tok/s: live while streaming, else the last turn's
+	samples    []float64 // recent tok/s samples, one per frame while streaming and one per turn
+	ttft       time.Duration
+	prefillS   float64
+	tokens     int
+	used, lim  int
+	generating bool
+}
+
+const maxSamples = 64
+
+func (p *perfPane) begin() {
+	p.generating = true
+	p.tokS, p.ttft, p.tokens = 0, 0, 0
+}
+
+// observe records a streaming event.
+func (p *perfPane) observe(ev session.Event) {
+	if ev.Tokens > 0 && p.ttft == 0 {
+		p.ttft = ev.Elapsed
+	}
+	p.tokens = ev.Tokens
+	if ev.TokPerSec > 0 {
+		p.tokS = ev.TokPerSec
+		p.push(ev.TokPerSec)
+	}
+}
+
+func (p *perfPane) finish(t session.Turn) {
+	p.generating = false
+	if t.TimeToFirst > 0 {
+		p.ttft = t.TimeToFirst
+	}
+	if t.DecodeTokS > 0 {
+		p.tokS = t.DecodeTokS
+		p.push(t.DecodeTokS)
+	}
+	p.prefillS = t.PrefillTokS
+	p.tokens = t.Tokens
+}
+
+func (p *perfPane) push(v float64) {
+	p.samples = append(p.samples, v)
+	if len(p.samples) > maxSamples {
+		p.samples = p.samples[len(p.samples)-maxSamples:]
+	}
+}
+
+func (p *perfPane) lines(w int) []string {
+	speed := "– tok/s"
+	if p.tokS > 0 {
+		speed = fmt.Sprintf("%.1f tok/s", p.tokS)
+	}
+	state := "decode"
+	if p.generating {
+		state = "live"
+	}
+	spark := sparkline(p.samples, w)
+	if spark == "" {
+		spark = theme.Dim.Render(strings.Repeat("·", min(w, 12)))
+	} else {
+		spark = theme.Spark.Render(spark)
+	}
+	return []string{
+		theme.Value.Bold(true).Render(speed) + " " + theme.Label.Render(state),
+		spark,
+		kv("ttft", fmtDur(p.ttft)),
+		kv("prefill", fmtRate(p.prefillS)),
+		kv("context", p.context()),
+	}
+}
+
+func (p *perfPane) context() string {
+	if p.lim <= 0 {
+		return fmt.Sprintf("%d tok", p.used)
+	}
+	return fmt.Sprintf("%d / %d (%d%%)", p.used, p.lim, p.used*100/p.lim)
+}
+
+// summary is the pane on one line for narrow terminals.
+func (p *perfPane) summary() string {
+	speed := "– tok/s"
+	if p.tokS > 0 {
+		speed = fmt.Sprintf("%.1f tok/s", p.tokS)
+	}
+	s := speed
+	if sp := sparkline(p.samples, 8); sp != "" {
+		s += " " + theme.Spark.Render(sp)
+	}
+	return s + " · ttft " + fmtDur(p.ttft) + " · ctx " + p.context()
+}
+
+var sparkBlocks = []rune("▁▂▃▄▅▆▇█")
+
+// sparkline draws the last width values as block characters scaled from 0
+// to their maximum ("" when there are none).
+func sparkline(vals []float64, width int) string {
+	if width <= 0 || len(vals) == 0 {
+		return ""
+	}
+	if len(vals) > width {
+		vals = vals[len(vals)-width:]
+	}
+	hi := 0.0
+	for _, v := range vals {
+		hi = max(hi, v)
+	}
+	var b strings.Builder
+	for _, v := range vals {
+		i := 0
+		if hi > 0 && v > 0 {
+			i = int(v / hi * float64(len(sparkBlocks)-1))
+			i = min(max(i, 0), len(sparkBlocks)-1)
+		}
+		b.WriteRune(sparkBlocks[i])
+	}
+	return b.String()
+}
+
+func fmtDur(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "–"
+	case d < time.Second:
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	default:
+		return fmt.Sprintf("%.1f s", d.Seconds())
+	}
+}
+
+func fmtRate(r float64) string {
+	if r <= 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f tok/s", r)
+}
+
+func kv(k, v string) string {
+	return theme.Label.Render(fmt.Sprintf("%-8s", k)) + v
+}

@@ -1,0 +1,115 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/isagi-lab/isagi/engine/session"
+)
+
+// frameInterval bounds how often a streaming reply reaches Update: pieces
+// that arrive faster are coalesced, so a fast model costs the UI at most
+// ~20 redraws a second and the decoder never waits for the screen.
+const frameInterval = 50 * time.Millisecond
+
+// generation is one reply being streamed. The engine goroutine writes into
+// it through emit and finish (never blocking: a mutex and a 1-slot
+// notification); Update reads it through streamMsg values delivered by the
+// wait command.
+type generation struct {
+	id     int
+	cancel context.CancelFunc
+	notify chan struct{}
+
+	mu        sync.Mutex
+	text      strings.Builder // pieces not yet delivered
+	last      session.Event
+	fresh     bool // last is newer than the last delivery
+	done      bool
+	turn      session.Turn
+	err       error
+	delivered time.Time
+}
+
+// streamMsg carries what a generation produced since the previous one.
+type streamMsg struct {
+	id    int
+	text  string
+	ev    session.Event
+	fresh bool
+	done  bool
+	turn  session.Turn
+	err   error
+}
+
+// startGeneration runs e.Send on a new goroutine (counted in wg so Run can
+// wait for the engine to be released) and returns the command that
+// delivers its first message. It is started directly rather than from a
+// tea.Cmd so that wg is incremented before Update returns: a quit that
+// follows at once still waits for it.
+func startGeneration(parent context.Context, wg *sync.WaitGroup, e Engine, id int, input string) (*generation, tea.Cmd) {
+	ctx, cancel := context.WithCancel(parent)
+	g := &generation{id: id, cancel: cancel, notify: make(chan struct{}, 1)}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer cancel()
+		turn, err := e.Send(ctx, input, g.emit)
+		if errors.Is(err, context.Canceled) {
+			err = nil
+			turn.Stop = "cancelled"
+		}
+		g.finish(turn, err)
+	}()
+	return g, g.wait()
+}
+
+func (g *generation) emit(ev session.Event) {
+	g.mu.Lock()
+	g.text.WriteString(ev.Piece)
+	g.last, g.fresh = ev, true
+	g.mu.Unlock()
+	g.poke()
+}
+
+func (g *generation) finish(turn session.Turn, err error) {
+	g.mu.Lock()
+	g.done, g.turn, g.err = true, turn, err
+	g.mu.Unlock()
+	g.poke()
+}
+
+func (g *generation) poke() {
+	select {
+	case g.notify <- struct{}{}:
+	default:
+	}
+}
+
+// wait returns a command that blocks (in Bubble Tea's command goroutine,
+// never in Update) until the generation has news, at most once per
+// frameInterval, and returns it as a streamMsg.
+func (g *generation) wait() tea.Cmd {
+	return func() tea.Msg {
+		<-g.notify
+		g.mu.Lock()
+		next := g.delivered.Add(frameInterval)
+		done := g.done
+		g.mu.Unlock()
+		if d := time.Until(next); d > 0 && !done {
+			time.Sleep(d)
+		}
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		g.delivered = time.Now()
+		msg := streamMsg{id: g.id, text: g.text.String(), ev: g.last, fresh: g.fresh, done: g.done, turn: g.turn, err: g.err}
+		g.text.Reset()
+		g.fresh = false
+		return msg
+	}
+}

@@ -1,0 +1,430 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/isagi-lab/isagi/engine/session"
+	"github.com/isagi-lab/isagi/gpu"
+)
+
+// Engine is what the TUI needs from a model; *session.Session implements
+// it, tests use a fake. Only Send runs while the UI is live; the other
+// methods are called between replies.
+type Engine interface {
+	Info() session.Info
+	Settings() session.Settings
+	// Set changes a setting by name (temperature, top_p, top_k, min_p,
+	// repeat_penalty, seed, num_ctx, max_tokens); it returns a clear error
+	// for an unknown name or a bad value.
+	Set(name, value string) error
+	SetSystem(text string)
+	// Clear forgets the conversation.
+	Clear()
+	ContextUsed() (used, limit int)
+	// Send streams one reply to input (a user message in chat mode; text to
+	// continue in completion mode). It blocks until the reply ends; emit is
+	// called on the calling goroutine for every piece. Cancelling ctx stops
+	// it promptly (Turn.Stop == "cancelled", err nil or context.Canceled).
+	Send(ctx context.Context, input string, emit func(session.Event)) (session.Turn, error)
+}
+
+// Options configure the TUI.
+type Options struct {
+	// Telemetry feeds the Hardware pane; nil shows "CPU — no GPU telemetry".
+	// Pass a *gpu.NVML only when gpu.NewNVML succeeded.
+	Telemetry gpu.Source
+	// Version is shown in the header, e.g. "v0.3.0".
+	Version string
+	// MarkdownStyle is glamour's standard style for finished answers:
+	// "dark", "light", "notty" or "ascii". Empty: Run asks the terminal for
+	// its background; New uses "dark".
+	MarkdownStyle string
+}
+
+// Labels shown for the mode and the demo model.
+const (
+	completionLabel = "completion mode — this model has no chat template"
+	demoLabel       = "demo: a tiny KJV text generator, not an assistant"
+)
+
+// Layout constants.
+const (
+	sideWidth    = 34  // the side column, borders included
+	wideMinWidth = 100 // below this the side panes collapse into one line
+)
+
+// Model is the root Bubble Tea model. It owns the panes, routes messages to
+// them and lays them out; build it with New.
+type Model struct {
+	engine Engine
+	opts   Options
+	info   session.Info
+	keys   keyMap
+
+	chat  chatPane
+	input inputPane
+	perf  perfPane
+	hw    hardwarePane
+	model modelPane
+	help  helpOverlay
+
+	width, height int
+	hidePanes     bool
+	status        string
+
+	ctx    context.Context // cancelled on quit; parent of every generation
+	cancel context.CancelFunc
+	wg     *sync.WaitGroup // generations in flight
+	gen    *generation     // the reply streaming now, or nil
+	genID  int
+}
+
+// New builds the root model for e. Run wraps it in a program; tests drive
+// it with teatest.
+func New(e Engine, opts Options) *Model {
+	if opts.MarkdownStyle == "" {
+		opts.MarkdownStyle = "dark"
+	}
+	info := e.Info()
+	keys := newKeyMap()
+	ctx, cancel := context.WithCancel(context.Background())
+	placeholder := "Send a message (/help for commands)"
+	if info.Mode == session.ModeCompletion {
+		placeholder = "Type text for the model to continue"
+	}
+	m := &Model{
+		engine: e,
+		opts:   opts,
+		info:   info,
+		keys:   keys,
+		chat:   newChatPane(info.Name, info.Mode == session.ModeChat, opts.MarkdownStyle),
+		input:  newInputPane(keys.Newline, placeholder),
+		hw:     hardwarePane{src: opts.Telemetry},
+		model:  modelPane{info: info},
+		ctx:    ctx,
+		cancel: cancel,
+		wg:     &sync.WaitGroup{},
+		width:  80,
+		height: 24,
+	}
+	m.refreshContext()
+	m.layout()
+	return m
+}
+
+// Run shows the TUI on the terminal (alternate screen) until the user
+// quits, then waits for any generation to stop.
+func Run(e Engine, opts Options) error {
+	if opts.MarkdownStyle == "" {
+		opts.MarkdownStyle = "dark"
+		if !lipgloss.HasDarkBackground() {
+			opts.MarkdownStyle = "light"
+		}
+	}
+	m := New(e, opts)
+	_, err := tea.NewProgram(m, tea.WithAltScreen()).Run()
+	m.Close()
+	return err
+}
+
+// Close cancels a running generation and waits for the engine to be free.
+func (m *Model) Close() {
+	m.cancel()
+	m.wg.Wait()
+}
+
+// Init starts telemetry polling and the cursor blink.
+func (m *Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{m.input.ta.Focus()}
+	if m.hw.src != nil {
+		src := m.hw.src
+		cmds = append(cmds, func() tea.Msg { // first sample at once, then at 2 Hz
+			s, err := sampleSafely(src)
+			return hwMsg{s, err}
+		})
+	}
+	return tea.Batch(cmds...)
+}
+
+// Update routes a message to the panes.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.layout()
+		return m, nil
+	case streamMsg:
+		return m, m.onStream(msg)
+	case hwMsg:
+		return m, m.hw.update(msg)
+	case tea.KeyMsg:
+		return m, m.onKey(msg)
+	}
+	return m, m.input.update(msg)
+}
+
+func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Quit):
+		return m.quit()
+	case m.help.show:
+		if key.Matches(msg, k.Stop, k.Help) || msg.String() == "q" {
+			m.help.show = false
+		}
+		return nil
+	case key.Matches(msg, k.Stop):
+		if m.gen != nil {
+			m.gen.cancel()
+			m.chat.streamNote = "stopping…"
+			m.status = "stopping…"
+			m.chat.refresh()
+		}
+		return nil
+	case key.Matches(msg, k.Help) && (msg.String() != "?" || strings.TrimSpace(m.input.value()) == ""):
+		m.help.show = true
+		return nil
+	case key.Matches(msg, k.ScrollUp):
+		m.chat.vp.HalfPageUp()
+		return nil
+	case key.Matches(msg, k.ScrollDown):
+		m.chat.vp.HalfPageDown()
+		return nil
+	case key.Matches(msg, k.Panes):
+		m.hidePanes = !m.hidePanes
+		m.layout()
+		return nil
+	case key.Matches(msg, k.Send):
+		return m.submit()
+	}
+	return m.input.update(msg)
+}
+
+// submit handles enter: a /command, or a message to the model.
+func (m *Model) submit() tea.Cmd {
+	text := m.input.value()
+	trimmed := strings.TrimSpace(text)
+	if trimmed == "" {
+		return nil
+	}
+	if strings.HasPrefix(trimmed, "/") && !strings.HasPrefix(trimmed, "//") {
+		m.input.reset()
+		cmd := m.runCommand(trimmed)
+		m.layout()
+		return cmd
+	}
+	if m.gen != nil {
+		m.status = "a reply is still streaming — esc stops it"
+		return nil
+	}
+	if strings.HasPrefix(trimmed, "//") { // "//x" sends "/x"
+		text = strings.Replace(text, "/", "", 1)
+	}
+	m.input.reset()
+	m.chat.add(entryUser, text)
+	m.chat.beginReply()
+	m.perf.begin()
+	m.status = "generating — esc stops"
+	m.genID++
+	var cmd tea.Cmd
+	m.gen, cmd = startGeneration(m.ctx, m.wg, m.engine, m.genID, text)
+	return cmd
+}
+
+func (m *Model) onStream(msg streamMsg) tea.Cmd {
+	if m.gen == nil || msg.id != m.gen.id {
+		return nil // from a generation already finished
+	}
+	if msg.fresh {
+		m.perf.observe(msg.ev)
+	}
+	m.chat.appendReply(msg.text)
+	if !msg.done {
+		return m.gen.wait()
+	}
+	m.gen = nil
+	t := msg.turn
+	m.perf.finish(t)
+	var notes []entry
+	if t.Dropped > 0 {
+		notes = append(notes, entry{entryNotice, fmt.Sprintf("dropped %d oldest %s to fit the context window", t.Dropped, plural(t.Dropped, "turn", "turns"))})
+	}
+	switch t.Stop {
+	case "cancelled":
+		notes = append(notes, entry{entryNotice, "stopped (esc)"})
+	case "context full":
+		notes = append(notes, entry{entryNotice, "the context window is full — the reply was cut short"})
+	case "token limit":
+		notes = append(notes, entry{entryInfo, fmt.Sprintf("reached max_tokens (%d)", t.Tokens)})
+	}
+	if msg.err != nil {
+		notes = append(notes, entry{entryError, "generation failed: " + msg.err.Error()})
+	}
+	m.chat.endReply(t.Text, notes...)
+	m.status = ""
+	if t.Stop == "cancelled" {
+		m.status = "stopped"
+	}
+	m.refreshContext()
+	return nil
+}
+
+func (m *Model) quit() tea.Cmd {
+	m.cancel()
+	return tea.Quit
+}
+
+func (m *Model) refreshContext() {
+	m.perf.used, m.perf.lim = m.engine.ContextUsed()
+}
+
+func (m *Model) modeLabel() string {
+	if m.info.Mode == session.ModeCompletion {
+		return completionLabel
+	}
+	return "chat"
+}
+
+// banner is the line(s) under the header that must not be missed: the
+// completion-mode and demo labels.
+func (m *Model) banner() string {
+	var parts []string
+	if m.info.Mode == session.ModeCompletion {
+		parts = append(parts, completionLabel)
+	}
+	if m.info.Demo {
+		parts = append(parts, demoLabel)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return theme.Banner.Width(m.width).Render(strings.Join(parts, " · "))
+}
+
+func (m *Model) header() string {
+	title := theme.Header.Render("ISAGI")
+	if m.opts.Version != "" {
+		title += " " + theme.HeaderDim.Render(m.opts.Version)
+	}
+	mode := m.info.Mode.String()
+	s := title + "  " + theme.Value.Bold(true).Render(m.info.Name) + theme.HeaderDim.Render(" · "+m.info.Arch+" "+m.info.WeightType+" · "+mode+" mode")
+	return lipgloss.NewStyle().MaxWidth(m.width).Render(s)
+}
+
+func (m *Model) statusBar() string {
+	left := m.status
+	if left == "" {
+		left = "ready"
+	}
+	var hints []string
+	for _, b := range m.keys.ShortHelp() {
+		verb, _, _ := strings.Cut(b.Help().Desc, " ")
+		hints = append(hints, theme.StatusKey.Render(b.Help().Key)+" "+verb)
+	}
+	right := strings.Join(hints, " · ")
+	if lipgloss.Width(left)+lipgloss.Width(right)+2 > m.width {
+		right = theme.StatusKey.Render("?") + " help"
+	}
+	gap := max(m.width-lipgloss.Width(left)-lipgloss.Width(right), 1)
+	return lipgloss.NewStyle().MaxWidth(m.width).Render(theme.Status.Render(left) + strings.Repeat(" ", gap) + right)
+}
+
+func (m *Model) wide() bool { return m.width >= wideMinWidth && !m.hidePanes }
+
+// layout sizes the panes for the terminal.
+func (m *Model) layout() {
+	inputH := 3
+	if m.height < 20 {
+		inputH = 1
+	}
+	m.input.setSize(m.width, inputH)
+	cw := m.width
+	if m.wide() {
+		cw = m.width - sideWidth - 1
+	}
+	m.chat.setSize(cw, m.bodyHeight())
+}
+
+// chrome is the number of lines outside the body.
+func (m *Model) chrome() int {
+	n := 1 + lipgloss.Height(m.input.View()) + 1 // header, input, status
+	if b := m.banner(); b != "" {
+		n += lipgloss.Height(b)
+	}
+	if !m.wide() {
+		n++ // the one-line pane summary
+	}
+	return n
+}
+
+func (m *Model) bodyHeight() int { return max(m.height-m.chrome(), 1) }
+
+func (m *Model) side(h int) string {
+	w := sideWidth - 4 // border and padding
+	pane := func(title string, lines []string) string {
+		for i, l := range lines {
+			lines[i] = lipgloss.NewStyle().MaxWidth(w).Render(l)
+		}
+		return theme.Pane.Width(sideWidth - 2).Render(theme.PaneTitle.Render(title) + "\n" + strings.Join(lines, "\n"))
+	}
+	panes := []string{
+		pane("Perf", m.perf.lines(w)),
+		pane("Hardware", m.hw.lines()),
+		pane("Model", m.model.lines()),
+	}
+	var out []string
+	used := 0
+	for _, p := range panes { // drop panes from the bottom when short of rows
+		if used+lipgloss.Height(p) > h {
+			break
+		}
+		out = append(out, p)
+		used += lipgloss.Height(p)
+	}
+	return lipgloss.JoinVertical(lipgloss.Left, out...)
+}
+
+// View lays out header, banner, body (chat and side panes, or the help
+// overlay), the pane summary on narrow terminals, input and status.
+func (m *Model) View() string {
+	if m.help.show { // modal: the whole screen but the status line
+		h := max(m.height-1, 1)
+		ov := lipgloss.NewStyle().Height(h).MaxHeight(h).MaxWidth(m.width).Render(m.help.View(m.keys, m.width, h))
+		return lipgloss.NewStyle().MaxWidth(m.width).MaxHeight(m.height).Render(ov + "\n" + m.statusBar())
+	}
+	bh := m.bodyHeight()
+	var body string
+	switch {
+	case m.wide():
+		body = lipgloss.JoinHorizontal(lipgloss.Top, m.chat.View(), " ", m.side(bh))
+	default:
+		body = m.chat.View()
+	}
+	body = lipgloss.NewStyle().Height(bh).MaxHeight(bh).MaxWidth(m.width).Render(body)
+
+	rows := []string{m.header()}
+	if b := m.banner(); b != "" {
+		rows = append(rows, b)
+	}
+	rows = append(rows, body)
+	if !m.wide() {
+		sum := m.perf.summary() + " │ " + m.hw.summary()
+		rows = append(rows, lipgloss.NewStyle().MaxWidth(m.width).Render(sum))
+	}
+	rows = append(rows, m.input.View(), m.statusBar())
+	return lipgloss.NewStyle().MaxWidth(m.width).MaxHeight(m.height).Render(strings.Join(rows, "\n"))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

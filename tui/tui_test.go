@@ -1,0 +1,361 @@
+package tui
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/teatest"
+
+	"github.com/isagi-lab/isagi/engine/session"
+	"github.com/isagi-lab/isagi/gpu"
+)
+
+const waitTimeout = 5 * time.Second
+
+func start(t *testing.T, e Engine, w, h int, opts ...Options) *teatest.TestModel {
+	t.Helper()
+	var o Options
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	o.Version = "v0.0.0-test"
+	return teatest.NewTestModel(t, New(e, o), teatest.WithInitialTermSize(w, h))
+}
+
+// waitFor reads the program's output until every string has appeared in it
+// (ANSI sequences stripped). Output read here is consumed.
+func waitFor(t *testing.T, tm *teatest.TestModel, want ...string) {
+	t.Helper()
+	var seen []byte
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+		seen = b
+		s := ansi.Strip(string(b))
+		for _, w := range want {
+			if !strings.Contains(s, w) {
+				return false
+			}
+		}
+		return true
+	}, teatest.WithDuration(waitTimeout), teatest.WithCheckInterval(10*time.Millisecond))
+	_ = seen
+}
+
+func typeLine(tm *teatest.TestModel, s string) {
+	tm.Type(s)
+	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+}
+
+// finish quits with ctrl+c, as a user would, and returns the final model
+// with every generation stopped.
+func finish(t *testing.T, tm *teatest.TestModel) *Model {
+	t.Helper()
+	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
+	m := tm.FinalModel(t, teatest.WithFinalTimeout(waitTimeout)).(*Model)
+	m.Close()
+	return m
+}
+
+func frame(m *Model) string { return ansi.Strip(m.View()) }
+
+// checkFrame asserts the frame fills the terminal exactly, no line is wider
+// than it, and it contains every string.
+func checkFrame(t *testing.T, m *Model, w, h int, want ...string) string {
+	t.Helper()
+	f := frame(m)
+	lines := strings.Split(f, "\n")
+	if len(lines) != h {
+		t.Errorf("%d×%d: frame has %d lines", w, h, len(lines))
+	}
+	for i, l := range lines {
+		if lw := ansi.StringWidth(l); lw > w {
+			t.Errorf("%d×%d: line %d is %d columns: %q", w, h, i, lw, l)
+		}
+	}
+	for _, s := range want {
+		if !strings.Contains(f, s) {
+			t.Errorf("%d×%d: frame lacks %q:\n%s", w, h, s, f)
+		}
+	}
+	return f
+}
+
+func TestMainView(t *testing.T) {
+	e := newFake()
+	tm := start(t, e, 120, 40)
+	waitFor(t, tm, "SmolLM2 135M Instruct", "chat mode", "Perf", "Hardware", "Model", gpu.NoTelemetry)
+	m := finish(t, tm)
+	checkFrame(t, m, 120, 40, "ISAGI", "v0.0.0-test", "Q8_0", "134.5M · 138.1 MiB", "ctx 2048", "avx2 × 2 threads", "0 / 2048", "›", "? f1 help · esc stop · ctrl+c quit")
+}
+
+var tokSRe = regexp.MustCompile(`\d+\.\d tok/s`)
+
+func TestSendStreamsReply(t *testing.T) {
+	e := newFake()
+	tm := start(t, e, 120, 40)
+	typeLine(tm, "hi there")
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+		s := ansi.Strip(string(b))
+		return strings.Contains(s, "fake model") && tokSRe.MatchString(s)
+	}, teatest.WithDuration(waitTimeout))
+	m := finish(t, tm)
+	sent, _, _, _ := e.snapshot()
+	if len(sent) != 1 || sent[0] != "hi there" {
+		t.Fatalf("engine got %q, want [\"hi there\"]", sent)
+	}
+	f := checkFrame(t, m, 120, 40, "you", "hi there", "42.5 tok/s", "120 ms", "310 tok/s")
+	// finished answers are markdown: the ** markers are gone, the list is bulleted
+	if strings.Contains(f, "**ISAGI's**") || !strings.Contains(f, "ISAGI's") || !strings.Contains(f, "• one") {
+		t.Errorf("answer not rendered as markdown:\n%s", f)
+	}
+	if strings.Contains(f, "› hi there") {
+		t.Errorf("input not cleared after sending:\n%s", f)
+	}
+	if m.gen != nil {
+		t.Error("generation still marked running")
+	}
+}
+
+func TestEscCancels(t *testing.T) {
+	e := newFake()
+	e.pieces = strings.SplitAfter(strings.Repeat("and it was so ", 500), " ") // ~10 s at 5 ms
+	e.delay = 5 * time.Millisecond
+	tm := start(t, e, 120, 40)
+	typeLine(tm, "go on")
+	waitFor(t, tm, "it was so")
+	began := time.Now()
+	tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
+	waitFor(t, tm, "stopped (esc)")
+	if d := time.Since(began); d > 2*time.Second {
+		t.Errorf("cancel took %v", d)
+	}
+	m := finish(t, tm)
+	if _, _, _, cancelled := e.snapshot(); !cancelled {
+		t.Error("the engine never saw its context cancelled")
+	}
+	checkFrame(t, m, 120, 40, "stopped (esc)", "stopped")
+	if m.gen != nil {
+		t.Error("generation still marked running after esc")
+	}
+}
+
+func TestQuitMidGenerationReleasesEngine(t *testing.T) {
+	e := newFake()
+	e.pieces = strings.SplitAfter(strings.Repeat("word ", 2000), " ")
+	e.delay = 5 * time.Millisecond
+	tm := start(t, e, 100, 30)
+	typeLine(tm, "go")
+	waitFor(t, tm, "word word")
+	finish(t, tm) // Close waits for Send to return
+	if _, _, _, cancelled := e.snapshot(); !cancelled {
+		t.Error("quitting left the generation running")
+	}
+}
+
+func TestHelpOverlay(t *testing.T) {
+	e := newFake()
+	tm := start(t, e, 120, 40)
+	tm.Type("?")
+	waitFor(t, tm, "Keys", "Commands", "/set NAME VALUE")
+	m := finish(t, tm)
+	if !m.help.show {
+		t.Fatal("help overlay not shown after ?")
+	}
+	if m.input.value() != "" {
+		t.Errorf("? with an empty input went into it: %q", m.input.value())
+	}
+	want := []string{"Keys", "Commands"}
+	for _, g := range m.keys.FullHelp() {
+		for _, b := range g {
+			want = append(want, b.Help().Key, b.Help().Desc)
+		}
+	}
+	for _, c := range commands() {
+		want = append(want, c.name)
+	}
+	for _, n := range strings.Fields(setNames) {
+		want = append(want, n)
+	}
+	want = append(want, "esc or ? closes this help")
+	checkFrame(t, m, 120, 40, want...)
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	checkFrame(t, m, 100, 30, want...)
+
+	// the overlay fits 80×24 too
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	checkFrame(t, m, 80, 24, "enter", "ctrl+c", "esc", "/bye", "/system TEXT", "max_tokens", "esc or ? closes this help")
+	// esc closes it; ? typed after text is just a character
+	m.Update(tea.KeyMsg{Type: tea.KeyEsc})
+	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("why?")})
+	if m.help.show || m.input.value() != "why?" {
+		t.Errorf("help %v, input %q; want closed and \"why?\"", m.help.show, m.input.value())
+	}
+}
+
+func TestResize(t *testing.T) {
+	e := newFake()
+	tm := start(t, e, 120, 40)
+	tm.Type("draft")
+	tm.Send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	waitFor(t, tm, "│ "+gpu.NoTelemetry) // narrow: panes collapse to one line
+	tm.Send(tea.WindowSizeMsg{Width: 200, Height: 50})
+	waitFor(t, tm, "Hardware")
+	m := finish(t, tm)
+	checkFrame(t, m, 200, 50, "› draft", "Perf", "Model")
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	f := checkFrame(t, m, 80, 24, "› draft", "tok/s", gpu.NoTelemetry)
+	if strings.Contains(f, "Hardware") {
+		t.Errorf("side panes still drawn at 80 columns:\n%s", f)
+	}
+	for _, size := range [][2]int{{20, 6}, {1, 1}, {99, 30}, {100, 12}} {
+		m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		_ = m.View() // must not panic
+	}
+}
+
+func TestSmallTerminalConversation(t *testing.T) {
+	e := newFake()
+	tm := start(t, e, 80, 24)
+	typeLine(tm, "hello")
+	waitFor(t, tm, "fake model")
+	m := finish(t, tm)
+	checkFrame(t, m, 80, 24, "hello", "fake model", "›", "42.5 tok/s")
+}
+
+func TestCompletionModeLabel(t *testing.T) {
+	e := newFake()
+	e.info.Name, e.info.Mode, e.info.Demo = "kjv", session.ModeCompletion, true
+	tm := start(t, e, 120, 40)
+	waitFor(t, tm, completionLabel, demoLabel)
+	typeLine(tm, "In the beginning")
+	waitFor(t, tm, "fake model")
+	m := finish(t, tm)
+	f := checkFrame(t, m, 120, 40, completionLabel, demoLabel, "prompt", "continuation", "In the beginning")
+	if !strings.Contains(f, "**ISAGI's**") {
+		t.Errorf("completion text should stay plain, not markdown:\n%s", f)
+	}
+	if f := frame(New(newFake(), Options{})); strings.Contains(f, completionLabel) || strings.Contains(f, demoLabel) {
+		t.Errorf("chat model labelled as completion/demo:\n%s", f)
+	}
+}
+
+func TestSlashCommands(t *testing.T) {
+	e := newFake()
+	tm := start(t, e, 120, 40)
+	typeLine(tm, "/set temperature 0.5")
+	waitFor(t, tm, "set temperature = 0.5")
+	typeLine(tm, "/set bogus 1")
+	waitFor(t, tm, `unknown setting "bogus"`)
+	typeLine(tm, "/system be brief")
+	waitFor(t, tm, "system prompt set")
+	typeLine(tm, "/show")
+	waitFor(t, tm, "temperature  0.5", "system       be brief")
+	typeLine(tm, "/frob")
+	waitFor(t, tm, "unknown command /frob")
+	typeLine(tm, "/save")
+	waitFor(t, tm, "arrives with .miku sessions")
+	typeLine(tm, "/clear")
+	waitFor(t, tm, "conversation cleared")
+	m := finish(t, tm)
+	_, sets, cleared, _ := e.snapshot()
+	if len(sets) != 2 || sets[0] != [2]string{"temperature", "0.5"} {
+		t.Errorf("Set calls %q", sets)
+	}
+	if cleared != 1 {
+		t.Errorf("Clear called %d times, want 1", cleared)
+	}
+	if e.Settings().System != "be brief" {
+		t.Errorf("system %q", e.Settings().System)
+	}
+	if f := frame(m); strings.Contains(f, "temperature  0.5") {
+		t.Errorf("/clear left the chat on screen:\n%s", f)
+	}
+}
+
+func TestByeQuits(t *testing.T) {
+	tm := start(t, newFake(), 100, 30)
+	typeLine(tm, "/bye")
+	tm.WaitFinished(t, teatest.WithFinalTimeout(waitTimeout))
+}
+
+func TestDroppedTurnsNotice(t *testing.T) {
+	e := newFake()
+	e.drop = 2
+	tm := start(t, e, 120, 40)
+	typeLine(tm, "one more")
+	waitFor(t, tm, "dropped 2 oldest turns to fit the context window")
+	finish(t, tm)
+}
+
+type fakeGPU struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (f *fakeGPU) Sample() (gpu.Stats, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.n++
+	return gpu.Stats{Name: "NVIDIA H100 80GB HBM3", TempC: 41, PowerW: 71, PowerLimitW: 700,
+		SMClockMHz: 1980, MemClockMHz: 2619, MemUsed: 3 << 29, MemTotal: 80 << 30}, nil
+}
+
+func TestHardwareTelemetry(t *testing.T) {
+	src := &fakeGPU{}
+	tm := start(t, newFake(), 120, 40, Options{Telemetry: src})
+	waitFor(t, tm, "NVIDIA H100 80GB HBM3", "power 71 / 700 W", "vram 1.5 / 80.0 GiB")
+	began := time.Now()
+	time.Sleep(1100 * time.Millisecond)
+	m := finish(t, tm)
+	src.mu.Lock()
+	n := src.n
+	src.mu.Unlock()
+	// one sample at start, then at most 2 Hz
+	if limit := 2 + int(time.Since(began).Seconds()*2) + 1; n > limit || n < 2 {
+		t.Errorf("%d samples in %v; want 2..%d (≤ 2 Hz)", n, time.Since(began), limit)
+	}
+	if f := frame(m); strings.Contains(f, gpu.NoTelemetry) {
+		t.Errorf("telemetry present but pane says none:\n%s", f)
+	}
+}
+
+func TestSparkline(t *testing.T) {
+	for _, c := range []struct {
+		in   []float64
+		w    int
+		want string
+	}{
+		{nil, 8, ""},
+		{[]float64{0, 1, 2, 3, 4, 5, 6, 7}, 8, "▁▂▃▄▅▆▇█"},
+		{[]float64{7, 7}, 8, "██"},
+		{[]float64{1, 2, 3, 4, 8}, 2, "▄█"},
+	} {
+		if got := sparkline(c.in, c.w); got != c.want {
+			t.Errorf("sparkline(%v, %d) = %q, want %q", c.in, c.w, got, c.want)
+		}
+	}
+}
+
+// TestCapture prints a 100×30 frame of a short conversation, for README.
+func TestCapture(t *testing.T) {
+	e := newFake()
+	e.pieces = strings.SplitAfter("In the beginning was the **token**, and the token was sampled.\n\n"+
+		"1. Prefill reads your prompt.\n2. Decode writes one token at a time.\n\nPress `esc` to stop me.", " ")
+	tm := start(t, e, 100, 30)
+	waitFor(t, tm, "ready")
+	typeLine(tm, "How does a language model answer?")
+	waitFor(t, tm, "generating")
+	waitFor(t, tm, "ready")
+	m := finish(t, tm)
+	f := checkFrame(t, m, 100, 30, "How does a language model answer?", "Decode writes")
+	var b bytes.Buffer
+	for _, l := range strings.Split(f, "\n") {
+		b.WriteString(strings.TrimRight(l, " ") + "\n")
+	}
+	t.Logf("100×30 capture:\n%s", b.String())
+}
