@@ -3,7 +3,7 @@ GO       ?= go
 FUZZTIME ?= 15s
 BIN      := bin/isagi
 
-.PHONY: all build test vet fmt-check unit fuzz bench bench-kernels clean
+.PHONY: all build test vet fmt-check unit fuzz e2e bench bench-kernels clean
 
 all: build
 
@@ -12,7 +12,7 @@ build:
 
 # The full gate: formatting, vet, every test under the race detector, and a
 # short run of each fuzz target over its checked-in seed corpus and beyond.
-test: fmt-check vet unit fuzz
+test: fmt-check vet unit fuzz e2e
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -28,6 +28,10 @@ fuzz:
 	$(GO) test ./engine/gguf -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./engine/tokenizer -run '^$$' -fuzz '^FuzzRoundTrip$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./engine/chat -run '^$$' -fuzz '^FuzzTemplate$$' -fuzztime $(FUZZTIME)
+
+# The TUI in a real terminal (tmux): chat, cancel, quit, clean exit.
+e2e: build
+	scripts/e2e-tmux.sh $(BIN)
 
 # Kernel throughput against the memory-bandwidth probe, measured in one run
 # (compare ratios, not absolute figures: shared machines are noisy).

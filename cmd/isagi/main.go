@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
 // version is stamped by the build (-ldflags "-X main.version=…").
@@ -32,6 +33,9 @@ func main() {
 const usage = `isagi — a terminal workstation for living language models
 
 Usage:
+  isagi [--model M] [--demo]               chat in the terminal (the TUI)
+  isagi pull MODEL                         download a GGUF model (hf.co/ORG/REPO[:FILE] or a short name)
+  isagi models                             list installed models
   isagi run --model M.gguf --prompt TEXT   stream a continuation to stdout
   isagi bench --model M.gguf [--json]      prefill/decode speed vs memory bandwidth
   isagi run --model M.gguf --chat --prompt TEXT   chat: one user turn, templated
@@ -42,6 +46,8 @@ Usage:
 Run "isagi COMMAND --help" for a command's flags and examples.
 
 Examples:
+  isagi --demo
+  isagi pull smollm2-135m-instruct && isagi --model smollm2-135m-instruct
   isagi run --model ../shared/fixtures/kjv/kjv-q8_0.gguf --prompt "And God said" -n 40
   isagi run --model kjv-f32.gguf --prompt-ids 1,300,391,394 --temp 0 --ids
   isagi bench --model ../shared/fixtures/kjv/kjv-q4_k_m.gguf
@@ -49,9 +55,8 @@ Examples:
 `
 
 func run(args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return flag.ErrHelp
+	if len(args) == 0 || (strings.HasPrefix(args[0], "-") && !isHelp(args[0]) && args[0] != "--version") {
+		return cmdTUI(args, stdout, stderr)
 	}
 	switch args[0] {
 	case "inspect":
@@ -62,13 +67,19 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return cmdBench(args[1:], stdout, stderr)
 	case "tokenize":
 		return cmdTokenize(args[1:], stdout, stderr)
+	case "pull":
+		return cmdPull(args[1:], stdout, stderr)
+	case "models":
+		return cmdModels(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "isagi", version)
 		return nil
-	case "help", "-h", "--help":
+	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
 	fmt.Fprint(stderr, usage)
 	return fmt.Errorf("unknown command %q", args[0])
 }
+
+func isHelp(a string) bool { return a == "-h" || a == "-help" || a == "--help" }

@@ -21,6 +21,7 @@ import (
 	"github.com/isagi-lab/isagi/engine/sample"
 	"github.com/isagi-lab/isagi/engine/tensor"
 	"github.com/isagi-lab/isagi/engine/tokenizer"
+	"github.com/isagi-lab/isagi/store"
 )
 
 // modelFlags are the flags every command that loads a model shares.
@@ -31,22 +32,20 @@ type modelFlags struct {
 }
 
 func (mf *modelFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&mf.model, "model", envModel(), "GGUF model file (default $ISAGI_MODEL)")
+	fs.StringVar(&mf.model, "model", "", "GGUF file or installed model name (default $ISAGI_MODEL, then the config file)")
 	fs.IntVar(&mf.threads, "threads", 0, "worker threads (default: the number of cores)")
 	fs.IntVar(&mf.ctx, "ctx", 0, "context window in tokens (default: the model's, at most 4096)")
 }
-
-// envModel is the model named by $ISAGI_MODEL, if any.
-func envModel() string { return os.Getenv("ISAGI_MODEL") }
 
 // openFile maps the GGUF file and reads its tokenizer, without touching the
 // weights: enough for tokenize and --show-prompt, which also work on
 // tokenizer-only files.
 func (mf *modelFlags) openFile() (*gguf.File, *tokenizer.Tokenizer, error) {
-	if mf.model == "" {
-		return nil, nil, errors.New("no model: pass --model FILE.gguf or set ISAGI_MODEL")
+	path, err := store.Resolve(mf.model)
+	if err != nil {
+		return nil, nil, err
 	}
-	f, err := gguf.Open(mf.model)
+	f, err := gguf.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -13,7 +13,7 @@ func cmdTokenize(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("tokenize", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var mf modelFlags
-	fs.StringVar(&mf.model, "model", "", "GGUF model or tokenizer file (default $ISAGI_MODEL)")
+	fs.StringVar(&mf.model, "model", "", "GGUF model or tokenizer file, or installed model name (default $ISAGI_MODEL, then the config file)")
 	decode := fs.Bool("decode", false, "read token ids and print their text")
 	noSpecial := fs.Bool("no-special", false, "do not add the BOS/EOS the model's metadata asks for")
 	parseSpecial := fs.Bool("parse-special", false, "turn control-token text such as <|im_end|> into control tokens (trusted text only)")
@@ -33,9 +33,6 @@ Examples:
 	}
 	if err := fs.Parse(args); err != nil {
 		return err
-	}
-	if mf.model == "" {
-		mf.model = envModel()
 	}
 	f, tok, err := mf.openFile()
 	if err != nil {

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/isagi-lab/isagi/engine/gguf"
+	"github.com/isagi-lab/isagi/engine/tensor"
+	"github.com/isagi-lab/isagi/store"
+)
+
+// isolateStore points the XDG directories at a temp dir and clears the
+// model and Hub environment.
+func isolateStore(t *testing.T) {
+	t.Helper()
+	root := t.TempDir()
+	t.Setenv("XDG_DATA_HOME", filepath.Join(root, "data"))
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(root, "config"))
+	t.Setenv("ISAGI_MODEL", "")
+	t.Setenv("HF_TOKEN", "")
+}
+
+// fakeHubServer serves org/repo with one file over the Hub's endpoints.
+func fakeHubServer(t *testing.T, name string, data []byte) string {
+	t.Helper()
+	sum := sha256.Sum256(data)
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/models/org/repo", func(w http.ResponseWriter, r *http.Request) {
+		json.NewEncoder(w).Encode(map[string]any{"siblings": []map[string]string{{"rfilename": name}}})
+	})
+	mux.HandleFunc("POST /api/models/org/repo/paths-info/main", func(w http.ResponseWriter, r *http.Request) {
+		json.NewEncoder(w).Encode([]map[string]any{{
+			"type": "file", "path": name, "size": len(data), "oid": "x",
+			"lfs": map[string]any{"oid": hex.EncodeToString(sum[:]), "size": len(data)},
+		}})
+	})
+	mux.HandleFunc("GET /org/repo/resolve/main/"+name, func(w http.ResponseWriter, r *http.Request) {
+		http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(data))
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func tinyModel(t *testing.T) []byte {
+	t.Helper()
+	var w gguf.Writer
+	if err := w.AddKV("general.architecture", gguf.String("llama")); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.AddKV("general.file_type", gguf.Uint32(7)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.AddTensor("blk.0.attn_q.weight", tensor.Q8_0, []uint64{64, 4}, make([]byte, 34*2*4)); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if _, err := w.WriteTo(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestPullThenModels(t *testing.T) {
+	isolateStore(t)
+	data := tinyModel(t)
+	t.Setenv("HF_ENDPOINT", fakeHubServer(t, "tiny-Q8_0.gguf", data))
+
+	var out, errb bytes.Buffer
+	if err := cmdPull([]string{"--default", "hf.co/org/repo"}, &out, &errb); err != nil {
+		t.Fatalf("pull: %v\n%s", err, errb.String())
+	}
+	dir, _ := store.ModelsDir()
+	path := filepath.Join(dir, "tiny-Q8_0.gguf")
+	if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("pulled file: %v", err)
+	}
+	for _, want := range []string{"saved " + path, "sha256 verified", "isagi --model tiny-Q8_0", "default model is now tiny-Q8_0"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("pull stdout lacks %q:\n%s", want, out.String())
+		}
+	}
+	// stderr is not a terminal here: plain progress lines, ending complete.
+	if !strings.Contains(errb.String(), "tiny-Q8_0.gguf: ") || !strings.Contains(errb.String(), "(100%)") || strings.Contains(errb.String(), "\r") {
+		t.Errorf("plain progress expected on a non-terminal:\n%q", errb.String())
+	}
+	if p, err := store.Resolve(""); err != nil || p != path {
+		t.Fatalf("after pull --default, Resolve = %q, %v", p, err)
+	}
+
+	out.Reset()
+	if err := cmdModels(nil, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"NAME", "PARAMS", "tiny-Q8_0", "llama", "Q8_0", "models dir: " + dir, "default:    tiny-Q8_0"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("models output lacks %q:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	if err := cmdModels([]string{"--json"}, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	var j struct {
+		Dir    string
+		Models []store.Model
+	}
+	if err := json.Unmarshal(out.Bytes(), &j); err != nil || j.Dir != dir || len(j.Models) != 1 || j.Models[0].Arch != "llama" || j.Models[0].Params != 256 {
+		t.Fatalf("models --json: %v %+v\n%s", err, j, out.String())
+	}
+}
+
+func TestPullOffline(t *testing.T) {
+	isolateStore(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HF_ENDPOINT", "http://"+ln.Addr().String())
+	ln.Close()
+	var out, errb bytes.Buffer
+	err = cmdPull([]string{"smollm2-135m-instruct"}, &out, &errb)
+	if err == nil || !strings.Contains(err.Error(), "offline") || !strings.Contains(err.Error(), "--model /path/to/model.gguf") {
+		t.Fatalf("want the offline sentence, got %v", err)
+	}
+}
+
+func TestPullAndModelsHelp(t *testing.T) {
+	isolateStore(t)
+	for _, tc := range []struct {
+		cmd  func([]string, *bytes.Buffer, *bytes.Buffer) error
+		want []string
+	}{
+		{func(a []string, o, e *bytes.Buffer) error { return cmdPull(a, o, e) }, []string{"Examples:", "isagi pull smollm2-135m-instruct", "qwen2.5-0.5b-instruct", "llama-3.2-1b-instruct", "hf.co/"}},
+		{func(a []string, o, e *bytes.Buffer) error { return cmdModels(a, o, e) }, []string{"Examples:", "isagi models --json"}},
+	} {
+		var out, errb bytes.Buffer
+		if err := tc.cmd([]string{"--help"}, &out, &errb); !errors.Is(err, flag.ErrHelp) {
+			t.Fatalf("--help: %v", err)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(errb.String(), w) {
+				t.Errorf("help lacks %q:\n%s", w, errb.String())
+			}
+		}
+	}
+	var out, errb bytes.Buffer
+	if err := cmdModels(nil, &out, &errb); err != nil || !strings.Contains(out.String(), "isagi pull smollm2-135m-instruct") || !strings.Contains(out.String(), "--demo") {
+		t.Fatalf("empty models: %v\n%s", err, out.String())
+	}
+	if err := cmdPull([]string{"not a model"}, &out, &errb); err == nil {
+		t.Fatal("bad name accepted")
+	}
+}

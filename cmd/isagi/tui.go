@@ -1,0 +1,97 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"golang.org/x/term"
+
+	"github.com/isagi-lab/isagi/demo"
+	"github.com/isagi-lab/isagi/engine/session"
+	"github.com/isagi-lab/isagi/gpu"
+	"github.com/isagi-lab/isagi/hub"
+	"github.com/isagi-lab/isagi/store"
+	"github.com/isagi-lab/isagi/tui"
+)
+
+// cmdTUI is `isagi` with no subcommand: the chat interface.
+func cmdTUI(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("isagi", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var mf modelFlags
+	fs.StringVar(&mf.model, "model", "", "GGUF file or installed model name (default $ISAGI_MODEL, then the config file)")
+	fs.IntVar(&mf.threads, "threads", 0, "worker threads (default: the number of cores)")
+	fs.IntVar(&mf.ctx, "ctx", 0, "context window in tokens (default: the model's, at most 4096)")
+	useDemo := fs.Bool("demo", false, "start on the built-in demo model (a tiny KJV text generator, not an assistant)")
+	fs.Usage = func() { fmt.Fprint(stderr, usage) }
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		fs.Usage()
+		return fmt.Errorf("unknown command %q", fs.Arg(0))
+	}
+	opts := session.Options{Threads: mf.threads, Ctx: mf.ctx}
+
+	var s *session.Session
+	var err error
+	if *useDemo {
+		opts.Demo = true
+		s, err = session.OpenBytes(demo.Name, demo.Model, opts)
+	} else {
+		var path string
+		path, err = store.Resolve(mf.model)
+		if errors.Is(err, store.ErrNoModel) && mf.model == "" {
+			path, opts.Demo, err = firstStart(stdout, stderr)
+		}
+		if err != nil {
+			return err
+		}
+		if opts.Demo {
+			s, err = session.OpenBytes(demo.Name, demo.Model, opts)
+		} else {
+			s, err = session.Open(path, opts)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+
+	var tel gpu.Source
+	if n, err := gpu.NewNVML(); err == nil {
+		defer n.Close()
+		tel = n
+	}
+	return tui.Run(s, tui.Options{Telemetry: tel, Version: version})
+}
+
+// firstStart runs when no model is installed: it offers to pull a small
+// assistant model or to try the demo model now.
+func firstStart(stdout, stderr io.Writer) (path string, useDemo bool, err error) {
+	if !term.IsTerminal(int(os.Stdin.Fd())) {
+		return "", false, fmt.Errorf("no model installed: run `isagi pull %s`, pass --model FILE.gguf, or try `isagi --demo`", hub.DefaultShortName)
+	}
+	fmt.Fprintf(stdout, `No model is installed yet. Choose:
+  1  pull %s (a small assistant, about 145 MB, from the Hugging Face Hub)
+  2  try the built-in demo model now (a tiny KJV text generator, not an assistant)
+  q  quit
+> `, hub.DefaultShortName)
+	line, _ := bufio.NewReader(os.Stdin).ReadString('\n')
+	switch strings.TrimSpace(line) {
+	case "1":
+		if err := cmdPull([]string{hub.DefaultShortName}, stdout, stderr); err != nil {
+			return "", false, err
+		}
+		path, err := store.Resolve(hub.DefaultShortName)
+		return path, false, err
+	case "2":
+		return "", true, nil
+	}
+	return "", false, errors.New("no model chosen")
+}

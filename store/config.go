@@ -1,0 +1,97 @@
+package store
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+)
+
+// Config is the user's config file, ConfigDir()/config.json.
+//
+// Keys this version does not know are kept in Extra and written back by
+// SaveConfig, so an older isagi never drops settings a newer one wrote.
+type Config struct {
+	// Model is the default model: a path to a GGUF file or the name of an
+	// installed model (see Resolve).
+	Model string `json:"model,omitempty"`
+
+	// Extra holds every other top-level key, verbatim.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// MarshalJSON writes Model and the Extra keys as one object.
+func (c Config) MarshalJSON() ([]byte, error) {
+	m := make(map[string]json.RawMessage, len(c.Extra)+1)
+	for k, v := range c.Extra {
+		m[k] = v
+	}
+	delete(m, "model")
+	if c.Model != "" {
+		b, err := json.Marshal(c.Model)
+		if err != nil {
+			return nil, err
+		}
+		m["model"] = b
+	}
+	return json.Marshal(m)
+}
+
+// UnmarshalJSON reads Model and keeps the other keys in Extra.
+func (c *Config) UnmarshalJSON(b []byte) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	*c = Config{}
+	if raw, ok := m["model"]; ok {
+		if err := json.Unmarshal(raw, &c.Model); err != nil {
+			return fmt.Errorf(`"model" must be a string: %w`, err)
+		}
+		delete(m, "model")
+	}
+	if len(m) > 0 {
+		c.Extra = m
+	}
+	return nil
+}
+
+// LoadConfig reads ConfigPath(). A missing file is an empty Config, not an
+// error; a malformed one is an error naming the file.
+func LoadConfig() (Config, error) {
+	p, err := ConfigPath()
+	if err != nil {
+		return Config{}, err
+	}
+	return loadConfig(p)
+}
+
+func loadConfig(p string) (Config, error) {
+	b, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Config{}, nil
+	}
+	if err != nil {
+		return Config{}, err
+	}
+	var c Config
+	if err := json.Unmarshal(b, &c); err != nil {
+		return Config{}, fmt.Errorf("config file %s: %w", p, err)
+	}
+	return c, nil
+}
+
+// SaveConfig writes c to ConfigPath() atomically (temporary file, fsync,
+// rename), creating the directory if needed.
+func SaveConfig(c Config) error {
+	p, err := ConfigPath()
+	if err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return err
+	}
+	return WriteFileAtomic(p, append(b, '\n'), 0o644)
+}
