@@ -2,13 +2,14 @@
 GO       ?= go
 FUZZTIME ?= 15s
 BIN      := bin/isagi
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
 .PHONY: all build test vet fmt-check unit fuzz e2e bench bench-kernels clean
 
 all: build
 
 build:
-	$(GO) build -o $(BIN) ./cmd/isagi
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/isagi
 
 # The full gate: formatting, vet, every test under the race detector, and a
 # short run of each fuzz target over its checked-in seed corpus and beyond.
