@@ -62,8 +62,14 @@ const DefaultAlignment = 32
 // value must be a UINT32 power of two.
 const KeyAlignment = "general.alignment"
 
+// MaxAlignment is the largest general.alignment accepted. ggml only asks
+// for a power of two; real files use 32 (sometimes 64 or a page), and a
+// gigabyte alignment would make a writer emit a gigabyte of padding for a
+// file a few bytes long — which the fuzzer found.
+const MaxAlignment = 1 << 16
+
 // alignmentOf validates a general.alignment value: a UINT32 power of two,
-// as ggml requires.
+// as ggml requires, no larger than MaxAlignment.
 func alignmentOf(v Value) (uint64, error) {
 	if v.Type() != TypeUint32 {
 		return 0, fmt.Errorf("alignment has type %s, want UINT32", describeType(v))
@@ -71,6 +77,9 @@ func alignmentOf(v Value) (uint64, error) {
 	a, _ := v.Uint()
 	if a == 0 || a&(a-1) != 0 {
 		return 0, fmt.Errorf("alignment %d is not a power of two", a)
+	}
+	if a > MaxAlignment {
+		return 0, fmt.Errorf("alignment %d exceeds %d", a, MaxAlignment)
 	}
 	return a, nil
 }

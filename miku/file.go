@@ -1,0 +1,171 @@
+package miku
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Read reads and decodes the .miku file at path (see Decode). Errors name
+// the file.
+func Read(path string) (*File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("miku: %w", err) // *PathError names the file
+	}
+	f, err := decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("miku: %s: %w", path, err)
+	}
+	return f, nil
+}
+
+// tempPrefix is the name prefix of Write's temporary files for a target
+// named base: ".<base>.tmp-", then a random suffix.
+func tempPrefix(base string) string { return "." + base + ".tmp-" }
+
+// Write saves f to path atomically: it encodes f to a temporary file in
+// the same directory (".<name>.tmp-<random>"), fsyncs and closes it,
+// renames it over path and fsyncs the directory. A crash at any point
+// leaves either the old file or the new one at path, complete. On an
+// error before the rename, path is untouched and the temporary file is
+// removed. A new file gets mode 0600; an existing file's permission bits
+// are kept. If path is a symbolic link, the link itself is replaced.
+//
+// Stale temporary files, left by a process killed mid-save, are removed
+// by the next Write to the same path. On Unix a writer holds an exclusive
+// flock on its temporary file, and Write deletes only those it can lock,
+// so a save in progress elsewhere is never disturbed; on other systems it
+// deletes those not modified for 15 minutes. Readers never look at
+// temporary files.
+func Write(path string, f *File) error {
+	if err := write(path, f); err != nil {
+		return fmt.Errorf("miku: write %s: %w", path, err)
+	}
+	return nil
+}
+
+func write(path string, f *File) (err error) {
+	if f == nil {
+		return errors.New("nil File")
+	}
+	// Validate and lay out before touching the disk: a bad File must not
+	// leave anything behind.
+	if _, err := plan(f); err != nil {
+		return err
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	if base == "" {
+		return errors.New("no file name")
+	}
+	removeStale(dir, base)
+
+	tmp, err := createLocked(dir, base)
+	if err != nil {
+		return err
+	}
+	tmpName := tmp.Name()
+	defer func() {
+		if err != nil {
+			tmp.Close() // may already be closed; harmless
+			os.Remove(tmpName)
+		}
+	}()
+	if st, err := os.Stat(path); err == nil {
+		if err := tmp.Chmod(st.Mode().Perm()); err != nil {
+			return err
+		}
+	}
+	if err := encode(tmp, f); err != nil {
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		return err
+	}
+	if renameOpen {
+		// Rename while still holding the lock, so that no removeStale can
+		// take the finished file for a dead writer's.
+		if err := os.Rename(tmpName, path); err != nil {
+			return err
+		}
+		if err := tmp.Close(); err != nil {
+			return err
+		}
+	} else {
+		if err := tmp.Close(); err != nil {
+			return err
+		}
+		if err := os.Rename(tmpName, path); err != nil {
+			return err
+		}
+	}
+	return syncDir(dir)
+}
+
+// encode is Encode without its error prefix, for write's wrapping.
+func encode(w *os.File, f *File) error {
+	err := Encode(w, f)
+	if err != nil {
+		return errors.Unwrap(err)
+	}
+	return nil
+}
+
+// createLocked creates and locks a fresh temporary file for base in dir.
+// It retries if a concurrent removeStale deleted the file between its
+// creation and the lock.
+func createLocked(dir, base string) (*os.File, error) {
+	for range 5 {
+		tmp, err := os.CreateTemp(dir, tempPrefix(base)+"*")
+		if err != nil {
+			return nil, err
+		}
+		if err := lockFile(tmp); err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+			return nil, err
+		}
+		// Still ours at that name?
+		st1, err1 := tmp.Stat()
+		st2, err2 := os.Stat(tmp.Name())
+		if err1 == nil && err2 == nil && os.SameFile(st1, st2) {
+			return tmp, nil
+		}
+		tmp.Close()
+	}
+	return nil, errors.New("temporary file kept disappearing")
+}
+
+// removeStale deletes temporary files a killed writer left for base in
+// dir. Best effort: errors are ignored.
+func removeStale(dir, base string) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	prefix := tempPrefix(base)
+	for _, e := range ents {
+		if !e.Type().IsRegular() || !strings.HasPrefix(e.Name(), prefix) {
+			continue
+		}
+		removeIfStale(filepath.Join(dir, e.Name()))
+	}
+}
+
+// syncDir fsyncs a directory so that a rename in it is durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

@@ -1,0 +1,29 @@
+//go:build !unix
+
+package miku
+
+import (
+	"os"
+	"time"
+)
+
+// staleAge is how long a temporary file must have gone unmodified before
+// removeStale treats its writer as dead (no flock here).
+const staleAge = 15 * time.Minute
+
+// renameOpen: Write closes its temporary file before renaming it (an open
+// file cannot always be renamed here).
+const renameOpen = false
+
+// lockFile is a no-op where flock is not available.
+func lockFile(*os.File) error { return nil }
+
+// removeIfStale deletes the temporary file at name if it has not been
+// modified for staleAge.
+func removeIfStale(name string) {
+	st, err := os.Stat(name)
+	if err != nil || time.Since(st.ModTime()) < staleAge {
+		return
+	}
+	os.Remove(name)
+}
