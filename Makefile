@@ -31,6 +31,8 @@ fuzz:
 	$(GO) test ./engine/gguf -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./engine/tokenizer -run '^$$' -fuzz '^FuzzRoundTrip$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./engine/chat -run '^$$' -fuzz '^FuzzTemplate$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./miku -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./miku -run '^$$' -fuzz '^FuzzDecodeFramed$$' -fuzztime $(FUZZTIME)
 
 # The TUI in a real terminal (tmux): chat, cancel, quit, clean exit.
 e2e: build

@@ -277,7 +277,7 @@ func Marshal(f *File) ([]byte, error) {
 // Decode parses and verifies a .miku file held in data. It checks the
 // magic, the format version (a newer one is refused with ErrNewerVersion),
 // the footer and total length (ErrTruncated), the header's checksum and
-// JSON, and every section's bounds and checksum (ErrCorrupt, naming the
+// JSON, and every section's bounds, padding and checksum (ErrCorrupt, naming the
 // section) before it returns anything. It never panics and allocates
 // nothing sized by a length field: every length is checked against
 // len(data) first. The returned sections' Data alias data.

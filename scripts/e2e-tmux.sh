@@ -50,6 +50,9 @@ run_case() {
 	tm send-keys -t e2e -l 'And the LORD spake unto Moses'
 	tm send-keys -t e2e Enter Escape
 	wait_for 'stopped' 10
+	tm send-keys -t e2e -l "/save $tmp/$name.miku"
+	tm send-keys -t e2e Enter
+	wait_for 'saved to' 10
 	tm send-keys -t e2e C-c
 	local deadline=$((SECONDS + 10))
 	while [ ! -s "$tmp/exit" ] && ((SECONDS < deadline)); do sleep 0.2; done
@@ -64,3 +67,15 @@ run_case() {
 
 run_case demo --demo
 run_case kjv-f16 --model "$FIX/kjv/kjv-f16.gguf"
+
+# Resume the demo session: its model is found from the file, the
+# conversation is back on screen, and the session info reads without a model.
+"$BIN" session info "$tmp/demo.miku" | grep -q 'completion mode' || fail "session info"
+tm new-session -d -s e2e -x 110 -y 32 \
+	"XDG_DATA_HOME=$tmp/data XDG_CONFIG_HOME=$tmp/config $BIN --load $tmp/demo.miku; echo \$? > $tmp/exit; sleep 30"
+wait_for 'Moses' 20
+tm send-keys -t e2e C-c
+deadline=$((SECONDS + 10))
+while [ ! -s "$tmp/exit" ] && ((SECONDS < deadline)); do sleep 0.2; done
+[ "$(cat "$tmp/exit" 2>/dev/null)" = 0 ] || fail "resume: isagi --load did not exit cleanly"
+echo "e2e: resume ok"

@@ -27,8 +27,8 @@ func commands() []slashCommand {
 		{name: "", help: "  temperature top_p top_k min_p"},
 		{name: "", help: "  repeat_penalty seed num_ctx max_tokens"},
 		{name: "/show", help: "list settings and model info", idle: true, run: cmdShow},
-		{name: "/save", help: "arrives with .miku sessions", run: cmdMiku("/save")},
-		{name: "/load", help: "arrives with .miku sessions", run: cmdMiku("/load")},
+		{name: "/save", args: "[FILE]", help: "save the session (.miku); then after every turn", idle: true, run: cmdSave},
+		{name: "/load", args: "FILE", help: "load a saved session", idle: true, run: cmdLoad},
 		{name: "/bye", help: "quit", run: cmdBye},
 	}
 }
@@ -123,13 +123,6 @@ func cmdShow(m *Model, _ string) tea.Cmd {
 	fmt.Fprintf(&b, "system       %s", sys)
 	m.chat.add(entryInfo, b.String())
 	return nil
-}
-
-func cmdMiku(name string) func(*Model, string) tea.Cmd {
-	return func(m *Model, _ string) tea.Cmd {
-		m.chat.add(entryInfo, name+" arrives with .miku sessions")
-		return nil
-	}
 }
 
 func cmdBye(m *Model, _ string) tea.Cmd {

@@ -14,6 +14,7 @@ type keyMap struct {
 	ScrollUp   key.Binding
 	ScrollDown key.Binding
 	Panes      key.Binding
+	Save       key.Binding
 	Quit       key.Binding
 }
 
@@ -26,6 +27,7 @@ func newKeyMap() keyMap {
 		ScrollUp:   key.NewBinding(key.WithKeys("pgup", "shift+up"), key.WithHelp("pgup shift+↑", "scroll chat back")),
 		ScrollDown: key.NewBinding(key.WithKeys("pgdown", "shift+down"), key.WithHelp("pgdn shift+↓", "scroll chat on")),
 		Panes:      key.NewBinding(key.WithKeys("ctrl+p"), key.WithHelp("ctrl+p", "toggle side panes")),
+		Save:       key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "save the session (.miku)")),
 		Quit:       key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit (or /bye)")),
 	}
 }
@@ -37,5 +39,5 @@ func (k keyMap) ShortHelp() []key.Binding {
 
 // FullHelp is every binding, for the help overlay.
 func (k keyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Send, k.Newline, k.Stop, k.Help, k.ScrollUp, k.ScrollDown, k.Panes, k.Quit}}
+	return [][]key.Binding{{k.Send, k.Newline, k.Stop, k.Help, k.ScrollUp, k.ScrollDown, k.Panes, k.Save, k.Quit}}
 }

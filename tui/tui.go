@@ -42,6 +42,9 @@ type Options struct {
 	Telemetry gpu.Source
 	// Version is shown in the header, e.g. "v0.3.0".
 	Version string
+	// SessionDir is where /save and ctrl+s write a new session file when
+	// none is open (the data directory's sessions/, made by the caller).
+	SessionDir string
 	// MarkdownStyle is glamour's standard style for finished answers:
 	// "dark", "light", "notty" or "ascii". Empty: Run asks the terminal for
 	// its background; New uses "dark".
@@ -114,6 +117,7 @@ func New(e Engine, opts Options) *Model {
 		width:  80,
 		height: 24,
 	}
+	m.showTranscript() // a session resumed with --load
 	m.refreshContext()
 	m.layout()
 	return m
@@ -201,6 +205,12 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		m.hidePanes = !m.hidePanes
 		m.layout()
 		return nil
+	case key.Matches(msg, k.Save):
+		if m.gen != nil {
+			m.chat.add(entryError, "saving must wait for the reply to finish (esc stops it)")
+			return nil
+		}
+		return cmdSave(m, "")
 	case key.Matches(msg, k.Send):
 		return m.submit()
 	}
@@ -268,6 +278,7 @@ func (m *Model) onStream(msg streamMsg) tea.Cmd {
 		notes = append(notes, entry{entryError, "generation failed: " + msg.err.Error()})
 	}
 	m.chat.endReply(t.Text, notes...)
+	m.autosave()
 	m.status = ""
 	if t.Stop == "cancelled" {
 		m.status = "stopped"

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest"
 
+	"github.com/isagi-lab/isagi/engine/chat"
 	"github.com/isagi-lab/isagi/engine/session"
 	"github.com/isagi-lab/isagi/gpu"
 )
@@ -258,7 +259,7 @@ func TestSlashCommands(t *testing.T) {
 	typeLine(tm, "/frob")
 	waitFor(t, tm, "unknown command /frob")
 	typeLine(tm, "/save")
-	waitFor(t, tm, "arrives with .miku sessions")
+	waitFor(t, tm, "this engine cannot save sessions")
 	typeLine(tm, "/clear")
 	waitFor(t, tm, "conversation cleared")
 	m := finish(t, tm)
@@ -358,4 +359,61 @@ func TestCapture(t *testing.T) {
 		b.WriteString(strings.TrimRight(l, " ") + "\n")
 	}
 	t.Logf("100×30 capture:\n%s", b.String())
+}
+
+// savingEngine is a fake that also keeps session files.
+type savingEngine struct {
+	*fakeEngine
+	mu    sync.Mutex
+	saved []string
+	file  string
+}
+
+func (s *savingEngine) SaveFile(path string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.saved = append(s.saved, path)
+	s.file = path
+	return nil
+}
+
+func (s *savingEngine) LoadFile(path string, force bool) ([]string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.file = path
+	return []string{"skipped section \"hologram\""}, nil
+}
+
+func (s *savingEngine) File() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.file
+}
+
+func (s *savingEngine) Transcript() []chat.Message {
+	return []chat.Message{{Role: "user", Content: "restored question"}, {Role: "assistant", Content: "restored answer"}}
+}
+
+// TestSessionsSaveLoadAutosave: a resumed conversation is shown at start;
+// /save writes, later turns autosave to the same file; ctrl+s saves; /load
+// shows the loaded conversation and its notes.
+func TestSessionsSaveLoadAutosave(t *testing.T) {
+	e := &savingEngine{fakeEngine: newFake()}
+	tm := start(t, e, 120, 40, Options{SessionDir: "/tmp/isagi-sessions"})
+	waitFor(t, tm, "restored question", "restored answer")
+	typeLine(tm, "/save /tmp/x.miku")
+	waitFor(t, tm, "saved to /tmp/x.miku")
+	typeLine(tm, "hello")
+	waitFor(t, tm, "tok/s")
+	waitFor(t, tm, "ready")
+	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlS})
+	waitFor(t, tm, "saved to /tmp/x.miku")
+	typeLine(tm, "/load /tmp/y.miku")
+	waitFor(t, tm, "loaded /tmp/y.miku", "hologram")
+	finish(t, tm)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.saved) < 3 || e.saved[0] != "/tmp/x.miku" || e.saved[1] != "/tmp/x.miku" {
+		t.Fatalf("saves %v: want /save, then the autosave after the turn, then ctrl+s, all to /tmp/x.miku", e.saved)
+	}
 }

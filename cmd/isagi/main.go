@@ -36,6 +36,8 @@ Usage:
   isagi [--model M] [--demo]               chat in the terminal (the TUI)
   isagi pull MODEL                         download a GGUF model (hf.co/ORG/REPO[:FILE] or a short name)
   isagi models                             list installed models
+  isagi --load s.miku                      resume a saved session (ctrl+s or /save in the TUI)
+  isagi session info s.miku [--json]       what a saved session holds
   isagi run --model M.gguf --prompt TEXT   stream a continuation to stdout
   isagi bench --model M.gguf [--json]      prefill/decode speed vs memory bandwidth
   isagi run --model M.gguf --chat --prompt TEXT   chat: one user turn, templated
@@ -71,6 +73,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return cmdPull(args[1:], stdout, stderr)
 	case "models":
 		return cmdModels(args[1:], stdout, stderr)
+	case "session":
+		return cmdSession(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "isagi", version)
 		return nil

@@ -151,3 +151,37 @@ func TestBenchJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestRunSessionAndInfo: run --session appends turns to a .miku file
+// (creating it), session info reads it without a model, and a session is
+// refused for another model.
+func TestRunSessionAndInfo(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "s.miku")
+	q8 := fixture(t, "kjv/kjv-q8_0.gguf")
+	for _, p := range []string{"And God said", " And"} {
+		if _, errs, err := runCmd(t, "run", "--model", q8, "--session", file, "--prompt", p, "-n", "6", "--seed", "3"); err != nil {
+			t.Fatalf("%v\n%s", err, errs)
+		}
+	}
+	out, _, err := runCmd(t, "session", "info", file, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var info struct {
+		Mode      string `json:"mode"`
+		TextBytes int    `json:"text_bytes"`
+		Model     struct {
+			File string `json:"file"`
+		} `json:"model"`
+	}
+	if err := json.Unmarshal([]byte(out), &info); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if info.Mode != "completion" || info.Model.File != "kjv-q8_0.gguf" || info.TextBytes < len("And God said And") {
+		t.Fatalf("session info %+v", info)
+	}
+	_, _, err = runCmd(t, "run", "--model", fixture(t, "kjv/kjv-f32.gguf"), "--session", file, "--prompt", "x", "-n", "2")
+	if err == nil || !strings.Contains(err.Error(), "another model") {
+		t.Fatalf("another model's session: %v", err)
+	}
+}

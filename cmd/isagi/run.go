@@ -19,6 +19,7 @@ import (
 	"github.com/isagi-lab/isagi/engine/gguf"
 	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/engine/sample"
+	"github.com/isagi-lab/isagi/engine/session"
 	"github.com/isagi-lab/isagi/engine/tensor"
 	"github.com/isagi-lab/isagi/engine/tokenizer"
 	"github.com/isagi-lab/isagi/store"
@@ -189,6 +190,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&p.RepeatWindow, "repeat-window", 64, "tokens the repeat penalty looks back over")
 	seed := fs.Int64("seed", -1, "random seed; the same seed gives the same tokens (default: from the clock)")
 	verbose := fs.Bool("v", false, "print timing statistics to stderr")
+	sessionFile := fs.String("session", "", "append this turn to a .miku session file (created if missing): the prompt is the next user message")
+	force := fs.Bool("force-model", false, "with --session: continue a session saved with another model")
 	p.Temperature, p.TopP, p.MinP, p.RepeatPenalty = 0.8, 0.95, 0.05, 1
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `Usage: isagi run --model FILE.gguf [--prompt TEXT | --prompt-ids 1,2,3] [--chat ...] [flags]
@@ -241,6 +244,9 @@ Examples:
 		*prompt = strings.TrimRight(string(b), "\n")
 	}
 
+	if *sessionFile != "" {
+		return runSession(&mf, *sessionFile, *prompt, p, *n, *force, *verbose, stdout, stderr)
+	}
 	f, tok, err := mf.openFile()
 	if err != nil {
 		return err
@@ -359,4 +365,50 @@ func parseIDs(s string, vocab int) ([]int32, error) {
 		ids = append(ids, int32(v))
 	}
 	return ids, nil
+}
+
+// runSession is run --session: one turn of a saved conversation, streamed,
+// then the session saved again.
+func runSession(mf *modelFlags, file, prompt string, p sample.Params, n int, force, verbose bool, stdout, stderr io.Writer) error {
+	if prompt == "" {
+		return errors.New("--session needs --prompt: the next message")
+	}
+	path, err := store.Resolve(mf.model)
+	if err != nil {
+		return err
+	}
+	set := session.Settings{Temperature: p.Temperature, TopK: p.TopK, TopP: p.TopP, MinP: p.MinP,
+		RepeatPenalty: p.RepeatPenalty, Seed: p.Seed, MaxTokens: n}
+	s, err := session.Open(path, session.Options{Threads: mf.threads, Ctx: mf.ctx, Settings: set, AppVersion: version})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if _, err := os.Stat(file); err == nil {
+		notes, err := s.Load(file, force)
+		if err != nil {
+			return err
+		}
+		for _, note := range notes {
+			fmt.Fprintln(stderr, "isagi:", note)
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	out := bufio.NewWriter(stdout)
+	turn, err := s.Send(ctx, prompt, func(e session.Event) {
+		out.WriteString(e.Piece)
+		out.Flush()
+	})
+	out.WriteByte('\n')
+	out.Flush()
+	if err != nil {
+		return err
+	}
+	if verbose {
+		used, limit := s.ContextUsed()
+		fmt.Fprintf(stderr, "%d new prompt tokens, %d generated (%s); decode %.1f tok/s; context %d/%d; dropped %d turns\n",
+			turn.PromptTok, turn.Tokens, turn.Stop, turn.DecodeTokS, used, limit, turn.Dropped)
+	}
+	return s.SaveFile(file)
 }

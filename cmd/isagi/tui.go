@@ -2,11 +2,14 @@ package main
 
 import (
 	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"golang.org/x/term"
@@ -15,6 +18,7 @@ import (
 	"github.com/isagi-lab/isagi/engine/session"
 	"github.com/isagi-lab/isagi/gpu"
 	"github.com/isagi-lab/isagi/hub"
+	"github.com/isagi-lab/isagi/miku"
 	"github.com/isagi-lab/isagi/store"
 	"github.com/isagi-lab/isagi/tui"
 )
@@ -28,6 +32,8 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&mf.threads, "threads", 0, "worker threads (default: the number of cores)")
 	fs.IntVar(&mf.ctx, "ctx", 0, "context window in tokens (default: the model's, at most 4096)")
 	useDemo := fs.Bool("demo", false, "start on the built-in demo model (a tiny KJV text generator, not an assistant)")
+	load := fs.String("load", "", "resume a saved session (.miku); its model is found by name unless --model is given")
+	force := fs.Bool("force-model", false, "with --load: load the conversation even if it was saved with another model")
 	fs.Usage = func() { fmt.Fprint(stderr, usage) }
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -36,7 +42,19 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return fmt.Errorf("unknown command %q", fs.Arg(0))
 	}
-	opts := session.Options{Threads: mf.threads, Ctx: mf.ctx}
+	opts := session.Options{Threads: mf.threads, Ctx: mf.ctx, AppVersion: version}
+	if *load != "" && mf.model == "" && !*useDemo {
+		// The session file names its model; find it unless told otherwise.
+		f, err := miku.Read(*load)
+		if err != nil {
+			return err
+		}
+		if f.Header.Model.File == demo.Name || f.Header.Model.SHA256 == demoSHA256() {
+			*useDemo = true
+		} else if mf.model, err = store.Resolve(f.Header.Model.File); err != nil {
+			return fmt.Errorf("%s was saved with %s, which is not installed: pass --model PATH (and --force-model for a different model): %w", *load, f.Header.Model.File, err)
+		}
+	}
 
 	var s *session.Session
 	var err error
@@ -62,13 +80,29 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer s.Close()
+	if *load != "" {
+		notes, err := s.Load(*load, *force)
+		if err != nil {
+			return err
+		}
+		for _, n := range notes {
+			fmt.Fprintln(stderr, "isagi:", n)
+		}
+	}
+	sessionDir := ""
+	if d, err := store.DataDir(); err == nil {
+		sessionDir = filepath.Join(d, "sessions")
+		if err := os.MkdirAll(sessionDir, 0o755); err != nil {
+			sessionDir = ""
+		}
+	}
 
 	var tel gpu.Source
 	if n, err := gpu.NewNVML(); err == nil {
 		defer n.Close()
 		tel = n
 	}
-	return tui.Run(s, tui.Options{Telemetry: tel, Version: version})
+	return tui.Run(s, tui.Options{Telemetry: tel, Version: version, SessionDir: sessionDir})
 }
 
 // firstStart runs when no model is installed: it offers to pull a small
@@ -94,4 +128,10 @@ func firstStart(stdout, stderr io.Writer) (path string, useDemo bool, err error)
 		return "", true, nil
 	}
 	return "", false, errors.New("no model chosen")
+}
+
+// demoSHA256 identifies the embedded model in session files.
+func demoSHA256() string {
+	sum := sha256.Sum256(demo.Model)
+	return hex.EncodeToString(sum[:])
 }

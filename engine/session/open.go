@@ -18,6 +18,8 @@ type Options struct {
 	Ctx      int // context window in tokens; 0 means the model's, at most 4096
 	Settings Settings
 	Demo     bool // the file is the embedded demo model
+	// AppVersion is recorded in the session files this session saves.
+	AppVersion string
 }
 
 // DefaultSettings are llama.cpp's sampling defaults, with replies capped at
@@ -47,7 +49,12 @@ func OpenBytes(name string, data []byte, o Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return fromFile(f, name, o)
+	s, err := fromFile(f, name, o)
+	if err != nil {
+		return nil, err
+	}
+	s.src = data
+	return s, nil
 }
 
 func fromFile(f *gguf.File, path string, o Options) (*Session, error) {
@@ -83,7 +90,7 @@ func fromFile(f *gguf.File, path string, o Options) (*Session, error) {
 	if set == (Settings{}) {
 		set = DefaultSettings()
 	}
-	s := &Session{m: m, tok: tok, tmpl: tmpl, k: k, info: info}
+	s := &Session{m: m, tok: tok, tmpl: tmpl, k: k, info: info, appVersion: o.AppVersion}
 	if err := s.resize(o.Ctx); err != nil {
 		return nil, err
 	}

@@ -89,10 +89,14 @@ func (s *Session) Send(ctx context.Context, input string, emit func(Event)) (Tur
 	case errors.Is(err, model.ErrContextFull):
 		err = nil // the reply ran to the end of the window; the next turn drops old ones
 	}
+	// A reply may hold bytes that are not UTF-8 (a model can emit a lone
+	// byte token); the conversation keeps valid text, so that a saved
+	// session reads back and saves again byte for byte.
+	kept := strings.ToValidUTF8(turn.Text, "\uFFFD")
 	if s.tmpl == nil {
-		s.text += turn.Text
+		s.text += kept
 	} else {
-		s.msgs = append(s.msgs, chat.Message{Role: "assistant", Content: strings.TrimSpace(turn.Text)})
+		s.msgs = append(s.msgs, chat.Message{Role: "assistant", Content: strings.TrimSpace(kept)})
 	}
 	turn.ContextUsed, _ = s.ContextUsed()
 	return turn, err

@@ -56,14 +56,14 @@ type Info struct {
 
 // Settings are the knobs a user can change between turns (/set).
 type Settings struct {
-	Temperature   float32
-	TopK          int
-	TopP          float32
-	MinP          float32
-	RepeatPenalty float32
-	Seed          uint64
-	MaxTokens     int // per reply
-	System        string
+	Temperature   float32 `json:"temperature"`
+	TopK          int     `json:"top_k"`
+	TopP          float32 `json:"top_p"`
+	MinP          float32 `json:"min_p"`
+	RepeatPenalty float32 `json:"repeat_penalty"`
+	Seed          uint64  `json:"seed"`
+	MaxTokens     int     `json:"max_tokens"` // per reply
+	System        string  `json:"system,omitempty"`
 }
 
 // Event is one step of a streaming reply.
@@ -103,6 +103,13 @@ type Session struct {
 
 	msgs []chat.Message // chat mode: the conversation, system message first if any
 	text string         // completion mode: the running text
+
+	src     []byte    // the model's bytes when opened from memory (the demo)
+	sha     string    // the model file's sha256, once computed
+	file    string    // the .miku file loaded or last saved
+	created time.Time // that file's creation time
+
+	appVersion string // recorded in saved files
 }
 
 // Info describes the model.

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/isagi-lab/isagi/miku"
+)
+
+// cmdSession is `isagi session info FILE.miku [--json]`.
+func cmdSession(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "info" {
+		fmt.Fprint(stderr, sessionUsage)
+		return fmt.Errorf("usage: isagi session info FILE.miku [--json]")
+	}
+	fs := flag.NewFlagSet("session info", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	fs.Usage = func() { fmt.Fprint(stderr, sessionUsage) }
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return fmt.Errorf("session info needs one .miku file")
+	}
+	f, err := miku.Read(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	var conv struct {
+		Mode     string            `json:"mode"`
+		Messages []json.RawMessage `json:"messages"`
+		Text     string            `json:"text"`
+	}
+	if sec, ok := f.Section("conversation"); ok {
+		if err := json.Unmarshal(sec.Data, &conv); err != nil {
+			return fmt.Errorf("%s: conversation section: %w", fs.Arg(0), err)
+		}
+	}
+	h := f.Header
+	sections := make([]map[string]any, 0, len(h.Sections))
+	for _, s := range h.Sections {
+		sections = append(sections, map[string]any{"name": s.Name, "bytes": s.Length, "required": s.Required})
+	}
+	info := map[string]any{
+		"file": fs.Arg(0), "format_version": h.FormatVersion, "app_version": h.AppVersion,
+		"created": h.Created, "updated": h.Updated, "model": h.Model,
+		"mode": conv.Mode, "messages": len(conv.Messages), "text_bytes": len(conv.Text),
+		"knobs": h.Knobs, "sections": sections,
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(info)
+	}
+	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(w, "file\t%s\n", fs.Arg(0))
+	fmt.Fprintf(w, "format\tversion %d, written by isagi %s\n", h.FormatVersion, h.AppVersion)
+	fmt.Fprintf(w, "created\t%s\n", h.Created.Format("2006-01-02 15:04:05 MST"))
+	fmt.Fprintf(w, "updated\t%s\n", h.Updated.Format("2006-01-02 15:04:05 MST"))
+	fmt.Fprintf(w, "model\t%s (%s, sha256 %.16s…)\n", h.Model.File, h.Model.Arch, h.Model.SHA256)
+	fmt.Fprintf(w, "conversation\t%s mode, %d messages, %d bytes of running text\n", conv.Mode, len(conv.Messages), len(conv.Text))
+	fmt.Fprintf(w, "knobs\t%s\n", h.Knobs)
+	for _, s := range h.Sections {
+		fmt.Fprintf(w, "section\t%s, %d bytes\n", s.Name, s.Length)
+	}
+	return w.Flush()
+}
+
+const sessionUsage = `Usage: isagi session info FILE.miku [--json]
+
+Prints what a saved session holds — model, times, conversation size, knobs,
+sections — without loading a model.
+
+Examples:
+  isagi session info chat.miku
+  isagi session info chat.miku --json | jq .messages
+`

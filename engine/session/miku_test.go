@@ -1,0 +1,105 @@
+package session
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/isagi-lab/isagi/miku"
+)
+
+var clock = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+
+// TestSaveLoadSaveIsByteIdentical: a saved conversation loads into a fresh
+// session and saves back to the same bytes (fixed clock), and the loaded
+// session continues exactly as the original would.
+func TestSaveLoadSaveIsByteIdentical(t *testing.T) {
+	path := chatModel(t)
+	a := open(t, path, Options{Settings: greedy()})
+	send(t, a, "Hello world")
+	a.SetSystem("Answer briefly.")
+	send(t, a, "In 2024, 1000 people paid")
+	dir := t.TempDir()
+	f1 := filepath.Join(dir, "a.miku")
+	if err := a.Save(f1, "test", clock); err != nil {
+		t.Fatal(err)
+	}
+
+	b := open(t, path, Options{})
+	notes, err := b.Load(f1, false)
+	if err != nil || len(notes) != 0 {
+		t.Fatalf("load: %v %v", err, notes)
+	}
+	if b.Settings() != a.Settings() || len(b.Transcript()) != len(a.Transcript()) {
+		t.Fatalf("loaded settings %+v / %d messages, saved %+v / %d", b.Settings(), len(b.Transcript()), a.Settings(), len(a.Transcript()))
+	}
+	f2 := filepath.Join(dir, "b.miku")
+	if err := b.Save(f2, "test", clock); err != nil {
+		t.Fatal(err)
+	}
+	d1, _ := os.ReadFile(f1)
+	d2, _ := os.ReadFile(f2)
+	if !bytes.Equal(d1, d2) {
+		t.Fatalf("save → load → save changed the file (%d vs %d bytes)", len(d1), len(d2))
+	}
+	if ta, tb := send(t, a, "Thanks"), send(t, b, "Thanks"); ta.Text != tb.Text {
+		t.Fatalf("the resumed session answers %q, the original %q", tb.Text, ta.Text)
+	}
+}
+
+// TestLoadRefusesAnotherModel: a session saved with another model is
+// refused unless forced; forced, the conversation loads and a note says so.
+func TestLoadRefusesAnotherModel(t *testing.T) {
+	s := open(t, fixture(t, "kjv/kjv-q8_0.gguf"), Options{Settings: greedy()})
+	send(t, s, "And God said")
+	file := filepath.Join(t.TempDir(), "kjv.miku")
+	if err := s.Save(file, "test", clock); err != nil {
+		t.Fatal(err)
+	}
+	other := open(t, fixture(t, "kjv/kjv-f32.gguf"), Options{})
+	if _, err := other.Load(file, false); !errors.Is(err, ErrOtherModel) || !strings.Contains(err.Error(), "kjv-q8_0.gguf") {
+		t.Fatalf("loading another model's session: %v", err)
+	}
+	notes, err := other.Load(file, true)
+	if err != nil || len(notes) == 0 {
+		t.Fatalf("forced load: %v, notes %v", err, notes)
+	}
+	if got := other.Transcript(); len(got) != 1 || !strings.HasPrefix(got[0].Content, "And God said") {
+		t.Fatalf("forced load transcript %+v", got)
+	}
+}
+
+// TestLoadSkipsUnknownSections: a section from a newer ISAGI is skipped
+// with a note; a required one it cannot read is refused.
+func TestLoadSkipsUnknownSections(t *testing.T) {
+	s := open(t, fixture(t, "kjv/kjv-q8_0.gguf"), Options{Settings: greedy()})
+	send(t, s, "And God said")
+	dir := t.TempDir()
+	file := filepath.Join(dir, "s.miku")
+	if err := s.Save(file, "test", clock); err != nil {
+		t.Fatal(err)
+	}
+	f, err := miku.Read(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Sections = append(f.Sections, miku.Section{Name: "hologram", Data: []byte{1, 2, 3}})
+	if err := miku.Write(file, f); err != nil {
+		t.Fatal(err)
+	}
+	notes, err := s.Load(file, false)
+	if err != nil || len(notes) != 1 || !strings.Contains(notes[0], "hologram") {
+		t.Fatalf("unknown optional section: %v, %v", err, notes)
+	}
+	f.Sections[len(f.Sections)-1].Required = true
+	if err := miku.Write(file, f); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Load(file, false); err == nil || !strings.Contains(err.Error(), "hologram") {
+		t.Fatalf("unknown required section: %v", err)
+	}
+}

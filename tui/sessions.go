@@ -1,0 +1,116 @@
+package tui
+
+import (
+	"fmt"
+	"path/filepath"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/isagi-lab/isagi/engine/chat"
+)
+
+// Sessions is implemented by engines that keep .miku session files
+// (*session.Session does). The TUI offers /save, /load, ctrl+s and
+// autosave only when its engine has it.
+type Sessions interface {
+	// SaveFile writes the conversation to path atomically.
+	SaveFile(path string) error
+	// LoadFile restores a conversation; notes say what was skipped.
+	LoadFile(path string, force bool) (notes []string, err error)
+	// File is the session file loaded or last saved ("" if none).
+	File() string
+	// Transcript is the conversation so far.
+	Transcript() []chat.Message
+}
+
+func (m *Model) sessions() (Sessions, bool) {
+	s, ok := m.engine.(Sessions)
+	return s, ok
+}
+
+// savePath picks where /save and ctrl+s write without an argument: the
+// open session file, else a new time-stamped file in Options.SessionDir.
+func (m *Model) savePath(arg string) string {
+	if arg != "" {
+		return arg
+	}
+	if s, ok := m.sessions(); ok && s.File() != "" {
+		return s.File()
+	}
+	dir := m.opts.SessionDir
+	if dir == "" {
+		dir = "."
+	}
+	return filepath.Join(dir, time.Now().Format("2006-01-02-150405")+".miku")
+}
+
+func cmdSave(m *Model, arg string) tea.Cmd {
+	s, ok := m.sessions()
+	if !ok {
+		m.chat.add(entryError, "this engine cannot save sessions")
+		return nil
+	}
+	path := m.savePath(arg)
+	if err := s.SaveFile(path); err != nil {
+		m.chat.add(entryError, "save failed: "+err.Error())
+		return nil
+	}
+	m.chat.add(entryInfo, "saved to "+path+" — it is saved again after every turn")
+	return nil
+}
+
+func cmdLoad(m *Model, arg string) tea.Cmd {
+	s, ok := m.sessions()
+	if !ok {
+		m.chat.add(entryError, "this engine cannot load sessions")
+		return nil
+	}
+	if arg == "" {
+		m.chat.add(entryInfo, "usage: /load FILE.miku")
+		return nil
+	}
+	notes, err := s.LoadFile(arg, false)
+	if err != nil {
+		m.chat.add(entryError, "load failed: "+err.Error())
+		return nil
+	}
+	m.showTranscript()
+	m.chat.add(entryInfo, "loaded "+arg)
+	for _, n := range notes {
+		m.chat.add(entryNotice, n)
+	}
+	m.refreshContext()
+	return nil
+}
+
+// showTranscript replaces the chat view with the engine's conversation
+// (after --load or /load).
+func (m *Model) showTranscript() {
+	s, ok := m.sessions()
+	if !ok {
+		return
+	}
+	m.chat.clear()
+	for _, msg := range s.Transcript() {
+		switch msg.Role {
+		case "user":
+			m.chat.add(entryUser, msg.Content)
+		case "assistant", "text":
+			m.chat.add(entryAssistant, msg.Content)
+		default:
+			m.chat.add(entryInfo, fmt.Sprintf("%s: %s", msg.Role, msg.Content))
+		}
+	}
+}
+
+// autosave writes the open session file after a turn.
+func (m *Model) autosave() {
+	s, ok := m.sessions()
+	if !ok || s.File() == "" {
+		return
+	}
+	if err := s.SaveFile(s.File()); err != nil {
+		m.chat.add(entryError, "autosave failed: "+err.Error())
+	}
+}
