@@ -20,14 +20,23 @@ func cmdSession(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	fs.Usage = func() { fmt.Fprint(stderr, sessionUsage) }
-	if err := fs.Parse(args[1:]); err != nil {
-		return err
+	// Flags may follow the file name ("info s.miku --json").
+	var files []string
+	for rest := args[1:]; ; {
+		if err := fs.Parse(rest); err != nil {
+			return err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		files = append(files, files[0])
+		rest = fs.Args()[1:]
 	}
-	if fs.NArg() != 1 {
+	if len(files) != 1 {
 		fs.Usage()
 		return fmt.Errorf("session info needs one .miku file")
 	}
-	f, err := miku.Read(fs.Arg(0))
+	f, err := miku.Read(files[0])
 	if err != nil {
 		return err
 	}
@@ -38,7 +47,7 @@ func cmdSession(args []string, stdout, stderr io.Writer) error {
 	}
 	if sec, ok := f.Section("conversation"); ok {
 		if err := json.Unmarshal(sec.Data, &conv); err != nil {
-			return fmt.Errorf("%s: conversation section: %w", fs.Arg(0), err)
+			return fmt.Errorf("%s: conversation section: %w", files[0], err)
 		}
 	}
 	h := f.Header
@@ -47,7 +56,7 @@ func cmdSession(args []string, stdout, stderr io.Writer) error {
 		sections = append(sections, map[string]any{"name": s.Name, "bytes": s.Length, "required": s.Required})
 	}
 	info := map[string]any{
-		"file": fs.Arg(0), "format_version": h.FormatVersion, "app_version": h.AppVersion,
+		"file": files[0], "format_version": h.FormatVersion, "app_version": h.AppVersion,
 		"created": h.Created, "updated": h.Updated, "model": h.Model,
 		"mode": conv.Mode, "messages": len(conv.Messages), "text_bytes": len(conv.Text),
 		"knobs": h.Knobs, "sections": sections,
@@ -58,7 +67,7 @@ func cmdSession(args []string, stdout, stderr io.Writer) error {
 		return enc.Encode(info)
 	}
 	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(w, "file\t%s\n", fs.Arg(0))
+	fmt.Fprintf(w, "file\t%s\n", files[0])
 	fmt.Fprintf(w, "format\tversion %d, written by isagi %s\n", h.FormatVersion, h.AppVersion)
 	fmt.Fprintf(w, "created\t%s\n", h.Created.Format("2006-01-02 15:04:05 MST"))
 	fmt.Fprintf(w, "updated\t%s\n", h.Updated.Format("2006-01-02 15:04:05 MST"))
