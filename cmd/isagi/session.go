@@ -29,7 +29,7 @@ func cmdSession(args []string, stdout, stderr io.Writer) error {
 		if fs.NArg() == 0 {
 			break
 		}
-		files = append(files, files[0])
+		files = append(files, fs.Arg(0))
 		rest = fs.Args()[1:]
 	}
 	if len(files) != 1 {
