@@ -10,6 +10,7 @@ import (
 
 	"github.com/isagi-lab/isagi/engine/gguf"
 	"github.com/isagi-lab/isagi/engine/tensor"
+	"github.com/isagi-lab/isagi/store"
 )
 
 func cmdInspect(args []string, stdout, stderr io.Writer) error {
@@ -80,14 +81,4 @@ Example:
 	return w.Flush()
 }
 
-func humanBytes(n uint64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.2f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
-}
+func humanBytes(n uint64) string { return store.HumanBytes(int64(n)) }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/isagi-lab/isagi/internal/fixtures"
+
 	"bytes"
 	"encoding/json"
 	"os"
@@ -9,14 +11,7 @@ import (
 	"testing"
 )
 
-func fixture(t *testing.T, rel string) string {
-	t.Helper()
-	p := filepath.Join("..", "..", "..", "shared", "fixtures", rel)
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("fixture %s missing (tests read ../shared/fixtures from the repo root): %v", rel, err)
-	}
-	return p
-}
+func fixture(t *testing.T, rel string) string { t.Helper(); return fixtures.Path(t, rel) }
 
 func TestInspectShowsModel(t *testing.T) {
 	var out, errb bytes.Buffer

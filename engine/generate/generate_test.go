@@ -1,11 +1,12 @@
 package generate
 
 import (
+	"github.com/isagi-lab/isagi/internal/fixtures"
+
 	"context"
 	"encoding/json"
 	"errors"
 	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -13,14 +14,7 @@ import (
 	"github.com/isagi-lab/isagi/engine/sample"
 )
 
-func fixture(t testing.TB, rel string) string {
-	t.Helper()
-	p := filepath.Join("..", "..", "..", "shared", "fixtures", rel)
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("fixture %s is missing (tests read ../shared/fixtures beside the repo): %v", rel, err)
-	}
-	return p
-}
+func fixture(t testing.TB, rel string) string { t.Helper(); return fixtures.Path(t, rel) }
 
 func newGen(t testing.TB, file string, ctx int, p sample.Params) *Generator {
 	t.Helper()

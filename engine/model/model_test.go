@@ -1,6 +1,8 @@
 package model
 
 import (
+	"github.com/isagi-lab/isagi/internal/fixtures"
+
 	"encoding/json"
 	"errors"
 	"math"
@@ -13,14 +15,7 @@ import (
 	"github.com/isagi-lab/isagi/engine/tensor"
 )
 
-func fixture(t testing.TB, rel string) string {
-	t.Helper()
-	p := filepath.Join("..", "..", "..", "shared", "fixtures", rel)
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("fixture %s is missing (tests read ../shared/fixtures beside the repo): %v", rel, err)
-	}
-	return p
-}
+func fixture(t testing.TB, rel string) string { t.Helper(); return fixtures.Path(t, rel) }
 
 func readJSON(t testing.TB, rel string, v any) {
 	t.Helper()

@@ -1,6 +1,8 @@
 package session
 
 import (
+	"github.com/isagi-lab/isagi/internal/fixtures"
+
 	"context"
 	"errors"
 	"os"
@@ -11,14 +13,7 @@ import (
 	"github.com/isagi-lab/isagi/engine/gguf"
 )
 
-func fixture(t testing.TB, rel string) string {
-	t.Helper()
-	p := filepath.Join("..", "..", "..", "shared", "fixtures", rel)
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("fixture %s is missing (tests read ../shared/fixtures beside the repo): %v", rel, err)
-	}
-	return p
-}
+func fixture(t testing.TB, rel string) string { t.Helper(); return fixtures.Path(t, rel) }
 
 // chatModel writes the archs qwen2 model (random weights, GPT-2 BPE with
 // <|im_start|>/<|im_end|>) with a ChatML template added, so the chat path

@@ -191,42 +191,10 @@ func (t *Tokenizer) spmTryPair(st *spmState, left, right int32) {
 	st.pushBigram(spmBigram{score: t.scores[id], left: left, size: r.end - l.start})
 }
 
-func (st *spmState) pushBigram(b spmBigram) {
-	h := append(st.heap, b)
-	i := len(h) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !h[i].less(h[p]) {
-			break
-		}
-		h[i], h[p] = h[p], h[i]
-		i = p
-	}
-	st.heap = h
-}
+func (st *spmState) pushBigram(b spmBigram) { st.heap = heapPush(st.heap, b) }
 
 func (st *spmState) popBigram() spmBigram {
-	h := st.heap
-	top := h[0]
-	n := len(h) - 1
-	h[0] = h[n]
-	h = h[:n]
-	i := 0
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		m := l
-		if r := l + 1; r < n && h[r].less(h[l]) {
-			m = r
-		}
-		if !h[m].less(h[i]) {
-			break
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
+	top, h := heapPop(st.heap)
 	st.heap = h
 	return top
 }
