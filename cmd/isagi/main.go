@@ -42,6 +42,7 @@ Usage:
   isagi bench --model M.gguf [--json]      prefill/decode speed vs memory bandwidth
   isagi run --model M.gguf --chat --prompt TEXT   chat: one user turn, templated
   isagi tokenize --model M.gguf TEXT       token ids of TEXT (--decode: ids to text)
+  isagi ppl --model M.gguf --file T.txt    perplexity of the model over a text
   isagi inspect [--tensors] M.gguf         show a GGUF file's metadata and tensors
   isagi version                            print the version
 
@@ -75,6 +76,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return cmdModels(args[1:], stdout, stderr)
 	case "session":
 		return cmdSession(args[1:], stdout, stderr)
+	case "ppl":
+		return cmdPPL(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "isagi", version)
 		return nil

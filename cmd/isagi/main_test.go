@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"github.com/isagi-lab/isagi/internal/fixtures"
 
 	"bytes"
@@ -178,5 +179,24 @@ func TestRunSessionAndInfo(t *testing.T) {
 	_, _, err = runCmd(t, "run", "--model", fixture(t, "kjv/kjv-f32.gguf"), "--session", file, "--prompt", "x", "-n", "2")
 	if err == nil || !strings.Contains(err.Error(), "another model") {
 		t.Fatalf("another model's session: %v", err)
+	}
+}
+
+func TestPPL(t *testing.T) {
+	text := filepath.Join(t.TempDir(), "t.txt")
+	held, err := os.ReadFile(fixture(t, "kjv/heldout.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(text, held[:3000], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, err := runCmd(t, "ppl", "--model", fixture(t, "kjv/kjv-q8_0.gguf"), "--file", text, "--ctx", "128")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errs)
+	}
+	var ppl float64
+	if _, err := fmt.Sscanf(out, "ppl=%g\n", &ppl); err != nil || ppl <= 1 || ppl > 1000 {
+		t.Fatalf("output %q (%v)", out, err)
 	}
 }

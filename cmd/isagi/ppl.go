@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"time"
+
+	"github.com/isagi-lab/isagi/engine/generate"
+	"github.com/isagi-lab/isagi/engine/tokenizer"
+)
+
+// cmdPPL is `isagi ppl`: perplexity of a model over a text file.
+func cmdPPL(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("ppl", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var mf modelFlags
+	mf.register(fs)
+	file := fs.String("file", "", "text file to score")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `Usage: isagi ppl --model FILE.gguf --file TEXT [--ctx N] [--threads N]
+
+Perplexity of the model over a text, as llama.cpp's perplexity tool
+computes it: the text is cut into windows of --ctx tokens (default: the
+model's context, at most 4096), each starting with BOS, and the second half
+of every window is scored. Progress goes to stderr; the result is one line
+"ppl=<value>" on stdout.
+
+Example:
+  isagi ppl --model ../shared/fixtures/kjv/kjv-q4_k_m.gguf --file ../shared/fixtures/kjv/heldout.txt --ctx 128
+`)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *file == "" || fs.NArg() != 0 {
+		fs.Usage()
+		return fmt.Errorf("ppl needs --file TEXT")
+	}
+	text, err := os.ReadFile(*file)
+	if err != nil {
+		return err
+	}
+	m, tok, st, err := mf.open()
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	ids, err := tok.Encode(string(text), tokenizer.EncodeOptions{})
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	start := time.Now()
+	r, err := generate.Perplexity(ctx, st, ids, tok.BOS(), func(done, total int) {
+		eta := time.Duration(float64(time.Since(start)) / float64(done) * float64(total-done))
+		fmt.Fprintf(stderr, "\r[%-30s] %d/%d windows, %s left ", bar(done, total, 30), done, total, eta.Round(time.Second))
+	})
+	fmt.Fprintln(stderr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "%d tokens scored in %d windows of %d, %.1f s\n", r.Scored, r.Chunks, st.Cap(), time.Since(start).Seconds())
+	fmt.Fprintf(stdout, "ppl=%.4f\n", r.PPL)
+	return nil
+}
+
+// bar draws done/total as a width-wide bar of '#'.
+func bar(done, total, width int) string {
+	n := width * done / max(total, 1)
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = '#'
+	}
+	return string(b)
+}

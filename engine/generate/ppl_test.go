@@ -1,0 +1,86 @@
+package generate
+
+import (
+	"context"
+	"math"
+	"os"
+	"testing"
+
+	"github.com/isagi-lab/isagi/engine/model"
+	"github.com/isagi-lab/isagi/engine/tokenizer"
+)
+
+// TestPerplexityKJV: perplexity of the kjv model on its held-out chapters.
+// The batched scoring must equal a token-by-token recomputation, and the
+// quantised files must score close to the float32 one in the expected
+// order of precision.
+func TestPerplexityKJV(t *testing.T) {
+	text, err := os.ReadFile(fixture(t, "kjv/heldout.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ppl := map[string]float64{}
+	for _, f := range []string{"kjv-f32.gguf", "kjv-q8_0.gguf", "kjv-q4_k_m.gguf"} {
+		m, err := model.Open(fixture(t, "kjv/"+f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer m.Close()
+		tok, err := tokenizer.FromGGUF(m.File())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids, err := tok.Encode(string(text[:4000]), tokenizer.EncodeOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := m.NewState(128, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Perplexity(context.Background(), st, ids, tok.BOS(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.IsNaN(r.PPL) || r.PPL <= 1 || r.PPL > 1000 || r.Chunks < 3 {
+			t.Fatalf("%s: %+v", f, r)
+		}
+		ppl[f] = r.PPL
+		t.Logf("%s: ppl %.3f over %d tokens in %d windows of 128", f, r.PPL, r.Scored, r.Chunks)
+
+		if f == "kjv-f32.gguf" {
+			// The same score computed one decoded token at a time, for the
+			// first two windows.
+			part, err := Perplexity(context.Background(), st, ids[:2*128], tok.BOS(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sum float64
+			n := 0
+			logits := make([]float32, m.Vocab)
+			for c := range 2 {
+				chunk := append([]int32(nil), ids[c*128:(c+1)*128]...)
+				chunk[0] = tok.BOS()
+				st.Reset()
+				for i := range 127 {
+					if err := st.Forward(chunk[i:i+1], logits); err != nil {
+						t.Fatal(err)
+					}
+					if i >= 64 {
+						sum += nll(logits, chunk[i+1])
+						n++
+					}
+				}
+			}
+			if d := math.Abs(sum/float64(n) - part.NLL); n != part.Scored || d > 1e-4 {
+				t.Fatalf("batched NLL %.6f over %d tokens, one by one %.6f over %d", part.NLL, part.Scored, sum/float64(n), n)
+			}
+		}
+	}
+	if q8 := ppl["kjv-q8_0.gguf"] / ppl["kjv-f32.gguf"]; q8 < 0.99 || q8 > 1.02 {
+		t.Errorf("q8_0 perplexity is %.4f× the f32 one, want within [0.99, 1.02]", q8)
+	}
+	if q4 := ppl["kjv-q4_k_m.gguf"] / ppl["kjv-f32.gguf"]; q4 < 0.99 || q4 > 1.15 {
+		t.Errorf("q4_k_m perplexity is %.4f× the f32 one, want within [0.99, 1.15]", q4)
+	}
+}
