@@ -44,4 +44,5 @@ require (
 	github.com/yuin/goldmark-emoji v1.0.5 // indirect
 	golang.org/x/net v0.33.0 // indirect
 	golang.org/x/term v0.31.0 // indirect
+	gonum.org/v1/gonum v0.17.0 // indirect
 )

@@ -30,12 +30,14 @@ type modelFlags struct {
 	model   string
 	threads int
 	ctx     int
+	rank    string
 }
 
 func (mf *modelFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&mf.model, "model", "", "GGUF file or installed model name (default $ISAGI_MODEL, then the config file)")
 	fs.IntVar(&mf.threads, "threads", 0, "worker threads (default: the number of cores)")
 	fs.IntVar(&mf.ctx, "ctx", 0, "context window in tokens (default: the model's, at most 4096)")
+	fs.StringVar(&mf.rank, "rank", "off", "GRC: compress every block's Q/K/V to rank K (1…embedding width), or off")
 }
 
 // openFile maps the GGUF file and reads its tokenizer, without touching the
@@ -72,6 +74,19 @@ func (mf *modelFlags) load(f *gguf.File) (*model.Model, *model.State, error) {
 	st, err := m.NewState(ctx, tensor.NewKernels(tensor.NewPool(mf.threads)))
 	if err != nil {
 		return nil, nil, err
+	}
+	if mf.rank != "off" && mf.rank != "" {
+		k, err := strconv.Atoi(mf.rank)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--rank %q: want a number or off", mf.rank)
+		}
+		g, err := m.BuildGRC(k)
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := st.SetGRC(g); err != nil {
+			return nil, nil, err
+		}
 	}
 	return m, st, nil
 }

@@ -84,3 +84,60 @@ func TestPerplexityKJV(t *testing.T) {
 		t.Errorf("q4_k_m perplexity is %.4f× the f32 one, want within [0.99, 1.15]", q4)
 	}
 }
+
+// TestPerplexityGRC: on the kjv held-out text, perplexity under GRC is
+// finite, does not rise as k grows (within 1 %), and equals the baseline at
+// full rank k = 256.
+func TestPerplexityGRC(t *testing.T) {
+	text, err := os.ReadFile(fixture(t, "kjv/heldout.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := model.Open(fixture(t, "kjv/kjv-f32.gguf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	tok, err := tokenizer.FromGGUF(m.File())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, err := tok.Encode(string(text[:4000]), tokenizer.EncodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := m.NewState(128, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := Perplexity(context.Background(), st, ids, tok.BOS(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gb, err := m.NewGRCBuilder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev := math.Inf(1)
+	for _, k := range []int{64, 128, 192, 256} {
+		g, err := gb.Build(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.SetGRC(g); err != nil {
+			t.Fatal(err)
+		}
+		r, err := Perplexity(context.Background(), st, ids, tok.BOS(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("k=%d: ppl %.3f (baseline %.3f)", k, r.PPL, base.PPL)
+		if math.IsNaN(r.PPL) || math.IsInf(r.PPL, 0) || r.PPL > prev*1.01 {
+			t.Fatalf("k=%d: ppl %.3f after %.3f at a smaller k", k, r.PPL, prev)
+		}
+		prev = r.PPL
+	}
+	if math.Abs(prev-base.PPL) > 1e-3*base.PPL {
+		t.Fatalf("full-rank GRC perplexity %.4f, baseline %.4f", prev, base.PPL)
+	}
+}

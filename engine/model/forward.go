@@ -29,6 +29,9 @@ type State struct {
 	scores                      []float32 // [Heads][ctx]
 	cos, sin                    []float32 // [token][RopeDim/2]
 	attn                        attnTask
+
+	grc *GRC      // compressed Q/K/V path, or nil
+	xt  []float32 // x̃ = Pᵀx for the GRC path [token][K]
 }
 
 // NewState allocates a state whose KV cache holds ctx positions (the model's
@@ -145,12 +148,19 @@ func (s *State) batch(tokens []int32, out []float32) error {
 		for i := range n {
 			rmsnorm(xb[i*D:(i+1)*D], x[i*D:(i+1)*D], L.attnNorm, c.Eps)
 		}
+		wq, wk, wv, in := L.wq, L.wk, L.wv, xb
+		if s.grc != nil { // x̃ = Pᵀx once, then the three products read x̃
+			G := &s.grc.layers[l]
+			in = s.xt[:n*s.grc.K]
+			k.MatMul(in, G.pT, xb, n)
+			wq, wk, wv = G.wq, G.wk, G.wv
+		}
 		if n == 1 { // decode: one dispatch for the three products
-			k.MatVecs(xb, tensor.MatVecOp{Dst: q, W: L.wq}, tensor.MatVecOp{Dst: kb, W: L.wk}, tensor.MatVecOp{Dst: vb, W: L.wv})
+			k.MatVecs(in, tensor.MatVecOp{Dst: q, W: wq}, tensor.MatVecOp{Dst: kb, W: wk}, tensor.MatVecOp{Dst: vb, W: wv})
 		} else {
-			k.MatMul(q, L.wq, xb, n)
-			k.MatMul(kb, L.wk, xb, n)
-			k.MatMul(vb, L.wv, xb, n)
+			k.MatMul(q, wq, in, n)
+			k.MatMul(kb, wk, in, n)
+			k.MatMul(vb, wv, in, n)
 		}
 		for i := range n {
 			qi, ki, vi := q[i*QD:(i+1)*QD], kb[i*KVD:(i+1)*KVD], vb[i*KVD:(i+1)*KVD]
