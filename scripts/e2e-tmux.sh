@@ -12,6 +12,9 @@ sock="$tmp/tmux.sock"
 tm() { tmux -S "$sock" "$@"; }
 cleanup() { tm kill-server 2>/dev/null || true; rm -rf "$tmp"; }
 trap cleanup EXIT
+# A session that lives for the whole script keeps the tmux server up
+# between cases (a server that exits as the next case connects fails it).
+tm new-session -d -s keep -x 20 -y 5 "sleep 600"
 
 fail() {
 	echo "e2e: $*" >&2
