@@ -15,7 +15,7 @@ type slashCommand struct {
 }
 
 // setNames are the /set parameters the engine accepts.
-const setNames = "temperature top_p top_k min_p repeat_penalty seed num_ctx max_tokens"
+const setNames = "temperature top_p top_k min_p repeat_penalty seed num_ctx max_tokens rank"
 
 // commands is the slash-command table; the help overlay is generated from it.
 func commands() []slashCommand {
@@ -26,6 +26,7 @@ func commands() []slashCommand {
 		{name: "/set", args: "NAME VALUE", help: "change a setting:", idle: true, run: cmdSet},
 		{name: "", help: "  temperature top_p top_k min_p"},
 		{name: "", help: "  repeat_penalty seed num_ctx max_tokens"},
+		{name: "", help: "  rank K|off (GRC compression of Q/K/V)"},
 		{name: "/show", help: "list settings and model info", idle: true, run: cmdShow},
 		{name: "/save", args: "[FILE]", help: "save the session (.miku); then after every turn", idle: true, run: cmdSave},
 		{name: "/load", args: "FILE", help: "load a saved session", idle: true, run: cmdLoad},
@@ -120,6 +121,7 @@ func cmdShow(m *Model, _ string) tea.Cmd {
 	fmt.Fprintf(&b, "repeat_penalty %g\n", s.RepeatPenalty)
 	fmt.Fprintf(&b, "seed         %d\n", s.Seed)
 	fmt.Fprintf(&b, "max_tokens   %d\n", s.MaxTokens)
+	fmt.Fprintf(&b, "rank         %s\n", rankLabel(m.engine.Info()))
 	fmt.Fprintf(&b, "system       %s", sys)
 	m.chat.add(entryInfo, b.String())
 	return nil

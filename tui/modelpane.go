@@ -28,7 +28,16 @@ func (m *modelPane) lines() []string {
 		kv("quant", i.WeightType+" · ctx "+fmt.Sprint(i.ContextSize)),
 		kv("cpu", cpu),
 		kv("mode", mode),
+		kv("rank", rankLabel(i)),
 	}
+}
+
+// rankLabel says whether Q/K/V run compressed (/set rank K) and at what cost.
+func rankLabel(i session.Info) string {
+	if i.Rank == 0 {
+		return "off"
+	}
+	return fmt.Sprintf("%d · %.1f%% energy · %.2f× qkv", i.Rank, 100*i.RankEnergy, i.RankBytes)
 }
 
 func fmtCount(n int64) string {

@@ -52,6 +52,12 @@ type Info struct {
 	Demo        bool   // the embedded demo model: a tiny KJV text generator, not an assistant
 	Kernels     string // "avx2" or "go"
 	Threads     int
+	// Rank is the GRC rank of the Q/K/V projections (0: uncompressed);
+	// RankEnergy the mean share of their energy kept, RankBytes their bytes
+	// relative to the uncompressed weights.
+	Rank       int
+	RankEnergy float64
+	RankBytes  float64
 }
 
 // Settings are the knobs a user can change between turns (/set).
@@ -64,6 +70,7 @@ type Settings struct {
 	Seed          uint64  `json:"seed"`
 	MaxTokens     int     `json:"max_tokens"` // per reply
 	System        string  `json:"system,omitempty"`
+	Rank          int     `json:"rank,omitempty"` // GRC rank of Q/K/V; 0 = uncompressed
 }
 
 // Event is one step of a streaming reply.
@@ -110,10 +117,25 @@ type Session struct {
 	created time.Time // that file's creation time
 
 	appVersion string // recorded in saved files
+
+	grcb *model.GRCBuilder  // decompositions, made on the first /set rank
+	grcs map[int]*model.GRC // ranks built so far: switching back is instant
 }
 
-// Info describes the model.
-func (s *Session) Info() Info { return s.info }
+// Info describes the model and the compression in use.
+func (s *Session) Info() Info {
+	i := s.info
+	if g := s.st.GRC(); g != nil {
+		i.Rank = g.K
+		var e float64
+		for _, l := range g.Energy {
+			e += (l[0] + l[1] + l[2]) / 3
+		}
+		i.RankEnergy = e / float64(len(g.Energy))
+		i.RankBytes = float64(g.BytesAfter) / float64(g.BytesBefore)
+	}
+	return i
+}
 
 // Settings returns the current knobs.
 func (s *Session) Settings() Settings { return s.set }
@@ -177,6 +199,15 @@ func (s *Session) Set(name, value string) error {
 		if err == nil && n.MaxTokens < 1 {
 			err = errors.New("must be at least 1")
 		}
+	case "rank":
+		if value == "off" || value == "0" {
+			n.Rank = 0
+			break
+		}
+		n.Rank, err = i()
+		if err == nil && (n.Rank < 1 || n.Rank > s.m.Dim) {
+			err = fmt.Errorf("want off or 1…%d (the embedding width)", s.m.Dim)
+		}
 	case "num_ctx":
 		var c int
 		if c, err = i(); err != nil {
@@ -190,7 +221,7 @@ func (s *Session) Set(name, value string) error {
 		}
 		return s.apply(n)
 	default:
-		return fmt.Errorf("unknown setting %q (temperature, top_p, top_k, min_p, repeat_penalty, seed, num_ctx, max_tokens)", name)
+		return fmt.Errorf("unknown setting %q (temperature, top_p, top_k, min_p, repeat_penalty, seed, num_ctx, max_tokens, rank)", name)
 	}
 	if err != nil {
 		return fmt.Errorf("%s %q: %w", name, value, err)
@@ -216,9 +247,52 @@ func (s *Session) apply(n Settings) error {
 	} else if err := s.gen.SetParams(p); err != nil {
 		return err
 	}
+	if err := s.useRank(n.Rank); err != nil {
+		return err
+	}
 	s.set = n
 	if n.System != "" && (len(s.msgs) == 0 || s.msgs[0].Role != "system") {
 		s.SetSystem(n.System)
 	}
+	return nil
+}
+
+// useRank switches the state's Q/K/V path to GRC rank k (0: off). The first
+// switch decomposes every block (seconds for a large model); every rank is
+// kept once built, so switching back and forth is instant. The KV cache
+// was written under the old path, so the conversation is recomputed on the
+// next turn.
+func (s *Session) useRank(k int) error {
+	cur := 0
+	if g := s.st.GRC(); g != nil {
+		cur = g.K
+	}
+	if k == cur {
+		return nil
+	}
+	var g *model.GRC
+	if k > 0 {
+		if g = s.grcs[k]; g == nil {
+			if s.grcb == nil {
+				b, err := s.m.NewGRCBuilder()
+				if err != nil {
+					return err
+				}
+				s.grcb = b
+			}
+			built, err := s.grcb.Build(k)
+			if err != nil {
+				return err
+			}
+			if s.grcs == nil {
+				s.grcs = map[int]*model.GRC{}
+			}
+			s.grcs[k], g = built, built
+		}
+	}
+	if err := s.st.SetGRC(g); err != nil {
+		return err
+	}
+	s.gen.Reset(s.set.Seed)
 	return nil
 }

@@ -181,3 +181,33 @@ func TestSettingsAndCancel(t *testing.T) {
 		t.Fatalf("after Clear %d tokens remain", used)
 	}
 }
+
+// TestRankKnob: /set rank switches the Q/K/V path between turns, reports
+// what it keeps, switches back, and refuses ranks outside 1…d.
+func TestRankKnob(t *testing.T) {
+	s := open(t, fixture(t, "kjv/kjv-f32.gguf"), Options{Settings: greedy()})
+	full := send(t, s, "And God said")
+	s.Clear()
+	if err := s.Set("rank", "64"); err != nil {
+		t.Fatal(err)
+	}
+	i := s.Info()
+	if i.Rank != 64 || i.RankEnergy <= 0 || i.RankEnergy >= 1 || i.RankBytes <= 0 || s.Settings().Rank != 64 {
+		t.Fatalf("after /set rank 64: %+v", i)
+	}
+	low := send(t, s, "And God said")
+	if err := s.Set("rank", "off"); err != nil {
+		t.Fatal(err)
+	}
+	s.Clear()
+	again := send(t, s, "And God said")
+	if s.Info().Rank != 0 || again.Text != full.Text {
+		t.Fatalf("rank off: rank %d, reply %q, want %q", s.Info().Rank, again.Text, full.Text)
+	}
+	t.Logf("greedy reply at full rank %q, at rank 64 %q", full.Text, low.Text)
+	for _, bad := range []string{"0x", "-3", "257"} {
+		if err := s.Set("rank", bad); err == nil {
+			t.Errorf("/set rank %s accepted", bad)
+		}
+	}
+}
