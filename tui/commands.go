@@ -46,6 +46,10 @@ func (m *Model) runCommand(line string) tea.Cmd {
 			m.chat.add(entryError, c.name+" must wait for the reply to finish (esc stops it)")
 			return nil
 		}
+		if c.idle && m.busy != "" {
+			m.chat.add(entryError, c.name+" must wait: "+m.busy)
+			return nil
+		}
 		return c.run(m, arg)
 	}
 	m.chat.add(entryError, fmt.Sprintf("unknown command %s — /help lists the commands", name))
@@ -91,12 +95,36 @@ func cmdSet(m *Model, arg string) tea.Cmd {
 		m.chat.add(entryError, "usage: /set NAME VALUE, NAME one of: "+setNames)
 		return nil
 	}
-	if err := m.engine.Set(f[0], f[1]); err != nil {
-		m.chat.add(entryError, err.Error())
+	if f[0] == "rank" {
+		// Building a rank decomposes every block: seconds to minutes on a
+		// large model, so it runs off the UI goroutine; sends and other
+		// engine commands wait for it.
+		m.busy = "building the rank " + f[1] + " compression"
+		m.status = m.busy + "…"
+		e, name, value := m.engine, f[0], f[1]
+		m.wg.Add(1)
+		return func() tea.Msg {
+			defer m.wg.Done()
+			return setDoneMsg{name: name, value: value, err: e.Set(name, value)}
+		}
+	}
+	return m.onSetDone(setDoneMsg{name: f[0], value: f[1], err: m.engine.Set(f[0], f[1])})
+}
+
+// setDoneMsg reports a /set that ran (or finished) on the engine.
+type setDoneMsg struct {
+	name, value string
+	err         error
+}
+
+func (m *Model) onSetDone(msg setDoneMsg) tea.Cmd {
+	m.busy, m.status = "", ""
+	if msg.err != nil {
+		m.chat.add(entryError, msg.err.Error())
 		return nil
 	}
-	m.chat.add(entryInfo, fmt.Sprintf("set %s = %s", f[0], f[1]))
-	m.info = m.engine.Info() // num_ctx changes the context size
+	m.chat.add(entryInfo, fmt.Sprintf("set %s = %s", msg.name, msg.value))
+	m.info = m.engine.Info() // num_ctx changes the context size, rank the Model pane
 	m.model.info = m.info
 	m.refreshContext()
 	return nil

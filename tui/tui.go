@@ -87,6 +87,7 @@ type Model struct {
 	wg     *sync.WaitGroup // generations in flight
 	gen    *generation     // the reply streaming now, or nil
 	genID  int
+	busy   string // engine work in flight that is not a reply (a rank build), or ""
 }
 
 // New builds the root model for e. Run wraps it in a program; tests drive
@@ -166,6 +167,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case streamMsg:
 		return m, m.onStream(msg)
+	case setDoneMsg:
+		return m, m.onSetDone(msg)
 	case hwMsg:
 		return m, m.hw.update(msg)
 	case tea.KeyMsg:
@@ -232,6 +235,10 @@ func (m *Model) submit() tea.Cmd {
 	}
 	if m.gen != nil {
 		m.status = "a reply is still streaming — esc stops it"
+		return nil
+	}
+	if m.busy != "" {
+		m.status = m.busy + " — wait for it to finish"
 		return nil
 	}
 	if strings.HasPrefix(trimmed, "//") { // "//x" sends "/x"

@@ -417,3 +417,17 @@ func TestSessionsSaveLoadAutosave(t *testing.T) {
 		t.Fatalf("saves %v: want /save, then the autosave after the turn, then ctrl+s, all to /tmp/x.miku", e.saved)
 	}
 }
+
+// TestSetRankRunsOffTheUIGoroutine: /set rank goes to the engine from a
+// command, and the result shows when it is done.
+func TestSetRankRunsOffTheUIGoroutine(t *testing.T) {
+	e := newFake()
+	tm := start(t, e, 120, 40)
+	typeLine(tm, "/set rank 64")
+	waitFor(t, tm, "set rank = 64")
+	finish(t, tm)
+	_, sets, _, _ := e.snapshot()
+	if len(sets) != 1 || sets[0] != [2]string{"rank", "64"} {
+		t.Fatalf("engine saw %v", sets)
+	}
+}
