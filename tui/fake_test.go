@@ -62,6 +62,13 @@ func (f *fakeEngine) Set(name, value string) error {
 		}
 		f.settings.Temperature = v
 		return nil
+	case "rank":
+		var v int
+		if _, err := fmt.Sscan(value, &v); err != nil {
+			return fmt.Errorf("rank: %q is not a number", value)
+		}
+		f.settings.Rank = v
+		return nil
 	}
 	return fmt.Errorf("unknown setting %q", name)
 }
