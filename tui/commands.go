@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 )
@@ -96,19 +97,37 @@ func cmdSet(m *Model, arg string) tea.Cmd {
 		return nil
 	}
 	if f[0] == "rank" {
-		// Building a rank decomposes every block: seconds to minutes on a
-		// large model, so it runs off the UI goroutine; sends and other
-		// engine commands wait for it.
-		m.busy = "building the rank " + f[1] + " compression"
-		m.status = m.busy + "…"
-		e, name, value := m.engine, f[0], f[1]
-		m.wg.Add(1)
-		return func() tea.Msg {
-			defer m.wg.Done()
-			return setDoneMsg{name: name, value: value, err: e.Set(name, value)}
-		}
+		return m.setRank(f[1])
 	}
 	return m.onSetDone(setDoneMsg{name: f[0], value: f[1], err: m.engine.Set(f[0], f[1])})
+}
+
+// setRank changes the GRC rank off the UI goroutine: building a rank
+// decomposes every block, seconds to minutes on a large model. Sends and
+// other engine commands wait for it.
+func (m *Model) setRank(value string) tea.Cmd {
+	m.busy = "building the rank " + value + " compression"
+	m.status = m.busy + "…"
+	e := m.engine
+	m.wg.Add(1)
+	return func() tea.Msg {
+		defer m.wg.Done()
+		return setDoneMsg{name: "rank", value: value, err: e.Set("rank", value)}
+	}
+}
+
+// thermalStep asks the thermal controller for a rank after a turn and
+// starts the switch when it differs from the current one.
+func (m *Model) thermalStep() tea.Cmd {
+	if m.opts.Thermal == nil {
+		return nil
+	}
+	d := m.opts.Thermal.Decide(time.Now())
+	if d.Rank == m.info.Rank {
+		return nil
+	}
+	m.chat.add(entryNotice, "thermal rank: "+d.Reason)
+	return m.setRank(fmt.Sprint(d.Rank))
 }
 
 // setDoneMsg reports a /set that ran (or finished) on the engine.

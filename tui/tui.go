@@ -42,6 +42,9 @@ type Options struct {
 	Telemetry gpu.Source
 	// Version is shown in the header, e.g. "v0.3.0".
 	Version string
+	// Thermal, when set, picks the GRC rank from GPU telemetry after every
+	// turn (MECHANISMS.md §4); its decisions show in the chat.
+	Thermal *gpu.ThermalRank
 	// SessionDir is where /save and ctrl+s write a new session file when
 	// none is open (the data directory's sessions/, made by the caller).
 	SessionDir string
@@ -286,6 +289,10 @@ func (m *Model) onStream(msg streamMsg) tea.Cmd {
 	}
 	m.chat.endReply(t.Text, notes...)
 	m.autosave()
+	if cmd := m.thermalStep(); cmd != nil {
+		m.refreshContext()
+		return cmd
+	}
 	m.status = ""
 	if t.Stop == "cancelled" {
 		m.status = "stopped"

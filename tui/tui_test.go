@@ -431,3 +431,27 @@ func TestSetRankRunsOffTheUIGoroutine(t *testing.T) {
 		t.Fatalf("engine saw %v", sets)
 	}
 }
+
+type hotGPU struct{}
+
+func (hotGPU) Sample() (gpu.Stats, error) {
+	return gpu.Stats{Name: "test GPU", TempC: 90, PowerW: 100}, nil
+}
+
+// TestThermalRankAfterATurn: with a thermal controller, a hot GPU moves the
+// rank to its minimum after the turn, and the decision shows in the chat.
+func TestThermalRankAfterATurn(t *testing.T) {
+	e := newFake()
+	th, err := gpu.NewThermalRank(gpu.ThermalConfig{RMin: 64, RMax: 256}, hotGPU{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm := start(t, e, 120, 40, Options{Thermal: th})
+	typeLine(tm, "hello")
+	waitFor(t, tm, "thermal rank: 90 °C", "set rank = 64")
+	finish(t, tm)
+	_, sets, _, _ := e.snapshot()
+	if len(sets) != 1 || sets[0] != [2]string{"rank", "64"} {
+		t.Fatalf("engine saw %v", sets)
+	}
+}

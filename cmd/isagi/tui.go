@@ -34,6 +34,7 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 	useDemo := fs.Bool("demo", false, "start on the built-in demo model (a tiny KJV text generator, not an assistant)")
 	load := fs.String("load", "", "resume a saved session (.miku); its model is found by name unless --model is given")
 	force := fs.Bool("force-model", false, "with --load: load the conversation even if it was saved with another model")
+	thermal := fs.String("thermal-rank", "", "MIN:MAX: let the GPU temperature pick the GRC rank between turns (65–85 °C maps MAX→MIN; no GPU: MAX)")
 	fs.Usage = func() { fmt.Fprint(stderr, usage) }
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -102,7 +103,17 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 		defer n.Close()
 		tel = n
 	}
-	return tui.Run(s, tui.Options{Telemetry: tel, Version: version, SessionDir: sessionDir})
+	var th *gpu.ThermalRank
+	if *thermal != "" {
+		var lo, hi int
+		if _, err := fmt.Sscanf(*thermal, "%d:%d", &lo, &hi); err != nil {
+			return fmt.Errorf("--thermal-rank %q: want MIN:MAX, e.g. 128:512", *thermal)
+		}
+		if th, err = gpu.NewThermalRank(gpu.ThermalConfig{RMin: lo, RMax: hi}, tel); err != nil {
+			return err
+		}
+	}
+	return tui.Run(s, tui.Options{Telemetry: tel, Version: version, SessionDir: sessionDir, Thermal: th})
 }
 
 // firstStart runs when no model is installed: it offers to pull a small
