@@ -44,6 +44,9 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("unknown command %q", fs.Arg(0))
 	}
 	opts := session.Options{Threads: mf.threads, Ctx: mf.ctx, AppVersion: version}
+	if d, err := store.DataDir(); err == nil {
+		opts.CacheDir = filepath.Join(d, "geometry")
+	}
 	if *load != "" && mf.model == "" && !*useDemo {
 		// The session file names its model; find it unless told otherwise.
 		f, err := miku.Read(*load)

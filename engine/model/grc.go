@@ -153,3 +153,43 @@ func grcStorage(weights tensor.Type, cols int) tensor.Type {
 	}
 	return tensor.Q8_0
 }
+
+// GRCParts are the four matrices of one block of a GRC: Pᵀ (K×Dim), and the
+// projected W̃q, W̃k, W̃v (out×K), for saving to and restoring from a cache.
+type GRCParts struct {
+	PT, Wq, Wk, Wv *tensor.Matrix
+}
+
+// Parts returns every block's matrices (they alias the GRC's storage).
+func (g *GRC) Parts() []GRCParts {
+	out := make([]GRCParts, len(g.layers))
+	for i, l := range g.layers {
+		out[i] = GRCParts{PT: l.pT, Wq: l.wq, Wk: l.wk, Wv: l.wv}
+	}
+	return out
+}
+
+// RestoreGRC rebuilds a rank-k GRC of m from saved parts, checking every
+// matrix's shape against the model, so a cache can never feed a block the
+// wrong shape.
+func (m *Model) RestoreGRC(k int, parts []GRCParts, energy [][3]float64) (*GRC, error) {
+	if k < 1 || k > m.Dim || len(parts) != len(m.layers) || len(energy) != len(m.layers) {
+		return nil, fmt.Errorf("model: a saved GRC of rank %d with %d blocks does not fit this model", k, len(parts))
+	}
+	g := &GRC{K: k, Energy: energy}
+	for l, p := range parts {
+		L := &m.layers[l]
+		for _, c := range []struct {
+			m          *tensor.Matrix
+			rows, cols int
+		}{{p.PT, k, m.Dim}, {p.Wq, L.wq.Rows, k}, {p.Wk, L.wk.Rows, k}, {p.Wv, L.wv.Rows, k}} {
+			if c.m == nil || c.m.Rows != c.rows || c.m.Cols != c.cols {
+				return nil, fmt.Errorf("model: saved GRC block %d has a matrix of the wrong shape", l)
+			}
+			g.BytesAfter += int64(len(c.m.Data))
+		}
+		g.BytesBefore += int64(len(L.wq.Data) + len(L.wk.Data) + len(L.wv.Data))
+		g.layers = append(g.layers, grcLayer{pT: p.PT, wq: p.Wq, wk: p.Wk, wv: p.Wv})
+	}
+	return g, nil
+}

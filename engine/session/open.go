@@ -20,6 +20,9 @@ type Options struct {
 	Demo     bool // the file is the embedded demo model
 	// AppVersion is recorded in the session files this session saves.
 	AppVersion string
+	// CacheDir is where GRC ranks are cached once built (keyed by the
+	// model's sha256, the rank, the slots and the format); "" disables it.
+	CacheDir string
 }
 
 // DefaultSettings are llama.cpp's sampling defaults, with replies capped at
@@ -90,7 +93,7 @@ func fromFile(f *gguf.File, path string, o Options) (*Session, error) {
 	if set == (Settings{}) {
 		set = DefaultSettings()
 	}
-	s := &Session{m: m, tok: tok, tmpl: tmpl, k: k, info: info, appVersion: o.AppVersion}
+	s := &Session{m: m, tok: tok, tmpl: tmpl, k: k, info: info, appVersion: o.AppVersion, cacheDir: o.CacheDir}
 	if err := s.resize(o.Ctx); err != nil {
 		return nil, err
 	}

@@ -118,8 +118,9 @@ type Session struct {
 
 	appVersion string // recorded in saved files
 
-	grcb *model.GRCBuilder  // decompositions, made on the first /set rank
-	grcs map[int]*model.GRC // ranks built so far: switching back is instant
+	grcb     *model.GRCBuilder  // decompositions, made on the first /set rank
+	grcs     map[int]*model.GRC // ranks built so far: switching back is instant
+	cacheDir string             // where built ranks are cached on disk ("": nowhere)
 }
 
 // Info describes the model and the compression in use.
@@ -272,7 +273,10 @@ func (s *Session) useRank(k int) error {
 	}
 	var g *model.GRC
 	if k > 0 {
-		if g = s.grcs[k]; g == nil {
+		if g = s.grcs[k]; g == nil && s.cacheDir != "" {
+			g, _ = s.loadGRC(k) // any problem: rebuild below
+		}
+		if g == nil {
 			if s.grcb == nil {
 				b, err := s.m.NewGRCBuilder()
 				if err != nil {
@@ -284,11 +288,17 @@ func (s *Session) useRank(k int) error {
 			if err != nil {
 				return err
 			}
-			if s.grcs == nil {
-				s.grcs = map[int]*model.GRC{}
+			g = built
+			if s.cacheDir != "" {
+				// A cache that cannot be written costs the next start a
+				// rebuild, nothing else.
+				_ = s.saveGRC(g)
 			}
-			s.grcs[k], g = built, built
 		}
+		if s.grcs == nil {
+			s.grcs = map[int]*model.GRC{}
+		}
+		s.grcs[k] = g
 	}
 	if err := s.st.SetGRC(g); err != nil {
 		return err

@@ -211,3 +211,52 @@ func TestRankKnob(t *testing.T) {
 		}
 	}
 }
+
+// TestRankCache: a built rank is cached on disk and used by the next
+// session (same result); a flipped byte in the cache is detected and the
+// rank rebuilt, never used.
+func TestRankCache(t *testing.T) {
+	dir := t.TempDir()
+	path := fixture(t, "kjv/kjv-q8_0.gguf")
+	a := open(t, path, Options{Settings: greedy(), CacheDir: dir})
+	if err := a.Set("rank", "96"); err != nil {
+		t.Fatal(err)
+	}
+	want := send(t, a, "And God said")
+	files, _ := filepath.Glob(filepath.Join(dir, "grc-*-k96-qkv-v1.miku"))
+	if len(files) != 1 {
+		t.Fatalf("cache files %v", files)
+	}
+	b := open(t, path, Options{Settings: greedy(), CacheDir: dir})
+	g, err := b.loadGRC(96)
+	if err != nil {
+		t.Fatalf("the cache written by the first session does not load: %v", err)
+	}
+	if g.K != 96 {
+		t.Fatalf("loaded rank %d", g.K)
+	}
+	if err := b.Set("rank", "96"); err != nil {
+		t.Fatal(err)
+	}
+	if got := send(t, b, "And God said"); got.Text != want.Text {
+		t.Fatalf("from the cache %q, built %q", got.Text, want.Text)
+	}
+	data, _ := os.ReadFile(files[0])
+	data[len(data)/2] ^= 0x40
+	if err := os.WriteFile(files[0], data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := open(t, path, Options{Settings: greedy(), CacheDir: dir})
+	if _, err := c.loadGRC(96); err == nil {
+		t.Fatal("a corrupted cache loaded")
+	}
+	if err := c.Set("rank", "96"); err != nil {
+		t.Fatal(err)
+	}
+	if got := send(t, c, "And God said"); got.Text != want.Text {
+		t.Fatalf("after a rebuild %q, want %q", got.Text, want.Text)
+	}
+	if _, err := c.loadGRC(96); err != nil {
+		t.Fatalf("the rebuild did not rewrite the cache: %v", err)
+	}
+}
