@@ -15,29 +15,9 @@ import (
 // quantised files must score close to the float32 one in the expected
 // order of precision.
 func TestPerplexityKJV(t *testing.T) {
-	text, err := os.ReadFile(fixture(t, "kjv/heldout.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	ppl := map[string]float64{}
 	for _, f := range []string{"kjv-f32.gguf", "kjv-q8_0.gguf", "kjv-q4_k_m.gguf"} {
-		m, err := model.Open(fixture(t, "kjv/"+f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer m.Close()
-		tok, err := tokenizer.FromGGUF(m.File())
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids, err := tok.Encode(string(text[:4000]), tokenizer.EncodeOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		st, err := m.NewState(128, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m, tok, st, ids := heldoutSetup(t, "kjv/"+f)
 		r, err := Perplexity(context.Background(), st, ids, tok.BOS(), nil)
 		if err != nil {
 			t.Fatal(err)
@@ -89,27 +69,7 @@ func TestPerplexityKJV(t *testing.T) {
 // finite, does not rise as k grows (within 1 %), and equals the baseline at
 // full rank k = 256.
 func TestPerplexityGRC(t *testing.T) {
-	text, err := os.ReadFile(fixture(t, "kjv/heldout.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := model.Open(fixture(t, "kjv/kjv-f32.gguf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	tok, err := tokenizer.FromGGUF(m.File())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids, err := tok.Encode(string(text[:4000]), tokenizer.EncodeOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := m.NewState(128, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, tok, st, ids := heldoutSetup(t, "kjv/kjv-f32.gguf")
 	base, err := Perplexity(context.Background(), st, ids, tok.BOS(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -140,4 +100,32 @@ func TestPerplexityGRC(t *testing.T) {
 	if math.Abs(prev-base.PPL) > 1e-3*base.PPL {
 		t.Fatalf("full-rank GRC perplexity %.4f, baseline %.4f", prev, base.PPL)
 	}
+}
+
+// heldoutSetup opens a kjv model with a 128-token state and tokenises the
+// first 4000 bytes of the held-out text (chapters the model never saw).
+func heldoutSetup(t *testing.T, file string) (*model.Model, *tokenizer.Tokenizer, *model.State, []int32) {
+	t.Helper()
+	text, err := os.ReadFile(fixture(t, "kjv/heldout.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := model.Open(fixture(t, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	tok, err := tokenizer.FromGGUF(m.File())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, err := tok.Encode(string(text[:4000]), tokenizer.EncodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := m.NewState(128, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, tok, st, ids
 }
