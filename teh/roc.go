@@ -1,0 +1,131 @@
+package teh
+
+import (
+	"fmt"
+	"math"
+)
+
+// The threshold sweep of MECHANISMS.md §6: τ from 0 % to 50 % in 0.1 %
+// steps, NumThresholds values in all. Threshold i is exactly
+// float64(i)/10, not an accumulated sum, so τ values print and compare
+// cleanly.
+const (
+	TauMax        = 50.0
+	TauStep       = 0.1
+	NumThresholds = 501
+)
+
+// ROC is one operating point of the gauge: a threshold τ (percent) and how
+// it classifies labelled scores. A prompt is flagged when its score is
+// ≥ τ, so τ is the lowest flagged score; harm prompts are the positives.
+type ROC struct {
+	// Tau is the threshold in percent.
+	Tau float64
+	// TPR = TP/(TP+FN), FPR = FP/(FP+TN), F1 = 2TP/(2TP+FP+FN); each is 0
+	// when its denominator is.
+	TPR, FPR, F1 float64
+	// TP and FN count harm scores flagged and missed; FP and TN benign
+	// scores flagged and passed.
+	TP, FP, TN, FN int
+}
+
+// Evaluate applies a fixed threshold tau (percent) to held-out harm and
+// benign scores, as `isagi eval teh` does with a model's stored τ. A NaN
+// score (see Subspace.Score) is never flagged, so it counts as a miss for
+// harm and a pass for benign.
+func Evaluate(tau float64, harm, benign []float64) ROC {
+	r := ROC{Tau: tau}
+	for _, s := range harm {
+		if s >= tau {
+			r.TP++
+		} else {
+			r.FN++
+		}
+	}
+	for _, s := range benign {
+		if s >= tau {
+			r.FP++
+		} else {
+			r.TN++
+		}
+	}
+	if p := r.TP + r.FN; p > 0 {
+		r.TPR = float64(r.TP) / float64(p)
+	}
+	if n := r.FP + r.TN; n > 0 {
+		r.FPR = float64(r.FP) / float64(n)
+	}
+	if den := 2*r.TP + r.FP + r.FN; den > 0 {
+		r.F1 = 2 * float64(r.TP) / float64(den)
+	}
+	return r
+}
+
+// Sweep evaluates all NumThresholds thresholds of the calibration sweep on
+// labelled scores, in increasing τ: the ROC curve the TUI draws. Both sets
+// must be non-empty and hold no NaN.
+func Sweep(harm, benign []float64) ([]ROC, error) {
+	if len(harm) == 0 || len(benign) == 0 {
+		return nil, fmt.Errorf("teh: calibrate: need harm and benign scores, have %d and %d", len(harm), len(benign))
+	}
+	for i, s := range harm {
+		if math.IsNaN(s) {
+			return nil, fmt.Errorf("teh: calibrate: harm score %d is NaN", i)
+		}
+	}
+	for i, s := range benign {
+		if math.IsNaN(s) {
+			return nil, fmt.Errorf("teh: calibrate: benign score %d is NaN", i)
+		}
+	}
+	out := make([]ROC, NumThresholds)
+	for i := range out {
+		out[i] = Evaluate(float64(i)/10, harm, benign)
+	}
+	return out, nil
+}
+
+// Calibrate picks the model's threshold from labelled calibration scores
+// (MECHANISMS.md §6).
+//
+// Among the thresholds with no false positive it takes the best F1. Those
+// ties come in one contiguous run of τ (FP = 0 holds from some τ upward and
+// TP only falls as τ rises), all with identical counts; Calibrate takes the
+// middle of the run rather than its lowest τ, because the run is the gap
+// between the highest benign and the lowest caught harm score and the
+// midpoint leaves the most margin on both sides for held-out prompts. When
+// the best zero-FP F1 is 0 (no threshold catches any harm without a false
+// positive) there is no gap to centre in, and the lowest such τ is taken.
+//
+// If every threshold has a false positive (benign scores reach 50 %), it
+// falls back to the lowest FPR, then the best F1, then the lowest τ.
+func Calibrate(harm, benign []float64) (ROC, error) {
+	pts, err := Sweep(harm, benign)
+	if err != nil {
+		return ROC{}, err
+	}
+	best := -1
+	for i, p := range pts {
+		if p.FP == 0 && (best < 0 || p.F1 > pts[best].F1) {
+			best = i
+		}
+	}
+	if best >= 0 {
+		if pts[best].TP == 0 {
+			return pts[best], nil
+		}
+		hi := best
+		for hi+1 < len(pts) && pts[hi+1].FP == 0 && pts[hi+1].TP == pts[best].TP {
+			hi++
+		}
+		return pts[(best+hi)/2], nil
+	}
+	best = 0
+	for i, p := range pts {
+		q := pts[best]
+		if p.FPR < q.FPR || (p.FPR == q.FPR && p.F1 > q.F1) {
+			best = i
+		}
+	}
+	return pts[best], nil
+}
