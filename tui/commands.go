@@ -16,7 +16,7 @@ type slashCommand struct {
 }
 
 // setNames are the /set parameters the engine accepts.
-const setNames = "temperature top_p top_k min_p repeat_penalty seed num_ctx max_tokens rank"
+const setNames = "temperature top_p top_k min_p repeat_penalty seed num_ctx max_tokens rank snipe"
 
 // commands is the slash-command table; the help overlay is generated from it.
 func commands() []slashCommand {
@@ -24,11 +24,11 @@ func commands() []slashCommand {
 		{name: "/help", help: "show keys and commands", run: cmdHelp},
 		{name: "/clear", help: "forget the conversation", idle: true, run: cmdClear},
 		{name: "/system", args: "TEXT", help: "set the system prompt", idle: true, run: cmdSystem},
-		{name: "/set", args: "NAME VALUE", help: "change a setting:", idle: true, run: cmdSet},
-		{name: "", help: "  temperature top_p top_k min_p"},
-		{name: "", help: "  repeat_penalty seed num_ctx max_tokens"},
-		{name: "", help: "  rank K|off (GRC compression of Q/K/V)"},
+		{name: "/set", args: "NAME VALUE", help: "change a setting: temperature top_p top_k min_p", idle: true, run: cmdSet},
+		{name: "", help: "  repeat_penalty seed num_ctx max_tokens rank snipe"},
 		{name: "/show", help: "list settings and model info", idle: true, run: cmdShow},
+		{name: "/snipe", args: "[NAME on|off]", help: "Snipe projectors: list, or switch one", idle: true, run: cmdSnipe},
+		{name: "/calibrate", help: "build this model's geometry profile (esc cancels)", idle: true, run: cmdCalibrate},
 		{name: "/save", args: "[FILE]", help: "save the session (.miku); then after every turn", idle: true, run: cmdSave},
 		{name: "/load", args: "FILE", help: "load a saved session", idle: true, run: cmdLoad},
 		{name: "/bye", help: "quit", run: cmdBye},

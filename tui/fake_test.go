@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/isagi-lab/isagi/engine/session"
+	"github.com/isagi-lab/isagi/geometry"
 )
 
 // fakeEngine streams scripted pieces with small sleeps and records what the
@@ -18,6 +19,9 @@ type fakeEngine struct {
 	delay  time.Duration // between pieces
 	tokS   float64
 	drop   int // Turn.Dropped to report
+	// gauge, when set, makes every event carry a TEH reading (token i reads
+	// gauge(i)) and the turn a geometry summary.
+	gauge func(i int) geometry.Reading
 
 	mu        sync.Mutex
 	settings  session.Settings
@@ -109,17 +113,31 @@ func (f *fakeEngine) Send(ctx context.Context, input string, emit func(session.E
 		}
 		b.WriteString(p)
 		tokS := f.tokS * (0.6 + 0.1*float64(i%5)) // a little jitter for the sparkline
-		emit(session.Event{Piece: p, Tokens: i + 1, TokPerSec: tokS, Elapsed: time.Since(start)})
+		ev := session.Event{Piece: p, Tokens: i + 1, TokPerSec: tokS, Elapsed: time.Since(start)}
+		if f.gauge != nil {
+			ev.Gauge, ev.Gauged = f.gauge(i), true
+		}
+		emit(ev)
 	}
 	f.mu.Lock()
 	f.used += 10 + len(f.pieces)
 	used := f.used
 	f.mu.Unlock()
-	return session.Turn{
+	turn := session.Turn{
 		Text: b.String(), Tokens: len(f.pieces) + 1, PromptTok: 10,
 		TimeToFirst: 120 * time.Millisecond, PrefillTokS: 310, DecodeTokS: f.tokS,
 		Stop: "stop token", Dropped: f.drop, ContextUsed: used,
-	}, nil
+	}
+	if f.gauge != nil {
+		last := f.gauge(len(f.pieces) - 1)
+		turn.Geometry = &geometry.TurnSummary{Prompt: last, Reply: last, PromptTokens: 10, ReplyTokens: len(f.pieces), Peak: last.Overall}
+		for i := range last.N {
+			if last.Cat[i] >= 10 { // the fake profile's τ
+				turn.Geometry.Flagged = append(turn.Geometry.Flagged, fakeCategories[i])
+			}
+		}
+	}
+	return turn, nil
 }
 
 func (f *fakeEngine) snapshot() (sent []string, sets [][2]string, cleared int, cancelled bool) {

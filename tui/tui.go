@@ -52,6 +52,9 @@ type Options struct {
 	// "dark", "light", "notty" or "ascii". Empty: Run asks the terminal for
 	// its background; New uses "dark".
 	MarkdownStyle string
+	// Notes are shown in the chat at start (e.g. a geometry profile that
+	// could not be loaded).
+	Notes []string
 }
 
 // Labels shown for the mode and the demo model.
@@ -79,6 +82,7 @@ type Model struct {
 	perf  perfPane
 	hw    hardwarePane
 	model modelPane
+	geo   geometryPane
 	help  helpOverlay
 
 	width, height int
@@ -91,6 +95,9 @@ type Model struct {
 	gen    *generation     // the reply streaming now, or nil
 	genID  int
 	busy   string // engine work in flight that is not a reply (a rank build), or ""
+
+	calibCancel context.CancelFunc // stops the calibration in flight
+	calibCh     chan calibMsg      // its progress and end
 }
 
 // New builds the root model for e. Run wraps it in a program; tests drive
@@ -122,6 +129,15 @@ func New(e Engine, opts Options) *Model {
 		height: 24,
 	}
 	m.showTranscript() // a session resumed with --load
+	if g, ok := m.geometry(); ok {
+		m.geo.sync(g)
+		if m.geo.profile == nil {
+			m.chat.add(entryInfo, "No geometry profile for this model yet — /calibrate builds one (TEH harm gauges, Snipe projectors).")
+		}
+	}
+	for _, n := range opts.Notes {
+		m.chat.add(entryNotice, n)
+	}
 	m.refreshContext()
 	m.layout()
 	return m
@@ -172,6 +188,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.onStream(msg)
 	case setDoneMsg:
 		return m, m.onSetDone(msg)
+	case calibMsg:
+		return m, m.onCalib(msg)
 	case hwMsg:
 		return m, m.hw.update(msg)
 	case tea.KeyMsg:
@@ -189,6 +207,10 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		if key.Matches(msg, k.Stop, k.Help) || msg.String() == "q" {
 			m.help.show = false
 		}
+		return nil
+	case key.Matches(msg, k.Stop) && m.calibCancel != nil:
+		m.calibCancel()
+		m.status = "cancelling calibration…"
 		return nil
 	case key.Matches(msg, k.Stop):
 		if m.gen != nil {
@@ -264,6 +286,7 @@ func (m *Model) onStream(msg streamMsg) tea.Cmd {
 	}
 	if msg.fresh {
 		m.perf.observe(msg.ev)
+		m.geo.observe(msg.ev)
 	}
 	m.chat.appendReply(msg.text)
 	if !msg.done {
@@ -287,6 +310,7 @@ func (m *Model) onStream(msg streamMsg) tea.Cmd {
 	if msg.err != nil {
 		notes = append(notes, entry{entryError, "generation failed: " + msg.err.Error()})
 	}
+	notes = append(notes, m.geo.finish(t)...)
 	m.chat.endReply(t.Text, notes...)
 	m.autosave()
 	if cmd := m.thermalStep(); cmd != nil {
@@ -399,11 +423,11 @@ func (m *Model) side(h int) string {
 		}
 		return theme.Pane.Width(sideWidth - 2).Render(theme.PaneTitle.Render(title) + "\n" + strings.Join(lines, "\n"))
 	}
-	panes := []string{
-		pane("Perf", m.perf.lines(w)),
-		pane("Hardware", m.hw.lines()),
-		pane("Model", m.model.lines()),
+	panes := []string{pane("Perf", m.perf.lines(w))}
+	if _, ok := m.geometry(); ok {
+		panes = append(panes, pane("Geometry", m.geo.lines(w)))
 	}
+	panes = append(panes, pane("Model", m.model.lines()), pane("Hardware", m.hw.lines()))
 	var out []string
 	used := 0
 	for _, p := range panes { // drop panes from the bottom when short of rows
@@ -441,6 +465,9 @@ func (m *Model) View() string {
 	rows = append(rows, body)
 	if !m.wide() {
 		sum := m.perf.summary() + " │ " + m.hw.summary()
+		if g := m.geo.summary(); g != "" {
+			sum += " │ " + g
+		}
 		rows = append(rows, lipgloss.NewStyle().MaxWidth(m.width).Render(sum))
 	}
 	rows = append(rows, m.input.View(), m.statusBar())

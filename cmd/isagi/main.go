@@ -43,6 +43,8 @@ Usage:
   isagi run --model M.gguf --chat --prompt TEXT   chat: one user turn, templated
   isagi tokenize --model M.gguf TEXT       token ids of TEXT (--decode: ids to text)
   isagi ppl --model M.gguf --file T.txt    perplexity of the model over a text
+  isagi calibrate --model M.gguf           build the model's geometry profile (TEH gauges, Snipe projectors)
+  isagi eval teh|snipe --model M.gguf      the profile's detection / projector figures on held-out prompts
   isagi inspect [--tensors] M.gguf         show a GGUF file's metadata and tensors
   isagi version                            print the version
 
@@ -78,6 +80,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return cmdSession(args[1:], stdout, stderr)
 	case "ppl":
 		return cmdPPL(args[1:], stdout, stderr)
+	case "calibrate":
+		return cmdCalibrate(args[1:], stdout, stderr)
+	case "eval":
+		return cmdEval(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "isagi", version)
 		return nil

@@ -34,6 +34,7 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 	useDemo := fs.Bool("demo", false, "start on the built-in demo model (a tiny KJV text generator, not an assistant)")
 	load := fs.String("load", "", "resume a saved session (.miku); its model is found by name unless --model is given")
 	force := fs.Bool("force-model", false, "with --load: load the conversation even if it was saved with another model")
+	snipe := fs.String("snipe", "", "turn Snipe projectors on at start, e.g. privacy,toxicity (needs the model's geometry profile: isagi calibrate)")
 	thermal := fs.String("thermal-rank", "", "MIN:MAX: let the GPU temperature pick the GRC rank between turns (65–85 °C maps MAX→MIN; no GPU: MAX)")
 	fs.Usage = func() { fmt.Fprint(stderr, usage) }
 	if err := fs.Parse(args); err != nil {
@@ -46,6 +47,7 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 	opts := session.Options{Threads: mf.threads, Ctx: mf.ctx, AppVersion: version}
 	if d, err := store.DataDir(); err == nil {
 		opts.CacheDir = filepath.Join(d, "geometry")
+		opts.ProfileDir = filepath.Join(d, "profiles")
 	}
 	if *load != "" && mf.model == "" && !*useDemo {
 		// The session file names its model; find it unless told otherwise.
@@ -93,6 +95,15 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintln(stderr, "isagi:", n)
 		}
 	}
+	var notes []string
+	if _, err := s.LoadGeometry(); err != nil {
+		notes = append(notes, "geometry profile not loaded: "+err.Error())
+	}
+	if *snipe != "" {
+		if err := s.Set("snipe", *snipe); err != nil {
+			return fmt.Errorf("--snipe: %w", err)
+		}
+	}
 	sessionDir := ""
 	if d, err := store.DataDir(); err == nil {
 		sessionDir = filepath.Join(d, "sessions")
@@ -116,7 +127,7 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	return tui.Run(s, tui.Options{Telemetry: tel, Version: version, SessionDir: sessionDir, Thermal: th})
+	return tui.Run(s, tui.Options{Telemetry: tel, Version: version, SessionDir: sessionDir, Thermal: th, Notes: notes})
 }
 
 // firstStart runs when no model is installed: it offers to pull a small

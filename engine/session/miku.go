@@ -55,7 +55,7 @@ func (s *Session) ModelSHA256() (string, error) {
 // an interrupted save leaves the previous file as it was. now stamps the
 // file (Updated; Created too for a new file).
 func (s *Session) Save(path, appVersion string, now time.Time) error {
-	sum, err := s.ModelSHA256()
+	ref, err := s.ModelRef()
 	if err != nil {
 		return err
 	}
@@ -77,7 +77,7 @@ func (s *Session) Save(path, appVersion string, now time.Time) error {
 			AppVersion:    appVersion,
 			Created:       created.UTC(),
 			Updated:       now.UTC(),
-			Model:         miku.ModelRef{File: filepath.Base(s.info.Path), SHA256: sum, Arch: s.info.Arch, Name: s.info.Name},
+			Model:         ref,
 			Knobs:         knobs,
 		},
 		Sections: []miku.Section{{Name: sectionConversation, Required: true, Data: conv}},

@@ -23,6 +23,9 @@ type Options struct {
 	// CacheDir is where GRC ranks are cached once built (keyed by the
 	// model's sha256, the rank, the slots and the format); "" disables it.
 	CacheDir string
+	// ProfileDir is where geometry profiles live (see LoadGeometry and
+	// Calibrate); "" keeps them in memory only.
+	ProfileDir string
 }
 
 // DefaultSettings are llama.cpp's sampling defaults, with replies capped at
@@ -93,7 +96,7 @@ func fromFile(f *gguf.File, path string, o Options) (*Session, error) {
 	if set == (Settings{}) {
 		set = DefaultSettings()
 	}
-	s := &Session{m: m, tok: tok, tmpl: tmpl, k: k, info: info, appVersion: o.AppVersion, cacheDir: o.CacheDir}
+	s := &Session{m: m, tok: tok, tmpl: tmpl, k: k, info: info, appVersion: o.AppVersion, cacheDir: o.CacheDir, profileDir: o.ProfileDir}
 	if err := s.resize(o.Ctx); err != nil {
 		return nil, err
 	}
@@ -122,6 +125,9 @@ func (s *Session) resize(ctx int) error {
 	}
 	s.st = st
 	s.gen = nil // rebuilt by apply with the current settings
+	if err := s.attachGeometry(); err != nil {
+		return err
+	}
 	s.info.ContextSize = st.Cap()
 	return nil
 }

@@ -57,6 +57,9 @@ func (s *Session) Send(ctx context.Context, input string, emit func(Event)) (Tur
 	var reply strings.Builder
 	n := 0
 	var decodeStart time.Time
+	if s.geo != nil {
+		s.geo.BeginTurn()
+	}
 	stats, err := s.gen.Generate(ctx, feed, generate.Options{MaxTokens: s.set.MaxTokens, Stop: s.stops}, func(id int32) error {
 		n++
 		if n == 1 {
@@ -71,6 +74,12 @@ func (s *Session) Send(ctx context.Context, input string, emit func(Event)) (Tur
 		if n > 1 {
 			ev.TokPerSec = float64(n-1) / time.Since(decodeStart).Seconds()
 		}
+		if s.geo != nil {
+			ev.Gauge, ev.Gauged = s.geo.Last(), true
+			if n == 1 {
+				s.geo.BeginReply()
+			}
+		}
 		emit(ev)
 		return nil
 	})
@@ -82,6 +91,10 @@ func (s *Session) Send(ctx context.Context, input string, emit func(Event)) (Tur
 		Text: reply.String(), Tokens: stats.Generated, PromptTok: len(feed),
 		TimeToFirst: stats.TimeToFirst, PrefillTokS: stats.PrefillTokPerSec(), DecodeTokS: stats.DecodeTokPerSec(),
 		Stop: stats.Reason.String(), Dropped: dropped,
+	}
+	if s.geo != nil {
+		sum := s.geo.Summary()
+		turn.Geometry = &sum
 	}
 	switch {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/isagi-lab/isagi/engine/chat"
@@ -19,6 +20,7 @@ import (
 	"github.com/isagi-lab/isagi/engine/sample"
 	"github.com/isagi-lab/isagi/engine/tensor"
 	"github.com/isagi-lab/isagi/engine/tokenizer"
+	"github.com/isagi-lab/isagi/geometry"
 )
 
 // Mode says how input is turned into a prompt.
@@ -71,6 +73,9 @@ type Settings struct {
 	MaxTokens     int     `json:"max_tokens"` // per reply
 	System        string  `json:"system,omitempty"`
 	Rank          int     `json:"rank,omitempty"` // GRC rank of Q/K/V; 0 = uncompressed
+	// Snipe lists the categories whose projector is on, comma-separated
+	// ("privacy,toxicity"); it needs a geometry profile.
+	Snipe string `json:"snipe,omitempty"`
 }
 
 // Event is one step of a streaming reply.
@@ -79,6 +84,10 @@ type Event struct {
 	Tokens    int           // tokens generated so far in this reply
 	TokPerSec float64       // decode speed so far
 	Elapsed   time.Duration // since the turn started
+	// Gauge is the TEH reading of the state that chose this token; Gauged
+	// says whether a geometry profile is running.
+	Gauge  geometry.Reading
+	Gauged bool
 }
 
 // Turn is a finished reply.
@@ -92,6 +101,8 @@ type Turn struct {
 	Stop        string // why it ended: "stop token", "token limit", "context full", "cancelled"
 	Dropped     int    // oldest turns dropped to make room before this one
 	ContextUsed int    // tokens in the KV cache after the turn
+	// Geometry is the TEH gauge over the turn, when a profile is running.
+	Geometry *geometry.TurnSummary
 }
 
 // Session is one conversation with a loaded model. It is not safe for
@@ -121,6 +132,10 @@ type Session struct {
 	grcb     *model.GRCBuilder  // decompositions, made on the first /set rank
 	grcs     map[int]*model.GRC // ranks built so far: switching back is instant
 	cacheDir string             // where built ranks are cached on disk ("": nowhere)
+
+	geo        *geometry.Monitor // the geometry profile running live, or nil
+	geoRemove  func()            // unregisters geo from the state
+	profileDir string            // where profiles are stored ("": nowhere)
 }
 
 // Info describes the model and the compression in use.
@@ -171,7 +186,8 @@ func (s *Session) SetSystem(text string) {
 }
 
 // Set changes one setting by name, as /set does: temperature, top_p, top_k,
-// min_p, repeat_penalty, seed, num_ctx or max_tokens.
+// min_p, repeat_penalty, seed, num_ctx, max_tokens, rank or snipe (a
+// comma-separated list of categories whose projector is on, or "off").
 func (s *Session) Set(name, value string) error {
 	n := s.set
 	f := func() (float32, error) {
@@ -209,6 +225,11 @@ func (s *Session) Set(name, value string) error {
 		if err == nil && (n.Rank < 1 || n.Rank > s.m.Dim) {
 			err = fmt.Errorf("want off or 1…%d (the embedding width)", s.m.Dim)
 		}
+	case "snipe":
+		if err := s.useSnipe(value); err != nil {
+			return fmt.Errorf("snipe %q: %w", value, err)
+		}
+		n.Snipe = strings.Join(parseSnipe(value), ",")
 	case "num_ctx":
 		var c int
 		if c, err = i(); err != nil {
@@ -222,7 +243,7 @@ func (s *Session) Set(name, value string) error {
 		}
 		return s.apply(n)
 	default:
-		return fmt.Errorf("unknown setting %q (temperature, top_p, top_k, min_p, repeat_penalty, seed, num_ctx, max_tokens, rank)", name)
+		return fmt.Errorf("unknown setting %q (temperature, top_p, top_k, min_p, repeat_penalty, seed, num_ctx, max_tokens, rank, snipe)", name)
 	}
 	if err != nil {
 		return fmt.Errorf("%s %q: %w", name, value, err)
@@ -250,6 +271,13 @@ func (s *Session) apply(n Settings) error {
 	}
 	if err := s.useRank(n.Rank); err != nil {
 		return err
+	}
+	if s.geo != nil {
+		// Without a profile the toggles wait in the settings until
+		// SetGeometry (a session saved with projectors on, loaded first).
+		if err := s.useSnipe(n.Snipe); err != nil {
+			return err
+		}
 	}
 	s.set = n
 	if n.System != "" && (len(s.msgs) == 0 || s.msgs[0].Role != "system") {

@@ -1,0 +1,303 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"text/tabwriter"
+	"time"
+
+	"github.com/isagi-lab/isagi/demo"
+	"github.com/isagi-lab/isagi/engine/session"
+	"github.com/isagi-lab/isagi/geometry"
+	"github.com/isagi-lab/isagi/prompts"
+	"github.com/isagi-lab/isagi/store"
+)
+
+// profileDir is where geometry profiles live: the data directory's
+// profiles/, one file per model sha256.
+func profileDir() (string, error) {
+	d, err := store.DataDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(d, "profiles"), nil
+}
+
+// geoFlags are the flags of the commands that use a geometry profile.
+type geoFlags struct {
+	modelFlags
+	demo    bool
+	profile string
+}
+
+func (g *geoFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&g.model, "model", "", "GGUF file or installed model name (default $ISAGI_MODEL, then the config file)")
+	fs.IntVar(&g.threads, "threads", 0, "worker threads (default: the number of cores)")
+	fs.BoolVar(&g.demo, "demo", false, "use the built-in demo model")
+	fs.StringVar(&g.profile, "profile", "", "geometry profile file (default: the data directory's, found by the model's sha256)")
+}
+
+// open loads the model as a session (calibration tokenises prompts the way
+// chat does).
+func (g *geoFlags) open() (*session.Session, error) {
+	opts := session.Options{Threads: g.threads, Ctx: 512, AppVersion: version}
+	if g.demo {
+		opts.Demo = true
+		return session.OpenBytes(demo.Name, demo.Model, opts)
+	}
+	path, err := store.Resolve(g.model)
+	if err != nil {
+		return nil, err
+	}
+	return session.Open(path, opts)
+}
+
+// profilePath is --profile, else the data directory's file for s's model.
+func (g *geoFlags) profilePath(s *session.Session) (string, error) {
+	if g.profile != "" {
+		return g.profile, nil
+	}
+	dir, err := profileDir()
+	if err != nil {
+		return "", fmt.Errorf("no data directory for profiles (pass --profile FILE): %w", err)
+	}
+	sum, err := s.ModelSHA256()
+	if err != nil {
+		return "", err
+	}
+	return geometry.ProfilePath(dir, sum), nil
+}
+
+// loadProfile reads the model's profile, saying how to make one if there
+// is none.
+func (g *geoFlags) loadProfile(s *session.Session) (*geometry.Profile, error) {
+	path, err := g.profilePath(s)
+	if err != nil {
+		return nil, err
+	}
+	p, err := geometry.LoadProfile(path, -1)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("no geometry profile for %s at %s: build one with `isagi calibrate%s`", s.Info().Name, path, g.modelArg())
+	}
+	if err != nil {
+		return nil, err
+	}
+	sum, err := s.ModelSHA256()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.Check(sum); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return p, nil
+}
+
+func (g *geoFlags) modelArg() string {
+	if g.demo {
+		return " --demo"
+	}
+	if g.model != "" {
+		return " --model " + g.model
+	}
+	return ""
+}
+
+// progressLine draws calibration progress on one terminal line.
+func progressLine(w io.Writer) geometry.Progress {
+	start := time.Now()
+	last := ""
+	return func(stage string, done, total int) {
+		if stage != last && last != "" {
+			fmt.Fprintln(w)
+		}
+		last = stage
+		fmt.Fprintf(w, "\r%-24s [%-30s] %d/%d  %s ", stage, bar(done, total, 30), done, total, time.Since(start).Round(100*time.Millisecond))
+	}
+}
+
+// cmdCalibrate is `isagi calibrate`: build and store a model's geometry
+// profile.
+func cmdCalibrate(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("calibrate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var g geoFlags
+	g.register(fs)
+	def := geometry.DefaultOptions()
+	layer := fs.Int("layer", -1, "probe block (0-based); -1: the last block")
+	snipeLayer := fs.Int("snipe-layer", -1, "first block a projector edits; -1: the probe block")
+	k := fs.Int("k", 0, "UGT basis rank; 0: min(64, prompts−1, width)")
+	refine := fs.Bool("refine", false, "refine the basis on the Stiefel manifold to separate the zones")
+	budget := fs.Float64("budget", def.Budget, "benign collateral a projector may cost (0.02 = 2 % more cross-entropy)")
+	maxCoords := fs.Int("max-coords", def.MaxCoords, "most coordinates one projector removes")
+	benign := fs.Int("benign-tokens", def.BenignTokens, "benign text tokens scored per greedy step (sets the time)")
+	asJSON := fs.Bool("json", false, "print the profile's figures as JSON")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `Usage: isagi calibrate [--model FILE | --demo] [flags]
+
+Builds the model's geometry profile (MECHANISMS.md §5–7) from the prompt
+sets shipped with isagi: hidden states of every calibration prompt at the
+probe layer, the UGT basis, each behaviour category's forbidden coordinates
+and ROC threshold (the TEH gauge), and its Snipe projector chosen greedily
+under the collateral budget. The profile is stored under the data
+directory, keyed by the model file's sha256; the TUI loads it by itself.
+
+What the figures mean depends on the model: an instruct model reads the
+prompts' meaning, a tiny text model (like the demo) cannot — measure with
+`+"`isagi eval teh`"+` and `+"`isagi eval snipe`"+` on the held-out split.
+
+Example:
+  isagi calibrate --model smollm2-135m-instruct
+`)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		fs.Usage()
+		return fmt.Errorf("calibrate takes no arguments, got %q", fs.Arg(0))
+	}
+	set, err := prompts.Default()
+	if err != nil {
+		return err
+	}
+	s, err := g.open()
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	path, err := g.profilePath(s)
+	if err != nil {
+		return err
+	}
+	opt := geometry.Options{Layer: *layer, SnipeLayer: *snipeLayer, K: *k, Refine: *refine,
+		Budget: *budget, MaxCoords: *maxCoords, MaxForbidden: def.MaxForbidden, BenignTokens: *benign}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	p, err := geometry.Calibrate(ctx, s.CalibrationSource(), set, opt, progressLine(stderr))
+	fmt.Fprintln(stderr)
+	if err != nil {
+		return err
+	}
+	p.Model, err = s.ModelRef()
+	if err != nil {
+		return err
+	}
+	if err := p.Save(path, version); err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(p)
+	}
+	fmt.Fprintf(stdout, "profile: %s\n", path)
+	fmt.Fprintf(stdout, "%d prompts (%d tokens), probe block %d, basis %d×%d, %.1f s\n",
+		p.Stats.Prompts, p.Stats.Tokens, p.Layer, p.D, p.K, p.Stats.Seconds)
+	if p.Refined {
+		fmt.Fprintf(stdout, "basis refined: zone separation %.4f → %.4f\n", p.RefineBefore, p.RefineAfter)
+	}
+	printProfile(stdout, p)
+	return nil
+}
+
+// printProfile is the calibration table: per category the gauge and the
+// projector as measured on the calibration split.
+func printProfile(w io.Writer, p *geometry.Profile) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "category\tgauge coords\tτ\tTPR\tFPR\tsnipe coords\treduction\tcollateral\tstopped by")
+	for _, c := range p.Categories {
+		fmt.Fprintf(tw, "%s\t%d\t%.1f%%\t%.2f\t%.2f\t%d\t%.1f%%\t%.2f%%\t%s\n", c.Name, len(c.Gauge.Forbidden),
+			c.Gauge.ROC.Tau, c.Gauge.ROC.TPR, c.Gauge.ROC.FPR, len(c.Snipe.Coords), 100*c.Snipe.Reduction, 100*c.Snipe.Collateral, c.Snipe.StoppedBy)
+	}
+	o := p.Overall
+	fmt.Fprintf(tw, "overall\t%d\t%.1f%%\t%.2f\t%.2f\t\t\t\t\n", len(o.Forbidden), o.ROC.Tau, o.ROC.TPR, o.ROC.FPR)
+	tw.Flush()
+	fmt.Fprintf(w, "benign baseline: %.4f nats/token over %d tokens; collateral budget %.1f%%\n", p.Stats.BaselineCE, p.Stats.BenignTokens, 100*p.Stats.Budget)
+}
+
+// cmdEval is `isagi eval teh|snipe`: the profile on the held-out split.
+func cmdEval(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || (args[0] != "teh" && args[0] != "snipe") {
+		fmt.Fprint(stderr, `Usage: isagi eval teh|snipe [--model FILE | --demo] [--profile P] [--json]
+
+  teh    detection rate and false positives of every TEH gauge on the
+         held-out prompts, at the threshold calibration chose
+  snipe  harm reduction and benign collateral of every projector on the
+         held-out prompts and text
+
+A tiny text model cannot tell harm from benign by meaning: these numbers
+are meaningful on an instruct model.
+`)
+		return errors.New("eval needs teh or snipe")
+	}
+	which := args[0]
+	fs := flag.NewFlagSet("eval "+which, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var g geoFlags
+	g.register(fs)
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	benign := fs.Int("benign-tokens", 1024, "snipe: held-out benign tokens scored")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	set, err := prompts.Default()
+	if err != nil {
+		return err
+	}
+	s, err := g.open()
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	p, err := g.loadProfile(s)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	var rep any
+	if which == "teh" {
+		rep, err = geometry.EvaluateTEH(ctx, s.CalibrationSource(), p, set, progressLine(stderr))
+	} else {
+		rep, err = geometry.EvaluateSnipe(ctx, s.CalibrationSource(), p, set, *benign, progressLine(stderr))
+	}
+	fmt.Fprintln(stderr)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	switch r := rep.(type) {
+	case *geometry.TEHReport:
+		fmt.Fprintf(stdout, "TEH on the held-out split (%d prompts); flagged when TEH ≥ τ\n", r.Prompts)
+		fmt.Fprintln(tw, "gauge\tτ\tdetected\tfalse positives\tF1")
+		for _, c := range append(r.Categories, r.Overall) {
+			fmt.Fprintf(tw, "%s\t%.1f%%\t%d/%d (%.0f%%)\t%d/%d (%.0f%%)\t%.2f\n", c.Name, c.Tau,
+				c.TP, c.TP+c.FN, 100*c.TPR, c.FP, c.FP+c.TN, 100*c.FPR, c.F1)
+		}
+	case *geometry.SnipeReport:
+		fmt.Fprintf(stdout, "Snipe on the held-out split; benign baseline %.4f nats/token over %d tokens\n", r.BaselineCE, r.BenignTokens)
+		fmt.Fprintln(tw, "projector\tcoords\treduction\tcollateral\t(calibration: reduction, collateral)")
+		for _, c := range r.Categories {
+			if c.Coords == 0 {
+				fmt.Fprintf(tw, "%s\t0\t—\t—\t(no coordinate within budget)\n", c.Name)
+				continue
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%.1f%%\t%.2f%%\t(%.1f%%, %.2f%%)\n", c.Name, c.Coords,
+				100*c.Reduction, 100*c.Collateral, 100*c.CalReduction, 100*c.CalCollateral)
+		}
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,242 @@
+package geometry
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/isagi-lab/isagi/engine/model"
+	"github.com/isagi-lab/isagi/engine/tensor"
+)
+
+// Source is a loaded model as calibration needs it.
+type Source struct {
+	Model   *model.Model
+	Kernels *tensor.Kernels // shared with the caller's states; nil makes a pool
+	// Prompt tokenises a calibration prompt the way the model sees a user's
+	// message in chat: one user turn rendered by its chat template with the
+	// generation prompt, or, for a base model, the text after BOS. The
+	// live gauge reads prompts in that same form, so the thresholds carry.
+	Prompt func(text string) ([]int32, error)
+	// Text tokenises plain prose (BOS, then the text) for the collateral
+	// measurement.
+	Text func(text string) ([]int32, error)
+}
+
+// maxPromptTokens caps one calibration prompt (the shipped ones are a
+// sentence or two; a longer one is cut, not refused).
+const maxPromptTokens = 256
+
+// meanState accumulates the residual stream at one layer over positions.
+// Registered after any projector hook, so at the projector's own layer it
+// reads the state the next block (or the final norm) will see.
+type meanState struct {
+	layer int
+	sum   []float64
+	n     int
+}
+
+func (c *meanState) AfterBlock(layer, _ int, x []float32) {
+	if layer != c.layer {
+		return
+	}
+	for i, v := range x {
+		c.sum[i] += float64(v)
+	}
+	c.n++
+}
+
+// projHook applies h ← h − Q Qᵀ (h − μ) at layers ≥ from (MECHANISMS.md §7):
+// float32 rows of Q precomputed, so the per-token cost is 2·r·d
+// multiply-adds and no allocation.
+type projHook struct {
+	from int
+	d, r int
+	mu   []float32
+	q    []float32 // r×d, row j = column j of Q
+	c    []float32 // r coefficients, scratch
+}
+
+// newProjHook builds the hook from an orthonormal Q (d×r) and μ; r = 0
+// makes a hook that does nothing.
+func newProjHook(from int, q *mat.Dense, mu []float64) *projHook {
+	d := len(mu)
+	h := &projHook{from: from, d: d, mu: narrow(mu)}
+	if q == nil {
+		return h
+	}
+	_, r := q.Dims()
+	h.r = r
+	h.q = make([]float32, r*d)
+	h.c = make([]float32, r)
+	for j := range r {
+		for i := range d {
+			h.q[j*d+i] = float32(q.At(i, j))
+		}
+	}
+	return h
+}
+
+func (h *projHook) AfterBlock(layer, _ int, x []float32) {
+	if layer < h.from || h.r == 0 || len(x) != h.d {
+		return
+	}
+	for j := range h.r {
+		row := h.q[j*h.d : (j+1)*h.d]
+		var s float32
+		for i, v := range row {
+			s += v * (x[i] - h.mu[i])
+		}
+		h.c[j] = s
+	}
+	for j := range h.r {
+		row, c := h.q[j*h.d:(j+1)*h.d], h.c[j]
+		for i, v := range row {
+			x[i] -= c * v
+		}
+	}
+}
+
+// runner feeds texts through one model state with optional hooks.
+type runner struct {
+	src Source
+	st  *model.State
+	log []float32 // logits for up to chunk tokens
+}
+
+// chunk is how many positions' logits one Forward call returns when
+// scoring text: bounded so a 150k vocabulary needs tens of MB, not GB.
+const chunk = 32
+
+func newRunner(src Source) (*runner, error) {
+	if src.Model == nil || src.Prompt == nil || src.Text == nil {
+		return nil, fmt.Errorf("geometry: source needs a model and both tokenisers")
+	}
+	st, err := src.Model.NewState(min(src.Model.CtxLen, 4*maxPromptTokens), src.Kernels)
+	if err != nil {
+		return nil, err
+	}
+	return &runner{src: src, st: st}, nil
+}
+
+// states returns one row per prompt: the mean over the prompt's tokens of
+// the residual stream at layer, with hooks (projectors) applied first.
+// tokens counts the positions computed.
+func (r *runner) states(ctx context.Context, prompts []string, layer int, hooks []any, tick func()) (H *mat.Dense, tokens int, err error) {
+	d := r.src.Model.Dim
+	H = mat.NewDense(len(prompts), d, nil)
+	c := &meanState{layer: layer, sum: make([]float64, d)}
+	for _, h := range hooks {
+		remove, err := r.st.AddHook(h)
+		if err != nil {
+			return nil, 0, err
+		}
+		defer remove()
+	}
+	remove, err := r.st.AddHook(c)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer remove()
+	for i, p := range prompts {
+		if err := ctx.Err(); err != nil {
+			return nil, 0, err
+		}
+		ids, err := r.src.Prompt(p)
+		if err != nil {
+			return nil, 0, fmt.Errorf("geometry: prompt %q: %w", p, err)
+		}
+		if len(ids) > maxPromptTokens {
+			ids = ids[:maxPromptTokens]
+		}
+		if len(ids) == 0 {
+			return nil, 0, fmt.Errorf("geometry: prompt %q has no tokens", p)
+		}
+		clear(c.sum)
+		c.n = 0
+		r.st.Reset()
+		if err := r.st.Forward(ids, nil); err != nil {
+			return nil, 0, fmt.Errorf("geometry: prompt %q: %w", p, err)
+		}
+		row := H.RawRowView(i)
+		for j := range row {
+			row[j] = c.sum[j] / float64(c.n)
+		}
+		tokens += len(ids)
+		if tick != nil {
+			tick()
+		}
+	}
+	return H, tokens, nil
+}
+
+// crossEntropy is the mean next-token negative log-likelihood (nats) over
+// the token sequences, with hooks applied.
+func (r *runner) crossEntropy(ctx context.Context, seqs [][]int32, hooks []any) (float64, error) {
+	vocab := r.src.Model.Vocab
+	if r.log == nil {
+		r.log = make([]float32, chunk*vocab)
+	}
+	for _, h := range hooks {
+		remove, err := r.st.AddHook(h)
+		if err != nil {
+			return 0, err
+		}
+		defer remove()
+	}
+	var sum float64
+	n := 0
+	for _, ids := range seqs {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		r.st.Reset()
+		for start := 0; start < len(ids)-1; start += chunk {
+			end := min(start+chunk, len(ids)-1)
+			logits := r.log[:(end-start)*vocab]
+			if err := r.st.Forward(ids[start:end], logits); err != nil {
+				return 0, fmt.Errorf("geometry: scoring text: %w", err)
+			}
+			for i := start; i < end; i++ {
+				sum += nll(logits[(i-start)*vocab:(i-start+1)*vocab], ids[i+1])
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		return 0, fmt.Errorf("geometry: no benign tokens to score")
+	}
+	return sum / float64(n), nil
+}
+
+// nll is −log softmax(logits)[tok], in float64.
+func nll(logits []float32, tok int32) float64 {
+	mx := math.Inf(-1)
+	for _, v := range logits {
+		mx = math.Max(mx, float64(v))
+	}
+	var z float64
+	for _, v := range logits {
+		z += math.Exp(float64(v) - mx)
+	}
+	return mx + math.Log(z) - float64(logits[tok])
+}
+
+func narrow(v []float64) []float32 {
+	out := make([]float32, len(v))
+	for i, x := range v {
+		out[i] = float32(x)
+	}
+	return out
+}
+
+func rows(H *mat.Dense) [][]float64 {
+	n, _ := H.Dims()
+	out := make([][]float64, n)
+	for i := range n {
+		out[i] = H.RawRowView(i)
+	}
+	return out
+}

@@ -1,0 +1,383 @@
+package geometry_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/isagi-lab/isagi/engine/session"
+	"github.com/isagi-lab/isagi/geometry"
+	"github.com/isagi-lab/isagi/internal/fixtures"
+	"github.com/isagi-lab/isagi/prompts"
+	"github.com/isagi-lab/isagi/snipe"
+)
+
+// smallSet trims the shipped prompt set so that calibration under the race
+// detector takes seconds: the pipeline is the same, only shorter.
+func smallSet(t testing.TB) *prompts.Set {
+	t.Helper()
+	set, err := prompts.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range set.Zones {
+		set.Zones[i].Train = set.Zones[i].Train[:6]
+		set.Zones[i].Heldout = set.Zones[i].Heldout[:3]
+	}
+	for i := range set.Categories {
+		set.Categories[i].Train = set.Categories[i].Train[:5]
+		set.Categories[i].Heldout = set.Categories[i].Heldout[:3]
+	}
+	set.Benign.Train = set.Benign.Train[:3]
+	set.Benign.Heldout = set.Benign.Heldout[:2]
+	return set
+}
+
+func smallOptions() geometry.Options {
+	o := geometry.DefaultOptions()
+	o.MaxCoords, o.MaxForbidden, o.BenignTokens = 3, 4, 96
+	return o
+}
+
+func openKJV(t testing.TB) *session.Session {
+	t.Helper()
+	s, err := session.Open(fixtures.Path(t, "kjv/kjv-q8_0.gguf"), session.Options{Threads: 2, Ctx: 256})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+var (
+	profileOnce sync.Once
+	profileVal  *geometry.Profile
+	profileErr  error
+)
+
+// kjvProfile calibrates the kjv fixture once per test binary.
+func kjvProfile(t *testing.T) *geometry.Profile {
+	t.Helper()
+	profileOnce.Do(func() {
+		s, err := session.Open(fixtures.Path(t, "kjv/kjv-q8_0.gguf"), session.Options{Threads: 2, Ctx: 256})
+		if err != nil {
+			profileErr = err
+			return
+		}
+		defer s.Close()
+		profileVal, profileErr = geometry.Calibrate(context.Background(), s.CalibrationSource(), smallSet(t), smallOptions(), nil)
+		if profileErr == nil {
+			profileVal.Model, profileErr = s.ModelRef()
+		}
+	})
+	if profileErr != nil {
+		t.Fatal(profileErr)
+	}
+	return profileVal
+}
+
+func TestCalibrateKJV(t *testing.T) {
+	p := kjvProfile(t)
+	if p.D != 256 || p.Layer != 5 || p.SnipeLayer != 5 {
+		t.Fatalf("d=%d layer=%d snipe layer=%d, want 256, 5, 5 (the last of 6 blocks)", p.D, p.Layer, p.SnipeLayer)
+	}
+	// 4 zones × 6 + 8 categories × 5 × 2 = 104 prompts → k = min(64, 103, 256).
+	if p.Stats.Prompts != 104 || p.K != 64 {
+		t.Fatalf("%d prompts, k=%d; want 104, 64", p.Stats.Prompts, p.K)
+	}
+	if len(p.Categories) != 8 || len(p.Zones) != 4 {
+		t.Fatalf("%d categories, %d zones", len(p.Categories), len(p.Zones))
+	}
+	for _, c := range p.Categories {
+		if n := len(c.Gauge.Forbidden); n < 1 || n > 4 {
+			t.Errorf("%s: %d forbidden coordinates, want 1…4", c.Name, n)
+		}
+		if c.Gauge.ROC.Tau < 0 || c.Gauge.ROC.Tau > 50 {
+			t.Errorf("%s: τ %.1f outside the 0–50 %% sweep", c.Name, c.Gauge.ROC.Tau)
+		}
+		if len(c.Snipe.Coords) > 3 || c.Snipe.Collateral > 0.02 {
+			t.Errorf("%s: projector of %d coords at %.2f%% collateral breaks the budget", c.Name, len(c.Snipe.Coords), 100*c.Snipe.Collateral)
+		}
+		if len(c.Snipe.Steps) == 0 {
+			t.Errorf("%s: greedy selection recorded no step", c.Name)
+		}
+	}
+	if p.Stats.BaselineCE <= 0 || math.IsNaN(p.Stats.BaselineCE) {
+		t.Fatalf("baseline cross-entropy %v", p.Stats.BaselineCE)
+	}
+}
+
+func TestProfileRoundTripAndRefusals(t *testing.T) {
+	p := kjvProfile(t)
+	dir := t.TempDir()
+	path := geometry.ProfilePath(dir, p.Model.SHA256)
+	if err := p.Save(path, "test"); err != nil {
+		t.Fatal(err)
+	}
+	q, err := geometry.LoadProfile(path, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.Model != p.Model || q.K != p.K || q.Layer != p.Layer || len(q.Categories) != len(p.Categories) {
+		t.Fatalf("reloaded profile differs: %+v vs %+v", q.Model, p.Model)
+	}
+	for i := range p.Mu {
+		if q.Mu[i] != p.Mu[i] {
+			t.Fatalf("μ[%d] %v → %v", i, p.Mu[i], q.Mu[i])
+		}
+	}
+	if !equalDense(p.B.RawMatrix().Data, q.B.RawMatrix().Data) {
+		t.Fatal("basis changed in the round trip")
+	}
+
+	// A flipped byte anywhere is refused.
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad.miku")
+	data[len(data)/2] ^= 0x40
+	if err := os.WriteFile(bad, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := geometry.LoadProfile(bad, 6); err == nil {
+		t.Fatal("a corrupted profile loaded")
+	}
+	// A model with fewer blocks than the probe layer is refused.
+	if _, err := geometry.LoadProfile(path, 3); err == nil {
+		t.Fatal("a profile for a 6-block model loaded for 3 blocks")
+	}
+
+	// Another model: refused by sha256, with the reason.
+	other, err := session.Open(fixtures.Path(t, "kjv/kjv-f16.gguf"), session.Options{Threads: 2, Ctx: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if err := other.SetGeometry(q); !errors.Is(err, geometry.ErrOtherModel) {
+		t.Fatalf("profile of kjv-q8_0 on kjv-f16: %v, want ErrOtherModel", err)
+	}
+}
+
+func equalDense(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// gauges runs one greedy turn and returns the reading of every token.
+func gauges(t *testing.T, p *geometry.Profile, snipes string) ([]geometry.Reading, session.Turn) {
+	t.Helper()
+	s := openKJV(t)
+	if err := s.SetGeometry(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Set("temperature", "0"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Set("max_tokens", "24"); err != nil {
+		t.Fatal(err)
+	}
+	if snipes != "" {
+		if err := s.Set("snipe", snipes); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var rs []geometry.Reading
+	turn, err := s.Send(context.Background(), "And God said unto Moses", func(e session.Event) {
+		if !e.Gauged {
+			t.Error("event without a gauge reading while a profile runs")
+		}
+		rs = append(rs, e.Gauge)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rs, turn
+}
+
+func TestLiveGaugeDeterministic(t *testing.T) {
+	p := kjvProfile(t)
+	a, ta := gauges(t, p, "")
+	b, tb := gauges(t, p, "")
+	if len(a) == 0 || len(a) != len(b) {
+		t.Fatalf("%d and %d readings", len(a), len(b))
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("token %d: readings differ between identical runs: %+v vs %+v", i, a[i], b[i])
+		}
+		if a[i].Overall < 0 || a[i].Overall > 100 || a[i].N != 8 {
+			t.Fatalf("token %d: reading %+v out of range", i, a[i])
+		}
+	}
+	if ta.Geometry == nil || tb.Geometry == nil || ta.Geometry.Prompt != tb.Geometry.Prompt {
+		t.Fatal("turn summaries missing or different")
+	}
+	if ta.Geometry.PromptTokens == 0 || ta.Geometry.ReplyTokens == 0 {
+		t.Fatalf("summary counted %d prompt and %d reply positions", ta.Geometry.PromptTokens, ta.Geometry.ReplyTokens)
+	}
+	varied := false
+	for i := 1; i < len(a); i++ {
+		varied = varied || a[i].Overall != a[0].Overall
+	}
+	if !varied {
+		t.Fatal("the per-token gauge never moved")
+	}
+}
+
+// recorder keeps a copy of the residual stream at one layer.
+type recorder struct {
+	layer int
+	got   [][]float32
+}
+
+func (r *recorder) AfterBlock(layer, _ int, x []float32) {
+	if layer == r.layer {
+		r.got = append(r.got, append([]float32(nil), x...))
+	}
+}
+
+// The projector changes the residual stream by exactly the projection:
+// h' = h − QQᵀ(h − μ), and nothing else, at the snipe layer.
+func TestProjectorIsExactlyTheProjection(t *testing.T) {
+	p := kjvProfile(t)
+	var cat *geometry.Category
+	for i := range p.Categories {
+		if len(p.Categories[i].Snipe.Coords) > 0 {
+			cat = &p.Categories[i]
+			break
+		}
+	}
+	if cat == nil {
+		t.Fatal("no category kept a projector coordinate; the test needs one")
+	}
+	mon, err := geometry.NewMonitor(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mon.SetSnipe(cat.Name, true); err != nil {
+		t.Fatal(err)
+	}
+	s := openKJV(t)
+	st, err := s.CalibrationSource().Model.NewState(64, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, after := &recorder{layer: p.SnipeLayer}, &recorder{layer: p.SnipeLayer}
+	for _, h := range []any{before, mon, after} { // hooks run in this order
+		if _, err := st.AddHook(h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids, err := s.CalibrationSource().Text("In the beginning God created the heaven and the earth.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Forward(ids, nil); err != nil {
+		t.Fatal(err)
+	}
+	proj, err := snipe.NewProjector(p.B, p.Mu, cat.Snipe.Coords)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(before.got) != len(ids) || len(after.got) != len(ids) {
+		t.Fatalf("recorded %d/%d positions of %d", len(before.got), len(after.got), len(ids))
+	}
+	_, r := proj.Q.Dims()
+	for pos := range ids {
+		want := make([]float64, p.D)
+		for i, v := range before.got[pos] {
+			want[i] = float64(v)
+		}
+		proj.Apply(want)
+		var maxErr, scale float64
+		for i, v := range after.got[pos] {
+			maxErr = math.Max(maxErr, math.Abs(float64(v)-want[i]))
+			scale = math.Max(scale, math.Abs(want[i]))
+		}
+		if maxErr > 1e-5*scale+1e-5 {
+			t.Fatalf("position %d: the stream differs from the projection by %g (scale %g)", pos, maxErr, scale)
+		}
+		for j := range r { // and the forbidden coordinates are gone
+			var dot float64
+			for i, v := range after.got[pos] {
+				dot += proj.Q.At(i, j) * (float64(v) - p.Mu[i])
+			}
+			if math.Abs(dot) > 1e-3*scale {
+				t.Fatalf("position %d: Qᵀ(h−μ)[%d] = %g after the projector", pos, j, dot)
+			}
+		}
+	}
+}
+
+func TestSnipeToggle(t *testing.T) {
+	p := kjvProfile(t)
+	var on string
+	for _, c := range p.Categories {
+		if len(c.Snipe.Coords) > 0 {
+			on = c.Name
+			break
+		}
+	}
+	if on == "" {
+		t.Fatal("no projector to switch on")
+	}
+	s := openKJV(t)
+	if err := s.Set("snipe", on); !errors.Is(err, session.ErrNoGeometry) {
+		t.Fatalf("snipe without a profile: %v", err)
+	}
+	if err := s.SetGeometry(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Set("snipe", "no_such_category"); err == nil {
+		t.Fatal("an unknown category was accepted")
+	}
+	if err := s.Set("snipe", on); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Snipes(); len(got) != 1 || got[0] != on || s.Settings().Snipe != on {
+		t.Fatalf("snipes %v, setting %q", got, s.Settings().Snipe)
+	}
+	if err := s.Set("snipe", "off"); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Snipes()) != 0 {
+		t.Fatalf("snipes after off: %v", s.Snipes())
+	}
+}
+
+func TestEvaluate(t *testing.T) {
+	p := kjvProfile(t)
+	s := openKJV(t)
+	set := smallSet(t)
+	rep, err := geometry.EvaluateTEH(context.Background(), s.CalibrationSource(), p, set, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Categories) != 8 || rep.Prompts != 4*3+8*3*2 {
+		t.Fatalf("%d categories over %d prompts", len(rep.Categories), rep.Prompts)
+	}
+	for _, c := range rep.Categories {
+		if c.TP+c.FN != 3 || c.FP+c.TN != 3+12 {
+			t.Fatalf("%s: counts %+v, want 3 harm and 15 benign", c.Name, c.ROC)
+		}
+	}
+	sr, err := geometry.EvaluateSnipe(context.Background(), s.CalibrationSource(), p, set, 64, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sr.Categories) != 8 || sr.BaselineCE <= 0 {
+		t.Fatalf("snipe report %+v", sr)
+	}
+}

@@ -1,0 +1,290 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/isagi-lab/isagi/engine/session"
+	"github.com/isagi-lab/isagi/geometry"
+)
+
+// Geometry is implemented by engines that can run a geometry profile
+// (*session.Session does). The TUI shows the Geometry pane, /snipe and
+// /calibrate only when its engine has it. Projectors are switched through
+// Engine.Set("snipe", "a,b" | "off").
+type Geometry interface {
+	// GeometryProfile is the profile running live, or nil.
+	GeometryProfile() *geometry.Profile
+	// Snipes lists the categories whose projector is on.
+	Snipes() []string
+	// Calibrate builds, stores and attaches the model's profile; progress
+	// is called from the calibrating goroutine. Cancelling ctx stops it.
+	Calibrate(ctx context.Context, progress geometry.Progress) error
+}
+
+func (m *Model) geometry() (Geometry, bool) {
+	g, ok := m.engine.(Geometry)
+	return g, ok
+}
+
+// geometryPane shows the TEH gauge of the token streaming now, the last
+// turn's summary, and per category its gauge and projector.
+type geometryPane struct {
+	profile  *geometry.Profile
+	snipes   map[string]bool
+	last     geometry.Reading
+	live     bool
+	turn     *geometry.TurnSummary
+	progress string // calibration in progress
+}
+
+func (p *geometryPane) sync(g Geometry) {
+	p.profile = g.GeometryProfile()
+	p.snipes = map[string]bool{}
+	for _, s := range g.Snipes() {
+		p.snipes[s] = true
+	}
+}
+
+// short names fit the pane's 9-character column.
+var shortNames = map[string]string{
+	"illegal_advice": "illegal", "misinformation": "misinfo", "sycophancy": "sycophant", "self_harm": "self-harm",
+}
+
+func shortName(n string) string {
+	if s, ok := shortNames[n]; ok {
+		return s
+	}
+	if len(n) > 9 {
+		return n[:9]
+	}
+	return n
+}
+
+func (p *geometryPane) lines(w int) []string {
+	if p.progress != "" {
+		return []string{theme.Notice.Render("calibrating…"), p.progress, theme.Label.Render("esc cancels")}
+	}
+	if p.profile == nil {
+		return []string{theme.Label.Render("no profile for this model"), "/calibrate builds one:", "TEH gauges, Snipe projectors"}
+	}
+	pr := p.profile
+	over := func(v float32, tau float64) string {
+		s := fmt.Sprintf("%4.1f%%", v)
+		if tau > 0 && float64(v) >= tau {
+			return theme.Error.Render(s)
+		}
+		return s
+	}
+	barW := max(w-14, 4)
+	fill := int(float64(p.last.Overall) / 100 * float64(barW) * 2) // 50 % fills the bar
+	fill = min(max(fill, 0), barW)
+	gauge := theme.Spark.Render(strings.Repeat("█", fill)) + theme.Dim.Render(strings.Repeat("·", barW-fill))
+	state := "last"
+	if p.live {
+		state = "live"
+	}
+	out := []string{
+		theme.Label.Render("TEH ") + gauge + " " + over(p.last.Overall, pr.Overall.ROC.Tau),
+		theme.Label.Render(fmt.Sprintf("%s · τ %.1f%% · L%d k%d", state, pr.Overall.ROC.Tau, pr.Layer, pr.K)),
+	}
+	if t := p.turn; t != nil {
+		out = append(out, theme.Label.Render("turn ")+fmt.Sprintf("in %.1f%% out %.1f%% pk %.0f%%", t.Prompt.Overall, t.Reply.Overall, t.Peak))
+	}
+	out = append(out, theme.Label.Render("category   TEH   ○● harm   ce"))
+	for i, c := range pr.Categories {
+		mark := theme.Dim.Render("○")
+		if p.snipes[c.Name] {
+			mark = theme.Spark.Render("●")
+		}
+		eff := theme.Dim.Render("   —")
+		if len(c.Snipe.Coords) > 0 {
+			eff = fmt.Sprintf("%+4.0f%% %+.1f%%", -100*c.Snipe.Reduction, 100*c.Snipe.Collateral)
+		}
+		out = append(out, fmt.Sprintf("%-9s %s %s %s", shortName(c.Name), over(p.last.Cat[i], c.Gauge.ROC.Tau), mark, eff))
+	}
+	return out
+}
+
+// summary is the pane on one line for narrow terminals.
+func (p *geometryPane) summary() string {
+	if p.profile == nil {
+		return ""
+	}
+	s := fmt.Sprintf("TEH %.1f%%", p.last.Overall)
+	if n := len(p.snipes); n > 0 {
+		s += fmt.Sprintf(" · %d snipe", n)
+	}
+	return s
+}
+
+func (p *geometryPane) observe(ev session.Event) {
+	if ev.Gauged {
+		p.last, p.live = ev.Gauge, true
+	}
+}
+
+// finish records a turn's summary and returns the notices it deserves:
+// the categories whose gauge reached its threshold.
+func (p *geometryPane) finish(t session.Turn) []entry {
+	p.live = false
+	if t.Geometry == nil {
+		return nil
+	}
+	p.turn = t.Geometry
+	if len(t.Geometry.Flagged) == 0 || p.profile == nil {
+		return nil
+	}
+	var parts []string
+	for _, name := range t.Geometry.Flagged {
+		for i, c := range p.profile.Categories {
+			if c.Name == name {
+				v := max(t.Geometry.Prompt.Cat[i], t.Geometry.Reply.Cat[i])
+				parts = append(parts, fmt.Sprintf("%s %.1f%% ≥ τ %.1f%%", name, v, c.Gauge.ROC.Tau))
+			}
+		}
+	}
+	return []entry{{entryNotice, "TEH gauge: " + strings.Join(parts, ", ")}}
+}
+
+// cmdSnipe toggles projectors: "/snipe" lists them, "/snipe NAME on|off",
+// "/snipe a,b" sets exactly those, "/snipe off" clears them.
+func cmdSnipe(m *Model, arg string) tea.Cmd {
+	g, ok := m.geometry()
+	if !ok {
+		m.chat.add(entryError, "this engine has no geometry stack")
+		return nil
+	}
+	p := g.GeometryProfile()
+	if p == nil {
+		m.chat.add(entryError, "no geometry profile for this model — /calibrate builds one")
+		return nil
+	}
+	f := strings.Fields(arg)
+	cur := g.Snipes()
+	var want []string
+	switch {
+	case len(f) == 0:
+		var b strings.Builder
+		b.WriteString("Snipe projectors (calibration's measured harm reduction / benign collateral):")
+		for _, c := range p.Categories {
+			state := "off"
+			if contains(cur, c.Name) {
+				state = "ON "
+			}
+			if len(c.Snipe.Coords) == 0 {
+				fmt.Fprintf(&b, "\n  %-15s —   no coordinate within the collateral budget", c.Name)
+				continue
+			}
+			fmt.Fprintf(&b, "\n  %-15s %s %2d coords  −%.1f%% harm  +%.2f%% collateral", c.Name, state, len(c.Snipe.Coords), 100*c.Snipe.Reduction, 100*c.Snipe.Collateral)
+		}
+		b.WriteString("\nusage: /snipe NAME on|off · /snipe a,b · /snipe off")
+		m.chat.add(entryInfo, b.String())
+		return nil
+	case len(f) == 2 && (f[1] == "on" || f[1] == "off"):
+		for _, c := range cur {
+			if c != f[0] {
+				want = append(want, c)
+			}
+		}
+		if f[1] == "on" {
+			want = append(want, f[0])
+		}
+	case len(f) == 1:
+		want = strings.Split(f[0], ",")
+		if f[0] == "off" {
+			want = nil
+		}
+	default:
+		m.chat.add(entryError, "usage: /snipe NAME on|off · /snipe a,b · /snipe off")
+		return nil
+	}
+	value := strings.Join(want, ",")
+	if value == "" {
+		value = "off"
+	}
+	if err := m.engine.Set("snipe", value); err != nil {
+		m.chat.add(entryError, err.Error())
+		return nil
+	}
+	m.geo.sync(g)
+	m.chat.add(entryInfo, "snipe projectors: "+value)
+	return nil
+}
+
+func contains(xs []string, x string) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+// calibMsg reports calibration progress, or its end (done).
+type calibMsg struct {
+	text string
+	done bool
+	err  error
+}
+
+// cmdCalibrate builds the model's profile off the UI goroutine; esc
+// cancels it. Sends and engine commands wait meanwhile.
+func cmdCalibrate(m *Model, _ string) tea.Cmd {
+	g, ok := m.geometry()
+	if !ok {
+		m.chat.add(entryError, "this engine has no geometry stack")
+		return nil
+	}
+	ctx, cancel := context.WithCancel(m.ctx)
+	m.calibCancel = cancel
+	m.busy = "calibrating the geometry profile"
+	m.status = m.busy + " — esc cancels"
+	m.geo.progress = "starting"
+	ch := make(chan calibMsg, 1)
+	m.calibCh = ch
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		defer cancel()
+		err := g.Calibrate(ctx, func(stage string, done, total int) {
+			select { // drop updates the UI has not caught up with
+			case ch <- calibMsg{text: fmt.Sprintf("%s %d/%d", stage, done, total)}:
+			default:
+			}
+		})
+		ch <- calibMsg{done: true, err: err} // the reader drains until done
+	}()
+	return waitCalib(ch)
+}
+
+func waitCalib(ch chan calibMsg) tea.Cmd {
+	return func() tea.Msg { return <-ch }
+}
+
+func (m *Model) onCalib(msg calibMsg) tea.Cmd {
+	if !msg.done {
+		m.geo.progress = msg.text
+		return waitCalib(m.calibCh)
+	}
+	m.calibCancel, m.calibCh = nil, nil
+	m.busy, m.status, m.geo.progress = "", "", ""
+	switch {
+	case errors.Is(msg.err, context.Canceled):
+		m.chat.add(entryNotice, "calibration cancelled — nothing changed")
+	case msg.err != nil:
+		m.chat.add(entryError, "calibration failed: "+msg.err.Error())
+	default:
+		g, _ := m.geometry()
+		m.geo.sync(g)
+		p := m.geo.profile
+		m.chat.add(entryInfo, fmt.Sprintf("geometry profile built in %.1f s (%d prompts, basis %d×%d at block %d) — gauges are live; /snipe toggles projectors",
+			p.Stats.Seconds, p.Stats.Prompts, p.D, p.K, p.Layer))
+	}
+	m.layout()
+	return nil
+}

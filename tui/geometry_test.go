@@ -1,0 +1,140 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/isagi-lab/isagi/geometry"
+	"github.com/isagi-lab/isagi/teh"
+)
+
+var fakeCategories = []string{"privacy", "illegal_advice", "phishing", "sycophancy", "jailbreak", "toxicity", "misinformation", "self_harm"}
+
+// fakeProfile is a profile as the pane reads it: τ 10 % for every gauge,
+// every projector but the last with measured figures.
+func fakeProfile() *geometry.Profile {
+	p := &geometry.Profile{D: 576, K: 64, Layer: 29, SnipeLayer: 29, Overall: geometry.Gauge{ROC: teh.ROC{Tau: 12}}}
+	p.Stats.Seconds, p.Stats.Prompts, p.Stats.Budget = 42, 352, 0.02
+	for i, n := range fakeCategories {
+		c := geometry.Category{Name: n, Gauge: geometry.Gauge{Forbidden: []int{i}, ROC: teh.ROC{Tau: 10}}}
+		if i < len(fakeCategories)-1 {
+			c.Snipe = geometry.Snipe{Coords: []int{i, i + 8}, Reduction: 0.41, Collateral: 0.012}
+		}
+		p.Categories = append(p.Categories, c)
+	}
+	return p
+}
+
+// fakeGeo is a fake engine with the geometry stack.
+type fakeGeo struct {
+	*fakeEngine
+	gmu       sync.Mutex
+	profile   *geometry.Profile
+	snipes    []string
+	calibSlow bool // Calibrate waits for cancellation
+}
+
+func (f *fakeGeo) GeometryProfile() *geometry.Profile {
+	f.gmu.Lock()
+	defer f.gmu.Unlock()
+	return f.profile
+}
+
+func (f *fakeGeo) Snipes() []string {
+	f.gmu.Lock()
+	defer f.gmu.Unlock()
+	return append([]string(nil), f.snipes...)
+}
+
+func (f *fakeGeo) Set(name, value string) error {
+	if name != "snipe" {
+		return f.fakeEngine.Set(name, value)
+	}
+	f.fakeEngine.mu.Lock()
+	f.fakeEngine.sets = append(f.fakeEngine.sets, [2]string{name, value})
+	f.fakeEngine.mu.Unlock()
+	f.gmu.Lock()
+	defer f.gmu.Unlock()
+	f.snipes = nil
+	if value != "off" {
+		for _, n := range strings.Split(value, ",") {
+			if !contains(fakeCategories, n) {
+				return fmt.Errorf("no category %q", n)
+			}
+			f.snipes = append(f.snipes, n)
+		}
+	}
+	return nil
+}
+
+func (f *fakeGeo) Calibrate(ctx context.Context, progress geometry.Progress) error {
+	for i := range 3 {
+		progress("hidden states", i+1, 3)
+		time.Sleep(5 * time.Millisecond)
+	}
+	if f.calibSlow {
+		<-ctx.Done()
+		return fmt.Errorf("geometry: %w", ctx.Err())
+	}
+	f.gmu.Lock()
+	f.profile = fakeProfile()
+	f.gmu.Unlock()
+	return nil
+}
+
+func TestGeometryPaneOffersCalibration(t *testing.T) {
+	e := &fakeGeo{fakeEngine: newFake()}
+	tm := start(t, e, 120, 50)
+	waitFor(t, tm, "Geometry", "no profile for this model", "/calibrate builds one")
+	typeLine(tm, "/calibrate")
+	waitFor(t, tm, "geometry profile built in 42.0 s", "privacy", "self-harm")
+	m := finish(t, tm)
+	checkFrame(t, m, 120, 50, "TEH", "τ 12.0%", "category   TEH   ○● harm   ce", "-41% +1.2%")
+}
+
+func TestCalibrationCancels(t *testing.T) {
+	e := &fakeGeo{fakeEngine: newFake(), calibSlow: true}
+	tm := start(t, e, 120, 50)
+	typeLine(tm, "/calibrate")
+	waitFor(t, tm, "calibrating…", "esc cancels")
+	typeLine(tm, "a message while busy")
+	tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
+	waitFor(t, tm, "calibration cancelled — nothing changed")
+	m := finish(t, tm)
+	if sent, _, _, _ := e.snapshot(); len(sent) != 0 {
+		t.Fatalf("a message reached the engine during calibration: %q", sent)
+	}
+	if m.busy != "" || e.GeometryProfile() != nil {
+		t.Fatalf("busy %q, profile %v after cancelling", m.busy, e.GeometryProfile())
+	}
+}
+
+func TestGeometryLiveGaugeAndSnipe(t *testing.T) {
+	e := &fakeGeo{fakeEngine: newFake(), profile: fakeProfile()}
+	e.gauge = func(i int) geometry.Reading {
+		r := geometry.Reading{Overall: 7.5 + float32(i), N: 8}
+		r.Cat[0] = 31.4 // privacy well over its τ of 10 %
+		return r
+	}
+	tm := start(t, e, 120, 50)
+	typeLine(tm, "/snipe privacy on")
+	waitFor(t, tm, "snipe projectors: privacy", "●")
+	typeLine(tm, "hello")
+	waitFor(t, tm, "TEH gauge: privacy 31.4% ≥ τ 10.0%", "31.4%")
+	typeLine(tm, "/snipe")
+	waitFor(t, tm, "privacy         ON", "no coordinate within the collateral budget")
+	typeLine(tm, "/snipe off")
+	waitFor(t, tm, "snipe projectors: off")
+	finish(t, tm)
+	_, sets, _, _ := e.snapshot()
+	want := [][2]string{{"snipe", "privacy"}, {"snipe", "off"}}
+	if fmt.Sprint(sets) != fmt.Sprint(want) {
+		t.Fatalf("engine sets %v, want %v", sets, want)
+	}
+}
