@@ -49,14 +49,15 @@ func (c *meanState) AfterBlock(layer, _ int, x []float32) {
 }
 
 // projHook applies h ← h − Q Qᵀ (h − μ) at layers ≥ from (MECHANISMS.md §7):
-// float32 rows of Q precomputed, so the per-token cost is 2·r·d
-// multiply-adds and no allocation.
+// float32 rows of Q precomputed and the engine's vector kernels, so the
+// per-token cost is 2·r·d multiply-adds at SIMD speed and no allocation.
 type projHook struct {
 	from int
 	d, r int
 	mu   []float32
 	q    []float32 // r×d, row j = column j of Q
 	c    []float32 // r coefficients, scratch
+	xc   []float32 // x − μ, scratch
 }
 
 // newProjHook builds the hook from an orthonormal Q (d×r) and μ; r = 0
@@ -71,6 +72,7 @@ func newProjHook(from int, q *mat.Dense, mu []float64) *projHook {
 	h.r = r
 	h.q = make([]float32, r*d)
 	h.c = make([]float32, r)
+	h.xc = make([]float32, d)
 	for j := range r {
 		for i := range d {
 			h.q[j*d+i] = float32(q.At(i, j))
@@ -83,19 +85,12 @@ func (h *projHook) AfterBlock(layer, _ int, x []float32) {
 	if layer < h.from || h.r == 0 || len(x) != h.d {
 		return
 	}
-	for j := range h.r {
-		row := h.q[j*h.d : (j+1)*h.d]
-		var s float32
-		for i, v := range row {
-			s += v * (x[i] - h.mu[i])
-		}
-		h.c[j] = s
+	for i, v := range x {
+		h.xc[i] = v - h.mu[i]
 	}
-	for j := range h.r {
-		row, c := h.q[j*h.d:(j+1)*h.d], h.c[j]
-		for i, v := range row {
-			x[i] -= c * v
-		}
+	tensor.DotRows(h.q, h.xc, h.c)
+	for j, c := range h.c {
+		tensor.Axpy(-c, h.q[j*h.d:(j+1)*h.d], x)
 	}
 }
 

@@ -60,7 +60,9 @@ var (
 )
 
 // kjvProfile calibrates the kjv fixture once per test binary.
-func kjvProfile(t *testing.T) *geometry.Profile {
+func kjvProfile(t *testing.T) *geometry.Profile { return kjvProfileB(t) }
+
+func kjvProfileB(t testing.TB) *geometry.Profile {
 	t.Helper()
 	profileOnce.Do(func() {
 		s, err := session.Open(fixtures.Path(t, "kjv/kjv-q8_0.gguf"), session.Options{Threads: 2, Ctx: 256})

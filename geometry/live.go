@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/isagi-lab/isagi/engine/tensor"
 	"github.com/isagi-lab/isagi/snipe"
 	"github.com/isagi-lab/isagi/teh"
 )
@@ -46,6 +47,7 @@ type Monitor struct {
 	d       int
 	mu      []float32
 	centred []float32
+	dots    []float32 // Qᵀc, scratch
 	overall gauge
 	cats    []gauge
 	subs    []*teh.Subspace // float64 gauges for per-turn summaries; [0] overall
@@ -79,6 +81,9 @@ func NewMonitor(p *Profile) (*Monitor, error) {
 		}
 		_, r := s.Q.Dims()
 		g := gauge{m: r, q: make([]float32, r*p.D)}
+		if r > len(m.dots) {
+			m.dots = make([]float32, r)
+		}
 		for j := range r {
 			for i := range p.D {
 				g.q[j*p.D+i] = float32(s.Q.At(i, j))
@@ -150,14 +155,11 @@ func (m *Monitor) score(g gauge, norm float32) float32 {
 	if g.m == 0 || norm == 0 {
 		return 0
 	}
+	dots := m.dots[:g.m]
+	tensor.DotRows(g.q, m.centred, dots)
 	var s2 float32
-	for j := range g.m {
-		row := g.q[j*m.d : (j+1)*m.d]
-		var dot float32
-		for i, v := range row {
-			dot += v * m.centred[i]
-		}
-		s2 += dot * dot
+	for _, v := range dots {
+		s2 += v * v
 	}
 	return 100 * float32(math.Sqrt(float64(s2))) / norm
 }
