@@ -81,4 +81,31 @@ tm send-keys -t e2e C-c
 deadline=$((SECONDS + 10))
 while [ ! -s "$tmp/exit" ] && ((SECONDS < deadline)); do sleep 0.2; done
 [ "$(cat "$tmp/exit" 2>/dev/null)" = 0 ] || fail "resume: isagi --load did not exit cleanly"
+tm kill-session -t e2e
+rm -f "$tmp/exit"
 echo "e2e: resume ok"
+
+# Geometry: calibrate the demo model (kept short: two coordinates per
+# projector, little benign text), then the TUI finds the profile by the
+# model's sha256, reads the TEH gauge live and switches a projector.
+XDG_DATA_HOME=$tmp/data XDG_CONFIG_HOME=$tmp/config "$BIN" calibrate --demo --max-coords 2 --benign-tokens 64 >"$tmp/calib.txt" 2>"$tmp/calib.err" ||
+	{ cat "$tmp/calib.err" >&2; fail "calibrate --demo failed"; }
+grep -q '^profile: ' "$tmp/calib.txt" || fail "calibrate printed no profile path"
+XDG_DATA_HOME=$tmp/data XDG_CONFIG_HOME=$tmp/config "$BIN" eval teh --demo 2>/dev/null | grep -q '^overall' || fail "eval teh"
+tm new-session -d -s e2e -x 120 -y 50 \
+	"XDG_DATA_HOME=$tmp/data XDG_CONFIG_HOME=$tmp/config $BIN --demo; echo \$? > $tmp/exit; sleep 30"
+wait_for 'Geometry' 20
+wait_for 'category +TEH' 5
+tm send-keys -t e2e -l '/snipe'
+tm send-keys -t e2e Enter
+wait_for 'Snipe projectors \(calibration' 10
+tm send-keys -t e2e -l 'And God said'
+tm send-keys -t e2e Enter
+wait_for 'turn in [0-9.]+% out [0-9.]+%' 60
+tm send-keys -t e2e C-c
+deadline=$((SECONDS + 10))
+while [ ! -s "$tmp/exit" ] && ((SECONDS < deadline)); do sleep 0.2; done
+[ "$(cat "$tmp/exit" 2>/dev/null)" = 0 ] || fail "geometry: isagi did not exit cleanly"
+tm kill-session -t e2e
+rm -f "$tmp/exit"
+echo "e2e: geometry ok"

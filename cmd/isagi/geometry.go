@@ -13,6 +13,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"golang.org/x/term"
+
 	"github.com/isagi-lab/isagi/demo"
 	"github.com/isagi-lab/isagi/engine/session"
 	"github.com/isagi-lab/isagi/geometry"
@@ -109,16 +111,28 @@ func (g *geoFlags) modelArg() string {
 	return ""
 }
 
-// progressLine draws calibration progress on one terminal line.
+// progressLine draws calibration progress: one redrawn line on a
+// terminal; in a log, a line per stage and at most one every two seconds.
 func progressLine(w io.Writer) geometry.Progress {
 	start := time.Now()
-	last := ""
+	tty := false
+	if f, ok := w.(*os.File); ok {
+		tty = term.IsTerminal(int(f.Fd()))
+	}
+	last, printed := "", time.Time{}
 	return func(stage string, done, total int) {
-		if stage != last && last != "" {
-			fmt.Fprintln(w)
+		line := fmt.Sprintf("%-24s [%-30s] %d/%d  %s", stage, bar(done, total, 30), done, total, time.Since(start).Round(100*time.Millisecond))
+		switch {
+		case tty:
+			if stage != last && last != "" {
+				fmt.Fprintln(w)
+			}
+			fmt.Fprint(w, "\r"+line+" ")
+		case stage != last || done == total || time.Since(printed) >= 2*time.Second:
+			fmt.Fprintln(w, line)
+			printed = time.Now()
 		}
 		last = stage
-		fmt.Fprintf(w, "\r%-24s [%-30s] %d/%d  %s ", stage, bar(done, total, 30), done, total, time.Since(start).Round(100*time.Millisecond))
 	}
 }
 

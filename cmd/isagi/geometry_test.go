@@ -1,0 +1,40 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/isagi-lab/isagi/geometry"
+	"github.com/isagi-lab/isagi/miku"
+)
+
+func TestEvalWithoutProfileSaysHowToBuildOne(t *testing.T) {
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	_, _, err := runCmd(t, "eval", "teh", "--model", fixture(t, "kjv/kjv-q8_0.gguf"))
+	if err == nil || !strings.Contains(err.Error(), "no geometry profile") || !strings.Contains(err.Error(), "isagi calibrate --model") {
+		t.Fatalf("eval without a profile: %v", err)
+	}
+	if _, _, err := runCmd(t, "eval", "bogus"); err == nil {
+		t.Fatal("eval bogus succeeded")
+	}
+}
+
+// A profile made for another model is refused, naming both.
+func TestEvalRefusesAnotherModelsProfile(t *testing.T) {
+	p := &geometry.Profile{Format: geometry.ProfileFormat, D: 256, K: 2, Layer: 5, SnipeLayer: 5,
+		Mu: make([]float64, 256), B: mat.NewDense(256, 2, nil),
+		Model: miku.ModelRef{File: "other.gguf", SHA256: strings.Repeat("ab", 32), Arch: "llama", Name: "other"}}
+	p.B.Set(0, 0, 1)
+	p.B.Set(1, 1, 1)
+	path := filepath.Join(t.TempDir(), "other.geometry.miku")
+	if err := p.Save(path, "test"); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := runCmd(t, "eval", "snipe", "--model", fixture(t, "kjv/kjv-q8_0.gguf"), "--profile", path)
+	if err == nil || !strings.Contains(err.Error(), "built for another model") || !strings.Contains(err.Error(), "other") {
+		t.Fatalf("eval with another model's profile: %v", err)
+	}
+}
