@@ -1,0 +1,500 @@
+package cog
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// DefaultCapacity is the default bound on stored trajectories.
+const DefaultCapacity = 10000
+
+// MaxCapacity is the largest store bound accepted (and decoded).
+const MaxCapacity = 1 << 24
+
+// resyncEvery is how many metric updates may pass before the cached
+// quadratic forms are recomputed from scratch. Between resyncs they are
+// followed incrementally, a sum of non-negative terms whose relative
+// rounding error grows at most by one ulp per update; the resync keeps a
+// session of millions of turns as exact as a fresh one, at an amortised
+// cost of O(n·k²/resyncEvery) per update.
+const resyncEvery = 4096
+
+// Trajectory is one answered query: where it sat in query space, what was
+// asked and answered, and how it has been used since.
+type Trajectory struct {
+	// ID is unique within a Manifold and never reused, eviction included.
+	ID uint64
+	// Embedding is the query embedding q (length k).
+	Embedding []float64
+	// Prompt and Answer are the text of the turn.
+	Prompt, Answer string
+	// Tier is the tier the turn was recorded with.
+	Tier Tier
+	// Time is when it was recorded.
+	Time time.Time
+	// Cluster is the cluster id: a fresh one for EXPLORE, else the
+	// nearest stored trajectory's at the time of recording.
+	Cluster int
+	// Uses counts the RETRIEVE hits that served this answer (Touch); a
+	// regeneration that replaces the trajectory inherits it.
+	Uses int
+	// LastUsed is the time of the last use, or Time if never used.
+	LastUsed time.Time
+}
+
+// Match is the answer to a Query.
+type Match struct {
+	// Found is false when the store is empty; Trajectory is then zero.
+	Found bool
+	// Trajectory is a copy of the nearest stored trajectory.
+	Trajectory Trajectory
+	// Distance is the metric distance to it (1 when nothing is stored).
+	Distance float64
+	// Tier is TierOf(Distance).
+	Tier Tier
+}
+
+// Point is one trajectory's position in a Project2D plot.
+type Point struct {
+	ID      uint64 // the trajectory's ID
+	Cluster int    // its cluster, for colouring
+	Tier    Tier   // the tier it was recorded with
+	X, Y    float64
+}
+
+// Config parameterises New. Zero fields take the defaults.
+type Config struct {
+	// Dim is the embedding dimension k (required, 1…MaxDim).
+	Dim int
+	// Capacity bounds the store; 0 means DefaultCapacity.
+	Capacity int
+	// Eta is the metric learning rate η; 0 means DefaultEta.
+	Eta float64
+}
+
+// entry is a stored trajectory without its embedding, which lives in the
+// Manifold's flat embedding array for the sake of the query loop.
+type entry struct {
+	id             uint64
+	prompt, answer string
+	tier           Tier
+	time, lastUsed time.Time
+	cluster        int
+	uses           int
+}
+
+// Manifold is the living manifold: the metric M, the bounded trajectory
+// store and the parameters that tie them together.
+//
+// Queries are the hot path, so the store is laid out for them. With
+// p = Mq, the distance to stored e_i is 1 − (p·e_i)/(‖q‖_M ‖e_i‖_M), so a
+// query is one k×k product and then one length-k dot product per stored
+// trajectory over a contiguous array. The norms ‖e_i‖²_M = e_iᵀMe_i are
+// cached and, because M only changes by η u uᵀ (and SPDFloor·I), followed
+// in O(k) each per update: e_iᵀM'e_i = e_iᵀMe_i + η(u·e_i)². That is
+// cheaper than the alternative of factoring M = LLᵀ and storing each
+// normalised Lᵀe_i, which must re-transform every embedding, O(n·k²),
+// after each novel turn; the query cost is the same.
+//
+// A Manifold is not safe for concurrent use: guard it with a mutex if
+// goroutines share it. The zero Manifold is empty and unusable (its
+// methods return errors); build one with New or Decode.
+type Manifold struct {
+	metric      Metric
+	eta         float64
+	capacity    int
+	nextID      uint64
+	nextCluster int
+
+	// Slot-ordered store: entry i's embedding is emb[i*k:(i+1)*k].
+	entries []entry
+	emb     []float64
+	quad    []float64 // e_iᵀ M e_i
+	inv     []float64 // 1/√quad, or 0 for a zero embedding
+	norm2   []float64 // ‖e_i‖², for following the SPDFloor guard
+	byID    map[uint64]int
+	members map[int]int // cluster id → number of stored trajectories
+
+	sinceResync int
+}
+
+// New returns an empty manifold with M = I.
+func New(cfg Config) (*Manifold, error) {
+	if cfg.Capacity == 0 {
+		cfg.Capacity = DefaultCapacity
+	}
+	if cfg.Eta == 0 {
+		cfg.Eta = DefaultEta
+	}
+	if cfg.Capacity < 1 || cfg.Capacity > MaxCapacity {
+		return nil, fmt.Errorf("cog: capacity %d outside 1…%d", cfg.Capacity, MaxCapacity)
+	}
+	if !(cfg.Eta > 0) || math.IsInf(cfg.Eta, 0) {
+		return nil, fmt.Errorf("cog: learning rate η = %v, want finite and > 0", cfg.Eta)
+	}
+	met, err := NewMetric(cfg.Dim)
+	if err != nil {
+		return nil, fmt.Errorf("cog: new manifold: %w", err)
+	}
+	return &Manifold{
+		metric:   *met,
+		eta:      cfg.Eta,
+		capacity: cfg.Capacity,
+		byID:     make(map[uint64]int),
+		members:  make(map[int]int),
+	}, nil
+}
+
+// Dim returns the embedding dimension k.
+func (m *Manifold) Dim() int { return m.metric.k }
+
+// Eta returns the metric learning rate.
+func (m *Manifold) Eta() float64 { return m.eta }
+
+// Cap returns the store bound.
+func (m *Manifold) Cap() int { return m.capacity }
+
+// Len returns the number of stored trajectories.
+func (m *Manifold) Len() int { return len(m.entries) }
+
+// Clusters returns the number of distinct clusters among the stored
+// trajectories (a cluster whose members were all evicted is not counted).
+func (m *Manifold) Clusters() int { return len(m.members) }
+
+// Growth returns ‖M − I‖_F.
+func (m *Manifold) Growth() float64 { return m.metric.Growth() }
+
+// Metric returns a copy of M.
+func (m *Manifold) Metric() *mat.SymDense { return m.metric.SymDense() }
+
+// Distance is the metric distance between two embeddings (see
+// Metric.Distance).
+func (m *Manifold) Distance(a, b []float64) (float64, error) {
+	return m.metric.Distance(a, b)
+}
+
+// Query finds the stored trajectory nearest to q in the metric and
+// classifies the distance. With an empty store it returns Found false,
+// Distance 1 and Explore. Ties go to the earlier storage slot. Errors:
+// wrong length or non-finite values.
+func (m *Manifold) Query(q []float64) (Match, error) {
+	if err := m.ready(); err != nil {
+		return Match{}, err
+	}
+	if err := m.metric.checkVec("query", q); err != nil {
+		return Match{}, err
+	}
+	i, d := m.nearest(q)
+	if i < 0 {
+		return Match{Distance: 1, Tier: Explore}, nil
+	}
+	return Match{Found: true, Trajectory: m.trajectory(i), Distance: d, Tier: TierOf(d)}, nil
+}
+
+// ready rejects the zero Manifold, whose maps are nil.
+func (m *Manifold) ready() error {
+	if m.metric.k == 0 || m.byID == nil {
+		return errors.New("cog: zero Manifold (use New or Decode)")
+	}
+	return nil
+}
+
+// nearest returns the slot of the nearest trajectory and its distance, or
+// −1 and 1 for an empty store. q must be validated.
+func (m *Manifold) nearest(q []float64) (int, float64) {
+	n := len(m.entries)
+	if n == 0 {
+		return -1, 1
+	}
+	k := m.metric.k
+	p := make([]float64, k)
+	m.metric.mulVec(p, q)
+	qq := dot(q, p)
+	// Maximise the cosine: sim_i = (p·e_i)/‖e_i‖_M; the query's own norm
+	// is a common factor and is divided out once at the end.
+	best, bestSim := 0, math.Inf(-1)
+	emb := m.emb
+	for i := range n {
+		s := dot(p, emb[i*k:(i+1)*k]) * m.inv[i]
+		if s > bestSim {
+			best, bestSim = i, s
+		}
+	}
+	if !(qq > 0) {
+		return best, 1
+	}
+	return best, clampDist(1 - bestSim/math.Sqrt(qq))
+}
+
+// trajectory returns a copy of slot i (the embedding is copied too, so the
+// caller cannot disturb the store).
+func (m *Manifold) trajectory(i int) Trajectory {
+	e := &m.entries[i]
+	k := m.metric.k
+	return Trajectory{
+		ID:        e.id,
+		Embedding: append([]float64(nil), m.emb[i*k:(i+1)*k]...),
+		Prompt:    e.prompt,
+		Answer:    e.answer,
+		Tier:      e.tier,
+		Time:      e.time,
+		Cluster:   e.cluster,
+		Uses:      e.uses,
+		LastUsed:  e.lastUsed,
+	}
+}
+
+// Record stores a new trajectory for the query q answered at time now and,
+// when tier is EXPAND or EXPLORE, stretches M along q (see
+// Tier.UpdatesMetric; AUGMENT and RETRIEVE store without learning). The
+// tier is the caller's — normally Query's — and decides the cluster:
+// EXPLORE opens a new one, any other tier joins the nearest stored
+// trajectory's cluster (or opens one when the store is empty).
+//
+// A RETRIEVE record is a forced regeneration of a stored answer: if the
+// nearest trajectory is RETRIEVE-close (d < RetrieveBelow) the new one
+// replaces it, keeping its cluster and Uses, so that the next repeat of the
+// query serves the regenerated answer rather than tying with the old one.
+//
+// Otherwise, when the store is full, one trajectory is evicted first: the
+// one with the fewest Uses, ties broken by the oldest LastUsed and then
+// the lowest ID. Merging was considered and rejected: two answers cannot
+// be averaged into one, and a merged embedding would no longer be any real
+// query.
+//
+// Record returns a copy of what was stored. Errors (nothing is changed):
+// wrong length or non-finite q, invalid tier.
+func (m *Manifold) Record(q []float64, prompt, answer string, tier Tier, now time.Time) (Trajectory, error) {
+	if err := m.ready(); err != nil {
+		return Trajectory{}, err
+	}
+	if err := m.metric.checkVec("query", q); err != nil {
+		return Trajectory{}, err
+	}
+	if !tier.Valid() {
+		return Trajectory{}, fmt.Errorf("cog: record: invalid tier %v", tier)
+	}
+	near, d := m.nearest(q)
+	if tier.UpdatesMetric() {
+		ch, err := m.metric.Update(q, m.eta)
+		if err != nil {
+			// Unreachable: q and η are validated. Kept so a future
+			// change cannot silently skip the cache update.
+			return Trajectory{}, fmt.Errorf("cog: record: %w", err)
+		}
+		m.follow(ch)
+	}
+	e := entry{id: m.nextID, prompt: prompt, answer: answer, tier: tier, time: now, lastUsed: now}
+	switch {
+	case tier == Explore || near < 0:
+		e.cluster = m.nextCluster
+		m.nextCluster++
+	default:
+		e.cluster = m.entries[near].cluster
+	}
+	switch {
+	case tier == Retrieve && near >= 0 && d < RetrieveBelow:
+		e.uses = m.entries[near].uses
+		m.remove(near)
+	case len(m.entries) >= m.capacity:
+		m.remove(m.victim())
+	}
+	m.add(e, q)
+	m.nextID++
+	return m.trajectory(len(m.entries) - 1), nil
+}
+
+// Touch counts one use of trajectory id (a RETRIEVE served its answer) at
+// time now. Error: no such trajectory (it may have been evicted).
+func (m *Manifold) Touch(id uint64, now time.Time) error {
+	i, ok := m.byID[id]
+	if !ok {
+		return fmt.Errorf("cog: touch: no trajectory %d", id)
+	}
+	e := &m.entries[i]
+	if e.uses < math.MaxInt {
+		e.uses++
+	}
+	e.lastUsed = now
+	return nil
+}
+
+// Get returns a copy of trajectory id.
+func (m *Manifold) Get(id uint64) (Trajectory, bool) {
+	i, ok := m.byID[id]
+	if !ok {
+		return Trajectory{}, false
+	}
+	return m.trajectory(i), true
+}
+
+// Trajectories returns copies of all stored trajectories in storage order
+// (which eviction permutes; sort by ID or Time for a stable listing).
+func (m *Manifold) Trajectories() []Trajectory {
+	out := make([]Trajectory, len(m.entries))
+	for i := range out {
+		out[i] = m.trajectory(i)
+	}
+	return out
+}
+
+// TopEigen returns the n largest eigenvalues of M, largest first; n above
+// k is clipped to k. Error: negative n, or the eigensolver failing.
+func (m *Manifold) TopEigen(n int) ([]float64, error) {
+	if n < 0 {
+		return nil, fmt.Errorf("cog: top eigenvalues: n = %d", n)
+	}
+	vals, _, err := m.metric.Eigen()
+	if err != nil {
+		return nil, err
+	}
+	return vals[:min(n, len(vals))], nil
+}
+
+// Project2D returns each stored trajectory (storage order) as a point on
+// the plane of M's top two eigenvectors u₁, u₂: the metric-normalised
+// embedding's coordinates along them, (√λ₁ u₁·e, √λ₂ u₂·e)/‖e‖_M. These
+// are the first two coordinates of Lᵀe/‖Lᵀe‖ in M's eigenbasis
+// (M = UΛUᵀ, L = UΛ^½), so every point lies in the unit disc, distances
+// between points reflect the metric the tiers use, and the axes are the
+// directions the manifold has grown most along. With k = 1 every Y is 0;
+// a zero embedding sits at the origin.
+func (m *Manifold) Project2D() ([]Point, error) {
+	vals, vecs, err := m.metric.Eigen()
+	if err != nil {
+		return nil, err
+	}
+	k := m.metric.k
+	axes := min(2, k)
+	u := make([][]float64, axes)
+	scale := make([]float64, axes)
+	for a := range axes {
+		u[a] = mat.Col(nil, a, vecs)
+		scale[a] = math.Sqrt(math.Max(vals[a], 0))
+	}
+	pts := make([]Point, len(m.entries))
+	for i := range m.entries {
+		e := m.emb[i*k : (i+1)*k]
+		c := [2]float64{}
+		for a := range axes {
+			c[a] = scale[a] * dot(u[a], e) * m.inv[i]
+		}
+		pts[i] = Point{ID: m.entries[i].id, Cluster: m.entries[i].cluster, Tier: m.entries[i].tier, X: c[0], Y: c[1]}
+	}
+	return pts, nil
+}
+
+// follow brings the cached quadratic forms up to date after a metric
+// update.
+func (m *Manifold) follow(ch Change) {
+	if !ch.Applied {
+		return
+	}
+	m.sinceResync++
+	if m.sinceResync >= resyncEvery {
+		m.resync()
+		return
+	}
+	k := m.metric.k
+	for i := range m.entries {
+		e := m.emb[i*k : (i+1)*k]
+		t := dot(ch.Dir, e)
+		q := m.quad[i] + ch.Eta*t*t
+		if ch.Guarded {
+			q += SPDFloor * m.norm2[i]
+		}
+		m.quad[i] = q
+		m.inv[i] = invSqrt(q)
+	}
+}
+
+// resync recomputes every cached quadratic form from M.
+func (m *Manifold) resync() {
+	m.sinceResync = 0
+	k := m.metric.k
+	p := make([]float64, k)
+	for i := range m.entries {
+		e := m.emb[i*k : (i+1)*k]
+		m.metric.mulVec(p, e)
+		m.quad[i] = dot(e, p)
+		m.inv[i] = invSqrt(m.quad[i])
+	}
+}
+
+// invSqrt is 1/√x for positive x and 0 otherwise, so that a zero
+// embedding scores a cosine of 0 against everything (distance 1).
+func invSqrt(x float64) float64 {
+	if !(x > 0) {
+		return 0
+	}
+	return 1 / math.Sqrt(x)
+}
+
+// add appends an entry with embedding q (copied).
+func (m *Manifold) add(e entry, q []float64) {
+	k := m.metric.k
+	m.entries = append(m.entries, e)
+	m.emb = append(m.emb, q...)
+	p := make([]float64, k)
+	m.metric.mulVec(p, q)
+	qq := dot(q, p)
+	m.quad = append(m.quad, qq)
+	m.inv = append(m.inv, invSqrt(qq))
+	m.norm2 = append(m.norm2, dot(q, q))
+	m.byID[e.id] = len(m.entries) - 1
+	m.members[e.cluster]++
+}
+
+// victim picks the slot to evict: fewest Uses, then oldest LastUsed, then
+// lowest ID (so the choice never depends on storage order).
+func (m *Manifold) victim() int {
+	v := 0
+	for i := 1; i < len(m.entries); i++ {
+		a, b := &m.entries[i], &m.entries[v]
+		switch {
+		case a.uses != b.uses:
+			if a.uses < b.uses {
+				v = i
+			}
+		case !a.lastUsed.Equal(b.lastUsed):
+			if a.lastUsed.Before(b.lastUsed) {
+				v = i
+			}
+		case a.id < b.id:
+			v = i
+		}
+	}
+	return v
+}
+
+// remove deletes slot i by moving the last slot into it: O(k), where
+// closing the gap would be O(n·k).
+func (m *Manifold) remove(i int) {
+	k := m.metric.k
+	last := len(m.entries) - 1
+	gone := m.entries[i]
+	delete(m.byID, gone.id)
+	if c := m.members[gone.cluster] - 1; c > 0 {
+		m.members[gone.cluster] = c
+	} else {
+		delete(m.members, gone.cluster)
+	}
+	if i != last {
+		m.entries[i] = m.entries[last]
+		copy(m.emb[i*k:(i+1)*k], m.emb[last*k:(last+1)*k])
+		m.quad[i] = m.quad[last]
+		m.inv[i] = m.inv[last]
+		m.norm2[i] = m.norm2[last]
+		m.byID[m.entries[i].id] = i
+	}
+	m.entries[last] = entry{} // drop the strings for the collector
+	m.entries = m.entries[:last]
+	m.emb = m.emb[:last*k]
+	m.quad = m.quad[:last]
+	m.inv = m.inv[:last]
+	m.norm2 = m.norm2[:last]
+}
