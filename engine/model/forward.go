@@ -30,8 +30,8 @@ type State struct {
 	cos, sin                    []float32 // [token][RopeDim/2]
 	attn                        attnTask
 
-	grc *GRC      // compressed Q/K/V path, or nil
-	xt  []float32 // x̃ = Pᵀx for the GRC path [token][K]
+	grc *GRC      // compressed products, or nil
+	xt  []float32 // x̃ = Pᵀx of the group being computed [token][k]
 }
 
 // NewState allocates a state whose KV cache holds ctx positions (the model's
@@ -148,12 +148,15 @@ func (s *State) batch(tokens []int32, out []float32) error {
 		for i := range n {
 			rmsnorm(xb[i*D:(i+1)*D], x[i*D:(i+1)*D], L.attnNorm, c.Eps)
 		}
+		var G *grcLayer
+		if s.grc != nil {
+			G = &s.grc.layers[l]
+		}
 		wq, wk, wv, in := L.wq, L.wk, L.wv, xb
-		if s.grc != nil { // x̃ = Pᵀx once, then the three products read x̃
-			G := &s.grc.layers[l]
-			in = s.xt[:n*s.grc.K]
-			k.MatMul(in, G.pT, xb, n)
-			wq, wk, wv = G.wq, G.wk, G.wv
+		if G != nil && G.qkv != nil { // x̃ = Pᵀx once, then the three products read x̃
+			in = s.xt[:n*G.qkv.k]
+			k.MatMul(in, G.qkv.in, xb, n)
+			wq, wk, wv = G.qkv.out[0], G.qkv.out[1], G.qkv.out[2]
 		}
 		if n == 1 { // decode: one dispatch for the three products
 			k.MatVecs(in, tensor.MatVecOp{Dst: q, W: wq}, tensor.MatVecOp{Dst: kb, W: wk}, tensor.MatVecOp{Dst: vb, W: wv})
@@ -190,23 +193,41 @@ func (s *State) batch(tokens []int32, out []float32) error {
 		}
 		s.attn.layer, s.attn.n, s.attn.pos0 = l, n, pos0
 		k.Pool().Run(c.Heads, &s.attn)
-		k.MatMul(xb, L.wo, att, n)
+		if G != nil && G.o != nil { // the O basis reads the attention output
+			t := s.xt[:n*G.o.k]
+			k.MatMul(t, G.o.in, att, n)
+			k.MatMul(xb, G.o.out[0], t, n)
+		} else {
+			k.MatMul(xb, L.wo, att, n)
+		}
 		addInto(x, xb)
 
 		// Feed-forward (SwiGLU): x += down(silu(gate·m) ⊙ up·m), m = norm(x).
 		for i := range n {
 			rmsnorm(xb[i*D:(i+1)*D], x[i*D:(i+1)*D], L.ffnNorm, c.Eps)
 		}
+		wg, wu, in := L.gate, L.up, xb
+		if G != nil && G.ffn != nil { // one basis for gate and up
+			in = s.xt[:n*G.ffn.k]
+			k.MatMul(in, G.ffn.in, xb, n)
+			wg, wu = G.ffn.out[0], G.ffn.out[1]
+		}
 		if n == 1 {
-			k.MatVecs(xb, tensor.MatVecOp{Dst: g, W: L.gate}, tensor.MatVecOp{Dst: u, W: L.up})
+			k.MatVecs(in, tensor.MatVecOp{Dst: g, W: wg}, tensor.MatVecOp{Dst: u, W: wu})
 		} else {
-			k.MatMul(g, L.gate, xb, n)
-			k.MatMul(u, L.up, xb, n)
+			k.MatMul(g, wg, in, n)
+			k.MatMul(u, wu, in, n)
 		}
 		for i, v := range g {
 			g[i] = v / (1 + float32(math.Exp(float64(-v)))) * u[i]
 		}
-		k.MatMul(xb, L.down, g, n)
+		if G != nil && G.down != nil { // y = A(B h): B = V_kᵀ, A = U_kΣ_k
+			t := s.xt[:n*G.down.k]
+			k.MatMul(t, G.down.in, g, n)
+			k.MatMul(xb, G.down.out[0], t, n)
+		} else {
+			k.MatMul(xb, L.down, g, n)
+		}
 		addInto(x, xb)
 
 		for _, h := range s.hooks.block {

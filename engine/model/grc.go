@@ -1,133 +1,504 @@
 package model
 
 import (
+	"context"
 	"fmt"
+	"math"
+	"strings"
 
 	"github.com/isagi-lab/isagi/engine/grc"
 	"github.com/isagi-lab/isagi/engine/tensor"
 )
 
-// GRC is a rank-k compression of every block's Q, K and V projections
-// (MECHANISMS.md §1): per block a basis P (d×k) of the attention input, and
-// the projected weights W̃ = W P, stored no coarser than the weights they
-// replace (see grcStorage). A State using it computes
-// x̃ = Pᵀx once per block and q, k, v from x̃. O and the FFN are untouched.
+// GRC is a compression of some of every block's weight matrices
+// (MECHANISMS.md §1–2). Each compressed group has a basis of its input
+// (k×in, applied once: x̃ = Pᵀx) and projected weights W̃ = W P (out×k)
+// that read x̃; FFN down is a truncated SVD in the same shape (x̃ = V_kᵀh,
+// y = U_kΣ_k x̃). The matrices are stored no coarser than the weights they
+// replace (see grcStorage). A State using it runs every compressed product
+// through x̃; the others are untouched.
 type GRC struct {
-	K      int
-	layers []grcLayer
-	// Energy[l] is the share of ‖W‖²_F that block l keeps, for Q, K, V.
+	// K is the requested rank: every block's under uniform allocation, the
+	// mean the blocks share under GP or MCR (Plan.Ranks has each block's).
+	K    int
+	Plan GRCPlan
+	// Blocks is per block: its rank and, per compressed slot, the rank,
+	// the energy kept and whether nothing is lost.
+	Blocks []GRCBlock
+	// Energy[l] is the share of ‖W‖²_F that block l keeps for Q, K, V
+	// (1 for slots that are not compressed). Kept for the displays that
+	// predate the other slots; Blocks has every slot.
 	Energy [][3]float64
-	// BytesBefore and BytesAfter are the Q/K/V weight bytes one token reads
-	// without and with the compression (Pᵀ included).
+	// BytesBefore and BytesAfter are the weight bytes one token reads
+	// through the compressed slots without and with the compression (every
+	// basis included).
 	BytesBefore, BytesAfter int64
+	// Check is what a cache is verified against on load (VerifyGRC).
+	Check GRCCheck
+
+	layers []grcLayer
+	maxK   int
+}
+
+// GRCBlock is one block of a GRC.
+type GRCBlock struct {
+	Rank  int           `json:"rank"`
+	Slots []GRCSlotStat `json:"slots"`
+}
+
+// GRCSlotStat is one compressed weight matrix of one block.
+type GRCSlotStat struct {
+	Slot GRCSlot `json:"slot"`
+	// K is the rank the slot is stored at: the block's rank, or its group's
+	// input width when that is smaller.
+	K int `json:"k"`
+	// Energy is ‖W P‖²_F / ‖W‖²_F (for FFN down, the kept share of Σσ²).
+	Energy float64 `json:"energy"`
+	// Lossless is set when K ≥ min(out, in) of the slot's group: the
+	// compressed form loses nothing but rounding.
+	Lossless bool `json:"lossless"`
+}
+
+// GRCCheck is the depth-sink spectrum (Paper 2 §5.1): the top eigenvalues
+// of one group's Gram matrix at about two thirds of the depth, which a
+// cached GRC must reproduce from this model's weights to be used.
+type GRCCheck struct {
+	Layer  int       `json:"layer"`
+	Group  string    `json:"group"`
+	Values []float64 `json:"values"`
+}
+
+// grcGroup is one compressed group of a block: x̃ = in·x (k×inWidth), then
+// one product per output matrix (out×k).
+type grcGroup struct {
+	k   int
+	in  *tensor.Matrix
+	out []*tensor.Matrix
 }
 
 type grcLayer struct {
-	pT         *tensor.Matrix // k×d
-	wq, wk, wv *tensor.Matrix // out×k
+	qkv, o, ffn, down *grcGroup
 }
 
-// GRCBuilder holds the eigendecomposition of every block's Q/K/V Gram
-// matrix, so that a compression of any rank is a projection away (the rank
-// knob moves between turns without solving again).
+// group returns the layer's group g (0 qkv, 1 o, 2 ffn, 3 down).
+func (l *grcLayer) group(g int) **grcGroup {
+	switch g {
+	case 0:
+		return &l.qkv
+	case 1:
+		return &l.o
+	case 2:
+		return &l.ffn
+	}
+	return &l.down
+}
+
+// groupInfo describes group g of block l: its weight matrices in order,
+// which slots they are, its input width and its rows together.
+func (m *Model) groupInfo(g, l int) (ws []*tensor.Matrix, slots []GRCSlot, in, rows int) {
+	L := &m.layers[l]
+	switch g {
+	case 0:
+		return []*tensor.Matrix{L.wq, L.wk, L.wv}, []GRCSlot{SlotQ, SlotK, SlotV}, m.Dim, m.QDim() + 2*m.KVDim()
+	case 1:
+		return []*tensor.Matrix{L.wo}, []GRCSlot{SlotO}, m.QDim(), m.Dim
+	case 2:
+		return []*tensor.Matrix{L.gate, L.up}, []GRCSlot{SlotGate, SlotUp}, m.Dim, 2 * m.FFN
+	}
+	return []*tensor.Matrix{L.down}, []GRCSlot{SlotDown}, m.FFN, m.Dim
+}
+
+// groupK is the rank group g is stored at for a block of rank r: the basis
+// of an in-wide input has at most in columns, and an SVD at most
+// min(rows, cols) values.
+func (m *Model) groupK(g, r int) int {
+	_, _, in, rows := m.groupInfo(g, 0)
+	if g == 3 {
+		return min(r, in, rows)
+	}
+	return min(r, in)
+}
+
+// groupLossless reports whether group g at rank k keeps everything.
+func (m *Model) groupLossless(g, k int) bool {
+	_, _, in, rows := m.groupInfo(g, 0)
+	return k >= min(in, rows)
+}
+
+// groupsOf lists the groups a slot set compresses, in order.
+func groupsOf(s GRCSlots) []int {
+	var gs []int
+	if s&GRCQKV != 0 {
+		gs = append(gs, 0)
+	}
+	if s&GRCO != 0 {
+		gs = append(gs, 1)
+	}
+	if s&GRCFFN != 0 {
+		gs = append(gs, 2, 3)
+	}
+	return gs
+}
+
+func groupName(g int) string {
+	return [...]string{"qkv", "o", "ffn", "down"}[g]
+}
+
+// gpBlock is one block's decompositions (nil until made).
+type gpBlock struct {
+	gram [3]*grc.Decomposition // qkv, o, ffn up+gate
+	svd  *grc.SVD              // ffn down
+}
+
+// GRCBuilder holds the decompositions of every block's compressed groups,
+// made on first use and kept, so that a compression of any rank or
+// allocation is a projection away (the rank knob moves between turns
+// without solving again). It is not safe for concurrent use.
 type GRCBuilder struct {
-	m    *Model
-	decs []*grc.Decomposition
+	m      *Model
+	slots  GRCSlots
+	blocks []gpBlock
 }
 
-// NewGRCBuilder decomposes every block (the slow part: O(d³) per block).
+// NewGRCBuilder decomposes every block's Q/K/V Gram matrix (the slow part:
+// O(d³) per block) and returns a builder for the qkv slot set.
 func (m *Model) NewGRCBuilder() (*GRCBuilder, error) {
-	gb := &GRCBuilder{m: m}
-	for l := range m.layers {
-		L := &m.layers[l]
-		var slots []grc.Slot
-		for _, w := range []*tensor.Matrix{L.wq, L.wk, L.wv} {
-			f := make([]float32, w.Rows*w.Cols)
-			if err := tensor.Dequantize(w.Type, f, w.Data); err != nil {
-				return nil, fmt.Errorf("model: block %d: %w", l, err)
-			}
-			slots = append(slots, grc.Slot{Rows: w.Rows, Cols: w.Cols, W: f})
-		}
-		dec, err := grc.Decompose(slots)
-		if err != nil {
-			return nil, fmt.Errorf("model: block %d: %w", l, err)
-		}
-		gb.decs = append(gb.decs, dec)
+	gb, err := m.NewGRCBuilderFor(GRCQKV)
+	if err != nil {
+		return nil, err
+	}
+	if err := gb.Decompose(context.Background(), nil); err != nil {
+		return nil, err
 	}
 	return gb, nil
 }
 
-// BuildGRC computes a rank-k compression from the model's weights alone.
-// k = Dim is lossless up to the storage's rounding.
-func (m *Model) BuildGRC(k int) (*GRC, error) {
-	if k < 1 || k > m.Dim {
-		return nil, fmt.Errorf("model: GRC rank %d outside 1…%d (the embedding width)", k, m.Dim)
+// NewGRCBuilderFor returns a builder for a slot set. It does no work yet:
+// Decompose, Plan and BuildPlan decompose the blocks they need, reporting
+// progress and honouring cancellation.
+func (m *Model) NewGRCBuilderFor(slots GRCSlots) (*GRCBuilder, error) {
+	if err := slots.valid(); err != nil {
+		return nil, err
 	}
-	gb, err := m.NewGRCBuilder()
+	return &GRCBuilder{m: m, slots: slots, blocks: make([]gpBlock, len(m.layers))}, nil
+}
+
+// Slots is the slot set the builder compresses.
+func (gb *GRCBuilder) Slots() GRCSlots { return gb.slots }
+
+// Decompose makes every block's decompositions that are not made yet,
+// calling progress(done, total) after each block. A cancelled ctx stops it
+// between groups with ctx.Err(); blocks already done are kept.
+func (gb *GRCBuilder) Decompose(ctx context.Context, progress func(done, total int)) error {
+	for l := range gb.blocks {
+		if err := gb.decompose(ctx, l); err != nil {
+			return err
+		}
+		if progress != nil {
+			progress(l+1, len(gb.blocks))
+		}
+	}
+	return nil
+}
+
+// decompose makes block l's missing decompositions.
+func (gb *GRCBuilder) decompose(ctx context.Context, l int) error {
+	b := &gb.blocks[l]
+	for _, g := range groupsOf(gb.slots) {
+		if (g < 3 && b.gram[g] != nil) || (g == 3 && b.svd != nil) {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		slots, err := gb.m.dequantGroup(g, l)
+		if err != nil {
+			return err
+		}
+		if g == 3 {
+			if b.svd, err = grc.DecomposeSVD(slots[0]); err != nil {
+				return fmt.Errorf("model: block %d FFN down: %w", l, err)
+			}
+			continue
+		}
+		if b.gram[g], err = grc.Decompose(slots); err != nil {
+			return fmt.Errorf("model: block %d %s: %w", l, groupName(g), err)
+		}
+	}
+	return nil
+}
+
+// dequantGroup returns group g of block l as float32 slots.
+func (m *Model) dequantGroup(g, l int) ([]grc.Slot, error) {
+	ws, _, _, _ := m.groupInfo(g, l)
+	slots := make([]grc.Slot, len(ws))
+	for i, w := range ws {
+		f := make([]float32, w.Rows*w.Cols)
+		if err := tensor.Dequantize(w.Type, f, w.Data); err != nil {
+			return nil, fmt.Errorf("model: block %d %s: %w", l, groupName(g), err)
+		}
+		slots[i] = grc.Slot{Rows: w.Rows, Cols: w.Cols, W: f}
+	}
+	return slots, nil
+}
+
+// BuildGRC computes a uniform rank-k compression of Q/K/V from the model's
+// weights alone. k = Dim is lossless up to the storage's rounding.
+func (m *Model) BuildGRC(k int) (*GRC, error) {
+	gb, err := m.NewGRCBuilderFor(GRCQKV)
 	if err != nil {
 		return nil, err
 	}
 	return gb.Build(k)
 }
 
-// Build projects every block onto its rank-k basis.
+// Build projects every block onto its rank-k basis (uniform allocation over
+// the builder's slot set).
 func (gb *GRCBuilder) Build(k int) (*GRC, error) {
-	m := gb.m
-	if k < 1 || k > m.Dim {
-		return nil, fmt.Errorf("model: GRC rank %d outside 1…%d (the embedding width)", k, m.Dim)
+	plan, err := gb.Plan(context.Background(), GRCSpec{Slots: gb.slots, K: k}, nil, nil)
+	if err != nil {
+		return nil, err
 	}
-	g := &GRC{K: k}
-	for l, dec := range gb.decs {
-		L := &m.layers[l]
-		b, err := dec.Basis(k)
-		if err != nil {
-			return nil, fmt.Errorf("model: block %d: %w", l, err)
+	return gb.BuildPlan(context.Background(), plan, nil)
+}
+
+// BuildPlan builds the compression a plan describes, decomposing blocks as
+// needed, calling progress(done, total) after each block. A cancelled ctx
+// stops it between groups with ctx.Err().
+func (gb *GRCBuilder) BuildPlan(ctx context.Context, plan GRCPlan, progress func(done, total int)) (*GRC, error) {
+	m := gb.m
+	if plan.Slots != gb.slots {
+		return nil, fmt.Errorf("model: a plan for slots %s given to a builder for %s", plan.Slots, gb.slots)
+	}
+	if err := m.checkRanks(plan); err != nil {
+		return nil, err
+	}
+	g := &GRC{K: plan.K, Plan: plan}
+	for l := range m.layers {
+		if err := gb.decompose(ctx, l); err != nil {
+			return nil, err
 		}
-		g.BytesBefore += int64(len(L.wq.Data) + len(L.wk.Data) + len(L.wv.Data))
-		proj := dec.Projections(b)
 		var gl grcLayer
-		for _, p := range []struct {
-			dst        **tensor.Matrix
-			rows, cols int
-			f          []float32
-		}{
-			{&gl.pT, k, m.Dim, b.Transposed()},
-			{&gl.wq, L.wq.Rows, k, proj[0]},
-			{&gl.wk, L.wk.Rows, k, proj[1]},
-			{&gl.wv, L.wv.Rows, k, proj[2]},
-		} {
-			typ := grcStorage(L.wq.Type, p.cols)
-			rb, err := typ.RowBytes(uint64(p.cols))
+		blk := GRCBlock{Rank: plan.Ranks[l]}
+		for _, gi := range groupsOf(plan.Slots) {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			grp, stats, err := gb.project(gi, l, plan.Ranks[l])
 			if err != nil {
-				return nil, fmt.Errorf("model: block %d: %w", l, err)
+				return nil, err
 			}
-			data := make([]byte, int(rb)*p.rows)
-			if err := tensor.Quantize(typ, data, p.f); err != nil {
-				return nil, fmt.Errorf("model: block %d: %w", l, err)
+			*gl.group(gi) = grp
+			blk.Slots = append(blk.Slots, stats...)
+			g.maxK = max(g.maxK, grp.k)
+			ws, _, _, _ := m.groupInfo(gi, l)
+			for _, w := range ws {
+				g.BytesBefore += int64(len(w.Data))
 			}
-			mm, err := tensor.NewMatrix(typ, p.rows, p.cols, data)
-			if err != nil {
-				return nil, fmt.Errorf("model: block %d: %w", l, err)
+			g.BytesAfter += int64(len(grp.in.Data))
+			for _, w := range grp.out {
+				g.BytesAfter += int64(len(w.Data))
 			}
-			*p.dst = mm
-			g.BytesAfter += int64(len(mm.Data))
 		}
 		g.layers = append(g.layers, gl)
-		g.Energy = append(g.Energy, [3]float64{b.Energy[0], b.Energy[1], b.Energy[2]})
+		g.Blocks = append(g.Blocks, blk)
+		if progress != nil {
+			progress(l+1, len(m.layers))
+		}
 	}
+	g.Energy = qkvEnergy(g.Blocks)
+	g.Check = gb.check(plan)
 	return g, nil
 }
 
-// SetGRC switches the state's Q/K/V path to g, or back to the full weights
-// with nil. It takes effect from the next Forward; the KV cache is kept
-// (entries written before the switch keep their exact values).
+// project builds group gi of block l at rank r.
+func (gb *GRCBuilder) project(gi, l, r int) (*grcGroup, []GRCSlotStat, error) {
+	m := gb.m
+	ws, names, in, _ := m.groupInfo(gi, l)
+	k := m.groupK(gi, r)
+	lossless := m.groupLossless(gi, k)
+	store := func(rows, cols int, f []float32) (*tensor.Matrix, error) {
+		mm, err := quantizeMatrix(grcStorage(ws[0].Type, cols), rows, cols, f)
+		if err != nil {
+			return nil, fmt.Errorf("model: block %d %s: %w", l, groupName(gi), err)
+		}
+		return mm, nil
+	}
+	grp := &grcGroup{k: k}
+	var stats []GRCSlotStat
+	if gi == 3 {
+		f := gb.blocks[l].svd
+		a, b, err := f.Factors(k)
+		if err != nil {
+			return nil, nil, fmt.Errorf("model: block %d FFN down: %w", l, err)
+		}
+		if grp.in, err = store(k, in, b); err != nil {
+			return nil, nil, err
+		}
+		out, err := store(ws[0].Rows, k, a)
+		if err != nil {
+			return nil, nil, err
+		}
+		grp.out = []*tensor.Matrix{out}
+		stats = append(stats, GRCSlotStat{Slot: SlotDown, K: k, Energy: f.Energy(k), Lossless: lossless})
+		return grp, stats, nil
+	}
+	slots, err := m.dequantGroup(gi, l)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, proj, err := gb.blocks[l].gram[gi].Apply(k, slots)
+	if err != nil {
+		return nil, nil, fmt.Errorf("model: block %d %s: %w", l, groupName(gi), err)
+	}
+	if grp.in, err = store(k, in, b.Transposed()); err != nil {
+		return nil, nil, err
+	}
+	for i, w := range ws {
+		mm, err := store(w.Rows, k, proj[i])
+		if err != nil {
+			return nil, nil, err
+		}
+		grp.out = append(grp.out, mm)
+		stats = append(stats, GRCSlotStat{Slot: names[i], K: k, Energy: b.Energy[i], Lossless: lossless})
+	}
+	return grp, stats, nil
+}
+
+// quantizeMatrix stores rows×cols floats as a matrix of type typ.
+func quantizeMatrix(typ tensor.Type, rows, cols int, f []float32) (*tensor.Matrix, error) {
+	rb, err := typ.RowBytes(uint64(cols))
+	if err != nil {
+		return nil, err
+	}
+	data := make([]byte, int(rb)*rows)
+	if err := tensor.Quantize(typ, data, f); err != nil {
+		return nil, err
+	}
+	return tensor.NewMatrix(typ, rows, cols, data)
+}
+
+// qkvEnergy is the Q/K/V energies of every block (1 where not compressed).
+func qkvEnergy(blocks []GRCBlock) [][3]float64 {
+	out := make([][3]float64, len(blocks))
+	for l, b := range blocks {
+		out[l] = [3]float64{1, 1, 1}
+		for _, s := range b.Slots {
+			if s.Slot <= SlotV {
+				out[l][s.Slot] = s.Energy
+			}
+		}
+	}
+	return out
+}
+
+// depthSink is the block whose spectrum verifies a cache: about two thirds
+// of the way through the stack, where Paper 2 §5.1 found activations
+// saturate in effective dimension on four models. Any block would catch a
+// stale cache; this one follows the paper.
+func depthSink(layers int) int { return min(2*layers/3, layers-1) }
+
+// checkValues is how many top eigenvalues the depth-sink check compares.
+const checkValues = 8
+
+// check records the depth-sink spectrum of the plan's first group.
+func (gb *GRCBuilder) check(plan GRCPlan) GRCCheck {
+	l := depthSink(len(gb.blocks))
+	gi := groupsOf(plan.Slots)[0]
+	k := gb.m.groupK(gi, plan.Ranks[l])
+	c := GRCCheck{Layer: l, Group: groupName(gi)}
+	b := &gb.blocks[l]
+	for j := range min(checkValues, k) {
+		if gi == 3 {
+			c.Values = append(c.Values, b.svd.Sigma[j]*b.svd.Sigma[j])
+		} else {
+			c.Values = append(c.Values, b.gram[gi].Spectrum[j]*b.gram[gi].Scale)
+		}
+	}
+	return c
+}
+
+// VerifyGRC re-derives the depth-sink block's top eigenvalues from this
+// model's weights and g's stored basis — the Rayleigh quotient Σ‖W p_j‖²
+// of each stored basis row p_j, which equals λ_j when p_j is an
+// eigenvector — and refuses a g whose basis does not fit the weights
+// (another model, another builder, damage the checksums missed). It costs
+// one block's products, not a decomposition.
+func (m *Model) VerifyGRC(g *GRC) error {
+	c := g.Check
+	gi := -1
+	for i := range 4 {
+		if groupName(i) == c.Group {
+			gi = i
+		}
+	}
+	if c.Layer < 0 || c.Layer >= len(g.layers) || gi < 0 || len(c.Values) == 0 {
+		return fmt.Errorf("model: GRC has no usable depth-sink check (%s at block %d)", c.Group, c.Layer)
+	}
+	grp := *g.layers[c.Layer].group(gi)
+	if grp == nil || len(c.Values) > grp.k {
+		return fmt.Errorf("model: GRC check names %s at block %d, which is not compressed", c.Group, c.Layer)
+	}
+	slots, err := m.dequantGroup(gi, c.Layer)
+	if err != nil {
+		return err
+	}
+	p := make([]float32, grp.in.Cols)
+	for j, want := range c.Values {
+		if err := tensor.Dequantize(grp.in.Type, p, grp.in.Row(j)); err != nil {
+			return fmt.Errorf("model: GRC check: %w", err)
+		}
+		var pp, r float64
+		for _, v := range p {
+			pp += float64(v) * float64(v)
+		}
+		for _, s := range slots {
+			for i := range s.Rows {
+				var dot float64
+				for c, w := range s.W[i*s.Cols : (i+1)*s.Cols] {
+					dot += float64(w) * float64(p[c])
+				}
+				r += dot * dot
+			}
+		}
+		if pp > 0 {
+			r /= pp
+		}
+		// A quantised basis row is off its eigenvector by ~0.3 %; the
+		// Rayleigh quotient errs by the square of that, far inside 1e-3.
+		if math.Abs(r-want) > 1e-3*c.Values[0] || math.IsNaN(r) {
+			return fmt.Errorf("model: GRC does not fit this model: block %d %s eigenvalue %d is %.6g from the weights, %.6g in the cache", c.Layer, c.Group, j, r, want)
+		}
+	}
+	return nil
+}
+
+// checkRanks validates a plan's per-block ranks against the model.
+func (m *Model) checkRanks(plan GRCPlan) error {
+	if err := plan.Slots.valid(); err != nil {
+		return err
+	}
+	if len(plan.Ranks) != len(m.layers) {
+		return fmt.Errorf("model: a GRC plan for %d blocks, the model has %d", len(plan.Ranks), len(m.layers))
+	}
+	for l, r := range plan.Ranks {
+		if r < 1 || r > m.Dim {
+			return fmt.Errorf("model: block %d: GRC rank %d outside 1…%d (the embedding width)", l, r, m.Dim)
+		}
+	}
+	return nil
+}
+
+// SetGRC switches the state's compressed products to g, or back to the
+// full weights with nil. It takes effect from the next Forward; the KV
+// cache is kept (entries written before the switch keep their exact values).
 func (s *State) SetGRC(g *GRC) error {
 	if g != nil && len(g.layers) != len(s.m.layers) {
 		return fmt.Errorf("model: GRC built for %d blocks, model has %d", len(g.layers), len(s.m.layers))
 	}
 	s.grc = g
-	if g != nil && len(s.xt) < MaxBatch*g.K {
-		s.xt = make([]float32, MaxBatch*g.K)
+	if g != nil && len(s.xt) < MaxBatch*g.maxK {
+		s.xt = make([]float32, MaxBatch*g.maxK)
 	}
 	return nil
 }
@@ -154,42 +525,89 @@ func grcStorage(weights tensor.Type, cols int) tensor.Type {
 	return tensor.Q8_0
 }
 
-// GRCParts are the four matrices of one block of a GRC: Pᵀ (K×Dim), and the
-// projected W̃q, W̃k, W̃v (out×K), for saving to and restoring from a cache.
-type GRCParts struct {
-	PT, Wq, Wk, Wv *tensor.Matrix
+// GRCSlotSummary is one slot across the blocks, for display.
+type GRCSlotSummary struct {
+	Slot       GRCSlot
+	MinK, MaxK int
+	// MeanEnergy and MinEnergy are over the blocks.
+	MeanEnergy, MinEnergy float64
+	// Lossless counts the blocks where the slot loses nothing.
+	Lossless int
 }
 
-// Parts returns every block's matrices (they alias the GRC's storage).
-func (g *GRC) Parts() []GRCParts {
-	out := make([]GRCParts, len(g.layers))
-	for i, l := range g.layers {
-		out[i] = GRCParts{PT: l.pT, Wq: l.wq, Wk: l.wk, Wv: l.wv}
+// Summary is every compressed slot's ranks and energy over the blocks, in
+// slot order (q, k, v, o, gate, up, down).
+func (g *GRC) Summary() []GRCSlotSummary {
+	var out []GRCSlotSummary
+	for s := SlotQ; s <= SlotDown; s++ {
+		sum := GRCSlotSummary{Slot: s, MinEnergy: math.Inf(1), MinK: math.MaxInt}
+		n := 0
+		for _, b := range g.Blocks {
+			for _, st := range b.Slots {
+				if st.Slot != s {
+					continue
+				}
+				n++
+				sum.MinK, sum.MaxK = min(sum.MinK, st.K), max(sum.MaxK, st.K)
+				sum.MeanEnergy += st.Energy
+				sum.MinEnergy = min(sum.MinEnergy, st.Energy)
+				if st.Lossless {
+					sum.Lossless++
+				}
+			}
+		}
+		if n > 0 {
+			sum.MeanEnergy /= float64(n)
+			out = append(out, sum)
+		}
 	}
 	return out
 }
 
-// RestoreGRC rebuilds a rank-k GRC of m from saved parts, checking every
-// matrix's shape against the model, so a cache can never feed a block the
-// wrong shape.
-func (m *Model) RestoreGRC(k int, parts []GRCParts, energy [][3]float64) (*GRC, error) {
-	if k < 1 || k > m.Dim || len(parts) != len(m.layers) || len(energy) != len(m.layers) {
-		return nil, fmt.Errorf("model: a saved GRC of rank %d with %d blocks does not fit this model", k, len(parts))
-	}
-	g := &GRC{K: k, Energy: energy}
-	for l, p := range parts {
-		L := &m.layers[l]
-		for _, c := range []struct {
-			m          *tensor.Matrix
-			rows, cols int
-		}{{p.PT, k, m.Dim}, {p.Wq, L.wq.Rows, k}, {p.Wk, L.wk.Rows, k}, {p.Wv, L.wv.Rows, k}} {
-			if c.m == nil || c.m.Rows != c.rows || c.m.Cols != c.cols {
-				return nil, fmt.Errorf("model: saved GRC block %d has a matrix of the wrong shape", l)
-			}
-			g.BytesAfter += int64(len(c.m.Data))
+// String is a one-line description: slots, allocation, rank, bytes and
+// the energy each slot keeps.
+func (g *GRC) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "GRC %s", g.Plan.Slots)
+	if g.Plan.Alloc != GRCUniform {
+		r := g.Plan.Ranks
+		sum := 0
+		for _, v := range r {
+			sum += v
 		}
-		g.BytesBefore += int64(len(L.wq.Data) + len(L.wk.Data) + len(L.wv.Data))
-		g.layers = append(g.layers, grcLayer{pT: p.PT, wq: p.Wq, wk: p.Wk, wv: p.Wv})
+		fmt.Fprintf(&b, " %s rank %d", g.Plan.Alloc, g.K)
+		if mean := float64(sum) / float64(max(len(r), 1)); math.Abs(mean-float64(g.K)) >= 0.5 {
+			fmt.Fprintf(&b, " (mean %.0f after the bounds)", mean)
+		}
+		fmt.Fprintf(&b, ", %d…%d per block", minOf(r), maxOf(r))
+	} else {
+		fmt.Fprintf(&b, " rank %d", g.K)
 	}
-	return g, nil
+	fmt.Fprintf(&b, ", weights %.2f× (%s → %s); energy kept", float64(g.BytesAfter)/float64(max(g.BytesBefore, 1)),
+		mb(g.BytesBefore), mb(g.BytesAfter))
+	for _, s := range g.Summary() {
+		fmt.Fprintf(&b, " %s %.3f", s.Slot, s.MeanEnergy)
+		if s.Lossless == len(g.Blocks) {
+			b.WriteString(" (lossless)")
+		}
+	}
+	return b.String()
+}
+
+func mb(n int64) string { return fmt.Sprintf("%.2f MB", float64(n)/1e6) }
+
+func minOf(r []int) int {
+	m := math.MaxInt
+	for _, v := range r {
+		m = min(m, v)
+	}
+	return m
+}
+
+func maxOf(r []int) int {
+	m := 0
+	for _, v := range r {
+		m = max(m, v)
+	}
+	return m
 }

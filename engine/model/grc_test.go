@@ -2,8 +2,13 @@ package model
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"math"
 	"testing"
+	"time"
+
+	"github.com/isagi-lab/isagi/miku"
 )
 
 // TestGRCFullRankIsLossless: at k = d the compressed path reproduces the
@@ -72,12 +77,384 @@ func TestGRCEnergyAndStability(t *testing.T) {
 	}
 	a, _ := m.BuildGRC(24)
 	b, _ := m.BuildGRC(24)
-	for l := range a.layers {
-		if !bytes.Equal(a.layers[l].pT.Data, b.layers[l].pT.Data) || !bytes.Equal(a.layers[l].wq.Data, b.layers[l].wq.Data) {
-			t.Fatalf("block %d: two builds of the basis differ", l)
-		}
-	}
+	sameBytes(t, a, b)
 	if _, err := m.BuildGRC(m.Dim + 1); err == nil {
 		t.Fatal("a rank above the embedding width was accepted")
+	}
+}
+
+// sameBytes fails unless two GRCs hold byte-identical matrices.
+func sameBytes(t *testing.T, a, b *GRC) {
+	t.Helper()
+	if len(a.layers) != len(b.layers) {
+		t.Fatalf("%d blocks and %d", len(a.layers), len(b.layers))
+	}
+	for l := range a.layers {
+		ma, mb := a.layers[l].matrices(), b.layers[l].matrices()
+		if len(ma) != len(mb) {
+			t.Fatalf("block %d: %d matrices and %d", l, len(ma), len(mb))
+		}
+		for i := range ma {
+			if ma[i].Type != mb[i].Type || !bytes.Equal(ma[i].Data, mb[i].Data) {
+				t.Fatalf("block %d matrix %d: two builds differ", l, i)
+			}
+		}
+	}
+}
+
+// maxLogitDiff runs the same tokens through two states, one token at a
+// time, and returns the largest logit difference seen.
+func maxLogitDiff(t *testing.T, m *Model, a, b *State, toks []int32) float64 {
+	t.Helper()
+	la, lb := make([]float32, m.Vocab), make([]float32, m.Vocab)
+	var d float64
+	for _, tok := range toks {
+		if err := a.Forward([]int32{tok}, la); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Forward([]int32{tok}, lb); err != nil {
+			t.Fatal(err)
+		}
+		for i := range la {
+			d = math.Max(d, math.Abs(float64(la[i]-lb[i])))
+		}
+	}
+	return d
+}
+
+// kjvTokens is a fixed token sequence for the kjv model (any ids do: the
+// tests compare two paths over the same input).
+func kjvTokens(n int) []int32 {
+	out := []int32{1}
+	for i := 1; i < n; i++ {
+		out = append(out, int32(3+(i*397)%4000))
+	}
+	return out
+}
+
+// TestGPFullRankEverySlot: with every slot compressed at full rank k = d =
+// 256 (f32 storage) the kjv model's logits match the uncompressed ones to
+// 1e-4 absolute (logits are O(10); what is left is float32 rounding through
+// four extra products per block and the SVD's U Σ Vᵀ, measured at ~5e-6),
+// in decode and in prefill, and every slot reports lossless and keeps all
+// of its energy.
+func TestGPFullRankEverySlot(t *testing.T) {
+	m := openModel(t, "kjv/kjv-f32.gguf")
+	gb, err := m.NewGRCBuilderFor(GRCAllSlots)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := gb.Build(m.Dim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for l, b := range g.Blocks {
+		if len(b.Slots) != 7 {
+			t.Fatalf("block %d has %d slots", l, len(b.Slots))
+		}
+		for _, s := range b.Slots {
+			if !s.Lossless || math.Abs(s.Energy-1) > 1e-5 || s.K != m.Dim {
+				t.Fatalf("block %d %s at full rank: %+v", l, s.Slot, s)
+			}
+		}
+	}
+	plain, _ := m.NewState(0, nil)
+	comp, _ := m.NewState(0, nil)
+	if err := comp.SetGRC(g); err != nil {
+		t.Fatal(err)
+	}
+	toks := kjvTokens(48)
+	d := maxLogitDiff(t, m, plain, comp, toks)
+	t.Logf("largest logit difference at full rank, every slot: %.3g", d)
+	if d > 1e-4 {
+		t.Fatalf("full-rank GP moves the logits by %g", d)
+	}
+	// Prefill (MatMul over a batch) takes the same compressed path.
+	all := make([]float32, len(toks)*m.Vocab)
+	comp.Reset()
+	if err := comp.Forward(toks, all); err != nil {
+		t.Fatal(err)
+	}
+	plain.Reset()
+	ref := make([]float32, len(toks)*m.Vocab)
+	if err := plain.Forward(toks, ref); err != nil {
+		t.Fatal(err)
+	}
+	var pd float64
+	for i := range all {
+		pd = math.Max(pd, math.Abs(float64(all[i]-ref[i])))
+	}
+	if pd > 1e-4 {
+		t.Fatalf("full-rank GP prefill moves the logits by %g", pd)
+	}
+}
+
+// TestGPEnergyMonotone: on kjv with every slot compressed, each slot of
+// each block keeps at least as much energy at a larger k; bytes grow with
+// k; below full rank nothing claims to be lossless.
+func TestGPEnergyMonotone(t *testing.T) {
+	m := openModel(t, "kjv/kjv-q8_0.gguf")
+	gb, err := m.NewGRCBuilderFor(GRCAllSlots)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prev *GRC
+	for _, k := range []int{32, 96, 160, 224, 256} {
+		g, err := gb.Build(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for l, b := range g.Blocks {
+			for i, s := range b.Slots {
+				if s.Lossless != (k == m.Dim) {
+					t.Errorf("k=%d block %d %s: lossless %v", k, l, s.Slot, s.Lossless)
+				}
+				if prev != nil && s.Energy < prev.Blocks[l].Slots[i].Energy-1e-9 {
+					t.Fatalf("block %d %s: energy %.6f at k=%d below %.6f at k=%d", l, s.Slot, s.Energy, k, prev.Blocks[l].Slots[i].Energy, prev.K)
+				}
+			}
+		}
+		if prev != nil && g.BytesAfter <= prev.BytesAfter {
+			t.Errorf("k=%d: %d bytes, %d at k=%d", k, g.BytesAfter, prev.BytesAfter, prev.K)
+		}
+		t.Logf("%s", g)
+		prev = g
+	}
+}
+
+// TestGPBuildsAreByteIdentical: two builders (two decompositions, SVD
+// included) give the same bytes under GP allocation.
+func TestGPBuildsAreByteIdentical(t *testing.T) {
+	m := openModel(t, "kjv/kjv-q8_0.gguf")
+	build := func() *GRC {
+		gb, err := m.NewGRCBuilderFor(GRCAllSlots)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan, err := gb.Plan(context.Background(), GRCSpec{Slots: GRCAllSlots, Alloc: GRCGP, K: 192}, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := gb.BuildPlan(context.Background(), plan, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	a, b := build(), build()
+	sameBytes(t, a, b)
+}
+
+// TestGPPlanBounds: GP and MCR ranks lie within [floor, max], sum to k·L
+// (here a multiple of the quantum), and move in steps of 32 on a quantised
+// model (1 on f32); the default floor is ⌈0.55·d⌉; a target below the floor
+// gives the floor everywhere, with a note.
+func TestGPPlanBounds(t *testing.T) {
+	for _, c := range []struct {
+		file    string
+		quantum int
+	}{{"kjv/kjv-q8_0.gguf", 32}, {"kjv/kjv-f32.gguf", 1}} {
+		m := openModel(t, c.file)
+		if f := m.DefaultGRCFloor(); f != 141 {
+			t.Fatalf("default floor %d for d = 256", f)
+		}
+		gb, _ := m.NewGRCBuilderFor(GRCQKV | GRCFFN)
+		variance, err := m.LayerVariance(context.Background(), nil, kjvTokens(200), 1, 128)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: σ² per layer %.4g", c.file, variance)
+		for _, sp := range []GRCSpec{
+			{Alloc: GRCGP, K: 192},
+			{Alloc: GRCGP, K: 224, Floor: 180},
+			{Alloc: GRCMCR, K: 192, Calib: "00ff"},
+		} {
+			sp.Slots = gb.Slots()
+			plan, err := gb.Plan(context.Background(), sp, variance, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			floor := (plan.Floor + c.quantum - 1) / c.quantum * c.quantum
+			sum := 0
+			for _, r := range plan.Ranks {
+				if r < floor || r > plan.Max || r%c.quantum != 0 {
+					t.Errorf("%s %+v: rank %d outside [%d, %d] in steps of %d", c.file, sp, r, floor, plan.Max, c.quantum)
+				}
+				sum += r
+			}
+			if plan.Quantum != c.quantum || sum != sp.K*len(plan.Ranks) {
+				t.Errorf("%s %+v: ranks %v sum to %d, want %d (quantum %d)", c.file, sp, plan.Ranks, sum, sp.K*len(plan.Ranks), plan.Quantum)
+			}
+			t.Logf("%s %s k=%d: ranks %v phases %v notes %q", c.file, sp.Alloc, sp.K, plan.Ranks, plan.Phases, plan.Notes)
+		}
+		plan, err := gb.Plan(context.Background(), GRCSpec{Slots: gb.Slots(), Alloc: GRCGP, K: 64}, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range plan.Ranks {
+			if r != (141+c.quantum-1)/c.quantum*c.quantum {
+				t.Fatalf("k=64 under a floor of 141: ranks %v", plan.Ranks)
+			}
+		}
+		if len(plan.Notes) == 0 {
+			t.Error("the floor raised every rank without a note")
+		}
+		for _, bad := range []GRCSpec{
+			{Slots: gb.Slots(), K: 300},
+			{Slots: gb.Slots(), K: 100, Floor: 50},
+			{Slots: gb.Slots(), Alloc: GRCGP, K: 100, Floor: 200, Max: 150},
+			{Slots: gb.Slots(), Alloc: GRCMCR, K: 100},
+			{Slots: GRCO, K: 100},
+		} {
+			if _, err := gb.Plan(context.Background(), bad, variance, nil); err == nil {
+				t.Errorf("%+v accepted", bad)
+			}
+		}
+	}
+}
+
+// TestGRCBuildCancel: a build cancelled from its progress callback returns
+// ctx.Err() before the next block; the builder keeps what it made and a
+// later build completes.
+func TestGRCBuildCancel(t *testing.T) {
+	m := openModel(t, "kjv/kjv-q8_0.gguf")
+	gb, _ := m.NewGRCBuilderFor(GRCAllSlots)
+	plan, err := gb.Plan(context.Background(), GRCSpec{Slots: GRCAllSlots, K: 128}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	last := 0
+	var t0 time.Time
+	_, err = gb.BuildPlan(ctx, plan, func(done, total int) {
+		last = done
+		if done == 1 {
+			t0 = time.Now()
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) || last != 1 {
+		t.Fatalf("cancelled after block 1: err %v, progress reached %d", err, last)
+	}
+	if d := time.Since(t0); d > time.Second {
+		t.Errorf("the build took %v to notice the cancellation", d)
+	}
+	if err := gb.Decompose(ctx, nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("decompose under a cancelled context: %v", err)
+	}
+	var seen []int
+	g, err := gb.BuildPlan(context.Background(), plan, func(done, total int) { seen = append(seen, done*100+total) })
+	if err != nil || g == nil {
+		t.Fatal(err)
+	}
+	if len(seen) != m.Layers || seen[len(seen)-1] != m.Layers*101 {
+		t.Errorf("progress %v", seen)
+	}
+}
+
+// TestGRCCacheRoundTrip: a GP build with every slot survives a .miku round
+// trip byte for byte and computes the same logits; the same file is
+// refused for another slot set, rank or allocation, for another model, and
+// when its depth-sink check does not match the weights.
+func TestGRCCacheRoundTrip(t *testing.T) {
+	m := openModel(t, "kjv/kjv-q8_0.gguf")
+	gb, _ := m.NewGRCBuilderFor(GRCAllSlots)
+	spec := GRCSpec{Slots: GRCAllSlots, Alloc: GRCGP, K: 160}
+	plan, err := gb.Plan(context.Background(), spec, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := gb.BuildPlan(context.Background(), plan, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.VerifyGRC(g); err != nil {
+		t.Fatalf("a fresh build fails its own check: %v", err)
+	}
+	encode := func(g *GRC) *miku.File {
+		knobs, secs, err := g.CacheSections()
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := miku.Marshal(&miku.File{Header: miku.Header{FormatVersion: miku.FormatVersion, Knobs: knobs}, Sections: secs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := miku.Decode(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	f := encode(g)
+	back, err := m.GRCFromCache(spec, f.Header.Knobs, f.Sections)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameBytes(t, g, back)
+	if back.BytesAfter != g.BytesAfter || back.BytesBefore != g.BytesBefore || back.String() != g.String() {
+		t.Errorf("restored %s, built %s", back, g)
+	}
+	a, _ := m.NewState(0, nil)
+	b, _ := m.NewState(0, nil)
+	a.SetGRC(g)
+	b.SetGRC(back)
+	if d := maxLogitDiff(t, m, a, b, kjvTokens(16)); d != 0 {
+		t.Errorf("restored GRC moves the logits by %g", d)
+	}
+	for _, other := range []GRCSpec{
+		{Slots: GRCQKV, Alloc: GRCGP, K: 160},
+		{Slots: GRCQKV | GRCO, Alloc: GRCGP, K: 160},
+		{Slots: GRCAllSlots, K: 160},
+		{Slots: GRCAllSlots, Alloc: GRCGP, K: 192},
+		{Slots: GRCAllSlots, Alloc: GRCGP, K: 160, Floor: 150},
+	} {
+		if _, err := m.GRCFromCache(other, f.Header.Knobs, f.Sections); err == nil {
+			t.Errorf("a cache of %+v was accepted for %+v", spec, other)
+		}
+	}
+	// A basis that passes every shape check but not the depth-sink
+	// spectrum (here: a recorded eigenvalue 1 % off) is refused.
+	bad := *g
+	bad.Check.Values = append([]float64(nil), g.Check.Values...)
+	bad.Check.Values[2] *= 1.01
+	f = encode(&bad)
+	if _, err := m.GRCFromCache(spec, f.Header.Knobs, f.Sections); err == nil {
+		t.Error("a cache whose depth-sink spectrum does not match was accepted")
+	}
+	other := openModel(t, "stories260k/stories260K-f32.gguf")
+	if _, err := other.GRCFromCache(GRCSpec{Slots: GRCAllSlots, Alloc: GRCGP, K: 48}, f.Header.Knobs, f.Sections); err == nil {
+		t.Error("a kjv cache was accepted for stories260K")
+	}
+}
+
+// TestDecodeAllocatesNothingGP: decoding with every slot compressed under
+// GP allocation costs no heap allocation either.
+func TestDecodeAllocatesNothingGP(t *testing.T) {
+	m := openModel(t, "kjv/kjv-q8_0.gguf")
+	gb, _ := m.NewGRCBuilderFor(GRCAllSlots)
+	plan, err := gb.Plan(context.Background(), GRCSpec{Slots: GRCAllSlots, Alloc: GRCGP, K: 192}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := gb.BuildPlan(context.Background(), plan, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := m.NewState(0, nil)
+	if err := s.SetGRC(g); err != nil {
+		t.Fatal(err)
+	}
+	logits := make([]float32, m.Vocab)
+	if err := s.Forward([]int32{1, 300, 391}, logits); err != nil {
+		t.Fatal(err)
+	}
+	tok := []int32{394}
+	if n := testing.AllocsPerRun(50, func() {
+		if err := s.Forward(tok, logits); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Fatalf("%v allocations per decoded token with GP on every slot", n)
 	}
 }

@@ -1,46 +1,53 @@
 package session
 
 import (
-	"encoding/json"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/isagi-lab/isagi/engine/model"
-	"github.com/isagi-lab/isagi/engine/tensor"
 	"github.com/isagi-lab/isagi/miku"
 )
 
-// grcCacheFormat versions the GRC cache's contents; a cache written by
-// another format is rebuilt, never used.
-const grcCacheFormat = 1
-
-// grcMeta is the cache file's knobs: what it holds and for which model.
-type grcMeta struct {
-	Format int          `json:"format"`
-	K      int          `json:"k"`
-	Slots  string       `json:"slots"`
-	Blocks int          `json:"blocks"`
-	Energy [][3]float64 `json:"energy"`
-	Types  []uint32     `json:"types"` // per block: Pᵀ, Wq, Wk, Wv
+// GRCCache is the on-disk cache of built GRC compressions of one model
+// file, shared by the TUI and `isagi run|bench|ppl --rank`: one checksummed
+// .miku file per compression, named by the model's sha256, the rank, the
+// spec's key (slot set; allocation and bounds; calibration) and the
+// format, so that a cache can never be picked up for the wrong model or
+// knobs. A file that fails any check is rebuilt, never used.
+type GRCCache struct {
+	// Dir is the cache directory (<data dir>/geometry).
+	Dir string
+	// Model names the model file; SHA256 is required.
+	Model miku.ModelRef
+	// AppVersion is recorded in the files written.
+	AppVersion string
 }
 
-// grcCachePath is where rank k of this model is cached: keyed by the
-// model's sha256, k, the slot set and the format.
-func (s *Session) grcCachePath(k int) (string, error) {
-	sum, err := s.ModelSHA256()
+// Path is where the compression spec asks for is cached.
+func (c *GRCCache) Path(m *model.Model, spec model.GRCSpec) (string, error) {
+	sp, err := m.ResolveGRCSpec(spec)
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(s.cacheDir, fmt.Sprintf("grc-%.16s-k%d-qkv-v%d.miku", sum, k, grcCacheFormat)), nil
+	if len(c.Model.SHA256) < 16 {
+		return "", errors.New("session: GRC cache without the model's sha256")
+	}
+	return filepath.Join(c.Dir, fmt.Sprintf("grc-%.16s-k%d-%s-v%d.miku", c.Model.SHA256, sp.K, sp.Key(), model.GRCCacheFormat)), nil
 }
 
-// loadGRC reads rank k from the cache. Any problem — missing, corrupt,
-// another model, another format, wrong shapes — returns an error and the
-// caller rebuilds.
-func (s *Session) loadGRC(k int) (*model.GRC, error) {
-	path, err := s.grcCachePath(k)
+// Load reads the compression spec asks for. Any problem — missing,
+// corrupt, another model, another format or knobs, wrong shapes, a basis
+// that fails the depth-sink check — returns an error and the caller
+// rebuilds.
+func (c *GRCCache) Load(m *model.Model, spec model.GRCSpec) (*model.GRC, error) {
+	path, err := c.Path(m, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -48,70 +55,129 @@ func (s *Session) loadGRC(k int) (*model.GRC, error) {
 	if err != nil {
 		return nil, err
 	}
-	sum, _ := s.ModelSHA256()
-	var meta grcMeta
-	if err := json.Unmarshal(f.Header.Knobs, &meta); err != nil {
+	if f.Header.Model.SHA256 != c.Model.SHA256 {
+		return nil, fmt.Errorf("%s: made for another model", path)
+	}
+	g, err := m.GRCFromCache(spec, f.Header.Knobs, f.Sections)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if f.Header.Model.SHA256 != sum || meta.Format != grcCacheFormat || meta.K != k || meta.Slots != "qkv" ||
-		meta.Blocks != s.m.Layers || len(meta.Types) != 4*meta.Blocks || len(f.Sections) != 4*meta.Blocks {
-		return nil, fmt.Errorf("%s: made for another model, rank or format", path)
-	}
-	shape := func(i int) (int, int) {
-		qd, kvd := s.m.QDim(), s.m.KVDim()
-		switch i {
-		case 0:
-			return k, s.m.Dim
-		case 1:
-			return qd, k
-		}
-		return kvd, k
-	}
-	parts := make([]model.GRCParts, meta.Blocks)
-	for l := range meta.Blocks {
-		var ms [4]*tensor.Matrix
-		for i := range 4 {
-			rows, cols := shape(i)
-			m, err := tensor.NewMatrix(tensor.Type(meta.Types[4*l+i]), rows, cols, f.Sections[4*l+i].Data)
-			if err != nil {
-				return nil, fmt.Errorf("%s: block %d: %w", path, l, err)
-			}
-			ms[i] = m
-		}
-		parts[l] = model.GRCParts{PT: ms[0], Wq: ms[1], Wk: ms[2], Wv: ms[3]}
-	}
-	return s.m.RestoreGRC(k, parts, meta.Energy)
+	return g, nil
 }
 
-// saveGRC writes rank k to the cache (atomically, through miku.Write).
-func (s *Session) saveGRC(g *model.GRC) error {
-	path, err := s.grcCachePath(g.K)
+// Save writes g to the cache (atomically, through miku.Write).
+func (c *GRCCache) Save(m *model.Model, g *model.GRC) error {
+	path, err := c.Path(m, g.Plan.GRCSpec)
 	if err != nil {
 		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
+		return fmt.Errorf("session: GRC cache: %w", err)
 	}
-	meta := grcMeta{Format: grcCacheFormat, K: g.K, Slots: "qkv", Blocks: len(g.Energy), Energy: g.Energy}
-	var secs []miku.Section
-	for l, p := range g.Parts() {
-		for i, m := range []*tensor.Matrix{p.PT, p.Wq, p.Wk, p.Wv} {
-			meta.Types = append(meta.Types, uint32(m.Type))
-			secs = append(secs, miku.Section{Name: fmt.Sprintf("b%d.%d", l, i), Required: true, Data: m.Data})
-		}
-	}
-	knobs, err := json.Marshal(meta)
+	knobs, secs, err := g.CacheSections()
 	if err != nil {
 		return err
 	}
-	sum, _ := s.ModelSHA256()
 	now := time.Now().UTC()
 	return miku.Write(path, &miku.File{
 		Header: miku.Header{
-			FormatVersion: miku.FormatVersion, AppVersion: s.appVersion, Created: now, Updated: now,
-			Model: miku.ModelRef{File: filepath.Base(s.info.Path), SHA256: sum, Arch: s.info.Arch, Name: s.info.Name},
-			Knobs: knobs,
+			FormatVersion: miku.FormatVersion, AppVersion: c.AppVersion, Created: now, Updated: now,
+			Model: c.Model, Knobs: knobs,
 		},
 		Sections: secs,
 	})
+}
+
+// Get returns the compression spec asks for: from the cache when it holds
+// a valid one, else planned and built with gb (whose slot set must be
+// spec's) and saved. variance is called only for MCR and only on a miss
+// (the calibration pass). progress sees blocks done/total of the build
+// (twice for GP: the decompositions, then the projections); a cancelled
+// ctx stops it with ctx.Err(). A nil c builds without a cache; a cache
+// that cannot be written costs the next start a rebuild, nothing else.
+// built reports whether it was built.
+func (c *GRCCache) Get(ctx context.Context, m *model.Model, gb *model.GRCBuilder, spec model.GRCSpec,
+	variance func(context.Context) ([]float64, error), progress func(done, total int)) (g *model.GRC, built bool, err error) {
+	if c != nil {
+		if g, err := c.Load(m, spec); err == nil {
+			return g, false, nil
+		}
+	}
+	var v []float64
+	if spec.Alloc == model.GRCMCR {
+		if variance == nil {
+			return nil, false, errors.New("session: MCR allocation needs calibration")
+		}
+		if v, err = variance(ctx); err != nil {
+			return nil, false, fmt.Errorf("session: MCR calibration: %w", err)
+		}
+	}
+	plan, err := gb.Plan(ctx, spec, v, progress)
+	if err != nil {
+		return nil, false, err
+	}
+	g, err = gb.BuildPlan(ctx, plan, progress)
+	if err != nil {
+		return nil, false, err
+	}
+	if c != nil {
+		_ = c.Save(m, g)
+	}
+	return g, true, nil
+}
+
+// FileSHA256 is the hex sha256 of a file's bytes (a model file's identity
+// in caches and session files).
+func FileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("session: hashing %s: %w", path, err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("session: hashing %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// GRCCache is this session's cache of built compressions, or nil when the
+// session has no cache directory.
+func (s *Session) GRCCache() (*GRCCache, error) {
+	if s.cacheDir == "" {
+		return nil, nil
+	}
+	sum, err := s.ModelSHA256()
+	if err != nil {
+		return nil, err
+	}
+	return &GRCCache{
+		Dir:        s.cacheDir,
+		Model:      miku.ModelRef{File: filepath.Base(s.info.Path), SHA256: sum, Arch: s.info.Arch, Name: s.info.Name},
+		AppVersion: s.appVersion,
+	}, nil
+}
+
+// loadGRC reads uniform Q/K/V rank k from the cache (what /set rank uses).
+func (s *Session) loadGRC(k int) (*model.GRC, error) {
+	c, err := s.GRCCache()
+	if err != nil {
+		return nil, err
+	}
+	if c == nil {
+		return nil, errors.New("session: no GRC cache directory")
+	}
+	return c.Load(s.m, model.GRCSpec{Slots: model.GRCQKV, K: k})
+}
+
+// saveGRC writes g to the cache.
+func (s *Session) saveGRC(g *model.GRC) error {
+	c, err := s.GRCCache()
+	if err != nil {
+		return err
+	}
+	if c == nil {
+		return errors.New("session: no GRC cache directory")
+	}
+	return c.Save(s.m, g)
 }
