@@ -22,7 +22,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print one JSON object (prefill_tok_s, decode_tok_s, …)")
 	noProbe := fs.Bool("no-probe", false, "skip the memory-bandwidth probe")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, `Usage: isagi bench --model FILE.gguf [-p 128] [-n 64] [--json] [--threads N]
+		fmt.Fprint(stderr, `Usage: isagi bench --model FILE.gguf [-p 128] [-n 64] [--json] [--threads N] [--rank K ...]
 
 Measures prefill and decode speed, the weight bandwidth decoding reaches
 (weights streamed per token × tokens per second) and its ratio to this
@@ -31,8 +31,13 @@ Flags:
 `)
 		fs.PrintDefaults()
 		fmt.Fprint(stderr, `
-Example:
+With --rank the model runs GRC-compressed (see --slots and --alloc; the
+compression is read from or written to the same cache the TUI uses) and
+the weights per token count the compressed matrices.
+
+Examples:
   isagi bench --model ../shared/fixtures/kjv/kjv-q8_0.gguf --json
+  isagi bench --model ../shared/fixtures/kjv/kjv-q8_0.gguf --rank 192 --slots qkv,o,ffn --alloc gp
 `)
 	}
 	if err := fs.Parse(args); err != nil {
@@ -66,9 +71,18 @@ Example:
 		PrefillTokS: stats.PrefillTokPerSec(),
 		DecodeTokS:  stats.DecodeTokPerSec(),
 		TTFTms:      float64(stats.TimeToFirst.Microseconds()) / 1000,
-		WeightMB:    float64(m.WeightBytes()) / 1e6,
 	}
-	r.WeightGBs = r.DecodeTokS * float64(m.WeightBytes()) / 1e9
+	// Under GRC a token reads the compressed matrices instead of the ones
+	// they replace: count those bytes, not the file's.
+	weights := m.WeightBytes()
+	if g := st.GRC(); g != nil {
+		weights += g.BytesAfter - g.BytesBefore
+		r.GRC = g.String()
+		r.GRCRanks = g.Plan.Ranks
+		r.GRCWeightRatio = float64(weights) / float64(m.WeightBytes())
+	}
+	r.WeightMB = float64(weights) / 1e6
+	r.WeightGBs = r.DecodeTokS * float64(weights) / 1e9
 	if !*noProbe {
 		bw, err := tensor.ProbeBandwidth(st.Kernels().Pool(), 256<<20, time.Second)
 		if err != nil {
@@ -83,6 +97,9 @@ Example:
 		return enc.Encode(r)
 	}
 	fmt.Fprintf(stdout, "model        %s (%s, %s, %.1f MB of weights per token)\n", r.Model, r.Arch, r.WeightType, r.WeightMB)
+	if r.GRC != "" {
+		fmt.Fprintf(stdout, "compression  %s\n", r.GRC)
+	}
 	fmt.Fprintf(stdout, "threads      %d (%s kernels)\n", r.Threads, r.Kernels)
 	fmt.Fprintf(stdout, "prefill      %d tokens, %.1f tok/s\n", r.PromptToks, r.PrefillTokS)
 	fmt.Fprintf(stdout, "decode       %d tokens, %.1f tok/s (first token after %.0f ms)\n", r.DecodeToks, r.DecodeTokS, r.TTFTms)
@@ -108,4 +125,10 @@ type benchReport struct {
 	WeightGBs    float64 `json:"weight_gb_s"`
 	TriadGBs     float64 `json:"triad_gb_s,omitempty"`
 	RatioToTriad float64 `json:"ratio_to_triad,omitempty"`
+	// GRC describes the compression in use (--rank), GRCRanks its rank per
+	// block and GRCWeightRatio the bytes a token reads relative to the
+	// uncompressed model.
+	GRC            string  `json:"grc,omitempty"`
+	GRCRanks       []int   `json:"grc_ranks,omitempty"`
+	GRCWeightRatio float64 `json:"grc_weight_ratio,omitempty"`
 }

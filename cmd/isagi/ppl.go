@@ -21,7 +21,7 @@ func cmdPPL(args []string, stdout, stderr io.Writer) error {
 	mf.register(fs)
 	file := fs.String("file", "", "text file to score")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, `Usage: isagi ppl --model FILE.gguf --file TEXT [--ctx N] [--threads N]
+		fmt.Fprint(stderr, `Usage: isagi ppl --model FILE.gguf --file TEXT [--ctx N] [--threads N] [--rank K --slots S --alloc A]
 
 Perplexity of the model over a text, as llama.cpp's perplexity tool
 computes it: the text is cut into windows of --ctx tokens (default: the
@@ -29,8 +29,15 @@ model's context, at most 4096), each starting with BOS, and the second half
 of every window is scored. Progress goes to stderr; the result is one line
 "ppl=<value>" on stdout.
 
-Example:
+With --rank the model runs GRC-compressed: --slots picks the weights
+(qkv; qkv,o,ffn), --alloc the rank per block (uniform; gp from the
+weights' spectra; mcr from hidden-state variance over --calib FILE, or over
+a short built-in English text when --calib is not given). Built
+compressions are cached in <data dir>/geometry, shared with the TUI.
+
+Examples:
   isagi ppl --model ../shared/fixtures/kjv/kjv-q4_k_m.gguf --file ../shared/fixtures/kjv/heldout.txt --ctx 128
+  isagi ppl --model kjv-q8_0.gguf --file heldout.txt --ctx 256 --rank 192 --slots qkv,o,ffn --alloc mcr
 `)
 		fs.PrintDefaults()
 	}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -22,6 +23,7 @@ import (
 	"github.com/isagi-lab/isagi/engine/session"
 	"github.com/isagi-lab/isagi/engine/tensor"
 	"github.com/isagi-lab/isagi/engine/tokenizer"
+	"github.com/isagi-lab/isagi/miku"
 	"github.com/isagi-lab/isagi/store"
 )
 
@@ -30,14 +32,118 @@ type modelFlags struct {
 	model   string
 	threads int
 	ctx     int
-	rank    string
+	// GRC compression (docs/grc.md): rank, slot set, allocation, the
+	// GP/MCR floor and MCR's calibration text.
+	rank, slots, alloc string
+	floor              int
+	calib              string
+	log                io.Writer // notes and build progress (the flag set's output)
 }
 
 func (mf *modelFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&mf.model, "model", "", "GGUF file or installed model name (default $ISAGI_MODEL, then the config file)")
 	fs.IntVar(&mf.threads, "threads", 0, "worker threads (default: the number of cores)")
 	fs.IntVar(&mf.ctx, "ctx", 0, "context window in tokens (default: the model's, at most 4096)")
-	fs.StringVar(&mf.rank, "rank", "off", "GRC: compress every block's Q/K/V to rank K (1…embedding width), or off")
+	fs.StringVar(&mf.rank, "rank", "off", "GRC: compress to rank K (1…embedding width; the mean rank per block under --alloc gp|mcr), or off")
+	fs.StringVar(&mf.slots, "slots", "qkv", "with --rank: what to compress: qkv, or a comma-separated set of qkv, o and ffn (gate+up by one basis, down by SVD), or all")
+	fs.StringVar(&mf.alloc, "alloc", "uniform", "with --rank: rank per block: uniform, gp (from the weights' spectra) or mcr (from hidden-state variance over --calib)")
+	fs.IntVar(&mf.floor, "rank-floor", 0, "with --alloc gp|mcr: the least rank a block gets (default ⌈0.55 × embedding width⌉)")
+	fs.StringVar(&mf.calib, "calib", "", "with --alloc mcr: calibration text file (default: a short built-in English text)")
+	mf.log = fs.Output()
+}
+
+// useGRC builds (or reads from the cache the TUI shares,
+// <data dir>/geometry) the compression the GRC flags ask for and switches
+// st to it. Progress and notes go to mf.log; ctrl+c cancels a build.
+func (mf *modelFlags) useGRC(f *gguf.File, m *model.Model, st *model.State) error {
+	if mf.rank == "off" || mf.rank == "" {
+		if mf.slots != "qkv" || mf.alloc != "uniform" || mf.floor != 0 || mf.calib != "" {
+			return errors.New("--slots, --alloc, --rank-floor and --calib need --rank K")
+		}
+		return nil
+	}
+	k, err := strconv.Atoi(mf.rank)
+	if err != nil {
+		return fmt.Errorf("--rank %q: want a number or off", mf.rank)
+	}
+	spec := model.GRCSpec{K: k, Floor: mf.floor}
+	if spec.Slots, err = model.ParseGRCSlots(mf.slots); err != nil {
+		return fmt.Errorf("--slots: %w", err)
+	}
+	if spec.Alloc, err = model.ParseGRCAlloc(mf.alloc); err != nil {
+		return fmt.Errorf("--alloc: %w", err)
+	}
+	var calib []int32
+	bos := int32(-1)
+	switch {
+	case spec.Alloc == model.GRCMCR:
+		text, name := model.CalibrationText, "the built-in calibration text"
+		if mf.calib != "" {
+			b, err := os.ReadFile(mf.calib)
+			if err != nil {
+				return fmt.Errorf("--calib: %w", err)
+			}
+			text, name = string(b), mf.calib
+		}
+		tok, err := tokenizer.FromGGUF(f)
+		if err != nil {
+			return err
+		}
+		if calib, err = tok.Encode(text, tokenizer.EncodeOptions{}); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		bos = tok.BOS()
+		spec.Calib = model.CalibrationID(calib)
+		fmt.Fprintf(mf.log, "isagi: MCR calibration: %s, %d tokens\n", name, len(calib))
+	case mf.calib != "":
+		return errors.New("--calib is for --alloc mcr")
+	}
+	if _, err := m.ResolveGRCSpec(spec); err != nil {
+		return fmt.Errorf("--rank %d --slots %s --alloc %s: %w", k, mf.slots, mf.alloc, err)
+	}
+	var cache *session.GRCCache
+	if d, err := store.DataDir(); err == nil {
+		if sum, err := session.FileSHA256(f.Path); err == nil {
+			cache = &session.GRCCache{Dir: filepath.Join(d, "geometry"), AppVersion: version,
+				Model: miku.ModelRef{File: filepath.Base(f.Path), SHA256: sum, Arch: m.Arch, Name: m.Name}}
+		}
+	}
+	gb, err := m.NewGRCBuilderFor(spec.Slots)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	start, drew := time.Now(), false
+	progress := func(done, total int) {
+		drew = true
+		fmt.Fprintf(mf.log, "\rGRC %s: [%-30s] %d/%d blocks ", spec.Slots, bar(done, total, 30), done, total)
+	}
+	variance := func(ctx context.Context) ([]float64, error) {
+		return m.LayerVariance(ctx, st.Kernels(), calib, bos, 0)
+	}
+	g, built, err := cache.Get(ctx, m, gb, spec, variance, progress)
+	if drew {
+		fmt.Fprintln(mf.log)
+	}
+	if err != nil {
+		return fmt.Errorf("GRC: %w", err)
+	}
+	how := "from the cache"
+	if built {
+		how = fmt.Sprintf("built in %.1f s", time.Since(start).Seconds())
+	}
+	fmt.Fprintf(mf.log, "isagi: %s (%s)\n", g, how)
+	if g.Plan.Alloc != model.GRCUniform {
+		fmt.Fprintf(mf.log, "isagi: ranks per block %v\n", g.Plan.Ranks)
+		if len(g.Plan.Phases) > 0 {
+			fmt.Fprintf(mf.log, "isagi: MCR phases %v\n", g.Plan.Phases)
+		}
+	}
+	for _, n := range g.Plan.Notes {
+		fmt.Fprintln(mf.log, "isagi: note:", n)
+	}
+	return st.SetGRC(g)
 }
 
 // openFile maps the GGUF file and reads its tokenizer, without touching the
@@ -75,18 +181,8 @@ func (mf *modelFlags) load(f *gguf.File) (*model.Model, *model.State, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if mf.rank != "off" && mf.rank != "" {
-		k, err := strconv.Atoi(mf.rank)
-		if err != nil {
-			return nil, nil, fmt.Errorf("--rank %q: want a number or off", mf.rank)
-		}
-		g, err := m.BuildGRC(k)
-		if err != nil {
-			return nil, nil, err
-		}
-		if err := st.SetGRC(g); err != nil {
-			return nil, nil, err
-		}
+	if err := mf.useGRC(f, m, st); err != nil {
+		return nil, nil, err
 	}
 	return m, st, nil
 }
