@@ -47,7 +47,8 @@ func (s *Session) SetGeometry(p *geometry.Profile) error {
 		if s.geoRemove != nil {
 			s.geoRemove()
 		}
-		s.geo, s.geoRemove = nil, nil
+		_ = s.useOGD(0)
+		s.geo, s.geoRemove, s.cog, s.embed = nil, nil, nil, nil
 		return nil
 	}
 	sum, err := s.ModelSHA256()
@@ -72,6 +73,18 @@ func (s *Session) SetGeometry(p *geometry.Profile) error {
 		s.geo = nil
 		return err
 	}
+	note, err := s.startCOG(p)
+	if err != nil {
+		return err
+	}
+	if note != "" {
+		s.notes = append(s.notes, note)
+	}
+	if s.set.OGDAlpha > 0 {
+		if err := s.useOGD(s.set.OGDAlpha); err != nil {
+			return err
+		}
+	}
 	// Toggles saved with the conversation (or given before the profile
 	// was ready) take effect now.
 	if s.set.Snipe != "" {
@@ -93,7 +106,20 @@ func (s *Session) attachGeometry() error {
 		return err
 	}
 	s.geoRemove = remove
+	if s.explore != nil {
+		if s.exploreRemove, err = s.st.AddHook(s.explore); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// Notes returns and clears what the session had to tell the user about
+// state it could not restore (a manifold from another profile…).
+func (s *Session) Notes() []string {
+	n := s.notes
+	s.notes = nil
+	return n
 }
 
 // Geometry is the live geometry monitor, or nil when no profile is loaded.

@@ -82,6 +82,15 @@ func (s *Session) Save(path, appVersion string, now time.Time) error {
 		},
 		Sections: []miku.Section{{Name: sectionConversation, Required: true, Data: conv}},
 	}
+	cs, err := s.cogSections()
+	if err != nil {
+		return err
+	}
+	for _, c := range cs {
+		// Not required: an older reader keeps the conversation and skips
+		// the manifold.
+		f.Sections = append(f.Sections, miku.Section{Name: c.name, Data: c.data})
+	}
 	if err := miku.Write(path, f); err != nil {
 		return err
 	}
@@ -112,9 +121,9 @@ func (s *Session) Load(path string, force bool) (notes []string, err error) {
 			return nil, fmt.Errorf("%s: %w (%s, sha256 %.12s…; this is %s, %.12s…): pass --force-model to load the conversation anyway",
 				path, ErrOtherModel, f.Header.Model.File, f.Header.Model.SHA256, filepath.Base(s.info.Path), sum)
 		}
-		notes = append(notes, fmt.Sprintf("saved with %s: conversation and knobs loaded; no model-bound state is stored by this version, so nothing else was skipped", f.Header.Model.File))
+		notes = append(notes, fmt.Sprintf("saved with %s: conversation and knobs loaded", f.Header.Model.File))
 	}
-	skip, required := f.Unknown(sectionConversation)
+	skip, required := f.Unknown(sectionConversation, sectionCOG, sectionCOGProfile)
 	if len(required) > 0 {
 		return nil, fmt.Errorf("%s: needs sections this version cannot read: %v — update ISAGI", path, required)
 	}
@@ -141,6 +150,11 @@ func (s *Session) Load(path string, force bool) (notes []string, err error) {
 	s.gen.Reset(s.set.Seed)
 	s.msgs, s.text = conv.Messages, conv.Text
 	s.file, s.created = path, f.Header.Created
+	if f.Header.Model.SHA256 == sum {
+		notes = append(notes, s.loadCOG(f)...)
+	} else if _, ok := f.Section(sectionCOG); ok {
+		notes = append(notes, "the living manifold belongs to the other model and was not loaded")
+	}
 	return notes, nil
 }
 

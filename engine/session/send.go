@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/isagi-lab/isagi/cog"
 	"github.com/isagi-lab/isagi/engine/chat"
 	"github.com/isagi-lab/isagi/engine/generate"
 	"github.com/isagi-lab/isagi/engine/model"
@@ -23,18 +25,48 @@ var ErrTooLong = errors.New("message does not fit the context window")
 // what the KV cache already holds are computed. When the conversation no
 // longer fits, the oldest turns are dropped first (Turn.Dropped says how
 // many). Cancelling ctx ends the reply early; what was generated is kept.
+//
+// With a geometry profile attached, the living manifold (MECHANISMS.md §9)
+// looks the message up first: a near-duplicate of an earlier one
+// (RETRIEVE) is answered from memory at once (Turn.Stop "retrieved";
+// Regenerate forces a fresh answer), a close one (AUGMENT) is generated
+// with the earlier answer in the context, and the rest (EXPAND, EXPLORE)
+// are generated and bend the manifold's metric. Turn.COG says which.
 func (s *Session) Send(ctx context.Context, input string, emit func(Event)) (Turn, error) {
+	return s.send(ctx, input, false, emit)
+}
+
+func (s *Session) send(ctx context.Context, input string, force bool, emit func(Event)) (Turn, error) {
 	start := time.Now()
+	s.lastInput = input
+	q, match, cogOn, err := s.cogQuery(ctx, input)
+	if err != nil {
+		return Turn{}, err
+	}
+	tier := match.Tier
+	if cogOn && tier == cog.Retrieve && !force {
+		return s.serveRetrieved(input, match, start, emit)
+	}
+	augment := ""
+	if cogOn && tier == cog.Augment && s.tmpl != nil {
+		augment = match.Trajectory.Answer
+	}
+	if cogOn && s.explore != nil && s.ogdDir == nil {
+		// The manifold's top eigenvector moves as it grows: aim the step
+		// at where it points now.
+		if err := s.useOGD(s.set.OGDAlpha); err != nil {
+			return Turn{}, err
+		}
+	}
 	reserve := min(s.set.MaxTokens, s.st.Cap()/2)
 	var (
 		ids     []int32
 		dropped int
-		err     error
 	)
 	if s.tmpl == nil {
 		ids, err = s.completionPrompt(input, reserve)
 	} else {
-		ids, dropped, err = s.chatPrompt(input, reserve)
+		ids, dropped, err = s.chatPrompt(input, augment, reserve)
 	}
 	if err != nil {
 		return Turn{}, err
@@ -112,6 +144,19 @@ func (s *Session) Send(ctx context.Context, input string, emit func(Event)) (Tur
 		s.msgs = append(s.msgs, chat.Message{Role: "assistant", Content: strings.TrimSpace(kept)})
 	}
 	turn.ContextUsed, _ = s.ContextUsed()
+	// A reply cut short by the user is not an answer to serve again.
+	if cogOn && err == nil && turn.Stop != "cancelled" {
+		answer := kept
+		if s.tmpl != nil {
+			answer = strings.TrimSpace(kept)
+		}
+		// A forced regeneration records as RETRIEVE, which replaces the
+		// stored answer it matched.
+		if _, rerr := s.cog.Record(q, input, answer, tier, time.Now()); rerr != nil {
+			return turn, rerr
+		}
+		turn.COG = s.cogTurn(match, false)
+	}
 	return turn, err
 }
 
@@ -126,11 +171,20 @@ func isStop(id int32, stops []int32) bool {
 
 // chatPrompt appends the user message and renders the conversation, dropping
 // the oldest turns until the prompt and a reply of reserve tokens fit.
-func (s *Session) chatPrompt(input string, reserve int) ([]int32, int, error) {
+//
+// augment, when set, is an earlier answer the model is shown for this turn
+// only (COG's AUGMENT tier): the stored conversation keeps the message as
+// the user wrote it.
+func (s *Session) chatPrompt(input, augment string, reserve int) ([]int32, int, error) {
 	s.msgs = append(s.msgs, chat.Message{Role: "user", Content: input})
 	dropped := 0
 	for {
-		p, err := s.tmpl.Render(s.msgs, chat.Options{AddGenerationPrompt: true})
+		msgs := s.msgs
+		if augment != "" {
+			msgs = slices.Clone(s.msgs)
+			msgs[len(msgs)-1].Content = "An earlier answer to a similar question, for reference:\n" + augment + "\n\n" + input
+		}
+		p, err := s.tmpl.Render(msgs, chat.Options{AddGenerationPrompt: true})
 		if err != nil {
 			s.msgs = s.msgs[:len(s.msgs)-1]
 			return nil, 0, err

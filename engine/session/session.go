@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/isagi-lab/isagi/cog"
 	"github.com/isagi-lab/isagi/engine/chat"
 	"github.com/isagi-lab/isagi/engine/generate"
 	"github.com/isagi-lab/isagi/engine/model"
@@ -76,6 +77,8 @@ type Settings struct {
 	// Snipe lists the categories whose projector is on, comma-separated
 	// ("privacy,toxicity"); it needs a geometry profile.
 	Snipe string `json:"snipe,omitempty"`
+	// OGDAlpha is the Safe OGD exploration step α (0: off).
+	OGDAlpha float64 `json:"ogd_alpha,omitempty"`
 }
 
 // Event is one step of a streaming reply.
@@ -103,6 +106,8 @@ type Turn struct {
 	ContextUsed int    // tokens in the KV cache after the turn
 	// Geometry is the TEH gauge over the turn, when a profile is running.
 	Geometry *geometry.TurnSummary
+	// COG is the living manifold's decision for the turn, when one runs.
+	COG *COGTurn
 }
 
 // Session is one conversation with a loaded model. It is not safe for
@@ -136,6 +141,20 @@ type Session struct {
 	geo        *geometry.Monitor // the geometry profile running live, or nil
 	geoRemove  func()            // unregisters geo from the state
 	profileDir string            // where profiles are stored ("": nowhere)
+
+	// The living manifold (COG) and the exploration step (OGD), both in
+	// the geometry profile's coordinates.
+	cog           *cog.Manifold
+	cogFP         string // the fingerprint of the profile cog was measured in
+	cogPending    []byte // a manifold read from a file before a profile was attached
+	cogPendingFP  string
+	embed         *geometry.Embedder
+	explore       *geometry.Explorer
+	exploreRemove func()
+	ogdDir        []float64 // a fixed exploration direction (isagi explore), or nil
+	ogdSource     string
+	lastInput     string   // the last message sent, for Regenerate
+	notes         []string // for the user, see Notes
 }
 
 // Info describes the model and the compression in use.
@@ -230,6 +249,10 @@ func (s *Session) Set(name, value string) error {
 			return fmt.Errorf("snipe %q: %w", value, err)
 		}
 		n.Snipe = strings.Join(parseSnipe(value), ",")
+	case "ogd_alpha", "alpha":
+		if n.OGDAlpha, err = parseAlpha(value); err == nil && n.OGDAlpha > 0 && s.geo == nil {
+			err = ErrNoGeometry
+		}
 	case "num_ctx":
 		var c int
 		if c, err = i(); err != nil {
@@ -243,7 +266,7 @@ func (s *Session) Set(name, value string) error {
 		}
 		return s.apply(n)
 	default:
-		return fmt.Errorf("unknown setting %q (temperature, top_p, top_k, min_p, repeat_penalty, seed, num_ctx, max_tokens, rank, snipe)", name)
+		return fmt.Errorf("unknown setting %q (temperature, top_p, top_k, min_p, repeat_penalty, seed, num_ctx, max_tokens, rank, snipe, ogd_alpha)", name)
 	}
 	if err != nil {
 		return fmt.Errorf("%s %q: %w", name, value, err)
@@ -276,6 +299,9 @@ func (s *Session) apply(n Settings) error {
 		// Without a profile the toggles wait in the settings until
 		// SetGeometry (a session saved with projectors on, loaded first).
 		if err := s.useSnipe(n.Snipe); err != nil {
+			return err
+		}
+		if err := s.useOGD(n.OGDAlpha); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,287 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/isagi-lab/isagi/cog"
+	"github.com/isagi-lab/isagi/engine/chat"
+	"github.com/isagi-lab/isagi/geometry"
+	"github.com/isagi-lab/isagi/miku"
+)
+
+// Sections of a .miku file that hold the living manifold: the manifold
+// itself (package cog's encoding) and the profile it was measured in.
+const (
+	sectionCOG        = "cog"
+	sectionCOGProfile = "cog.profile"
+)
+
+// COGTurn is what the living manifold decided for a turn (MECHANISMS.md
+// §9): the tier, the distance to the nearest stored trajectory (1 when
+// there was none), and the manifold after the turn.
+type COGTurn struct {
+	Tier         string  `json:"tier"`
+	Distance     float64 `json:"distance"`
+	Nearest      string  `json:"nearest,omitempty"` // the nearest trajectory's prompt
+	Retrieved    bool    `json:"retrieved"`         // the answer was served from memory
+	Growth       float64 `json:"growth"`            // ‖M − I‖_F
+	Trajectories int     `json:"trajectories"`
+}
+
+// ManifoldStats is the living manifold for display.
+type ManifoldStats struct {
+	Growth       float64
+	Trajectories int
+	Clusters     int
+	TopEigen     []float64   // of M, largest first (up to 4)
+	Points       []cog.Point // trajectories on M's top two eigenvectors
+	Alpha        float64     // the OGD step (0: off)
+	Direction    string      // where the OGD direction comes from
+}
+
+// cogProfile is the cog.profile section: which coordinate system the
+// stored embeddings are in.
+type cogProfile struct {
+	Fingerprint string `json:"fingerprint"`
+	K           int    `json:"k"`
+}
+
+// startCOG gives a newly attached profile its manifold: the one loaded
+// from a session file if it was measured in this profile, else a new one.
+func (s *Session) startCOG(p *geometry.Profile) (note string, err error) {
+	emb, err := geometry.NewEmbedder(s.CalibrationSource(), p)
+	if err != nil {
+		return "", err
+	}
+	s.embed = emb
+	fp := p.Fingerprint()
+	if s.cogPending != nil {
+		data, want := s.cogPending, s.cogPendingFP
+		s.cogPending, s.cogPendingFP = nil, ""
+		if want == fp {
+			m, err := cog.Decode(data)
+			if err == nil && m.Dim() == p.K {
+				s.cog, s.cogFP = m, fp
+				return "", nil
+			}
+			note = fmt.Sprintf("the saved manifold could not be read (%v): starting a new one", err)
+		} else {
+			note = "the saved manifold was measured with another geometry profile: starting a new one"
+		}
+	}
+	m, err := cog.New(cog.Config{Dim: p.K})
+	if err != nil {
+		return "", err
+	}
+	s.cog, s.cogFP = m, fp
+	return note, nil
+}
+
+// cogQuery embeds input and finds its tier; ok is false without a manifold.
+func (s *Session) cogQuery(ctx context.Context, input string) (q []float64, m cog.Match, ok bool, err error) {
+	if s.cog == nil || s.embed == nil {
+		return nil, cog.Match{}, false, nil
+	}
+	if q, err = s.embed.Embed(ctx, input); err != nil {
+		return nil, cog.Match{}, false, fmt.Errorf("session: embedding the query: %w", err)
+	}
+	if m, err = s.cog.Query(q); err != nil {
+		return nil, cog.Match{}, false, err
+	}
+	return q, m, true, nil
+}
+
+// cogTurn describes a query's match after the turn was recorded.
+func (s *Session) cogTurn(m cog.Match, retrieved bool) *COGTurn {
+	t := &COGTurn{Tier: m.Tier.String(), Distance: m.Distance, Retrieved: retrieved,
+		Growth: s.cog.Growth(), Trajectories: s.cog.Len()}
+	if m.Found {
+		t.Nearest = m.Trajectory.Prompt
+	}
+	return t
+}
+
+// serveRetrieved answers from memory: the stored answer, streamed as one
+// piece, added to the conversation like a generated one.
+func (s *Session) serveRetrieved(input string, m cog.Match, start time.Time, emit func(Event)) (Turn, error) {
+	ans := m.Trajectory.Answer
+	if s.tmpl == nil {
+		s.text += input + ans
+	} else {
+		s.msgs = append(s.msgs, chat.Message{Role: "user", Content: input}, chat.Message{Role: "assistant", Content: ans})
+	}
+	emit(Event{Piece: ans, Elapsed: time.Since(start)})
+	if err := s.cog.Touch(m.Trajectory.ID, time.Now()); err != nil {
+		return Turn{}, err
+	}
+	t := Turn{Text: ans, Stop: "retrieved", COG: s.cogTurn(m, true)}
+	t.ContextUsed, _ = s.ContextUsed()
+	return t, nil
+}
+
+// ManifoldStats describes the living manifold; ok is false without one.
+func (s *Session) ManifoldStats() (ManifoldStats, bool) {
+	if s.cog == nil {
+		return ManifoldStats{}, false
+	}
+	st := ManifoldStats{Growth: s.cog.Growth(), Trajectories: s.cog.Len(), Clusters: s.cog.Clusters(), Alpha: s.set.OGDAlpha}
+	if ev, err := s.cog.TopEigen(min(4, s.cog.Dim())); err == nil {
+		st.TopEigen = ev
+	}
+	if pts, err := s.cog.Project2D(); err == nil {
+		st.Points = pts
+	}
+	if s.explore != nil {
+		st.Direction = s.explore.Source
+	}
+	return st, true
+}
+
+// Regenerate forgets the last exchange and answers its message again by
+// generating, even when the manifold would serve it from memory; the new
+// answer replaces the stored one.
+func (s *Session) Regenerate(ctx context.Context, emit func(Event)) (Turn, error) {
+	input, ok := s.popLastExchange()
+	if !ok {
+		return Turn{}, fmt.Errorf("session: no turn to regenerate")
+	}
+	return s.send(ctx, input, true, emit)
+}
+
+// popLastExchange removes the last user message and the replies after it
+// (chat mode) and returns the message. In completion mode the last turn's
+// input is not kept apart from the text, so there is nothing to pop.
+func (s *Session) popLastExchange() (string, bool) {
+	if s.tmpl == nil || s.lastInput == "" {
+		return "", false
+	}
+	i := len(s.msgs) - 1
+	for i >= 0 && s.msgs[i].Role != "user" {
+		i--
+	}
+	if i < 0 {
+		return "", false
+	}
+	input := s.msgs[i].Content
+	s.msgs = slices.Clone(s.msgs[:i])
+	return input, true
+}
+
+// useOGD sets the exploration step: α = 0 removes it.
+func (s *Session) useOGD(alpha float64) error {
+	if alpha == 0 {
+		if s.exploreRemove != nil {
+			s.exploreRemove()
+		}
+		s.explore, s.exploreRemove = nil, nil
+		return nil
+	}
+	if s.geo == nil {
+		return ErrNoGeometry
+	}
+	p := s.geo.Profile()
+	dir, source := s.ogdDir, s.ogdSource
+	if dir == nil {
+		var err error
+		if dir, source, err = geometry.Direction(p, s.cogMetric()); err != nil {
+			return err
+		}
+	}
+	x, err := geometry.NewExplorer(p, dir, alpha, source)
+	if err != nil {
+		return err
+	}
+	if s.exploreRemove != nil {
+		s.exploreRemove()
+	}
+	remove, err := s.st.AddHook(x)
+	if err != nil {
+		return err
+	}
+	if p.Layer < s.m.Layers-1 && (s.explore == nil || s.explore.P.Alpha() != alpha) {
+		s.gen.Reset(s.set.Seed) // later blocks' keys and values change
+	}
+	s.explore, s.exploreRemove = x, remove
+	return nil
+}
+
+func (s *Session) cogMetric() *mat.SymDense {
+	if s.cog == nil {
+		return nil
+	}
+	return s.cog.Metric()
+}
+
+// SetOGDDirection fixes the exploration direction (d wide; nil goes back
+// to the default: the manifold's top eigenvector, else the first UGT
+// axis). It applies from the next Set("ogd_alpha", …).
+func (s *Session) SetOGDDirection(dir []float64, source string) {
+	s.ogdDir, s.ogdSource = dir, source
+}
+
+func parseAlpha(value string) (float64, error) {
+	if value == "off" {
+		return 0, nil
+	}
+	a, err := strconv.ParseFloat(value, 64)
+	if err != nil {
+		return 0, err
+	}
+	if a < 0 || a > 0.5 {
+		return 0, fmt.Errorf("want off or 0…0.5 (the useful range is 0.05–0.30)")
+	}
+	return a, nil
+}
+
+// cogSections are the manifold's sections for a session file.
+func (s *Session) cogSections() ([]sectionData, error) {
+	if s.cog == nil {
+		return nil, nil
+	}
+	data, err := s.cog.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	prof, err := json.Marshal(cogProfile{Fingerprint: s.cogFP, K: s.cog.Dim()})
+	if err != nil {
+		return nil, err
+	}
+	return []sectionData{{sectionCOG, data}, {sectionCOGProfile, prof}}, nil
+}
+
+type sectionData struct {
+	name string
+	data []byte
+}
+
+// loadCOG restores the manifold of a session file: at once when the
+// profile it was measured in is attached, else when one is (SetGeometry).
+func (s *Session) loadCOG(f *miku.File) (notes []string) {
+	sec, ok := f.Section(sectionCOG)
+	if !ok {
+		return nil
+	}
+	var prof cogProfile
+	if ps, ok := f.Section(sectionCOGProfile); !ok || json.Unmarshal(ps.Data, &prof) != nil {
+		return []string{"the living manifold has no readable profile record and was not loaded"}
+	}
+	s.cogPending, s.cogPendingFP = slices.Clone(sec.Data), prof.Fingerprint
+	if s.geo == nil {
+		return nil // restored by SetGeometry
+	}
+	note, err := s.startCOG(s.geo.Profile())
+	if err != nil {
+		return []string{"the living manifold was not loaded: " + err.Error()}
+	}
+	if note != "" {
+		return []string{note}
+	}
+	return nil
+}
