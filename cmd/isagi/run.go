@@ -490,7 +490,11 @@ func runSession(mf *modelFlags, file, prompt string, p sample.Params, n int, for
 	}
 	set := session.Settings{Temperature: p.Temperature, TopK: p.TopK, TopP: p.TopP, MinP: p.MinP,
 		RepeatPenalty: p.RepeatPenalty, Seed: p.Seed, MaxTokens: n}
-	s, err := session.Open(path, session.Options{Threads: mf.threads, Ctx: mf.ctx, Settings: set, AppVersion: version})
+	opts := session.Options{Threads: mf.threads, Ctx: mf.ctx, Settings: set, AppVersion: version}
+	if dir, err := profileDir(); err == nil {
+		opts.ProfileDir = dir
+	}
+	s, err := session.Open(path, opts)
 	if err != nil {
 		return err
 	}
@@ -503,6 +507,13 @@ func runSession(mf *modelFlags, file, prompt string, p sample.Params, n int, for
 		for _, note := range notes {
 			fmt.Fprintln(stderr, "isagi:", note)
 		}
+	}
+	geo, err := s.LoadGeometry()
+	if err != nil {
+		fmt.Fprintln(stderr, "isagi: geometry profile not loaded:", err)
+	}
+	for _, note := range s.Notes() {
+		fmt.Fprintln(stderr, "isagi:", note)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -520,6 +531,15 @@ func runSession(mf *modelFlags, file, prompt string, p sample.Params, n int, for
 		used, limit := s.ContextUsed()
 		fmt.Fprintf(stderr, "%d new prompt tokens, %d generated (%s); decode %.1f tok/s; context %d/%d; dropped %d turns\n",
 			turn.PromptTok, turn.Tokens, turn.Stop, turn.DecodeTokS, used, limit, turn.Dropped)
+		switch c := turn.COG; {
+		case c != nil:
+			fmt.Fprintf(stderr, "cog: %s, distance %.4f; manifold growth %.4f, %d trajectories\n", strings.ToUpper(c.Tier), c.Distance, c.Growth, c.Trajectories)
+		case !geo:
+			fmt.Fprintln(stderr, "cog: off (no geometry profile for this model: isagi calibrate)")
+		}
+		if g := turn.Geometry; g != nil {
+			fmt.Fprintf(stderr, "teh: prompt %.1f%%, reply %.1f%%, peak %.1f%%\n", g.Prompt.Overall, g.Reply.Overall, g.Peak)
+		}
 	}
 	return s.SaveFile(file)
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"github.com/isagi-lab/isagi/cog"
 	"github.com/isagi-lab/isagi/miku"
 )
 
@@ -55,11 +56,22 @@ func cmdSession(args []string, stdout, stderr io.Writer) error {
 	for _, s := range h.Sections {
 		sections = append(sections, map[string]any{"name": s.Name, "bytes": s.Length, "required": s.Required})
 	}
+	var manifold map[string]any
+	if sec, ok := f.Section("cog"); ok {
+		m, err := cog.Decode(sec.Data)
+		if err != nil {
+			return fmt.Errorf("%s: cog section: %w", files[0], err)
+		}
+		manifold = map[string]any{"growth": m.Growth(), "trajectories": m.Len(), "clusters": m.Clusters(), "dim": m.Dim()}
+	}
 	info := map[string]any{
 		"file": files[0], "format_version": h.FormatVersion, "app_version": h.AppVersion,
 		"created": h.Created, "updated": h.Updated, "model": h.Model,
 		"mode": conv.Mode, "messages": len(conv.Messages), "text_bytes": len(conv.Text),
 		"knobs": h.Knobs, "sections": sections,
+	}
+	if manifold != nil {
+		info["manifold"] = manifold
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
@@ -74,6 +86,9 @@ func cmdSession(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(w, "model\t%s (%s, sha256 %.16s…)\n", h.Model.File, h.Model.Arch, h.Model.SHA256)
 	fmt.Fprintf(w, "conversation\t%s mode, %d messages, %d bytes of running text\n", conv.Mode, len(conv.Messages), len(conv.Text))
 	fmt.Fprintf(w, "knobs\t%s\n", h.Knobs)
+	if manifold != nil {
+		fmt.Fprintf(w, "manifold\tgrowth %.4f, %d trajectories in %d clusters (k=%d)\n", manifold["growth"], manifold["trajectories"], manifold["clusters"], manifold["dim"])
+	}
 	for _, s := range h.Sections {
 		fmt.Fprintf(w, "section\t%s, %d bytes\n", s.Name, s.Length)
 	}
