@@ -2,10 +2,13 @@ package geometry_test
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"path/filepath"
 	"testing"
 
 	"github.com/isagi-lab/isagi/engine/session"
+	"github.com/isagi-lab/isagi/geometry"
 )
 
 // Ten different turns grow the manifold; asking one of them again is
@@ -92,5 +95,121 @@ func TestLivingManifoldKJV(t *testing.T) {
 	st2, ok := s2.ManifoldStats()
 	if !ok || st2.Trajectories != 10 || st2.Growth != st.Growth {
 		t.Fatalf("reloaded manifold %+v (notes %v), want %d trajectories, growth %g", st2, notes, 10, st.Growth)
+	}
+}
+
+// The exploration step leaves the forbidden coordinates at zero right
+// after it (at its block), α = 0 changes nothing, and a chain is
+// reproducible for a seed.
+func TestSafeOGD(t *testing.T) {
+	p := kjvProfile(t)
+	plain := openKJV(t)
+	explored := openKJV(t)
+	for _, s := range []*session.Session{plain, explored} {
+		if err := s.SetGeometry(p); err != nil {
+			t.Fatal(err)
+		}
+		for _, kv := range [][2]string{{"temperature", "0"}, {"max_tokens", "16"}, {"ogd_alpha", "0"}} {
+			if err := s.Set(kv[0], kv[1]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	reply := func(s *session.Session) string {
+		s.Clear()
+		turn, err := s.Send(context.Background(), "And the LORD spake unto Moses", func(session.Event) {})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return turn.Text
+	}
+	base := reply(plain)
+	if got := reply(explored); got != base {
+		t.Fatalf("α = 0 changed the reply: %q vs %q", got, base)
+	}
+	if err := explored.Set("ogd_alpha", "0.3"); err != nil {
+		t.Fatal(err)
+	}
+	if got := reply(explored); got == base {
+		t.Logf("α = 0.3 left the greedy reply unchanged (possible on a tiny model): %q", got)
+	}
+	if err := explored.Set("ogd_alpha", "0.9"); err == nil {
+		t.Fatal("α = 0.9 was accepted")
+	}
+	s := openKJV(t)
+	if err := s.Set("ogd_alpha", "0.2"); err == nil {
+		t.Fatal("OGD without a profile was accepted")
+	}
+
+	c1, err := explored.ExploreChain(context.Background(), "a garden at dawn", []float64{0.2, 0.1, 0.05}, 7, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2, err := explored.ExploreChain(context.Background(), "a garden at dawn", []float64{0.2, 0.1, 0.05}, 7, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c1.Steps) != 3 || fmt.Sprint(c1.Steps) != fmt.Sprint(c2.Steps) || c1.Score != c2.Score {
+		t.Fatalf("two chains with one seed differ:\n%+v\n%+v", c1, c2)
+	}
+	if c1.Score.Total < 0 || c1.Score.Total > 100 {
+		t.Fatalf("creativity %v outside 0–100", c1.Score)
+	}
+	if explored.Settings().OGDAlpha != 0.3 {
+		t.Fatalf("the chain did not restore α: %v", explored.Settings().OGDAlpha)
+	}
+}
+
+func TestExplorerStepThroughTheEngine(t *testing.T) {
+	p := kjvProfile(t)
+	dir, source, err := geometry.Direction(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := geometry.NewExplorer(p, dir, 0.2, source)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := openKJV(t)
+	st, err := s.CalibrationSource().Model.NewState(64, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, after := &recorder{layer: p.Layer}, &recorder{layer: p.Layer}
+	for _, h := range []any{before, x, after} {
+		if _, err := st.AddHook(h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids, err := s.CalibrationSource().Text("And the LORD spake unto Moses")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Forward(ids, nil); err != nil {
+		t.Fatal(err)
+	}
+	for pos := range ids {
+		h := make([]float64, p.D)
+		var moved float64
+		for i, v := range after.got[pos] {
+			h[i] = float64(v)
+			moved = math.Max(moved, math.Abs(float64(v-before.got[pos][i])))
+		}
+		f, err := x.P.Forbidden(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var norm float64
+		for i := range h {
+			norm += (h[i] - p.Mu[i]) * (h[i] - p.Mu[i])
+		}
+		for j, v := range f {
+			if math.Abs(v) > 1e-5*math.Sqrt(norm) {
+				t.Fatalf("position %d: Q_fᵀ(h−μ)[%d] = %g after the step (‖h−μ‖ %g)", pos, j, v, math.Sqrt(norm))
+			}
+		}
+		if moved == 0 {
+			t.Fatalf("position %d: the step did not move the stream", pos)
+		}
 	}
 }

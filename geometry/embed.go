@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -106,7 +107,8 @@ func NewExplorer(p *Profile, dir []float64, alpha float64, source string) (*Expl
 // Direction picks the exploration direction in hidden space: the top
 // eigenvector of the COG metric mapped through the basis (v = B·u) when
 // the manifold has grown a dominant direction, else the first UGT axis
-// (the direction the calibration prompts vary along most). It says which.
+// outside the forbidden set (the direction the calibration prompts vary
+// along most). It says which.
 func Direction(p *Profile, metric *mat.SymDense) (dir []float64, source string, err error) {
 	if metric != nil {
 		if u, err := ogd.TopEigenvector(metric); err == nil {
@@ -115,9 +117,17 @@ func Direction(p *Profile, metric *mat.SymDense) (dir []float64, source string, 
 			return v.RawVector().Data, "manifold's top eigenvector", nil
 		}
 	}
-	v, err := ogd.Axis(p.B, 0)
-	if err != nil {
-		return nil, "", fmt.Errorf("geometry: %w", err)
+	// The first axis outside the forbidden set: a forbidden axis would be
+	// removed by the very projection that follows the step.
+	for i := range p.K {
+		if slices.Contains(p.Overall.Forbidden, i) {
+			continue
+		}
+		v, err := ogd.Axis(p.B, i)
+		if err != nil {
+			return nil, "", fmt.Errorf("geometry: %w", err)
+		}
+		return v, fmt.Sprintf("UGT axis %d", i+1), nil
 	}
-	return v, "UGT axis 1", nil
+	return nil, "", fmt.Errorf("geometry: every UGT axis is forbidden: no direction to explore")
 }

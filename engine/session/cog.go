@@ -14,6 +14,7 @@ import (
 	"github.com/isagi-lab/isagi/engine/chat"
 	"github.com/isagi-lab/isagi/geometry"
 	"github.com/isagi-lab/isagi/miku"
+	"github.com/isagi-lab/isagi/ogd"
 )
 
 // Sections of a .miku file that hold the living manifold: the manifold
@@ -152,7 +153,7 @@ func (s *Session) Regenerate(ctx context.Context, emit func(Event)) (Turn, error
 	if !ok {
 		return Turn{}, fmt.Errorf("session: no turn to regenerate")
 	}
-	return s.send(ctx, input, true, emit)
+	return s.send(ctx, input, sendForce, emit)
 }
 
 // popLastExchange removes the last user message and the replies after it
@@ -284,4 +285,98 @@ func (s *Session) loadCOG(f *miku.File) (notes []string) {
 		return []string{note}
 	}
 	return nil
+}
+
+// ChainStep is one generation of an exploration chain.
+type ChainStep struct {
+	Alpha float64 `json:"alpha"`
+	Seed  uint64  `json:"seed"`
+	Text  string  `json:"text"`
+	// TEH is the overall gauge on what was generated: the mean state of
+	// the reply and its highest token (the step guarantees nothing about
+	// later blocks, so it is measured, not assumed).
+	TEH     float32 `json:"teh"`
+	TEHPeak float32 `json:"teh_peak"`
+}
+
+// Chain is an exploration chain and its creativity score.
+type Chain struct {
+	Concept   string      `json:"concept"`
+	Steps     []ChainStep `json:"steps"`
+	Score     ogd.Score   `json:"score"`
+	Direction string      `json:"direction"`
+}
+
+// ExploreChain runs successive generations with decreasing α
+// (MECHANISMS.md §8): the first continues concept, each later one the
+// previous output, all steered along the concept's direction (its state
+// minus the profile's mean state) with the forbidden subspace removed.
+// Each step is a fresh conversation with a seed derived from seed, so a
+// chain is reproducible; the living manifold is neither consulted nor
+// changed. emit, if set, sees every piece. The session's conversation and
+// knobs are restored afterwards.
+func (s *Session) ExploreChain(ctx context.Context, concept string, alphas []float64, seed uint64, emit func(step int, ev Event)) (*Chain, error) {
+	if s.geo == nil || s.embed == nil {
+		return nil, ErrNoGeometry
+	}
+	p := s.geo.Profile()
+	hc, err := s.embed.State(ctx, concept)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := ogd.ConceptDirection([][]float64{hc}, [][]float64{p.Mu})
+	if err != nil {
+		return nil, fmt.Errorf("session: the concept's direction: %w", err)
+	}
+	saved, msgs, text := s.set, slices.Clone(s.msgs), s.text
+	defer func() {
+		s.SetOGDDirection(nil, "")
+		s.msgs, s.text = msgs, text
+		s.gen.Reset(saved.Seed)
+		_ = s.apply(saved)
+	}()
+	s.SetOGDDirection(dir, "concept: "+concept)
+	ch := &Chain{Concept: concept, Direction: "concept: " + concept}
+	var states [][]float64
+	gen := func(step int, alpha float64, stepSeed uint64, prev string) (string, error) {
+		if prev == "" {
+			prev = concept
+		}
+		s.msgs, s.text = slices.DeleteFunc(slices.Clone(s.msgs), func(m chat.Message) bool { return m.Role != "system" }), ""
+		n := saved
+		n.Seed, n.OGDAlpha = stepSeed, alpha
+		if err := s.apply(n); err != nil {
+			return "", err
+		}
+		s.gen.Reset(stepSeed)
+		turn, err := s.send(ctx, prev, sendNoMemory, func(ev Event) {
+			if emit != nil {
+				emit(step, ev)
+			}
+		})
+		if err != nil {
+			return "", err
+		}
+		st := ChainStep{Alpha: alpha, Seed: stepSeed, Text: turn.Text}
+		if g := turn.Geometry; g != nil {
+			st.TEH, st.TEHPeak = g.Reply.Overall, g.Peak
+		}
+		h, err := s.embed.State(ctx, turn.Text)
+		if err != nil {
+			return "", err
+		}
+		states = append(states, h)
+		ch.Steps = append(ch.Steps, st)
+		return turn.Text, nil
+	}
+	texts, err := ogd.Chain(alphas, seed, gen)
+	if err != nil {
+		return nil, err
+	}
+	if len(texts) >= 2 {
+		if ch.Score, err = ogd.Creativity(texts, states); err != nil {
+			return nil, err
+		}
+	}
+	return ch, nil
 }

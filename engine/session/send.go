@@ -33,15 +33,32 @@ var ErrTooLong = errors.New("message does not fit the context window")
 // with the earlier answer in the context, and the rest (EXPAND, EXPLORE)
 // are generated and bend the manifold's metric. Turn.COG says which.
 func (s *Session) Send(ctx context.Context, input string, emit func(Event)) (Turn, error) {
-	return s.send(ctx, input, false, emit)
+	return s.send(ctx, input, sendNormal, emit)
 }
 
-func (s *Session) send(ctx context.Context, input string, force bool, emit func(Event)) (Turn, error) {
+// sendMode says how a turn uses the living manifold.
+type sendMode int
+
+const (
+	sendNormal   sendMode = iota
+	sendForce             // generate even when the manifold would retrieve
+	sendNoMemory          // neither look up nor record (exploration chains)
+)
+
+func (s *Session) send(ctx context.Context, input string, mode sendMode, emit func(Event)) (Turn, error) {
 	start := time.Now()
 	s.lastInput = input
-	q, match, cogOn, err := s.cogQuery(ctx, input)
-	if err != nil {
-		return Turn{}, err
+	force := mode == sendForce
+	var (
+		q     []float64
+		match cog.Match
+		cogOn bool
+		err   error
+	)
+	if mode != sendNoMemory {
+		if q, match, cogOn, err = s.cogQuery(ctx, input); err != nil {
+			return Turn{}, err
+		}
 	}
 	tier := match.Tier
 	if cogOn && tier == cog.Retrieve && !force {
