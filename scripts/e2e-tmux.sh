@@ -92,6 +92,9 @@ XDG_DATA_HOME=$tmp/data XDG_CONFIG_HOME=$tmp/config "$BIN" calibrate --demo --ma
 	{ cat "$tmp/calib.err" >&2; fail "calibrate --demo failed"; }
 grep -q '^profile: ' "$tmp/calib.txt" || fail "calibrate printed no profile path"
 XDG_DATA_HOME=$tmp/data XDG_CONFIG_HOME=$tmp/config "$BIN" eval teh --demo 2>/dev/null | grep -q '^overall' || fail "eval teh"
+XDG_DATA_HOME=$tmp/data XDG_CONFIG_HOME=$tmp/config "$BIN" explore --demo -n 12 --seed 3 "a garden at dawn" >"$tmp/explore.txt" ||
+	fail "explore --demo failed"
+grep -q '^creativity [0-9.]*/100' "$tmp/explore.txt" || fail "explore printed no creativity score"
 tm new-session -d -s e2e -x 120 -y 50 \
 	"XDG_DATA_HOME=$tmp/data XDG_CONFIG_HOME=$tmp/config $BIN --demo; echo \$? > $tmp/exit; sleep 30"
 wait_for 'Geometry' 20

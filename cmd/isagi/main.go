@@ -45,6 +45,7 @@ Usage:
   isagi ppl --model M.gguf --file T.txt    perplexity of the model over a text
   isagi calibrate --model M.gguf           build the model's geometry profile (TEH gauges, Snipe projectors)
   isagi eval teh|snipe --model M.gguf      the profile's detection / projector figures on held-out prompts
+  isagi explore --chain 0.2,0.1,0.05 "seed concept"   Safe OGD exploration chain, with TEH and creativity
   isagi inspect [--tensors] M.gguf         show a GGUF file's metadata and tensors
   isagi version                            print the version
 
@@ -84,6 +85,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return cmdCalibrate(args[1:], stdout, stderr)
 	case "eval":
 		return cmdEval(args[1:], stdout, stderr)
+	case "explore":
+		return cmdExplore(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "isagi", version)
 		return nil
