@@ -114,7 +114,7 @@ func Direction(p *Profile, metric *mat.SymDense) (dir []float64, source string, 
 		if u, err := ogd.TopEigenvector(metric); err == nil {
 			v := mat.NewVecDense(p.D, nil)
 			v.MulVec(p.B, mat.NewVecDense(len(u), u))
-			return v.RawVector().Data, "manifold's top eigenvector", nil
+			return v.RawVector().Data, "top eigenvector of M", nil
 		}
 	}
 	// The first axis outside the forbidden set: a forbidden axis would be

@@ -22,6 +22,8 @@ type fakeEngine struct {
 	// gauge, when set, makes every event carry a TEH reading (token i reads
 	// gauge(i)) and the turn a geometry summary.
 	gauge func(i int) geometry.Reading
+	// cog, when set, is every turn's manifold decision.
+	cog *session.COGTurn
 
 	mu        sync.Mutex
 	settings  session.Settings
@@ -128,6 +130,7 @@ func (f *fakeEngine) Send(ctx context.Context, input string, emit func(session.E
 		TimeToFirst: 120 * time.Millisecond, PrefillTokS: 310, DecodeTokS: f.tokS,
 		Stop: "stop token", Dropped: f.drop, ContextUsed: used,
 	}
+	turn.COG = f.cog
 	if f.gauge != nil {
 		last := f.gauge(len(f.pieces) - 1)
 		turn.Geometry = &geometry.TurnSummary{Prompt: last, Reply: last, PromptTokens: 10, ReplyTokens: len(f.pieces), Peak: last.Overall}

@@ -279,8 +279,7 @@ func (m *Model) onCalib(msg calibMsg) tea.Cmd {
 	case msg.err != nil:
 		m.chat.add(entryError, "calibration failed: "+msg.err.Error())
 	default:
-		g, _ := m.geometry()
-		m.geo.sync(g)
+		m.refreshGeometry()
 		p := m.geo.profile
 		m.chat.add(entryInfo, fmt.Sprintf("geometry profile built in %.1f s (%d prompts, basis %d×%d at block %d) — gauges are live; /snipe toggles projectors",
 			p.Stats.Seconds, p.Stats.Prompts, p.D, p.K, p.Layer))

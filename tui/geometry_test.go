@@ -10,6 +10,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/isagi-lab/isagi/cog"
+	"github.com/isagi-lab/isagi/engine/session"
 	"github.com/isagi-lab/isagi/geometry"
 	"github.com/isagi-lab/isagi/teh"
 )
@@ -38,6 +40,28 @@ type fakeGeo struct {
 	profile   *geometry.Profile
 	snipes    []string
 	calibSlow bool // Calibrate waits for cancellation
+	alpha     float64
+	regens    int
+}
+
+func (f *fakeGeo) ManifoldStats() (session.ManifoldStats, bool) {
+	f.gmu.Lock()
+	defer f.gmu.Unlock()
+	if f.profile == nil {
+		return session.ManifoldStats{}, false
+	}
+	return session.ManifoldStats{
+		Growth: 0.0561, Trajectories: 3, Clusters: 2, TopEigen: []float64{1.031, 1.012, 1},
+		Points: []cog.Point{{X: 0.9, Y: 0.9, Cluster: 0}, {X: -0.9, Y: -0.9, Cluster: 1}, {X: 0.1, Y: -0.5, Cluster: 1}},
+		Alpha:  f.alpha, Direction: "UGT axis 2",
+	}, true
+}
+
+func (f *fakeGeo) Regenerate(ctx context.Context, emit func(session.Event)) (session.Turn, error) {
+	f.gmu.Lock()
+	f.regens++
+	f.gmu.Unlock()
+	return f.fakeEngine.Send(ctx, "(again)", emit)
 }
 
 func (f *fakeGeo) GeometryProfile() *geometry.Profile {
@@ -53,6 +77,18 @@ func (f *fakeGeo) Snipes() []string {
 }
 
 func (f *fakeGeo) Set(name, value string) error {
+	if name == "ogd_alpha" {
+		f.fakeEngine.mu.Lock()
+		f.fakeEngine.sets = append(f.fakeEngine.sets, [2]string{name, value})
+		f.fakeEngine.mu.Unlock()
+		f.gmu.Lock()
+		defer f.gmu.Unlock()
+		f.alpha = 0
+		if value != "off" {
+			fmt.Sscan(value, &f.alpha)
+		}
+		return nil
+	}
 	if name != "snipe" {
 		return f.fakeEngine.Set(name, value)
 	}
@@ -136,5 +172,32 @@ func TestGeometryLiveGaugeAndSnipe(t *testing.T) {
 	want := [][2]string{{"snipe", "privacy"}, {"snipe", "off"}}
 	if fmt.Sprint(sets) != fmt.Sprint(want) {
 		t.Fatalf("engine sets %v, want %v", sets, want)
+	}
+}
+
+func TestManifoldPaneRetrieveRegenerateAndAlpha(t *testing.T) {
+	e := &fakeGeo{fakeEngine: newFake(), profile: fakeProfile()}
+	e.cog = &session.COGTurn{Tier: "retrieve", Distance: 0.0123, Retrieved: true, Growth: 0.0561, Trajectories: 3}
+	tm := start(t, e, 130, 80)
+	waitFor(t, tm, "Manifold", "λ(M)", "1.031 1.012 1.000", "3 · 2 clusters", "OGD α")
+	typeLine(tm, "hello")
+	waitFor(t, tm, "answered from memory (RETRIEVE, d 0.0123) — ctrl+r regenerates", "RETRIEVE d 0.0123")
+	e.cog = &session.COGTurn{Tier: "expand", Distance: 0.31, Growth: 0.07, Trajectories: 4}
+	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlR})
+	waitFor(t, tm, "regenerating the last answer", "EXPAND d 0.3100")
+	tm.Send(tea.KeyMsg{Type: tea.KeyUp, Alt: true})
+	waitFor(t, tm, "OGD α 0.05")
+	tm.Send(tea.KeyMsg{Type: tea.KeyUp, Alt: true})
+	tm.Send(tea.KeyMsg{Type: tea.KeyDown, Alt: true})
+	time.Sleep(300 * time.Millisecond)
+	m := finish(t, tm)
+	checkFrame(t, m, 130, 80, "●", "◆", "along UGT axis 2")
+	_, sets, _, _ := e.snapshot()
+	want := [][2]string{{"ogd_alpha", "0.05"}, {"ogd_alpha", "0.10"}, {"ogd_alpha", "0.05"}}
+	if fmt.Sprint(sets) != fmt.Sprint(want) {
+		t.Fatalf("engine sets %v, want %v", sets, want)
+	}
+	if e.regens != 1 {
+		t.Fatalf("%d regenerations, want 1", e.regens)
 	}
 }

@@ -15,6 +15,10 @@ type keyMap struct {
 	ScrollDown key.Binding
 	Panes      key.Binding
 	Save       key.Binding
+	Rotate     key.Binding
+	AlphaUp    key.Binding
+	AlphaDown  key.Binding
+	Regenerate key.Binding
 	Quit       key.Binding
 }
 
@@ -28,6 +32,10 @@ func newKeyMap() keyMap {
 		ScrollDown: key.NewBinding(key.WithKeys("pgdown", "shift+down"), key.WithHelp("pgdn shift+↓", "scroll chat on")),
 		Panes:      key.NewBinding(key.WithKeys("ctrl+p"), key.WithHelp("ctrl+p", "toggle side panes")),
 		Save:       key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "save the session (.miku)")),
+		Rotate:     key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "rotate the side panes")),
+		AlphaUp:    key.NewBinding(key.WithKeys("alt+up"), key.WithHelp("alt+↑", "OGD α up (explore more)")),
+		AlphaDown:  key.NewBinding(key.WithKeys("alt+down"), key.WithHelp("alt+↓", "OGD α down")),
+		Regenerate: key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "regenerate an answer from memory")),
 		Quit:       key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit (or /bye)")),
 	}
 }
@@ -39,5 +47,10 @@ func (k keyMap) ShortHelp() []key.Binding {
 
 // FullHelp is every binding, for the help overlay.
 func (k keyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Send, k.Newline, k.Stop, k.Help, k.ScrollUp, k.ScrollDown, k.Panes, k.Save, k.Quit}}
+	// Two groups: the help bubble sets them side by side, which keeps the
+	// overlay inside an 80×24 terminal.
+	return [][]key.Binding{
+		{k.Send, k.Newline, k.Stop, k.Help, k.ScrollUp, k.ScrollDown, k.Quit},
+		{k.Panes, k.Rotate, k.Save, k.AlphaUp, k.AlphaDown, k.Regenerate},
+	}
 }

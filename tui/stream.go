@@ -47,19 +47,19 @@ type streamMsg struct {
 	err   error
 }
 
-// startGeneration runs e.Send on a new goroutine (counted in wg so Run can
+// startGeneration runs send (the engine's Send or Regenerate) on a new goroutine (counted in wg so Run can
 // wait for the engine to be released) and returns the command that
 // delivers its first message. It is started directly rather than from a
 // tea.Cmd so that wg is incremented before Update returns: a quit that
 // follows at once still waits for it.
-func startGeneration(parent context.Context, wg *sync.WaitGroup, e Engine, id int, input string) (*generation, tea.Cmd) {
+func startGeneration(parent context.Context, wg *sync.WaitGroup, send func(context.Context, func(session.Event)) (session.Turn, error), id int) (*generation, tea.Cmd) {
 	ctx, cancel := context.WithCancel(parent)
 	g := &generation{id: id, cancel: cancel, notify: make(chan struct{}, 1)}
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		defer cancel()
-		turn, err := e.Send(ctx, input, g.emit)
+		turn, err := send(ctx, g.emit)
 		if errors.Is(err, context.Canceled) {
 			err = nil
 			turn.Stop = "cancelled"

@@ -83,6 +83,7 @@ type Model struct {
 	hw    hardwarePane
 	model modelPane
 	geo   geometryPane
+	mani  manifoldPane
 	help  helpOverlay
 
 	width, height int
@@ -96,6 +97,7 @@ type Model struct {
 	genID  int
 	busy   string // engine work in flight that is not a reply (a rank build), or ""
 
+	paneRot     int                // ctrl+o: which side pane follows Perf
 	calibCancel context.CancelFunc // stops the calibration in flight
 	calibCh     chan calibMsg      // its progress and end
 }
@@ -129,8 +131,8 @@ func New(e Engine, opts Options) *Model {
 		height: 24,
 	}
 	m.showTranscript() // a session resumed with --load
-	if g, ok := m.geometry(); ok {
-		m.geo.sync(g)
+	m.refreshGeometry()
+	if _, ok := m.geometry(); ok {
 		if m.geo.profile == nil {
 			m.chat.add(entryInfo, "No geometry profile for this model yet — /calibrate builds one (TEH harm gauges, Snipe projectors).")
 		}
@@ -233,6 +235,15 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		m.hidePanes = !m.hidePanes
 		m.layout()
 		return nil
+	case key.Matches(msg, k.Rotate):
+		m.paneRot++
+		return nil
+	case key.Matches(msg, k.AlphaUp):
+		return m.nudgeAlpha(alphaStep)
+	case key.Matches(msg, k.AlphaDown):
+		return m.nudgeAlpha(-alphaStep)
+	case key.Matches(msg, k.Regenerate):
+		return m.regenerate()
 	case key.Matches(msg, k.Save):
 		if m.gen != nil {
 			m.chat.add(entryError, "saving must wait for the reply to finish (esc stops it)")
@@ -276,7 +287,7 @@ func (m *Model) submit() tea.Cmd {
 	m.status = "generating — esc stops"
 	m.genID++
 	var cmd tea.Cmd
-	m.gen, cmd = startGeneration(m.ctx, m.wg, m.engine, m.genID, text)
+	m.gen, cmd = startGeneration(m.ctx, m.wg, sendOf(m.engine, text), m.genID)
 	return cmd
 }
 
@@ -311,7 +322,9 @@ func (m *Model) onStream(msg streamMsg) tea.Cmd {
 		notes = append(notes, entry{entryError, "generation failed: " + msg.err.Error()})
 	}
 	notes = append(notes, m.geo.finish(t)...)
+	notes = append(notes, m.mani.finish(t)...)
 	m.chat.endReply(t.Text, notes...)
+	m.refreshGeometry()
 	m.autosave()
 	if cmd := m.thermalStep(); cmd != nil {
 		m.refreshContext()
@@ -424,10 +437,18 @@ func (m *Model) side(h int) string {
 		return theme.Pane.Width(sideWidth - 2).Render(theme.PaneTitle.Render(title) + "\n" + strings.Join(lines, "\n"))
 	}
 	panes := []string{pane("Perf", m.perf.lines(w))}
+	var rest []string
 	if _, ok := m.geometry(); ok {
-		panes = append(panes, pane("Geometry", m.geo.lines(w)))
+		rest = append(rest, pane("Geometry", m.geo.lines(w)))
 	}
-	panes = append(panes, pane("Model", m.model.lines()), pane("Hardware", m.hw.lines()))
+	if _, ok := m.manifold(); ok && m.mani.ok {
+		rest = append(rest, pane("Manifold", m.mani.lines(w)))
+	}
+	rest = append(rest, pane("Model", m.model.lines()), pane("Hardware", m.hw.lines()))
+	// ctrl+o rotates which pane follows Perf, so a short terminal can
+	// still show any of them.
+	r := m.paneRot % len(rest)
+	panes = append(panes, append(rest[r:], rest[:r]...)...)
 	var out []string
 	used := 0
 	for _, p := range panes { // drop panes from the bottom when short of rows
@@ -479,4 +500,21 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// sendOf is the engine's Send of one message, as startGeneration runs it.
+func sendOf(e Engine, input string) func(context.Context, func(session.Event)) (session.Turn, error) {
+	return func(ctx context.Context, emit func(session.Event)) (session.Turn, error) {
+		return e.Send(ctx, input, emit)
+	}
+}
+
+// refreshGeometry reads the geometry state between replies.
+func (m *Model) refreshGeometry() {
+	if g, ok := m.geometry(); ok {
+		m.geo.sync(g)
+	}
+	if e, ok := m.manifold(); ok {
+		m.mani.sync(e)
+	}
 }

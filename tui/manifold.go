@@ -1,0 +1,191 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/isagi-lab/isagi/engine/session"
+)
+
+// Manifold is implemented by engines with the living manifold and the
+// exploration step (*session.Session does). The α knob goes through
+// Engine.Set("ogd_alpha", …).
+type Manifold interface {
+	// ManifoldStats describes the manifold; ok is false while there is
+	// none (no geometry profile).
+	ManifoldStats() (session.ManifoldStats, bool)
+	// Regenerate answers the last message again by generating, even when
+	// the manifold served it from memory.
+	Regenerate(ctx context.Context, emit func(session.Event)) (session.Turn, error)
+}
+
+func (m *Model) manifold() (Manifold, bool) {
+	g, ok := m.engine.(Manifold)
+	return g, ok
+}
+
+// alphaStep and alphaMax bound the α knob's keys (the product range of
+// MECHANISMS.md §8 is 0.05–0.30).
+const (
+	alphaStep = 0.05
+	alphaMax  = 0.30
+)
+
+// manifoldPane shows the living manifold: the last query's tier and
+// distance, the growth of the metric turn by turn, its top eigenvalues,
+// the trajectories and a scatter of them on M's top two eigenvectors,
+// and the exploration knob with the TEH measured on what it produced.
+type manifoldPane struct {
+	stats     session.ManifoldStats
+	ok        bool
+	last      *session.COGTurn
+	growth    []float64 // after each turn
+	replyTEH  float32   // overall TEH of the last reply
+	retrieved bool      // the last answer came from memory
+}
+
+func (p *manifoldPane) sync(e Manifold) {
+	p.stats, p.ok = e.ManifoldStats()
+}
+
+// finish records a turn and returns the notice a retrieval deserves.
+func (p *manifoldPane) finish(t session.Turn) []entry {
+	if t.Geometry != nil {
+		p.replyTEH = t.Geometry.Reply.Overall
+	}
+	if t.COG == nil {
+		p.retrieved = false
+		return nil
+	}
+	p.last = t.COG
+	p.retrieved = t.COG.Retrieved
+	p.growth = append(p.growth, t.COG.Growth)
+	if len(p.growth) > maxSamples {
+		p.growth = p.growth[len(p.growth)-maxSamples:]
+	}
+	if t.COG.Retrieved {
+		return []entry{{entryNotice, fmt.Sprintf("answered from memory (RETRIEVE, d %.4f) — ctrl+r regenerates", t.COG.Distance)}}
+	}
+	return nil
+}
+
+var clusterMarks = []rune("●◆▲■○◇△□")
+
+func (p *manifoldPane) lines(w int) []string {
+	if !p.ok {
+		return []string{theme.Label.Render("needs a geometry profile"), "/calibrate builds one"}
+	}
+	st := p.stats
+	tier := theme.Dim.Render("no query yet")
+	if p.last != nil {
+		tier = fmt.Sprintf("%s d %.4f", strings.ToUpper(p.last.Tier), p.last.Distance)
+	}
+	spark := sparkline(p.growth, max(w-16, 4))
+	if spark == "" {
+		spark = theme.Dim.Render("·")
+	}
+	var eig []string
+	for _, v := range st.TopEigen {
+		eig = append(eig, fmt.Sprintf("%.3f", v))
+	}
+	out := []string{
+		kv("last", tier),
+		kv("growth", fmt.Sprintf("%.4f ", st.Growth)+theme.Spark.Render(spark)),
+		kv("λ(M)", strings.Join(eig, " ")),
+		kv("stored", fmt.Sprintf("%d · %d %s", st.Trajectories, st.Clusters, plural(st.Clusters, "cluster", "clusters"))),
+	}
+	out = append(out, scatter(st, w, 7)...)
+	alpha := theme.Dim.Render("off")
+	if st.Alpha > 0 {
+		alpha = fmt.Sprintf("%.2f", st.Alpha)
+	}
+	out = append(out, kv("OGD α", alpha+theme.Label.Render(" alt+↑/↓")))
+	if st.Alpha > 0 && st.Direction != "" {
+		out = append(out, theme.Label.Render("  along "+st.Direction))
+	}
+	out = append(out, kv("TEH out", fmt.Sprintf("%.1f%%", p.replyTEH)))
+	return out
+}
+
+// scatter draws the trajectories' 2-D projection (points in the unit
+// disc) on a w×h grid, one mark per cluster, framed by a dotted axis.
+func scatter(st session.ManifoldStats, w, h int) []string {
+	grid := make([][]rune, h)
+	for r := range grid {
+		grid[r] = []rune(strings.Repeat(" ", w))
+		grid[r][w/2] = '┊'
+	}
+	for c := range w {
+		grid[h/2][c] = '┈'
+	}
+	grid[h/2][w/2] = '┼'
+	for _, pt := range st.Points {
+		c := int(math.Round((pt.X + 1) / 2 * float64(w-1)))
+		r := int(math.Round((1 - pt.Y) / 2 * float64(h-1)))
+		c, r = min(max(c, 0), w-1), min(max(r, 0), h-1)
+		grid[r][c] = clusterMarks[pt.Cluster%len(clusterMarks)]
+	}
+	out := make([]string, h)
+	for r := range grid {
+		out[r] = theme.Spark.Render(string(grid[r]))
+	}
+	if len(st.Points) == 0 {
+		out[h/2] = theme.Dim.Render(centre("no trajectories yet", w))
+	}
+	return out
+}
+
+func centre(s string, w int) string {
+	pad := max((w-len([]rune(s)))/2, 0)
+	return strings.Repeat(" ", pad) + s
+}
+
+// nudgeAlpha moves the exploration knob by delta.
+func (m *Model) nudgeAlpha(delta float64) tea.Cmd {
+	if _, ok := m.manifold(); !ok || !m.mani.ok {
+		m.status = "the OGD knob needs a geometry profile — /calibrate"
+		return nil
+	}
+	if m.gen != nil || m.busy != "" {
+		m.status = "α changes between replies"
+		return nil
+	}
+	a := math.Round((m.mani.stats.Alpha+delta)/alphaStep) * alphaStep
+	a = min(max(a, 0), alphaMax)
+	v := fmt.Sprintf("%.2f", a)
+	if a == 0 {
+		v = "off"
+	}
+	if err := m.engine.Set("ogd_alpha", v); err != nil {
+		m.chat.add(entryError, err.Error())
+		return nil
+	}
+	m.refreshGeometry()
+	m.status = "OGD α " + v
+	return nil
+}
+
+// regenerate answers the last message again when it came from memory.
+func (m *Model) regenerate() tea.Cmd {
+	e, ok := m.manifold()
+	if !ok || !m.mani.retrieved {
+		m.status = "ctrl+r regenerates an answer served from memory"
+		return nil
+	}
+	if m.gen != nil || m.busy != "" {
+		return nil
+	}
+	m.mani.retrieved = false
+	m.chat.add(entryInfo, "regenerating the last answer")
+	m.chat.beginReply()
+	m.perf.begin()
+	m.status = "generating — esc stops"
+	m.genID++
+	var cmd tea.Cmd
+	m.gen, cmd = startGeneration(m.ctx, m.wg, e.Regenerate, m.genID)
+	return cmd
+}
