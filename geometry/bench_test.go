@@ -6,39 +6,62 @@ import (
 	"testing"
 
 	"github.com/isagi-lab/isagi/engine/generate"
+	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/geometry"
 )
 
 // BenchmarkDecodeGeometry measures decode speed with the geometry stack
-// live — every gauge read per token and two projectors of the default
-// maximum size (20 coordinates each) — against the same state without it,
-// alternating in one run so the machine's drift cancels. It reports the
-// median on/off ratio.
+// live against the same state without it, alternating in one run so the
+// machine's drift cancels, and reports the median on/off ratio:
 //
-//	go test ./geometry -run '^$' -bench DecodeGeometry -benchtime 5x
+//   - gauges+snipe: every TEH gauge read per token and two projectors of
+//     the default maximum size (20 coordinates each);
+//   - ogd: the Safe OGD step at α = 0.2.
+//
+//	go test ./geometry -run '^$' -bench DecodeGeometry -benchtime 9x
 func BenchmarkDecodeGeometry(b *testing.B) {
 	p := kjvProfileB(b)
-	// Two projectors at the maximum size: the worst case the product allows.
-	p2 := *p
-	p2.Categories = slices.Clone(p.Categories)
-	for i := range 2 {
-		cs := make([]int, 20)
-		for j := range cs {
-			cs[j] = (20*i + j) % p.K
-		}
-		p2.Categories[i].Snipe.Coords = cs
-	}
-	mon, err := geometry.NewMonitor(&p2)
-	if err != nil {
-		b.Fatal(err)
-	}
-	for i := range 2 {
-		if err := mon.SetSnipe(p2.Categories[i].Name, true); err != nil {
-			b.Fatal(err)
-		}
-	}
 	s := openKJV(b)
 	m := s.CalibrationSource().Model
+
+	b.Run("gauges+snipe", func(b *testing.B) {
+		// Two projectors at the maximum size: the worst case the product allows.
+		p2 := *p
+		p2.Categories = slices.Clone(p.Categories)
+		for i := range 2 {
+			cs := make([]int, 20)
+			for j := range cs {
+				cs[j] = (20*i + j) % p.K
+			}
+			p2.Categories[i].Snipe.Coords = cs
+		}
+		mon, err := geometry.NewMonitor(&p2)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := range 2 {
+			if err := mon.SetSnipe(p2.Categories[i].Name, true); err != nil {
+				b.Fatal(err)
+			}
+		}
+		onOff(b, m, mon)
+	})
+	b.Run("ogd", func(b *testing.B) {
+		dir, src, err := geometry.Direction(p, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		x, err := geometry.NewExplorer(p, dir, 0.2, src)
+		if err != nil {
+			b.Fatal(err)
+		}
+		onOff(b, m, x)
+	})
+}
+
+// onOff alternates greedy decoding without and with hook and reports the
+// medians and the median of the paired ratios.
+func onOff(b *testing.B, m *model.Model, hook any) {
 	st, err := m.NewState(256, nil)
 	if err != nil {
 		b.Fatal(err)
@@ -52,14 +75,25 @@ func BenchmarkDecodeGeometry(b *testing.B) {
 	}
 	run() // warm up
 	var ratios, off, on []float64
-	for b.Loop() {
-		a := run()
-		remove, err := st.AddHook(mon)
+	hooked := func() float64 {
+		remove, err := st.AddHook(hook)
 		if err != nil {
 			b.Fatal(err)
 		}
-		c := run()
-		remove()
+		defer remove()
+		return run()
+	}
+	i := 0
+	for b.Loop() {
+		// Alternate which goes first, so neither side always runs on a
+		// machine warmed (or slowed) by the other.
+		var a, c float64
+		if i%2 == 0 {
+			a, c = run(), hooked()
+		} else {
+			c, a = hooked(), run()
+		}
+		i++
 		off, on, ratios = append(off, a), append(on, c), append(ratios, c/a)
 	}
 	slices.Sort(ratios)

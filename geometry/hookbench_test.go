@@ -1,0 +1,42 @@
+package geometry_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/isagi-lab/isagi/geometry"
+)
+
+// BenchmarkMonitorToken is the live stack's cost for one token: the
+// gauges read at the probe block and two 20-coordinate projectors.
+func BenchmarkMonitorToken(b *testing.B) {
+	p := kjvProfileB(b)
+	p2 := *p
+	p2.Categories = slices.Clone(p.Categories)
+	for i := range 2 {
+		cs := make([]int, 20)
+		for j := range cs {
+			cs[j] = (20*i + j) % p.K
+		}
+		p2.Categories[i].Snipe.Coords = cs
+	}
+	mon, err := geometry.NewMonitor(&p2)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range 2 {
+		if err := mon.SetSnipe(p2.Categories[i].Name, true); err != nil {
+			b.Fatal(err)
+		}
+	}
+	x := make([]float32, p.D)
+	for i := range x {
+		x[i] = float32(p.Mu[i]) + float32(i%7)*0.01
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		for l := range 6 {
+			mon.AfterBlock(l, 0, x)
+		}
+	}
+}
