@@ -16,9 +16,10 @@ import (
 //
 //   - gauges+snipe: every TEH gauge read per token and two projectors of
 //     the default maximum size (20 coordinates each);
+//
 //   - ogd: the Safe OGD step at α = 0.2.
 //
-//	go test ./geometry -run '^$' -bench DecodeGeometry -benchtime 9x
+//     go test ./geometry -run '^$' -bench DecodeGeometry -benchtime 9x
 func BenchmarkDecodeGeometry(b *testing.B) {
 	p := kjvProfileB(b)
 	s := openKJV(b)
