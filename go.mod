@@ -11,7 +11,9 @@ require (
 	github.com/charmbracelet/x/ansi v0.10.1
 	github.com/charmbracelet/x/exp/teatest v0.0.0-20251215102626-e0db08df7383
 	golang.org/x/sys v0.38.0
+	golang.org/x/term v0.31.0
 	golang.org/x/text v0.31.0
+	gonum.org/v1/gonum v0.17.0
 )
 
 require (
@@ -43,6 +45,4 @@ require (
 	github.com/yuin/goldmark v1.7.8 // indirect
 	github.com/yuin/goldmark-emoji v1.0.5 // indirect
 	golang.org/x/net v0.33.0 // indirect
-	golang.org/x/term v0.31.0 // indirect
-	gonum.org/v1/gonum v0.17.0 // indirect
 )
