@@ -34,6 +34,7 @@ fuzz:
 	$(GO) test ./miku -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./miku -run '^$$' -fuzz '^FuzzDecodeFramed$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./cog -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./geometry -run '^$$' -fuzz '^FuzzParseProfile$$' -fuzztime $(FUZZTIME)
 
 # The TUI in a real terminal (tmux): chat, cancel, quit, clean exit.
 e2e: build

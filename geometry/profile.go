@@ -31,6 +31,9 @@ import (
 // calibrating again.
 const ProfileFormat = 1
 
+// maxWidth bounds a profile's d: wider than any model's residual stream.
+const maxWidth = 1 << 17
+
 // MaxCategories bounds the behaviour categories one profile holds, so that
 // a per-token Reading is a fixed-size value (no allocation per token).
 const MaxCategories = 16
@@ -239,39 +242,54 @@ func (p *Profile) Save(path, appVersion string) error {
 // the model's block count, checked against the probe layers. A damaged
 // file, a newer format or a malformed profile is an error naming the file.
 func LoadProfile(path string, layers int) (*Profile, error) {
-	f, err := miku.Read(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("geometry: %w", err)
 	}
-	p := new(Profile)
-	if err := json.Unmarshal(f.Header.Knobs, p); err != nil {
+	p, err := ParseProfile(data, layers)
+	if err != nil {
 		return nil, fmt.Errorf("geometry: %s: %w", path, err)
 	}
+	return p, nil
+}
+
+// ParseProfile decodes a profile file's bytes (see LoadProfile); errors do
+// not name a file.
+func ParseProfile(data []byte, layers int) (*Profile, error) {
+	f, err := miku.Decode(data)
+	if err != nil {
+		return nil, err
+	}
+	p := new(Profile)
+	if err := json.Unmarshal(f.Header.Knobs, p); err != nil {
+		return nil, err
+	}
 	if p.Format > ProfileFormat {
-		return nil, fmt.Errorf("geometry: %s: profile format %d is newer than this build's %d: upgrade isagi", path, p.Format, ProfileFormat)
+		return nil, fmt.Errorf("profile format %d is newer than this build's %d: upgrade isagi", p.Format, ProfileFormat)
 	}
 	if p.Format < ProfileFormat {
-		return nil, fmt.Errorf("geometry: %s: profile format %d is older than this build's %d: run `isagi calibrate` again", path, p.Format, ProfileFormat)
+		return nil, fmt.Errorf("profile format %d is older than this build's %d: run `isagi calibrate` again", p.Format, ProfileFormat)
 	}
 	if _, req := f.Unknown("ugt.mu", "ugt.basis"); len(req) > 0 {
-		return nil, fmt.Errorf("geometry: %s: required sections %v unknown to this build", path, req)
+		return nil, fmt.Errorf("required sections %v unknown to this build", req)
 	}
 	p.Model, p.Created = f.Header.Model, f.Header.Created
 	mu, ok := f.Section("ugt.mu")
 	if !ok {
-		return nil, fmt.Errorf("geometry: %s: no ugt.mu section", path)
+		return nil, errors.New("no ugt.mu section")
 	}
 	basis, ok := f.Section("ugt.basis")
 	if !ok {
-		return nil, fmt.Errorf("geometry: %s: no ugt.basis section", path)
+		return nil, errors.New("no ugt.basis section")
 	}
-	if p.D <= 0 || p.K <= 0 || p.K > p.D || len(mu.Data) != 8*p.D || len(basis.Data) != 8*p.D*p.K {
-		return nil, fmt.Errorf("geometry: %s: sections do not hold a %d×%d basis", path, p.D, p.K)
+	// Bounded first, so that 8·D·K cannot overflow into a match.
+	if p.D <= 0 || p.D > maxWidth || p.K <= 0 || p.K > p.D || len(mu.Data) != 8*p.D || len(basis.Data) != 8*p.D*p.K {
+		return nil, fmt.Errorf("sections do not hold a %d×%d basis", p.D, p.K)
 	}
 	p.Mu = bytesFloat64(mu.Data)
 	p.B = mat.NewDense(p.D, p.K, bytesFloat64(basis.Data))
 	if err := p.validate(layers); err != nil {
-		return nil, fmt.Errorf("geometry: %s: %w", path, err)
+		return nil, err
 	}
 	return p, nil
 }
