@@ -184,11 +184,11 @@ func gauges(t *testing.T, p *geometry.Profile, snipes string) ([]geometry.Readin
 	if err := s.SetGeometry(p); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Set("temperature", "0"); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Set("max_tokens", "24"); err != nil {
-		t.Fatal(err)
+	// Sampled, not greedy: the readings must repeat for a seed.
+	for _, kv := range [][2]string{{"temperature", "0.8"}, {"seed", "42"}, {"max_tokens", "24"}} {
+		if err := s.Set(kv[0], kv[1]); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if snipes != "" {
 		if err := s.Set("snipe", snipes); err != nil {

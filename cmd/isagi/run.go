@@ -303,6 +303,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	verbose := fs.Bool("v", false, "print timing statistics to stderr")
 	sessionFile := fs.String("session", "", "append this turn to a .miku session file (created if missing): the prompt is the next user message")
 	force := fs.Bool("force-model", false, "with --session: continue a session saved with another model")
+	var knobs sessionKnobs
+	fs.StringVar(&knobs.snipe, "snipe", "", "with --session: Snipe projectors on for this turn, e.g. privacy,toxicity (needs the geometry profile)")
+	fs.StringVar(&knobs.alpha, "ogd-alpha", "", "with --session: the Safe OGD exploration step α for this turn (needs the geometry profile)")
 	p.Temperature, p.TopP, p.MinP, p.RepeatPenalty = 0.8, 0.95, 0.05, 1
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `Usage: isagi run --model FILE.gguf [--prompt TEXT | --prompt-ids 1,2,3] [--chat ...] [flags]
@@ -356,7 +359,7 @@ Examples:
 	}
 
 	if *sessionFile != "" {
-		return runSession(&mf, *sessionFile, *prompt, p, *n, *force, *verbose, stdout, stderr)
+		return runSession(&mf, *sessionFile, *prompt, p, *n, *force, *verbose, knobs, stdout, stderr)
 	}
 	f, tok, err := mf.openFile()
 	if err != nil {
@@ -480,7 +483,10 @@ func parseIDs(s string, vocab int) ([]int32, error) {
 
 // runSession is run --session: one turn of a saved conversation, streamed,
 // then the session saved again.
-func runSession(mf *modelFlags, file, prompt string, p sample.Params, n int, force, verbose bool, stdout, stderr io.Writer) error {
+// sessionKnobs are the geometry knobs of a scripted turn ("": as saved).
+type sessionKnobs struct{ snipe, alpha string }
+
+func runSession(mf *modelFlags, file, prompt string, p sample.Params, n int, force, verbose bool, knobs sessionKnobs, stdout, stderr io.Writer) error {
 	if prompt == "" {
 		return errors.New("--session needs --prompt: the next message")
 	}
@@ -514,6 +520,14 @@ func runSession(mf *modelFlags, file, prompt string, p sample.Params, n int, for
 	}
 	for _, note := range s.Notes() {
 		fmt.Fprintln(stderr, "isagi:", note)
+	}
+	for _, kv := range [][2]string{{"snipe", knobs.snipe}, {"ogd_alpha", knobs.alpha}} {
+		if kv[1] == "" {
+			continue
+		}
+		if err := s.Set(kv[0], kv[1]); err != nil {
+			return fmt.Errorf("--%s: %w", strings.ReplaceAll(kv[0], "_", "-"), err)
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()

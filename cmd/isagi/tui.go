@@ -35,6 +35,7 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 	load := fs.String("load", "", "resume a saved session (.miku); its model is found by name unless --model is given")
 	force := fs.Bool("force-model", false, "with --load: load the conversation even if it was saved with another model")
 	snipe := fs.String("snipe", "", "turn Snipe projectors on at start, e.g. privacy,toxicity (needs the model's geometry profile: isagi calibrate)")
+	alpha := fs.String("ogd-alpha", "", "start with the Safe OGD exploration step at α (0.05–0.30; needs the geometry profile)")
 	thermal := fs.String("thermal-rank", "", "MIN:MAX: let the GPU temperature pick the GRC rank between turns (65–85 °C maps MAX→MIN; no GPU: MAX)")
 	fs.Usage = func() { fmt.Fprint(stderr, usage) }
 	if err := fs.Parse(args); err != nil {
@@ -104,6 +105,12 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("--snipe: %w", err)
 		}
 	}
+	if *alpha != "" {
+		if err := s.Set("ogd_alpha", *alpha); err != nil {
+			return fmt.Errorf("--ogd-alpha: %w", err)
+		}
+	}
+	notes = append(notes, s.Notes()...)
 	sessionDir := ""
 	if d, err := store.DataDir(); err == nil {
 		sessionDir = filepath.Join(d, "sessions")
