@@ -184,7 +184,9 @@ func (s *Session) Close() error {
 // ContextUsed is how many tokens of the context window the conversation
 // fills, and the window's size.
 func (s *Session) ContextUsed() (used, limit int) {
-	return len(s.gen.History()), s.st.Cap()
+	// The history holds the last sampled token too, which is not in the
+	// cache yet: a reply that filled the window would read 257/256.
+	return min(len(s.gen.History()), s.st.Cap()), s.st.Cap()
 }
 
 // Clear forgets the conversation (the system message stays).
