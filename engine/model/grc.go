@@ -435,6 +435,11 @@ func (m *Model) VerifyGRC(g *GRC) error {
 	if c.Layer < 0 || c.Layer >= len(g.layers) || gi < 0 || len(c.Values) == 0 {
 		return fmt.Errorf("model: GRC has no usable depth-sink check (%s at block %d)", c.Group, c.Layer)
 	}
+	for _, v := range c.Values { // NaN would pass every comparison below
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+			return fmt.Errorf("model: GRC depth-sink check holds %g", v)
+		}
+	}
 	grp := *g.layers[c.Layer].group(gi)
 	if grp == nil || len(c.Values) > grp.k {
 		return fmt.Errorf("model: GRC check names %s at block %d, which is not compressed", c.Group, c.Layer)

@@ -422,6 +422,15 @@ func TestGRCCacheRoundTrip(t *testing.T) {
 	if _, err := m.GRCFromCache(spec, f.Header.Knobs, f.Sections); err == nil {
 		t.Error("a cache whose depth-sink spectrum does not match was accepted")
 	}
+	bad.Check.Values[2] = math.Inf(1) // JSON cannot hold NaN; ±Inf fails to encode too
+	if _, _, err := bad.CacheSections(); err == nil {
+		t.Error("an infinite check value was encoded")
+	}
+	bad.Check = GRCCheck{Layer: g.Check.Layer, Group: g.Check.Group}
+	f = encode(&bad)
+	if _, err := m.GRCFromCache(spec, f.Header.Knobs, f.Sections); err == nil {
+		t.Error("a cache without a depth-sink check was accepted")
+	}
 	other := openModel(t, "stories260k/stories260K-f32.gguf")
 	if _, err := other.GRCFromCache(GRCSpec{Slots: GRCAllSlots, Alloc: GRCGP, K: 48}, f.Header.Knobs, f.Sections); err == nil {
 		t.Error("a kjv cache was accepted for stories260K")
