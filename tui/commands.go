@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -16,7 +18,7 @@ type slashCommand struct {
 }
 
 // setNames are the /set parameters the engine accepts.
-const setNames = "temperature top_p top_k min_p repeat_penalty seed num_ctx max_tokens rank snipe"
+const setNames = "temperature top_p top_k min_p repeat_penalty seed num_ctx max_tokens rank slots alloc snipe ogd_alpha"
 
 // commands is the slash-command table; the help overlay is generated from it.
 func commands() []slashCommand {
@@ -25,7 +27,8 @@ func commands() []slashCommand {
 		{name: "/clear", help: "forget the conversation", idle: true, run: cmdClear},
 		{name: "/system", args: "TEXT", help: "set the system prompt", idle: true, run: cmdSystem},
 		{name: "/set", args: "NAME VALUE", help: "change a setting: temperature top_p top_k min_p", idle: true, run: cmdSet},
-		{name: "", help: "  repeat_penalty seed num_ctx max_tokens rank snipe"},
+		{name: "", help: "  repeat_penalty seed num_ctx max_tokens rank slots"},
+		{name: "", help: "  alloc snipe ogd_alpha"},
 		{name: "/show", help: "list settings and model info", idle: true, run: cmdShow},
 		{name: "/snipe", args: "[NAME on|off]", help: "Snipe projectors: list, or switch one", idle: true, run: cmdSnipe},
 		{name: "/calibrate", help: "build this model's geometry profile (esc cancels)", idle: true, run: cmdCalibrate},
@@ -96,24 +99,64 @@ func cmdSet(m *Model, arg string) tea.Cmd {
 		m.chat.add(entryError, "usage: /set NAME VALUE, NAME one of: "+setNames)
 		return nil
 	}
-	if f[0] == "rank" {
-		return m.setRank(f[1])
+	if f[0] == "rank" || f[0] == "slots" || f[0] == "alloc" {
+		return m.setRank(f[0], f[1])
 	}
 	return m.onSetDone(setDoneMsg{name: f[0], value: f[1], err: m.engine.Set(f[0], f[1])})
 }
 
-// setRank changes the GRC rank off the UI goroutine: building a rank
-// decomposes every block, seconds to minutes on a large model. Sends and
-// other engine commands wait for it.
-func (m *Model) setRank(value string) tea.Cmd {
-	m.busy = "building the rank " + value + " compression"
+// RankBuilder is implemented by engines whose compression knobs can report
+// progress and be cancelled (*session.Session does); others are set with
+// Engine.Set and cannot be stopped.
+type RankBuilder interface {
+	SetCtx(ctx context.Context, name, value string, progress func(done, total int)) error
+}
+
+// rankProgressMsg is a compression build's progress.
+type rankProgressMsg struct{ done, total int }
+
+// setRank changes a compression knob (rank, slots, alloc) off the UI
+// goroutine: building a compression decomposes every block, seconds to
+// minutes on a large model. The status line shows the blocks done; esc
+// cancels and changes nothing. Sends and other engine commands wait.
+func (m *Model) setRank(name, value string) tea.Cmd {
+	m.busy = "building the " + name + " " + value + " compression"
 	m.status = m.busy + "…"
 	e := m.engine
+	ctx, cancel := context.WithCancel(m.ctx)
+	m.jobCancel = cancel
+	ch := make(chan tea.Msg, 1)
+	m.jobCh = ch
 	m.wg.Add(1)
-	return func() tea.Msg {
+	go func() {
 		defer m.wg.Done()
-		return setDoneMsg{name: "rank", value: value, err: e.Set("rank", value)}
-	}
+		defer cancel()
+		var err error
+		if rb, ok := e.(RankBuilder); ok {
+			err = rb.SetCtx(ctx, name, value, func(done, total int) {
+				select { // drop updates the UI has not caught up with
+				case ch <- rankProgressMsg{done, total}:
+				default:
+				}
+			})
+		} else {
+			err = e.Set(name, value)
+		}
+		if errors.Is(err, context.Canceled) {
+			err = errors.New("cancelled — the compression did not change")
+		}
+		ch <- setDoneMsg{name: name, value: value, err: err} // the reader drains until done
+	}()
+	return waitJob(ch)
+}
+
+func waitJob(ch chan tea.Msg) tea.Cmd {
+	return func() tea.Msg { return <-ch }
+}
+
+func (m *Model) onRankProgress(msg rankProgressMsg) tea.Cmd {
+	m.status = fmt.Sprintf("%s: %d/%d blocks — esc cancels", m.busy, msg.done, msg.total)
+	return waitJob(m.jobCh)
 }
 
 // thermalStep asks the thermal controller for a rank after a turn and
@@ -127,7 +170,7 @@ func (m *Model) thermalStep() tea.Cmd {
 		return nil
 	}
 	m.chat.add(entryNotice, "thermal rank: "+d.Reason)
-	return m.setRank(fmt.Sprint(d.Rank))
+	return m.setRank("rank", fmt.Sprint(d.Rank))
 }
 
 // setDoneMsg reports a /set that ran (or finished) on the engine.
@@ -138,6 +181,7 @@ type setDoneMsg struct {
 
 func (m *Model) onSetDone(msg setDoneMsg) tea.Cmd {
 	m.busy, m.status = "", ""
+	m.jobCancel, m.jobCh = nil, nil
 	if msg.err != nil {
 		m.chat.add(entryError, msg.err.Error())
 		return nil
@@ -168,7 +212,17 @@ func cmdShow(m *Model, _ string) tea.Cmd {
 	fmt.Fprintf(&b, "repeat_penalty %g\n", s.RepeatPenalty)
 	fmt.Fprintf(&b, "seed         %d\n", s.Seed)
 	fmt.Fprintf(&b, "max_tokens   %d\n", s.MaxTokens)
-	fmt.Fprintf(&b, "rank         %s\n", rankLabel(m.engine.Info()))
+	info := m.engine.Info()
+	fmt.Fprintf(&b, "rank         %s\n", rankLabel(info))
+	if info.Rank > 0 {
+		fmt.Fprintf(&b, "slots        %s (/set slots qkv|qkv,o,ffn · /set alloc uniform|gp|mcr)\n", info.RankSpec)
+	}
+	if s.Snipe != "" {
+		fmt.Fprintf(&b, "snipe        %s\n", s.Snipe)
+	}
+	if s.OGDAlpha > 0 {
+		fmt.Fprintf(&b, "ogd_alpha    %g\n", s.OGDAlpha)
+	}
 	fmt.Fprintf(&b, "system       %s", sys)
 	m.chat.add(entryInfo, b.String())
 	return nil

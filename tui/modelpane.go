@@ -21,7 +21,7 @@ func (m *modelPane) lines() []string {
 	if i.Demo {
 		mode += " (demo)"
 	}
-	return []string{
+	lines := []string{
 		theme.Value.Bold(true).Render(i.Name),
 		kv("arch", i.Arch),
 		kv("params", fmtCount(i.Params)+" · "+fmtBytes(i.FileBytes)),
@@ -30,14 +30,37 @@ func (m *modelPane) lines() []string {
 		kv("mode", mode),
 		kv("rank", rankLabel(i)),
 	}
+	return append(lines, slotLines(i)...)
 }
 
-// rankLabel says whether Q/K/V run compressed (/set rank K) and at what cost.
+// rankLabel says whether the model runs compressed (/set rank K) and what
+// the compressed slots' weights cost per token against the originals.
 func rankLabel(i session.Info) string {
 	if i.Rank == 0 {
 		return "off"
 	}
-	return fmt.Sprintf("%d · %.1f%% energy · %.2f× qkv", i.Rank, 100*i.RankEnergy, i.RankBytes)
+	return fmt.Sprintf("%d · %.2f× bytes", i.Rank, i.RankBytes)
+}
+
+// slotLines are the energy each compressed slot keeps (mean over blocks,
+// and the ranks when they differ by block).
+func slotLines(i session.Info) []string {
+	if i.Rank == 0 {
+		return nil
+	}
+	out := []string{kv("slots", i.RankSpec)}
+	for _, sl := range i.RankSlots {
+		k := fmt.Sprintf("k%d", sl.MinK)
+		if sl.MaxK != sl.MinK {
+			k = fmt.Sprintf("k%d–%d", sl.MinK, sl.MaxK)
+		}
+		e := fmt.Sprintf("%.1f%%", 100*sl.MeanEnergy)
+		if sl.Lossless > 0 {
+			e += " lossless×" + fmt.Sprint(sl.Lossless)
+		}
+		out = append(out, theme.Label.Render(fmt.Sprintf("  %-5s", sl.Slot))+fmt.Sprintf("%-9s %s", k, e))
+	}
+	return out
 }
 
 func fmtCount(n int64) string {

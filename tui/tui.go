@@ -99,6 +99,8 @@ type Model struct {
 
 	paneRot     int                // ctrl+o: which side pane follows Perf
 	calibCancel context.CancelFunc // stops the calibration in flight
+	jobCancel   context.CancelFunc // stops the compression build in flight
+	jobCh       chan tea.Msg       // its progress and end
 	calibCh     chan calibMsg      // its progress and end
 }
 
@@ -192,6 +194,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.onSetDone(msg)
 	case calibMsg:
 		return m, m.onCalib(msg)
+	case rankProgressMsg:
+		return m, m.onRankProgress(msg)
 	case hwMsg:
 		return m, m.hw.update(msg)
 	case tea.KeyMsg:
@@ -213,6 +217,10 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Stop) && m.calibCancel != nil:
 		m.calibCancel()
 		m.status = "cancelling calibration…"
+		return nil
+	case key.Matches(msg, k.Stop) && m.jobCancel != nil:
+		m.jobCancel()
+		m.status = "cancelling the build…"
 		return nil
 	case key.Matches(msg, k.Stop):
 		if m.gen != nil {

@@ -7,6 +7,7 @@
 package session
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -55,12 +56,16 @@ type Info struct {
 	Demo        bool   // the embedded demo model: a tiny KJV text generator, not an assistant
 	Kernels     string // "avx2" or "go"
 	Threads     int
-	// Rank is the GRC rank of the Q/K/V projections (0: uncompressed);
-	// RankEnergy the mean share of their energy kept, RankBytes their bytes
-	// relative to the uncompressed weights.
+	// Rank is the GRC rank (0: uncompressed; the mean rank under gp and
+	// mcr allocation); RankSpec the slots and allocation ("qkv uniform");
+	// RankEnergy the mean share of the Q/K/V energy kept; RankBytes the
+	// compressed slots' bytes per token relative to the uncompressed
+	// weights; RankSlots every compressed slot's ranks and energy.
 	Rank       int
+	RankSpec   string
 	RankEnergy float64
 	RankBytes  float64
+	RankSlots  []model.GRCSlotSummary
 }
 
 // Settings are the knobs a user can change between turns (/set).
@@ -73,7 +78,11 @@ type Settings struct {
 	Seed          uint64  `json:"seed"`
 	MaxTokens     int     `json:"max_tokens"` // per reply
 	System        string  `json:"system,omitempty"`
-	Rank          int     `json:"rank,omitempty"` // GRC rank of Q/K/V; 0 = uncompressed
+	Rank          int     `json:"rank,omitempty"` // GRC rank; 0 = uncompressed
+	// Slots and Alloc pick what GRC compresses and how ranks are spread
+	// over the blocks ("" = qkv, uniform).
+	Slots string `json:"slots,omitempty"`
+	Alloc string `json:"alloc,omitempty"`
 	// Snipe lists the categories whose projector is on, comma-separated
 	// ("privacy,toxicity"); it needs a geometry profile.
 	Snipe string `json:"snipe,omitempty"`
@@ -134,9 +143,10 @@ type Session struct {
 
 	appVersion string // recorded in saved files
 
-	grcb     *model.GRCBuilder  // decompositions, made on the first /set rank
-	grcs     map[int]*model.GRC // ranks built so far: switching back is instant
-	cacheDir string             // where built ranks are cached on disk ("": nowhere)
+	grcb     map[model.GRCSlots]*model.GRCBuilder // decompositions, made on the first /set rank
+	grcs     map[string]*model.GRC                // compressions built so far: switching back is instant
+	grcKey   string                               // the compression in use ("": none)
+	cacheDir string                               // where built ranks are cached on disk ("": nowhere)
 
 	geo        *geometry.Monitor // the geometry profile running live, or nil
 	geoRemove  func()            // unregisters geo from the state
@@ -168,6 +178,8 @@ func (s *Session) Info() Info {
 		}
 		i.RankEnergy = e / float64(len(g.Energy))
 		i.RankBytes = float64(g.BytesAfter) / float64(g.BytesBefore)
+		i.RankSpec = g.Plan.Slots.String() + " " + g.Plan.Alloc.String()
+		i.RankSlots = g.Summary()
 	}
 	return i
 }
@@ -210,6 +222,13 @@ func (s *Session) SetSystem(text string) {
 // min_p, repeat_penalty, seed, num_ctx, max_tokens, rank or snipe (a
 // comma-separated list of categories whose projector is on, or "off").
 func (s *Session) Set(name, value string) error {
+	return s.SetCtx(context.Background(), name, value, nil)
+}
+
+// SetCtx is Set for a caller that can wait and watch: building a GRC
+// compression (rank, slots, alloc) reports blocks done to progress and
+// stops when ctx is cancelled, changing nothing.
+func (s *Session) SetCtx(ctx context.Context, name, value string, progress func(done, total int)) error {
 	n := s.set
 	f := func() (float32, error) {
 		v, err := strconv.ParseFloat(value, 32)
@@ -246,6 +265,16 @@ func (s *Session) Set(name, value string) error {
 		if err == nil && (n.Rank < 1 || n.Rank > s.m.Dim) {
 			err = fmt.Errorf("want off or 1…%d (the embedding width)", s.m.Dim)
 		}
+	case "slots":
+		var sl model.GRCSlots
+		if sl, err = model.ParseGRCSlots(value); err == nil {
+			n.Slots = sl.String()
+		}
+	case "alloc":
+		var a model.GRCAlloc
+		if a, err = model.ParseGRCAlloc(value); err == nil {
+			n.Alloc = a.String()
+		}
 	case "snipe":
 		if err := s.useSnipe(value); err != nil {
 			return fmt.Errorf("snipe %q: %w", value, err)
@@ -266,18 +295,20 @@ func (s *Session) Set(name, value string) error {
 		if err := s.resize(c); err != nil {
 			return err
 		}
-		return s.apply(n)
+		return s.applyCtx(ctx, n, progress)
 	default:
-		return fmt.Errorf("unknown setting %q (temperature, top_p, top_k, min_p, repeat_penalty, seed, num_ctx, max_tokens, rank, snipe, ogd_alpha)", name)
+		return fmt.Errorf("unknown setting %q (temperature, top_p, top_k, min_p, repeat_penalty, seed, num_ctx, max_tokens, rank, slots, alloc, snipe, ogd_alpha)", name)
 	}
 	if err != nil {
 		return fmt.Errorf("%s %q: %w", name, value, err)
 	}
-	return s.apply(n)
+	return s.applyCtx(ctx, n, progress)
 }
 
 // apply validates and installs settings, keeping the conversation.
-func (s *Session) apply(n Settings) error {
+func (s *Session) apply(n Settings) error { return s.applyCtx(context.Background(), n, nil) }
+
+func (s *Session) applyCtx(ctx context.Context, n Settings, progress func(done, total int)) error {
 	p := sample.Params{
 		Temperature: n.Temperature, TopK: n.TopK, TopP: n.TopP, MinP: n.MinP,
 		RepeatPenalty: n.RepeatPenalty, Seed: n.Seed,
@@ -294,7 +325,7 @@ func (s *Session) apply(n Settings) error {
 	} else if err := s.gen.SetParams(p); err != nil {
 		return err
 	}
-	if err := s.useRank(n.Rank); err != nil {
+	if err := s.useRank(ctx, n, progress); err != nil {
 		return err
 	}
 	if s.geo != nil {
@@ -314,51 +345,87 @@ func (s *Session) apply(n Settings) error {
 	return nil
 }
 
-// useRank switches the state's Q/K/V path to GRC rank k (0: off). The first
-// switch decomposes every block (seconds for a large model); every rank is
-// kept once built, so switching back and forth is instant. The KV cache
-// was written under the old path, so the conversation is recomputed on the
-// next turn.
-func (s *Session) useRank(k int) error {
-	cur := 0
-	if g := s.st.GRC(); g != nil {
-		cur = g.K
+// useRank switches the state's path to the GRC compression the settings
+// ask for (rank 0: off). The first switch for a slot set decomposes every
+// block (seconds to minutes on a large model; progress is told, ctx stops
+// it); a compression is read from the disk cache when it is there, and
+// kept in memory once built, so switching back and forth is instant. The
+// KV cache was written under the old path, so the conversation is
+// recomputed on the next turn.
+func (s *Session) useRank(ctx context.Context, n Settings, progress func(done, total int)) error {
+	want, key := model.GRCSpec{}, ""
+	if n.Rank > 0 {
+		var err error
+		if want, err = s.grcSpec(n); err != nil {
+			return err
+		}
+		key = fmt.Sprintf("k%d-%s", want.K, want.Key())
 	}
-	if k == cur {
+	if key == s.grcKey {
 		return nil
 	}
 	var g *model.GRC
-	if k > 0 {
-		if g = s.grcs[k]; g == nil && s.cacheDir != "" {
-			g, _ = s.loadGRC(k) // any problem: rebuild below
-		}
-		if g == nil {
+	if key != "" {
+		if g = s.grcs[key]; g == nil {
 			if s.grcb == nil {
-				b, err := s.m.NewGRCBuilder()
-				if err != nil {
+				s.grcb = map[model.GRCSlots]*model.GRCBuilder{}
+			}
+			gb := s.grcb[want.Slots]
+			if gb == nil {
+				var err error
+				if gb, err = s.m.NewGRCBuilderFor(want.Slots); err != nil {
 					return err
 				}
-				s.grcb = b
+				s.grcb[want.Slots] = gb
 			}
-			built, err := s.grcb.Build(k)
+			cache, err := s.GRCCache()
 			if err != nil {
-				return err
+				cache = nil // no cache: build, and keep it in memory only
 			}
-			g = built
-			if s.cacheDir != "" {
-				// A cache that cannot be written costs the next start a
-				// rebuild, nothing else.
-				_ = s.saveGRC(g)
+			variance := func(ctx context.Context) ([]float64, error) {
+				ids, err := s.tok.Encode(model.CalibrationText, tokenizer.EncodeOptions{})
+				if err != nil {
+					return nil, err
+				}
+				return s.m.LayerVariance(ctx, s.k, ids, s.tok.BOS(), 0)
+			}
+			if g, _, err = cache.Get(ctx, s.m, gb, want, variance, progress); err != nil {
+				return err
 			}
 		}
 		if s.grcs == nil {
-			s.grcs = map[int]*model.GRC{}
+			s.grcs = map[string]*model.GRC{}
 		}
-		s.grcs[k] = g
+		s.grcs[key] = g
 	}
 	if err := s.st.SetGRC(g); err != nil {
 		return err
 	}
+	s.grcKey = key
 	s.gen.Reset(s.set.Seed)
 	return nil
+}
+
+// grcSpec is the compression the settings ask for.
+func (s *Session) grcSpec(n Settings) (model.GRCSpec, error) {
+	sp := model.GRCSpec{Slots: model.GRCQKV, Alloc: model.GRCUniform, K: n.Rank}
+	var err error
+	if n.Slots != "" {
+		if sp.Slots, err = model.ParseGRCSlots(n.Slots); err != nil {
+			return sp, err
+		}
+	}
+	if n.Alloc != "" {
+		if sp.Alloc, err = model.ParseGRCAlloc(n.Alloc); err != nil {
+			return sp, err
+		}
+	}
+	if sp.Alloc == model.GRCMCR {
+		ids, err := s.tok.Encode(model.CalibrationText, tokenizer.EncodeOptions{})
+		if err != nil {
+			return sp, err
+		}
+		sp.Calib = model.CalibrationID(ids)
+	}
+	return s.m.ResolveGRCSpec(sp)
 }

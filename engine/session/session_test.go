@@ -260,3 +260,44 @@ func TestRankCache(t *testing.T) {
 		t.Fatalf("the rebuild did not rewrite the cache: %v", err)
 	}
 }
+
+// The slot set and allocation are knobs too; a build that is cancelled
+// changes nothing, and progress is reported block by block.
+func TestRankSlotsAllocAndCancel(t *testing.T) {
+	s := open(t, fixture(t, "kjv/kjv-q8_0.gguf"), Options{Settings: greedy()})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := s.SetCtx(ctx, "rank", "128", nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled build: %v", err)
+	}
+	if s.Info().Rank != 0 || s.Settings().Rank != 0 {
+		t.Fatalf("a cancelled build changed the rank: %+v", s.Info())
+	}
+	for _, kv := range [][2]string{{"slots", "qkv,o,ffn"}, {"alloc", "gp"}} {
+		if err := s.Set(kv[0], kv[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var last, total int
+	if err := s.SetCtx(context.Background(), "rank", "192", func(d, n int) { last, total = d, n }); err != nil {
+		t.Fatal(err)
+	}
+	i := s.Info()
+	if i.Rank != 192 || len(i.RankSlots) != 7 || !strings.HasPrefix(i.RankSpec, "qkv,o,ffn") {
+		t.Fatalf("after slots qkv,o,ffn, alloc gp, rank 192: %+v", i)
+	}
+	if total == 0 || last != total {
+		t.Fatalf("progress ended at %d/%d", last, total)
+	}
+	for _, sl := range i.RankSlots {
+		if sl.MinK < 1 || sl.MeanEnergy <= 0 || sl.MeanEnergy > 1.0000001 {
+			t.Fatalf("slot %v: %+v", sl.Slot, sl)
+		}
+	}
+	if r := send(t, s, "And God said"); r.Tokens == 0 {
+		t.Fatal("no reply under the compression")
+	}
+	if err := s.Set("slots", "bogus"); err == nil {
+		t.Fatal("slots bogus accepted")
+	}
+}
