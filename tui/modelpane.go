@@ -34,10 +34,13 @@ func (m *modelPane) lines() []string {
 }
 
 // rankLabel says whether the model runs compressed (/set rank K) and what
-// the compressed slots' weights cost per token against the originals.
+// the compressed slots' weights cost per token, before → after.
 func rankLabel(i session.Info) string {
 	if i.Rank == 0 {
 		return "off"
+	}
+	if i.BytesBefore > 0 {
+		return fmt.Sprintf("%d · %s→%s", i.Rank, fmtBytes(i.BytesBefore), fmtBytes(i.BytesAfter))
 	}
 	return fmt.Sprintf("%d · %.2f× bytes", i.Rank, i.RankBytes)
 }

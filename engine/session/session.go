@@ -66,6 +66,9 @@ type Info struct {
 	RankEnergy float64
 	RankBytes  float64
 	RankSlots  []model.GRCSlotSummary
+	// BytesBefore and BytesAfter are the compressed slots' weight bytes
+	// one token reads without and with the compression.
+	BytesBefore, BytesAfter int64
 }
 
 // Settings are the knobs a user can change between turns (/set).
@@ -180,6 +183,7 @@ func (s *Session) Info() Info {
 		i.RankBytes = float64(g.BytesAfter) / float64(g.BytesBefore)
 		i.RankSpec = g.Plan.Slots.String() + " " + g.Plan.Alloc.String()
 		i.RankSlots = g.Summary()
+		i.BytesBefore, i.BytesAfter = g.BytesBefore, g.BytesAfter
 	}
 	return i
 }
