@@ -26,26 +26,7 @@ func BenchmarkDecodeGeometry(b *testing.B) {
 	m := s.CalibrationSource().Model
 
 	b.Run("gauges+snipe", func(b *testing.B) {
-		// Two projectors at the maximum size: the worst case the product allows.
-		p2 := *p
-		p2.Categories = slices.Clone(p.Categories)
-		for i := range 2 {
-			cs := make([]int, 20)
-			for j := range cs {
-				cs[j] = (20*i + j) % p.K
-			}
-			p2.Categories[i].Snipe.Coords = cs
-		}
-		mon, err := geometry.NewMonitor(&p2)
-		if err != nil {
-			b.Fatal(err)
-		}
-		for i := range 2 {
-			if err := mon.SetSnipe(p2.Categories[i].Name, true); err != nil {
-				b.Fatal(err)
-			}
-		}
-		onOff(b, m, mon)
+		onOff(b, m, worstCaseMonitor(b, p))
 	})
 	b.Run("ogd", func(b *testing.B) {
 		dir, src, err := geometry.Direction(p, nil)
@@ -103,4 +84,30 @@ func onOff(b *testing.B, m *model.Model, hook any) {
 	b.ReportMetric(off[len(off)/2], "tok/s-off")
 	b.ReportMetric(on[len(on)/2], "tok/s-on")
 	b.ReportMetric(ratios[len(ratios)/2], "on/off")
+}
+
+// worstCaseMonitor runs every gauge of p and two projectors at the
+// default maximum size (20 coordinates each): the most the product does
+// per token.
+func worstCaseMonitor(b *testing.B, p *geometry.Profile) *geometry.Monitor {
+	b.Helper()
+	p2 := *p
+	p2.Categories = slices.Clone(p.Categories)
+	for i := range 2 {
+		cs := make([]int, 20)
+		for j := range cs {
+			cs[j] = (20*i + j) % p.K
+		}
+		p2.Categories[i].Snipe.Coords = cs
+	}
+	mon, err := geometry.NewMonitor(&p2)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range 2 {
+		if err := mon.SetSnipe(p2.Categories[i].Name, true); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return mon
 }

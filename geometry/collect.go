@@ -3,10 +3,10 @@ package geometry
 import (
 	"context"
 	"fmt"
-	"math"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/isagi-lab/isagi/engine/generate"
 	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/engine/tensor"
 )
@@ -195,7 +195,7 @@ func (r *runner) crossEntropy(ctx context.Context, seqs [][]int32, hooks []any) 
 				return 0, fmt.Errorf("geometry: scoring text: %w", err)
 			}
 			for i := start; i < end; i++ {
-				sum += nll(logits[(i-start)*vocab:(i-start+1)*vocab], ids[i+1])
+				sum += generate.NLL(logits[(i-start)*vocab:(i-start+1)*vocab], ids[i+1])
 				n++
 			}
 		}
@@ -204,19 +204,6 @@ func (r *runner) crossEntropy(ctx context.Context, seqs [][]int32, hooks []any) 
 		return 0, fmt.Errorf("geometry: no benign tokens to score")
 	}
 	return sum / float64(n), nil
-}
-
-// nll is −log softmax(logits)[tok], in float64.
-func nll(logits []float32, tok int32) float64 {
-	mx := math.Inf(-1)
-	for _, v := range logits {
-		mx = math.Max(mx, float64(v))
-	}
-	var z float64
-	for _, v := range logits {
-		z += math.Exp(float64(v) - mx)
-	}
-	return mx + math.Log(z) - float64(logits[tok])
 }
 
 func narrow(v []float64) []float32 {

@@ -90,16 +90,23 @@ func categoriesMatch(p *Profile, set *prompts.Set) error {
 	return nil
 }
 
-// EvaluateTEH measures every gauge's detection rate and false positives on
-// the held-out split, at the thresholds calibration chose.
-func EvaluateTEH(ctx context.Context, src Source, p *Profile, set *prompts.Set, progress Progress) (*TEHReport, error) {
+// prepareEval checks that the prompt set is the profile's and readies a
+// model state for the held-out split.
+func prepareEval(src Source, p *Profile, set *prompts.Set, progress Progress) (*runner, Progress, error) {
 	if progress == nil {
 		progress = func(string, int, int) {}
 	}
 	if err := categoriesMatch(p, set); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	r, err := newRunner(src)
+	return r, progress, err
+}
+
+// EvaluateTEH measures every gauge's detection rate and false positives on
+// the held-out split, at the thresholds calibration chose.
+func EvaluateTEH(ctx context.Context, src Source, p *Profile, set *prompts.Set, progress Progress) (*TEHReport, error) {
+	r, progress, err := prepareEval(src, p, set, progress)
 	if err != nil {
 		return nil, err
 	}
@@ -137,13 +144,7 @@ func EvaluateTEH(ctx context.Context, src Source, p *Profile, set *prompts.Set, 
 // harm prompts and its collateral on the held-out benign text (at most
 // benignTokens tokens of it).
 func EvaluateSnipe(ctx context.Context, src Source, p *Profile, set *prompts.Set, benignTokens int, progress Progress) (*SnipeReport, error) {
-	if progress == nil {
-		progress = func(string, int, int) {}
-	}
-	if err := categoriesMatch(p, set); err != nil {
-		return nil, err
-	}
-	r, err := newRunner(src)
+	r, progress, err := prepareEval(src, p, set, progress)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package geometry_test
 
 import (
 	"context"
-	"slices"
 	"testing"
 
 	"github.com/isagi-lab/isagi/geometry"
@@ -12,24 +11,7 @@ import (
 // gauges read at the probe block and two 20-coordinate projectors.
 func BenchmarkMonitorToken(b *testing.B) {
 	p := kjvProfileB(b)
-	p2 := *p
-	p2.Categories = slices.Clone(p.Categories)
-	for i := range 2 {
-		cs := make([]int, 20)
-		for j := range cs {
-			cs[j] = (20*i + j) % p.K
-		}
-		p2.Categories[i].Snipe.Coords = cs
-	}
-	mon, err := geometry.NewMonitor(&p2)
-	if err != nil {
-		b.Fatal(err)
-	}
-	for i := range 2 {
-		if err := mon.SetSnipe(p2.Categories[i].Name, true); err != nil {
-			b.Fatal(err)
-		}
-	}
+	mon := worstCaseMonitor(b, p)
 	x := make([]float32, p.D)
 	for i := range x {
 		x[i] = float32(p.Mu[i]) + float32(i%7)*0.01

@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/isagi-lab/isagi/teh"
 	"github.com/isagi-lab/isagi/ugt"
 )
 
@@ -185,36 +186,23 @@ func Collateral(ceBefore, ceAfter float64) (float64, error) {
 }
 
 // Projector removes a set of UGT coordinates from hidden states:
-// h ← h − Q Qᵀ(h − μ) with Q = orth(B[:, Coords]). It is read-only after
+// h ← h − Q Qᵀ(h − μ) with Q = orth(B[:, Coords]). The span it removes is
+// exactly a TEH forbidden subspace (the same Q about the same μ), so it is
+// one: D, Coords, Mu and Q are the Subspace's. It is read-only after
 // construction, so one Projector may serve many goroutines.
 type Projector struct {
-	// D is the hidden-state width.
-	D int
-	// Coords are the removed UGT coordinates, in selection order.
-	Coords []int
-	// Mu is the mean hidden state μ (length D); projecting about μ rather
-	// than the origin keeps the shared mean direction intact.
-	Mu []float64
-	// Q is D×len(Coords) with orthonormal columns spanning B[:, Coords].
-	Q *mat.Dense
+	teh.Subspace
 }
 
 // NewProjector builds the projector that removes coordinates coords
 // (non-empty, distinct, in 0…k−1) of the UGT basis B (d×k) about the mean
 // mu (length d). Coords and Mu are copied.
 func NewProjector(b *mat.Dense, mu []float64, coords []int) (*Projector, error) {
-	if b == nil || b.IsEmpty() {
-		return nil, fmt.Errorf("snipe: projector: empty basis")
-	}
-	d, _ := b.Dims()
-	if len(mu) != d {
-		return nil, fmt.Errorf("snipe: projector: mean has length %d, basis has %d rows", len(mu), d)
-	}
-	q, err := ugt.OrthColumns(b, coords)
+	sub, err := teh.NewSubspace(b, mu, coords)
 	if err != nil {
 		return nil, fmt.Errorf("snipe: projector: %w", err)
 	}
-	return &Projector{D: d, Coords: append([]int(nil), coords...), Mu: append([]float64(nil), mu...), Q: q}, nil
+	return &Projector{Subspace: *sub}, nil
 }
 
 // Apply projects h in place. It runs per token inside the forward pass, so

@@ -45,7 +45,7 @@ func Perplexity(ctx context.Context, st *model.State, ids []int32, bos int32, pr
 			return PerplexityResult{}, err
 		}
 		for i := n / 2; i < n-1; i++ {
-			sum += nll(logits[i*vocab:(i+1)*vocab], chunk[i+1])
+			sum += NLL(logits[i*vocab:(i+1)*vocab], chunk[i+1])
 			scored++
 		}
 		if progress != nil {
@@ -57,8 +57,9 @@ func Perplexity(ctx context.Context, st *model.State, ids []int32, bos int32, pr
 	return PerplexityResult{PPL: math.Exp(mean), NLL: mean, Scored: scored, Chunks: chunks}, nil
 }
 
-// nll is −log softmax(logits)[tok], in float64.
-func nll(logits []float32, tok int32) float64 {
+// NLL is −log softmax(logits)[tok], in float64: the cross-entropy of one
+// next-token prediction.
+func NLL(logits []float32, tok int32) float64 {
 	mx := math.Inf(-1)
 	for _, v := range logits {
 		mx = math.Max(mx, float64(v))

@@ -47,7 +47,7 @@ func TestPerplexityKJV(t *testing.T) {
 						t.Fatal(err)
 					}
 					if i >= 64 {
-						sum += nll(logits, chunk[i+1])
+						sum += NLL(logits, chunk[i+1])
 						n++
 					}
 				}
