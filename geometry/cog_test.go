@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/isagi-lab/isagi/engine/session"
@@ -211,5 +212,51 @@ func TestExplorerStepThroughTheEngine(t *testing.T) {
 		if moved == 0 {
 			t.Fatalf("position %d: the step did not move the stream", pos)
 		}
+	}
+}
+
+// A turn answered from memory can be regenerated: the fresh answer
+// replaces the stored one, and the text keeps one copy of the exchange.
+func TestRegenerateRetrieved(t *testing.T) {
+	p := kjvProfile(t)
+	s := openKJV(t)
+	if err := s.SetGeometry(p); err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range [][2]string{{"temperature", "0.9"}, {"seed", "5"}, {"max_tokens", "10"}} {
+		if err := s.Set(kv[0], kv[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	in := "Blessed are the meek\n"
+	first, err := s.Send(ctx, in, func(session.Event) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := s.Send(ctx, in, func(session.Event) {})
+	if err != nil || !again.COG.Retrieved {
+		t.Fatalf("second ask: %+v, %v", again.COG, err)
+	}
+	before := s.Transcript()[0].Content
+	fresh, err := s.Regenerate(ctx, func(session.Event) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fresh.Stop == "retrieved" || fresh.COG == nil || fresh.COG.Retrieved || fresh.Tokens == 0 {
+		t.Fatalf("regenerated turn %+v (COG %+v)", fresh, fresh.COG)
+	}
+	st, _ := s.ManifoldStats()
+	if st.Trajectories != 1 {
+		t.Fatalf("%d trajectories after regenerating: the fresh answer should replace the stored one", st.Trajectories)
+	}
+	after := s.Transcript()[0].Content
+	want := strings.TrimSuffix(before, in+first.Text) + in + fresh.Text
+	if after != want {
+		t.Fatalf("text after regenerating:\n%q\nwant\n%q", after, want)
+	}
+	third, err := s.Send(ctx, in, func(session.Event) {})
+	if err != nil || !third.COG.Retrieved || third.Text != fresh.Text {
+		t.Fatalf("after regenerating, memory serves %q (%+v), want the fresh %q", third.Text, third.COG, fresh.Text)
 	}
 }

@@ -76,6 +76,7 @@ func cmdLoad(m *Model, arg string) tea.Cmd {
 		return nil
 	}
 	m.showTranscript()
+	m.refreshGeometry() // the file may bring its manifold and toggles
 	m.chat.add(entryInfo, "loaded "+arg)
 	for _, n := range notes {
 		m.chat.add(entryNotice, n)

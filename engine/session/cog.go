@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -113,6 +114,7 @@ func (s *Session) cogTurn(m cog.Match, retrieved bool) *COGTurn {
 // piece, added to the conversation like a generated one.
 func (s *Session) serveRetrieved(input string, m cog.Match, start time.Time, emit func(Event)) (Turn, error) {
 	ans := m.Trajectory.Answer
+	s.lastServed = &served{input: input, answer: ans}
 	if s.tmpl == nil {
 		s.text += input + ans
 	} else {
@@ -157,10 +159,21 @@ func (s *Session) Regenerate(ctx context.Context, emit func(Event)) (Turn, error
 }
 
 // popLastExchange removes the last user message and the replies after it
-// (chat mode) and returns the message. In completion mode the last turn's
-// input is not kept apart from the text, so there is nothing to pop.
+// and returns the message.
 func (s *Session) popLastExchange() (string, bool) {
-	if s.tmpl == nil || s.lastInput == "" {
+	if s.tmpl == nil {
+		// Completion mode keeps one running text: only a turn served from
+		// memory is known exactly enough (its input and answer) to take
+		// back out of it.
+		sv := s.lastServed
+		if sv == nil || !strings.HasSuffix(s.text, sv.input+sv.answer) {
+			return "", false
+		}
+		s.text = strings.TrimSuffix(s.text, sv.input+sv.answer)
+		s.lastServed = nil
+		return sv.input, true
+	}
+	if s.lastInput == "" {
 		return "", false
 	}
 	i := len(s.msgs) - 1
@@ -380,3 +393,7 @@ func (s *Session) ExploreChain(ctx context.Context, concept string, alphas []flo
 	}
 	return ch, nil
 }
+
+// served is a turn answered from memory, so that Regenerate can take it
+// back out of a completion-mode text.
+type served struct{ input, answer string }

@@ -47,7 +47,7 @@ const (
 
 func (s *Session) send(ctx context.Context, input string, mode sendMode, emit func(Event)) (Turn, error) {
 	start := time.Now()
-	s.lastInput = input
+	s.lastInput, s.lastServed = input, nil
 	force := mode == sendForce
 	var (
 		q     []float64

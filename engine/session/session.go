@@ -167,6 +167,7 @@ type Session struct {
 	ogdDir        []float64 // a fixed exploration direction (isagi explore), or nil
 	ogdSource     string
 	lastInput     string   // the last message sent, for Regenerate
+	lastServed    *served  // the last turn answered from memory, for Regenerate
 	notes         []string // for the user, see Notes
 }
 
