@@ -35,7 +35,7 @@ func newKeyMap() keyMap {
 		Rotate:     key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "rotate the side panes")),
 		AlphaUp:    key.NewBinding(key.WithKeys("alt+up"), key.WithHelp("alt+↑", "OGD α up (explore more)")),
 		AlphaDown:  key.NewBinding(key.WithKeys("alt+down"), key.WithHelp("alt+↓", "OGD α down")),
-		Regenerate: key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "regenerate an answer from memory")),
+		Regenerate: key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "regenerate a remembered answer")),
 		Quit:       key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit (or /bye)")),
 	}
 }

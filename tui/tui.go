@@ -493,10 +493,11 @@ func (m *Model) View() string {
 	}
 	rows = append(rows, body)
 	if !m.wide() {
-		sum := m.perf.summary() + " │ " + m.hw.summary()
+		sum := m.perf.summary()
 		if g := m.geo.summary(); g != "" {
 			sum += " │ " + g
 		}
+		sum += " │ " + m.hw.summary()
 		rows = append(rows, lipgloss.NewStyle().MaxWidth(m.width).Render(sum))
 	}
 	rows = append(rows, m.input.View(), m.statusBar())
