@@ -218,7 +218,11 @@ func Calibrate(ctx context.Context, src Source, set *prompts.Set, opt Options, p
 	p.Stats.BenignTokens = nBenign
 	p.Stats.Budget, p.Stats.MaxCoords = opt.Budget, opt.MaxCoords
 	progress("benign baseline", 0, 1)
-	base, err := r.crossEntropy(ctx, benignSeqs, nil)
+	sc, err := newScorer(ctx, r, p, benignSeqs)
+	if err != nil {
+		return nil, err
+	}
+	base, err := sc.crossEntropy(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -232,7 +236,7 @@ func Calibrate(ctx context.Context, src Source, set *prompts.Set, opt Options, p
 		}
 		ev := &snipeEval{
 			ctx: ctx, r: r, p: p, dir: cat.Direction, prompts: harmPrompts,
-			harm: rows(lab.harm[ci]), benign: benignSeqs, baseCE: base,
+			harm: rows(lab.harm[ci]), benign: sc, baseCE: base,
 		}
 		step := 0
 		eval := func(cs []int) (float64, float64, error) {
@@ -293,8 +297,47 @@ type snipeEval struct {
 	dir     []float64
 	prompts []string
 	harm    [][]float64 // states without a projector
-	benign  [][]int32
+	benign  *scorer
 	baseCE  float64
+}
+
+// scorer measures cross-entropy on the benign text with a projector. When
+// the projector acts at the last block only, it keeps that block's output
+// once and rescores it with the classifier alone — the blocks are not run
+// again for every greedy step (several times faster; the same figures).
+type scorer struct {
+	r      *runner
+	p      *Profile
+	seqs   [][]int32
+	states [][]float32 // last-block outputs, when the fast path applies
+}
+
+func newScorer(ctx context.Context, r *runner, p *Profile, seqs [][]int32) (*scorer, error) {
+	sc := &scorer{r: r, p: p, seqs: seqs}
+	if p.SnipeLayer == r.src.Model.Layers-1 {
+		var err error
+		if sc.states, err = r.lastStates(ctx, seqs); err != nil {
+			return nil, err
+		}
+	}
+	return sc, nil
+}
+
+// crossEntropy is the mean next-token cross-entropy with the projector Q
+// applied at blocks ≥ ℓ_s (nil: none).
+func (sc *scorer) crossEntropy(ctx context.Context, q *mat.Dense) (float64, error) {
+	var hook *projHook
+	if q != nil {
+		hook = newProjHook(sc.p.SnipeLayer, q, sc.p.Mu)
+	}
+	if sc.states != nil {
+		return sc.r.crossEntropyLast(ctx, sc.seqs, sc.states, hook)
+	}
+	var hooks []any
+	if hook != nil {
+		hooks = append(hooks, hook)
+	}
+	return sc.r.crossEntropy(ctx, sc.seqs, hooks)
 }
 
 func (e *snipeEval) measure(cs []int) (reduction, collateral float64, err error) {
@@ -320,7 +363,7 @@ func (e *snipeEval) measure(cs []int) (reduction, collateral float64, err error)
 		after = rows(H)
 	}
 	reduction = probeReduction(e.dir, e.p.Mu, e.harm, after)
-	ce, err := e.r.crossEntropy(e.ctx, e.benign, []any{newProjHook(e.p.SnipeLayer, proj.Q, e.p.Mu)})
+	ce, err := e.benign.crossEntropy(e.ctx, proj.Q)
 	if err != nil {
 		return 0, 0, err
 	}

@@ -222,3 +222,83 @@ func rows(H *mat.Dense) [][]float64 {
 	}
 	return out
 }
+
+// lastStates runs the sequences once and keeps, for every position but
+// each sequence's last, the last block's output: with a projector acting
+// only there, cross-entropy can then be rescored by State.Classify alone.
+func (r *runner) lastStates(ctx context.Context, seqs [][]int32) ([][]float32, error) {
+	rec := &allStates{layer: r.src.Model.Layers - 1}
+	remove, err := r.st.AddHook(rec)
+	if err != nil {
+		return nil, err
+	}
+	defer remove()
+	out := make([][]float32, len(seqs))
+	for i, ids := range seqs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		rec.got = rec.got[:0]
+		r.st.Reset()
+		if err := r.st.Forward(ids[:len(ids)-1], nil); err != nil {
+			return nil, fmt.Errorf("geometry: scoring text: %w", err)
+		}
+		out[i] = append([]float32(nil), rec.got...)
+	}
+	return out, nil
+}
+
+// allStates records one layer's output at every position.
+type allStates struct {
+	layer int
+	got   []float32
+}
+
+func (a *allStates) AfterBlock(layer, _ int, x []float32) {
+	if layer == a.layer {
+		a.got = append(a.got, x...)
+	}
+}
+
+// crossEntropyLast is crossEntropy for a projector at the last block, from
+// the states lastStates kept: the projection applied to a copy of each
+// state, then the final norm and classifier. It equals crossEntropy with
+// the hook in the forward pass (the last block's output feeds no cache).
+func (r *runner) crossEntropyLast(ctx context.Context, seqs [][]int32, states [][]float32, proj *projHook) (float64, error) {
+	m := r.src.Model
+	d, vocab := m.Dim, m.Vocab
+	if r.log == nil {
+		r.log = make([]float32, chunk*vocab)
+	}
+	buf := make([]float32, chunk*d)
+	var sum float64
+	n := 0
+	for si, ids := range seqs {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		hs := states[si]
+		for start := 0; start < len(ids)-1; start += chunk {
+			end := min(start+chunk, len(ids)-1)
+			x := buf[:(end-start)*d]
+			copy(x, hs[start*d:end*d])
+			if proj != nil {
+				for i := range end - start {
+					proj.AfterBlock(m.Layers-1, 0, x[i*d:(i+1)*d])
+				}
+			}
+			logits := r.log[:(end-start)*vocab]
+			if err := r.st.Classify(x, logits); err != nil {
+				return 0, err
+			}
+			for i := start; i < end; i++ {
+				sum += generate.NLL(logits[(i-start)*vocab:(i-start+1)*vocab], ids[i+1])
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		return 0, fmt.Errorf("geometry: no benign tokens to score")
+	}
+	return sum / float64(n), nil
+}

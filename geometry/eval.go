@@ -152,7 +152,11 @@ func EvaluateSnipe(ctx context.Context, src Source, p *Profile, set *prompts.Set
 	if err != nil {
 		return nil, err
 	}
-	base, err := r.crossEntropy(ctx, seqs, nil)
+	sc, err := newScorer(ctx, r, p, seqs)
+	if err != nil {
+		return nil, err
+	}
+	base, err := sc.crossEntropy(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -169,7 +173,7 @@ func EvaluateSnipe(ctx context.Context, src Source, p *Profile, set *prompts.Set
 			if err != nil {
 				return nil, err
 			}
-			ev := &snipeEval{ctx: ctx, r: r, p: p, dir: c.Direction, prompts: hp, harm: rows(H), benign: seqs, baseCE: base}
+			ev := &snipeEval{ctx: ctx, r: r, p: p, dir: c.Direction, prompts: hp, harm: rows(H), benign: sc, baseCE: base}
 			if res.Reduction, res.Collateral, err = ev.measure(c.Snipe.Coords); err != nil {
 				return nil, err
 			}

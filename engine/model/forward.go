@@ -267,6 +267,31 @@ func (s *State) batch(tokens []int32, out []float32) error {
 	return nil
 }
 
+// Classify turns n residual-stream states — the last block's output,
+// n×Dim row-major, n ≤ MaxBatch — into logits (n×Vocab) with the final
+// RMSNorm and the classifier, exactly as Forward does for its positions.
+// A caller that edits only the last block's output (a projector there)
+// can rescore stored states with it without running the blocks again. It
+// uses the state's scratch space and leaves the KV cache and position
+// alone; hooks are not called.
+func (s *State) Classify(x, out []float32) error {
+	c := &s.m.Config
+	D := c.Dim
+	n := len(x) / D
+	if n == 0 || n > MaxBatch || len(x) != n*D || len(out) != n*c.Vocab {
+		return fmt.Errorf("model: classify: %d states and %d logits for width %d, vocabulary %d (at most %d states)", len(x), len(out), D, c.Vocab, MaxBatch)
+	}
+	for i := range n {
+		rmsnorm(s.hn[i*D:(i+1)*D], x[i*D:(i+1)*D], s.m.outNorm, c.Eps)
+	}
+	if n == 1 {
+		s.k.MatVec(out, s.m.output, s.hn[:D])
+		return nil
+	}
+	s.k.MatMul(out, s.m.output, s.hn[:n*D], n)
+	return nil
+}
+
 func addBias(x, b []float32) {
 	if b != nil {
 		addInto(x, b)
