@@ -20,6 +20,7 @@ import (
 	"github.com/isagi-lab/isagi/geometry"
 	"github.com/isagi-lab/isagi/prompts"
 	"github.com/isagi-lab/isagi/store"
+	"github.com/isagi-lab/isagi/ugt"
 )
 
 // profileDir is where geometry profiles live: the data directory's
@@ -239,13 +240,20 @@ func printProfile(w io.Writer, p *geometry.Profile) {
 
 // cmdEval is `isagi eval teh|snipe`: the profile on the held-out split.
 func cmdEval(args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "overlap" {
+		return cmdOverlap(args[1:], stdout)
+	}
 	if len(args) == 0 || (args[0] != "teh" && args[0] != "snipe") {
 		fmt.Fprint(stderr, `Usage: isagi eval teh|snipe [--model FILE | --demo] [--profile P] [--json]
+       isagi eval overlap PROFILE_A PROFILE_B
 
-  teh    detection rate and false positives of every TEH gauge on the
-         held-out prompts, at the threshold calibration chose
-  snipe  harm reduction and benign collateral of every projector on the
-         held-out prompts and text
+  teh      detection rate and false positives of every TEH gauge on the
+           held-out prompts, at the threshold calibration chose
+  snipe    harm reduction and benign collateral of every projector on the
+           held-out prompts and text
+  overlap  bilateral overlap ‖B_Aᵀ B_B‖²_F / k of two profiles' UGT bases
+           (1: the same subspace, 0: orthogonal) — e.g. a model and its
+           quantisation
 
 A tiny text model cannot tell harm from benign by meaning: these numbers
 are meaningful on an instruct model.
@@ -314,4 +322,30 @@ are meaningful on an instruct model.
 		}
 	}
 	return tw.Flush()
+}
+
+// cmdOverlap is `isagi eval overlap A B`: how much two profiles' behavioural
+// subspaces agree.
+func cmdOverlap(args []string, stdout io.Writer) error {
+	if len(args) != 2 {
+		return errors.New("eval overlap needs two profile files (see <data dir>/profiles)")
+	}
+	var ps [2]*geometry.Profile
+	for i, path := range args {
+		p, err := geometry.LoadProfile(path, -1)
+		if err != nil {
+			return err
+		}
+		ps[i] = p
+	}
+	if ps[0].D != ps[1].D || ps[0].K != ps[1].K {
+		return fmt.Errorf("the bases differ in shape (%d×%d and %d×%d): overlap compares bases of one width and rank", ps[0].D, ps[0].K, ps[1].D, ps[1].K)
+	}
+	o, err := ugt.Overlap(ps[0].B, ps[1].B)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "overlap %.4f (k=%d, d=%d): %s (block %d) vs %s (block %d)\n", o, ps[0].K, ps[0].D,
+		ps[0].Model.File, ps[0].Layer, ps[1].Model.File, ps[1].Layer)
+	return nil
 }

@@ -38,3 +38,30 @@ func TestEvalRefusesAnotherModelsProfile(t *testing.T) {
 		t.Fatalf("eval with another model's profile: %v", err)
 	}
 }
+
+func TestEvalOverlap(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, cols [2]int) string {
+		p := &geometry.Profile{Format: geometry.ProfileFormat, D: 4, K: 2, Mu: make([]float64, 4), B: mat.NewDense(4, 2, nil),
+			Model: miku.ModelRef{File: name + ".gguf", SHA256: "00"}}
+		p.B.Set(cols[0], 0, 1)
+		p.B.Set(cols[1], 1, 1)
+		path := filepath.Join(dir, name+".miku")
+		if err := p.Save(path, "test"); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	a, b, c := write("a", [2]int{0, 1}), write("b", [2]int{1, 0}), write("c", [2]int{2, 3})
+	for _, tc := range []struct {
+		x, y, want string
+	}{{a, b, "overlap 1.0000"}, {a, c, "overlap 0.0000"}} {
+		out, _, err := runCmd(t, "eval", "overlap", tc.x, tc.y)
+		if err != nil || !strings.HasPrefix(out, tc.want) {
+			t.Fatalf("overlap %s %s: %q, %v; want %s", tc.x, tc.y, out, err, tc.want)
+		}
+	}
+	if _, _, err := runCmd(t, "eval", "overlap", a); err == nil {
+		t.Fatal("one profile accepted")
+	}
+}
