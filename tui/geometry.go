@@ -50,14 +50,17 @@ func (p *geometryPane) sync(g Geometry) {
 	}
 }
 
-// short names fit the pane's 9-character column.
-var shortNames = map[string]string{
-	"illegal_advice": "illegal", "misinformation": "misinfo", "sycophancy": "sycophant", "self_harm": "self-harm",
-}
-
+// shortName fits a category name in the pane's 9-character column.
 func shortName(n string) string {
-	if s, ok := shortNames[n]; ok {
-		return s
+	switch n {
+	case "illegal_advice":
+		return "illegal"
+	case "misinformation":
+		return "misinfo"
+	case "sycophancy":
+		return "sycophant"
+	case "self_harm":
+		return "self-harm"
 	}
 	if len(n) > 9 {
 		return n[:9]
