@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/isagi-lab/isagi/engine/gguf"
+	"github.com/isagi-lab/isagi/engine/tokenizer"
 )
 
 func fixture(t testing.TB, rel string) string { t.Helper(); return fixtures.Path(t, rel) }
@@ -299,5 +300,22 @@ func TestRankSlotsAllocAndCancel(t *testing.T) {
 	}
 	if err := s.Set("slots", "bogus"); err == nil {
 		t.Fatal("slots bogus accepted")
+	}
+}
+
+// AUGMENT shows the model an earlier answer for this turn only: the
+// prompt carries it, the stored conversation keeps the message as typed.
+func TestAugmentedPrompt(t *testing.T) {
+	s := open(t, chatModel(t), Options{Settings: greedy()})
+	ids, _, err := s.chatPrompt("what is light?", "Light is what the LORD made first.", 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := s.tok.Decode(ids, tokenizer.DecodeOptions{})
+	if !strings.Contains(text, "Light is what the LORD made first.") || !strings.Contains(text, "what is light?") {
+		t.Fatalf("the augmented prompt lacks the earlier answer or the message:\n%s", text)
+	}
+	if last := s.msgs[len(s.msgs)-1]; last.Role != "user" || last.Content != "what is light?" {
+		t.Fatalf("stored message %+v, want the message as typed", last)
 	}
 }
