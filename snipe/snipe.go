@@ -224,14 +224,8 @@ func (p *Projector) Check(d int) error {
 	if p == nil {
 		return fmt.Errorf("snipe: nil projector")
 	}
-	if p.Q == nil || p.Q.IsEmpty() {
-		return fmt.Errorf("snipe: projector has no Q")
-	}
-	if r, c := p.Q.Dims(); r != p.D || c > p.D {
-		return fmt.Errorf("snipe: projector Q is %d×%d, want %d rows", r, c, p.D)
-	}
-	if len(p.Mu) != p.D {
-		return fmt.Errorf("snipe: projector mean has length %d, want %d", len(p.Mu), p.D)
+	if err := p.Subspace.Validate(); err != nil {
+		return fmt.Errorf("snipe: projector: %w", err)
 	}
 	if d != p.D {
 		return fmt.Errorf("snipe: hidden state has length %d, projector expects %d", d, p.D)

@@ -9,31 +9,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/isagi-lab/isagi/internal/geomtest"
 	"github.com/isagi-lab/isagi/ugt"
 )
-
-func randomBasis(t testing.TB, rng *rand.Rand, d, k int) *mat.Dense {
-	t.Helper()
-	a := mat.NewDense(d, k, nil)
-	for i := 0; i < d; i++ {
-		for j := 0; j < k; j++ {
-			a.Set(i, j, rng.NormFloat64())
-		}
-	}
-	q, err := ugt.Orthonormalize(a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return q
-}
-
-func randomVec(rng *rand.Rand, d int, scale float64) []float64 {
-	v := make([]float64, d)
-	for i := range v {
-		v[i] = scale * rng.NormFloat64()
-	}
-	return v
-}
 
 // plantedCategory draws n harm and n benign states μ + B z + noise, where z
 // is standard normal except that coordinate decoy has a large spread in
@@ -41,10 +19,10 @@ func randomVec(rng *rand.Rand, d int, scale float64) []float64 {
 func plantedCategory(rng *rand.Rand, b *mat.Dense, mu []float64, n, planted, decoy int, shift float64) (harm, benign [][]float64) {
 	d, k := b.Dims()
 	draw := func(extra float64) []float64 {
-		z := randomVec(rng, k, 1)
+		z := geomtest.RandomVec(rng, k, 1)
 		z[decoy] *= 5
 		z[planted] += extra
-		h := randomVec(rng, d, 0.05)
+		h := geomtest.RandomVec(rng, d, 0.05)
 		for i := range h {
 			h[i] += mu[i]
 			for j, v := range z {
@@ -63,8 +41,8 @@ func plantedCategory(rng *rand.Rand, b *mat.Dense, mu []float64, n, planted, dec
 func TestPlantedCoordinateRankedAndSelected(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	const d, k, planted, decoy = 40, 10, 6, 2
-	b := randomBasis(t, rng, d, k)
-	mu := randomVec(rng, d, 4)
+	b := geomtest.RandomBasis(t, rng, d, k)
+	mu := geomtest.RandomVec(rng, d, 4)
 	harm, benign := plantedCategory(rng, b, mu, 200, planted, decoy, 3)
 	basis := &ugt.Basis{D: d, K: k, Mu: mu, B: b}
 	zh, err := basis.CoordsRows(harm)
@@ -232,8 +210,8 @@ func TestDirection(t *testing.T) {
 func TestProjector(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	const d, k = 50, 12
-	b := randomBasis(t, rng, d, k)
-	mu := randomVec(rng, d, 5)
+	b := geomtest.RandomBasis(t, rng, d, k)
+	mu := geomtest.RandomVec(rng, d, 5)
 	coords := []int{4, 0, 9}
 	p, err := NewProjector(b, mu, coords)
 	if err != nil {
@@ -251,7 +229,7 @@ func TestProjector(t *testing.T) {
 		return worst
 	}
 	for trial := 0; trial < 20; trial++ {
-		h := randomVec(rng, d, 3)
+		h := geomtest.RandomVec(rng, d, 3)
 		if qtr(h) < 0.1 {
 			t.Fatal("fixture: state already orthogonal")
 		}
@@ -306,7 +284,7 @@ func TestProjector(t *testing.T) {
 
 func TestProjectorBadInput(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	b := randomBasis(t, rng, 10, 4)
+	b := geomtest.RandomBasis(t, rng, 10, 4)
 	mu := make([]float64, 10)
 	p, err := NewProjector(b, mu, []int{1, 2})
 	if err != nil {
@@ -437,16 +415,16 @@ func TestSelectErrors(t *testing.T) {
 func BenchmarkApply(bm *testing.B) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	const d, k, m = 576, 64, 20
-	b := randomBasis(bm, rng, d, k)
+	b := geomtest.RandomBasis(bm, rng, d, k)
 	coords := make([]int, m)
 	for i := range coords {
 		coords[i] = 3 * i
 	}
-	p, err := NewProjector(b, randomVec(rng, d, 1), coords)
+	p, err := NewProjector(b, geomtest.RandomVec(rng, d, 1), coords)
 	if err != nil {
 		bm.Fatal(err)
 	}
-	h := randomVec(rng, d, 1)
+	h := geomtest.RandomVec(rng, d, 1)
 	bm.ReportAllocs()
 	for bm.Loop() {
 		p.Apply(h)

@@ -49,8 +49,8 @@ func NewSubspace(b *mat.Dense, mu []float64, coords []int) (*Subspace, error) {
 	}, nil
 }
 
-// validate checks the dimensions a caller-built Subspace must agree on.
-func (s *Subspace) validate() error {
+// Validate checks the dimensions a caller-built Subspace must agree on.
+func (s *Subspace) Validate() error {
 	if s == nil {
 		return fmt.Errorf("teh: nil subspace")
 	}
@@ -115,7 +115,7 @@ func (s *Subspace) ScoreAll(hs [][]float64) ([]float64, error) {
 const stackCols = 64
 
 func score[T float32 | float64](s *Subspace, h []T) (float64, error) {
-	if err := s.validate(); err != nil {
+	if err := s.Validate(); err != nil {
 		return 0, err
 	}
 	if len(h) != s.D {

@@ -7,31 +7,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/isagi-lab/isagi/ugt"
+	"github.com/isagi-lab/isagi/internal/geomtest"
 )
-
-func randomBasis(t testing.TB, rng *rand.Rand, d, k int) *mat.Dense {
-	t.Helper()
-	a := mat.NewDense(d, k, nil)
-	for i := 0; i < d; i++ {
-		for j := 0; j < k; j++ {
-			a.Set(i, j, rng.NormFloat64())
-		}
-	}
-	q, err := ugt.Orthonormalize(a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return q
-}
-
-func randomVec(rng *rand.Rand, d int, scale float64) []float64 {
-	v := make([]float64, d)
-	for i := range v {
-		v[i] = scale * rng.NormFloat64()
-	}
-	return v
-}
 
 // state returns μ + Σ_j c_j B[:, j].
 func state(b *mat.Dense, mu []float64, c map[int]float64) []float64 {
@@ -47,8 +24,8 @@ func state(b *mat.Dense, mu []float64, c map[int]float64) []float64 {
 func TestScoreGeometry(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	const d, k = 48, 10
-	b := randomBasis(t, rng, d, k)
-	mu := randomVec(rng, d, 3)
+	b := geomtest.RandomBasis(t, rng, d, k)
+	mu := geomtest.RandomVec(rng, d, 3)
 	s, err := NewSubspace(b, mu, []int{2, 7})
 	if err != nil {
 		t.Fatal(err)
@@ -70,7 +47,7 @@ func TestScoreGeometry(t *testing.T) {
 		}
 	}
 	// A direction outside the basis altogether is also orthogonal to Q.
-	out := randomVec(rng, d, 1)
+	out := geomtest.RandomVec(rng, d, 1)
 	var bt mat.VecDense
 	bt.MulVec(b.T(), mat.NewVecDense(d, out))
 	var back mat.VecDense
@@ -103,7 +80,7 @@ func TestScoreGeometry(t *testing.T) {
 
 func TestScoreBadInput(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	b := randomBasis(t, rng, 12, 4)
+	b := geomtest.RandomBasis(t, rng, 12, 4)
 	mu := make([]float64, 12)
 	s, err := NewSubspace(b, mu, []int{1})
 	if err != nil {
@@ -263,16 +240,16 @@ func TestEvaluate(t *testing.T) {
 func BenchmarkScore(bm *testing.B) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	const d, k, m = 576, 64, 20
-	b := randomBasis(bm, rng, d, k)
+	b := geomtest.RandomBasis(bm, rng, d, k)
 	coords := make([]int, m)
 	for i := range coords {
 		coords[i] = 3 * i
 	}
-	s, err := NewSubspace(b, randomVec(rng, d, 1), coords)
+	s, err := NewSubspace(b, geomtest.RandomVec(rng, d, 1), coords)
 	if err != nil {
 		bm.Fatal(err)
 	}
-	h := randomVec(rng, d, 1)
+	h := geomtest.RandomVec(rng, d, 1)
 	bm.ReportAllocs()
 	var sink float64
 	for bm.Loop() {
