@@ -211,7 +211,7 @@ func Calibrate(ctx context.Context, src Source, set *prompts.Set, opt Options, p
 	}
 
 	// 4. Snipe: each category's projector, greedy under the budget.
-	benignSeqs, nBenign, err := tokenizeBudget(src, set.Benign.Train, opt.BenignTokens)
+	benignSeqs, nBenign, err := tokenizeBudget(src, set.Benign.Train, opt.BenignTokens, r.st.Cap())
 	if err != nil {
 		return nil, err
 	}
@@ -383,8 +383,9 @@ func probeReduction(dir, mu []float64, before, after [][]float64) float64 {
 	return (b - a) / math.Abs(b)
 }
 
-// tokenizeBudget tokenises passages until about budget tokens.
-func tokenizeBudget(src Source, passages []string, budget int) ([][]int32, int, error) {
+// tokenizeBudget tokenises passages until about budget tokens, each cut to
+// maxLen (the scoring state's window).
+func tokenizeBudget(src Source, passages []string, budget, maxLen int) ([][]int32, int, error) {
 	var seqs [][]int32
 	n := 0
 	for _, t := range passages {
@@ -395,8 +396,8 @@ func tokenizeBudget(src Source, passages []string, budget int) ([][]int32, int, 
 		if err != nil {
 			return nil, 0, fmt.Errorf("geometry: benign text: %w", err)
 		}
-		if len(ids) > maxPromptTokens {
-			ids = ids[:maxPromptTokens]
+		if len(ids) > maxLen {
+			ids = ids[:maxLen]
 		}
 		if len(ids) < 2 {
 			continue

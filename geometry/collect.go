@@ -109,7 +109,9 @@ func newRunner(src Source) (*runner, error) {
 	if src.Model == nil || src.Prompt == nil || src.Text == nil {
 		return nil, fmt.Errorf("geometry: source needs a model and both tokenisers")
 	}
-	st, err := src.Model.NewState(min(src.Model.CtxLen, 4*maxPromptTokens), src.Kernels)
+	// Every sequence fed is cut to the window, so a window of one prompt
+	// is all the KV cache this state needs.
+	st, err := src.Model.NewState(min(src.Model.CtxLen, maxPromptTokens), src.Kernels)
 	if err != nil {
 		return nil, err
 	}
@@ -143,8 +145,8 @@ func (r *runner) states(ctx context.Context, prompts []string, layer int, hooks 
 		if err != nil {
 			return nil, 0, fmt.Errorf("geometry: prompt %q: %w", p, err)
 		}
-		if len(ids) > maxPromptTokens {
-			ids = ids[:maxPromptTokens]
+		if len(ids) > r.st.Cap() {
+			ids = ids[:r.st.Cap()]
 		}
 		if len(ids) == 0 {
 			return nil, 0, fmt.Errorf("geometry: prompt %q has no tokens", p)

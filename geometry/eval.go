@@ -148,7 +148,7 @@ func EvaluateSnipe(ctx context.Context, src Source, p *Profile, set *prompts.Set
 	if err != nil {
 		return nil, err
 	}
-	seqs, n, err := tokenizeBudget(src, set.Benign.Heldout, benignTokens)
+	seqs, n, err := tokenizeBudget(src, set.Benign.Heldout, benignTokens, r.st.Cap())
 	if err != nil {
 		return nil, err
 	}
