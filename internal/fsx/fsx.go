@@ -1,0 +1,142 @@
+// Package fsx opens and reads the files a user names (flags, arguments,
+// the config file) and refuses anything that is not a regular file. A
+// character device such as /dev/zero or /dev/urandom never reaches end of
+// file, so reading it whole eats memory until the process dies, and
+// opening a FIFO for reading blocks until a writer appears: either would
+// hang isagi instead of reporting a mistyped path.
+//
+// Symbolic links are followed: a link to a regular file is a regular file.
+package fsx
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+)
+
+// ErrNotRegular is wrapped by the errors for paths that are not regular
+// files (directories, devices, FIFOs, sockets).
+var ErrNotRegular = errors.New("not a regular file")
+
+// ErrTooLarge is wrapped by ReadRegular's error for a file over its limit.
+var ErrTooLarge = errors.New("too large")
+
+// CheckRegular returns nil when path, after following symbolic links, is a
+// regular file. Otherwise the error is one sentence naming the path and
+// what it is, e.g. "/dev/zero is not a regular file (a character
+// device)", wrapping ErrNotRegular; a path that cannot be stat'ed gives
+// the *fs.PathError (so errors.Is(err, fs.ErrNotExist) still works).
+// It never opens the file, so it cannot block on a FIFO.
+func CheckRegular(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	return checkMode(path, st.Mode())
+}
+
+// Open opens path for reading if it is a regular file (see CheckRegular),
+// without blocking when path is, or is swapped for, a FIFO.
+func Open(path string) (*os.File, error) {
+	f, _, err := open(path)
+	return f, err
+}
+
+// ReadRegular reads the whole of path, which must be a regular file (see
+// CheckRegular) of at most limit bytes. A larger file is refused before
+// any of it is read, with an error naming the path, its size and the
+// limit and wrapping ErrTooLarge.
+func ReadRegular(path string, limit int64) ([]byte, error) {
+	f, st, err := open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st.Size() > limit {
+		return nil, tooLarge(path, sizeString(st.Size()), limit)
+	}
+	// The file may grow while it is read; read one byte past the limit
+	// to notice.
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, tooLarge(path, "more than "+sizeString(limit), limit)
+	}
+	return data, nil
+}
+
+func tooLarge(path, size string, limit int64) error {
+	return fmt.Errorf("%s is %w (%s; the limit is %s)", path, ErrTooLarge, size, sizeString(limit))
+}
+
+// open stats path before opening it, so that a FIFO or a device is never
+// opened at all, then opens it non-blocking and checks the descriptor
+// too: the path may have been replaced between the two calls, and a FIFO
+// opened without O_NONBLOCK would block until a writer appears. The flag
+// stays set; reads of regular files ignore it.
+func open(path string) (*os.File, fs.FileInfo, error) {
+	if err := CheckRegular(path); err != nil {
+		return nil, nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|nonblock, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := f.Stat()
+	if err == nil {
+		err = checkMode(path, st.Mode())
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, st, nil
+}
+
+func checkMode(path string, m fs.FileMode) error {
+	if m.IsRegular() {
+		return nil
+	}
+	return fmt.Errorf("%s is %w (%s)", path, ErrNotRegular, kind(m))
+}
+
+// kind names what a file that is not regular is, for messages.
+func kind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return "a special file"
+}
+
+// sizeString writes n bytes in binary units, exactly when it can
+// ("64 MiB", "1.5 KiB", "12 bytes").
+func sizeString(n int64) string {
+	const units = "KMGTPE"
+	if n < 1024 {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	v, i := float64(n)/1024, 0
+	for v >= 1024 && i < len(units)-1 {
+		v /= 1024
+		i++
+	}
+	if v == float64(int64(v)) {
+		return fmt.Sprintf("%d %ciB", int64(v), units[i])
+	}
+	return fmt.Sprintf("%.1f %ciB", v, units[i])
+}

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package fsxtest
+
+import "testing"
+
+// fifo reports that this system has no FIFOs to test with.
+func fifo(t testing.TB, dir string) (string, bool) { return "", false }
