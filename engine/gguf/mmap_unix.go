@@ -3,34 +3,29 @@
 package gguf
 
 import (
-	"fmt"
 	"math"
-	"os"
 	"syscall"
 )
 
 // Open maps the file at path read-only and parses it. Tensor data is read
 // straight from the mapping, so opening a multi-gigabyte model costs only
 // its metadata; call Close to unmap it. If the file cannot be mapped, Open
-// reads it into memory instead.
+// reads it into memory instead. A path that is not a regular file (a
+// device, a FIFO, a directory) is refused without being read.
 //
 // Truncating the file while it is mapped makes later access to its tensor
 // data fault, as with any mmap.
 func Open(path string) (*File, error) {
-	fd, err := os.Open(path)
+	fd, st, err := openRegular(path)
 	if err != nil {
-		return nil, fmt.Errorf("gguf: %w", err)
+		return nil, err
 	}
 	// The mapping stays valid after the descriptor is closed.
 	defer fd.Close()
-	st, err := fd.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("gguf: %w", err)
-	}
 	size := st.Size()
-	if !st.Mode().IsRegular() || size <= 0 || uint64(size) > math.MaxInt {
-		// mmap rejects empty files, and cannot map what is not a regular
-		// file; reading gives the same result or a precise error.
+	if size <= 0 || uint64(size) > math.MaxInt {
+		// mmap rejects empty files, and cannot map more than the address
+		// space; reading gives the same result or a precise error.
 		return readAll(path, fd)
 	}
 	data, err := syscall.Mmap(int(fd.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/isagi-lab/isagi/internal/fsx/fsxtest"
 )
 
 // TestOpenAndReadFallback opens the same files through Open (a mapping on
@@ -116,5 +118,28 @@ func TestTensorDataBounds(t *testing.T) {
 	d := f.TensorData(ti)
 	if cap(d) != len(d) {
 		t.Errorf("TensorData capacity %d > length %d: an append would overwrite the next tensor", cap(d), len(d))
+	}
+}
+
+// TestOpenRefusesSpecialFiles: a device never reaches end of file and a
+// FIFO blocks its reader, so Open and the read fallback must refuse them
+// (and directories) before reading, promptly, in one sentence.
+func TestOpenRefusesSpecialFiles(t *testing.T) {
+	for _, c := range fsxtest.Special(t) {
+		t.Run(c.Name, func(t *testing.T) {
+			want := c.Path + " is not a regular file (" + c.Kind + "): give the path of a .gguf model file"
+			for name, open := range map[string]func(string) (*File, error){"Open": Open, "openRead": openRead} {
+				err := fsxtest.Within(t, func() error {
+					f, err := open(c.Path)
+					if err == nil {
+						f.Close()
+					}
+					return err
+				})
+				if err == nil || err.Error() != want {
+					t.Errorf("%s: got %v, want %q", name, err, want)
+				}
+			}
+		})
 	}
 }

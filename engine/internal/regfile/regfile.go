@@ -1,0 +1,79 @@
+// Package regfile opens the files that engine packages read from a path
+// (GGUF models, files to hash) and refuses anything that is not a regular
+// file. A character device such as /dev/zero never reaches end of file,
+// so reading or hashing it runs forever while memory climbs, and opening
+// a FIFO for reading blocks until a writer appears. Symbolic links are
+// followed.
+//
+// It is the engine's copy of isagi's internal/fsx.Open: the engine
+// imports nothing outside engine/.
+package regfile
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+)
+
+// ErrNotRegular is wrapped by Open's error for a path that is not a
+// regular file (a directory, a device, a FIFO, a socket).
+var ErrNotRegular = errors.New("not a regular file")
+
+// Open opens path for reading if, after following symbolic links, it is a
+// regular file, and returns it with its FileInfo. Otherwise the error is
+// one sentence naming the path and what it is, e.g. "/dev/zero is not a
+// regular file (a character device)", wrapping ErrNotRegular; a path that
+// cannot be stat'ed or opened gives the *fs.PathError.
+//
+// The path is stat'ed first, so a FIFO or a device is never opened, then
+// opened non-blocking and checked again through the descriptor, in case
+// it was replaced in between: a FIFO opened without O_NONBLOCK would block
+// until a writer appears. The flag stays set; reads and mappings of
+// regular files ignore it.
+func Open(path string) (*os.File, fs.FileInfo, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := check(path, st.Mode()); err != nil {
+		return nil, nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|nonblock, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err = f.Stat()
+	if err == nil {
+		err = check(path, st.Mode())
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, st, nil
+}
+
+func check(path string, m fs.FileMode) error {
+	if m.IsRegular() {
+		return nil
+	}
+	return fmt.Errorf("%s is %w (%s)", path, ErrNotRegular, kind(m))
+}
+
+// kind names what a file that is not regular is, for messages.
+func kind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	}
+	return "a special file"
+}
