@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/isagi-lab/isagi/engine/internal/regfile"
 	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/miku"
 )
@@ -127,9 +128,14 @@ func (c *GRCCache) Get(ctx context.Context, m *model.Model, gb *model.GRCBuilder
 }
 
 // FileSHA256 is the hex sha256 of a file's bytes (a model file's identity
-// in caches and session files).
+// in caches and session files). A path that is not a regular file is
+// refused: hashing a device such as /dev/zero would never end, and opening
+// a FIFO would wait for a writer.
 func FileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
+	f, _, err := regfile.Open(path)
+	if errors.Is(err, regfile.ErrNotRegular) {
+		return "", fmt.Errorf("session: %w", err) // the sentence names the path
+	}
 	if err != nil {
 		return "", fmt.Errorf("session: hashing %s: %w", path, err)
 	}
