@@ -1,47 +1,33 @@
 package tui
 
 import (
-	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/textarea"
 	tea "github.com/charmbracelet/bubbletea"
 )
 
-// inputPane is the multi-line message box. Enter is handled by the root
-// model (send); the textarea inserts a newline on keys.Newline.
+// inputPane is the message box. Enter is handled by the root model (send);
+// the root model also inserts a newline on keys.Newline.
 type inputPane struct {
-	ta textarea.Model
+	ed editor
 }
 
-func newInputPane(newline key.Binding, placeholder string) inputPane {
-	ta := textarea.New()
-	ta.KeyMap.InsertNewline = newline
-	ta.CharLimit = 0
-	ta.MaxHeight = 0
-	ta.ShowLineNumbers = false
-	ta.SetPromptFunc(2, func(line int) string {
-		if line == 0 {
-			return "› "
-		}
-		return "  "
-	})
-	ta.Placeholder = placeholder
-	ta.FocusedStyle.CursorLine = ta.FocusedStyle.CursorLine.UnsetBackground()
-	ta.Focus()
-	return inputPane{ta: ta}
+func newInputPane(placeholder string) inputPane {
+	return inputPane{ed: newEditor(placeholder)}
 }
 
-func (p *inputPane) setSize(w, h int) {
-	p.ta.SetWidth(max(w, 4))
-	p.ta.SetHeight(max(h, 1))
-}
+func (p *inputPane) setSize(w, h int) { p.ed.setSize(w, h) }
 
+// update gives a key to the editor; other messages are ignored.
 func (p *inputPane) update(msg tea.Msg) tea.Cmd {
-	var cmd tea.Cmd
-	p.ta, cmd = p.ta.Update(msg)
-	return cmd
+	if k, ok := msg.(tea.KeyMsg); ok {
+		p.ed.update(k)
+	}
+	return nil
 }
 
-func (p *inputPane) value() string { return p.ta.Value() }
-func (p *inputPane) reset()        { p.ta.Reset() }
+func (p *inputPane) value() string { return p.ed.value() }
+func (p *inputPane) reset()        { p.ed.reset() }
 
-func (p *inputPane) View() string { return theme.InputBox.Render(p.ta.View()) }
+// height is the rows the pane takes: its border line and the text rows.
+func (p *inputPane) height() int { return 1 + p.ed.height }
+
+func (p *inputPane) View() string { return theme.InputBox.Render(p.ed.view()) }

@@ -21,7 +21,7 @@ var theme = struct {
 	Streaming, Notice, Error, Info   lipgloss.Style
 	InputBox, Status, StatusKey      lipgloss.Style
 	HelpBox, HelpTitle, HelpKey, Dim lipgloss.Style
-	Spark                            lipgloss.Style
+	Spark, Cursor                    lipgloss.Style
 }{
 	Header:    lipgloss.NewStyle().Bold(true).Foreground(colAccent),
 	HeaderDim: lipgloss.NewStyle().Foreground(colDim),
@@ -49,5 +49,6 @@ var theme = struct {
 	HelpKey:   lipgloss.NewStyle().Foreground(colAccent),
 	Dim:       lipgloss.NewStyle().Foreground(colDim),
 
-	Spark: lipgloss.NewStyle().Foreground(colModel),
+	Spark:  lipgloss.NewStyle().Foreground(colModel),
+	Cursor: lipgloss.NewStyle().Reverse(true),
 }

@@ -97,6 +97,8 @@ type Model struct {
 	genID  int
 	busy   string // engine work in flight that is not a reply (a rank build), or ""
 
+	frame frameLimiter // bounds full redraws while text pours in
+
 	paneRot     int                // ctrl+o: which side pane follows Perf
 	calibCancel context.CancelFunc // stops the calibration in flight
 	jobCancel   context.CancelFunc // stops the compression build in flight
@@ -123,7 +125,7 @@ func New(e Engine, opts Options) *Model {
 		info:   info,
 		keys:   keys,
 		chat:   newChatPane(info.Name, info.Mode == session.ModeChat, opts.MarkdownStyle),
-		input:  newInputPane(keys.Newline, placeholder),
+		input:  newInputPane(placeholder),
 		hw:     hardwarePane{src: opts.Telemetry},
 		model:  modelPane{info: info},
 		ctx:    ctx,
@@ -170,7 +172,7 @@ func (m *Model) Close() {
 
 // Init starts telemetry polling and the cursor blink.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.input.ta.Focus()}
+	var cmds []tea.Cmd
 	if m.hw.src != nil {
 		src := m.hw.src
 		cmds = append(cmds, func() tea.Msg { // first sample at once, then at 2 Hz
@@ -183,7 +185,11 @@ func (m *Model) Init() tea.Cmd {
 
 // Update routes a message to the panes.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	m.frame.deferred = false
 	switch msg := msg.(type) {
+	case redrawMsg:
+		m.frame.pending = false
+		return m, nil
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.layout()
@@ -199,14 +205,34 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case hwMsg:
 		return m, m.hw.update(msg)
 	case tea.KeyMsg:
-		return m, m.onKey(msg)
+		// Keys come in bursts (typing, a paste): redraw at most once a
+		// frame while they do.
+		return m, tea.Batch(m.onKey(msg), m.frame.throttle())
 	}
-	return m, m.input.update(msg)
+	return m, nil
+}
+
+// isText reports whether a key message is typed or pasted text rather than
+// a key. Bubble Tea delivers a burst of printable characters (a word typed
+// fast, or a paste in a terminal without bracketed paste) as one message
+// whose String() is the characters themselves: "enter", "up" or "ctrl+c"
+// typed as text must never act as that key. A single character is still a
+// key for bindings such as "?".
+func isText(msg tea.KeyMsg) bool {
+	return msg.Paste || (msg.Type == tea.KeyRunes && len(msg.Runes) > 1) || msg.Type == tea.KeySpace
 }
 
 func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 	k := m.keys
+	if isText(msg) {
+		m.help.show = false // the text is the user's: show where it went
+		m.input.update(msg)
+		return nil
+	}
 	switch {
+	case key.Matches(msg, k.Newline):
+		m.input.ed.newline()
+		return nil
 	case key.Matches(msg, k.Quit):
 		return m.quit()
 	case m.help.show:
@@ -424,7 +450,7 @@ func (m *Model) layout() {
 
 // chrome is the number of lines outside the body.
 func (m *Model) chrome() int {
-	n := 1 + lipgloss.Height(m.input.View()) + 1 // header, input, status
+	n := 1 + m.input.height() + 1 // header, input, status
 	if b := m.banner(); b != "" {
 		n += lipgloss.Height(b)
 	}
@@ -472,6 +498,15 @@ func (m *Model) side(h int) string {
 // View lays out header, banner, body (chat and side panes, or the help
 // overlay), the pane summary on narrow terminals, input and status.
 func (m *Model) View() string {
+	if m.frame.deferred && m.frame.last != "" {
+		return m.frame.last
+	}
+	s := m.render()
+	m.frame.rendered(s)
+	return s
+}
+
+func (m *Model) render() string {
 	if m.help.show { // modal: the whole screen but the status line
 		h := max(m.height-1, 1)
 		ov := lipgloss.NewStyle().Height(h).MaxHeight(h).MaxWidth(m.width).Render(m.help.View(m.keys, m.width, h))
