@@ -22,6 +22,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/isagi-lab/isagi/internal/fsx"
 	"github.com/isagi-lab/isagi/miku"
 	"github.com/isagi-lab/isagi/teh"
 )
@@ -238,11 +239,18 @@ func (p *Profile) Save(path, appVersion string) error {
 	})
 }
 
+// maxProfileBytes bounds the profile file LoadProfile reads whole. A
+// profile is a few MiB (its basis is d×k float64s); a larger file is not
+// one, and reading it would only exhaust memory.
+const maxProfileBytes = 1 << 30
+
 // LoadProfile reads a profile written by Save. layers, when positive, is
 // the model's block count, checked against the probe layers. A damaged
-// file, a newer format or a malformed profile is an error naming the file.
+// file, a newer format or a malformed profile is an error naming the file,
+// and so is a path that is not a regular file (a device such as /dev/zero
+// never ends) or a file over 1 GiB.
 func LoadProfile(path string, layers int) (*Profile, error) {
-	data, err := os.ReadFile(path)
+	data, err := fsx.ReadRegular(path, maxProfileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("geometry: %w", err)
 	}

@@ -14,6 +14,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strconv"
+	"strings"
 )
 
 // ErrNotRegular is wrapped by the errors for paths that are not regular
@@ -54,8 +56,13 @@ func ReadRegular(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	if st.Size() > limit {
-		return nil, tooLarge(path, sizeString(st.Size()), limit)
+	if n := st.Size(); n > limit {
+		size := sizeString(n)
+		if size == sizeString(limit) {
+			// Rounded, it would read as the limit itself.
+			size = fmt.Sprintf("%d bytes", n)
+		}
+		return nil, tooLarge(path, size, limit)
 	}
 	// The file may grow while it is read; read one byte past the limit
 	// to notice.
@@ -123,8 +130,8 @@ func kind(m fs.FileMode) string {
 	return "a special file"
 }
 
-// sizeString writes n bytes in binary units, exactly when it can
-// ("64 MiB", "1.5 KiB", "12 bytes").
+// sizeString writes n bytes in binary units to one decimal, dropping a
+// ".0" ("64 MiB", "1.5 KiB", "12 bytes").
 func sizeString(n int64) string {
 	const units = "KMGTPE"
 	if n < 1024 {
@@ -135,8 +142,5 @@ func sizeString(n int64) string {
 		v /= 1024
 		i++
 	}
-	if v == float64(int64(v)) {
-		return fmt.Sprintf("%d %ciB", int64(v), units[i])
-	}
-	return fmt.Sprintf("%.1f %ciB", v, units[i])
+	return strings.TrimSuffix(strconv.FormatFloat(v, 'f', 1, 64), ".0") + " " + units[i:i+1] + "iB"
 }

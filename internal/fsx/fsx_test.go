@@ -73,7 +73,7 @@ func TestReadRegular(t *testing.T) {
 }
 
 func TestSizeString(t *testing.T) {
-	for n, want := range map[int64]string{0: "0 bytes", 1023: "1023 bytes", 1024: "1 KiB", 1536: "1.5 KiB", 64 << 20: "64 MiB", 3 << 30: "3 GiB"} {
+	for n, want := range map[int64]string{0: "0 bytes", 1023: "1023 bytes", 1024: "1 KiB", 1536: "1.5 KiB", 1<<30 + 1: "1 GiB", 64 << 20: "64 MiB", 70<<20 + 1: "70 MiB", 3 << 30: "3 GiB", 3<<30 + 3<<29: "4.5 GiB"} {
 		if got := sizeString(n); got != want {
 			t.Errorf("sizeString(%d) = %q, want %q", n, got, want)
 		}
