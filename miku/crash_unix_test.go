@@ -3,10 +3,12 @@
 package miku
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -21,14 +23,16 @@ import (
 // helperEnv carries the target path to TestHelperWriter in the child.
 const helperEnv = "MIKU_TEST_HELPER_WRITER"
 
-// crashFile is generation gen of the file the crash test saves: 4–8 MB
+// crashFile is generation gen of the file the crash test saves: 1–4 MB
 // whose every word depends on gen, so a mix of two versions cannot pass.
+// The payload repeats one 64 KB block, as filling it word by word is slow
+// under -race.
 func crashFile(gen uint64) *File {
-	n := (4 + gen%5) << 20
-	payload := make([]byte, n)
-	for i := 0; i+8 <= len(payload); i += 8 {
-		binary.LittleEndian.PutUint64(payload[i:], gen*0x9E3779B97F4A7C15^uint64(i))
+	block := make([]byte, 64<<10)
+	for i := 0; i < len(block); i += 8 {
+		binary.LittleEndian.PutUint64(block[i:], gen*0x9E3779B97F4A7C15^uint64(i))
 	}
+	payload := bytes.Repeat(block, int(1+gen%4)*16)
 	return &File{
 		Header:   Header{AppVersion: strconv.FormatUint(gen, 10), Created: time.Unix(0, 0).UTC(), Updated: time.Unix(int64(gen), 0).UTC()},
 		Sections: []Section{{Name: "gen", Data: binary.LittleEndian.AppendUint64(nil, gen)}, {Name: "payload", Required: true, Data: payload}},
@@ -53,30 +57,108 @@ func genOf(t *testing.T, f *File) uint64 {
 
 // TestHelperWriter is the child process of TestCrashSafety: it saves ever
 // newer generations of the file at $MIKU_TEST_HELPER_WRITER until killed.
+// It builds each generation, says so on fd 3 ("ready N"), waits for a
+// byte on stdin, saves it and reports the completed save ("done N"), so
+// that the parent knows exactly when a save is under way and which have
+// completed.
 func TestHelperWriter(t *testing.T) {
 	path := os.Getenv(helperEnv)
 	if path == "" {
 		t.Skip("helper process for TestCrashSafety")
 	}
-	f, err := Read(path)
-	if err != nil {
+	report := os.NewFile(3, "report")
+	die := func(err error) {
 		fmt.Fprintln(os.Stderr, "helper:", err)
 		os.Exit(3)
 	}
+	f, err := Read(path)
+	if err != nil {
+		die(err)
+	}
 	gen := binary.LittleEndian.Uint64(f.Sections[0].Data)
+	var go1 [1]byte
 	for {
 		gen++
-		if err := Write(path, crashFile(gen)); err != nil {
-			fmt.Fprintln(os.Stderr, "helper:", err)
-			os.Exit(3)
+		next := crashFile(gen)
+		if _, err := fmt.Fprintln(report, "ready", gen); err != nil {
+			die(err)
+		}
+		if _, err := io.ReadFull(os.Stdin, go1[:]); err != nil {
+			die(err)
+		}
+		if err := Write(path, next); err != nil {
+			die(err)
+		}
+		if _, err := fmt.Fprintln(report, "done", gen); err != nil {
+			die(err)
 		}
 	}
 }
 
-// TestCrashSafety kills a child process that is saving in a loop, at
-// random moments, and checks after every kill that the file is a complete
-// generation, never older than the last one seen, and that at most one
-// temporary file (the killed write's) is left.
+// writer is a running TestHelperWriter.
+type writer struct {
+	cmd    *exec.Cmd
+	out    bytes.Buffer
+	goes   io.WriteCloser // one byte starts one save
+	events <-chan event   // closed when the child dies
+}
+
+// event is one line of a child's report: generation gen is built and
+// waits for its go (ready), or saved (done).
+type event struct {
+	done bool
+	gen  uint64
+}
+
+// startWriter starts TestHelperWriter on path.
+func startWriter(t *testing.T, path string) *writer {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wr := &writer{cmd: exec.Command(os.Args[0], "-test.run=^TestHelperWriter$", "-test.count=1")}
+	wr.cmd.Env = append(os.Environ(), helperEnv+"="+path)
+	wr.cmd.Stdout, wr.cmd.Stderr = &wr.out, &wr.out
+	wr.cmd.ExtraFiles = []*os.File{w} // fd 3 in the child
+	if wr.goes, err = wr.cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	if err := wr.cmd.Start(); err != nil {
+		r.Close()
+		w.Close()
+		t.Fatal(err)
+	}
+	w.Close() // only the child writes: EOF comes when it dies
+	events := make(chan event, 64)
+	wr.events = events
+	go func() {
+		defer close(events)
+		defer r.Close()
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			what, num, _ := strings.Cut(sc.Text(), " ")
+			g, err := strconv.ParseUint(num, 10, 64)
+			if err != nil || (what != "ready" && what != "done") {
+				return // the parent sees the channel close early and fails
+			}
+			events <- event{what == "done", g}
+		}
+	}()
+	return wr
+}
+
+// TestCrashSafety kills a child process while it is saving: it lets the
+// child complete 1–3 saves, timing the last, then starts one more and
+// kills the child a random fraction of that time later. After every kill
+// it checks that the file is a complete generation, no older than the
+// last one the child reported complete and at most one newer (the save in
+// flight may have renamed but not reported), and that at most one
+// temporary file (the killed write's) is left. It goes on until 20 kills
+// have landed inside a save (one that lands just after the save completed
+// is checked too, but not counted). Nothing depends on how fast the
+// machine is: a slow child only makes the test wait longer, up to a
+// generous deadline per report that fails the test rather than hanging.
 func TestCrashSafety(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns processes")
@@ -89,36 +171,87 @@ func TestCrashSafety(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	rng := rand.New(rand.NewPCG(seed, 0))
 	t.Logf("seed %d", seed)
+	const deadline = 60 * time.Second
 	var last uint64
-	advanced, interrupted := 0, 0
-	const kills = 25
-	for i := range kills {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperWriter$", "-test.count=1")
-		cmd.Env = append(os.Environ(), helperEnv+"="+path)
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
+	midWrite, afterRename, completed := 0, 0, 0
+	const kills, maxTries = 20, 200
+	i := 0
+	for ; i-completed < kills; i++ {
+		if i == maxTries {
+			t.Fatalf("%d of %d kills came after the save had completed: the kill timing does not work here", completed, i)
+		}
+		w := startWriter(t, path)
+		fail := func(format string, args ...any) {
+			t.Helper()
+			w.cmd.Process.Signal(syscall.SIGKILL)
+			w.cmd.Wait()
+			t.Fatalf("kill %d: %s\nchild output:\n%s", i, fmt.Sprintf(format, args...), w.out.String())
+		}
+		next := func(done bool) uint64 {
+			t.Helper()
+			select {
+			case e, ok := <-w.events:
+				if !ok {
+					fail("the child died or garbled its report")
+				}
+				if e.done != done {
+					fail("unexpected report %+v", e)
+				}
+				return e.gen
+			case <-time.After(deadline):
+				fail("no report from the child in %v", deadline)
+			}
+			return 0
+		}
+		// start waits until the child has built its next generation and
+		// starts saving it.
+		start := func() (uint64, time.Time) {
+			t.Helper()
+			g := next(false)
+			if _, err := w.goes.Write([]byte{1}); err != nil {
+				fail("starting a save: %v", err)
+			}
+			return g, time.Now()
+		}
+		// Saves the child completes, one at a time, timing the last.
+		var reported uint64
+		var took time.Duration
+		for range 1 + rng.IntN(3) {
+			g, t0 := start()
+			if got := next(true); got != g {
+				fail("started %d, completed %d", g, got)
+			}
+			reported, took = g, time.Since(t0)
+		}
+		start()
+		time.Sleep(time.Duration(rng.Float64() * float64(took)))
+		if err := w.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Duration(30+rng.IntN(270)) * time.Millisecond)
-		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
-		err := cmd.Wait()
-		ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
+		err := w.cmd.Wait()
+		ws, ok := w.cmd.ProcessState.Sys().(syscall.WaitStatus)
 		if !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
-			t.Fatalf("kill %d: child was not killed (%v):\n%s", i, err, out.String())
+			t.Fatalf("kill %d: child was not killed (%v):\n%s", i, err, w.out.String())
+		}
+		// The last save may have completed and reported before the kill.
+		for e := range w.events {
+			if e.done {
+				reported = e.gen
+				completed++
+			}
 		}
 		f, err := Read(path)
 		if err != nil {
 			t.Fatalf("kill %d: the file is not readable: %v", i, err)
 		}
 		gen := genOf(t, f)
-		if gen < last {
-			t.Fatalf("kill %d: generation went back from %d to %d", i, last, gen)
-		}
-		if gen > last {
-			advanced++
+		switch {
+		case gen < reported:
+			t.Fatalf("kill %d: the file holds generation %d, older than %d, which the child reported saved", i, gen, reported)
+		case gen > reported+1:
+			t.Fatalf("kill %d: the file holds generation %d, but the child had only started %d", i, gen, reported+1)
+		case gen == reported+1:
+			afterRename++
 		}
 		last = gen
 		ents, err := os.ReadDir(dir)
@@ -136,12 +269,10 @@ func TestCrashSafety(t *testing.T) {
 		if len(temps) > 1 {
 			t.Fatalf("kill %d: temporary files accumulate: %v", i, temps)
 		}
-		interrupted += len(temps)
+		midWrite += len(temps)
 	}
-	t.Logf("%d kills: %d saw a newer generation (last %d), %d interrupted a save mid-write", kills, advanced, last, interrupted)
-	if last == 0 {
-		t.Fatal("the child never completed a save: the test exercised nothing")
-	}
+	t.Logf("%d kills (last generation %d): %d during a save — %d before its temporary file existed, %d mid-write (a temporary file left), %d between the rename and the report — and %d just after a save completed",
+		i, last, kills, kills-midWrite-afterRename, midWrite, afterRename, completed)
 	// The next save cleans up what the last kill left.
 	if err := Write(path, crashFile(last+1)); err != nil {
 		t.Fatal(err)
