@@ -5,7 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
+
+	"github.com/isagi-lab/isagi/internal/fsx"
 )
 
 // Config is the user's config file, ConfigDir()/config.json.
@@ -67,13 +68,19 @@ func LoadConfig() (Config, error) {
 	return loadConfig(p)
 }
 
+// maxConfigBytes bounds the config file: a few lines of JSON, so anything
+// near a MiB is not one, and reading it whole would waste memory.
+const maxConfigBytes = 1 << 20
+
 func loadConfig(p string) (Config, error) {
-	b, err := os.ReadFile(p)
+	// Not os.ReadFile: a config path that is a FIFO or a device (a
+	// symbolic link to /dev/zero, say) must be refused, not read forever.
+	b, err := fsx.ReadRegular(p, maxConfigBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Config{}, nil
 	}
 	if err != nil {
-		return Config{}, err
+		return Config{}, fmt.Errorf("config file: %w", err) // err names the path
 	}
 	var c Config
 	if err := json.Unmarshal(b, &c); err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/isagi-lab/isagi/hub"
+	"github.com/isagi-lab/isagi/internal/fsx"
 )
 
 // ErrNoModel is wrapped by Resolve's errors when no model could be found.
@@ -25,7 +26,9 @@ var ErrNoModel = errors.New("no model")
 // insensitively when there is no exact match.
 //
 // When nothing is found the error (wrapping ErrNoModel) says which sources
-// were tried and what to do: `isagi pull` or `--demo`.
+// were tried and what to do: `isagi pull` or `--demo`. A value naming
+// something that is neither a regular file nor a directory (a device such
+// as /dev/zero, a FIFO) is an error of its own, saying what it is.
 func Resolve(flagValue string) (string, error) {
 	dir, err := ModelsDir()
 	if err != nil {
@@ -64,6 +67,11 @@ func resolveValue(v, source, dir string) (string, error) {
 	if st, err := os.Stat(v); err == nil {
 		if st.IsDir() {
 			return "", fmt.Errorf("%w: %s names %s, which is a directory, not a GGUF file", ErrNoModel, source, v)
+		}
+		// A device or a FIFO would be read (or waited on) forever. The
+		// error does not wrap ErrNoModel: a model was named, wrongly.
+		if err := fsx.CheckRegular(v); err != nil {
+			return "", fmt.Errorf("%s: %w: give the path of a .gguf model file", source, err)
 		}
 		return v, nil
 	}

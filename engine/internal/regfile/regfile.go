@@ -67,7 +67,7 @@ func kind(m fs.FileMode) string {
 	case m.IsDir():
 		return "a directory"
 	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
+		return "a FIFO"
 	case m&fs.ModeSocket != 0:
 		return "a socket"
 	case m&fs.ModeCharDevice != 0:

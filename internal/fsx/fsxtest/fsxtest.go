@@ -36,7 +36,7 @@ func Special(t testing.TB) []Case {
 	}
 	cs = append(cs, Case{Name: "directory", Path: sub, Kind: "a directory"})
 	if p, ok := fifo(t, dir); ok {
-		cs = append(cs, Case{Name: "fifo", Path: p, Kind: "a named pipe (FIFO)"})
+		cs = append(cs, Case{Name: "fifo", Path: p, Kind: "a FIFO"})
 	}
 	return cs
 }
