@@ -1,7 +1,9 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/bubbles/viewport"
 	"github.com/charmbracelet/glamour"
@@ -146,7 +148,7 @@ func (c *chatPane) render(e entry) string {
 	w := max(c.width, 4)
 	switch e.kind {
 	case entryUser:
-		return theme.UserLabel.Render(c.userName) + "\n" + theme.User.Width(w-1).Render(e.text)
+		return theme.UserLabel.Render(c.userName) + "\n" + theme.User.Width(w-1).Render(abbreviate(e.text))
 	case entryAssistant:
 		return theme.ModelLabel.Render(c.modelName) + "\n" + c.renderMarkdown(e.text, w)
 	case entryNotice:
@@ -194,3 +196,22 @@ func joinBlocks(a, b string) string {
 }
 
 func (c *chatPane) View() string { return c.vp.View() }
+
+// shownMessage bounds how much of one message the chat shows: a pasted
+// megabyte would cost every redraw of the history. The message itself is
+// sent and kept whole.
+const shownMessage = 4000
+
+// abbreviate returns text, or for a long one its start and a line saying
+// how much more was sent.
+func abbreviate(text string) string {
+	if len(text) <= shownMessage {
+		return text
+	}
+	cut := shownMessage
+	for cut > 0 && !utf8.RuneStart(text[cut]) {
+		cut--
+	}
+	rest := text[cut:]
+	return text[:cut] + fmt.Sprintf("… [%s more, %d more words — shown in part, kept whole]", fmtBytes(int64(len(rest))), len(strings.Fields(rest)))
+}

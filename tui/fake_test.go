@@ -19,6 +19,8 @@ type fakeEngine struct {
 	delay  time.Duration // between pieces
 	tokS   float64
 	drop   int // Turn.Dropped to report
+	trim   int // Turn.Trimmed to report
+	limit  int // inputs longer than this (bytes) are refused with ErrTooLong; 0: none
 	// gauge, when set, makes every event carry a TEH reading (token i reads
 	// gauge(i)) and the turn a geometry summary.
 	gauge func(i int) geometry.Reading
@@ -102,6 +104,9 @@ func (f *fakeEngine) Send(ctx context.Context, input string, emit func(session.E
 	f.mu.Lock()
 	f.sent = append(f.sent, input)
 	f.mu.Unlock()
+	if f.limit > 0 && len(input) > f.limit {
+		return session.Turn{}, fmt.Errorf("session: %w: it is %d tokens and the window holds %d, 64 of them kept for the reply", session.ErrTooLong, len(input), f.limit)
+	}
 	start := time.Now()
 	var b strings.Builder
 	for i, p := range f.pieces {
@@ -128,7 +133,7 @@ func (f *fakeEngine) Send(ctx context.Context, input string, emit func(session.E
 	turn := session.Turn{
 		Text: b.String(), Tokens: len(f.pieces) + 1, PromptTok: 10,
 		TimeToFirst: 120 * time.Millisecond, PrefillTokS: 310, DecodeTokS: f.tokS,
-		Stop: "stop token", Dropped: f.drop, ContextUsed: used,
+		Stop: "stop token", Dropped: f.drop, Trimmed: f.trim, ContextUsed: used,
 	}
 	turn.COG = f.cog
 	if f.gauge != nil {

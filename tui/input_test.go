@@ -176,3 +176,32 @@ func (p probed) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	_, cmd := p.Model.Update(msg)
 	return p, cmd
 }
+
+// A message too long for the context window is refused with a visible
+// reason and given back in the input; the chat shows a huge message in part.
+func TestTooLongMessageComesBack(t *testing.T) {
+	e := newFake()
+	e.limit = 100
+	tm := start(t, e, 120, 40)
+	long := words(2000)
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(long), Paste: true})
+	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	waitFor(t, tm, "not sent", "back in the input")
+	m := finish(t, tm)
+	if got := m.input.value(); got != long {
+		t.Fatalf("input after a refused message holds %d bytes, want the %d sent", len(got), len(long))
+	}
+	if f := frame(m); !strings.Contains(f, "shown in part") {
+		t.Errorf("a %d-byte message is not abbreviated in the chat:\n%s", len(long), f)
+	}
+}
+
+// A completion-mode text cut to fit the window says so.
+func TestTrimmedTextNotice(t *testing.T) {
+	e := newFake()
+	e.trim = 321
+	tm := start(t, e, 120, 40)
+	typeLine(tm, "hello")
+	waitFor(t, tm, "(321", "tokens left out)")
+	finish(t, tm)
+}

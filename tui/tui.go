@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -94,6 +95,7 @@ type Model struct {
 	cancel context.CancelFunc
 	wg     *sync.WaitGroup // generations in flight
 	gen    *generation     // the reply streaming now, or nil
+	sent   string          // the message it answers (given back if refused)
 	genID  int
 	busy   string // engine work in flight that is not a reply (a rank build), or ""
 
@@ -315,6 +317,7 @@ func (m *Model) submit() tea.Cmd {
 		text = strings.Replace(text, "/", "", 1)
 	}
 	m.input.reset()
+	m.sent = text
 	m.chat.add(entryUser, text)
 	m.chat.beginReply()
 	m.perf.begin()
@@ -352,9 +355,20 @@ func (m *Model) onStream(msg streamMsg) tea.Cmd {
 	case "token limit":
 		notes = append(notes, entry{entryInfo, fmt.Sprintf("reached max_tokens (%d)", t.Tokens)})
 	}
-	if msg.err != nil {
+	if t.Trimmed > 0 {
+		notes = append(notes, entry{entryNotice, fmt.Sprintf("the text is longer than the context window: the model saw only its last part (%d earlier %s left out)", t.Trimmed, plural(t.Trimmed, "token", "tokens"))})
+	}
+	switch {
+	case errors.Is(msg.err, session.ErrTooLong):
+		// Nothing was sent: give the text back so the user can shorten it.
+		notes = append(notes, entry{entryError, "not sent — " + strings.TrimPrefix(msg.err.Error(), "session: ") + ". The message is back in the input."})
+		if m.input.value() == "" {
+			m.input.ed.insertString(m.sent)
+		}
+	case msg.err != nil:
 		notes = append(notes, entry{entryError, "generation failed: " + msg.err.Error()})
 	}
+	m.sent = ""
 	notes = append(notes, m.geo.finish(t)...)
 	notes = append(notes, m.mani.finish(t)...)
 	m.chat.endReply(t.Text, notes...)

@@ -77,11 +77,11 @@ func (s *Session) send(ctx context.Context, input string, mode sendMode, emit fu
 	}
 	reserve := min(s.set.MaxTokens, s.st.Cap()/2)
 	var (
-		ids     []int32
-		dropped int
+		ids              []int32
+		dropped, trimmed int
 	)
 	if s.tmpl == nil {
-		ids, err = s.completionPrompt(input, reserve)
+		ids, trimmed, err = s.completionPrompt(input, reserve)
 	} else {
 		ids, dropped, err = s.chatPrompt(input, augment, reserve)
 	}
@@ -139,7 +139,7 @@ func (s *Session) send(ctx context.Context, input string, mode sendMode, emit fu
 	turn := Turn{
 		Text: reply.String(), Tokens: stats.Generated, PromptTok: len(feed),
 		TimeToFirst: stats.TimeToFirst, PrefillTokS: stats.PrefillTokPerSec(), DecodeTokS: stats.DecodeTokPerSec(),
-		Stop: stats.Reason.String(), Dropped: dropped,
+		Stop: stats.Reason.String(), Dropped: dropped, Trimmed: trimmed,
 	}
 	if s.geo != nil {
 		sum := s.geo.Summary()
@@ -193,62 +193,67 @@ func isStop(id int32, stops []int32) bool {
 // only (COG's AUGMENT tier): the stored conversation keeps the message as
 // the user wrote it.
 func (s *Session) chatPrompt(input, augment string, reserve int) ([]int32, int, error) {
-	s.msgs = append(s.msgs, chat.Message{Role: "user", Content: input})
+	// Work on a copy: a message that cannot fit even alone must leave the
+	// conversation as it was, not stripped of the turns dropped while
+	// trying.
+	msgs := append(slices.Clip(s.msgs), chat.Message{Role: "user", Content: input})
 	dropped := 0
 	for {
-		msgs := s.msgs
+		shown := msgs
 		if augment != "" {
-			msgs = slices.Clone(s.msgs)
-			msgs[len(msgs)-1].Content = "An earlier answer to a similar question, for reference:\n" + augment + "\n\n" + input
+			shown = slices.Clone(msgs)
+			shown[len(shown)-1].Content = "An earlier answer to a similar question, for reference:\n" + augment + "\n\n" + input
 		}
-		p, err := s.tmpl.Render(msgs, chat.Options{AddGenerationPrompt: true})
+		p, err := s.tmpl.Render(shown, chat.Options{AddGenerationPrompt: true})
 		if err != nil {
-			s.msgs = s.msgs[:len(s.msgs)-1]
 			return nil, 0, err
 		}
 		ids, err := s.tok.EncodePrompt(p.Text, p.User, tokenizer.EncodeOptions{})
 		if err != nil {
-			s.msgs = s.msgs[:len(s.msgs)-1]
 			return nil, 0, err
 		}
 		if len(ids)+reserve <= s.st.Cap() {
+			s.msgs = msgs
 			return ids, dropped, nil
 		}
 		// Drop the oldest non-system turn: a user message and the replies
 		// that follow it.
 		first := 0
-		if len(s.msgs) > 0 && s.msgs[0].Role == "system" {
+		if len(msgs) > 0 && msgs[0].Role == "system" {
 			first = 1
 		}
-		if first >= len(s.msgs)-1 { // only the new message is left
-			s.msgs = s.msgs[:len(s.msgs)-1]
-			return nil, 0, fmt.Errorf("session: %w (%d tokens with %d reserved for the reply, window %d)", ErrTooLong, len(ids), reserve, s.st.Cap())
+		if first >= len(msgs)-1 { // only the new message is left
+			return nil, 0, fmt.Errorf("session: %w: it is %d tokens and the window holds %d, %d of them kept for the reply",
+				ErrTooLong, len(ids), s.st.Cap(), reserve)
 		}
 		end := first + 1
-		for end < len(s.msgs)-1 && s.msgs[end].Role != "user" {
+		for end < len(msgs)-1 && msgs[end].Role != "user" {
 			end++
 		}
-		s.msgs = append(s.msgs[:first], s.msgs[end:]...)
+		msgs = append(msgs[:first:first], msgs[end:]...)
 		dropped++
 	}
 }
 
 // completionPrompt appends input to the running text and tokenises it,
-// keeping only the most recent tokens that leave room for a reply.
-func (s *Session) completionPrompt(input string, reserve int) ([]int32, error) {
-	s.text += input
-	ids, err := s.tok.Encode(s.text, tokenizer.EncodeOptions{AddSpecial: true})
+// keeping only the most recent tokens that leave room for a reply; trimmed
+// is how many earlier tokens the model does not see.
+func (s *Session) completionPrompt(input string, reserve int) (ids []int32, trimmed int, err error) {
+	text := s.text + input
+	ids, err = s.tok.Encode(text, tokenizer.EncodeOptions{AddSpecial: true})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if len(ids) == 0 && s.tok.BOS() >= 0 {
 		ids = []int32{s.tok.BOS()}
 	}
 	if max := s.st.Cap() - reserve; len(ids) > max {
-		ids = ids[len(ids)-max:]
+		trimmed = len(ids) - max
+		ids = ids[trimmed:]
 	}
 	if len(ids) == 0 {
-		return nil, fmt.Errorf("session: nothing to continue")
+		return nil, 0, fmt.Errorf("session: nothing to continue")
 	}
-	return ids, nil
+	s.text = text
+	return ids, trimmed, nil
 }

@@ -115,7 +115,11 @@ type Turn struct {
 	DecodeTokS  float64
 	Stop        string // why it ended: "stop token", "token limit", "context full", "cancelled"
 	Dropped     int    // oldest turns dropped to make room before this one
-	ContextUsed int    // tokens in the KV cache after the turn
+	// Trimmed is, in completion mode, how many tokens at the start of the
+	// text the model did not see this turn: the text is longer than the
+	// window allows with room for the reply.
+	Trimmed     int
+	ContextUsed int // tokens in the KV cache after the turn
 	// Geometry is the TEH gauge over the turn, when a profile is running.
 	Geometry *geometry.TurnSummary
 	// COG is the living manifold's decision for the turn, when one runs.

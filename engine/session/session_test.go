@@ -2,6 +2,8 @@ package session
 
 import (
 	"github.com/isagi-lab/isagi/internal/fixtures"
+	"reflect"
+	"slices"
 
 	"context"
 	"errors"
@@ -124,9 +126,28 @@ func TestChatDropsOldestTurns(t *testing.T) {
 	if dropped == 0 {
 		t.Fatal("twelve turns fit a 96-token window without dropping any: the test proves nothing")
 	}
+	before := slices.Clone(s.Transcript())
 	big := strings.Repeat("words ", 200)
 	if _, err := s.Send(context.Background(), big, func(Event) {}); !errors.Is(err, ErrTooLong) {
 		t.Fatalf("a message larger than the window: %v", err)
+	}
+	// The refused message takes nothing with it: the turns that would have
+	// been dropped to make room are still there.
+	if after := s.Transcript(); !reflect.DeepEqual(after, before) {
+		t.Fatalf("a refused message changed the conversation: %d messages before, %d after", len(before), len(after))
+	}
+}
+
+// TestCompletionTrimIsReported: a text longer than the window is cut to its
+// last tokens, and the turn says how many the model did not see.
+func TestCompletionTrimIsReported(t *testing.T) {
+	s := open(t, fixture(t, "kjv/kjv-f32.gguf"), Options{Ctx: 64, Settings: greedy()})
+	if turn := send(t, s, "And God said"); turn.Trimmed != 0 {
+		t.Fatalf("a short text was trimmed by %d tokens", turn.Trimmed)
+	}
+	turn := send(t, s, strings.Repeat(" and the LORD spake unto Moses", 20))
+	if turn.Trimmed <= 0 {
+		t.Fatalf("a text longer than the window: Trimmed %d", turn.Trimmed)
 	}
 }
 
