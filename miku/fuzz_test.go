@@ -27,6 +27,7 @@ func FuzzDecode(f *testing.F) {
 	newer := bytes.Clone(valid)
 	binary.LittleEndian.PutUint32(newer[8:], 2)
 	f.Add(newer)
+	f.Add(newerFile(f, 2))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		in := bytes.Clone(data)
 		f1, err := Decode(data)

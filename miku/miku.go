@@ -15,7 +15,8 @@ import (
 
 // FormatVersion is the container format version this build writes, and
 // the newest it reads. Files with a higher version are refused with
-// ErrNewerVersion.
+// ErrNewerVersion (when their header verifies; otherwise the version field
+// is taken for damage: ErrCorrupt).
 const FormatVersion = 1
 
 // Sentinel errors, for errors.Is. Every error Decode returns wraps exactly
@@ -24,7 +25,9 @@ var (
 	// ErrNotMiku: the data does not start with the .miku magic.
 	ErrNotMiku = errors.New("not a .miku file")
 	// ErrNewerVersion: the file was written by a newer format version than
-	// this build reads. The message carries both version numbers.
+	// this build reads: its version field is higher and its header, which
+	// every version keeps, verifies and agrees. The message carries both
+	// version numbers.
 	ErrNewerVersion = errors.New("newer .miku format")
 	// ErrTruncated: the file ends early (its footer is missing or records
 	// a longer file).
@@ -275,7 +278,9 @@ func Marshal(f *File) ([]byte, error) {
 }
 
 // Decode parses and verifies a .miku file held in data. It checks the
-// magic, the format version (a newer one is refused with ErrNewerVersion),
+// magic, the format version (a newer one is refused with ErrNewerVersion
+// when its header verifies, see newerOrDamaged; a damaged version field is
+// ErrCorrupt),
 // the footer and total length (ErrTruncated), the header's checksum and
 // JSON, and every section's bounds, padding and checksum (ErrCorrupt, naming the
 // section) before it returns anything. It never panics and allocates
@@ -313,8 +318,7 @@ func decode(data []byte) (*File, error) {
 	}
 	version := binary.LittleEndian.Uint32(data[8:])
 	if version > FormatVersion {
-		return nil, fmt.Errorf("%w: written by format version %d; this build reads up to %d — update ISAGI",
-			ErrNewerVersion, version, FormatVersion)
+		return nil, newerOrDamaged(data, version)
 	}
 	if version == 0 {
 		return nil, fmt.Errorf("%w: format version 0", ErrCorrupt)
@@ -388,6 +392,43 @@ func decode(data []byte) (*File, error) {
 		return nil, fmt.Errorf("%w: nonzero padding before the footer", ErrCorrupt)
 	}
 	return &File{Header: h, Sections: secs}, nil
+}
+
+// newerOrDamaged tells a file from a newer format version (ErrNewerVersion)
+// from a damaged one whose version field happens to read higher than
+// FormatVersion. The version field is outside every checksum, so it is
+// believed only when the header it introduces verifies: the header length
+// fits, its CRC32C matches and its JSON format_version agrees. That makes
+// the 24-byte prefix, the JSON header and its checksum the part of the
+// layout every format version keeps; what follows the header (sections,
+// footer) and the flags may change, so they are not checked here.
+func newerOrDamaged(data []byte, version uint32) error {
+	n := uint64(len(data))
+	if n < prefixLen+crcLen {
+		return fmt.Errorf("%w: %d bytes, ends inside the fixed header", ErrTruncated, n)
+	}
+	hlen := binary.LittleEndian.Uint64(data[16:])
+	if hlen > n-prefixLen-crcLen {
+		return fmt.Errorf("%w: %d bytes, ends inside the header (%d bytes, format version %d)", ErrTruncated, n, hlen, version)
+	}
+	damaged := func(why string) error {
+		return fmt.Errorf("%w: damaged: the format version field reads %d, but %s", ErrCorrupt, version, why)
+	}
+	hdr := data[prefixLen : prefixLen+hlen]
+	if crc32.Checksum(hdr, castagnoli) != binary.LittleEndian.Uint32(data[prefixLen+hlen:]) {
+		return damaged("the header checksum does not match")
+	}
+	var h struct {
+		FormatVersion int64 `json:"format_version"`
+	}
+	if err := json.Unmarshal(hdr, &h); err != nil {
+		return damaged(fmt.Sprintf("the header is not valid (%v)", err))
+	}
+	if h.FormatVersion != int64(version) {
+		return damaged(fmt.Sprintf("the header says format version %d", h.FormatVersion))
+	}
+	return fmt.Errorf("%w: written by format version %d; this build reads up to %d — update ISAGI",
+		ErrNewerVersion, version, FormatVersion)
 }
 
 // allZero reports whether b is all zero bytes (padding must be).

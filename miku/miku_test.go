@@ -262,9 +262,27 @@ func TestFlipAnyByte(t *testing.T) {
 	}
 }
 
-func TestNewerVersion(t *testing.T) {
+// newerFile is sample() as a genuinely newer format would write it (same
+// layout): version field and header format_version both v, header CRC
+// recomputed.
+func newerFile(t testing.TB, v uint32) []byte {
+	t.Helper()
 	b := mustMarshal(t, sample())
-	binary.LittleEndian.PutUint32(b[8:], 3)
+	h := binary.LittleEndian.Uint64(b[16:])
+	hdr := b[24 : 24+h]
+	old := []byte(`"format_version":1,`)
+	nv := []byte(fmt.Sprintf(`"format_version":%d,`, v))
+	if !bytes.HasPrefix(hdr[1:], old) || len(nv) != len(old) {
+		t.Fatalf("unexpected header %.40s", hdr)
+	}
+	copy(hdr[1:], nv)
+	binary.LittleEndian.PutUint32(b[24+h:], crc32.Checksum(hdr, crc32.MakeTable(crc32.Castagnoli)))
+	binary.LittleEndian.PutUint32(b[8:], v)
+	return b
+}
+
+func TestNewerVersion(t *testing.T) {
+	b := newerFile(t, 3)
 	_, err := Decode(b)
 	if !errors.Is(err, ErrNewerVersion) {
 		t.Fatalf("got %v", err)
@@ -272,13 +290,50 @@ func TestNewerVersion(t *testing.T) {
 	if !strings.Contains(err.Error(), "written by format version 3; this build reads up to 1 — update ISAGI") {
 		t.Fatalf("message: %v", err)
 	}
-	// Refused on the version alone, even if the rest is another layout.
-	if _, err := Decode(b[:16]); !errors.Is(err, ErrNewerVersion) {
+	// Refused on the version and the header alone: a newer layout may
+	// differ after the header, in its flags and footer.
+	c := bytes.Clone(b)
+	binary.LittleEndian.PutUint32(c[12:], 5)
+	c[len(c)-1] ^= 0xff
+	if _, err := Decode(c); !errors.Is(err, ErrNewerVersion) {
+		t.Fatalf("newer file with other flags and footer: %v", err)
+	}
+	// Cut inside the header, it cannot be told from damage: truncated.
+	if _, err := Decode(b[:40]); !errors.Is(err, ErrTruncated) {
 		t.Fatalf("short newer file: %v", err)
 	}
 	binary.LittleEndian.PutUint32(b[8:], 0)
 	if _, err := Decode(b); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("version 0: %v", err)
+	}
+}
+
+// TestFlipVersionBits: the version field is outside every checksum, so a
+// flipped bit there must read as damage, never as "update ISAGI".
+func TestFlipVersionBits(t *testing.T) {
+	b := mustMarshal(t, sample())
+	for bit := range 32 {
+		c := bytes.Clone(b)
+		c[8+bit/8] ^= 1 << (bit % 8)
+		_, err := Decode(c)
+		if !errors.Is(err, ErrCorrupt) || errors.Is(err, ErrNewerVersion) {
+			t.Errorf("flip bit %d of the version field (reads %d): %v", bit, binary.LittleEndian.Uint32(c[8:]), err)
+		} else if bit > 0 && !strings.Contains(err.Error(), "damaged") {
+			t.Errorf("flip bit %d: message %q does not say the file is damaged", bit, err)
+		}
+	}
+	// The same for a newer file's own version field: flipped, it no
+	// longer matches its header.
+	b = newerFile(t, 2)
+	for bit := range 32 {
+		c := bytes.Clone(b)
+		c[8+bit/8] ^= 1 << (bit % 8)
+		if v := binary.LittleEndian.Uint32(c[8:]); v <= FormatVersion {
+			continue // reads as this version: the header disagrees, checked elsewhere
+		}
+		if _, err := Decode(c); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("newer file, flip bit %d: %v", bit, err)
+		}
 	}
 }
 
