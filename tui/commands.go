@@ -46,12 +46,8 @@ func (m *Model) runCommand(line string) tea.Cmd {
 		if c.name == "" || c.name != strings.ToLower(name) {
 			continue
 		}
-		if c.idle && m.gen != nil {
-			m.chat.add(entryError, c.name+" must wait for the reply to finish (esc stops it)")
-			return nil
-		}
-		if c.idle && m.busy != "" {
-			m.chat.add(entryError, c.name+" must wait: "+m.busy)
+		if c.idle && !m.gate(c.name) {
+			m.chat.add(entryError, m.status)
 			return nil
 		}
 		return c.run(m, arg)
@@ -112,32 +108,17 @@ type RankBuilder interface {
 	SetCtx(ctx context.Context, name, value string, progress func(done, total int)) error
 }
 
-// rankProgressMsg is a compression build's progress.
-type rankProgressMsg struct{ done, total int }
-
-// setRank changes a compression knob (rank, slots, alloc) off the UI
-// goroutine: building a compression decomposes every block, seconds to
-// minutes on a large model. The status line shows the blocks done; esc
-// cancels and changes nothing. Sends and other engine commands wait.
+// setRank changes a compression knob (rank, slots, alloc) as a job:
+// building a compression decomposes every block, seconds to minutes on a
+// large model. The status line shows the blocks done; esc cancels and
+// changes nothing.
 func (m *Model) setRank(name, value string) tea.Cmd {
-	m.busy = "building the " + name + " " + value + " compression"
-	m.status = m.busy + "…"
 	e := m.engine
-	ctx, cancel := context.WithCancel(m.ctx)
-	m.jobCancel = cancel
-	ch := make(chan tea.Msg, 1)
-	m.jobCh = ch
-	m.wg.Add(1)
-	go func() {
-		defer m.wg.Done()
-		defer cancel()
+	return m.startJob("building the "+name+" "+value+" compression", true, func(ctx context.Context, progress func(string)) tea.Msg {
 		var err error
 		if rb, ok := e.(RankBuilder); ok {
 			err = rb.SetCtx(ctx, name, value, func(done, total int) {
-				select { // drop updates the UI has not caught up with
-				case ch <- rankProgressMsg{done, total}:
-				default:
-				}
+				progress(fmt.Sprintf("%d/%d blocks", done, total))
 			})
 		} else {
 			err = e.Set(name, value)
@@ -145,18 +126,8 @@ func (m *Model) setRank(name, value string) tea.Cmd {
 		if errors.Is(err, context.Canceled) {
 			err = errors.New("cancelled — the compression did not change")
 		}
-		ch <- setDoneMsg{name: name, value: value, err: err} // the reader drains until done
-	}()
-	return waitJob(ch)
-}
-
-func waitJob(ch chan tea.Msg) tea.Cmd {
-	return func() tea.Msg { return <-ch }
-}
-
-func (m *Model) onRankProgress(msg rankProgressMsg) tea.Cmd {
-	m.status = fmt.Sprintf("%s: %d/%d blocks — esc cancels", m.busy, msg.done, msg.total)
-	return waitJob(m.jobCh)
+		return setDoneMsg{name: name, value: value, err: err}
+	})
 }
 
 // thermalStep asks the thermal controller for a rank after a turn and
@@ -180,8 +151,6 @@ type setDoneMsg struct {
 }
 
 func (m *Model) onSetDone(msg setDoneMsg) tea.Cmd {
-	m.busy, m.status = "", ""
-	m.jobCancel, m.jobCh = nil, nil
 	if msg.err != nil {
 		m.chat.add(entryError, msg.err.Error())
 		return nil

@@ -228,54 +228,27 @@ func contains(xs []string, x string) bool {
 	return false
 }
 
-// calibMsg reports calibration progress, or its end (done).
-type calibMsg struct {
-	text string
-	done bool
-	err  error
-}
+// calibMsg reports the end of a calibration.
+type calibMsg struct{ err error }
 
-// cmdCalibrate builds the model's profile off the UI goroutine; esc
-// cancels it. Sends and engine commands wait meanwhile.
+// cmdCalibrate builds the model's profile as a job; esc cancels it.
 func cmdCalibrate(m *Model, _ string) tea.Cmd {
 	g, ok := m.geometry()
 	if !ok {
 		m.chat.add(entryError, "this engine has no geometry stack")
 		return nil
 	}
-	ctx, cancel := context.WithCancel(m.ctx)
-	m.calibCancel = cancel
-	m.busy = "calibrating the geometry profile"
-	m.status = m.busy + " — esc cancels"
 	m.geo.progress = "starting"
-	ch := make(chan calibMsg, 1)
-	m.calibCh = ch
-	m.wg.Add(1)
-	go func() {
-		defer m.wg.Done()
-		defer cancel()
+	return m.startJob("calibrating the geometry profile", true, func(ctx context.Context, progress func(string)) tea.Msg {
 		err := g.Calibrate(ctx, func(stage string, done, total int) {
-			select { // drop updates the UI has not caught up with
-			case ch <- calibMsg{text: fmt.Sprintf("%s %d/%d", stage, done, total)}:
-			default:
-			}
+			progress(fmt.Sprintf("%s %d/%d", stage, done, total))
 		})
-		ch <- calibMsg{done: true, err: err} // the reader drains until done
-	}()
-	return waitCalib(ch)
-}
-
-func waitCalib(ch chan calibMsg) tea.Cmd {
-	return func() tea.Msg { return <-ch }
+		return calibMsg{err: err}
+	})
 }
 
 func (m *Model) onCalib(msg calibMsg) tea.Cmd {
-	if !msg.done {
-		m.geo.progress = msg.text
-		return waitCalib(m.calibCh)
-	}
-	m.calibCancel, m.calibCh = nil, nil
-	m.busy, m.status, m.geo.progress = "", "", ""
+	m.geo.progress = ""
 	switch {
 	case errors.Is(msg.err, context.Canceled):
 		m.chat.add(entryNotice, "calibration cancelled — nothing changed")

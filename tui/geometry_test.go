@@ -146,8 +146,8 @@ func TestCalibrationCancels(t *testing.T) {
 	if sent, _, _, _ := e.snapshot(); len(sent) != 0 {
 		t.Fatalf("a message reached the engine during calibration: %q", sent)
 	}
-	if m.busy != "" || e.GeometryProfile() != nil {
-		t.Fatalf("busy %q, profile %v after cancelling", m.busy, e.GeometryProfile())
+	if m.busyWith() != "" || e.GeometryProfile() != nil {
+		t.Fatalf("busy %q, profile %v after cancelling", m.busyWith(), e.GeometryProfile())
 	}
 }
 

@@ -150,8 +150,7 @@ func (m *Model) nudgeAlpha(delta float64) tea.Cmd {
 		m.status = "the OGD knob needs a geometry profile — /calibrate"
 		return nil
 	}
-	if m.gen != nil || m.busy != "" {
-		m.status = "α changes between replies"
+	if !m.gate("changing α") {
 		return nil
 	}
 	a := math.Round((m.mani.stats.Alpha+delta)/alphaStep) * alphaStep
@@ -176,7 +175,7 @@ func (m *Model) regenerate() tea.Cmd {
 		m.status = "ctrl+r regenerates an answer served from memory"
 		return nil
 	}
-	if m.gen != nil || m.busy != "" {
+	if !m.gate("regenerating") {
 		return nil
 	}
 	m.mani.retrieved = false

@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -60,6 +62,22 @@ func cmdSave(m *Model, arg string) tea.Cmd {
 	return nil
 }
 
+// LoadBuilder is implemented by engines whose session load can report
+// progress and be cancelled: loading a session saved with a compression
+// rank builds that compression (*session.Session does).
+type LoadBuilder interface {
+	LoadFileCtx(ctx context.Context, path string, force bool, progress func(done, total int)) (notes []string, err error)
+}
+
+// loadDoneMsg is the end of a /load.
+type loadDoneMsg struct {
+	path  string
+	notes []string
+	err   error
+}
+
+// cmdLoad loads a session file as a job: the file may carry a compression
+// rank whose build takes seconds, and the UI must stay live meanwhile.
 func cmdLoad(m *Model, arg string) tea.Cmd {
 	s, ok := m.sessions()
 	if !ok {
@@ -70,15 +88,38 @@ func cmdLoad(m *Model, arg string) tea.Cmd {
 		m.chat.add(entryInfo, "usage: /load FILE.miku")
 		return nil
 	}
-	notes, err := s.LoadFile(arg, false)
-	if err != nil {
-		m.chat.add(entryError, "load failed: "+err.Error())
+	lb, cancellable := m.engine.(LoadBuilder)
+	return m.startJob("loading "+arg, cancellable, func(ctx context.Context, progress func(string)) tea.Msg {
+		var (
+			notes []string
+			err   error
+		)
+		if cancellable {
+			notes, err = lb.LoadFileCtx(ctx, arg, false, func(done, total int) {
+				progress(fmt.Sprintf("building its compression, %d/%d blocks", done, total))
+			})
+		} else {
+			notes, err = s.LoadFile(arg, false)
+		}
+		return loadDoneMsg{path: arg, notes: notes, err: err}
+	})
+}
+
+func (m *Model) onLoadDone(msg loadDoneMsg) tea.Cmd {
+	if errors.Is(msg.err, context.Canceled) {
+		m.chat.add(entryNotice, "load cancelled — the conversation did not change")
+		return nil
+	}
+	if msg.err != nil {
+		m.chat.add(entryError, "load failed: "+msg.err.Error())
 		return nil
 	}
 	m.showTranscript()
 	m.refreshGeometry() // the file may bring its manifold and toggles
-	m.chat.add(entryInfo, "loaded "+arg)
-	for _, n := range notes {
+	m.info = m.engine.Info()
+	m.model.info = m.info
+	m.chat.add(entryInfo, "loaded "+msg.path)
+	for _, n := range msg.notes {
 		m.chat.add(entryNotice, n)
 	}
 	m.refreshContext()

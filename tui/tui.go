@@ -97,15 +97,12 @@ type Model struct {
 	gen    *generation     // the reply streaming now, or nil
 	sent   string          // the message it answers (given back if refused)
 	genID  int
-	busy   string // engine work in flight that is not a reply (a rank build), or ""
 
 	frame frameLimiter // bounds full redraws while text pours in
 
 	paneRot     int                // ctrl+o: which side pane follows Perf
-	calibCancel context.CancelFunc // stops the calibration in flight
-	jobCancel   context.CancelFunc // stops the compression build in flight
-	jobCh       chan tea.Msg       // its progress and end
-	calibCh     chan calibMsg      // its progress and end
+	job   *job // the engine work running now that is not a reply, or nil
+	jobID int
 }
 
 // New builds the root model for e. Run wraps it in a program; tests drive
@@ -198,12 +195,16 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case streamMsg:
 		return m, m.onStream(msg)
+	case jobProgressMsg:
+		return m, m.onJobProgress(msg)
+	case jobDoneMsg:
+		return m, m.onJobDone(msg)
 	case setDoneMsg:
 		return m, m.onSetDone(msg)
 	case calibMsg:
 		return m, m.onCalib(msg)
-	case rankProgressMsg:
-		return m, m.onRankProgress(msg)
+	case loadDoneMsg:
+		return m, m.onLoadDone(msg)
 	case hwMsg:
 		return m, m.hw.update(msg)
 	case tea.KeyMsg:
@@ -242,13 +243,7 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 			m.help.show = false
 		}
 		return nil
-	case key.Matches(msg, k.Stop) && m.calibCancel != nil:
-		m.calibCancel()
-		m.status = "cancelling calibration…"
-		return nil
-	case key.Matches(msg, k.Stop) && m.jobCancel != nil:
-		m.jobCancel()
-		m.status = "cancelling the build…"
+	case key.Matches(msg, k.Stop) && m.cancelJob():
 		return nil
 	case key.Matches(msg, k.Stop):
 		if m.gen != nil {
@@ -281,8 +276,7 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Regenerate):
 		return m.regenerate()
 	case key.Matches(msg, k.Save):
-		if m.gen != nil {
-			m.chat.add(entryError, "saving must wait for the reply to finish (esc stops it)")
+		if !m.gate("saving") {
 			return nil
 		}
 		return cmdSave(m, "")
@@ -305,13 +299,8 @@ func (m *Model) submit() tea.Cmd {
 		m.layout()
 		return cmd
 	}
-	if m.gen != nil {
-		m.status = "a reply is still streaming — esc stops it"
-		return nil
-	}
-	if m.busy != "" {
-		m.status = m.busy + " — wait for it to finish"
-		return nil
+	if !m.gate("sending") {
+		return nil // the message stays in the input
 	}
 	if strings.HasPrefix(trimmed, "//") { // "//x" sends "/x"
 		text = strings.Replace(text, "/", "", 1)

@@ -1,0 +1,147 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// buildingSaver builds compressions slowly (until cancelled, when slow),
+// flooding progress, keeps session files and loads them slowly. It checks
+// that nothing else touches it while a build or load runs: the race
+// detector and the overlap counter both catch a save during a build.
+type buildingSaver struct {
+	*savingEngine
+	slow    bool
+	inside  sync.Mutex // held while a build or load runs
+	overlap int
+	release chan struct{} // a load waits for it
+}
+
+func (b *buildingSaver) SetCtx(ctx context.Context, name, value string, progress func(done, total int)) error {
+	b.inside.Lock()
+	defer b.inside.Unlock()
+	for i := range 1000 { // more progress than anyone reads
+		progress(i, 1000)
+	}
+	if b.slow {
+		<-ctx.Done()
+		for i := range 1000 { // and more after the UI has gone
+			progress(i, 1000)
+		}
+		return fmt.Errorf("model: %w", ctx.Err())
+	}
+	return b.Set(name, value)
+}
+
+func (b *buildingSaver) SaveFile(path string) error {
+	if !b.inside.TryLock() {
+		b.mu.Lock()
+		b.overlap++
+		b.mu.Unlock()
+		return nil
+	}
+	defer b.inside.Unlock()
+	return b.savingEngine.SaveFile(path)
+}
+
+func (b *buildingSaver) LoadFileCtx(ctx context.Context, path string, force bool, progress func(done, total int)) ([]string, error) {
+	b.inside.Lock()
+	defer b.inside.Unlock()
+	progress(3, 30)
+	select {
+	case <-b.release:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return b.savingEngine.LoadFile(path, force)
+}
+
+func newBuildingSaver(slow bool) *buildingSaver {
+	return &buildingSaver{savingEngine: &savingEngine{fakeEngine: newFake()}, slow: slow, release: make(chan struct{})}
+}
+
+// ctrl+s, /save and a message during a compression build wait for it.
+func TestSaveDuringBuildWaits(t *testing.T) {
+	e := newBuildingSaver(true)
+	tm := start(t, e, 120, 40)
+	typeLine(tm, "/set rank 128")
+	waitFor(t, tm, "building the rank 128 compression")
+	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlS})
+	waitFor(t, tm, "saving must wait: building the rank 128 compression")
+	typeLine(tm, "/save /tmp/x.miku")
+	waitFor(t, tm, "/save must wait")
+	typeLine(tm, "hello")
+	tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
+	waitFor(t, tm, "cancelled — the compression did not change")
+	m := finish(t, tm)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.overlap > 0 || len(e.saved) > 0 {
+		t.Fatalf("%d saves during the build, %d in all: %v", e.overlap, len(e.saved), e.saved)
+	}
+	if sent, _, _, _ := e.snapshot(); len(sent) != 0 {
+		t.Fatalf("a message reached the engine during the build: %q", sent)
+	}
+	if m.input.value() != "hello" {
+		t.Fatalf("the refused message left the input: %q", m.input.value())
+	}
+}
+
+// Quitting mid-build cancels it and returns, however much progress the
+// worker still reports.
+func TestQuitMidBuildReturns(t *testing.T) {
+	e := newBuildingSaver(true)
+	tm := start(t, e, 120, 40)
+	typeLine(tm, "/set rank 128")
+	waitFor(t, tm, "building the rank 128 compression")
+	done := make(chan struct{})
+	go func() {
+		finish(t, tm)
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("quitting during a compression build hangs")
+	}
+}
+
+// /load runs off the UI goroutine: the UI stays live and shows progress
+// while the file's compression builds, other engine actions wait, and esc
+// cancels it.
+func TestLoadRunsAsAJob(t *testing.T) {
+	e := newBuildingSaver(false)
+	tm := start(t, e, 120, 40)
+	typeLine(tm, "/load /tmp/big.miku")
+	waitFor(t, tm, "loading /tmp/big.miku: building its compression, 3/30 blocks")
+	tm.Type("still typing")
+	waitFor(t, tm, "still typing")
+	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	waitFor(t, tm, "sending must wait: loading /tmp/big.miku")
+	close(e.release)
+	waitFor(t, tm, "loaded /tmp/big.miku", "hologram")
+	m := finish(t, tm)
+	if sent, _, _, _ := e.snapshot(); len(sent) != 0 {
+		t.Fatalf("a message reached the engine during the load: %q", sent)
+	}
+	if m.input.value() != "still typing" {
+		t.Fatalf("input %q after the load", m.input.value())
+	}
+
+	// esc cancels a load, and the conversation stays as it was.
+	e = newBuildingSaver(false)
+	tm = start(t, e, 120, 40)
+	typeLine(tm, "/load /tmp/big.miku")
+	waitFor(t, tm, "3/30 blocks")
+	tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
+	waitFor(t, tm, "load cancelled — the conversation did not change")
+	finish(t, tm)
+	if e.File() != "" {
+		t.Fatalf("a cancelled load opened %q", e.File())
+	}
+}
