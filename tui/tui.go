@@ -100,9 +100,9 @@ type Model struct {
 
 	frame frameLimiter // bounds full redraws while text pours in
 
-	paneRot     int                // ctrl+o: which side pane follows Perf
-	job   *job // the engine work running now that is not a reply, or nil
-	jobID int
+	paneRot int  // ctrl+o: which side pane follows Perf
+	job     *job // the engine work running now that is not a reply, or nil
+	jobID   int
 }
 
 // New builds the root model for e. Run wraps it in a program; tests drive
