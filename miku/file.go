@@ -3,23 +3,94 @@ package miku
 import (
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 )
 
 // Read reads and decodes the .miku file at path (see Decode). Errors name
-// the file.
+// the file. Anything but a regular file (a directory, a device such as
+// /dev/zero, a named pipe) is refused before it is opened, and no more
+// than the file's size is read.
 func Read(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("miku: %w", err) // *PathError names the file
+		return nil, err
 	}
 	f, err := decode(data)
 	if err != nil {
 		return nil, fmt.Errorf("miku: %s: %w", path, err)
 	}
 	return f, nil
+}
+
+// readFile reads the regular file at path. It stats first because opening
+// a named pipe for reading blocks until a writer comes, and reading a
+// device may never end; it then reads what the open file's size says.
+func readFile(path string) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("miku: %w", err) // *PathError names the file
+	}
+	if !st.Mode().IsRegular() {
+		return nil, notRegular(path, st.Mode())
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("miku: %w", err)
+	}
+	defer fh.Close()
+	// Stat again through the handle: path may have been replaced since.
+	if st, err = fh.Stat(); err != nil {
+		return nil, fmt.Errorf("miku: %w", err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, notRegular(path, st.Mode())
+	}
+	size := st.Size()
+	// A file that does not start with the magic (a model passed by
+	// mistake) is refused before a buffer its size is allocated.
+	var head [len(magic)]byte
+	if size >= int64(len(head)) {
+		if _, err := io.ReadFull(fh, head[:]); err != nil {
+			return nil, fmt.Errorf("miku: %s: %w", path, err)
+		}
+		if head != magic {
+			_, err := decode(head[:])
+			return nil, fmt.Errorf("miku: %s: %w", path, err)
+		}
+	}
+	if int64(int(size)) != size {
+		return nil, fmt.Errorf("miku: %s: %d bytes is too large to load", path, size)
+	}
+	data := make([]byte, size)
+	n := copy(data, head[:min(size, int64(len(head)))])
+	// A file that shrank under us (a writer not using Write) reads short
+	// and then fails Decode as truncated; one that grew is read to its
+	// size at open and fails the footer check.
+	m, err := io.ReadFull(fh, data[n:])
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("miku: %s: %w", path, err)
+	}
+	return data[:n+m], nil
+}
+
+// notRegular is Read's error for a path that is not a regular file.
+func notRegular(path string, mode fs.FileMode) error {
+	kind := "special file"
+	switch {
+	case mode.IsDir():
+		kind = "directory"
+	case mode&fs.ModeNamedPipe != 0:
+		kind = "named pipe"
+	case mode&fs.ModeDevice != 0, mode&fs.ModeCharDevice != 0:
+		kind = "device"
+	case mode&fs.ModeSocket != 0:
+		kind = "socket"
+	}
+	return fmt.Errorf("miku: %s is a %s, not a .miku file", path, kind)
 }
 
 // tempPrefix is the name prefix of Write's temporary files for a target

@@ -560,3 +560,30 @@ func TestWriteFailureLeavesOldFile(t *testing.T) {
 		t.Fatalf("Read corrupt: %v", err)
 	}
 }
+
+// TestReadNotMikuFile: a file that is not a .miku (a model given by
+// mistake, a short text) is refused by its first bytes, naming the file.
+func TestReadNotMikuFile(t *testing.T) {
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"model.gguf": "GGUF\x03\x00\x00\x00" + strings.Repeat("\x00", 4096),
+		"short.txt":  "hi",
+		"empty":      "",
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Read(p)
+		if err == nil || !strings.Contains(err.Error(), p) {
+			t.Fatalf("%s: %v", name, err)
+		}
+		want := ErrNotMiku
+		if content == "" {
+			want = ErrTruncated
+		}
+		if !errors.Is(err, want) {
+			t.Errorf("%s: %v, want %v", name, err, want)
+		}
+	}
+}
