@@ -15,4 +15,10 @@
 // panics on any input, and never allocates from a length field. Write
 // replaces a file atomically: a crash leaves the previous complete file or
 // the new complete one, never a mix.
+//
+// Several processes may save one file (two TUIs, looping scripts). Read a
+// file with ReadStamped and save it with WriteIfUnchanged, which refuses
+// (ErrChanged) to overwrite a file someone else has saved since; a caller
+// that reads, works and saves as one step holds Lock throughout and saves
+// through the FileLock. Plain Write overwrites whatever is there.
 package miku

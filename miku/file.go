@@ -111,34 +111,38 @@ func tempPrefix(base string) string { return "." + base + ".tmp-" }
 // so a save in progress elsewhere is never disturbed; on other systems it
 // deletes those not modified for 15 minutes. Readers never look at
 // temporary files.
+//
+// Write takes no lock and overwrites whatever is at path: to save a file
+// other processes may also save, use WriteIfUnchanged.
 func Write(path string, f *File) error {
-	if err := write(path, f); err != nil {
+	if _, err := write(path, f); err != nil {
 		return fmt.Errorf("miku: write %s: %w", path, err)
 	}
 	return nil
 }
 
-func write(path string, f *File) (err error) {
+// write is Write, returning the stamp of the bytes written.
+func write(path string, f *File) (_ Stamp, err error) {
 	if f == nil {
-		return errors.New("nil File")
+		return Stamp{}, errors.New("nil File")
 	}
 	// Validate and lay out before touching the disk: a bad File must not
 	// leave anything behind.
 	if _, err := plan(f); err != nil {
-		return err
+		return Stamp{}, err
 	}
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
 	}
 	if base == "" {
-		return errors.New("no file name")
+		return Stamp{}, errors.New("no file name")
 	}
 	removeStale(dir, base)
 
 	tmp, err := createLocked(dir, base)
 	if err != nil {
-		return err
+		return Stamp{}, err
 	}
 	tmpName := tmp.Name()
 	defer func() {
@@ -149,37 +153,38 @@ func write(path string, f *File) (err error) {
 	}()
 	if st, err := os.Stat(path); err == nil {
 		if err := tmp.Chmod(st.Mode().Perm()); err != nil {
-			return err
+			return Stamp{}, err
 		}
 	}
-	if err := encode(tmp, f); err != nil {
-		return err
+	sum := newStampHash()
+	if err := encode(io.MultiWriter(tmp, sum), f); err != nil {
+		return Stamp{}, err
 	}
 	if err := tmp.Sync(); err != nil {
-		return err
+		return Stamp{}, err
 	}
 	if renameOpen {
 		// Rename while still holding the lock, so that no removeStale can
 		// take the finished file for a dead writer's.
 		if err := os.Rename(tmpName, path); err != nil {
-			return err
+			return Stamp{}, err
 		}
 		if err := tmp.Close(); err != nil {
-			return err
+			return Stamp{}, err
 		}
 	} else {
 		if err := tmp.Close(); err != nil {
-			return err
+			return Stamp{}, err
 		}
 		if err := os.Rename(tmpName, path); err != nil {
-			return err
+			return Stamp{}, err
 		}
 	}
-	return syncDir(dir)
+	return sum.stamp(), syncDir(dir)
 }
 
 // encode is Encode without its error prefix, for write's wrapping.
-func encode(w *os.File, f *File) error {
+func encode(w io.Writer, f *File) error {
 	err := Encode(w, f)
 	if err != nil {
 		return errors.Unwrap(err)
@@ -221,7 +226,11 @@ func removeStale(dir, base string) {
 	}
 	prefix := tempPrefix(base)
 	for _, e := range ents {
-		if !e.Type().IsRegular() || !strings.HasPrefix(e.Name(), prefix) {
+		// Temporary names end in CreateTemp's digits, never in ".lock":
+		// a name that does is the lock file of a target whose own name
+		// starts with this one's temp prefix ("s.miku.tmp-x"), and
+		// removing it would break that lock (see FileLock).
+		if !e.Type().IsRegular() || !strings.HasPrefix(e.Name(), prefix) || strings.HasSuffix(e.Name(), ".lock") {
 			continue
 		}
 		removeIfStale(filepath.Join(dir, e.Name()))
