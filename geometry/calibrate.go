@@ -254,6 +254,19 @@ func Calibrate(ctx context.Context, src Source, set *prompts.Set, opt Options, p
 		}
 		progress("snipe "+c.Name, opt.MaxCoords, opt.MaxCoords)
 	}
+	// What the user is shown of a projector must be measured on prompts it
+	// was not selected on.
+	rep, err := EvaluateSnipe(ctx, src, p, set, opt.BenignTokens, func(stage string, done, total int) {
+		progress("held-out "+stage, done, total)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("geometry: held-out projector check: %w", err)
+	}
+	for i, r := range rep.Categories {
+		if len(p.Categories[i].Snipe.Coords) > 0 {
+			p.Categories[i].Snipe.HeldOut = &SnipeMeasure{Reduction: r.Reduction, Collateral: r.Collateral}
+		}
+	}
 	p.Stats.Seconds = time.Since(start).Seconds()
 	if err := p.validate(m.Layers); err != nil {
 		return nil, fmt.Errorf("geometry: calibration produced a bad profile: %w", err)

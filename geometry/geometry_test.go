@@ -94,6 +94,7 @@ func TestCalibrateKJV(t *testing.T) {
 	if len(p.Categories) != 8 || len(p.Zones) != 4 {
 		t.Fatalf("%d categories, %d zones", len(p.Categories), len(p.Zones))
 	}
+	heldOut := 0
 	for _, c := range p.Categories {
 		if n := len(c.Gauge.Forbidden); n < 1 || n > 4 {
 			t.Errorf("%s: %d forbidden coordinates, want 1…4", c.Name, n)
@@ -107,9 +108,19 @@ func TestCalibrateKJV(t *testing.T) {
 		if len(c.Snipe.Steps) == 0 {
 			t.Errorf("%s: greedy selection recorded no step", c.Name)
 		}
+		// What the TUI shows of a projector is measured on held-out prompts.
+		if c.Snipe.HeldOut != nil {
+			heldOut++
+		}
+		if h := c.Snipe.HeldOut; (h != nil) != (len(c.Snipe.Coords) > 0) || h != nil && (math.IsNaN(h.Reduction) || math.IsNaN(h.Collateral)) {
+			t.Errorf("%s: %d coords, held-out measure %+v", c.Name, len(c.Snipe.Coords), h)
+		}
 	}
 	if p.Stats.BaselineCE <= 0 || math.IsNaN(p.Stats.BaselineCE) {
 		t.Fatalf("baseline cross-entropy %v", p.Stats.BaselineCE)
+	}
+	if heldOut == 0 {
+		t.Error("no category has a projector: the held-out measure went untested")
 	}
 }
 

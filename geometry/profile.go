@@ -111,6 +111,19 @@ type Snipe struct {
 	Collateral float64     `json:"collateral"`
 	StoppedBy  string      `json:"stopped_by"`
 	Steps      []SnipeStep `json:"steps,omitempty"`
+	// HeldOut is what the projector does on prompts and text it was not
+	// selected on (the category's held-out harm prompts, the held-out
+	// benign text): Reduction and Collateral above are measured on the
+	// prompts the greedy selection saw, so they flatter it. Nil in
+	// profiles made before it was measured.
+	HeldOut *SnipeMeasure `json:"held_out,omitempty"`
+}
+
+// SnipeMeasure is a projector's harm reduction and benign collateral
+// (fractions) on one set of prompts.
+type SnipeMeasure struct {
+	Reduction  float64 `json:"reduction"`
+	Collateral float64 `json:"collateral"`
 }
 
 // SnipeStep is one greedy step: the coordinates so far and what they did.

@@ -83,7 +83,7 @@ func (p *geometryPane) lines(w int) []string {
 		}
 		return s
 	}
-	barW := max(w-14, 4)
+	barW := max(w-15, 4)
 	fill := int(float64(p.last.Overall) / 100 * float64(barW) * 2) // 50 % fills the bar
 	fill = min(max(fill, 0), barW)
 	gauge := theme.Spark.Render(strings.Repeat("█", fill)) + theme.Dim.Render(strings.Repeat("·", barW-fill))
@@ -91,24 +91,34 @@ func (p *geometryPane) lines(w int) []string {
 	if p.live {
 		state = "live"
 	}
+	// Every figure says what it is: the overall gauge of the last token
+	// against the overall τ; per category the same token against the
+	// category's τ; the projector's effect as measured on held-out prompts.
 	out := []string{
-		theme.Label.Render("TEH ") + gauge + " " + over(p.last.Overall, pr.Overall.ROC.Tau),
-		theme.Label.Render(fmt.Sprintf("%s · τ %.1f%% · L%d k%d", state, pr.Overall.ROC.Tau, pr.Layer, pr.K)),
+		theme.Label.Render("overall ") + gauge + " " + over(p.last.Overall, pr.Overall.ROC.Tau),
+		theme.Label.Render(fmt.Sprintf("%s token · τ %.1f%% · L%d k%d", state, pr.Overall.ROC.Tau, pr.Layer, pr.K)),
 	}
 	if t := p.turn; t != nil {
 		out = append(out, theme.Label.Render("turn ")+fmt.Sprintf("in %.1f%% out %.1f%% pk %.0f%%", t.Prompt.Overall, t.Reply.Overall, t.Peak))
 	}
-	out = append(out, theme.Label.Render("category   TEH   ○● harm   ce"))
+	out = append(out, theme.Label.Render("category  token ○● harm  ce"))
+	measured := false
 	for i, c := range pr.Categories {
 		mark := theme.Dim.Render("○")
 		if p.snipes[c.Name] {
 			mark = theme.Spark.Render("●")
 		}
 		eff := theme.Dim.Render("   —")
-		if len(c.Snipe.Coords) > 0 {
-			eff = fmt.Sprintf("%+4.0f%% %+.1f%%", -100*c.Snipe.Reduction, 100*c.Snipe.Collateral)
+		if h := c.Snipe.HeldOut; len(c.Snipe.Coords) > 0 && h != nil {
+			eff = fmt.Sprintf("%+4.0f%% %+.1f%%", -100*h.Reduction, 100*h.Collateral)
+			measured = true
 		}
 		out = append(out, fmt.Sprintf("%-9s %s %s %s", shortName(c.Name), over(p.last.Cat[i], c.Gauge.ROC.Tau), mark, eff))
+	}
+	if measured {
+		out = append(out, theme.Label.Render("harm, ce: held-out prompts"))
+	} else {
+		out = append(out, theme.Label.Render("harm, ce: /calibrate measures"))
 	}
 	return out
 }
@@ -147,11 +157,13 @@ func (p *geometryPane) finish(t session.Turn) []entry {
 		for i, c := range p.profile.Categories {
 			if c.Name == name {
 				v := max(t.Geometry.Prompt.Cat[i], t.Geometry.Reply.Cat[i])
-				parts = append(parts, fmt.Sprintf("%s %.1f%% ≥ τ %.1f%%", name, v, c.Gauge.ROC.Tau))
+				parts = append(parts, fmt.Sprintf("%s %.1f%% (its τ %.1f%%)", name, v, c.Gauge.ROC.Tau))
 			}
 		}
 	}
-	return []entry{{entryNotice, "TEH gauge: " + strings.Join(parts, ", ")}}
+	// The turn's figure is the category's mean over the prompt or the
+	// reply, whichever is higher — not the last token the pane shows.
+	return []entry{{entryNotice, "TEH over this turn reached a category's threshold: " + strings.Join(parts, ", ")}}
 }
 
 // cmdSnipe toggles projectors: "/snipe" lists them, "/snipe NAME on|off",
@@ -173,7 +185,7 @@ func cmdSnipe(m *Model, arg string) tea.Cmd {
 	switch {
 	case len(f) == 0:
 		var b strings.Builder
-		b.WriteString("Snipe projectors (calibration's measured harm reduction / benign collateral):")
+		b.WriteString("Snipe projectors — harm reduction and benign collateral on held-out prompts (on the prompts they were selected on):")
 		for _, c := range p.Categories {
 			state := "off"
 			if contains(cur, c.Name) {
@@ -183,7 +195,11 @@ func cmdSnipe(m *Model, arg string) tea.Cmd {
 				fmt.Fprintf(&b, "\n  %-15s —   no coordinate within the collateral budget", c.Name)
 				continue
 			}
-			fmt.Fprintf(&b, "\n  %-15s %s %2d coords  −%.1f%% harm  +%.2f%% collateral", c.Name, state, len(c.Snipe.Coords), 100*c.Snipe.Reduction, 100*c.Snipe.Collateral)
+			held := "not measured (recalibrate)"
+			if h := c.Snipe.HeldOut; h != nil {
+				held = fmt.Sprintf("−%.1f%% harm  %+.2f%% collateral", 100*h.Reduction, 100*h.Collateral)
+			}
+			fmt.Fprintf(&b, "\n  %-15s %s %2d coords  %s  (selection: −%.1f%%, %+.2f%%)", c.Name, state, len(c.Snipe.Coords), held, 100*c.Snipe.Reduction, 100*c.Snipe.Collateral)
 		}
 		b.WriteString("\nusage: /snipe NAME on|off · /snipe a,b · /snipe off")
 		m.chat.add(entryInfo, b.String())

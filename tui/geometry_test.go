@@ -26,7 +26,10 @@ func fakeProfile() *geometry.Profile {
 	for i, n := range fakeCategories {
 		c := geometry.Category{Name: n, Gauge: geometry.Gauge{Forbidden: []int{i}, ROC: teh.ROC{Tau: 10}}}
 		if i < len(fakeCategories)-1 {
-			c.Snipe = geometry.Snipe{Coords: []int{i, i + 8}, Reduction: 0.41, Collateral: 0.012}
+			// Selection-set figures differ from held-out ones: the pane
+			// must show the held-out ones.
+			c.Snipe = geometry.Snipe{Coords: []int{i, i + 8}, Reduction: 0.82, Collateral: 0.004,
+				HeldOut: &geometry.SnipeMeasure{Reduction: 0.41, Collateral: 0.012}}
 		}
 		p.Categories = append(p.Categories, c)
 	}
@@ -131,7 +134,10 @@ func TestGeometryPaneOffersCalibration(t *testing.T) {
 	typeLine(tm, "/calibrate")
 	waitFor(t, tm, "geometry profile built in 42.0 s", "privacy", "self-harm")
 	m := finish(t, tm)
-	checkFrame(t, m, 120, 50, "TEH", "τ 12.0%", "category   TEH   ○● harm   ce", "-41% +1.2%")
+	f := checkFrame(t, m, 120, 50, "overall", "τ 12.0%", "category  token ○● harm  ce", "-41% +1.2%", "harm, ce: held-out prompts")
+	if strings.Contains(f, "-82%") {
+		t.Errorf("the pane shows the selection-set reduction:\n%s", f)
+	}
 }
 
 func TestCalibrationCancels(t *testing.T) {
@@ -162,7 +168,7 @@ func TestGeometryLiveGaugeAndSnipe(t *testing.T) {
 	typeLine(tm, "/snipe privacy on")
 	waitFor(t, tm, "snipe projectors: privacy", "●")
 	typeLine(tm, "hello")
-	waitFor(t, tm, "TEH gauge: privacy 31.4% ≥ τ 10.0%", "31.4%")
+	waitFor(t, tm, "reached a category's threshold", "privacy 31.4% (its τ 10.0%)")
 	typeLine(tm, "/snipe")
 	waitFor(t, tm, "privacy         ON", "no coordinate within the collateral budget")
 	typeLine(tm, "/snipe off")
@@ -179,7 +185,7 @@ func TestManifoldPaneRetrieveRegenerateAndAlpha(t *testing.T) {
 	e := &fakeGeo{fakeEngine: newFake(), profile: fakeProfile()}
 	e.cog = &session.COGTurn{Tier: "retrieve", Distance: 0.0123, Retrieved: true, Growth: 0.0561, Trajectories: 3}
 	tm := start(t, e, 130, 80)
-	waitFor(t, tm, "Manifold", "λ(M)", "1.031 1.012 1.000", "3 · 2 clusters", "OGD α")
+	waitFor(t, tm, "Manifold", "λ(M)", "1.03 1.01 1", "3 · 2 clusters", "OGD α")
 	typeLine(tm, "hello")
 	waitFor(t, tm, "answered from memory (RETRIEVE, d 0.0123) — ctrl+r regenerates", "RETRIEVE d 0.0123")
 	e.cog = &session.COGTurn{Tier: "expand", Distance: 0.31, Growth: 0.07, Trajectories: 4}
@@ -199,5 +205,18 @@ func TestManifoldPaneRetrieveRegenerateAndAlpha(t *testing.T) {
 	}
 	if e.regens != 1 {
 		t.Fatalf("%d regenerations, want 1", e.regens)
+	}
+}
+
+// At 100×30 the side column cannot hold every pane: the ones that do not
+// fit still show a line each, so the Hardware pane never falls off.
+func TestSidePanesNeverFallOff(t *testing.T) {
+	e := &fakeGeo{fakeEngine: newFake(), profile: fakeProfile()}
+	tm := start(t, e, 100, 30)
+	waitFor(t, tm, "Geometry")
+	m := finish(t, tm)
+	f := checkFrame(t, m, 100, 30, "Perf", "more · ctrl+o rotates", "geometry TEH", "COG 3 stored", "CPU — no GPU telemetry")
+	if !strings.Contains(f, "Model") {
+		t.Errorf("the Model pane fell off:\n%s", f)
 	}
 }

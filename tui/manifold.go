@@ -88,9 +88,17 @@ func (p *manifoldPane) lines(w int) []string {
 	if spark == "" {
 		spark = theme.Dim.Render("·")
 	}
+	// As many eigenvalues as fit, each to three significant figures:
+	// a value cut off at the pane's edge would misstate it.
 	var eig []string
+	room := w - 7
 	for _, v := range st.TopEigen {
-		eig = append(eig, fmt.Sprintf("%.3f", v))
+		s := fmtSig(v)
+		if room < len(s) {
+			break
+		}
+		eig = append(eig, s)
+		room -= len(s) + 1
 	}
 	out := []string{
 		kv("last", tier),
@@ -109,6 +117,30 @@ func (p *manifoldPane) lines(w int) []string {
 	}
 	out = append(out, kv("TEH out", fmt.Sprintf("%.1f%%", p.replyTEH)))
 	return out
+}
+
+// summary is the pane on one line (the side column's overflow box).
+func (p *manifoldPane) summary() string {
+	if !p.ok {
+		return "needs a profile"
+	}
+	s := fmt.Sprintf("%d stored", p.stats.Trajectories)
+	if p.last != nil {
+		s = strings.ToUpper(p.last.Tier) + fmt.Sprintf(" d %.3f · ", p.last.Distance) + s
+	}
+	return s
+}
+
+// fmtSig formats v to three significant figures, with k/M for large ones.
+func fmtSig(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a >= 1e6:
+		return fmt.Sprintf("%.3gM", v/1e6)
+	case a >= 1e4:
+		return fmt.Sprintf("%.3gk", v/1e3)
+	}
+	return fmt.Sprintf("%.3g", v)
 }
 
 // scatter draws the trajectories' 2-D projection (points in the unit

@@ -473,27 +473,40 @@ func (m *Model) side(h int) string {
 		}
 		return theme.Pane.Width(sideWidth - 2).Render(theme.PaneTitle.Render(title) + "\n" + strings.Join(lines, "\n"))
 	}
-	panes := []string{pane("Perf", m.perf.lines(w))}
-	var rest []string
+	type sidePane struct{ title, box, summary string } // summary: one line for the overflow box
+	panes := []sidePane{{"Perf", pane("Perf", m.perf.lines(w)), m.perf.summary()}}
+	var rest []sidePane
 	if _, ok := m.geometry(); ok {
-		rest = append(rest, pane("Geometry", m.geo.lines(w)))
+		rest = append(rest, sidePane{"Geometry", pane("Geometry", m.geo.lines(w)), "geometry " + m.geo.summary()})
 	}
 	if _, ok := m.manifold(); ok && m.mani.ok {
-		rest = append(rest, pane("Manifold", m.mani.lines(w)))
+		rest = append(rest, sidePane{"Manifold", pane("Manifold", m.mani.lines(w)), "COG " + m.mani.summary()})
 	}
-	rest = append(rest, pane("Model", m.model.lines()), pane("Hardware", m.hw.lines()))
+	rest = append(rest,
+		sidePane{"Model", pane("Model", m.model.lines()), m.info.WeightType + " " + m.info.Name},
+		sidePane{"Hardware", pane("Hardware", m.hw.lines()), m.hw.summary()})
 	// ctrl+o rotates which pane follows Perf, so a short terminal can
-	// still show any of them.
+	// still show any of them in full.
 	r := m.paneRot % len(rest)
 	panes = append(panes, append(rest[r:], rest[:r]...)...)
-	var out []string
+	// Show the panes that fit, in order; the ones that do not still get a
+	// line each in a last box, so nothing silently falls off the screen.
+	var out, dropped []string
 	used := 0
-	for _, p := range panes { // drop panes from the bottom when short of rows
-		if used+lipgloss.Height(p) > h {
-			break
+	for i, p := range panes {
+		reserve := 0
+		if i+1 < len(panes) || len(dropped) > 0 {
+			reserve = 2 + len(dropped) + len(panes) - i - 1 // a "more" box for the rest
 		}
-		out = append(out, p)
-		used += lipgloss.Height(p)
+		if ph := lipgloss.Height(p.box); used+ph+reserve <= h || (i == len(panes)-1 && len(dropped) == 0 && used+ph <= h) {
+			out = append(out, p.box)
+			used += ph
+			continue
+		}
+		dropped = append(dropped, p.summary)
+	}
+	if len(dropped) > 0 {
+		out = append(out, pane("more · ctrl+o rotates", dropped))
 	}
 	return lipgloss.JoinVertical(lipgloss.Left, out...)
 }
