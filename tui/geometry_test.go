@@ -213,7 +213,7 @@ func TestManifoldPaneRetrieveRegenerateAndAlpha(t *testing.T) {
 func TestSidePanesNeverFallOff(t *testing.T) {
 	e := &fakeGeo{fakeEngine: newFake(), profile: fakeProfile()}
 	tm := start(t, e, 100, 30)
-	waitFor(t, tm, "Geometry")
+	waitFor(t, tm, "more · ctrl+o rotates")
 	m := finish(t, tm)
 	f := checkFrame(t, m, 100, 30, "Perf", "more · ctrl+o rotates", "geometry TEH", "COG 3 stored", "CPU — no GPU telemetry")
 	if !strings.Contains(f, "Model") {
