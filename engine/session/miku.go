@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -17,6 +18,9 @@ import (
 
 // ErrOtherModel is returned by Load for a session saved with another model.
 var ErrOtherModel = errors.New("session was saved with another model")
+
+// fileStamp is the stamp the Session keeps of its file (Session.stamp).
+type fileStamp = miku.Stamp
 
 // sectionConversation is the .miku section holding the conversation.
 const sectionConversation = "conversation"
@@ -51,24 +55,57 @@ func (s *Session) ModelSHA256() (string, error) {
 	return s.sha, nil
 }
 
+// ErrExists is returned by Save for a file that exists but that this
+// session neither loaded nor saved: saving would throw away whatever it
+// holds. SaveOverwrite saves over it when the user says so.
+var ErrExists = errors.New("exists and is not this session's file")
+
 // Save writes the conversation and the knobs to a .miku file, atomically:
 // an interrupted save leaves the previous file as it was. now stamps the
 // file (Updated; Created too for a new file).
+//
+// Save never discards what someone else saved. Over the session's own
+// file (loaded or last saved) it writes only if the file is still as the
+// session left it; if another process (another TUI, an isagi run
+// --session) has saved it since, it fails with an error wrapping
+// miku.ErrChanged. A file that exists but is not the session's is refused
+// with ErrExists. Either way nothing is written; SaveOverwrite writes
+// anyway. It waits up to miku.LockWait for a concurrent save of the same
+// file (error wrapping miku.ErrLocked).
 func (s *Session) Save(path, appVersion string, now time.Time) error {
+	return s.save(path, appVersion, now, false, nil)
+}
+
+// SaveOverwrite is Save that writes over whatever file is at path (the
+// TUI's /save! after the user confirmed).
+func (s *Session) SaveOverwrite(path, appVersion string, now time.Time) error {
+	return s.save(path, appVersion, now, true, nil)
+}
+
+// SaveLocked is Save (with the session's app version and the current time)
+// to the file whose lock l the caller holds: isagi run --session keeps the
+// lock from load to save, so that concurrent runs on one file take turns
+// instead of overwriting each other.
+func (s *Session) SaveLocked(l *miku.FileLock) error {
+	return s.save(l.Path(), s.appVersion, time.Now(), false, l)
+}
+
+func (s *Session) save(path, appVersion string, now time.Time, overwrite bool, held *miku.FileLock) error {
 	ref, err := s.ModelRef()
 	if err != nil {
 		return err
 	}
 	knobs, err := json.Marshal(s.set)
 	if err != nil {
-		return err
+		return fmt.Errorf("session: knobs: %w", err)
 	}
 	conv, err := json.Marshal(conversation{Mode: s.info.Mode.String(), Messages: s.msgs, Text: s.text})
 	if err != nil {
-		return err
+		return fmt.Errorf("session: conversation: %w", err)
 	}
+	own := s.file != "" && samePath(s.file, path)
 	created := now
-	if s.file == path && !s.created.IsZero() {
+	if own && !s.created.IsZero() {
 		created = s.created
 	}
 	f := &miku.File{
@@ -91,11 +128,52 @@ func (s *Session) Save(path, appVersion string, now time.Time) error {
 		// the manifold.
 		f.Sections = append(f.Sections, miku.Section{Name: c.name, Data: c.data})
 	}
-	if err := miku.Write(path, f); err != nil {
+	l := held
+	if l == nil {
+		ctx, cancel := context.WithTimeoutCause(context.Background(), miku.LockWait,
+			fmt.Errorf("still locked after %v", miku.LockWait))
+		defer cancel()
+		if l, err = miku.Lock(ctx, path); err != nil {
+			return err
+		}
+		defer l.Unlock()
+	} else if !samePath(l.Path(), path) {
+		return fmt.Errorf("session: save %s under the lock of %s", path, l.Path())
+	}
+	var expect miku.Stamp // a file that is not the session's must not exist
+	if own {
+		expect = s.stamp
+	}
+	var st miku.Stamp
+	if overwrite {
+		st, err = l.Write(f)
+	} else {
+		st, err = l.WriteIfUnchanged(f, expect)
+		if !own && errors.Is(err, miku.ErrChanged) {
+			err = fmt.Errorf("session: %s %w", path, ErrExists)
+		}
+	}
+	if err != nil {
 		return err
 	}
-	s.file, s.created = path, created
+	if held == nil {
+		if err := l.Unlock(); err != nil {
+			return err
+		}
+	}
+	s.file, s.created, s.stamp = path, created, st
 	return nil
+}
+
+// samePath reports whether a and b name the same file path (compared
+// absolute and cleaned, so "s.miku" and "./s.miku" agree).
+func samePath(a, b string) bool {
+	if a == b {
+		return true
+	}
+	aa, err1 := filepath.Abs(a)
+	ab, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && aa == ab
 }
 
 // File is the session file this conversation was loaded from or last
@@ -108,7 +186,7 @@ func (s *Session) File() string { return s.file }
 // does not; the returned notes say what was skipped, including sections
 // this version does not know.
 func (s *Session) Load(path string, force bool) (notes []string, err error) {
-	f, err := miku.Read(path)
+	f, stamp, err := miku.ReadStamped(path)
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +227,7 @@ func (s *Session) Load(path string, force bool) (notes []string, err error) {
 	}
 	s.gen.Reset(s.set.Seed)
 	s.msgs, s.text = conv.Messages, conv.Text
-	s.file, s.created = path, f.Header.Created
+	s.file, s.created, s.stamp = path, f.Header.Created, stamp
 	if f.Header.Model.SHA256 == sum {
 		notes = append(notes, s.loadCOG(f)...)
 	} else if _, ok := f.Section(sectionCOG); ok {
@@ -171,9 +249,18 @@ func (s *Session) Transcript() []chat.Message {
 }
 
 // SaveFile is Save with the session's app version and the current time
-// (the TUI's /save, ctrl+s and autosave).
+// (the TUI's /save, ctrl+s and autosave): errors.Is(err, ErrExists) means
+// path is someone else's file, errors.Is(err, miku.ErrChanged) that the
+// session's own file was saved by another process since this one loaded
+// or saved it; SaveFileOverwrite saves anyway.
 func (s *Session) SaveFile(path string) error {
 	return s.Save(path, s.appVersion, time.Now())
+}
+
+// SaveFileOverwrite is SaveOverwrite with the session's app version and
+// the current time (the TUI's /save! FILE).
+func (s *Session) SaveFileOverwrite(path string) error {
+	return s.SaveOverwrite(path, s.appVersion, time.Now())
 }
 
 // LoadFile is Load (the TUI's /load).

@@ -147,6 +147,7 @@ type Session struct {
 	sha     string    // the model file's sha256, once computed
 	file    string    // the .miku file loaded or last saved
 	created time.Time // that file's creation time
+	stamp   fileStamp // that file's content as loaded or last saved: a save over it checks it is unchanged
 
 	appVersion string // recorded in saved files
 
