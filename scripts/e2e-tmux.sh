@@ -68,6 +68,38 @@ run_case() {
 	echo "e2e: $name ok"
 }
 
+# Typed text that spells key names is text, and a 10,000-word paste (no
+# bracketed paste: tmux paste-buffer without -p) lands in the input whole,
+# with the app's memory in proportion. Sent, it is longer than the demo's
+# 256-token window: the reply says the model saw only its end.
+tm new-session -d -s e2e -x 110 -y 32 \
+	"XDG_DATA_HOME=$tmp/data XDG_CONFIG_HOME=$tmp/config $BIN --demo; echo \$? > $tmp/exit; sleep 30"
+wait_for 'ready' 20
+tm send-keys -t e2e -l 'press ctrl+c to copy and hit enter to send, then up down home pgup esc'
+wait_for 'then up down home pgup esc' 10
+sleep 0.5
+[ ! -s "$tmp/exit" ] || fail "keys: typed text quit the app"
+tm capture-pane -p -t e2e | grep -q '^ *you\b\|^ *prompt$' && fail "keys: typed text was sent"
+tm send-keys -t e2e C-u
+for i in $(seq 1 10000); do printf 'w%d ' "$i"; done >"$tmp/paste.txt"
+printf 'PASTEEND' >>"$tmp/paste.txt"
+tm load-buffer -b big "$tmp/paste.txt"
+tm paste-buffer -b big -t e2e
+wait_for 'PASTEEND' 30
+pid=$(pgrep -f "^$BIN --demo" | head -1)
+rss=$(ps -o rss= -p "$pid" | tr -d ' ')
+((rss < 400000)) || fail "keys: ${rss} KiB resident after a 60 KB paste"
+tm send-keys -t e2e Enter
+wait_for 'tokens left out' 60
+wait_for 'ready' 60
+tm send-keys -t e2e C-c
+deadline=$((SECONDS + 10))
+while [ ! -s "$tmp/exit" ] && ((SECONDS < deadline)); do sleep 0.2; done
+[ "$(cat "$tmp/exit" 2>/dev/null)" = 0 ] || fail "keys: isagi did not exit cleanly"
+tm kill-session -t e2e
+rm -f "$tmp/exit"
+echo "e2e: keys and paste ok (rss ${rss} KiB)"
+
 run_case demo --demo
 run_case kjv-f16 --model "$FIX/kjv/kjv-f16.gguf"
 
@@ -98,10 +130,10 @@ grep -q '^creativity [0-9.]*/100' "$tmp/explore.txt" || fail "explore printed no
 tm new-session -d -s e2e -x 120 -y 50 \
 	"XDG_DATA_HOME=$tmp/data XDG_CONFIG_HOME=$tmp/config $BIN --demo; echo \$? > $tmp/exit; sleep 30"
 wait_for 'Geometry' 20
-wait_for 'category +TEH' 5
+wait_for 'category +token' 5
 tm send-keys -t e2e -l '/snipe'
 tm send-keys -t e2e Enter
-wait_for 'Snipe projectors \(calibration' 10
+wait_for 'Snipe projectors . harm reduction' 10
 tm send-keys -t e2e -l 'And God said'
 tm send-keys -t e2e Enter
 wait_for 'turn in [0-9.]+% out [0-9.]+%' 60
