@@ -11,6 +11,7 @@ import (
 
 	"github.com/isagi-lab/isagi/engine/generate"
 	"github.com/isagi-lab/isagi/engine/tokenizer"
+	"github.com/isagi-lab/isagi/internal/fsx"
 )
 
 // cmdPPL is `isagi ppl`: perplexity of a model over a text file.
@@ -48,9 +49,9 @@ Examples:
 		fs.Usage()
 		return fmt.Errorf("ppl needs --file TEXT")
 	}
-	text, err := os.ReadFile(*file)
+	text, err := fsx.ReadRegular(*file, maxTextBytes)
 	if err != nil {
-		return err
+		return fmt.Errorf("--file: %w", err)
 	}
 	m, tok, st, err := mf.open()
 	if err != nil {

@@ -23,6 +23,7 @@ import (
 	"github.com/isagi-lab/isagi/engine/session"
 	"github.com/isagi-lab/isagi/engine/tensor"
 	"github.com/isagi-lab/isagi/engine/tokenizer"
+	"github.com/isagi-lab/isagi/internal/fsx"
 	"github.com/isagi-lab/isagi/miku"
 	"github.com/isagi-lab/isagi/store"
 )
@@ -79,7 +80,7 @@ func (mf *modelFlags) useGRC(f *gguf.File, m *model.Model, st *model.State) erro
 	case spec.Alloc == model.GRCMCR:
 		text, name := model.CalibrationText, "the built-in calibration text"
 		if mf.calib != "" {
-			b, err := os.ReadFile(mf.calib)
+			b, err := fsx.ReadRegular(mf.calib, maxTextBytes)
 			if err != nil {
 				return fmt.Errorf("--calib: %w", err)
 			}
@@ -231,9 +232,9 @@ func (cf *chatFlags) render(f *gguf.File, tok *tokenizer.Tokenizer, prompt strin
 	var tmpl *chat.Template
 	var err error
 	if cf.templateFile != "" {
-		src, rerr := os.ReadFile(cf.templateFile)
+		src, rerr := fsx.ReadRegular(cf.templateFile, maxTemplateBytes)
 		if rerr != nil {
-			return nil, chat.Prompt{}, nil, rerr
+			return nil, chat.Prompt{}, nil, fmt.Errorf("--chat-template-file: %w", rerr)
 		}
 		tmpl, err = chat.ForTokenizer(string(src), tok)
 	} else {
@@ -247,9 +248,9 @@ func (cf *chatFlags) render(f *gguf.File, tok *tokenizer.Tokenizer, prompt strin
 	}
 	var msgs []chat.Message
 	if cf.messages != "" {
-		data, err := os.ReadFile(cf.messages)
+		data, err := fsx.ReadRegular(cf.messages, maxTextBytes)
 		if err != nil {
-			return nil, chat.Prompt{}, nil, err
+			return nil, chat.Prompt{}, nil, fmt.Errorf("--messages: %w", err)
 		}
 		if msgs, err = chat.ParseMessages(data); err != nil {
 			return nil, chat.Prompt{}, nil, fmt.Errorf("%s: %w", cf.messages, err)

@@ -1,0 +1,13 @@
+package main
+
+// Bounds on the files commands read whole into memory. Each is far above
+// any real input of its kind; past it the file is refused with its size
+// and the limit rather than read until memory runs out.
+const (
+	// maxTextBytes bounds texts and conversations: --calib, ppl --file
+	// and --messages.
+	maxTextBytes = 64 << 20
+	// maxTemplateBytes bounds --chat-template-file: chat templates are
+	// kilobytes.
+	maxTemplateBytes = 1 << 20
+)
