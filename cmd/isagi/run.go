@@ -302,7 +302,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&p.RepeatWindow, "repeat-window", 64, "tokens the repeat penalty looks back over")
 	seed := fs.Int64("seed", -1, "random seed; the same seed gives the same tokens (default: from the clock)")
 	verbose := fs.Bool("v", false, "print timing statistics to stderr")
-	sessionFile := fs.String("session", "", "append this turn to a .miku session file (created if missing): the prompt is the next user message")
+	sessionFile := fs.String("session", "", "append this turn to a .miku session file (created if missing): the prompt is the next user message. "+
+		"The session's saved settings are the defaults; -n, --temp, --top-k, --top-p, --min-p, --repeat-penalty, --seed, --rank, --slots and --alloc given here override them and are saved with the session. "+
+		"The file is locked from load to save: runs on the same file take turns")
 	force := fs.Bool("force-model", false, "with --session: continue a session saved with another model")
 	var knobs sessionKnobs
 	fs.StringVar(&knobs.snipe, "snipe", "", "with --session: Snipe projectors on for this turn, e.g. privacy,toxicity (needs the geometry profile)")
@@ -360,6 +362,10 @@ Examples:
 	}
 
 	if *sessionFile != "" {
+		// The flags given, as opposed to defaulted, override the
+		// session's saved settings.
+		knobs.set = map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { knobs.set[f.Name] = true })
 		return runSession(&mf, *sessionFile, *prompt, p, *n, *force, *verbose, knobs, stdout, stderr)
 	}
 	f, tok, err := mf.openFile()
@@ -485,11 +491,19 @@ func parseIDs(s string, vocab int) ([]int32, error) {
 // runSession is run --session: one turn of a saved conversation, streamed,
 // then the session saved again.
 // sessionKnobs are the geometry knobs of a scripted turn ("": as saved).
-type sessionKnobs struct{ snipe, alpha string }
+type sessionKnobs struct {
+	snipe, alpha string
+	// set holds the names of the flags given on the command line
+	// (flag.FlagSet.Visit): they override the session's saved settings.
+	set map[string]bool
+}
 
-func runSession(mf *modelFlags, file, prompt string, p sample.Params, n int, force, verbose bool, knobs sessionKnobs, stdout, stderr io.Writer) error {
+func runSession(mf *modelFlags, file, prompt string, p sample.Params, n int, force, verbose bool, knobs sessionKnobs, stdout, stderr io.Writer) (err error) {
 	if prompt == "" {
 		return errors.New("--session needs --prompt: the next message")
+	}
+	if knobs.set["rank-floor"] || knobs.set["calib"] {
+		return errors.New("--rank-floor and --calib are not available with --session, which compresses as the TUI's /set rank does")
 	}
 	path, err := store.Resolve(mf.model)
 	if err != nil {
@@ -501,11 +515,34 @@ func runSession(mf *modelFlags, file, prompt string, p sample.Params, n int, for
 	if dir, err := profileDir(); err == nil {
 		opts.ProfileDir = dir
 	}
+	if d, err := store.DataDir(); err == nil {
+		opts.CacheDir = filepath.Join(d, "geometry") // the GRC cache the TUI's /set rank uses
+	}
 	s, err := session.Open(path, opts)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	// Hold the file's lock from load to save, so that a concurrent run on
+	// the same file waits for this one's turn to be saved, loads it, and
+	// adds its own after it, instead of saving over it.
+	now, cancel := context.WithCancel(ctx)
+	cancel()
+	lock, err := miku.Lock(now, file)
+	if errors.Is(err, miku.ErrLocked) {
+		fmt.Fprintf(stderr, "isagi: %s is in use by another process: waiting for it (ctrl+c stops)\n", file)
+		lock, err = miku.Lock(ctx, file)
+	}
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if uerr := lock.Unlock(); err == nil {
+			err = uerr
+		}
+	}()
 	if _, err := os.Stat(file); err == nil {
 		notes, err := s.Load(file, force)
 		if err != nil {
@@ -522,6 +559,62 @@ func runSession(mf *modelFlags, file, prompt string, p sample.Params, n int, for
 	for _, note := range s.Notes() {
 		fmt.Fprintln(stderr, "isagi:", note)
 	}
+	// Flags given on the command line win over the saved settings (the
+	// new session's settings came from the flags already).
+	f32 := func(v float32) string { return strconv.FormatFloat(float64(v), 'g', -1, 32) }
+	for _, o := range [][3]string{
+		{"n", "max_tokens", strconv.Itoa(n)},
+		{"temp", "temperature", f32(p.Temperature)},
+		{"top-k", "top_k", strconv.Itoa(p.TopK)},
+		{"top-p", "top_p", f32(p.TopP)},
+		{"min-p", "min_p", f32(p.MinP)},
+		{"repeat-penalty", "repeat_penalty", f32(p.RepeatPenalty)},
+		{"seed", "seed", strconv.FormatUint(p.Seed, 10)},
+	} {
+		if knobs.set[o[0]] {
+			if err := s.Set(o[1], o[2]); err != nil {
+				return fmt.Errorf("%s%s: %w", map[bool]string{true: "-", false: "--"}[len(o[0]) == 1], o[0], err)
+			}
+		}
+	}
+	if knobs.set["rank"] || knobs.set["slots"] || knobs.set["alloc"] {
+		// The TUI's /set path: the compression is built (or read from
+		// the shared cache) by the session, and saved with its settings.
+		rank := strconv.Itoa(s.Settings().Rank)
+		if knobs.set["rank"] {
+			rank = mf.rank
+		}
+		if rank == "off" || rank == "0" {
+			if knobs.set["slots"] || knobs.set["alloc"] {
+				return errors.New("--slots and --alloc need --rank K (or a session saved with a rank)")
+			}
+		} else if s.Settings().Rank > 0 && (knobs.set["slots"] || knobs.set["alloc"]) {
+			// Off first, so that the new slot set or allocation is not
+			// built at the old rank on the way to the new one.
+			if err := s.Set("rank", "off"); err != nil {
+				return fmt.Errorf("--rank: %w", err)
+			}
+		}
+		for _, o := range [][2]string{{"slots", mf.slots}, {"alloc", mf.alloc}} {
+			if knobs.set[o[0]] {
+				if err := s.Set(o[0], o[1]); err != nil {
+					return fmt.Errorf("--%s: %w", o[0], err)
+				}
+			}
+		}
+		drew := false
+		progress := func(done, total int) {
+			drew = true
+			fmt.Fprintf(stderr, "\rGRC: [%-30s] %d/%d blocks ", bar(done, total, 30), done, total)
+		}
+		err := s.SetCtx(ctx, "rank", rank, progress)
+		if drew {
+			fmt.Fprintln(stderr)
+		}
+		if err != nil {
+			return fmt.Errorf("--rank %s: %w", rank, err)
+		}
+	}
 	for _, kv := range [][2]string{{"snipe", knobs.snipe}, {"ogd_alpha", knobs.alpha}} {
 		if kv[1] == "" {
 			continue
@@ -530,8 +623,6 @@ func runSession(mf *modelFlags, file, prompt string, p sample.Params, n int, for
 			return fmt.Errorf("--%s: %w", strings.ReplaceAll(kv[0], "_", "-"), err)
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
 	out := bufio.NewWriter(stdout)
 	turn, err := s.Send(ctx, prompt, func(e session.Event) {
 		out.WriteString(e.Piece)
@@ -546,6 +637,9 @@ func runSession(mf *modelFlags, file, prompt string, p sample.Params, n int, for
 		used, limit := s.ContextUsed()
 		fmt.Fprintf(stderr, "%d new prompt tokens, %d generated (%s); decode %.1f tok/s; context %d/%d; dropped %d turns\n",
 			turn.PromptTok, turn.Tokens, turn.Stop, turn.DecodeTokS, used, limit, turn.Dropped)
+		if i := s.Info(); i.Rank > 0 {
+			fmt.Fprintf(stderr, "GRC rank %d (%s): %.1f%% of the energy kept\n", i.Rank, i.RankSpec, 100*i.RankEnergy)
+		}
 		switch c := turn.COG; {
 		case c != nil:
 			fmt.Fprintf(stderr, "cog: %s, distance %.4f; manifold growth %.4f, %d trajectories\n", strings.ToUpper(c.Tier), c.Distance, c.Growth, c.Trajectories)
@@ -556,5 +650,5 @@ func runSession(mf *modelFlags, file, prompt string, p sample.Params, n int, for
 			fmt.Fprintf(stderr, "teh: prompt %.1f%%, reply %.1f%%, peak %.1f%%\n", g.Prompt.Overall, g.Reply.Overall, g.Peak)
 		}
 	}
-	return s.SaveFile(file)
+	return s.SaveLocked(lock)
 }
