@@ -22,7 +22,8 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print one JSON object (prefill_tok_s, decode_tok_s, …)")
 	noProbe := fs.Bool("no-probe", false, "skip the memory-bandwidth probe")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, `Usage: isagi bench --model FILE.gguf [-p 128] [-n 64] [--json] [--threads N] [--rank K ...]
+		w := fs.Output()
+		fmt.Fprint(w, `Usage: isagi bench (--model FILE.gguf | --demo) [-p 128] [-n 64] [--json] [--threads N] [--rank K ...]
 
 Measures prefill and decode speed, the weight bandwidth decoding reaches
 (weights streamed per token × tokens per second) and its ratio to this
@@ -30,7 +31,7 @@ machine's memory bandwidth (a STREAM triad run in the same process).
 Flags:
 `)
 		fs.PrintDefaults()
-		fmt.Fprint(stderr, `
+		fmt.Fprint(w, `
 With --rank the model runs GRC-compressed (see --slots and --alloc; the
 compression is read from or written to the same cache the TUI uses) and
 the weights per token count the compressed matrices.
@@ -40,12 +41,13 @@ Examples:
   isagi bench --model ../shared/fixtures/kjv/kjv-q8_0.gguf --rank 192 --slots qkv,o,ffn --alloc gp
 `)
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
-	if mf.ctx == 0 {
-		mf.ctx = *promptLen + *genLen
+	if fs.NArg() != 0 {
+		return argsError(fs, "bench takes no arguments, got %q", fs.Args())
 	}
+	mf.ctxDefault = *promptLen + *genLen
 	m, tok, st, err := mf.open()
 	if err != nil {
 		return err
@@ -61,7 +63,7 @@ Examples:
 		return err
 	}
 	r := benchReport{
-		Model:       mf.model,
+		Model:       mf.label(),
 		Arch:        m.Arch,
 		WeightType:  m.WeightType(),
 		Threads:     st.Kernels().Pool().Size(),

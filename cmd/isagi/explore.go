@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -28,9 +27,9 @@ func cmdExplore(args []string, stdout, stderr io.Writer) error {
 	temp := fs.Float64("temp", 0.8, "sampling temperature")
 	asJSON := fs.Bool("json", false, "print the chain as JSON")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, `Usage: isagi explore [--model FILE | --demo] [--chain 0.2,0.1,0.05] [--seed N] "seed concept"
+		fmt.Fprint(fs.Output(), `Usage: isagi explore [--model FILE | --demo] [--chain 0.2,0.1,0.05] [--seed N] "seed concept"
 
-Safe OGD exploration (MECHANISMS.md §8): successive generations with
+Safe OGD exploration (docs/mechanisms.md §8): successive generations with
 decreasing α, the first continuing the seed concept and each later one the
 previous output, every step pushed along the concept's direction in the
 residual stream with the geometry profile's forbidden subspace removed.
@@ -43,18 +42,17 @@ Example:
 `)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
-		fs.Usage()
-		return errors.New("explore needs one seed concept")
+		return argsError(fs, "explore needs one seed concept, got %d arguments", fs.NArg())
 	}
 	var alphas []float64
 	for _, f := range strings.Split(*chain, ",") {
 		a, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
 		if err != nil {
-			return fmt.Errorf("--chain %q: %w", *chain, err)
+			return usagef("--chain %q: %w", *chain, err)
 		}
 		alphas = append(alphas, a)
 	}

@@ -15,7 +15,6 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/isagi-lab/isagi/demo"
 	"github.com/isagi-lab/isagi/engine/session"
 	"github.com/isagi-lab/isagi/geometry"
 	"github.com/isagi-lab/isagi/prompts"
@@ -36,30 +35,20 @@ func profileDir() (string, error) {
 // geoFlags are the flags of the commands that use a geometry profile.
 type geoFlags struct {
 	modelFlags
-	demo    bool
 	profile string
 }
 
 func (g *geoFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&g.model, "model", "", "GGUF file or installed model name (default $ISAGI_MODEL, then the config file)")
-	fs.IntVar(&g.threads, "threads", 0, "worker threads (default: the number of cores)")
-	fs.BoolVar(&g.demo, "demo", false, "use the built-in demo model")
+	g.registerSource(fs)
+	fs.IntVar(&g.threads, "threads", 0, threadsHelp)
 	fs.StringVar(&g.profile, "profile", "", "geometry profile file (default: the data directory's, found by the model's sha256)")
 }
 
 // open loads the model as a session (calibration tokenises prompts the way
-// chat does).
+// chat does). 512 positions hold any calibration prompt and an exploration
+// step's output.
 func (g *geoFlags) open() (*session.Session, error) {
-	opts := session.Options{Threads: g.threads, Ctx: 512, AppVersion: version}
-	if g.demo {
-		opts.Demo = true
-		return session.OpenBytes(demo.Name, demo.Model, opts)
-	}
-	path, err := store.Resolve(g.model)
-	if err != nil {
-		return nil, err
-	}
-	return session.Open(path, opts)
+	return g.openSession(session.Options{Ctx: 512, AppVersion: version})
 }
 
 // profilePath is --profile, else the data directory's file for s's model.
@@ -154,9 +143,10 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) error {
 	benign := fs.Int("benign-tokens", def.BenignTokens, "benign text tokens scored per greedy step (sets the time)")
 	asJSON := fs.Bool("json", false, "print the profile's figures as JSON")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, `Usage: isagi calibrate [--model FILE | --demo] [flags]
+		fmt.Fprint(fs.Output(), `Usage: isagi calibrate [--model FILE | --demo] [flags]
 
-Builds the model's geometry profile (MECHANISMS.md §5–7) from the prompt
+Builds the model's geometry profile (docs/geometry.md; the math in
+docs/mechanisms.md §5–7) from the prompt
 sets shipped with isagi: hidden states of every calibration prompt at the
 probe layer, the UGT basis, each behaviour category's forbidden coordinates
 and ROC threshold (the TEH gauge), and its Snipe projector chosen greedily
@@ -172,12 +162,11 @@ Example:
 `)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {
-		fs.Usage()
-		return fmt.Errorf("calibrate takes no arguments, got %q", fs.Arg(0))
+		return argsError(fs, "calibrate takes no arguments, got %q", fs.Arg(0))
 	}
 	set, err := prompts.Default()
 	if err != nil {
@@ -241,24 +230,14 @@ func printProfile(w io.Writer, p *geometry.Profile) {
 // cmdEval is `isagi eval teh|snipe`: the profile on the held-out split.
 func cmdEval(args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "overlap" {
-		return cmdOverlap(args[1:], stdout)
+		return cmdOverlap(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && isHelp(args[0]) {
+		fmt.Fprint(stderr, evalUsage)
+		return flag.ErrHelp
 	}
 	if len(args) == 0 || (args[0] != "teh" && args[0] != "snipe") {
-		fmt.Fprint(stderr, `Usage: isagi eval teh|snipe [--model FILE | --demo] [--profile P] [--json]
-       isagi eval overlap PROFILE_A PROFILE_B
-
-  teh      detection rate and false positives of every TEH gauge on the
-           held-out prompts, at the threshold calibration chose
-  snipe    harm reduction and benign collateral of every projector on the
-           held-out prompts and text
-  overlap  bilateral overlap ‖B_Aᵀ B_B‖²_F / k of two profiles' UGT bases
-           (1: the same subspace, 0: orthogonal) — e.g. a model and its
-           quantisation
-
-A tiny text model cannot tell harm from benign by meaning: these numbers
-are meaningful on an instruct model.
-`)
-		return errors.New("eval needs teh or snipe")
+		return usagef("eval needs teh, snipe or overlap (see \"isagi eval --help\")")
 	}
 	which := args[0]
 	fs := flag.NewFlagSet("eval "+which, flag.ContinueOnError)
@@ -267,8 +246,15 @@ are meaningful on an instruct model.
 	g.register(fs)
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	benign := fs.Int("benign-tokens", 1024, "snipe: held-out benign tokens scored")
-	if err := fs.Parse(args[1:]); err != nil {
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), evalUsage, "\nFlags of eval teh and eval snipe:\n")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args[1:], stderr); err != nil {
 		return err
+	}
+	if fs.NArg() != 0 {
+		return argsError(fs, "eval %s takes no arguments, got %q", which, fs.Args())
 	}
 	set, err := prompts.Default()
 	if err != nil {
@@ -324,11 +310,31 @@ are meaningful on an instruct model.
 	return tw.Flush()
 }
 
+// evalUsage is the help of `isagi eval`.
+const evalUsage = `Usage: isagi eval teh|snipe [--model FILE | --demo] [--profile P] [--json]
+       isagi eval overlap PROFILE_A PROFILE_B
+
+  teh      detection rate and false positives of every TEH gauge on the
+           held-out prompts, at the threshold calibration chose
+  snipe    harm reduction and benign collateral of every projector on the
+           held-out prompts and text
+  overlap  bilateral overlap ‖B_Aᵀ B_B‖²_F / k of two profiles' UGT bases
+           (1: the same subspace, 0: orthogonal) — e.g. a model and its
+           quantisation
+
+A tiny text model cannot tell harm from benign by meaning: these numbers
+are meaningful on an instruct model. What each figure is: docs/geometry.md.
+`
+
 // cmdOverlap is `isagi eval overlap A B`: how much two profiles' behavioural
 // subspaces agree.
-func cmdOverlap(args []string, stdout io.Writer) error {
+func cmdOverlap(args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && isHelp(args[0]) {
+		fmt.Fprint(stderr, evalUsage)
+		return flag.ErrHelp
+	}
 	if len(args) != 2 {
-		return errors.New("eval overlap needs two profile files (see <data dir>/profiles)")
+		return usagef("eval overlap needs two profile files (see <data dir>/profiles), got %d", len(args))
 	}
 	var ps [2]*geometry.Profile
 	for i, path := range args {

@@ -18,22 +18,25 @@ func cmdInspect(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	showTensors := fs.Bool("tensors", false, "list every tensor (default: a summary by type)")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, `Usage: isagi inspect [--tensors] MODEL.gguf
+		fmt.Fprint(fs.Output(), `Usage: isagi inspect [--tensors] MODEL.gguf
 
 Prints the GGUF version, every metadata key (arrays as type and length), and
 the tensors: a count and size per type, or with --tensors one line each
 (name, type, shape innermost first, bytes).
 
+Flags:
+`)
+		fs.PrintDefaults()
+		fmt.Fprint(fs.Output(), `
 Example:
   isagi inspect --tensors ../shared/fixtures/stories260k/stories260K-f32.gguf
 `)
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
-		fs.Usage()
-		return fmt.Errorf("inspect needs exactly one model file, got %d arguments", fs.NArg())
+		return argsError(fs, "inspect needs exactly one model file, got %d arguments", fs.NArg())
 	}
 	f, err := gguf.Open(fs.Arg(0))
 	if err != nil {

@@ -1,12 +1,10 @@
 // Command isagi is the ISAGI terminal workstation for local language models.
 //
-// This build runs models from the command line; the chat TUI and the
-// geometry panes arrive with later issues.
-//
+//	isagi [--model M | --demo]               chat in the terminal (the TUI)
 //	isagi run --model M.gguf --prompt TEXT   stream a continuation
 //	isagi bench --model M.gguf               prefill/decode speed
 //	isagi inspect M.gguf                     metadata, tensors and sizes
-//	isagi version
+//	isagi help [COMMAND]                     the commands, or one command's flags
 package main
 
 import (
@@ -22,25 +20,96 @@ import (
 var version = "dev"
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "isagi:", err)
-		}
-		os.Exit(2)
+	err := run(os.Args[1:], os.Stdout, os.Stderr)
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(os.Stderr, "isagi:", err)
 	}
+	os.Exit(exitCode(err))
 }
 
-const usage = `isagi — a terminal workstation for living language models
+// exitCode is the process status for what run returned: 0 for success and
+// for a help request (the user asked for it and got it), 2 for a mistake
+// in the command line, as flag-parsing tools conventionally do, and 1 for
+// everything that went wrong once the command ran — a script can tell "you
+// called me wrong" from "it failed".
+func exitCode(err error) int {
+	var u usageError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &u):
+		return 2
+	}
+	return 1
+}
+
+// usageError is a mistake in the command line (an unknown flag or command,
+// a missing argument, flags that do not go together): exit status 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// usagef is a usageError with a formatted message; %w wraps as in fmt.Errorf.
+func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+// parseFlags parses args into fs. Unlike a bare fs.Parse it prints nothing
+// on a mistake — the returned usageError is the one line main prints,
+// pointing at --help — and on -h/--help it prints fs's usage to helpOut and
+// returns flag.ErrHelp, for which main exits 0. Subcommands pass stderr
+// (Go's flag convention, as before); `isagi --help` and the TUI's flag set
+// use stdout.
+func parseFlags(fs *flag.FlagSet, args []string, helpOut io.Writer) error {
+	usage, out := fs.Usage, fs.Output()
+	fs.Usage = func() {}
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	fs.Usage = usage
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fs.SetOutput(helpOut)
+		fs.Usage()
+		fs.SetOutput(out)
+		return flag.ErrHelp
+	case err != nil:
+		fs.SetOutput(out)
+		if fs.Name() == "isagi" { // main already says "isagi:"
+			return usagef("%w (see \"isagi --help\")", err)
+		}
+		return usagef("%s: %w (see \"%s --help\")", fs.Name(), err, commandName(fs))
+	}
+	fs.SetOutput(out)
+	return nil
+}
+
+// commandName is how the user types fs's command: "isagi run".
+func commandName(fs *flag.FlagSet) string {
+	if fs.Name() == "isagi" {
+		return "isagi"
+	}
+	return "isagi " + fs.Name()
+}
+
+// argsError is a usageError about fs's positional arguments.
+func argsError(fs *flag.FlagSet, format string, a ...any) error {
+	return usagef("%s (see \"%s --help\")", fmt.Sprintf(format, a...), commandName(fs))
+}
+
+// usageHead and usageTail frame the top-level help; the TUI's flags go
+// between them, printed from the flag set itself so the list cannot drift
+// from what cmdTUI accepts.
+const usageHead = `isagi — a terminal workstation for living language models
 
 Usage:
-  isagi [--model M] [--demo]               chat in the terminal (the TUI)
+  isagi [flags]                            chat in the terminal (the TUI); flags below
+  isagi --demo                             chat with the built-in demo model
+  isagi --load s.miku                      resume a saved session (ctrl+s or /save in the TUI)
   isagi pull MODEL                         download a GGUF model (hf.co/ORG/REPO[:FILE] or a short name)
   isagi models                             list installed models
-  isagi --load s.miku                      resume a saved session (ctrl+s or /save in the TUI)
   isagi session info s.miku [--json]       what a saved session holds
   isagi run --model M.gguf --prompt TEXT   stream a continuation to stdout
-  isagi bench --model M.gguf [--json]      prefill/decode speed vs memory bandwidth
   isagi run --model M.gguf --chat --prompt TEXT   chat: one user turn, templated
+  isagi bench --model M.gguf [--json]      prefill/decode speed vs memory bandwidth
   isagi tokenize --model M.gguf TEXT       token ids of TEXT (--decode: ids to text)
   isagi ppl --model M.gguf --file T.txt    perplexity of the model over a text
   isagi calibrate --model M.gguf           build the model's geometry profile (TEH gauges, Snipe projectors)
@@ -49,16 +118,33 @@ Usage:
   isagi inspect [--tensors] M.gguf         show a GGUF file's metadata and tensors
   isagi version                            print the version
 
-Run "isagi COMMAND --help" for a command's flags and examples.
+Every command that loads a model takes --model M (a file or an installed
+name) or --demo (the built-in demo model). Run "isagi COMMAND --help" (or
+"isagi help COMMAND") for a command's flags and examples.
 
+Flags of the TUI (isagi [flags]):
+`
+
+const usageTail = `
 Examples:
   isagi --demo
   isagi pull smollm2-135m-instruct && isagi --model smollm2-135m-instruct
-  isagi run --model ../shared/fixtures/kjv/kjv-q8_0.gguf --prompt "And God said" -n 40
+  isagi run --demo --prompt "And God said" -n 40
   isagi run --model kjv-f32.gguf --prompt-ids 1,300,391,394 --temp 0 --ids
   isagi bench --model ../shared/fixtures/kjv/kjv-q4_k_m.gguf
   isagi inspect --tensors model.gguf | less
 `
+
+// printUsage writes the top-level help to w.
+func printUsage(w io.Writer) {
+	fmt.Fprint(w, usageHead)
+	fs := flag.NewFlagSet("isagi", flag.ContinueOnError)
+	var tf tuiFlags
+	tf.register(fs)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fmt.Fprint(w, usageTail)
+}
 
 func run(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || (strings.HasPrefix(args[0], "-") && !isHelp(args[0]) && args[0] != "--version") {
@@ -91,11 +177,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, "isagi", version)
 		return nil
 	case "help", "-h", "-help", "--help":
-		fmt.Fprint(stdout, usage)
+		// "isagi help run" is "isagi run --help".
+		if args[0] == "help" && len(args) > 1 && args[1] != "help" && !strings.HasPrefix(args[1], "-") {
+			return run([]string{args[1], "--help"}, stdout, stderr)
+		}
+		printUsage(stdout)
 		return nil
 	}
-	fmt.Fprint(stderr, usage)
-	return fmt.Errorf("unknown command %q", args[0])
+	return usagef("unknown command %q (see \"isagi --help\")", args[0])
 }
 
 func isHelp(a string) bool { return a == "-h" || a == "-help" || a == "--help" }

@@ -44,13 +44,16 @@ func TestInspectRejectsNonGGUF(t *testing.T) {
 	}
 }
 
+// TestUnknownCommand: an unknown command is a usage error (exit 2) whose
+// one line points at the help.
 func TestUnknownCommand(t *testing.T) {
 	var out, errb bytes.Buffer
-	if err := run([]string{"frobnicate"}, &out, &errb); err == nil {
+	err := run([]string{"frobnicate"}, &out, &errb)
+	if err == nil {
 		t.Fatal("unknown command accepted")
 	}
-	if !strings.Contains(errb.String(), "Usage:") {
-		t.Fatalf("unknown command should print usage, got %q", errb.String())
+	if exitCode(err) != 2 || !strings.Contains(err.Error(), `"frobnicate"`) || !strings.Contains(err.Error(), "isagi --help") {
+		t.Fatalf("unknown command: exit %d, %v", exitCode(err), err)
 	}
 }
 

@@ -16,7 +16,8 @@ func cmdModels(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print JSON: {\"dir\", \"default\", \"models\": [{name, file, path, size, arch, quant, params, incomplete, error}]}")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, `Usage: isagi models [--json]
+		w := fs.Output()
+		fmt.Fprint(w, `Usage: isagi models [--json]
 
 Lists the models installed in $XDG_DATA_HOME/isagi/models (by default
 ~/.local/share/isagi/models): name, size, architecture, quantisation and
@@ -28,18 +29,17 @@ incomplete; running the same "isagi pull" again resumes them. NAME is what
 Flags:
 `)
 		fs.PrintDefaults()
-		fmt.Fprint(stderr, `
+		fmt.Fprint(w, `
 Examples:
   isagi models
   isagi models --json | jq -r '.models[].path'
 `)
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {
-		fs.Usage()
-		return fmt.Errorf("models takes no arguments, got %q", fs.Args())
+		return argsError(fs, "models takes no arguments, got %q", fs.Args())
 	}
 	dir, err := store.ModelsDir()
 	if err != nil {

@@ -22,7 +22,7 @@ func cmdPPL(args []string, stdout, stderr io.Writer) error {
 	mf.register(fs)
 	file := fs.String("file", "", "text file to score")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, `Usage: isagi ppl --model FILE.gguf --file TEXT [--ctx N] [--threads N] [--rank K --slots S --alloc A]
+		fmt.Fprint(fs.Output(), `Usage: isagi ppl (--model FILE.gguf | --demo) --file TEXT [--ctx N] [--threads N] [--rank K --slots S --alloc A]
 
 Perplexity of the model over a text, as llama.cpp's perplexity tool
 computes it: the text is cut into windows of --ctx tokens (default: the
@@ -42,12 +42,11 @@ Examples:
 `)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
 	if *file == "" || fs.NArg() != 0 {
-		fs.Usage()
-		return fmt.Errorf("ppl needs --file TEXT")
+		return argsError(fs, "ppl needs --file TEXT and no arguments")
 	}
 	text, err := fsx.ReadRegular(*file, maxTextBytes)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/isagi-lab/isagi/demo"
 	"github.com/isagi-lab/isagi/engine/chat"
 	"github.com/isagi-lab/isagi/engine/generate"
 	"github.com/isagi-lab/isagi/engine/gguf"
@@ -31,8 +32,12 @@ import (
 // modelFlags are the flags every command that loads a model shares.
 type modelFlags struct {
 	model   string
+	demo    bool // --demo: the model embedded in the binary (package demo)
 	threads int
 	ctx     int
+	// ctxDefault is the window when --ctx is not given; 0 means the
+	// model's, at most 4096 (bench sizes it to its own prompt and reply).
+	ctxDefault int
 	// GRC compression (docs/grc.md): rank, slot set, allocation, the
 	// GP/MCR floor and MCR's calibration text.
 	rank, slots, alloc string
@@ -41,10 +46,32 @@ type modelFlags struct {
 	log                io.Writer // notes and build progress (the flag set's output)
 }
 
+// Help for the flags that name the model and size the run, shared by every
+// command that registers them.
+const (
+	modelHelp   = "GGUF file or installed model name (default $ISAGI_MODEL, then the config file)"
+	demoHelp    = "use the built-in demo model (a tiny KJV text generator, not an assistant) instead of --model"
+	threadsHelp = "worker threads (default: the number of cores)"
+	ctxHelp     = "context window in tokens (default: the model's, at most 4096; above the model's window it is capped, with a warning)"
+)
+
+// registerSource registers --model and --demo: which model to load.
+func (mf *modelFlags) registerSource(fs *flag.FlagSet) {
+	fs.StringVar(&mf.model, "model", "", modelHelp)
+	fs.BoolVar(&mf.demo, "demo", false, demoHelp)
+}
+
+// registerModel registers what the TUI takes: the model, --threads and --ctx.
+func (mf *modelFlags) registerModel(fs *flag.FlagSet) {
+	mf.registerSource(fs)
+	fs.IntVar(&mf.threads, "threads", 0, threadsHelp)
+	fs.IntVar(&mf.ctx, "ctx", 0, ctxHelp)
+}
+
+// register registers every model flag of the scripted commands: the
+// model, --threads, --ctx and the GRC compression.
 func (mf *modelFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&mf.model, "model", "", "GGUF file or installed model name (default $ISAGI_MODEL, then the config file)")
-	fs.IntVar(&mf.threads, "threads", 0, "worker threads (default: the number of cores)")
-	fs.IntVar(&mf.ctx, "ctx", 0, "context window in tokens (default: the model's, at most 4096)")
+	mf.registerModel(fs)
 	fs.StringVar(&mf.rank, "rank", "off", "GRC: compress to rank K (1…embedding width; the mean rank per block under --alloc gp|mcr), or off")
 	fs.StringVar(&mf.slots, "slots", "qkv", "with --rank: what to compress: qkv, or a comma-separated set of qkv, o and ffn (gate+up by one basis, down by SVD), or all")
 	fs.StringVar(&mf.alloc, "alloc", "uniform", "with --rank: rank per block: uniform, gp (from the weights' spectra) or mcr (from hidden-state variance over --calib)")
@@ -104,7 +131,7 @@ func (mf *modelFlags) useGRC(f *gguf.File, m *model.Model, st *model.State) erro
 	}
 	var cache *session.GRCCache
 	if d, err := store.DataDir(); err == nil {
-		if sum, err := session.FileSHA256(f.Path); err == nil {
+		if sum, err := mf.sha256(f); err == nil {
 			cache = &session.GRCCache{Dir: filepath.Join(d, "geometry"), AppVersion: version,
 				Model: miku.ModelRef{File: filepath.Base(f.Path), SHA256: sum, Arch: m.Arch, Name: m.Name}}
 		}
@@ -147,17 +174,46 @@ func (mf *modelFlags) useGRC(f *gguf.File, m *model.Model, st *model.State) erro
 	return st.SetGRC(g)
 }
 
-// openFile maps the GGUF file and reads its tokenizer, without touching the
+// sha256 identifies f's model in caches: the file's hash, or the embedded
+// demo's, which has no file to hash.
+func (mf *modelFlags) sha256(f *gguf.File) (string, error) {
+	if mf.demo {
+		return demoSHA256(), nil
+	}
+	return session.FileSHA256(f.Path)
+}
+
+// checkSource refuses --demo together with --model: which one was meant is
+// a guess.
+func (mf *modelFlags) checkSource() error {
+	if mf.demo && mf.model != "" {
+		return usagef("give --model or --demo, not both")
+	}
+	return nil
+}
+
+// openFile maps the GGUF file (or parses the embedded demo model, as the
+// TUI's --demo does) and reads its tokenizer, without touching the
 // weights: enough for tokenize and --show-prompt, which also work on
 // tokenizer-only files.
 func (mf *modelFlags) openFile() (*gguf.File, *tokenizer.Tokenizer, error) {
-	path, err := store.Resolve(mf.model)
-	if err != nil {
+	if err := mf.checkSource(); err != nil {
 		return nil, nil, err
 	}
-	f, err := gguf.Open(path)
-	if err != nil {
-		return nil, nil, err
+	var f *gguf.File
+	if mf.demo {
+		var err error
+		if f, err = gguf.Parse(demo.Name, demo.Model); err != nil {
+			return nil, nil, err
+		}
+	} else {
+		path, err := store.Resolve(mf.model)
+		if err != nil {
+			return nil, nil, err
+		}
+		if f, err = gguf.Open(path); err != nil {
+			return nil, nil, err
+		}
 	}
 	tok, err := tokenizer.FromGGUF(f)
 	if err != nil {
@@ -175,7 +231,18 @@ func (mf *modelFlags) load(f *gguf.File) (*model.Model, *model.State, error) {
 		return nil, nil, err
 	}
 	ctx := mf.ctx
+	if ctx > m.CtxLen {
+		// The model was never trained on positions past its window, so
+		// more cache would only hold garbage: use the window, and say so
+		// here, where it is decided, rather than let a later "context is
+		// full" be the first the user hears of it.
+		fmt.Fprintf(mf.log, "isagi: %s\n", ctxCapNote(ctx, modelLabel(m, f), m.CtxLen))
+		ctx = m.CtxLen
+	}
 	if ctx <= 0 {
+		ctx = mf.ctxDefault
+	}
+	if ctx <= 0 || ctx > m.CtxLen {
 		ctx = min(m.CtxLen, 4096)
 	}
 	st, err := m.NewState(ctx, tensor.NewKernels(tensor.NewPool(mf.threads)))
@@ -186,6 +253,36 @@ func (mf *modelFlags) load(f *gguf.File) (*model.Model, *model.State, error) {
 		return nil, nil, err
 	}
 	return m, st, nil
+}
+
+// openSession opens the model as a conversation (session.Open, or
+// session.OpenBytes for --demo, as the TUI does) with opts; Threads and Ctx
+// come from the flags.
+func (mf *modelFlags) openSession(opts session.Options) (*session.Session, error) {
+	if err := mf.checkSource(); err != nil {
+		return nil, err
+	}
+	opts.Threads = mf.threads
+	if mf.ctx != 0 {
+		opts.Ctx = mf.ctx
+	}
+	if mf.demo {
+		opts.Demo = true
+		return session.OpenBytes(demo.Name, demo.Model, opts)
+	}
+	path, err := store.Resolve(mf.model)
+	if err != nil {
+		return nil, err
+	}
+	return session.Open(path, opts)
+}
+
+// label names the model in reports: --model as given, or the demo's name.
+func (mf *modelFlags) label() string {
+	if mf.demo {
+		return demo.Name
+	}
+	return mf.model
 }
 
 // open is openFile then load.
@@ -311,16 +408,20 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&knobs.alpha, "ogd-alpha", "", "with --session: the Safe OGD exploration step α for this turn (needs the geometry profile)")
 	p.Temperature, p.TopP, p.MinP, p.RepeatPenalty = 0.8, 0.95, 0.05, 1
 	fs.Usage = func() {
-		fmt.Fprint(stderr, `Usage: isagi run --model FILE.gguf [--prompt TEXT | --prompt-ids 1,2,3] [--chat ...] [flags]
+		w := fs.Output()
+		fmt.Fprint(w, `Usage: isagi run (--model FILE.gguf | --demo) [--prompt TEXT | --prompt-ids 1,2,3] [--chat ...] [flags]
 
 Streams the model's continuation of a prompt to stdout. An empty prompt
 starts from BOS. With --chat the prompt is the user's turn, rendered with the
 model's chat template, and the reply ends at the template's end-of-turn token.
+The run exits 0 when it stops at -n tokens or at an end-of-generation token,
+and 1 when the context window filled first (stderr says which limit).
 Flags:
 `)
 		fs.PrintDefaults()
-		fmt.Fprint(stderr, `
+		fmt.Fprint(w, `
 Examples:
+  isagi run --demo --prompt "And God said" -n 48
   isagi run --model kjv-q8_0.gguf --prompt "And God said" -n 48
   isagi run --model kjv-f32.gguf --prompt-ids 1,300,391,394 --temp 0 --ids
   echo "The LORD is my shepherd" | isagi run --model kjv-q8_0.gguf --prompt - --seed 7
@@ -329,12 +430,11 @@ Examples:
   isagi run --model qwen3.gguf --chat --template-var enable_thinking=false --prompt "Hi"
 `)
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {
-		fs.Usage()
-		return fmt.Errorf("unexpected arguments %q", fs.Args())
+		return argsError(fs, "unexpected arguments %q", fs.Args())
 	}
 	if *seed >= 0 {
 		p.Seed = uint64(*seed)
@@ -342,16 +442,19 @@ Examples:
 		p.Seed = uint64(time.Now().UnixNano())
 	}
 	if err := p.Validate(); err != nil {
-		return err
+		return usageError{err}
 	}
 	if *prompt != "" && *promptIDs != "" {
-		return errors.New("give --prompt or --prompt-ids, not both")
+		return usagef("give --prompt or --prompt-ids, not both")
 	}
 	if (cf.messages != "" || cf.showPrompt || cf.templateFile != "" || len(cf.vars) > 0 || cf.noGenPrompt) && !cf.chat {
-		return errors.New("--messages, --show-prompt, --chat-template-file, --template-var and --no-generation-prompt need --chat")
+		return usagef("--messages, --show-prompt, --chat-template-file, --template-var and --no-generation-prompt need --chat")
 	}
 	if cf.chat && *promptIDs != "" {
-		return errors.New("--chat renders text: use --prompt or --messages, not --prompt-ids")
+		return usagef("--chat renders text: use --prompt or --messages, not --prompt-ids")
+	}
+	if err := mf.checkSource(); err != nil {
+		return err
 	}
 	if *prompt == "-" {
 		b, err := io.ReadAll(os.Stdin)
@@ -361,6 +464,12 @@ Examples:
 		*prompt = strings.TrimRight(string(b), "\n")
 	}
 
+	if *sessionFile != "" && mf.demo {
+		// runSession resolves --model itself; refuse rather than load
+		// another model than the one asked for. (Once it opens through
+		// mf.openSession, --demo works there too and this goes.)
+		return usagef("--session does not take --demo yet: pass --model")
+	}
 	if *sessionFile != "" {
 		// The flags given, as opposed to defaulted, override the
 		// session's saved settings.
@@ -455,8 +564,7 @@ Examples:
 			stats.PrefillTokPerSec(), stats.DecodeTokPerSec())
 	}
 	if errors.Is(err, model.ErrContextFull) {
-		fmt.Fprintf(stderr, "isagi: stopped: the %d-token context is full (raise --ctx)\n", st.Cap())
-		return nil
+		return contextFullError(st.Cap(), m.CtxLen, modelLabel(m, f), stats.Generated)
 	}
 	if errors.Is(err, context.Canceled) {
 		return nil
@@ -650,5 +758,5 @@ func runSession(mf *modelFlags, file, prompt string, p sample.Params, n int, for
 			fmt.Fprintf(stderr, "teh: prompt %.1f%%, reply %.1f%%, peak %.1f%%\n", g.Prompt.Overall, g.Reply.Overall, g.Peak)
 		}
 	}
-	return s.SaveLocked(lock)
+	return sessionTurnError(s, turn, s.SaveLocked(lock))
 }

@@ -13,18 +13,25 @@ import (
 
 // cmdSession is `isagi session info FILE.miku [--json]`.
 func cmdSession(args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "info" {
+	if len(args) > 0 && isHelp(args[0]) {
 		fmt.Fprint(stderr, sessionUsage)
-		return fmt.Errorf("usage: isagi session info FILE.miku [--json]")
+		return flag.ErrHelp
+	}
+	if len(args) == 0 || args[0] != "info" {
+		return usagef("session needs a subcommand: isagi session info FILE.miku [--json] (see \"isagi session --help\")")
 	}
 	fs := flag.NewFlagSet("session info", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	fs.Usage = func() { fmt.Fprint(stderr, sessionUsage) }
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), sessionUsage)
+		fmt.Fprintln(fs.Output(), "\nFlags:")
+		fs.PrintDefaults()
+	}
 	// Flags may follow the file name ("info s.miku --json").
 	var files []string
 	for rest := args[1:]; ; {
-		if err := fs.Parse(rest); err != nil {
+		if err := parseFlags(fs, rest, stderr); err != nil {
 			return err
 		}
 		if fs.NArg() == 0 {
@@ -34,8 +41,7 @@ func cmdSession(args []string, stdout, stderr io.Writer) error {
 		rest = fs.Args()[1:]
 	}
 	if len(files) != 1 {
-		fs.Usage()
-		return fmt.Errorf("session info needs one .miku file")
+		return argsError(fs, "session info needs one .miku file, got %d", len(files))
 	}
 	f, err := miku.Read(files[0])
 	if err != nil {

@@ -13,25 +13,26 @@ func cmdTokenize(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("tokenize", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var mf modelFlags
-	fs.StringVar(&mf.model, "model", "", "GGUF model or tokenizer file, or installed model name (default $ISAGI_MODEL, then the config file)")
+	mf.registerSource(fs)
 	decode := fs.Bool("decode", false, "read token ids and print their text")
 	noSpecial := fs.Bool("no-special", false, "do not add the BOS/EOS the model's metadata asks for")
 	parseSpecial := fs.Bool("parse-special", false, "turn control-token text such as <|im_end|> into control tokens (trusted text only)")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, `Usage: isagi tokenize --model FILE.gguf [flags] TEXT...
-       isagi tokenize --model FILE.gguf --decode ID...
+		w := fs.Output()
+		fmt.Fprint(w, `Usage: isagi tokenize (--model FILE.gguf | --demo) [flags] TEXT...
+       isagi tokenize (--model FILE.gguf | --demo) --decode ID...
 
 Prints the token ids of TEXT (space-separated, one line), or with --decode the
-text of the ids. Works on tokenizer-only GGUF files. Flags:
+text of the ids. --model may be a tokenizer-only GGUF file. Flags:
 `)
 		fs.PrintDefaults()
-		fmt.Fprint(stderr, `
+		fmt.Fprint(w, `
 Examples:
   isagi tokenize --model kjv-q8_0.gguf "And God said"
   isagi tokenize --model kjv-q8_0.gguf --decode 1 300 391 394
 `)
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
 	f, tok, err := mf.openFile()

@@ -23,29 +23,43 @@ import (
 	"github.com/isagi-lab/isagi/tui"
 )
 
+// tuiFlags are the flags of `isagi` with no subcommand. They are
+// registered in one place so that the top-level help lists exactly these.
+type tuiFlags struct {
+	mf                    modelFlags
+	load                  string
+	force                 bool
+	snipe, alpha, thermal string
+}
+
+func (t *tuiFlags) register(fs *flag.FlagSet) {
+	t.mf.registerModel(fs)
+	fs.StringVar(&t.load, "load", "", "resume a saved session (.miku); its model is found by name unless --model is given")
+	fs.BoolVar(&t.force, "force-model", false, "with --load: load the conversation even if it was saved with another model")
+	fs.StringVar(&t.snipe, "snipe", "", "turn Snipe projectors on at start, e.g. privacy,toxicity (needs the model's geometry profile: isagi calibrate)")
+	fs.StringVar(&t.alpha, "ogd-alpha", "", "start with the Safe OGD exploration step at α (0.05–0.30; needs the geometry profile)")
+	fs.StringVar(&t.thermal, "thermal-rank", "", "MIN:MAX: let the GPU temperature pick the GRC rank between turns (65–85 °C maps MAX→MIN; no GPU: MAX)")
+}
+
 // cmdTUI is `isagi` with no subcommand: the chat interface.
 func cmdTUI(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("isagi", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var mf modelFlags
-	fs.StringVar(&mf.model, "model", "", "GGUF file or installed model name (default $ISAGI_MODEL, then the config file)")
-	fs.IntVar(&mf.threads, "threads", 0, "worker threads (default: the number of cores)")
-	fs.IntVar(&mf.ctx, "ctx", 0, "context window in tokens (default: the model's, at most 4096)")
-	useDemo := fs.Bool("demo", false, "start on the built-in demo model (a tiny KJV text generator, not an assistant)")
-	load := fs.String("load", "", "resume a saved session (.miku); its model is found by name unless --model is given")
-	force := fs.Bool("force-model", false, "with --load: load the conversation even if it was saved with another model")
-	snipe := fs.String("snipe", "", "turn Snipe projectors on at start, e.g. privacy,toxicity (needs the model's geometry profile: isagi calibrate)")
-	alpha := fs.String("ogd-alpha", "", "start with the Safe OGD exploration step at α (0.05–0.30; needs the geometry profile)")
-	thermal := fs.String("thermal-rank", "", "MIN:MAX: let the GPU temperature pick the GRC rank between turns (65–85 °C maps MAX→MIN; no GPU: MAX)")
-	fs.Usage = func() { fmt.Fprint(stderr, usage) }
-	if err := fs.Parse(args); err != nil {
+	var tf tuiFlags
+	tf.register(fs)
+	fs.Usage = func() { printUsage(fs.Output()) }
+	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {
-		fs.Usage()
-		return fmt.Errorf("unknown command %q", fs.Arg(0))
+		return usagef("unknown command %q (see \"isagi --help\")", fs.Arg(0))
 	}
-	opts := session.Options{Threads: mf.threads, Ctx: mf.ctx, AppVersion: version}
+	mf, useDemo, load, force := &tf.mf, &tf.mf.demo, &tf.load, &tf.force
+	snipe, alpha, thermal := &tf.snipe, &tf.alpha, &tf.thermal
+	if err := mf.checkSource(); err != nil {
+		return err
+	}
+	opts := session.Options{AppVersion: version}
 	if d, err := store.DataDir(); err == nil {
 		opts.CacheDir = filepath.Join(d, "geometry")
 		opts.ProfileDir = filepath.Join(d, "profiles")
@@ -63,26 +77,21 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 
-	var s *session.Session
-	var err error
-	if *useDemo {
-		opts.Demo = true
-		s, err = session.OpenBytes(demo.Name, demo.Model, opts)
-	} else {
-		var path string
-		path, err = store.Resolve(mf.model)
-		if errors.Is(err, store.ErrNoModel) && mf.model == "" {
-			path, opts.Demo, err = firstStart(stdout, stderr)
-		}
-		if err != nil {
-			return err
-		}
-		if opts.Demo {
-			s, err = session.OpenBytes(demo.Name, demo.Model, opts)
-		} else {
-			s, err = session.Open(path, opts)
+	if !*useDemo && mf.model == "" {
+		// Nothing on the command line: $ISAGI_MODEL or the config file may
+		// name a model; when nothing does, the first-start menu asks.
+		if _, err := store.Resolve(""); errors.Is(err, store.ErrNoModel) {
+			path, wantDemo, err := firstStart(stdout, stderr)
+			if errors.Is(err, errQuit) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			mf.model, mf.demo = path, wantDemo
 		}
 	}
+	s, err := mf.openSession(opts)
 	if err != nil {
 		return err
 	}
@@ -128,7 +137,7 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 	if *thermal != "" {
 		var lo, hi int
 		if _, err := fmt.Sscanf(*thermal, "%d:%d", &lo, &hi); err != nil {
-			return fmt.Errorf("--thermal-rank %q: want MIN:MAX, e.g. 128:512", *thermal)
+			return usagef("--thermal-rank %q: want MIN:MAX, e.g. 128:512", *thermal)
 		}
 		if th, err = gpu.NewThermalRank(gpu.ThermalConfig{RMin: lo, RMax: hi}, tel); err != nil {
 			return err
@@ -143,23 +152,85 @@ func firstStart(stdout, stderr io.Writer) (path string, useDemo bool, err error)
 	if !term.IsTerminal(int(os.Stdin.Fd())) {
 		return "", false, fmt.Errorf("no model installed: run `isagi pull %s`, pass --model FILE.gguf, or try `isagi --demo`", hub.DefaultShortName)
 	}
-	fmt.Fprintf(stdout, `No model is installed yet. Choose:
+	pull := func() (string, error) {
+		if err := cmdPull([]string{hub.DefaultShortName}, stdout, stderr); err != nil {
+			return "", err
+		}
+		return store.Resolve(hub.DefaultShortName)
+	}
+	return firstStartMenu(os.Stdin, stdout, pull)
+}
+
+// errQuit is the first-start menu's "q": the user chose to leave, which is
+// no failure (cmdTUI exits 0 for it).
+var errQuit = errors.New("no model chosen")
+
+// firstStartMenu is firstStart's dialogue over in and out; pull downloads
+// the default model and returns its path. An answer it does not know is
+// asked again rather than taken as "quit"; a failed download (offline, a
+// Hub outage) offers the demo model, which needs no network, instead of
+// ending the program. It ends with an error only when the user quits,
+// declines the demo after a failed download, or the input ends.
+func firstStartMenu(in io.Reader, out io.Writer, pull func() (string, error)) (path string, useDemo bool, err error) {
+	r := bufio.NewReader(in)
+	fmt.Fprintf(out, `No model is installed yet. Choose:
   1  pull %s (a small assistant, about 145 MB, from the Hugging Face Hub)
   2  try the built-in demo model now (a tiny KJV text generator, not an assistant)
   q  quit
-> `, hub.DefaultShortName)
-	line, _ := bufio.NewReader(os.Stdin).ReadString('\n')
-	switch strings.TrimSpace(line) {
-	case "1":
-		if err := cmdPull([]string{hub.DefaultShortName}, stdout, stderr); err != nil {
+`, hub.DefaultShortName)
+	for {
+		fmt.Fprint(out, "> ")
+		answer, err := readAnswer(r)
+		if err != nil {
 			return "", false, err
 		}
-		path, err := store.Resolve(hub.DefaultShortName)
-		return path, false, err
-	case "2":
-		return "", true, nil
+		switch answer {
+		case "1":
+			path, err := pull()
+			if err == nil {
+				return path, false, nil
+			}
+			fmt.Fprintf(out, "The download failed: %v\n", err)
+			if yes, aerr := askYesNo(r, out, "Try the built-in demo model instead? [Y/n] "); aerr != nil || !yes {
+				return "", false, err
+			}
+			return "", true, nil
+		case "2":
+			return "", true, nil
+		case "q", "quit":
+			return "", false, errQuit
+		}
+		fmt.Fprintf(out, "%q is not one of the choices: type 1, 2 or q.\n", answer)
 	}
-	return "", false, errors.New("no model chosen")
+}
+
+// askYesNo asks question until the answer is yes (or empty, the default)
+// or no.
+func askYesNo(r *bufio.Reader, out io.Writer, question string) (bool, error) {
+	for {
+		fmt.Fprint(out, question)
+		answer, err := readAnswer(r)
+		if err != nil {
+			return false, err
+		}
+		switch answer {
+		case "", "y", "yes":
+			return true, nil
+		case "n", "no":
+			return false, nil
+		}
+		fmt.Fprintf(out, "%q: type y or n.\n", answer)
+	}
+}
+
+// readAnswer reads one line, trimmed and lower-cased. The end of the input
+// with nothing typed is an error: there is no one left to ask.
+func readAnswer(r *bufio.Reader) (string, error) {
+	line, err := r.ReadString('\n')
+	if err != nil && (line == "" || !errors.Is(err, io.EOF)) {
+		return "", fmt.Errorf("no model chosen: the input ended (%w)", err)
+	}
+	return strings.ToLower(strings.TrimSpace(line)), nil
 }
 
 // demoSHA256 identifies the embedded model in session files.

@@ -14,8 +14,11 @@ import (
 
 // Options configure a new session.
 type Options struct {
-	Threads  int // worker threads; 0 means one per core
-	Ctx      int // context window in tokens; 0 means the model's, at most 4096
+	Threads int // worker threads; 0 means one per core
+	// Ctx is the context window in tokens; 0 means the model's, at most
+	// 4096. Above the model's window it is capped to it, with a note (see
+	// Session.Notes).
+	Ctx      int
 	Settings Settings
 	Demo     bool // the file is the embedded demo model
 	// AppVersion is recorded in the session files this session saves.
@@ -100,6 +103,13 @@ func fromFile(f *gguf.File, path string, o Options) (*Session, error) {
 	if err := s.resize(o.Ctx); err != nil {
 		return nil, err
 	}
+	if o.Ctx > m.CtxLen {
+		// Positions past the training window were never learnt, so the cap
+		// stands; but the caller asked for more, and a reply that later
+		// fills the window must not be the first sign of it.
+		s.notes = append(s.notes, fmt.Sprintf("a %d-token context is above %s's context window (%d tokens); using %d",
+			o.Ctx, info.Name, m.CtxLen, m.CtxLen))
+	}
 	if err := s.apply(set); err != nil {
 		return nil, err
 	}
@@ -110,6 +120,10 @@ func fromFile(f *gguf.File, path string, o Options) (*Session, error) {
 	}
 	return s, nil
 }
+
+// ModelContext is the model's own context window (its training length):
+// the most Options.Ctx or num_ctx can give.
+func (s *Session) ModelContext() int { return s.m.CtxLen }
 
 // resize (re)allocates the KV cache for ctx tokens, forgetting what it held.
 func (s *Session) resize(ctx int) error {

@@ -1,0 +1,217 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/isagi-lab/isagi/engine/model"
+)
+
+// TestMain lets a test run the real main — exit status included — by
+// re-executing the test binary with ISAGI_TEST_MAIN set (see runMain).
+func TestMain(m *testing.M) {
+	if os.Getenv("ISAGI_TEST_MAIN") == "1" {
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// runMain runs `isagi args…` as a process, with its own empty data and
+// config directories, and returns its output and exit status.
+func runMain(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	dir := t.TempDir()
+	cmd.Env = append(os.Environ(), "ISAGI_TEST_MAIN=1", "ISAGI_MODEL=",
+		"XDG_DATA_HOME="+filepath.Join(dir, "data"), "XDG_CONFIG_HOME="+filepath.Join(dir, "config"))
+	cmd.Stdin = strings.NewReader("")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		code = exit.ExitCode()
+	case err != nil:
+		t.Fatalf("isagi %q: %v", args, err)
+	}
+	return out.String(), errb.String(), code
+}
+
+// TestHelpExitsZero: --help, -h and `help` print a usage and exit 0, at the
+// top level and for every subcommand.
+func TestHelpExitsZero(t *testing.T) {
+	for _, args := range [][]string{
+		{"--help"}, {"-h"}, {"help"}, {"--demo", "--help"},
+		{"run", "--help"}, {"run", "-h"}, {"bench", "--help"}, {"tokenize", "--help"},
+		{"pull", "--help"}, {"models", "--help"}, {"session", "--help"}, {"session", "info", "--help"},
+		{"ppl", "--help"}, {"calibrate", "--help"}, {"eval", "--help"}, {"eval", "teh", "--help"},
+		{"eval", "snipe", "-h"}, {"explore", "--help"}, {"inspect", "--help"}, {"inspect", "-h"},
+	} {
+		out, errs, code := runMain(t, args...)
+		if code != 0 {
+			t.Errorf("isagi %s: exit %d, want 0\n%s", strings.Join(args, " "), code, errs)
+		}
+		if !strings.Contains(out+errs, "Usage") {
+			t.Errorf("isagi %s printed no usage:\n%s%s", strings.Join(args, " "), out, errs)
+		}
+	}
+}
+
+// TestUsageErrorsExitTwo: a wrong command line exits 2 with one line that
+// says what is wrong.
+func TestUsageErrorsExitTwo(t *testing.T) {
+	for _, args := range [][]string{
+		{"frobnicate"}, {"run", "--bogus"}, {"run", "-n", "many"}, {"inspect"},
+		{"run", "--prompt", "a", "--prompt-ids", "1"}, {"--bogus"}, {"explore"},
+	} {
+		_, errs, code := runMain(t, args...)
+		if code != 2 {
+			t.Errorf("isagi %s: exit %d, want 2\n%s", strings.Join(args, " "), code, errs)
+		}
+		if lines := strings.Split(strings.TrimSpace(errs), "\n"); len(lines) != 1 || !strings.HasPrefix(lines[0], "isagi") {
+			t.Errorf("isagi %s: want one line on stderr, got:\n%s", strings.Join(args, " "), errs)
+		}
+	}
+}
+
+// TestTopHelpListsTUIFlags: `isagi --help` shows the flags the TUI takes,
+// not only the subcommands.
+func TestTopHelpListsTUIFlags(t *testing.T) {
+	out, _, code := runMain(t, "--help")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, f := range []string{"-model", "-demo", "-load", "-force-model", "-ctx", "-threads", "-snipe", "-ogd-alpha", "-thermal-rank", "run ", "calibrate"} {
+		if !strings.Contains(out, f) {
+			t.Errorf("isagi --help lacks %q:\n%s", f, out)
+		}
+	}
+}
+
+// TestRunDemo: `run --demo` uses the embedded demo model, as the TUI's
+// --demo does.
+func TestRunDemo(t *testing.T) {
+	out, errs, err := runCmd(t, "run", "--demo", "--prompt", "And God said", "-n", "2", "--temp", "0")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errs)
+	}
+	if strings.TrimSpace(out) == "" {
+		t.Fatal("run --demo printed no text")
+	}
+	out, _, err = runCmd(t, "tokenize", "--demo", "And God said")
+	if err != nil || out != "1 300 391 394\n" {
+		t.Fatalf("tokenize --demo: %q, %v", out, err)
+	}
+	if _, _, err := runCmd(t, "run", "--demo", "--model", "x.gguf", "--prompt", "a"); err == nil {
+		t.Fatal("--demo with --model accepted")
+	}
+}
+
+// TestCtxAboveWindowWarns: --ctx above the model's window is used as the
+// window, and stderr says so once.
+func TestCtxAboveWindowWarns(t *testing.T) {
+	q8 := fixture(t, "kjv/kjv-q8_0.gguf")
+	_, errs, err := runCmd(t, "run", "--model", q8, "--ctx", "100000", "--prompt", "And God said", "-n", "2")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errs)
+	}
+	if want := "--ctx 100000 is above"; strings.Count(errs, want) != 1 || !strings.Contains(errs, "(256 tokens); using 256") {
+		t.Fatalf("want one warning naming the limit, stderr:\n%s", errs)
+	}
+	file := filepath.Join(t.TempDir(), "s.miku")
+	_, errs, err = runCmd(t, "run", "--model", q8, "--session", file, "--ctx", "100000", "--prompt", "And God said", "-n", "2")
+	if err != nil {
+		t.Fatalf("session: %v\n%s", err, errs)
+	}
+	if !strings.Contains(errs, "100000") || !strings.Contains(errs, "using 256") {
+		t.Fatalf("session path: want a warning naming the limit, stderr:\n%s", errs)
+	}
+}
+
+// TestRunContextFull: a scripted run that stops because the context is full
+// fails (exit 1) and says why; the hint to raise --ctx is given only when
+// --ctx is below the model's window.
+func TestRunContextFull(t *testing.T) {
+	q8 := fixture(t, "kjv/kjv-q8_0.gguf")
+	_, _, err := runCmd(t, "run", "--model", q8, "--ctx", "24", "--prompt", "And God said", "-n", "100", "--temp", "0")
+	if !errors.Is(err, model.ErrContextFull) || !strings.Contains(err.Error(), "raise --ctx") {
+		t.Fatalf("small --ctx: %v", err)
+	}
+	_, _, err = runCmd(t, "run", "--model", q8, "--prompt", "And God said", "-n", "400", "--temp", "0")
+	if !errors.Is(err, model.ErrContextFull) || strings.Contains(err.Error(), "raise --ctx") || !strings.Contains(err.Error(), "256") {
+		t.Fatalf("at the model's window: %v", err)
+	}
+	_, errs, code := runMain(t, "run", "--model", q8, "--ctx", "24", "--prompt", "And God said", "-n", "100", "--temp", "0")
+	if code != 1 || !strings.Contains(errs, "context") {
+		t.Fatalf("exit %d, want 1; stderr:\n%s", code, errs)
+	}
+	file := filepath.Join(t.TempDir(), "s.miku")
+	_, _, err = runCmd(t, "run", "--model", q8, "--session", file, "--ctx", "32", "--prompt", "And God said", "-n", "100", "--temp", "0")
+	if !errors.Is(err, model.ErrContextFull) {
+		t.Fatalf("session run that filled the context: %v", err)
+	}
+	if _, err := os.Stat(file); err != nil {
+		t.Fatalf("the session was not saved: %v", err)
+	}
+	if _, errs, code := runMain(t, "run", "--model", q8, "--prompt", "And God said", "-n", "2"); code != 0 {
+		t.Fatalf("a run stopped at -n: exit %d\n%s", code, errs)
+	}
+}
+
+// TestHelpCitesOurDocs: help text points at the repository's docs, which
+// exist, not at files outside it.
+func TestHelpCitesOurDocs(t *testing.T) {
+	for _, cmd := range []string{"calibrate", "explore"} {
+		out, errs, _ := runMain(t, cmd, "--help")
+		if strings.Contains(out+errs, "MECHANISMS.md") || !strings.Contains(out+errs, "docs/") {
+			t.Errorf("%s --help:\n%s%s", cmd, out, errs)
+		}
+	}
+	if _, err := os.Stat(filepath.Join("..", "..", "docs", "mechanisms.md")); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestFirstStartMenu: the first-start menu asks again after an answer it
+// does not know, and when the download fails it offers the demo model
+// instead of giving up.
+func TestFirstStartMenu(t *testing.T) {
+	pulled := func() (string, error) { return "/models/smol.gguf", nil }
+	offline := func() (string, error) { return "", errors.New("dial tcp: lookup huggingface.co: no such host") }
+	for _, tc := range []struct {
+		name, input string
+		pull        func() (string, error)
+		path        string
+		demo        bool
+		err         bool
+		says        []string
+	}{
+		{"invalid then demo", "3\n2\n", pulled, "", true, false, []string{`"3" is not one of the choices`}},
+		{"invalid then pull", "pull\n1\n", pulled, "/models/smol.gguf", false, false, nil},
+		{"pull fails, demo accepted", "1\n\n", offline, "", true, false, []string{"no such host", "demo model instead? [Y/n]"}},
+		{"pull fails, demo accepted with y", "1\nmaybe\ny\n", offline, "", true, false, []string{`"maybe"`}},
+		{"pull fails, demo declined", "1\nn\n", offline, "", false, true, nil},
+		{"quit", "q\n", pulled, "", false, true, nil},
+		{"input ends", "5\n", pulled, "", false, true, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			path, demo, err := firstStartMenu(strings.NewReader(tc.input), &out, tc.pull)
+			if path != tc.path || demo != tc.demo || (err != nil) != tc.err {
+				t.Fatalf("got (%q, %v, %v), want (%q, %v, error %v)\n%s", path, demo, err, tc.path, tc.demo, tc.err, out.String())
+			}
+			for _, s := range tc.says {
+				if !strings.Contains(out.String(), s) {
+					t.Errorf("the menu did not say %q:\n%s", s, out.String())
+				}
+			}
+		})
+	}
+}
