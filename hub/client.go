@@ -23,6 +23,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/isagi-lab/isagi/internal/fsx"
 )
 
 // DefaultBaseURL is the Hugging Face Hub.
@@ -139,6 +141,9 @@ type Progress struct {
 	ETA   time.Duration
 	// Final is set on the last report of a transfer.
 	Final bool
+	// Checking is set while Pull hashes a file that is already installed
+	// (Done and Total count the bytes hashed; nothing is downloaded).
+	Checking bool
 }
 
 // FileInfo is what the Hub says about one file.
@@ -161,9 +166,14 @@ type Result struct {
 	SHA256 string
 	// Resumed is the bytes taken over from an earlier partial download.
 	Resumed int64
-	// AlreadyPresent: the file was already installed with the right size;
-	// nothing was downloaded.
+	// AlreadyPresent: the file was already installed with the size and
+	// digest the Hub lists (SHA256, or the git blob id); nothing was
+	// downloaded.
 	AlreadyPresent bool
+	// Mismatch, when not empty, says why the installed file was replaced:
+	// it had the size the Hub lists but not its digest ("its sha256 is …,
+	// the Hub lists …"), so it was downloaded again.
+	Mismatch string
 }
 
 func (c *Client) newRequest(ctx context.Context, method, u string, body io.Reader) (*http.Request, error) {
@@ -354,12 +364,22 @@ func (c *Client) Info(ctx context.Context, ref Ref) (FileInfo, error) {
 // checked against the Hub's sha256 (or git blob id for non-LFS files) and
 // size, then fsynced and renamed to dir/NAME, and dir is fsynced.
 //
+// A file already at dir/NAME with the size the Hub lists is hashed (with
+// progress reports marked Checking): if its digest is the Hub's, nothing
+// is downloaded and Result.AlreadyPresent is set; if not, Result.Mismatch
+// says so and the file is downloaded again (its bytes are never resumed
+// from; a .part beside it is, and is verified like any other) and renamed
+// over the old one once verified. Should that download fail, the error
+// says that the installed file does not match, and the old file is left
+// as it was until a pull succeeds. A complete .part without the Hub's
+// digest is discarded and the download starts over.
+//
 // On an interrupted transfer or a cancelled ctx the .part is kept and the
 // error wraps ErrInterrupted (and ctx.Err()); pulling again resumes. On a
 // checksum mismatch the .part is removed and the error wraps ErrChecksum.
 // An unreachable Hub gives an *OfflineError. progress may be nil.
-func (c *Client) Pull(ctx context.Context, ref Ref, dir string, progress func(Progress)) (*Result, error) {
-	ref, err := c.ResolveFile(ctx, ref)
+func (c *Client) Pull(ctx context.Context, ref Ref, dir string, progress func(Progress)) (_ *Result, err error) {
+	ref, err = c.ResolveFile(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
@@ -372,9 +392,25 @@ func (c *Client) Pull(ctx context.Context, ref Ref, dir string, progress func(Pr
 	}
 	dest := filepath.Join(dir, path.Base(ref.File))
 	res := &Result{Ref: ref, Path: dest, Size: info.Size, SHA256: info.SHA256}
-	if st, err := os.Stat(dest); err == nil && st.Mode().IsRegular() && st.Size() == info.Size {
-		res.AlreadyPresent = true
-		return res, nil
+	// serr and cerr, not err: an err declared in this block would be the
+	// one the deferred wrap below sees, not the result.
+	if st, serr := os.Stat(dest); serr == nil && st.Mode().IsRegular() && st.Size() == info.Size {
+		// The right size says nothing about the bytes: a flipped bit, a
+		// file replaced by hand or an older revision all keep it.
+		why, cerr := c.checkInstalled(ctx, ref, info, dest, progress)
+		if cerr != nil {
+			return nil, cerr
+		}
+		if why == "" {
+			res.AlreadyPresent = true
+			return res, nil
+		}
+		res.Mismatch = why
+		defer func() {
+			if err != nil {
+				err = fmt.Errorf("the installed %s does not match the Hub's copy (%s), and downloading it again failed: %w", dest, why, err)
+			}
+		}()
 	}
 	part := dest + PartSuffix
 	f, err := os.OpenFile(part, os.O_RDWR|os.O_CREATE, 0o644)
@@ -445,10 +481,11 @@ type download struct {
 	f        *os.File
 	progress func(Progress)
 
-	done    int64     // bytes in the .part file
-	sha     hash.Hash // sha256 of those bytes
-	git     hash.Hash // git blob sha1 of those bytes (header included)
-	resumed int64     // bytes present when the current transfer started
+	done     int64     // bytes in the .part file
+	sha      hash.Hash // sha256 of those bytes
+	git      hash.Hash // git blob sha1 of those bytes (header included)
+	resumed  int64     // bytes present when the current transfer started
+	checking bool      // f is an installed file being hashed, not a .part
 }
 
 // reset empties the .part file and the digests.
@@ -461,7 +498,9 @@ func (d *download) reset() error {
 }
 
 // loadPart hashes an existing .part so the download can continue it. A part
-// longer than the file is discarded.
+// longer than the file is discarded, and so is a complete one that does
+// not have the Hub's digest: with nothing left to fetch, resuming it could
+// only fail the check again, so the download starts over instead.
 func (d *download) loadPart() error {
 	st, err := d.f.Stat()
 	if err != nil {
@@ -478,6 +517,9 @@ func (d *download) loadPart() error {
 		return err
 	}
 	d.done = n
+	if _, got, want := d.digest(); d.done == d.info.Size && got != want {
+		return d.reset()
+	}
 	return nil
 }
 
@@ -490,7 +532,7 @@ func (d *download) resetDigests() error {
 }
 
 func (d *download) report(start time.Time, done int64, final bool) {
-	p := Progress{File: d.ref.File, Done: done, Total: d.info.Size, Resumed: d.resumed, Final: final}
+	p := Progress{File: d.ref.File, Done: done, Total: d.info.Size, Resumed: d.resumed, Final: final, Checking: d.checking}
 	if el := time.Since(start).Seconds(); el > 0 && done > d.resumed {
 		p.Speed = float64(done-d.resumed) / el
 		if p.Total > done {
@@ -630,16 +672,73 @@ func (d *download) verify() error {
 	if d.done != d.info.Size {
 		return fmt.Errorf("%w: %s: got %d bytes, the Hub lists %d; the partial file was removed, pull again to download it afresh", ErrChecksum, d.ref, d.done, d.info.Size)
 	}
-	if d.info.SHA256 != "" {
-		if got := hex.EncodeToString(d.sha.Sum(nil)); got != d.info.SHA256 {
-			return fmt.Errorf("%w: %s: sha256 is %s, the Hub lists %s; the partial file was removed, pull again to download it afresh", ErrChecksum, d.ref, got, d.info.SHA256)
-		}
-		return nil
-	}
-	if got := hex.EncodeToString(d.git.Sum(nil)); got != d.info.GitOID {
-		return fmt.Errorf("%w: %s: git blob id is %s, the Hub lists %s; the partial file was removed, pull again to download it afresh", ErrChecksum, d.ref, got, d.info.GitOID)
+	if name, got, want := d.digest(); got != want {
+		return fmt.Errorf("%w: %s: %s is %s, the Hub lists %s; the partial file was removed, pull again to download it afresh", ErrChecksum, d.ref, name, got, want)
 	}
 	return nil
+}
+
+// digest is the checksum the Hub publishes for the file, by name: its
+// sha256, or for files not in LFS its git blob id; then what the bytes
+// so far hash to, and the Hub's value.
+func (d *download) digest() (name, got, want string) {
+	if d.info.SHA256 != "" {
+		return "sha256", hex.EncodeToString(d.sha.Sum(nil)), d.info.SHA256
+	}
+	return "git blob id", hex.EncodeToString(d.git.Sum(nil)), d.info.GitOID
+}
+
+// checkInstalled hashes the installed file at dest, which has the size
+// the Hub lists, reporting progress marked Checking. It returns "" when
+// the file's digest is the Hub's, else a clause naming both ("its sha256
+// is …, the Hub lists …").
+func (c *Client) checkInstalled(ctx context.Context, ref Ref, info FileInfo, dest string, progress func(Progress)) (string, error) {
+	// fsx.Open: dest may have been replaced by a FIFO since it was
+	// stat'ed, and opening that would wait for a writer.
+	f, err := fsx.Open(dest)
+	if err != nil {
+		return "", fmt.Errorf("checking the installed %s: %w", dest, err)
+	}
+	defer f.Close()
+	d := &download{c: c, ref: ref, info: info, f: f, progress: progress, checking: true}
+	if err := d.resetDigests(); err != nil {
+		return "", fmt.Errorf("checking the installed %s: %w", dest, err)
+	}
+	// Only the digest the Hub publishes: hashing a multi-gigabyte model
+	// twice would double the wait.
+	var h io.Writer = d.sha
+	if info.SHA256 == "" {
+		h = d.git
+	}
+	var done atomic.Int64
+	stop := d.reporter(time.Now(), &done)
+	buf := make([]byte, 1<<20)
+	for {
+		if err := ctx.Err(); err != nil {
+			stop()
+			return "", fmt.Errorf("checking the installed %s: %w", dest, err)
+		}
+		n, rerr := f.Read(buf)
+		h.Write(buf[:n])
+		d.done += int64(n)
+		done.Store(d.done)
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			stop()
+			return "", fmt.Errorf("checking the installed %s: %w", dest, rerr)
+		}
+	}
+	stop()
+	if d.done != info.Size {
+		// It changed size while it was read.
+		return fmt.Sprintf("it holds %d bytes, the Hub lists %d", d.done, info.Size), nil
+	}
+	if name, got, want := d.digest(); got != want {
+		return fmt.Sprintf("its %s is %s, the Hub lists %s", name, got, want), nil
+	}
+	return "", nil
 }
 
 // contentRangeStart parses the first byte of "bytes START-END/TOTAL".

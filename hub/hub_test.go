@@ -511,3 +511,154 @@ func TestOfflineError(t *testing.T) {
 		t.Fatalf("message should be one sentence: %q", msg)
 	}
 }
+
+// installed pulls data once, as fileName, and returns its path.
+func installed(t *testing.T, c *Client, dir string) string {
+	t.Helper()
+	if _, err := c.Pull(context.Background(), ref(), dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, fileName)
+}
+
+// flipByte damages the file at p without changing its size.
+func flipByte(t *testing.T, p string, at int) []byte {
+	t.Helper()
+	b := mustRead(t, p)
+	b[at] ^= 0x40
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func sha256Hex(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// TestPullInstalledIsVerified: pulling a file that is installed intact
+// hashes it (progress marked Checking) and downloads nothing.
+func TestPullInstalledIsVerified(t *testing.T) {
+	data := model(3 << 20)
+	h, c := newFakeHub(t, map[string][]byte{fileName: data})
+	dir := t.TempDir()
+	installed(t, c, dir)
+
+	var reports []Progress
+	res, err := c.Pull(context.Background(), ref(), dir, func(p Progress) { reports = append(reports, p) })
+	if err != nil || !res.AlreadyPresent || res.Mismatch != "" || res.SHA256 != sha256Hex(data) {
+		t.Fatalf("second pull: %+v, %v", res, err)
+	}
+	if ranges, _ := h.log(t); len(ranges) != 1 {
+		t.Fatalf("the intact installed file was downloaded again: %d requests for it", len(ranges))
+	}
+	if len(reports) == 0 {
+		t.Fatal("no progress while the installed file was hashed")
+	}
+	last := reports[len(reports)-1]
+	if !last.Final || !last.Checking || last.Done != int64(len(data)) || last.Total != int64(len(data)) {
+		t.Fatalf("last progress %+v, want a final Checking report of all %d bytes", last, len(data))
+	}
+}
+
+// TestPullInstalledDamagedIsReplaced: an installed file of the right size
+// with one flipped byte is caught by its sha256 and downloaded again from
+// byte 0, replacing it.
+func TestPullInstalledDamagedIsReplaced(t *testing.T) {
+	data := model(200_000)
+	h, c := newFakeHub(t, map[string][]byte{fileName: data})
+	dir := t.TempDir()
+	dest := installed(t, c, dir)
+	bad := flipByte(t, dest, 123_456)
+
+	res, err := c.Pull(context.Background(), ref(), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "its sha256 is " + sha256Hex(bad) + ", the Hub lists " + sha256Hex(data)
+	if res.AlreadyPresent || res.Mismatch != want || res.Resumed != 0 {
+		t.Fatalf("result %+v, want Mismatch %q", res, want)
+	}
+	if got := mustRead(t, dest); string(got) != string(data) {
+		t.Fatal("the damaged file was not replaced by the Hub's")
+	}
+	mustNotExist(t, dest+PartSuffix)
+	ranges, sent := h.log(t)
+	if len(ranges) != 2 || ranges[1] != "" || sent[1] != int64(len(data)) {
+		t.Fatalf("re-download: Range %q, sent %v; want a whole fresh download", ranges, sent)
+	}
+	// Now intact: the next pull downloads nothing.
+	if res, err := c.Pull(context.Background(), ref(), dir, nil); err != nil || !res.AlreadyPresent {
+		t.Fatalf("pull after the repair: %+v, %v", res, err)
+	}
+	if ranges, _ := h.log(t); len(ranges) != 2 {
+		t.Fatalf("%d downloads, want 2", len(ranges))
+	}
+}
+
+// TestPullInstalledDamagedNonLFS: without an LFS sha256 the installed file
+// is checked by its git blob id.
+func TestPullInstalledDamagedNonLFS(t *testing.T) {
+	data := model(5000)
+	h, c := newFakeHub(t, map[string][]byte{fileName: data})
+	h.lfs = false
+	dir := t.TempDir()
+	dest := installed(t, c, dir)
+	flipByte(t, dest, 0)
+	res, err := c.Pull(context.Background(), ref(), dir, nil)
+	if err != nil || !strings.HasPrefix(res.Mismatch, "its git blob id is ") || string(mustRead(t, dest)) != string(data) {
+		t.Fatalf("result %+v, %v", res, err)
+	}
+}
+
+// TestPullInstalledDamagedDownloadFails: when the new download fails the
+// error says the installed file does not match, the old file stays, and
+// the next pull resumes the new download's .part.
+func TestPullInstalledDamagedDownloadFails(t *testing.T) {
+	data := model(300_000)
+	h, c := newFakeHub(t, map[string][]byte{fileName: data})
+	dir := t.TempDir()
+	dest := installed(t, c, dir)
+	bad := flipByte(t, dest, 7)
+
+	h.serve = serveHalfThenAbort
+	_, err := c.Pull(context.Background(), ref(), dir, nil)
+	if !errors.Is(err, ErrInterrupted) || !strings.Contains(err.Error(), "the installed "+dest+" does not match the Hub's copy (its sha256 is "+sha256Hex(bad)) {
+		t.Fatalf("got %v", err)
+	}
+	if got := mustRead(t, dest); string(got) != string(bad) {
+		t.Fatal("the installed file changed although no verified copy replaced it")
+	}
+	h.serve = nil
+	res, err := c.Pull(context.Background(), ref(), dir, nil)
+	if err != nil || res.Mismatch == "" || res.Resumed != int64(len(data)/2) || string(mustRead(t, dest)) != string(data) {
+		t.Fatalf("resumed re-download: %+v, %v", res, err)
+	}
+	if ranges, _ := h.log(t); len(ranges) != 3 || ranges[2] != fmt.Sprintf("bytes=%d-", len(data)/2) {
+		t.Fatalf("Range headers %q", ranges)
+	}
+}
+
+// TestPullCompleteDamagedPartStartsOver: a .part of the full size but the
+// wrong bytes has nothing left to fetch; it is discarded and the file
+// downloaded afresh instead of failing the checksum on every pull.
+func TestPullCompleteDamagedPartStartsOver(t *testing.T) {
+	data := model(60_000)
+	h, c := newFakeHub(t, map[string][]byte{fileName: data})
+	dir := t.TempDir()
+	part := filepath.Join(dir, fileName+PartSuffix)
+	bad := append([]byte(nil), data...)
+	bad[100] ^= 1
+	if err := os.WriteFile(part, bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Pull(context.Background(), ref(), dir, nil)
+	if err != nil || res.Resumed != 0 || string(mustRead(t, filepath.Join(dir, fileName))) != string(data) {
+		t.Fatalf("result %+v, %v", res, err)
+	}
+	if ranges, _ := h.log(t); len(ranges) != 1 || ranges[0] != "" {
+		t.Fatalf("Range headers %q, want one fresh download", ranges)
+	}
+	mustNotExist(t, part)
+}

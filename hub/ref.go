@@ -9,6 +9,8 @@
 // Client.Pull downloads into DIR/FILE.part, resuming with an HTTP Range
 // request when a .part file is already there, verifies the sha256 the Hub
 // publishes in its LFS metadata, and renames the file into place atomically.
+// A file already installed is hashed too, and downloaded again when its
+// digest is not the Hub's.
 // Tests point Client.BaseURL at an httptest server; nothing in this package
 // has mutable package-level state.
 package hub

@@ -105,14 +105,17 @@ Examples:
 	if _, ok := hub.Lookup(name); ok {
 		runName = name
 	}
+	digest := "sha256"
+	if res.SHA256 == "" {
+		digest = "git blob id"
+	}
 	if res.AlreadyPresent {
-		fmt.Fprintf(stdout, "%s is already installed: %s (%s)\n", res.Ref.File, res.Path, store.HumanBytes(res.Size))
+		fmt.Fprintf(stdout, "%s is already installed and verified (its %s matches the Hub's): %s (%s)\n", res.Ref.File, digest, res.Path, store.HumanBytes(res.Size))
 	} else {
-		how := "sha256 verified"
-		if res.SHA256 == "" {
-			how = "git blob id verified"
+		if res.Mismatch != "" {
+			fmt.Fprintf(stdout, "the installed %s did not match the Hub's copy (%s), so it was downloaded again\n", res.Path, res.Mismatch)
 		}
-		fmt.Fprintf(stdout, "saved %s (%s, %s)\n", res.Path, store.HumanBytes(res.Size), how)
+		fmt.Fprintf(stdout, "saved %s (%s, %s verified)\n", res.Path, store.HumanBytes(res.Size), digest)
 	}
 	if *setDefault {
 		cfg, err := store.LoadConfig()
@@ -152,6 +155,7 @@ type pullBar struct {
 	lastLine time.Time
 	drawn    bool
 	file     string
+	checking bool // the last report was of hashing the installed file
 }
 
 func newPullBar(w io.Writer) *pullBar {
@@ -171,9 +175,13 @@ func newPullBar(w io.Writer) *pullBar {
 	return b
 }
 
-// status is "12.3 MiB / 145.0 MiB  4.5 MiB/s  ETA 27s".
+// status is "12.3 MiB / 145.0 MiB  4.5 MiB/s  ETA 27s", after "checking "
+// while an installed file is hashed.
 func pullStatus(p hub.Progress) string {
 	var s strings.Builder
+	if p.Checking {
+		s.WriteString("checking ")
+	}
 	s.WriteString(store.HumanBytes(p.Done))
 	if p.Total > 0 {
 		fmt.Fprintf(&s, " / %s (%.0f%%)", store.HumanBytes(p.Total), 100*float64(p.Done)/float64(p.Total))
@@ -191,6 +199,16 @@ func pullStatus(p hub.Progress) string {
 // time.
 func (b *pullBar) update(p hub.Progress) {
 	status := pullStatus(p)
+	if b.checking && !p.Checking {
+		// A download after the check: the installed file did not match
+		// (the digests are printed when the pull is done).
+		if b.tty && b.drawn {
+			fmt.Fprintln(b.w)
+			b.drawn = false
+		}
+		fmt.Fprintf(b.w, "%s: the installed file does not match the Hub's copy; downloading it again\n", p.File)
+	}
+	b.checking = p.Checking
 	if !b.tty {
 		now := time.Now()
 		if !p.Final && now.Sub(b.lastLine) < b.interval {

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -35,6 +36,13 @@ func isolateStore(t *testing.T) {
 // fakeHubServer serves org/repo with one file over the Hub's endpoints.
 func fakeHubServer(t *testing.T, name string, data []byte) string {
 	t.Helper()
+	return countingHubServer(t, name, data, nil)
+}
+
+// countingHubServer is fakeHubServer counting the requests for the file's
+// bytes in downloads, when it is not nil.
+func countingHubServer(t *testing.T, name string, data []byte, downloads *atomic.Int32) string {
+	t.Helper()
 	sum := sha256.Sum256(data)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/models/org/repo", func(w http.ResponseWriter, r *http.Request) {
@@ -47,6 +55,9 @@ func fakeHubServer(t *testing.T, name string, data []byte) string {
 		}})
 	})
 	mux.HandleFunc("GET /org/repo/resolve/main/"+name, func(w http.ResponseWriter, r *http.Request) {
+		if downloads != nil {
+			downloads.Add(1)
+		}
 		http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(data))
 	})
 	srv := httptest.NewServer(mux)
@@ -119,6 +130,60 @@ func TestPullThenModels(t *testing.T) {
 	}
 	if err := json.Unmarshal(out.Bytes(), &j); err != nil || j.Dir != dir || len(j.Models) != 1 || j.Models[0].Arch != "llama" || j.Models[0].Params != 256 {
 		t.Fatalf("models --json: %v %+v\n%s", err, j, out.String())
+	}
+}
+
+// TestPullVerifiesInstalled: pulling an installed model hashes it: intact,
+// it is reported installed and verified and not downloaded; with a flipped
+// byte (same size) it is reported as not matching and downloaded again.
+func TestPullVerifiesInstalled(t *testing.T) {
+	isolateStore(t)
+	data := tinyModel(t)
+	var downloads atomic.Int32
+	t.Setenv("HF_ENDPOINT", countingHubServer(t, "tiny-Q8_0.gguf", data, &downloads))
+	pull := func() (string, string) {
+		t.Helper()
+		var out, errb bytes.Buffer
+		if err := cmdPull([]string{"hf.co/org/repo"}, &out, &errb); err != nil {
+			t.Fatalf("pull: %v\n%s", err, errb.String())
+		}
+		return out.String(), errb.String()
+	}
+	pull()
+	dir, _ := store.ModelsDir()
+	path := filepath.Join(dir, "tiny-Q8_0.gguf")
+
+	out, errs := pull()
+	if want := "tiny-Q8_0.gguf is already installed and verified (its sha256 matches the Hub's): " + path; !strings.Contains(out, want) {
+		t.Errorf("stdout lacks %q:\n%s", want, out)
+	}
+	if !strings.Contains(errs, "tiny-Q8_0.gguf: checking ") {
+		t.Errorf("no progress line for the check:\n%s", errs)
+	}
+	if n := downloads.Load(); n != 1 {
+		t.Fatalf("%d downloads, want 1: the intact file was fetched again", n)
+	}
+
+	bad := append([]byte(nil), data...)
+	bad[len(bad)-1] ^= 1
+	if err := os.WriteFile(path, bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs = pull()
+	badSum, goodSum := sha256.Sum256(bad), sha256.Sum256(data)
+	want := "the installed " + path + " did not match the Hub's copy (its sha256 is " + hex.EncodeToString(badSum[:]) +
+		", the Hub lists " + hex.EncodeToString(goodSum[:]) + "), so it was downloaded again\nsaved " + path
+	if !strings.Contains(out, want) {
+		t.Errorf("stdout lacks %q:\n%s", want, out)
+	}
+	if !strings.Contains(errs, "tiny-Q8_0.gguf: the installed file does not match the Hub's copy; downloading it again\n") {
+		t.Errorf("stderr does not say the download follows a failed check:\n%s", errs)
+	}
+	if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("the damaged file was not replaced (%v)", err)
+	}
+	if n := downloads.Load(); n != 2 {
+		t.Fatalf("%d downloads, want 2", n)
 	}
 }
 
