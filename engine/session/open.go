@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"time"
 
 	"github.com/isagi-lab/isagi/engine/chat"
 	"github.com/isagi-lab/isagi/engine/gguf"
@@ -97,7 +98,12 @@ func fromFile(f *gguf.File, path string, o Options) (*Session, error) {
 	}
 	set := o.Settings
 	if set == (Settings{}) {
+		// No settings given (the TUI): llama.cpp's defaults with a seed
+		// drawn from the clock, as `isagi run` does, so two launches do not
+		// repeat each other. /show prints it and the session file keeps
+		// it, so a reply can be reproduced with /set seed.
 		set = DefaultSettings()
+		set.Seed = uint64(time.Now().UnixNano())
 	}
 	s := &Session{m: m, tok: tok, tmpl: tmpl, k: k, info: info, appVersion: o.AppVersion, cacheDir: o.CacheDir, profileDir: o.ProfileDir}
 	if err := s.resize(o.Ctx); err != nil {

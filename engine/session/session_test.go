@@ -340,3 +340,17 @@ func TestAugmentedPrompt(t *testing.T) {
 		t.Fatalf("stored message %+v, want the message as typed", last)
 	}
 }
+
+// TestDefaultSeedFromClock: a session opened without settings draws its
+// seed, so two launches differ; explicit settings keep theirs.
+func TestDefaultSeedFromClock(t *testing.T) {
+	path := fixture(t, "kjv/kjv-q8_0.gguf")
+	a := open(t, path, Options{})
+	b := open(t, path, Options{})
+	if a.Settings().Seed == b.Settings().Seed {
+		t.Fatalf("two sessions without settings share seed %d", a.Settings().Seed)
+	}
+	if c := open(t, path, Options{Settings: greedy()}); c.Settings().Seed != 0 {
+		t.Fatalf("explicit seed 0 became %d", c.Settings().Seed)
+	}
+}
