@@ -33,6 +33,7 @@ func commands() []slashCommand {
 		{name: "/snipe", args: "[NAME on|off]", help: "Snipe projectors: list, or switch one", idle: true, run: cmdSnipe},
 		{name: "/calibrate", help: "build this model's geometry profile (esc cancels)", idle: true, run: cmdCalibrate},
 		{name: "/save", args: "[FILE]", help: "save the session (.miku); then after every turn", idle: true, run: cmdSave},
+		{name: "/save!", args: "FILE", help: "save over a file that is not this session's", idle: true, run: cmdSaveOver},
 		{name: "/load", args: "FILE", help: "load a saved session", idle: true, run: cmdLoad},
 		{name: "/bye", help: "quit", run: cmdBye},
 	}

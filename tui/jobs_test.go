@@ -8,6 +8,9 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/isagi-lab/isagi/engine/session"
+	"github.com/isagi-lab/isagi/miku"
 )
 
 // buildingSaver builds compressions slowly (until cancelled, when slow),
@@ -143,5 +146,60 @@ func TestLoadRunsAsAJob(t *testing.T) {
 	finish(t, tm)
 	if e.File() != "" {
 		t.Fatalf("a cancelled load opened %q", e.File())
+	}
+}
+
+// conflictSaver refuses saves as the session does: a file that is not its
+// own (ErrExists) unless overwritten, its own file once someone else saved
+// it (miku.ErrChanged).
+type conflictSaver struct {
+	*savingEngine
+	foreign string // this path exists and is not the session's
+	changed bool   // the session's own file was saved elsewhere
+	over    []string
+}
+
+func (c *conflictSaver) SaveFile(path string) error {
+	c.mu.Lock()
+	own, changed := c.file, c.changed
+	c.mu.Unlock()
+	switch {
+	case path == c.foreign:
+		return fmt.Errorf("session: %s: %w", path, session.ErrExists)
+	case path == own && changed:
+		return fmt.Errorf("session: %w", miku.ErrChanged)
+	}
+	return c.savingEngine.SaveFile(path)
+}
+
+func (c *conflictSaver) SaveFileOverwrite(path string) error {
+	c.mu.Lock()
+	c.over = append(c.over, path)
+	c.changed = false
+	c.mu.Unlock()
+	return c.savingEngine.SaveFile(path)
+}
+
+// /save over someone else's file asks first; a session file saved by
+// another ISAGI is never overwritten by a save or an autosave.
+func TestSaveNeverOverwritesOthers(t *testing.T) {
+	e := &conflictSaver{savingEngine: &savingEngine{fakeEngine: newFake()}, foreign: "/tmp/theirs.miku"}
+	tm := start(t, e, 140, 40)
+	typeLine(tm, "/save /tmp/theirs.miku")
+	waitFor(t, tm, "exists and is not this session's file", "nothing was written")
+	typeLine(tm, "/save /tmp/mine.miku")
+	waitFor(t, tm, "saved to /tmp/mine.miku")
+	e.mu.Lock()
+	e.changed = true // another TUI saves over it now
+	e.mu.Unlock()
+	typeLine(tm, "hello")
+	waitFor(t, tm, "was saved by another ISAGI since this session loaded it", "not overwritten")
+	typeLine(tm, "/save! /tmp/theirs.miku")
+	waitFor(t, tm, "saved to /tmp/theirs.miku")
+	finish(t, tm)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.saved) != 2 || e.saved[0] != "/tmp/mine.miku" || e.saved[1] != "/tmp/theirs.miku" || len(e.over) != 1 {
+		t.Fatalf("saves %v, overwrites %v: want mine, then theirs only through /save!", e.saved, e.over)
 	}
 }

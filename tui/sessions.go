@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/isagi-lab/isagi/engine/session"
+	"github.com/isagi-lab/isagi/miku"
 	"path/filepath"
 	"time"
 
@@ -16,8 +18,13 @@ import (
 // (*session.Session does). The TUI offers /save, /load, ctrl+s and
 // autosave only when its engine has it.
 type Sessions interface {
-	// SaveFile writes the conversation to path atomically.
+	// SaveFile writes the conversation to path atomically. It refuses,
+	// without writing, a path that exists and is not this session's file
+	// (session.ErrExists) and this session's own file when another process
+	// saved it since it was loaded or saved here (miku.ErrChanged).
 	SaveFile(path string) error
+	// SaveFileOverwrite is SaveFile that replaces whatever is at path.
+	SaveFileOverwrite(path string) error
 	// LoadFile restores a conversation; notes say what was skipped.
 	LoadFile(path string, force bool) (notes []string, err error)
 	// File is the session file loaded or last saved ("" if none).
@@ -47,18 +54,83 @@ func (m *Model) savePath(arg string) string {
 	return filepath.Join(dir, time.Now().Format("2006-01-02-150405")+".miku")
 }
 
-func cmdSave(m *Model, arg string) tea.Cmd {
+// saveDoneMsg is the end of a save; then runs after it (autosave's
+// follow-up) whatever its outcome.
+type saveDoneMsg struct {
+	path string
+	auto bool
+	err  error
+	then func() tea.Cmd
+}
+
+func cmdSave(m *Model, arg string) tea.Cmd { return m.save(arg, false) }
+
+// cmdSaveOver is /save! FILE: the user has said to replace the file.
+func cmdSaveOver(m *Model, arg string) tea.Cmd {
+	if arg == "" {
+		m.chat.add(entryInfo, "usage: /save! FILE.miku — saves over a file that is not this session's")
+		return nil
+	}
+	return m.save(arg, true)
+}
+
+// save writes the session as a job (a session file may be locked for a
+// moment by an `isagi run --session` on it).
+func (m *Model) save(arg string, overwrite bool) tea.Cmd {
 	s, ok := m.sessions()
 	if !ok {
 		m.chat.add(entryError, "this engine cannot save sessions")
 		return nil
 	}
 	path := m.savePath(arg)
-	if err := s.SaveFile(path); err != nil {
-		m.chat.add(entryError, "save failed: "+err.Error())
+	return m.startJob("saving "+path, false, func(context.Context, func(string)) tea.Msg {
+		var err error
+		if overwrite {
+			err = s.SaveFileOverwrite(path)
+		} else {
+			err = s.SaveFile(path)
+		}
+		return saveDoneMsg{path: path, err: err}
+	})
+}
+
+// autosave writes the open session file after a turn, as a job, then runs
+// then; it returns nil (and runs nothing) when there is no file.
+func (m *Model) autosave(then func() tea.Cmd) tea.Cmd {
+	s, ok := m.sessions()
+	if !ok || s.File() == "" || m.autosaveOff {
 		return nil
 	}
-	m.chat.add(entryInfo, "saved to "+path+" — it is saved again after every turn")
+	path := s.File()
+	return m.startJob("saving "+path, false, func(context.Context, func(string)) tea.Msg {
+		return saveDoneMsg{path: path, auto: true, err: s.SaveFile(path), then: then}
+	})
+}
+
+func (m *Model) onSaveDone(msg saveDoneMsg) tea.Cmd {
+	switch {
+	case msg.err == nil && !msg.auto:
+		m.chat.add(entryInfo, "saved to "+msg.path+" — it is saved again after every turn")
+	case errors.Is(msg.err, session.ErrExists):
+		m.chat.add(entryError, msg.path+" exists and is not this session's file — nothing was written. /save! "+msg.path+" replaces it; /save OTHER.miku keeps both.")
+	case errors.Is(msg.err, miku.ErrChanged):
+		// Someone else saved this file since we loaded it: saving over it
+		// would silently drop their turns. Stop autosaving to it.
+		m.autosaveOff = true
+		m.chat.add(entryError, msg.path+" was saved by another ISAGI since this session loaded it — not overwritten, and autosave is off. /save NEW.miku keeps this conversation; /save! "+msg.path+" replaces theirs.")
+	case errors.Is(msg.err, miku.ErrLocked):
+		m.chat.add(entryError, "save failed: "+msg.path+" is in use by another ISAGI (an `isagi run --session` on it); try again in a moment")
+	case msg.err != nil && msg.auto:
+		m.chat.add(entryError, "autosave failed: "+msg.err.Error())
+	case msg.err != nil:
+		m.chat.add(entryError, "save failed: "+msg.err.Error())
+	}
+	if msg.err == nil {
+		m.autosaveOff = false
+	}
+	if msg.then != nil {
+		return msg.then()
+	}
 	return nil
 }
 
@@ -143,16 +215,5 @@ func (m *Model) showTranscript() {
 		default:
 			m.chat.add(entryInfo, fmt.Sprintf("%s: %s", msg.Role, msg.Content))
 		}
-	}
-}
-
-// autosave writes the open session file after a turn.
-func (m *Model) autosave() {
-	s, ok := m.sessions()
-	if !ok || s.File() == "" {
-		return
-	}
-	if err := s.SaveFile(s.File()); err != nil {
-		m.chat.add(entryError, "autosave failed: "+err.Error())
 	}
 }

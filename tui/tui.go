@@ -103,6 +103,8 @@ type Model struct {
 	paneRot int  // ctrl+o: which side pane follows Perf
 	job     *job // the engine work running now that is not a reply, or nil
 	jobID   int
+
+	autosaveOff bool // the session file was saved elsewhere: do not overwrite it
 }
 
 // New builds the root model for e. Run wraps it in a program; tests drive
@@ -205,6 +207,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.onCalib(msg)
 	case loadDoneMsg:
 		return m, m.onLoadDone(msg)
+	case saveDoneMsg:
+		return m, m.onSaveDone(msg)
 	case hwMsg:
 		return m, m.hw.update(msg)
 	case tea.KeyMsg:
@@ -362,17 +366,17 @@ func (m *Model) onStream(msg streamMsg) tea.Cmd {
 	notes = append(notes, m.mani.finish(t)...)
 	m.chat.endReply(t.Text, notes...)
 	m.refreshGeometry()
-	m.autosave()
-	if cmd := m.thermalStep(); cmd != nil {
-		m.refreshContext()
-		return cmd
-	}
+	m.refreshContext()
 	m.status = ""
 	if t.Stop == "cancelled" {
 		m.status = "stopped"
 	}
-	m.refreshContext()
-	return nil
+	// Autosave, then let the thermal controller pick a rank: one job
+	// after the other through the gate.
+	if cmd := m.autosave(m.thermalStep); cmd != nil {
+		return cmd
+	}
+	return m.thermalStep()
 }
 
 func (m *Model) quit() tea.Cmd {

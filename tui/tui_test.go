@@ -377,6 +377,8 @@ func (s *savingEngine) SaveFile(path string) error {
 	return nil
 }
 
+func (s *savingEngine) SaveFileOverwrite(path string) error { return s.SaveFile(path) }
+
 func (s *savingEngine) LoadFile(path string, force bool) ([]string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
