@@ -3,12 +3,14 @@ package tui
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/isagi-lab/isagi/engine/chat"
 	"github.com/isagi-lab/isagi/engine/session"
 	"github.com/isagi-lab/isagi/miku"
 )
@@ -201,5 +203,34 @@ func TestSaveNeverOverwritesOthers(t *testing.T) {
 	defer e.mu.Unlock()
 	if len(e.saved) != 2 || e.saved[0] != "/tmp/mine.miku" || e.saved[1] != "/tmp/theirs.miku" || len(e.over) != 1 {
 		t.Fatalf("saves %v, overwrites %v: want mine, then theirs only through /save!", e.saved, e.over)
+	}
+}
+
+// resumedCompletion is a completion-mode session resumed from a file.
+type resumedCompletion struct{ *savingEngine }
+
+func (r *resumedCompletion) Transcript() []chat.Message {
+	return []chat.Message{
+		{Role: session.RolePrompt, Content: "The wise"},
+		{Role: session.RoleContinuation, Content: " man built his house."},
+		{Role: session.RolePrompt, Content: "In the beginning"},
+		{Role: session.RoleContinuation, Content: " was the word."},
+	}
+}
+
+// A resumed session looks like the live one: each turn under its label,
+// and a line naming the file.
+func TestResumedSessionShowsTurns(t *testing.T) {
+	e := &resumedCompletion{&savingEngine{fakeEngine: newFake(), file: "/tmp/s.miku"}}
+	e.info.Mode = session.ModeCompletion
+	tm := start(t, e, 120, 40)
+	waitFor(t, tm, "resumed /tmp/s.miku", "man built his house.", "was the word.")
+	m := finish(t, tm)
+	f := frame(m)
+	if strings.Contains(f, "house.In the beginning") {
+		t.Fatalf("turns run together:\n%s", f)
+	}
+	if n := strings.Count(f, "continuation"); n != 2 {
+		t.Fatalf("%d continuation labels, want 2:\n%s", n, f)
 	}
 }

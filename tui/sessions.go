@@ -210,7 +210,9 @@ func (m *Model) showTranscript() {
 		switch msg.Role {
 		case "user":
 			m.chat.add(entryUser, msg.Content)
-		case "assistant", "text":
+		case session.RolePrompt:
+			m.chat.add(entryUser, msg.Content)
+		case "assistant", "text", session.RoleContinuation:
 			m.chat.add(entryAssistant, msg.Content)
 		default:
 			m.chat.add(entryInfo, fmt.Sprintf("%s: %s", msg.Role, msg.Content))

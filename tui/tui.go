@@ -136,6 +136,9 @@ func New(e Engine, opts Options) *Model {
 		height: 24,
 	}
 	m.showTranscript() // a session resumed with --load
+	if s, ok := m.sessions(); ok && s.File() != "" {
+		m.chat.add(entryInfo, "resumed "+s.File()+" — saved again after every turn")
+	}
 	m.refreshGeometry()
 	if _, ok := m.geometry(); ok {
 		if m.geo.profile == nil {

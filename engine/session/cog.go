@@ -117,6 +117,7 @@ func (s *Session) serveRetrieved(input string, m cog.Match, start time.Time, emi
 	s.lastServed = &served{input: input, answer: ans}
 	if s.tmpl == nil {
 		s.text += input + ans
+		s.parts = append(s.parts, chat.Message{Role: RolePrompt, Content: input}, chat.Message{Role: RoleContinuation, Content: ans})
 	} else {
 		s.msgs = append(s.msgs, chat.Message{Role: "user", Content: input}, chat.Message{Role: "assistant", Content: ans})
 	}
@@ -170,6 +171,9 @@ func (s *Session) popLastExchange() (string, bool) {
 			return "", false
 		}
 		s.text = strings.TrimSuffix(s.text, sv.input+sv.answer)
+		if n := len(s.parts); n >= 2 && s.parts[n-2].Content == sv.input && s.parts[n-1].Content == sv.answer {
+			s.parts = s.parts[:n-2]
+		}
 		s.lastServed = nil
 		return sv.input, true
 	}
@@ -341,10 +345,10 @@ func (s *Session) ExploreChain(ctx context.Context, concept string, alphas []flo
 	if err != nil {
 		return nil, fmt.Errorf("session: the concept's direction: %w", err)
 	}
-	saved, msgs, text := s.set, slices.Clone(s.msgs), s.text
+	saved, msgs, text, parts := s.set, slices.Clone(s.msgs), s.text, slices.Clone(s.parts)
 	defer func() {
 		s.SetOGDDirection(nil, "")
-		s.msgs, s.text = msgs, text
+		s.msgs, s.text, s.parts = msgs, text, parts
 		s.gen.Reset(saved.Seed)
 		_ = s.apply(saved)
 	}()
@@ -355,7 +359,7 @@ func (s *Session) ExploreChain(ctx context.Context, concept string, alphas []flo
 		if prev == "" {
 			prev = concept
 		}
-		s.msgs, s.text = slices.DeleteFunc(slices.Clone(s.msgs), func(m chat.Message) bool { return m.Role != "system" }), ""
+		s.msgs, s.text, s.parts = slices.DeleteFunc(slices.Clone(s.msgs), func(m chat.Message) bool { return m.Role != "system" }), "", nil
 		n := saved
 		n.Seed, n.OGDAlpha = stepSeed, alpha
 		if err := s.apply(n); err != nil {

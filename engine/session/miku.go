@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/isagi-lab/isagi/engine/chat"
@@ -30,7 +32,16 @@ type conversation struct {
 	Mode     string         `json:"mode"`
 	Messages []chat.Message `json:"messages,omitempty"`
 	Text     string         `json:"text,omitempty"`
+	// Parts cut Text into the user's inputs and the model's continuations
+	// (completion mode). Older files lack it: Text then shows as one block.
+	Parts []chat.Message `json:"parts,omitempty"`
 }
+
+// Roles of completion mode's transcript parts.
+const (
+	RolePrompt       = "prompt"
+	RoleContinuation = "continuation"
+)
 
 // ModelSHA256 is the sha256 of the model file (computed once, on first
 // use: a session file names its model by content, not by path).
@@ -99,7 +110,7 @@ func (s *Session) save(path, appVersion string, now time.Time, overwrite bool, h
 	if err != nil {
 		return fmt.Errorf("session: knobs: %w", err)
 	}
-	conv, err := json.Marshal(conversation{Mode: s.info.Mode.String(), Messages: s.msgs, Text: s.text})
+	conv, err := json.Marshal(conversation{Mode: s.info.Mode.String(), Messages: s.msgs, Text: s.text, Parts: s.parts})
 	if err != nil {
 		return fmt.Errorf("session: conversation: %w", err)
 	}
@@ -226,7 +237,7 @@ func (s *Session) Load(path string, force bool) (notes []string, err error) {
 		}
 	}
 	s.gen.Reset(s.set.Seed)
-	s.msgs, s.text = conv.Messages, conv.Text
+	s.msgs, s.text, s.parts = conv.Messages, conv.Text, conv.Parts
 	s.file, s.created, s.stamp = path, f.Header.Created, stamp
 	if f.Header.Model.SHA256 == sum {
 		notes = append(notes, s.loadCOG(f)...)
@@ -236,13 +247,24 @@ func (s *Session) Load(path string, force bool) (notes []string, err error) {
 	return notes, nil
 }
 
-// Transcript is the conversation so far, for display: chat messages, or
-// the running text as one "text" entry in completion mode.
+// Transcript is the conversation so far, for display: chat messages, or in
+// completion mode the user's inputs and the model's continuations
+// (RolePrompt, RoleContinuation) — the running text as one "text" entry
+// for a file saved before they were kept.
 func (s *Session) Transcript() []chat.Message {
 	if s.tmpl == nil {
 		if s.text == "" {
 			return nil
 		}
+		var joined strings.Builder
+		for _, p := range s.parts {
+			joined.WriteString(p.Content)
+		}
+		if joined.String() == s.text {
+			return slices.Clone(s.parts)
+		}
+		// A file from before parts were kept, or text the parts do not
+		// account for: show it whole rather than mislabel any of it.
 		return []chat.Message{{Role: "text", Content: s.text}}
 	}
 	return append([]chat.Message(nil), s.msgs...)

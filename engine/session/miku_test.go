@@ -103,3 +103,36 @@ func TestLoadSkipsUnknownSections(t *testing.T) {
 		t.Fatalf("unknown required section: %v", err)
 	}
 }
+
+// TestCompletionTranscriptKeepsTurns: a completion-mode session resumed
+// from its file shows who wrote what, turn by turn, not one run-together
+// text; a file without the turn cuts still shows its text whole.
+func TestCompletionTranscriptKeepsTurns(t *testing.T) {
+	path := fixture(t, "kjv/kjv-q8_0.gguf")
+	a := open(t, path, Options{Settings: greedy()})
+	t1 := send(t, a, "And God said")
+	t2 := send(t, a, "In the beginning")
+	file := filepath.Join(t.TempDir(), "c.miku")
+	if err := a.Save(file, "test", clock); err != nil {
+		t.Fatal(err)
+	}
+	b := open(t, path, Options{})
+	if _, err := b.Load(file, false); err != nil {
+		t.Fatal(err)
+	}
+	got := b.Transcript()
+	want := []string{RolePrompt + ":And God said", RoleContinuation + ":" + t1.Text, RolePrompt + ":In the beginning", RoleContinuation + ":" + t2.Text}
+	if len(got) != len(want) {
+		t.Fatalf("%d transcript entries, want %d: %+v", len(got), len(want), got)
+	}
+	for i, m := range got {
+		if m.Role+":"+m.Content != want[i] {
+			t.Fatalf("entry %d is %s:%q, want %q", i, m.Role, m.Content, want[i])
+		}
+	}
+	// An older file: the same text without parts shows as one block.
+	b.parts = nil
+	if tr := b.Transcript(); len(tr) != 1 || tr[0].Role != "text" {
+		t.Fatalf("text without parts: %+v", tr)
+	}
+}

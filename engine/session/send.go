@@ -157,6 +157,9 @@ func (s *Session) send(ctx context.Context, input string, mode sendMode, emit fu
 	kept := strings.ToValidUTF8(turn.Text, "\uFFFD")
 	if s.tmpl == nil {
 		s.text += kept
+		if kept != "" {
+			s.parts = append(s.parts, chat.Message{Role: RoleContinuation, Content: kept})
+		}
 	} else {
 		s.msgs = append(s.msgs, chat.Message{Role: "assistant", Content: strings.TrimSpace(kept)})
 	}
@@ -255,5 +258,8 @@ func (s *Session) completionPrompt(input string, reserve int) (ids []int32, trim
 		return nil, 0, fmt.Errorf("session: nothing to continue")
 	}
 	s.text = text
+	if input != "" {
+		s.parts = append(s.parts, chat.Message{Role: RolePrompt, Content: input})
+	}
 	return ids, trimmed, nil
 }

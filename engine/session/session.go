@@ -141,6 +141,10 @@ type Session struct {
 	stops []int32
 
 	msgs []chat.Message // chat mode: the conversation, system message first if any
+	// parts is, in completion mode, the running text cut where the user's
+	// inputs and the model's continuations meet (RolePrompt,
+	// RoleContinuation), so a resumed session shows who wrote what.
+	parts []chat.Message
 	text string         // completion mode: the running text
 
 	src     []byte    // the model's bytes when opened from memory (the demo)
@@ -214,7 +218,7 @@ func (s *Session) ContextUsed() (used, limit int) {
 // Clear forgets the conversation (the system message stays).
 func (s *Session) Clear() {
 	s.msgs = slices.DeleteFunc(s.msgs, func(m chat.Message) bool { return m.Role != "system" })
-	s.text = ""
+	s.text, s.parts = "", nil
 	s.gen.Reset(s.set.Seed)
 }
 
