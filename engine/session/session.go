@@ -145,7 +145,7 @@ type Session struct {
 	// inputs and the model's continuations meet (RolePrompt,
 	// RoleContinuation), so a resumed session shows who wrote what.
 	parts []chat.Message
-	text string         // completion mode: the running text
+	text  string // completion mode: the running text
 
 	src     []byte    // the model's bytes when opened from memory (the demo)
 	sha     string    // the model file's sha256, once computed
