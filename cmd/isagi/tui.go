@@ -238,3 +238,13 @@ func demoSHA256() string {
 	sum := sha256.Sum256(demo.Model)
 	return hex.EncodeToString(sum[:])
 }
+
+// The TUI finds these optional engine capabilities by type assertion; a
+// renamed method would silently turn them off, so the build checks them.
+var (
+	_ tui.RankBuilder = (*session.Session)(nil)
+	_ tui.LoadBuilder = (*session.Session)(nil)
+	_ tui.Sessions    = (*session.Session)(nil)
+	_ tui.Geometry    = (*session.Session)(nil)
+	_ tui.Manifold    = (*session.Session)(nil)
+)

@@ -197,6 +197,13 @@ func (s *Session) File() string { return s.file }
 // does not; the returned notes say what was skipped, including sections
 // this version does not know.
 func (s *Session) Load(path string, force bool) (notes []string, err error) {
+	return s.LoadCtx(context.Background(), path, force, nil)
+}
+
+// LoadCtx is Load whose compression build (a file saved with a GRC rank)
+// reports blocks done to progress and stops when ctx is cancelled, leaving
+// the session as it was.
+func (s *Session) LoadCtx(ctx context.Context, path string, force bool, progress func(done, total int)) (notes []string, err error) {
 	f, stamp, err := miku.ReadStamped(path)
 	if err != nil {
 		return nil, err
@@ -232,7 +239,7 @@ func (s *Session) Load(path string, force bool) (notes []string, err error) {
 		if err := json.Unmarshal(f.Header.Knobs, &set); err != nil {
 			return nil, fmt.Errorf("%s: knobs: %w", path, err)
 		}
-		if err := s.apply(set); err != nil {
+		if err := s.applyCtx(ctx, set, progress); err != nil {
 			return nil, fmt.Errorf("%s: knobs: %w", path, err)
 		}
 	}
@@ -288,4 +295,10 @@ func (s *Session) SaveFileOverwrite(path string) error {
 // LoadFile is Load (the TUI's /load).
 func (s *Session) LoadFile(path string, force bool) ([]string, error) {
 	return s.Load(path, force)
+}
+
+// LoadFileCtx is LoadCtx (the TUI's /load, which shows the build's
+// progress and cancels it with esc).
+func (s *Session) LoadFileCtx(ctx context.Context, path string, force bool, progress func(done, total int)) ([]string, error) {
+	return s.LoadCtx(ctx, path, force, progress)
 }

@@ -2,6 +2,7 @@ package session
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -134,5 +135,37 @@ func TestCompletionTranscriptKeepsTurns(t *testing.T) {
 	b.parts = nil
 	if tr := b.Transcript(); len(tr) != 1 || tr[0].Role != "text" {
 		t.Fatalf("text without parts: %+v", tr)
+	}
+}
+
+// TestLoadCtxBuildsWithProgressAndCancels: loading a session saved with a
+// compression rank builds it with progress; a cancelled load leaves the
+// session as it was.
+func TestLoadCtxBuildsWithProgressAndCancels(t *testing.T) {
+	path := fixture(t, "kjv/kjv-f32.gguf")
+	a := open(t, path, Options{Settings: greedy()})
+	if err := a.Set("rank", "64"); err != nil {
+		t.Fatal(err)
+	}
+	send(t, a, "And God said")
+	file := filepath.Join(t.TempDir(), "r.miku")
+	if err := a.Save(file, "test", clock); err != nil {
+		t.Fatal(err)
+	}
+	b := open(t, path, Options{Settings: greedy()})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := b.LoadCtx(ctx, file, false, nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a cancelled load: %v", err)
+	}
+	if b.Info().Rank != 0 || len(b.Transcript()) != 0 || b.File() != "" {
+		t.Fatalf("a cancelled load changed the session: rank %d, %d messages, file %q", b.Info().Rank, len(b.Transcript()), b.File())
+	}
+	calls := 0
+	if _, err := b.LoadCtx(context.Background(), file, false, func(done, total int) { calls++ }); err != nil {
+		t.Fatal(err)
+	}
+	if b.Info().Rank != 64 || calls == 0 || len(b.Transcript()) == 0 {
+		t.Fatalf("after the load: rank %d, %d progress calls, %d messages", b.Info().Rank, calls, len(b.Transcript()))
 	}
 }
