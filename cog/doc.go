@@ -1,4 +1,4 @@
-// Package cog is the COG living manifold (MECHANISMS.md §9, Paper XV §1):
+// Package cog is the COG living manifold (docs/mechanisms.md §9, Paper XV §1):
 // a Riemannian metric M over the k-dimensional query space, a bounded store
 // of answered trajectories, and the four recognition tiers (RETRIEVE,
 // AUGMENT, EXPAND, EXPLORE) that decide whether a query is served from the

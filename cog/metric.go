@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// DefaultEta is the metric learning rate η of MECHANISMS.md §9.
+// DefaultEta is the metric learning rate η of docs/mechanisms.md §9.
 const DefaultEta = 0.012
 
 // SPDFloor is the positive-definiteness guard: when the smallest
@@ -25,7 +25,7 @@ const MaxDim = 4096
 // matrix that starts at the identity and only ever grows by positive
 // semi-definite rank-one terms (plus the SPDFloor guard), so M − I stays
 // positive semi-definite and λ_min(M) ≥ 1 in exact arithmetic. The guard is
-// kept anyway: it is what MECHANISMS.md specifies, and it is the cheap
+// kept anyway: it is what docs/mechanisms.md specifies, and it is the cheap
 // insurance against rounding.
 //
 // M is stored row-major and kept exactly symmetric: updates compute the

@@ -54,7 +54,7 @@ func (t Tier) String() string {
 func (t Tier) Valid() bool { return t >= Retrieve && t <= Explore }
 
 // UpdatesMetric reports whether recording a trajectory of this tier
-// stretches the metric: only EXPAND and EXPLORE do (MECHANISMS.md §9).
+// stretches the metric: only EXPAND and EXPLORE do (docs/mechanisms.md §9).
 // AUGMENT is a variation on known ground, so it is stored for later
 // retrieval but does not move M; RETRIEVE is a repeat.
 func (t Tier) UpdatesMetric() bool { return t == Expand || t == Explore }

@@ -18,7 +18,7 @@ import (
 // Options steer calibration. Start from DefaultOptions.
 type Options struct {
 	// Layer is the probe block (0-based); negative means the last block,
-	// the spec's default (MECHANISMS.md §5).
+	// the spec's default (docs/mechanisms.md §5).
 	Layer int
 	// SnipeLayer is ℓ_s, the first block whose output a projector edits;
 	// negative means Layer, where the basis and μ were measured (a

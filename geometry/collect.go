@@ -48,7 +48,7 @@ func (c *meanState) AfterBlock(layer, _ int, x []float32) {
 	c.n++
 }
 
-// projHook applies h ← h − Q Qᵀ (h − μ) at layers ≥ from (MECHANISMS.md §7):
+// projHook applies h ← h − Q Qᵀ (h − μ) at layers ≥ from (docs/mechanisms.md §7):
 // float32 rows of Q precomputed and the engine's vector kernels, so the
 // per-token cost is 2·r·d multiply-adds at SIMD speed and no allocation.
 type projHook struct {

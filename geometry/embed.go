@@ -24,7 +24,7 @@ func (p *Profile) Fingerprint() string {
 }
 
 // Embedder turns a query into its COG embedding q = Bᵀ(h − μ)
-// (MECHANISMS.md §9): h is the mean probe-layer state of the query read as
+// (docs/mechanisms.md §9): h is the mean probe-layer state of the query read as
 // a fresh user turn — the statistic calibration used — so that a question
 // asked again later in another conversation lands on the same point.
 type Embedder struct {
@@ -61,7 +61,7 @@ func (e *Embedder) Embed(ctx context.Context, text string) ([]float64, error) {
 	return e.basis.Coords(h, nil)
 }
 
-// Explorer is a Safe OGD step (MECHANISMS.md §8) as a model hook: at the
+// Explorer is a Safe OGD step (docs/mechanisms.md §8) as a model hook: at the
 // injection block it moves the residual stream along a direction and
 // removes the forbidden subspace, h ← μ + P_safe((h − μ) + α‖h − μ‖v̂), for
 // every position, so the model explores without entering the gauge's

@@ -11,7 +11,7 @@ import (
 	"github.com/isagi-lab/isagi/teh"
 )
 
-// Reading is one TEH measurement (MECHANISMS.md §6), in percent: the share
+// Reading is one TEH measurement (docs/mechanisms.md §6), in percent: the share
 // of the centred state's norm that lies in the forbidden subspace, overall
 // and per category (in the profile's category order). A value type of
 // fixed size, so a reading per token costs no allocation.

@@ -2,7 +2,7 @@
 // engine: it collects hidden states from a model through the engine's
 // hooks, builds and stores a model's geometry profile (its UGT basis,
 // forbidden coordinates, harm thresholds and Snipe projectors,
-// MECHANISMS.md §5–7), and runs the profile live in the forward pass — a
+// docs/mechanisms.md §5–7), and runs the profile live in the forward pass — a
 // TEH gauge read per token and Snipe projectors that remove a category's
 // coordinates from the residual stream.
 //

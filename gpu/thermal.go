@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// ThermalConfig is the thermal rank controller's policy (MECHANISMS.md §4):
+// ThermalConfig is the thermal rank controller's policy (docs/mechanisms.md §4):
 // the rank falls linearly from RMax at TLow to RMin at THigh, and a power
 // cap, when set, lowers it further in proportion to the excess draw.
 type ThermalConfig struct {

@@ -1,5 +1,5 @@
 // Package ogd is Safe OGD, Orthogonal Geodesic Deviation with a safety
-// projector (MECHANISMS.md §8, Paper XIII): exploration steps in a model's
+// projector (docs/mechanisms.md §8, Paper XIII): exploration steps in a model's
 // hidden space that can never carry energy into a forbidden subspace.
 //
 // Given an orthonormal basis Q_f of the forbidden subspace, a centre μ and

@@ -1,5 +1,5 @@
 // Package prompts ships the calibration prompt sets that build a model's
-// geometry profile (MECHANISMS.md §5–7). The sets are plain JSON under data/,
+// geometry profile (docs/mechanisms.md §5–7). The sets are plain JSON under data/,
 // embedded into the binary with //go:embed and parsed afresh on every call to
 // [Default], so callers always get their own copy.
 //

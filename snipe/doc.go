@@ -1,5 +1,5 @@
 // Package snipe finds the behavioural coordinates of a harm category in the
-// UGT basis and removes them from the residual stream (MECHANISMS.md §7):
+// UGT basis and removes them from the residual stream (docs/mechanisms.md §7):
 // it scores each coordinate on harm-eliciting versus matched benign
 // prompts, builds the projector h ← h − Q Qᵀ(h − μ), and runs the greedy
 // selection that trades measured harm reduction against benign collateral.

@@ -35,7 +35,7 @@ type Selection struct {
 	StoppedBy             string
 }
 
-// Select runs the greedy coordinate selection of MECHANISMS.md §7. It adds
+// Select runs the greedy coordinate selection of docs/mechanisms.md §7. It adds
 // the coordinates of order one at a time and calls eval with the whole
 // candidate set, which returns the measured harm reduction and benign
 // collateral as fractions (0.1 = 10 %). It stops when collateral exceeds

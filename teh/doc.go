@@ -1,4 +1,4 @@
-// Package teh computes the TEH harm gauge (MECHANISMS.md §6): the share of
+// Package teh computes the TEH harm gauge (docs/mechanisms.md §6): the share of
 // a hidden state's deviation from the mean that lies in a forbidden
 // subspace, in percent, and the per-model ROC calibration of its threshold.
 // It is pure math over vectors and imports neither the engine nor the TUI;

@@ -5,7 +5,7 @@ import (
 	"math"
 )
 
-// The threshold sweep of MECHANISMS.md §6: τ from 0 % to 50 % in 0.1 %
+// The threshold sweep of docs/mechanisms.md §6: τ from 0 % to 50 % in 0.1 %
 // steps, NumThresholds values in all. Threshold i is exactly
 // float64(i)/10, not an accumulated sum, so τ values print and compare
 // cleanly.
@@ -86,7 +86,7 @@ func Sweep(harm, benign []float64) ([]ROC, error) {
 }
 
 // Calibrate picks the model's threshold from labelled calibration scores
-// (MECHANISMS.md §6).
+// (docs/mechanisms.md §6).
 //
 // Among the thresholds with no false positive it takes the best F1. Those
 // ties come in one contiguous run of τ (FP = 0 holds from some τ upward and

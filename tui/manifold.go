@@ -29,7 +29,7 @@ func (m *Model) manifold() (Manifold, bool) {
 }
 
 // alphaStep and alphaMax bound the α knob's keys (the product range of
-// MECHANISMS.md §8 is 0.05–0.30).
+// docs/mechanisms.md §8 is 0.05–0.30).
 const (
 	alphaStep = 0.05
 	alphaMax  = 0.30

@@ -44,7 +44,7 @@ type Options struct {
 	// Version is shown in the header, e.g. "v0.3.0".
 	Version string
 	// Thermal, when set, picks the GRC rank from GPU telemetry after every
-	// turn (MECHANISMS.md §4); its decisions show in the chat.
+	// turn (docs/mechanisms.md §4); its decisions show in the chat.
 	Thermal *gpu.ThermalRank
 	// SessionDir is where /save and ctrl+s write a new session file when
 	// none is open (the data directory's sessions/, made by the caller).

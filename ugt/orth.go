@@ -66,7 +66,7 @@ func Orthonormalize(a *mat.Dense) (*mat.Dense, error) {
 }
 
 // OrthColumns returns orth(B[:, coords]): the thin-QR Q factor of the
-// chosen columns of B, in the order given. This is Q_f of MECHANISMS.md §6
+// chosen columns of B, in the order given. This is Q_f of docs/mechanisms.md §6
 // and Q_s of §7. coords must be non-empty, in 0…k−1 and distinct; a repeated
 // coordinate would make the columns dependent, and an out-of-range one is a
 // caller bug that must not turn into a panic.

@@ -47,7 +47,7 @@ func Separation(b *Basis, h *mat.Dense, zone []int, nZones int) (float64, error)
 
 // Refine rotates b.B on the Stiefel manifold {B : BᵀB = I} to maximise
 // Separation, the mean pairwise cosine distance between zone centroids in
-// Bᵀ(h − μ) coordinates (MECHANISMS.md §5). It returns the objective before
+// Bᵀ(h − μ) coordinates (docs/mechanisms.md §5). It returns the objective before
 // and after and updates b.B in place; on error b is left untouched.
 //
 // Method: Riemannian gradient ascent with the analytic gradient (exact and

@@ -7,7 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Basis is a UGT basis (MECHANISMS.md §5): the k-dimensional subspace of the
+// Basis is a UGT basis (docs/mechanisms.md §5): the k-dimensional subspace of the
 // residual stream that the model's centred hidden states occupy most.
 type Basis struct {
 	// D is the hidden-state width d, K the number of basis vectors k.

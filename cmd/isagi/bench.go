@@ -37,8 +37,8 @@ compression is read from or written to the same cache the TUI uses) and
 the weights per token count the compressed matrices.
 
 Examples:
-  isagi bench --model ../shared/fixtures/kjv/kjv-q8_0.gguf --json
-  isagi bench --model ../shared/fixtures/kjv/kjv-q8_0.gguf --rank 192 --slots qkv,o,ffn --alloc gp
+  isagi bench --demo --json
+  isagi bench --demo --rank 192 --slots qkv,o,ffn --alloc gp
 `)
 	}
 	if err := parseFlags(fs, args, stderr); err != nil {

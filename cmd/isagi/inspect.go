@@ -29,7 +29,7 @@ Flags:
 		fs.PrintDefaults()
 		fmt.Fprint(fs.Output(), `
 Example:
-  isagi inspect --tensors ../shared/fixtures/stories260k/stories260K-f32.gguf
+  isagi inspect --tensors ~/models/SmolLM2-135M-Instruct-Q8_0.gguf
 `)
 	}
 	if err := parseFlags(fs, args, stderr); err != nil {

@@ -131,7 +131,7 @@ Examples:
   isagi pull smollm2-135m-instruct && isagi --model smollm2-135m-instruct
   isagi run --demo --prompt "And God said" -n 40
   isagi run --model kjv-f32.gguf --prompt-ids 1,300,391,394 --temp 0 --ids
-  isagi bench --model ../shared/fixtures/kjv/kjv-q4_k_m.gguf
+  isagi bench --demo
   isagi inspect --tensors model.gguf | less
 `
 

@@ -37,7 +37,7 @@ a short built-in English text when --calib is not given). Built
 compressions are cached in <data dir>/geometry, shared with the TUI.
 
 Examples:
-  isagi ppl --model ../shared/fixtures/kjv/kjv-q4_k_m.gguf --file ../shared/fixtures/kjv/heldout.txt --ctx 128
+  isagi ppl --demo --file heldout.txt --ctx 128
   isagi ppl --model kjv-q8_0.gguf --file heldout.txt --ctx 256 --rank 192 --slots qkv,o,ffn --alloc mcr
 `)
 		fs.PrintDefaults()

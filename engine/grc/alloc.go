@@ -6,7 +6,7 @@ import (
 	"math"
 )
 
-// Per-layer rank allocation (MECHANISMS.md §2–3): how a rank budget of
+// Per-layer rank allocation (docs/mechanisms.md §2–3): how a rank budget of
 // k·L is spread over L blocks.
 //
 // GP (Paper 2 §4) writes k_ℓ = clamp(round(k_target·s_ℓ/mean(s)), k_floor,

@@ -1,4 +1,4 @@
-// Package grc is calibration-free weight compression (MECHANISMS.md §1–3).
+// Package grc is calibration-free weight compression (docs/mechanisms.md §1–3).
 //
 // For matrices that read the same input (Q, K and V of a block; FFN gate
 // and up; O alone) it finds the k-dimensional subspace of that input the

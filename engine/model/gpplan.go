@@ -9,7 +9,7 @@ import (
 	"github.com/isagi-lab/isagi/engine/tensor"
 )
 
-// GRCSlots is a set of slot groups to compress (MECHANISMS.md §2).
+// GRCSlots is a set of slot groups to compress (docs/mechanisms.md §2).
 type GRCSlots uint8
 
 // The slot groups. Each has one basis per block: Q/K/V share a joint Gram

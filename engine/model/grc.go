@@ -11,7 +11,7 @@ import (
 )
 
 // GRC is a compression of some of every block's weight matrices
-// (MECHANISMS.md §1–2). Each compressed group has a basis of its input
+// (docs/mechanisms.md §1–2). Each compressed group has a basis of its input
 // (k×in, applied once: x̃ = Pᵀx) and projected weights W̃ = W P (out×k)
 // that read x̃; FFN down is a truncated SVD in the same shape (x̃ = V_kᵀh,
 // y = U_kΣ_k x̃). The matrices are stored no coarser than the weights they

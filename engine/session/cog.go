@@ -25,7 +25,7 @@ const (
 	sectionCOGProfile = "cog.profile"
 )
 
-// COGTurn is what the living manifold decided for a turn (MECHANISMS.md
+// COGTurn is what the living manifold decided for a turn (docs/mechanisms.md
 // §9): the tier, the distance to the nearest stored trajectory (1 when
 // there was none), and the manifold after the turn.
 type COGTurn struct {
@@ -325,7 +325,7 @@ type Chain struct {
 }
 
 // ExploreChain runs successive generations with decreasing α
-// (MECHANISMS.md §8): the first continues concept, each later one the
+// (docs/mechanisms.md §8): the first continues concept, each later one the
 // previous output, all steered along the concept's direction (its state
 // minus the profile's mean state) with the forbidden subspace removed.
 // Each step is a fresh conversation with a seed derived from seed, so a

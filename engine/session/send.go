@@ -26,7 +26,7 @@ var ErrTooLong = errors.New("message does not fit the context window")
 // longer fits, the oldest turns are dropped first (Turn.Dropped says how
 // many). Cancelling ctx ends the reply early; what was generated is kept.
 //
-// With a geometry profile attached, the living manifold (MECHANISMS.md §9)
+// With a geometry profile attached, the living manifold (docs/mechanisms.md §9)
 // looks the message up first: a near-duplicate of an earlier one
 // (RETRIEVE) is answered from memory at once (Turn.Stop "retrieved";
 // Regenerate forces a fresh answer), a close one (AUGMENT) is generated
