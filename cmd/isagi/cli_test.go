@@ -70,6 +70,7 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 	for _, args := range [][]string{
 		{"frobnicate"}, {"run", "--bogus"}, {"run", "-n", "many"}, {"inspect"},
 		{"run", "--prompt", "a", "--prompt-ids", "1"}, {"--bogus"}, {"explore"},
+		{"pull"}, {"pull", "--bogus", "smollm2-135m-instruct"}, {"pull", "a", "b"},
 	} {
 		_, errs, code := runMain(t, args...)
 		if code != 2 {

@@ -52,12 +52,11 @@ Examples:
   isagi pull hf.co/Qwen/Qwen2.5-0.5B-Instruct-GGUF:qwen2.5-0.5b-instruct-q4_k_m.gguf
 `)
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
-		fs.Usage()
-		return fmt.Errorf("pull needs exactly one model name, got %d arguments", fs.NArg())
+		return argsError(fs, "pull needs exactly one model name, got %d arguments", fs.NArg())
 	}
 	name := fs.Arg(0)
 	ref, err := hub.ParseRef(name)

@@ -380,6 +380,12 @@ func (cf *chatFlags) render(f *gguf.File, tok *tokenizer.Tokenizer, prompt strin
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) error {
+	return cmdRunInput(args, os.Stdin, stdout, stderr)
+}
+
+// cmdRunInput is cmdRun reading --prompt - from stdin, so that tests can
+// give it an input other than the process's.
+func cmdRunInput(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var mf modelFlags
@@ -457,19 +463,19 @@ Examples:
 		return err
 	}
 	if *prompt == "-" {
-		b, err := io.ReadAll(os.Stdin)
+		// Read one byte past the limit, so that an input of exactly the
+		// limit is taken and a longer one (or /dev/zero, which never
+		// ends) is refused instead of read until memory runs out.
+		b, err := io.ReadAll(io.LimitReader(stdin, maxTextBytes+1))
 		if err != nil {
 			return fmt.Errorf("reading the prompt from stdin: %w", err)
+		}
+		if len(b) > maxTextBytes {
+			return fmt.Errorf("standard input is larger than %d MiB: give a shorter prompt", maxTextBytes>>20)
 		}
 		*prompt = strings.TrimRight(string(b), "\n")
 	}
 
-	if *sessionFile != "" && mf.demo {
-		// runSession resolves --model itself; refuse rather than load
-		// another model than the one asked for. (Once it opens through
-		// mf.openSession, --demo works there too and this goes.)
-		return usagef("--session does not take --demo yet: pass --model")
-	}
 	if *sessionFile != "" {
 		// The flags given, as opposed to defaulted, override the
 		// session's saved settings.
@@ -596,8 +602,6 @@ func parseIDs(s string, vocab int) ([]int32, error) {
 	return ids, nil
 }
 
-// runSession is run --session: one turn of a saved conversation, streamed,
-// then the session saved again.
 // sessionKnobs are the geometry knobs of a scripted turn ("": as saved).
 type sessionKnobs struct {
 	snipe, alpha string
@@ -606,6 +610,9 @@ type sessionKnobs struct {
 	set map[string]bool
 }
 
+// runSession is run --session: one turn of a saved conversation, streamed,
+// then the session saved again. The model is --model or --demo, opened as
+// the TUI opens it.
 func runSession(mf *modelFlags, file, prompt string, p sample.Params, n int, force, verbose bool, knobs sessionKnobs, stdout, stderr io.Writer) (err error) {
 	if prompt == "" {
 		return errors.New("--session needs --prompt: the next message")
@@ -613,20 +620,19 @@ func runSession(mf *modelFlags, file, prompt string, p sample.Params, n int, for
 	if knobs.set["rank-floor"] || knobs.set["calib"] {
 		return errors.New("--rank-floor and --calib are not available with --session, which compresses as the TUI's /set rank does")
 	}
-	path, err := store.Resolve(mf.model)
-	if err != nil {
-		return err
-	}
 	set := session.Settings{Temperature: p.Temperature, TopK: p.TopK, TopP: p.TopP, MinP: p.MinP,
 		RepeatPenalty: p.RepeatPenalty, Seed: p.Seed, MaxTokens: n}
-	opts := session.Options{Threads: mf.threads, Ctx: mf.ctx, Settings: set, AppVersion: version}
+	// Threads and Ctx come from the flags in mf.openSession.
+	opts := session.Options{Settings: set, AppVersion: version}
 	if dir, err := profileDir(); err == nil {
 		opts.ProfileDir = dir
 	}
 	if d, err := store.DataDir(); err == nil {
 		opts.CacheDir = filepath.Join(d, "geometry") // the GRC cache the TUI's /set rank uses
 	}
-	s, err := session.Open(path, opts)
+	// The shared opener, as the TUI's: --model (resolved from the store)
+	// or --demo (the embedded model).
+	s, err := mf.openSession(opts)
 	if err != nil {
 		return err
 	}

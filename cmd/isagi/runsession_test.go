@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/isagi-lab/isagi/engine/session"
 	"github.com/isagi-lab/isagi/miku"
 )
 
@@ -224,5 +225,46 @@ func TestSessionInfoNotAFile(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatalf("session info %s did not return in 10 s", p)
 		}
+	}
+}
+
+// TestRunSessionDemo: run --session takes --demo as the TUI does: two runs
+// on one file leave a session of two turns, saved with the demo model.
+func TestRunSessionDemo(t *testing.T) {
+	isolate(t)
+	file := filepath.Join(t.TempDir(), "s.miku")
+	for i := range 2 {
+		if _, errs, err := runCmd(t, "run", "--demo", "--session", file, "--prompt", "And God said", "-n", "3"); err != nil {
+			t.Fatalf("run %d: %v\n%s", i+1, err, errs)
+		}
+	}
+	f, err := miku.Read(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec, ok := f.Section("conversation")
+	if !ok {
+		t.Fatal("no conversation section")
+	}
+	var conv struct {
+		Parts []struct {
+			Role    string `json:"role"`
+			Content string `json:"content"`
+		} `json:"parts"`
+	}
+	if err := json.Unmarshal(sec.Data, &conv); err != nil {
+		t.Fatal(err)
+	}
+	prompts := 0
+	for _, p := range conv.Parts {
+		if p.Role == session.RolePrompt {
+			prompts++
+		}
+	}
+	if prompts != 2 {
+		t.Fatalf("want 2 turns in the file, got %d prompts: %+v", prompts, conv.Parts)
+	}
+	if f.Header.Model.SHA256 != demoSHA256() {
+		t.Fatalf("saved with model %+v, want the demo", f.Header.Model)
 	}
 }

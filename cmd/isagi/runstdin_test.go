@@ -1,0 +1,40 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// endlessZeros is an input that never ends, as /dev/zero. Past guard bytes
+// it fails instead, so that a run that reads without bound ends the test
+// with an error rather than filling the machine's memory.
+type endlessZeros struct{ served, guard int64 }
+
+var errPastGuard = errors.New("endlessZeros: read past the guard")
+
+func (z *endlessZeros) Read(p []byte) (int, error) {
+	if z.served > z.guard {
+		return 0, errPastGuard
+	}
+	clear(p)
+	z.served += int64(len(p))
+	return len(p), nil
+}
+
+// TestRunPromptStdinBounded: --prompt - on an input that never ends is
+// refused with one sentence once it passes the text limit, having read at
+// most one byte past it.
+func TestRunPromptStdinBounded(t *testing.T) {
+	isolate(t)
+	in := &endlessZeros{guard: 2 * maxTextBytes}
+	var out, errb bytes.Buffer
+	err := cmdRunInput([]string{"--model", fixture(t, "kjv/kjv-q8_0.gguf"), "--prompt", "-"}, in, &out, &errb)
+	if err == nil || !strings.Contains(err.Error(), "larger than 64 MiB") {
+		t.Fatalf("want the input refused as larger than 64 MiB, got %v", err)
+	}
+	if in.served > maxTextBytes+1<<20 {
+		t.Fatalf("read %d bytes of stdin, want about the limit (%d)", in.served, maxTextBytes)
+	}
+}
