@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/isagi-lab/isagi/engine/tensor"
-	"github.com/isagi-lab/isagi/miku"
 )
 
 // GRCCacheFormat versions what a GRC cache file holds. Files written
@@ -45,9 +44,17 @@ func (l *grcLayer) matrices() []*tensor.Matrix {
 	return out
 }
 
-// CacheSections encodes g for a .miku cache file: its knobs (JSON) and one
-// section per matrix. The file's header (model, times) is the caller's.
-func (g *GRC) CacheSections() (knobs []byte, sections []miku.Section, err error) {
+// CacheBlob is one matrix of a cached GRC: a name and its bytes in their
+// tensor type. The container that holds them (a .miku file, with the
+// model's identity and times) is the caller's: the engine does not know it.
+type CacheBlob struct {
+	Name string
+	Data []byte
+}
+
+// CacheSections encodes g for a cache file: its knobs (JSON) and one blob
+// per matrix.
+func (g *GRC) CacheSections() (knobs []byte, sections []CacheBlob, err error) {
 	p := g.Plan
 	meta := grcMeta{
 		Format: GRCCacheFormat, K: p.K, Slots: p.Slots.String(), Alloc: p.Alloc.String(),
@@ -57,7 +64,7 @@ func (g *GRC) CacheSections() (knobs []byte, sections []miku.Section, err error)
 	for l := range g.layers {
 		for i, m := range g.layers[l].matrices() {
 			meta.Types = append(meta.Types, uint32(m.Type))
-			sections = append(sections, miku.Section{Name: fmt.Sprintf("b%d.%d", l, i), Required: true, Data: m.Data})
+			sections = append(sections, CacheBlob{Name: fmt.Sprintf("b%d.%d", l, i), Data: m.Data})
 		}
 	}
 	knobs, err = json.Marshal(meta)
@@ -72,7 +79,7 @@ func (g *GRC) CacheSections() (knobs []byte, sections []miku.Section, err error)
 // allocation, rank, bounds or calibration; a shape this model cannot run;
 // a basis that fails the depth-sink check (VerifyGRC) — is an error, and
 // the caller rebuilds: a cache is never used on trust.
-func (m *Model) GRCFromCache(spec GRCSpec, knobs []byte, sections []miku.Section) (*GRC, error) {
+func (m *Model) GRCFromCache(spec GRCSpec, knobs []byte, sections []CacheBlob) (*GRC, error) {
 	sp, err := m.ResolveGRCSpec(spec)
 	if err != nil {
 		return nil, err

@@ -5,10 +5,9 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"testing"
 	"time"
-
-	"github.com/isagi-lab/isagi/miku"
 )
 
 // TestGRCFullRankIsLossless: at k = d the compressed path reproduces the
@@ -371,23 +370,26 @@ func TestGRCCacheRoundTrip(t *testing.T) {
 	if err := m.VerifyGRC(g); err != nil {
 		t.Fatalf("a fresh build fails its own check: %v", err)
 	}
-	encode := func(g *GRC) *miku.File {
+	// cached is what a cache file holds: the knobs and copies of the blobs
+	// (the session package wraps them in a .miku container).
+	type cached struct {
+		knobs []byte
+		blobs []CacheBlob
+	}
+	encode := func(g *GRC) cached {
 		knobs, secs, err := g.CacheSections()
 		if err != nil {
 			t.Fatal(err)
 		}
-		data, err := miku.Marshal(&miku.File{Header: miku.Header{FormatVersion: miku.FormatVersion, Knobs: knobs}, Sections: secs})
-		if err != nil {
-			t.Fatal(err)
+		var c cached
+		c.knobs = slices.Clone(knobs)
+		for _, s := range secs {
+			c.blobs = append(c.blobs, CacheBlob{Name: s.Name, Data: slices.Clone(s.Data)})
 		}
-		f, err := miku.Decode(data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return f
+		return c
 	}
 	f := encode(g)
-	back, err := m.GRCFromCache(spec, f.Header.Knobs, f.Sections)
+	back, err := m.GRCFromCache(spec, f.knobs, f.blobs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -409,7 +411,7 @@ func TestGRCCacheRoundTrip(t *testing.T) {
 		{Slots: GRCAllSlots, Alloc: GRCGP, K: 192},
 		{Slots: GRCAllSlots, Alloc: GRCGP, K: 160, Floor: 150},
 	} {
-		if _, err := m.GRCFromCache(other, f.Header.Knobs, f.Sections); err == nil {
+		if _, err := m.GRCFromCache(other, f.knobs, f.blobs); err == nil {
 			t.Errorf("a cache of %+v was accepted for %+v", spec, other)
 		}
 	}
@@ -419,7 +421,7 @@ func TestGRCCacheRoundTrip(t *testing.T) {
 	bad.Check.Values = append([]float64(nil), g.Check.Values...)
 	bad.Check.Values[2] *= 1.01
 	f = encode(&bad)
-	if _, err := m.GRCFromCache(spec, f.Header.Knobs, f.Sections); err == nil {
+	if _, err := m.GRCFromCache(spec, f.knobs, f.blobs); err == nil {
 		t.Error("a cache whose depth-sink spectrum does not match was accepted")
 	}
 	bad.Check.Values[2] = math.Inf(1) // JSON cannot hold NaN; ±Inf fails to encode too
@@ -428,11 +430,11 @@ func TestGRCCacheRoundTrip(t *testing.T) {
 	}
 	bad.Check = GRCCheck{Layer: g.Check.Layer, Group: g.Check.Group}
 	f = encode(&bad)
-	if _, err := m.GRCFromCache(spec, f.Header.Knobs, f.Sections); err == nil {
+	if _, err := m.GRCFromCache(spec, f.knobs, f.blobs); err == nil {
 		t.Error("a cache without a depth-sink check was accepted")
 	}
 	other := openModel(t, "stories260k/stories260K-f32.gguf")
-	if _, err := other.GRCFromCache(GRCSpec{Slots: GRCAllSlots, Alloc: GRCGP, K: 48}, f.Header.Knobs, f.Sections); err == nil {
+	if _, err := other.GRCFromCache(GRCSpec{Slots: GRCAllSlots, Alloc: GRCGP, K: 48}, f.knobs, f.blobs); err == nil {
 		t.Error("a kjv cache was accepted for stories260K")
 	}
 }

@@ -59,7 +59,11 @@ func (c *GRCCache) Load(m *model.Model, spec model.GRCSpec) (*model.GRC, error) 
 	if f.Header.Model.SHA256 != c.Model.SHA256 {
 		return nil, fmt.Errorf("%s: made for another model", path)
 	}
-	g, err := m.GRCFromCache(spec, f.Header.Knobs, f.Sections)
+	blobs := make([]model.CacheBlob, len(f.Sections))
+	for i, s := range f.Sections {
+		blobs[i] = model.CacheBlob{Name: s.Name, Data: s.Data}
+	}
+	g, err := m.GRCFromCache(spec, f.Header.Knobs, blobs)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -75,9 +79,13 @@ func (c *GRCCache) Save(m *model.Model, g *model.GRC) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("session: GRC cache: %w", err)
 	}
-	knobs, secs, err := g.CacheSections()
+	knobs, blobs, err := g.CacheSections()
 	if err != nil {
 		return err
+	}
+	secs := make([]miku.Section, len(blobs))
+	for i, b := range blobs {
+		secs[i] = miku.Section{Name: b.Name, Required: true, Data: b.Data}
 	}
 	now := time.Now().UTC()
 	return miku.Write(path, &miku.File{
