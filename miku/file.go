@@ -28,7 +28,8 @@ func Read(path string) (*File, error) {
 
 // readFile reads the regular file at path. It stats first because opening
 // a named pipe for reading blocks until a writer comes, and reading a
-// device may never end; it then reads what the open file's size says.
+// device may never end; it then opens non-blocking, checks the open file
+// again and reads what its size says.
 func readFile(path string) ([]byte, error) {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -37,7 +38,14 @@ func readFile(path string) ([]byte, error) {
 	if !st.Mode().IsRegular() {
 		return nil, notRegular(path, st.Mode())
 	}
-	fh, err := os.Open(path)
+	if testHookBeforeOpen != nil {
+		testHookBeforeOpen(path)
+	}
+	// Non-blocking, because path may have been replaced by a FIFO since
+	// the check, and a plain open of a FIFO waits for a writer; the stat
+	// through the handle below then refuses it. Reads of a regular file
+	// ignore the flag.
+	fh, err := os.OpenFile(path, os.O_RDONLY|openNonblock, 0)
 	if err != nil {
 		return nil, fmt.Errorf("miku: %w", err)
 	}
@@ -76,6 +84,11 @@ func readFile(path string) ([]byte, error) {
 	}
 	return data[:n+m], nil
 }
+
+// testHookBeforeOpen, when set (by tests only), runs in readFile between
+// the check of path and its open: a test swaps a FIFO in there, which is
+// otherwise a race too narrow to provoke.
+var testHookBeforeOpen func(path string)
 
 // notRegular is Read's error for a path that is not a regular file.
 func notRegular(path string, mode fs.FileMode) error {

@@ -12,6 +12,9 @@ import (
 // removeStale treats its writer as dead (no flock here).
 const staleAge = 15 * time.Minute
 
+// openNonblock is 0: readFile's open has no Unix FIFO to wait on here.
+const openNonblock = 0
+
 // renameOpen: Write closes its temporary file before renaming it (an open
 // file cannot always be renamed here).
 const renameOpen = false

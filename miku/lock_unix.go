@@ -38,6 +38,11 @@ func removeIfStale(name string) {
 	os.Remove(name)
 }
 
+// openNonblock is the open(2) flag with which readFile opens a file it
+// has checked is regular, so that one swapped for a FIFO since does not
+// make the open wait for a writer.
+const openNonblock = syscall.O_NONBLOCK
+
 // renameOpen: Write renames its temporary file before closing it (and so
 // releasing its lock).
 const renameOpen = true

@@ -50,3 +50,40 @@ func TestReadRefusesNonRegular(t *testing.T) {
 		}
 	}
 }
+
+// TestReadFIFOSwappedIn: a regular file replaced by a FIFO between Read's
+// check and its open is refused at once, in Read's words, instead of the
+// open waiting for a writer that never comes.
+func TestReadFIFOSwappedIn(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.miku")
+	if err := os.WriteFile(path, []byte("not yet a FIFO"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	testHookBeforeOpen = func(p string) {
+		if err := os.Remove(p); err != nil {
+			t.Error(err)
+		}
+		if err := syscall.Mkfifo(p, 0o600); err != nil {
+			t.Error(err)
+		}
+	}
+	t.Cleanup(func() { testHookBeforeOpen = nil })
+	done := make(chan error, 1)
+	go func() {
+		_, err := Read(path)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || err.Error() != "miku: "+path+" is a named pipe, not a .miku file" {
+			t.Fatalf("Read of a FIFO swapped in: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		// Unblock the open so that the test binary can exit.
+		if w, err := os.OpenFile(path, os.O_WRONLY, 0); err == nil {
+			w.Close()
+		}
+		<-done
+		t.Fatal("Read of a FIFO swapped in after the check blocked in open")
+	}
+}
