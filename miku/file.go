@@ -15,7 +15,7 @@ import (
 // /dev/zero, a named pipe) is refused before it is opened, and no more
 // than the file's size is read.
 func Read(path string) (*File, error) {
-	data, err := readFile(path)
+	data, err := readFile(path, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -29,8 +29,10 @@ func Read(path string) (*File, error) {
 // readFile reads the regular file at path. It stats first because opening
 // a named pipe for reading blocks until a writer comes, and reading a
 // device may never end; it then opens non-blocking, checks the open file
-// again and reads what its size says.
-func readFile(path string) ([]byte, error) {
+// again and reads what its size says. beforeOpen, when not nil, runs
+// between the check and the open: a test swaps a FIFO in there, a race too
+// narrow to provoke otherwise.
+func readFile(path string, beforeOpen func(path string)) ([]byte, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("miku: %w", err) // *PathError names the file
@@ -38,8 +40,8 @@ func readFile(path string) ([]byte, error) {
 	if !st.Mode().IsRegular() {
 		return nil, notRegular(path, st.Mode())
 	}
-	if testHookBeforeOpen != nil {
-		testHookBeforeOpen(path)
+	if beforeOpen != nil {
+		beforeOpen(path)
 	}
 	// Non-blocking, because path may have been replaced by a FIFO since
 	// the check, and a plain open of a FIFO waits for a writer; the stat
@@ -84,11 +86,6 @@ func readFile(path string) ([]byte, error) {
 	}
 	return data[:n+m], nil
 }
-
-// testHookBeforeOpen, when set (by tests only), runs in readFile between
-// the check of path and its open: a test swaps a FIFO in there, which is
-// otherwise a race too narrow to provoke.
-var testHookBeforeOpen func(path string)
 
 // notRegular is Read's error for a path that is not a regular file.
 func notRegular(path string, mode fs.FileMode) error {

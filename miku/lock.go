@@ -86,7 +86,9 @@ func currentStamp(path string) (Stamp, error) {
 	if !st.Mode().IsRegular() {
 		return Stamp{}, notRegular(path, st.Mode())
 	}
-	fh, err := os.Open(path)
+	// Non-blocking and checked again through the handle, as readFile
+	// does: path may have become a FIFO since the stat.
+	fh, err := os.OpenFile(path, os.O_RDONLY|openNonblock, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return Stamp{}, nil
 	}
@@ -94,6 +96,12 @@ func currentStamp(path string) (Stamp, error) {
 		return Stamp{}, err
 	}
 	defer fh.Close()
+	if st, err = fh.Stat(); err != nil {
+		return Stamp{}, err
+	}
+	if !st.Mode().IsRegular() {
+		return Stamp{}, notRegular(path, st.Mode())
+	}
 	h := newStampHash()
 	if _, err := io.Copy(h, fh); err != nil {
 		return Stamp{}, err
@@ -104,7 +112,7 @@ func currentStamp(path string) (Stamp, error) {
 // ReadStamped is Read that also returns the stamp of the bytes read, for
 // a later WriteIfUnchanged.
 func ReadStamped(path string) (*File, Stamp, error) {
-	data, err := readFile(path)
+	data, err := readFile(path, nil)
 	if err != nil {
 		return nil, Stamp{}, err
 	}

@@ -59,7 +59,7 @@ func TestReadFIFOSwappedIn(t *testing.T) {
 	if err := os.WriteFile(path, []byte("not yet a FIFO"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	testHookBeforeOpen = func(p string) {
+	swap := func(p string) {
 		if err := os.Remove(p); err != nil {
 			t.Error(err)
 		}
@@ -67,10 +67,9 @@ func TestReadFIFOSwappedIn(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	t.Cleanup(func() { testHookBeforeOpen = nil })
 	done := make(chan error, 1)
 	go func() {
-		_, err := Read(path)
+		_, err := readFile(path, swap)
 		done <- err
 	}()
 	select {
