@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/isagi-lab/isagi/engine/session"
 	"github.com/isagi-lab/isagi/geometry"
+	"github.com/isagi-lab/isagi/session"
 )
 
 // Ten different turns grow the manifold; asking one of them again is

@@ -9,10 +9,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/isagi-lab/isagi/engine/session"
 	"github.com/isagi-lab/isagi/geometry"
 	"github.com/isagi-lab/isagi/internal/fixtures"
 	"github.com/isagi-lab/isagi/prompts"
+	"github.com/isagi-lab/isagi/session"
 	"github.com/isagi-lab/isagi/snipe"
 )
 

@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/isagi-lab/isagi/engine/session"
 	"github.com/isagi-lab/isagi/geometry"
+	"github.com/isagi-lab/isagi/session"
 )
 
 // fakeEngine streams scripted pieces with small sleeps and records what the

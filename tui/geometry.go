@@ -8,8 +8,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/isagi-lab/isagi/engine/session"
 	"github.com/isagi-lab/isagi/geometry"
+	"github.com/isagi-lab/isagi/session"
 )
 
 // Geometry is implemented by engines that can run a geometry profile

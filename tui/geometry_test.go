@@ -11,8 +11,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/isagi-lab/isagi/cog"
-	"github.com/isagi-lab/isagi/engine/session"
 	"github.com/isagi-lab/isagi/geometry"
+	"github.com/isagi-lab/isagi/session"
 	"github.com/isagi-lab/isagi/teh"
 )
 

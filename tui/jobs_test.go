@@ -11,8 +11,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/isagi-lab/isagi/engine/chat"
-	"github.com/isagi-lab/isagi/engine/session"
 	"github.com/isagi-lab/isagi/miku"
+	"github.com/isagi-lab/isagi/session"
 )
 
 // buildingSaver builds compressions slowly (until cancelled, when slow),

@@ -8,7 +8,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/isagi-lab/isagi/engine/session"
+	"github.com/isagi-lab/isagi/session"
 )
 
 // Manifold is implemented by engines with the living manifold and the

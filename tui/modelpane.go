@@ -3,7 +3,7 @@ package tui
 import (
 	"fmt"
 
-	"github.com/isagi-lab/isagi/engine/session"
+	"github.com/isagi-lab/isagi/session"
 )
 
 // modelPane describes the loaded model.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/isagi-lab/isagi/engine/session"
+	"github.com/isagi-lab/isagi/session"
 )
 
 // perfPane shows decode speed (live, with a sparkline of recent samples),

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/isagi-lab/isagi/engine/session"
 	"github.com/isagi-lab/isagi/miku"
+	"github.com/isagi-lab/isagi/session"
 	"path/filepath"
 	"time"
 

@@ -9,7 +9,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/isagi-lab/isagi/engine/session"
+	"github.com/isagi-lab/isagi/session"
 )
 
 // frameInterval bounds how often a streaming reply reaches Update: pieces

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/isagi-lab/isagi/engine/session"
+	"github.com/isagi-lab/isagi/session"
 )
 
 // burstEngine emits n pieces as fast as it can.

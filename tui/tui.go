@@ -11,8 +11,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
-	"github.com/isagi-lab/isagi/engine/session"
 	"github.com/isagi-lab/isagi/gpu"
+	"github.com/isagi-lab/isagi/session"
 )
 
 // Engine is what the TUI needs from a model; *session.Session implements

@@ -13,8 +13,8 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"github.com/isagi-lab/isagi/engine/chat"
-	"github.com/isagi-lab/isagi/engine/session"
 	"github.com/isagi-lab/isagi/gpu"
+	"github.com/isagi-lab/isagi/session"
 )
 
 const waitTimeout = 5 * time.Second

@@ -7,7 +7,7 @@ import (
 	"github.com/isagi-lab/isagi/engine/generate"
 	"github.com/isagi-lab/isagi/engine/gguf"
 	"github.com/isagi-lab/isagi/engine/model"
-	"github.com/isagi-lab/isagi/engine/session"
+	"github.com/isagi-lab/isagi/session"
 )
 
 // ctxCapNote is the warning for a --ctx above the model's context window.

@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/isagi-lab/isagi/engine/session"
+	"github.com/isagi-lab/isagi/session"
 )
 
 // cmdExplore is `isagi explore`: a Safe OGD chain from a seed concept.

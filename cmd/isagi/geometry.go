@@ -15,9 +15,9 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/isagi-lab/isagi/engine/session"
 	"github.com/isagi-lab/isagi/geometry"
 	"github.com/isagi-lab/isagi/prompts"
+	"github.com/isagi-lab/isagi/session"
 	"github.com/isagi-lab/isagi/store"
 	"github.com/isagi-lab/isagi/ugt"
 )

@@ -21,11 +21,11 @@ import (
 	"github.com/isagi-lab/isagi/engine/gguf"
 	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/engine/sample"
-	"github.com/isagi-lab/isagi/engine/session"
 	"github.com/isagi-lab/isagi/engine/tensor"
 	"github.com/isagi-lab/isagi/engine/tokenizer"
 	"github.com/isagi-lab/isagi/internal/fsx"
 	"github.com/isagi-lab/isagi/miku"
+	"github.com/isagi-lab/isagi/session"
 	"github.com/isagi-lab/isagi/store"
 )
 

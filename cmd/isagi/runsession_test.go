@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/isagi-lab/isagi/engine/session"
 	"github.com/isagi-lab/isagi/miku"
+	"github.com/isagi-lab/isagi/session"
 )
 
 // savedSession is what the run --session tests read back from a file.

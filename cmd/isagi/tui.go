@@ -15,10 +15,10 @@ import (
 	"golang.org/x/term"
 
 	"github.com/isagi-lab/isagi/demo"
-	"github.com/isagi-lab/isagi/engine/session"
 	"github.com/isagi-lab/isagi/gpu"
 	"github.com/isagi-lab/isagi/hub"
 	"github.com/isagi-lab/isagi/miku"
+	"github.com/isagi-lab/isagi/session"
 	"github.com/isagi-lab/isagi/store"
 	"github.com/isagi-lab/isagi/tui"
 )

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/isagi-lab/isagi/engine/internal/regfile"
+	"github.com/isagi-lab/isagi/internal/fsx"
 	"github.com/isagi-lab/isagi/internal/fsx/fsxtest"
 )
 
@@ -17,7 +17,7 @@ func TestFileSHA256RefusesSpecialFiles(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			err := fsxtest.Within(t, func() error { _, err := FileSHA256(c.Path); return err })
 			want := "session: " + c.Path + " is not a regular file (" + c.Kind + ")"
-			if !errors.Is(err, regfile.ErrNotRegular) || err.Error() != want {
+			if !errors.Is(err, fsx.ErrNotRegular) || err.Error() != want {
 				t.Errorf("got %v, want %q", err, want)
 			}
 		})

@@ -11,8 +11,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/isagi-lab/isagi/engine/internal/regfile"
 	"github.com/isagi-lab/isagi/engine/model"
+	"github.com/isagi-lab/isagi/internal/fsx"
 	"github.com/isagi-lab/isagi/miku"
 )
 
@@ -140,8 +140,8 @@ func (c *GRCCache) Get(ctx context.Context, m *model.Model, gb *model.GRCBuilder
 // refused: hashing a device such as /dev/zero would never end, and opening
 // a FIFO would wait for a writer.
 func FileSHA256(path string) (string, error) {
-	f, _, err := regfile.Open(path)
-	if errors.Is(err, regfile.ErrNotRegular) {
+	f, err := fsx.Open(path)
+	if errors.Is(err, fsx.ErrNotRegular) {
 		return "", fmt.Errorf("session: %w", err) // the sentence names the path
 	}
 	if err != nil {

@@ -69,7 +69,7 @@ func TestLoadRefusesAnotherModel(t *testing.T) {
 	if err != nil || len(notes) == 0 {
 		t.Fatalf("forced load: %v, notes %v", err, notes)
 	}
-	if got := other.Transcript(); len(got) != 1 || !strings.HasPrefix(got[0].Content, "And God said") {
+	if got := other.Transcript(); len(got) != 2 || got[0].Role != RolePrompt || got[0].Content != "And God said" {
 		t.Fatalf("forced load transcript %+v", got)
 	}
 }
