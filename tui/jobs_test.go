@@ -234,3 +234,14 @@ func TestResumedSessionShowsTurns(t *testing.T) {
 		t.Fatalf("%d continuation labels, want 2:\n%s", n, f)
 	}
 }
+
+// A pane line wider than the pane ends in an ellipsis instead of being
+// clipped at the border, where "306.04 K" would read as "306.0".
+func TestPaneLinesCutVisibly(t *testing.T) {
+	e := newFake()
+	e.info.Name = "Qwen2.5-0.5B-Instruct-abliterated-uncensored-v2"
+	tm := start(t, e, 120, 40)
+	waitFor(t, tm, "Model")
+	m := finish(t, tm)
+	checkFrame(t, m, 120, 40, "│ Qwen2.5-0.5B-Instruct-ablite…  │")
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/isagi-lab/isagi/gpu"
 	"github.com/isagi-lab/isagi/session"
@@ -476,7 +477,12 @@ func (m *Model) side(h int) string {
 	w := sideWidth - 4 // border and padding
 	pane := func(title string, lines []string) string {
 		for i, l := range lines {
-			lines[i] = lipgloss.NewStyle().MaxWidth(w).Render(l)
+			// A line too wide is cut with an ellipsis: a number clipped
+			// at the border would read as another number.
+			if ansi.StringWidth(l) > w {
+				l = ansi.Truncate(l, w-1, "…")
+			}
+			lines[i] = l
 		}
 		return theme.Pane.Width(sideWidth - 2).Render(theme.PaneTitle.Render(title) + "\n" + strings.Join(lines, "\n"))
 	}
