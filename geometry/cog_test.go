@@ -238,7 +238,15 @@ func TestRegenerateRetrieved(t *testing.T) {
 	if err != nil || !again.COG.Retrieved {
 		t.Fatalf("second ask: %+v, %v", again.COG, err)
 	}
-	before := s.Transcript()[0].Content
+	// The running text, whole: the transcript cuts it into turns.
+	text := func() string {
+		var b strings.Builder
+		for _, m := range s.Transcript() {
+			b.WriteString(m.Content)
+		}
+		return b.String()
+	}
+	before := text()
 	fresh, err := s.Regenerate(ctx, func(session.Event) {})
 	if err != nil {
 		t.Fatal(err)
@@ -250,7 +258,7 @@ func TestRegenerateRetrieved(t *testing.T) {
 	if st.Trajectories != 1 {
 		t.Fatalf("%d trajectories after regenerating: the fresh answer should replace the stored one", st.Trajectories)
 	}
-	after := s.Transcript()[0].Content
+	after := text()
 	want := strings.TrimSuffix(before, in+first.Text) + in + fresh.Text
 	if after != want {
 		t.Fatalf("text after regenerating:\n%q\nwant\n%q", after, want)
