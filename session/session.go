@@ -8,11 +8,8 @@ package session
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/isagi-lab/isagi/cog"
@@ -232,88 +229,23 @@ func (s *Session) SetSystem(text string) {
 	}
 }
 
-// Set changes one setting by name, as /set does: temperature, top_p, top_k,
-// min_p, repeat_penalty, seed, num_ctx, max_tokens, rank or snipe (a
-// comma-separated list of categories whose projector is on, or "off").
+// Set changes one setting by name, as /set does; Knobs lists the names,
+// the values each accepts and what it does. An unknown name or a bad value
+// changes nothing.
 func (s *Session) Set(name, value string) error {
 	return s.SetCtx(context.Background(), name, value, nil)
 }
 
 // SetCtx is Set for a caller that can wait and watch: building a GRC
-// compression (rank, slots, alloc) reports blocks done to progress and
-// stops when ctx is cancelled, changing nothing.
+// compression (the knobs marked Build: rank, slots, alloc) reports blocks
+// done to progress and stops when ctx is cancelled, changing nothing.
 func (s *Session) SetCtx(ctx context.Context, name, value string, progress func(done, total int)) error {
+	k, ok := LookupKnob(name)
+	if !ok {
+		return unknownSetting(name)
+	}
 	n := s.set
-	f := func() (float32, error) {
-		v, err := strconv.ParseFloat(value, 32)
-		return float32(v), err
-	}
-	i := func() (int, error) { return strconv.Atoi(value) }
-	var err error
-	switch name {
-	case "temperature", "temp":
-		n.Temperature, err = f()
-	case "top_p":
-		n.TopP, err = f()
-	case "top_k":
-		n.TopK, err = i()
-	case "min_p":
-		n.MinP, err = f()
-	case "repeat_penalty":
-		n.RepeatPenalty, err = f()
-	case "seed":
-		var v uint64
-		v, err = strconv.ParseUint(value, 10, 64)
-		n.Seed = v
-	case "max_tokens", "num_predict":
-		n.MaxTokens, err = i()
-		if err == nil && n.MaxTokens < 1 {
-			err = errors.New("must be at least 1")
-		}
-	case "rank":
-		if value == "off" || value == "0" {
-			n.Rank = 0
-			break
-		}
-		n.Rank, err = i()
-		if err == nil && (n.Rank < 1 || n.Rank > s.m.Dim) {
-			err = fmt.Errorf("want off or 1…%d (the embedding width)", s.m.Dim)
-		}
-	case "slots":
-		var sl model.GRCSlots
-		if sl, err = model.ParseGRCSlots(value); err == nil {
-			n.Slots = sl.String()
-		}
-	case "alloc":
-		var a model.GRCAlloc
-		if a, err = model.ParseGRCAlloc(value); err == nil {
-			n.Alloc = a.String()
-		}
-	case "snipe":
-		if err := s.useSnipe(value); err != nil {
-			return fmt.Errorf("snipe %q: %w", value, err)
-		}
-		n.Snipe = strings.Join(parseSnipe(value), ",")
-	case "ogd_alpha", "alpha":
-		if n.OGDAlpha, err = parseAlpha(value); err == nil && n.OGDAlpha > 0 && s.geo == nil {
-			err = ErrNoGeometry
-		}
-	case "num_ctx":
-		var c int
-		if c, err = i(); err != nil {
-			break
-		}
-		if c < 16 || c > s.m.CtxLen {
-			return fmt.Errorf("num_ctx %d: the model allows 16 to %d tokens", c, s.m.CtxLen)
-		}
-		if err := s.resize(c); err != nil {
-			return err
-		}
-		return s.applyCtx(ctx, n, progress)
-	default:
-		return fmt.Errorf("unknown setting %q (temperature, top_p, top_k, min_p, repeat_penalty, seed, num_ctx, max_tokens, rank, slots, alloc, snipe, ogd_alpha)", name)
-	}
-	if err != nil {
+	if err := k.set(s, &n, value); err != nil {
 		return fmt.Errorf("%s %q: %w", name, value, err)
 	}
 	return s.applyCtx(ctx, n, progress)

@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/isagi-lab/isagi/session"
 )
 
 // slashCommand is one /command. run gets the text after the name, trimmed.
@@ -17,26 +20,75 @@ type slashCommand struct {
 	run              func(m *Model, arg string) tea.Cmd
 }
 
-// setNames are the /set parameters the engine accepts.
-const setNames = "temperature top_p top_k min_p repeat_penalty seed num_ctx max_tokens rank slots alloc snipe ogd_alpha"
-
 // commands is the slash-command table; the help overlay is generated from it.
 func commands() []slashCommand {
-	return []slashCommand{
+	cmds := []slashCommand{
 		{name: "/help", help: "show keys and commands", run: cmdHelp},
 		{name: "/clear", help: "forget the conversation", idle: true, run: cmdClear},
 		{name: "/system", args: "TEXT", help: "set the system prompt", idle: true, run: cmdSystem},
-		{name: "/set", args: "NAME VALUE", help: "change a setting: temperature top_p top_k min_p", idle: true, run: cmdSet},
-		{name: "", help: "  repeat_penalty seed num_ctx max_tokens rank slots"},
-		{name: "", help: "  alloc snipe ogd_alpha"},
-		{name: "/show", help: "list settings and model info", idle: true, run: cmdShow},
-		{name: "/snipe", args: "[NAME on|off]", help: "Snipe projectors: list, or switch one", idle: true, run: cmdSnipe},
-		{name: "/calibrate", help: "build this model's geometry profile (esc cancels)", idle: true, run: cmdCalibrate},
-		{name: "/save", args: "[FILE]", help: "save the session (.miku); then after every turn", idle: true, run: cmdSave},
-		{name: "/save!", args: "FILE", help: "save over a file that is not this session's", idle: true, run: cmdSaveOver},
-		{name: "/load", args: "FILE", help: "load a saved session", idle: true, run: cmdLoad},
-		{name: "/bye", help: "quit", run: cmdBye},
 	}
+	for i, line := range setHelpLines() {
+		if i == 0 {
+			cmds = append(cmds, slashCommand{name: "/set", args: "NAME VALUE", help: line, idle: true, run: cmdSet})
+		} else {
+			cmds = append(cmds, slashCommand{help: line}) // name "": a continuation line, never dispatched
+		}
+	}
+	return append(cmds,
+		slashCommand{name: "/show", help: "list settings and model info", idle: true, run: cmdShow},
+		slashCommand{name: "/snipe", args: "[NAME on|off]", help: "Snipe projectors: list, or switch one", idle: true, run: cmdSnipe},
+		slashCommand{name: "/calibrate", help: "build this model's geometry profile (esc cancels)", idle: true, run: cmdCalibrate},
+		slashCommand{name: "/save", args: "[FILE]", help: "save the session (.miku); then after every turn", idle: true, run: cmdSave},
+		slashCommand{name: "/save!", args: "FILE", help: "save over a file that is not this session's", idle: true, run: cmdSaveOver},
+		slashCommand{name: "/load", args: "FILE", help: "load a saved session", idle: true, run: cmdLoad},
+		slashCommand{name: "/bye", help: "quit", run: cmdBye},
+	)
+}
+
+// setHelpWidth bounds a /set line in the help overlay, its indent
+// included: as wide as the widest other command's help line, so that the
+// overlay still fits 80×24 with the keys beside it.
+const setHelpWidth = 51
+
+// setHelpLines are the help overlay's /set text: the settings' names from
+// session.Knobs, wrapped; every line after the first is indented. The
+// values and what each does are left to /set alone (setUsage): the overlay
+// has no room for them.
+func setHelpLines() []string {
+	words := append([]string{"change a setting:"}, session.KnobNames()...)
+	words = append(words, "(/set alone explains)")
+	var lines []string
+	line := ""
+	for _, w := range words {
+		switch {
+		case line == "":
+			line = w
+		case len(line)+1+len(w) <= setHelpWidth:
+			line += " " + w
+		default:
+			lines = append(lines, line)
+			line = "  " + w
+		}
+	}
+	return append(lines, line)
+}
+
+// setUsage is what /set alone prints: every setting from session.Knobs
+// with the values it takes and what it does, in aligned columns.
+func setUsage() string {
+	knobs := session.Knobs()
+	nameW, valW := 0, 0
+	for _, k := range knobs {
+		nameW = max(nameW, len(k.Name))
+		valW = max(valW, utf8.RuneCountInString(k.Values))
+	}
+	var b strings.Builder
+	b.WriteString("usage: /set NAME VALUE (or /set system TEXT); NAME is one of:")
+	for _, k := range knobs {
+		// %-*s pads by runes, so "≥0" and "…" line up with ASCII values.
+		fmt.Fprintf(&b, "\n  %-*s  %-*s  %s", nameW, k.Name, valW, k.Values, k.Help)
+	}
+	return b.String()
 }
 
 // runCommand dispatches a line that starts with "/".
@@ -92,11 +144,15 @@ func cmdSet(m *Model, arg string) tea.Cmd {
 	if len(f) >= 1 && f[0] == "system" {
 		return cmdSystem(m, strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(arg), "system")))
 	}
-	if len(f) != 2 {
-		m.chat.add(entryError, "usage: /set NAME VALUE, NAME one of: "+setNames)
+	switch {
+	case len(f) == 0:
+		m.chat.add(entryInfo, setUsage())
+		return nil
+	case len(f) != 2:
+		m.chat.add(entryError, setUsage())
 		return nil
 	}
-	if f[0] == "rank" || f[0] == "slots" || f[0] == "alloc" {
+	if k, ok := session.LookupKnob(f[0]); ok && k.Build {
 		return m.setRank(f[0], f[1])
 	}
 	return m.onSetDone(setDoneMsg{name: f[0], value: f[1], err: m.engine.Set(f[0], f[1])})
@@ -163,38 +219,37 @@ func (m *Model) onSetDone(msg setDoneMsg) tea.Cmd {
 	return nil
 }
 
+// cmdShow lists the model, then every setting from session.Knobs with its
+// current value (as /set takes it back), then the compression in use and
+// the system prompt.
 func cmdShow(m *Model, _ string) tea.Cmd {
-	s := m.engine.Settings()
-	i := m.info
+	s, i := m.engine.Settings(), m.engine.Info()
+	knobs := session.Knobs()
+	w := len("compression")
+	for _, k := range knobs {
+		w = max(w, len(k.Name))
+	}
+	var b strings.Builder
+	line := func(label, format string, a ...any) {
+		fmt.Fprintf(&b, "%-*s  %s\n", w, label, fmt.Sprintf(format, a...))
+	}
+	line("model", "%s (%s, %s params, %s, %s)", i.Name, i.Arch, fmtCount(i.Params), i.WeightType, fmtBytes(i.FileBytes))
+	line("file", "%s", i.Path)
+	line("mode", "%s", m.modeLabel())
+	for _, k := range knobs {
+		line(k.Name, "%s", k.Value(s, i))
+	}
+	if i.Rank > 0 {
+		// What the rank setting built: under gp and mcr the mean rank,
+		// and the bytes a token reads.
+		line("compression", "%s, %s", rankLabel(i), i.RankSpec)
+	}
 	sys := s.System
 	if sys == "" {
 		sys = "(none)"
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "model        %s (%s, %s params, %s, %s)\n", i.Name, i.Arch, fmtCount(i.Params), i.WeightType, fmtBytes(i.FileBytes))
-	fmt.Fprintf(&b, "file         %s\n", i.Path)
-	fmt.Fprintf(&b, "mode         %s\n", m.modeLabel())
-	fmt.Fprintf(&b, "num_ctx      %d\n", i.ContextSize)
-	fmt.Fprintf(&b, "temperature  %g\n", s.Temperature)
-	fmt.Fprintf(&b, "top_k        %d\n", s.TopK)
-	fmt.Fprintf(&b, "top_p        %g\n", s.TopP)
-	fmt.Fprintf(&b, "min_p        %g\n", s.MinP)
-	fmt.Fprintf(&b, "repeat_penalty %g\n", s.RepeatPenalty)
-	fmt.Fprintf(&b, "seed         %d\n", s.Seed)
-	fmt.Fprintf(&b, "max_tokens   %d\n", s.MaxTokens)
-	info := m.engine.Info()
-	fmt.Fprintf(&b, "rank         %s\n", rankLabel(info))
-	if info.Rank > 0 {
-		fmt.Fprintf(&b, "slots        %s (/set slots qkv|qkv,o,ffn · /set alloc uniform|gp|mcr)\n", info.RankSpec)
-	}
-	if s.Snipe != "" {
-		fmt.Fprintf(&b, "snipe        %s\n", s.Snipe)
-	}
-	if s.OGDAlpha > 0 {
-		fmt.Fprintf(&b, "ogd_alpha    %g\n", s.OGDAlpha)
-	}
-	fmt.Fprintf(&b, "system       %s", sys)
-	m.chat.add(entryInfo, b.String())
+	line("system", "%s", sys)
+	m.chat.add(entryInfo, strings.TrimSuffix(b.String(), "\n"))
 	return nil
 }
 

@@ -179,9 +179,7 @@ func TestHelpOverlay(t *testing.T) {
 	for _, c := range commands() {
 		want = append(want, c.name)
 	}
-	for _, n := range strings.Fields(setNames) {
-		want = append(want, n)
-	}
+	want = append(want, session.KnobNames()...)
 	want = append(want, "esc or ? closes this help")
 	checkFrame(t, m, 120, 40, want...)
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
@@ -255,7 +253,7 @@ func TestSlashCommands(t *testing.T) {
 	typeLine(tm, "/system be brief")
 	waitFor(t, tm, "system prompt set")
 	typeLine(tm, "/show")
-	waitFor(t, tm, "temperature  0.5", "system       be brief")
+	waitFor(t, tm, "temperature     0.5", "system          be brief")
 	typeLine(tm, "/frob")
 	waitFor(t, tm, "unknown command /frob")
 	typeLine(tm, "/save")
