@@ -176,6 +176,54 @@ func BenchmarkDecode(b *testing.B) {
 	}
 }
 
+// BenchmarkPrefill measures prompt processing: 128 tokens per iteration
+// from an empty cache, reported as tok/s.
+func BenchmarkPrefill(b *testing.B) {
+	dir := b.TempDir()
+	cases := []struct {
+		name string
+		path func() string
+	}{
+		{"kjv-q8_0", func() string { return fixture(b, "kjv/kjv-q8_0.gguf") }},
+		{"smollm2-135m-shape-Q8_0", func() string { return writeSynth(b, dir, smolLM2, tensor.Q8_0) }},
+	}
+	pool := tensor.NewPool(0)
+	defer pool.Close()
+	k := tensor.NewKernels(pool)
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			m, err := Open(c.path())
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer m.Close()
+			s, err := m.NewState(min(m.CtxLen, 1024), k)
+			if err != nil {
+				b.Fatal(err)
+			}
+			logits := make([]float32, m.Vocab)
+			prompt := make([]int32, 128)
+			for i := range prompt {
+				prompt[i] = int32(i%200 + 3)
+			}
+			run := func() {
+				s.Reset()
+				if err := s.Forward(prompt, logits); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for t0 := time.Now(); time.Since(t0) < 3*time.Second; { // warm the mapped weights
+				run()
+			}
+			b.ResetTimer()
+			for b.Loop() {
+				run()
+			}
+			b.ReportMetric(float64(len(prompt))*float64(b.N)/b.Elapsed().Seconds(), "tok/s")
+		})
+	}
+}
+
 // BenchmarkDecodeGRC measures decode speed with weights compressed to rank
 // k (engine/grc) — Q/K/V alone, and every slot (Q/K/V, O, FFN gate+up,
 // FFN down by SVD) — against the uncompressed model in the same run (the

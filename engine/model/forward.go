@@ -2,8 +2,9 @@ package model
 
 import (
 	"fmt"
-	"math"
 
+	"github.com/isagi-lab/isagi/engine/backend"
+	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"github.com/isagi-lab/isagi/engine/tensor"
 )
 
@@ -13,58 +14,144 @@ import (
 const MaxBatch = 64
 
 // State is one conversation's mutable state over a Model: the KV cache,
-// the position, scratch buffers and hooks. It is not safe for concurrent
-// use; give each conversation its own.
+// the position, the activations, the products each slot runs and the
+// hooks, all on one backend. It is not safe for concurrent use; give each
+// conversation its own.
 type State struct {
-	m      *Model
-	k      *tensor.Kernels
-	ctx    int // KV cache capacity in positions
-	pos    int // next position to compute
-	hooks  hookSet
-	kc, vc []float32 // [Layers][KVHeads][ctx][HeadDim]: one head's keys are contiguous
+	m     *Model
+	b     backend.Backend
+	k     *tensor.Kernels // the CPU backend's kernels, or nil
+	ctx   int             // KV cache capacity in positions
+	pos   int             // next position to compute
+	hooks hookSet
+	kv    backend.KV
+	w     stateWeights
+	// lin is, per block, the product each slot runs: the model's dense
+	// weights, or a compression's projection and projected weights (SetGRC).
+	lin []blockLinears
 
-	// Activations for up to MaxBatch tokens, row-major [token][width].
-	x, xb, q, kb, vb, att, g, u []float32
-	hn                          []float32 // final-normed hidden state [token][Dim]
-	scores                      []float32 // [Heads][ctx]
-	cos, sin                    []float32 // [token][RopeDim/2]
-	attn                        attnTask
+	// Activations for up to MaxBatch tokens, one row per token.
+	x, xb, q, kb, vb, att, g, u backend.Buffer
+	hn                          backend.Buffer // final-normed hidden state
+	xt                          backend.Buffer // x̃ = Pᵀx of a compressed slot, or nil
+	ops                         [3]backend.LinearOp
 
-	grc *GRC      // compressed products, or nil
-	xt  []float32 // x̃ = Pᵀx of the group being computed [token][k]
+	grc *GRC // the compression in use, or nil
+}
+
+// stateWeights are the model's weights as the state's backend holds them.
+type stateWeights struct {
+	tokEmbd, output backend.Matrix
+	outNorm         backend.Vector
+	blocks          []blockWeights
+}
+
+// blockWeights are one block's vectors on the backend (absent ones nil).
+type blockWeights struct {
+	attnNorm, ffnNorm backend.Vector
+	bq, bk, bv        backend.Vector
+	qNorm, kNorm      backend.Vector
+}
+
+// linear is one slot's product as a state runs it: the dense weights (in
+// nil), or a projection of the input to k dimensions, x̃ = Pᵀx, from which
+// the slot's projected weights read.
+type linear struct {
+	in  backend.Matrix
+	out []backend.Matrix
+}
+
+// blockLinears are a block's slots: Q/K/V (one input), O, gate/up (one
+// input) and down.
+type blockLinears struct {
+	qkv, o, ffn, down linear
 }
 
 // NewState allocates a state whose KV cache holds ctx positions (the model's
-// own context length when ctx ≤ 0, never more). The cache is float32: it
-// reproduces the reference logits exactly, where an f16 cache flips a
-// near-tie in the stories260K golden at step 37. kernels may be shared by
-// States that are never used at the same time; nil makes a new pool.
+// own context length when ctx ≤ 0, never more), running on the CPU backend
+// over kernels. kernels may be shared by States that are never used at the
+// same time; nil makes a new pool.
 func (m *Model) NewState(ctx int, kernels *tensor.Kernels) (*State, error) {
+	b := cpu.New(kernels)
+	s, err := m.NewStateOn(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	s.k = b.Kernels()
+	return s, nil
+}
+
+// NewStateOn is NewState on a given backend.
+func (m *Model) NewStateOn(ctx int, b backend.Backend) (*State, error) {
 	if ctx <= 0 || ctx > m.CtxLen {
 		ctx = m.CtxLen
 	}
-	if kernels == nil {
-		kernels = tensor.NewKernels(nil)
-	}
 	c := &m.Config
-	kv := c.Layers * ctx * c.KVDim()
-	if kv/c.Layers/ctx != c.KVDim() || kv > 1<<33 {
-		return nil, fmt.Errorf("model: KV cache of %d positions is too large", ctx)
+	s := &State{m: m, b: b, ctx: ctx}
+	var err error
+	if s.kv, err = b.NewKV(c.Layers, ctx, backend.Attention{Heads: c.Heads, KVHeads: c.KVHeads, HeadDim: c.HeadDim}); err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	if err := s.upload(); err != nil {
+		return nil, err
 	}
 	B := MaxBatch
-	s := &State{
-		m: m, k: kernels, ctx: ctx,
-		kc: make([]float32, kv), vc: make([]float32, kv),
-		x: make([]float32, B*c.Dim), xb: make([]float32, B*c.Dim),
-		q: make([]float32, B*c.QDim()), att: make([]float32, B*c.QDim()),
-		kb: make([]float32, B*c.KVDim()), vb: make([]float32, B*c.KVDim()),
-		g: make([]float32, B*c.FFN), u: make([]float32, B*c.FFN),
-		hn:     make([]float32, B*c.Dim),
-		scores: make([]float32, c.Heads*ctx),
-		cos:    make([]float32, B*c.RopeDim/2), sin: make([]float32, B*c.RopeDim/2),
+	for _, a := range []struct {
+		dst   *backend.Buffer
+		width int
+	}{
+		{&s.x, c.Dim}, {&s.xb, c.Dim}, {&s.q, c.QDim()}, {&s.att, c.QDim()},
+		{&s.kb, c.KVDim()}, {&s.vb, c.KVDim()}, {&s.g, c.FFN}, {&s.u, c.FFN}, {&s.hn, c.Dim},
+	} {
+		if *a.dst, err = b.Alloc(B, a.width); err != nil {
+			return nil, fmt.Errorf("model: %w", err)
+		}
 	}
-	s.attn.s = s
 	return s, nil
+}
+
+// upload puts the model's weights on the state's backend and sets every
+// slot to its dense product.
+func (s *State) upload() error {
+	m, b := s.m, s.b
+	var err error // the first failure; later calls do nothing
+	mat := func(t *tensor.Matrix) backend.Matrix {
+		if t == nil || err != nil {
+			return nil
+		}
+		w, e := b.Matrix(t)
+		if e != nil {
+			err = fmt.Errorf("model: putting the weights on %s: %w", b.Name(), e)
+		}
+		return w
+	}
+	vec := func(v []float32) backend.Vector {
+		if v == nil || err != nil {
+			return nil
+		}
+		w, e := b.Vector(v)
+		if e != nil {
+			err = fmt.Errorf("model: putting the weights on %s: %w", b.Name(), e)
+		}
+		return w
+	}
+	s.w = stateWeights{tokEmbd: mat(m.tokEmbd), output: mat(m.output), outNorm: vec(m.outNorm)}
+	s.w.blocks = make([]blockWeights, len(m.layers))
+	s.lin = make([]blockLinears, len(m.layers))
+	for l := range m.layers {
+		L := &m.layers[l]
+		s.w.blocks[l] = blockWeights{
+			attnNorm: vec(L.attnNorm), ffnNorm: vec(L.ffnNorm),
+			bq: vec(L.bq), bk: vec(L.bk), bv: vec(L.bv), qNorm: vec(L.qNorm), kNorm: vec(L.kNorm),
+		}
+		s.lin[l] = blockLinears{
+			qkv:  linear{out: []backend.Matrix{mat(L.wq), mat(L.wk), mat(L.wv)}},
+			o:    linear{out: []backend.Matrix{mat(L.wo)}},
+			ffn:  linear{out: []backend.Matrix{mat(L.gate), mat(L.up)}},
+			down: linear{out: []backend.Matrix{mat(L.down)}},
+		}
+	}
+	return err
 }
 
 // Model is the model this state runs.
@@ -123,148 +210,103 @@ func (s *State) Forward(tokens []int32, logits []float32) error {
 }
 
 // batch runs n ≤ MaxBatch tokens; out holds the last token's logits or every
-// token's, or is empty.
+// token's, or is empty. It reads like the equations: every operation is one
+// call on the backend.
 func (s *State) batch(tokens []int32, out []float32) error {
-	m, c, k := s.m, &s.m.Config, s.k
-	n, pos0 := len(tokens), s.pos
-	D, QD, KVD, F := c.Dim, c.QDim(), c.KVDim(), c.FFN
-	x, xb := s.x[:n*D], s.xb[:n*D]
-	q, kb, vb, att := s.q[:n*QD], s.kb[:n*KVD], s.vb[:n*KVD], s.att[:n*QD]
-	g, u := s.g[:n*F], s.u[:n*F]
-
-	for i, t := range tokens {
-		if err := tensor.Dequantize(m.tokEmbd.Type, x[i*D:(i+1)*D], m.tokEmbd.Row(int(t))); err != nil {
-			return fmt.Errorf("model: embedding of token %d: %w", t, err)
-		}
+	m, c, b := s.m, &s.m.Config, s.b
+	n, pos0, D := len(tokens), s.pos, c.Dim
+	if err := b.Embed(s.x, s.w.tokEmbd, tokens); err != nil {
+		return fmt.Errorf("model: %w", err)
 	}
-	half := c.RopeDim / 2
-	for i := range n {
-		ropeTables(s.cos[i*half:(i+1)*half], s.sin[i*half:(i+1)*half], pos0+i, c.RopeBase, c.RopeDim, m.ropeFreqs)
-	}
+	rope := backend.Rope{Base: c.RopeBase, Dim: c.RopeDim, Freqs: m.ropeFreqs, Neox: c.RopeNeox}
 
 	for l := range m.layers {
-		L := &m.layers[l]
-		// Attention: xb = norm(x); q, k, v projections; RoPE; cache; attend.
-		for i := range n {
-			rmsnorm(xb[i*D:(i+1)*D], x[i*D:(i+1)*D], L.attnNorm, c.Eps)
+		W, L := &s.w.blocks[l], &s.lin[l]
+		// Attention: q, k, v = W·norm(x) (+ bias); Q/K norms; RoPE; the
+		// keys and values into the cache; attend; x += O·att.
+		b.RMSNorm(s.xb, s.x, W.attnNorm, n, c.Eps)
+		s.linear(&L.qkv, s.xb, n, s.q, s.kb, s.vb)
+		if W.bq != nil {
+			b.AddBias(s.q, W.bq, n)
+			b.AddBias(s.kb, W.bk, n)
+			b.AddBias(s.vb, W.bv, n)
 		}
-		var G *grcLayer
-		if s.grc != nil {
-			G = &s.grc.layers[l]
+		if W.qNorm != nil {
+			b.HeadRMSNorm(s.q, W.qNorm, n, c.Heads, c.Eps)
+			b.HeadRMSNorm(s.kb, W.kNorm, n, c.KVHeads, c.Eps)
 		}
-		wq, wk, wv, in := L.wq, L.wk, L.wv, xb
-		if G != nil && G.qkv != nil { // x̃ = Pᵀx once, then the three products read x̃
-			in = s.xt[:n*G.qkv.k]
-			k.MatMul(in, G.qkv.in, xb, n)
-			wq, wk, wv = G.qkv.out[0], G.qkv.out[1], G.qkv.out[2]
-		}
-		if n == 1 { // decode: one dispatch for the three products
-			k.MatVecs(in, tensor.MatVecOp{Dst: q, W: wq}, tensor.MatVecOp{Dst: kb, W: wk}, tensor.MatVecOp{Dst: vb, W: wv})
-		} else {
-			k.MatMul(q, wq, in, n)
-			k.MatMul(kb, wk, in, n)
-			k.MatMul(vb, wv, in, n)
-		}
-		for i := range n {
-			qi, ki, vi := q[i*QD:(i+1)*QD], kb[i*KVD:(i+1)*KVD], vb[i*KVD:(i+1)*KVD]
-			addBias(qi, L.bq)
-			addBias(ki, L.bk)
-			addBias(vi, L.bv)
-			cs, sn := s.cos[i*half:(i+1)*half], s.sin[i*half:(i+1)*half]
-			for h := range c.Heads {
-				qh := qi[h*c.HeadDim : (h+1)*c.HeadDim]
-				if L.qNorm != nil {
-					rmsnorm(qh, qh, L.qNorm, c.Eps)
-				}
-				rope(qh, cs, sn, c.RopeNeox)
-			}
-			for h := range c.KVHeads {
-				kh := ki[h*c.HeadDim : (h+1)*c.HeadDim]
-				if L.kNorm != nil {
-					rmsnorm(kh, kh, L.kNorm, c.Eps)
-				}
-				rope(kh, cs, sn, c.RopeNeox)
-			}
-			for g := range c.KVHeads {
-				off := ((l*c.KVHeads+g)*s.ctx + pos0 + i) * c.HeadDim
-				copy(s.kc[off:off+c.HeadDim], ki[g*c.HeadDim:(g+1)*c.HeadDim])
-				copy(s.vc[off:off+c.HeadDim], vi[g*c.HeadDim:(g+1)*c.HeadDim])
-			}
-		}
-		s.attn.layer, s.attn.n, s.attn.pos0 = l, n, pos0
-		k.Pool().Run(c.Heads, &s.attn)
-		if G != nil && G.o != nil { // the O basis reads the attention output
-			t := s.xt[:n*G.o.k]
-			k.MatMul(t, G.o.in, att, n)
-			k.MatMul(xb, G.o.out[0], t, n)
-		} else {
-			k.MatMul(xb, L.wo, att, n)
-		}
-		addInto(x, xb)
+		b.RoPE(s.q, n, c.Heads, c.HeadDim, pos0, rope)
+		b.RoPE(s.kb, n, c.KVHeads, c.HeadDim, pos0, rope)
+		b.StoreKV(s.kv, l, pos0, n, s.kb, s.vb)
+		b.Attend(s.att, s.q, s.kv, l, pos0, n)
+		s.linear(&L.o, s.att, n, s.xb)
+		b.Add(s.x, s.xb, n)
 
-		// Feed-forward (SwiGLU): x += down(silu(gate·m) ⊙ up·m), m = norm(x).
-		for i := range n {
-			rmsnorm(xb[i*D:(i+1)*D], x[i*D:(i+1)*D], L.ffnNorm, c.Eps)
-		}
-		wg, wu, in := L.gate, L.up, xb
-		if G != nil && G.ffn != nil { // one basis for gate and up
-			in = s.xt[:n*G.ffn.k]
-			k.MatMul(in, G.ffn.in, xb, n)
-			wg, wu = G.ffn.out[0], G.ffn.out[1]
-		}
-		if n == 1 {
-			k.MatVecs(in, tensor.MatVecOp{Dst: g, W: wg}, tensor.MatVecOp{Dst: u, W: wu})
-		} else {
-			k.MatMul(g, wg, in, n)
-			k.MatMul(u, wu, in, n)
-		}
-		for i, v := range g {
-			g[i] = v / (1 + float32(math.Exp(float64(-v)))) * u[i]
-		}
-		if G != nil && G.down != nil { // y = A(B h): B = V_kᵀ, A = U_kΣ_k
-			t := s.xt[:n*G.down.k]
-			k.MatMul(t, G.down.in, g, n)
-			k.MatMul(xb, G.down.out[0], t, n)
-		} else {
-			k.MatMul(xb, L.down, g, n)
-		}
-		addInto(x, xb)
+		// Feed-forward (SwiGLU): x += down(silu(gate·h) ⊙ up·h), h = norm(x).
+		b.RMSNorm(s.xb, s.x, W.ffnNorm, n, c.Eps)
+		s.linear(&L.ffn, s.xb, n, s.g, s.u)
+		b.SwiGLU(s.g, s.u, n)
+		s.linear(&L.down, s.g, n, s.xb)
+		b.Add(s.x, s.xb, n)
 
-		for _, h := range s.hooks.block {
-			for i := range n {
-				h.AfterBlock(l, pos0+i, x[i*D:(i+1)*D])
+		if hs := s.hooks.block; len(hs) > 0 && s.hooks.atLayer(l) {
+			rows := b.Host(s.x, 0, n)
+			for _, h := range hs {
+				for i := range n {
+					h.AfterBlock(l, pos0+i, rows[i*D:(i+1)*D])
+				}
 			}
+			b.Sync(s.x, 0, rows)
 		}
 	}
 
-	// Output: final norm and classifier for the positions that need them.
-	first := n - 1
-	if len(out) == n*c.Vocab || len(s.hooks.norm) > 0 {
-		first = 0
-	}
-	for i := first; i < n; i++ {
-		hn := s.hn[i*D : (i+1)*D]
-		rmsnorm(hn, x[i*D:(i+1)*D], m.outNorm, c.Eps)
+	// Output: the final norm, then the classifier for the positions that
+	// need it.
+	b.RMSNorm(s.hn, s.x, s.w.outNorm, n, c.Eps)
+	if len(s.hooks.norm) > 0 {
+		rows := b.Host(s.hn, 0, n)
 		for _, h := range s.hooks.norm {
-			h.AfterNorm(pos0+i, hn)
+			for i := range n {
+				h.AfterNorm(pos0+i, rows[i*D:(i+1)*D])
+			}
 		}
 	}
 	s.pos += n
 	switch {
 	case len(out) == n*c.Vocab && n > 1:
-		k.MatMul(out, m.output, s.hn[:n*D], n)
+		b.Logits(out, s.w.output, s.hn, 0, n)
 		for _, h := range s.hooks.logits {
 			for i := range n {
 				h.Logits(pos0+i, out[i*c.Vocab:(i+1)*c.Vocab])
 			}
 		}
 	case len(out) == c.Vocab:
-		k.MatVec(out, m.output, s.hn[(n-1)*D:n*D])
+		b.Logits(out, s.w.output, s.hn, n-1, 1)
 		for _, h := range s.hooks.logits {
 			h.Logits(pos0+n-1, out)
 		}
 	}
 	return nil
+}
+
+// linear runs a slot: dst[i] = W_i·x for its products, through its
+// projection x̃ = Pᵀx when the slot is compressed. One input's products go
+// to the backend together (one dispatch when decoding).
+func (s *State) linear(L *linear, x backend.Buffer, n int, dst ...backend.Buffer) {
+	in := x
+	if L.in != nil {
+		s.b.Linear(s.xt, L.in, x, n)
+		in = s.xt
+	}
+	if len(dst) == 1 {
+		s.b.Linear(dst[0], L.out[0], in, n)
+		return
+	}
+	for i, d := range dst {
+		s.ops[i] = backend.LinearOp{Dst: d, W: L.out[i]}
+	}
+	s.b.Linears(in, n, s.ops[:len(dst)]...)
+	clear(s.ops[:])
 }
 
 // Classify turns n residual-stream states — the last block's output,
@@ -281,29 +323,14 @@ func (s *State) Classify(x, out []float32) error {
 	if n == 0 || n > MaxBatch || len(x) != n*D || len(out) != n*c.Vocab {
 		return fmt.Errorf("model: classify: %d states and %d logits for width %d, vocabulary %d (at most %d states)", len(x), len(out), D, c.Vocab, MaxBatch)
 	}
-	for i := range n {
-		rmsnorm(s.hn[i*D:(i+1)*D], x[i*D:(i+1)*D], s.m.outNorm, c.Eps)
-	}
-	if n == 1 {
-		s.k.MatVec(out, s.m.output, s.hn[:D])
-		return nil
-	}
-	s.k.MatMul(out, s.m.output, s.hn[:n*D], n)
+	s.b.Write(s.xb, 0, x)
+	s.b.RMSNorm(s.hn, s.xb, s.w.outNorm, n, c.Eps)
+	s.b.Logits(out, s.w.output, s.hn, 0, n)
 	return nil
 }
 
-func addBias(x, b []float32) {
-	if b != nil {
-		addInto(x, b)
-	}
-}
-
-func addInto(dst, src []float32) {
-	src = src[:len(dst)]
-	for i, v := range src {
-		dst[i] += v
-	}
-}
-
-// Kernels is the compute the state runs on.
+// Kernels are the CPU kernels the state runs on (nil on another backend).
 func (s *State) Kernels() *tensor.Kernels { return s.k }
+
+// Backend is what the state runs on.
+func (s *State) Backend() backend.Backend { return s.b }

@@ -501,9 +501,45 @@ func (s *State) SetGRC(g *GRC) error {
 	if g != nil && len(g.layers) != len(s.m.layers) {
 		return fmt.Errorf("model: GRC built for %d blocks, model has %d", len(g.layers), len(s.m.layers))
 	}
+	// Every slot back to its dense product, then the compressed ones set
+	// to their projection and projected weights.
+	if err := s.upload(); err != nil {
+		return err
+	}
 	s.grc = g
-	if g != nil && len(s.xt) < MaxBatch*g.maxK {
-		s.xt = make([]float32, MaxBatch*g.maxK)
+	if g == nil {
+		return nil
+	}
+	if s.xt == nil || s.xt.Width() < g.maxK {
+		xt, err := s.b.Alloc(MaxBatch, g.maxK)
+		if err != nil {
+			return fmt.Errorf("model: %w", err)
+		}
+		s.xt = xt
+	}
+	for l := range g.layers {
+		gl, bl := &g.layers[l], &s.lin[l]
+		for _, p := range []struct {
+			grp *grcGroup
+			dst *linear
+		}{{gl.qkv, &bl.qkv}, {gl.o, &bl.o}, {gl.ffn, &bl.ffn}, {gl.down, &bl.down}} {
+			if p.grp == nil {
+				continue
+			}
+			in, err := s.b.Matrix(p.grp.in)
+			if err != nil {
+				return fmt.Errorf("model: %w", err)
+			}
+			lin := linear{in: in}
+			for _, w := range p.grp.out {
+				o, err := s.b.Matrix(w)
+				if err != nil {
+					return fmt.Errorf("model: %w", err)
+				}
+				lin.out = append(lin.out, o)
+			}
+			*p.dst = lin
+		}
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"reflect"
+	"slices"
 )
 
 // Hooks let the geometry stack read and steer the residual stream. A hook is
@@ -13,7 +14,9 @@ import (
 // with each other, and must not retain the slices they are given.
 //
 // With no hook registered the forward pass only tests three slice lengths
-// per layer, so an unhooked model runs at full speed.
+// per layer, so an unhooked model runs at full speed. A BlockHook that
+// implements LayerHook is called only at the layers it names, so that a
+// device backend copies back only those rows.
 
 // BlockHook sees the residual stream after each transformer block.
 type BlockHook interface {
@@ -37,10 +40,45 @@ type LogitsHook interface {
 	Logits(pos int, logits []float32)
 }
 
+// LayerHook is optionally implemented by a BlockHook that reads only some
+// layers: the forward pass then hands it (and a device backend copies back)
+// the residual stream only after those layers. A BlockHook without it sees
+// every layer.
+type LayerHook interface {
+	HookLayers() []int
+}
+
 type hookSet struct {
 	block  []BlockHook
 	norm   []NormHook
 	logits []LogitsHook
+	// layers[l] counts the block hooks that read layer l; all counts those
+	// that read every layer.
+	layers []int
+	all    int
+}
+
+// atLayer reports whether a block hook reads layer l.
+func (h *hookSet) atLayer(l int) bool {
+	return h.all > 0 || (l < len(h.layers) && h.layers[l] > 0)
+}
+
+// count adds d to the layers b reads.
+func (h *hookSet) count(b BlockHook, d int) {
+	lh, ok := b.(LayerHook)
+	if !ok {
+		h.all += d
+		return
+	}
+	for _, l := range lh.HookLayers() {
+		if l < 0 {
+			continue
+		}
+		for len(h.layers) <= l {
+			h.layers = append(h.layers, 0)
+		}
+		h.layers[l] += d
+	}
 }
 
 // AddHook registers h, which must implement at least one hook interface,
@@ -57,6 +95,7 @@ func (s *State) AddHook(h any) (remove func(), err error) {
 	}
 	if isB {
 		s.hooks.block = append(s.hooks.block, b)
+		s.hooks.count(b, 1)
 	}
 	if isN {
 		s.hooks.norm = append(s.hooks.norm, n)
@@ -65,6 +104,9 @@ func (s *State) AddHook(h any) (remove func(), err error) {
 		s.hooks.logits = append(s.hooks.logits, l)
 	}
 	return func() {
+		if isB && slices.Contains(s.hooks.block, b) {
+			s.hooks.count(b, -1)
+		}
 		s.hooks.block = removeHook(s.hooks.block, h)
 		s.hooks.norm = removeHook(s.hooks.norm, h)
 		s.hooks.logits = removeHook(s.hooks.logits, h)

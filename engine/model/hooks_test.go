@@ -186,3 +186,62 @@ func TestDecodeAllocatesNothing(t *testing.T) {
 		t.Fatalf("%v allocations per decoded token", n)
 	}
 }
+
+// layerCounter counts the layers it is called at; with want set it says
+// (LayerHook) that it reads only those.
+type layerCounter struct {
+	want []int
+	seen map[int]int
+}
+
+func (c *layerCounter) AfterBlock(layer, pos int, x []float32) { c.seen[layer]++ }
+
+// onlySome is a layerCounter that declares its layers.
+type onlySome struct{ *layerCounter }
+
+func (o onlySome) HookLayers() []int { return o.want }
+
+// TestLayerHooks: a block hook that names its layers is called only there,
+// one that does not at every layer; removing a hook stops its calls, and
+// the forward pass skips the hooks' work at layers nobody reads.
+func TestLayerHooks(t *testing.T) {
+	m := openModel(t, "kjv/kjv-f32.gguf")
+	s, err := m.NewState(0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	some := onlySome{&layerCounter{want: []int{2, 4}, seen: map[int]int{}}}
+	rmSome, err := s.AddHook(&some)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.hooks.atLayer(0) || !s.hooks.atLayer(2) || !s.hooks.atLayer(4) {
+		t.Fatalf("layers read: %v (all %d)", s.hooks.layers, s.hooks.all)
+	}
+	every := &layerCounter{seen: map[int]int{}}
+	rmEvery, err := s.AddHook(every)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Forward([]int32{1, 300, 391}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(every.seen) != m.Layers {
+		t.Fatalf("a hook without LayerHook saw layers %v, want all %d", every.seen, m.Layers)
+	}
+	rmEvery()
+	if s.hooks.atLayer(0) || s.hooks.all != 0 {
+		t.Fatalf("after removing the every-layer hook: all %d", s.hooks.all)
+	}
+	some.seen = map[int]int{}
+	if err := s.Forward([]int32{394}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(some.seen) != 2 || some.seen[2] != 1 || some.seen[4] != 1 {
+		t.Fatalf("a hook reading layers 2 and 4 saw %v", some.seen)
+	}
+	rmSome()
+	if s.hooks.atLayer(2) {
+		t.Fatalf("after removing it, layer 2 is still read: %v", s.hooks.layers)
+	}
+}

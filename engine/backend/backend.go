@@ -1,0 +1,140 @@
+// Package backend is the compute seam of the engine: the coarse operations
+// a transformer's forward pass is made of, over buffers the backend owns.
+// engine/model writes its forward pass once against Backend; the CPU
+// implementation (engine/backend/cpu) runs it on the host with the tensor
+// kernels, and a device backend (CUDA, behind its build tag) implements the
+// same interface over device memory.
+//
+// The operations are coarse on purpose — a whole RMSNorm over a batch, a
+// whole attention over every head — so that a device backend issues one
+// launch per operation and the host never touches activations except where
+// it asks to: the rows a registered hook reads (Host, Sync) and the logits
+// (Logits). Everything else stays on the device.
+//
+// Shapes: a Buffer holds rows of a fixed width (one row per token);
+// operations take n, the number of rows of the batch they act on, from the
+// first row. Weights are [out × in] matrices in their GGUF type; a product
+// writes n rows of out values from n rows of in values.
+package backend
+
+import (
+	"github.com/isagi-lab/isagi/engine/tensor"
+)
+
+// Buffer is a backend's array of float32 activations: Rows rows of Width
+// values. Its memory belongs to the backend that allocated it.
+type Buffer interface {
+	Rows() int
+	Width() int
+}
+
+// Matrix is a weight matrix on the backend, kept in its GGUF type
+// (quantised weights are dequantised inside the products).
+type Matrix interface {
+	Shape() (rows, cols int)
+}
+
+// Vector is a float32 vector on the backend: a norm's weights, a bias.
+type Vector interface {
+	Len() int
+}
+
+// KV is one conversation's key/value cache on the backend: for every
+// layer and KV head, ctx positions of headDim keys and values.
+type KV interface {
+	// Cap is the number of positions the cache holds.
+	Cap() int
+}
+
+// LinearOp is one product of a fused group (Linears): Dst = W·x.
+type LinearOp struct {
+	Dst Buffer
+	W   Matrix
+}
+
+// Rope describes a model's rotary position embedding.
+type Rope struct {
+	Base float64 // θ base
+	Dim  int     // rotated dimensions per head (the first Dim)
+	// Freqs are optional per-pair divisors (Llama 3.1's rope_freqs), Dim/2
+	// of them, or nil.
+	Freqs []float32
+	// Neox pairs x[i] with x[i+Dim/2] (qwen2/qwen3); otherwise adjacent
+	// pairs (llama).
+	Neox bool
+}
+
+// Attention describes a model's attention heads.
+type Attention struct {
+	Heads, KVHeads, HeadDim int
+}
+
+// Backend runs the forward pass's operations. A Backend is used by one
+// goroutine at a time (one State's Forward); States that are never used at
+// the same time may share one.
+type Backend interface {
+	// Name says what runs the operations, e.g. "cpu avx2 × 2 threads".
+	Name() string
+
+	// Matrix makes m available to the products. m's bytes stay valid for
+	// the backend's lifetime (they alias the mapped model file); a host
+	// backend wraps them, a device backend uploads them once.
+	Matrix(m *tensor.Matrix) (Matrix, error)
+	// Vector makes v available (copied or uploaded; v may be reused).
+	Vector(v []float32) (Vector, error)
+	// Alloc returns a zeroed buffer of rows × width.
+	Alloc(rows, width int) (Buffer, error)
+	// NewKV allocates a key/value cache of ctx positions for layers layers
+	// of a.KVHeads heads, and the attention's scratch for a.Heads heads.
+	NewKV(layers, ctx int, a Attention) (KV, error)
+
+	// Embed writes the rows of table (a [vocab × width] matrix) for tokens
+	// into the first len(tokens) rows of dst.
+	Embed(dst Buffer, table Matrix, tokens []int32) error
+	// RMSNorm writes x/√(mean(x²)+eps)·w to dst, row by row, for n rows
+	// (dst may be x). The sum of squares is accumulated in float64.
+	RMSNorm(dst, x Buffer, w Vector, n int, eps float32)
+	// HeadRMSNorm is RMSNorm over each head's slice of every row: heads
+	// slices of width w.Len() from the start of each of n rows (qwen3's
+	// Q/K norms).
+	HeadRMSNorm(x Buffer, w Vector, n, heads int, eps float32)
+	// Linear writes dst = W·x for n rows. The rows are packed at W's
+	// shape (dst's at W's rows, x's at its columns), which is the buffers'
+	// width except for a scratch buffer shared by products of several
+	// widths (a compressed slot's x̃, as wide as the widest rank).
+	Linear(dst Buffer, w Matrix, x Buffer, n int)
+	// Linears runs several products of one input, in one dispatch when it
+	// can (decode's Q, K and V; gate and up).
+	Linears(x Buffer, n int, ops ...LinearOp)
+	// AddBias adds b to each of n rows of x.
+	AddBias(x Buffer, b Vector, n int)
+	// SwiGLU writes silu(g)·u into g for n rows.
+	SwiGLU(g, u Buffer, n int)
+	// RoPE rotates the first heads heads of n rows of x (head width
+	// headDim), row i being position pos0+i.
+	RoPE(x Buffer, n, heads, headDim, pos0 int, r Rope)
+	// StoreKV writes n rows of keys and values (width KVHeads·HeadDim) into
+	// layer's cache at positions pos0…pos0+n−1.
+	StoreKV(kv KV, layer, pos0, n int, k, v Buffer)
+	// Attend runs causal attention for layer: row i of q (position
+	// pos0+i) attends to the cached positions 0…pos0+i; the heads' outputs
+	// go to out (width Heads·HeadDim).
+	Attend(out, q Buffer, kv KV, layer, pos0, n int)
+	// Add adds n rows of src into dst.
+	Add(dst, src Buffer, n int)
+
+	// Host returns rows row0…row0+n−1 of b as host memory, for a hook or
+	// the caller to read and modify. A host backend returns b's own
+	// memory; a device backend copies the rows back. After modifying them,
+	// call Sync.
+	Host(b Buffer, row0, n int) []float32
+	// Sync makes b's rows row0… equal to rows, which Host returned (a host
+	// backend has nothing to do).
+	Sync(b Buffer, row0 int, rows []float32)
+	// Write copies host rows into b from row0 (inputs such as stored states
+	// to rescore).
+	Write(b Buffer, row0 int, rows []float32)
+	// Logits writes W·x for n rows of x into host memory dst (n × W's rows):
+	// the classifier, whose output the sampler reads on the host.
+	Logits(dst []float32, w Matrix, x Buffer, row0, n int)
+}

@@ -1,0 +1,58 @@
+package cpu
+
+import (
+	"math"
+
+	"github.com/isagi-lab/isagi/engine/tensor"
+)
+
+// attnTask is causal multi-head attention for one layer over a batch, split
+// across query heads. Each head owns a row of scores, so heads run in
+// parallel without sharing scratch space. Query head h reads KV head
+// h/(Heads/KVHeads) (grouped-query attention, consecutive grouping).
+type attnTask struct {
+	b              *Backend
+	c              *kv
+	q, out         *buf
+	layer, n, pos0 int
+}
+
+func (t *attnTask) Run(lo, hi int) {
+	c := t.c
+	a := c.a
+	HD := a.HeadDim
+	group := a.Heads / a.KVHeads
+	scale := float32(1 / math.Sqrt(float64(HD)))
+	for h := lo; h < hi; h++ {
+		g := h / group
+		base := (t.layer*a.KVHeads + g) * c.ctx * HD
+		kc := c.k[base : base+c.ctx*HD]
+		vc := c.v[base : base+c.ctx*HD]
+		sc := c.scores[h*c.ctx : (h+1)*c.ctx]
+		for i := range t.n {
+			p := t.pos0 + i // attends to positions 0…p
+			qrow := t.q.data[i*t.q.width:]
+			q := qrow[h*HD : (h+1)*HD]
+			w := sc[:p+1]
+			tensor.DotRows(kc[:(p+1)*HD], q, w)
+			mx := float32(math.Inf(-1))
+			for j := range w {
+				w[j] *= scale
+				mx = max(mx, w[j])
+			}
+			var sum float32
+			for j, v := range w {
+				e := float32(math.Exp(float64(v - mx)))
+				w[j] = e
+				sum += e
+			}
+			orow := t.out.data[i*t.out.width:]
+			out := orow[h*HD : (h+1)*HD]
+			clear(out)
+			inv := 1 / sum
+			for j, v := range w {
+				tensor.Axpy(v*inv, vc[j*HD:(j+1)*HD], out)
+			}
+		}
+	}
+}

@@ -1,0 +1,308 @@
+// Package cpu is the host implementation of engine/backend: buffers are
+// Go slices, products run on tensor.Kernels (Go assembly on x86-64, a
+// worker pool over rows), and Host and Sync cost nothing because the
+// activations already live on the host. It is the reference backend: the
+// golden tests of engine/model run on it, and a device backend passes the
+// same tests.
+package cpu
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/isagi-lab/isagi/engine/backend"
+	"github.com/isagi-lab/isagi/engine/tensor"
+)
+
+// Backend runs the forward pass on the host with k's kernels and pool.
+type Backend struct {
+	k *tensor.Kernels
+	// ops is reused by Linears so that a decode step allocates nothing.
+	ops [4]tensor.MatVecOp
+	cos []float32 // RoPE tables for a batch: [row][Dim/2]
+	sin []float32
+	// ropeFor says which batch the tables hold: every layer of a batch
+	// rotates the same positions, so they are computed once.
+	ropeFor ropeKey
+	attn    attnTask
+}
+
+// New returns a CPU backend over k (a new pool with one worker per core
+// when k is nil).
+func New(k *tensor.Kernels) *Backend {
+	if k == nil {
+		k = tensor.NewKernels(nil)
+	}
+	b := &Backend{k: k}
+	b.attn.b = b
+	return b
+}
+
+// Kernels are the kernels the backend runs on.
+func (b *Backend) Kernels() *tensor.Kernels { return b.k }
+
+// Name says which kernels and how many threads run the operations.
+func (b *Backend) Name() string {
+	return fmt.Sprintf("cpu %s × %d threads", b.k.Path(), b.k.Pool().Size())
+}
+
+// buf is a host buffer: rows × width floats.
+type buf struct {
+	data  []float32
+	width int
+}
+
+func (x *buf) Rows() int  { return len(x.data) / max(x.width, 1) }
+func (x *buf) Width() int { return x.width }
+
+// rows returns the first n rows.
+func (x *buf) rows(n int) []float32 { return x.data[:n*x.width] }
+
+type mat struct{ m *tensor.Matrix }
+
+func (m *mat) Shape() (int, int) { return m.m.Rows, m.m.Cols }
+
+type vec struct{ v []float32 }
+
+func (v *vec) Len() int { return len(v.v) }
+
+// kv is a host KV cache laid out per KV head, [layer][kvHead][ctx][headDim],
+// so that one head's keys are contiguous for the attention's dot products;
+// scores is the attention's scratch, a row of ctx per query head.
+type kv struct {
+	k, v   []float32
+	scores []float32
+	ctx    int
+	a      backend.Attention
+}
+
+func (c *kv) Cap() int { return c.ctx }
+
+// Host buffers and weights are the concrete types above; anything else is
+// another backend's, a programming error the forward pass never makes.
+func hb(x backend.Buffer) *buf      { return x.(*buf) }
+func hm(m backend.Matrix) *mat      { return m.(*mat) }
+func hv(v backend.Vector) []float32 { return v.(*vec).v }
+
+// Matrix wraps m: host products read the mapped bytes directly.
+func (b *Backend) Matrix(m *tensor.Matrix) (backend.Matrix, error) {
+	if m == nil {
+		return nil, fmt.Errorf("cpu: nil matrix")
+	}
+	return &mat{m}, nil
+}
+
+// Vector copies v.
+func (b *Backend) Vector(v []float32) (backend.Vector, error) {
+	return &vec{append([]float32(nil), v...)}, nil
+}
+
+// Alloc returns a zeroed host buffer.
+func (b *Backend) Alloc(rows, width int) (backend.Buffer, error) {
+	if rows <= 0 || width <= 0 || rows > math.MaxInt32/width {
+		return nil, fmt.Errorf("cpu: buffer of %d × %d", rows, width)
+	}
+	return &buf{data: make([]float32, rows*width), width: width}, nil
+}
+
+// NewKV allocates a float32 cache: it reproduces the reference logits
+// exactly, where an f16 cache flips a near-tie in the stories260K golden.
+func (b *Backend) NewKV(layers, ctx int, a backend.Attention) (backend.KV, error) {
+	n := layers * ctx * a.KVHeads * a.HeadDim
+	if layers <= 0 || ctx <= 0 || n/layers/ctx != a.KVHeads*a.HeadDim || n > 1<<33 {
+		return nil, fmt.Errorf("cpu: KV cache of %d positions is too large", ctx)
+	}
+	return &kv{k: make([]float32, n), v: make([]float32, n), scores: make([]float32, a.Heads*ctx), ctx: ctx, a: a}, nil
+}
+
+// Embed dequantises the tokens' rows of the table.
+func (b *Backend) Embed(dst backend.Buffer, table backend.Matrix, tokens []int32) error {
+	d, t := hb(dst), hm(table).m
+	D := d.width
+	for i, tok := range tokens {
+		if err := tensor.Dequantize(t.Type, d.data[i*D:(i+1)*D], t.Row(int(tok))); err != nil {
+			return fmt.Errorf("cpu: embedding of token %d: %w", tok, err)
+		}
+	}
+	return nil
+}
+
+// RMSNorm normalises n rows.
+func (b *Backend) RMSNorm(dst, x backend.Buffer, w backend.Vector, n int, eps float32) {
+	d, s, wv := hb(dst), hb(x), hv(w)
+	D := s.width
+	for i := range n {
+		rmsnorm(d.data[i*D:(i+1)*D], s.data[i*D:(i+1)*D], wv, eps)
+	}
+}
+
+// HeadRMSNorm normalises each head of n rows in place.
+func (b *Backend) HeadRMSNorm(x backend.Buffer, w backend.Vector, n, heads int, eps float32) {
+	s, wv := hb(x), hv(w)
+	HD := len(wv)
+	for i := range n {
+		row := s.data[i*s.width:]
+		for h := range heads {
+			hx := row[h*HD : (h+1)*HD]
+			rmsnorm(hx, hx, wv, eps)
+		}
+	}
+}
+
+// Linear is a matrix-vector product for one row, a matrix-matrix product
+// for more.
+func (b *Backend) Linear(dst backend.Buffer, w backend.Matrix, x backend.Buffer, n int) {
+	d, m, s := hb(dst), hm(w).m, hb(x)
+	if n == 1 {
+		b.k.MatVec(d.data[:m.Rows], m, s.data[:m.Cols])
+		return
+	}
+	// Rows are packed at the product's widths, which are the buffers'
+	// except for the projection scratch of a compressed slot (as wide as
+	// the widest rank, holding this slot's).
+	b.k.MatMul(d.data[:n*m.Rows], m, s.data[:n*m.Cols], n)
+}
+
+// Linears runs the products of one row in one dispatch of the pool; for a
+// batch, one matrix-matrix product each.
+func (b *Backend) Linears(x backend.Buffer, n int, ops ...backend.LinearOp) {
+	if n != 1 || len(ops) > len(b.ops) {
+		for _, op := range ops {
+			b.Linear(op.Dst, op.W, x, n)
+		}
+		return
+	}
+	s := hb(x)
+	for i, op := range ops {
+		m := hm(op.W).m
+		b.ops[i] = tensor.MatVecOp{Dst: hb(op.Dst).data[:m.Rows], W: m}
+	}
+	in := s.data[:hm(ops[0].W).m.Cols]
+	b.k.MatVecs(in, b.ops[:len(ops)]...)
+	clear(b.ops[:]) // drop the references until the next call
+}
+
+// AddBias adds b to n rows of x.
+func (b *Backend) AddBias(x backend.Buffer, bias backend.Vector, n int) {
+	s, bv := hb(x), hv(bias)
+	for i := range n {
+		addInto(s.data[i*s.width:i*s.width+len(bv)], bv)
+	}
+}
+
+// SwiGLU writes silu(g)·u into g.
+func (b *Backend) SwiGLU(g, u backend.Buffer, n int) {
+	gs, us := hb(g).rows(n), hb(u).rows(n)
+	us = us[:len(gs)]
+	for i, v := range gs {
+		gs[i] = v / (1 + float32(math.Exp(float64(-v)))) * us[i]
+	}
+}
+
+// RoPE rotates n rows' heads; the angle tables are computed once per row
+// in float64 so that they stay exact at long positions.
+func (b *Backend) RoPE(x backend.Buffer, n, heads, headDim, pos0 int, r backend.Rope) {
+	s := hb(x)
+	half := r.Dim / 2
+	key := ropeKey{pos0: pos0, n: n, base: r.Base, dim: r.Dim, freqs: r.Freqs}
+	if len(b.cos) < n*half {
+		b.cos, b.sin = make([]float32, n*half), make([]float32, n*half)
+		b.ropeFor = ropeKey{}
+	}
+	if !b.ropeFor.same(key) {
+		for i := range n {
+			ropeTables(b.cos[i*half:(i+1)*half], b.sin[i*half:(i+1)*half], pos0+i, r.Base, r.Dim, r.Freqs)
+		}
+		b.ropeFor = key
+	}
+	for i := range n {
+		cs, sn := b.cos[i*half:(i+1)*half], b.sin[i*half:(i+1)*half]
+		row := s.data[i*s.width:]
+		for h := range heads {
+			rope(row[h*headDim:(h+1)*headDim], cs, sn, r.Neox)
+		}
+	}
+}
+
+// StoreKV copies n rows of keys and values into the cache, head by head.
+func (b *Backend) StoreKV(cache backend.KV, layer, pos0, n int, k, v backend.Buffer) {
+	c, ks, vs := cache.(*kv), hb(k), hb(v)
+	HD := c.a.HeadDim
+	for i := range n {
+		ki, vi := ks.data[i*ks.width:], vs.data[i*vs.width:]
+		for g := range c.a.KVHeads {
+			off := ((layer*c.a.KVHeads+g)*c.ctx + pos0 + i) * HD
+			copy(c.k[off:off+HD], ki[g*HD:(g+1)*HD])
+			copy(c.v[off:off+HD], vi[g*HD:(g+1)*HD])
+		}
+	}
+}
+
+// Attend runs causal attention, the query heads split across the pool.
+func (b *Backend) Attend(out, q backend.Buffer, cache backend.KV, layer, pos0, n int) {
+	t := &b.attn
+	t.c, t.q, t.out = cache.(*kv), hb(q), hb(out)
+	t.layer, t.pos0, t.n = layer, pos0, n
+	b.k.Pool().Run(t.c.a.Heads, t)
+	t.c, t.q, t.out = nil, nil, nil
+}
+
+// Add adds n rows of src into dst.
+func (b *Backend) Add(dst, src backend.Buffer, n int) {
+	addInto(hb(dst).rows(n), hb(src).rows(n))
+}
+
+// Host returns the rows themselves: they are host memory.
+func (b *Backend) Host(x backend.Buffer, row0, n int) []float32 {
+	s := hb(x)
+	return s.data[row0*s.width : (row0+n)*s.width]
+}
+
+// Sync has nothing to do: Host returned the buffer's own memory (a copy
+// made elsewhere is written back).
+func (b *Backend) Sync(x backend.Buffer, row0 int, rows []float32) {
+	s := hb(x)
+	dst := s.data[row0*s.width:]
+	if len(rows) > 0 && &dst[0] != &rows[0] {
+		copy(dst, rows)
+	}
+}
+
+// Write copies rows into x from row0.
+func (b *Backend) Write(x backend.Buffer, row0 int, rows []float32) {
+	s := hb(x)
+	copy(s.data[row0*s.width:], rows)
+}
+
+// Logits runs the classifier straight into dst.
+func (b *Backend) Logits(dst []float32, w backend.Matrix, x backend.Buffer, row0, n int) {
+	m, s := hm(w).m, hb(x)
+	in := s.data[row0*s.width : (row0+n)*s.width]
+	if n == 1 {
+		b.k.MatVec(dst[:m.Rows], m, in[:m.Cols])
+		return
+	}
+	b.k.MatMul(dst[:n*m.Rows], m, in, n)
+}
+
+// ropeKey identifies the positions and rotation the RoPE tables hold.
+type ropeKey struct {
+	pos0, n, dim int
+	base         float64
+	freqs        []float32
+}
+
+func (k ropeKey) same(o ropeKey) bool {
+	return k.n > 0 && k.pos0 == o.pos0 && k.n == o.n && k.dim == o.dim && k.base == o.base &&
+		len(k.freqs) == len(o.freqs) && (len(k.freqs) == 0 || &k.freqs[0] == &o.freqs[0])
+}
+
+func addInto(dst, src []float32) {
+	src = src[:len(dst)]
+	for i, v := range src {
+		dst[i] += v
+	}
+}
+
+// Compile-time check that Backend implements the interface.
+var _ backend.Backend = (*Backend)(nil)

@@ -1,0 +1,47 @@
+package cpu
+
+import "math"
+
+// ropeTables fills cos/sin (length RopeDim/2 each) for position pos:
+// angle_i = pos · base^(−2i/RopeDim) / freqs[i], in float64 so the angles
+// stay exact at long positions. freqs is Llama 3.1's rope_freqs tensor, nil
+// for every other model.
+func ropeTables(cos, sin []float32, pos int, base float64, ropeDim int, freqs []float32) {
+	for i := range cos {
+		theta := float64(pos) * math.Pow(base, -2*float64(i)/float64(ropeDim))
+		if freqs != nil {
+			theta /= float64(freqs[i])
+		}
+		s, c := math.Sincos(theta)
+		cos[i], sin[i] = float32(c), float32(s)
+	}
+}
+
+// rope rotates the first 2·len(cos) dimensions of one head vector x.
+// neox pairs x[i] with x[i+half] (qwen2/qwen3); otherwise adjacent pairs
+// x[2i], x[2i+1] (llama) — llama.cpp's rope types NEOX and NORM.
+func rope(x, cos, sin []float32, neox bool) {
+	half := len(cos)
+	for i := range half {
+		a, b := 2*i, 2*i+1
+		if neox {
+			a, b = i, i+half
+		}
+		x0, x1 := x[a], x[b]
+		x[a] = x0*cos[i] - x1*sin[i]
+		x[b] = x0*sin[i] + x1*cos[i]
+	}
+}
+
+// rmsnorm writes x/√(mean(x²)+eps)·w to out (which may alias x). The sum of
+// squares is accumulated in float64, as ggml does.
+func rmsnorm(out, x, w []float32, eps float32) {
+	var ss float64
+	for _, v := range x {
+		ss += float64(v) * float64(v)
+	}
+	scale := float32(1 / math.Sqrt(ss/float64(len(x))+float64(eps)))
+	for i, v := range x {
+		out[i] = v * scale * w[i]
+	}
+}
