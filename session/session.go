@@ -299,13 +299,13 @@ func (s *Session) applyCtx(ctx context.Context, n Settings, progress func(done, 
 // KV cache was written under the old path, so the conversation is
 // recomputed on the next turn.
 func (s *Session) useRank(ctx context.Context, n Settings, progress func(done, total int)) error {
-	want, key := model.GRCSpec{}, ""
+	want, key := GRCJob{}, ""
 	if n.Rank > 0 {
 		var err error
 		if want, err = s.grcSpec(n); err != nil {
 			return err
 		}
-		key = fmt.Sprintf("k%d-%s", want.K, want.Key())
+		key = want.Key()
 	}
 	if key == s.grcKey {
 		return nil
@@ -316,26 +316,20 @@ func (s *Session) useRank(ctx context.Context, n Settings, progress func(done, t
 			if s.grcb == nil {
 				s.grcb = map[model.GRCSlots]*model.GRCBuilder{}
 			}
-			gb := s.grcb[want.Slots]
+			gb := s.grcb[want.Spec.Slots]
 			if gb == nil {
 				var err error
-				if gb, err = s.m.NewGRCBuilderFor(want.Slots); err != nil {
+				if gb, err = s.m.NewGRCBuilderFor(want.Spec.Slots); err != nil {
 					return err
 				}
-				s.grcb[want.Slots] = gb
+				s.grcb[want.Spec.Slots] = gb
 			}
 			cache, err := s.GRCCache()
 			if err != nil {
 				cache = nil // no cache: build, and keep it in memory only
 			}
-			variance := func(ctx context.Context) ([]float64, error) {
-				ids, err := s.tok.Encode(model.CalibrationText, tokenizer.EncodeOptions{})
-				if err != nil {
-					return nil, err
-				}
-				return s.m.LayerVariance(ctx, s.k, ids, s.tok.BOS(), 0)
-			}
-			if g, _, err = cache.Get(ctx, s.m, gb, want, variance, progress); err != nil {
+			// The one build path, shared with isagi run|bench|ppl --rank.
+			if g, _, err = BuildGRC(ctx, s.m, s.k, gb, cache, want, progress); err != nil {
 				return err
 			}
 		}
@@ -352,26 +346,20 @@ func (s *Session) useRank(ctx context.Context, n Settings, progress func(done, t
 	return nil
 }
 
-// grcSpec is the compression the settings ask for.
-func (s *Session) grcSpec(n Settings) (model.GRCSpec, error) {
-	sp := model.GRCSpec{Slots: model.GRCQKV, Alloc: model.GRCUniform, K: n.Rank}
+// grcSpec is the compression the settings ask for (MCR calibrates on the
+// built-in text), checked by ResolveGRC as the command-line flags are.
+func (s *Session) grcSpec(n Settings) (GRCJob, error) {
+	req := GRCRequest{Rank: n.Rank, Slots: model.GRCQKV, Alloc: model.GRCUniform}
 	var err error
 	if n.Slots != "" {
-		if sp.Slots, err = model.ParseGRCSlots(n.Slots); err != nil {
-			return sp, err
+		if req.Slots, err = model.ParseGRCSlots(n.Slots); err != nil {
+			return GRCJob{}, err
 		}
 	}
 	if n.Alloc != "" {
-		if sp.Alloc, err = model.ParseGRCAlloc(n.Alloc); err != nil {
-			return sp, err
+		if req.Alloc, err = model.ParseGRCAlloc(n.Alloc); err != nil {
+			return GRCJob{}, err
 		}
 	}
-	if sp.Alloc == model.GRCMCR {
-		ids, err := s.tok.Encode(model.CalibrationText, tokenizer.EncodeOptions{})
-		if err != nil {
-			return sp, err
-		}
-		sp.Calib = model.CalibrationID(ids)
-	}
-	return s.m.ResolveGRCSpec(sp)
+	return ResolveGRC(s.m, s.tok, req)
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/isagi-lab/isagi/internal/fsx"
 )
 
-// Config is the user's config file, ConfigDir()/config.json.
+// Config is the user's config file, Paths.Config.
 //
 // Keys this version does not know are kept in Extra and written back by
 // SaveConfig, so an older isagi never drops settings a newer one wrote.
@@ -58,14 +58,14 @@ func (c *Config) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// LoadConfig reads ConfigPath(). A missing file is an empty Config, not an
-// error; a malformed one is an error naming the file.
-func LoadConfig() (Config, error) {
-	p, err := ConfigPath()
+// LoadConfig reads the config file, p.Config. A missing file is an empty
+// Config, not an error; a malformed one is an error naming the file.
+func (p Paths) LoadConfig() (Config, error) {
+	path, err := p.configPath()
 	if err != nil {
 		return Config{}, err
 	}
-	return loadConfig(p)
+	return loadConfig(path)
 }
 
 // maxConfigBytes bounds the config file: a few lines of JSON, so anything
@@ -89,16 +89,19 @@ func loadConfig(p string) (Config, error) {
 	return c, nil
 }
 
-// SaveConfig writes c to ConfigPath() atomically (temporary file, fsync,
-// rename), creating the directory if needed.
-func SaveConfig(c Config) error {
-	p, err := ConfigPath()
+// SaveConfig writes c to the config file, p.Config, atomically
+// (temporary file, fsync, rename), creating the directory if needed.
+func (p Paths) SaveConfig(c Config) error {
+	path, err := p.configPath()
 	if err != nil {
 		return err
 	}
 	b, err := json.MarshalIndent(c, "", "  ")
 	if err != nil {
-		return err
+		return fmt.Errorf("config file %s: %w", path, err)
 	}
-	return WriteFileAtomic(p, append(b, '\n'), 0o644)
+	if err := WriteFileAtomic(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("config file: %w", err)
+	}
+	return nil
 }

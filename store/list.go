@@ -13,7 +13,7 @@ import (
 	"github.com/isagi-lab/isagi/engine/tensor"
 )
 
-// Model is one file in ModelsDir().
+// Model is one file in the models directory, Paths.Models.
 type Model struct {
 	// Name is the file name without ".gguf" (or ".gguf.part"): what --model
 	// accepts.
@@ -39,12 +39,12 @@ type Model struct {
 	Err string `json:"error,omitempty"`
 }
 
-// List returns the models in ModelsDir(), sorted by name: every *.gguf file
+// List returns the models in p.Models, sorted by name: every *.gguf file
 // with its header summarised, and every *.gguf.part file marked Incomplete.
 // A missing directory is an empty list. A file whose header cannot be read is
 // listed with Err set rather than failing the whole listing.
-func List() ([]Model, error) {
-	dir, err := ModelsDir()
+func (p Paths) List() ([]Model, error) {
+	dir, err := p.modelsDir()
 	if err != nil {
 		return nil, err
 	}

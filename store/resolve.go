@@ -20,7 +20,7 @@ var ErrNoModel = errors.New("no model")
 // config file's "model". Sources after the first set one are not consulted.
 //
 // A value is either a path to a GGUF file, or the name of an installed model
-// under ModelsDir(): its file name with or without ".gguf", a short name
+// under p.Models: its file name with or without ".gguf", a short name
 // such as "smollm2-135m-instruct" (see hub.ShortNames), or an
 // "hf.co/ORG/REPO:FILE" reference that was pulled. Names match case
 // insensitively when there is no exact match.
@@ -29,8 +29,8 @@ var ErrNoModel = errors.New("no model")
 // were tried and what to do: `isagi pull` or `--demo`. A value naming
 // something that is neither a regular file nor a directory (a device such
 // as /dev/zero, a FIFO) is an error of its own, saying what it is.
-func Resolve(flagValue string) (string, error) {
-	dir, err := ModelsDir()
+func (p Paths) Resolve(flagValue string) (string, error) {
+	dir, err := p.modelsDir()
 	if err != nil {
 		return "", err
 	}
@@ -40,7 +40,7 @@ func Resolve(flagValue string) (string, error) {
 	if v := os.Getenv(EnvModel); v != "" {
 		return resolveValue(v, "$"+EnvModel, dir)
 	}
-	cp, err := ConfigPath()
+	cp, err := p.configPath()
 	if err != nil {
 		return "", err
 	}
@@ -95,7 +95,7 @@ func resolveValue(v, source, dir string) (string, error) {
 	return "", fmt.Errorf("%w: %s", ErrNoModel, msg)
 }
 
-// candidates are the file names under ModelsDir that value v may mean.
+// candidates are the file names under the models directory that value v may mean.
 func candidates(v string) []string {
 	var out []string
 	add := func(s string) {

@@ -24,7 +24,8 @@ func TestResolveRefusesSpecialFiles(t *testing.T) {
 					flag = ""
 					t.Setenv(EnvModel, c.Path)
 				}
-				err := fsxtest.Within(t, func() error { _, err := Resolve(flag); return err })
+				paths := defaultPaths(t) // not in Within's goroutine, where t.Fatal must not run
+				err := fsxtest.Within(t, func() error { _, err := paths.Resolve(flag); return err })
 				if c.Kind == "a directory" {
 					if !errors.Is(err, ErrNoModel) || !strings.Contains(err.Error(), "which is a directory") {
 						t.Errorf("%s: %v", src, err)
@@ -45,10 +46,8 @@ func TestResolveRefusesSpecialFiles(t *testing.T) {
 // naming it, returned without reading it.
 func TestConfigRefusesSpecialFiles(t *testing.T) {
 	_, config := isolate(t)
-	p, err := ConfigPath()
-	if err != nil {
-		t.Fatal(err)
-	}
+	paths := defaultPaths(t)
+	p := paths.Config
 	if err := os.MkdirAll(filepath.Join(config, App), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +57,7 @@ func TestConfigRefusesSpecialFiles(t *testing.T) {
 			if err := os.Symlink(c.Path, p); err != nil {
 				t.Skip("no symbolic links:", err)
 			}
-			err := fsxtest.Within(t, func() error { _, err := LoadConfig(); return err })
+			err := fsxtest.Within(t, func() error { _, err := paths.LoadConfig(); return err })
 			want := "config file: " + p + " is not a regular file (" + c.Kind + ")"
 			if !errors.Is(err, fsx.ErrNotRegular) || err.Error() != want {
 				t.Errorf("got %v, want %q", err, want)
@@ -69,7 +68,7 @@ func TestConfigRefusesSpecialFiles(t *testing.T) {
 	if err := os.WriteFile(p, []byte(`{"model": "`+strings.Repeat("x", 1<<20)+`"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := LoadConfig(); !errors.Is(err, fsx.ErrTooLarge) || !strings.Contains(err.Error(), p) {
+	if _, err := paths.LoadConfig(); !errors.Is(err, fsx.ErrTooLarge) || !strings.Contains(err.Error(), p) {
 		t.Errorf("oversized config: %v", err)
 	}
 }

@@ -1,16 +1,16 @@
 // Package store knows where ISAGI keeps its files and which models are
-// installed: the data and config directories (XDG), the config file, model
-// resolution (--model flag, $ISAGI_MODEL, config file) and the list of
-// installed GGUF models.
+// installed: the data and config layout under the XDG directories (Paths),
+// the config file, model resolution (--model flag, $ISAGI_MODEL, config
+// file) and the list of installed GGUF models.
 //
-// The package holds no mutable state: every function reads the environment
+// The package holds no mutable state: DefaultPaths reads the environment
 // when it is called, so tests (and callers) steer it with environment
-// variables such as XDG_DATA_HOME and XDG_CONFIG_HOME.
+// variables such as XDG_DATA_HOME and XDG_CONFIG_HOME, or build a Paths of
+// their own with NewPaths.
 package store
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -27,42 +27,6 @@ const EnvModel = "ISAGI_MODEL"
 
 // PartSuffix marks a download in progress (see package hub).
 const PartSuffix = hub.PartSuffix
-
-// DataDir is $XDG_DATA_HOME/isagi, or ~/.local/share/isagi when
-// XDG_DATA_HOME is unset or not absolute (as the XDG spec asks).
-func DataDir() (string, error) { return xdgDir("XDG_DATA_HOME", ".local/share") }
-
-// ConfigDir is $XDG_CONFIG_HOME/isagi, or ~/.config/isagi.
-func ConfigDir() (string, error) { return xdgDir("XDG_CONFIG_HOME", ".config") }
-
-// ModelsDir is DataDir()/models, where installed models live.
-func ModelsDir() (string, error) {
-	d, err := DataDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(d, "models"), nil
-}
-
-// ConfigPath is ConfigDir()/config.json.
-func ConfigPath() (string, error) {
-	d, err := ConfigDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(d, "config.json"), nil
-}
-
-func xdgDir(env, fallback string) (string, error) {
-	if d := os.Getenv(env); d != "" && filepath.IsAbs(d) {
-		return filepath.Join(d, App), nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil || home == "" {
-		return "", fmt.Errorf("cannot find the %s directory: $%s is unset and the home directory is unknown", App, env)
-	}
-	return filepath.Join(home, filepath.FromSlash(fallback), App), nil
-}
 
 // WriteFileAtomic writes data to path so that readers see either the old
 // file or the complete new one: it writes a temporary file in the same

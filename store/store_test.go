@@ -26,42 +26,87 @@ func isolate(t *testing.T) (data, config string) {
 	return data, config
 }
 
-func TestDirs(t *testing.T) {
-	data, config := isolate(t)
-	for _, tc := range []struct {
-		f    func() (string, error)
-		want string
-	}{
-		{DataDir, filepath.Join(data, "isagi")},
-		{ConfigDir, filepath.Join(config, "isagi")},
-		{ModelsDir, filepath.Join(data, "isagi", "models")},
-		{ConfigPath, filepath.Join(config, "isagi", "config.json")},
-	} {
-		if got, err := tc.f(); err != nil || got != tc.want {
-			t.Errorf("got %q, %v; want %q", got, err, tc.want)
-		}
+// defaultPaths is DefaultPaths for an isolated test, which has every base
+// directory.
+func defaultPaths(t *testing.T) Paths {
+	t.Helper()
+	p, err := DefaultPaths()
+	if err != nil {
+		t.Fatal(err)
 	}
+	return p
+}
+
+// TestPaths: the layout under $XDG_DATA_HOME and $XDG_CONFIG_HOME, read when
+// DefaultPaths is called; the defaults under $HOME when they are unset or
+// relative; and, without a home directory, the half whose base is known.
+func TestPaths(t *testing.T) {
+	data, config := isolate(t)
+	want := Paths{
+		Data:     filepath.Join(data, "isagi"),
+		Models:   filepath.Join(data, "isagi", "models"),
+		Sessions: filepath.Join(data, "isagi", "sessions"),
+		GRCCache: filepath.Join(data, "isagi", "geometry"),
+		Profiles: filepath.Join(data, "isagi", "profiles"),
+		Config:   filepath.Join(config, "isagi", "config.json"),
+	}
+	if got := defaultPaths(t); got != want {
+		t.Errorf("under XDG:\n got %+v\nwant %+v", got, want)
+	}
+	if got := NewPaths(filepath.Join(data, "isagi"), filepath.Join(config, "isagi")); got != want {
+		t.Errorf("NewPaths:\n got %+v\nwant %+v", got, want)
+	}
+
 	// Unset (or relative, which the XDG spec says to ignore): defaults
 	// under $HOME, read at call time.
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_DATA_HOME", "")
 	t.Setenv("XDG_CONFIG_HOME", "relative/dir")
-	if got, _ := ModelsDir(); got != filepath.Join(home, ".local", "share", "isagi", "models") {
-		t.Errorf("default ModelsDir %q", got)
+	share := filepath.Join(home, ".local", "share", "isagi")
+	want = Paths{
+		Data:     share,
+		Models:   filepath.Join(share, "models"),
+		Sessions: filepath.Join(share, "sessions"),
+		GRCCache: filepath.Join(share, "geometry"),
+		Profiles: filepath.Join(share, "profiles"),
+		Config:   filepath.Join(home, ".config", "isagi", "config.json"),
 	}
-	if got, _ := ConfigDir(); got != filepath.Join(home, ".config", "isagi") {
-		t.Errorf("default ConfigDir %q", got)
+	if got := defaultPaths(t); got != want {
+		t.Errorf("under HOME:\n got %+v\nwant %+v", got, want)
+	}
+
+	// No home directory: the data half still comes from $XDG_DATA_HOME;
+	// the config half is empty, and what needs it says why.
+	t.Setenv("HOME", "")
+	t.Setenv("XDG_DATA_HOME", data)
+	p, err := DefaultPaths()
+	if err == nil || !strings.Contains(err.Error(), "$XDG_CONFIG_HOME") || strings.Contains(err.Error(), "$XDG_DATA_HOME") {
+		t.Errorf("no home, no XDG_CONFIG_HOME: %v", err)
+	}
+	if p.Models != filepath.Join(data, "isagi", "models") || p.Config != "" {
+		t.Errorf("no home: %+v", p)
+	}
+	if _, err := p.LoadConfig(); err == nil || !strings.Contains(err.Error(), "$XDG_CONFIG_HOME is unset") {
+		t.Errorf("LoadConfig without a config directory: %v", err)
+	}
+	flagFile := filepath.Join(t.TempDir(), "m.gguf")
+	writeFile(t, flagFile, []byte("x"))
+	if got, err := p.Resolve(flagFile); err != nil || got != flagFile {
+		t.Errorf("--model FILE without a config directory: %q, %v", got, err)
+	}
+	if _, err := (Paths{}).Resolve(flagFile); err == nil || !strings.Contains(err.Error(), "$XDG_DATA_HOME is unset") {
+		t.Errorf("Resolve without a data directory: %v", err)
 	}
 }
 
 func TestConfigRoundTrip(t *testing.T) {
 	isolate(t)
-	c, err := LoadConfig()
+	c, err := defaultPaths(t).LoadConfig()
 	if err != nil || c.Model != "" || c.Extra != nil {
 		t.Fatalf("missing config: %+v, %v", c, err)
 	}
-	p, _ := ConfigPath()
+	p := defaultPaths(t).Config
 	// Unknown keys survive a load/save cycle.
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)
@@ -69,15 +114,15 @@ func TestConfigRoundTrip(t *testing.T) {
 	if err := os.WriteFile(p, []byte(`{"model": "old", "theme": {"dark": true}, "temperature": 0.7}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c, err = LoadConfig()
+	c, err = defaultPaths(t).LoadConfig()
 	if err != nil || c.Model != "old" {
 		t.Fatalf("load: %+v, %v", c, err)
 	}
 	c.Model = "smollm2-135m-instruct"
-	if err := SaveConfig(c); err != nil {
+	if err := defaultPaths(t).SaveConfig(c); err != nil {
 		t.Fatal(err)
 	}
-	c2, err := LoadConfig()
+	c2, err := defaultPaths(t).LoadConfig()
 	if err != nil || c2.Model != "smollm2-135m-instruct" {
 		t.Fatalf("reload: %+v, %v", c2, err)
 	}
@@ -96,7 +141,7 @@ func TestConfigRoundTrip(t *testing.T) {
 	}
 	// A malformed file is an error naming it.
 	os.WriteFile(p, []byte(`{"model": 3}`), 0o644)
-	if _, err := LoadConfig(); err == nil || !strings.Contains(err.Error(), p) {
+	if _, err := defaultPaths(t).LoadConfig(); err == nil || !strings.Contains(err.Error(), p) {
 		t.Fatalf("malformed config: %v", err)
 	}
 }
@@ -113,21 +158,21 @@ func writeFile(t *testing.T, p string, data []byte) {
 
 func TestResolveOrder(t *testing.T) {
 	isolate(t)
-	dir, _ := ModelsDir()
+	dir := defaultPaths(t).Models
 	tmp := t.TempDir()
 	flagFile := filepath.Join(tmp, "flag.gguf")
 	writeFile(t, flagFile, []byte("x"))
 	writeFile(t, filepath.Join(dir, "env-model.gguf"), []byte("x"))
 	writeFile(t, filepath.Join(dir, "Config-Model.gguf"), []byte("x"))
-	if err := SaveConfig(Config{Model: "config-model"}); err != nil { // case-insensitive match
+	if err := defaultPaths(t).SaveConfig(Config{Model: "config-model"}); err != nil { // case-insensitive match
 		t.Fatal(err)
 	}
 
 	check := func(flag, want string) {
 		t.Helper()
-		got, err := Resolve(flag)
+		got, err := defaultPaths(t).Resolve(flag)
 		if err != nil || got != want {
-			t.Fatalf("Resolve(%q) = %q, %v; want %q", flag, got, err, want)
+			t.Fatalf("defaultPaths(t).Resolve(%q) = %q, %v; want %q", flag, got, err, want)
 		}
 	}
 	t.Setenv(EnvModel, "env-model")
@@ -139,28 +184,28 @@ func TestResolveOrder(t *testing.T) {
 	// A set source that names nothing is an error; later sources are not
 	// consulted behind the user's back.
 	t.Setenv(EnvModel, "no-such-model")
-	_, err := Resolve("")
+	_, err := defaultPaths(t).Resolve("")
 	if !errors.Is(err, ErrNoModel) || !strings.Contains(err.Error(), "$ISAGI_MODEL") || !strings.Contains(err.Error(), "no-such-model.gguf") || !strings.Contains(err.Error(), dir) {
 		t.Fatalf("bad env model: %v", err)
 	}
-	if _, err := Resolve(tmp); err == nil || !strings.Contains(err.Error(), "directory") {
+	if _, err := defaultPaths(t).Resolve(tmp); err == nil || !strings.Contains(err.Error(), "directory") {
 		t.Fatalf("a directory as model: %v", err)
 	}
 }
 
 func TestResolveShortNameAndHFRef(t *testing.T) {
 	isolate(t)
-	dir, _ := ModelsDir()
+	dir := defaultPaths(t).Models
 	ref, _ := hub.Lookup("qwen2.5-0.5b-instruct")
 	want := filepath.Join(dir, ref.File)
 	writeFile(t, want, []byte("x"))
 	for _, v := range []string{"qwen2.5-0.5b-instruct", ref.File, strings.TrimSuffix(ref.File, ".gguf"), ref.String()} {
-		if got, err := Resolve(v); err != nil || got != want {
-			t.Errorf("Resolve(%q) = %q, %v; want %q", v, got, err, want)
+		if got, err := defaultPaths(t).Resolve(v); err != nil || got != want {
+			t.Errorf("defaultPaths(t).Resolve(%q) = %q, %v; want %q", v, got, err, want)
 		}
 	}
 	// A known short name that is not installed says how to pull it.
-	_, err := Resolve("llama-3.2-1b-instruct")
+	_, err := defaultPaths(t).Resolve("llama-3.2-1b-instruct")
 	if !errors.Is(err, ErrNoModel) || !strings.Contains(err.Error(), "isagi pull llama-3.2-1b-instruct") {
 		t.Fatalf("uninstalled short name: %v", err)
 	}
@@ -168,7 +213,7 @@ func TestResolveShortNameAndHFRef(t *testing.T) {
 
 func TestResolveNothingSet(t *testing.T) {
 	isolate(t)
-	_, err := Resolve("")
+	_, err := defaultPaths(t).Resolve("")
 	if !errors.Is(err, ErrNoModel) {
 		t.Fatalf("want ErrNoModel, got %v", err)
 	}
@@ -177,9 +222,9 @@ func TestResolveNothingSet(t *testing.T) {
 			t.Errorf("error lacks %q: %v", want, err)
 		}
 	}
-	dir, _ := ModelsDir()
+	dir := defaultPaths(t).Models
 	writeFile(t, filepath.Join(dir, "a.gguf"), []byte("x"))
-	if _, err := Resolve(""); err == nil || !strings.Contains(err.Error(), "a.gguf") {
+	if _, err := defaultPaths(t).Resolve(""); err == nil || !strings.Contains(err.Error(), "a.gguf") {
 		t.Fatalf("with a model installed the error should name it: %v", err)
 	}
 }
@@ -212,10 +257,10 @@ func tinyGGUF(t *testing.T, fileType *uint32) []byte {
 
 func TestList(t *testing.T) {
 	isolate(t)
-	if ms, err := List(); err != nil || len(ms) != 0 {
+	if ms, err := defaultPaths(t).List(); err != nil || len(ms) != 0 {
 		t.Fatalf("no models dir: %v, %v", ms, err)
 	}
-	dir, _ := ModelsDir()
+	dir := defaultPaths(t).Models
 	ft := uint32(15)
 	writeFile(t, filepath.Join(dir, "tagged.gguf"), tinyGGUF(t, &ft))
 	writeFile(t, filepath.Join(dir, "untagged.gguf"), tinyGGUF(t, nil))
@@ -223,7 +268,7 @@ func TestList(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "broken.gguf"), []byte("not a model"))
 	writeFile(t, filepath.Join(dir, "notes.txt"), []byte("ignored"))
 
-	ms, err := List()
+	ms, err := defaultPaths(t).List()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"text/tabwriter"
 	"time"
 
@@ -18,19 +17,8 @@ import (
 	"github.com/isagi-lab/isagi/geometry"
 	"github.com/isagi-lab/isagi/prompts"
 	"github.com/isagi-lab/isagi/session"
-	"github.com/isagi-lab/isagi/store"
 	"github.com/isagi-lab/isagi/ugt"
 )
-
-// profileDir is where geometry profiles live: the data directory's
-// profiles/, one file per model sha256.
-func profileDir() (string, error) {
-	d, err := store.DataDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(d, "profiles"), nil
-}
 
 // geoFlags are the flags of the commands that use a geometry profile.
 type geoFlags struct {
@@ -39,8 +27,7 @@ type geoFlags struct {
 }
 
 func (g *geoFlags) register(fs *flag.FlagSet) {
-	g.registerSource(fs)
-	fs.IntVar(&g.threads, "threads", 0, threadsHelp)
+	g.registerThreads(fs)
 	fs.StringVar(&g.profile, "profile", "", "geometry profile file (default: the data directory's, found by the model's sha256)")
 }
 
@@ -56,9 +43,9 @@ func (g *geoFlags) profilePath(s *session.Session) (string, error) {
 	if g.profile != "" {
 		return g.profile, nil
 	}
-	dir, err := profileDir()
-	if err != nil {
-		return "", fmt.Errorf("no data directory for profiles (pass --profile FILE): %w", err)
+	dir := g.storePaths().Profiles
+	if dir == "" {
+		return "", fmt.Errorf("no data directory for profiles (pass --profile FILE): %w", g.pathsErr)
 	}
 	sum, err := s.ModelSHA256()
 	if err != nil {

@@ -41,15 +41,16 @@ Examples:
 	if fs.NArg() != 0 {
 		return argsError(fs, "models takes no arguments, got %q", fs.Args())
 	}
-	dir, err := store.ModelsDir()
+	paths, err := store.DefaultPaths()
+	dir := paths.Models
+	if dir == "" {
+		return err
+	}
+	ms, err := paths.List()
 	if err != nil {
 		return err
 	}
-	ms, err := store.List()
-	if err != nil {
-		return err
-	}
-	cfg, cfgErr := store.LoadConfig()
+	cfg, cfgErr := paths.LoadConfig()
 
 	if *asJSON {
 		if ms == nil {

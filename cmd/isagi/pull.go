@@ -63,8 +63,9 @@ Examples:
 	if err != nil {
 		return err
 	}
-	dir, err := store.ModelsDir()
-	if err != nil {
+	paths, err := store.DefaultPaths()
+	dir := paths.Models
+	if dir == "" {
 		return err
 	}
 
@@ -117,16 +118,15 @@ Examples:
 		fmt.Fprintf(stdout, "saved %s (%s, %s verified)\n", res.Path, store.HumanBytes(res.Size), digest)
 	}
 	if *setDefault {
-		cfg, err := store.LoadConfig()
+		cfg, err := paths.LoadConfig()
 		if err != nil {
 			return err
 		}
 		cfg.Model = runName
-		if err := store.SaveConfig(cfg); err != nil {
+		if err := paths.SaveConfig(cfg); err != nil {
 			return err
 		}
-		p, _ := store.ConfigPath()
-		fmt.Fprintf(stdout, "default model is now %s (%s)\n", runName, p)
+		fmt.Fprintf(stdout, "default model is now %s (%s)\n", runName, paths.Config)
 	}
 	fmt.Fprintf(stdout, "\nRun it:\n  isagi --model %s\n  isagi run --model %s --chat --prompt \"Hello!\"\n", runName, runName)
 	if !*setDefault {
@@ -136,8 +136,8 @@ Examples:
 }
 
 func modelsDirForHelp() string {
-	if d, err := store.ModelsDir(); err == nil {
-		return d
+	if p, _ := store.DefaultPaths(); p.Models != "" {
+		return p.Models
 	}
 	return "$XDG_DATA_HOME/isagi/models"
 }

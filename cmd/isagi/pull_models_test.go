@@ -33,6 +33,17 @@ func isolateStore(t *testing.T) {
 	t.Setenv("HF_TOKEN", "")
 }
 
+// defaultPaths is the store's layout for an isolated test, which has every
+// base directory.
+func defaultPaths(t *testing.T) store.Paths {
+	t.Helper()
+	p, err := store.DefaultPaths()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // fakeHubServer serves org/repo with one file over the Hub's endpoints.
 func fakeHubServer(t *testing.T, name string, data []byte) string {
 	t.Helper()
@@ -93,7 +104,7 @@ func TestPullThenModels(t *testing.T) {
 	if err := cmdPull([]string{"--default", "hf.co/org/repo"}, &out, &errb); err != nil {
 		t.Fatalf("pull: %v\n%s", err, errb.String())
 	}
-	dir, _ := store.ModelsDir()
+	dir := defaultPaths(t).Models
 	path := filepath.Join(dir, "tiny-Q8_0.gguf")
 	if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("pulled file: %v", err)
@@ -107,7 +118,7 @@ func TestPullThenModels(t *testing.T) {
 	if !strings.Contains(errb.String(), "tiny-Q8_0.gguf: ") || !strings.Contains(errb.String(), "(100%)") || strings.Contains(errb.String(), "\r") {
 		t.Errorf("plain progress expected on a non-terminal:\n%q", errb.String())
 	}
-	if p, err := store.Resolve(""); err != nil || p != path {
+	if p, err := defaultPaths(t).Resolve(""); err != nil || p != path {
 		t.Fatalf("after pull --default, Resolve = %q, %v", p, err)
 	}
 
@@ -150,7 +161,7 @@ func TestPullVerifiesInstalled(t *testing.T) {
 		return out.String(), errb.String()
 	}
 	pull()
-	dir, _ := store.ModelsDir()
+	dir := defaultPaths(t).Models
 	path := filepath.Join(dir, "tiny-Q8_0.gguf")
 
 	out, errs := pull()

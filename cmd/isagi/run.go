@@ -44,6 +44,11 @@ type modelFlags struct {
 	floor              int
 	calib              string
 	log                io.Writer // notes and build progress (the flag set's output)
+	// paths is the store's layout (see storePaths), read once per command
+	// so that every file the command touches comes from one store.Paths;
+	// pathsErr says why a base directory of it is unknown, if one is.
+	paths    *store.Paths
+	pathsErr error
 }
 
 // Help for the flags that name the model and size the run, shared by every
@@ -61,10 +66,16 @@ func (mf *modelFlags) registerSource(fs *flag.FlagSet) {
 	fs.BoolVar(&mf.demo, "demo", false, demoHelp)
 }
 
-// registerModel registers what the TUI takes: the model, --threads and --ctx.
-func (mf *modelFlags) registerModel(fs *flag.FlagSet) {
+// registerThreads registers the model and --threads: what the geometry
+// commands take, which size their own context.
+func (mf *modelFlags) registerThreads(fs *flag.FlagSet) {
 	mf.registerSource(fs)
 	fs.IntVar(&mf.threads, "threads", 0, threadsHelp)
+}
+
+// registerModel registers what the TUI takes: the model, --threads and --ctx.
+func (mf *modelFlags) registerModel(fs *flag.FlagSet) {
+	mf.registerThreads(fs)
 	fs.IntVar(&mf.ctx, "ctx", 0, ctxHelp)
 }
 
@@ -80,77 +91,83 @@ func (mf *modelFlags) register(fs *flag.FlagSet) {
 	mf.log = fs.Output()
 }
 
-// useGRC builds (or reads from the cache the TUI shares,
-// <data dir>/geometry) the compression the GRC flags ask for and switches
-// st to it. Progress and notes go to mf.log; ctrl+c cancels a build.
-func (mf *modelFlags) useGRC(f *gguf.File, m *model.Model, st *model.State) error {
+// grcRequest is the compression the GRC flags ask for, in the session
+// package's terms, or nil for --rank off. Only the flags are checked here;
+// the model checks the rest in session.ResolveGRC.
+func (mf *modelFlags) grcRequest() (*session.GRCRequest, error) {
 	if mf.rank == "off" || mf.rank == "" {
 		if mf.slots != "qkv" || mf.alloc != "uniform" || mf.floor != 0 || mf.calib != "" {
-			return errors.New("--slots, --alloc, --rank-floor and --calib need --rank K")
+			return nil, errors.New("--slots, --alloc, --rank-floor and --calib need --rank K")
 		}
-		return nil
+		return nil, nil
 	}
 	k, err := strconv.Atoi(mf.rank)
 	if err != nil {
-		return fmt.Errorf("--rank %q: want a number or off", mf.rank)
+		return nil, fmt.Errorf("--rank %q: want a number or off", mf.rank)
 	}
-	spec := model.GRCSpec{K: k, Floor: mf.floor}
-	if spec.Slots, err = model.ParseGRCSlots(mf.slots); err != nil {
-		return fmt.Errorf("--slots: %w", err)
+	req := &session.GRCRequest{Rank: k, Floor: mf.floor}
+	if req.Slots, err = model.ParseGRCSlots(mf.slots); err != nil {
+		return nil, fmt.Errorf("--slots: %w", err)
 	}
-	if spec.Alloc, err = model.ParseGRCAlloc(mf.alloc); err != nil {
-		return fmt.Errorf("--alloc: %w", err)
+	if req.Alloc, err = model.ParseGRCAlloc(mf.alloc); err != nil {
+		return nil, fmt.Errorf("--alloc: %w", err)
 	}
-	var calib []int32
-	bos := int32(-1)
 	switch {
-	case spec.Alloc == model.GRCMCR:
-		text, name := model.CalibrationText, "the built-in calibration text"
-		if mf.calib != "" {
-			b, err := fsx.ReadRegular(mf.calib, maxTextBytes)
-			if err != nil {
-				return fmt.Errorf("--calib: %w", err)
-			}
-			text, name = string(b), mf.calib
-		}
-		tok, err := tokenizer.FromGGUF(f)
+	case req.Alloc == model.GRCMCR && mf.calib != "":
+		b, err := fsx.ReadRegular(mf.calib, maxTextBytes)
 		if err != nil {
-			return err
+			return nil, fmt.Errorf("--calib: %w", err)
 		}
-		if calib, err = tok.Encode(text, tokenizer.EncodeOptions{}); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+		if len(b) == 0 {
+			// "" asks the session for the built-in text: an empty file
+			// must not quietly become that.
+			return nil, fmt.Errorf("--calib: %s is empty", mf.calib)
 		}
-		bos = tok.BOS()
-		spec.Calib = model.CalibrationID(calib)
-		fmt.Fprintf(mf.log, "isagi: MCR calibration: %s, %d tokens\n", name, len(calib))
+		req.CalibText = string(b)
 	case mf.calib != "":
-		return errors.New("--calib is for --alloc mcr")
+		return nil, errors.New("--calib is for --alloc mcr")
 	}
-	if _, err := m.ResolveGRCSpec(spec); err != nil {
-		return fmt.Errorf("--rank %d --slots %s --alloc %s: %w", k, mf.slots, mf.alloc, err)
+	return req, nil
+}
+
+// useGRC switches st to the compression the GRC flags ask for, built by
+// the session package's one build path (session.BuildGRC) through the
+// cache the TUI's /set rank and run --session share, so a rank built by
+// any of them is read from the cache by the others. Progress and notes go
+// to mf.log; ctrl+c cancels a build.
+func (mf *modelFlags) useGRC(f *gguf.File, tok *tokenizer.Tokenizer, m *model.Model, st *model.State) error {
+	req, err := mf.grcRequest()
+	if err != nil || req == nil {
+		return err
+	}
+	job, err := session.ResolveGRC(m, tok, *req)
+	if err != nil {
+		return fmt.Errorf("--rank %d --slots %s --alloc %s: %w", req.Rank, mf.slots, mf.alloc, err)
+	}
+	if job.Spec.Alloc == model.GRCMCR {
+		name := "the built-in calibration text"
+		if mf.calib != "" {
+			name = mf.calib
+		}
+		fmt.Fprintf(mf.log, "isagi: MCR calibration: %s, %d tokens\n", name, len(job.Calib))
 	}
 	var cache *session.GRCCache
-	if d, err := store.DataDir(); err == nil {
+	if dir := mf.storePaths().GRCCache; dir != "" {
+		// Without the model's hash there is no cache key: build, and keep
+		// nothing.
 		if sum, err := mf.sha256(f); err == nil {
-			cache = &session.GRCCache{Dir: filepath.Join(d, "geometry"), AppVersion: version,
+			cache = &session.GRCCache{Dir: dir, AppVersion: version,
 				Model: miku.ModelRef{File: filepath.Base(f.Path), SHA256: sum, Arch: m.Arch, Name: m.Name}}
 		}
-	}
-	gb, err := m.NewGRCBuilderFor(spec.Slots)
-	if err != nil {
-		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	start, drew := time.Now(), false
 	progress := func(done, total int) {
 		drew = true
-		fmt.Fprintf(mf.log, "\rGRC %s: [%-30s] %d/%d blocks ", spec.Slots, bar(done, total, 30), done, total)
+		fmt.Fprintf(mf.log, "\rGRC %s: [%-30s] %d/%d blocks ", job.Spec.Slots, bar(done, total, 30), done, total)
 	}
-	variance := func(ctx context.Context) ([]float64, error) {
-		return m.LayerVariance(ctx, st.Kernels(), calib, bos, 0)
-	}
-	g, built, err := cache.Get(ctx, m, gb, spec, variance, progress)
+	g, built, err := session.BuildGRC(ctx, m, st.Kernels(), nil, cache, job, progress)
 	if drew {
 		fmt.Fprintln(mf.log)
 	}
@@ -171,7 +188,32 @@ func (mf *modelFlags) useGRC(f *gguf.File, m *model.Model, st *model.State) erro
 	for _, n := range g.Plan.Notes {
 		fmt.Fprintln(mf.log, "isagi: note:", n)
 	}
-	return st.SetGRC(g)
+	if err := st.SetGRC(g); err != nil {
+		return fmt.Errorf("GRC: %w", err)
+	}
+	return nil
+}
+
+// storePaths is where isagi keeps its files (store.DefaultPaths), read the
+// first time the command needs it. A base directory that cannot be found
+// leaves its paths empty (mf.pathsErr says why): Resolve then reports it,
+// and the optional directories (the GRC cache, profiles, sessions) are
+// simply not used, as before there was a Paths.
+func (mf *modelFlags) storePaths() store.Paths {
+	if mf.paths == nil {
+		p, err := store.DefaultPaths()
+		mf.paths, mf.pathsErr = &p, err
+	}
+	return *mf.paths
+}
+
+// sessionOptions is opts with the store's GRC cache and profile
+// directories: the TUI and run --session share them, so a rank or profile
+// one of them builds is found by the other.
+func (mf *modelFlags) sessionOptions(opts session.Options) session.Options {
+	p := mf.storePaths()
+	opts.CacheDir, opts.ProfileDir = p.GRCCache, p.Profiles
+	return opts
 }
 
 // sha256 identifies f's model in caches: the file's hash, or the embedded
@@ -207,7 +249,7 @@ func (mf *modelFlags) openFile() (*gguf.File, *tokenizer.Tokenizer, error) {
 			return nil, nil, err
 		}
 	} else {
-		path, err := store.Resolve(mf.model)
+		path, err := mf.storePaths().Resolve(mf.model)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -223,9 +265,10 @@ func (mf *modelFlags) openFile() (*gguf.File, *tokenizer.Tokenizer, error) {
 	return f, tok, nil
 }
 
-// load builds the model over an open file and a state for it. On success the
-// model owns f.
-func (mf *modelFlags) load(f *gguf.File) (*model.Model, *model.State, error) {
+// load builds the model over an open file (whose tokenizer is tok) and a
+// state for it, compressed as the GRC flags ask. On success the model owns
+// f.
+func (mf *modelFlags) load(f *gguf.File, tok *tokenizer.Tokenizer) (*model.Model, *model.State, error) {
 	m, err := model.Load(f)
 	if err != nil {
 		return nil, nil, err
@@ -249,7 +292,7 @@ func (mf *modelFlags) load(f *gguf.File) (*model.Model, *model.State, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := mf.useGRC(f, m, st); err != nil {
+	if err := mf.useGRC(f, tok, m, st); err != nil {
 		return nil, nil, err
 	}
 	return m, st, nil
@@ -270,7 +313,7 @@ func (mf *modelFlags) openSession(opts session.Options) (*session.Session, error
 		opts.Demo = true
 		return session.OpenBytes(demo.Name, demo.Model, opts)
 	}
-	path, err := store.Resolve(mf.model)
+	path, err := mf.storePaths().Resolve(mf.model)
 	if err != nil {
 		return nil, err
 	}
@@ -291,7 +334,7 @@ func (mf *modelFlags) open() (*model.Model, *tokenizer.Tokenizer, *model.State, 
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	m, st, err := mf.load(f)
+	m, st, err := mf.load(f, tok)
 	if err != nil {
 		f.Close()
 		return nil, nil, nil, err
@@ -524,7 +567,7 @@ Examples:
 	if stops == nil {
 		stops = tok.EndOfGeneration()
 	}
-	m, st, err := mf.load(f)
+	m, st, err := mf.load(f, tok)
 	if err != nil {
 		f.Close()
 		return err
@@ -622,14 +665,9 @@ func runSession(mf *modelFlags, file, prompt string, p sample.Params, n int, for
 	}
 	set := session.Settings{Temperature: p.Temperature, TopK: p.TopK, TopP: p.TopP, MinP: p.MinP,
 		RepeatPenalty: p.RepeatPenalty, Seed: p.Seed, MaxTokens: n}
-	// Threads and Ctx come from the flags in mf.openSession.
-	opts := session.Options{Settings: set, AppVersion: version}
-	if dir, err := profileDir(); err == nil {
-		opts.ProfileDir = dir
-	}
-	if d, err := store.DataDir(); err == nil {
-		opts.CacheDir = filepath.Join(d, "geometry") // the GRC cache the TUI's /set rank uses
-	}
+	// Threads and Ctx come from the flags in mf.openSession; the GRC cache
+	// and the profiles are the TUI's.
+	opts := mf.sessionOptions(session.Options{Settings: set, AppVersion: version})
 	// The shared opener, as the TUI's: --model (resolved from the store)
 	// or --demo (the embedded model).
 	s, err := mf.openSession(opts)

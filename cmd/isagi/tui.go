@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"golang.org/x/term"
@@ -59,11 +58,7 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 	if err := mf.checkSource(); err != nil {
 		return err
 	}
-	opts := session.Options{AppVersion: version}
-	if d, err := store.DataDir(); err == nil {
-		opts.CacheDir = filepath.Join(d, "geometry")
-		opts.ProfileDir = filepath.Join(d, "profiles")
-	}
+	opts := mf.sessionOptions(session.Options{AppVersion: version})
 	if *load != "" && mf.model == "" && !*useDemo {
 		// The session file names its model; find it unless told otherwise.
 		f, err := miku.Read(*load)
@@ -72,7 +67,7 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 		}
 		if f.Header.Model.File == demo.Name || f.Header.Model.SHA256 == demoSHA256() {
 			*useDemo = true
-		} else if mf.model, err = store.Resolve(f.Header.Model.File); err != nil {
+		} else if mf.model, err = mf.storePaths().Resolve(f.Header.Model.File); err != nil {
 			return fmt.Errorf("%s was saved with %s, which is not installed: pass --model PATH (and --force-model for a different model): %w", *load, f.Header.Model.File, err)
 		}
 	}
@@ -80,8 +75,8 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 	if !*useDemo && mf.model == "" {
 		// Nothing on the command line: $ISAGI_MODEL or the config file may
 		// name a model; when nothing does, the first-start menu asks.
-		if _, err := store.Resolve(""); errors.Is(err, store.ErrNoModel) {
-			path, wantDemo, err := firstStart(stdout, stderr)
+		if _, err := mf.storePaths().Resolve(""); errors.Is(err, store.ErrNoModel) {
+			path, wantDemo, err := firstStart(mf.storePaths(), stdout, stderr)
 			if errors.Is(err, errQuit) {
 				return nil
 			}
@@ -120,11 +115,10 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	notes = append(notes, s.Notes()...)
-	sessionDir := ""
-	if d, err := store.DataDir(); err == nil {
-		sessionDir = filepath.Join(d, "sessions")
+	sessionDir := mf.storePaths().Sessions
+	if sessionDir != "" {
 		if err := os.MkdirAll(sessionDir, 0o755); err != nil {
-			sessionDir = ""
+			sessionDir = "" // the TUI then saves in the working directory
 		}
 	}
 
@@ -147,8 +141,9 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 }
 
 // firstStart runs when no model is installed: it offers to pull a small
-// assistant model or to try the demo model now.
-func firstStart(stdout, stderr io.Writer) (path string, useDemo bool, err error) {
+// assistant model or to try the demo model now. The pulled model is found
+// in paths.
+func firstStart(paths store.Paths, stdout, stderr io.Writer) (path string, useDemo bool, err error) {
 	if !term.IsTerminal(int(os.Stdin.Fd())) {
 		return "", false, fmt.Errorf("no model installed: run `isagi pull %s`, pass --model FILE.gguf, or try `isagi --demo`", hub.DefaultShortName)
 	}
@@ -156,7 +151,7 @@ func firstStart(stdout, stderr io.Writer) (path string, useDemo bool, err error)
 		if err := cmdPull([]string{hub.DefaultShortName}, stdout, stderr); err != nil {
 			return "", err
 		}
-		return store.Resolve(hub.DefaultShortName)
+		return paths.Resolve(hub.DefaultShortName)
 	}
 	return firstStartMenu(os.Stdin, stdout, pull)
 }

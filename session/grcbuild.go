@@ -1,0 +1,104 @@
+package session
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/isagi-lab/isagi/engine/model"
+	"github.com/isagi-lab/isagi/engine/tensor"
+	"github.com/isagi-lab/isagi/engine/tokenizer"
+)
+
+// GRCRequest is a GRC compression (docs/grc.md) as a user asks for it,
+// before it is checked against a model: the --rank, --slots, --alloc,
+// --rank-floor and --calib flags of `isagi run|bench|ppl`, or a session's
+// rank, slots and alloc settings (/set rank, run --session). Both go
+// through ResolveGRC and BuildGRC, so one request names one cache file
+// whichever of them asked, and a compression built by one is read from the
+// cache by the other.
+type GRCRequest struct {
+	// Rank is every block's rank (uniform), or the mean rank (GP, MCR).
+	Rank int
+	// Slots is what to compress; 0 means Q/K/V.
+	Slots model.GRCSlots
+	// Alloc spreads the rank over the blocks: uniform, GP or MCR.
+	Alloc model.GRCAlloc
+	// Floor is the least rank a block gets under GP and MCR; 0 means the
+	// model's default (model.DefaultGRCFloor).
+	Floor int
+	// CalibText is MCR's calibration text; "" means the built-in
+	// model.CalibrationText (so a caller that reads the text from a file
+	// refuses an empty one). Only MCR takes one.
+	CalibText string
+}
+
+// GRCJob is a GRCRequest checked against a model: the spec that names its
+// cache entry and what building it takes.
+type GRCJob struct {
+	// Spec is resolved (model.ResolveGRCSpec): the defaults are filled in
+	// and MCR's calibration tokens are identified, so Spec.Key names the
+	// compression exactly.
+	Spec model.GRCSpec
+	// Calib holds MCR's calibration tokens (nil for uniform and GP), and
+	// BOS the token the calibration pass starts from.
+	Calib []int32
+	BOS   int32
+}
+
+// Key names the job's compression among the model's others, e.g.
+// "k64-qkv" (the rank, then the spec's key).
+func (j GRCJob) Key() string { return fmt.Sprintf("k%d-%s", j.Spec.K, j.Spec.Key()) }
+
+// ResolveGRC checks req against the model m, whose tokenizer is tok: the
+// slot set, allocation and rank bounds, and for MCR the calibration text,
+// tokenised here because its tokens' id is part of the cache key (the same
+// text through another tokenizer is another calibration).
+func ResolveGRC(m *model.Model, tok *tokenizer.Tokenizer, req GRCRequest) (GRCJob, error) {
+	spec := model.GRCSpec{Slots: req.Slots, Alloc: req.Alloc, K: req.Rank, Floor: req.Floor}
+	if spec.Slots == 0 {
+		spec.Slots = model.GRCQKV
+	}
+	job := GRCJob{BOS: -1}
+	switch {
+	case spec.Alloc == model.GRCMCR:
+		text := req.CalibText
+		if text == "" {
+			text = model.CalibrationText
+		}
+		ids, err := tok.Encode(text, tokenizer.EncodeOptions{})
+		if err != nil {
+			return GRCJob{}, fmt.Errorf("session: tokenising the MCR calibration text: %w", err)
+		}
+		job.Calib, job.BOS = ids, tok.BOS()
+		spec.Calib = model.CalibrationID(ids)
+	case req.CalibText != "":
+		return GRCJob{}, fmt.Errorf("session: calibration text is for mcr allocation, not %s", spec.Alloc)
+	}
+	var err error
+	if job.Spec, err = m.ResolveGRCSpec(spec); err != nil {
+		return GRCJob{}, err
+	}
+	return job, nil
+}
+
+// BuildGRC returns the compression job asks for: read from cache when it
+// holds a valid copy, else planned and built — after MCR's calibration pass
+// over job.Calib on the kernels k — and written to cache (see
+// GRCCache.Get). gb is the builder to use, whose slot set must be the
+// job's (a session keeps one per slot set, so that its decompositions serve
+// every rank); nil makes one. A nil cache builds without one. progress
+// sees blocks done/total of a build and is never called when the cache
+// answers; a cancelled ctx stops the build with ctx.Err(). built reports
+// whether it was built.
+func BuildGRC(ctx context.Context, m *model.Model, k *tensor.Kernels, gb *model.GRCBuilder, cache *GRCCache,
+	job GRCJob, progress func(done, total int)) (g *model.GRC, built bool, err error) {
+	if gb == nil {
+		if gb, err = m.NewGRCBuilderFor(job.Spec.Slots); err != nil {
+			return nil, false, fmt.Errorf("session: GRC %s: %w", job.Spec.Slots, err)
+		}
+	}
+	variance := func(ctx context.Context) ([]float64, error) {
+		return m.LayerVariance(ctx, k, job.Calib, job.BOS, 0)
+	}
+	return cache.Get(ctx, m, gb, job.Spec, variance, progress)
+}
