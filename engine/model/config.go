@@ -3,9 +3,17 @@
 // prefill as matrix×matrix over the prompt, then decode token by token —
 // over a KV cache, exposing the residual stream to hooks.
 //
+// The pass is written once against engine/backend: a State holds its
+// buffers, KV cache and weights on one backend (the CPU backend by
+// default), and every operation is one backend call. Each block's slots
+// (Q/K/V, O, gate/up, down) are linears set per State: the dense weights,
+// or a GRC compression's projection and projected weights (SetGRC).
+//
 // One file per concern: config.go (hyper-parameters), arch.go (the
-// per-architecture differences), load.go (weights), forward.go (the pass),
-// attention.go, rope.go, hooks.go.
+// per-architecture differences), load.go (weights), forward.go (the pass
+// and the State), hooks.go, and the GRC compression's builder, plans,
+// calibration and cache blobs (grc.go, gpplan.go, gpcalib.go, gpcache.go),
+// which are to move to engine/grc.
 package model
 
 import (
