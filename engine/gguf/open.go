@@ -6,7 +6,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/isagi-lab/isagi/engine/internal/regfile"
+	"github.com/isagi-lab/isagi/engine/regfile"
 )
 
 // openRead parses a file by reading it whole into memory. It is the only

@@ -11,6 +11,7 @@ package fsx
 import (
 	"errors"
 	"fmt"
+	"github.com/isagi-lab/isagi/engine/regfile"
 	"io"
 	"io/fs"
 	"os"
@@ -19,8 +20,9 @@ import (
 )
 
 // ErrNotRegular is wrapped by the errors for paths that are not regular
-// files (directories, devices, FIFOs, sockets).
-var ErrNotRegular = errors.New("not a regular file")
+// files (directories, devices, FIFOs, sockets). It is the engine's own
+// sentinel: a model path refused by the engine matches it too.
+var ErrNotRegular = regfile.ErrNotRegular
 
 // ErrTooLarge is wrapped by ReadRegular's error for a file over its limit.
 var ErrTooLarge = errors.New("too large")
@@ -31,13 +33,7 @@ var ErrTooLarge = errors.New("too large")
 // device)", wrapping ErrNotRegular; a path that cannot be stat'ed gives
 // the *fs.PathError (so errors.Is(err, fs.ErrNotExist) still works).
 // It never opens the file, so it cannot block on a FIFO.
-func CheckRegular(path string) error {
-	st, err := os.Stat(path)
-	if err != nil {
-		return err
-	}
-	return checkMode(path, st.Mode())
-}
+func CheckRegular(path string) error { return regfile.Check(path) }
 
 // Open opens path for reading if it is a regular file (see CheckRegular),
 // without blocking when path is, or is swapped for, a FIFO.
@@ -80,55 +76,9 @@ func tooLarge(path, size string, limit int64) error {
 	return fmt.Errorf("%s is %w (%s; the limit is %s)", path, ErrTooLarge, size, sizeString(limit))
 }
 
-// open stats path before opening it, so that a FIFO or a device is never
-// opened at all, then opens it non-blocking and checks the descriptor
-// too: the path may have been replaced between the two calls, and a FIFO
-// opened without O_NONBLOCK would block until a writer appears. The flag
-// stays set; reads of regular files ignore it.
-func open(path string) (*os.File, fs.FileInfo, error) {
-	if err := CheckRegular(path); err != nil {
-		return nil, nil, err
-	}
-	f, err := os.OpenFile(path, os.O_RDONLY|nonblock, 0)
-	if err != nil {
-		return nil, nil, err
-	}
-	st, err := f.Stat()
-	if err == nil {
-		err = checkMode(path, st.Mode())
-	}
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	return f, st, nil
-}
-
-func checkMode(path string, m fs.FileMode) error {
-	if m.IsRegular() {
-		return nil
-	}
-	return fmt.Errorf("%s is %w (%s)", path, ErrNotRegular, kind(m))
-}
-
-// kind names what a file that is not regular is, for messages.
-func kind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a block device"
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	}
-	return "a special file"
-}
+// open is regfile.Open: stat first so that a FIFO or a device is never
+// opened, then open non-blocking and check the descriptor again.
+func open(path string) (*os.File, fs.FileInfo, error) { return regfile.Open(path) }
 
 // sizeString writes n bytes in binary units to one decimal, dropping a
 // ".0" ("64 MiB", "1.5 KiB", "12 bytes").

@@ -5,8 +5,8 @@
 // a FIFO for reading blocks until a writer appears. Symbolic links are
 // followed.
 //
-// It is the engine's copy of isagi's internal/fsx.Open: the engine
-// imports nothing outside engine/.
+// It lives in the engine because the engine imports nothing outside
+// engine/; isagi's internal/fsx builds its bounded reads on it.
 package regfile
 
 import (
@@ -32,18 +32,14 @@ var ErrNotRegular = errors.New("not a regular file")
 // until a writer appears. The flag stays set; reads and mappings of
 // regular files ignore it.
 func Open(path string) (*os.File, fs.FileInfo, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := check(path, st.Mode()); err != nil {
+	if err := Check(path); err != nil {
 		return nil, nil, err
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|nonblock, 0)
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err = f.Stat()
+	st, err := f.Stat()
 	if err == nil {
 		err = check(path, st.Mode())
 	}
@@ -52,6 +48,17 @@ func Open(path string) (*os.File, fs.FileInfo, error) {
 		return nil, nil, err
 	}
 	return f, st, nil
+}
+
+// Check returns nil when path, after following symbolic links, is a
+// regular file, and otherwise Open's error. It never opens the file, so
+// it cannot block on a FIFO.
+func Check(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	return check(path, st.Mode())
 }
 
 func check(path string, m fs.FileMode) error {

@@ -1,8 +1,0 @@
-//go:build unix
-
-package fsx
-
-import "syscall"
-
-// nonblock keeps open(2) from waiting for a writer when the path is a FIFO.
-const nonblock = syscall.O_NONBLOCK
