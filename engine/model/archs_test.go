@@ -54,7 +54,7 @@ func TestArchs(t *testing.T) {
 				if m.Arch != v.Arch {
 					t.Fatalf("architecture %q, want %q", m.Arch, v.Arch)
 				}
-				s, err := m.NewState(0, nil)
+				s, err := m.NewStateOn(0, testBackend())
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -18,7 +18,7 @@ func (l *lastBlock) AfterBlock(layer, _ int, x []float32) {
 // bit, for one state and for many.
 func TestClassifyMatchesForward(t *testing.T) {
 	m := openModel(t, "kjv/kjv-q8_0.gguf")
-	st, err := m.NewState(64, nil)
+	st, err := m.NewStateOn(64, testBackend())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -72,13 +72,7 @@ type blockLinears struct {
 // over kernels. kernels may be shared by States that are never used at the
 // same time; nil makes a new pool.
 func (m *Model) NewState(ctx int, kernels *tensor.Kernels) (*State, error) {
-	b := cpu.New(kernels)
-	s, err := m.NewStateOn(ctx, b)
-	if err != nil {
-		return nil, err
-	}
-	s.k = b.Kernels()
-	return s, nil
+	return m.NewStateOn(ctx, cpu.New(kernels))
 }
 
 // NewStateOn is NewState on a given backend.
@@ -88,6 +82,9 @@ func (m *Model) NewStateOn(ctx int, b backend.Backend) (*State, error) {
 	}
 	c := &m.Config
 	s := &State{m: m, b: b, ctx: ctx}
+	if h, ok := b.(interface{ Kernels() *tensor.Kernels }); ok { // the CPU backend
+		s.k = h.Kernels()
+	}
 	var err error
 	if s.kv, err = b.NewKV(c.Layers, ctx, backend.Attention{Heads: c.Heads, KVHeads: c.KVHeads, HeadDim: c.HeadDim}); err != nil {
 		return nil, fmt.Errorf("model: %w", err)

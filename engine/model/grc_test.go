@@ -27,8 +27,8 @@ func TestGRCFullRankIsLossless(t *testing.T) {
 	}
 	var gold stories
 	readJSON(t, "stories260k/golden.json", &gold)
-	plain, _ := m.NewState(0, nil)
-	comp, _ := m.NewState(0, nil)
+	plain, _ := m.NewStateOn(0, testBackend())
+	comp, _ := m.NewStateOn(0, testBackend())
 	if err := comp.SetGRC(g); err != nil {
 		t.Fatal(err)
 	}
@@ -157,8 +157,8 @@ func TestGPFullRankEverySlot(t *testing.T) {
 			}
 		}
 	}
-	plain, _ := m.NewState(0, nil)
-	comp, _ := m.NewState(0, nil)
+	plain, _ := m.NewStateOn(0, testBackend())
+	comp, _ := m.NewStateOn(0, testBackend())
 	if err := comp.SetGRC(g); err != nil {
 		t.Fatal(err)
 	}
@@ -397,8 +397,8 @@ func TestGRCCacheRoundTrip(t *testing.T) {
 	if back.BytesAfter != g.BytesAfter || back.BytesBefore != g.BytesBefore || back.String() != g.String() {
 		t.Errorf("restored %s, built %s", back, g)
 	}
-	a, _ := m.NewState(0, nil)
-	b, _ := m.NewState(0, nil)
+	a, _ := m.NewStateOn(0, testBackend())
+	b, _ := m.NewStateOn(0, testBackend())
 	a.SetGRC(g)
 	b.SetGRC(back)
 	if d := maxLogitDiff(t, m, a, b, kjvTokens(16)); d != 0 {
@@ -452,7 +452,7 @@ func TestDecodeAllocatesNothingGP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, _ := m.NewState(0, nil)
+	s, _ := m.NewStateOn(0, testBackend())
 	if err := s.SetGRC(g); err != nil {
 		t.Fatal(err)
 	}

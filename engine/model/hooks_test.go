@@ -46,7 +46,7 @@ func (a *ablate) AfterBlock(layer, pos int, x []float32) {
 // weights and the classifier applied in float64 to x − (x·u)u.
 func TestHookAblationMatchesReference(t *testing.T) {
 	m := openModel(t, "kjv/kjv-f32.gguf")
-	s, err := m.NewState(0, nil)
+	s, err := m.NewStateOn(0, testBackend())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestHookAblationMatchesReference(t *testing.T) {
 // logits bit-identical, and every layer and position must be reported once.
 func TestHooksReadOnlyChangeNothing(t *testing.T) {
 	m := openModel(t, "stories260k/stories260K-f32.gguf")
-	s, _ := m.NewState(0, nil)
+	s, _ := m.NewStateOn(0, testBackend())
 	prompt := []int32{1, 300, 400, 301, 500}
 	want := make([]float32, len(prompt)*m.Vocab)
 	if err := s.Forward(prompt, want); err != nil {
@@ -172,7 +172,7 @@ func (c *counter) Logits(pos int, _ []float32)            { c.logits[pos]++ }
 // TestDecodeAllocatesNothing: a decoded token costs no heap allocation.
 func TestDecodeAllocatesNothing(t *testing.T) {
 	m := openModel(t, "kjv/kjv-q8_0.gguf")
-	s, _ := m.NewState(0, nil)
+	s, _ := m.NewStateOn(0, testBackend())
 	logits := make([]float32, m.Vocab)
 	if err := s.Forward([]int32{1, 300, 391}, logits); err != nil {
 		t.Fatal(err)
@@ -206,7 +206,7 @@ func (o onlySome) HookLayers() []int { return o.want }
 // the forward pass skips the hooks' work at layers nobody reads.
 func TestLayerHooks(t *testing.T) {
 	m := openModel(t, "kjv/kjv-f32.gguf")
-	s, err := m.NewState(0, nil)
+	s, err := m.NewStateOn(0, testBackend())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -114,7 +114,7 @@ func TestStories260K(t *testing.T) {
 				t.Fatalf("config %+v", m.Config)
 			}
 			// Decode path: one token per call, logits and hidden per position.
-			s, err := m.NewState(0, nil)
+			s, err := m.NewStateOn(0, testBackend())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -204,7 +204,7 @@ func TestKJV(t *testing.T) {
 			if !m.TiedEmbed {
 				t.Fatal("kjv has no output.weight: the classifier must be the tied embedding")
 			}
-			s, err := m.NewState(0, nil)
+			s, err := m.NewStateOn(0, testBackend())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -271,7 +271,7 @@ func TestKJVKQuant(t *testing.T) {
 	for file, cases := range g.Models {
 		t.Run(file, func(t *testing.T) {
 			m := openModel(t, "kjv/"+file)
-			s, err := m.NewState(0, nil)
+			s, err := m.NewStateOn(0, testBackend())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -329,7 +329,7 @@ func TestKJVLlamaCpp(t *testing.T) {
 		}
 		runs++
 		m := openModel(t, "kjv/"+r.File)
-		s, err := m.NewState(0, nil)
+		s, err := m.NewStateOn(0, testBackend())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -349,7 +349,7 @@ func TestKJVLlamaCpp(t *testing.T) {
 
 func TestContextFull(t *testing.T) {
 	m := openModel(t, "stories260k/stories260K-f32.gguf")
-	s, err := m.NewState(4, nil)
+	s, err := m.NewStateOn(4, testBackend())
 	if err != nil {
 		t.Fatal(err)
 	}
