@@ -35,6 +35,21 @@ wait_for() {
 	fail "timed out after $2 s waiting for /$1/"
 }
 
+# quit_clean NAME: ctrl+c, then the app must exit 0 within 10 s.
+quit_clean() {
+	tm send-keys -t e2e C-c
+	local deadline=$((SECONDS + 10))
+	while [ ! -s "$tmp/exit" ] && ((SECONDS < deadline)); do sleep 0.2; done
+	[ "$(cat "$tmp/exit" 2>/dev/null)" = 0 ] || fail "$1: isagi did not exit cleanly (status $(cat "$tmp/exit" 2>/dev/null || echo none))"
+}
+
+# end_case NAME: close the case's tmux session and report it.
+end_case() {
+	tm kill-session -t e2e
+	rm -f "$tmp/exit"
+	echo "e2e: $1 ok"
+}
+
 run_case() {
 	local name=$1
 	shift
@@ -56,16 +71,10 @@ run_case() {
 	tm send-keys -t e2e -l "/save $tmp/$name.miku"
 	tm send-keys -t e2e Enter
 	wait_for 'saved to' 10
-	tm send-keys -t e2e C-c
-	local deadline=$((SECONDS + 10))
-	while [ ! -s "$tmp/exit" ] && ((SECONDS < deadline)); do sleep 0.2; done
-	[ -s "$tmp/exit" ] || fail "$name: isagi did not exit after ctrl+c"
-	[ "$(cat "$tmp/exit")" = 0 ] || fail "$name: exit status $(cat "$tmp/exit")"
+	quit_clean "$name"
 	[ "$(tm display -p -t e2e '#{alternate_on}')" = 0 ] || fail "$name: terminal left in the alternate screen"
 	if pgrep -f "^$BIN" >/dev/null; then fail "$name: an isagi process is still running"; fi
-	tm kill-session -t e2e
-	rm -f "$tmp/exit"
-	echo "e2e: $name ok"
+	end_case "$name"
 }
 
 # Typed text that spells key names is text, and a 10,000-word paste (no
@@ -92,13 +101,8 @@ rss=$(ps -o rss= -p "$pid" | tr -d ' ')
 tm send-keys -t e2e Enter
 wait_for 'tokens left out' 60
 wait_for 'ready' 60
-tm send-keys -t e2e C-c
-deadline=$((SECONDS + 10))
-while [ ! -s "$tmp/exit" ] && ((SECONDS < deadline)); do sleep 0.2; done
-[ "$(cat "$tmp/exit" 2>/dev/null)" = 0 ] || fail "keys: isagi did not exit cleanly"
-tm kill-session -t e2e
-rm -f "$tmp/exit"
-echo "e2e: keys and paste ok (rss ${rss} KiB)"
+quit_clean keys
+end_case "keys and paste (rss ${rss} KiB)"
 
 run_case demo --demo
 run_case kjv-f16 --model "$FIX/kjv/kjv-f16.gguf"
@@ -109,13 +113,8 @@ run_case kjv-f16 --model "$FIX/kjv/kjv-f16.gguf"
 tm new-session -d -s e2e -x 110 -y 32 \
 	"XDG_DATA_HOME=$tmp/data XDG_CONFIG_HOME=$tmp/config $BIN --load $tmp/demo.miku; echo \$? > $tmp/exit; sleep 30"
 wait_for 'Moses' 20
-tm send-keys -t e2e C-c
-deadline=$((SECONDS + 10))
-while [ ! -s "$tmp/exit" ] && ((SECONDS < deadline)); do sleep 0.2; done
-[ "$(cat "$tmp/exit" 2>/dev/null)" = 0 ] || fail "resume: isagi --load did not exit cleanly"
-tm kill-session -t e2e
-rm -f "$tmp/exit"
-echo "e2e: resume ok"
+quit_clean resume
+end_case "resume"
 
 # Geometry: calibrate the demo model (kept short: two coordinates per
 # projector, little benign text), then the TUI finds the profile by the
@@ -137,10 +136,5 @@ wait_for 'Snipe projectors . harm reduction' 10
 tm send-keys -t e2e -l 'And God said'
 tm send-keys -t e2e Enter
 wait_for 'turn in [0-9.]+% out [0-9.]+%' 60
-tm send-keys -t e2e C-c
-deadline=$((SECONDS + 10))
-while [ ! -s "$tmp/exit" ] && ((SECONDS < deadline)); do sleep 0.2; done
-[ "$(cat "$tmp/exit" 2>/dev/null)" = 0 ] || fail "geometry: isagi did not exit cleanly"
-tm kill-session -t e2e
-rm -f "$tmp/exit"
-echo "e2e: geometry ok"
+quit_clean geometry
+end_case "geometry"

@@ -7,8 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -20,9 +18,6 @@ import (
 
 // ErrOtherModel is returned by Load for a session saved with another model.
 var ErrOtherModel = errors.New("session was saved with another model")
-
-// fileStamp is the stamp the Session keeps of its file (Session.stamp).
-type fileStamp = miku.Stamp
 
 // sectionConversation is the .miku section holding the conversation.
 const sectionConversation = "conversation"
@@ -49,19 +44,16 @@ func (s *Session) ModelSHA256() (string, error) {
 	if s.sha != "" {
 		return s.sha, nil
 	}
-	h := sha256.New()
-	if s.src != nil {
-		h.Write(s.src)
-	} else {
-		f, err := os.Open(s.info.Path)
+	if s.src == nil { // a file on disk: hashed by the one hashing path
+		sum, err := FileSHA256(s.info.Path)
 		if err != nil {
-			return "", fmt.Errorf("session: hashing the model: %w", err)
+			return "", err
 		}
-		defer f.Close()
-		if _, err := io.Copy(h, f); err != nil {
-			return "", fmt.Errorf("session: hashing the model: %w", err)
-		}
+		s.sha = sum
+		return s.sha, nil
 	}
+	h := sha256.New()
+	h.Write(s.src)
 	s.sha = hex.EncodeToString(h.Sum(nil))
 	return s.sha, nil
 }

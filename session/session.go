@@ -9,6 +9,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"github.com/isagi-lab/isagi/miku"
 	"slices"
 	"time"
 
@@ -144,11 +145,11 @@ type Session struct {
 	parts []chat.Message
 	text  string // completion mode: the running text
 
-	src     []byte    // the model's bytes when opened from memory (the demo)
-	sha     string    // the model file's sha256, once computed
-	file    string    // the .miku file loaded or last saved
-	created time.Time // that file's creation time
-	stamp   fileStamp // that file's content as loaded or last saved: a save over it checks it is unchanged
+	src     []byte     // the model's bytes when opened from memory (the demo)
+	sha     string     // the model file's sha256, once computed
+	file    string     // the .miku file loaded or last saved
+	created time.Time  // that file's creation time
+	stamp   miku.Stamp // that file's content as loaded or last saved: a save over it checks it is unchanged
 
 	appVersion string // recorded in saved files
 

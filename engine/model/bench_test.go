@@ -100,6 +100,22 @@ func writeSynth(tb testing.TB, dir string, c synthConfig, typ tensor.Type) strin
 	return path
 }
 
+// benchState opens the model at path and a state of up to 1024 positions
+// on k; the model is closed when the benchmark ends.
+func benchState(b *testing.B, path string, k *tensor.Kernels) (*Model, *State) {
+	b.Helper()
+	m, err := Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { m.Close() })
+	s, err := m.NewState(min(m.CtxLen, 1024), k)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return m, s
+}
+
 // BenchmarkDecode measures decode speed (one token per iteration, after a
 // 16-token prefill) and reports tok/s, the weight bandwidth it implies and
 // its ratio to a STREAM triad measured in the same run.
@@ -120,15 +136,7 @@ func BenchmarkDecode(b *testing.B) {
 	k := tensor.NewKernels(pool)
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
-			m, err := Open(c.path())
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer m.Close()
-			s, err := m.NewState(min(m.CtxLen, 1024), k)
-			if err != nil {
-				b.Fatal(err)
-			}
+			m, s := benchState(b, c.path(), k)
 			logits := make([]float32, m.Vocab)
 			prompt := make([]int32, 16)
 			for i := range prompt {
@@ -192,15 +200,7 @@ func BenchmarkPrefill(b *testing.B) {
 	k := tensor.NewKernels(pool)
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
-			m, err := Open(c.path())
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer m.Close()
-			s, err := m.NewState(min(m.CtxLen, 1024), k)
-			if err != nil {
-				b.Fatal(err)
-			}
+			m, s := benchState(b, c.path(), k)
 			logits := make([]float32, m.Vocab)
 			prompt := make([]int32, 128)
 			for i := range prompt {

@@ -223,13 +223,21 @@ func (s *State) batch(tokens []int32, out []float32) error {
 		// keys and values into the cache; attend; x += O·att.
 		b.RMSNorm(s.xb, s.x, W.attnNorm, n, c.Eps)
 		s.linear(&L.qkv, s.xb, n, s.q, s.kb, s.vb)
+		// Each bias and norm is optional on its own (the loader reads
+		// attn_{q,k,v}.bias independently).
 		if W.bq != nil {
 			b.AddBias(s.q, W.bq, n)
+		}
+		if W.bk != nil {
 			b.AddBias(s.kb, W.bk, n)
+		}
+		if W.bv != nil {
 			b.AddBias(s.vb, W.bv, n)
 		}
 		if W.qNorm != nil {
 			b.HeadRMSNorm(s.q, W.qNorm, n, c.Heads, c.Eps)
+		}
+		if W.kNorm != nil {
 			b.HeadRMSNorm(s.kb, W.kNorm, n, c.KVHeads, c.Eps)
 		}
 		b.RoPE(s.q, n, c.Heads, c.HeadDim, pos0, rope)
