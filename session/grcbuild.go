@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/isagi-lab/isagi/engine/grc"
 	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/engine/tensor"
 	"github.com/isagi-lab/isagi/engine/tokenizer"
@@ -20,14 +21,14 @@ type GRCRequest struct {
 	// Rank is every block's rank (uniform), or the mean rank (GP, MCR).
 	Rank int
 	// Slots is what to compress; 0 means Q/K/V.
-	Slots model.GRCSlots
+	Slots grc.Slots
 	// Alloc spreads the rank over the blocks: uniform, GP or MCR.
-	Alloc model.GRCAlloc
+	Alloc grc.Alloc
 	// Floor is the least rank a block gets under GP and MCR; 0 means the
-	// model's default (model.DefaultGRCFloor).
+	// model's default (grc.DefaultFloor).
 	Floor int
 	// CalibText is MCR's calibration text; "" means the built-in
-	// model.CalibrationText (so a caller that reads the text from a file
+	// grc.CalibrationText (so a caller that reads the text from a file
 	// refuses an empty one). Only MCR takes one.
 	CalibText string
 }
@@ -35,10 +36,10 @@ type GRCRequest struct {
 // GRCJob is a GRCRequest checked against a model: the spec that names its
 // cache entry and what building it takes.
 type GRCJob struct {
-	// Spec is resolved (model.ResolveGRCSpec): the defaults are filled in
+	// Spec is resolved (grc.Resolve): the defaults are filled in
 	// and MCR's calibration tokens are identified, so Spec.Key names the
 	// compression exactly.
-	Spec model.GRCSpec
+	Spec grc.Spec
 	// Calib holds MCR's calibration tokens (nil for uniform and GP), and
 	// BOS the token the calibration pass starts from.
 	Calib []int32
@@ -54,28 +55,28 @@ func (j GRCJob) Key() string { return fmt.Sprintf("k%d-%s", j.Spec.K, j.Spec.Key
 // tokenised here because its tokens' id is part of the cache key (the same
 // text through another tokenizer is another calibration).
 func ResolveGRC(m *model.Model, tok *tokenizer.Tokenizer, req GRCRequest) (GRCJob, error) {
-	spec := model.GRCSpec{Slots: req.Slots, Alloc: req.Alloc, K: req.Rank, Floor: req.Floor}
+	spec := grc.Spec{Slots: req.Slots, Alloc: req.Alloc, K: req.Rank, Floor: req.Floor}
 	if spec.Slots == 0 {
-		spec.Slots = model.GRCQKV
+		spec.Slots = grc.QKV
 	}
 	job := GRCJob{BOS: -1}
 	switch {
-	case spec.Alloc == model.GRCMCR:
+	case spec.Alloc == grc.AllocMCR:
 		text := req.CalibText
 		if text == "" {
-			text = model.CalibrationText
+			text = grc.CalibrationText
 		}
 		ids, err := tok.Encode(text, tokenizer.EncodeOptions{})
 		if err != nil {
 			return GRCJob{}, fmt.Errorf("session: tokenising the MCR calibration text: %w", err)
 		}
 		job.Calib, job.BOS = ids, tok.BOS()
-		spec.Calib = model.CalibrationID(ids)
+		spec.Calib = grc.CalibrationID(ids)
 	case req.CalibText != "":
 		return GRCJob{}, fmt.Errorf("session: calibration text is for mcr allocation, not %s", spec.Alloc)
 	}
 	var err error
-	if job.Spec, err = m.ResolveGRCSpec(spec); err != nil {
+	if job.Spec, err = grc.Resolve(m, spec); err != nil {
 		return GRCJob{}, err
 	}
 	return job, nil
@@ -90,15 +91,15 @@ func ResolveGRC(m *model.Model, tok *tokenizer.Tokenizer, req GRCRequest) (GRCJo
 // sees blocks done/total of a build and is never called when the cache
 // answers; a cancelled ctx stops the build with ctx.Err(). built reports
 // whether it was built.
-func BuildGRC(ctx context.Context, m *model.Model, k *tensor.Kernels, gb *model.GRCBuilder, cache *GRCCache,
-	job GRCJob, progress func(done, total int)) (g *model.GRC, built bool, err error) {
+func BuildGRC(ctx context.Context, m *model.Model, k *tensor.Kernels, gb *grc.Builder, cache *GRCCache,
+	job GRCJob, progress func(done, total int)) (g *grc.Compression, built bool, err error) {
 	if gb == nil {
-		if gb, err = m.NewGRCBuilderFor(job.Spec.Slots); err != nil {
+		if gb, err = grc.NewBuilder(m, job.Spec.Slots); err != nil {
 			return nil, false, fmt.Errorf("session: GRC %s: %w", job.Spec.Slots, err)
 		}
 	}
 	variance := func(ctx context.Context) ([]float64, error) {
-		return m.LayerVariance(ctx, k, job.Calib, job.BOS, 0)
+		return grc.LayerVariance(ctx, m, k, job.Calib, job.BOS, 0)
 	}
 	return cache.Get(ctx, m, gb, job.Spec, variance, progress)
 }

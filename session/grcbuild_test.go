@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/isagi-lab/isagi/engine/gguf"
+	"github.com/isagi-lab/isagi/engine/grc"
 	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/engine/tensor"
 	"github.com/isagi-lab/isagi/engine/tokenizer"
@@ -49,29 +50,29 @@ func TestResolveGRC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (model.GRCSpec{Slots: model.GRCQKV, Alloc: model.GRCUniform, K: 64}); job.Spec != want || job.Calib != nil || job.Key() != "k64-qkv" {
+	if want := (grc.Spec{Slots: grc.QKV, Alloc: grc.AllocUniform, K: 64}); job.Spec != want || job.Calib != nil || job.Key() != "k64-qkv" {
 		t.Errorf("uniform: %+v, key %q", job, job.Key())
 	}
-	job, err = ResolveGRC(m, tok, GRCRequest{Rank: 64, Slots: model.GRCQKV | model.GRCO, Alloc: model.GRCGP})
+	job, err = ResolveGRC(m, tok, GRCRequest{Rank: 64, Slots: grc.QKV | grc.O, Alloc: grc.AllocGP})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if job.Spec.Floor != m.DefaultGRCFloor() || job.Spec.Max != m.Dim || job.Calib != nil {
+	if job.Spec.Floor != grc.DefaultFloor(m) || job.Spec.Max != m.Dim || job.Calib != nil {
 		t.Errorf("gp: %+v", job)
 	}
 
-	builtin, err := ResolveGRC(m, tok, GRCRequest{Rank: 64, Alloc: model.GRCMCR})
+	builtin, err := ResolveGRC(m, tok, GRCRequest{Rank: 64, Alloc: grc.AllocMCR})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids, err := tok.Encode(model.CalibrationText, tokenizer.EncodeOptions{})
+	ids, err := tok.Encode(grc.CalibrationText, tokenizer.EncodeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(builtin.Calib, ids) || builtin.Spec.Calib != model.CalibrationID(ids) || builtin.BOS != tok.BOS() {
+	if !slices.Equal(builtin.Calib, ids) || builtin.Spec.Calib != grc.CalibrationID(ids) || builtin.BOS != tok.BOS() {
 		t.Errorf("mcr, built-in text: calib id %q, %d tokens, bos %d", builtin.Spec.Calib, len(builtin.Calib), builtin.BOS)
 	}
-	own, err := ResolveGRC(m, tok, GRCRequest{Rank: 64, Alloc: model.GRCMCR, CalibText: "In the beginning God created the heaven and the earth."})
+	own, err := ResolveGRC(m, tok, GRCRequest{Rank: 64, Alloc: grc.AllocMCR, CalibText: "In the beginning God created the heaven and the earth."})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func TestResolveGRC(t *testing.T) {
 		"rank 0":              {},
 		"rank above width":    {Rank: m.Dim + 1},
 		"floor on uniform":    {Rank: 64, Floor: 32},
-		"calibration for gp":  {Rank: 64, Alloc: model.GRCGP, CalibText: "text"},
+		"calibration for gp":  {Rank: 64, Alloc: grc.AllocGP, CalibText: "text"},
 		"calibration uniform": {Rank: 64, CalibText: "text"},
 	} {
 		if job, err := ResolveGRC(m, tok, req); err == nil {
@@ -104,7 +105,7 @@ func TestBuildGRCSharesTheSessionsCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	cache := &GRCCache{Dir: dir, Model: miku.ModelRef{File: filepath.Base(path), SHA256: sum}}
-	build := func(req GRCRequest) (g *model.GRC, built bool, calls int) {
+	build := func(req GRCRequest) (g *grc.Compression, built bool, calls int) {
 		t.Helper()
 		job, err := ResolveGRC(m, tok, req)
 		if err != nil {
@@ -120,7 +121,7 @@ func TestBuildGRCSharesTheSessionsCache(t *testing.T) {
 	if !built || calls == 0 || g.K != 64 {
 		t.Fatalf("first build: built %v, %d progress calls, rank %d", built, calls, g.K)
 	}
-	file, err := cache.Path(m, g.Plan.GRCSpec)
+	file, err := cache.Path(m, g.Plan.Spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +160,7 @@ func TestBuildGRCSharesTheSessionsCache(t *testing.T) {
 	if calls := set("rank", "64"); calls == 0 {
 		t.Fatal("/set rank 64 under mcr did not build")
 	}
-	if _, built, calls := build(GRCRequest{Rank: 64, Alloc: model.GRCMCR}); built || calls != 0 {
+	if _, built, calls := build(GRCRequest{Rank: 64, Alloc: grc.AllocMCR}); built || calls != 0 {
 		t.Fatalf("mcr after the session's build: built %v, %d progress calls; want the cache's", built, calls)
 	}
 }

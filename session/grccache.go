@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/isagi-lab/isagi/engine/grc"
 	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/internal/fsx"
 	"github.com/isagi-lab/isagi/miku"
@@ -32,22 +33,22 @@ type GRCCache struct {
 }
 
 // Path is where the compression spec asks for is cached.
-func (c *GRCCache) Path(m *model.Model, spec model.GRCSpec) (string, error) {
-	sp, err := m.ResolveGRCSpec(spec)
+func (c *GRCCache) Path(m *model.Model, spec grc.Spec) (string, error) {
+	sp, err := grc.Resolve(m, spec)
 	if err != nil {
 		return "", err
 	}
 	if len(c.Model.SHA256) < 16 {
 		return "", errors.New("session: GRC cache without the model's sha256")
 	}
-	return filepath.Join(c.Dir, fmt.Sprintf("grc-%.16s-k%d-%s-v%d.miku", c.Model.SHA256, sp.K, sp.Key(), model.GRCCacheFormat)), nil
+	return filepath.Join(c.Dir, fmt.Sprintf("grc-%.16s-k%d-%s-v%d.miku", c.Model.SHA256, sp.K, sp.Key(), grc.CacheFormat)), nil
 }
 
 // Load reads the compression spec asks for. Any problem — missing,
 // corrupt, another model, another format or knobs, wrong shapes, a basis
 // that fails the depth-sink check — returns an error and the caller
 // rebuilds.
-func (c *GRCCache) Load(m *model.Model, spec model.GRCSpec) (*model.GRC, error) {
+func (c *GRCCache) Load(m *model.Model, spec grc.Spec) (*grc.Compression, error) {
 	path, err := c.Path(m, spec)
 	if err != nil {
 		return nil, err
@@ -59,11 +60,11 @@ func (c *GRCCache) Load(m *model.Model, spec model.GRCSpec) (*model.GRC, error) 
 	if f.Header.Model.SHA256 != c.Model.SHA256 {
 		return nil, fmt.Errorf("%s: made for another model", path)
 	}
-	blobs := make([]model.CacheBlob, len(f.Sections))
+	blobs := make([]grc.CacheBlob, len(f.Sections))
 	for i, s := range f.Sections {
-		blobs[i] = model.CacheBlob{Name: s.Name, Data: s.Data}
+		blobs[i] = grc.CacheBlob{Name: s.Name, Data: s.Data}
 	}
-	g, err := m.GRCFromCache(spec, f.Header.Knobs, blobs)
+	g, err := grc.FromCache(m, spec, f.Header.Knobs, blobs)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -71,8 +72,8 @@ func (c *GRCCache) Load(m *model.Model, spec model.GRCSpec) (*model.GRC, error) 
 }
 
 // Save writes g to the cache (atomically, through miku.Write).
-func (c *GRCCache) Save(m *model.Model, g *model.GRC) error {
-	path, err := c.Path(m, g.Plan.GRCSpec)
+func (c *GRCCache) Save(m *model.Model, g *grc.Compression) error {
+	path, err := c.Path(m, g.Plan.Spec)
 	if err != nil {
 		return err
 	}
@@ -105,15 +106,15 @@ func (c *GRCCache) Save(m *model.Model, g *model.GRC) error {
 // ctx stops it with ctx.Err(). A nil c builds without a cache; a cache
 // that cannot be written costs the next start a rebuild, nothing else.
 // built reports whether it was built.
-func (c *GRCCache) Get(ctx context.Context, m *model.Model, gb *model.GRCBuilder, spec model.GRCSpec,
-	variance func(context.Context) ([]float64, error), progress func(done, total int)) (g *model.GRC, built bool, err error) {
+func (c *GRCCache) Get(ctx context.Context, m *model.Model, gb *grc.Builder, spec grc.Spec,
+	variance func(context.Context) ([]float64, error), progress func(done, total int)) (g *grc.Compression, built bool, err error) {
 	if c != nil {
 		if g, err := c.Load(m, spec); err == nil {
 			return g, false, nil
 		}
 	}
 	var v []float64
-	if spec.Alloc == model.GRCMCR {
+	if spec.Alloc == grc.AllocMCR {
 		if variance == nil {
 			return nil, false, errors.New("session: MCR allocation needs calibration")
 		}
@@ -173,7 +174,7 @@ func (s *Session) GRCCache() (*GRCCache, error) {
 }
 
 // loadGRC reads uniform Q/K/V rank k from the cache (what /set rank uses).
-func (s *Session) loadGRC(k int) (*model.GRC, error) {
+func (s *Session) loadGRC(k int) (*grc.Compression, error) {
 	c, err := s.GRCCache()
 	if err != nil {
 		return nil, err
@@ -181,11 +182,11 @@ func (s *Session) loadGRC(k int) (*model.GRC, error) {
 	if c == nil {
 		return nil, errors.New("session: no GRC cache directory")
 	}
-	return c.Load(s.m, model.GRCSpec{Slots: model.GRCQKV, K: k})
+	return c.Load(s.m, grc.Spec{Slots: grc.QKV, K: k})
 }
 
 // saveGRC writes g to the cache.
-func (s *Session) saveGRC(g *model.GRC) error {
+func (s *Session) saveGRC(g *grc.Compression) error {
 	c, err := s.GRCCache()
 	if err != nil {
 		return err

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/isagi-lab/isagi/engine/model"
+	"github.com/isagi-lab/isagi/engine/grc"
 )
 
 // Knob describes one setting that Set (and the TUI's /set) changes. The
@@ -132,12 +132,12 @@ func Knobs() []Knob {
 			Name: "slots", Values: "qkv,o,ffn|all", Help: "what GRC compresses (any of qkv, o, ffn)", Build: true,
 			Value: func(s Settings, _ Info) string {
 				if s.Slots == "" {
-					return model.GRCQKV.String()
+					return grc.QKV.String()
 				}
 				return s.Slots
 			},
 			set: func(_ *Session, n *Settings, value string) error {
-				sl, err := model.ParseGRCSlots(value)
+				sl, err := grc.ParseSlots(value)
 				if err == nil {
 					n.Slots = sl.String()
 				}
@@ -148,12 +148,12 @@ func Knobs() []Knob {
 			Name: "alloc", Values: "uniform|gp|mcr", Help: "how GRC spreads the rank over blocks", Build: true,
 			Value: func(s Settings, _ Info) string {
 				if s.Alloc == "" {
-					return model.GRCUniform.String()
+					return grc.AllocUniform.String()
 				}
 				return s.Alloc
 			},
 			set: func(_ *Session, n *Settings, value string) error {
-				a, err := model.ParseGRCAlloc(value)
+				a, err := grc.ParseAlloc(value)
 				if err == nil {
 					n.Alloc = a.String()
 				}

@@ -16,6 +16,7 @@ import (
 	"github.com/isagi-lab/isagi/cog"
 	"github.com/isagi-lab/isagi/engine/chat"
 	"github.com/isagi-lab/isagi/engine/generate"
+	"github.com/isagi-lab/isagi/engine/grc"
 	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/engine/sample"
 	"github.com/isagi-lab/isagi/engine/tensor"
@@ -63,7 +64,7 @@ type Info struct {
 	RankSpec   string
 	RankEnergy float64
 	RankBytes  float64
-	RankSlots  []model.GRCSlotSummary
+	RankSlots  []grc.SlotSummary
 	// BytesBefore and BytesAfter are the compressed slots' weight bytes
 	// one token reads without and with the compression.
 	BytesBefore, BytesAfter int64
@@ -153,10 +154,10 @@ type Session struct {
 
 	appVersion string // recorded in saved files
 
-	grcb     map[model.GRCSlots]*model.GRCBuilder // decompositions, made on the first /set rank
-	grcs     map[string]*model.GRC                // compressions built so far: switching back is instant
-	grcKey   string                               // the compression in use ("": none)
-	cacheDir string                               // where built ranks are cached on disk ("": nowhere)
+	grcb     map[grc.Slots]*grc.Builder  // decompositions, made on the first /set rank
+	grcs     map[string]*grc.Compression // compressions built so far: switching back is instant
+	grcKey   string                      // the compression in use ("": none)
+	cacheDir string                      // where built ranks are cached on disk ("": nowhere)
 
 	geo        *geometry.Monitor // the geometry profile running live, or nil
 	geoRemove  func()            // unregisters geo from the state
@@ -181,7 +182,7 @@ type Session struct {
 // Info describes the model and the compression in use.
 func (s *Session) Info() Info {
 	i := s.info
-	if g := s.st.GRC(); g != nil {
+	if g := grc.Of(s.st); g != nil {
 		i.Rank = g.K
 		var e float64
 		for _, l := range g.Energy {
@@ -311,16 +312,16 @@ func (s *Session) useRank(ctx context.Context, n Settings, progress func(done, t
 	if key == s.grcKey {
 		return nil
 	}
-	var g *model.GRC
+	var g *grc.Compression
 	if key != "" {
 		if g = s.grcs[key]; g == nil {
 			if s.grcb == nil {
-				s.grcb = map[model.GRCSlots]*model.GRCBuilder{}
+				s.grcb = map[grc.Slots]*grc.Builder{}
 			}
 			gb := s.grcb[want.Spec.Slots]
 			if gb == nil {
 				var err error
-				if gb, err = s.m.NewGRCBuilderFor(want.Spec.Slots); err != nil {
+				if gb, err = grc.NewBuilder(s.m, want.Spec.Slots); err != nil {
 					return err
 				}
 				s.grcb[want.Spec.Slots] = gb
@@ -335,11 +336,11 @@ func (s *Session) useRank(ctx context.Context, n Settings, progress func(done, t
 			}
 		}
 		if s.grcs == nil {
-			s.grcs = map[string]*model.GRC{}
+			s.grcs = map[string]*grc.Compression{}
 		}
 		s.grcs[key] = g
 	}
-	if err := s.st.SetGRC(g); err != nil {
+	if err := grc.Use(s.st, g); err != nil {
 		return err
 	}
 	s.grcKey = key
@@ -350,15 +351,15 @@ func (s *Session) useRank(ctx context.Context, n Settings, progress func(done, t
 // grcSpec is the compression the settings ask for (MCR calibrates on the
 // built-in text), checked by ResolveGRC as the command-line flags are.
 func (s *Session) grcSpec(n Settings) (GRCJob, error) {
-	req := GRCRequest{Rank: n.Rank, Slots: model.GRCQKV, Alloc: model.GRCUniform}
+	req := GRCRequest{Rank: n.Rank, Slots: grc.QKV, Alloc: grc.AllocUniform}
 	var err error
 	if n.Slots != "" {
-		if req.Slots, err = model.ParseGRCSlots(n.Slots); err != nil {
+		if req.Slots, err = grc.ParseSlots(n.Slots); err != nil {
 			return GRCJob{}, err
 		}
 	}
 	if n.Alloc != "" {
-		if req.Alloc, err = model.ParseGRCAlloc(n.Alloc); err != nil {
+		if req.Alloc, err = grc.ParseAlloc(n.Alloc); err != nil {
 			return GRCJob{}, err
 		}
 	}

@@ -8,7 +8,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/isagi-lab/isagi/engine/model"
+	"github.com/isagi-lab/isagi/engine/grc"
 	"github.com/isagi-lab/isagi/session"
 )
 
@@ -33,9 +33,9 @@ func (f *rankFake) SetCtx(ctx context.Context, name, value string, progress func
 	}
 	f.mu.Lock()
 	f.info.Rank, f.info.RankSpec, f.info.RankBytes = 128, "qkv,o,ffn gp", 0.61
-	f.info.RankSlots = []model.GRCSlotSummary{
-		{Slot: model.SlotQ, MinK: 128, MaxK: 160, MeanEnergy: 0.971},
-		{Slot: model.SlotDown, MinK: 128, MaxK: 128, MeanEnergy: 0.642},
+	f.info.RankSlots = []grc.SlotSummary{
+		{Slot: grc.SlotQ, MinK: 128, MaxK: 160, MeanEnergy: 0.971},
+		{Slot: grc.SlotDown, MinK: 128, MaxK: 128, MeanEnergy: 0.642},
 	}
 	f.mu.Unlock()
 	return nil

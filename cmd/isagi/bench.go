@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/isagi-lab/isagi/engine/grc"
 	"io"
 	"time"
 
@@ -77,7 +78,7 @@ Examples:
 	// Under GRC a token reads the compressed matrices instead of the ones
 	// they replace: count those bytes, not the file's.
 	weights := m.WeightBytes()
-	if g := st.GRC(); g != nil {
+	if g := grc.Of(st); g != nil {
 		weights += g.BytesAfter - g.BytesBefore
 		r.GRC = g.String()
 		r.GRCRanks = g.Plan.Ranks

@@ -19,6 +19,7 @@ import (
 	"github.com/isagi-lab/isagi/engine/chat"
 	"github.com/isagi-lab/isagi/engine/generate"
 	"github.com/isagi-lab/isagi/engine/gguf"
+	"github.com/isagi-lab/isagi/engine/grc"
 	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/engine/sample"
 	"github.com/isagi-lab/isagi/engine/tensor"
@@ -106,14 +107,14 @@ func (mf *modelFlags) grcRequest() (*session.GRCRequest, error) {
 		return nil, fmt.Errorf("--rank %q: want a number or off", mf.rank)
 	}
 	req := &session.GRCRequest{Rank: k, Floor: mf.floor}
-	if req.Slots, err = model.ParseGRCSlots(mf.slots); err != nil {
+	if req.Slots, err = grc.ParseSlots(mf.slots); err != nil {
 		return nil, fmt.Errorf("--slots: %w", err)
 	}
-	if req.Alloc, err = model.ParseGRCAlloc(mf.alloc); err != nil {
+	if req.Alloc, err = grc.ParseAlloc(mf.alloc); err != nil {
 		return nil, fmt.Errorf("--alloc: %w", err)
 	}
 	switch {
-	case req.Alloc == model.GRCMCR && mf.calib != "":
+	case req.Alloc == grc.AllocMCR && mf.calib != "":
 		b, err := fsx.ReadRegular(mf.calib, maxTextBytes)
 		if err != nil {
 			return nil, fmt.Errorf("--calib: %w", err)
@@ -144,7 +145,7 @@ func (mf *modelFlags) useGRC(f *gguf.File, tok *tokenizer.Tokenizer, m *model.Mo
 	if err != nil {
 		return fmt.Errorf("--rank %d --slots %s --alloc %s: %w", req.Rank, mf.slots, mf.alloc, err)
 	}
-	if job.Spec.Alloc == model.GRCMCR {
+	if job.Spec.Alloc == grc.AllocMCR {
 		name := "the built-in calibration text"
 		if mf.calib != "" {
 			name = mf.calib
@@ -179,7 +180,7 @@ func (mf *modelFlags) useGRC(f *gguf.File, tok *tokenizer.Tokenizer, m *model.Mo
 		how = fmt.Sprintf("built in %.1f s", time.Since(start).Seconds())
 	}
 	fmt.Fprintf(mf.log, "isagi: %s (%s)\n", g, how)
-	if g.Plan.Alloc != model.GRCUniform {
+	if g.Plan.Alloc != grc.AllocUniform {
 		fmt.Fprintf(mf.log, "isagi: ranks per block %v\n", g.Plan.Ranks)
 		if len(g.Plan.Phases) > 0 {
 			fmt.Fprintf(mf.log, "isagi: MCR phases %v\n", g.Plan.Phases)
@@ -188,7 +189,7 @@ func (mf *modelFlags) useGRC(f *gguf.File, tok *tokenizer.Tokenizer, m *model.Mo
 	for _, n := range g.Plan.Notes {
 		fmt.Fprintln(mf.log, "isagi: note:", n)
 	}
-	if err := st.SetGRC(g); err != nil {
+	if err := grc.Use(st, g); err != nil {
 		return fmt.Errorf("GRC: %w", err)
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/isagi-lab/isagi/engine/grc"
 	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/engine/tokenizer"
 )
@@ -74,7 +75,7 @@ func TestPerplexityGRC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gb, err := m.NewGRCBuilder()
+	gb, err := grc.NewQKVBuilder(m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +85,7 @@ func TestPerplexityGRC(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := st.SetGRC(g); err != nil {
+		if err := st.SetProjections(g); err != nil {
 			t.Fatal(err)
 		}
 		r, err := Perplexity(context.Background(), st, ids, tok.BOS(), nil)

@@ -9,8 +9,14 @@
 // It also holds the pure math of the per-layer rank allocations (GP's
 // spectrum score and MCR's phase profile, alloc.go).
 //
-// It is pure math over float32 matrices (gonum for the eigensolver and the
-// SVD) and knows nothing of GGUF or the forward pass.
+// grc.go, svd.go and alloc.go are pure math over float32 matrices (gonum
+// for the eigensolver and the SVD). builder.go, plan.go, calib.go and
+// cache.go apply it to a model: a Builder decomposes a model's blocks and
+// builds a Compression for a Plan (a resolved Spec: slot set, allocation,
+// rank), LayerVariance is MCR's calibration pass, and CacheSections /
+// FromCache encode a Compression for a cache file whose container is the
+// caller's. A Compression is a model.Projections: State.SetProjections
+// runs a State through it. The model knows nothing of this package.
 package grc
 
 import (
@@ -21,9 +27,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Slot is one weight matrix that reads the group's input: Rows×Cols,
+// Matrix is one weight matrix that reads the group's input: Rows×Cols,
 // row-major, Cols = the input width d.
-type Slot struct {
+type Matrix struct {
 	Rows, Cols int
 	W          []float32
 }
@@ -69,7 +75,7 @@ type Decomposition struct {
 // Decompose builds the normalised joint Gram matrix Ĝ = G/‖G‖_F,
 // G = Σ WᵀW over the slots (all with the same Cols = d), and its
 // eigendecomposition.
-func Decompose(slots []Slot) (*Decomposition, error) {
+func Decompose(slots []Matrix) (*Decomposition, error) {
 	if len(slots) == 0 {
 		return nil, errors.New("grc: no slots")
 	}
@@ -128,7 +134,7 @@ func canonicalSign(n int, at func(int) float64) float64 {
 	return sign
 }
 
-func maxRows(slots []Slot) int {
+func maxRows(slots []Matrix) int {
 	m := 1
 	for _, s := range slots {
 		m = max(m, s.Rows)
@@ -157,7 +163,7 @@ func (dec *Decomposition) Basis(k int) (*Basis, error) {
 // Apply returns the rank-k basis and every slot projected onto it (W P,
 // Rows×k), filling the basis's Energy. slots must be the ones the
 // decomposition was made from.
-func (dec *Decomposition) Apply(k int, slots []Slot) (*Basis, [][]float32, error) {
+func (dec *Decomposition) Apply(k int, slots []Matrix) (*Basis, [][]float32, error) {
 	b, err := dec.Basis(k)
 	if err != nil {
 		return nil, nil, err
@@ -174,7 +180,7 @@ func (dec *Decomposition) Apply(k int, slots []Slot) (*Basis, [][]float32, error
 }
 
 // Build is Decompose then Apply(k), for a single rank.
-func Build(slots []Slot, k int) (*Basis, error) {
+func Build(slots []Matrix, k int) (*Basis, error) {
 	dec, err := Decompose(slots)
 	if err != nil {
 		return nil, err
@@ -185,7 +191,7 @@ func Build(slots []Slot, k int) (*Basis, error) {
 
 // Project returns W P (Rows×k, row-major): the slot's weights in the basis.
 // It works on row chunks so that a wide slot is never widened whole.
-func (b *Basis) Project(s Slot) []float32 {
+func (b *Basis) Project(s Matrix) []float32 {
 	out := make([]float32, s.Rows*b.K)
 	p := mat.NewDense(b.D, b.K, widen(b.P))
 	buf := make([]float64, min(gramChunk, s.Rows)*s.Cols)

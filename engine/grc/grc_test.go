@@ -8,7 +8,7 @@ import (
 )
 
 // lowRank returns a rows×d slot of rank r.
-func lowRank(rng *rand.Rand, rows, d, r int) Slot {
+func lowRank(rng *rand.Rand, rows, d, r int) Matrix {
 	u := make([]float64, rows*r)
 	v := make([]float64, r*d)
 	for i := range u {
@@ -27,7 +27,7 @@ func lowRank(rng *rand.Rand, rows, d, r int) Slot {
 			w[i*d+j] = float32(s)
 		}
 	}
-	return Slot{Rows: rows, Cols: d, W: w}
+	return Matrix{Rows: rows, Cols: d, W: w}
 }
 
 // TestBasisOfLowRankSlots: slots that together read a 3-dimensional
@@ -38,7 +38,7 @@ func TestBasisOfLowRankSlots(t *testing.T) {
 	d := 16
 	// Two slots sharing the input space: rank 2 and rank 1 in general
 	// position read at most a 3-dimensional subspace.
-	slots := []Slot{lowRank(rng, 10, d, 2), lowRank(rng, 6, d, 1)}
+	slots := []Matrix{lowRank(rng, 10, d, 2), lowRank(rng, 6, d, 1)}
 	dec, err := Decompose(slots)
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +90,7 @@ func TestBasisOfLowRankSlots(t *testing.T) {
 	if _, err := dec.Basis(d + 1); !errors.Is(err, ErrRank) {
 		t.Errorf("k=d+1: %v", err)
 	}
-	if _, err := Decompose([]Slot{{Rows: 2, Cols: 3, W: make([]float32, 5)}}); err == nil {
+	if _, err := Decompose([]Matrix{{Rows: 2, Cols: 3, W: make([]float32, 5)}}); err == nil {
 		t.Error("a slot with the wrong number of values was accepted")
 	}
 }
@@ -100,7 +100,7 @@ func TestBasisOfLowRankSlots(t *testing.T) {
 func TestEnergyMonotoneAndStable(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	d := 24
-	slots := []Slot{lowRank(rng, 30, d, 20), lowRank(rng, 8, d, 8)}
+	slots := []Matrix{lowRank(rng, 30, d, 20), lowRank(rng, 8, d, 8)}
 	dec, err := Decompose(slots)
 	if err != nil {
 		t.Fatal(err)

@@ -30,7 +30,7 @@ type SVD struct {
 // DecomposeSVD factorises s with gonum's SVD. Each singular pair (u_j, v_j)
 // is sign-canonical: u_j's largest-magnitude entry is positive, v_j flipped
 // with it, so two builds give the same bytes.
-func DecomposeSVD(s Slot) (*SVD, error) {
+func DecomposeSVD(s Matrix) (*SVD, error) {
 	if s.Rows <= 0 || s.Cols <= 0 || len(s.W) != s.Rows*s.Cols {
 		return nil, fmt.Errorf("grc: a %d×%d matrix with %d values", s.Rows, s.Cols, len(s.W))
 	}

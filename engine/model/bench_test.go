@@ -2,99 +2,19 @@ package model
 
 import (
 	"fmt"
-	"math"
-	"math/rand/v2"
-	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/isagi-lab/isagi/engine/gguf"
+	"github.com/isagi-lab/isagi/engine/internal/synth"
 	"github.com/isagi-lab/isagi/engine/tensor"
 )
 
-// synthConfig is the shape of a synthetic llama model for benchmarks.
-type synthConfig struct {
-	dim, layers, heads, kvHeads, ffn, vocab int
-}
-
-// smolLM2 is SmolLM2-135M's shape: the small model users run first.
-var smolLM2 = synthConfig{dim: 576, layers: 30, heads: 9, kvHeads: 3, ffn: 1536, vocab: 49152}
-
-// writeSynth writes a llama GGUF with random weights (std 0.02, norms 1)
-// of the given matrix type to dir and returns its path.
-func writeSynth(tb testing.TB, dir string, c synthConfig, typ tensor.Type) string {
+// writeSynth writes a SmolLM2-135M-shaped model of matrix type typ to dir.
+func writeSynth(tb testing.TB, dir string, typ tensor.Type) string {
 	tb.Helper()
-	var w gguf.Writer
-	kv := func(k string, v gguf.Value) {
-		if err := w.AddKV(k, v); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	kv("general.architecture", gguf.String("llama"))
-	kv("general.name", gguf.String("synthetic"))
-	kv("llama.context_length", gguf.Uint32(2048))
-	kv("llama.embedding_length", gguf.Uint32(uint32(c.dim)))
-	kv("llama.block_count", gguf.Uint32(uint32(c.layers)))
-	kv("llama.feed_forward_length", gguf.Uint32(uint32(c.ffn)))
-	kv("llama.attention.head_count", gguf.Uint32(uint32(c.heads)))
-	kv("llama.attention.head_count_kv", gguf.Uint32(uint32(c.kvHeads)))
-	kv("llama.rope.freq_base", gguf.Float32(100000))
-	kv("llama.attention.layer_norm_rms_epsilon", gguf.Float32(1e-5))
-	rng := rand.New(rand.NewPCG(1, 1))
-	vals := make([]float32, 0)
-	add := func(name string, t tensor.Type, dims ...uint64) {
-		n := int(dims[0])
-		if len(dims) > 1 {
-			n *= int(dims[1])
-		}
-		if cap(vals) < n {
-			vals = make([]float32, n)
-		}
-		v := vals[:n]
-		for i := range v {
-			if len(dims) == 1 {
-				v[i] = 1
-			} else {
-				v[i] = float32(rng.NormFloat64() * 0.02)
-			}
-		}
-		size, err := t.TensorBytes(dims)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		data := make([]byte, size)
-		if err := tensor.Quantize(t, data, v); err != nil {
-			tb.Fatal(err)
-		}
-		if err := w.AddTensor(name, t, dims, data); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	d, kvd, f := uint64(c.dim), uint64(c.dim/c.heads*c.kvHeads), uint64(c.ffn)
-	add("token_embd.weight", typ, d, uint64(c.vocab))
-	add("output_norm.weight", tensor.F32, d)
-	for l := range c.layers {
-		p := fmt.Sprintf("blk.%d.", l)
-		add(p+"attn_norm.weight", tensor.F32, d)
-		add(p+"attn_q.weight", typ, d, d)
-		add(p+"attn_k.weight", typ, d, kvd)
-		add(p+"attn_v.weight", typ, d, kvd)
-		add(p+"attn_output.weight", typ, d, d)
-		add(p+"ffn_norm.weight", tensor.F32, d)
-		add(p+"ffn_gate.weight", typ, d, f)
-		add(p+"ffn_up.weight", typ, d, f)
-		add(p+"ffn_down.weight", typ, f, d)
-	}
 	path := filepath.Join(dir, fmt.Sprintf("synth-%s.gguf", typ))
-	fh, err := os.Create(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer fh.Close()
-	if _, err := w.WriteTo(fh); err != nil {
+	if err := synth.Write(path, synth.SmolLM2(), typ); err != nil {
 		tb.Fatal(err)
 	}
 	return path
@@ -128,8 +48,8 @@ func BenchmarkDecode(b *testing.B) {
 		{"kjv-f32", func() string { return fixture(b, "kjv/kjv-f32.gguf") }},
 		{"kjv-q8_0", func() string { return fixture(b, "kjv/kjv-q8_0.gguf") }},
 		{"kjv-q4_k_m", func() string { return fixture(b, "kjv/kjv-q4_k_m.gguf") }},
-		{"smollm2-135m-shape-Q8_0", func() string { return writeSynth(b, dir, smolLM2, tensor.Q8_0) }},
-		{"smollm2-135m-shape-F16", func() string { return writeSynth(b, dir, smolLM2, tensor.F16) }},
+		{"smollm2-135m-shape-Q8_0", func() string { return writeSynth(b, dir, tensor.Q8_0) }},
+		{"smollm2-135m-shape-F16", func() string { return writeSynth(b, dir, tensor.F16) }},
 	}
 	pool := tensor.NewPool(0)
 	defer pool.Close()
@@ -193,7 +113,7 @@ func BenchmarkPrefill(b *testing.B) {
 		path func() string
 	}{
 		{"kjv-q8_0", func() string { return fixture(b, "kjv/kjv-q8_0.gguf") }},
-		{"smollm2-135m-shape-Q8_0", func() string { return writeSynth(b, dir, smolLM2, tensor.Q8_0) }},
+		{"smollm2-135m-shape-Q8_0", func() string { return writeSynth(b, dir, tensor.Q8_0) }},
 	}
 	pool := tensor.NewPool(0)
 	defer pool.Close()
@@ -222,102 +142,4 @@ func BenchmarkPrefill(b *testing.B) {
 			b.ReportMetric(float64(len(prompt))*float64(b.N)/b.Elapsed().Seconds(), "tok/s")
 		})
 	}
-}
-
-// BenchmarkDecodeGRC measures decode speed with weights compressed to rank
-// k (engine/grc) — Q/K/V alone, and every slot (Q/K/V, O, FFN gate+up,
-// FFN down by SVD) — against the uncompressed model in the same run (the
-// "ratio" metric: compressed tok/s over uncompressed tok/s), on kjv and on
-// the SmolLM2-135M shape. "bytes-ratio" is the compressed slots' bytes per
-// token over the originals'; "energy" the mean energy kept over blocks and
-// slots.
-func BenchmarkDecodeGRC(b *testing.B) {
-	dir := b.TempDir()
-	cases := []struct {
-		name  string
-		path  func() string
-		ranks []int
-	}{
-		{"kjv-q8_0", func() string { return fixture(b, "kjv/kjv-q8_0.gguf") }, []int{64, 128, 192, 256}},
-		{"smollm2-135m-shape-Q8_0", func() string { return writeSynth(b, dir, smolLM2, tensor.Q8_0) }, []int{128, 256, 384, 576}},
-	}
-	pool := tensor.NewPool(0)
-	defer pool.Close()
-	k := tensor.NewKernels(pool)
-	for _, c := range cases {
-		m, err := Open(c.path())
-		if err != nil {
-			b.Fatal(err)
-		}
-		s, err := m.NewState(min(m.CtxLen, 256), k)
-		if err != nil {
-			b.Fatal(err)
-		}
-		logits := make([]float32, m.Vocab)
-		tok := []int32{5}
-		// decode times 64 tokens from an empty cache, best of 2.
-		decode := func() float64 {
-			best := math.Inf(1)
-			for range 2 {
-				s.Reset()
-				t0 := time.Now()
-				for range 64 {
-					if err := s.Forward(tok, logits); err != nil {
-						b.Fatal(err)
-					}
-				}
-				best = math.Min(best, time.Since(t0).Seconds()/64)
-			}
-			return best
-		}
-		for range 3 { // warm the mapped weights
-			decode()
-		}
-		for _, slots := range []GRCSlots{GRCQKV, GRCAllSlots} {
-			gb, err := m.NewGRCBuilderFor(slots)
-			if err != nil {
-				b.Fatal(err)
-			}
-			for _, r := range c.ranks {
-				g, err := gb.Build(r)
-				if err != nil {
-					b.Fatal(err)
-				}
-				var e float64
-				sum := g.Summary()
-				for _, sl := range sum {
-					e += sl.MeanEnergy
-				}
-				b.Run(fmt.Sprintf("%s/%s/k=%d", c.name, strings.ReplaceAll(slots.String(), ",", "+"), r), func(b *testing.B) {
-					// Five alternating rounds, medians: other load on a
-					// shared machine drifts slowly, and pairing each
-					// compressed run with an uncompressed one beside it
-					// cancels most of it.
-					var full, comp, ratio []float64
-					for b.Loop() {
-						full, comp, ratio = full[:0], comp[:0], ratio[:0]
-						for range 5 {
-							s.SetGRC(nil)
-							f := decode()
-							s.SetGRC(g)
-							c := decode()
-							full, comp, ratio = append(full, f), append(comp, c), append(ratio, f/c)
-						}
-					}
-					b.ReportMetric(1/median(comp), "tok/s")
-					b.ReportMetric(1/median(full), "full-tok/s")
-					b.ReportMetric(median(ratio), "ratio")
-					b.ReportMetric(float64(g.BytesAfter)/float64(g.BytesBefore), "bytes-ratio")
-					b.ReportMetric(e/float64(len(sum)), "energy")
-				})
-			}
-		}
-		m.Close()
-	}
-}
-
-// median of a few values (sorts v).
-func median(v []float64) float64 {
-	slices.Sort(v)
-	return v[len(v)/2]
 }

@@ -7,13 +7,13 @@
 // buffers, KV cache and weights on one backend (the CPU backend by
 // default), and every operation is one backend call. Each block's slots
 // (Q/K/V, O, gate/up, down) are linears set per State: the dense weights,
-// or a GRC compression's projection and projected weights (SetGRC).
+// or a projection and projected weights (SetProjections; engine/grc builds
+// them, this package only runs them).
 //
 // One file per concern: config.go (hyper-parameters), arch.go (the
 // per-architecture differences), load.go (weights), forward.go (the pass
-// and the State), hooks.go, and the GRC compression's builder, plans,
-// calibration and cache blobs (grc.go, gpplan.go, gpcalib.go, gpcache.go),
-// which are to move to engine/grc.
+// and the State), project.go (the weights as blocks, projected slots),
+// hooks.go.
 package model
 
 import (

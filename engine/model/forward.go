@@ -27,7 +27,7 @@ type State struct {
 	kv    backend.KV
 	w     stateWeights
 	// lin is, per block, the product each slot runs: the model's dense
-	// weights, or a compression's projection and projected weights (SetGRC).
+	// weights, or a projection and projected weights (SetProjections).
 	lin []blockLinears
 
 	// Activations for up to MaxBatch tokens, one row per token.
@@ -36,7 +36,7 @@ type State struct {
 	xt                          backend.Buffer // x̃ = Pᵀx of a compressed slot, or nil
 	ops                         [3]backend.LinearOp
 
-	grc *GRC // the compression in use, or nil
+	proj Projections // what the products run through, or nil (dense)
 }
 
 // stateWeights are the model's weights as the state's backend holds them.
@@ -105,50 +105,6 @@ func (m *Model) NewStateOn(ctx int, b backend.Backend) (*State, error) {
 		}
 	}
 	return s, nil
-}
-
-// upload puts the model's weights on the state's backend and sets every
-// slot to its dense product.
-func (s *State) upload() error {
-	m, b := s.m, s.b
-	var err error // the first failure; later calls do nothing
-	mat := func(t *tensor.Matrix) backend.Matrix {
-		if t == nil || err != nil {
-			return nil
-		}
-		w, e := b.Matrix(t)
-		if e != nil {
-			err = fmt.Errorf("model: putting the weights on %s: %w", b.Name(), e)
-		}
-		return w
-	}
-	vec := func(v []float32) backend.Vector {
-		if v == nil || err != nil {
-			return nil
-		}
-		w, e := b.Vector(v)
-		if e != nil {
-			err = fmt.Errorf("model: putting the weights on %s: %w", b.Name(), e)
-		}
-		return w
-	}
-	s.w = stateWeights{tokEmbd: mat(m.tokEmbd), output: mat(m.output), outNorm: vec(m.outNorm)}
-	s.w.blocks = make([]blockWeights, len(m.layers))
-	s.lin = make([]blockLinears, len(m.layers))
-	for l := range m.layers {
-		L := &m.layers[l]
-		s.w.blocks[l] = blockWeights{
-			attnNorm: vec(L.attnNorm), ffnNorm: vec(L.ffnNorm),
-			bq: vec(L.bq), bk: vec(L.bk), bv: vec(L.bv), qNorm: vec(L.qNorm), kNorm: vec(L.kNorm),
-		}
-		s.lin[l] = blockLinears{
-			qkv:  linear{out: []backend.Matrix{mat(L.wq), mat(L.wk), mat(L.wv)}},
-			o:    linear{out: []backend.Matrix{mat(L.wo)}},
-			ffn:  linear{out: []backend.Matrix{mat(L.gate), mat(L.up)}},
-			down: linear{out: []backend.Matrix{mat(L.down)}},
-		}
-	}
-	return err
 }
 
 // Model is the model this state runs.

@@ -1,4 +1,4 @@
-package model
+package grc
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/isagi-lab/isagi/engine/model"
 
 	"github.com/isagi-lab/isagi/engine/tensor"
 )
@@ -80,7 +81,7 @@ func (h *varianceHook) AfterBlock(layer, pos int, x []float32) {
 // model's context, at most 512), each starting with bos when bos ≥ 0; the
 // first position of each window is left out (see varianceHook). k may be
 // nil. A cancelled ctx stops it between windows with ctx.Err().
-func (m *Model) LayerVariance(ctx context.Context, k *tensor.Kernels, tokens []int32, bos int32, window int) ([]float64, error) {
+func LayerVariance(ctx context.Context, m *model.Model, k *tensor.Kernels, tokens []int32, bos int32, window int) ([]float64, error) {
 	if window <= 0 {
 		window = min(m.CtxLen, 512)
 	}
@@ -90,9 +91,9 @@ func (m *Model) LayerVariance(ctx context.Context, k *tensor.Kernels, tokens []i
 	}
 	window = st.Cap()
 	if bos >= 0 && window < 3 || window < 2 {
-		return nil, fmt.Errorf("model: a calibration window of %d positions is too short", window)
+		return nil, fmt.Errorf("grc: a calibration window of %d positions is too short", window)
 	}
-	L, d := len(m.layers), m.Dim
+	L, d := m.Layers, m.Dim
 	h := &varianceHook{d: d, n: make([]int, L), skipFirst: true}
 	for range L {
 		h.sum = append(h.sum, make([]float64, d))
@@ -117,11 +118,11 @@ func (m *Model) LayerVariance(ctx context.Context, k *tensor.Kernels, tokens []i
 		buf = append(buf, tokens[start:min(start+per, len(tokens))]...)
 		st.Reset()
 		if err := st.Forward(buf, nil); err != nil {
-			return nil, fmt.Errorf("model: calibration window at token %d: %w", start, err)
+			return nil, fmt.Errorf("grc: calibration window at token %d: %w", start, err)
 		}
 	}
 	if h.n[0] < 2 {
-		return nil, errors.New("model: calibration needs at least two tokens after each window's first")
+		return nil, errors.New("grc: calibration needs at least two tokens after each window's first")
 	}
 	out := make([]float64, L)
 	for l := range L {

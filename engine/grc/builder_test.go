@@ -1,4 +1,4 @@
-package model
+package grc
 
 import (
 	"bytes"
@@ -8,13 +8,15 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/isagi-lab/isagi/engine/model"
 )
 
 // TestGRCFullRankIsLossless: at k = d the compressed path reproduces the
 // uncompressed logits (float rounding only) on the stories260K probe.
 func TestGRCFullRankIsLossless(t *testing.T) {
 	m := openModel(t, "stories260k/stories260K-f32.gguf")
-	g, err := m.BuildGRC(m.Dim)
+	g, err := BuildQKV(m, m.Dim)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +31,7 @@ func TestGRCFullRankIsLossless(t *testing.T) {
 	readJSON(t, "stories260k/golden.json", &gold)
 	plain, _ := m.NewStateOn(0, testBackend())
 	comp, _ := m.NewStateOn(0, testBackend())
-	if err := comp.SetGRC(g); err != nil {
+	if err := comp.SetProjections(g); err != nil {
 		t.Fatal(err)
 	}
 	a, b := make([]float32, m.Vocab), make([]float32, m.Vocab)
@@ -54,9 +56,9 @@ func TestGRCFullRankIsLossless(t *testing.T) {
 // slot, and two builds give the same bytes (sign-canonical eigenvectors).
 func TestGRCEnergyAndStability(t *testing.T) {
 	m := openModel(t, "stories260k/stories260K-f16.gguf")
-	var prev *GRC
+	var prev *Compression
 	for _, k := range []int{8, 24, 48} {
-		g, err := m.BuildGRC(k)
+		g, err := BuildQKV(m, k)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,16 +76,16 @@ func TestGRCEnergyAndStability(t *testing.T) {
 		}
 		prev = g
 	}
-	a, _ := m.BuildGRC(24)
-	b, _ := m.BuildGRC(24)
+	a, _ := BuildQKV(m, 24)
+	b, _ := BuildQKV(m, 24)
 	sameBytes(t, a, b)
-	if _, err := m.BuildGRC(m.Dim + 1); err == nil {
+	if _, err := BuildQKV(m, m.Dim+1); err == nil {
 		t.Fatal("a rank above the embedding width was accepted")
 	}
 }
 
 // sameBytes fails unless two GRCs hold byte-identical matrices.
-func sameBytes(t *testing.T, a, b *GRC) {
+func sameBytes(t *testing.T, a, b *Compression) {
 	t.Helper()
 	if len(a.layers) != len(b.layers) {
 		t.Fatalf("%d blocks and %d", len(a.layers), len(b.layers))
@@ -103,7 +105,7 @@ func sameBytes(t *testing.T, a, b *GRC) {
 
 // maxLogitDiff runs the same tokens through two states, one token at a
 // time, and returns the largest logit difference seen.
-func maxLogitDiff(t *testing.T, m *Model, a, b *State, toks []int32) float64 {
+func maxLogitDiff(t *testing.T, m *model.Model, a, b *model.State, toks []int32) float64 {
 	t.Helper()
 	la, lb := make([]float32, m.Vocab), make([]float32, m.Vocab)
 	var d float64
@@ -139,7 +141,7 @@ func kjvTokens(n int) []int32 {
 // of its energy.
 func TestGPFullRankEverySlot(t *testing.T) {
 	m := openModel(t, "kjv/kjv-f32.gguf")
-	gb, err := m.NewGRCBuilderFor(GRCAllSlots)
+	gb, err := NewBuilder(m, AllSlots)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +161,7 @@ func TestGPFullRankEverySlot(t *testing.T) {
 	}
 	plain, _ := m.NewStateOn(0, testBackend())
 	comp, _ := m.NewStateOn(0, testBackend())
-	if err := comp.SetGRC(g); err != nil {
+	if err := comp.SetProjections(g); err != nil {
 		t.Fatal(err)
 	}
 	toks := kjvTokens(48)
@@ -193,11 +195,11 @@ func TestGPFullRankEverySlot(t *testing.T) {
 // k; below full rank nothing claims to be lossless.
 func TestGPEnergyMonotone(t *testing.T) {
 	m := openModel(t, "kjv/kjv-q8_0.gguf")
-	gb, err := m.NewGRCBuilderFor(GRCAllSlots)
+	gb, err := NewBuilder(m, AllSlots)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var prev *GRC
+	var prev *Compression
 	for _, k := range []int{32, 96, 160, 224, 256} {
 		g, err := gb.Build(k)
 		if err != nil {
@@ -225,12 +227,12 @@ func TestGPEnergyMonotone(t *testing.T) {
 // included) give the same bytes under GP allocation.
 func TestGPBuildsAreByteIdentical(t *testing.T) {
 	m := openModel(t, "kjv/kjv-q8_0.gguf")
-	build := func() *GRC {
-		gb, err := m.NewGRCBuilderFor(GRCAllSlots)
+	build := func() *Compression {
+		gb, err := NewBuilder(m, AllSlots)
 		if err != nil {
 			t.Fatal(err)
 		}
-		plan, err := gb.Plan(context.Background(), GRCSpec{Slots: GRCAllSlots, Alloc: GRCGP, K: 192}, nil, nil)
+		plan, err := gb.Plan(context.Background(), Spec{Slots: AllSlots, Alloc: AllocGP, K: 192}, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -254,19 +256,19 @@ func TestGPPlanBounds(t *testing.T) {
 		quantum int
 	}{{"kjv/kjv-q8_0.gguf", 32}, {"kjv/kjv-f32.gguf", 1}} {
 		m := openModel(t, c.file)
-		if f := m.DefaultGRCFloor(); f != 141 {
+		if f := DefaultFloor(m); f != 141 {
 			t.Fatalf("default floor %d for d = 256", f)
 		}
-		gb, _ := m.NewGRCBuilderFor(GRCQKV | GRCFFN)
-		variance, err := m.LayerVariance(context.Background(), nil, kjvTokens(200), 1, 128)
+		gb, _ := NewBuilder(m, QKV|FFN)
+		variance, err := LayerVariance(context.Background(), m, nil, kjvTokens(200), 1, 128)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("%s: σ² per layer %.4g", c.file, variance)
-		for _, sp := range []GRCSpec{
-			{Alloc: GRCGP, K: 192},
-			{Alloc: GRCGP, K: 224, Floor: 180},
-			{Alloc: GRCMCR, K: 192, Calib: "00ff"},
+		for _, sp := range []Spec{
+			{Alloc: AllocGP, K: 192},
+			{Alloc: AllocGP, K: 224, Floor: 180},
+			{Alloc: AllocMCR, K: 192, Calib: "00ff"},
 		} {
 			sp.Slots = gb.Slots()
 			plan, err := gb.Plan(context.Background(), sp, variance, nil)
@@ -286,7 +288,7 @@ func TestGPPlanBounds(t *testing.T) {
 			}
 			t.Logf("%s %s k=%d: ranks %v phases %v notes %q", c.file, sp.Alloc, sp.K, plan.Ranks, plan.Phases, plan.Notes)
 		}
-		plan, err := gb.Plan(context.Background(), GRCSpec{Slots: gb.Slots(), Alloc: GRCGP, K: 64}, nil, nil)
+		plan, err := gb.Plan(context.Background(), Spec{Slots: gb.Slots(), Alloc: AllocGP, K: 64}, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -298,12 +300,12 @@ func TestGPPlanBounds(t *testing.T) {
 		if len(plan.Notes) == 0 {
 			t.Error("the floor raised every rank without a note")
 		}
-		for _, bad := range []GRCSpec{
+		for _, bad := range []Spec{
 			{Slots: gb.Slots(), K: 300},
 			{Slots: gb.Slots(), K: 100, Floor: 50},
-			{Slots: gb.Slots(), Alloc: GRCGP, K: 100, Floor: 200, Max: 150},
-			{Slots: gb.Slots(), Alloc: GRCMCR, K: 100},
-			{Slots: GRCO, K: 100},
+			{Slots: gb.Slots(), Alloc: AllocGP, K: 100, Floor: 200, Max: 150},
+			{Slots: gb.Slots(), Alloc: AllocMCR, K: 100},
+			{Slots: O, K: 100},
 		} {
 			if _, err := gb.Plan(context.Background(), bad, variance, nil); err == nil {
 				t.Errorf("%+v accepted", bad)
@@ -317,8 +319,8 @@ func TestGPPlanBounds(t *testing.T) {
 // later build completes.
 func TestGRCBuildCancel(t *testing.T) {
 	m := openModel(t, "kjv/kjv-q8_0.gguf")
-	gb, _ := m.NewGRCBuilderFor(GRCAllSlots)
-	plan, err := gb.Plan(context.Background(), GRCSpec{Slots: GRCAllSlots, K: 128}, nil, nil)
+	gb, _ := NewBuilder(m, AllSlots)
+	plan, err := gb.Plan(context.Background(), Spec{Slots: AllSlots, K: 128}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -357,8 +359,8 @@ func TestGRCBuildCancel(t *testing.T) {
 // when its depth-sink check does not match the weights.
 func TestGRCCacheRoundTrip(t *testing.T) {
 	m := openModel(t, "kjv/kjv-q8_0.gguf")
-	gb, _ := m.NewGRCBuilderFor(GRCAllSlots)
-	spec := GRCSpec{Slots: GRCAllSlots, Alloc: GRCGP, K: 160}
+	gb, _ := NewBuilder(m, AllSlots)
+	spec := Spec{Slots: AllSlots, Alloc: AllocGP, K: 160}
 	plan, err := gb.Plan(context.Background(), spec, nil, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -367,7 +369,7 @@ func TestGRCCacheRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := m.VerifyGRC(g); err != nil {
+	if err := Verify(m, g); err != nil {
 		t.Fatalf("a fresh build fails its own check: %v", err)
 	}
 	// cached is what a cache file holds: the knobs and copies of the blobs
@@ -376,7 +378,7 @@ func TestGRCCacheRoundTrip(t *testing.T) {
 		knobs []byte
 		blobs []CacheBlob
 	}
-	encode := func(g *GRC) cached {
+	encode := func(g *Compression) cached {
 		knobs, secs, err := g.CacheSections()
 		if err != nil {
 			t.Fatal(err)
@@ -389,7 +391,7 @@ func TestGRCCacheRoundTrip(t *testing.T) {
 		return c
 	}
 	f := encode(g)
-	back, err := m.GRCFromCache(spec, f.knobs, f.blobs)
+	back, err := FromCache(m, spec, f.knobs, f.blobs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -399,19 +401,19 @@ func TestGRCCacheRoundTrip(t *testing.T) {
 	}
 	a, _ := m.NewStateOn(0, testBackend())
 	b, _ := m.NewStateOn(0, testBackend())
-	a.SetGRC(g)
-	b.SetGRC(back)
+	a.SetProjections(g)
+	b.SetProjections(back)
 	if d := maxLogitDiff(t, m, a, b, kjvTokens(16)); d != 0 {
 		t.Errorf("restored GRC moves the logits by %g", d)
 	}
-	for _, other := range []GRCSpec{
-		{Slots: GRCQKV, Alloc: GRCGP, K: 160},
-		{Slots: GRCQKV | GRCO, Alloc: GRCGP, K: 160},
-		{Slots: GRCAllSlots, K: 160},
-		{Slots: GRCAllSlots, Alloc: GRCGP, K: 192},
-		{Slots: GRCAllSlots, Alloc: GRCGP, K: 160, Floor: 150},
+	for _, other := range []Spec{
+		{Slots: QKV, Alloc: AllocGP, K: 160},
+		{Slots: QKV | O, Alloc: AllocGP, K: 160},
+		{Slots: AllSlots, K: 160},
+		{Slots: AllSlots, Alloc: AllocGP, K: 192},
+		{Slots: AllSlots, Alloc: AllocGP, K: 160, Floor: 150},
 	} {
-		if _, err := m.GRCFromCache(other, f.knobs, f.blobs); err == nil {
+		if _, err := FromCache(m, other, f.knobs, f.blobs); err == nil {
 			t.Errorf("a cache of %+v was accepted for %+v", spec, other)
 		}
 	}
@@ -421,20 +423,20 @@ func TestGRCCacheRoundTrip(t *testing.T) {
 	bad.Check.Values = append([]float64(nil), g.Check.Values...)
 	bad.Check.Values[2] *= 1.01
 	f = encode(&bad)
-	if _, err := m.GRCFromCache(spec, f.knobs, f.blobs); err == nil {
+	if _, err := FromCache(m, spec, f.knobs, f.blobs); err == nil {
 		t.Error("a cache whose depth-sink spectrum does not match was accepted")
 	}
 	bad.Check.Values[2] = math.Inf(1) // JSON cannot hold NaN; ±Inf fails to encode too
 	if _, _, err := bad.CacheSections(); err == nil {
 		t.Error("an infinite check value was encoded")
 	}
-	bad.Check = GRCCheck{Layer: g.Check.Layer, Group: g.Check.Group}
+	bad.Check = Check{Layer: g.Check.Layer, Group: g.Check.Group}
 	f = encode(&bad)
-	if _, err := m.GRCFromCache(spec, f.knobs, f.blobs); err == nil {
+	if _, err := FromCache(m, spec, f.knobs, f.blobs); err == nil {
 		t.Error("a cache without a depth-sink check was accepted")
 	}
 	other := openModel(t, "stories260k/stories260K-f32.gguf")
-	if _, err := other.GRCFromCache(GRCSpec{Slots: GRCAllSlots, Alloc: GRCGP, K: 48}, f.knobs, f.blobs); err == nil {
+	if _, err := FromCache(other, Spec{Slots: AllSlots, Alloc: AllocGP, K: 48}, f.knobs, f.blobs); err == nil {
 		t.Error("a kjv cache was accepted for stories260K")
 	}
 }
@@ -443,8 +445,8 @@ func TestGRCCacheRoundTrip(t *testing.T) {
 // GP allocation costs no heap allocation either.
 func TestDecodeAllocatesNothingGP(t *testing.T) {
 	m := openModel(t, "kjv/kjv-q8_0.gguf")
-	gb, _ := m.NewGRCBuilderFor(GRCAllSlots)
-	plan, err := gb.Plan(context.Background(), GRCSpec{Slots: GRCAllSlots, Alloc: GRCGP, K: 192}, nil, nil)
+	gb, _ := NewBuilder(m, AllSlots)
+	plan, err := gb.Plan(context.Background(), Spec{Slots: AllSlots, Alloc: AllocGP, K: 192}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -453,7 +455,7 @@ func TestDecodeAllocatesNothingGP(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, _ := m.NewStateOn(0, testBackend())
-	if err := s.SetGRC(g); err != nil {
+	if err := s.SetProjections(g); err != nil {
 		t.Fatal(err)
 	}
 	logits := make([]float32, m.Vocab)

@@ -1,34 +1,35 @@
-package model
+package grc
 
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/isagi-lab/isagi/engine/model"
 
 	"github.com/isagi-lab/isagi/engine/tensor"
 )
 
-// GRCCacheFormat versions what a GRC cache file holds. Files written
+// CacheFormat versions what a GRC cache file holds. Files written
 // before the GP slots (same number, four matrices per block, no depth-sink
-// check) are refused by GRCFromCache and rebuilt, like any other mismatch.
-const GRCCacheFormat = 1
+// check) are refused by FromCache and rebuilt, like any other mismatch.
+const CacheFormat = 1
 
 // grcMeta is a cache file's knobs: what it holds and how it was planned.
 type grcMeta struct {
-	Format  int        `json:"format"`
-	K       int        `json:"k"`
-	Slots   string     `json:"slots"`
-	Alloc   string     `json:"alloc"`
-	Floor   int        `json:"floor,omitempty"`
-	Max     int        `json:"max,omitempty"`
-	Calib   string     `json:"calib,omitempty"`
-	Ranks   []int      `json:"ranks"`
-	Quantum int        `json:"quantum"`
-	Phases  []string   `json:"phases,omitempty"`
-	Notes   []string   `json:"notes,omitempty"`
-	Blocks  int        `json:"blocks"`
-	Stats   []GRCBlock `json:"stats"`
-	Types   []uint32   `json:"types"` // per section
-	Check   GRCCheck   `json:"check"`
+	Format  int      `json:"format"`
+	K       int      `json:"k"`
+	Slots   string   `json:"slots"`
+	Alloc   string   `json:"alloc"`
+	Floor   int      `json:"floor,omitempty"`
+	Max     int      `json:"max,omitempty"`
+	Calib   string   `json:"calib,omitempty"`
+	Ranks   []int    `json:"ranks"`
+	Quantum int      `json:"quantum"`
+	Phases  []string `json:"phases,omitempty"`
+	Notes   []string `json:"notes,omitempty"`
+	Blocks  int      `json:"blocks"`
+	Stats   []Block  `json:"stats"`
+	Types   []uint32 `json:"types"` // per section
+	Check   Check    `json:"check"`
 }
 
 // matrices lists a layer's compressed matrices in cache order: per group
@@ -54,10 +55,10 @@ type CacheBlob struct {
 
 // CacheSections encodes g for a cache file: its knobs (JSON) and one blob
 // per matrix.
-func (g *GRC) CacheSections() (knobs []byte, sections []CacheBlob, err error) {
+func (g *Compression) CacheSections() (knobs []byte, sections []CacheBlob, err error) {
 	p := g.Plan
 	meta := grcMeta{
-		Format: GRCCacheFormat, K: p.K, Slots: p.Slots.String(), Alloc: p.Alloc.String(),
+		Format: CacheFormat, K: p.K, Slots: p.Slots.String(), Alloc: p.Alloc.String(),
 		Floor: p.Floor, Max: p.Max, Calib: p.Calib, Ranks: p.Ranks, Quantum: p.Quantum,
 		Phases: p.Phases, Notes: p.Notes, Blocks: len(g.layers), Stats: g.Blocks, Check: g.Check,
 	}
@@ -69,48 +70,48 @@ func (g *GRC) CacheSections() (knobs []byte, sections []CacheBlob, err error) {
 	}
 	knobs, err = json.Marshal(meta)
 	if err != nil {
-		return nil, nil, fmt.Errorf("model: encoding a GRC: %w", err)
+		return nil, nil, fmt.Errorf("grc: encoding a GRC: %w", err)
 	}
 	return knobs, sections, nil
 }
 
-// GRCFromCache decodes a cache file's knobs and sections into the GRC that
+// FromCache decodes a cache file's knobs and sections into the GRC that
 // spec asks for. Anything that does not match — another format, slot set,
 // allocation, rank, bounds or calibration; a shape this model cannot run;
-// a basis that fails the depth-sink check (VerifyGRC) — is an error, and
+// a basis that fails the depth-sink check (Verify) — is an error, and
 // the caller rebuilds: a cache is never used on trust.
-func (m *Model) GRCFromCache(spec GRCSpec, knobs []byte, sections []CacheBlob) (*GRC, error) {
-	sp, err := m.ResolveGRCSpec(spec)
+func FromCache(m *model.Model, spec Spec, knobs []byte, sections []CacheBlob) (*Compression, error) {
+	sp, err := Resolve(m, spec)
 	if err != nil {
 		return nil, err
 	}
 	var meta grcMeta
 	if err := json.Unmarshal(knobs, &meta); err != nil {
-		return nil, fmt.Errorf("model: GRC cache knobs: %w", err)
+		return nil, fmt.Errorf("grc: GRC cache knobs: %w", err)
 	}
-	if meta.Format != GRCCacheFormat || meta.Slots != sp.Slots.String() || meta.Alloc != sp.Alloc.String() ||
+	if meta.Format != CacheFormat || meta.Slots != sp.Slots.String() || meta.Alloc != sp.Alloc.String() ||
 		meta.K != sp.K || meta.Floor != sp.Floor || meta.Max != sp.Max || meta.Calib != sp.Calib {
-		return nil, fmt.Errorf("model: GRC cache holds format %d, slots %q, %s rank %d [%d, %d] %q; want format %d, slots %q, %s rank %d [%d, %d] %q",
+		return nil, fmt.Errorf("grc: GRC cache holds format %d, slots %q, %s rank %d [%d, %d] %q; want format %d, slots %q, %s rank %d [%d, %d] %q",
 			meta.Format, meta.Slots, meta.Alloc, meta.K, meta.Floor, meta.Max, meta.Calib,
-			GRCCacheFormat, sp.Slots, sp.Alloc, sp.K, sp.Floor, sp.Max, sp.Calib)
+			CacheFormat, sp.Slots, sp.Alloc, sp.K, sp.Floor, sp.Max, sp.Calib)
 	}
-	plan := GRCPlan{GRCSpec: sp, Ranks: meta.Ranks, Quantum: meta.Quantum, Phases: meta.Phases, Notes: meta.Notes}
-	if err := m.checkRanks(plan); err != nil {
-		return nil, fmt.Errorf("model: GRC cache: %w", err)
+	plan := Plan{Spec: sp, Ranks: meta.Ranks, Quantum: meta.Quantum, Phases: meta.Phases, Notes: meta.Notes}
+	if err := checkRanks(m, plan); err != nil {
+		return nil, fmt.Errorf("grc: GRC cache: %w", err)
 	}
-	if meta.Blocks != len(m.layers) || len(meta.Stats) != len(m.layers) {
-		return nil, fmt.Errorf("model: GRC cache has %d blocks, the model %d", meta.Blocks, len(m.layers))
+	if meta.Blocks != m.Layers || len(meta.Stats) != m.Layers {
+		return nil, fmt.Errorf("grc: GRC cache has %d blocks, the model %d", meta.Blocks, m.Layers)
 	}
-	g := &GRC{K: sp.K, Plan: plan, Check: meta.Check}
+	g := &Compression{K: sp.K, Plan: plan, Check: meta.Check}
 	next := 0
-	for l := range m.layers {
+	for l := range m.Layers {
 		r := plan.Ranks[l]
 		var gl grcLayer
-		blk := GRCBlock{Rank: r}
+		blk := Block{Rank: r}
 		stats := meta.Stats[l].Slots
 		for _, gi := range groupsOf(sp.Slots) {
-			ws, names, in, _ := m.groupInfo(gi, l)
-			k := m.groupK(gi, r)
+			ws, names, in, _ := groupInfo(m, gi, l)
+			k := groupK(m, gi, r)
 			shapes := [][2]int{{k, in}}
 			for _, w := range ws {
 				shapes = append(shapes, [2]int{w.Rows, k})
@@ -118,11 +119,11 @@ func (m *Model) GRCFromCache(spec GRCSpec, knobs []byte, sections []CacheBlob) (
 			var mats []*tensor.Matrix
 			for _, sh := range shapes {
 				if next >= len(sections) || next >= len(meta.Types) {
-					return nil, fmt.Errorf("model: GRC cache ends at block %d", l)
+					return nil, fmt.Errorf("grc: GRC cache ends at block %d", l)
 				}
 				mm, err := tensor.NewMatrix(tensor.Type(meta.Types[next]), sh[0], sh[1], sections[next].Data)
 				if err != nil {
-					return nil, fmt.Errorf("model: GRC cache block %d %s: %w", l, groupName(gi), err)
+					return nil, fmt.Errorf("grc: GRC cache block %d %s: %w", l, groupName(gi), err)
 				}
 				mats = append(mats, mm)
 				g.BytesAfter += int64(len(mm.Data))
@@ -136,22 +137,22 @@ func (m *Model) GRCFromCache(spec GRCSpec, knobs []byte, sections []CacheBlob) (
 			for _, name := range names {
 				i := len(blk.Slots)
 				if i >= len(stats) || stats[i].Slot != name {
-					return nil, fmt.Errorf("model: GRC cache block %d lists other slots than %s", l, sp.Slots)
+					return nil, fmt.Errorf("grc: GRC cache block %d lists other slots than %s", l, sp.Slots)
 				}
-				blk.Slots = append(blk.Slots, GRCSlotStat{Slot: name, K: k, Energy: stats[i].Energy, Lossless: m.groupLossless(gi, k)})
+				blk.Slots = append(blk.Slots, SlotStat{Slot: name, K: k, Energy: stats[i].Energy, Lossless: groupLossless(m, gi, k)})
 			}
 		}
 		if len(blk.Slots) != len(stats) {
-			return nil, fmt.Errorf("model: GRC cache block %d lists other slots than %s", l, sp.Slots)
+			return nil, fmt.Errorf("grc: GRC cache block %d lists other slots than %s", l, sp.Slots)
 		}
 		g.layers = append(g.layers, gl)
 		g.Blocks = append(g.Blocks, blk)
 	}
 	if next != len(sections) || next != len(meta.Types) {
-		return nil, fmt.Errorf("model: GRC cache has %d sections, the plan %d", len(sections), next)
+		return nil, fmt.Errorf("grc: GRC cache has %d sections, the plan %d", len(sections), next)
 	}
 	g.Energy = qkvEnergy(g.Blocks)
-	if err := m.VerifyGRC(g); err != nil {
+	if err := Verify(m, g); err != nil {
 		return nil, err
 	}
 	return g, nil

@@ -1,4 +1,4 @@
-package model
+package grc
 
 import (
 	"context"
@@ -6,25 +6,26 @@ import (
 	"math"
 	"strings"
 
-	"github.com/isagi-lab/isagi/engine/grc"
+	"github.com/isagi-lab/isagi/engine/model"
+
 	"github.com/isagi-lab/isagi/engine/tensor"
 )
 
-// GRC is a compression of some of every block's weight matrices
+// Compression is a GRC compression of some of every block's weight matrices
 // (docs/mechanisms.md §1–2). Each compressed group has a basis of its input
 // (k×in, applied once: x̃ = Pᵀx) and projected weights W̃ = W P (out×k)
 // that read x̃; FFN down is a truncated SVD in the same shape (x̃ = V_kᵀh,
 // y = U_kΣ_k x̃). The matrices are stored no coarser than the weights they
 // replace (see grcStorage). A State using it runs every compressed product
 // through x̃; the others are untouched.
-type GRC struct {
+type Compression struct {
 	// K is the requested rank: every block's under uniform allocation, the
 	// mean the blocks share under GP or MCR (Plan.Ranks has each block's).
 	K    int
-	Plan GRCPlan
+	Plan Plan
 	// Blocks is per block: its rank and, per compressed slot, the rank,
 	// the energy kept and whether nothing is lost.
-	Blocks []GRCBlock
+	Blocks []Block
 	// Energy[l] is the share of ‖W‖²_F that block l keeps for Q, K, V
 	// (1 for slots that are not compressed). Kept for the displays that
 	// predate the other slots; Blocks has every slot.
@@ -33,22 +34,22 @@ type GRC struct {
 	// through the compressed slots without and with the compression (every
 	// basis included).
 	BytesBefore, BytesAfter int64
-	// Check is what a cache is verified against on load (VerifyGRC).
-	Check GRCCheck
+	// Check is what a cache is verified against on load (Verify).
+	Check Check
 
 	layers []grcLayer
 	maxK   int
 }
 
-// GRCBlock is one block of a GRC.
-type GRCBlock struct {
-	Rank  int           `json:"rank"`
-	Slots []GRCSlotStat `json:"slots"`
+// Block is one block of a GRC.
+type Block struct {
+	Rank  int        `json:"rank"`
+	Slots []SlotStat `json:"slots"`
 }
 
-// GRCSlotStat is one compressed weight matrix of one block.
-type GRCSlotStat struct {
-	Slot GRCSlot `json:"slot"`
+// SlotStat is one compressed weight matrix of one block.
+type SlotStat struct {
+	Slot Slot `json:"slot"`
 	// K is the rank the slot is stored at: the block's rank, or its group's
 	// input width when that is smaller.
 	K int `json:"k"`
@@ -59,10 +60,10 @@ type GRCSlotStat struct {
 	Lossless bool `json:"lossless"`
 }
 
-// GRCCheck is the depth-sink spectrum (Paper 2 §5.1): the top eigenvalues
+// Check is the depth-sink spectrum (Paper 2 §5.1): the top eigenvalues
 // of one group's Gram matrix at about two thirds of the depth, which a
 // cached GRC must reproduce from this model's weights to be used.
-type GRCCheck struct {
+type Check struct {
 	Layer  int       `json:"layer"`
 	Group  string    `json:"group"`
 	Values []float64 `json:"values"`
@@ -95,24 +96,24 @@ func (l *grcLayer) group(g int) **grcGroup {
 
 // groupInfo describes group g of block l: its weight matrices in order,
 // which slots they are, its input width and its rows together.
-func (m *Model) groupInfo(g, l int) (ws []*tensor.Matrix, slots []GRCSlot, in, rows int) {
-	L := &m.layers[l]
+func groupInfo(m *model.Model, g, l int) (ws []*tensor.Matrix, slots []Slot, in, rows int) {
+	L := m.Block(l)
 	switch g {
 	case 0:
-		return []*tensor.Matrix{L.wq, L.wk, L.wv}, []GRCSlot{SlotQ, SlotK, SlotV}, m.Dim, m.QDim() + 2*m.KVDim()
+		return []*tensor.Matrix{L.Q, L.K, L.V}, []Slot{SlotQ, SlotK, SlotV}, m.Dim, m.QDim() + 2*m.KVDim()
 	case 1:
-		return []*tensor.Matrix{L.wo}, []GRCSlot{SlotO}, m.QDim(), m.Dim
+		return []*tensor.Matrix{L.O}, []Slot{SlotO}, m.QDim(), m.Dim
 	case 2:
-		return []*tensor.Matrix{L.gate, L.up}, []GRCSlot{SlotGate, SlotUp}, m.Dim, 2 * m.FFN
+		return []*tensor.Matrix{L.Gate, L.Up}, []Slot{SlotGate, SlotUp}, m.Dim, 2 * m.FFN
 	}
-	return []*tensor.Matrix{L.down}, []GRCSlot{SlotDown}, m.FFN, m.Dim
+	return []*tensor.Matrix{L.Down}, []Slot{SlotDown}, m.FFN, m.Dim
 }
 
 // groupK is the rank group g is stored at for a block of rank r: the basis
 // of an in-wide input has at most in columns, and an SVD at most
 // min(rows, cols) values.
-func (m *Model) groupK(g, r int) int {
-	_, _, in, rows := m.groupInfo(g, 0)
+func groupK(m *model.Model, g, r int) int {
+	_, _, in, rows := groupInfo(m, g, 0)
 	if g == 3 {
 		return min(r, in, rows)
 	}
@@ -120,21 +121,21 @@ func (m *Model) groupK(g, r int) int {
 }
 
 // groupLossless reports whether group g at rank k keeps everything.
-func (m *Model) groupLossless(g, k int) bool {
-	_, _, in, rows := m.groupInfo(g, 0)
+func groupLossless(m *model.Model, g, k int) bool {
+	_, _, in, rows := groupInfo(m, g, 0)
 	return k >= min(in, rows)
 }
 
 // groupsOf lists the groups a slot set compresses, in order.
-func groupsOf(s GRCSlots) []int {
+func groupsOf(s Slots) []int {
 	var gs []int
-	if s&GRCQKV != 0 {
+	if s&QKV != 0 {
 		gs = append(gs, 0)
 	}
-	if s&GRCO != 0 {
+	if s&O != 0 {
 		gs = append(gs, 1)
 	}
-	if s&GRCFFN != 0 {
+	if s&FFN != 0 {
 		gs = append(gs, 2, 3)
 	}
 	return gs
@@ -146,24 +147,24 @@ func groupName(g int) string {
 
 // gpBlock is one block's decompositions (nil until made).
 type gpBlock struct {
-	gram [3]*grc.Decomposition // qkv, o, ffn up+gate
-	svd  *grc.SVD              // ffn down
+	gram [3]*Decomposition // qkv, o, ffn up+gate
+	svd  *SVD              // ffn down
 }
 
-// GRCBuilder holds the decompositions of every block's compressed groups,
+// Builder holds the decompositions of every block's compressed groups,
 // made on first use and kept, so that a compression of any rank or
 // allocation is a projection away (the rank knob moves between turns
 // without solving again). It is not safe for concurrent use.
-type GRCBuilder struct {
-	m      *Model
-	slots  GRCSlots
+type Builder struct {
+	m      *model.Model
+	slots  Slots
 	blocks []gpBlock
 }
 
-// NewGRCBuilder decomposes every block's Q/K/V Gram matrix (the slow part:
-// O(d³) per block) and returns a builder for the qkv slot set.
-func (m *Model) NewGRCBuilder() (*GRCBuilder, error) {
-	gb, err := m.NewGRCBuilderFor(GRCQKV)
+// NewQKVBuilder decomposes every block's Q/K/V Gram matrix (the slow
+// part: O(d³) per block) and returns a builder for the qkv slot set.
+func NewQKVBuilder(m *model.Model) (*Builder, error) {
+	gb, err := NewBuilder(m, QKV)
 	if err != nil {
 		return nil, err
 	}
@@ -173,23 +174,23 @@ func (m *Model) NewGRCBuilder() (*GRCBuilder, error) {
 	return gb, nil
 }
 
-// NewGRCBuilderFor returns a builder for a slot set. It does no work yet:
+// NewBuilder returns a builder of m's compressions over a slot set. It does no work yet:
 // Decompose, Plan and BuildPlan decompose the blocks they need, reporting
 // progress and honouring cancellation.
-func (m *Model) NewGRCBuilderFor(slots GRCSlots) (*GRCBuilder, error) {
+func NewBuilder(m *model.Model, slots Slots) (*Builder, error) {
 	if err := slots.valid(); err != nil {
 		return nil, err
 	}
-	return &GRCBuilder{m: m, slots: slots, blocks: make([]gpBlock, len(m.layers))}, nil
+	return &Builder{m: m, slots: slots, blocks: make([]gpBlock, m.Layers)}, nil
 }
 
 // Slots is the slot set the builder compresses.
-func (gb *GRCBuilder) Slots() GRCSlots { return gb.slots }
+func (gb *Builder) Slots() Slots { return gb.slots }
 
 // Decompose makes every block's decompositions that are not made yet,
 // calling progress(done, total) after each block. A cancelled ctx stops it
 // between groups with ctx.Err(); blocks already done are kept.
-func (gb *GRCBuilder) Decompose(ctx context.Context, progress func(done, total int)) error {
+func (gb *Builder) Decompose(ctx context.Context, progress func(done, total int)) error {
 	for l := range gb.blocks {
 		if err := gb.decompose(ctx, l); err != nil {
 			return err
@@ -202,7 +203,7 @@ func (gb *GRCBuilder) Decompose(ctx context.Context, progress func(done, total i
 }
 
 // decompose makes block l's missing decompositions.
-func (gb *GRCBuilder) decompose(ctx context.Context, l int) error {
+func (gb *Builder) decompose(ctx context.Context, l int) error {
 	b := &gb.blocks[l]
 	for _, g := range groupsOf(gb.slots) {
 		if (g < 3 && b.gram[g] != nil) || (g == 3 && b.svd != nil) {
@@ -211,41 +212,41 @@ func (gb *GRCBuilder) decompose(ctx context.Context, l int) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		slots, err := gb.m.dequantGroup(g, l)
+		slots, err := dequantGroup(gb.m, g, l)
 		if err != nil {
 			return err
 		}
 		if g == 3 {
-			if b.svd, err = grc.DecomposeSVD(slots[0]); err != nil {
-				return fmt.Errorf("model: block %d FFN down: %w", l, err)
+			if b.svd, err = DecomposeSVD(slots[0]); err != nil {
+				return fmt.Errorf("grc: block %d FFN down: %w", l, err)
 			}
 			continue
 		}
-		if b.gram[g], err = grc.Decompose(slots); err != nil {
-			return fmt.Errorf("model: block %d %s: %w", l, groupName(g), err)
+		if b.gram[g], err = Decompose(slots); err != nil {
+			return fmt.Errorf("grc: block %d %s: %w", l, groupName(g), err)
 		}
 	}
 	return nil
 }
 
 // dequantGroup returns group g of block l as float32 slots.
-func (m *Model) dequantGroup(g, l int) ([]grc.Slot, error) {
-	ws, _, _, _ := m.groupInfo(g, l)
-	slots := make([]grc.Slot, len(ws))
+func dequantGroup(m *model.Model, g, l int) ([]Matrix, error) {
+	ws, _, _, _ := groupInfo(m, g, l)
+	slots := make([]Matrix, len(ws))
 	for i, w := range ws {
 		f := make([]float32, w.Rows*w.Cols)
 		if err := tensor.Dequantize(w.Type, f, w.Data); err != nil {
-			return nil, fmt.Errorf("model: block %d %s: %w", l, groupName(g), err)
+			return nil, fmt.Errorf("grc: block %d %s: %w", l, groupName(g), err)
 		}
-		slots[i] = grc.Slot{Rows: w.Rows, Cols: w.Cols, W: f}
+		slots[i] = Matrix{Rows: w.Rows, Cols: w.Cols, W: f}
 	}
 	return slots, nil
 }
 
-// BuildGRC computes a uniform rank-k compression of Q/K/V from the model's
+// BuildQKV computes a uniform rank-k compression of m's Q/K/V from the
 // weights alone. k = Dim is lossless up to the storage's rounding.
-func (m *Model) BuildGRC(k int) (*GRC, error) {
-	gb, err := m.NewGRCBuilderFor(GRCQKV)
+func BuildQKV(m *model.Model, k int) (*Compression, error) {
+	gb, err := NewBuilder(m, QKV)
 	if err != nil {
 		return nil, err
 	}
@@ -254,8 +255,8 @@ func (m *Model) BuildGRC(k int) (*GRC, error) {
 
 // Build projects every block onto its rank-k basis (uniform allocation over
 // the builder's slot set).
-func (gb *GRCBuilder) Build(k int) (*GRC, error) {
-	plan, err := gb.Plan(context.Background(), GRCSpec{Slots: gb.slots, K: k}, nil, nil)
+func (gb *Builder) Build(k int) (*Compression, error) {
+	plan, err := gb.Plan(context.Background(), Spec{Slots: gb.slots, K: k}, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -265,21 +266,21 @@ func (gb *GRCBuilder) Build(k int) (*GRC, error) {
 // BuildPlan builds the compression a plan describes, decomposing blocks as
 // needed, calling progress(done, total) after each block. A cancelled ctx
 // stops it between groups with ctx.Err().
-func (gb *GRCBuilder) BuildPlan(ctx context.Context, plan GRCPlan, progress func(done, total int)) (*GRC, error) {
+func (gb *Builder) BuildPlan(ctx context.Context, plan Plan, progress func(done, total int)) (*Compression, error) {
 	m := gb.m
 	if plan.Slots != gb.slots {
-		return nil, fmt.Errorf("model: a plan for slots %s given to a builder for %s", plan.Slots, gb.slots)
+		return nil, fmt.Errorf("grc: a plan for slots %s given to a builder for %s", plan.Slots, gb.slots)
 	}
-	if err := m.checkRanks(plan); err != nil {
+	if err := checkRanks(m, plan); err != nil {
 		return nil, err
 	}
-	g := &GRC{K: plan.K, Plan: plan}
-	for l := range m.layers {
+	g := &Compression{K: plan.K, Plan: plan}
+	for l := range m.Layers {
 		if err := gb.decompose(ctx, l); err != nil {
 			return nil, err
 		}
 		var gl grcLayer
-		blk := GRCBlock{Rank: plan.Ranks[l]}
+		blk := Block{Rank: plan.Ranks[l]}
 		for _, gi := range groupsOf(plan.Slots) {
 			if err := ctx.Err(); err != nil {
 				return nil, err
@@ -291,7 +292,7 @@ func (gb *GRCBuilder) BuildPlan(ctx context.Context, plan GRCPlan, progress func
 			*gl.group(gi) = grp
 			blk.Slots = append(blk.Slots, stats...)
 			g.maxK = max(g.maxK, grp.k)
-			ws, _, _, _ := m.groupInfo(gi, l)
+			ws, _, _, _ := groupInfo(m, gi, l)
 			for _, w := range ws {
 				g.BytesBefore += int64(len(w.Data))
 			}
@@ -303,7 +304,7 @@ func (gb *GRCBuilder) BuildPlan(ctx context.Context, plan GRCPlan, progress func
 		g.layers = append(g.layers, gl)
 		g.Blocks = append(g.Blocks, blk)
 		if progress != nil {
-			progress(l+1, len(m.layers))
+			progress(l+1, m.Layers)
 		}
 	}
 	g.Energy = qkvEnergy(g.Blocks)
@@ -312,25 +313,25 @@ func (gb *GRCBuilder) BuildPlan(ctx context.Context, plan GRCPlan, progress func
 }
 
 // project builds group gi of block l at rank r.
-func (gb *GRCBuilder) project(gi, l, r int) (*grcGroup, []GRCSlotStat, error) {
+func (gb *Builder) project(gi, l, r int) (*grcGroup, []SlotStat, error) {
 	m := gb.m
-	ws, names, in, _ := m.groupInfo(gi, l)
-	k := m.groupK(gi, r)
-	lossless := m.groupLossless(gi, k)
+	ws, names, in, _ := groupInfo(m, gi, l)
+	k := groupK(m, gi, r)
+	lossless := groupLossless(m, gi, k)
 	store := func(rows, cols int, f []float32) (*tensor.Matrix, error) {
 		mm, err := quantizeMatrix(grcStorage(ws[0].Type, cols), rows, cols, f)
 		if err != nil {
-			return nil, fmt.Errorf("model: block %d %s: %w", l, groupName(gi), err)
+			return nil, fmt.Errorf("grc: block %d %s: %w", l, groupName(gi), err)
 		}
 		return mm, nil
 	}
 	grp := &grcGroup{k: k}
-	var stats []GRCSlotStat
+	var stats []SlotStat
 	if gi == 3 {
 		f := gb.blocks[l].svd
 		a, b, err := f.Factors(k)
 		if err != nil {
-			return nil, nil, fmt.Errorf("model: block %d FFN down: %w", l, err)
+			return nil, nil, fmt.Errorf("grc: block %d FFN down: %w", l, err)
 		}
 		if grp.in, err = store(k, in, b); err != nil {
 			return nil, nil, err
@@ -340,16 +341,16 @@ func (gb *GRCBuilder) project(gi, l, r int) (*grcGroup, []GRCSlotStat, error) {
 			return nil, nil, err
 		}
 		grp.out = []*tensor.Matrix{out}
-		stats = append(stats, GRCSlotStat{Slot: SlotDown, K: k, Energy: f.Energy(k), Lossless: lossless})
+		stats = append(stats, SlotStat{Slot: SlotDown, K: k, Energy: f.Energy(k), Lossless: lossless})
 		return grp, stats, nil
 	}
-	slots, err := m.dequantGroup(gi, l)
+	slots, err := dequantGroup(m, gi, l)
 	if err != nil {
 		return nil, nil, err
 	}
 	b, proj, err := gb.blocks[l].gram[gi].Apply(k, slots)
 	if err != nil {
-		return nil, nil, fmt.Errorf("model: block %d %s: %w", l, groupName(gi), err)
+		return nil, nil, fmt.Errorf("grc: block %d %s: %w", l, groupName(gi), err)
 	}
 	if grp.in, err = store(k, in, b.Transposed()); err != nil {
 		return nil, nil, err
@@ -360,7 +361,7 @@ func (gb *GRCBuilder) project(gi, l, r int) (*grcGroup, []GRCSlotStat, error) {
 			return nil, nil, err
 		}
 		grp.out = append(grp.out, mm)
-		stats = append(stats, GRCSlotStat{Slot: names[i], K: k, Energy: b.Energy[i], Lossless: lossless})
+		stats = append(stats, SlotStat{Slot: names[i], K: k, Energy: b.Energy[i], Lossless: lossless})
 	}
 	return grp, stats, nil
 }
@@ -379,7 +380,7 @@ func quantizeMatrix(typ tensor.Type, rows, cols int, f []float32) (*tensor.Matri
 }
 
 // qkvEnergy is the Q/K/V energies of every block (1 where not compressed).
-func qkvEnergy(blocks []GRCBlock) [][3]float64 {
+func qkvEnergy(blocks []Block) [][3]float64 {
 	out := make([][3]float64, len(blocks))
 	for l, b := range blocks {
 		out[l] = [3]float64{1, 1, 1}
@@ -402,11 +403,11 @@ func depthSink(layers int) int { return min(2*layers/3, layers-1) }
 const checkValues = 8
 
 // check records the depth-sink spectrum of the plan's first group.
-func (gb *GRCBuilder) check(plan GRCPlan) GRCCheck {
+func (gb *Builder) check(plan Plan) Check {
 	l := depthSink(len(gb.blocks))
 	gi := groupsOf(plan.Slots)[0]
-	k := gb.m.groupK(gi, plan.Ranks[l])
-	c := GRCCheck{Layer: l, Group: groupName(gi)}
+	k := groupK(gb.m, gi, plan.Ranks[l])
+	c := Check{Layer: l, Group: groupName(gi)}
 	b := &gb.blocks[l]
 	for j := range min(checkValues, k) {
 		if gi == 3 {
@@ -418,13 +419,13 @@ func (gb *GRCBuilder) check(plan GRCPlan) GRCCheck {
 	return c
 }
 
-// VerifyGRC re-derives the depth-sink block's top eigenvalues from this
+// Verify re-derives the depth-sink block's top eigenvalues from this
 // model's weights and g's stored basis — the Rayleigh quotient Σ‖W p_j‖²
 // of each stored basis row p_j, which equals λ_j when p_j is an
 // eigenvector — and refuses a g whose basis does not fit the weights
 // (another model, another builder, damage the checksums missed). It costs
 // one block's products, not a decomposition.
-func (m *Model) VerifyGRC(g *GRC) error {
+func Verify(m *model.Model, g *Compression) error {
 	c := g.Check
 	gi := -1
 	for i := range 4 {
@@ -433,25 +434,25 @@ func (m *Model) VerifyGRC(g *GRC) error {
 		}
 	}
 	if c.Layer < 0 || c.Layer >= len(g.layers) || gi < 0 || len(c.Values) == 0 {
-		return fmt.Errorf("model: GRC has no usable depth-sink check (%s at block %d)", c.Group, c.Layer)
+		return fmt.Errorf("grc: GRC has no usable depth-sink check (%s at block %d)", c.Group, c.Layer)
 	}
 	for _, v := range c.Values { // NaN would pass every comparison below
 		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-			return fmt.Errorf("model: GRC depth-sink check holds %g", v)
+			return fmt.Errorf("grc: GRC depth-sink check holds %g", v)
 		}
 	}
 	grp := *g.layers[c.Layer].group(gi)
 	if grp == nil || len(c.Values) > grp.k {
-		return fmt.Errorf("model: GRC check names %s at block %d, which is not compressed", c.Group, c.Layer)
+		return fmt.Errorf("grc: GRC check names %s at block %d, which is not compressed", c.Group, c.Layer)
 	}
-	slots, err := m.dequantGroup(gi, c.Layer)
+	slots, err := dequantGroup(m, gi, c.Layer)
 	if err != nil {
 		return err
 	}
 	p := make([]float32, grp.in.Cols)
 	for j, want := range c.Values {
 		if err := tensor.Dequantize(grp.in.Type, p, grp.in.Row(j)); err != nil {
-			return fmt.Errorf("model: GRC check: %w", err)
+			return fmt.Errorf("grc: GRC check: %w", err)
 		}
 		var pp, r float64
 		for _, v := range p {
@@ -472,80 +473,61 @@ func (m *Model) VerifyGRC(g *GRC) error {
 		// A quantised basis row is off its eigenvector by ~0.3 %; the
 		// Rayleigh quotient errs by the square of that, far inside 1e-3.
 		if math.Abs(r-want) > 1e-3*c.Values[0] || math.IsNaN(r) {
-			return fmt.Errorf("model: GRC does not fit this model: block %d %s eigenvalue %d is %.6g from the weights, %.6g in the cache", c.Layer, c.Group, j, r, want)
+			return fmt.Errorf("grc: GRC does not fit this model: block %d %s eigenvalue %d is %.6g from the weights, %.6g in the cache", c.Layer, c.Group, j, r, want)
 		}
 	}
 	return nil
 }
 
 // checkRanks validates a plan's per-block ranks against the model.
-func (m *Model) checkRanks(plan GRCPlan) error {
+func checkRanks(m *model.Model, plan Plan) error {
 	if err := plan.Slots.valid(); err != nil {
 		return err
 	}
-	if len(plan.Ranks) != len(m.layers) {
-		return fmt.Errorf("model: a GRC plan for %d blocks, the model has %d", len(plan.Ranks), len(m.layers))
+	if len(plan.Ranks) != m.Layers {
+		return fmt.Errorf("grc: a GRC plan for %d blocks, the model has %d", len(plan.Ranks), m.Layers)
 	}
 	for l, r := range plan.Ranks {
 		if r < 1 || r > m.Dim {
-			return fmt.Errorf("model: block %d: GRC rank %d outside 1…%d (the embedding width)", l, r, m.Dim)
+			return fmt.Errorf("grc: block %d: GRC rank %d outside 1…%d (the embedding width)", l, r, m.Dim)
 		}
 	}
 	return nil
 }
 
-// SetGRC switches the state's compressed products to g, or back to the
-// full weights with nil. It takes effect from the next Forward; the KV
-// cache is kept (entries written before the switch keep their exact values).
-func (s *State) SetGRC(g *GRC) error {
-	if g != nil && len(g.layers) != len(s.m.layers) {
-		return fmt.Errorf("model: GRC built for %d blocks, model has %d", len(g.layers), len(s.m.layers))
-	}
-	// Every slot back to its dense product, then the compressed ones set
-	// to their projection and projected weights.
-	if err := s.upload(); err != nil {
-		return err
-	}
-	s.grc = g
+// Layers is the number of blocks g was built for (model.Projections).
+func (g *Compression) Layers() int { return len(g.layers) }
+
+// Block is block l's projected groups (model.Projections).
+func (g *Compression) Block(l int) model.BlockProjections {
+	gl := &g.layers[l]
+	return model.BlockProjections{QKV: gl.qkv.projection(), O: gl.o.projection(), FFN: gl.ffn.projection(), Down: gl.down.projection()}
+}
+
+// projection is the group as the model runs it (nil when not compressed).
+func (g *grcGroup) projection() *model.Projection {
 	if g == nil {
 		return nil
 	}
-	if s.xt == nil || s.xt.Width() < g.maxK {
-		xt, err := s.b.Alloc(MaxBatch, g.maxK)
-		if err != nil {
-			return fmt.Errorf("model: %w", err)
-		}
-		s.xt = xt
-	}
-	for l := range g.layers {
-		gl, bl := &g.layers[l], &s.lin[l]
-		for _, p := range []struct {
-			grp *grcGroup
-			dst *linear
-		}{{gl.qkv, &bl.qkv}, {gl.o, &bl.o}, {gl.ffn, &bl.ffn}, {gl.down, &bl.down}} {
-			if p.grp == nil {
-				continue
-			}
-			in, err := s.b.Matrix(p.grp.in)
-			if err != nil {
-				return fmt.Errorf("model: %w", err)
-			}
-			lin := linear{in: in}
-			for _, w := range p.grp.out {
-				o, err := s.b.Matrix(w)
-				if err != nil {
-					return fmt.Errorf("model: %w", err)
-				}
-				lin.out = append(lin.out, o)
-			}
-			*p.dst = lin
-		}
-	}
-	return nil
+	return &model.Projection{In: g.in, Out: g.out}
 }
 
-// GRC is the compression in use, or nil.
-func (s *State) GRC() *GRC { return s.grc }
+// Use runs s's products through g from its next Forward, or dense again
+// when g is nil. (A nil *Compression passed to State.SetProjections
+// directly would be a non-nil interface holding nil.)
+func Use(s *model.State, g *Compression) error {
+	if g == nil {
+		return s.SetProjections(nil)
+	}
+	return s.SetProjections(g)
+}
+
+// Of is the compression a state's products run through, or nil when they
+// run dense or through projections of another kind.
+func Of(s *model.State) *Compression {
+	g, _ := s.Projections().(*Compression)
+	return g
+}
 
 // grcStorage picks how the projected matrices are stored: float32 for a
 // float32 model (so that full rank is lossless), F16 for a 16-bit one, and
@@ -566,9 +548,9 @@ func grcStorage(weights tensor.Type, cols int) tensor.Type {
 	return tensor.Q8_0
 }
 
-// GRCSlotSummary is one slot across the blocks, for display.
-type GRCSlotSummary struct {
-	Slot       GRCSlot
+// SlotSummary is one slot across the blocks, for display.
+type SlotSummary struct {
+	Slot       Slot
 	MinK, MaxK int
 	// MeanEnergy and MinEnergy are over the blocks.
 	MeanEnergy, MinEnergy float64
@@ -578,10 +560,10 @@ type GRCSlotSummary struct {
 
 // Summary is every compressed slot's ranks and energy over the blocks, in
 // slot order (q, k, v, o, gate, up, down).
-func (g *GRC) Summary() []GRCSlotSummary {
-	var out []GRCSlotSummary
+func (g *Compression) Summary() []SlotSummary {
+	var out []SlotSummary
 	for s := SlotQ; s <= SlotDown; s++ {
-		sum := GRCSlotSummary{Slot: s, MinEnergy: math.Inf(1), MinK: math.MaxInt}
+		sum := SlotSummary{Slot: s, MinEnergy: math.Inf(1), MinK: math.MaxInt}
 		n := 0
 		for _, b := range g.Blocks {
 			for _, st := range b.Slots {
@@ -607,10 +589,10 @@ func (g *GRC) Summary() []GRCSlotSummary {
 
 // String is a one-line description: slots, allocation, rank, bytes and
 // the energy each slot keeps.
-func (g *GRC) String() string {
+func (g *Compression) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "GRC %s", g.Plan.Slots)
-	if g.Plan.Alloc != GRCUniform {
+	if g.Plan.Alloc != AllocUniform {
 		r := g.Plan.Ranks
 		sum := 0
 		for _, v := range r {

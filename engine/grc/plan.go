@@ -1,46 +1,46 @@
-package model
+package grc
 
 import (
 	"context"
 	"fmt"
+	"github.com/isagi-lab/isagi/engine/model"
 	"strings"
 
-	"github.com/isagi-lab/isagi/engine/grc"
 	"github.com/isagi-lab/isagi/engine/tensor"
 )
 
-// GRCSlots is a set of slot groups to compress (docs/mechanisms.md §2).
-type GRCSlots uint8
+// Slots is a set of slot groups to compress (docs/mechanisms.md §2).
+type Slots uint8
 
 // The slot groups. Each has one basis per block: Q/K/V share a joint Gram
 // over the attention input, O has its own over the attention output, FFN
-// gate and up share one over the FFN input, and GRCFFN also compresses FFN
+// gate and up share one over the FFN input, and FFN also compresses FFN
 // down by truncated SVD.
 const (
-	GRCQKV GRCSlots = 1 << iota
-	GRCO
-	GRCFFN
+	QKV Slots = 1 << iota
+	O
+	FFN
 )
 
-// GRCAllSlots is every slot group.
-const GRCAllSlots = GRCQKV | GRCO | GRCFFN
+// AllSlots is every slot group.
+const AllSlots = QKV | O | FFN
 
-// ParseGRCSlots reads a slot set: a comma-separated list of qkv, o and ffn
+// ParseSlots reads a slot set: a comma-separated list of qkv, o and ffn
 // ("qkv", "qkv,o,ffn"), or all.
-func ParseGRCSlots(s string) (GRCSlots, error) {
+func ParseSlots(s string) (Slots, error) {
 	if strings.TrimSpace(s) == "all" {
-		return GRCAllSlots, nil
+		return AllSlots, nil
 	}
-	var set GRCSlots
+	var set Slots
 	for _, f := range strings.Split(s, ",") {
-		var b GRCSlots
+		var b Slots
 		switch strings.TrimSpace(f) {
 		case "qkv":
-			b = GRCQKV
+			b = QKV
 		case "o":
-			b = GRCO
+			b = O
 		case "ffn":
-			b = GRCFFN
+			b = FFN
 		default:
 			return 0, fmt.Errorf("slot set %q: want a comma-separated list of qkv, o and ffn, or all", s)
 		}
@@ -53,12 +53,12 @@ func ParseGRCSlots(s string) (GRCSlots, error) {
 }
 
 // String is the canonical form: "qkv", "o", "ffn" in that order, comma-separated.
-func (s GRCSlots) String() string {
+func (s Slots) String() string {
 	var parts []string
 	for _, g := range []struct {
-		b    GRCSlots
+		b    Slots
 		name string
-	}{{GRCQKV, "qkv"}, {GRCO, "o"}, {GRCFFN, "ffn"}} {
+	}{{QKV, "qkv"}, {O, "o"}, {FFN, "ffn"}} {
 		if s&g.b != 0 {
 			parts = append(parts, g.name)
 		}
@@ -69,19 +69,19 @@ func (s GRCSlots) String() string {
 	return strings.Join(parts, ",")
 }
 
-func (s GRCSlots) valid() error {
-	if s == 0 || s&^GRCAllSlots != 0 {
-		return fmt.Errorf("model: slot set %#x is not a non-empty set of qkv, o and ffn", uint8(s))
+func (s Slots) valid() error {
+	if s == 0 || s&^AllSlots != 0 {
+		return fmt.Errorf("grc: slot set %#x is not a non-empty set of qkv, o and ffn", uint8(s))
 	}
 	return nil
 }
 
-// GRCSlot is one weight matrix of a block.
-type GRCSlot uint8
+// Slot is one weight matrix of a block.
+type Slot uint8
 
 // The seven compressible matrices of a block.
 const (
-	SlotQ GRCSlot = iota
+	SlotQ Slot = iota
 	SlotK
 	SlotV
 	SlotO
@@ -90,7 +90,7 @@ const (
 	SlotDown
 )
 
-func (s GRCSlot) String() string {
+func (s Slot) String() string {
 	switch s {
 	case SlotQ:
 		return "q"
@@ -111,66 +111,66 @@ func (s GRCSlot) String() string {
 }
 
 // MarshalText writes the slot's name (cache metadata stays readable).
-func (s GRCSlot) MarshalText() ([]byte, error) {
+func (s Slot) MarshalText() ([]byte, error) {
 	if s > SlotDown {
-		return nil, fmt.Errorf("model: no slot %d", uint8(s))
+		return nil, fmt.Errorf("grc: no slot %d", uint8(s))
 	}
 	return []byte(s.String()), nil
 }
 
 // UnmarshalText reads a slot's name.
-func (s *GRCSlot) UnmarshalText(b []byte) error {
+func (s *Slot) UnmarshalText(b []byte) error {
 	for v := SlotQ; v <= SlotDown; v++ {
 		if v.String() == string(b) {
 			*s = v
 			return nil
 		}
 	}
-	return fmt.Errorf("model: unknown slot %q", b)
+	return fmt.Errorf("grc: unknown slot %q", b)
 }
 
-// GRCAlloc is how ranks are spread over blocks.
-type GRCAlloc uint8
+// Alloc is how ranks are spread over blocks.
+type Alloc uint8
 
 // The allocations: the same rank everywhere (Paper 1), GP's spectrum score
 // with a floor (Paper 2 §4), MCR's phase profile from calibration hidden
 // states (Paper 6 §2).
 const (
-	GRCUniform GRCAlloc = iota
-	GRCGP
-	GRCMCR
+	AllocUniform Alloc = iota
+	AllocGP
+	AllocMCR
 )
 
-// ParseGRCAlloc reads uniform, gp or mcr.
-func ParseGRCAlloc(s string) (GRCAlloc, error) {
+// ParseAlloc reads uniform, gp or mcr.
+func ParseAlloc(s string) (Alloc, error) {
 	switch s {
 	case "uniform":
-		return GRCUniform, nil
+		return AllocUniform, nil
 	case "gp":
-		return GRCGP, nil
+		return AllocGP, nil
 	case "mcr":
-		return GRCMCR, nil
+		return AllocMCR, nil
 	}
 	return 0, fmt.Errorf("allocation %q: want uniform, gp or mcr", s)
 }
 
-func (a GRCAlloc) String() string {
+func (a Alloc) String() string {
 	switch a {
-	case GRCUniform:
+	case AllocUniform:
 		return "uniform"
-	case GRCGP:
+	case AllocGP:
 		return "gp"
-	case GRCMCR:
+	case AllocMCR:
 		return "mcr"
 	}
 	return fmt.Sprintf("alloc%d", uint8(a))
 }
 
-// GRCSpec is what a user asks for; with the model it determines a GRC, so
+// Spec is what a user asks for; with the model it determines a GRC, so
 // its Key names the cache file.
-type GRCSpec struct {
-	Slots GRCSlots
-	Alloc GRCAlloc
+type Spec struct {
+	Slots Slots
+	Alloc Alloc
 	// K is every block's rank (uniform), or the mean rank (GP, MCR).
 	K int
 	// Floor and Max bound the per-block rank under GP and MCR: 0 means the
@@ -181,43 +181,43 @@ type GRCSpec struct {
 	Calib string
 }
 
-// DefaultGRCFloor is k_floor = ⌈0.55·Dim⌉.
-func (m *Model) DefaultGRCFloor() int { return (55*m.Dim + 99) / 100 }
+// DefaultFloor is k_floor = ⌈0.55·Dim⌉.
+func DefaultFloor(m *model.Model) int { return (55*m.Dim + 99) / 100 }
 
-// ResolveGRCSpec checks a spec against the model and fills in the default
+// Resolve checks a spec against the model and fills in the default
 // floor and cap.
-func (m *Model) ResolveGRCSpec(sp GRCSpec) (GRCSpec, error) {
+func Resolve(m *model.Model, sp Spec) (Spec, error) {
 	if err := sp.Slots.valid(); err != nil {
 		return sp, err
 	}
 	if sp.K < 1 || sp.K > m.Dim {
-		return sp, fmt.Errorf("model: GRC rank %d outside 1…%d (the embedding width)", sp.K, m.Dim)
+		return sp, fmt.Errorf("grc: GRC rank %d outside 1…%d (the embedding width)", sp.K, m.Dim)
 	}
 	switch sp.Alloc {
-	case GRCUniform:
+	case AllocUniform:
 		if sp.Floor != 0 || sp.Max != 0 || sp.Calib != "" {
-			return sp, fmt.Errorf("model: uniform rank takes no floor, cap or calibration (they are for gp and mcr)")
+			return sp, fmt.Errorf("grc: uniform rank takes no floor, cap or calibration (they are for gp and mcr)")
 		}
 		return sp, nil
-	case GRCGP, GRCMCR:
+	case AllocGP, AllocMCR:
 	default:
-		return sp, fmt.Errorf("model: unknown GRC allocation %d", sp.Alloc)
+		return sp, fmt.Errorf("grc: unknown GRC allocation %d", sp.Alloc)
 	}
 	if sp.Floor == 0 {
-		sp.Floor = m.DefaultGRCFloor()
+		sp.Floor = DefaultFloor(m)
 	}
 	if sp.Max == 0 {
 		sp.Max = m.Dim
 	}
 	if sp.Floor < 1 || sp.Floor > sp.Max || sp.Max > m.Dim {
-		return sp, fmt.Errorf("model: GRC rank bounds [%d, %d] outside 1…%d", sp.Floor, sp.Max, m.Dim)
+		return sp, fmt.Errorf("grc: GRC rank bounds [%d, %d] outside 1…%d", sp.Floor, sp.Max, m.Dim)
 	}
-	if sp.Alloc == GRCMCR {
+	if sp.Alloc == AllocMCR {
 		if sp.Calib == "" || strings.Trim(sp.Calib, "0123456789abcdef") != "" || len(sp.Calib) > 64 {
-			return sp, fmt.Errorf("model: MCR needs a calibration id (hex), got %q", sp.Calib)
+			return sp, fmt.Errorf("grc: MCR needs a calibration id (hex), got %q", sp.Calib)
 		}
 	} else if sp.Calib != "" {
-		return sp, fmt.Errorf("model: gp takes no calibration (it is for mcr)")
+		return sp, fmt.Errorf("grc: gp takes no calibration (it is for mcr)")
 	}
 	return sp, nil
 }
@@ -225,20 +225,20 @@ func (m *Model) ResolveGRCSpec(sp GRCSpec) (GRCSpec, error) {
 // Key names the spec in a cache file name: the slot set ("qkv",
 // "qkv+o+ffn") for uniform rank, then for GP and MCR the allocation and
 // its bounds, and MCR's calibration id. Resolve the spec first.
-func (sp GRCSpec) Key() string {
+func (sp Spec) Key() string {
 	k := strings.ReplaceAll(sp.Slots.String(), ",", "+")
 	switch sp.Alloc {
-	case GRCGP:
+	case AllocGP:
 		k += fmt.Sprintf("-gp-f%d-m%d", sp.Floor, sp.Max)
-	case GRCMCR:
+	case AllocMCR:
 		k += fmt.Sprintf("-mcr-f%d-m%d-c%s", sp.Floor, sp.Max, sp.Calib)
 	}
 	return k
 }
 
-// GRCPlan is a resolved spec with every block's rank.
-type GRCPlan struct {
-	GRCSpec
+// Plan is a resolved spec with every block's rank.
+type Plan struct {
+	Spec
 	Ranks []int
 	// Quantum is the step the allocation moved ranks in (32 keeps
 	// projected rows whole Q8_0 blocks on quantised models; 1 otherwise).
@@ -255,55 +255,55 @@ type GRCPlan struct {
 // first (progress and cancellation as in Decompose); MCR needs variance,
 // the per-layer hidden-state variance from LayerVariance over the
 // calibration text that spec.Calib names.
-func (gb *GRCBuilder) Plan(ctx context.Context, spec GRCSpec, variance []float64, progress func(done, total int)) (GRCPlan, error) {
+func (gb *Builder) Plan(ctx context.Context, spec Spec, variance []float64, progress func(done, total int)) (Plan, error) {
 	m := gb.m
-	sp, err := m.ResolveGRCSpec(spec)
+	sp, err := Resolve(m, spec)
 	if err != nil {
-		return GRCPlan{}, err
+		return Plan{}, err
 	}
 	if sp.Slots != gb.slots {
-		return GRCPlan{}, fmt.Errorf("model: a spec for slots %s given to a builder for %s", sp.Slots, gb.slots)
+		return Plan{}, fmt.Errorf("grc: a spec for slots %s given to a builder for %s", sp.Slots, gb.slots)
 	}
-	L := len(m.layers)
-	plan := GRCPlan{GRCSpec: sp, Quantum: 1}
-	var a grc.Allocation
+	L := m.Layers
+	plan := Plan{Spec: sp, Quantum: 1}
+	var a Allocation
 	switch sp.Alloc {
-	case GRCUniform:
+	case AllocUniform:
 		plan.Ranks = make([]int, L)
 		for l := range plan.Ranks {
 			plan.Ranks[l] = sp.K
 		}
-	case GRCGP:
+	case AllocGP:
 		if err := gb.Decompose(ctx, progress); err != nil {
-			return GRCPlan{}, err
+			return Plan{}, err
 		}
 		scores := make([]float64, L)
 		for l, b := range gb.blocks {
 			for _, d := range b.gram {
 				if d != nil {
-					scores[l] += grc.EffectiveRank(d.Spectrum)
+					scores[l] += EffectiveRank(d.Spectrum)
 				}
 			}
 			if b.svd != nil {
-				scores[l] += grc.EffectiveRank(b.svd.Spectrum)
+				scores[l] += EffectiveRank(b.svd.Spectrum)
 			}
 		}
-		plan.Quantum = m.grcQuantum(sp.Slots)
-		a, err = grc.GP(scores, sp.K, grc.Bounds{Floor: sp.Floor, Max: sp.Max, Quantum: plan.Quantum})
-	case GRCMCR:
+		plan.Quantum = quantum(m, sp.Slots)
+		a, err = GP(scores, sp.K, Bounds{Floor: sp.Floor, Max: sp.Max, Quantum: plan.Quantum})
+	case AllocMCR:
 		if len(variance) != L {
-			return GRCPlan{}, fmt.Errorf("model: MCR needs the hidden-state variance of all %d blocks, got %d", L, len(variance))
+			return Plan{}, fmt.Errorf("grc: MCR needs the hidden-state variance of all %d blocks, got %d", L, len(variance))
 		}
-		plan.Quantum = m.grcQuantum(sp.Slots)
-		a, err = grc.MCR(variance, sp.K, grc.Bounds{Floor: sp.Floor, Max: sp.Max, Quantum: plan.Quantum}, grc.DefaultMCR())
+		plan.Quantum = quantum(m, sp.Slots)
+		a, err = MCR(variance, sp.K, Bounds{Floor: sp.Floor, Max: sp.Max, Quantum: plan.Quantum}, DefaultMCR())
 		for _, p := range a.Phases {
 			plan.Phases = append(plan.Phases, p.String())
 		}
 	}
 	if err != nil {
-		return GRCPlan{}, fmt.Errorf("model: %s allocation: %w", sp.Alloc, err)
+		return Plan{}, fmt.Errorf("grc: %s allocation: %w", sp.Alloc, err)
 	}
-	if sp.Alloc != GRCUniform {
+	if sp.Alloc != AllocUniform {
 		plan.Ranks = a.Ranks
 		if q := plan.Quantum; q > 1 {
 			plan.Notes = append(plan.Notes, fmt.Sprintf("ranks in steps of %d so the projected rows stay whole Q8_0 blocks (bounds %d…%d)",
@@ -313,23 +313,23 @@ func (gb *GRCBuilder) Plan(ctx context.Context, spec GRCSpec, variance []float64
 			plan.Notes = append(plan.Notes, sp.Alloc.String()+": "+n)
 		}
 	}
-	plan.Notes = append(plan.Notes, m.groupNotes(plan)...)
+	plan.Notes = append(plan.Notes, groupNotes(m, plan)...)
 	return plan, nil
 }
 
 // groupNotes says which groups are lossless or stored below the block's
 // rank, so that no rank is clamped silently.
-func (m *Model) groupNotes(plan GRCPlan) []string {
+func groupNotes(m *model.Model, plan Plan) []string {
 	var notes []string
 	for _, g := range groupsOf(plan.Slots) {
-		_, _, in, rows := m.groupInfo(g, 0)
+		_, _, in, rows := groupInfo(m, g, 0)
 		lossless, capped := 0, 0
 		for _, r := range plan.Ranks {
-			k := m.groupK(g, r)
+			k := groupK(m, g, r)
 			if k < r {
 				capped++
 			}
-			if m.groupLossless(g, k) {
+			if groupLossless(m, g, k) {
 				lossless++
 			}
 		}
@@ -343,16 +343,16 @@ func (m *Model) groupNotes(plan GRCPlan) []string {
 	return notes
 }
 
-// grcQuantum is the rank step of GP and MCR plans: 32 when a compressed
+// quantum is the rank step of GP and MCR plans: 32 when a compressed
 // matrix would be stored as Q8_0 (its rows must be whole 32-value blocks,
 // else it falls back to F16, nearly twice the bytes), 1 otherwise.
-func (m *Model) grcQuantum(slots GRCSlots) int {
+func quantum(m *model.Model, slots Slots) int {
 	if m.Dim%tensor.QK != 0 {
 		return 1
 	}
-	for l := range m.layers {
+	for l := range m.Layers {
 		for _, g := range groupsOf(slots) {
-			ws, _, _, _ := m.groupInfo(g, l)
+			ws, _, _, _ := groupInfo(m, g, l)
 			if grcStorage(ws[0].Type, tensor.QK) == tensor.Q8_0 {
 				return tensor.QK
 			}

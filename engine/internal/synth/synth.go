@@ -1,0 +1,110 @@
+// Package synth writes llama-shaped GGUF models with random weights, so
+// that benchmarks can run at the shapes users run (SmolLM2-135M, 1B)
+// without shipping real weights. The weights are deterministic (a fixed
+// seed), normal with std 0.02, and every norm is 1.
+package synth
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+
+	"github.com/isagi-lab/isagi/engine/gguf"
+	"github.com/isagi-lab/isagi/engine/tensor"
+)
+
+// Shape is a llama model's dimensions.
+type Shape struct {
+	Dim, Layers, Heads, KVHeads, FFN, Vocab int
+}
+
+// SmolLM2 is SmolLM2-135M's shape: the small model users run first.
+func SmolLM2() Shape {
+	return Shape{Dim: 576, Layers: 30, Heads: 9, KVHeads: 3, FFN: 1536, Vocab: 49152}
+}
+
+// Write writes a llama GGUF of shape s whose matrices are of type typ
+// (norms stay F32) to path.
+func Write(path string, s Shape, typ tensor.Type) error {
+	if s.Heads <= 0 || s.KVHeads <= 0 || s.Dim%s.Heads != 0 {
+		return fmt.Errorf("synth: shape %+v has no whole head width", s)
+	}
+	var w gguf.Writer
+	var err error
+	kv := func(k string, v gguf.Value) {
+		if err == nil {
+			err = w.AddKV(k, v)
+		}
+	}
+	kv("general.architecture", gguf.String("llama"))
+	kv("general.name", gguf.String("synthetic"))
+	kv("llama.context_length", gguf.Uint32(2048))
+	kv("llama.embedding_length", gguf.Uint32(uint32(s.Dim)))
+	kv("llama.block_count", gguf.Uint32(uint32(s.Layers)))
+	kv("llama.feed_forward_length", gguf.Uint32(uint32(s.FFN)))
+	kv("llama.attention.head_count", gguf.Uint32(uint32(s.Heads)))
+	kv("llama.attention.head_count_kv", gguf.Uint32(uint32(s.KVHeads)))
+	kv("llama.rope.freq_base", gguf.Float32(100000))
+	kv("llama.attention.layer_norm_rms_epsilon", gguf.Float32(1e-5))
+	rng := rand.New(rand.NewPCG(1, 1))
+	var vals []float32
+	add := func(name string, t tensor.Type, dims ...uint64) {
+		if err != nil {
+			return
+		}
+		n := int(dims[0])
+		if len(dims) > 1 {
+			n *= int(dims[1])
+		}
+		if cap(vals) < n {
+			vals = make([]float32, n)
+		}
+		v := vals[:n]
+		for i := range v {
+			if len(dims) == 1 {
+				v[i] = 1
+			} else {
+				v[i] = float32(rng.NormFloat64() * 0.02)
+			}
+		}
+		var size uint64
+		if size, err = t.TensorBytes(dims); err != nil {
+			return
+		}
+		data := make([]byte, size)
+		if err = tensor.Quantize(t, data, v); err != nil {
+			return
+		}
+		err = w.AddTensor(name, t, dims, data)
+	}
+	d, kvd, f := uint64(s.Dim), uint64(s.Dim/s.Heads*s.KVHeads), uint64(s.FFN)
+	add("token_embd.weight", typ, d, uint64(s.Vocab))
+	add("output_norm.weight", tensor.F32, d)
+	for l := range s.Layers {
+		p := fmt.Sprintf("blk.%d.", l)
+		add(p+"attn_norm.weight", tensor.F32, d)
+		add(p+"attn_q.weight", typ, d, d)
+		add(p+"attn_k.weight", typ, d, kvd)
+		add(p+"attn_v.weight", typ, d, kvd)
+		add(p+"attn_output.weight", typ, d, d)
+		add(p+"ffn_norm.weight", tensor.F32, d)
+		add(p+"ffn_gate.weight", typ, d, f)
+		add(p+"ffn_up.weight", typ, d, f)
+		add(p+"ffn_down.weight", typ, f, d)
+	}
+	if err != nil {
+		return fmt.Errorf("synth: %w", err)
+	}
+	fh, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("synth: %w", err)
+	}
+	if _, err := w.WriteTo(fh); err != nil {
+		fh.Close()
+		return fmt.Errorf("synth: writing %s: %w", path, err)
+	}
+	if err := fh.Close(); err != nil {
+		return fmt.Errorf("synth: writing %s: %w", path, err)
+	}
+	return nil
+}
