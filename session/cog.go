@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/isagi-lab/isagi/cog"
-	"github.com/isagi-lab/isagi/engine/chat"
 	"github.com/isagi-lab/isagi/geometry"
 	"github.com/isagi-lab/isagi/miku"
 	"github.com/isagi-lab/isagi/ogd"
@@ -115,12 +113,7 @@ func (s *Session) cogTurn(m cog.Match, retrieved bool) *COGTurn {
 func (s *Session) serveRetrieved(input string, m cog.Match, start time.Time, emit func(Event)) (Turn, error) {
 	ans := m.Trajectory.Answer
 	s.lastServed = &served{input: input, answer: ans}
-	if s.tmpl == nil {
-		s.text += input + ans
-		s.parts = append(s.parts, chat.Message{Role: RolePrompt, Content: input}, chat.Message{Role: RoleContinuation, Content: ans})
-	} else {
-		s.msgs = append(s.msgs, chat.Message{Role: "user", Content: input}, chat.Message{Role: "assistant", Content: ans})
-	}
+	s.conv.AddExchange(input, ans)
 	emit(Event{Piece: ans, Elapsed: time.Since(start)})
 	if err := s.cog.Touch(m.Trajectory.ID, time.Now()); err != nil {
 		return Turn{}, err
@@ -162,34 +155,24 @@ func (s *Session) Regenerate(ctx context.Context, emit func(Event)) (Turn, error
 // popLastExchange removes the last user message and the replies after it
 // and returns the message.
 func (s *Session) popLastExchange() (string, bool) {
-	if s.tmpl == nil {
+	if !s.conv.Chat() {
 		// Completion mode keeps one running text: only a turn served from
 		// memory is known exactly enough (its input and answer) to take
 		// back out of it.
 		sv := s.lastServed
-		if sv == nil || !strings.HasSuffix(s.text, sv.input+sv.answer) {
+		if sv == nil {
 			return "", false
 		}
-		s.text = strings.TrimSuffix(s.text, sv.input+sv.answer)
-		if n := len(s.parts); n >= 2 && s.parts[n-2].Content == sv.input && s.parts[n-1].Content == sv.answer {
-			s.parts = s.parts[:n-2]
+		in, ok := s.conv.PopExchange(sv.input, sv.answer)
+		if ok {
+			s.lastServed = nil
 		}
-		s.lastServed = nil
-		return sv.input, true
+		return in, ok
 	}
 	if s.lastInput == "" {
 		return "", false
 	}
-	i := len(s.msgs) - 1
-	for i >= 0 && s.msgs[i].Role != "user" {
-		i--
-	}
-	if i < 0 {
-		return "", false
-	}
-	input := s.msgs[i].Content
-	s.msgs = slices.Clone(s.msgs[:i])
-	return input, true
+	return s.conv.PopExchange("", "")
 }
 
 // useOGD sets the exploration step: α = 0 removes it.
@@ -345,10 +328,10 @@ func (s *Session) ExploreChain(ctx context.Context, concept string, alphas []flo
 	if err != nil {
 		return nil, fmt.Errorf("session: the concept's direction: %w", err)
 	}
-	saved, msgs, text, parts := s.set, slices.Clone(s.msgs), s.text, slices.Clone(s.parts)
+	saved, rec := s.set, s.conv.Record()
 	defer func() {
 		s.SetOGDDirection(nil, "")
-		s.msgs, s.text, s.parts = msgs, text, parts
+		s.conv.Restore(rec)
 		s.gen.Reset(saved.Seed)
 		_ = s.apply(saved)
 	}()
@@ -359,7 +342,7 @@ func (s *Session) ExploreChain(ctx context.Context, concept string, alphas []flo
 		if prev == "" {
 			prev = concept
 		}
-		s.msgs, s.text, s.parts = slices.DeleteFunc(slices.Clone(s.msgs), func(m chat.Message) bool { return m.Role != "system" }), "", nil
+		s.conv.Clear()
 		n := saved
 		n.Seed, n.OGDAlpha = stepSeed, alpha
 		if err := s.apply(n); err != nil {

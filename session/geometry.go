@@ -26,9 +26,9 @@ func (s *Session) CalibrationSource() geometry.Source {
 		return s.tok.Encode(t, tokenizer.EncodeOptions{AddSpecial: true})
 	}
 	prompt := text
-	if s.tmpl != nil {
+	if tmpl := s.conv.Template(); tmpl != nil {
 		prompt = func(t string) ([]int32, error) {
-			p, err := s.tmpl.Render([]chat.Message{{Role: "user", Content: t}}, chat.Options{AddGenerationPrompt: true})
+			p, err := tmpl.Render([]chat.Message{{Role: "user", Content: t}}, chat.Options{AddGenerationPrompt: true})
 			if err != nil {
 				return nil, err
 			}

@@ -8,11 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/isagi-lab/isagi/engine/chat"
+	"github.com/isagi-lab/isagi/engine/conversation"
 	"github.com/isagi-lab/isagi/miku"
 )
 
@@ -22,8 +21,8 @@ var ErrOtherModel = errors.New("session was saved with another model")
 // sectionConversation is the .miku section holding the conversation.
 const sectionConversation = "conversation"
 
-// conversation is the JSON body of the conversation section.
-type conversation struct {
+// savedConv is the JSON body of the conversation section.
+type savedConv struct {
 	Mode     string         `json:"mode"`
 	Messages []chat.Message `json:"messages,omitempty"`
 	Text     string         `json:"text,omitempty"`
@@ -34,9 +33,14 @@ type conversation struct {
 
 // Roles of completion mode's transcript parts.
 const (
-	RolePrompt       = "prompt"
-	RoleContinuation = "continuation"
+	RolePrompt       = conversation.RolePrompt
+	RoleContinuation = conversation.RoleContinuation
 )
+
+// savedConversation is the conversation section's body for r.
+func savedConversation(mode Mode, r conversation.Record) savedConv {
+	return savedConv{Mode: mode.String(), Messages: r.Messages, Text: r.Text, Parts: r.Parts}
+}
 
 // ModelSHA256 is the sha256 of the model file (computed once, on first
 // use: a session file names its model by content, not by path).
@@ -102,7 +106,7 @@ func (s *Session) save(path, appVersion string, now time.Time, overwrite bool, h
 	if err != nil {
 		return fmt.Errorf("session: knobs: %w", err)
 	}
-	conv, err := json.Marshal(conversation{Mode: s.info.Mode.String(), Messages: s.msgs, Text: s.text, Parts: s.parts})
+	conv, err := json.Marshal(savedConversation(s.info.Mode, s.conv.Record()))
 	if err != nil {
 		return fmt.Errorf("session: conversation: %w", err)
 	}
@@ -222,7 +226,7 @@ func (s *Session) LoadCtx(ctx context.Context, path string, force bool, progress
 	if !ok {
 		return nil, fmt.Errorf("%s: no conversation section", path)
 	}
-	var conv conversation
+	var conv savedConv
 	if err := json.Unmarshal(sec.Data, &conv); err != nil {
 		return nil, fmt.Errorf("%s: conversation section: %w", path, err)
 	}
@@ -236,7 +240,7 @@ func (s *Session) LoadCtx(ctx context.Context, path string, force bool, progress
 		}
 	}
 	s.gen.Reset(s.set.Seed)
-	s.msgs, s.text, s.parts = conv.Messages, conv.Text, conv.Parts
+	s.conv.Restore(conversation.Record{Messages: conv.Messages, Text: conv.Text, Parts: conv.Parts})
 	s.file, s.created, s.stamp = path, f.Header.Created, stamp
 	if f.Header.Model.SHA256 == sum {
 		notes = append(notes, s.loadCOG(f)...)
@@ -250,24 +254,7 @@ func (s *Session) LoadCtx(ctx context.Context, path string, force bool, progress
 // completion mode the user's inputs and the model's continuations
 // (RolePrompt, RoleContinuation) — the running text as one "text" entry
 // for a file saved before they were kept.
-func (s *Session) Transcript() []chat.Message {
-	if s.tmpl == nil {
-		if s.text == "" {
-			return nil
-		}
-		var joined strings.Builder
-		for _, p := range s.parts {
-			joined.WriteString(p.Content)
-		}
-		if joined.String() == s.text {
-			return slices.Clone(s.parts)
-		}
-		// A file from before parts were kept, or text the parts do not
-		// account for: show it whole rather than mislabel any of it.
-		return []chat.Message{{Role: "text", Content: s.text}}
-	}
-	return append([]chat.Message(nil), s.msgs...)
-}
+func (s *Session) Transcript() []chat.Message { return s.conv.Transcript() }
 
 // SaveFile is Save with the session's app version and the current time
 // (the TUI's /save, ctrl+s and autosave): errors.Is(err, ErrExists) means

@@ -132,7 +132,9 @@ func TestCompletionTranscriptKeepsTurns(t *testing.T) {
 		}
 	}
 	// An older file: the same text without parts shows as one block.
-	b.parts = nil
+	rec := b.conv.Record()
+	rec.Parts = nil
+	b.conv.Restore(rec)
 	if tr := b.Transcript(); len(tr) != 1 || tr[0].Role != "text" {
 		t.Fatalf("text without parts: %+v", tr)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/isagi-lab/isagi/engine/chat"
+	"github.com/isagi-lab/isagi/engine/conversation"
 	"github.com/isagi-lab/isagi/engine/gguf"
 	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/engine/tensor"
@@ -105,7 +106,7 @@ func fromFile(f *gguf.File, path string, o Options) (*Session, error) {
 		set = DefaultSettings()
 		set.Seed = uint64(time.Now().UnixNano())
 	}
-	s := &Session{m: m, tok: tok, tmpl: tmpl, k: k, info: info, appVersion: o.AppVersion, cacheDir: o.CacheDir, profileDir: o.ProfileDir}
+	s := &Session{m: m, tok: tok, conv: conversation.New(tok, tmpl), k: k, info: info, appVersion: o.AppVersion, cacheDir: o.CacheDir, profileDir: o.ProfileDir}
 	if err := s.resize(o.Ctx); err != nil {
 		return nil, err
 	}

@@ -1,20 +1,21 @@
-// Package session is a conversation with a loaded model: it keeps the
-// messages, renders them with the model's chat template (or runs plain
-// completion when the model has none), tokenises them safely, reuses the KV
-// cache across turns, drops the oldest turns when the context window is
-// full, and streams each reply as text pieces with live statistics. The TUI
-// and scripted runs drive models through it.
+// Package session is the application layer over a loaded model: one
+// conversation (engine/conversation keeps its messages, fits the prompt
+// and reuses the KV cache) with its settings table (Knobs), compression
+// (GRC ranks, built or read from the cache), geometry profile, living
+// memory (COG), exploration (OGD) and .miku files. Send streams each reply
+// as text pieces with live statistics. The TUI and scripted runs drive
+// models through it.
 package session
 
 import (
 	"context"
 	"fmt"
-	"github.com/isagi-lab/isagi/miku"
-	"slices"
 	"time"
 
+	"github.com/isagi-lab/isagi/miku"
+
 	"github.com/isagi-lab/isagi/cog"
-	"github.com/isagi-lab/isagi/engine/chat"
+	"github.com/isagi-lab/isagi/engine/conversation"
 	"github.com/isagi-lab/isagi/engine/generate"
 	"github.com/isagi-lab/isagi/engine/grc"
 	"github.com/isagi-lab/isagi/engine/model"
@@ -131,7 +132,6 @@ type Turn struct {
 type Session struct {
 	m     *model.Model
 	tok   *tokenizer.Tokenizer
-	tmpl  *chat.Template // nil in completion mode
 	k     *tensor.Kernels
 	st    *model.State
 	gen   *generate.Generator
@@ -139,12 +139,7 @@ type Session struct {
 	set   Settings
 	stops []int32
 
-	msgs []chat.Message // chat mode: the conversation, system message first if any
-	// parts is, in completion mode, the running text cut where the user's
-	// inputs and the model's continuations meet (RolePrompt,
-	// RoleContinuation), so a resumed session shows who wrote what.
-	parts []chat.Message
-	text  string // completion mode: the running text
+	conv *conversation.Conversation // the messages, or the running text in completion mode
 
 	src     []byte     // the model's bytes when opened from memory (the demo)
 	sha     string     // the model file's sha256, once computed
@@ -216,8 +211,7 @@ func (s *Session) ContextUsed() (used, limit int) {
 
 // Clear forgets the conversation (the system message stays).
 func (s *Session) Clear() {
-	s.msgs = slices.DeleteFunc(s.msgs, func(m chat.Message) bool { return m.Role != "system" })
-	s.text, s.parts = "", nil
+	s.conv.Clear()
 	s.gen.Reset(s.set.Seed)
 }
 
@@ -225,10 +219,7 @@ func (s *Session) Clear() {
 // conversation; it applies from the next turn.
 func (s *Session) SetSystem(text string) {
 	s.set.System = text
-	s.msgs = slices.DeleteFunc(s.msgs, func(m chat.Message) bool { return m.Role == "system" })
-	if text != "" {
-		s.msgs = slices.Insert(s.msgs, 0, chat.Message{Role: "system", Content: text})
-	}
+	s.conv.SetSystem(text)
 }
 
 // Set changes one setting by name, as /set does; Knobs lists the names,
@@ -287,7 +278,7 @@ func (s *Session) applyCtx(ctx context.Context, n Settings, progress func(done, 
 		}
 	}
 	s.set = n
-	if n.System != "" && (len(s.msgs) == 0 || s.msgs[0].Role != "system") {
+	if n.System != "" && !s.conv.HasSystem() {
 		s.SetSystem(n.System)
 	}
 	return nil

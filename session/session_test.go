@@ -1,9 +1,10 @@
 package session
 
 import (
-	"github.com/isagi-lab/isagi/internal/fixtures"
 	"reflect"
 	"slices"
+
+	"github.com/isagi-lab/isagi/internal/fixtures"
 
 	"context"
 	"errors"
@@ -104,7 +105,9 @@ func TestChatReusesCacheExactly(t *testing.T) {
 	}
 
 	b := open(t, path, Options{Settings: greedy()})
-	b.msgs = append(b.msgs, a.msgs[:2]...) // user 1 and a's reply
+	rb, ra := b.conv.Record(), a.conv.Record()
+	rb.Messages = append(rb.Messages, ra.Messages[:2]...) // user 1 and a's reply
+	b.conv.Restore(rb)
 	t2b := send(t, b, "In 2024, 1000 people paid")
 	if t2b.Text != t2.Text {
 		t.Fatalf("reply with cache reuse %q, from scratch %q (first reply %q)", t2.Text, t2b.Text, t1.Text)
@@ -328,7 +331,8 @@ func TestRankSlotsAllocAndCancel(t *testing.T) {
 // prompt carries it, the stored conversation keeps the message as typed.
 func TestAugmentedPrompt(t *testing.T) {
 	s := open(t, chatModel(t), Options{Settings: greedy()})
-	ids, _, err := s.chatPrompt("what is light?", "Light is what the LORD made first.", 64)
+	p, err := s.conv.Add("what is light?", "Light is what the LORD made first.", s.st.Cap(), 64)
+	ids := p.IDs
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -336,7 +340,8 @@ func TestAugmentedPrompt(t *testing.T) {
 	if !strings.Contains(text, "Light is what the LORD made first.") || !strings.Contains(text, "what is light?") {
 		t.Fatalf("the augmented prompt lacks the earlier answer or the message:\n%s", text)
 	}
-	if last := s.msgs[len(s.msgs)-1]; last.Role != "user" || last.Content != "what is light?" {
+	msgs := s.conv.Record().Messages
+	if last := msgs[len(msgs)-1]; last.Role != "user" || last.Content != "what is light?" {
 		t.Fatalf("stored message %+v, want the message as typed", last)
 	}
 }
