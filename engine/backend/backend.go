@@ -69,6 +69,20 @@ type Attention struct {
 	Heads, KVHeads, HeadDim int
 }
 
+// AttendOptions are one layer's variations on plain causal attention.
+// The zero value is plain attention: scores q·k/√HeadDim, every earlier
+// position visible.
+type AttendOptions struct {
+	// Scale multiplies the scores q·k; 0 means 1/√HeadDim.
+	Scale float32
+	// SoftCap, when positive, bounds the scaled scores smoothly to
+	// ±SoftCap: s ← SoftCap·tanh(s/SoftCap) (gemma2).
+	SoftCap float32
+	// Window, when positive, limits a query at position p to the keys at
+	// p−Window+1…p (sliding-window layers); 0 sees every position.
+	Window int
+}
+
 // Backend runs the forward pass's operations. A Backend is used by one
 // goroutine at a time (one State's Forward); States that are never used at
 // the same time may share one.
@@ -110,6 +124,11 @@ type Backend interface {
 	AddBias(x Buffer, b Vector, n int)
 	// SwiGLU writes silu(g)·u into g for n rows.
 	SwiGLU(g, u Buffer, n int)
+	// GeGLU writes gelu(g)·u into g for n rows, with GELU's tanh form
+	// 0.5·g·(1+tanh(√(2/π)·(g+0.044715·g³))) (gemma).
+	GeGLU(g, u Buffer, n int)
+	// Scale multiplies n rows of x by c (gemma's embedding scale).
+	Scale(x Buffer, n int, c float32)
 	// RoPE rotates the first heads heads of n rows of x (head width
 	// headDim), row i being position pos0+i.
 	RoPE(x Buffer, n, heads, headDim, pos0 int, r Rope)
@@ -117,9 +136,10 @@ type Backend interface {
 	// layer's cache at positions pos0…pos0+n−1.
 	StoreKV(kv KV, layer, pos0, n int, k, v Buffer)
 	// Attend runs causal attention for layer: row i of q (position
-	// pos0+i) attends to the cached positions 0…pos0+i; the heads' outputs
-	// go to out (width Heads·HeadDim).
-	Attend(out, q Buffer, kv KV, layer, pos0, n int)
+	// pos0+i) attends to the cached positions 0…pos0+i (the last
+	// o.Window of them when o.Window > 0); the heads' outputs go to out
+	// (width Heads·HeadDim).
+	Attend(out, q Buffer, kv KV, layer, pos0, n int, o AttendOptions)
 	// Add adds n rows of src into dst.
 	Add(dst, src Buffer, n int)
 

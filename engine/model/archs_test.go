@@ -23,7 +23,11 @@ type archRun struct {
 // within the README's bounds (1e-5 for F32, 3e-3 for F16). qwen2 covers Q/K/V
 // biases, NEOX RoPE and the tied output; llama-rope-freqs covers Llama 3.1's
 // rope_freqs divisors and an untied output; qwen3 per-head Q/K RMSNorm and a
-// head size that is not Dim/Heads.
+// head size that is not Dim/Heads; gemma2 the embedding scale, post-norms,
+// GeGLU, both soft-caps and the sliding window on alternate layers. Its F32
+// bound is the README's 3e-4 for an exact tanh GELU: llama.cpp's CPU
+// backend reads GELU from an f16 table, which moves the probabilities by up
+// to 1.1e-4 (measured here: 1.1e-4).
 func TestArchs(t *testing.T) {
 	var g struct {
 		Variants map[string]struct {
@@ -36,7 +40,11 @@ func TestArchs(t *testing.T) {
 		} `json:"variants"`
 	}
 	readJSON(t, "archs/golden.json", &g)
-	for _, name := range []string{"qwen2", "llama-rope-freqs", "qwen3"} {
+	for _, name := range []string{"qwen2", "llama-rope-freqs", "qwen3", "gemma2"} {
+		f32Tol := 1e-5
+		if name == "gemma2" {
+			f32Tol = 3e-4
+		}
 		v, ok := g.Variants[name]
 		if !ok || len(v.Cases) == 0 {
 			t.Fatalf("archs/golden.json has no variant %q", name)
@@ -46,7 +54,7 @@ func TestArchs(t *testing.T) {
 			tol  float64
 			run  func(c archCase) archRun
 		}{
-			{v.Files.F32, 1e-5, func(c archCase) archRun { return c.F32 }},
+			{v.Files.F32, f32Tol, func(c archCase) archRun { return c.F32 }},
 			{v.Files.F16, 3e-3, func(c archCase) archRun { return c.F16 }},
 		} {
 			t.Run(f.file, func(t *testing.T) {

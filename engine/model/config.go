@@ -48,6 +48,14 @@ type Config struct {
 	RopeNeox  bool    // rotate (x[i], x[i+RopeDim/2]) instead of adjacent pairs
 	Eps       float32 // attention.layer_norm_rms_epsilon
 	TiedEmbed bool    // no output.weight: logits use token_embd
+
+	// AttnSoftCap and LogitSoftCap, when positive, bound the attention
+	// scores and the final logits smoothly: z ← cap·tanh(z/cap) (gemma2's
+	// attn_logit_softcapping, final_logit_softcapping).
+	AttnSoftCap, LogitSoftCap float32
+	// SlidingWindow is the span of the sliding-window layers
+	// (attention.sliding_window), 0 when every layer sees every position.
+	SlidingWindow int
 }
 
 // QDim is the width of the query projection (Heads·HeadDim).
@@ -140,6 +148,27 @@ func readConfig(f *gguf.File) (Config, error) {
 			return Config{}, fmt.Errorf("model: %s: rms epsilon %g is out of range", f.Path, e)
 		}
 		c.Eps = e
+	}
+	for _, r := range []struct {
+		k   string
+		dst *float32
+	}{{"attn_logit_softcapping", &c.AttnSoftCap}, {"final_logit_softcapping", &c.LogitSoftCap}} {
+		if _, ok := f.Lookup(key(r.k)); !ok {
+			continue
+		}
+		v, err := f.Float32(key(r.k))
+		if err != nil {
+			return Config{}, err
+		}
+		if !(v >= 0 && v < 1e6) {
+			return Config{}, fmt.Errorf("model: %s: %s = %g is out of range", f.Path, key(r.k), v)
+		}
+		*r.dst = v
+	}
+	if _, ok := f.Lookup(key("attention.sliding_window")); ok {
+		if err := need("attention.sliding_window", &c.SlidingWindow); err != nil {
+			return Config{}, err
+		}
 	}
 	return c, nil
 }

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/isagi-lab/isagi/engine/backend"
 	"github.com/isagi-lab/isagi/engine/backend/cpu"
@@ -48,9 +49,10 @@ type stateWeights struct {
 
 // blockWeights are one block's vectors on the backend (absent ones nil).
 type blockWeights struct {
-	attnNorm, ffnNorm backend.Vector
-	bq, bk, bv        backend.Vector
-	qNorm, kNorm      backend.Vector
+	attnNorm, ffnNorm         backend.Vector
+	bq, bk, bv                backend.Vector
+	qNorm, kNorm              backend.Vector
+	postAttnNorm, postFFNNorm backend.Vector
 }
 
 // linear is one slot's product as a state runs it: the dense weights (in
@@ -171,45 +173,11 @@ func (s *State) batch(tokens []int32, out []float32) error {
 	if err := b.Embed(s.x, s.w.tokEmbd, tokens); err != nil {
 		return fmt.Errorf("model: %w", err)
 	}
-	rope := backend.Rope{Base: c.RopeBase, Dim: c.RopeDim, Freqs: m.ropeFreqs, Neox: c.RopeNeox}
-
+	if m.arch.gemma {
+		b.Scale(s.x, n, float32(math.Sqrt(float64(D))))
+	}
 	for l := range m.layers {
-		W, L := &s.w.blocks[l], &s.lin[l]
-		// Attention: q, k, v = W·norm(x) (+ bias); Q/K norms; RoPE; the
-		// keys and values into the cache; attend; x += O·att.
-		b.RMSNorm(s.xb, s.x, W.attnNorm, n, c.Eps)
-		s.linear(&L.qkv, s.xb, n, s.q, s.kb, s.vb)
-		// Each bias and norm is optional on its own (the loader reads
-		// attn_{q,k,v}.bias independently).
-		if W.bq != nil {
-			b.AddBias(s.q, W.bq, n)
-		}
-		if W.bk != nil {
-			b.AddBias(s.kb, W.bk, n)
-		}
-		if W.bv != nil {
-			b.AddBias(s.vb, W.bv, n)
-		}
-		if W.qNorm != nil {
-			b.HeadRMSNorm(s.q, W.qNorm, n, c.Heads, c.Eps)
-		}
-		if W.kNorm != nil {
-			b.HeadRMSNorm(s.kb, W.kNorm, n, c.KVHeads, c.Eps)
-		}
-		b.RoPE(s.q, n, c.Heads, c.HeadDim, pos0, rope)
-		b.RoPE(s.kb, n, c.KVHeads, c.HeadDim, pos0, rope)
-		b.StoreKV(s.kv, l, pos0, n, s.kb, s.vb)
-		b.Attend(s.att, s.q, s.kv, l, pos0, n)
-		s.linear(&L.o, s.att, n, s.xb)
-		b.Add(s.x, s.xb, n)
-
-		// Feed-forward (SwiGLU): x += down(silu(gate·h) ⊙ up·h), h = norm(x).
-		b.RMSNorm(s.xb, s.x, W.ffnNorm, n, c.Eps)
-		s.linear(&L.ffn, s.xb, n, s.g, s.u)
-		b.SwiGLU(s.g, s.u, n)
-		s.linear(&L.down, s.g, n, s.xb)
-		b.Add(s.x, s.xb, n)
-
+		m.arch.block(s, l, n, pos0)
 		if hs := s.hooks.block; len(hs) > 0 && s.hooks.atLayer(l) {
 			rows := b.Host(s.x, 0, n)
 			for _, h := range hs {
@@ -236,6 +204,7 @@ func (s *State) batch(tokens []int32, out []float32) error {
 	switch {
 	case len(out) == n*c.Vocab && n > 1:
 		b.Logits(out, s.w.output, s.hn, 0, n)
+		softCap(out, c.LogitSoftCap)
 		for _, h := range s.hooks.logits {
 			for i := range n {
 				h.Logits(pos0+i, out[i*c.Vocab:(i+1)*c.Vocab])
@@ -243,11 +212,23 @@ func (s *State) batch(tokens []int32, out []float32) error {
 		}
 	case len(out) == c.Vocab:
 		b.Logits(out, s.w.output, s.hn, n-1, 1)
+		softCap(out, c.LogitSoftCap)
 		for _, h := range s.hooks.logits {
 			h.Logits(pos0+n-1, out)
 		}
 	}
 	return nil
+}
+
+// softCap bounds logits smoothly to ±cap, z ← cap·tanh(z/cap) (gemma2's
+// final soft-cap); cap 0 leaves them alone.
+func softCap(z []float32, cap float32) {
+	if cap <= 0 {
+		return
+	}
+	for i, v := range z {
+		z[i] = cap * float32(math.Tanh(float64(v/cap)))
+	}
 }
 
 // linear runs a slot: dst[i] = W_i·x for its products, through its
@@ -287,6 +268,7 @@ func (s *State) Classify(x, out []float32) error {
 	s.b.Write(s.xb, 0, x)
 	s.b.RMSNorm(s.hn, s.xb, s.w.outNorm, n, c.Eps)
 	s.b.Logits(out, s.w.output, s.hn, 0, n)
+	softCap(out, c.LogitSoftCap)
 	return nil
 }
 

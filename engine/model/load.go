@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/isagi-lab/isagi/engine/backend"
 	"github.com/isagi-lab/isagi/engine/gguf"
 	"github.com/isagi-lab/isagi/engine/tensor"
 )
@@ -22,12 +23,21 @@ type layer struct {
 	ffnNorm      []float32      // [Dim]
 	gate, up     *tensor.Matrix // [FFN×Dim]
 	down         *tensor.Matrix // [Dim×FFN]
+	// postAttnNorm and postFFNNorm norm the attention and FFN outputs
+	// (gemma).
+	postAttnNorm, postFFNNorm []float32 // [Dim]
+
+	// rope and attend are how this layer rotates and attends: set once at
+	// load, so that a block reads its own and branches on nothing.
+	rope   backend.Rope
+	attend backend.AttendOptions
 }
 
 // Model is a loaded model: its config and weights. It is read-only once
 // loaded, so several States (conversations) can share one Model.
 type Model struct {
 	Config
+	arch      arch
 	file      *gguf.File
 	tokEmbd   *tensor.Matrix // [Vocab×Dim]
 	output    *tensor.Matrix // [Vocab×Dim]; tokEmbd when tied
@@ -67,14 +77,16 @@ func Load(f *gguf.File) (*Model, error) {
 	}
 	spec, _ := lookupArch(cfg.Arch)
 	l := loader{f: f}
-	m := &Model{Config: cfg, file: f}
+	m := &Model{Config: cfg, arch: spec, file: f}
 
 	m.tokEmbd = l.matrix("token_embd.weight", -1, cfg.Dim)
 	if m.tokEmbd != nil {
 		m.Vocab = m.tokEmbd.Rows
 	}
 	m.outNorm = l.vector("output_norm.weight", cfg.Dim)
-	if _, ok := f.Tensor("output.weight"); ok {
+	// gemma always classifies with the token embedding (llama.cpp ignores
+	// an output.weight there).
+	if _, ok := f.Tensor("output.weight"); ok && !spec.gemma {
 		m.output = l.matrix("output.weight", m.Vocab, cfg.Dim)
 	} else {
 		m.output, m.TiedEmbed = m.tokEmbd, true
@@ -103,6 +115,15 @@ func Load(f *gguf.File) (*Model, error) {
 		b.gate = l.matrix(p+"ffn_gate.weight", cfg.FFN, cfg.Dim)
 		b.up = l.matrix(p+"ffn_up.weight", cfg.FFN, cfg.Dim)
 		b.down = l.matrix(p+"ffn_down.weight", cfg.Dim, cfg.FFN)
+		if spec.postNorms {
+			b.postAttnNorm = l.vector(p+"post_attention_norm.weight", cfg.Dim)
+			b.postFFNNorm = l.vector(p+"post_ffw_norm.weight", cfg.Dim)
+		}
+		b.rope = backend.Rope{Base: cfg.RopeBase, Dim: cfg.RopeDim, Freqs: m.ropeFreqs, Neox: cfg.RopeNeox}
+		b.attend = backend.AttendOptions{SoftCap: cfg.AttnSoftCap}
+		if spec.swaPeriod > 0 && (i+1)%spec.swaPeriod != 0 {
+			b.attend.Window = cfg.SlidingWindow
+		}
 	}
 	if l.err != nil {
 		return nil, l.err

@@ -172,6 +172,7 @@ func (s *State) upload() error {
 		s.w.blocks[l] = blockWeights{
 			attnNorm: vec(L.attnNorm), ffnNorm: vec(L.ffnNorm),
 			bq: vec(L.bq), bk: vec(L.bk), bv: vec(L.bv), qNorm: vec(L.qNorm), kNorm: vec(L.kNorm),
+			postAttnNorm: vec(L.postAttnNorm), postFFNNorm: vec(L.postFFNNorm),
 		}
 		s.lin[l] = blockLinears{
 			qkv:  linear{out: []backend.Matrix{mat(L.wq), mat(L.wk), mat(L.wv)}},

@@ -199,6 +199,23 @@ func (b *Backend) SwiGLU(g, u backend.Buffer, n int) {
 	}
 }
 
+// GeGLU writes gelu(g)·u into g, GELU in its tanh form.
+func (b *Backend) GeGLU(g, u backend.Buffer, n int) {
+	gs, us := hb(g).rows(n), hb(u).rows(n)
+	us = us[:len(gs)]
+	for i, v := range gs {
+		gs[i] = geluTanh(v) * us[i]
+	}
+}
+
+// Scale multiplies n rows of x by c.
+func (b *Backend) Scale(x backend.Buffer, n int, c float32) {
+	xs := hb(x).rows(n)
+	for i := range xs {
+		xs[i] *= c
+	}
+}
+
 // RoPE rotates n rows' heads; the angle tables are computed once per row
 // in float64 so that they stay exact at long positions.
 func (b *Backend) RoPE(x backend.Buffer, n, heads, headDim, pos0 int, r backend.Rope) {
@@ -239,10 +256,10 @@ func (b *Backend) StoreKV(cache backend.KV, layer, pos0, n int, k, v backend.Buf
 }
 
 // Attend runs causal attention, the query heads split across the pool.
-func (b *Backend) Attend(out, q backend.Buffer, cache backend.KV, layer, pos0, n int) {
+func (b *Backend) Attend(out, q backend.Buffer, cache backend.KV, layer, pos0, n int, o backend.AttendOptions) {
 	t := &b.attn
 	t.c, t.q, t.out = cache.(*kv), hb(q), hb(out)
-	t.layer, t.pos0, t.n = layer, pos0, n
+	t.layer, t.pos0, t.n, t.o = layer, pos0, n, o
 	b.k.Pool().Run(t.c.a.Heads, t)
 	t.c, t.q, t.out = nil, nil, nil
 }

@@ -45,3 +45,13 @@ func rmsnorm(out, x, w []float32, eps float32) {
 		out[i] = v * scale * w[i]
 	}
 }
+
+// geluTanh is GELU in the tanh form Gemma was trained with:
+// 0.5·x·(1+tanh(√(2/π)·(x+0.044715·x³))), evaluated in float64.
+// (llama.cpp's CPU backend reads it from an f16 table instead; the exact
+// value moves gemma2's first-step probabilities by about 1e-4 at most.)
+func geluTanh(x float32) float32 {
+	const c = 0.7978845608028654 // √(2/π)
+	v := float64(x)
+	return float32(0.5 * v * (1 + math.Tanh(c*(v+0.044715*v*v*v))))
+}

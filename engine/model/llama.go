@@ -1,0 +1,47 @@
+package model
+
+// llamaBlock is one layer of the llama family (llama, qwen2, qwen3):
+//
+//	h = RMSNorm(x)
+//	q, k, v = Wq·h (+bq), Wk·h (+bk), Wv·h (+bv)      biases: qwen2
+//	q, k = RMSNorm per head (q), (k)                   qwen3
+//	q, k = RoPE(q), RoPE(k); cache k, v
+//	x += Wo · attention(q, K, V)
+//	h = RMSNorm(x)
+//	x += Wdown · (silu(Wgate·h) ⊙ Wup·h)
+func llamaBlock(s *State, l, n, pos0 int) {
+	c, b := &s.m.Config, s.b
+	W, L, A := &s.w.blocks[l], &s.lin[l], &s.m.layers[l]
+
+	b.RMSNorm(s.xb, s.x, W.attnNorm, n, c.Eps)
+	s.linear(&L.qkv, s.xb, n, s.q, s.kb, s.vb)
+	// Each bias and norm is optional on its own (the loader reads
+	// attn_{q,k,v}.bias independently).
+	if W.bq != nil {
+		b.AddBias(s.q, W.bq, n)
+	}
+	if W.bk != nil {
+		b.AddBias(s.kb, W.bk, n)
+	}
+	if W.bv != nil {
+		b.AddBias(s.vb, W.bv, n)
+	}
+	if W.qNorm != nil {
+		b.HeadRMSNorm(s.q, W.qNorm, n, c.Heads, c.Eps)
+	}
+	if W.kNorm != nil {
+		b.HeadRMSNorm(s.kb, W.kNorm, n, c.KVHeads, c.Eps)
+	}
+	b.RoPE(s.q, n, c.Heads, c.HeadDim, pos0, A.rope)
+	b.RoPE(s.kb, n, c.KVHeads, c.HeadDim, pos0, A.rope)
+	b.StoreKV(s.kv, l, pos0, n, s.kb, s.vb)
+	b.Attend(s.att, s.q, s.kv, l, pos0, n, A.attend)
+	s.linear(&L.o, s.att, n, s.xb)
+	b.Add(s.x, s.xb, n)
+
+	b.RMSNorm(s.xb, s.x, W.ffnNorm, n, c.Eps)
+	s.linear(&L.ffn, s.xb, n, s.g, s.u)
+	b.SwiGLU(s.g, s.u, n)
+	s.linear(&L.down, s.g, n, s.xb)
+	b.Add(s.x, s.xb, n)
+}
