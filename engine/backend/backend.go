@@ -62,6 +62,12 @@ type Rope struct {
 	// Neox pairs x[i] with x[i+Dim/2] (qwen2/qwen3); otherwise adjacent
 	// pairs (llama).
 	Neox bool
+	// Scale multiplies the rotated pairs (cos and sin alike); 0 means 1.
+	// LongRoPE models (phi3) store it as rope.scaling.attn_factor.
+	Scale float32
+	// PosScale multiplies every angle, 0 meaning 1: linear RoPE scaling
+	// (1/rope.scaling.factor; gemma3's global layers).
+	PosScale float32
 }
 
 // Attention describes a model's attention heads.

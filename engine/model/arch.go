@@ -1,6 +1,9 @@
 package model
 
-import "strings"
+import (
+	"math"
+	"strings"
+)
 
 // arch is what one architecture is made of: its block (the equations of
 // one transformer layer, written in its own file: llama.go, gemma.go), and
@@ -21,11 +24,42 @@ type arch struct {
 	// added to the residual stream (gemma2, gemma3).
 	postNorms bool
 	// gemma: embeddings scaled by √Dim, the classifier always the token
-	// embedding, sliding-window layers in a period (swaPeriod: layer l
-	// slides unless (l+1) % swaPeriod == 0; gemma2's period 2 makes the
-	// even layers slide).
-	gemma     bool
-	swaPeriod int
+	// embedding.
+	gemma bool
+	// fused: Q, K and V in one attn_qkv matrix and FFN gate and up in one
+	// ffn_up (gate rows first), which the loader splits into views (phi3).
+	fused bool
+	// slides says which layers attend through the sliding window
+	// (Config.SlidingWindow); nil: none.
+	slides func(l int) bool
+	// localRopeBase, when set, is the RoPE base of the sliding layers,
+	// which also rotate without linear scaling (gemma3: 10000 locally,
+	// rope.freq_base on the global layers).
+	localRopeBase float64
+	// queryScale, when set, is the attention's score factor for a config
+	// (gemma: 1/√key_length, but 1/√(Dim/Heads) for the 27B models).
+	queryScale func(c *Config) float32
+}
+
+// Which layers slide: gemma2 alternates, starting with layer 0 (llama.cpp's
+// period-2 pattern); gemma3 slides on five layers of every six, the sixth
+// global; phi3 slides on every layer.
+func gemma2Slides(l int) bool { return l%2 == 0 }
+func gemma3Slides(l int) bool { return l%6 < 5 }
+func everyLayer(int) bool     { return true }
+
+// gemma2Scale and gemma3Scale follow gemma_pytorch's query_pre_attn_scalar,
+// which the files do not store: the head size, except for the 27B models
+// (46 and 62 layers), whose queries are scaled by Dim/Heads.
+func gemma2Scale(c *Config) float32 { return gemmaScale(c, 46) }
+func gemma3Scale(c *Config) float32 { return gemmaScale(c, 62) }
+
+func gemmaScale(c *Config, layers27B int) float32 {
+	d := c.HeadDim
+	if c.Layers == layers27B {
+		d = c.Dim / c.Heads
+	}
+	return float32(1 / math.Sqrt(float64(d)))
 }
 
 // lookupArch is a switch rather than a map so the table cannot be mutated.
@@ -38,11 +72,16 @@ func lookupArch(name string) (arch, bool) {
 	case "qwen3":
 		return arch{block: llamaBlock, ropeNeox: true, qkNorm: true}, true
 	case "gemma2":
-		return arch{block: gemmaBlock, ropeNeox: true, postNorms: true, gemma: true, swaPeriod: 2}, true
+		return arch{block: gemmaBlock, ropeNeox: true, postNorms: true, gemma: true, slides: gemma2Slides, queryScale: gemma2Scale}, true
+	case "gemma3":
+		return arch{block: gemmaBlock, ropeNeox: true, qkNorm: true, postNorms: true, gemma: true,
+			slides: gemma3Slides, localRopeBase: 10000, queryScale: gemma3Scale}, true
+	case "phi3":
+		return arch{block: llamaBlock, ropeNeox: true, fused: true, slides: everyLayer}, true
 	}
 	return arch{}, false
 }
 
 func supportedArchs() string {
-	return strings.Join([]string{"llama", "qwen2", "qwen3", "gemma2"}, ", ")
+	return strings.Join([]string{"llama", "qwen2", "qwen3", "gemma2", "gemma3", "phi3"}, ", ")
 }

@@ -56,6 +56,17 @@ type Config struct {
 	// SlidingWindow is the span of the sliding-window layers
 	// (attention.sliding_window), 0 when every layer sees every position.
 	SlidingWindow int
+	// RopeOrigCtx is the context the model was trained at before its RoPE
+	// was stretched (rope.scaling.original_context_length; CtxLen when
+	// absent): a LongRoPE model (phi3) uses its long factors in a State
+	// whose window exceeds it, its short ones otherwise, as llama.cpp does.
+	RopeOrigCtx int
+	// RopeScale multiplies the rotated pairs (rope.scaling.attn_factor;
+	// 1 when absent).
+	RopeScale float32
+	// RopePosScale multiplies the positions the angles are taken at:
+	// linear RoPE scaling, 1/rope.scaling.factor (1 when absent).
+	RopePosScale float32
 }
 
 // QDim is the width of the query projection (Heads·HeadDim).
@@ -166,9 +177,62 @@ func readConfig(f *gguf.File) (Config, error) {
 		*r.dst = v
 	}
 	if _, ok := f.Lookup(key("attention.sliding_window")); ok {
-		if err := need("attention.sliding_window", &c.SlidingWindow); err != nil {
+		// 0 is allowed: Phi-4 says so to turn the window off.
+		v, err := f.Uint32(key("attention.sliding_window"))
+		if err != nil {
+			return Config{}, err
+		}
+		c.SlidingWindow = int(min(v, 1<<30))
+	} else if arch == "phi3" {
+		c.SlidingWindow = phi3DefaultWindow(c)
+	}
+	c.RopeOrigCtx = c.CtxLen
+	if _, ok := f.Lookup(key("rope.scaling.original_context_length")); ok {
+		if err := need("rope.scaling.original_context_length", &c.RopeOrigCtx); err != nil {
 			return Config{}, err
 		}
 	}
+	c.RopePosScale = 1
+	if _, ok := f.Lookup(key("rope.scaling.factor")); ok {
+		if t, _ := f.String(key("rope.scaling.type")); t != "" && t != "linear" && t != "none" {
+			return Config{}, fmt.Errorf("model: %s: RoPE scaling %q is not supported (linear is)", f.Path, t)
+		}
+		v, err := f.Float32(key("rope.scaling.factor"))
+		if err != nil {
+			return Config{}, err
+		}
+		if !(v >= 0 && v < 1e4) {
+			return Config{}, fmt.Errorf("model: %s: rope.scaling.factor %g is out of range", f.Path, v)
+		}
+		if v > 0 {
+			c.RopePosScale = 1 / v
+		}
+	}
+	c.RopeScale = 1
+	if _, ok := f.Lookup(key("rope.scaling.attn_factor")); ok {
+		v, err := f.Float32(key("rope.scaling.attn_factor"))
+		if err != nil {
+			return Config{}, err
+		}
+		if !(v > 0 && v < 100) {
+			return Config{}, fmt.Errorf("model: %s: rope.scaling.attn_factor %g is out of range", f.Path, v)
+		}
+		c.RopeScale = v
+	}
 	return c, nil
+}
+
+// phi3DefaultWindow is the sliding window of Phi-3 files converted before
+// the window was stored (the values llama.cpp assumes for them): 2047 for
+// the 4k-context mini and medium, the whole context for the 128k ones.
+func phi3DefaultWindow(c Config) int {
+	switch {
+	case (c.Layers == 32 || c.Layers == 40) && c.CtxLen == 4096:
+		return 2047
+	case c.Layers == 32 && c.KVHeads == 32 && c.CtxLen == 131072:
+		return 262144
+	case c.Layers == 40 && c.CtxLen == 131072:
+		return 131072
+	}
+	return 0
 }

@@ -27,6 +27,9 @@ type State struct {
 	hooks hookSet
 	kv    backend.KV
 	w     stateWeights
+	// lay is, per block, how it rotates and attends in this state: set
+	// once, so that a block reads its own and branches on nothing.
+	lay []layerRun
 	// lin is, per block, the product each slot runs: the model's dense
 	// weights, or a projection and projected weights (SetProjections).
 	lin []blockLinears
@@ -53,6 +56,43 @@ type blockWeights struct {
 	bq, bk, bv                backend.Vector
 	qNorm, kNorm              backend.Vector
 	postAttnNorm, postFFNNorm backend.Vector
+}
+
+// layerRun is how one layer rotates and attends.
+type layerRun struct {
+	rope   backend.Rope
+	attend backend.AttendOptions
+}
+
+// layerRuns sets every layer's RoPE and attention for a state of ctx
+// positions: LongRoPE's long factors when the window exceeds the context
+// the model was first trained at (as llama.cpp chooses), the sliding
+// window on the layers the architecture slides.
+func (m *Model) layerRuns(ctx int) []layerRun {
+	c := &m.Config
+	freqs := m.ropeFreqs
+	if m.ropeLong != nil && ctx > c.RopeOrigCtx {
+		freqs = m.ropeLong
+	} else if m.ropeShort != nil {
+		freqs = m.ropeShort
+	}
+	var scale float32
+	if m.arch.queryScale != nil {
+		scale = m.arch.queryScale(c)
+	}
+	runs := make([]layerRun, len(m.layers))
+	for l := range runs {
+		r := &runs[l]
+		r.rope = backend.Rope{Base: c.RopeBase, Dim: c.RopeDim, Freqs: freqs, Neox: c.RopeNeox, Scale: c.RopeScale, PosScale: c.RopePosScale}
+		r.attend = backend.AttendOptions{Scale: scale, SoftCap: c.AttnSoftCap}
+		if c.SlidingWindow > 0 && m.arch.slides != nil && m.arch.slides(l) {
+			r.attend.Window = c.SlidingWindow
+			if m.arch.localRopeBase != 0 {
+				r.rope.Base, r.rope.PosScale = m.arch.localRopeBase, 1
+			}
+		}
+	}
+	return runs
 }
 
 // linear is one slot's product as a state runs it: the dense weights (in
@@ -83,7 +123,7 @@ func (m *Model) NewStateOn(ctx int, b backend.Backend) (*State, error) {
 		ctx = m.CtxLen
 	}
 	c := &m.Config
-	s := &State{m: m, b: b, ctx: ctx}
+	s := &State{m: m, b: b, ctx: ctx, lay: m.layerRuns(ctx)}
 	if h, ok := b.(interface{ Kernels() *tensor.Kernels }); ok { // the CPU backend
 		s.k = h.Kernels()
 	}

@@ -18,7 +18,7 @@ package model
 // embedding scale and the final soft-cap are per model (Config).
 func gemmaBlock(s *State, l, n, pos0 int) {
 	c, b := &s.m.Config, s.b
-	W, L, A := &s.w.blocks[l], &s.lin[l], &s.m.layers[l]
+	W, L, A := &s.w.blocks[l], &s.lin[l], &s.lay[l]
 
 	b.RMSNorm(s.xb, s.x, W.attnNorm, n, c.Eps)
 	s.linear(&L.qkv, s.xb, n, s.q, s.kb, s.vb)

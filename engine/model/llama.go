@@ -11,7 +11,7 @@ package model
 //	x += Wdown · (silu(Wgate·h) ⊙ Wup·h)
 func llamaBlock(s *State, l, n, pos0 int) {
 	c, b := &s.m.Config, s.b
-	W, L, A := &s.w.blocks[l], &s.lin[l], &s.m.layers[l]
+	W, L, A := &s.w.blocks[l], &s.lin[l], &s.lay[l]
 
 	b.RMSNorm(s.xb, s.x, W.attnNorm, n, c.Eps)
 	s.linear(&L.qkv, s.xb, n, s.q, s.kb, s.vb)

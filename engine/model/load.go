@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/isagi-lab/isagi/engine/backend"
 	"github.com/isagi-lab/isagi/engine/gguf"
 	"github.com/isagi-lab/isagi/engine/tensor"
 )
@@ -26,11 +25,6 @@ type layer struct {
 	// postAttnNorm and postFFNNorm norm the attention and FFN outputs
 	// (gemma).
 	postAttnNorm, postFFNNorm []float32 // [Dim]
-
-	// rope and attend are how this layer rotates and attends: set once at
-	// load, so that a block reads its own and branches on nothing.
-	rope   backend.Rope
-	attend backend.AttendOptions
 }
 
 // Model is a loaded model: its config and weights. It is read-only once
@@ -43,7 +37,10 @@ type Model struct {
 	output    *tensor.Matrix // [Vocab×Dim]; tokEmbd when tied
 	outNorm   []float32      // [Dim]
 	ropeFreqs []float32      // optional per-pair divisors (Llama 3.1)
-	layers    []layer
+	// ropeLong and ropeShort are LongRoPE's per-pair divisors (phi3),
+	// chosen per State by its window (Config.RopeOrigCtx).
+	ropeLong, ropeShort []float32
+	layers              []layer
 }
 
 // File is the GGUF file the weights are mapped from (for metadata such as
@@ -94,15 +91,22 @@ func Load(f *gguf.File) (*Model, error) {
 	if _, ok := f.Tensor("rope_freqs.weight"); ok {
 		m.ropeFreqs = l.vector("rope_freqs.weight", cfg.RopeDim/2)
 	}
+	m.ropeLong = l.optVector("rope_factors_long.weight", cfg.RopeDim/2)
+	m.ropeShort = l.optVector("rope_factors_short.weight", cfg.RopeDim/2)
 	qd, kvd := cfg.QDim(), cfg.KVDim()
 	m.layers = make([]layer, cfg.Layers)
 	for i := range m.layers {
 		p := fmt.Sprintf("blk.%d.", i)
 		b := &m.layers[i]
 		b.attnNorm = l.vector(p+"attn_norm.weight", cfg.Dim)
-		b.wq = l.matrix(p+"attn_q.weight", qd, cfg.Dim)
-		b.wk = l.matrix(p+"attn_k.weight", kvd, cfg.Dim)
-		b.wv = l.matrix(p+"attn_v.weight", kvd, cfg.Dim)
+		if _, ok := f.Tensor(p + "attn_qkv.weight"); ok && spec.fused {
+			qkv := l.split(p+"attn_qkv.weight", cfg.Dim, qd, kvd, kvd)
+			b.wq, b.wk, b.wv = qkv[0], qkv[1], qkv[2]
+		} else {
+			b.wq = l.matrix(p+"attn_q.weight", qd, cfg.Dim)
+			b.wk = l.matrix(p+"attn_k.weight", kvd, cfg.Dim)
+			b.wv = l.matrix(p+"attn_v.weight", kvd, cfg.Dim)
+		}
 		b.bq = l.optVector(p+"attn_q.bias", qd)
 		b.bk = l.optVector(p+"attn_k.bias", kvd)
 		b.bv = l.optVector(p+"attn_v.bias", kvd)
@@ -112,17 +116,17 @@ func Load(f *gguf.File) (*Model, error) {
 		}
 		b.wo = l.matrix(p+"attn_output.weight", cfg.Dim, qd)
 		b.ffnNorm = l.vector(p+"ffn_norm.weight", cfg.Dim)
-		b.gate = l.matrix(p+"ffn_gate.weight", cfg.FFN, cfg.Dim)
-		b.up = l.matrix(p+"ffn_up.weight", cfg.FFN, cfg.Dim)
+		if spec.fused {
+			gu := l.split(p+"ffn_up.weight", cfg.Dim, cfg.FFN, cfg.FFN)
+			b.gate, b.up = gu[0], gu[1]
+		} else {
+			b.gate = l.matrix(p+"ffn_gate.weight", cfg.FFN, cfg.Dim)
+			b.up = l.matrix(p+"ffn_up.weight", cfg.FFN, cfg.Dim)
+		}
 		b.down = l.matrix(p+"ffn_down.weight", cfg.Dim, cfg.FFN)
 		if spec.postNorms {
 			b.postAttnNorm = l.vector(p+"post_attention_norm.weight", cfg.Dim)
 			b.postFFNNorm = l.vector(p+"post_ffw_norm.weight", cfg.Dim)
-		}
-		b.rope = backend.Rope{Base: cfg.RopeBase, Dim: cfg.RopeDim, Freqs: m.ropeFreqs, Neox: cfg.RopeNeox}
-		b.attend = backend.AttendOptions{SoftCap: cfg.AttnSoftCap}
-		if spec.swaPeriod > 0 && (i+1)%spec.swaPeriod != 0 {
-			b.attend.Window = cfg.SlidingWindow
 		}
 	}
 	if l.err != nil {
@@ -163,6 +167,33 @@ func (l *loader) matrix(name string, rows, cols int) *tensor.Matrix {
 		return nil
 	}
 	return m
+}
+
+// split maps a fused 2-D weight of cols columns whose rows are the given
+// matrices one after another (phi3's attn_qkv: Q, K, V; its ffn_up: gate,
+// up) as one view per part, sharing the file's bytes: the rest of the
+// engine sees separate matrices and nothing is copied.
+func (l *loader) split(name string, cols int, rows ...int) []*tensor.Matrix {
+	total := 0
+	for _, r := range rows {
+		total += r
+	}
+	whole := l.matrix(name, total, cols)
+	if whole == nil {
+		return make([]*tensor.Matrix, len(rows))
+	}
+	out := make([]*tensor.Matrix, len(rows))
+	at := 0
+	for i, r := range rows {
+		m, err := tensor.NewMatrix(whole.Type, r, cols, whole.Data[at*whole.RowBytes():(at+r)*whole.RowBytes()])
+		if err != nil {
+			l.fail(name, "part %d: %v", i, err)
+			return make([]*tensor.Matrix, len(rows))
+		}
+		out[i] = m
+		at += r
+	}
+	return out
 }
 
 // vector reads a 1-D tensor of n elements, widened to f32.

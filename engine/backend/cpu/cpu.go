@@ -221,14 +221,14 @@ func (b *Backend) Scale(x backend.Buffer, n int, c float32) {
 func (b *Backend) RoPE(x backend.Buffer, n, heads, headDim, pos0 int, r backend.Rope) {
 	s := hb(x)
 	half := r.Dim / 2
-	key := ropeKey{pos0: pos0, n: n, base: r.Base, dim: r.Dim, freqs: r.Freqs}
+	key := ropeKey{pos0: pos0, n: n, base: r.Base, dim: r.Dim, freqs: r.Freqs, scale: r.Scale, posScale: r.PosScale}
 	if len(b.cos) < n*half {
 		b.cos, b.sin = make([]float32, n*half), make([]float32, n*half)
 		b.ropeFor = ropeKey{}
 	}
 	if !b.ropeFor.same(key) {
 		for i := range n {
-			ropeTables(b.cos[i*half:(i+1)*half], b.sin[i*half:(i+1)*half], pos0+i, r.Base, r.Dim, r.Freqs)
+			ropeTables(b.cos[i*half:(i+1)*half], b.sin[i*half:(i+1)*half], pos0+i, r)
 		}
 		b.ropeFor = key
 	}
@@ -307,10 +307,12 @@ type ropeKey struct {
 	pos0, n, dim int
 	base         float64
 	freqs        []float32
+	scale        float32
+	posScale     float32
 }
 
 func (k ropeKey) same(o ropeKey) bool {
-	return k.n > 0 && k.pos0 == o.pos0 && k.n == o.n && k.dim == o.dim && k.base == o.base &&
+	return k.n > 0 && k.pos0 == o.pos0 && k.n == o.n && k.dim == o.dim && k.base == o.base && k.scale == o.scale && k.posScale == o.posScale &&
 		len(k.freqs) == len(o.freqs) && (len(k.freqs) == 0 || &k.freqs[0] == &o.freqs[0])
 }
 

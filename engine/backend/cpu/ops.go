@@ -1,19 +1,31 @@
 package cpu
 
-import "math"
+import (
+	"math"
 
-// ropeTables fills cos/sin (length RopeDim/2 each) for position pos:
-// angle_i = pos · base^(−2i/RopeDim) / freqs[i], in float64 so the angles
-// stay exact at long positions. freqs is Llama 3.1's rope_freqs tensor, nil
-// for every other model.
-func ropeTables(cos, sin []float32, pos int, base float64, ropeDim int, freqs []float32) {
+	"github.com/isagi-lab/isagi/engine/backend"
+)
+
+// ropeTables fills cos/sin (length r.Dim/2 each) for position pos:
+// angle_i = pos · PosScale · base^(−2i/Dim) / Freqs[i], in float64 so the
+// angles stay exact at long positions, cos and sin multiplied by r.Scale.
+// Freqs is Llama 3.1's rope_freqs or phi3's LongRoPE factors, nil for other
+// models; a zero PosScale or Scale means 1.
+func ropeTables(cos, sin []float32, pos int, r backend.Rope) {
+	m, p := 1.0, float64(pos)
+	if r.Scale != 0 {
+		m = float64(r.Scale)
+	}
+	if r.PosScale != 0 {
+		p *= float64(r.PosScale)
+	}
 	for i := range cos {
-		theta := float64(pos) * math.Pow(base, -2*float64(i)/float64(ropeDim))
-		if freqs != nil {
-			theta /= float64(freqs[i])
+		theta := p * math.Pow(r.Base, -2*float64(i)/float64(r.Dim))
+		if r.Freqs != nil {
+			theta /= float64(r.Freqs[i])
 		}
 		s, c := math.Sincos(theta)
-		cos[i], sin[i] = float32(c), float32(s)
+		cos[i], sin[i] = float32(c*m), float32(s*m)
 	}
 }
 
