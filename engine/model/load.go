@@ -161,6 +161,11 @@ func (l *loader) matrix(name string, rows, cols int) *tensor.Matrix {
 		l.fail(name, "shape %v, want [%d, %d]", ti.Dims, cols, rows)
 		return nil
 	}
+	if !ti.Type.Computable() {
+		// Name what would load, so the user knows which quantisation to get.
+		l.fail(name, "weight type %s is not supported by this build (supported: %s)", ti.Type, tensor.ComputableNames())
+		return nil
+	}
 	m, err := tensor.NewMatrix(ti.Type, int(ti.Dims[1]), cols, l.f.TensorData(ti))
 	if err != nil {
 		l.fail(name, "%v", err)
