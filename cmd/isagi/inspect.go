@@ -1,10 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"io"
-	"sort"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -20,9 +21,11 @@ func cmdInspect(args []string, stdout, stderr io.Writer) error {
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: isagi inspect [--tensors] MODEL.gguf
 
-Prints the GGUF version, every metadata key (arrays as type and length), and
-the tensors: a count and size per type, or with --tensors one line each
-(name, type, shape innermost first, bytes).
+Prints the GGUF version; every tensor type in the file with its count, and
+which of them this build cannot run (read from the header: no weights are
+loaded); every metadata key (arrays as type and length); and the tensors: a
+count and size per type, or with --tensors one line each (name, type, shape
+innermost first, bytes).
 
 Flags:
 `)
@@ -49,27 +52,26 @@ Example:
 	fmt.Fprintf(w, "gguf version\t%d\n", f.Version)
 	fmt.Fprintf(w, "alignment\t%d\n", f.Alignment)
 	fmt.Fprintf(w, "data offset\t%d\n", f.DataOffset)
+	// Whether this build can run the file comes first, from the header
+	// alone, so the user learns it before any long metadata or a load.
+	types := countTypes(f)
+	fmt.Fprintf(w, "tensor types\t%s\n", typeSummary(types))
+	fmt.Fprintf(w, "cannot run\t%s\n", cannotRun(types))
 	fmt.Fprintf(w, "\nmetadata (%d keys)\t\n", len(f.KV))
 	for _, kv := range f.KV {
 		fmt.Fprintf(w, "  %s\t%s\n", kv.Key, kv.Value)
 	}
 
 	var total, elems uint64
-	byType := map[tensor.Type][2]uint64{}
 	for _, ti := range f.Tensors {
 		total += ti.Size
 		elems += ti.Elements()
-		c := byType[ti.Type]
-		byType[ti.Type] = [2]uint64{c[0] + 1, c[1] + ti.Size}
 	}
 	fmt.Fprintf(w, "\ntensors\t%d, %s of data, %.2f M elements\n", len(f.Tensors), humanBytes(total), float64(elems)/1e6)
-	types := make([]tensor.Type, 0, len(byType))
-	for t := range byType {
-		types = append(types, t)
-	}
-	sort.Slice(types, func(i, j int) bool { return types[i] < types[j] })
-	for _, t := range types {
-		fmt.Fprintf(w, "  %s\t%d tensors, %s\n", t, byType[t][0], humanBytes(byType[t][1]))
+	byID := slices.Clone(types)
+	slices.SortFunc(byID, func(a, b typeCount) int { return cmp.Compare(a.Type, b.Type) })
+	for _, c := range byID {
+		fmt.Fprintf(w, "  %s\t%d tensors, %s\n", c.Type, c.Tensors, humanBytes(c.Bytes))
 	}
 	if *showTensors {
 		fmt.Fprintln(w)
@@ -85,3 +87,69 @@ Example:
 }
 
 func humanBytes(n uint64) string { return store.HumanBytes(int64(n)) }
+
+// typeCount is how many of a file's tensors are stored in one type, and
+// their bytes.
+type typeCount struct {
+	Type    tensor.Type
+	Tensors int
+	Bytes   uint64
+}
+
+// countTypes counts f's tensors by type, most bytes first (the type of the
+// bulk of the weights leads), ties by type id. It reads the header only.
+func countTypes(f *gguf.File) []typeCount {
+	at := map[tensor.Type]int{}
+	var out []typeCount
+	for _, ti := range f.Tensors {
+		i, ok := at[ti.Type]
+		if !ok {
+			i = len(out)
+			at[ti.Type] = i
+			out = append(out, typeCount{Type: ti.Type})
+		}
+		out[i].Tensors++
+		out[i].Bytes += ti.Size
+	}
+	slices.SortFunc(out, func(a, b typeCount) int {
+		if c := cmp.Compare(b.Bytes, a.Bytes); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Type, b.Type)
+	})
+	return out
+}
+
+// typeSummary names every type with its tensor count: "Q4_K ×38, Q6_K ×5,
+// F32 ×13".
+func typeSummary(types []typeCount) string {
+	if len(types) == 0 {
+		return "none (no tensors)"
+	}
+	parts := make([]string, len(types))
+	for i, c := range types {
+		parts[i] = fmt.Sprintf("%s ×%d", c.Type, c.Tensors)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// uncomputable is the part of types this build has no kernel for.
+func uncomputable(types []typeCount) []typeCount {
+	var out []typeCount
+	for _, c := range types {
+		if !c.Type.Computable() {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// cannotRun says in words which of types this build cannot run, and if
+// any, which types it can, so the user knows what quantisation to fetch.
+func cannotRun(types []typeCount) string {
+	bad := uncomputable(types)
+	if len(bad) == 0 {
+		return "nothing: this build has a kernel for every type here"
+	}
+	return fmt.Sprintf("%s (this build runs %s)", typeSummary(bad), tensor.ComputableNames())
+}

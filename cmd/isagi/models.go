@@ -5,8 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
+	"github.com/isagi-lab/isagi/engine/gguf"
+	"github.com/isagi-lab/isagi/engine/tensor"
 	"github.com/isagi-lab/isagi/hub"
 	"github.com/isagi-lab/isagi/store"
 )
@@ -14,14 +17,16 @@ import (
 func cmdModels(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("models", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	asJSON := fs.Bool("json", false, "print JSON: {\"dir\", \"default\", \"models\": [{name, file, path, size, arch, quant, params, incomplete, error}]}")
+	asJSON := fs.Bool("json", false, "print JSON: {\"dir\", \"default\", \"runs_types\", \"models\": [{name, file, path, size, arch, quant, params, incomplete, error, types: [{type, tensors, bytes}], cannot_run}]}")
 	fs.Usage = func() {
 		w := fs.Output()
 		fmt.Fprint(w, `Usage: isagi models [--json]
 
 Lists the models installed in $XDG_DATA_HOME/isagi/models (by default
-~/.local/share/isagi/models): name, size, architecture, quantisation and
-parameter count, read from each GGUF header. Partial downloads are listed as
+~/.local/share/isagi/models): name, size, architecture, quantisation,
+parameter count and every tensor type with its count, read from each GGUF
+header; a model holding a type this build has no kernel for is marked
+"cannot run" with those types. Partial downloads are listed as
 incomplete; running the same "isagi pull" again resumes them. NAME is what
 --model accepts. The default model is the config file's "model"
 ($XDG_CONFIG_HOME/isagi/config.json).
@@ -51,16 +56,20 @@ Examples:
 		return err
 	}
 	cfg, cfgErr := paths.LoadConfig()
+	listed := make([]listedModel, len(ms))
+	anyCannot := false
+	for i, m := range ms {
+		listed[i] = withTypes(m)
+		anyCannot = anyCannot || len(listed[i].CannotRun) > 0
+	}
 
 	if *asJSON {
-		if ms == nil {
-			ms = []store.Model{}
-		}
 		out := struct {
 			Dir     string        `json:"dir"`
 			Default string        `json:"default,omitempty"`
-			Models  []store.Model `json:"models"`
-		}{dir, cfg.Model, ms}
+			Runs    []string      `json:"runs_types"`
+			Models  []listedModel `json:"models"`
+		}{dir, cfg.Model, typeNames(tensor.ComputableTypes()), listed}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
@@ -71,27 +80,84 @@ Examples:
 		return cfgErr
 	}
 	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "NAME\tSIZE\tARCH\tQUANT\tPARAMS\t")
-	for _, m := range ms {
+	fmt.Fprintln(w, "NAME\tSIZE\tARCH\tQUANT\tPARAMS\tTYPES\t")
+	for _, m := range listed {
 		switch {
 		case m.Incomplete:
-			fmt.Fprintf(w, "%s\t%s\t(incomplete download: pull it again to resume)\t\t\t\n", m.Name, store.HumanBytes(m.Size))
+			fmt.Fprintf(w, "%s\t%s\t(incomplete download: pull it again to resume)\t\t\t\t\n", m.Name, store.HumanBytes(m.Size))
 		case m.Err != "":
-			fmt.Fprintf(w, "%s\t%s\t(unreadable: %s)\t\t\t\n", m.Name, store.HumanBytes(m.Size), m.Err)
+			fmt.Fprintf(w, "%s\t%s\t(unreadable: %s)\t\t\t\t\n", m.Name, store.HumanBytes(m.Size), m.Err)
 		default:
 			params := ""
 			if m.Params > 0 {
 				params = store.HumanParams(m.Params)
 			}
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t\n", m.Name, store.HumanBytes(m.Size), m.Arch, m.Quant, params)
+			types := typeSummary(m.types)
+			if len(m.CannotRun) > 0 {
+				types += "  ← cannot run " + strings.Join(m.CannotRun, ", ")
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t\n", m.Name, store.HumanBytes(m.Size), m.Arch, m.Quant, params, types)
 		}
 	}
 	if err := w.Flush(); err != nil {
 		return err
+	}
+	if anyCannot {
+		fmt.Fprintf(stdout, "\nthis build runs %s; a model marked \"cannot run\" needs another quantisation.\n", tensor.ComputableNames())
 	}
 	fmt.Fprintf(stdout, "\nmodels dir: %s\n", dir)
 	if cfg.Model != "" {
 		fmt.Fprintf(stdout, "default:    %s\n", cfg.Model)
 	}
 	return cfgErr
+}
+
+// listedModel is a store.Model with its tensor types, for "isagi models".
+type listedModel struct {
+	store.Model
+	// Types counts the tensors of each type, most bytes first.
+	Types []jsonTypeCount `json:"types,omitempty"`
+	// CannotRun names the types among Types this build has no kernel for.
+	CannotRun []string `json:"cannot_run,omitempty"`
+	types     []typeCount
+}
+
+// jsonTypeCount is typeCount with the type by name.
+type jsonTypeCount struct {
+	Type    string `json:"type"`
+	Tensors int    `json:"tensors"`
+	Bytes   uint64 `json:"bytes"`
+}
+
+// withTypes reads m's header again for its tensor types (store.Model does
+// not carry them). An incomplete or unreadable file is left as the store
+// listed it; one that became unreadable since is listed with that error.
+func withTypes(m store.Model) listedModel {
+	l := listedModel{Model: m}
+	if m.Incomplete || m.Err != "" {
+		return l
+	}
+	f, err := gguf.Open(m.Path)
+	if err != nil {
+		l.Err = err.Error()
+		return l
+	}
+	defer f.Close()
+	l.types = countTypes(f)
+	for _, c := range l.types {
+		l.Types = append(l.Types, jsonTypeCount{c.Type.String(), c.Tensors, c.Bytes})
+	}
+	for _, c := range uncomputable(l.types) {
+		l.CannotRun = append(l.CannotRun, c.Type.String())
+	}
+	return l
+}
+
+// typeNames is the ggml names of ts.
+func typeNames(ts []tensor.Type) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.String()
+	}
+	return out
 }
