@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/isagi-lab/isagi/engine/gguf"
+	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/engine/tensor"
 	"github.com/isagi-lab/isagi/store"
 )
@@ -57,6 +58,9 @@ Example:
 	types := countTypes(f)
 	fmt.Fprintf(w, "tensor types\t%s\n", typeSummary(types))
 	fmt.Fprintf(w, "cannot run\t%s\n", cannotRun(types))
+	if arch, err := f.Architecture(); err == nil && !model.SupportsArchitecture(arch) {
+		fmt.Fprintf(w, "architecture\t%s cannot run (this build runs %s)\n", arch, strings.Join(model.Architectures(), ", "))
+	}
 	fmt.Fprintf(w, "\nmetadata (%d keys)\t\n", len(f.KV))
 	for _, kv := range f.KV {
 		fmt.Fprintf(w, "  %s\t%s\n", kv.Key, kv.Value)

@@ -218,3 +218,28 @@ func TestRunUnsupportedNamesSupported(t *testing.T) {
 		}
 	}
 }
+
+// TestInspectUnknownArchitecture: an architecture this build has no forward
+// pass for is named in inspect with the ones it runs; a supported one says
+// nothing more.
+func TestInspectUnknownArchitecture(t *testing.T) {
+	var w gguf.Writer
+	if err := w.AddKV("general.architecture", gguf.String("mamba")); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.AddTensor("token_embd.weight", tensor.F32, []uint64{32, 2}, make([]byte, 256)); err != nil {
+		t.Fatal(err)
+	}
+	path := writeGGUF(t, t.TempDir(), "mamba.gguf", &w)
+	out, errs, err := runCmd(t, "inspect", path)
+	if err != nil {
+		t.Fatalf("inspect: %v\n%s", err, errs)
+	}
+	if want := "architecture  mamba cannot run (this build runs llama, qwen2, qwen3, gemma2, gemma3, phi3)\n"; !strings.Contains(out, want) {
+		t.Errorf("inspect output lacks %q:\n%s", want, out)
+	}
+	out, _, err = runCmd(t, "inspect", fixture(t, "kjv/kjv-q8_0.gguf"))
+	if err != nil || strings.Contains(out, "\narchitecture ") {
+		t.Errorf("inspect of a llama file: %v\n%s", err, out)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/isagi-lab/isagi/engine/gguf"
+	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/engine/tensor"
 	"github.com/isagi-lab/isagi/hub"
 	"github.com/isagi-lab/isagi/store"
@@ -57,10 +58,11 @@ Examples:
 	}
 	cfg, cfgErr := paths.LoadConfig()
 	listed := make([]listedModel, len(ms))
-	anyCannot := false
+	anyCannot, anyArch := false, false
 	for i, m := range ms {
 		listed[i] = withTypes(m)
 		anyCannot = anyCannot || len(listed[i].CannotRun) > 0
+		anyArch = anyArch || (m.Arch != "" && !model.SupportsArchitecture(m.Arch))
 	}
 
 	if *asJSON {
@@ -96,6 +98,9 @@ Examples:
 			if len(m.CannotRun) > 0 {
 				types += "  ← cannot run " + strings.Join(m.CannotRun, ", ")
 			}
+			if m.Arch != "" && !model.SupportsArchitecture(m.Arch) {
+				types += "  ← cannot run architecture " + m.Arch
+			}
 			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t\n", m.Name, store.HumanBytes(m.Size), m.Arch, m.Quant, params, types)
 		}
 	}
@@ -104,6 +109,9 @@ Examples:
 	}
 	if anyCannot {
 		fmt.Fprintf(stdout, "\nthis build runs %s; a model marked \"cannot run\" needs another quantisation.\n", tensor.ComputableNames())
+	}
+	if anyArch {
+		fmt.Fprintf(stdout, "\nthis build runs the architectures %s.\n", strings.Join(model.Architectures(), ", "))
 	}
 	fmt.Fprintf(stdout, "\nmodels dir: %s\n", dir)
 	if cfg.Model != "" {

@@ -82,6 +82,15 @@ func lookupArch(name string) (arch, bool) {
 	return arch{}, false
 }
 
-func supportedArchs() string {
-	return strings.Join([]string{"llama", "qwen2", "qwen3", "gemma2", "gemma3", "phi3"}, ", ")
+// Architectures lists the general.architecture values this engine runs.
+func Architectures() []string {
+	return []string{"llama", "qwen2", "qwen3", "gemma2", "gemma3", "phi3"}
 }
+
+// SupportsArchitecture reports whether name is one of Architectures.
+func SupportsArchitecture(name string) bool {
+	_, ok := lookupArch(name)
+	return ok
+}
+
+func supportedArchs() string { return strings.Join(Architectures(), ", ") }
