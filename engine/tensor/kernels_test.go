@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-var kernelTypes = []Type{F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q5_K, Q6_K}
+var kernelTypes = []Type{F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q5_K, Q6_K, Q4_1, Q5_0, Q5_1, IQ4_NL}
 
 // randomWeights returns rows×cols weights of type t made of random bytes,
 // with every block scale set to a sane random value, so that all code bits,
@@ -51,6 +51,11 @@ func randomWeights(rng *rand.Rand, t Type, rows, cols int) []byte {
 		switch t {
 		case Q8_0, Q4_0:
 			scale(blk, 0)
+		case Q5_0, IQ4_NL:
+			scale(blk, 0)
+		case Q4_1, Q5_1:
+			scale(blk, 0)
+			scale(blk, 2)
 		case Q4_K, Q5_K:
 			scale(blk, 0)
 			scale(blk, 2)

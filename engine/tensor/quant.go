@@ -8,6 +8,7 @@ import (
 // This file holds the exported entry points that convert between float32 and
 // the stored element types. The per-type codecs live in quant_float.go (F32,
 // F16, BF16), quant_q.go (Q4_0, Q8_0) and quant_k.go (Q4_K, Q5_K, Q6_K).
+// quant_legacy.go has Q4_1, Q5_0, Q5_1 and IQ4_NL (whose encoder is absent).
 //
 // Every unexported dequantiser has the signature func(dst []float32, src
 // []byte): it decodes len(dst)/BlockLen whole blocks from the front of src and
@@ -30,6 +31,14 @@ func dequantFunc(t Type) func(dst []float32, src []byte) {
 		return dequantQ4_0
 	case Q8_0:
 		return dequantQ8_0
+	case Q4_1:
+		return dequantQ4_1
+	case Q5_0:
+		return dequantQ5_0
+	case Q5_1:
+		return dequantQ5_1
+	case IQ4_NL:
+		return dequantIQ4NL
 	case Q4_K:
 		return dequantQ4K
 	case Q5_K:
@@ -53,6 +62,12 @@ func quantFunc(t Type) func(dst []byte, src []float32) error {
 		return quantQ4_0
 	case Q8_0:
 		return quantQ8_0
+	case Q4_1:
+		return quantQ4_1
+	case Q5_0:
+		return quantQ5_0
+	case Q5_1:
+		return quantQ5_1
 	case Q4_K:
 		return quantQ4K
 	case Q5_K:
@@ -96,12 +111,13 @@ func Dequantize(t Type, dst []float32, src []byte) error {
 
 // Quantize encodes src, a whole number of blocks of t, into dst, which must be
 // exactly RowBytes(len(src)) bytes long. F32, F16 and BF16 are plain
-// conversions (round to nearest even; NaN and ±Inf are kept). Q4_0 and Q8_0
-// follow ggml's reference quantisers; Q4_K, Q5_K and Q6_K use this package's
-// own error-minimising search (see quant_k.go), whose output is valid ggml data
-// but not byte-identical to llama.cpp's. For the block types Quantize fails on
-// NaN or ±Inf input and when a block's scale does not fit in float16, because
-// either would silently store garbage; dst may then be partly written.
+// conversions (round to nearest even; NaN and ±Inf are kept). Q4_0, Q4_1,
+// Q5_0, Q5_1 and Q8_0 follow ggml's reference quantisers; Q4_K, Q5_K and
+// Q6_K use this package's own error-minimising search (see quant_k.go), whose
+// output is valid ggml data but not byte-identical to llama.cpp's. IQ4_NL
+// has no encoder. For the block types Quantize fails on NaN or ±Inf input
+// and when a block's scale does not fit in float16, because either would
+// silently store garbage; dst may then be partly written.
 func Quantize(t Type, dst []byte, src []float32) error {
 	fn := quantFunc(t)
 	if fn == nil {

@@ -86,13 +86,13 @@ func TestQuantAPIErrors(t *testing.T) {
 		err  error
 		want string
 	}{
-		{"dequant unsupported", Dequantize(Q4_1, f[:32], b[:20]), "unsupported"},
+		{"dequant unsupported", Dequantize(IQ2_XXS, f[:256], b[:66]), "unsupported"},
 		{"dequant unknown", Dequantize(Type(99), f[:32], b[:20]), "unsupported"},
 		{"dequant partial block", Dequantize(Q8_0, f[:33], b[:34]), "multiple"},
 		{"dequant short src", Dequantize(Q8_0, f[:32], b[:33]), "need 34 bytes, got 33"},
 		{"dequant long src", Dequantize(Q4_K, f[:256], b[:145]), "need 144 bytes, got 145"},
 		{"dequant f32 short", Dequantize(F32, f[:3], b[:11]), "need 12 bytes"},
-		{"quant unsupported", Quantize(Q5_0, b[:22], f[:32]), "unsupported"},
+		{"quant unsupported", Quantize(IQ2_XXS, b[:66], f[:256]), "unsupported"},
 		{"quant partial block", Quantize(Q6_K, b[:210], f[:255]), "multiple"},
 		{"quant wrong dst", Quantize(Q5_K, b[:175], f[:256]), "need 176 bytes, got 175"},
 		{"quant NaN Q8_0", Quantize(Q8_0, b[:34], quantWith(32, 5, float32(math.NaN()))), "element 5"},
