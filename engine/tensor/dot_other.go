@@ -2,6 +2,10 @@
 
 package tensor
 
+// hasAVX2 is false off amd64: the portable kernels run (tests read it to
+// know which paths exist).
+const hasAVX2 = false
+
 // useArchDots keeps the portable dot products: only amd64 has assembly so far.
 func useArchDots(_ *[BF16 + 1]rowsFn, path string) string { return path }
 
