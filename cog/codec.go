@@ -10,7 +10,8 @@ import (
 
 // EncodingVersion is the manifold encoding version this build writes and
 // the newest it reads.
-const EncodingVersion = 1
+// Version 1 had no keys: its trajectories decode with Key "".
+const EncodingVersion = 2
 
 // Decoding errors, for errors.Is. Every error UnmarshalBinary and Decode
 // return wraps exactly one of them.
@@ -32,18 +33,22 @@ const (
 	headerLen = 4 + 2 + 4 + 4 + 8 + 8 + 8 + 4
 	// fixedRecordLen is a trajectory's size without its embedding and
 	// strings: id, cluster, tier, uses, two (seconds, nanoseconds) times,
-	// two string lengths.
-	fixedRecordLen = 8 + 8 + 1 + 8 + 2*(8+4) + 2*4
+	// two string lengths (version 1) and the key's length (version 2).
+	fixedRecordLen1 = 8 + 8 + 1 + 8 + 2*(8+4) + 2*4
+	fixedRecordLen  = fixedRecordLen1 + 4
 )
 
 // MarshalBinary encodes the whole manifold: parameters, M and every
-// trajectory in storage order. Layout (version 1, little-endian):
+// trajectory in storage order. Layout (version 2, little-endian):
 //
 //	"COGM" u16 version, u32 k, u32 capacity, f64 η, u64 next id,
 //	u64 next cluster, u32 n, f64×k(k+1)/2 upper triangle of M by rows,
 //	then n × { u64 id, u64 cluster, u8 tier, u64 uses,
 //	           i64 s + u32 ns time, i64 s + u32 ns last used,
-//	           f64×k embedding, u32 len + prompt, u32 len + answer }
+//	           f64×k embedding, u32 len + prompt, u32 len + answer,
+//	           u32 len + key }
+//
+// Version 1 is the same without the key; Decode reads both.
 //
 // Times keep their instant, not their location or monotonic reading
 // (they decode as UTC). The cached quadratic forms are not stored: decoding
@@ -56,7 +61,7 @@ func (m *Manifold) MarshalBinary() ([]byte, error) {
 	}
 	size := headerLen + 8*k*(k+1)/2
 	for i := range m.entries {
-		size += fixedRecordLen + 8*k + len(m.entries[i].prompt) + len(m.entries[i].answer)
+		size += fixedRecordLen + 8*k + len(m.entries[i].prompt) + len(m.entries[i].answer) + len(m.entries[i].key)
 	}
 	b := make([]byte, 0, size)
 	b = append(b, encMagic[:]...)
@@ -85,6 +90,7 @@ func (m *Manifold) MarshalBinary() ([]byte, error) {
 		}
 		b = appendString(b, e.prompt)
 		b = appendString(b, e.answer)
+		b = appendString(b, e.key)
 	}
 	return b, nil
 }
@@ -114,7 +120,8 @@ func (m *Manifold) UnmarshalBinary(data []byte) error {
 	return nil
 }
 
-// Decode decodes a manifold written by MarshalBinary. Every length and
+// Decode decodes a manifold written by MarshalBinary (version 1 or 2; a
+// version 1 trajectory has no key). Every length and
 // count is checked against the bytes that remain before anything is
 // allocated from it, so hostile input costs at most its own size in
 // memory; every field is range-checked and M must be symmetric positive
@@ -174,7 +181,10 @@ func Decode(data []byte) (*Manifold, error) {
 	if !met.minEigAbove(0) {
 		return nil, fmt.Errorf("%w: metric is not positive definite", ErrCorrupt)
 	}
-	recLen := fixedRecordLen + 8*k
+	recLen := fixedRecordLen1 + 8*k
+	if ver >= 2 {
+		recLen = fixedRecordLen + 8*k
+	}
 	if uint64(r.left())/uint64(recLen) < n {
 		return nil, fmt.Errorf("%w: %d trajectories of at least %d bytes, %d left", ErrTruncated, n, recLen, r.left())
 	}
@@ -206,6 +216,9 @@ func Decode(data []byte) (*Manifold, error) {
 		}
 		e.prompt = r.str()
 		e.answer = r.str()
+		if ver >= 2 {
+			e.key = r.str()
+		}
 		if r.short {
 			return nil, fmt.Errorf("%w: trajectory %d of %d", ErrTruncated, i, n)
 		}

@@ -31,7 +31,11 @@ func sample(t testing.TB) *Manifold {
 		if i == 9 {
 			now = time.Time{}
 		}
-		tr, err := m.Record(q, "prompt ミク "+string(rune('a'+i)), "", Tier(i%NumTiers), now)
+		key := ""
+		if i%2 == 1 {
+			key = "state ミク " + string(rune('0'+i%5))
+		}
+		tr, err := m.RecordKey(q, "prompt ミク "+string(rune('a'+i)), "", key, Tier(i%NumTiers), now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -56,7 +60,7 @@ func sameManifold(t *testing.T, a, b *Manifold) {
 	ta, tb := a.Trajectories(), b.Trajectories()
 	for i := range ta {
 		x, y := ta[i], tb[i]
-		if x.ID != y.ID || x.Prompt != y.Prompt || x.Answer != y.Answer || x.Tier != y.Tier ||
+		if x.ID != y.ID || x.Prompt != y.Prompt || x.Answer != y.Answer || x.Key != y.Key || x.Tier != y.Tier ||
 			x.Cluster != y.Cluster || x.Uses != y.Uses || !x.Time.Equal(y.Time) ||
 			!x.LastUsed.Equal(y.LastUsed) || !slices.Equal(x.Embedding, y.Embedding) {
 			t.Fatalf("trajectory %d differs:\n%+v\n%+v", i, x, y)
@@ -144,7 +148,7 @@ func TestDecodeCorrupt(t *testing.T) {
 	}{
 		"magic":          {append([]byte("XOGM"), data[4:]...), ErrCorrupt},
 		"version 0":      {append(append([]byte("COGM"), 0, 0), data[6:]...), ErrCorrupt},
-		"newer version":  {append(append([]byte("COGM"), 2, 0), data[6:]...), ErrVersion},
+		"newer version":  {append(append([]byte("COGM"), EncodingVersion+1, 0), data[6:]...), ErrVersion},
 		"dimension 0":    {put32(data, 6, 0), ErrCorrupt},
 		"huge dimension": {put32(data, 6, 1<<31), ErrCorrupt},
 		"capacity 0":     {put32(data, 10, 0), ErrCorrupt},
@@ -166,7 +170,8 @@ func TestDecodeCorrupt(t *testing.T) {
 	// Duplicate id: give the second record the first one's id.
 	pl := int(binary.LittleEndian.Uint32(data[recAt+49+8*k:]))
 	al := int(binary.LittleEndian.Uint32(data[recAt+49+8*k+4+pl:]))
-	second := recAt + fixedRecordLen + 8*k + pl + al
+	kl := int(binary.LittleEndian.Uint32(data[recAt+49+8*k+8+pl+al:]))
+	second := recAt + fixedRecordLen + 8*k + pl + al + kl
 	cases["duplicate id"] = struct {
 		data []byte
 		want error
@@ -199,6 +204,9 @@ func FuzzDecode(f *testing.F) {
 	f.Add(full[:len(full)/2])
 	f.Add(append(bytes.Clone(empty), 1))
 	f.Add([]byte("COGM\x01\x00"))
+	if v1, err := encodeV1(sample(f)); err == nil {
+		f.Add(v1)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		in := bytes.Clone(data)
 		m, err := Decode(data)
@@ -218,6 +226,17 @@ func FuzzDecode(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if binary.LittleEndian.Uint16(data[4:]) < EncodingVersion {
+			// An older version is read and written back as the current
+			// one: that encoding must be canonical in turn.
+			data = out
+			if m, err = Decode(data); err != nil {
+				t.Fatalf("the upgraded encoding does not decode: %v", err)
+			}
+			if out, err = m.MarshalBinary(); err != nil {
+				t.Fatal(err)
+			}
+		}
 		if !bytes.Equal(out, data) {
 			t.Fatalf("accepted input is not canonical:\n in %x\nout %x", data, out)
 		}
@@ -226,6 +245,59 @@ func FuzzDecode(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// encodeV1 writes m as encoding version 1, as builds before keys wrote
+// it: the trajectories' keys are left out.
+func encodeV1(m *Manifold) ([]byte, error) {
+	data, err := m.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	k := m.Dim()
+	out := append([]byte(nil), data[:headerLen+8*k*(k+1)/2]...)
+	binary.LittleEndian.PutUint16(out[4:], 1)
+	off := len(out)
+	for range m.entries {
+		fixed := fixedRecordLen1 - 8 + 8*k // up to the strings
+		pl := int(binary.LittleEndian.Uint32(data[off+fixed:]))
+		al := int(binary.LittleEndian.Uint32(data[off+fixed+4+pl:]))
+		kl := int(binary.LittleEndian.Uint32(data[off+fixed+8+pl+al:]))
+		out = append(out, data[off:off+fixed+8+pl+al]...)
+		off += fixed + 12 + pl + al + kl
+	}
+	return out, nil
+}
+
+// TestDecodeVersion1: a manifold saved before keys existed decodes with
+// every trajectory's Key empty and everything else as it was.
+func TestDecodeVersion1(t *testing.T) {
+	m := sample(t)
+	v1, err := encodeV1(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := Decode(v1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := m.Trajectories()
+	got := old.Trajectories()
+	if len(got) != len(want) {
+		t.Fatalf("%d trajectories, want %d", len(got), len(want))
+	}
+	for i := range got {
+		if got[i].Key != "" {
+			t.Errorf("trajectory %d: key %q from a version 1 encoding", i, got[i].Key)
+		}
+		got[i].Key, want[i].Key = "", ""
+		if got[i].ID != want[i].ID || got[i].Prompt != want[i].Prompt || !slices.Equal(got[i].Embedding, want[i].Embedding) {
+			t.Errorf("trajectory %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	if old.Growth() != m.Growth() {
+		t.Errorf("growth %v, want %v", old.Growth(), m.Growth())
+	}
 }
 
 func BenchmarkQuery10k(b *testing.B) {

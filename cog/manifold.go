@@ -32,6 +32,9 @@ type Trajectory struct {
 	Embedding []float64
 	// Prompt and Answer are the text of the turn.
 	Prompt, Answer string
+	// Key names the live state the answer was given under (the caller's
+	// opaque string: see Find); "" for none.
+	Key string
 	// Tier is the tier the turn was recorded with.
 	Tier Tier
 	// Time is when it was recorded.
@@ -81,6 +84,8 @@ type Config struct {
 type entry struct {
 	id             uint64
 	prompt, answer string
+	key            string
+	norm           string // Normalize(prompt), cached for Find
 	tier           Tier
 	time, lastUsed time.Time
 	cluster        int
@@ -230,6 +235,71 @@ func (m *Manifold) nearest(q []float64) (int, float64) {
 	return best, clampDist(1 - bestSim/math.Sqrt(qq))
 }
 
+// best is a slot and its distance (slot −1: none).
+type best struct {
+	slot int
+	dist float64
+	sim  float64
+}
+
+// scanResult holds the nearest trajectories Find reports.
+type scanResult struct{ nearest, near, same, sameAny best }
+
+// scan is nearest with the filtered candidates of Find in the same pass.
+// q must be validated; norm is Normalize of the query's prompt. Keys are
+// asked about once each per scan (a store holds few distinct keys).
+func (m *Manifold) scan(q []float64, norm string, accept func(string) bool) scanResult {
+	none := best{slot: -1, dist: 1, sim: math.Inf(-1)}
+	r := scanResult{none, none, none, none}
+	n := len(m.entries)
+	if n == 0 {
+		return r
+	}
+	k := m.metric.k
+	p := make([]float64, k)
+	m.metric.mulVec(p, q)
+	qq := dot(q, p)
+	seen := map[string]bool{}
+	ok := func(key string) bool {
+		v, done := seen[key]
+		if !done {
+			v = accept(key)
+			seen[key] = v
+		}
+		return v
+	}
+	emb := m.emb
+	for i := range n {
+		s := dot(p, emb[i*k:(i+1)*k]) * m.inv[i]
+		if s > r.nearest.sim {
+			r.nearest = best{slot: i, sim: s}
+		}
+		e := &m.entries[i]
+		same := e.norm == norm
+		if same && s > r.sameAny.sim {
+			r.sameAny = best{slot: i, sim: s}
+		}
+		if (s > r.near.sim || (same && s > r.same.sim)) && ok(e.key) {
+			if s > r.near.sim {
+				r.near = best{slot: i, sim: s}
+			}
+			if same && s > r.same.sim {
+				r.same = best{slot: i, sim: s}
+			}
+		}
+	}
+	for _, b := range []*best{&r.nearest, &r.near, &r.same, &r.sameAny} {
+		switch {
+		case b.slot < 0:
+		case !(qq > 0):
+			b.dist = 1
+		default:
+			b.dist = clampDist(1 - b.sim/math.Sqrt(qq))
+		}
+	}
+	return r
+}
+
 // trajectory returns a copy of slot i (the embedding is copied too, so the
 // caller cannot disturb the store).
 func (m *Manifold) trajectory(i int) Trajectory {
@@ -240,6 +310,7 @@ func (m *Manifold) trajectory(i int) Trajectory {
 		Embedding: append([]float64(nil), m.emb[i*k:(i+1)*k]...),
 		Prompt:    e.prompt,
 		Answer:    e.answer,
+		Key:       e.key,
 		Tier:      e.tier,
 		Time:      e.time,
 		Cluster:   e.cluster,
@@ -248,17 +319,25 @@ func (m *Manifold) trajectory(i int) Trajectory {
 	}
 }
 
-// Record stores a new trajectory for the query q answered at time now and,
-// when tier is EXPAND or EXPLORE, stretches M along q (see
-// Tier.UpdatesMetric; AUGMENT and RETRIEVE store without learning). The
-// tier is the caller's — normally Query's — and decides the cluster:
-// EXPLORE opens a new one, any other tier joins the nearest stored
-// trajectory's cluster (or opens one when the store is empty).
+// Record is RecordKey with no key.
+func (m *Manifold) Record(q []float64, prompt, answer string, tier Tier, now time.Time) (Trajectory, error) {
+	return m.RecordKey(q, prompt, answer, "", tier, now)
+}
+
+// RecordKey stores a new trajectory for the query q answered at time now
+// under key (see Find) and, when tier is EXPAND or EXPLORE, stretches M
+// along q (see Tier.UpdatesMetric; AUGMENT and RETRIEVE store without
+// learning). The tier is the caller's — normally Query's — and decides the
+// cluster: EXPLORE opens a new one, any other tier joins the nearest
+// stored trajectory's cluster (or opens one when the store is empty).
 //
-// A RETRIEVE record is a forced regeneration of a stored answer: if the
-// nearest trajectory is RETRIEVE-close (d < RetrieveBelow) the new one
-// replaces it, keeping its cluster and Uses, so that the next repeat of the
-// query serves the regenerated answer rather than tying with the old one.
+// A RETRIEVE record is a regeneration of a stored answer: if a stored
+// trajectory of the same request (SameRequest prompts) under the same key
+// is RETRIEVE-close (d < RetrieveBelow), the nearest such one is replaced,
+// keeping its cluster and Uses, so that the next repeat of the query
+// serves the regenerated answer rather than tying with the old one. A
+// different request, however close, is never replaced: it keeps its own
+// answer.
 //
 // Otherwise, when the store is full, one trajectory is evicted first: the
 // one with the fewest Uses, ties broken by the oldest LastUsed and then
@@ -266,9 +345,9 @@ func (m *Manifold) trajectory(i int) Trajectory {
 // be averaged into one, and a merged embedding would no longer be any real
 // query.
 //
-// Record returns a copy of what was stored. Errors (nothing is changed):
-// wrong length or non-finite q, invalid tier.
-func (m *Manifold) Record(q []float64, prompt, answer string, tier Tier, now time.Time) (Trajectory, error) {
+// RecordKey returns a copy of what was stored. Errors (nothing is
+// changed): wrong length or non-finite q, invalid tier.
+func (m *Manifold) RecordKey(q []float64, prompt, answer, key string, tier Tier, now time.Time) (Trajectory, error) {
 	if err := m.ready(); err != nil {
 		return Trajectory{}, err
 	}
@@ -278,7 +357,10 @@ func (m *Manifold) Record(q []float64, prompt, answer string, tier Tier, now tim
 	if !tier.Valid() {
 		return Trajectory{}, fmt.Errorf("cog: record: invalid tier %v", tier)
 	}
-	near, d := m.nearest(q)
+	norm := Normalize(prompt)
+	sameKey := func(k string) bool { return k == key }
+	sc := m.scan(q, norm, sameKey)
+	near := sc.nearest.slot
 	if tier.UpdatesMetric() {
 		ch, err := m.metric.Update(q, m.eta)
 		if err != nil {
@@ -288,7 +370,7 @@ func (m *Manifold) Record(q []float64, prompt, answer string, tier Tier, now tim
 		}
 		m.follow(ch)
 	}
-	e := entry{id: m.nextID, prompt: prompt, answer: answer, tier: tier, time: now, lastUsed: now}
+	e := entry{id: m.nextID, prompt: prompt, answer: answer, key: key, norm: norm, tier: tier, time: now, lastUsed: now}
 	switch {
 	case tier == Explore || near < 0:
 		e.cluster = m.nextCluster
@@ -296,16 +378,86 @@ func (m *Manifold) Record(q []float64, prompt, answer string, tier Tier, now tim
 	default:
 		e.cluster = m.entries[near].cluster
 	}
-	switch {
-	case tier == Retrieve && near >= 0 && d < RetrieveBelow:
-		e.uses = m.entries[near].uses
-		m.remove(near)
+	switch same := sc.same.slot; {
+	case tier == Retrieve && same >= 0 && sc.same.dist < RetrieveBelow:
+		e.cluster = m.entries[same].cluster
+		e.uses = m.entries[same].uses
+		m.remove(same)
 	case len(m.entries) >= m.capacity:
 		m.remove(m.victim())
 	}
 	m.add(e, q)
 	m.nextID++
 	return m.trajectory(len(m.entries) - 1), nil
+}
+
+// Replace stores a regenerated answer in place of trajectory id: the new
+// trajectory (a fresh ID, tier RETRIEVE, the given prompt, answer and key,
+// embedding q) keeps the old one's cluster and Uses; M does not change. A
+// caller uses it when it knows which stored answer the new one
+// supersedes — the one it served, under the same live state — where
+// RecordKey's RETRIEVE rule would need the keys to be equal. Errors
+// (nothing is changed): no trajectory id, wrong length or non-finite q.
+func (m *Manifold) Replace(id uint64, q []float64, prompt, answer, key string, now time.Time) (Trajectory, error) {
+	if err := m.ready(); err != nil {
+		return Trajectory{}, err
+	}
+	if err := m.metric.checkVec("query", q); err != nil {
+		return Trajectory{}, err
+	}
+	i, ok := m.byID[id]
+	if !ok {
+		return Trajectory{}, fmt.Errorf("cog: replace: no trajectory %d", id)
+	}
+	old := m.entries[i]
+	e := entry{id: m.nextID, prompt: prompt, answer: answer, key: key, norm: Normalize(prompt), tier: Retrieve,
+		time: now, lastUsed: now, cluster: old.cluster, uses: old.uses}
+	m.remove(i)
+	m.add(e, q)
+	m.nextID++
+	return m.trajectory(len(m.entries) - 1), nil
+}
+
+// Lookup is the answer to Find: three nearest stored trajectories, each
+// a Match (Found false when there is none).
+type Lookup struct {
+	// Nearest is the nearest of all, whatever its key or request: its
+	// distance is the query's tier, which drives the manifold's growth.
+	Nearest Match
+	// Near is the nearest whose key was accepted (the answer an AUGMENT
+	// may show the model).
+	Near Match
+	// Same is the nearest whose key was accepted and whose prompt is the
+	// same request (SameRequest): the only answer that may be served.
+	Same Match
+	// SameAnyKey is the nearest of the same request whatever its key, so
+	// that a caller can say "answered before, under another state".
+	SameAnyKey Match
+}
+
+// Find looks q up for a message prompt under the keys accept takes (nil
+// accepts every key). It is Query with the candidates a precise memory
+// needs: the geometry's nearest trajectory, and the nearest ones that are
+// the same request and were answered under an accepted key. Each Match's
+// Tier is TierOf its own distance. Errors: wrong length or non-finite q.
+func (m *Manifold) Find(q []float64, prompt string, accept func(key string) bool) (Lookup, error) {
+	if err := m.ready(); err != nil {
+		return Lookup{}, err
+	}
+	if err := m.metric.checkVec("query", q); err != nil {
+		return Lookup{}, err
+	}
+	if accept == nil {
+		accept = func(string) bool { return true }
+	}
+	sc := m.scan(q, Normalize(prompt), accept)
+	match := func(b best) Match {
+		if b.slot < 0 {
+			return Match{Distance: 1, Tier: Explore}
+		}
+		return Match{Found: true, Trajectory: m.trajectory(b.slot), Distance: b.dist, Tier: TierOf(b.dist)}
+	}
+	return Lookup{Nearest: match(sc.nearest), Near: match(sc.near), Same: match(sc.same), SameAnyKey: match(sc.sameAny)}, nil
 }
 
 // Touch counts one use of trajectory id (a RETRIEVE served its answer) at
@@ -437,6 +589,9 @@ func invSqrt(x float64) float64 {
 // add appends an entry with embedding q (copied).
 func (m *Manifold) add(e entry, q []float64) {
 	k := m.metric.k
+	if e.norm == "" && e.prompt != "" {
+		e.norm = Normalize(e.prompt)
+	}
 	m.entries = append(m.entries, e)
 	m.emb = append(m.emb, q...)
 	p := make([]float64, k)

@@ -58,9 +58,9 @@ type labelled struct {
 }
 
 // Calibrate builds src's geometry profile from the prompt set's training
-// split: hidden states at the probe layer, the UGT basis, each category's
-// forbidden coordinates and ROC threshold, and its Snipe projector chosen
-// greedily under the collateral budget. It is deterministic for a model,
+// split: hidden states at the probe layer, the UGT basis, the memory gate
+// (COGGate), each category's forbidden coordinates and ROC threshold, and
+// its Snipe projector chosen greedily under the collateral budget. It is deterministic for a model,
 // prompt set and options.
 func Calibrate(ctx context.Context, src Source, set *prompts.Set, opt Options, progress Progress) (*Profile, error) {
 	start := time.Now()
@@ -157,6 +157,23 @@ func Calibrate(ctx context.Context, src Source, set *prompts.Set, opt Options, p
 	}
 	for zi, z := range set.Zones {
 		p.Zones = append(p.Zones, Zone{Name: z.Name, Prompts: len(z.Train), Centroid: slices.Clone(cents.RawRowView(zi))})
+	}
+
+	// 2b. The memory gate, from the same states and the zone prompts'
+	// repeat variants.
+	texts := slices.Clone(zonePrompts)
+	for _, c := range set.Categories {
+		for _, pr := range c.Train {
+			texts = append(texts, pr.Harm)
+		}
+	}
+	for _, c := range set.Categories {
+		for _, pr := range c.Train {
+			texts = append(texts, pr.Benign)
+		}
+	}
+	if p.COG, err = calibrateGate(ctx, r, p, texts, all, len(zonePrompts), progress); err != nil {
+		return nil, err
 	}
 
 	// 3. Per category: scores, gauge, direction.

@@ -22,6 +22,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/isagi-lab/isagi/cog"
 	"github.com/isagi-lab/isagi/internal/fsx"
 	"github.com/isagi-lab/isagi/miku"
 	"github.com/isagi-lab/isagi/teh"
@@ -72,6 +73,12 @@ type Profile struct {
 	Categories []Category `json:"categories"`
 	// Overall is the gauge over every category's forbidden coordinates.
 	Overall Gauge `json:"overall"`
+
+	// COG is the calibrated memory gate: when the living manifold may
+	// serve a stored answer (docs/geometry.md). Nil in profiles made
+	// before it was calibrated; they still load, and serve only
+	// word-for-word repeats (COGGate.Gate).
+	COG *COGGate `json:"cog,omitempty"`
 
 	Stats Stats `json:"stats"`
 }
@@ -205,6 +212,9 @@ func (p *Profile) validate(layers int) error {
 	}
 	if err := coords("overall gauge", p.Overall.Forbidden); err != nil {
 		return err
+	}
+	if g := p.COG; g != nil && !(g.Tau >= cog.MinGate && g.Tau <= cog.RetrieveBelow) {
+		return fmt.Errorf("memory gate τ = %v outside %g…%g", g.Tau, cog.MinGate, cog.RetrieveBelow)
 	}
 	for _, c := range p.Categories {
 		if err := coords(c.Name+" gauge", c.Gauge.Forbidden); err != nil {

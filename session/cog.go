@@ -24,14 +24,24 @@ const (
 )
 
 // COGTurn is what the living manifold decided for a turn (docs/mechanisms.md
-// §9): the tier, the distance to the nearest stored trajectory (1 when
-// there was none), and the manifold after the turn.
+// §9, docs/geometry.md): the tier, the distance to the nearest stored
+// trajectory (1 when there was none), whether the answer was served from
+// memory and why (or why not), and the manifold after the turn.
 type COGTurn struct {
-	Tier         string  `json:"tier"`
-	Distance     float64 `json:"distance"`
-	Nearest      string  `json:"nearest,omitempty"` // the nearest trajectory's prompt
-	Retrieved    bool    `json:"retrieved"`         // the answer was served from memory
-	Growth       float64 `json:"growth"`            // ‖M − I‖_F
+	Tier      string  `json:"tier"`
+	Distance  float64 `json:"distance"`
+	Nearest   string  `json:"nearest,omitempty"` // the nearest trajectory's prompt
+	Retrieved bool    `json:"retrieved"`         // the answer was served from memory
+	// Decision names the reason: "served", "empty", "other-request",
+	// "other-state", "farther", "over-gate" (cog.Reason), "memory-off" or
+	// "regenerated"; Why says it in words for the Manifold pane.
+	Decision string `json:"decision"`
+	Why      string `json:"why"`
+	// Gate is the gate distance of the same request asked before (−1
+	// when there was none) and Tau the threshold it is compared with.
+	Gate         float64 `json:"gate"`
+	Tau          float64 `json:"tau"`
+	Growth       float64 `json:"growth"` // ‖M − I‖_F
 	Trajectories int     `json:"trajectories"`
 }
 
@@ -69,7 +79,7 @@ func (s *Session) startCOG(p *geometry.Profile) (note string, err error) {
 			m, err := cog.Decode(data)
 			if err == nil && m.Dim() == p.K {
 				s.cog, s.cogFP = m, fp
-				return "", nil
+				return keylessNote(m), nil
 			}
 			note = fmt.Sprintf("the saved manifold could not be read (%v): starting a new one", err)
 		} else {
@@ -84,40 +94,55 @@ func (s *Session) startCOG(p *geometry.Profile) (note string, err error) {
 	return note, nil
 }
 
-// cogQuery embeds input and finds its tier; ok is false without a manifold.
-func (s *Session) cogQuery(ctx context.Context, input string) (q []float64, m cog.Match, ok bool, err error) {
-	if s.cog == nil || s.embed == nil {
-		return nil, cog.Match{}, false, nil
+// keylessNote tells about trajectories saved before answers were keyed on
+// the live state ("" when there are none): they keep their place in the
+// manifold, but nothing says under which state they were answered, so they
+// are never served.
+func keylessNote(m *cog.Manifold) string {
+	n := 0
+	for _, t := range m.Trajectories() {
+		if t.Key == "" {
+			n++
+		}
 	}
-	if q, err = s.embed.Embed(ctx, input); err != nil {
-		return nil, cog.Match{}, false, fmt.Errorf("session: embedding the query: %w", err)
+	if n == 0 {
+		return ""
 	}
-	if m, err = s.cog.Query(q); err != nil {
-		return nil, cog.Match{}, false, err
-	}
-	return q, m, true, nil
+	return fmt.Sprintf("the saved manifold holds %d %s from before answers were keyed on the live state: kept in the manifold, never served from memory",
+		n, map[bool]string{true: "answer", false: "answers"}[n == 1])
 }
 
-// cogTurn describes a query's match after the turn was recorded.
-func (s *Session) cogTurn(m cog.Match, retrieved bool) *COGTurn {
-	t := &COGTurn{Tier: m.Tier.String(), Distance: m.Distance, Retrieved: retrieved,
+// cogTurn describes a turn's decision after it was recorded. A served
+// turn shows the trajectory it was served from; any other, the nearest.
+func (s *Session) cogTurn(m *memTurn, retrieved bool) *COGTurn {
+	near := m.look.Nearest
+	if retrieved {
+		near = m.dec.Candidate
+	}
+	t := &COGTurn{Tier: near.Tier.String(), Distance: near.Distance, Retrieved: retrieved,
+		Decision: m.decision, Why: m.why, Gate: m.dec.Plain, Tau: m.gate.Tau,
 		Growth: s.cog.Growth(), Trajectories: s.cog.Len()}
-	if m.Found {
-		t.Nearest = m.Trajectory.Prompt
+	if near.Found {
+		t.Nearest = near.Trajectory.Prompt
 	}
 	return t
 }
 
 // serveRetrieved answers from memory: the stored answer, streamed as one
-// piece, added to the conversation like a generated one.
-func (s *Session) serveRetrieved(input string, m cog.Match, start time.Time, emit func(Event)) (Turn, error) {
-	ans := m.Trajectory.Answer
+// piece, added to the conversation like a generated one, and noted in the
+// record of served answers the session file keeps.
+func (s *Session) serveRetrieved(input string, m *memTurn, start time.Time, emit func(Event)) (Turn, error) {
+	c := m.dec.Candidate
+	ans := c.Trajectory.Answer
 	s.lastServed = &served{input: input, answer: ans}
 	s.conv.AddExchange(input, ans)
 	emit(Event{Piece: ans, Elapsed: time.Since(start)})
-	if err := s.cog.Touch(m.Trajectory.ID, time.Now()); err != nil {
+	now := time.Now()
+	if err := s.cog.Touch(c.Trajectory.ID, now); err != nil {
 		return Turn{}, err
 	}
+	s.served = append(s.served, ServedAnswer{Prompt: input, Answer: ans, Stored: c.Trajectory.Prompt,
+		Trajectory: c.Trajectory.ID, Distance: c.Distance, Gate: m.dec.Plain, Tau: m.gate.Tau, Time: now.UTC()})
 	t := Turn{Text: ans, Stop: "retrieved", COG: s.cogTurn(m, true)}
 	t.ContextUsed, _ = s.ContextUsed()
 	return t, nil
@@ -166,13 +191,27 @@ func (s *Session) popLastExchange() (string, bool) {
 		in, ok := s.conv.PopExchange(sv.input, sv.answer)
 		if ok {
 			s.lastServed = nil
+			s.dropServed()
 		}
 		return in, ok
 	}
 	if s.lastInput == "" {
 		return "", false
 	}
-	return s.conv.PopExchange("", "")
+	in, ok := s.conv.PopExchange("", "")
+	if ok && s.lastServed != nil {
+		s.lastServed = nil
+		s.dropServed()
+	}
+	return in, ok
+}
+
+// dropServed forgets the last served answer, taken back out of the
+// conversation.
+func (s *Session) dropServed() {
+	if n := len(s.served); n > 0 {
+		s.served = s.served[:n-1]
+	}
 }
 
 // useOGD sets the exploration step: α = 0 removes it.

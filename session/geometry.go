@@ -80,6 +80,9 @@ func (s *Session) SetGeometry(p *geometry.Profile) error {
 	if note != "" {
 		s.notes = append(s.notes, note)
 	}
+	if p.COG == nil {
+		s.notes = append(s.notes, "this geometry profile was made before the memory gate was calibrated: only word-for-word repeats are answered from memory until `isagi calibrate` runs again")
+	}
 	if s.set.OGDAlpha > 0 {
 		if err := s.useOGD(s.set.OGDAlpha); err != nil {
 			return err

@@ -194,6 +194,26 @@ func Knobs() []Knob {
 				return err
 			},
 		},
+		{
+			Name: "memory", Values: "on|off", Help: "serve repeated questions from memory",
+			Value: func(s Settings, _ Info) string {
+				if s.MemoryOff {
+					return "off"
+				}
+				return "on"
+			},
+			set: func(_ *Session, n *Settings, value string) error {
+				switch value {
+				case "on":
+					n.MemoryOff = false
+				case "off":
+					n.MemoryOff = true
+				default:
+					return errors.New("want on or off")
+				}
+				return nil
+			},
+		},
 	}
 }
 

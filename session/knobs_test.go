@@ -63,7 +63,7 @@ func TestKnobsRoundTrip(t *testing.T) {
 	want := map[string]string{
 		"temperature": "0.7", "top_p": "0.9", "top_k": "7", "min_p": "0.1", "repeat_penalty": "1.1",
 		"seed": "18446744073709551615", "num_ctx": "200", "max_tokens": "33",
-		"slots": "qkv,o", "alloc": "gp", "rank": "64", "snipe": "off", "ogd_alpha": "off",
+		"slots": "qkv,o", "alloc": "gp", "rank": "64", "snipe": "off", "ogd_alpha": "off", "memory": "on",
 	}
 	for _, k := range Knobs() {
 		if got := k.Value(s.Settings(), s.Info()); got != want[k.Name] {

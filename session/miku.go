@@ -130,6 +130,11 @@ func (s *Session) save(path, appVersion string, now time.Time, overwrite bool, h
 	if err != nil {
 		return err
 	}
+	if sv, err := s.servedSection(); err != nil {
+		return err
+	} else if sv != nil {
+		cs = append(cs, *sv)
+	}
 	for _, c := range cs {
 		// Not required: an older reader keeps the conversation and skips
 		// the manifold.
@@ -215,7 +220,7 @@ func (s *Session) LoadCtx(ctx context.Context, path string, force bool, progress
 		}
 		notes = append(notes, fmt.Sprintf("saved with %s: conversation and knobs loaded", f.Header.Model.File))
 	}
-	skip, required := f.Unknown(sectionConversation, sectionCOG, sectionCOGProfile)
+	skip, required := f.Unknown(sectionConversation, sectionCOG, sectionCOGProfile, sectionCOGServed)
 	if len(required) > 0 {
 		return nil, fmt.Errorf("%s: needs sections this version cannot read: %v — update ISAGI", path, required)
 	}
@@ -241,6 +246,8 @@ func (s *Session) LoadCtx(ctx context.Context, path string, force bool, progress
 	}
 	s.gen.Reset(s.set.Seed)
 	s.conv.Restore(conversation.Record{Messages: conv.Messages, Text: conv.Text, Parts: conv.Parts})
+	s.lastServed = nil
+	notes = append(notes, s.loadServed(f)...)
 	s.file, s.created, s.stamp = path, f.Header.Created, stamp
 	if f.Header.Model.SHA256 == sum {
 		notes = append(notes, s.loadCOG(f)...)

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/isagi-lab/isagi/cog"
 	"github.com/isagi-lab/isagi/engine/conversation"
 	"github.com/isagi-lab/isagi/engine/generate"
 	"github.com/isagi-lab/isagi/engine/model"
@@ -26,11 +25,14 @@ var ErrTooLong = conversation.ErrTooLong
 // many). Cancelling ctx ends the reply early; what was generated is kept.
 //
 // With a geometry profile attached, the living manifold (docs/mechanisms.md §9)
-// looks the message up first: a near-duplicate of an earlier one
-// (RETRIEVE) is answered from memory at once (Turn.Stop "retrieved";
-// Regenerate forces a fresh answer), a close one (AUGMENT) is generated
-// with the earlier answer in the context, and the rest (EXPAND, EXPLORE)
-// are generated and bend the manifold's metric. Turn.COG says which.
+// looks the message up first. The same request asked again under the same
+// live state, close enough for the profile's calibrated gate, is answered
+// from memory at once (Turn.Stop "retrieved"; Regenerate forces a fresh
+// answer; the "memory" setting off never serves). Anything else is
+// generated: a close one (AUGMENT, or a RETRIEVE-close near-miss) with the
+// nearest answer of the same live state in the context, and novel ones
+// (EXPAND, EXPLORE) bend the manifold's metric. Turn.COG says what was
+// decided and why (docs/geometry.md).
 func (s *Session) Send(ctx context.Context, input string, emit func(Event)) (Turn, error) {
 	return s.send(ctx, input, sendNormal, emit)
 }
@@ -47,25 +49,25 @@ const (
 func (s *Session) send(ctx context.Context, input string, mode sendMode, emit func(Event)) (Turn, error) {
 	start := time.Now()
 	s.lastInput, s.lastServed = input, nil
-	force := mode == sendForce
 	var (
-		q     []float64
-		match cog.Match
+		mem   memTurn
 		cogOn bool
 		err   error
 	)
 	if mode != sendNoMemory {
-		if q, match, cogOn, err = s.cogQuery(ctx, input); err != nil {
+		if mem, cogOn, err = s.lookup(ctx, input); err != nil {
 			return Turn{}, err
 		}
 	}
-	tier := match.Tier
-	if cogOn && tier == cog.Retrieve && !force {
-		return s.serveRetrieved(input, match, start, emit)
+	if cogOn {
+		s.decide(&mem, mode == sendForce)
+		if mem.dec.Serve {
+			return s.serveRetrieved(input, &mem, start, emit)
+		}
 	}
 	augment := ""
-	if cogOn && tier == cog.Augment && s.conv.Chat() {
-		augment = match.Trajectory.Answer
+	if cogOn && s.conv.Chat() {
+		augment = mem.augmentWith(s.set.MemoryOff)
 	}
 	if cogOn && s.explore != nil && s.ogdDir == nil {
 		// The manifold's top eigenvector moves as it grows: aim the step
@@ -143,12 +145,12 @@ func (s *Session) send(ctx context.Context, input string, mode sendMode, emit fu
 		if s.conv.Chat() {
 			answer = strings.TrimSpace(kept)
 		}
-		// A forced regeneration records as RETRIEVE, which replaces the
-		// stored answer it matched.
-		if _, rerr := s.cog.Record(q, input, answer, tier, time.Now()); rerr != nil {
+		// A regeneration replaces the stored answer it supersedes.
+		length := lengthClass(turn.Stop, turn.Tokens, s.set.MaxTokens)
+		if rerr := s.record(&mem, input, answer, length, time.Now()); rerr != nil {
 			return turn, rerr
 		}
-		turn.COG = s.cogTurn(match, false)
+		turn.COG = s.cogTurn(&mem, false)
 	}
 	return turn, err
 }

@@ -91,6 +91,9 @@ type Settings struct {
 	Snipe string `json:"snipe,omitempty"`
 	// OGDAlpha is the Safe OGD exploration step α (0: off).
 	OGDAlpha float64 `json:"ogd_alpha,omitempty"`
+	// MemoryOff stops the living manifold from serving answers from
+	// memory or showing stored answers as context; it still learns.
+	MemoryOff bool `json:"memory_off,omitempty"`
 }
 
 // Event is one step of a streaming reply.
@@ -169,9 +172,10 @@ type Session struct {
 	exploreRemove func()
 	ogdDir        []float64 // a fixed exploration direction (isagi explore), or nil
 	ogdSource     string
-	lastInput     string   // the last message sent, for Regenerate
-	lastServed    *served  // the last turn answered from memory, for Regenerate
-	notes         []string // for the user, see Notes
+	lastInput     string         // the last message sent, for Regenerate
+	lastServed    *served        // the last turn answered from memory, for Regenerate
+	served        []ServedAnswer // this conversation's answers served from memory (saved as cog.served)
+	notes         []string       // for the user, see Notes
 }
 
 // Info describes the model and the compression in use.
@@ -212,6 +216,7 @@ func (s *Session) ContextUsed() (used, limit int) {
 // Clear forgets the conversation (the system message stays).
 func (s *Session) Clear() {
 	s.conv.Clear()
+	s.served, s.lastServed = nil, nil
 	s.gen.Reset(s.set.Seed)
 }
 

@@ -56,7 +56,7 @@ const setHelpWidth = 51
 // has no room for them.
 func setHelpLines() []string {
 	words := append([]string{"change a setting:"}, session.KnobNames()...)
-	words = append(words, "(/set alone explains)")
+	words = append(words, "(bare /set explains)")
 	var lines []string
 	line := ""
 	for _, w := range words {

@@ -1,0 +1,382 @@
+package session
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/isagi-lab/isagi/cog"
+	"github.com/isagi-lab/isagi/miku"
+)
+
+// When the living manifold serves a stored answer (docs/geometry.md, "When
+// an answer is served from memory"): the tiers are the geometry, and the
+// gate decides. An answer is served only for the same request (the exact
+// check, cog.SameRequest), stored under the same live state (memState),
+// in the RETRIEVE tier and under the profile's calibrated threshold; with
+// "memory" off, never.
+
+// memState is the live state an answer depends on beyond the message
+// itself: the part of a stored answer's key that must equal the session's
+// for the answer to be served (or shown to the model as AUGMENT context).
+// Each field is a short token so that keys stay small and a difference can
+// be told in words.
+type memState struct {
+	// Template is "completion", or "chat:" and a hash of the chat
+	// template's source: another template renders another prompt.
+	Template string
+	// System is "none" or a hash of the system prompt (chat mode): it
+	// steers every reply.
+	System string
+	// Temp is the sampler's temperature class: "greedy" (T = 0 or
+	// top-k 1: one answer per prompt), "sampled" (0 < T ≤ 1: draws from
+	// the model's own distribution) or "hot" (T > 1: a flattened one the
+	// user asked for on purpose). Within a class another draw is as good
+	// an answer; across classes it is another kind of answer.
+	Temp string
+	// Snipe is the projectors on ("off" or "a,b"): they remove behaviour
+	// directions, and an answer made without them must not come back
+	// with them on.
+	Snipe string
+	// OGD is the exploration step α ("off" or the value): it moves every
+	// position's state.
+	OGD string
+	// GRC is the compression in use ("off" or its rank, slots and
+	// allocation): another plan computes other logits.
+	GRC string
+}
+
+// fields are the state's fields as they appear in a key, in order (name,
+// value); "length" follows them.
+func (st memState) fields() [6][2]string {
+	return [...][2]string{{"template", st.Template}, {"system", st.System}, {"temp", st.Temp},
+		{"snipe", st.Snipe}, {"ogd", st.OGD}, {"grc", st.GRC}}
+}
+
+// String is the state's part of a key: "template=…;system=…;…".
+func (st memState) String() string {
+	var b strings.Builder
+	for i, f := range st.fields() {
+		if i > 0 {
+			b.WriteByte(';')
+		}
+		b.WriteString(f[0] + "=" + keyValue(f[1]))
+	}
+	return b.String()
+}
+
+// keyValue keeps a value from breaking the key's syntax.
+func keyValue(v string) string {
+	return strings.NewReplacer(";", ",", "=", ":").Replace(v)
+}
+
+// memKey is the key an answer is stored under: the state and its length
+// class — "end:T" for a reply that ended by itself after T tokens, "max:N"
+// for one cut at max_tokens N, "cut" for one cut by the context window.
+// A cut answer is only served when max_tokens is what cut it; one that
+// ended by itself, when it fits max_tokens.
+func memKey(st memState, length string) string { return st.String() + ";length=" + length }
+
+// parseMemKey splits a key into its fields; ok is false for a key that
+// is not one (a manifold saved before keys: "").
+func parseMemKey(key string) (fields map[string]string, ok bool) {
+	if key == "" {
+		return nil, false
+	}
+	fields = map[string]string{}
+	for _, f := range strings.Split(key, ";") {
+		name, v, found := strings.Cut(f, "=")
+		if !found {
+			return nil, false
+		}
+		fields[name] = v
+	}
+	return fields, true
+}
+
+// lengthClass is the length part of the key of a reply of tokens tokens
+// that stopped for reason stop.
+func lengthClass(stop string, tokens, maxTokens int) string {
+	switch stop {
+	case "token limit":
+		return "max:" + strconv.Itoa(maxTokens)
+	case "stop token":
+		return "end:" + strconv.Itoa(tokens)
+	}
+	return "cut"
+}
+
+// lengthFits reports whether a stored answer of length class l may be
+// served with max_tokens n.
+func lengthFits(l string, n int) bool {
+	kind, v, _ := strings.Cut(l, ":")
+	t, err := strconv.Atoi(v)
+	switch {
+	case err != nil:
+		return false
+	case kind == "max":
+		return t == n
+	case kind == "end":
+		return t <= n
+	}
+	return false
+}
+
+// memState is the session's live state now.
+func (s *Session) memState() memState {
+	st := memState{Template: "completion", System: "none", Temp: tempClass(s.set), Snipe: "off", OGD: "off", GRC: "off"}
+	if t := s.conv.Template(); t != nil {
+		st.Template = "chat:" + shortHash(t.Source())
+		if s.set.System != "" {
+			st.System = shortHash(s.set.System)
+		}
+	}
+	if sn := s.Snipes(); len(sn) > 0 {
+		st.Snipe = strings.Join(sn, ",")
+	}
+	if s.explore != nil && s.set.OGDAlpha > 0 {
+		st.OGD = strconv.FormatFloat(s.set.OGDAlpha, 'g', -1, 64)
+	}
+	if s.grcKey != "" {
+		st.GRC = s.grcKey
+	}
+	return st
+}
+
+// tempClass is the temperature class of memState.Temp.
+func tempClass(set Settings) string {
+	switch {
+	case set.Temperature <= 0 || set.TopK == 1:
+		return "greedy"
+	case set.Temperature <= 1:
+		return "sampled"
+	}
+	return "hot"
+}
+
+func shortHash(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:4])
+}
+
+// accepts is the key filter of a lookup under state st with max_tokens n.
+func accepts(st memState, n int) func(key string) bool {
+	want := st.String() + ";length="
+	return func(key string) bool {
+		l, ok := strings.CutPrefix(key, want)
+		return ok && lengthFits(l, n)
+	}
+}
+
+// sameState reports whether key was stored under state st, whatever its
+// length class.
+func sameState(key string, st memState) bool {
+	return strings.HasPrefix(key, st.String()+";length=")
+}
+
+// stateDiff says in words how key's state differs from st and n (what the
+// Manifold pane shows for an answer kept under another state).
+func stateDiff(key string, st memState, n int) string {
+	f, ok := parseMemKey(key)
+	if !ok {
+		return "stored before live states were recorded"
+	}
+	names := map[string]string{"template": "chat template", "system": "system prompt", "temp": "temperature",
+		"snipe": "snipe", "ogd": "OGD α", "grc": "GRC"}
+	var out []string
+	for _, nv := range st.fields() {
+		name, v := nv[0], nv[1]
+		was := f[name]
+		switch {
+		case was == keyValue(v):
+		case name == "template" || name == "system":
+			out = append(out, names[name]+" changed")
+		default:
+			out = append(out, fmt.Sprintf("%s %s → %s", names[name], was, v))
+		}
+	}
+	if len(out) == 0 {
+		kind, t, _ := strings.Cut(f["length"], ":")
+		switch kind {
+		case "max":
+			out = append(out, fmt.Sprintf("its answer was cut at max_tokens %s, now %d", t, n))
+		case "end":
+			out = append(out, fmt.Sprintf("its answer is %s tokens, max_tokens is %d", t, n))
+		default:
+			out = append(out, "its answer was cut short by the context window")
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// memTurn is one turn's use of the manifold: the lookup, the decision and
+// what it says.
+type memTurn struct {
+	q     []float64
+	look  cog.Lookup
+	dec   cog.Decision
+	gate  cog.Gate
+	state memState
+	// decision is cog.Reason's name, or "memory-off" or "regenerated";
+	// gateServed is whether the gate itself would serve.
+	decision   string
+	why        string
+	gateServed bool
+}
+
+// decide fills m.decision and m.why; m.dec.Serve is cleared when the
+// session may not serve (memory off, a forced regeneration).
+func (s *Session) decide(m *memTurn, force bool) {
+	m.dec = m.gate.Decide(m.q, m.look)
+	m.decision, m.gateServed = m.dec.Reason.String(), m.dec.Serve
+	c := m.dec.Candidate
+	switch m.dec.Reason {
+	case cog.Served:
+		m.why = fmt.Sprintf("same request as a stored one, same live state; d %.4f (RETRIEVE), gate %.4f < τ %.4f", c.Distance, m.dec.Plain, m.gate.Tau)
+	case cog.Empty:
+		m.why = "nothing stored yet"
+	case cog.OtherRequest:
+		if c.Tier == cog.Retrieve || c.Tier == cog.Augment {
+			m.why = fmt.Sprintf("not the same request as the nearest, %q (d %.4f)", c.Trajectory.Prompt, c.Distance)
+		} else {
+			m.why = "a new request"
+		}
+	case cog.OtherState:
+		m.why = "asked before under another live state: " + stateDiff(c.Trajectory.Key, m.state, s.set.MaxTokens)
+	case cog.Farther:
+		m.why = fmt.Sprintf("asked before, but worded so differently that it lies at d %.4f (outside RETRIEVE)", c.Distance)
+	case cog.OverGate:
+		m.why = fmt.Sprintf("asked before, but the gate distance %.4f is not under τ %.4f", m.dec.Plain, m.gate.Tau)
+		if !m.gate.Calibrated {
+			m.why += " (the profile has no calibrated gate: only word-for-word repeats are served)"
+		}
+	}
+	switch {
+	case force:
+		m.dec.Serve, m.decision, m.why = false, "regenerated", "regenerated on request (ctrl+r): the fresh answer replaces the stored one"
+	case s.set.MemoryOff && m.dec.Serve:
+		m.dec.Serve, m.decision, m.why = false, "memory-off", "memory is off (/set memory on serves repeats again)"
+	}
+}
+
+// augmentWith is the stored answer an AUGMENT turn shows the model: the
+// nearest under the same live state, when the geometry says AUGMENT (or a
+// RETRIEVE-close answer that was not served) and memory is on.
+func (m *memTurn) augmentWith(off bool) string {
+	if off || !m.look.Near.Found || m.look.Near.Tier > cog.Augment {
+		return ""
+	}
+	return m.look.Near.Trajectory.Answer
+}
+
+// record stores the turn's answer. It replaces the stored answer it
+// supersedes — one the gate would have served (a regeneration, or memory
+// off), or the same request under the same state whose answer's length
+// did not fit — and is otherwise a new trajectory with the geometry's
+// tier, RETRIEVE stored as AUGMENT: a RETRIEVE-close answer that was not
+// served is another request's, another state's or another wording's, and
+// keeps its own place.
+func (s *Session) record(m *memTurn, input, answer, length string, now time.Time) error {
+	key := memKey(m.state, length)
+	var old *cog.Trajectory
+	switch a := m.look.SameAnyKey; {
+	case m.gateServed:
+		old = &m.look.Same.Trajectory
+	case a.Found && a.Tier == cog.Retrieve && sameState(a.Trajectory.Key, m.state) &&
+		cog.PlainDistance(m.q, a.Trajectory.Embedding) < m.gate.Tau:
+		old = &a.Trajectory
+	}
+	if old != nil {
+		_, err := s.cog.Replace(old.ID, m.q, input, answer, key, now)
+		return err
+	}
+	tier := m.look.Nearest.Tier
+	if tier == cog.Retrieve {
+		tier = cog.Augment
+	}
+	_, err := s.cog.RecordKey(m.q, input, answer, key, tier, now)
+	return err
+}
+
+// ServedAnswer is an answer the session served from memory, as its .miku
+// file records it (section "cog.served").
+type ServedAnswer struct {
+	// Prompt is the message as the user sent it; Answer what was served.
+	Prompt string `json:"prompt"`
+	Answer string `json:"answer"`
+	// Stored is the stored request it was served for (the same request,
+	// perhaps worded with other case, spacing or punctuation) and
+	// Trajectory its id in the manifold.
+	Stored     string `json:"stored"`
+	Trajectory uint64 `json:"trajectory"`
+	// Distance is the manifold distance, Gate the gate distance and Tau
+	// the threshold it was under.
+	Distance float64   `json:"distance"`
+	Gate     float64   `json:"gate"`
+	Tau      float64   `json:"tau"`
+	Time     time.Time `json:"time"`
+}
+
+// sectionCOGServed is the .miku section listing the answers served from
+// memory.
+const sectionCOGServed = "cog.served"
+
+// servedFile is the section's JSON body.
+type servedFile struct {
+	Served []ServedAnswer `json:"served"`
+}
+
+// Served lists the answers of this conversation that were served from
+// memory, oldest first (a copy).
+func (s *Session) Served() []ServedAnswer { return append([]ServedAnswer(nil), s.served...) }
+
+// servedSection is the section recording the served answers, or nil when
+// there are none.
+func (s *Session) servedSection() (*sectionData, error) {
+	if len(s.served) == 0 {
+		return nil, nil
+	}
+	b, err := json.Marshal(servedFile{Served: s.served})
+	if err != nil {
+		return nil, fmt.Errorf("session: served answers: %w", err)
+	}
+	return &sectionData{sectionCOGServed, b}, nil
+}
+
+// loadServed restores the record of served answers; a section that cannot
+// be read is left out with a note (the conversation itself is intact).
+func (s *Session) loadServed(f *miku.File) (notes []string) {
+	s.served = nil
+	sec, ok := f.Section(sectionCOGServed)
+	if !ok {
+		return nil
+	}
+	var sf servedFile
+	if err := json.Unmarshal(sec.Data, &sf); err != nil {
+		return []string{fmt.Sprintf("the record of which answers came from memory could not be read (%v): the conversation is intact", err)}
+	}
+	s.served = sf.Served
+	return nil
+}
+
+// lookup embeds input and looks it up under the live state; ok is false
+// without a manifold.
+func (s *Session) lookup(ctx context.Context, input string) (m memTurn, ok bool, err error) {
+	if s.cog == nil || s.embed == nil {
+		return memTurn{}, false, nil
+	}
+	if m.q, err = s.embed.Embed(ctx, input); err != nil {
+		return memTurn{}, false, fmt.Errorf("session: embedding the query: %w", err)
+	}
+	m.state = s.memState()
+	if m.look, err = s.cog.Find(m.q, input, accepts(m.state, s.set.MaxTokens)); err != nil {
+		return memTurn{}, false, fmt.Errorf("session: looking the query up: %w", err)
+	}
+	m.gate = s.geo.Profile().MemoryGate()
+	return m, true, nil
+}
