@@ -3,6 +3,8 @@ package cog
 import (
 	"testing"
 	"time"
+
+	"github.com/isagi-lab/isagi/prompts"
 )
 
 // TestSameRequestVariants: case, white space and framing punctuation do not
@@ -217,5 +219,47 @@ func TestReplace(t *testing.T) {
 	}
 	if _, err := m.Replace(tr.ID, []float64{1, 2}, "p", "a", "k", t0); err == nil {
 		t.Fatal("a wrong-length embedding was accepted")
+	}
+}
+
+// TestHeldOutLabels: on the held-out memory set the exact check agrees with
+// every label — each repeat variant is the same request, each near-miss and
+// unrelated question another one, and no two stored requests are one.
+func TestHeldOutLabels(t *testing.T) {
+	set, err := prompts.COG()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stored []string
+	for _, r := range set.Repeats {
+		stored = append(stored, r.Prompt)
+		for i, a := range r.Asks() {
+			if !SameRequest(a, r.Prompt) {
+				t.Errorf("%s variant %q of %q fails the exact check", prompts.RepeatKinds()[i], a, r.Prompt)
+			}
+		}
+	}
+	for _, n := range set.NearMisses {
+		stored = append(stored, n.Stored)
+	}
+	for _, u := range set.Unrelated {
+		stored = append(stored, u.Stored)
+	}
+	seen := map[string]string{}
+	for _, s := range stored {
+		if first, ok := seen[Normalize(s)]; ok {
+			t.Errorf("stored %q and %q are one request", first, s)
+		}
+		seen[Normalize(s)] = s
+	}
+	for _, n := range set.NearMisses {
+		if s, ok := seen[Normalize(n.Asked)]; ok {
+			t.Errorf("%s near-miss %q passes the exact check against %q", n.Kind, n.Asked, s)
+		}
+	}
+	for _, u := range set.Unrelated {
+		if s, ok := seen[Normalize(u.Asked)]; ok {
+			t.Errorf("unrelated %q passes the exact check against %q", u.Asked, s)
+		}
 	}
 }

@@ -3,8 +3,14 @@ package geometry_test
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/isagi-lab/isagi/cog"
+	"github.com/isagi-lab/isagi/geometry"
+	"github.com/isagi-lab/isagi/miku"
+	"github.com/isagi-lab/isagi/prompts"
 	"github.com/isagi-lab/isagi/session"
 )
 
@@ -120,5 +126,275 @@ func TestMemoryHundredDistinctPromptsServeNothing(t *testing.T) {
 		if !turn.COG.Retrieved || turn.Text != answers[p] {
 			t.Errorf("the repeat %q was not served its own answer: %+v %q, want %q", p, turn.COG, turn.Text, answers[p])
 		}
+	}
+}
+
+// The answer is stored under the live state: another temperature class,
+// a projector switched on or a max_tokens that would have given a longer
+// answer does not get it; going back does. /set memory off never serves.
+func TestMemoryKeyedOnLiveState(t *testing.T) {
+	s := memorySession(t)
+	const q = "And Moses said unto the LORD"
+	first := send(t, s, q)
+	set := func(name, value string) {
+		t.Helper()
+		if err := s.Set(name, value); err != nil {
+			t.Fatal(err)
+		}
+	}
+	notServed := func(decision, why string) {
+		t.Helper()
+		turn := send(t, s, q)
+		if turn.COG.Retrieved || turn.COG.Decision != decision || !strings.Contains(turn.COG.Why, why) {
+			t.Fatalf("served %v, decision %q (%s); want %q with %q", turn.COG.Retrieved, turn.COG.Decision, turn.COG.Why, decision, why)
+		}
+	}
+	served := func() {
+		t.Helper()
+		turn := send(t, s, q)
+		if !turn.COG.Retrieved || turn.Text != first.Text || turn.COG.Decision != "served" {
+			t.Fatalf("not served the greedy answer: %+v %q", turn.COG, turn.Text)
+		}
+	}
+	set("temperature", "0.8")
+	notServed("other-state", "temperature greedy → sampled")
+	set("temperature", "0")
+	served()
+	set("snipe", "privacy")
+	notServed("other-state", "snipe off → privacy")
+	set("snipe", "off")
+	served()
+	set("max_tokens", "6") // the stored answer was cut at 4 tokens
+	notServed("other-state", "cut at max_tokens 4, now 6")
+	set("max_tokens", "4")
+	served()
+	set("memory", "off")
+	notServed("memory-off", "memory is off")
+	set("memory", "on")
+	// Memory off regenerated it: the fresh (greedy, identical) answer took
+	// the stored one's place instead of piling up beside it.
+	served()
+	if st, _ := s.ManifoldStats(); st.Trajectories != 4 {
+		t.Fatalf("%d trajectories, want 4: greedy (replaced in place), sampled, privacy, 6 tokens", st.Trajectories)
+	}
+}
+
+// Calibration places the memory gate between the two distributions it
+// measured, and the profile file keeps it.
+func TestMemoryGateCalibrated(t *testing.T) {
+	p := kjvProfile(t)
+	g := p.COG
+	if g == nil {
+		t.Fatal("calibration made no memory gate")
+	}
+	t.Logf("gate %+v", *g)
+	// smallSet: 104 prompts → 104·103/2 pairs; variants of the 24 zone prompts.
+	if g.DistinctPairs != 104*103/2 || g.Repeats < 24 || g.Repeats > 3*24 {
+		t.Fatalf("%d distinct pairs, %d repeats", g.DistinctPairs, g.Repeats)
+	}
+	if !(g.Tau >= cog.MinGate && g.Tau <= g.Bound && g.Bound <= cog.RetrieveBelow && g.Bound <= g.DistinctMin) {
+		t.Fatalf("τ %v outside (0, bound %v], distinct min %v", g.Tau, g.Bound, g.DistinctMin)
+	}
+	if gate := p.MemoryGate(); !gate.Calibrated || gate.Tau != g.Tau {
+		t.Fatalf("MemoryGate %+v", gate)
+	}
+	path := filepath.Join(t.TempDir(), "p.miku")
+	if err := p.Save(path, "test"); err != nil {
+		t.Fatal(err)
+	}
+	back, err := geometry.LoadProfile(path, 6)
+	if err != nil || back.COG == nil || *back.COG != *g {
+		t.Fatalf("reloaded gate %+v, %v", back.COG, err)
+	}
+}
+
+// A profile made before the gate loads with one clear note, and serves
+// word-for-word repeats only; a profile with a τ out of range is refused.
+func TestMemoryProfileWithoutGate(t *testing.T) {
+	old := *kjvProfile(t)
+	old.COG = nil
+	path := filepath.Join(t.TempDir(), "old.miku")
+	if err := old.Save(path, "test"); err != nil {
+		t.Fatal(err)
+	}
+	p, err := geometry.LoadProfile(path, 6)
+	if err != nil {
+		t.Fatalf("a profile without a memory gate was refused: %v", err)
+	}
+	if g := p.MemoryGate(); g.Calibrated || g.Tau != cog.MinGate {
+		t.Fatalf("gate of an old profile: %+v", g)
+	}
+	s := openKJV(t)
+	if err := s.SetGeometry(p); err != nil {
+		t.Fatal(err)
+	}
+	notes := s.Notes()
+	if len(notes) != 1 || !strings.Contains(notes[0], "made before the memory gate") || !strings.Contains(notes[0], "isagi calibrate") {
+		t.Fatalf("notes %q", notes)
+	}
+	for _, kv := range [][2]string{{"temperature", "0"}, {"max_tokens", "4"}} {
+		if err := s.Set(kv[0], kv[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(t, s, "And Moses said")
+	if turn := send(t, s, "And Moses said"); !turn.COG.Retrieved {
+		t.Fatalf("a word-for-word repeat was not served: %+v", turn.COG)
+	}
+	if turn := send(t, s, "And Moses said."); turn.COG.Retrieved || turn.COG.Decision != "over-gate" || !strings.Contains(turn.COG.Why, "no calibrated gate") {
+		t.Fatalf("a variant was served without a calibrated gate: %+v", turn.COG)
+	}
+
+	bad := *kjvProfile(t)
+	bad.COG = &geometry.COGGate{Tau: 0.3}
+	if err := bad.Save(path, "test"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := geometry.LoadProfile(path, 6); err == nil || !strings.Contains(err.Error(), "memory gate") {
+		t.Fatalf("a gate τ of 0.3 loaded: %v", err)
+	}
+}
+
+// `isagi eval cog` on the kjv fixture: no near-miss is served a wrong
+// answer, every word-for-word repeat is served its own, and the seed's
+// rule, scored on the same lookups, does serve wrong answers (so the
+// measurement can tell).
+func TestEvaluateCOG(t *testing.T) {
+	p := kjvProfile(t)
+	set, err := prompts.COG()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := openKJV(t)
+	rep, err := geometry.EvaluateCOG(context.Background(), s.CalibrationSource(), p, set, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Rows {
+		t.Logf("%-9s %-11s n %3d served %3d wrong %d | seed served %3d wrong %3d | hist %v", r.Group, r.Kind, r.N, r.Served, r.Wrong, r.SeedServed, r.SeedWrong, r.Hist)
+	}
+	if rep.WrongNearMiss != 0 || rep.Precision != 1 {
+		t.Errorf("%d near-misses served a wrong answer; precision %.3f", rep.WrongNearMiss, rep.Precision)
+	}
+	if rep.RecallExact < 0.99 {
+		t.Errorf("%.1f%% of word-for-word repeats served, want ≥ 99%%", 100*rep.RecallExact)
+	}
+	if rep.SeedWrongNearMiss == 0 {
+		t.Errorf("the seed's rule served no near-miss: the set does not test what it should")
+	}
+	rows, n := 0, 0
+	for _, r := range rep.Rows {
+		rows++
+		n += r.N
+		sum := 0
+		for _, c := range r.Hist {
+			sum += c
+		}
+		if sum != r.N || len(r.Hist) != len(geometry.COGBins())+1 {
+			t.Errorf("%s/%s: histogram %v of %d questions", r.Group, r.Kind, r.Hist, r.N)
+		}
+	}
+	if want := 4*len(set.Repeats) + len(set.NearMisses) + len(set.Unrelated); n != want || rows != 4+3+1 {
+		t.Errorf("%d questions in %d rows, want %d in 8", n, rows, want)
+	}
+}
+
+// The session file records which answers came from memory, and a
+// regenerated one leaves the record.
+func TestMemorySessionFileRecordsServed(t *testing.T) {
+	s := memorySession(t)
+	send(t, s, "And Moses said")
+	send(t, s, "And Aaron said")
+	if rep := send(t, s, "And Moses said"); !rep.COG.Retrieved {
+		t.Fatalf("a word-for-word repeat was not served: %+v", rep.COG)
+	}
+	if rep := send(t, s, "And Aaron said"); !rep.COG.Retrieved {
+		t.Fatalf("a word-for-word repeat was not served: %+v", rep.COG)
+	}
+	if _, err := s.Regenerate(context.Background(), func(session.Event) {}); err != nil {
+		t.Fatal(err)
+	}
+	served := s.Served()
+	if len(served) != 1 || served[0].Prompt != "And Moses said" || served[0].Stored != "And Moses said" || !(served[0].Gate < served[0].Tau) {
+		t.Fatalf("served record %+v", served)
+	}
+	path := filepath.Join(t.TempDir(), "s.miku")
+	if err := s.SaveFile(path); err != nil {
+		t.Fatal(err)
+	}
+	f, err := miku.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := f.Section("cog.served"); !ok {
+		t.Fatal("no cog.served section in the file")
+	}
+	s2 := memorySession(t)
+	notes, err := s2.Load(path, false)
+	if err != nil || len(notes) != 0 {
+		t.Fatalf("load: %v, notes %q", err, notes)
+	}
+	if got := s2.Served(); len(got) != 1 || got[0] != served[0] {
+		t.Fatalf("reloaded record %+v, want %+v", got, served)
+	}
+}
+
+// A manifold saved before answers were keyed on the live state loads with
+// one note; its answers keep their place but are not served (nothing says
+// under which state they were made), and the request answered afresh is
+// served from then on.
+func TestMemoryKeylessManifoldNotServed(t *testing.T) {
+	s := memorySession(t)
+	send(t, s, "And Moses said")
+	path := filepath.Join(t.TempDir(), "s.miku")
+	if err := s.SaveFile(path); err != nil {
+		t.Fatal(err)
+	}
+	// Rewrite the manifold as an older build saved it: no keys.
+	f, err := miku.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, sec := range f.Sections {
+		if sec.Name != "cog" {
+			continue
+		}
+		m, err := cog.Decode(sec.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		old, err := cog.New(cog.Config{Dim: m.Dim()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tr := range m.Trajectories() {
+			if _, err := old.Record(tr.Embedding, tr.Prompt, tr.Answer, tr.Tier, tr.Time); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if f.Sections[i].Data, err = old.MarshalBinary(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := miku.Write(path, f); err != nil {
+		t.Fatal(err)
+	}
+	s2 := memorySession(t)
+	notes, err := s2.Load(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "1 answer from before answers were keyed") {
+		t.Fatalf("notes %q", notes)
+	}
+	turn := send(t, s2, "And Moses said")
+	if turn.COG.Retrieved || turn.COG.Decision != "other-state" || !strings.Contains(turn.COG.Why, "before live states were recorded") {
+		t.Fatalf("a keyless answer: %+v", turn.COG)
+	}
+	if turn := send(t, s2, "And Moses said"); !turn.COG.Retrieved {
+		t.Fatalf("the fresh answer is not served: %+v", turn.COG)
+	}
+	if st, _ := s2.ManifoldStats(); st.Trajectories != 2 {
+		t.Fatalf("%d trajectories, want the old one kept beside the new", st.Trajectories)
 	}
 }

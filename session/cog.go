@@ -54,6 +54,12 @@ type ManifoldStats struct {
 	Points       []cog.Point // trajectories on M's top two eigenvectors
 	Alpha        float64     // the OGD step (0: off)
 	Direction    string      // where the OGD direction comes from
+	// Tau is the memory gate's threshold; Calibrated is false for a
+	// profile made before the gate (only word-for-word repeats are
+	// served); MemoryOff is the "memory" setting off (nothing is served).
+	Tau        float64
+	Calibrated bool
+	MemoryOff  bool
 }
 
 // cogProfile is the cog.profile section: which coordinate system the
@@ -153,7 +159,12 @@ func (s *Session) ManifoldStats() (ManifoldStats, bool) {
 	if s.cog == nil {
 		return ManifoldStats{}, false
 	}
-	st := ManifoldStats{Growth: s.cog.Growth(), Trajectories: s.cog.Len(), Clusters: s.cog.Clusters(), Alpha: s.set.OGDAlpha}
+	st := ManifoldStats{Growth: s.cog.Growth(), Trajectories: s.cog.Len(), Clusters: s.cog.Clusters(), Alpha: s.set.OGDAlpha,
+		MemoryOff: s.set.MemoryOff}
+	if s.geo != nil {
+		g := s.geo.Profile().MemoryGate()
+		st.Tau, st.Calibrated = g.Tau, g.Calibrated
+	}
 	if ev, err := s.cog.TopEigen(min(4, s.cog.Dim())); err == nil {
 		st.TopEigen = ev
 	}

@@ -274,25 +274,17 @@ func (m *memTurn) augmentWith(off bool) string {
 	return m.look.Near.Trajectory.Answer
 }
 
-// record stores the turn's answer. It replaces the stored answer it
-// supersedes — one the gate would have served (a regeneration, or memory
-// off), or the same request under the same state whose answer's length
-// did not fit — and is otherwise a new trajectory with the geometry's
-// tier, RETRIEVE stored as AUGMENT: a RETRIEVE-close answer that was not
-// served is another request's, another state's or another wording's, and
-// keeps its own place.
+// record stores the turn's answer. It replaces the stored answer the gate
+// would have served — the turn was a regeneration, or memory is off — so
+// that the next repeat serves the fresh one; otherwise it is a new
+// trajectory with the geometry's tier, RETRIEVE stored as AUGMENT: a
+// RETRIEVE-close answer that was not served is another request's, another
+// state's or another wording's, and keeps its own place (so switching a
+// knob back finds the answer made under it).
 func (s *Session) record(m *memTurn, input, answer, length string, now time.Time) error {
 	key := memKey(m.state, length)
-	var old *cog.Trajectory
-	switch a := m.look.SameAnyKey; {
-	case m.gateServed:
-		old = &m.look.Same.Trajectory
-	case a.Found && a.Tier == cog.Retrieve && sameState(a.Trajectory.Key, m.state) &&
-		cog.PlainDistance(m.q, a.Trajectory.Embedding) < m.gate.Tau:
-		old = &a.Trajectory
-	}
-	if old != nil {
-		_, err := s.cog.Replace(old.ID, m.q, input, answer, key, now)
+	if m.gateServed {
+		_, err := s.cog.Replace(m.look.Same.Trajectory.ID, m.q, input, answer, key, now)
 		return err
 	}
 	tier := m.look.Nearest.Tier

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 
 	"github.com/isagi-lab/isagi/cog"
 	"github.com/isagi-lab/isagi/geometry"
@@ -56,7 +57,7 @@ func (f *fakeGeo) ManifoldStats() (session.ManifoldStats, bool) {
 	return session.ManifoldStats{
 		Growth: 0.0561, Trajectories: 3, Clusters: 2, TopEigen: []float64{1.031, 1.012, 1},
 		Points: []cog.Point{{X: 0.9, Y: 0.9, Cluster: 0}, {X: -0.9, Y: -0.9, Cluster: 1}, {X: 0.1, Y: -0.5, Cluster: 1}},
-		Alpha:  f.alpha, Direction: "UGT axis 2",
+		Alpha:  f.alpha, Direction: "UGT axis 2", Tau: 0.0373, Calibrated: true,
 	}, true
 }
 
@@ -183,14 +184,17 @@ func TestGeometryLiveGaugeAndSnipe(t *testing.T) {
 
 func TestManifoldPaneRetrieveRegenerateAndAlpha(t *testing.T) {
 	e := &fakeGeo{fakeEngine: newFake(), profile: fakeProfile()}
-	e.cog = &session.COGTurn{Tier: "retrieve", Distance: 0.0123, Retrieved: true, Growth: 0.0561, Trajectories: 3}
+	e.cog = &session.COGTurn{Tier: "retrieve", Distance: 0.0123, Retrieved: true, Growth: 0.0561, Trajectories: 3,
+		Decision: "served", Why: "same request as a stored one, same live state", Gate: 0.0021, Tau: 0.0373}
 	tm := start(t, e, 130, 80)
-	waitFor(t, tm, "Manifold", "λ(M)", "1.03 1.01 1", "3 · 2 clusters", "OGD α")
+	waitFor(t, tm, "Manifold", "λ(M)", "1.03 1.01 1", "3 · 2 clusters", "OGD α", "memory  on · τ 0.0373")
 	typeLine(tm, "hello")
-	waitFor(t, tm, "answered from memory (RETRIEVE, d 0.0123) — ctrl+r regenerates", "RETRIEVE d 0.0123")
-	e.cog = &session.COGTurn{Tier: "expand", Distance: 0.31, Growth: 0.07, Trajectories: 4}
+	waitFor(t, tm, "answered from memory: same request, same state, gate 0.0021 < τ 0.0373 — ctrl+r regenerates",
+		"RETRIEVE d 0.0123", "served: same request as a")
+	e.cog = &session.COGTurn{Tier: "expand", Distance: 0.31, Growth: 0.07, Trajectories: 4,
+		Decision: "regenerated", Why: "regenerated on request (ctrl+r)", Gate: -1, Tau: 0.0373}
 	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlR})
-	waitFor(t, tm, "regenerating the last answer", "EXPAND d 0.3100")
+	waitFor(t, tm, "regenerating the last answer", "EXPAND d 0.3100", "not served: regenerated on")
 	tm.Send(tea.KeyMsg{Type: tea.KeyUp, Alt: true})
 	waitFor(t, tm, "OGD α 0.05")
 	tm.Send(tea.KeyMsg{Type: tea.KeyUp, Alt: true})
@@ -218,5 +222,31 @@ func TestSidePanesNeverFallOff(t *testing.T) {
 	f := checkFrame(t, m, 100, 30, "Perf", "more · ctrl+o rotates", "geometry TEH", "COG 3 stored", "CPU — no GPU telemetry")
 	if !strings.Contains(f, "Model") {
 		t.Errorf("the Model pane fell off:\n%s", f)
+	}
+}
+
+// A near-miss in the RETRIEVE tier is generated, and the Manifold pane
+// says why it was not served; a narrow pane wraps the reason.
+func TestManifoldPaneSaysWhyNotServed(t *testing.T) {
+	e := &fakeGeo{fakeEngine: newFake(), profile: fakeProfile()}
+	e.cog = &session.COGTurn{Tier: "retrieve", Distance: 0.0111, Nearest: "And Moses said", Growth: 0.0561, Trajectories: 3,
+		Decision: "other-request", Why: `not the same request as the nearest, "And Moses said" (d 0.0111)`, Gate: -1, Tau: 0.0373}
+	tm := start(t, e, 130, 80)
+	typeLine(tm, "And Aaron said")
+	waitFor(t, tm, "RETRIEVE d 0.0111", "not served: not the same", `Moses said" (d 0.0111)`)
+	m := finish(t, tm)
+	if f := checkFrame(t, m, 130, 80); strings.Contains(f, "answered from memory") {
+		t.Errorf("a near-miss was announced as answered from memory:\n%s", f)
+	}
+	if got := (&manifoldPane{stats: session.ManifoldStats{MemoryOff: true}}).memoryLines(30); !strings.Contains(got[0], "off") {
+		t.Errorf("memory off shows %q", got)
+	}
+	if got := (&manifoldPane{stats: session.ManifoldStats{}}).memoryLines(30); !strings.Contains(got[0], "word-for-word only") {
+		t.Errorf("an uncalibrated gate shows %q", got)
+	}
+	for _, l := range wrapWords("a b c dddddddddddddddd e", 6) {
+		if lipgloss.Width(l) > 6 {
+			t.Errorf("wrapped line %q is wider than 6", l)
+		}
 	}
 }

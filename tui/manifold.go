@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 
 	"github.com/isagi-lab/isagi/session"
 )
@@ -68,9 +69,57 @@ func (p *manifoldPane) finish(t session.Turn) []entry {
 		p.growth = p.growth[len(p.growth)-maxSamples:]
 	}
 	if t.COG.Retrieved {
-		return []entry{{entryNotice, fmt.Sprintf("answered from memory (RETRIEVE, d %.4f) — ctrl+r regenerates", t.COG.Distance)}}
+		return []entry{{entryNotice, fmt.Sprintf("answered from memory: same request, same state, gate %.4f < τ %.4f — ctrl+r regenerates",
+			t.COG.Gate, t.COG.Tau)}}
 	}
 	return nil
+}
+
+// memoryLines say whether the memory serves answers and, for the last
+// turn, why it was or was not answered from memory, wrapped to w.
+func (p *manifoldPane) memoryLines(w int) []string {
+	st := p.stats
+	state := fmt.Sprintf("on · τ %.4f", st.Tau)
+	switch {
+	case st.MemoryOff:
+		state = "off " + theme.Label.Render("/set memory on")
+	case !st.Calibrated:
+		state = "on · word-for-word only"
+	}
+	out := []string{kv("memory", state)}
+	if p.last == nil || p.last.Why == "" {
+		return out
+	}
+	verdict := "not served: "
+	if p.last.Retrieved {
+		verdict = "served: "
+	}
+	for _, l := range wrapWords(verdict+p.last.Why, max(w-2, 8)) {
+		out = append(out, "  "+theme.Dim.Render(l))
+	}
+	return out
+}
+
+// wrapWords breaks s at spaces into lines of at most w cells; a word wider
+// than w is cut.
+func wrapWords(s string, w int) []string {
+	var out []string
+	line := ""
+	for _, word := range strings.Fields(s) {
+		switch {
+		case line == "":
+			line = word
+		case lipgloss.Width(line)+1+lipgloss.Width(word) <= w:
+			line += " " + word
+		default:
+			out = append(out, truncateCells(line, w))
+			line = word
+		}
+	}
+	if line != "" {
+		out = append(out, truncateCells(line, w))
+	}
+	return out
 }
 
 var clusterMarks = []rune("●◆▲■○◇△□")
@@ -100,12 +149,13 @@ func (p *manifoldPane) lines(w int) []string {
 		eig = append(eig, s)
 		room -= len(s) + 1
 	}
-	out := []string{
-		kv("last", tier),
+	out := []string{kv("last", tier)}
+	out = append(out, p.memoryLines(w)...)
+	out = append(out,
 		kv("growth", fmt.Sprintf("%.4f ", st.Growth)+theme.Spark.Render(spark)),
 		kv("λ(M)", strings.Join(eig, " ")),
 		kv("stored", fmt.Sprintf("%d · %d %s", st.Trajectories, st.Clusters, plural(st.Clusters, "cluster", "clusters"))),
-	}
+	)
 	out = append(out, scatter(st, w, 7)...)
 	alpha := theme.Dim.Render("off")
 	if st.Alpha > 0 {
@@ -126,7 +176,11 @@ func (p *manifoldPane) summary() string {
 	}
 	s := fmt.Sprintf("%d stored", p.stats.Trajectories)
 	if p.last != nil {
-		s = strings.ToUpper(p.last.Tier) + fmt.Sprintf(" d %.3f · ", p.last.Distance) + s
+		from := "generated · "
+		if p.last.Retrieved {
+			from = "from memory · "
+		}
+		s = strings.ToUpper(p.last.Tier) + fmt.Sprintf(" d %.3f · ", p.last.Distance) + from + s
 	}
 	return s
 }
