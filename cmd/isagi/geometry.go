@@ -212,6 +212,10 @@ func printProfile(w io.Writer, p *geometry.Profile) {
 	fmt.Fprintf(tw, "overall\t%d\t%.1f%%\t%.2f\t%.2f\t\t\t\t\n", len(o.Forbidden), o.ROC.Tau, o.ROC.TPR, o.ROC.FPR)
 	tw.Flush()
 	fmt.Fprintf(w, "benign baseline: %.4f nats/token over %d tokens; collateral budget %.1f%%\n", p.Stats.BaselineCE, p.Stats.BenignTokens, 100*p.Stats.Budget)
+	if g := p.COG; g != nil {
+		fmt.Fprintf(w, "memory gate: τ %.4f (closest different prompts %.4f, largest repeat under it %.4f; %.0f%% of %d repeats under τ) — isagi eval cog measures it\n",
+			g.Tau, g.DistinctMin, g.RepeatBelow, 100*g.RepeatServed, g.Repeats)
+	}
 }
 
 // cmdEval is `isagi eval teh|snipe`: the profile on the held-out split.
@@ -223,8 +227,8 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stderr, evalUsage)
 		return flag.ErrHelp
 	}
-	if len(args) == 0 || (args[0] != "teh" && args[0] != "snipe") {
-		return usagef("eval needs teh, snipe or overlap (see \"isagi eval --help\")")
+	if len(args) == 0 || (args[0] != "teh" && args[0] != "snipe" && args[0] != "cog") {
+		return usagef("eval needs teh, snipe, cog or overlap (see \"isagi eval --help\")")
 	}
 	which := args[0]
 	fs := flag.NewFlagSet("eval "+which, flag.ContinueOnError)
@@ -234,7 +238,7 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	benign := fs.Int("benign-tokens", 1024, "snipe: held-out benign tokens scored")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), evalUsage, "\nFlags of eval teh and eval snipe:\n")
+		fmt.Fprint(fs.Output(), evalUsage, "\nFlags of eval teh, eval snipe and eval cog:\n")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args[1:], stderr); err != nil {
@@ -258,6 +262,9 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	if which == "cog" {
+		return evalCOG(ctx, s, p, *asJSON, stdout, stderr)
+	}
 	var rep any
 	if which == "teh" {
 		rep, err = geometry.EvaluateTEH(ctx, s.CalibrationSource(), p, set, progressLine(stderr))
@@ -298,19 +305,29 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 }
 
 // evalUsage is the help of `isagi eval`.
-const evalUsage = `Usage: isagi eval teh|snipe [--model FILE | --demo] [--profile P] [--json]
+const evalUsage = `Usage: isagi eval teh|snipe|cog [--model FILE | --demo] [--profile P] [--json]
        isagi eval overlap PROFILE_A PROFILE_B
 
   teh      detection rate and false positives of every TEH gauge on the
            held-out prompts, at the threshold calibration chose
   snipe    harm reduction and benign collateral of every projector on the
            held-out prompts and text
+  cog      precision and recall of answering from memory (the living
+           manifold) on a held-out set: true repeats (word for word, and
+           in other case, spacing or punctuation), near-misses (one name,
+           number or negation changed) and unrelated questions, with the
+           distance histograms — for the profile's gate and, for
+           comparison, the bare RETRIEVE tier
   overlap  bilateral overlap ‖B_Aᵀ B_B‖²_F / k of two profiles' UGT bases
            (1: the same subspace, 0: orthogonal) — e.g. a model and its
            quantisation
 
-A tiny text model cannot tell harm from benign by meaning: these numbers
-are meaningful on an instruct model. What each figure is: docs/geometry.md.
+A tiny text model cannot tell harm from benign by meaning: the teh and
+snipe numbers are meaningful on an instruct model. What each figure is:
+docs/geometry.md.
+
+Example:
+  isagi eval cog --demo
 `
 
 // cmdOverlap is `isagi eval overlap A B`: how much two profiles' behavioural
@@ -341,4 +358,67 @@ func cmdOverlap(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "overlap %.4f (k=%d, d=%d): %s (block %d) vs %s (block %d)\n", o, ps[0].K, ps[0].D,
 		ps[0].Model.File, ps[0].Layer, ps[1].Model.File, ps[1].Layer)
 	return nil
+}
+
+// evalCOG is `isagi eval cog`: the profile's memory gate on the held-out
+// memory set.
+func evalCOG(ctx context.Context, s *session.Session, p *geometry.Profile, asJSON bool, stdout, stderr io.Writer) error {
+	set, err := prompts.COG()
+	if err != nil {
+		return err
+	}
+	rep, err := geometry.EvaluateCOG(ctx, s.CalibrationSource(), p, set, progressLine(stderr))
+	fmt.Fprintln(stderr)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	printCOGReport(stdout, s.Info().Name, p, rep)
+	return nil
+}
+
+// printCOGReport is eval cog's table and histograms.
+func printCOGReport(w io.Writer, model string, p *geometry.Profile, rep *geometry.COGReport) {
+	fmt.Fprintf(w, "Answering from memory on the held-out set (%d stored requests), %s\n", rep.Stored, model)
+	if g := p.COG; g != nil {
+		fmt.Fprintf(w, "gate τ %.4f: calibrated between true repeats (largest under the bound %.4f) and the closest different prompts (%.4f); %.0f%% of calibration repeats under it\n",
+			g.Tau, g.RepeatBelow, g.DistinctMin, 100*g.RepeatServed)
+	} else {
+		fmt.Fprintln(w, "gate: none calibrated (the profile predates it) — word-for-word repeats only; run `isagi calibrate` to calibrate it")
+	}
+	fmt.Fprintln(w, "served = the same request (exact check) under the same state, in RETRIEVE (d < 0.05) and under τ; seed rule = anything in RETRIEVE")
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "question\tkind\tasked\tserved\twrong\tseed rule: served\twrong\t")
+	for _, r := range rep.Rows {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t\n", r.Group, r.Kind, r.N, r.Served, r.Wrong, r.SeedServed, r.SeedWrong)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "gate:      precision %.1f%%, recall %.1f%% of word-for-word repeats, %.1f%% of all repeats; %d near-misses served a wrong answer\n",
+		100*rep.Precision, 100*rep.RecallExact, 100*rep.Recall, rep.WrongNearMiss)
+	fmt.Fprintf(w, "seed rule: precision %.1f%%, recall %.1f%% of word-for-word repeats, %.1f%% of all repeats; %d near-misses served a wrong answer\n",
+		100*rep.SeedPrecision, 100*rep.SeedRecallExact, 100*rep.SeedRecall, rep.SeedWrongNearMiss)
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "plain distance from the stored request it was written against (counts per bin):")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	head := "question\tkind\t"
+	prev := "0"
+	for _, e := range geometry.COGBins() {
+		head += fmt.Sprintf("%s–%g\t", prev, e)
+		prev = fmt.Sprintf("%g", e)
+	}
+	fmt.Fprintln(tw, head+"≥"+prev+"\t")
+	for _, r := range rep.Rows {
+		line := r.Group + "\t" + r.Kind + "\t"
+		for _, c := range r.Hist {
+			line += fmt.Sprintf("%d\t", c)
+		}
+		fmt.Fprintln(tw, line)
+	}
+	tw.Flush()
 }

@@ -113,7 +113,7 @@ Usage:
   isagi tokenize --model M.gguf TEXT       token ids of TEXT (--decode: ids to text)
   isagi ppl --model M.gguf --file T.txt    perplexity of the model over a text
   isagi calibrate --model M.gguf           build the model's geometry profile (TEH gauges, Snipe projectors)
-  isagi eval teh|snipe --model M.gguf      the profile's detection / projector figures on held-out prompts
+  isagi eval teh|snipe|cog --model M.gguf  the profile's detection / projector / memory figures on held-out prompts
   isagi explore --chain 0.2,0.1,0.05 "seed concept"   Safe OGD exploration chain, with TEH and creativity
   isagi inspect [--tensors] M.gguf         show a GGUF file's metadata and tensors
   isagi version                            print the version

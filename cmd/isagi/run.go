@@ -795,7 +795,12 @@ func runSession(mf *modelFlags, file, prompt string, p sample.Params, n int, for
 		}
 		switch c := turn.COG; {
 		case c != nil:
-			fmt.Fprintf(stderr, "cog: %s, distance %.4f; manifold growth %.4f, %d trajectories\n", strings.ToUpper(c.Tier), c.Distance, c.Growth, c.Trajectories)
+			from := "not served"
+			if c.Retrieved {
+				from = "served"
+			}
+			fmt.Fprintf(stderr, "cog: %s, distance %.4f, %s from memory: %s; manifold growth %.4f, %d trajectories\n",
+				strings.ToUpper(c.Tier), c.Distance, from, c.Why, c.Growth, c.Trajectories)
 		case !geo:
 			fmt.Fprintln(stderr, "cog: off (no geometry profile for this model: isagi calibrate)")
 		}

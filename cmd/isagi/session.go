@@ -70,6 +70,16 @@ func cmdSession(args []string, stdout, stderr io.Writer) error {
 		}
 		manifold = map[string]any{"growth": m.Growth(), "trajectories": m.Len(), "clusters": m.Clusters(), "dim": m.Dim()}
 	}
+	served := -1 // no record: the file predates it, or nothing was served
+	if sec, ok := f.Section("cog.served"); ok {
+		var sf struct {
+			Served []json.RawMessage `json:"served"`
+		}
+		if err := json.Unmarshal(sec.Data, &sf); err != nil {
+			return fmt.Errorf("%s: cog.served section: %w", files[0], err)
+		}
+		served = len(sf.Served)
+	}
 	info := map[string]any{
 		"file": files[0], "format_version": h.FormatVersion, "app_version": h.AppVersion,
 		"created": h.Created, "updated": h.Updated, "model": h.Model,
@@ -78,6 +88,9 @@ func cmdSession(args []string, stdout, stderr io.Writer) error {
 	}
 	if manifold != nil {
 		info["manifold"] = manifold
+	}
+	if served >= 0 {
+		info["served_from_memory"] = served
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
@@ -94,6 +107,9 @@ func cmdSession(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(w, "knobs\t%s\n", h.Knobs)
 	if manifold != nil {
 		fmt.Fprintf(w, "manifold\tgrowth %.4f, %d trajectories in %d clusters (k=%d)\n", manifold["growth"], manifold["trajectories"], manifold["clusters"], manifold["dim"])
+	}
+	if served >= 0 {
+		fmt.Fprintf(w, "memory\t%d %s served from memory\n", served, map[bool]string{true: "answer", false: "answers"}[served == 1])
 	}
 	for _, s := range h.Sections {
 		fmt.Fprintf(w, "section\t%s, %d bytes\n", s.Name, s.Length)
