@@ -1,6 +1,8 @@
 package cog
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -260,6 +262,29 @@ func TestHeldOutLabels(t *testing.T) {
 	for _, u := range set.Unrelated {
 		if s, ok := seen[Normalize(u.Asked)]; ok {
 			t.Errorf("unrelated %q passes the exact check against %q", u.Asked, s)
+		}
+	}
+}
+
+// BenchmarkFind10k: the lookup the session makes per turn (Find: the
+// nearest, and the nearest of the same request under an accepted key) at
+// 10,000 trajectories, to compare with BenchmarkQuery10k.
+func BenchmarkFind10k(b *testing.B) {
+	const k, n = 64, 10000
+	r := rand.New(rand.NewPCG(31, 32))
+	m := mustNew(b, Config{Dim: k, Capacity: n})
+	for i := range n {
+		if _, err := m.RecordKey(randVec(r, k), fmt.Sprintf("prompt number %d, asked", i), "answer", "state", Explore, t0); err != nil {
+			b.Fatal(err)
+		}
+	}
+	q := randVec(r, k)
+	accept := func(key string) bool { return key == "state" }
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := m.Find(q, "Prompt number 17, asked?", accept); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
