@@ -61,6 +61,9 @@ func useArchDots(rows *[BF16 + 1]rowsFn, path string) string {
 	rows[Q5_0] = rowsQ5_0Asm
 	rows[Q5_1] = rowsQ5_1Asm
 	rows[IQ4_NL] = rowsIQ4NLAsm
+	rows[Q2_K] = rowsQ2KAsm
+	rows[Q3_K] = rowsQ3KAsm
+	rows[IQ4_XS] = rowsIQ4XSAsm
 	return "avx2"
 }
 

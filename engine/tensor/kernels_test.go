@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-var kernelTypes = []Type{F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q5_K, Q6_K, Q4_1, Q5_0, Q5_1, IQ4_NL}
+var kernelTypes = []Type{F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q5_K, Q6_K, Q4_1, Q5_0, Q5_1, IQ4_NL, Q2_K, Q3_K, IQ4_XS}
 
 // randomWeights returns rows×cols weights of type t made of random bytes,
 // with every block scale set to a sane random value, so that all code bits,
@@ -61,6 +61,13 @@ func randomWeights(rng *rand.Rand, t Type, rows, cols int) []byte {
 			scale(blk, 2)
 		case Q6_K:
 			scale(blk, 208)
+		case Q2_K:
+			scale(blk, 80)
+			scale(blk, 82)
+		case Q3_K:
+			scale(blk, 108)
+		case IQ4_XS:
+			scale(blk, 0)
 		}
 	}
 	return b
@@ -260,7 +267,7 @@ func TestNewMatrixRejectsBadShapes(t *testing.T) {
 		{Q4_K, 2, 100, 2 * 144}, // 100 is not a multiple of 256
 		{Q8_0, 2, 64, 2*68 - 1}, // one byte short
 		{F32, 0, 4, 0},
-		{Q2_K, 1, 256, 84}, // known type without a kernel
+		{IQ2_XXS, 1, 256, 66}, // known type without a kernel
 		{Type(99), 1, 1, 4},
 	}
 	for _, c := range cases {

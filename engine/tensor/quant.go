@@ -9,6 +9,7 @@ import (
 // the stored element types. The per-type codecs live in quant_float.go (F32,
 // F16, BF16), quant_q.go (Q4_0, Q8_0) and quant_k.go (Q4_K, Q5_K, Q6_K).
 // quant_legacy.go has Q4_1, Q5_0, Q5_1 and IQ4_NL (whose encoder is absent).
+// quant_k23.go has Q2_K and Q3_K, quant_iq4xs.go IQ4_XS (decoders only).
 //
 // Every unexported dequantiser has the signature func(dst []float32, src
 // []byte): it decodes len(dst)/BlockLen whole blocks from the front of src and
@@ -45,6 +46,12 @@ func dequantFunc(t Type) func(dst []float32, src []byte) {
 		return dequantQ5K
 	case Q6_K:
 		return dequantQ6K
+	case Q2_K:
+		return dequantQ2K
+	case Q3_K:
+		return dequantQ3K
+	case IQ4_XS:
+		return dequantIQ4XS
 	}
 	return nil
 }
