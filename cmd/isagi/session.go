@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -97,7 +98,11 @@ func cmdSession(args []string, stdout, stderr io.Writer) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(info)
 	}
-	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	// One write: the table flushed cell by cell would reach a pipe in many
+	// writes, and a reader that stops at its first match (grep -q) would
+	// break the pipe under the later ones.
+	out := bufio.NewWriterSize(stdout, 64<<10)
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(w, "file\t%s\n", files[0])
 	fmt.Fprintf(w, "format\tversion %d, written by isagi %s\n", h.FormatVersion, h.AppVersion)
 	fmt.Fprintf(w, "created\t%s\n", h.Created.Format("2006-01-02 15:04:05 MST"))
@@ -114,7 +119,10 @@ func cmdSession(args []string, stdout, stderr io.Writer) error {
 	for _, s := range h.Sections {
 		fmt.Fprintf(w, "section\t%s, %d bytes\n", s.Name, s.Length)
 	}
-	return w.Flush()
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return out.Flush()
 }
 
 const sessionUsage = `Usage: isagi session info FILE.miku [--json]
