@@ -28,12 +28,9 @@ type Repeat struct {
 	Punctuation string `json:"punctuation"`
 }
 
-// Kinds of asking again, in the order Asks lists them.
-var repeatKinds = []string{"exact", "case", "whitespace", "punctuation"}
-
 // RepeatKinds names the ways a Repeat is asked again, in Asks's order. The
 // slice is fresh on every call.
-func RepeatKinds() []string { return append([]string(nil), repeatKinds...) }
+func RepeatKinds() []string { return []string{"exact", "case", "whitespace", "punctuation"} }
 
 // Asks returns the texts that ask r again, in RepeatKinds's order: the
 // prompt itself first.
@@ -119,11 +116,12 @@ func (s *COGSet) Validate() error {
 	if len(s.Repeats) < minCOGRepeats {
 		fail("%d repeats, want at least %d", len(s.Repeats), minCOGRepeats)
 	}
+	kinds := RepeatKinds()
 	for i, r := range s.Repeats {
 		where := fmt.Sprintf("repeat %d", i+1)
 		store(where, r.Prompt)
 		for j, v := range r.Asks()[1:] {
-			kind := repeatKinds[j+1]
+			kind := kinds[j+1]
 			switch {
 			case strings.TrimSpace(v) == "":
 				fail("%s: empty %s variant", where, kind)

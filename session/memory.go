@@ -283,16 +283,20 @@ func (m *memTurn) augmentWith(off bool) string {
 // knob back finds the answer made under it).
 func (s *Session) record(m *memTurn, input, answer, length string, now time.Time) error {
 	key := memKey(m.state, length)
+	var err error
 	if m.gateServed {
-		_, err := s.cog.Replace(m.look.Same.Trajectory.ID, m.q, input, answer, key, now)
-		return err
+		_, err = s.cog.Replace(m.look.Same.Trajectory.ID, m.q, input, answer, key, now)
+	} else {
+		tier := m.look.Nearest.Tier
+		if tier == cog.Retrieve {
+			tier = cog.Augment
+		}
+		_, err = s.cog.RecordKey(m.q, input, answer, key, tier, now)
 	}
-	tier := m.look.Nearest.Tier
-	if tier == cog.Retrieve {
-		tier = cog.Augment
+	if err != nil {
+		return fmt.Errorf("session: storing the answer in the manifold: %w", err)
 	}
-	_, err := s.cog.RecordKey(m.q, input, answer, key, tier, now)
-	return err
+	return nil
 }
 
 // ServedAnswer is an answer the session served from memory, as its .miku
