@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/isagi-lab/isagi/cog"
 	"github.com/isagi-lab/isagi/geometry"
 	"github.com/isagi-lab/isagi/prompts"
 )
@@ -134,5 +135,25 @@ func TestMemKeys(t *testing.T) {
 		if got := tempClass(set); got != want {
 			t.Errorf("tempClass(%+v) = %q, want %q", set, got, want)
 		}
+	}
+}
+
+// TestAugmentWith: the nearest answer of the same live state is shown to
+// the model for RETRIEVE- and AUGMENT-close turns that were not served,
+// never beyond AUGMENT and never with memory off.
+func TestAugmentWith(t *testing.T) {
+	near := func(tier cog.Tier) *memTurn {
+		return &memTurn{look: cog.Lookup{Near: cog.Match{Found: true, Tier: tier, Trajectory: cog.Trajectory{Answer: "stored"}}}}
+	}
+	for tier, want := range map[cog.Tier]string{cog.Retrieve: "stored", cog.Augment: "stored", cog.Expand: "", cog.Explore: ""} {
+		if got := near(tier).augmentWith(false); got != want {
+			t.Errorf("%v: augment %q, want %q", tier, got, want)
+		}
+	}
+	if got := near(cog.Retrieve).augmentWith(true); got != "" {
+		t.Errorf("memory off: augment %q", got)
+	}
+	if got := (&memTurn{}).augmentWith(false); got != "" {
+		t.Errorf("nothing near: augment %q", got)
 	}
 }

@@ -66,7 +66,9 @@ func (s *Session) send(ctx context.Context, input string, mode sendMode, emit fu
 		}
 	}
 	augment := ""
-	if cogOn && s.conv.Chat() {
+	if cogOn && s.conv.Chat() && mode != sendForce {
+		// A regeneration asks for a fresh answer: the one it replaces is
+		// not shown to the model.
 		augment = mem.augmentWith(s.set.MemoryOff)
 	}
 	if cogOn && s.explore != nil && s.ogdDir == nil {
