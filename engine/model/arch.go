@@ -43,10 +43,11 @@ type arch struct {
 
 // Which layers slide: gemma2 alternates, starting with layer 0 (llama.cpp's
 // period-2 pattern); gemma3 slides on five layers of every six, the sixth
-// global; phi3 slides on every layer.
+// global. phi3 files store a window too, which llama.cpp reads and does
+// not apply (HF's eager attention does not either): every layer attends
+// to every position.
 func gemma2Slides(l int) bool { return l%2 == 0 }
 func gemma3Slides(l int) bool { return l%6 < 5 }
-func everyLayer(int) bool     { return true }
 
 // gemma2Scale and gemma3Scale follow gemma_pytorch's query_pre_attn_scalar,
 // which the files do not store: the head size, except for the 27B models
@@ -77,7 +78,7 @@ func lookupArch(name string) (arch, bool) {
 		return arch{block: gemmaBlock, ropeNeox: true, qkNorm: true, postNorms: true, gemma: true,
 			slides: gemma3Slides, localRopeBase: 10000, queryScale: gemma3Scale}, true
 	case "phi3":
-		return arch{block: llamaBlock, ropeNeox: true, fused: true, slides: everyLayer}, true
+		return arch{block: llamaBlock, ropeNeox: true, fused: true}, true
 	}
 	return arch{}, false
 }

@@ -25,9 +25,8 @@ type archRun struct {
 // rope_freqs divisors and an untied output; qwen3 per-head Q/K RMSNorm and a
 // head size that is not Dim/Heads; gemma2 the embedding scale, post-norms,
 // GeGLU, both soft-caps and the sliding window on alternate layers. Its F32
-// bound is the README's 3e-4 for an exact tanh GELU: llama.cpp's CPU
-// backend reads GELU from an f16 table, which moves the probabilities by up
-// to 1.1e-4 (measured here: 1.1e-4).
+// bound is the README's 1e-4 for GELU evaluated as llama.cpp's CPU backend
+// does (f16 in and out; the exact function would need 3e-4).
 func TestArchs(t *testing.T) {
 	var g struct {
 		Variants map[string]struct {
@@ -43,7 +42,7 @@ func TestArchs(t *testing.T) {
 	for _, name := range []string{"qwen2", "llama-rope-freqs", "qwen3", "gemma2"} {
 		f32Tol := 1e-5
 		if name == "gemma2" {
-			f32Tol = 3e-4
+			f32Tol = 1e-4
 		}
 		v, ok := g.Variants[name]
 		if !ok || len(v.Cases) == 0 {

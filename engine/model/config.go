@@ -183,8 +183,6 @@ func readConfig(f *gguf.File) (Config, error) {
 			return Config{}, err
 		}
 		c.SlidingWindow = int(min(v, 1<<30))
-	} else if arch == "phi3" {
-		c.SlidingWindow = phi3DefaultWindow(c)
 	}
 	c.RopeOrigCtx = c.CtxLen
 	if _, ok := f.Lookup(key("rope.scaling.original_context_length")); ok {
@@ -220,19 +218,4 @@ func readConfig(f *gguf.File) (Config, error) {
 		c.RopeScale = v
 	}
 	return c, nil
-}
-
-// phi3DefaultWindow is the sliding window of Phi-3 files converted before
-// the window was stored (the values llama.cpp assumes for them): 2047 for
-// the 4k-context mini and medium, the whole context for the 128k ones.
-func phi3DefaultWindow(c Config) int {
-	switch {
-	case (c.Layers == 32 || c.Layers == 40) && c.CtxLen == 4096:
-		return 2047
-	case c.Layers == 32 && c.KVHeads == 32 && c.CtxLen == 131072:
-		return 262144
-	case c.Layers == 40 && c.CtxLen == 131072:
-		return 131072
-	}
-	return 0
 }
