@@ -44,7 +44,7 @@ type arch struct {
 // Which layers slide: gemma2 alternates, starting with layer 0 (llama.cpp's
 // period-2 pattern); gemma3 slides on five layers of every six, the sixth
 // global. phi3 files store a window too, which llama.cpp reads and does
-// not apply (HF's eager attention does not either): every layer attends
+// not apply: every layer attends
 // to every position.
 func gemma2Slides(l int) bool { return l%2 == 0 }
 func gemma3Slides(l int) bool { return l%6 < 5 }
