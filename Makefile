@@ -49,3 +49,15 @@ bench: bench-kernels
 
 clean:
 	rm -rf bin
+
+# llama.cpp's reference outputs for internal/archgen's synthetic gemma3/phi3
+# models: regenerate the files into a temporary directory and rewrite
+# engine/model/testdata/archs2/golden.json (see the README there). Not part
+# of `make test`: it needs Node 20 and the npm registry for the pinned
+# @fugood/llama.node.
+.PHONY: ref-archs
+ref-archs:
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	$(GO) run ./internal/archgen/gen -out "$$tmp" -ablations && \
+	(cd scripts/llamacpp-ref && npm ci --no-audit --no-fund --ignore-scripts) && \
+	node scripts/llamacpp-ref/ref.mjs golden "$$tmp" engine/model/testdata/archs2/golden.json

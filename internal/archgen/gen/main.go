@@ -1,0 +1,90 @@
+// Command gen writes the archgen fixtures (and, with -ablations, the
+// ablations) into a directory, with an index.json that lists each file,
+// its sha256 and what it exercises: the input of
+// scripts/llamacpp-ref/ref.mjs.
+//
+//	go run ./internal/archgen/gen -out DIR [-ablations]
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/isagi-lab/isagi/internal/archgen"
+)
+
+// indexEntry is one file of index.json.
+type indexEntry struct {
+	Name       string `json:"name"`
+	File       string `json:"file"`
+	SHA256     string `json:"sha256"`
+	AblationOf string `json:"ablation_of,omitempty"`
+	Info       info   `json:"info"`
+}
+
+// info is copied into the golden file's entry for the model.
+type info struct {
+	Weights string `json:"weights"`
+	About   string `json:"about"`
+}
+
+func main() {
+	out := flag.String("out", "", "directory to write the GGUF files and index.json into (created if missing)")
+	ablations := flag.Bool("ablations", false, "also write the ablations")
+	flag.Parse()
+	if *out == "" || flag.NArg() != 0 {
+		fmt.Fprintln(os.Stderr, "usage: gen -out DIR [-ablations]")
+		os.Exit(2)
+	}
+	if err := run(*out, *ablations); err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(1)
+	}
+}
+
+func run(dir string, withAblations bool) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("creating %s: %w", dir, err)
+	}
+	models := archgen.Fixtures()
+	if withAblations {
+		models = append(models, archgen.Ablations()...)
+	}
+	var index struct {
+		Generator string       `json:"generator"`
+		Models    []indexEntry `json:"models"`
+	}
+	index.Generator = "github.com/isagi-lab/isagi/internal/archgen"
+	for _, m := range models {
+		path, err := archgen.Write(dir, m.Name)
+		if err != nil {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("reading back %s: %w", path, err)
+		}
+		sum := sha256.Sum256(data)
+		weights := "f32"
+		if m.F16 {
+			weights = "f16"
+		}
+		index.Models = append(index.Models, indexEntry{
+			Name: m.Name, File: filepath.Base(path), SHA256: hex.EncodeToString(sum[:]),
+			AblationOf: m.Base, Info: info{Weights: weights, About: m.About},
+		})
+	}
+	js, err := json.MarshalIndent(index, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding index.json: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "index.json"), append(js, '\n'), 0o644); err != nil {
+		return fmt.Errorf("writing index.json: %w", err)
+	}
+	return nil
+}
