@@ -29,25 +29,15 @@ type arch struct {
 	// fused: Q, K and V in one attn_qkv matrix and FFN gate and up in one
 	// ffn_up (gate rows first), which the loader splits into views (phi3).
 	fused bool
-	// slides says which layers attend through the sliding window
-	// (Config.SlidingWindow); nil: none.
-	slides func(l int) bool
-	// localRopeBase, when set, is the RoPE base of the sliding layers,
-	// which also rotate without linear scaling (gemma3: 10000 locally,
-	// rope.freq_base on the global layers).
+	// swaPeriod is the default of Config.SWAPeriod: in every period of
+	// layers all but the last slide (gemma2: 2, gemma3: 6); 0 for none.
+	swaPeriod int
+	// localRopeBase is the default of Config.RopeLocalBase (gemma3: 10000).
 	localRopeBase float64
 	// queryScale, when set, is the attention's score factor for a config
 	// (gemma: 1/√key_length, but 1/√(Dim/Heads) for the 27B models).
 	queryScale func(c *Config) float32
 }
-
-// Which layers slide: gemma2 alternates, starting with layer 0 (llama.cpp's
-// period-2 pattern); gemma3 slides on five layers of every six, the sixth
-// global. phi3 files store a window too, which llama.cpp reads and does
-// not apply: every layer attends
-// to every position.
-func gemma2Slides(l int) bool { return l%2 == 0 }
-func gemma3Slides(l int) bool { return l%6 < 5 }
 
 // gemma2Scale and gemma3Scale follow gemma_pytorch's query_pre_attn_scalar,
 // which the files do not store: the head size, except for the 27B models
@@ -73,11 +63,13 @@ func lookupArch(name string) (arch, bool) {
 	case "qwen3":
 		return arch{block: llamaBlock, ropeNeox: true, qkNorm: true}, true
 	case "gemma2":
-		return arch{block: gemmaBlock, ropeNeox: true, postNorms: true, gemma: true, slides: gemma2Slides, queryScale: gemma2Scale}, true
+		return arch{block: gemmaBlock, ropeNeox: true, postNorms: true, gemma: true, swaPeriod: 2, queryScale: gemma2Scale}, true
 	case "gemma3":
 		return arch{block: gemmaBlock, ropeNeox: true, qkNorm: true, postNorms: true, gemma: true,
-			slides: gemma3Slides, localRopeBase: 10000, queryScale: gemma3Scale}, true
+			swaPeriod: 6, localRopeBase: 10000, queryScale: gemma3Scale}, true
 	case "phi3":
+		// phi3 files store a sliding window too, which llama.cpp reads and
+		// does not apply: every layer attends to every position.
 		return arch{block: llamaBlock, ropeNeox: true, fused: true}, true
 	}
 	return arch{}, false

@@ -114,3 +114,75 @@ func TestArchs2(t *testing.T) {
 		})
 	}
 }
+
+// TestArchs2Ablations runs the deliberately altered files (one convention
+// changed each: the sliding pattern, a RoPE base, the norms, the query or
+// embedding scale, partial rotary, the fused tensors' order, the tied
+// output, each LongRoPE part) and checks that the engine's greedy output
+// departs from the unaltered model's llama.cpp ids at the step llama.cpp's
+// did, or not at all where llama.cpp's did not: the engine reads every key
+// and tensor llama.cpp does, and follows each the same way.
+func TestArchs2Ablations(t *testing.T) {
+	raw, err := os.ReadFile("testdata/archs2/golden.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g struct {
+		archs2Golden
+		Ablations map[string]struct {
+			SHA256     string `json:"sha256"`
+			Of         string `json:"ablation_of"`
+			FirstDiffs []*int `json:"first_differing_step"`
+		} `json:"ablations"`
+	}
+	if err := json.Unmarshal(raw, &g); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, ab := range archgen.Ablations() {
+		t.Run(ab.Name, func(t *testing.T) {
+			want, ok := g.Ablations[ab.Name]
+			base, ok2 := g.Models[want.Of]
+			if !ok || !ok2 || len(want.FirstDiffs) != len(base.Cases) {
+				t.Fatalf("golden.json has no ablation %q of a known model", ab.Name)
+			}
+			path, err := archgen.Write(dir, ab.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != want.SHA256 {
+				t.Fatalf("%s: the generator no longer writes the file the goldens were made from", ab.Name)
+			}
+			m, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+			s, err := m.NewStateOn(0, testBackend())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, c := range base.Cases {
+				s.Reset()
+				got := greedy(t, s, c.PromptIDs, len(c.GreedyIDs), -1)
+				first := -1
+				for j := range c.GreedyIDs {
+					if got[j] != c.GreedyIDs[j] {
+						first = j
+						break
+					}
+				}
+				switch w := want.FirstDiffs[i]; {
+				case w == nil && first >= 0:
+					t.Errorf("%q: departs at step %d, llama.cpp's output does not change", c.Prompt, first)
+				case w != nil && first != *w:
+					t.Errorf("%q: departs at step %d, llama.cpp's at step %d", c.Prompt, first, *w)
+				}
+			}
+		})
+	}
+}

@@ -56,6 +56,14 @@ type Config struct {
 	// SlidingWindow is the span of the sliding-window layers
 	// (attention.sliding_window), 0 when every layer sees every position.
 	SlidingWindow int
+	// SWAPeriod says which layers slide: in every SWAPeriod layers, all
+	// but the last (attention.sliding_window_pattern, else the
+	// architecture's: gemma2 2, gemma3 6); 0 when none do.
+	SWAPeriod int
+	// RopeLocalBase is the RoPE base of the sliding layers, which rotate
+	// without linear scaling (rope.freq_base_swa, else gemma3's 10000);
+	// 0: the same as the others.
+	RopeLocalBase float64
 	// RopeOrigCtx is the context the model was trained at before its RoPE
 	// was stretched (rope.scaling.original_context_length; CtxLen when
 	// absent): a LongRoPE model (phi3) uses its long factors in a State
@@ -183,6 +191,22 @@ func readConfig(f *gguf.File) (Config, error) {
 			return Config{}, err
 		}
 		c.SlidingWindow = int(min(v, 1<<30))
+	}
+	c.SWAPeriod, c.RopeLocalBase = spec.swaPeriod, spec.localRopeBase
+	if _, ok := f.Lookup(key("attention.sliding_window_pattern")); ok {
+		if err := need("attention.sliding_window_pattern", &c.SWAPeriod); err != nil {
+			return Config{}, err
+		}
+	}
+	if _, ok := f.Lookup(key("rope.freq_base_swa")); ok {
+		b, err := f.Float32(key("rope.freq_base_swa"))
+		if err != nil {
+			return Config{}, err
+		}
+		if !(b > 1) {
+			return Config{}, fmt.Errorf("model: %s: rope.freq_base_swa %g must exceed 1", f.Path, b)
+		}
+		c.RopeLocalBase = float64(b)
 	}
 	c.RopeOrigCtx = c.CtxLen
 	if _, ok := f.Lookup(key("rope.scaling.original_context_length")); ok {

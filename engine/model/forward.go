@@ -85,10 +85,10 @@ func (m *Model) layerRuns(ctx int) []layerRun {
 		r := &runs[l]
 		r.rope = backend.Rope{Base: c.RopeBase, Dim: c.RopeDim, Freqs: freqs, Neox: c.RopeNeox, Scale: c.RopeScale, PosScale: c.RopePosScale}
 		r.attend = backend.AttendOptions{Scale: scale, SoftCap: c.AttnSoftCap}
-		if c.SlidingWindow > 0 && m.arch.slides != nil && m.arch.slides(l) {
+		if c.SlidingWindow > 0 && c.SWAPeriod > 0 && l%c.SWAPeriod < c.SWAPeriod-1 {
 			r.attend.Window = c.SlidingWindow
-			if m.arch.localRopeBase != 0 {
-				r.rope.Base, r.rope.PosScale = m.arch.localRopeBase, 1
+			if c.RopeLocalBase != 0 {
+				r.rope.Base, r.rope.PosScale = c.RopeLocalBase, 1
 			}
 		}
 	}
