@@ -405,24 +405,7 @@ func TestK23DotExtremes(t *testing.T) {
 // TestK23MatVecsMixed: these types fuse with the others in one MatVecs call
 // and give each product what a lone MatVec gives.
 func TestK23MatVecsMixed(t *testing.T) {
-	rng := rand.New(rand.NewPCG(55, 56))
-	k := NewKernels(nil)
-	defer k.Close()
-	types := []Type{Q2_K, Q8_0, Q3_K, IQ4_XS}
-	ops := make([]MatVecOp, len(types))
-	for i, ty := range types {
-		rows := 17 + 10*i
-		ops[i] = MatVecOp{Dst: make([]float32, rows), W: mustMatrix(t, ty, rows, 768, randomWeights(rng, ty, rows, 768))}
-	}
-	x := randomVec(rng, 768)
-	k.MatVecs(x, ops...)
-	for _, op := range ops {
-		want := make([]float32, op.W.Rows)
-		k.MatVec(want, op.W, x)
-		if !slices.Equal(op.Dst, want) {
-			t.Errorf("%v: fused %v, alone %v", op.W.Type, op.Dst[:3], want[:3])
-		}
-	}
+	checkMatVecsMixed(t, rand.New(rand.NewPCG(55, 56)), 768, Q2_K, Q8_0, Q3_K, IQ4_XS)
 }
 
 // BenchmarkDequantizeK23 is BenchmarkDequantize for these types: the encoded

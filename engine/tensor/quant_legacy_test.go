@@ -533,16 +533,22 @@ func mustMatrix(t *testing.T, ty Type, rows, cols int, data []byte) *Matrix {
 // TestLegacy32MatVecsMixed: these types fuse with the others in one
 // MatVecs call and give each product what a lone MatVec gives.
 func TestLegacy32MatVecsMixed(t *testing.T) {
-	rng := rand.New(rand.NewPCG(39, 40))
+	checkMatVecsMixed(t, rand.New(rand.NewPCG(39, 40)), 576, Q5_0, Q8_0, IQ4_NL, Q4_1)
+}
+
+// checkMatVecsMixed runs one fused MatVecs over matrices of the given types
+// (cols wide, of different heights) and checks each product against a lone
+// MatVec, bit for bit.
+func checkMatVecsMixed(t *testing.T, rng *rand.Rand, cols int, types ...Type) {
+	t.Helper()
 	k := NewKernels(nil)
 	defer k.Close()
-	types := []Type{Q5_0, Q8_0, IQ4_NL, Q4_1}
 	ops := make([]MatVecOp, len(types))
 	for i, ty := range types {
 		rows := 17 + 10*i
-		ops[i] = MatVecOp{Dst: make([]float32, rows), W: mustMatrix(t, ty, rows, 576, randomWeights(rng, ty, rows, 576))}
+		ops[i] = MatVecOp{Dst: make([]float32, rows), W: mustMatrix(t, ty, rows, cols, randomWeights(rng, ty, rows, cols))}
 	}
-	x := randomVec(rng, 576)
+	x := randomVec(rng, cols)
 	k.MatVecs(x, ops...)
 	for _, op := range ops {
 		want := make([]float32, op.W.Rows)
