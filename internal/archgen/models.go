@@ -55,7 +55,7 @@ const (
 // phi3AttnFactor is the LongRoPE magnitude scale convert_hf_to_gguf.py
 // stores for Phi-3: sqrt(1 + ln(ctx/orig) / ln(orig)), with ctx/orig =
 // 256/64 = 4 and ln 4 / ln 64 = 1/3.
-var phi3AttnFactor = float32(math.Sqrt(4.0 / 3))
+func phi3AttnFactor() float32 { return float32(math.Sqrt(4.0 / 3)) }
 
 // LongRoPE per-pair divisors of the RoPE angle (phi3RopeDim/2 = 6 pairs).
 // The long set reaches the fast-rotating dims so that it matters at the
@@ -395,7 +395,7 @@ func phi3Model(longrope bool) *model {
 	}
 	if longrope {
 		m.add(a+".rope.scaling.original_context_length", gguf.Uint32(phi3OrigCtx))
-		m.add(a+".rope.scaling.attn_factor", gguf.Float32(phi3AttnFactor))
+		m.add(a+".rope.scaling.attn_factor", gguf.Float32(phi3AttnFactor()))
 		// Phi-4-mini: <|endoftext|> is BOS, EOS and padding; no BOS added.
 		tok = tokenizerKeys{
 			specials: [3]string{"<|endoftext|>", "<|end|>", "<|user|>"},
