@@ -66,8 +66,8 @@ type layerRun struct {
 
 // layerRuns sets every layer's RoPE and attention for a state of ctx
 // positions: LongRoPE's long factors when the window exceeds the context
-// the model was first trained at (as llama.cpp chooses), the sliding
-// window on the layers the architecture slides.
+// the model was first trained at (as llama.cpp chooses), and on the
+// sliding layers (Config.SWAPeriod) the window and the local RoPE base.
 func (m *Model) layerRuns(ctx int) []layerRun {
 	c := &m.Config
 	freqs := m.ropeFreqs
