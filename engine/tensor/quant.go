@@ -167,3 +167,23 @@ func quantScaleF16(s float32, block int) (uint16, error) {
 	}
 	return h, nil
 }
+
+// quantSymScale is the scale of a symmetric block (Q4_0, Q5_0), as ggml's
+// reference encoders choose it: d = extreme/−levels, where extreme is the
+// value of largest magnitude (its sign kept, so that it lands on the
+// lowest level exactly), stored as f16, with id = 1/d (0 for an all-zero
+// block) taken from the unrounded d, as ggml does.
+func quantSymScale(x []float32, levels float32, block int) (dh uint16, id float32, err error) {
+	var amax, extreme float32
+	for _, v := range x {
+		if a := abs32(v); a > amax {
+			amax, extreme = a, v
+		}
+	}
+	d := extreme / -levels
+	if d != 0 {
+		id = 1 / d
+	}
+	dh, err = quantScaleF16(d, block)
+	return dh, id, err
+}

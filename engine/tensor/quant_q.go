@@ -59,18 +59,7 @@ func quantQ4_0(dst []byte, src []float32) error {
 		if err := quantCheckFinite(x[:], i); err != nil {
 			return err
 		}
-		var amax, extreme float32
-		for _, v := range x {
-			if a := float32(math.Abs(float64(v))); a > amax {
-				amax, extreme = a, v
-			}
-		}
-		d := extreme / -8
-		var id float32
-		if d != 0 {
-			id = 1 / d
-		}
-		dh, err := quantScaleF16(d, i)
+		dh, id, err := quantSymScale(x[:], 8, i)
 		if err != nil {
 			return err
 		}
