@@ -9,6 +9,7 @@ import (
 
 	"github.com/isagi-lab/isagi/engine/gguf"
 	"github.com/isagi-lab/isagi/engine/tensor"
+	"github.com/isagi-lab/isagi/internal/fixtures"
 )
 
 // writeGGUF writes w to a new file named name in dir and returns its path.
@@ -163,45 +164,16 @@ func TestModelsCannotRun(t *testing.T) {
 // else about them loads.
 func TestRunUnsupportedNamesSupported(t *testing.T) {
 	isolateStore(t)
-	src, err := gguf.Open(fixture(t, "kjv/kjv-q8_0.gguf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	rebuild := func(name, arch, retype string) string {
-		var w gguf.Writer
-		for _, kv := range src.KV {
-			v := kv.Value
-			if kv.Key == "general.architecture" && arch != "" {
-				v = gguf.String(arch)
-			}
-			if err := w.AddKV(kv.Key, v); err != nil {
-				t.Fatal(err)
-			}
-		}
-		for i := range src.Tensors {
-			ti := &src.Tensors[i]
-			typ, data := ti.Type, src.TensorData(ti)
-			if ti.Name == retype {
-				typ = tensor.IQ2_XXS
-				n, err := typ.TensorBytes(ti.Dims)
-				if err != nil {
-					t.Fatal(err)
-				}
-				data = make([]byte, n)
-			}
-			if err := w.AddTensor(ti.Name, typ, ti.Dims, data); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return writeGGUF(t, t.TempDir(), name, &w)
+	dir := t.TempDir()
+	rebuild := func(name string, c fixtures.Change) string {
+		return fixtures.Rebuilt(t, "kjv/kjv-q8_0.gguf", dir, name, c)
 	}
 	for _, c := range []struct {
 		file string
 		want []string
 	}{
-		{rebuild("iq2.gguf", "", "blk.1.attn_v.weight"), []string{"blk.1.attn_v.weight", "weight type IQ2_XXS", "supported: " + tensor.ComputableNames()}},
-		{rebuild("mamba.gguf", "mamba", ""), []string{`"mamba"`, "supported: llama, "}},
+		{rebuild("iq2.gguf", fixtures.Change{Tensor: "blk.1.attn_v.weight", Type: tensor.IQ2_XXS}), []string{"blk.1.attn_v.weight", "weight type IQ2_XXS", "supported: " + tensor.ComputableNames()}},
+		{rebuild("mamba.gguf", fixtures.Change{Arch: "mamba"}), []string{`"mamba"`, "supported: llama, "}},
 	} {
 		_, _, err := runCmd(t, "run", "--model", c.file, "--prompt", "And God said", "-n", "1")
 		if err == nil {

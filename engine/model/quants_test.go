@@ -3,15 +3,14 @@ package model
 import (
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/isagi-lab/isagi/engine/gguf"
 	"github.com/isagi-lab/isagi/engine/tensor"
 	"github.com/isagi-lab/isagi/engine/tokenizer"
+	"github.com/isagi-lab/isagi/internal/fixtures"
 )
 
 // quantFiles are the files of ../shared/fixtures/quants: the kjv model
@@ -258,44 +257,8 @@ func top2Margin(logits []float32, id int32) float64 {
 // one line naming the tensor and its type and listing the types that would
 // load.
 func TestQuantsUnsupportedType(t *testing.T) {
-	src, err := gguf.Open(fixture(t, "kjv/kjv-q8_0.gguf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
 	const retyped = "blk.2.ffn_down.weight"
-	var w gguf.Writer
-	for _, kv := range src.KV {
-		if err := w.AddKV(kv.Key, kv.Value); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for i := range src.Tensors {
-		ti := &src.Tensors[i]
-		typ, data := ti.Type, src.TensorData(ti)
-		if ti.Name == retyped {
-			typ = tensor.IQ2_XXS
-			n, err := typ.TensorBytes(ti.Dims)
-			if err != nil {
-				t.Fatal(err)
-			}
-			data = make([]byte, n)
-		}
-		if err := w.AddTensor(ti.Name, typ, ti.Dims, data); err != nil {
-			t.Fatal(err)
-		}
-	}
-	p := filepath.Join(t.TempDir(), "iq2.gguf")
-	fh, err := os.Create(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.WriteTo(fh); err != nil {
-		t.Fatal(err)
-	}
-	if err := fh.Close(); err != nil {
-		t.Fatal(err)
-	}
+	p := fixtures.Rebuilt(t, "kjv/kjv-q8_0.gguf", t.TempDir(), "iq2.gguf", fixtures.Change{Tensor: retyped, Type: tensor.IQ2_XXS})
 	m, err := Open(p)
 	if err == nil {
 		m.Close()
