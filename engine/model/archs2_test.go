@@ -56,22 +56,7 @@ func TestArchs2(t *testing.T) {
 			if !ok || len(want.Cases) == 0 {
 				t.Fatalf("golden.json has no model %q", fx.Name)
 			}
-			path, err := archgen.Write(dir, fx.Name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			data, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != want.SHA256 {
-				t.Fatalf("%s: the generator no longer writes the file the goldens were made from", fx.Name)
-			}
-			m, err := Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer m.Close()
+			m := openArchgen(t, dir, fx.Name, want.SHA256)
 			if m.Arch != want.Arch {
 				t.Fatalf("architecture %q, want %q", m.Arch, want.Arch)
 			}
@@ -115,6 +100,29 @@ func TestArchs2(t *testing.T) {
 	}
 }
 
+// openArchgen writes archgen's file name to dir, checks that it is the file
+// the goldens were made from (its sha256) and opens it for the test.
+func openArchgen(t *testing.T, dir, name, sha string) *Model {
+	t.Helper()
+	path, err := archgen.Write(dir, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != sha {
+		t.Fatalf("%s: the generator no longer writes the file the goldens were made from", name)
+	}
+	m, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	return m
+}
+
 // TestArchs2Ablations runs the deliberately altered files (one convention
 // changed each: the sliding pattern, a RoPE base, the norms, the query or
 // embedding scale, partial rotary, the fused tensors' order, the tied
@@ -146,22 +154,7 @@ func TestArchs2Ablations(t *testing.T) {
 			if !ok || !ok2 || len(want.FirstDiffs) != len(base.Cases) {
 				t.Fatalf("golden.json has no ablation %q of a known model", ab.Name)
 			}
-			path, err := archgen.Write(dir, ab.Name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			data, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != want.SHA256 {
-				t.Fatalf("%s: the generator no longer writes the file the goldens were made from", ab.Name)
-			}
-			m, err := Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer m.Close()
+			m := openArchgen(t, dir, ab.Name, want.SHA256)
 			s, err := m.NewStateOn(0, testBackend())
 			if err != nil {
 				t.Fatal(err)
