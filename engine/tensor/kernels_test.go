@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 var kernelTypes = []Type{F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q5_K, Q6_K, Q4_1, Q5_0, Q5_1, IQ4_NL, Q2_K, Q3_K, IQ4_XS}
@@ -409,5 +411,33 @@ func TestDotRows(t *testing.T) {
 				t.Fatalf("n=%d row %d: %g, want %g", n, i, out[i], want)
 			}
 		}
+	}
+}
+
+// TestPoolParksAndWakes lets the workers outlast their polling time and park
+// between runs, then checks that a run still reaches every one of them, and
+// that Close stops parked and polling workers alike.
+func TestPoolParksAndWakes(t *testing.T) {
+	before := runtime.NumGoroutine()
+	for _, idle := range []time.Duration{0, spinFor / 2, 3 * spinFor} {
+		p := NewPool(4)
+		for round := range 3 {
+			c := &countTask{hits: make([]atomic.Int32, 64)}
+			p.Run(64, c)
+			for i := range c.hits {
+				if h := c.hits[i].Load(); h != 1 {
+					t.Fatalf("idle %v, round %d: index %d ran %d times", idle, round, i, h)
+				}
+			}
+			time.Sleep(idle)
+		}
+		p.Close()
+	}
+	// The workers exit asynchronously after Close; give them a moment.
+	for deadline := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > before; {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines after closing the pools, %d before", runtime.NumGoroutine(), before)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
