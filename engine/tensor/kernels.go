@@ -57,6 +57,12 @@ type dotFn func(w []byte, x []float32, a act) float32
 // that w holds.
 type rowsFn func(w []byte, x []float32, a act, out []float32)
 
+// gemm4Fn is a prefill kernel: for the rows consecutive rows that w holds
+// and four tokens whose activations are a (four rows laid end to end), it
+// sets out[t·ostride+r] = (row r of w)·(token t). Its results are bit for bit
+// the rowsFn's for each token alone.
+type gemm4Fn func(w []byte, a act, rows int, out []float32, ostride int)
+
 // perRow turns a one-row dot product into a rowsFn.
 func perRow(dot dotFn) rowsFn {
 	return func(w []byte, x []float32, a act, out []float32) {
@@ -78,6 +84,7 @@ type Kernels struct {
 	pool  *Pool
 	path  string
 	rows  [BF16 + 1]rowsFn
+	gemm4 [BF16 + 1]gemm4Fn
 	abuf  actBuf
 	mv    mvTask
 	mm    mmTask
@@ -107,6 +114,7 @@ func newKernels(pool *Pool, useAsm bool) *Kernels {
 	}
 	if useAsm {
 		k.path = useArchDots(&k.rows, k.path)
+		useArchGemm4(&k.gemm4)
 	}
 	return k
 }
@@ -220,7 +228,7 @@ func (k *Kernels) MatMul(dst []float32, w *Matrix, x []float32, n int) {
 		return
 	}
 	t := &k.mm
-	*t = mmTask{w: w, dst: dst, x: x, n: n, rows: k.rows[w.Type], quant: usesAct(w.Type)}
+	*t = mmTask{w: w, dst: dst, x: x, n: n, rows: k.rows[w.Type], gemm4: k.gemm4[w.Type], quant: usesAct(w.Type)}
 	if t.quant {
 		k.abuf.ensure(n, w.Cols)
 		t.abuf = &k.abuf
@@ -240,13 +248,27 @@ type mmTask struct {
 	abuf  *actBuf
 	quant bool
 	rows  rowsFn
+	gemm4 gemm4Fn
 }
 
 func (t *mmTask) Run(lo, hi int) {
 	w, rb, cols, rows := t.w, t.w.rowBytes, t.w.Cols, t.w.Rows
 	for tile := lo; tile < hi; tile++ {
 		r0, r1 := tile*mmTile, min((tile+1)*mmTile, rows)
-		for i := range t.n {
+		i0 := 0
+		if t.gemm4 != nil {
+			// Four tokens per pass over the tile's rows, then the
+			// remainder one by one.
+			nb := cols / QK
+			for ; i0+4 <= t.n; i0 += 4 {
+				a := act{
+					qs: t.abuf.qs[i0*cols : (i0+4)*cols],
+					d:  t.abuf.d[i0*nb : (i0+4)*nb],
+				}
+				t.gemm4(w.Data[r0*rb:r1*rb], a, r1-r0, t.dst[i0*rows+r0:], rows)
+			}
+		}
+		for i := i0; i < t.n; i++ {
 			var a act
 			var xi []float32
 			if t.quant {

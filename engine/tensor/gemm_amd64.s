@@ -1,0 +1,118 @@
+#include "textflag.h"
+
+// Batched (prefill) kernels: one pass over a weight row serves four tokens,
+// so the weights' decoding (the f16 scale, the sign split of the codes) is
+// done once per four tokens instead of once per token. Each token's
+// arithmetic is exactly the one-token Rows kernel's, in the same order
+// (blocks alternate between two accumulators, then the same horizontal
+// sum), so a prompt's logits do not depend on how it was batched.
+
+#define ONES16_Y15 \
+	MOVL         $0x00010001, AX; \
+	VMOVD        AX, X15; \
+	VPBROADCASTD X15, Y15
+
+// HSUMTO folds the eight float lanes of even+odd into the low lane of X(even),
+// as dot_amd64.s's HSUM does for Y0. Clobbers tmp.
+#define HSUMTO(even, odd, xeven, xtmp) \
+	VADDPS       odd, even, even; \
+	VEXTRACTF128 $1, even, xtmp; \
+	VADDPS       xtmp, xeven, xeven; \
+	VHADDPS      xeven, xeven, xeven; \
+	VHADDPS      xeven, xeven, xeven
+
+// Q8TOK accumulates token t's part of one Q8_0 block: Y8 holds the weight
+// codes, Y9 their magnitudes, X12 the weight scale as float32; xaddr is the
+// token's 32 activation codes and daddr its activation scale.
+#define Q8TOK(xaddr, daddr, acc) \
+	VMOVDQU      xaddr, Y10; \
+	VPSIGNB      Y8, Y10, Y10; \
+	VPMADDUBSW   Y10, Y9, Y10; \
+	VPMADDWD     Y15, Y10, Y10; \
+	VCVTDQ2PS    Y10, Y10; \
+	VMULSS       daddr, X12, X11; \
+	VBROADCASTSS X11, Y11; \
+	VFMADD231PS  Y10, Y11, acc
+
+// Q8BLK4 runs one Q8_0 block (at woff(SI); activations at xoff(DI) per
+// token, scales at doff(R10)) for four tokens into the accumulators a0..a3.
+#define Q8BLK4(woff, xoff, doff, a0, a1, a2, a3) \
+	MOVWLZX      woff(SI), AX; \
+	VMOVD        AX, X12; \
+	VCVTPH2PS    X12, X12; \
+	VMOVDQU      woff+2(SI), Y8; \
+	VPSIGNB      Y8, Y8, Y9; \
+	Q8TOK(xoff(DI), doff(R10), a0); \
+	Q8TOK(xoff(DI)(R12*1), doff(R10)(DX*1), a1); \
+	Q8TOK(xoff(DI)(R12*2), doff(R10)(DX*2), a2); \
+	Q8TOK(xoff(DI)(R14*1), doff(R10)(BX*1), a3)
+
+// func gemm4Q8_0AVX2(w *byte, xq *int8, xd *float32, nb, rows int, out *float32, ostride int)
+//
+// For rows consecutive Q8_0 rows of nb blocks and four tokens whose codes
+// are xq + t·32·nb and scales xd + t·nb: out[t·ostride + r] = row r · token t.
+// Accumulators: Y0/Y1 (even/odd blocks) token 0, Y2/Y3 token 1, Y4/Y5
+// token 2, Y6/Y7 token 3.
+TEXT ·gemm4Q8_0AVX2(SB), NOSPLIT, $0-56
+	MOVQ w+0(FP), SI
+	MOVQ nb+24(FP), R12
+	SHLQ $5, R12               // activation codes per token
+	LEAQ (R12)(R12*2), R14     // three tokens' codes
+	MOVQ nb+24(FP), DX
+	SHLQ $2, DX                // activation scales per token, in bytes
+	LEAQ (DX)(DX*2), BX
+	MOVQ out+40(FP), R13
+	MOVQ rows+32(FP), R8
+	ONES16_Y15
+
+g8row:
+	TESTQ R8, R8
+	JEQ   g8end
+	MOVQ  xq+8(FP), DI
+	MOVQ  xd+16(FP), R10
+	MOVQ  nb+24(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+
+g8loop2:
+	CMPQ CX, $2
+	JLT  g8tail
+	Q8BLK4(0, 0, 0, Y0, Y2, Y4, Y6)
+	Q8BLK4(34, 32, 4, Y1, Y3, Y5, Y7)
+	ADDQ $68, SI
+	ADDQ $64, DI
+	ADDQ $8, R10
+	SUBQ $2, CX
+	JMP  g8loop2
+
+g8tail:
+	TESTQ CX, CX
+	JEQ   g8done
+	Q8BLK4(0, 0, 0, Y0, Y2, Y4, Y6)
+	ADDQ $34, SI
+
+g8done:
+	HSUMTO(Y0, Y1, X0, X8)
+	HSUMTO(Y2, Y3, X2, X8)
+	HSUMTO(Y4, Y5, X4, X8)
+	HSUMTO(Y6, Y7, X6, X8)
+	MOVQ   ostride+48(FP), AX
+	SHLQ   $2, AX
+	VMOVSS X0, (R13)
+	VMOVSS X2, (R13)(AX*1)
+	VMOVSS X4, (R13)(AX*2)
+	LEAQ   (AX)(AX*2), AX
+	VMOVSS X6, (R13)(AX*1)
+	ADDQ   $4, R13
+	DECQ   R8
+	JMP    g8row
+
+g8end:
+	VZEROUPPER
+	RET

@@ -1,0 +1,6 @@
+//go:build !amd64
+
+package tensor
+
+// useArchGemm4 installs nothing off amd64: prefill runs the one-token kernels.
+func useArchGemm4(*[BF16 + 1]gemm4Fn) {}
