@@ -154,3 +154,9 @@ func dotRowsF32(m, x, out []float32) {
 	}
 	dotF32RowsAVX2(&m[0], &x[0], n, len(out), &out[0])
 }
+
+//go:noescape
+func siluMulAVX2(gate, u *float32, n int)
+
+//go:noescape
+func expShiftAVX2(x *float32, n int, m float32) float32

@@ -23,3 +23,6 @@ func dotRowsF32(m, x, out []float32) {
 		out[i] = dotF32Fast(m[i*n:(i+1)*n], x)
 	}
 }
+
+func siluMulAVX2(gate, u *float32, n int)               { panic("tensor: no AVX2 off amd64") }
+func expShiftAVX2(x *float32, n int, m float32) float32 { panic("tensor: no AVX2 off amd64") }

@@ -53,12 +53,7 @@ func (t *attnTask) Run(lo, hi int) {
 				}
 				mx = max(mx, w[j])
 			}
-			var sum float32
-			for j, v := range w {
-				e := float32(math.Exp(float64(v - mx)))
-				w[j] = e
-				sum += e
-			}
+			sum := tensor.ExpShift(w, mx)
 			orow := t.out.data[i*t.out.width:]
 			out := orow[h*HD : (h+1)*HD]
 			clear(out)

@@ -25,6 +25,7 @@ type Backend struct {
 	// rotates the same positions, so they are computed once.
 	ropeFor ropeKey
 	attn    attnTask
+	glu     gluTask
 }
 
 // New returns a CPU backend over k (a new pool with one worker per core
@@ -190,12 +191,27 @@ func (b *Backend) AddBias(x backend.Buffer, bias backend.Vector, n int) {
 	}
 }
 
-// SwiGLU writes silu(g)·u into g.
+// SwiGLU writes silu(g)·u into g, row by row (so that a batch's rows are
+// bit for bit the rows alone), the rows of a batch split across the pool.
 func (b *Backend) SwiGLU(g, u backend.Buffer, n int) {
-	gs, us := hb(g).rows(n), hb(u).rows(n)
-	us = us[:len(gs)]
-	for i, v := range gs {
-		gs[i] = v / (1 + float32(math.Exp(float64(-v)))) * us[i]
+	gb, ub := hb(g), hb(u)
+	if n == 1 {
+		tensor.SiLUMul(gb.data[:gb.width], ub.data[:gb.width])
+		return
+	}
+	t := &b.glu
+	t.g, t.u = gb, ub
+	b.k.Pool().Run(n, t)
+	t.g, t.u = nil, nil
+}
+
+// gluTask is SwiGLU over a range of a batch's rows.
+type gluTask struct{ g, u *buf }
+
+func (t *gluTask) Run(lo, hi int) {
+	w := t.g.width
+	for i := lo; i < hi; i++ {
+		tensor.SiLUMul(t.g.data[i*w:(i+1)*w], t.u.data[i*t.u.width:i*t.u.width+w])
 	}
 }
 
