@@ -9,6 +9,7 @@ func useArchGemm4(g *[BF16 + 1]gemm4Fn) {
 		return
 	}
 	g[Q8_0] = gemm4Q8_0Asm
+	useKQuantGemm4(g)
 }
 
 func gemm4Q8_0Asm(w []byte, a act, rows int, out []float32, ostride int) {
