@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -114,6 +115,13 @@ func BenchmarkPrefill(b *testing.B) {
 	}{
 		{"kjv-q8_0", func() string { return fixture(b, "kjv/kjv-q8_0.gguf") }},
 		{"smollm2-135m-shape-Q8_0", func() string { return writeSynth(b, dir, tensor.Q8_0) }},
+	}
+	if f := os.Getenv("ISAGI_BENCH_MODEL"); f != "" {
+		// Any GGUF, for profiling one file: go test -bench Prefill/file -cpuprofile …
+		cases = append(cases, struct {
+			name string
+			path func() string
+		}{"file", func() string { return f }})
 	}
 	pool := tensor.NewPool(0)
 	defer pool.Close()

@@ -116,3 +116,136 @@ g8done:
 g8end:
 	VZEROUPPER
 	RET
+
+#define MASK0F_Y14 \
+	MOVL         $0x0f0f0f0f, AX; \
+	VMOVD        AX, X14; \
+	VPBROADCASTD X14, Y14
+
+// Q40TOK accumulates token t's d·dx·Σq·x for one Q4_0 block whose unsigned
+// nibbles are in Y8 and f16 scale, as float32, in X12.
+#define Q40TOK(xaddr, daddr, acc) \
+	VPMADDUBSW   xaddr, Y8, Y10; \
+	VPMADDWD     Y15, Y10, Y10; \
+	VCVTDQ2PS    Y10, Y10; \
+	VMULSS       daddr, X12, X11; \
+	VBROADCASTSS X11, Y11; \
+	VFMADD231PS  Y10, Y11, acc
+
+// Q40BLK4 runs one Q4_0 block (18 bytes at woff(SI)) for four tokens.
+#define Q40BLK4(woff, xoff, doff, a0, a1, a2, a3) \
+	MOVWLZX      woff(SI), AX; \
+	VMOVD        AX, X12; \
+	VCVTPH2PS    X12, X12; \
+	VMOVDQU      woff+2(SI), X8; \
+	VPSRLW       $4, X8, X9; \
+	VINSERTI128  $1, X9, Y8, Y8; \
+	VPAND        Y14, Y8, Y8; \
+	Q40TOK(xoff(DI), doff(R10), a0); \
+	Q40TOK(xoff(DI)(R12*1), doff(R10)(DX*1), a1); \
+	Q40TOK(xoff(DI)(R12*2), doff(R10)(DX*2), a2); \
+	Q40TOK(xoff(DI)(R14*1), doff(R10)(BX*1), a3)
+
+// func gemm4Q4_0AVX2(w *byte, xq *int8, xd, xs *float32, nb, rows int, out *float32, ostride int)
+//
+// As gemm4Q8_0AVX2 for Q4_0. The one-token kernel also gathers d·(dx·Σx)
+// per block, in block order, for the −8 offset; that sum does not depend on
+// the codes, so here it is a second, cheap pass over the row's scales
+// after the main one, with the same FMAs in the same order.
+TEXT ·gemm4Q4_0AVX2(SB), NOSPLIT, $0-64
+	MOVQ w+0(FP), SI
+	MOVQ nb+32(FP), R12
+	SHLQ $5, R12
+	LEAQ (R12)(R12*2), R14
+	MOVQ nb+32(FP), DX
+	SHLQ $2, DX
+	LEAQ (DX)(DX*2), BX
+	MOVQ out+48(FP), R13
+	MOVQ rows+40(FP), R8
+	ONES16_Y15
+	MASK0F_Y14
+
+g40row:
+	TESTQ R8, R8
+	JEQ   g40end
+	MOVQ  SI, R9               // the row's first block, for the second pass
+	MOVQ  xq+8(FP), DI
+	MOVQ  xd+16(FP), R10
+	MOVQ  nb+32(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+
+g40loop2:
+	CMPQ CX, $2
+	JLT  g40tail
+	Q40BLK4(0, 0, 0, Y0, Y2, Y4, Y6)
+	Q40BLK4(18, 32, 4, Y1, Y3, Y5, Y7)
+	ADDQ $36, SI
+	ADDQ $64, DI
+	ADDQ $8, R10
+	SUBQ $2, CX
+	JMP  g40loop2
+
+g40tail:
+	TESTQ CX, CX
+	JEQ   g40done
+	Q40BLK4(0, 0, 0, Y0, Y2, Y4, Y6)
+	ADDQ $18, SI
+
+g40done:
+	HSUMTO(Y0, Y1, X0, X8)
+	HSUMTO(Y2, Y3, X2, X8)
+	HSUMTO(Y4, Y5, X4, X8)
+	HSUMTO(Y6, Y7, X6, X8)
+
+	// Second pass: X1, X3, X5, X7 = Σ_b d_b·(dx·Σx)_b per token.
+	VXORPS X1, X1, X1
+	VXORPS X3, X3, X3
+	VXORPS X5, X5, X5
+	VXORPS X7, X7, X7
+	MOVQ   xs+24(FP), R11
+	MOVQ   nb+32(FP), CX
+
+g40min:
+	MOVWLZX     (R9), AX
+	VMOVD       AX, X8
+	VCVTPH2PS   X8, X8
+	VFMADD231SS (R11), X8, X1
+	VFMADD231SS (R11)(DX*1), X8, X3
+	VFMADD231SS (R11)(DX*2), X8, X5
+	VFMADD231SS (R11)(BX*1), X8, X7
+	ADDQ        $18, R9
+	ADDQ        $4, R11
+	DECQ        CX
+	JNZ         g40min
+
+	MOVL   $0x41000000, AX     // 8.0
+	VMOVD  AX, X8
+	VMULSS X8, X1, X1
+	VMULSS X8, X3, X3
+	VMULSS X8, X5, X5
+	VMULSS X8, X7, X7
+	VSUBSS X1, X0, X0
+	VSUBSS X3, X2, X2
+	VSUBSS X5, X4, X4
+	VSUBSS X7, X6, X6
+	MOVQ   ostride+56(FP), AX
+	SHLQ   $2, AX
+	VMOVSS X0, (R13)
+	VMOVSS X2, (R13)(AX*1)
+	VMOVSS X4, (R13)(AX*2)
+	LEAQ   (AX)(AX*2), AX
+	VMOVSS X6, (R13)(AX*1)
+	ADDQ   $4, R13
+	DECQ   R8
+	JMP    g40row
+
+g40end:
+	VZEROUPPER
+	RET

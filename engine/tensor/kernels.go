@@ -264,6 +264,7 @@ func (t *mmTask) Run(lo, hi int) {
 				a := act{
 					qs: t.abuf.qs[i0*cols : (i0+4)*cols],
 					d:  t.abuf.d[i0*nb : (i0+4)*nb],
+					s:  t.abuf.s[i0*nb : (i0+4)*nb],
 				}
 				t.gemm4(w.Data[r0*rb:r1*rb], a, r1-r0, t.dst[i0*rows+r0:], rows)
 			}
