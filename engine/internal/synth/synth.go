@@ -23,6 +23,17 @@ func SmolLM2() Shape {
 	return Shape{Dim: 576, Layers: 30, Heads: 9, KVHeads: 3, FFN: 1536, Vocab: 49152}
 }
 
+// Llama1B is a Llama-3.2-1B-like shape with a 32,000-token vocabulary (the
+// shape the performance comparisons in docs/performance.md use).
+func Llama1B() Shape {
+	return Shape{Dim: 2048, Layers: 16, Heads: 32, KVHeads: 8, FFN: 8192, Vocab: 32000}
+}
+
+// Shapes names the shapes Write knows, for command lines.
+func Shapes() map[string]Shape {
+	return map[string]Shape{"smollm2-135m": SmolLM2(), "llama-1b": Llama1B()}
+}
+
 // Write writes a llama GGUF of shape s whose matrices are of type typ
 // (norms stay F32) to path.
 func Write(path string, s Shape, typ tensor.Type) error {
@@ -46,6 +57,29 @@ func Write(path string, s Shape, typ tensor.Type) error {
 	kv("llama.attention.head_count_kv", gguf.Uint32(uint32(s.KVHeads)))
 	kv("llama.rope.freq_base", gguf.Float32(100000))
 	kv("llama.attention.layer_norm_rms_epsilon", gguf.Float32(1e-5))
+	// A placeholder SentencePiece vocabulary (the stories260K fixture's
+	// form: control tokens, byte tokens, then numbered pieces) so that
+	// loaders that insist on a tokenizer, this engine's and llama.cpp's,
+	// open the file.
+	toks := make([]string, s.Vocab)
+	types := make([]int32, s.Vocab)
+	for i := range toks {
+		switch {
+		case i < 3:
+			toks[i], types[i] = [...]string{"<unk>", "<s>", "</s>"}[i], [...]int32{2, 3, 3}[i]
+		case i < 3+256:
+			toks[i], types[i] = fmt.Sprintf("<0x%02X>", i-3), 6
+		default:
+			toks[i], types[i] = fmt.Sprintf("tok_%d", i), 1
+		}
+	}
+	kv("tokenizer.ggml.model", gguf.String("llama"))
+	kv("tokenizer.ggml.tokens", gguf.Array(toks))
+	kv("tokenizer.ggml.scores", gguf.Array(make([]float32, s.Vocab)))
+	kv("tokenizer.ggml.token_type", gguf.Array(types))
+	kv("tokenizer.ggml.bos_token_id", gguf.Uint32(1))
+	kv("tokenizer.ggml.eos_token_id", gguf.Uint32(2))
+	kv("tokenizer.ggml.unknown_token_id", gguf.Uint32(0))
 	rng := rand.New(rand.NewPCG(1, 1))
 	var vals []float32
 	add := func(name string, t tensor.Type, dims ...uint64) {

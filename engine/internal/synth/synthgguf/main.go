@@ -1,0 +1,54 @@
+// Command synthgguf writes a llama-shaped GGUF with random weights for speed
+// comparisons (scripts/bench-peer.sh): the same file is then timed by isagi
+// and by llama.cpp.
+//
+//	go run ./engine/internal/synth/synthgguf SHAPE TYPE OUT.gguf
+//
+// SHAPE is smollm2-135m or llama-1b; TYPE is a matrix type this engine can
+// encode (F32, F16, Q8_0, …). Other types are made from the F16 file with
+// llama.cpp's llama-quantize, so that their layout is llama.cpp's own.
+package main
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/isagi-lab/isagi/engine/internal/synth"
+	"github.com/isagi-lab/isagi/engine/tensor"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "synthgguf:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	shapes := synth.Shapes()
+	if len(args) != 3 {
+		names := make([]string, 0, len(shapes))
+		for n := range shapes {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		return fmt.Errorf("usage: synthgguf SHAPE TYPE OUT.gguf (SHAPE: %s)", strings.Join(names, ", "))
+	}
+	shape, ok := shapes[args[0]]
+	if !ok {
+		return fmt.Errorf("unknown shape %q", args[0])
+	}
+	var typ tensor.Type
+	found := false
+	for _, t := range tensor.ComputableTypes() {
+		if strings.EqualFold(t.String(), args[1]) {
+			typ, found = t, true
+		}
+	}
+	if !found {
+		return fmt.Errorf("unknown tensor type %q (one of %s)", args[1], tensor.ComputableNames())
+	}
+	return synth.Write(args[2], shape, typ)
+}
