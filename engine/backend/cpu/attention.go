@@ -7,15 +7,23 @@ import (
 	"github.com/isagi-lab/isagi/engine/tensor"
 )
 
+// attnSplit is how many units a query head's rows are dealt into for a
+// batch. With heads alone as the units, 9 heads on 2 threads leave one
+// thread idle a ninth of the time; dealing rows round-robin (row i to unit
+// i mod attnSplit) also balances the causal mask's growing row lengths.
+const attnSplit = 4
+
 // attnTask is causal multi-head attention for one layer over a batch, split
-// across query heads. Each head owns a row of scores, so heads run in
-// parallel without sharing scratch space. Query head h reads KV head
-// h/(Heads/KVHeads) (grouped-query attention, consecutive grouping).
+// across units of (query head, rows i ≡ part mod split). Each unit owns a
+// row of scores, so units run in parallel without sharing scratch space,
+// and a row's arithmetic does not depend on its unit. Query head h reads KV
+// head h/(Heads/KVHeads) (grouped-query attention, consecutive grouping).
 type attnTask struct {
 	b              *Backend
 	c              *kv
 	q, out         *buf
 	layer, n, pos0 int
+	split          int
 	o              backend.AttendOptions
 }
 
@@ -29,13 +37,14 @@ func (t *attnTask) Run(lo, hi int) {
 		scale = float32(1 / math.Sqrt(float64(HD)))
 	}
 	softCap := t.o.SoftCap
-	for h := lo; h < hi; h++ {
+	for u := lo; u < hi; u++ {
+		h, part := u/t.split, u%t.split
 		g := h / group
 		base := (t.layer*a.KVHeads + g) * c.ctx * HD
 		kc := c.k[base : base+c.ctx*HD]
 		vc := c.v[base : base+c.ctx*HD]
-		sc := c.scores[h*c.ctx : (h+1)*c.ctx]
-		for i := range t.n {
+		sc := c.scores[u*c.ctx : (u+1)*c.ctx]
+		for i := part; i < t.n; i += t.split {
 			p := t.pos0 + i // attends to positions first…p
 			first := 0
 			if t.o.Window > 0 {

@@ -69,7 +69,8 @@ func (v *vec) Len() int { return len(v.v) }
 
 // kv is a host KV cache laid out per KV head, [layer][kvHead][ctx][headDim],
 // so that one head's keys are contiguous for the attention's dot products;
-// scores is the attention's scratch, a row of ctx per query head.
+// scores is the attention's scratch, a row of ctx per unit of work (a query
+// head, or a quarter of a batch's rows of one; see attnTask).
 type kv struct {
 	k, v   []float32
 	scores []float32
@@ -113,7 +114,7 @@ func (b *Backend) NewKV(layers, ctx int, a backend.Attention) (backend.KV, error
 	if layers <= 0 || ctx <= 0 || n/layers/ctx != a.KVHeads*a.HeadDim || n > 1<<33 {
 		return nil, fmt.Errorf("cpu: KV cache of %d positions is too large", ctx)
 	}
-	return &kv{k: make([]float32, n), v: make([]float32, n), scores: make([]float32, a.Heads*ctx), ctx: ctx, a: a}, nil
+	return &kv{k: make([]float32, n), v: make([]float32, n), scores: make([]float32, a.Heads*attnSplit*ctx), ctx: ctx, a: a}, nil
 }
 
 // Embed dequantises the tokens' rows of the table.
@@ -276,7 +277,8 @@ func (b *Backend) Attend(out, q backend.Buffer, cache backend.KV, layer, pos0, n
 	t := &b.attn
 	t.c, t.q, t.out = cache.(*kv), hb(q), hb(out)
 	t.layer, t.pos0, t.n, t.o = layer, pos0, n, o
-	b.k.Pool().Run(t.c.a.Heads, t)
+	t.split = min(n, attnSplit)
+	b.k.Pool().Run(t.c.a.Heads*t.split, t)
 	t.c, t.q, t.out = nil, nil, nil
 }
 
