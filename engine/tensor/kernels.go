@@ -58,10 +58,10 @@ type dotFn func(w []byte, x []float32, a act) float32
 type rowsFn func(w []byte, x []float32, a act, out []float32)
 
 // gemm4Fn is a prefill kernel: for the rows consecutive rows that w holds
-// and four tokens whose activations are a (four rows laid end to end), it
-// sets out[t·ostride+r] = (row r of w)·(token t). Its results are bit for bit
-// the rowsFn's for each token alone.
-type gemm4Fn func(w []byte, a act, rows int, out []float32, ostride int)
+// and four tokens whose inputs are x (float types) or a (quantised types),
+// each four rows laid end to end, it sets out[t·ostride+r] = (row r of
+// w)·(token t). Its results are bit for bit the rowsFn's for each token alone.
+type gemm4Fn func(w []byte, x []float32, a act, rows int, out []float32, ostride int)
 
 // perRow turns a one-row dot product into a rowsFn.
 func perRow(dot dotFn) rowsFn {
@@ -261,12 +261,18 @@ func (t *mmTask) Run(lo, hi int) {
 			// remainder one by one.
 			nb := cols / QK
 			for ; i0+4 <= t.n; i0 += 4 {
-				a := act{
-					qs: t.abuf.qs[i0*cols : (i0+4)*cols],
-					d:  t.abuf.d[i0*nb : (i0+4)*nb],
-					s:  t.abuf.s[i0*nb : (i0+4)*nb],
+				var a act
+				var x []float32
+				if t.quant {
+					a = act{
+						qs: t.abuf.qs[i0*cols : (i0+4)*cols],
+						d:  t.abuf.d[i0*nb : (i0+4)*nb],
+						s:  t.abuf.s[i0*nb : (i0+4)*nb],
+					}
+				} else {
+					x = t.x[i0*cols : (i0+4)*cols]
 				}
-				t.gemm4(w.Data[r0*rb:r1*rb], a, r1-r0, t.dst[i0*rows+r0:], rows)
+				t.gemm4(w.Data[r0*rb:r1*rb], x, a, r1-r0, t.dst[i0*rows+r0:], rows)
 			}
 		}
 		for i := i0; i < t.n; i++ {
