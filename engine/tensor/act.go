@@ -14,6 +14,11 @@ type act struct {
 	qs []int8    // n codes
 	d  []float32 // n/32 scales: x ≈ d·q
 	s  []float32 // n/32 block sums d·Σq, for the weights' offsets (Q4_0's −8, K-quant mins)
+
+	// For the VNNI prefill kernels only, over four tokens: the codes plus
+	// 128, and the tokens' scales side by side per block (see prepActVNNI).
+	u  []uint8
+	dT []float32
 }
 
 // quantizeAct fills a (whose slices have room for len(x) elements) from x,
@@ -74,6 +79,8 @@ func abs32(v float32) float32 { return math.Float32frombits(math.Float32bits(v) 
 type actBuf struct {
 	qs   []int8
 	d, s []float32
+	u    []uint8   // see act.u
+	dT   []float32 // see act.dT
 }
 
 // rows returns a view of n rows of cols elements each, growing the storage

@@ -1,5 +1,20 @@
 package tensor
 
+import "golang.org/x/sys/cpu"
+
+// hasVNNI reports the EVEX VPDPBUSD on 256-bit registers (AVX512-VNNI with
+// AVX512VL) that gemm_vnni_amd64.s uses; decided once, like hasAVX2.
+var hasVNNI = hasAVX2 && cpu.X86.HasAVX512VNNI && cpu.X86.HasAVX512VL
+
+//go:noescape
+func gemm4Q8_0VNNI(w *byte, xu *uint8, dT *float32, nb, rows int, out *float32, ostride int)
+
+//go:noescape
+func gemm4Q4_0VNNI(w *byte, xq *int8, dT, xs *float32, nb, rows int, out *float32, ostride int)
+
+//go:noescape
+func toUnsignedAVX2(dst *uint8, src *int8, n int)
+
 //go:noescape
 func gemm4Q8_0AVX2(w *byte, xq *int8, xd *float32, nb, rows int, out *float32, ostride int)
 
@@ -9,15 +24,45 @@ func gemm2F16AVX2(w *uint16, x *float32, n, rows int, out *float32, ostride int)
 //go:noescape
 func gemm4Q4_0AVX2(w *byte, xq *int8, xd, xs *float32, nb, rows int, out *float32, ostride int)
 
-// useArchGemm4 installs the four-token prefill kernels the CPU can run.
-func useArchGemm4(g *[BF16 + 1]gemm4Fn) {
+// useArchGemm4 installs the four-token prefill kernels the CPU can run,
+// the VNNI ones where it has them and vnni is true, and returns the path's
+// name ("avx2", "avx512vnni") or "" for none.
+func useArchGemm4(g *[BF16 + 1]gemm4Fn, vnni bool) string {
 	if !hasAVX2 {
-		return
+		return ""
 	}
 	g[Q8_0] = gemm4Q8_0Asm
 	g[Q4_0] = gemm4Q4_0Asm
 	g[F16] = gemm4F16Asm
 	useKQuantGemm4(g)
+	if !vnni || !hasVNNI {
+		return "avx2"
+	}
+	g[Q8_0] = gemm4Q8_0VNNIAsm
+	g[Q4_0] = gemm4Q4_0VNNIAsm
+	return "avx512vnni"
+}
+
+// prepActVNNI adds to n activation rows of cols elements what the VNNI
+// kernels read besides the codes: the codes plus 128 (u) and, per group of
+// four tokens, the four scales of each block side by side (dT).
+func prepActVNNI(b *actBuf, n, cols int) {
+	nb := cols / QK
+	if need := n * cols; cap(b.u) < need {
+		b.u = make([]uint8, need)
+	}
+	if need := n * nb; cap(b.dT) < need {
+		b.dT = make([]float32, need)
+	}
+	toUnsignedAVX2(&b.u[0], &b.qs[0], n*cols)
+	for g := range n / 4 {
+		dT, d := b.dT[g*4*nb:(g+1)*4*nb], b.d[g*4*nb:(g+1)*4*nb]
+		for t := range 4 {
+			for j := range nb {
+				dT[4*j+t] = d[t*nb+j]
+			}
+		}
+	}
 }
 
 func gemm4Q8_0Asm(w []byte, _ []float32, a act, rows int, out []float32, ostride int) {
@@ -50,4 +95,22 @@ func gemm4F16Asm(w []byte, x []float32, _ act, rows int, out []float32, ostride 
 	// Two tokens per pass (four would need sixteen accumulators).
 	gemm2F16AVX2((*uint16)(ptr(w)), &x[0], n, rows, &out[0], ostride)
 	gemm2F16AVX2((*uint16)(ptr(w)), &x[2*n], n, rows, &out[2*ostride], ostride)
+}
+
+func gemm4Q8_0VNNIAsm(w []byte, _ []float32, a act, rows int, out []float32, ostride int) {
+	nb := len(a.d) / 4
+	_ = w[rows*nb*34-1]
+	_ = a.u[4*nb*QK-1]
+	_ = a.dT[4*nb-1]
+	_ = out[3*ostride+rows-1]
+	gemm4Q8_0VNNI(&w[0], &a.u[0], &a.dT[0], nb, rows, &out[0], ostride)
+}
+
+func gemm4Q4_0VNNIAsm(w []byte, _ []float32, a act, rows int, out []float32, ostride int) {
+	nb := len(a.d) / 4
+	_ = w[rows*nb*18-1]
+	_ = a.s[4*nb-1]
+	_ = a.dT[4*nb-1]
+	_ = out[3*ostride+rows-1]
+	gemm4Q4_0VNNI(&w[0], &a.qs[0], &a.dT[0], &a.s[0], nb, rows, &out[0], ostride)
 }

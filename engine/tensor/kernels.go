@@ -83,6 +83,7 @@ func ptr(b []byte) unsafe.Pointer { return unsafe.Pointer(&b[0]) }
 type Kernels struct {
 	pool  *Pool
 	path  string
+	gpath string // the prefill kernels' path, "" when there are none
 	rows  [BF16 + 1]rowsFn
 	gemm4 [BF16 + 1]gemm4Fn
 	abuf  actBuf
@@ -98,6 +99,12 @@ func NewKernels(pool *Pool) *Kernels {
 }
 
 func newKernels(pool *Pool, useAsm bool) *Kernels {
+	return newKernelsVNNI(pool, useAsm, true)
+}
+
+// newKernelsVNNI is newKernels with the VNNI prefill kernels allowed or not,
+// so that tests can run the AVX2 ones on a CPU that has both.
+func newKernelsVNNI(pool *Pool, useAsm, vnni bool) *Kernels {
 	k := &Kernels{pool: pool}
 	if pool == nil {
 		k.pool = NewPool(0)
@@ -114,7 +121,7 @@ func newKernels(pool *Pool, useAsm bool) *Kernels {
 	}
 	if useAsm {
 		k.path = useArchDots(&k.rows, k.path)
-		useArchGemm4(&k.gemm4)
+		k.gpath = useArchGemm4(&k.gemm4, vnni)
 	}
 	return k
 }
@@ -122,6 +129,10 @@ func newKernels(pool *Pool, useAsm bool) *Kernels {
 // Path names the dot-product implementation in use ("avx2", or "go" for the
 // portable one), for logs and bench reports.
 func (k *Kernels) Path() string { return k.path }
+
+// PrefillPath names the batched (prefill) kernels in use: "avx512vnni",
+// "avx2", or "" when prefill runs the one-token kernels.
+func (k *Kernels) PrefillPath() string { return k.gpath }
 
 // Pool is the worker pool the kernels run on.
 func (k *Kernels) Pool() *Pool { return k.pool }
@@ -235,6 +246,10 @@ func (k *Kernels) MatMul(dst []float32, w *Matrix, x []float32, n int) {
 		for i := range n {
 			quantizeAct(k.abuf.row(i, w.Cols), x[i*w.Cols:(i+1)*w.Cols])
 		}
+		if k.gpath == "avx512vnni" && n >= 4 && (w.Type == Q8_0 || w.Type == Q4_0) {
+			prepActVNNI(&k.abuf, n&^3, w.Cols)
+			t.vnni = true
+		}
 	}
 	k.pool.Run((w.Rows+mmTile-1)/mmTile, t)
 	*t = mmTask{}
@@ -249,6 +264,7 @@ type mmTask struct {
 	quant bool
 	rows  rowsFn
 	gemm4 gemm4Fn
+	vnni  bool // abuf holds u and dT (prepActVNNI)
 }
 
 func (t *mmTask) Run(lo, hi int) {
@@ -268,6 +284,10 @@ func (t *mmTask) Run(lo, hi int) {
 						qs: t.abuf.qs[i0*cols : (i0+4)*cols],
 						d:  t.abuf.d[i0*nb : (i0+4)*nb],
 						s:  t.abuf.s[i0*nb : (i0+4)*nb],
+					}
+					if t.vnni {
+						a.u = t.abuf.u[i0*cols : (i0+4)*cols]
+						a.dT = t.abuf.dT[i0*nb : (i0+4)*nb]
 					}
 				} else {
 					x = t.x[i0*cols : (i0+4)*cols]

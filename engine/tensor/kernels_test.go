@@ -193,9 +193,18 @@ func actBound(t *testing.T, typ Type, row []byte, x []float32) float64 {
 // TestMatMulEqualsMatVec: prefill must give each token exactly what decode
 // would, bit for bit, or a prompt's logits would depend on how it was batched.
 func TestMatMulEqualsMatVec(t *testing.T) {
+	// Every prefill path this CPU can run: the VNNI kernels where it has
+	// them, and the AVX2 ones in any case.
+	for _, vnni := range []bool{true, false} {
+		k := newKernelsVNNI(nil, true, vnni)
+		t.Logf("prefill path %q (decode %s)", k.PrefillPath(), k.Path())
+		testMatMulEqualsMatVec(t, k)
+		k.Close()
+	}
+}
+
+func testMatMulEqualsMatVec(t *testing.T, k *Kernels) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	k := NewKernels(nil)
-	defer k.Close()
 	for _, typ := range kernelTypes {
 		cols := 256
 		for _, rows := range []int{1, 63, 64, 130} {
@@ -212,7 +221,7 @@ func TestMatMulEqualsMatVec(t *testing.T) {
 					k.MatVec(want, w, x[i*cols:(i+1)*cols])
 					for r := range rows {
 						if got[i*rows+r] != want[r] {
-							t.Fatalf("%s %d×%d, n=%d: token %d row %d: matmul %g, matvec %g", typ, rows, cols, n, i, r, got[i*rows+r], want[r])
+							t.Fatalf("%s %s %d×%d, n=%d: token %d row %d: matmul %g, matvec %g", k.PrefillPath(), typ, rows, cols, n, i, r, got[i*rows+r], want[r])
 						}
 					}
 				}
