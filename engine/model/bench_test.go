@@ -52,6 +52,12 @@ func BenchmarkDecode(b *testing.B) {
 		{"smollm2-135m-shape-Q8_0", func() string { return writeSynth(b, dir, tensor.Q8_0) }},
 		{"smollm2-135m-shape-F16", func() string { return writeSynth(b, dir, tensor.F16) }},
 	}
+	if f := os.Getenv("ISAGI_BENCH_MODEL"); f != "" {
+		cases = append(cases, struct {
+			name string
+			path func() string
+		}{"file", func() string { return f }})
+	}
 	pool := tensor.NewPool(0)
 	defer pool.Close()
 	k := tensor.NewKernels(pool)

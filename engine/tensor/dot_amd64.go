@@ -160,3 +160,6 @@ func siluMulAVX2(gate, u *float32, n int)
 
 //go:noescape
 func expShiftAVX2(x *float32, n int, m float32) float32
+
+//go:noescape
+func weightedSumAVX2(out, v, w *float32, n, keys int)

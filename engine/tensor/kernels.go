@@ -349,6 +349,27 @@ func Axpy(alpha float32, x, y []float32) {
 	axpyFast(alpha, x, y[:len(x)])
 }
 
+// WeightedSum sets out = Σ_j w[j]·v[j·n:(j+1)·n] with n = len(out), over
+// the len(w) rows of v, adding in key order (so it equals clearing out and
+// calling Axpy(w[j], row j, out) for each j): attention's weighted sum of
+// values.
+func WeightedSum(out, v, w []float32) {
+	n := len(out)
+	if len(w) == 0 {
+		clear(out)
+		return
+	}
+	_ = v[len(w)*n-1]
+	if hasAVX2 && n%8 == 0 {
+		weightedSumAVX2(&out[0], &v[0], &w[0], n, len(w))
+		return
+	}
+	clear(out)
+	for j, a := range w {
+		axpyFast(a, v[j*n:(j+1)*n], out)
+	}
+}
+
 // DotRows sets out[i] = m[i·n:(i+1)·n]·x for the len(out) consecutive rows of
 // n = len(x) floats in m: attention scores of one query against a run of
 // cached keys, in one call.

@@ -450,3 +450,27 @@ func TestPoolParksAndWakes(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestWeightedSumEqualsAxpys: the attention's weighted sum must be what
+// clearing the output and adding the rows with Axpy gives, bit for bit, for
+// head widths on and off the kernel's 64- and 8-column steps.
+func TestWeightedSumEqualsAxpys(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	for _, n := range []int{8, 64, 72, 128, 3, 13} {
+		for _, keys := range []int{0, 1, 5, 300} {
+			v := randomVec(rng, keys*n)
+			w := randomVec(rng, keys)
+			want := make([]float32, n)
+			for j := range keys {
+				Axpy(w[j], v[j*n:(j+1)*n], want)
+			}
+			got := randomVec(rng, n) // stale contents must not leak in
+			WeightedSum(got, v, w)
+			for c := range want {
+				if got[c] != want[c] {
+					t.Fatalf("n=%d keys=%d: column %d: %g, Axpy loop %g", n, keys, c, got[c], want[c])
+				}
+			}
+		}
+	}
+}

@@ -64,12 +64,11 @@ func (t *attnTask) Run(lo, hi int) {
 			}
 			sum := tensor.ExpShift(w, mx)
 			orow := t.out.data[i*t.out.width:]
-			out := orow[h*HD : (h+1)*HD]
-			clear(out)
 			inv := 1 / sum
-			for j, v := range w {
-				tensor.Axpy(v*inv, vc[(first+j)*HD:(first+j+1)*HD], out)
+			for j := range w {
+				w[j] *= inv
 			}
+			tensor.WeightedSum(orow[h*HD:(h+1)*HD], vc[first*HD:(p+1)*HD], w)
 		}
 	}
 }
