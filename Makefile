@@ -6,7 +6,7 @@ FUZZTIME ?= 50000x
 BIN      := bin/isagi
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build test vet fmt-check unit fuzz e2e bench bench-kernels clean
+.PHONY: all build test vet fmt-check unit fuzz e2e bench bench-kernels bench-peer clean
 
 all: build
 
@@ -46,6 +46,12 @@ bench-kernels:
 	$(GO) test ./engine/tensor -run '^$$' -bench 'MatVecVsTriad' -benchtime 15x
 
 bench: bench-kernels
+
+# isagi against native llama.cpp on the same synthetic GGUFs, both sides in
+# one run (docs/performance.md). Needs LLAMA_BIN (a llama.cpp build/bin) or
+# LLAMACPP_SRC (a llama.cpp source tree, built natively first, ~15 min).
+bench-peer:
+	scripts/bench-peer.sh
 
 clean:
 	rm -rf bin

@@ -72,6 +72,7 @@ for m in "${models[@]}"; do
 r={"model":sys.argv[1],"side":"llama.cpp","t":int(sys.argv[2])}
 for d in map(json.loads, sys.stdin):
     r["pp" if d["n_prompt"] else "tg"]=d["avg_ts"]
+    r["build"]=d.get("build_commit", "?")
 print(json.dumps(r))' "$name" "$t" >>"$raw"
 		done
 	done
@@ -96,4 +97,24 @@ for m in models:
             continue
         print(f"| {m} | {t} | {i['pp']:.0f} / {i['tg']:.1f} | {l['pp']:.0f} / {l['tg']:.1f} | "
               f"**{i['pp']/l['pp']:.2f}** / **{i['tg']/l['tg']:.2f}** |")
+print()
+print("Each side at its best thread count:")
+print()
+print(f"| model | isagi prefill{sys.argv[2]} / decode tok/s | llama.cpp prefill / decode | ratio prefill / decode |")
+print("|---|---|---|---|")
+for m in models:
+    top = {}
+    for side in ("isagi", "llama.cpp"):
+        rs = [v for k, v in best.items() if k[0] == m and k[1] == side]
+        if rs:
+            top[side] = {"pp": max(r["pp"] for r in rs), "tg": max(r["tg"] for r in rs)}
+    if len(top) < 2:
+        continue
+    i, l = top["isagi"], top["llama.cpp"]
+    print(f"| {m} | {i['pp']:.0f} / {i['tg']:.1f} | {l['pp']:.0f} / {l['tg']:.1f} | "
+          f"**{i['pp']/l['pp']:.2f}** / **{i['tg']/l['tg']:.2f}** |")
 EOF
+echo
+flags=$(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -E '^(avx2|fma|f16c|avx512f|avx512bw|avx512vl|avx512_vnni|avx_vnni)$' | tr '\n' ' ')
+echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) threads; flags: $flags"
+echo "llama.cpp build $(python3 -c 'import json,sys; print(next((d["build"] for d in map(json.loads, open(sys.argv[1])) if "build" in d), "?"))' "$raw"); isagi $(git describe --always --dirty)"
