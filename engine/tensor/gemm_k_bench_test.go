@@ -1,0 +1,96 @@
+package tensor
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+var kquantGemm4Types = []Type{Q4_K, Q5_K, Q6_K}
+
+// TestKQuantGemm4Wide: TestMatMulEqualsMatVec runs one super-block per row;
+// the four-token K-quant kernels also carry accumulators, pointers and
+// strides across super-blocks, so rows of 2 and 8 super-blocks are checked
+// here. Among the tokens are one of zeros (zero scales and sums) and one
+// of values so tiny that the quantiser's 127/amax overflows and the AVX2
+// quantiser gives codes of −128, the extreme the kernels' integer sums
+// must take.
+func TestKQuantGemm4Wide(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	k := NewKernels(nil)
+	defer k.Close()
+	for _, typ := range kquantGemm4Types {
+		if hasAVX2 && k.gemm4[typ] == nil {
+			t.Errorf("%s: no four-token kernel on an AVX2 CPU", typ)
+		}
+		for _, cols := range []int{512, 2048} {
+			const rows, n = 70, 9
+			w, err := NewMatrix(typ, rows, cols, randomWeights(rng, typ, rows, cols))
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := randomVec(rng, n*cols)
+			clear(x[2*cols : 3*cols])
+			for i := 5 * cols; i < 6*cols; i++ {
+				x[i] *= 1e-38
+			}
+			got := make([]float32, n*rows)
+			k.MatMul(got, w, x, n)
+			want := make([]float32, rows)
+			for i := range n {
+				k.MatVec(want, w, x[i*cols:(i+1)*cols])
+				for r := range rows {
+					if got[i*rows+r] != want[r] {
+						t.Fatalf("%s %d×%d, token %d row %d: matmul %g, matvec %g", typ, rows, cols, i, r, got[i*rows+r], want[r])
+					}
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkMatMulKQuant is prefill of 128 tokens through K-quant matrices of
+// the small models' shapes (1536×512 in cache, 8192×2048 from DRAM), with
+// the four-token kernels against the one-token Rows kernels. Each iteration
+// times one MatMul of each back to back and the benchmark reports the
+// median of their time ratios ("x-rows", below 1 is faster) besides both
+// medians in milliseconds: pairing keeps the ratio meaningful on a shared
+// machine. ns/op is the pair.
+func BenchmarkMatMulKQuant(b *testing.B) {
+	const n = 128
+	k4 := NewKernels(nil)
+	defer k4.Close()
+	k1 := NewKernels(k4.Pool())
+	k1.gemm4 = [BF16 + 1]gemm4Fn{}
+	for _, shape := range []struct{ rows, cols int }{{1536, 512}, {8192, 2048}} {
+		for _, typ := range kquantGemm4Types {
+			rng := rand.New(rand.NewPCG(uint64(shape.cols), uint64(typ)))
+			w, err := NewMatrix(typ, shape.rows, shape.cols, randomWeights(rng, typ, shape.rows, shape.cols))
+			if err != nil {
+				b.Fatal(err)
+			}
+			x := randomVec(rng, n*shape.cols)
+			y := make([]float32, n*shape.rows)
+			b.Run(fmt.Sprintf("%dx%d/%s", shape.rows, shape.cols, typ), func(b *testing.B) {
+				k4.MatMul(y, w, x, n)
+				k1.MatMul(y, w, x, n)
+				var ratios, t4, t1 []float64
+				for b.Loop() {
+					s0 := time.Now()
+					k4.MatMul(y, w, x, n)
+					s1 := time.Now()
+					k1.MatMul(y, w, x, n)
+					s2 := time.Now()
+					a, c := s1.Sub(s0).Seconds(), s2.Sub(s1).Seconds()
+					ratios = append(ratios, a/c)
+					t4 = append(t4, a*1e3)
+					t1 = append(t1, c*1e3)
+				}
+				b.ReportMetric(median(ratios), "x-rows")
+				b.ReportMetric(median(t4), "ms")
+				b.ReportMetric(median(t1), "rows-ms")
+			})
+		}
+	}
+}
