@@ -47,12 +47,13 @@ func quantizeActGo(a act, x []float32) {
 			amax = max(amax, abs32(v)) // max propagates NaN
 		}
 		qb := a.qs[b*QK : b*QK+QK]
-		if !(amax > 0 && amax <= math.MaxFloat32) {
-			// An all-zero block quantises to zeros. A block holding NaN or
+		if !(amax >= actTiny && amax <= math.MaxFloat32) {
+			// An all-zero block quantises to zeros, and so does one too
+			// small for 127/amax to be finite. A block holding NaN or
 			// ±Inf gets a NaN scale and sum, so every output it touches is
 			// NaN and the bad input shows instead of being rounded away.
 			clear(qb)
-			if amax == 0 {
+			if amax < actTiny {
 				a.d[b], a.s[b] = 0, 0
 			} else {
 				a.d[b], a.s[b] = float32(math.NaN()), float32(math.NaN())
@@ -72,6 +73,11 @@ func quantizeActGo(a act, x []float32) {
 		a.s[b] = d * float32(sum)
 	}
 }
+
+// actTiny is the least block maximum quantised as such: below 2⁻¹²⁰ the
+// inverse scale 127/amax would overflow to +Inf, and the block (at most
+// 32·7.5e−37 of any dot product) is taken as zeros instead.
+const actTiny = 0x1p-120
 
 func abs32(v float32) float32 { return math.Float32frombits(math.Float32bits(v) &^ (1 << 31)) }
 

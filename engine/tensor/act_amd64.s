@@ -65,7 +65,8 @@ amdone:
 
 // func quantizeActAVX2(x *float32, qs *int8, d, s *float32, nb int)
 //
-// On entry d[b] holds block b's amax (from absMaxAVX2); on return d[b] = amax/127, q = RNE(x·(127/amax)) (VCVTPS2DQ
+// On entry d[b] holds block b's amax (from absMaxAVX2); on return d[b] =
+// amax/127 (0 when amax < actTiny), q = RNE(x·(127/amax)) (VCVTPS2DQ
 // rounds half-even under the default MXCSR) and s[b] = d·Σq: the same
 // float32 operations as quantizeActGo, so both give identical bytes.
 TEXT ·quantizeActAVX2(SB), NOSPLIT, $0-40
@@ -79,7 +80,9 @@ TEXT ·quantizeActAVX2(SB), NOSPLIT, $0-40
 	VMOVD        AX, X14
 	VBROADCASTSS X14, Y14
 	VMOVDQU      packperm<>(SB), Y12
-	VXORPS       Y11, Y11, Y11     // zero
+	MOVL         $0x03800000, AX   // 2^-120, actTiny
+	VMOVD        AX, X13
+	VBROADCASTSS X13, Y13
 
 qaloop:
 	TESTQ CX, CX
@@ -90,11 +93,12 @@ qaloop:
 	VMOVUPS 96(SI), Y3
 
 	VMOVSS       (R8), X4          // amax
-	VDIVSS       X14, X4, X6       // d = amax/127
-	VMOVSS       X6, (R8)
 	VBROADCASTSS X4, Y4
+	VCMPPS       $1, Y13, Y4, Y7   // amax < 2^-120 (actTiny), zero included
+	VDIVSS       X14, X4, X6       // d = amax/127…
+	VANDNPS      X6, X7, X6        // …or 0 for such a block
+	VMOVSS       X6, (R8)
 	VDIVPS       Y4, Y14, Y5       // 127/amax
-	VCMPPS       $0, Y11, Y4, Y7   // amax == 0
 	VANDNPS      Y5, Y7, Y5        // …then scale by 0, not by Inf
 
 	VMULPS    Y5, Y0, Y0

@@ -22,6 +22,17 @@ func TestQuantizeActPathsIdentical(t *testing.T) {
 				for i := range x {
 					x[i] = float32(i%64) - 31.5 // exact .5 ties after scaling
 				}
+			case 4:
+				// Blocks far below any activation, where 127/amax would
+				// overflow, and one just above that edge.
+				for i := range 32 {
+					x[i] = float32(i-16) * 1e-39
+				}
+				if n > 32 {
+					for i := 32; i < 64; i++ {
+						x[i] = float32(i-48) * 0x1p-120
+					}
+				}
 			}
 			var ga, aa actBuf
 			ga.ensure(1, n)
@@ -65,5 +76,27 @@ func TestQuantizeActNonFinite(t *testing.T) {
 		if !math.IsNaN(float64(a.d[1])) || !math.IsNaN(float64(a.s[1])) {
 			t.Errorf("%v: block scale %g, sum %g, want NaN", bad, a.d[1], a.s[1])
 		}
+	}
+}
+
+// TestQuantizeActTinyBlock: a block whose magnitudes are all below 2⁻¹²⁰
+// (where 127/amax overflows) quantises to zeros with a zero scale on every
+// path, instead of codes of −128 whatever the signs.
+func TestQuantizeActTinyBlock(t *testing.T) {
+	x := make([]float32, 32)
+	for i := range x {
+		x[i] = float32(i-16) * 1e-38
+	}
+	var buf actBuf
+	buf.ensure(1, 32)
+	a := buf.row(0, 32)
+	quantizeAct(a, x)
+	for i, q := range a.qs {
+		if q != 0 {
+			t.Fatalf("code %d = %d, want 0", i, q)
+		}
+	}
+	if a.d[0] != 0 || a.s[0] != 0 {
+		t.Errorf("scale %g, sum %g, want 0", a.d[0], a.s[0])
 	}
 }
