@@ -20,7 +20,8 @@
 // act does not keep (its s is per 32): the same tree over VPMADDUBSW of the
 // bytes 1 against xq makes them.
 
-#define K23PF 512
+// K23PF is how far ahead the weights are prefetched (PF in dot_amd64.s).
+#define K23PF 2048
 
 // K23HSUM folds the eight float lanes of Y0 into X0's low lane. Clobbers X1.
 #define K23HSUM \

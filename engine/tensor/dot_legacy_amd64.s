@@ -26,7 +26,7 @@
 
 // LPF is how far ahead the weights are prefetched, as PF in dot_amd64.s
 // (the hardware prefetcher alone leaves DRAM bandwidth unused on one stream).
-#define LPF 512
+#define LPF 2048
 
 #define LHSUM \
 	VEXTRACTF128 $1, Y0, X1; \
