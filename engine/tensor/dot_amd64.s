@@ -158,10 +158,12 @@ q8rend:
 // Q40BLOCK accumulates one Q4_0 block (18 bytes at woff(SI)). The nibbles are
 // used unsigned (0..15) against signed activations; the −8 offset is applied
 // once per block through the activation block sum: Σ(q−8)x = Σqx − 8Σx.
-// acc gathers d·dx·Σqx, X13's low lane gathers d·(dx·Σx).
-#define Q40BLOCK(woff, xoff, doff, acc) \
+// acc gathers d·dx·Σqx, macc's low lane gathers d·(dx·Σx). Even and odd
+// blocks use two macc, as they do two acc: one scalar FMA chain alone
+// would hold the loop to its latency, four cycles a block.
+#define Q40BLOCK(woff, xoff, doff, acc, macc) \
 	F16AT(woff, X2); \
-	VFMADD231SS   doff(R9), X2, X13; \
+	VFMADD231SS   doff(R9), X2, macc; \
 	VMULSS        doff(R8), X2, X3; \
 	VBROADCASTSS  X3, Y3; \
 	VMOVDQU       woff+2(SI), X4; \
@@ -195,13 +197,14 @@ q40rrow:
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS X13, X13, X13
+	VXORPS X12, X12, X12
 
 q40loop2:
 	CMPQ CX, $2
 	JLT  q40tail
 	PREFETCHT0 PF(SI)
-	Q40BLOCK(0, 0, 0, Y0)
-	Q40BLOCK(18, 32, 4, Y1)
+	Q40BLOCK(0, 0, 0, Y0, X13)
+	Q40BLOCK(18, 32, 4, Y1, X12)
 	ADDQ $36, SI
 	ADDQ $64, DI
 	ADDQ $8, R8
@@ -212,12 +215,13 @@ q40loop2:
 q40tail:
 	TESTQ CX, CX
 	JEQ   q40done
-	Q40BLOCK(0, 0, 0, Y0)
+	Q40BLOCK(0, 0, 0, Y0, X13)
 	ADDQ $18, SI
 
 q40done:
 	VADDPS Y1, Y0, Y0
 	HSUM
+	VADDSS X12, X13, X13
 	MOVL   $0x41000000, AX // 8.0
 	VMOVD  AX, X2
 	VMULSS X2, X13, X13

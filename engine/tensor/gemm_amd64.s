@@ -146,6 +146,18 @@ g8end:
 	Q40TOK(xoff(DI)(R12*2), doff(R10)(DX*2), a2); \
 	Q40TOK(xoff(DI)(R14*1), doff(R10)(BX*1), a3)
 
+// Q40MIN4 adds the f16 block scale at woff(R9) times each token's block
+// sum at soff(R11) (tokens DX bytes apart) to m0..m3: the −8 offset's
+// scalar FMAs.
+#define Q40MIN4(woff, soff, m0, m1, m2, m3) \
+	MOVWLZX     woff(R9), AX; \
+	VMOVD       AX, X8; \
+	VCVTPH2PS   X8, X8; \
+	VFMADD231SS soff(R11), X8, m0; \
+	VFMADD231SS soff(R11)(DX*1), X8, m1; \
+	VFMADD231SS soff(R11)(DX*2), X8, m2; \
+	VFMADD231SS soff(R11)(BX*1), X8, m3
+
 // func gemm4Q4_0AVX2(w *byte, xq *int8, xd, xs *float32, nb, rows int, out *float32, ostride int)
 //
 // As gemm4Q8_0AVX2 for Q4_0. The one-token kernel also gathers d·(dx·Σx)
@@ -209,22 +221,35 @@ g40done:
 	VXORPS X3, X3, X3
 	VXORPS X5, X5, X5
 	VXORPS X7, X7, X7
+	VXORPS X9, X9, X9
+	VXORPS X10, X10, X10
+	VXORPS X11, X11, X11
+	VXORPS X12, X12, X12
 	MOVQ   xs+24(FP), R11
 	MOVQ   nb+32(FP), CX
 
 g40min:
-	MOVWLZX     (R9), AX
-	VMOVD       AX, X8
-	VCVTPH2PS   X8, X8
-	VFMADD231SS (R11), X8, X1
-	VFMADD231SS (R11)(DX*1), X8, X3
-	VFMADD231SS (R11)(DX*2), X8, X5
-	VFMADD231SS (R11)(BX*1), X8, X7
-	ADDQ        $18, R9
-	ADDQ        $4, R11
-	DECQ        CX
-	JNZ         g40min
+	// Even blocks into X1, X3, X5, X7, odd ones into X9..X12, as the
+	// one-token kernel's two chains.
+	CMPQ        CX, $2
+	JLT         g40mintail
+	Q40MIN4(0, 0, X1, X3, X5, X7)
+	Q40MIN4(18, 4, X9, X10, X11, X12)
+	ADDQ        $36, R9
+	ADDQ        $8, R11
+	SUBQ        $2, CX
+	JMP         g40min
 
+g40mintail:
+	TESTQ       CX, CX
+	JEQ         g40mindone
+	Q40MIN4(0, 0, X1, X3, X5, X7)
+
+g40mindone:
+	VADDSS X9, X1, X1
+	VADDSS X10, X3, X3
+	VADDSS X11, X5, X5
+	VADDSS X12, X7, X7
 	MOVL   $0x41000000, AX     // 8.0
 	VMOVD  AX, X8
 	VMULSS X8, X1, X1
