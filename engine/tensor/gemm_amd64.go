@@ -19,6 +19,9 @@ func toUnsignedAVX2(dst *uint8, src *int8, n int)
 func gemm4Q8_0AVX2(w *byte, xq *int8, xd *float32, nb, rows int, out *float32, ostride int)
 
 //go:noescape
+func gemm2F16x3AVX512(w *uint16, x *float32, n, rows int, out *float32, ostride int)
+
+//go:noescape
 func gemm2F16AVX2(w *uint16, x *float32, n, rows int, out *float32, ostride int)
 
 //go:noescape
@@ -40,6 +43,7 @@ func useArchGemm4(g *[BF16 + 1]gemm4Fn, vnni bool) string {
 	}
 	g[Q8_0] = gemm4Q8_0VNNIAsm
 	g[Q4_0] = gemm4Q4_0VNNIAsm
+	g[F16] = gemm4F16AVX512Asm // any CPU with AVX512-VNNI has AVX512F and VL
 	return "avx512vnni"
 }
 
@@ -113,4 +117,22 @@ func gemm4Q4_0VNNIAsm(w []byte, _ []float32, a act, rows int, out []float32, ost
 	_ = a.dT[4*nb-1]
 	_ = out[3*ostride+rows-1]
 	gemm4Q4_0VNNI(&w[0], &a.qs[0], &a.dT[0], &a.s[0], nb, rows, &out[0], ostride)
+}
+
+// gemm4F16AVX512Asm runs three rows at a time through the AVX-512 kernel
+// and the rest (one or two rows) through the AVX2 one: the same arithmetic.
+func gemm4F16AVX512Asm(w []byte, x []float32, a act, rows int, out []float32, ostride int) {
+	n := len(x) / 4
+	r3 := rows - rows%3
+	if n%8 != 0 || n == 0 || r3 == 0 {
+		gemm4F16Asm(w, x, a, rows, out, ostride)
+		return
+	}
+	_ = w[rows*2*n-1]
+	_ = out[3*ostride+rows-1]
+	gemm2F16x3AVX512((*uint16)(ptr(w)), &x[0], n, r3, &out[0], ostride)
+	gemm2F16x3AVX512((*uint16)(ptr(w)), &x[2*n], n, r3, &out[2*ostride], ostride)
+	if r3 < rows {
+		gemm4F16Asm(w[r3*2*n:], x, a, rows-r3, out[r3:], ostride)
+	}
 }
