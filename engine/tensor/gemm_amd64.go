@@ -28,9 +28,10 @@ func gemm2F16AVX2(w *uint16, x *float32, n, rows int, out *float32, ostride int)
 func gemm4Q4_0AVX2(w *byte, xq *int8, xd, xs *float32, nb, rows int, out *float32, ostride int)
 
 // useArchGemm4 installs the four-token prefill kernels the CPU can run,
-// the VNNI ones where it has them and vnni is true, and returns the path's
-// name ("avx2", "avx512vnni") or "" for none.
-func useArchGemm4(g *[BF16 + 1]gemm4Fn, vnni bool) string {
+// the VNNI ones where it has them and vnni is true, marks in u the types
+// whose kernel reads act.u and act.dT (see prepActVNNI), and returns the
+// path's name ("avx2", "avx512vnni") or "" for none.
+func useArchGemm4(g *[BF16 + 1]gemm4Fn, u *[BF16 + 1]bool, vnni bool) string {
 	if !hasAVX2 {
 		return ""
 	}
@@ -43,6 +44,7 @@ func useArchGemm4(g *[BF16 + 1]gemm4Fn, vnni bool) string {
 	}
 	g[Q8_0] = gemm4Q8_0VNNIAsm
 	g[Q4_0] = gemm4Q4_0VNNIAsm
+	u[Q8_0], u[Q4_0] = true, true
 	g[F16] = gemm4F16AVX512Asm // any CPU with AVX512-VNNI has AVX512F and VL
 	return "avx512vnni"
 }

@@ -86,6 +86,7 @@ type Kernels struct {
 	gpath string // the prefill kernels' path, "" when there are none
 	rows  [BF16 + 1]rowsFn
 	gemm4 [BF16 + 1]gemm4Fn
+	gemmU [BF16 + 1]bool // gemm4 reads act.u and act.dT
 	abuf  actBuf
 	mv    mvTask
 	mm    mmTask
@@ -121,7 +122,7 @@ func newKernelsVNNI(pool *Pool, useAsm, vnni bool) *Kernels {
 	}
 	if useAsm {
 		k.path = useArchDots(&k.rows, k.path)
-		k.gpath = useArchGemm4(&k.gemm4, vnni)
+		k.gpath = useArchGemm4(&k.gemm4, &k.gemmU, vnni)
 	}
 	return k
 }
@@ -246,7 +247,7 @@ func (k *Kernels) MatMul(dst []float32, w *Matrix, x []float32, n int) {
 		for i := range n {
 			quantizeAct(k.abuf.row(i, w.Cols), x[i*w.Cols:(i+1)*w.Cols])
 		}
-		if k.gpath == "avx512vnni" && n >= 4 && (w.Type == Q8_0 || w.Type == Q4_0) {
+		if k.gemmU[w.Type] && n >= 4 {
 			prepActVNNI(&k.abuf, n&^3, w.Cols)
 			t.vnni = true
 		}
