@@ -89,36 +89,39 @@ func (p *Pool) loop(w *worker) {
 // returns the new generation. The parking handshake cannot lose a wake-up:
 // the worker sets sleeping before its final look at seq, and the publisher
 // stores seq before it clears sleeping, so one of the two sees the other.
+// A token can come late, though: a publisher whose seq this worker already
+// saw (and whose part it already ran) may be preempted between storing seq
+// and clearing sleeping, and then clear a later park's flag. So a wake-up
+// is only a reason to look again, never news in itself.
 func (p *Pool) await(w *worker, last uint64) uint64 {
-	var deadline time.Time
-	for i := 0; ; i++ {
-		if s := w.seq.Load(); s != last || p.closed.Load() {
-			return s
-		}
-		if i&255 != 255 {
-			spinPause()
-			continue
-		}
-		now := time.Now()
-		if deadline.IsZero() {
-			deadline = now.Add(spinFor)
-			continue
-		}
-		if now.Before(deadline) {
+	for {
+		deadline := time.Now().Add(spinFor)
+		for i := 1; ; i++ {
+			if s := w.seq.Load(); s != last || p.closed.Load() {
+				return s
+			}
+			if i&255 != 0 {
+				spinPause()
+				continue
+			}
+			if time.Now().After(deadline) {
+				break
+			}
 			// Let other goroutines on this thread's processor run: a
 			// pool larger than GOMAXPROCS must not starve the caller.
 			runtime.Gosched()
-			continue
 		}
 		w.sleeping.Store(true)
 		if s := w.seq.Load(); s != last || p.closed.Load() {
 			if !w.sleeping.CompareAndSwap(true, false) {
-				<-w.wake // the publisher saw us asleep and sent a token: take it
+				<-w.wake // a publisher saw us asleep and sends a token: take it
 			}
 			return s
 		}
 		<-w.wake
-		return w.seq.Load()
+		if s := w.seq.Load(); s != last || p.closed.Load() {
+			return s
+		}
 	}
 }
 
