@@ -1,4 +1,5 @@
 #include "textflag.h"
+#include "gemm4_amd64.h"
 
 // Batched (prefill) kernels: one pass over a weight row serves four tokens,
 // so the weights' decoding (the f16 scale, the sign split of the codes) is
@@ -11,15 +12,6 @@
 	MOVL         $0x00010001, AX; \
 	VMOVD        AX, X15; \
 	VPBROADCASTD X15, Y15
-
-// HSUMTO folds the eight float lanes of even+odd into the low lane of X(even),
-// as dot_amd64.s's HSUM does for Y0. Clobbers tmp.
-#define HSUMTO(even, odd, xeven, xtmp) \
-	VADDPS       odd, even, even; \
-	VEXTRACTF128 $1, even, xtmp; \
-	VADDPS       xtmp, xeven, xeven; \
-	VHADDPS      xeven, xeven, xeven; \
-	VHADDPS      xeven, xeven, xeven
 
 // Q8TOK accumulates token t's part of one Q8_0 block: Y8 holds the weight
 // codes, Y9 their magnitudes, X12 the weight scale as float32; xaddr is the
@@ -71,14 +63,7 @@ g8row:
 	MOVQ  xq+8(FP), DI
 	MOVQ  xd+16(FP), R10
 	MOVQ  nb+24(FP), CX
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
+	ZERO8
 
 g8loop2:
 	CMPQ CX, $2
@@ -98,18 +83,8 @@ g8tail:
 	ADDQ $34, SI
 
 g8done:
-	HSUMTO(Y0, Y1, X0, X8)
-	HSUMTO(Y2, Y3, X2, X8)
-	HSUMTO(Y4, Y5, X4, X8)
-	HSUMTO(Y6, Y7, X6, X8)
-	MOVQ   ostride+48(FP), AX
-	SHLQ   $2, AX
-	VMOVSS X0, (R13)
-	VMOVSS X2, (R13)(AX*1)
-	VMOVSS X4, (R13)(AX*2)
-	LEAQ   (AX)(AX*2), AX
-	VMOVSS X6, (R13)(AX*1)
-	ADDQ   $4, R13
+	FOLD4
+	STORE4(ostride+48(FP))
 	DECQ   R8
 	JMP    g8row
 
@@ -184,14 +159,7 @@ g40row:
 	MOVQ  xq+8(FP), DI
 	MOVQ  xd+16(FP), R10
 	MOVQ  nb+32(FP), CX
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
+	ZERO8
 
 g40loop2:
 	CMPQ CX, $2
@@ -211,10 +179,7 @@ g40tail:
 	ADDQ $18, SI
 
 g40done:
-	HSUMTO(Y0, Y1, X0, X8)
-	HSUMTO(Y2, Y3, X2, X8)
-	HSUMTO(Y4, Y5, X4, X8)
-	HSUMTO(Y6, Y7, X6, X8)
+	FOLD4
 
 	// Second pass: X1, X3, X5, X7 = Σ_b d_b·(dx·Σx)_b per token.
 	VXORPS X1, X1, X1
@@ -260,14 +225,7 @@ g40mindone:
 	VSUBSS X3, X2, X2
 	VSUBSS X5, X4, X4
 	VSUBSS X7, X6, X6
-	MOVQ   ostride+56(FP), AX
-	SHLQ   $2, AX
-	VMOVSS X0, (R13)
-	VMOVSS X2, (R13)(AX*1)
-	VMOVSS X4, (R13)(AX*2)
-	LEAQ   (AX)(AX*2), AX
-	VMOVSS X6, (R13)(AX*1)
-	ADDQ   $4, R13
+	STORE4(ostride+56(FP))
 	DECQ   R8
 	JMP    g40row
 

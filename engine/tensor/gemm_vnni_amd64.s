@@ -1,4 +1,5 @@
 #include "textflag.h"
+#include "gemm4_amd64.h"
 
 // Prefill kernels for CPUs with VNNI (VPDPBUSD: u8×s8 products summed in
 // fours into int32 lanes, one instruction for VPMADDUBSW+VPMADDWD). They
@@ -25,13 +26,6 @@
 	MOVL         $0x0f0f0f0f, AX; \
 	VMOVD        AX, X15; \
 	VPBROADCASTD X15, Y15
-
-#define HSUMTO(even, odd, xeven, xtmp) \
-	VADDPS       odd, even, even; \
-	VEXTRACTF128 $1, even, xtmp; \
-	VADDPS       xtmp, xeven, xeven; \
-	VHADDPS      xeven, xeven, xeven; \
-	VHADDPS      xeven, xeven, xeven
 
 // SCALES4 sets Y12 = d_w·dx_t for t = 0..3 in lanes t and t+4, from the
 // f16 weight scale at woff(SI) and the four tokens' scales at doff(R10).
@@ -81,14 +75,7 @@ gv8row:
 	MOVQ   xu+8(FP), DI
 	MOVQ   dT+16(FP), R10
 	MOVQ   nb+24(FP), CX
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
+	ZERO8
 
 gv8loop2:
 	CMPQ CX, $2
@@ -108,18 +95,8 @@ gv8tail:
 	ADDQ  $34, SI
 
 gv8done:
-	HSUMTO(Y0, Y1, X0, X8)
-	HSUMTO(Y2, Y3, X2, X8)
-	HSUMTO(Y4, Y5, X4, X8)
-	HSUMTO(Y6, Y7, X6, X8)
-	MOVQ   ostride+48(FP), AX
-	SHLQ   $2, AX
-	VMOVSS X0, (R13)
-	VMOVSS X2, (R13)(AX*1)
-	VMOVSS X4, (R13)(AX*2)
-	LEAQ   (AX)(AX*2), AX
-	VMOVSS X6, (R13)(AX*1)
-	ADDQ   $4, R13
+	FOLD4
+	STORE4(ostride+48(FP))
 	DECQ   R8
 	JMP    gv8row
 
@@ -180,14 +157,7 @@ gv40row:
 	MOVQ   xq+8(FP), DI
 	MOVQ   dT+16(FP), R10
 	MOVQ   nb+32(FP), CX
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
+	ZERO8
 
 gv40loop2:
 	CMPQ CX, $2
@@ -207,10 +177,7 @@ gv40tail:
 	ADDQ  $18, SI
 
 gv40done:
-	HSUMTO(Y0, Y1, X0, X8)
-	HSUMTO(Y2, Y3, X2, X8)
-	HSUMTO(Y4, Y5, X4, X8)
-	HSUMTO(Y6, Y7, X6, X8)
+	FOLD4
 	VXORPS X1, X1, X1
 	VXORPS X3, X3, X3
 	VXORPS X5, X5, X5
@@ -254,14 +221,7 @@ gv40mindone:
 	VSUBSS X3, X2, X2
 	VSUBSS X5, X4, X4
 	VSUBSS X7, X6, X6
-	MOVQ   ostride+56(FP), AX
-	SHLQ   $2, AX
-	VMOVSS X0, (R13)
-	VMOVSS X2, (R13)(AX*1)
-	VMOVSS X4, (R13)(AX*2)
-	LEAQ   (AX)(AX*2), AX
-	VMOVSS X6, (R13)(AX*1)
-	ADDQ   $4, R13
+	STORE4(ostride+56(FP))
 	DECQ   R8
 	JMP    gv40row
 
