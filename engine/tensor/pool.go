@@ -26,7 +26,7 @@ const spinFor = 2 * time.Millisecond
 // worker is one background goroutine of a Pool. The caller publishes a part
 // by writing job and then storing a new seq; the worker runs it and reports
 // through the pool's pending count. sleeping and wake are the parking
-// handshake (see park).
+// handshake (see await).
 type worker struct {
 	job      part
 	seq      atomic.Uint64
