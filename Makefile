@@ -13,7 +13,8 @@ all: build
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/isagi
 
-# The full gate: formatting, vet, every test under the race detector, and a
+# The full gate: formatting, vet, every test under the race detector (the
+# statistical speculative-sampling test again without it, which it skips), and a
 # short run of each fuzz target over its checked-in seed corpus and beyond.
 test: fmt-check vet unit fuzz e2e
 
@@ -26,6 +27,7 @@ vet:
 
 unit:
 	$(GO) test -race -count=1 ./...
+	$(GO) test -count=1 -run '^TestSpecSamplingMatchesVerifier$$' ./engine/generate
 
 fuzz:
 	$(GO) test ./engine/gguf -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)

@@ -164,3 +164,12 @@ type Backend interface {
 	// the classifier, whose output the sampler reads on the host.
 	Logits(dst []float32, w Matrix, x Buffer, row0, n int)
 }
+
+// KVReader is optionally implemented by a backend that can copy a cached
+// position back to the host: tests and tools compare caches with it (a
+// speculative verifier's cache after a rollback against a fresh prefill).
+type KVReader interface {
+	// ReadKV copies the keys and values of layer at pos (KVHeads·HeadDim
+	// each, heads in order) into k and v.
+	ReadKV(kv KV, layer, pos int, k, v []float32)
+}

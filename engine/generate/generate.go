@@ -66,6 +66,8 @@ type Stats struct {
 	PrefillDuration time.Duration // prompt processing
 	DecodeDuration  time.Duration // every step after the first token
 	Reason          Reason
+	// Spec is what speculative decoding did, when it was on.
+	Spec SpecStats
 }
 
 // PrefillTokPerSec is prompt tokens per second of prefill.
@@ -94,6 +96,7 @@ type Generator struct {
 	history []int32 // every token fed to the state, then pending if any
 	pending bool    // the last sampled token is not in the state yet
 	one     [1]int32
+	spec    *specState // speculative decoding, or nil
 }
 
 // New returns a generator over st (which should be empty, or hold exactly the
@@ -209,43 +212,61 @@ func (g *Generator) Generate(ctx context.Context, prompt []int32, opts Options, 
 	st.PrefillDuration = time.Since(start)
 
 	var decodeStart time.Time
-	for {
-		if err := ctx.Err(); err != nil {
-			st.Reason = StopCancelled
-			return g.finish(st, decodeStart), err
-		}
-		tok := g.sampler.Sample(g.logits, g.history)
-		g.history = append(g.history, tok)
-		g.pending = true
+	if g.spec != nil {
+		g.spec.begin()
+	}
+	done := false
+	// take handles each new token: it is emitted and counted, and ends
+	// the call on a stop token, the token limit or an emit error.
+	take := func(tok int32) (bool, error) {
 		st.Generated++
 		if st.Generated == 1 {
 			st.TimeToFirst = time.Since(start)
 			decodeStart = time.Now()
 		}
 		if err := emit(tok); err != nil {
-			st.Reason = StopEmit
-			return g.finish(st, decodeStart), err
+			st.Reason, done = StopEmit, true
+			return false, err
 		}
 		if slices.Contains(opts.Stop, tok) {
-			st.Reason = StopToken
-			return g.finish(st, decodeStart), nil
+			st.Reason, done = StopToken, true
+			return false, nil
 		}
 		if opts.MaxTokens > 0 && st.Generated >= opts.MaxTokens {
-			st.Reason = StopMaxTokens
-			return g.finish(st, decodeStart), nil
+			st.Reason, done = StopMaxTokens, true
+			return false, nil
 		}
-		g.one[0] = tok
-		if err := g.state.Forward(g.one[:], g.logits); err != nil {
-			if errors.Is(err, model.ErrContextFull) {
+		return true, nil
+	}
+	if err := ctx.Err(); err != nil {
+		st.Reason = StopCancelled
+		return g.finish(st, decodeStart), err
+	}
+	// The first token comes from the prompt's logits.
+	tok := g.sampler.Sample(g.logits, g.history)
+	g.history = append(g.history, tok)
+	g.pending = true
+	if _, err := take(tok); done || err != nil {
+		return g.finish(st, decodeStart), err
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			st.Reason = StopCancelled
+			return g.finish(st, decodeStart), err
+		}
+		if err := g.step(st.Generated, opts, take); done || err != nil {
+			if !done && errors.Is(err, model.ErrContextFull) {
 				st.Reason = StopContext
 			}
 			return g.finish(st, decodeStart), err
 		}
-		g.pending = false
 	}
 }
 
 func (g *Generator) finish(st Stats, decodeStart time.Time) Stats {
+	if g.spec != nil {
+		st.Spec = g.spec.end()
+	}
 	if !decodeStart.IsZero() {
 		st.DecodeDuration = time.Since(decodeStart)
 	}

@@ -162,10 +162,32 @@ func (s *State) Cap() int { return s.ctx }
 func (s *State) Reset() { s.pos = 0 }
 
 // Truncate forgets positions from n on, keeping the first n (n ≤ Pos).
+// Hooks that implement RewindHook are told, so that what they kept of the
+// forgotten positions goes too.
 func (s *State) Truncate(n int) {
 	if n >= 0 && n < s.pos {
 		s.pos = n
+		s.hooks.rewind(n)
 	}
+}
+
+// KVAt copies the cached keys and values of layer at pos (each
+// KVHeads·HeadDim wide) into k and v, for tests and tools that compare
+// caches. It fails for a position not computed yet, or on a backend that
+// cannot read its cache back.
+func (s *State) KVAt(layer, pos int, k, v []float32) error {
+	c := &s.m.Config
+	r, ok := s.b.(backend.KVReader)
+	switch {
+	case !ok:
+		return fmt.Errorf("model: backend %s cannot read its KV cache back", s.b.Name())
+	case layer < 0 || layer >= c.Layers || pos < 0 || pos >= s.pos:
+		return fmt.Errorf("model: no cached position %d of layer %d (%d positions, %d layers)", pos, layer, s.pos, c.Layers)
+	case len(k) != c.KVDim() || len(v) != c.KVDim():
+		return fmt.Errorf("model: KVAt needs buffers of %d values, got %d and %d", c.KVDim(), len(k), len(v))
+	}
+	r.ReadKV(s.kv, layer, pos, k, v)
+	return nil
 }
 
 // Forward runs tokens through the model at positions Pos()…Pos()+len−1 and

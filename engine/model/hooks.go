@@ -48,6 +48,16 @@ type LayerHook interface {
 	HookLayers() []int
 }
 
+// RewindHook is optionally implemented by a hook that keeps something per
+// position (a running mean, a peak): State.Truncate(n) calls Rewind(n) so
+// that it forgets what it saw at positions n and later. A speculative
+// verifier computes drafted positions and then forgets the rejected ones;
+// without Rewind a gauge would count tokens the conversation never had.
+// A hook registered under several interfaces is told once.
+type RewindHook interface {
+	Rewind(pos int)
+}
+
 type hookSet struct {
 	block  []BlockHook
 	norm   []NormHook
@@ -111,6 +121,36 @@ func (s *State) AddHook(h any) (remove func(), err error) {
 		s.hooks.norm = removeHook(s.hooks.norm, h)
 		s.hooks.logits = removeHook(s.hooks.logits, h)
 	}, nil
+}
+
+// rewind tells every RewindHook that positions from pos on are forgotten,
+// once per hook: a hook in several lists is told from the first.
+func (h *hookSet) rewind(pos int) {
+	for _, b := range h.block {
+		if r, ok := b.(RewindHook); ok {
+			r.Rewind(pos)
+		}
+	}
+	for _, n := range h.norm {
+		if r, ok := n.(RewindHook); ok && !inList(h.block, n) {
+			r.Rewind(pos)
+		}
+	}
+	for _, l := range h.logits {
+		if r, ok := l.(RewindHook); ok && !inList(h.block, l) && !inList(h.norm, l) {
+			r.Rewind(pos)
+		}
+	}
+}
+
+// inList reports whether x is registered in hs.
+func inList[T any](hs []T, x any) bool {
+	for _, h := range hs {
+		if any(h) == x {
+			return true
+		}
+	}
+	return false
 }
 
 func removeHook[T any](hs []T, h any) []T {

@@ -181,6 +181,19 @@ func (s *Sampler) Sample(logits []float32, history []int32) int32 {
 	if len(logits) != s.vocab {
 		panic(fmt.Sprintf("sample: Sample got %d logits, the Sampler was built for a vocabulary of %d", len(logits), s.vocab))
 	}
+	c := s.final(logits, history)
+	switch len(c) {
+	case 0:
+		return 0
+	case 1:
+		return c[0].id
+	}
+	return draw(c, s.rng.Float64())
+}
+
+// final runs the whole chain up to the draw: the candidates that survive
+// it, with the weights the draw uses (unnormalised).
+func (s *Sampler) final(logits []float32, history []int32) []cand {
 	c := s.candidates(logits, history)
 	if t := float64(s.p.Temperature); t > 0 && t != 1 && len(c) > 1 {
 		// Temperature comes last, as in llama.cpp's default chain: the
@@ -202,13 +215,64 @@ func (s *Sampler) Sample(logits []float32, history []int32) int32 {
 		}
 		c = c[:n]
 	}
+	return c
+}
+
+// Prob is one token's probability in a distribution.
+type Prob struct {
+	ID int32
+	P  float64
+}
+
+// Dist appends to dst[:0] the distribution Sample draws from for these
+// logits and history: every token it can return, with its probability
+// (they sum to 1, in no particular order). A greedy sampler gives the
+// argmax with probability 1; logits with no finite value give token 0.
+// Speculative decoding compares two of these (the verifier's and the
+// drafter's) token by token. Dist does not advance the random stream and
+// does not allocate when dst has room for the survivors.
+func (s *Sampler) Dist(logits []float32, history []int32, dst []Prob) []Prob {
+	if len(logits) != s.vocab {
+		panic(fmt.Sprintf("sample: Dist got %d logits, the Sampler was built for a vocabulary of %d", len(logits), s.vocab))
+	}
+	dst = dst[:0]
+	c := s.final(logits, history)
 	switch len(c) {
 	case 0:
-		return 0
+		return append(dst, Prob{ID: 0, P: 1})
 	case 1:
-		return c[0].id
+		return append(dst, Prob{ID: c[0].id, P: 1})
 	}
-	return draw(c, s.rng.Float64())
+	z := sumW(c)
+	for i := range c {
+		dst = append(dst, Prob{ID: c[i].id, P: c[i].w / z})
+	}
+	return dst
+}
+
+// Uniform returns the next number in [0, 1) of the sampler's random
+// stream (the one Sample draws with), for callers that decide between
+// tokens themselves, such as a speculative verifier's acceptance test.
+func (s *Sampler) Uniform() float64 { return s.rng.Float64() }
+
+// Draw returns a token from d (probabilities that need not sum to 1 but
+// must not all be zero) with the sampler's random stream, walking d in
+// order; an empty d gives token 0.
+func (s *Sampler) Draw(d []Prob) int32 {
+	if len(d) == 0 {
+		return 0
+	}
+	z := 0.0
+	for _, p := range d {
+		z += p.P
+	}
+	r := s.rng.Float64() * z
+	for _, p := range d[:len(d)-1] {
+		if r -= p.P; r < 0 {
+			return p.ID
+		}
+	}
+	return d[len(d)-1].ID
 }
 
 // drawBlock is how many candidates draw skips at a time.

@@ -815,3 +815,71 @@ func TestDraw(t *testing.T) {
 		}
 	}
 }
+
+// TestDistIsWhatSampleDraws: Dist's probabilities sum to 1, every token
+// Sample draws is in its support, and Draw over it reproduces it (χ²);
+// a greedy Dist is the argmax alone. Dist does not move the random stream.
+func TestDistIsWhatSampleDraws(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	logits := randomLogits(r, 300, 2)
+	hist := []int32{3, 7, 7, 250}
+	for _, p := range []Params{
+		{},
+		{Temperature: 1, Seed: 1},
+		{Temperature: 0.7, TopK: 20, Seed: 2},
+		{Temperature: 1.3, TopP: 0.8, MinP: 0.02, RepeatPenalty: 1.3, Seed: 3},
+	} {
+		s := mustNew(t, len(logits), p)
+		d := s.Dist(logits, hist, nil)
+		sum := 0.0
+		support := map[int32]float64{}
+		for _, e := range d {
+			sum += e.P
+			support[e.ID] = e.P
+		}
+		if math.Abs(sum-1) > 1e-9 {
+			t.Fatalf("%+v: Dist sums to %v", p, sum)
+		}
+		if p.Temperature == 0 {
+			best, _ := argmax(logits)
+			if len(d) != 1 || d[0].ID != int32(best) {
+				t.Fatalf("greedy Dist %v, argmax %d", d, best)
+			}
+			continue
+		}
+		a := mustNew(t, len(logits), p)
+		b := mustNew(t, len(logits), p)
+		_ = b.Dist(logits, hist, nil) // must not advance b's stream
+		const n = 20000
+		got := map[int32]int{}
+		for range n {
+			x := a.Sample(logits, hist)
+			if support[x] == 0 {
+				t.Fatalf("%+v: Sample drew %d, outside Dist's support", p, x)
+			}
+			got[b.Draw(d)]++
+		}
+		// Pearson's χ² over the tokens expected ≥ 5 times, the rest pooled;
+		// the bound is about 5σ above the mean (dof).
+		x2, bins, restE, restO := 0.0, 0, 0.0, n
+		for _, e := range d {
+			exp := e.P * n
+			if exp < 5 {
+				restE += exp
+				continue
+			}
+			o := float64(got[e.ID])
+			restO -= got[e.ID]
+			x2 += (o - exp) * (o - exp) / exp
+			bins++
+		}
+		if restE >= 5 {
+			x2 += (float64(restO) - restE) * (float64(restO) - restE) / restE
+			bins++
+		}
+		dof := float64(bins - 1)
+		if x2 > dof+5*math.Sqrt(2*dof) {
+			t.Fatalf("%+v: Draw over Dist gives χ² = %.1f on %v degrees of freedom", p, x2, dof)
+		}
+	}
+}

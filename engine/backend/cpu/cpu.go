@@ -272,6 +272,17 @@ func (b *Backend) StoreKV(cache backend.KV, layer, pos0, n int, k, v backend.Buf
 	}
 }
 
+// ReadKV implements backend.KVReader.
+func (b *Backend) ReadKV(cache backend.KV, layer, pos int, k, v []float32) {
+	c := cache.(*kv)
+	HD := c.a.HeadDim
+	for g := range c.a.KVHeads {
+		off := ((layer*c.a.KVHeads+g)*c.ctx + pos) * HD
+		copy(k[g*HD:(g+1)*HD], c.k[off:off+HD])
+		copy(v[g*HD:(g+1)*HD], c.v[off:off+HD])
+	}
+}
+
 // Attend runs causal attention, the query heads split across the pool.
 func (b *Backend) Attend(out, q backend.Buffer, cache backend.KV, layer, pos0, n int, o backend.AttendOptions) {
 	t := &b.attn
