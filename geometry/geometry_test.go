@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sync"
@@ -392,5 +393,57 @@ func TestEvaluate(t *testing.T) {
 	}
 	if len(sr.Categories) != 8 || sr.BaselineCE <= 0 {
 		t.Fatalf("snipe report %+v", sr)
+	}
+}
+
+// TestMonitorRewind: positions a state forgets (a speculative verifier's
+// rejected drafts) leave the turn's means, counts and peak exactly as if
+// they had never been computed, and At finds each kept position's reading.
+func TestMonitorRewind(t *testing.T) {
+	p := kjvProfile(t)
+	mon, err := geometry.NewMonitor(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(3, 9))
+	vec := func(scale float64) []float32 {
+		x := make([]float32, p.D)
+		for i := range x {
+			x[i] = float32(p.Mu[i] + scale*r.NormFloat64())
+		}
+		return x
+	}
+	mon.BeginTurn()
+	for pos := range 4 {
+		mon.AfterBlock(p.Layer, pos, vec(1))
+	}
+	mon.BeginReply()
+	for pos := 4; pos < 7; pos++ {
+		mon.AfterBlock(p.Layer, pos, vec(1))
+	}
+	want := mon.Summary()
+	wantLast, ok := mon.At(6)
+	if !ok || wantLast != mon.Last() {
+		t.Fatalf("At(6) = %v, %v; Last %v", wantLast, ok, mon.Last())
+	}
+	for pos := 7; pos < 12; pos++ { // drafts far off the mean: a new peak
+		mon.AfterBlock(p.Layer, pos, vec(40))
+	}
+	if mon.Summary().ReplyTokens != 8 {
+		t.Fatalf("reply tokens before the rewind: %d", mon.Summary().ReplyTokens)
+	}
+	mon.Rewind(7)
+	got := mon.Summary()
+	if got.PromptTokens != want.PromptTokens || got.ReplyTokens != want.ReplyTokens || got.Peak != want.Peak {
+		t.Fatalf("after Rewind: %d+%d tokens, peak %v; want %d+%d, peak %v", got.PromptTokens, got.ReplyTokens, got.Peak, want.PromptTokens, want.ReplyTokens, want.Peak)
+	}
+	if math.Abs(float64(got.Reply.Overall-want.Reply.Overall)) > 1e-3 {
+		t.Fatalf("reply mean reading %v after Rewind, want %v", got.Reply.Overall, want.Reply.Overall)
+	}
+	if mon.Last() != wantLast {
+		t.Fatalf("Last after Rewind is not position 6's reading")
+	}
+	if _, ok := mon.At(8); ok {
+		t.Fatal("At(8) found a forgotten position")
 	}
 }

@@ -59,6 +59,22 @@ type Monitor struct {
 	sum   [2][]float64 // mean-state accumulators: prompt, reply
 	n     [2]int
 	peak  float32
+	// recent holds what the last few positions added, so that Rewind
+	// can take back positions a speculative verifier rejected.
+	recent [recentN]recentPos
+}
+
+// recentN is how many positions Rewind can take back: a speculative
+// verification batch (the pending token and up to 16 drafts) and spare.
+const recentN = 20
+
+// recentPos is what one position added to the turn's gauge.
+type recentPos struct {
+	pos  int // -1: empty, or from an earlier turn
+	ph   int
+	peak float32 // the turn's peak before this position
+	r    Reading
+	x    []float32
 }
 
 // NewMonitor prepares p for live use; every projector starts off.
@@ -104,6 +120,9 @@ func NewMonitor(p *Profile) (*Monitor, error) {
 		m.cats, m.subs = append(m.cats, g), append(m.subs, s)
 	}
 	m.last.N = len(p.Categories)
+	for i := range m.recent {
+		m.recent[i] = recentPos{pos: -1, x: make([]float32, p.D)}
+	}
 	m.proj = newProjHook(p.SnipeLayer, nil, p.Mu)
 	return m, nil
 }
@@ -120,12 +139,12 @@ func (m *Monitor) AfterBlock(layer, pos int, x []float32) {
 		return
 	}
 	if layer == m.p.Layer {
-		m.read(x)
+		m.read(pos, x)
 	}
 	m.proj.AfterBlock(layer, pos, x)
 }
 
-func (m *Monitor) read(x []float32) {
+func (m *Monitor) read(pos int, x []float32) {
 	var n2 float32
 	for i, v := range x {
 		c := v - m.mu[i]
@@ -138,9 +157,17 @@ func (m *Monitor) read(x []float32) {
 		m.last.Cat[i] = m.score(g, norm)
 	}
 	ph := 0
+	if pos >= 0 {
+		e := &m.recent[pos%recentN]
+		e.pos, e.peak, e.r = pos, m.peak, m.last
+		copy(e.x, x)
+	}
 	if m.reply {
 		ph = 1
 		m.peak = max(m.peak, m.last.Overall)
+	}
+	if pos >= 0 {
+		m.recent[pos%recentN].ph = ph
 	}
 	s := m.sum[ph]
 	for i, v := range x {
@@ -164,6 +191,55 @@ func (m *Monitor) score(g gauge, norm float32) float32 {
 	return 100 * float32(math.Sqrt(float64(s2))) / norm
 }
 
+// Rewind implements model.RewindHook: the positions from pos on, which
+// the state forgot (a speculative verifier's rejected drafts), leave the
+// turn's means and peak, as far back as the last few positions of this
+// turn go.
+func (m *Monitor) Rewind(pos int) {
+	first := -1 // the earliest position taken back
+	for i := range m.recent {
+		e := &m.recent[i]
+		if e.pos < pos {
+			continue
+		}
+		s := m.sum[e.ph]
+		for j, v := range e.x {
+			s[j] -= float64(v)
+		}
+		m.n[e.ph]--
+		if first < 0 || e.pos < m.recent[first].pos {
+			first = i
+		}
+	}
+	if first < 0 {
+		return
+	}
+	m.peak = m.recent[first].peak
+	for i := range m.recent {
+		if m.recent[i].pos >= pos {
+			m.recent[i].pos = -1
+		}
+	}
+	if r, ok := m.At(pos - 1); ok {
+		m.last = r
+	}
+}
+
+// At is the reading at position pos, if it is among the last few this
+// turn computed: the reading of the state that chose the token after pos
+// (under speculative decoding the latest reading is a drafted position's,
+// so a token's reading is looked up by position).
+func (m *Monitor) At(pos int) (Reading, bool) {
+	if pos < 0 {
+		return Reading{}, false
+	}
+	e := &m.recent[pos%recentN]
+	if e.pos != pos {
+		return Reading{}, false
+	}
+	return e.r, true
+}
+
 // Last is the reading of the most recent position computed: during a
 // reply, the state whose logits chose the token just emitted.
 func (m *Monitor) Last() Reading { return m.last }
@@ -175,6 +251,9 @@ func (m *Monitor) BeginTurn() {
 		m.n[i] = 0
 	}
 	m.reply, m.peak = false, 0
+	for i := range m.recent {
+		m.recent[i].pos = -1
+	}
 }
 
 // BeginReply marks the end of the prompt: positions computed from now on
