@@ -1,0 +1,309 @@
+package grc
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/isagi-lab/isagi/engine/tensor"
+)
+
+// randomFrame is a d×k matrix with orthonormal columns (QR of a Gaussian).
+func randomFrame(r *rand.Rand, d, k int) *mat.Dense {
+	g := mat.NewDense(d, k, nil)
+	for i := range d {
+		for j := range k {
+			g.Set(i, j, r.NormFloat64())
+		}
+	}
+	var qr mat.QR
+	qr.Factorize(g)
+	var q mat.Dense
+	qr.QTo(&q)
+	return mat.DenseCopyOf(q.Slice(0, d, 0, k))
+}
+
+// gramError is max |W Wᵀ − I| over the k×d rows.
+func gramError(w []float32, k, d int) float64 {
+	worst := 0.0
+	for i := range k {
+		for j := range k {
+			dot := 0.0
+			for c := range d {
+				dot += float64(w[i*d+c]) * float64(w[j*d+c])
+			}
+			if i == j {
+				dot--
+			}
+			worst = math.Max(worst, math.Abs(dot))
+		}
+	}
+	return worst
+}
+
+// largestAngleSine is sin of the largest principal angle between the
+// row space of w (k×d, orthonormal rows) and the columns of u (d×k).
+func largestAngleSine(w []float32, u *mat.Dense, k, d int) float64 {
+	wm := mat.NewDense(k, d, nil)
+	for i := range k {
+		for c := range d {
+			wm.Set(i, c, float64(w[i*d+c]))
+		}
+	}
+	var wu mat.Dense
+	wu.Mul(wm, u)
+	var svd mat.SVD
+	svd.Factorize(&wu, mat.SVDNone)
+	s := svd.Values(nil)
+	cos := math.Min(s[len(s)-1], 1)
+	return math.Sqrt(1 - cos*cos)
+}
+
+// TestOjaStaysOrthonormal: thousands of updates with large, random and
+// degenerate samples (zero, NaN, a sample along one row) keep the rows
+// orthonormal to 1e-5.
+func TestOjaStaysOrthonormal(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	const k, d = 6, 24
+	u := randomFrame(r, d, k)
+	start := make([]float32, k*d)
+	for i := range k {
+		for c := range d {
+			start[i*d+c] = float32(u.At(c, i))
+		}
+	}
+	o, err := NewOja(start, k, d, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := make([]float32, d)
+	for step := range 3000 {
+		for c := range x {
+			x[c] = float32(10 * r.NormFloat64())
+		}
+		switch step % 500 {
+		case 7:
+			clear(x)
+		case 8:
+			x[3] = float32(math.NaN())
+		case 9:
+			b := o.Basis(nil)
+			copy(x, b[2*d:3*d]) // along row 2: the step only scales it
+		}
+		o.Update(x)
+	}
+	w := o.Basis(nil)
+	if e := gramError(w, k, d); e > 1e-5 {
+		t.Fatalf("|W Wᵀ − I| = %g after %d updates", e, o.Steps())
+	}
+	if o.Steps() != 3000-2*6 {
+		t.Fatalf("%d steps applied, want %d (the zero and NaN samples skipped)", o.Steps(), 3000-12)
+	}
+	if _, err := NewOja(make([]float32, k*d), k, d, 0.01); err == nil {
+		t.Fatal("an all-zero basis was accepted")
+	}
+	if _, err := NewOja(start, k, d, 0); err == nil {
+		t.Fatal("η₀ = 0 was accepted")
+	}
+}
+
+// TestOjaTracksDriftingSubspace: samples from a k-dimensional subspace that
+// rotates slowly, plus noise; the basis starts in an unrelated subspace
+// and its largest principal angle to the current subspace falls from near
+// 90° to a few degrees, and keeps up as the subspace drifts on.
+func TestOjaTracksDriftingSubspace(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	const k, d = 4, 32
+	u := randomFrame(r, d, k)
+	start := randomFrame(r, d, k)
+	w0 := make([]float32, k*d)
+	for i := range k {
+		for c := range d {
+			w0[i*d+c] = float32(start.At(c, i))
+		}
+	}
+	o, err := NewOja(w0, k, d, 0.05)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The drift: a small rotation in the plane of u's first column and a
+	// fixed direction outside u, applied to u every step.
+	out := randomFrame(r, d, k+1).ColView(k)
+	drift := func(u *mat.Dense, theta float64) {
+		a := mat.VecDenseCopyOf(u.ColView(0))
+		// Gram–Schmidt the outside direction against u.
+		v := mat.VecDenseCopyOf(out)
+		for j := range k {
+			v.AddScaledVec(v, -mat.Dot(v, u.ColView(j)), u.ColView(j))
+		}
+		v.ScaleVec(1/v.Norm(2), v)
+		for i := range d {
+			u.Set(i, 0, math.Cos(theta)*a.AtVec(i)+math.Sin(theta)*v.AtVec(i))
+		}
+	}
+	lambda := []float64{4, 3, 2.5, 2}
+	x := make([]float32, d)
+	sample := func() {
+		for c := range x {
+			x[c] = float32(0.05 * r.NormFloat64())
+		}
+		for j := range k {
+			z := lambda[j] * r.NormFloat64()
+			for c := range d {
+				x[c] += float32(z * u.At(c, j))
+			}
+		}
+	}
+	before := largestAngleSine(o.Basis(nil), u, k, d)
+	for range 4000 {
+		drift(u, 2e-4)
+		sample()
+		o.Update(x)
+	}
+	after := largestAngleSine(o.Basis(nil), u, k, d)
+	t.Logf("largest principal angle to the drifting subspace: sin %.3f → %.3f", before, after)
+	if before < 0.8 {
+		t.Fatalf("the start was already close (sin %.3f): the test shows nothing", before)
+	}
+	if after > 0.15 {
+		t.Fatalf("the basis did not converge toward the drifted subspace: sin %.3f", after)
+	}
+	if e := gramError(o.Basis(nil), k, d); e > 1e-5 {
+		t.Fatalf("|W Wᵀ − I| = %g", e)
+	}
+}
+
+// TestOnline on kjv: updates wait for four rejections, the queue keeps the
+// newest 256 samples, a moved block is rebuilt from its new basis (In =
+// the basis rows, Out = W·Wᵀ computed here independently) while the
+// compression itself is untouched, and a State runs through it.
+func TestOnline(t *testing.T) {
+	m := openModel(t, "kjv/kjv-f32.gguf")
+	gb, err := NewBuilder(m, QKV|FFN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := gb.Build(64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := NewOnline(m, g, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := func(a, b []*tensor.Matrix) bool {
+		if len(a) != len(b) {
+			return false
+		}
+		for i := range a {
+			if a[i] != b[i] {
+				return false
+			}
+		}
+		return true
+	}
+	for l := range m.Layers {
+		p, q := o.Block(l), g.Block(l)
+		if p.QKV.In != q.QKV.In || !same(p.QKV.Out, q.QKV.Out) || p.FFN.In != q.FFN.In {
+			t.Fatalf("block %d: an untouched online basis is not the compression's", l)
+		}
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	x := make([]float32, m.Dim)
+	for range 300 {
+		for c := range x {
+			x[c] = float32(r.NormFloat64())
+		}
+		o.Add(2, x)
+	}
+	if o.Queued() != OnlineQueue {
+		t.Fatalf("%d queued, want the newest %d", o.Queued(), OnlineQueue)
+	}
+	for range OnlineMinRejections - 1 {
+		o.Reject()
+	}
+	if o.Update() || o.Version(2) != 0 {
+		t.Fatal("updated before 4 rejections")
+	}
+	o.Reject()
+	if !o.Update() || o.Version(2) != 1 || o.Version(1) != 0 || o.Queued() != 0 {
+		t.Fatalf("after 4 rejections: versions %d/%d, %d queued", o.Version(1), o.Version(2), o.Queued())
+	}
+	p := o.Block(2)
+	if err := o.Err(); err != nil {
+		t.Fatal(err)
+	}
+	gq := g.Block(2)
+	if p.QKV.In == gq.QKV.In || p.FFN.In == gq.FFN.In || p.O != nil || p.Down.In != gq.Down.In || !same(p.Down.Out, gq.Down.Out) {
+		t.Fatal("block 2: the learning groups were not rebuilt, or O/down changed")
+	}
+	// In is the new basis; each Out is W·P, checked in float64.
+	k, d := p.QKV.In.Rows, p.QKV.In.Cols
+	rows := make([]float32, k*d)
+	if err := tensor.Dequantize(p.QKV.In.Type, rows, p.QKV.In.Data); err != nil {
+		t.Fatal(err)
+	}
+	if e := gramError(rows, k, d); e > 1e-5 {
+		t.Fatalf("rebuilt basis: |W Wᵀ − I| = %g", e)
+	}
+	moved := largestAngleSine(rows, frameOf(t, gq.QKV.In), k, d)
+	if moved < 1e-3 {
+		t.Fatalf("the basis did not move (sin %.2g)", moved)
+	}
+	b := m.Block(2)
+	for i, w := range []*tensor.Matrix{b.Q, b.K, b.V} {
+		dense := make([]float32, w.Rows*w.Cols)
+		if err := tensor.Dequantize(w.Type, dense, w.Data); err != nil {
+			t.Fatal(err)
+		}
+		got := make([]float32, w.Rows*k)
+		if err := tensor.Dequantize(p.QKV.Out[i].Type, got, p.QKV.Out[i].Data); err != nil {
+			t.Fatal(err)
+		}
+		worst := 0.0
+		for r := range w.Rows {
+			for c := range k {
+				want := 0.0
+				for j := range d {
+					want += float64(dense[r*d+j]) * float64(rows[c*d+j])
+				}
+				worst = math.Max(worst, math.Abs(want-float64(got[r*k+c])))
+			}
+		}
+		if worst > 1e-4 {
+			t.Fatalf("slot %d: projected weights differ from W·P by %g", i, worst)
+		}
+	}
+	st, err := m.NewStateOn(0, testBackend())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetProjections(o); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Forward([]int32{1, 300, 391}, make([]float32, m.Vocab)); err != nil {
+		t.Fatal(err)
+	}
+	// The compression itself is untouched.
+	if g.Block(2).QKV.In != gq.QKV.In {
+		t.Fatal("the compression's basis changed")
+	}
+}
+
+// frameOf is the d×k frame whose columns are m's rows.
+func frameOf(t *testing.T, m *tensor.Matrix) *mat.Dense {
+	t.Helper()
+	rows := make([]float32, m.Rows*m.Cols)
+	if err := tensor.Dequantize(m.Type, rows, m.Data); err != nil {
+		t.Fatal(err)
+	}
+	u := mat.NewDense(m.Cols, m.Rows, nil)
+	for i := range m.Rows {
+		for c := range m.Cols {
+			u.Set(c, i, float64(rows[i*m.Cols+c]))
+		}
+	}
+	return u
+}
