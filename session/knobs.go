@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/isagi-lab/isagi/engine/generate"
 	"github.com/isagi-lab/isagi/engine/grc"
 )
 
@@ -208,6 +209,72 @@ func Knobs() []Knob {
 					n.MemoryOff = false
 				case "off":
 					n.MemoryOff = true
+				default:
+					return errors.New("want on or off")
+				}
+				return nil
+			},
+		},
+		{
+			Name: "draft", Aliases: []string{"speculative"}, Values: "ngram|rank:K", Build: true,
+			Help: "speculative decoding; off, or rank:K,slots",
+			Value: func(s Settings, _ Info) string {
+				if s.Draft == "" {
+					return "off"
+				}
+				return s.Draft
+			},
+			set: func(_ *Session, n *Settings, value string) error {
+				d, err := ParseDraft(value)
+				if err != nil {
+					return err
+				}
+				n.Draft = d.String()
+				if d == nil {
+					n.Draft = ""
+					n.OnlineBasis = false // it has nothing to update without a drafter
+				} else if d.NGram {
+					n.OnlineBasis = false
+				}
+				return nil
+			},
+		},
+		{
+			Name: "draft_n", Aliases: []string{"gamma"}, Values: "auto|1…16", Help: "tokens drafted per step (γ)",
+			Value: func(s Settings, _ Info) string {
+				if s.DraftN == 0 {
+					return "auto"
+				}
+				return strconv.Itoa(s.DraftN)
+			},
+			set: func(_ *Session, n *Settings, value string) (err error) {
+				if value == "auto" || value == "0" {
+					n.DraftN = 0
+					return nil
+				}
+				if n.DraftN, err = strconv.Atoi(value); err == nil && (n.DraftN < 1 || n.DraftN > generate.MaxGamma) {
+					err = fmt.Errorf("want auto or 1…%d", generate.MaxGamma)
+				}
+				return err
+			},
+		},
+		{
+			Name: "online_basis", Values: "on|off", Help: "drafter learns from its rejections",
+			Value: func(s Settings, _ Info) string {
+				if s.OnlineBasis {
+					return "on"
+				}
+				return "off"
+			},
+			set: func(_ *Session, n *Settings, value string) error {
+				switch value {
+				case "on":
+					if d, _ := ParseDraft(n.Draft); d == nil || d.NGram {
+						return ErrOnlineNeedsRank
+					}
+					n.OnlineBasis = true
+				case "off":
+					n.OnlineBasis = false
 				default:
 					return errors.New("want on or off")
 				}

@@ -52,6 +52,7 @@ func TestKnobsRoundTrip(t *testing.T) {
 	roundTrip(t, s)
 
 	for _, kv := range [][2]string{
+		{"draft", "rank:64,qkv,ffn"}, {"draft_n", "3"}, {"online_basis", "on"},
 		{"temp", "0.7"}, {"top_p", "0.9"}, {"top_k", "7"}, {"min_p", "0.1"}, {"repeat_penalty", "1.1"},
 		{"seed", "18446744073709551615"}, {"num_ctx", "200"}, {"num_predict", "33"},
 		{"slots", "qkv,o"}, {"alloc", "gp"}, {"rank", "64"}, {"ogd_alpha", "off"},
@@ -64,6 +65,7 @@ func TestKnobsRoundTrip(t *testing.T) {
 		"temperature": "0.7", "top_p": "0.9", "top_k": "7", "min_p": "0.1", "repeat_penalty": "1.1",
 		"seed": "18446744073709551615", "num_ctx": "200", "max_tokens": "33",
 		"slots": "qkv,o", "alloc": "gp", "rank": "64", "snipe": "off", "ogd_alpha": "off", "memory": "on",
+		"draft": "rank:64,qkv,ffn", "draft_n": "3", "online_basis": "on",
 	}
 	for _, k := range Knobs() {
 		if got := k.Value(s.Settings(), s.Info()); got != want[k.Name] {
@@ -76,8 +78,8 @@ func TestKnobsRoundTrip(t *testing.T) {
 	if i := s.Info(); i.Rank == 0 || i.RankSpec != "qkv,o gp" {
 		t.Fatalf("after num_ctx the state runs rank %d (%q); the settings say rank 64, qkv,o gp", i.Rank, i.RankSpec)
 	}
-	if r := send(t, s, "And God said"); r.Tokens == 0 {
-		t.Fatal("no reply after the round trip")
+	if r := send(t, s, "And God said"); r.Tokens == 0 || r.Spec == nil || r.Spec.Steps == 0 {
+		t.Fatal("no speculative reply after the round trip (num_ctx must bring the drafter to the new state)")
 	}
 }
 

@@ -146,6 +146,10 @@ func (s *Session) resize(ctx int) error {
 	}
 	s.st = st
 	s.gen = nil // rebuilt by apply with the current settings
+	// The drafter's cache and its hooks belong to the old state: apply
+	// makes a new one.
+	s.stopDraft()
+	s.draftKey = ""
 	if err := s.attachGeometry(); err != nil {
 		return err
 	}

@@ -108,7 +108,14 @@ func (s *Session) send(ctx context.Context, input string, mode sendMode, emit fu
 			ev.TokPerSec = float64(n-1) / time.Since(decodeStart).Seconds()
 		}
 		if s.geo != nil {
-			ev.Gauge, ev.Gauged = s.geo.Last(), true
+			// The reading of the position that chose this token: under
+			// speculative decoding the monitor has already read the drafts
+			// after it.
+			r, ok := s.geo.At(len(s.gen.History()) - 2)
+			if !ok {
+				r = s.geo.Last()
+			}
+			ev.Gauge, ev.Gauged = r, true
 			if n == 1 {
 				s.geo.BeginReply()
 			}
@@ -124,6 +131,10 @@ func (s *Session) send(ctx context.Context, input string, mode sendMode, emit fu
 		Text: reply.String(), Tokens: stats.Generated, PromptTok: len(feed),
 		TimeToFirst: stats.TimeToFirst, PrefillTokS: stats.PrefillTokPerSec(), DecodeTokS: stats.DecodeTokPerSec(),
 		Stop: stats.Reason.String(), Dropped: prompt.Dropped, Trimmed: prompt.Trimmed,
+	}
+	if stats.Spec.Drafter != "" {
+		sp := stats.Spec
+		turn.Spec = &sp
 	}
 	if s.geo != nil {
 		sum := s.geo.Summary()

@@ -94,6 +94,12 @@ type Settings struct {
 	// MemoryOff stops the living manifold from serving answers from
 	// memory or showing stored answers as context; it still learns.
 	MemoryOff bool `json:"memory_off,omitempty"`
+	// Draft is the speculative drafter ("" off, "ngram", "rank:K[,slots]",
+	// see ParseDraft); DraftN fixes γ (0 chooses it live); OnlineBasis
+	// updates a compressed drafter's bases from its rejections.
+	Draft       string `json:"draft,omitempty"`
+	DraftN      int    `json:"draft_n,omitempty"`
+	OnlineBasis bool   `json:"online_basis,omitempty"`
 }
 
 // Event is one step of a streaming reply.
@@ -127,6 +133,9 @@ type Turn struct {
 	Geometry *geometry.TurnSummary
 	// COG is the living manifold's decision for the turn, when one runs.
 	COG *COGTurn
+	// Spec is what speculative decoding did this turn, when a drafter is
+	// set: acceptance, γ, tokens per verifier step, the predicted speed.
+	Spec *generate.SpecStats
 }
 
 // Session is one conversation with a loaded model. It is not safe for
@@ -156,6 +165,10 @@ type Session struct {
 	grcs     map[string]*grc.Compression // compressions built so far: switching back is instant
 	grcKey   string                      // the compression in use ("": none)
 	cacheDir string                      // where built ranks are cached on disk ("": nowhere)
+
+	drafter     *generate.ModelDrafter // the compressed drafter, or nil
+	draftRemove func()                 // removes its hooks on the state (online basis)
+	draftKey    string                 // the speculation settings in force ("": off)
 
 	geo        *geometry.Monitor // the geometry profile running live, or nil
 	geoRemove  func()            // unregisters geo from the state
@@ -269,7 +282,15 @@ func (s *Session) applyCtx(ctx context.Context, n Settings, progress func(done, 
 	} else if err := s.gen.SetParams(p); err != nil {
 		return err
 	}
+	if s.drafter != nil {
+		if err := s.drafter.SetParams(p); err != nil {
+			return err
+		}
+	}
 	if err := s.useRank(ctx, n, progress); err != nil {
+		return err
+	}
+	if err := s.useDraft(ctx, n, progress); err != nil {
 		return err
 	}
 	if s.geo != nil {
@@ -310,31 +331,10 @@ func (s *Session) useRank(ctx context.Context, n Settings, progress func(done, t
 	}
 	var g *grc.Compression
 	if key != "" {
-		if g = s.grcs[key]; g == nil {
-			if s.grcb == nil {
-				s.grcb = map[grc.Slots]*grc.Builder{}
-			}
-			gb := s.grcb[want.Spec.Slots]
-			if gb == nil {
-				var err error
-				if gb, err = grc.NewBuilder(s.m, want.Spec.Slots); err != nil {
-					return err
-				}
-				s.grcb[want.Spec.Slots] = gb
-			}
-			cache, err := s.GRCCache()
-			if err != nil {
-				cache = nil // no cache: build, and keep it in memory only
-			}
-			// The one build path, shared with isagi run|bench|ppl --rank.
-			if g, _, err = BuildGRC(ctx, s.m, s.k, gb, cache, want, progress); err != nil {
-				return err
-			}
+		var err error
+		if g, err = s.compression(ctx, want, progress); err != nil {
+			return err
 		}
-		if s.grcs == nil {
-			s.grcs = map[string]*grc.Compression{}
-		}
-		s.grcs[key] = g
 	}
 	if err := grc.Use(s.st, g); err != nil {
 		return err
@@ -342,6 +342,41 @@ func (s *Session) useRank(ctx context.Context, n Settings, progress func(done, t
 	s.grcKey = key
 	s.gen.Reset(s.set.Seed)
 	return nil
+}
+
+// compression returns the compression job asks for: from memory when this
+// session built it already, else from the disk cache or built (the one
+// build path, shared with isagi run|bench|ppl --rank), and kept in memory
+// so that switching back is instant.
+func (s *Session) compression(ctx context.Context, job GRCJob, progress func(done, total int)) (*grc.Compression, error) {
+	key := job.Key()
+	if g := s.grcs[key]; g != nil {
+		return g, nil
+	}
+	if s.grcb == nil {
+		s.grcb = map[grc.Slots]*grc.Builder{}
+	}
+	gb := s.grcb[job.Spec.Slots]
+	if gb == nil {
+		var err error
+		if gb, err = grc.NewBuilder(s.m, job.Spec.Slots); err != nil {
+			return nil, err
+		}
+		s.grcb[job.Spec.Slots] = gb
+	}
+	cache, err := s.GRCCache()
+	if err != nil {
+		cache = nil // no cache: build, and keep it in memory only
+	}
+	g, _, err := BuildGRC(ctx, s.m, s.k, gb, cache, job, progress)
+	if err != nil {
+		return nil, err
+	}
+	if s.grcs == nil {
+		s.grcs = map[string]*grc.Compression{}
+	}
+	s.grcs[key] = g
+	return g, nil
 }
 
 // grcSpec is the compression the settings ask for (MCR calibrates on the

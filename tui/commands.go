@@ -53,10 +53,9 @@ const setHelpWidth = 51
 // setHelpLines are the help overlay's /set text: the settings' names from
 // session.Knobs, wrapped; every line after the first is indented. The
 // values and what each does are left to /set alone (setUsage): the overlay
-// has no room for them.
+// has no room for them, nor for a word more than the names at 80×24.
 func setHelpLines() []string {
-	words := append([]string{"change a setting:"}, session.KnobNames()...)
-	words = append(words, "(bare /set explains)")
+	words := session.KnobNames()
 	var lines []string
 	line := ""
 	for _, w := range words {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/isagi-lab/isagi/engine/generate"
 	"github.com/isagi-lab/isagi/session"
 )
 
@@ -18,6 +19,7 @@ type perfPane struct {
 	tokens     int
 	used, lim  int
 	generating bool
+	spec       *generate.SpecStats // the last turn's speculative decoding, or nil
 }
 
 const maxSamples = 64
@@ -50,6 +52,7 @@ func (p *perfPane) finish(t session.Turn) {
 	}
 	p.prefillS = t.PrefillTokS
 	p.tokens = t.Tokens
+	p.spec = t.Spec
 }
 
 func (p *perfPane) push(v float64) {
@@ -74,13 +77,42 @@ func (p *perfPane) lines(w int) []string {
 	} else {
 		spark = theme.Spark.Render(spark)
 	}
-	return []string{
+	out := []string{
 		theme.Value.Bold(true).Render(speed) + " " + theme.Label.Render(state),
 		spark,
 		kv("ttft", fmtDur(p.ttft)),
 		kv("prefill", fmtRate(p.prefillS)),
 		kv("context", p.context()),
 	}
+	return append(out, p.specLines()...)
+}
+
+// specLines describe the last turn's speculative decoding: the drafter,
+// the acceptance rate α and γ, tokens per verifier step and the speed
+// relative to plain decoding (measured, else the model's prediction) —
+// or that it switched itself off because drafting cost more than it saved.
+func (p *perfPane) specLines() []string {
+	s := p.spec
+	if s == nil {
+		return nil
+	}
+	lines := []string{kv("draft", s.Drafter)}
+	if s.Off && s.Steps == 0 {
+		return append(lines, kv("spec", fmt.Sprintf("off: α %.2f, slower than plain", s.Alpha)))
+	}
+	lines = append(lines,
+		kv("α · γ", fmt.Sprintf("%.2f · %d", s.AcceptRate(), s.Gamma)),
+		kv("tok/step", fmt.Sprintf("%.2f", s.TokensPerStep())))
+	switch {
+	case s.Measured > 0:
+		lines = append(lines, kv("vs plain", fmt.Sprintf("%.2f×", s.Measured)))
+	case s.Predicted > 0:
+		lines = append(lines, kv("vs plain", fmt.Sprintf("%.2f× predicted", s.Predicted)))
+	}
+	if s.Off {
+		lines = append(lines, theme.Dim.Render("off now: drafting costs more than it saves"))
+	}
+	return lines
 }
 
 func (p *perfPane) context() string {

@@ -5,12 +5,20 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/isagi-lab/isagi/engine/grc"
 	"io"
+	"math/rand/v2"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/isagi-lab/isagi/engine/generate"
+	"github.com/isagi-lab/isagi/engine/gguf"
+	"github.com/isagi-lab/isagi/engine/grc"
+	"github.com/isagi-lab/isagi/engine/model"
+	"github.com/isagi-lab/isagi/engine/sample"
 	"github.com/isagi-lab/isagi/engine/tensor"
+	"github.com/isagi-lab/isagi/engine/tokenizer"
+	"github.com/isagi-lab/isagi/internal/fsx"
 )
 
 func cmdBench(args []string, stdout, stderr io.Writer) error {
@@ -22,6 +30,10 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	genLen := fs.Int("n", 64, "tokens to decode")
 	asJSON := fs.Bool("json", false, "print one JSON object (prefill_tok_s, decode_tok_s, …)")
 	noProbe := fs.Bool("no-probe", false, "skip the memory-bandwidth probe")
+	var df draftFlags
+	df.register(fs)
+	promptFile := fs.String("prompt-file", "", "with --draft: text whose lines are the prompts (the first -p tokens of each; held-out text measures acceptance honestly), instead of random token ids")
+	prompts := fs.Int("prompts", 8, "with --draft: how many prompts (lines of --prompt-file, or random prompts) to decode, plainly and speculatively in turn")
 	fs.Usage = func() {
 		w := fs.Output()
 		fmt.Fprint(w, `Usage: isagi bench (--model FILE.gguf | --demo) [-p 128] [-n 64] [--json] [--threads N] [--rank K ...]
@@ -33,6 +45,13 @@ Flags:
 `)
 		fs.PrintDefaults()
 		fmt.Fprint(w, `
+With --draft the same prompts are decoded plainly and speculatively in
+turn, and the report adds the speculative speed, its ratio to plain
+decoding, the acceptance rate α (over all prompts, and over the first and
+last half: the online basis should raise the second), tokens per verifier
+step and γ (docs/speculative.md). Greedy decoding is used, and each
+speculative output is checked against the plain one.
+
 With --rank the model runs GRC-compressed (see --slots and --alloc; the
 compression is read from or written to the same cache the TUI uses) and
 the weights per token count the compressed matrices.
@@ -40,6 +59,7 @@ the weights per token count the compressed matrices.
 Examples:
   isagi bench --demo --json
   isagi bench --demo --rank 192 --slots qkv,o,ffn --alloc gp
+  isagi bench --demo --draft rank:128 --draft-n 4 --prompt-file heldout.txt -p 32 -n 64
 `)
 	}
 	if err := parseFlags(fs, args, stderr); err != nil {
@@ -48,13 +68,31 @@ Examples:
 	if fs.NArg() != 0 {
 		return argsError(fs, "bench takes no arguments, got %q", fs.Args())
 	}
-	mf.ctxDefault = *promptLen + *genLen
-	m, tok, st, err := mf.open()
+	ds, err := df.spec()
 	if err != nil {
+		return err
+	}
+	if ds == nil && (*promptFile != "" || *prompts != 8) {
+		return usagef("--prompt-file and --prompts are for --draft")
+	}
+	if *prompts < 1 {
+		return usagef("--prompts %d: want at least 1", *prompts)
+	}
+	mf.ctxDefault = *promptLen + *genLen
+	f, tok, err := mf.openFile()
+	if err != nil {
+		return err
+	}
+	m, st, err := mf.load(f, tok)
+	if err != nil {
+		f.Close()
 		return err
 	}
 	defer m.Close()
 
+	if ds != nil {
+		return benchDraft(&mf, &df, f, m, tok, st, *promptFile, *prompts, *promptLen, *genLen, *asJSON, stdout)
+	}
 	// One warm-up pass maps the weights in and grows every buffer.
 	if _, err := generate.Bench(context.Background(), st, tok.BOS(), min(*promptLen, 8), min(*genLen, 4)); err != nil {
 		return err
@@ -134,4 +172,150 @@ type benchReport struct {
 	GRC            string  `json:"grc,omitempty"`
 	GRCRanks       []int   `json:"grc_ranks,omitempty"`
 	GRCWeightRatio float64 `json:"grc_weight_ratio,omitempty"`
+}
+
+// benchDraft is bench --draft: the same prompts decoded greedily, plainly
+// and speculatively in turn (generate.BenchSpec), after one warm-up pair.
+func benchDraft(mf *modelFlags, df *draftFlags, f *gguf.File, m *model.Model, tok *tokenizer.Tokenizer, st *model.State,
+	promptFile string, nPrompts, promptLen, genLen int, asJSON bool, stdout io.Writer) error {
+	prompts, err := benchPrompts(tok, m.Vocab, promptFile, nPrompts, promptLen)
+	if err != nil {
+		return err
+	}
+	p := sample.Params{} // greedy: outputs are compared token for token
+	dr, err := mf.drafter(df, f, tok, m, st, p)
+	if err != nil {
+		return err
+	}
+	defer dr.cleanup()
+	// Warm up both paths (weights mapped in, buffers grown) with a
+	// throwaway drafter, so that the measured drafter (and its online
+	// basis) starts fresh on the measured prompts.
+	warm := [][]int32{prompts[len(prompts)-1][:min(8, len(prompts[len(prompts)-1]))]}
+	if _, err := generate.BenchSpec(context.Background(), st, p, warm, min(genLen, 8), generate.SpecOptions{Drafter: generate.NewNGramDrafter(), Gamma: 2}); err != nil {
+		return err
+	}
+	r, err := generate.BenchSpec(context.Background(), st, p, prompts, genLen, dr.opts)
+	if err != nil {
+		return err
+	}
+	rep := specReport{
+		Model: mf.label(), Arch: m.Arch, WeightType: m.WeightType(),
+		Threads: st.Kernels().Pool().Size(), Kernels: st.Kernels().Path(),
+		Drafter: r.Spec.Drafter, GammaFixed: df.n, OnlineBasis: df.online,
+		Prompts: r.Prompts, PromptToks: promptLen, DecodeToks: genLen,
+		PlainTokS: r.PlainTokS, SpecTokS: r.SpecTokS, Ratio: r.Ratio,
+		Alpha: r.Alpha, AlphaFirstHalf: r.AlphaFirst, AlphaLastHalf: r.AlphaLast,
+		TokensPerStep: r.Spec.TokensPerStep(), Steps: r.Spec.Steps, Drafted: r.Spec.Drafted, Accepted: r.Spec.Accepted,
+		PlainSteps: r.Spec.Plain, LastGamma: r.Spec.Gamma, Predicted: r.Spec.Predicted, Off: r.Spec.Off, Note: r.Spec.Note,
+		Mismatches: r.Mismatches,
+	}
+	if dr.model != nil {
+		rep.BasisUpdates = dr.model.Updates()
+	}
+	// Greedy speculative decoding must reproduce plain decoding: a
+	// difference is a bug, not a measurement, and fails the command after
+	// the report.
+	var mismatch error
+	if r.Mismatches > 0 {
+		mismatch = fmt.Errorf("speculative output differed from plain decoding on %d of %d prompts", r.Mismatches, r.Prompts)
+	}
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+		return mismatch
+	}
+	fmt.Fprintf(stdout, "model        %s (%s, %s)\n", rep.Model, rep.Arch, rep.WeightType)
+	fmt.Fprintf(stdout, "threads      %d (%s kernels)\n", rep.Threads, rep.Kernels)
+	g := "live"
+	if df.n > 0 {
+		g = strconv.Itoa(df.n)
+	}
+	fmt.Fprintf(stdout, "drafter      %s, γ %s, online basis %v\n", rep.Drafter, g, df.online)
+	fmt.Fprintf(stdout, "prompts      %d × %d tokens, %d decoded each\n", rep.Prompts, promptLen, genLen)
+	fmt.Fprintf(stdout, "plain        %.1f tok/s\n", rep.PlainTokS)
+	fmt.Fprintf(stdout, "speculative  %.1f tok/s (%.2f× plain)\n", rep.SpecTokS, rep.Ratio)
+	fmt.Fprintf(stdout, "acceptance   α %.3f (first half %.3f, last half %.3f); %.2f tokens per verifier step; %d steps, %d plain\n",
+		rep.Alpha, rep.AlphaFirstHalf, rep.AlphaLastHalf, rep.TokensPerStep, rep.Steps, rep.PlainSteps)
+	if rep.BasisUpdates > 0 {
+		fmt.Fprintf(stdout, "online basis %d updates\n", rep.BasisUpdates)
+	}
+	if rep.Note != "" {
+		fmt.Fprintf(stdout, "note         %s\n", rep.Note)
+	}
+	return mismatch
+}
+
+// benchPrompts are the prompts of bench --draft: BOS and the first
+// promptLen−1 tokens of each non-empty line of file (lines too short are
+// skipped), or random ids from a fixed seed without a file.
+func benchPrompts(tok *tokenizer.Tokenizer, vocab int, file string, n, promptLen int) ([][]int32, error) {
+	var out [][]int32
+	if file == "" {
+		rng := rand.New(rand.NewPCG(1, 2))
+		for range n {
+			p := make([]int32, promptLen)
+			p[0] = tok.BOS()
+			for i := 1; i < promptLen; i++ {
+				p[i] = int32(rng.IntN(vocab))
+			}
+			out = append(out, p)
+		}
+		return out, nil
+	}
+	b, err := fsx.ReadRegular(file, maxTextBytes)
+	if err != nil {
+		return nil, fmt.Errorf("--prompt-file: %w", err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if len(out) == n {
+			break
+		}
+		ids, err := tok.Encode(strings.TrimSpace(line), tokenizer.EncodeOptions{AddSpecial: true})
+		if err != nil {
+			return nil, fmt.Errorf("--prompt-file: %w", err)
+		}
+		if len(ids) >= promptLen {
+			out = append(out, ids[:promptLen])
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("--prompt-file: no line of %s has %d tokens", file, promptLen)
+	}
+	return out, nil
+}
+
+// specReport is bench --draft --json.
+type specReport struct {
+	Model          string  `json:"model"`
+	Arch           string  `json:"arch"`
+	WeightType     string  `json:"weight_type"`
+	Threads        int     `json:"threads"`
+	Kernels        string  `json:"kernels"`
+	Drafter        string  `json:"drafter"`
+	GammaFixed     int     `json:"draft_n"` // 0: chosen live
+	OnlineBasis    bool    `json:"online_basis"`
+	Prompts        int     `json:"prompts"`
+	PromptToks     int     `json:"prompt_tokens"`
+	DecodeToks     int     `json:"decode_tokens"`
+	PlainTokS      float64 `json:"plain_decode_tok_s"`
+	SpecTokS       float64 `json:"spec_decode_tok_s"`
+	Ratio          float64 `json:"speed_ratio"`
+	Alpha          float64 `json:"alpha"`
+	AlphaFirstHalf float64 `json:"alpha_first_half"`
+	AlphaLastHalf  float64 `json:"alpha_last_half"`
+	TokensPerStep  float64 `json:"tokens_per_verifier_step"`
+	Steps          int     `json:"verifier_steps"`
+	Drafted        int     `json:"drafted"`
+	Accepted       int     `json:"accepted"`
+	PlainSteps     int     `json:"plain_steps"`
+	LastGamma      int     `json:"last_gamma"`
+	Predicted      float64 `json:"predicted_ratio"`
+	Off            bool    `json:"off"`
+	Note           string  `json:"note,omitempty"`
+	BasisUpdates   int     `json:"basis_updates,omitempty"`
+	Mismatches     int     `json:"mismatches"`
 }

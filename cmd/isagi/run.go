@@ -141,9 +141,22 @@ func (mf *modelFlags) useGRC(f *gguf.File, tok *tokenizer.Tokenizer, m *model.Mo
 	if err != nil || req == nil {
 		return err
 	}
-	job, err := session.ResolveGRC(m, tok, *req)
+	g, err := mf.buildGRC(f, tok, m, st, *req)
 	if err != nil {
-		return fmt.Errorf("--rank %d --slots %s --alloc %s: %w", req.Rank, mf.slots, mf.alloc, err)
+		return err
+	}
+	if err := grc.Use(st, g); err != nil {
+		return fmt.Errorf("GRC: %w", err)
+	}
+	return nil
+}
+
+// buildGRC returns the compression req asks for, from the shared cache or
+// built on st's kernels, with progress and notes on mf.log.
+func (mf *modelFlags) buildGRC(f *gguf.File, tok *tokenizer.Tokenizer, m *model.Model, st *model.State, req session.GRCRequest) (*grc.Compression, error) {
+	job, err := session.ResolveGRC(m, tok, req)
+	if err != nil {
+		return nil, fmt.Errorf("rank %d, slots %s, alloc %s: %w", req.Rank, req.Slots, req.Alloc, err)
 	}
 	if job.Spec.Alloc == grc.AllocMCR {
 		name := "the built-in calibration text"
@@ -173,7 +186,7 @@ func (mf *modelFlags) useGRC(f *gguf.File, tok *tokenizer.Tokenizer, m *model.Mo
 		fmt.Fprintln(mf.log)
 	}
 	if err != nil {
-		return fmt.Errorf("GRC: %w", err)
+		return nil, fmt.Errorf("GRC: %w", err)
 	}
 	how := "from the cache"
 	if built {
@@ -189,10 +202,7 @@ func (mf *modelFlags) useGRC(f *gguf.File, tok *tokenizer.Tokenizer, m *model.Mo
 	for _, n := range g.Plan.Notes {
 		fmt.Fprintln(mf.log, "isagi: note:", n)
 	}
-	if err := grc.Use(st, g); err != nil {
-		return fmt.Errorf("GRC: %w", err)
-	}
-	return nil
+	return g, nil
 }
 
 // storePaths is where isagi keeps its files (store.DefaultPaths), read the
@@ -454,6 +464,7 @@ func cmdRunInput(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 		"The file is locked from load to save: runs on the same file take turns")
 	force := fs.Bool("force-model", false, "with --session: continue a session saved with another model")
 	var knobs sessionKnobs
+	knobs.draft.register(fs)
 	fs.StringVar(&knobs.snipe, "snipe", "", "with --session: Snipe projectors on for this turn, e.g. privacy,toxicity (needs the geometry profile)")
 	fs.StringVar(&knobs.alpha, "ogd-alpha", "", "with --session: the Safe OGD exploration step α for this turn (needs the geometry profile)")
 	p.Temperature, p.TopP, p.MinP, p.RepeatPenalty = 0.8, 0.95, 0.05, 1
@@ -505,6 +516,9 @@ Examples:
 	}
 	if err := mf.checkSource(); err != nil {
 		return err
+	}
+	if _, err := knobs.draft.spec(); err != nil && *sessionFile == "" {
+		return err // a session may hold the drafter these flags refine
 	}
 	if *prompt == "-" {
 		// Read one byte past the limit, so that an input of exactly the
@@ -579,6 +593,16 @@ Examples:
 	if err != nil {
 		return err
 	}
+	dr, err := mf.drafter(&knobs.draft, f, tok, m, st, p)
+	if err != nil {
+		return err
+	}
+	if dr != nil {
+		defer dr.cleanup()
+		if err := gen.SetSpeculation(dr.opts); err != nil {
+			return err
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 
@@ -612,6 +636,11 @@ Examples:
 		fmt.Fprintf(stderr, "%d prompt tokens, %d generated (%s); first token %.0f ms; prefill %.1f tok/s; decode %.1f tok/s\n",
 			stats.PromptTokens, stats.Generated, stats.Reason, float64(stats.TimeToFirst.Microseconds())/1000,
 			stats.PrefillTokPerSec(), stats.DecodeTokPerSec())
+		updates := 0
+		if dr != nil && dr.model != nil {
+			updates = dr.model.Updates()
+		}
+		printSpec(stderr, stats.Spec, updates)
 	}
 	if errors.Is(err, model.ErrContextFull) {
 		return contextFullError(st.Cap(), m.CtxLen, modelLabel(m, f), stats.Generated)
@@ -649,6 +678,7 @@ func parseIDs(s string, vocab int) ([]int32, error) {
 // sessionKnobs are the geometry knobs of a scripted turn ("": as saved).
 type sessionKnobs struct {
 	snipe, alpha string
+	draft        draftFlags
 	// set holds the names of the flags given on the command line
 	// (flag.FlagSet.Visit): they override the session's saved settings.
 	set map[string]bool
@@ -776,6 +806,29 @@ func runSession(mf *modelFlags, file, prompt string, p sample.Params, n int, for
 			return fmt.Errorf("--%s: %w", strings.ReplaceAll(kv[0], "_", "-"), err)
 		}
 	}
+	if knobs.set["draft"] || knobs.set["draft-n"] || knobs.set["online-basis"] {
+		// Given flags win over the saved speculation settings, as above;
+		// the drafter's compression is built (or read) as /set draft does.
+		drew := false
+		progress := func(done, total int) {
+			drew = true
+			fmt.Fprintf(stderr, "\rGRC (drafter): [%-30s] %d/%d blocks ", bar(done, total, 30), done, total)
+		}
+		flags := map[string]string{"draft": "draft", "draft_n": "draft-n", "online_basis": "online-basis"}
+		for _, kv := range knobs.draft.knobs() {
+			if !knobs.set[flags[kv[0]]] {
+				continue
+			}
+			err := s.SetCtx(ctx, kv[0], kv[1], progress)
+			if drew {
+				fmt.Fprintln(stderr)
+				drew = false
+			}
+			if err != nil {
+				return fmt.Errorf("--%s: %w", flags[kv[0]], err)
+			}
+		}
+	}
 	out := bufio.NewWriter(stdout)
 	turn, err := s.Send(ctx, prompt, func(e session.Event) {
 		out.WriteString(e.Piece)
@@ -806,6 +859,10 @@ func runSession(mf *modelFlags, file, prompt string, p sample.Params, n int, for
 		}
 		if g := turn.Geometry; g != nil {
 			fmt.Fprintf(stderr, "teh: prompt %.1f%%, reply %.1f%%, peak %.1f%%\n", g.Prompt.Overall, g.Reply.Overall, g.Peak)
+		}
+		if turn.Spec != nil {
+			_, updates := s.Speculation()
+			printSpec(stderr, *turn.Spec, updates)
 		}
 	}
 	return sessionTurnError(s, turn, s.SaveLocked(lock))

@@ -151,19 +151,12 @@ func (d *ModelDrafter) Draft(req DraftRequest, out []int32, q [][]sample.Prob) (
 		}
 		d.updated++
 	}
-	// Catch up: keep the longest prefix the state already holds, but run
-	// at least the last token, whose logits start the draft.
-	c := 0
-	for c < len(d.fed) && c < len(h)-1 && d.fed[c] == h[c] {
-		c++
-	}
-	if c+len(out)+(len(h)-c) > d.st.Cap() {
+	if len(h)+len(out) > d.st.Cap() {
 		return 0, nil // no room to draft; the verifier decodes plainly
 	}
-	d.st.Truncate(c)
-	d.fed = append(d.fed[:c], h[c:]...)
-	if err := d.st.Forward(h[c:], d.logits); err != nil {
-		d.fed = d.fed[:d.st.Pos()]
+	// Run what the state lacks, the last token at least: its logits start
+	// the draft.
+	if err := d.feed(h, len(h), d.logits); err != nil {
 		return 0, err
 	}
 	d.hist = append(d.hist[:0], h...)
@@ -187,6 +180,38 @@ func (d *ModelDrafter) Draft(req DraftRequest, out []int32, q [][]sample.Prob) (
 		d.fed = append(d.fed, tok)
 	}
 	return n, nil
+}
+
+// Sync implements Syncer: the state catches up with every token of
+// history but the last, which Draft runs.
+func (d *ModelDrafter) Sync(history []int32) error {
+	if len(history) < 2 || len(history)+1 > d.st.Cap() {
+		return nil // Draft declines when there is no room
+	}
+	return d.feed(history, len(history)-1, nil)
+}
+
+// feed brings the state to h[:n]: it keeps the longest prefix it holds
+// (always recomputing position n−1, whose logits go to logits when it is
+// not nil) and runs the rest.
+func (d *ModelDrafter) feed(h []int32, n int, logits []float32) error {
+	c := 0
+	for c < len(d.fed) && c < n && d.fed[c] == h[c] {
+		c++
+	}
+	if logits != nil && c == n {
+		c-- // the last token's logits are wanted: run it again
+	}
+	if c == n {
+		return nil
+	}
+	d.st.Truncate(c)
+	d.fed = append(d.fed[:c], h[c:n]...)
+	if err := d.st.Forward(h[c:n], logits); err != nil {
+		d.fed = d.fed[:d.st.Pos()]
+		return err
+	}
+	return nil
 }
 
 // withoutStops removes the stop tokens from q and renormalises it, unless

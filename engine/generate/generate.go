@@ -91,6 +91,7 @@ func perSec(n int, d time.Duration) float64 {
 // Generator samples continuations from one model.State.
 type Generator struct {
 	state   *model.State
+	params  sample.Params
 	sampler *sample.Sampler
 	logits  []float32
 	history []int32 // every token fed to the state, then pending if any
@@ -108,7 +109,7 @@ func New(st *model.State, p sample.Params) (*Generator, error) {
 		return nil, err
 	}
 	return &Generator{
-		state: st, sampler: s,
+		state: st, sampler: s, params: p,
 		logits:  make([]float32, vocab),
 		history: make([]int32, 0, st.Cap()+1),
 	}, nil
@@ -141,9 +142,12 @@ func (g *Generator) SetParams(p sample.Params) error {
 	if err != nil {
 		return err
 	}
-	g.sampler = s
+	g.sampler, g.params = s, p
 	return nil
 }
+
+// Params are the sampling parameters in use.
+func (g *Generator) Params() sample.Params { return g.params }
 
 // Reset empties the state and the history and reseeds the sampler.
 func (g *Generator) Reset(seed uint64) {

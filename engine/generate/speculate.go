@@ -49,6 +49,14 @@ type Drafter interface {
 	Name() string
 }
 
+// Syncer is optionally implemented by a drafter with a state to keep in
+// step with the conversation: Sync(history) runs every token but the
+// last that the drafter lacks, before the timed Draft call, so that the
+// controller's per-token drafting cost is drafting's alone.
+type Syncer interface {
+	Sync(history []int32) error
+}
+
 // Rejecter is optionally implemented by a drafter that learns from its
 // rejections (the online basis): Rejected(pos) is called when the
 // verifier's and the drafter's distributions for the token after
@@ -91,6 +99,10 @@ type SpecStats struct {
 	// plain decoding at Gamma (Paper 3 §3: (1−α^{γ+1})/(1−α) tokens per
 	// step of T_V(γ+1) + γ·T_D against 1/T_V(1)).
 	Alpha, Predicted float64
+	// Measured is the speculative steps' tokens per second relative to
+	// plain decoding's, both as this generator measured them (0 before
+	// both were measured).
+	Measured float64
 	// Off is set when the adaptive choice found every γ slower than plain
 	// decoding and decoded plainly; Note says so in a sentence.
 	Off  bool
@@ -184,6 +196,9 @@ func (s *specState) end() SpecStats {
 	st.Alpha = s.ctl.alpha()
 	st.Predicted = s.ctl.ratio(max(st.Gamma, 1))
 	st.Off = s.ctl.off
+	if st.SpecTokens > 0 && st.SpecTime > 0 && s.ctl.tv[1] > 0 {
+		st.Measured = float64(st.SpecTokens) / st.SpecTime.Seconds() * s.ctl.tv[1]
+	}
 	if st.Off {
 		st.Note = fmt.Sprintf("speculation is off: at α = %.2f drafting costs more than it saves (predicted %.2f× plain decoding at best)", st.Alpha, s.ctl.bestRatio)
 	}
@@ -213,6 +228,14 @@ func (g *Generator) step(generated int, opts Options, out func(tok int32) (more 
 	if gamma <= 0 {
 		return g.plainStep(out)
 	}
+	start := time.Now()
+	if sy, ok := s.opt.Drafter.(Syncer); ok {
+		// Catching up is not drafting: after a stretch of plain steps it
+		// is a prefill, and charged to T_D it would keep speculation off.
+		if err := sy.Sync(g.history); err != nil {
+			return fmt.Errorf("generate: drafter catching up: %w", err)
+		}
+	}
 	t0 := time.Now()
 	n, err := s.opt.Drafter.Draft(DraftRequest{History: g.history, Generated: generated, Stop: opts.Stop}, s.drafts[:gamma], s.q[:gamma])
 	if err != nil {
@@ -227,7 +250,7 @@ func (g *Generator) step(generated int, opts Options, out func(tok int32) (more 
 			return fmt.Errorf("generate: the drafter proposed token %d, outside the vocabulary", s.drafts[i])
 		}
 	}
-	return g.verify(n, t0, tDraft, out)
+	return g.verify(n, start, tDraft, out)
 }
 
 // plainStep runs the pending token and samples one.

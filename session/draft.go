@@ -1,0 +1,167 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/isagi-lab/isagi/engine/generate"
+	"github.com/isagi-lab/isagi/engine/grc"
+)
+
+// OnlineEta0 is the online basis's step size η₀ (Paper 6 §5): η_t = η₀/√t.
+const OnlineEta0 = 0.01
+
+// DraftSpec is a speculative drafter as a user names it
+// (docs/speculative.md): "ngram" (prompt lookup) or "rank:K[,slots]" (the
+// same model under a rank-K GRC of the slots, qkv by default).
+type DraftSpec struct {
+	NGram bool
+	Rank  int
+	Slots grc.Slots
+}
+
+// ParseDraft reads "off" (or ""), "ngram" or "rank:K[,slots]", e.g.
+// "rank:64" or "rank:128,qkv,ffn". The rank is checked against a model
+// later (ResolveGRC).
+func ParseDraft(s string) (*DraftSpec, error) {
+	switch s {
+	case "", "off":
+		return nil, nil
+	case "ngram", "n-gram", "lookup":
+		return &DraftSpec{NGram: true}, nil
+	}
+	rest, ok := strings.CutPrefix(s, "rank:")
+	if !ok {
+		return nil, fmt.Errorf("want off, ngram or rank:K[,slots] (e.g. rank:64 or rank:128,qkv,ffn), got %q", s)
+	}
+	k, slots, _ := strings.Cut(rest, ",")
+	d := &DraftSpec{Slots: grc.QKV}
+	var err error
+	if d.Rank, err = strconv.Atoi(k); err != nil || d.Rank < 1 {
+		return nil, fmt.Errorf("rank:K wants a positive rank, got %q", k)
+	}
+	if slots != "" {
+		if d.Slots, err = grc.ParseSlots(slots); err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
+}
+
+// String is the form ParseDraft reads.
+func (d *DraftSpec) String() string {
+	switch {
+	case d == nil:
+		return "off"
+	case d.NGram:
+		return "ngram"
+	case d.Slots == grc.QKV:
+		return fmt.Sprintf("rank:%d", d.Rank)
+	}
+	return fmt.Sprintf("rank:%d,%s", d.Rank, d.Slots)
+}
+
+// ErrOnlineNeedsRank refuses the online basis without a compressed drafter.
+var ErrOnlineNeedsRank = errors.New("the online basis updates a compressed drafter's bases: set draft rank:K first")
+
+// draftKey names the speculation settings in force, so that apply
+// rebuilds the drafter only when they change.
+func draftKey(n Settings) string {
+	if n.Draft == "" || n.Draft == "off" {
+		return ""
+	}
+	return fmt.Sprintf("%s γ%d online=%v", n.Draft, n.DraftN, n.OnlineBasis)
+}
+
+// useDraft installs the drafter the settings ask for on the session's
+// generator (or none). A compressed drafter is a second State of the same
+// model, sharing the worker pool (drafter and verifier take turns), run
+// through a GRC of its rank built as /set rank builds one (from the cache
+// when it is there; progress and ctx as for a rank). The online basis
+// lives in this session only: the cached compression is never changed.
+func (s *Session) useDraft(ctx context.Context, n Settings, progress func(done, total int)) error {
+	key := draftKey(n)
+	if key == s.draftKey {
+		return nil
+	}
+	d, err := ParseDraft(n.Draft)
+	if err != nil {
+		return err
+	}
+	if n.OnlineBasis && (d == nil || d.NGram) {
+		return ErrOnlineNeedsRank
+	}
+	if n.DraftN < 0 || n.DraftN > generate.MaxGamma {
+		return fmt.Errorf("draft_n %d outside 0…%d (0 chooses γ live)", n.DraftN, generate.MaxGamma)
+	}
+	s.stopDraft()
+	if d == nil {
+		s.draftKey = ""
+		return s.gen.SetSpeculation(generate.SpecOptions{})
+	}
+	var drafter generate.Drafter
+	if d.NGram {
+		drafter = generate.NewNGramDrafter()
+	} else {
+		job, err := ResolveGRC(s.m, s.tok, GRCRequest{Rank: d.Rank, Slots: d.Slots, Alloc: grc.AllocUniform})
+		if err != nil {
+			return err
+		}
+		g, err := s.compression(ctx, job, progress)
+		if err != nil {
+			return err
+		}
+		st, err := s.m.NewState(s.st.Cap(), s.k)
+		if err != nil {
+			return err
+		}
+		if err := grc.Use(st, g); err != nil {
+			return err
+		}
+		md, err := generate.NewModelDrafter(st, s.gen.Params(), fmt.Sprintf("rank %d %s", g.K, g.Plan.Slots))
+		if err != nil {
+			return err
+		}
+		if n.OnlineBasis {
+			o, err := grc.NewOnline(s.m, g, OnlineEta0)
+			if err != nil {
+				return err
+			}
+			if s.draftRemove, err = md.Learn(s.st, o); err != nil {
+				return err
+			}
+		}
+		s.drafter = md
+		drafter = md
+	}
+	if err := s.gen.SetSpeculation(generate.SpecOptions{Drafter: drafter, Gamma: n.DraftN}); err != nil {
+		s.stopDraft()
+		return err
+	}
+	s.draftKey = key
+	return nil
+}
+
+// stopDraft drops the compressed drafter and its hooks on the verifier.
+func (s *Session) stopDraft() {
+	if s.draftRemove != nil {
+		s.draftRemove()
+	}
+	s.drafter, s.draftRemove = nil, nil
+}
+
+// Speculation is what speculative decoding did in the last reply (zero
+// when it is off), and how often the online basis has moved the drafter.
+func (s *Session) Speculation() (generate.SpecStats, int) {
+	if s.gen == nil {
+		return generate.SpecStats{}, 0
+	}
+	updates := 0
+	if s.drafter != nil {
+		updates = s.drafter.Updates()
+	}
+	return s.gen.Speculation(), updates
+}

@@ -1,0 +1,76 @@
+package session
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestDraftKnob: /set draft makes replies speculative without changing a
+// greedy reply, for the n-gram drafter, a compressed drafter with fixed γ
+// and one with the online basis; the settings are saved with the session
+// and come back with it; bad values are refused with a reason.
+func TestDraftKnob(t *testing.T) {
+	path := fixture(t, "kjv/kjv-f32.gguf")
+	set := greedy()
+	set.MaxTokens = 40
+	plain := send(t, open(t, path, Options{Settings: set}), "And God said")
+	for _, kv := range [][][2]string{
+		{{"draft", "ngram"}},
+		{{"draft", "rank:64,qkv,ffn"}, {"draft_n", "3"}},
+		{{"draft", "rank:96"}, {"online_basis", "on"}, {"draft_n", "4"}},
+	} {
+		s := open(t, path, Options{Settings: set})
+		for _, v := range kv {
+			if err := s.Set(v[0], v[1]); err != nil {
+				t.Fatalf("Set(%q, %q): %v", v[0], v[1], err)
+			}
+		}
+		turn := send(t, s, "And God said")
+		if turn.Text != plain.Text {
+			t.Fatalf("%v: speculative reply %q, plain %q", kv, turn.Text, plain.Text)
+		}
+		if turn.Spec == nil || turn.Spec.Drafter == "" {
+			t.Fatalf("%v: the turn reports no speculation", kv)
+		}
+		t.Logf("%v: %d steps, %d drafted, %d accepted", kv, turn.Spec.Steps, turn.Spec.Drafted, turn.Spec.Accepted)
+		if strings.HasPrefix(kv[0][1], "rank") && turn.Spec.Steps == 0 {
+			t.Fatalf("%v: no speculative step ran with a fixed γ", kv)
+		}
+
+		file := filepath.Join(t.TempDir(), "s.miku")
+		if err := s.Save(file, "test", time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		back := open(t, path, Options{Settings: greedy()})
+		if _, err := back.Load(file, false); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := back.Settings(), s.Settings(); got.Draft != want.Draft || got.DraftN != want.DraftN || got.OnlineBasis != want.OnlineBasis {
+			t.Fatalf("loaded draft settings %q γ%d online %v, saved %q γ%d online %v", got.Draft, got.DraftN, got.OnlineBasis, want.Draft, want.DraftN, want.OnlineBasis)
+		}
+		if back.draftKey == "" {
+			t.Fatalf("the loaded session has no drafter (key %q)", back.draftKey)
+		}
+	}
+
+	s := open(t, path, Options{Settings: set})
+	for _, bad := range [][2]string{
+		{"draft", "rank:x"}, {"draft", "rank:0"}, {"draft", "rank:9999"}, {"draft", "fast"},
+		{"draft_n", "17"}, {"draft_n", "-1"}, {"online_basis", "on"}, {"online_basis", "maybe"},
+	} {
+		if err := s.Set(bad[0], bad[1]); err == nil {
+			t.Errorf("Set(%q, %q) accepted", bad[0], bad[1])
+		}
+	}
+	if err := s.Set("draft", "ngram"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Set("online_basis", "on"); err == nil {
+		t.Error("the online basis was accepted for the n-gram drafter")
+	}
+	if err := s.Set("draft", "off"); err != nil || s.draftKey != "" {
+		t.Fatalf("draft off: %v, key %q", err, s.draftKey)
+	}
+}
