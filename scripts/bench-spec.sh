@@ -38,7 +38,7 @@ run() { # model label flags…
 	local m=$1 label=$2
 	shift 2
 	"$OUT/isagi" bench --model "$m" "${args[@]}" "$@" 2>>"$OUT/log" |
-		jq -c --arg file "$(basename "$m")" --arg label "$label" '. + {file: $file, label: $label}' >>"$OUT/raw.jsonl"
+		jq -c --arg file "$(basename "$m")" --arg lab "$label" '. + {file: $file, run: $lab}' >>"$OUT/raw.jsonl"
 }
 for m in $MODELS; do
 	for d in $DRAFTS; do
@@ -50,6 +50,6 @@ for m in $MODELS; do
 		fi
 	done
 done
-echo "| model | drafter | γ | α (first → last half) | tokens/step | plain tok/s | spec tok/s | ratio |"
-echo "|---|---|---|---|---|---|---|---|"
-jq -r '"| \(.file) | \(.label) | \(if .draft_n == 0 then "live (last \(.last_gamma)\(if .off then ", off" else "" end))" else .draft_n end) | \(.alpha*1000|round/1000) (\(.alpha_first_half*1000|round/1000) → \(.alpha_last_half*1000|round/1000)) | \(.tokens_per_verifier_step*100|round/100) | \(.plain_decode_tok_s|round) | \(.spec_decode_tok_s|round) | **\(.speed_ratio*100|round/100)** |"' "$OUT/raw.jsonl"
+echo "| model | drafter | γ | α (first → last half) | tokens/step | verify / draft cost | break-even α | plain tok/s | spec tok/s | ratio |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
+jq -r '"| \(.file) | \(.run) | \(if .draft_n == 0 then "live (last \(.last_gamma)\(if .off then ", off" else "" end))" else .draft_n end) | \(.alpha*1000|round/1000) (\(.alpha_first_half*1000|round/1000) → \(.alpha_last_half*1000|round/1000)) | \(.tokens_per_verifier_step*100|round/100) | \(.verify_cost_steps*100|round/100) / \(.draft_cost_steps*100|round/100) | \(.break_even_alpha*100|round/100) | \(.plain_decode_tok_s|round) | \(.spec_decode_tok_s|round) | **\(.speed_ratio*100|round/100)** |"' "$OUT/raw.jsonl"

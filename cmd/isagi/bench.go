@@ -209,6 +209,7 @@ func benchDraft(mf *modelFlags, df *draftFlags, f *gguf.File, m *model.Model, to
 		TokensPerStep: r.Spec.TokensPerStep(), Steps: r.Spec.Steps, Drafted: r.Spec.Drafted, Accepted: r.Spec.Accepted,
 		PlainSteps: r.Spec.Plain, LastGamma: r.Spec.Gamma, Predicted: r.Spec.Predicted, Off: r.Spec.Off, Note: r.Spec.Note,
 		Mismatches: r.Mismatches,
+		VerifyCost: r.VerifyCost, DraftCost: r.DraftCost, BreakEven: r.BreakEven,
 	}
 	if dr.model != nil {
 		rep.BasisUpdates = dr.model.Updates()
@@ -240,6 +241,9 @@ func benchDraft(mf *modelFlags, df *draftFlags, f *gguf.File, m *model.Model, to
 	fmt.Fprintf(stdout, "speculative  %.1f tok/s (%.2f× plain)\n", rep.SpecTokS, rep.Ratio)
 	fmt.Fprintf(stdout, "acceptance   α %.3f (first half %.3f, last half %.3f); %.2f tokens per verifier step; %d steps, %d plain\n",
 		rep.Alpha, rep.AlphaFirstHalf, rep.AlphaLastHalf, rep.TokensPerStep, rep.Steps, rep.PlainSteps)
+	if rep.VerifyCost > 0 {
+		fmt.Fprintf(stdout, "costs        a verifying pass %.2f plain steps, a drafted token %.2f; break-even α %.2f\n", rep.VerifyCost, rep.DraftCost, rep.BreakEven)
+	}
 	if rep.BasisUpdates > 0 {
 		fmt.Fprintf(stdout, "online basis %d updates\n", rep.BasisUpdates)
 	}
@@ -318,4 +322,10 @@ type specReport struct {
 	Note           string  `json:"note,omitempty"`
 	BasisUpdates   int     `json:"basis_updates,omitempty"`
 	Mismatches     int     `json:"mismatches"`
+	// VerifyCost and DraftCost are a verifying pass and a drafted token in
+	// plain decode steps; BreakEven is the α at which this γ and these
+	// costs would break even (1: never).
+	VerifyCost float64 `json:"verify_cost_steps"`
+	DraftCost  float64 `json:"draft_cost_steps"`
+	BreakEven  float64 `json:"break_even_alpha"`
 }

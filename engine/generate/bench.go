@@ -3,6 +3,7 @@ package generate
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 
@@ -46,6 +47,12 @@ type SpecBench struct {
 	// AlphaFirst and AlphaLast are the same over the first and the last
 	// half of the prompts (an online basis should raise the second).
 	Alpha, AlphaFirst, AlphaLast float64
+	// VerifyCost is a verifying pass's mean time and DraftCost a drafted
+	// token's, both in plain decode steps; BreakEven is the acceptance
+	// rate at which the throughput model breaks even at γ = Spec.Gamma
+	// with those costs (1: never). They say what a drafter would need on
+	// this machine, whatever the text.
+	VerifyCost, DraftCost, BreakEven float64
 	// Mismatches counts prompts whose greedy output differed from plain
 	// decoding's (always 0 unless something is broken; sampled runs do
 	// not compare).
@@ -109,6 +116,8 @@ func BenchSpec(ctx context.Context, st *model.State, p sample.Params, prompts []
 		r.Spec.Plain += est.Plain
 		r.Spec.SpecTokens += est.SpecTokens
 		r.Spec.SpecTime += est.SpecTime
+		r.Spec.DraftTime += est.DraftTime
+		r.Spec.VerifyTime += est.VerifyTime
 		r.Spec.Drafter, r.Spec.Gamma, r.Spec.Alpha, r.Spec.Predicted, r.Spec.Measured, r.Spec.Off, r.Spec.Note =
 			est.Drafter, est.Gamma, est.Alpha, est.Predicted, est.Measured, est.Off, est.Note
 		r.Prompts++
@@ -123,6 +132,13 @@ func BenchSpec(ctx context.Context, st *model.State, p sample.Params, prompts []
 	if r.PlainTokS > 0 {
 		r.Ratio = r.SpecTokS / r.PlainTokS
 	}
+	if plainN > 0 && plainT > 0 && r.Spec.Steps > 0 && r.Spec.Drafted > 0 {
+		step := plainT / float64(plainN)
+		r.VerifyCost = r.Spec.VerifyTime.Seconds() / float64(r.Spec.Steps) / step
+		r.DraftCost = r.Spec.DraftTime.Seconds() / float64(r.Spec.Drafted) / step
+		gamma := float64(r.Spec.Drafted) / float64(r.Spec.Steps) // the mean γ
+		r.BreakEven = breakEven(gamma, r.VerifyCost+gamma*r.DraftCost)
+	}
 	share := func(acc, dr int) float64 {
 		if dr == 0 {
 			return 0
@@ -132,4 +148,32 @@ func BenchSpec(ctx context.Context, st *model.State, p sample.Params, prompts []
 	r.Alpha = r.Spec.AcceptRate()
 	r.AlphaFirst, r.AlphaLast = share(half[0][0], half[0][1]), share(half[1][0], half[1][1])
 	return r, nil
+}
+
+// breakEven is the α at which a step of γ drafts, costing cost plain
+// steps, yields as many tokens, (1 − α^{γ+1})/(1 − α) = cost (bisection;
+// the left side rises from 1 at α = 0 to γ+1 at α = 1). 1 means never.
+func breakEven(gamma, cost float64) float64 {
+	tokens := func(a float64) float64 {
+		if a >= 1 {
+			return gamma + 1
+		}
+		return (1 - math.Pow(a, gamma+1)) / (1 - a)
+	}
+	if cost <= 1 {
+		return 0
+	}
+	if cost >= gamma+1 {
+		return 1
+	}
+	lo, hi := 0.0, 1.0
+	for range 60 {
+		mid := (lo + hi) / 2
+		if tokens(mid) < cost {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return (lo + hi) / 2
 }

@@ -3,6 +3,7 @@ package generate
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/engine/sample"
@@ -13,6 +14,10 @@ import (
 // greedily at its first positions (Paper 3 §5.5.1). Only the drafter is
 // masked; the verifier decides what is emitted.
 const minRespN = 4
+
+// rebuildShare bounds the online basis's rebuilds to 1/(1+rebuildShare)
+// of the wall time.
+const rebuildShare = 9
 
 // drafterSeed separates the drafter's random stream from the verifier's.
 const drafterSeed = 0x6a09e667f3bcc909
@@ -45,11 +50,14 @@ type ModelDrafter struct {
 	hist    []int32 // scratch: history and drafts, for the penalty window
 	one     [1]int32
 
-	learner Learner
-	updated int // basis updates applied to st
-	ver     *residuals
-	dft     *residuals
-	diff    []float32
+	learner     Learner
+	updated     int // rebuilds of st's products from moved bases
+	stale       bool
+	rebuiltAt   time.Time
+	rebuildCost time.Duration
+	ver         *residuals
+	dft         *residuals
+	diff        []float32
 }
 
 // NewModelDrafter drafts with st (which it owns from now on: it truncates
@@ -112,7 +120,8 @@ func (d *ModelDrafter) Learn(verifier *model.State, l Learner) (remove func(), e
 	return func() { rv(); rd(); d.learner = nil }, nil
 }
 
-// Updates is how many times the online basis moved the drafter's weights.
+// Updates is how many times the drafter's products were rebuilt from
+// moved online bases.
 func (d *ModelDrafter) Updates() int { return d.updated }
 
 // Rejected implements Rejecter: the difference of the two residual
@@ -142,14 +151,6 @@ func (d *ModelDrafter) Draft(req DraftRequest, out []int32, q [][]sample.Prob) (
 	h := req.History
 	if len(h) == 0 || len(out) == 0 {
 		return 0, nil
-	}
-	if d.learner != nil && d.learner.Update() {
-		// The bases moved: the drafter's products are rebuilt from them
-		// (lazily, per block whose version moved).
-		if err := d.st.SetProjections(d.learner); err != nil {
-			return 0, err
-		}
-		d.updated++
 	}
 	if len(h)+len(out) > d.st.Cap() {
 		return 0, nil // no room to draft; the verifier decodes plainly
@@ -184,7 +185,28 @@ func (d *ModelDrafter) Draft(req DraftRequest, out []int32, q [][]sample.Prob) (
 
 // Sync implements Syncer: the state catches up with every token of
 // history but the last, which Draft runs.
+//
+// It is also where the online basis learns, between decode steps and
+// outside the timed draft: if its bases moved, the drafter's products are
+// rebuilt from them (per block whose version moved).
 func (d *ModelDrafter) Sync(history []int32) error {
+	if d.learner != nil && d.learner.Update() {
+		d.stale = true
+	}
+	// Rebuilding the projected weights costs about k tokens of decoding;
+	// it waits until it would take at most a tenth of the time since the
+	// last one (the bases keep learning meanwhile; a rebuild takes in
+	// every update since).
+	if d.stale && time.Since(d.rebuiltAt) >= rebuildShare*d.rebuildCost {
+		t := time.Now()
+		if err := d.st.SetProjections(d.learner); err != nil {
+			return err
+		}
+		d.rebuiltAt = time.Now()
+		d.rebuildCost = d.rebuiltAt.Sub(t)
+		d.stale = false
+		d.updated++
+	}
 	if len(history) < 2 || len(history)+1 > d.st.Cap() {
 		return nil // Draft declines when there is no room
 	}

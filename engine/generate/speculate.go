@@ -92,6 +92,9 @@ type SpecStats struct {
 	// SpecTime the time they took (drafting and verifying).
 	SpecTokens int
 	SpecTime   time.Duration
+	// DraftTime and VerifyTime are the parts of SpecTime spent drafting
+	// (catching up excluded) and in the verifier's batched passes.
+	DraftTime, VerifyTime time.Duration
 	// Gamma is the γ of the last step (0: the last step was plain).
 	Gamma int
 	// Alpha is the estimated per-token acceptance rate (recent steps
@@ -306,6 +309,8 @@ func (g *Generator) verify(n int, t0 time.Time, tDraft time.Duration, out func(i
 	s.stats.Accepted += accepted
 	s.stats.SpecTokens += accepted + 1
 	s.stats.SpecTime += elapsed
+	s.stats.DraftTime += tDraft
+	s.stats.VerifyTime += tVerify
 	s.stats.Gamma = n
 
 	// The state holds the pending token and every draft; keep the pending
@@ -411,6 +416,7 @@ type specCtl struct {
 	acc, trials float64
 	off         bool
 	sinceProbe  int
+	probeGap    int // plain steps between probes while off: doubles per failed probe
 	bestRatio   float64
 	bestGamma   int
 }
@@ -421,12 +427,16 @@ const (
 	// countDecay ages the acceptance counts per speculative step, so α̂
 	// follows the conversation (about the last 30 steps).
 	countDecay = 0.97
-	// probeEvery is how many plain steps pass between probes while off.
-	probeEvery = 32
+	// probeEvery is how many plain steps pass before the first probe
+	// while off; each probe after which it stays off doubles the gap, up
+	// to maxProbeGap, so that a drafter that keeps losing costs ever less
+	// (a probe after plain steps makes the drafter catch up on them).
+	probeEvery  = 32
+	maxProbeGap = 1024
 )
 
 func (c *specCtl) init(fixed, maxG int) {
-	*c = specCtl{fixed: fixed, maxG: maxG, tv: make([]float64, maxG+2)}
+	*c = specCtl{fixed: fixed, maxG: maxG, tv: make([]float64, maxG+2), probeGap: probeEvery}
 }
 
 // alpha is the acceptance estimate, starting from one success in two
@@ -439,7 +449,7 @@ func (c *specCtl) alpha() float64 { return (c.acc + 1) / (c.trials + 2) }
 func (c *specCtl) ratio(gamma int) float64 {
 	t1 := c.tv[1]
 	if t1 == 0 || gamma < 1 {
-		return 1
+		return 0 // unknown until a plain step is measured
 	}
 	a := math.Min(c.alpha(), 0.999)
 	perStep := (1 - math.Pow(a, float64(gamma+1))) / (1 - a)
@@ -464,12 +474,18 @@ func (c *specCtl) choose() int {
 			c.bestGamma, c.bestRatio = g, r
 		}
 	}
+	wasOff := c.off
 	c.off = c.bestRatio < 1
-	if c.off {
-		if c.sinceProbe < probeEvery {
-			return 0
-		}
+	switch {
+	case !c.off:
+		c.probeGap = probeEvery
+	case c.sinceProbe < c.probeGap:
+		return 0
+	default:
 		c.sinceProbe = 0
+		if wasOff {
+			c.probeGap = min(2*c.probeGap, maxProbeGap)
+		}
 	}
 	return c.bestGamma
 }

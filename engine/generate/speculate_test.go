@@ -457,7 +457,8 @@ func TestNGramDrafter(t *testing.T) {
 
 // TestSpecController: the throughput model picks a long γ for a cheap,
 // reliable drafter, turns speculation off for an expensive, unreliable
-// one (probing again after probeEvery plain steps), and keeps a fixed γ.
+// one (probing again after 32 plain steps, then ever more rarely), and keeps
+// a fixed γ.
 func TestSpecController(t *testing.T) {
 	var c specCtl
 	c.init(0, 8)
@@ -483,19 +484,38 @@ func TestSpecController(t *testing.T) {
 	if g := c.choose(); g != 0 || !c.off {
 		t.Fatalf("α %.2f, costly drafter: γ = %d, off %v (want off)", c.alpha(), g, c.off)
 	}
-	probed := false
-	for range probeEvery + 1 {
+	// Probes come after 32 plain steps, then 64, 128…: a drafter that
+	// keeps losing costs ever less.
+	var probes []int
+	for step := range 400 {
 		if c.choose() > 0 {
-			probed = true
-			break
+			probes = append(probes, step)
+			c.spec(2, 0, true, ms(16), ms(12)) // the probe loses again
+			continue
 		}
 		c.plain(ms(10))
 	}
-	if !probed {
-		t.Fatalf("no probe within %d plain steps while off", probeEvery+1)
+	// (One plain step was measured before the loop.)
+	if len(probes) < 3 || probes[0] != 31 || probes[1]-probes[0]-1 != 64 || probes[2]-probes[1]-1 != 128 {
+		t.Fatalf("probes at steps %v, want after 32, 64 and 128 plain steps", probes)
 	}
 	c.init(3, 3)
 	if g := c.choose(); g != 3 {
 		t.Fatalf("fixed γ 3 chose %d", g)
+	}
+}
+
+// TestBreakEven: the α at which (1 − α^{γ+1})/(1 − α) equals the cost.
+func TestBreakEven(t *testing.T) {
+	for _, c := range []struct{ gamma, cost, want float64 }{
+		{1, 1.5, 0.5}, {2, 1, 0}, {3, 4, 1}, {4, 9, 1},
+	} {
+		if got := breakEven(c.gamma, c.cost); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("breakEven(%v, %v) = %v, want %v", c.gamma, c.cost, got, c.want)
+		}
+	}
+	// γ = 2, cost 2.5: 1 + α + α² = 2.5.
+	if got, want := breakEven(2, 2.5), (math.Sqrt(7)-1)/2; math.Abs(got-want) > 1e-9 {
+		t.Errorf("breakEven(2, 2.5) = %v, want %v", got, want)
 	}
 }
