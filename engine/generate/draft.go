@@ -15,8 +15,8 @@ import (
 // masked; the verifier decides what is emitted.
 const minRespN = 4
 
-// rebuildShare bounds the online basis's rebuilds to 1/(1+rebuildShare)
-// of the wall time.
+// rebuildShare bounds the online basis's learning and rebuilds to
+// 1/(1+rebuildShare) of the wall time.
 const rebuildShare = 9
 
 // drafterSeed separates the drafter's random stream from the verifier's.
@@ -50,14 +50,13 @@ type ModelDrafter struct {
 	hist    []int32 // scratch: history and drafts, for the penalty window
 	one     [1]int32
 
-	learner     Learner
-	updated     int // rebuilds of st's products from moved bases
-	stale       bool
-	rebuiltAt   time.Time
-	rebuildCost time.Duration
-	ver         *residuals
-	dft         *residuals
-	diff        []float32
+	learner   Learner
+	updated   int // rebuilds of st's products from moved bases
+	learnedAt time.Time
+	learnCost time.Duration
+	ver       *residuals
+	dft       *residuals
+	diff      []float32
 }
 
 // NewModelDrafter drafts with st (which it owns from now on: it truncates
@@ -190,22 +189,20 @@ func (d *ModelDrafter) Draft(req DraftRequest, out []int32, q [][]sample.Prob) (
 // outside the timed draft: if its bases moved, the drafter's products are
 // rebuilt from them (per block whose version moved).
 func (d *ModelDrafter) Sync(history []int32) error {
-	if d.learner != nil && d.learner.Update() {
-		d.stale = true
-	}
-	// Rebuilding the projected weights costs about k tokens of decoding;
-	// it waits until it would take at most a tenth of the time since the
-	// last one (the bases keep learning meanwhile; a rebuild takes in
-	// every update since).
-	if d.stale && time.Since(d.rebuiltAt) >= rebuildShare*d.rebuildCost {
+	// Learning costs O(samples·k·d + k²·d) per block, and a rebuild of
+	// the projected weights about k tokens of decoding: both wait until
+	// they would take at most a tenth of the time since they last ran
+	// (the queue keeps the newest samples meanwhile).
+	if d.learner != nil && time.Since(d.learnedAt) >= rebuildShare*d.learnCost {
 		t := time.Now()
-		if err := d.st.SetProjections(d.learner); err != nil {
-			return err
+		if d.learner.Update() {
+			if err := d.st.SetProjections(d.learner); err != nil {
+				return err
+			}
+			d.updated++
 		}
-		d.rebuiltAt = time.Now()
-		d.rebuildCost = d.rebuiltAt.Sub(t)
-		d.stale = false
-		d.updated++
+		d.learnedAt = time.Now()
+		d.learnCost = d.learnedAt.Sub(t)
 	}
 	if len(history) < 2 || len(history)+1 > d.st.Cap() {
 		return nil // Draft declines when there is no room

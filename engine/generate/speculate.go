@@ -188,7 +188,7 @@ func (g *Generator) Speculation() SpecStats {
 	return g.spec.lastRun
 }
 
-// specBegin starts a Generate call's counts.
+// begin starts a Generate call's counts.
 func (s *specState) begin() {
 	s.stats = SpecStats{Drafter: s.opt.Drafter.Name()}
 }
@@ -245,7 +245,8 @@ func (g *Generator) step(generated int, opts Options, out func(tok int32) (more 
 		return fmt.Errorf("generate: drafting: %w", err)
 	}
 	tDraft := time.Since(t0)
-	if n == 0 {
+	n = min(n, gamma) // a drafter never gets more room than γ
+	if n <= 0 {
 		return g.plainStep(out)
 	}
 	for i := range n {

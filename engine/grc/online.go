@@ -136,15 +136,20 @@ func (o *Online) Update() bool {
 	for l := range o.blocks {
 		o.blocks[l].stepsBefore = o.blocks[l].steps()
 	}
+	// The samples' steps first, then one deflation per moved basis: the
+	// per-sample Gram–Schmidt would cost O(k²·d) for every sample.
 	for j := range o.n {
 		s := &o.queue[(o.head+j)%len(o.queue)]
 		for _, g := range o.blocks[s.block].groups {
-			g.oja.Update(s.x)
+			g.oja.Accumulate(s.x)
 		}
 	}
 	changed := false
 	for l := range o.blocks {
 		if b := &o.blocks[l]; b.steps() != b.stepsBefore {
+			for _, g := range b.groups {
+				g.oja.Orthonormalise()
+			}
 			b.version++ // once per update, however many samples it took
 			changed = true
 		}
