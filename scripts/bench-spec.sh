@@ -13,7 +13,8 @@
 # ("2 3 4 5 6 7 8 0"; 0 = chosen live), TEXT (prompt file; default the kjv
 # fixture's held-out verses; empty = random prompts, for random-weight
 # models whose α means nothing), ONLINE (1 adds each rank drafter again with
-# --online-basis at γ ONLINE_GAMMA), PROMPTS (16), P (24) and N (64),
+# --online-basis at γ ONLINE_GAMMA, within its default share of the time and
+# learning before every draft), PROMPTS (16), P (24) and N (64),
 # THREADS (default: all cores), OUT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -47,6 +48,9 @@ for m in $MODELS; do
 		done
 		if [ "$ONLINE" = 1 ] && [ "${d#rank:}" != "$d" ]; then
 			run "$m" "$d online" --draft "$d" --draft-n "$ONLINE_GAMMA" --online-basis
+			# Learning before every draft, whatever it costs: what the
+			# online basis does to α, apart from its price.
+			run "$m" "$d online, every step" --draft "$d" --draft-n "$ONLINE_GAMMA" --online-basis --online-share 1
 		fi
 	done
 done

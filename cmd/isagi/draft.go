@@ -21,12 +21,14 @@ type draftFlags struct {
 	draft  string
 	n      int
 	online bool
+	share  float64
 }
 
 func (d *draftFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&d.draft, "draft", "off", "speculative decoding: draft with ngram (prompt lookup) or rank:K[,slots] (this model under a rank-K GRC, qkv by default), or off")
 	fs.IntVar(&d.n, "draft-n", 0, "with --draft: tokens drafted per step, 1…16; 0 picks them live from the measured acceptance and turns drafting off when it would be slower")
 	fs.BoolVar(&d.online, "online-basis", false, "with --draft rank:K: update the drafter's bases from its rejections (Oja's rule; kept in memory, never written to the cache)")
+	fs.Float64Var(&d.share, "online-share", generate.DefaultLearnShare, "with --online-basis: the most of the time learning may take; 1 learns before every draft (to measure its effect on α, whatever it costs)")
 }
 
 // spec parses the flags: nil when speculation is off.
@@ -43,6 +45,12 @@ func (d *draftFlags) spec() (*session.DraftSpec, error) {
 	}
 	if d.online && ds.NGram {
 		return nil, usagef("--online-basis updates a compressed drafter: use --draft rank:K")
+	}
+	if !(d.share > 0 && d.share <= 1) {
+		return nil, usagef("--online-share %v: want a share of the time in (0, 1]", d.share)
+	}
+	if d.share != generate.DefaultLearnShare && !d.online {
+		return nil, usagef("--online-share needs --online-basis")
 	}
 	return ds, nil
 }
@@ -102,6 +110,9 @@ func (mf *modelFlags) drafter(d *draftFlags, f *gguf.File, tok *tokenizer.Tokeni
 		}
 		if out.cleanup, err = md.Learn(st, o); err != nil {
 			return nil, fmt.Errorf("--online-basis: %w", err)
+		}
+		if err := md.SetLearnShare(d.share); err != nil {
+			return nil, fmt.Errorf("--online-share: %w", err)
 		}
 	}
 	return out, nil

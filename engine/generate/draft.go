@@ -15,9 +15,9 @@ import (
 // masked; the verifier decides what is emitted.
 const minRespN = 4
 
-// rebuildShare bounds the online basis's learning and rebuilds to
-// 1/(1+rebuildShare) of the wall time.
-const rebuildShare = 9
+// DefaultLearnShare is the most of the wall time the online basis spends
+// learning and rebuilding the drafter's weights.
+const DefaultLearnShare = 0.1
 
 // drafterSeed separates the drafter's random stream from the verifier's.
 const drafterSeed = 0x6a09e667f3bcc909
@@ -54,6 +54,7 @@ type ModelDrafter struct {
 	updated   int // rebuilds of st's products from moved bases
 	learnedAt time.Time
 	learnCost time.Duration
+	learnWait float64 // idle time per unit of learning time: 1/share − 1
 	ver       *residuals
 	dft       *residuals
 	diff      []float32
@@ -72,6 +73,8 @@ func NewModelDrafter(st *model.State, p sample.Params, name string) (*ModelDraft
 		logits: make([]float32, st.Model().Vocab),
 		fed:    make([]int32, 0, st.Cap()),
 		hist:   make([]int32, 0, st.Cap()+MaxGamma+1),
+
+		learnWait: 1/DefaultLearnShare - 1,
 	}, nil
 }
 
@@ -117,6 +120,17 @@ func (d *ModelDrafter) Learn(verifier *model.State, l Learner) (remove func(), e
 	}
 	d.learner = l
 	return func() { rv(); rd(); d.learner = nil }, nil
+}
+
+// SetLearnShare sets the most of the wall time (0 < share ≤ 1) the
+// online basis may spend learning and rebuilding; 1 learns before every
+// draft, whatever it costs (for measuring what learning does to α).
+func (d *ModelDrafter) SetLearnShare(share float64) error {
+	if !(share > 0 && share <= 1) {
+		return fmt.Errorf("generate: online basis share %v outside (0, 1]", share)
+	}
+	d.learnWait = 1/share - 1
+	return nil
 }
 
 // Updates is how many times the drafter's products were rebuilt from
@@ -191,9 +205,9 @@ func (d *ModelDrafter) Draft(req DraftRequest, out []int32, q [][]sample.Prob) (
 func (d *ModelDrafter) Sync(history []int32) error {
 	// Learning costs O(samples·k·d + k²·d) per block, and a rebuild of
 	// the projected weights about k tokens of decoding: both wait until
-	// they would take at most a tenth of the time since they last ran
+	// they would take at most their share of the time since they last ran
 	// (the queue keeps the newest samples meanwhile).
-	if d.learner != nil && time.Since(d.learnedAt) >= rebuildShare*d.learnCost {
+	if d.learner != nil && time.Since(d.learnedAt).Seconds() >= d.learnWait*d.learnCost.Seconds() {
 		t := time.Now()
 		if d.learner.Update() {
 			if err := d.st.SetProjections(d.learner); err != nil {
