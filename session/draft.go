@@ -15,17 +15,19 @@ import (
 const OnlineEta0 = 0.01
 
 // DraftSpec is a speculative drafter as a user names it
-// (docs/speculative.md): "ngram" (prompt lookup) or "rank:K[,slots]" (the
-// same model under a rank-K GRC of the slots, qkv by default).
+// (docs/speculative.md): "ngram" (prompt lookup) or "rank:K[,slots][,alloc]"
+// (the same model under a rank-K GRC of the slots, qkv by default, with
+// the rank spread uniformly or by gp or mcr, as /set rank's plans).
 type DraftSpec struct {
 	NGram bool
 	Rank  int
 	Slots grc.Slots
+	Alloc grc.Alloc
 }
 
-// ParseDraft reads "off" (or ""), "ngram" or "rank:K[,slots]", e.g.
-// "rank:64" or "rank:128,qkv,ffn". The rank is checked against a model
-// later (ResolveGRC).
+// ParseDraft reads "off" (or ""), "ngram" or "rank:K[,slots][,alloc]",
+// e.g. "rank:64", "rank:128,qkv,ffn" or "rank:192,all,gp". The rank is
+// checked against a model later (ResolveGRC).
 func ParseDraft(s string) (*DraftSpec, error) {
 	switch s {
 	case "", "off":
@@ -35,16 +37,24 @@ func ParseDraft(s string) (*DraftSpec, error) {
 	}
 	rest, ok := strings.CutPrefix(s, "rank:")
 	if !ok {
-		return nil, fmt.Errorf("want off, ngram or rank:K[,slots] (e.g. rank:64 or rank:128,qkv,ffn), got %q", s)
+		return nil, fmt.Errorf("want off, ngram or rank:K[,slots][,alloc] (e.g. rank:64, rank:128,qkv,ffn or rank:192,all,gp), got %q", s)
 	}
-	k, slots, _ := strings.Cut(rest, ",")
-	d := &DraftSpec{Slots: grc.QKV}
+	k, list, _ := strings.Cut(rest, ",")
+	d := &DraftSpec{Slots: grc.QKV, Alloc: grc.AllocUniform}
 	var err error
 	if d.Rank, err = strconv.Atoi(k); err != nil || d.Rank < 1 {
 		return nil, fmt.Errorf("rank:K wants a positive rank, got %q", k)
 	}
-	if slots != "" {
-		if d.Slots, err = grc.ParseSlots(slots); err != nil {
+	// The last word may be an allocation; the rest is the slot set.
+	if i := strings.LastIndex(list, ","); list != "" {
+		last := list[i+1:]
+		if a, err := grc.ParseAlloc(last); err == nil {
+			d.Alloc = a
+			list = list[:max(i, 0)]
+		}
+	}
+	if list != "" {
+		if d.Slots, err = grc.ParseSlots(list); err != nil {
 			return nil, err
 		}
 	}
@@ -58,10 +68,15 @@ func (d *DraftSpec) String() string {
 		return "off"
 	case d.NGram:
 		return "ngram"
-	case d.Slots == grc.QKV:
-		return fmt.Sprintf("rank:%d", d.Rank)
 	}
-	return fmt.Sprintf("rank:%d,%s", d.Rank, d.Slots)
+	s := fmt.Sprintf("rank:%d", d.Rank)
+	if d.Slots != grc.QKV || d.Alloc != grc.AllocUniform {
+		s += "," + d.Slots.String()
+	}
+	if d.Alloc != grc.AllocUniform {
+		s += "," + d.Alloc.String()
+	}
+	return s
 }
 
 // ErrOnlineNeedsRank refuses the online basis without a compressed drafter.
@@ -106,7 +121,7 @@ func (s *Session) useDraft(ctx context.Context, n Settings, progress func(done, 
 	if d.NGram {
 		drafter = generate.NewNGramDrafter()
 	} else {
-		job, err := ResolveGRC(s.m, s.tok, GRCRequest{Rank: d.Rank, Slots: d.Slots, Alloc: grc.AllocUniform})
+		job, err := ResolveGRC(s.m, s.tok, GRCRequest{Rank: d.Rank, Slots: d.Slots, Alloc: d.Alloc})
 		if err != nil {
 			return err
 		}

@@ -74,3 +74,31 @@ func TestDraftKnob(t *testing.T) {
 		t.Fatalf("draft off: %v, key %q", err, s.draftKey)
 	}
 }
+
+// TestParseDraft: the drafter spellings, their canonical form (which the
+// draft setting shows and takes back) and the refusals.
+func TestParseDraft(t *testing.T) {
+	for in, want := range map[string]string{
+		"off": "off", "": "off", "ngram": "ngram", "lookup": "ngram",
+		"rank:64": "rank:64", "rank:64,qkv": "rank:64", "rank:128,qkv,ffn": "rank:128,qkv,ffn",
+		"rank:192,all": "rank:192,qkv,o,ffn", "rank:192,all,gp": "rank:192,qkv,o,ffn,gp",
+		"rank:96,gp": "rank:96,qkv,gp", "rank:96,qkv,uniform": "rank:96", "rank:80,ffn,mcr": "rank:80,ffn,mcr",
+	} {
+		d, err := ParseDraft(in)
+		if err != nil {
+			t.Errorf("ParseDraft(%q): %v", in, err)
+			continue
+		}
+		if got := d.String(); got != want {
+			t.Errorf("ParseDraft(%q) = %q, want %q", in, got, want)
+		}
+		if again, err := ParseDraft(d.String()); err != nil || again.String() != want {
+			t.Errorf("%q does not read back: %v, %v", want, again, err)
+		}
+	}
+	for _, bad := range []string{"rank:", "rank:0", "rank:-4", "rank:x", "rank:64,qkv,fast", "rank64", "ngram:3", "gp"} {
+		if _, err := ParseDraft(bad); err == nil {
+			t.Errorf("ParseDraft(%q) accepted", bad)
+		}
+	}
+}

@@ -25,7 +25,7 @@ type draftFlags struct {
 }
 
 func (d *draftFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&d.draft, "draft", "off", "speculative decoding: draft with ngram (prompt lookup) or rank:K[,slots] (this model under a rank-K GRC, qkv by default), or off")
+	fs.StringVar(&d.draft, "draft", "off", "speculative decoding: draft with ngram (prompt lookup) or rank:K[,slots][,alloc] (this model under a rank-K GRC of the slots, qkv by default, alloc uniform, gp or mcr), or off")
 	fs.IntVar(&d.n, "draft-n", 0, "with --draft: tokens drafted per step, 1…16; 0 picks them live from the measured acceptance and turns drafting off when it would be slower")
 	fs.BoolVar(&d.online, "online-basis", false, "with --draft rank:K: update the drafter's bases from its rejections (Oja's rule; kept in memory, never written to the cache)")
 	fs.Float64Var(&d.share, "online-share", generate.DefaultLearnShare, "with --online-basis: the most of the time learning may take; 1 learns before every draft (to measure its effect on α, whatever it costs)")
@@ -87,7 +87,8 @@ func (mf *modelFlags) drafter(d *draftFlags, f *gguf.File, tok *tokenizer.Tokeni
 	if ds.NGram {
 		return &drafted{opts: generate.SpecOptions{Drafter: generate.NewNGramDrafter(), Gamma: d.n}, cleanup: func() {}}, nil
 	}
-	g, err := mf.buildGRC(f, tok, m, st, session.GRCRequest{Rank: ds.Rank, Slots: ds.Slots, Alloc: grc.AllocUniform})
+	// MCR calibrates on the built-in text, as /set draft does.
+	g, err := mf.buildGRC(f, tok, m, st, session.GRCRequest{Rank: ds.Rank, Slots: ds.Slots, Alloc: ds.Alloc})
 	if err != nil {
 		return nil, fmt.Errorf("--draft %s: %w", d.draft, err)
 	}

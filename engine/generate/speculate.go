@@ -404,7 +404,8 @@ func probOf(d []sample.Prob, x int32) float64 {
 // specCtl chooses γ from the measured acceptance rate and step costs
 // (Paper 3 §3's throughput model) and switches speculation off while it
 // predicts a loss, probing now and then so that a drafter that improves
-// (the online basis) gets its chance back.
+// (the online basis) gets its chance back; while on, a plain step every
+// probeEvery steps keeps the plain cost it compares against fresh.
 type specCtl struct {
 	fixed, maxG int
 	// tv[b] is the verifier's time for a batch of b tokens (tv[1] is a
@@ -418,6 +419,7 @@ type specCtl struct {
 	off         bool
 	sinceProbe  int
 	probeGap    int // plain steps between probes while off: doubles per failed probe
+	sincePlain  int // speculative steps since the last plain one
 	bestRatio   float64
 	bestGamma   int
 }
@@ -478,6 +480,10 @@ func (c *specCtl) choose() int {
 	wasOff := c.off
 	c.off = c.bestRatio < 1
 	switch {
+	case !c.off && c.sincePlain >= probeEvery:
+		// The comparison is only as good as T_V(1): measure it again now
+		// and then, or one slow plain step would keep speculation on.
+		return 0
 	case !c.off:
 		c.probeGap = probeEvery
 	case c.sinceProbe < c.probeGap:
@@ -491,21 +497,25 @@ func (c *specCtl) choose() int {
 	return c.bestGamma
 }
 
+// ewma folds x into old; a sample over four times the mean (a page fault,
+// the machine busy elsewhere) counts as four times it.
 func ewma(old, x float64) float64 {
 	if old == 0 {
 		return x
 	}
-	return old + ewmaW*(x-old)
+	return old + ewmaW*(min(x, 4*old)-old)
 }
 
 // plain records a plain step's time.
 func (c *specCtl) plain(d time.Duration) {
 	c.tv[1] = ewma(c.tv[1], d.Seconds())
 	c.sinceProbe++
+	c.sincePlain = 0
 }
 
 // spec records a speculative step.
 func (c *specCtl) spec(n, accepted int, rejected bool, draft, verify time.Duration) {
+	c.sincePlain++
 	c.td = ewma(c.td, draft.Seconds()/float64(n))
 	if n+1 < len(c.tv) {
 		c.tv[n+1] = ewma(c.tv[n+1], verify.Seconds())

@@ -473,8 +473,30 @@ func TestSpecController(t *testing.T) {
 			c.tv[b] = 0.012
 		}
 	}
+	c.plain(ms(10))
+	for range 5 {
+		c.spec(4, 4, false, ms(4), ms(12))
+	}
 	if g := c.choose(); g < 6 || c.off {
 		t.Fatalf("α %.2f, cheap drafter: γ = %d, off %v (want a long γ)", c.alpha(), g, c.off)
+	}
+	// While on, a plain step every 32 keeps T_V(1) measured.
+	for range probeEvery {
+		c.spec(4, 4, false, ms(4), ms(12))
+	}
+	if g := c.choose(); g != 0 {
+		t.Fatalf("after %d speculative steps γ = %d, want a plain step to re-measure", probeEvery+5, g)
+	}
+	c.plain(ms(10))
+	if g := c.choose(); g < 6 {
+		t.Fatalf("after the plain step γ = %d, want speculation again", g)
+	}
+	// One plain step 50× slower than the rest moves the estimate at most
+	// as a 4× one would.
+	before := c.tv[1]
+	c.plain(ms(500))
+	if c.tv[1] > before*(1+ewmaW*3)+1e-12 {
+		t.Fatalf("an outlier moved T_V(1) from %v to %v", before, c.tv[1])
 	}
 	c.init(0, 8)
 	c.plain(ms(10))
