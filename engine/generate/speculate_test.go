@@ -40,6 +40,40 @@ func kjvGolden(t *testing.T) (prompts [][]int32, eos int32) {
 	return prompts, gold.EOS
 }
 
+// openModel opens a fixture model for the test's duration.
+func openModel(t testing.TB, rel string) *model.Model {
+	t.Helper()
+	m, err := model.Open(fixture(t, rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	return m
+}
+
+// specGen is a generator on a fresh state of m with hooks registered and
+// speculation by d at γ gamma (nil d: plain).
+func specGen(t testing.TB, m *model.Model, p sample.Params, d Drafter, gamma int, hooks ...any) *Generator {
+	t.Helper()
+	st, err := m.NewState(0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hooks {
+		if _, err := st.AddHook(h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g, err := New(st, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.SetSpeculation(SpecOptions{Drafter: d, Gamma: gamma}); err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
 // compressedState is a second state of m run through a rank-k GRC of slots.
 func compressedState(t testing.TB, m *model.Model, slots grc.Slots, k int) *model.State {
 	t.Helper()
@@ -93,21 +127,11 @@ func TestSpecGreedyMatchesPlain(t *testing.T) {
 	prompts, eos := kjvGolden(t)
 	const maxTok = 48
 	for _, file := range []string{"kjv/kjv-f32.gguf", "kjv/kjv-q8_0.gguf"} {
-		m, err := model.Open(fixture(t, file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { m.Close() })
+		m := openModel(t, file)
 		plain := make([][]int32, len(prompts))
 		for i, pr := range prompts {
-			st, err := m.NewState(0, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			g, err := New(st, sample.Params{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			g := specGen(t, m, sample.Params{}, nil, 0)
+			var err error
 			if plain[i], _, err = collect(t, g, context.Background(), pr, Options{MaxTokens: maxTok, Stop: []int32{eos}}); err != nil {
 				t.Fatal(err)
 			}
@@ -117,17 +141,7 @@ func TestSpecGreedyMatchesPlain(t *testing.T) {
 				continue // q8_0: the often-wrong drafter and the n-gram one
 			}
 			t.Run(file+"/"+dc.name, func(t *testing.T) {
-				st, err := m.NewState(0, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				g, err := New(st, sample.Params{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := g.SetSpeculation(SpecOptions{Drafter: dc.make(t, m, sample.Params{}), Gamma: dc.gamma}); err != nil {
-					t.Fatal(err)
-				}
+				g := specGen(t, m, sample.Params{}, dc.make(t, m, sample.Params{}), dc.gamma)
 				var total SpecStats
 				for i, pr := range prompts {
 					g.Reset(0)
@@ -168,11 +182,7 @@ func TestSpecSamplingMatchesVerifier(t *testing.T) {
 	if raceEnabled {
 		t.Skip("statistical: 80,000 acceptance walks; `make unit` runs it without the race detector")
 	}
-	m, err := model.Open(fixture(t, "kjv/kjv-f32.gguf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { m.Close() })
+	m := openModel(t, "kjv/kjv-f32.gguf")
 	ctxTokens := []int32{1, 300, 391, 394, 285, 264}
 	logitsOf := func(st *model.State) []float32 {
 		out := make([]float32, m.Vocab)
@@ -193,17 +203,7 @@ func TestSpecSamplingMatchesVerifier(t *testing.T) {
 		for _, rank := range []int{8, 192} {
 			t.Run(fmt.Sprintf("T%.1f-k%d/rank%d", params.Temperature, params.TopK, rank), func(t *testing.T) {
 				qLogits := logitsOf(compressedState(t, m, grc.QKV|grc.FFN, rank))
-				st, err := m.NewState(0, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				g, err := New(st, params)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := g.SetSpeculation(SpecOptions{Drafter: NewNGramDrafter(), Gamma: 1}); err != nil {
-					t.Fatal(err)
-				}
+				g := specGen(t, m, params, NewNGramDrafter(), 1)
 				s := g.spec
 				smp, err := sample.New(m.Vocab, params)
 				if err != nil {
@@ -287,27 +287,11 @@ func chiSquare(p []sample.Prob, counts map[int32]int, n int) (chi2 float64, dof 
 // accepted text at every position (1e-5), and a rewind hook on the
 // verifier holds exactly the positions the conversation has.
 func TestSpecRollbackKV(t *testing.T) {
-	m, err := model.Open(fixture(t, "kjv/kjv-f32.gguf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { m.Close() })
+	m := openModel(t, "kjv/kjv-f32.gguf")
 	params := sample.Params{Temperature: 1, Seed: 5}
-	st, err := m.NewState(0, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	rec := &posRecorder{}
-	if _, err := st.AddHook(rec); err != nil {
-		t.Fatal(err)
-	}
-	g, err := New(st, params)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := g.SetSpeculation(SpecOptions{Drafter: modelDrafter(grc.QKV, 8)(t, m, params), Gamma: 6}); err != nil {
-		t.Fatal(err)
-	}
+	g := specGen(t, m, params, modelDrafter(grc.QKV, 8)(t, m, params), 6, rec)
+	st := g.State()
 	var spec SpecStats
 	prompt := []int32{1, 300, 391, 394}
 	for _, p := range [][]int32{prompt, {285}} { // two calls: the second continues the first
@@ -384,23 +368,9 @@ func (r *posRecorder) Rewind(pos int) {
 // TestSpecDecodeAllocatesNothing: a speculative generation (model
 // drafter, sampling) allocates nothing once its buffers have grown.
 func TestSpecDecodeAllocatesNothing(t *testing.T) {
-	m, err := model.Open(fixture(t, "kjv/kjv-f32.gguf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { m.Close() })
+	m := openModel(t, "kjv/kjv-f32.gguf")
 	params := sample.Params{Temperature: 0.9, TopK: 50, Seed: 3}
-	st, err := m.NewState(0, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := New(st, params)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := g.SetSpeculation(SpecOptions{Drafter: modelDrafter(grc.QKV, 64)(t, m, params), Gamma: 4}); err != nil {
-		t.Fatal(err)
-	}
+	g := specGen(t, m, params, modelDrafter(grc.QKV, 64)(t, m, params), 4)
 	prompt := []int32{1, 300, 391, 394}
 	emit := func(int32) error { return nil }
 	o := Options{MaxTokens: 30}

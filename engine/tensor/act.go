@@ -101,6 +101,14 @@ func (b *actBuf) ensure(n, cols int) {
 	}
 }
 
+// copyRow copies quantised row src to row dst (rows of cols elements).
+func (b *actBuf) copyRow(dst, src, cols int) {
+	nb := cols / QK
+	copy(b.qs[dst*cols:(dst+1)*cols], b.qs[src*cols:(src+1)*cols])
+	copy(b.d[dst*nb:(dst+1)*nb], b.d[src*nb:(src+1)*nb])
+	copy(b.s[dst*nb:(dst+1)*nb], b.s[src*nb:(src+1)*nb])
+}
+
 // row returns activation row i of a buffer laid out as rows of cols elements.
 func (b *actBuf) row(i, cols int) act {
 	nb := cols / QK

@@ -208,7 +208,7 @@ func testMatMulEqualsMatVec(t *testing.T, k *Kernels) {
 	for _, typ := range kernelTypes {
 		cols := 256
 		for _, rows := range []int{1, 63, 64, 130} {
-			for _, n := range []int{2, 5, 33} {
+			for _, n := range []int{2, 3, 5, 7, 33} {
 				w, err := NewMatrix(typ, rows, cols, randomWeights(rng, typ, rows, cols))
 				if err != nil {
 					t.Fatal(err)
