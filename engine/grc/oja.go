@@ -17,7 +17,10 @@ type Oja struct {
 	k, d int
 	eta0 float64
 	t    int
-	w    []float64 // k×d, rows orthonormal
+	w    []float64 // k×d, rows orthonormal after every deflation
+	// prev is w as the last deflation left it (orthonormal): the row a
+	// collapse falls back to, and the row a step that overflowed keeps.
+	prev []float64
 }
 
 // NewOja starts the rule from basis (k×d rows, copied); the rows are
@@ -31,7 +34,7 @@ func NewOja(basis []float32, k, d int, eta0 float64) (*Oja, error) {
 	case !(eta0 > 0) || math.IsInf(eta0, 0):
 		return nil, fmt.Errorf("grc: Oja step η₀ = %v must be positive and finite", eta0)
 	}
-	o := &Oja{k: k, d: d, eta0: eta0, w: make([]float64, k*d)}
+	o := &Oja{k: k, d: d, eta0: eta0, w: make([]float64, k*d), prev: make([]float64, k*d)}
 	for i, v := range basis {
 		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
 			return nil, errors.New("grc: the Oja basis has a value that is not finite")
@@ -43,6 +46,7 @@ func NewOja(basis []float32, k, d int, eta0 float64) (*Oja, error) {
 			return nil, fmt.Errorf("grc: the Oja basis's row %d depends on the rows before it", i)
 		}
 	}
+	copy(o.prev, o.w)
 	return o, nil
 }
 
@@ -82,10 +86,10 @@ func (o *Oja) orthonormalise(i int) bool {
 }
 
 // Update applies one sample and re-orthonormalises the rows (the paper's
-// per-sample form). An x that is all zero or not finite is ignored (it
-// carries no direction, and must never poison the basis); a row the step
-// collapses keeps its previous direction, re-orthogonalised. It does not
-// allocate.
+// per-sample form). An x that is all zero, not finite or not d wide is
+// ignored (it carries no direction, and must never poison the basis); a
+// row the step collapses onto the rows before it keeps its previous
+// direction, re-orthogonalised. It does not allocate.
 func (o *Oja) Update(x []float32) {
 	if o.Accumulate(x) {
 		o.Orthonormalise()
@@ -97,7 +101,9 @@ func (o *Oja) Update(x []float32) {
 // instead of Update's O(k²·d). A batch of samples followed by one
 // Orthonormalise is Oja's subspace rule with the deflation once per batch;
 // with steps η_t = η₀/√t the rows leave orthonormality only by O(η²)
-// within a batch. It reports whether x was applied (see Update).
+// within a batch. A row whose step overflows goes back to where the last
+// deflation left it. It reports whether x was applied (see Update) and
+// does not allocate.
 func (o *Oja) Accumulate(x []float32) bool {
 	if len(x) != o.d {
 		return false
@@ -126,24 +132,37 @@ func (o *Oja) Accumulate(x []float32) bool {
 			r[c] += eta * y * float64(v)
 			n += r[c] * r[c]
 		}
-		if n = math.Sqrt(n); n > 0 && !math.IsInf(n, 0) {
-			for c := range r {
-				r[c] /= n
-			}
+		if n = math.Sqrt(n); !(n > 0) || math.IsInf(n, 0) {
+			// Only an η₀ far too large for x's scale gets here; the row
+			// must stay finite whatever the caller feeds.
+			copy(r, o.prev[i*o.d:(i+1)*o.d])
+			continue
+		}
+		for c := range r {
+			r[c] /= n
 		}
 	}
 	return true
 }
 
 // Orthonormalise runs the deflation: Gram–Schmidt in row order with
-// normalisation. A row that collapses onto the rows before it is replaced
-// by a direction orthogonal to them.
+// normalisation. A row that collapses onto the rows before it (norm below
+// 1e-12 once they are removed) falls back to its direction at the previous
+// deflation, orthogonalised against the new rows before it: the steps
+// since then said nothing about it that the earlier rows did not take.
+// Should that collapse too, a coordinate axis orthogonal to them stands
+// in. It does not allocate.
 func (o *Oja) Orthonormalise() {
 	for i := range o.k {
+		if o.orthonormalise(i) {
+			continue
+		}
+		copy(o.row(i), o.prev[i*o.d:(i+1)*o.d])
 		if !o.orthonormalise(i) {
 			o.replaceRow(i)
 		}
 	}
+	copy(o.prev, o.w)
 }
 
 // replaceRow sets row i to the first coordinate axis that survives

@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/engine/tensor"
 )
 
@@ -104,8 +105,100 @@ func TestOjaStaysOrthonormal(t *testing.T) {
 	if _, err := NewOja(make([]float32, k*d), k, d, 0.01); err == nil {
 		t.Fatal("an all-zero basis was accepted")
 	}
-	if _, err := NewOja(start, k, d, 0); err == nil {
-		t.Fatal("η₀ = 0 was accepted")
+	for _, eta := range []float64{0, -0.1, math.NaN(), math.Inf(1)} {
+		if _, err := NewOja(start, k, d, eta); err == nil {
+			t.Fatalf("η₀ = %v was accepted", eta)
+		}
+	}
+	for _, sh := range [][2]int{{0, d}, {k, 0}, {d + 1, d}, {k + 1, d}} {
+		if _, err := NewOja(start, sh[0], sh[1], 0.01); err == nil {
+			t.Fatalf("a %d×%d basis of %d values was accepted", sh[0], sh[1], len(start))
+		}
+	}
+	dup := append([]float32(nil), start...)
+	copy(dup[d:2*d], dup[:d])
+	if _, err := NewOja(dup, k, d, 0.01); err == nil {
+		t.Fatal("a basis with a repeated row was accepted")
+	}
+	nan := append([]float32(nil), start...)
+	nan[5] = float32(math.Inf(-1))
+	if _, err := NewOja(nan, k, d, 0.01); err == nil {
+		t.Fatal("a basis with an infinite value was accepted")
+	}
+	// The basis is copied in, not aliased.
+	o, _ = NewOja(start, k, d, 0.01)
+	start[0] += 1
+	if b := o.Basis(nil); b[0] == start[0] {
+		t.Fatal("the Oja basis aliases the caller's slice")
+	}
+}
+
+// TestOjaUpdateDoesNotAllocate: Update, Accumulate and Orthonormalise run
+// in the preallocated rows (Online calls them between decode steps).
+func TestOjaUpdateDoesNotAllocate(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	const k, d = 8, 64
+	u := randomFrame(r, d, k)
+	start := make([]float32, k*d)
+	for i := range k {
+		for c := range d {
+			start[i*d+c] = float32(u.At(c, i))
+		}
+	}
+	o, err := NewOja(start, k, d, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := make([]float32, d)
+	for c := range x {
+		x[c] = float32(r.NormFloat64())
+	}
+	if n := testing.AllocsPerRun(50, func() { o.Update(x) }); n != 0 {
+		t.Fatalf("Update: %v allocations per call", n)
+	}
+	if n := testing.AllocsPerRun(50, func() { o.Accumulate(x); o.Orthonormalise() }); n != 0 {
+		t.Fatalf("Accumulate + Orthonormalise: %v allocations per call", n)
+	}
+	dst := make([]float32, k*d)
+	if n := testing.AllocsPerRun(50, func() { dst = o.Basis(dst) }); n != 0 {
+		t.Fatalf("Basis into a large enough dst: %v allocations per call", n)
+	}
+}
+
+// TestOjaCollapseKeepsPreviousRow: a step so large that every row turns to
+// x makes row 1 collapse onto row 0 under Gram–Schmidt; it must keep its
+// previous direction (e₁) with row 0's component removed, not some
+// arbitrary one, and an overflowing step must leave the rows finite.
+func TestOjaCollapseKeepsPreviousRow(t *testing.T) {
+	const k, d = 2, 3
+	o, err := NewOja([]float32{1, 0, 0, 0, 1, 0}, k, d, 1e15)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Update([]float32{1, 1, 0})
+	w := o.Basis(nil)
+	s := float32(math.Sqrt(0.5))
+	want := []float32{s, s, 0, -s, s, 0} // row 0 along x; row 1 = e₁ − (e₁·w₀)w₀, normalised
+	for i := range want {
+		if math.Abs(float64(w[i]-want[i])) > 1e-6 {
+			t.Fatalf("after a collapsing step the rows are %v, want %v", w, want)
+		}
+	}
+	// η₀ = 1e300 overflows w + η x (xᵀw): the rows keep their last
+	// orthonormal state rather than turning infinite.
+	o, err = NewOja([]float32{1, 0, 0, 0, 1, 0}, k, d, 1e300)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Update([]float32{1e10, 1e10, 1e10})
+	w = o.Basis(nil)
+	for _, v := range w {
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			t.Fatalf("an overflowing step left %v", w)
+		}
+	}
+	if e := gramError(w, k, d); e > 1e-6 {
+		t.Fatalf("after an overflowing step |W Wᵀ − I| = %g", e)
 	}
 }
 
@@ -188,10 +281,13 @@ func TestOjaTracksDriftingSubspace(t *testing.T) {
 	}
 }
 
-// TestOnline on kjv: updates wait for four rejections, the queue keeps the
-// newest 256 samples, a moved block is rebuilt from its new basis (In =
-// the basis rows, Out = W·Wᵀ computed here independently) while the
-// compression itself is untouched, and a State runs through it.
+// TestOnline on kjv: an untouched Online is the compression; updates wait
+// for four rejections counted since the last one, the queue keeps the
+// newest 256 samples across blocks, only blocks with a non-zero sample move
+// their version, a moved block's Q/K/V and gate/up groups are rebuilt from
+// the new bases (In = the Oja rows, each Out = W·Inᵀ computed here in
+// float64, stored in the compression's types) while O and down and the
+// compression itself are untouched, and a State runs through it.
 func TestOnline(t *testing.T) {
 	m := openModel(t, "kjv/kjv-f32.gguf")
 	gb, err := NewBuilder(m, QKV|FFN)
@@ -201,6 +297,15 @@ func TestOnline(t *testing.T) {
 	g, err := gb.Build(64)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if _, err := NewOnline(nil, g, 0.5); err == nil {
+		t.Fatal("NewOnline without a model was accepted")
+	}
+	if _, err := NewOnline(m, nil, 0.5); err == nil {
+		t.Fatal("NewOnline without a compression was accepted")
+	}
+	if _, err := NewOnline(m, g, math.NaN()); err == nil {
+		t.Fatal("NewOnline with η₀ = NaN was accepted")
 	}
 	o, err := NewOnline(m, g, 0.5)
 	if err != nil {
@@ -223,26 +328,56 @@ func TestOnline(t *testing.T) {
 			t.Fatalf("block %d: an untouched online basis is not the compression's", l)
 		}
 	}
+	if len(o.blocks[2].groups) != 2 {
+		t.Fatalf("block 2 learns %d groups, want qkv and ffn", len(o.blocks[2].groups))
+	}
 	r := rand.New(rand.NewPCG(5, 6))
 	x := make([]float32, m.Dim)
-	for range 300 {
+	// 44 samples for block 1, then 256 for block 2: the queue is shared
+	// across blocks, so block 1's are the oldest and all dropped.
+	for i := range 300 {
 		for c := range x {
 			x[c] = float32(r.NormFloat64())
 		}
-		o.Add(2, x)
+		o.Add(1+min(i/44, 1), x)
 	}
+	o.Add(2, x[:m.Dim-1]) // the wrong width: ignored
+	o.Add(m.Layers, x)    // not a block: ignored
 	if o.Queued() != OnlineQueue {
 		t.Fatalf("%d queued, want the newest %d", o.Queued(), OnlineQueue)
 	}
 	for range OnlineMinRejections - 1 {
 		o.Reject()
 	}
-	if o.Update() || o.Version(2) != 0 {
+	if o.Update() || o.Version(2) != 0 || o.Updates() != 0 || o.Queued() != OnlineQueue {
 		t.Fatal("updated before 4 rejections")
 	}
 	o.Reject()
-	if !o.Update() || o.Version(2) != 1 || o.Version(1) != 0 || o.Queued() != 0 {
-		t.Fatalf("after 4 rejections: versions %d/%d, %d queued", o.Version(1), o.Version(2), o.Queued())
+	if !o.Update() || o.Version(2) != 1 || o.Version(1) != 0 || o.Queued() != 0 || o.Updates() != 1 {
+		t.Fatalf("after 4 rejections: versions %d/%d, %d queued, %d updates", o.Version(1), o.Version(2), o.Queued(), o.Updates())
+	}
+	for _, grp := range o.blocks[2].groups {
+		if grp.oja.Steps() != OnlineQueue {
+			t.Fatalf("block 2 %s took %d samples, want the newest %d", groupName(grp.gi), grp.oja.Steps(), OnlineQueue)
+		}
+	}
+	// The rejection count started again: one sample and three rejections
+	// do not update; an all-zero sample moves no basis and no version.
+	o.Add(3, x)
+	for range OnlineMinRejections - 1 {
+		o.Reject()
+	}
+	if o.Update() || o.Version(3) != 0 {
+		t.Fatal("the rejection count was not reset by the update")
+	}
+	o.Reject()
+	zero := make([]float32, m.Dim)
+	o.Add(4, zero)
+	if !o.Update() || o.Version(3) != 1 || o.Version(4) != 0 || o.Updates() != 2 {
+		t.Fatalf("versions %d/%d after a real and a zero sample, %d updates", o.Version(3), o.Version(4), o.Updates())
+	}
+	if o.Version(-1) != 0 || o.Version(m.Layers) != 0 || o.Block(m.Layers).QKV != nil {
+		t.Fatal("an index that is not a block was not answered with nothing")
 	}
 	p := o.Block(2)
 	if err := o.Err(); err != nil {
@@ -266,27 +401,53 @@ func TestOnline(t *testing.T) {
 		t.Fatalf("the basis did not move (sin %.2g)", moved)
 	}
 	b := m.Block(2)
-	for i, w := range []*tensor.Matrix{b.Q, b.K, b.V} {
-		dense := make([]float32, w.Rows*w.Cols)
-		if err := tensor.Dequantize(w.Type, dense, w.Data); err != nil {
+	for gi, c := range []struct {
+		pr   *model.Projection
+		orig *model.Projection
+		ws   []*tensor.Matrix
+	}{{p.QKV, gq.QKV, []*tensor.Matrix{b.Q, b.K, b.V}}, {p.FFN, gq.FFN, []*tensor.Matrix{b.Gate, b.Up}}} {
+		// In is the Oja basis as stored: F32 on this model, so exact.
+		if c.pr.In.Type != c.orig.In.Type {
+			t.Fatalf("group %d: basis stored as %v, the compression used %v", gi, c.pr.In.Type, c.orig.In.Type)
+		}
+		k, d := c.pr.In.Rows, c.pr.In.Cols
+		rows := make([]float32, k*d)
+		if err := tensor.Dequantize(c.pr.In.Type, rows, c.pr.In.Data); err != nil {
 			t.Fatal(err)
 		}
-		got := make([]float32, w.Rows*k)
-		if err := tensor.Dequantize(p.QKV.Out[i].Type, got, p.QKV.Out[i].Data); err != nil {
-			t.Fatal(err)
-		}
-		worst := 0.0
-		for r := range w.Rows {
-			for c := range k {
-				want := 0.0
-				for j := range d {
-					want += float64(dense[r*d+j]) * float64(rows[c*d+j])
-				}
-				worst = math.Max(worst, math.Abs(want-float64(got[r*k+c])))
+		want := o.blocks[2].groups[gi].oja.Basis(nil)
+		for i := range rows {
+			if math.Abs(float64(rows[i]-want[i])) > 1e-7 {
+				t.Fatalf("group %d: In[%d] = %g, the Oja basis has %g", gi, i, rows[i], want[i])
 			}
 		}
-		if worst > 1e-4 {
-			t.Fatalf("slot %d: projected weights differ from W·P by %g", i, worst)
+		// Each Out is W·P with P = Inᵀ, in float64 from the dense weights.
+		for i, w := range c.ws {
+			if c.pr.Out[i].Type != c.orig.Out[i].Type || c.pr.Out[i].Rows != w.Rows || c.pr.Out[i].Cols != k {
+				t.Fatalf("group %d slot %d: stored %v %d×%d", gi, i, c.pr.Out[i].Type, c.pr.Out[i].Rows, c.pr.Out[i].Cols)
+			}
+			dense := make([]float32, w.Rows*w.Cols)
+			if err := tensor.Dequantize(w.Type, dense, w.Data); err != nil {
+				t.Fatal(err)
+			}
+			got := make([]float32, w.Rows*k)
+			if err := tensor.Dequantize(c.pr.Out[i].Type, got, c.pr.Out[i].Data); err != nil {
+				t.Fatal(err)
+			}
+			worst := 0.0
+			for r := range w.Rows {
+				for col := range k {
+					want := 0.0
+					for j := range d {
+						want += float64(dense[r*d+j]) * float64(rows[col*d+j])
+					}
+					worst = math.Max(worst, math.Abs(want-float64(got[r*k+col])))
+				}
+			}
+			// F32 storage: only the float32 rounding of the product.
+			if worst > 1e-5 {
+				t.Fatalf("group %d slot %d: projected weights differ from W·P by %g", gi, i, worst)
+			}
 		}
 	}
 	st, err := m.NewStateOn(0, testBackend())

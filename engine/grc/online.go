@@ -72,7 +72,10 @@ type onlineSample struct {
 // NewOnline starts the online bases of g, a compression of m, from g's
 // own bases, with step size η₀ (η_t = η₀/√t).
 func NewOnline(m *model.Model, g *Compression, eta0 float64) (*Online, error) {
-	if g == nil || len(g.layers) != m.Layers {
+	switch {
+	case m == nil:
+		return nil, fmt.Errorf("grc: an online basis needs the model its compression was built for")
+	case g == nil || len(g.layers) != m.Layers:
 		return nil, fmt.Errorf("grc: an online basis needs a compression of this model's %d blocks", m.Layers)
 	}
 	o := &Online{m: m, g: g, blocks: make([]onlineBlock, m.Layers), queue: make([]onlineSample, OnlineQueue)}
@@ -128,7 +131,12 @@ func (o *Online) Queued() int { return o.n }
 
 // Update applies the queued samples once OnlineMinRejections rejections
 // have been counted since the last update, reporting whether any block's
-// basis moved (its version then moves, and Block rebuilds it).
+// basis moved (its version then moves, and Block rebuilds it); the queue
+// and the count then start again. With nothing queued the count is kept,
+// so the next sample is not held back. Each sample steps its block's
+// rules (Oja.Accumulate) and each moved basis is deflated once per update
+// (Oja.Orthonormalise): Oja.Update's per-sample Gram–Schmidt would cost
+// O(k²·d) per sample and group, more than the drafting it serves.
 func (o *Online) Update() bool {
 	if o.rejects < OnlineMinRejections || o.n == 0 {
 		return false
@@ -164,8 +172,14 @@ func (o *Online) Update() bool {
 // Updates is how many updates moved a basis.
 func (o *Online) Updates() int { return o.updates }
 
-// Version is block l's basis version (0: the compression's own).
-func (o *Online) Version(l int) int { return o.blocks[l].version }
+// Version is block l's basis version (0: the compression's own, and for
+// an l that is not a block).
+func (o *Online) Version(l int) int {
+	if l < 0 || l >= len(o.blocks) {
+		return 0
+	}
+	return o.blocks[l].version
+}
 
 // Err is the first failure to rebuild a block (which then kept its
 // previous projection), or nil.
@@ -175,8 +189,13 @@ func (o *Online) Err() error { return o.err }
 func (o *Online) Layers() int { return len(o.blocks) }
 
 // Block implements model.Projections: block l's groups, rebuilt from its
-// current bases if its version moved since they were last built.
+// current bases if its version moved since they were last built (a failed
+// rebuild keeps the previous groups and is kept for Err). An l that is not
+// a block has no projections: it would run dense.
 func (o *Online) Block(l int) model.BlockProjections {
+	if l < 0 || l >= len(o.blocks) {
+		return model.BlockProjections{}
+	}
 	b := &o.blocks[l]
 	if b.built != b.version {
 		if err := o.rebuild(l); err != nil && o.err == nil {
@@ -208,7 +227,7 @@ func (o *Online) rebuild(l int) error {
 		}
 		slots, err := dequantGroup(o.m, g.gi, l)
 		if err != nil {
-			return err
+			return fmt.Errorf("grc: rebuilding an online basis: %w", err)
 		}
 		grp := &grcGroup{k: k, in: in}
 		for i, s := range slots {
