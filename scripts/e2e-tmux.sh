@@ -138,3 +138,22 @@ tm send-keys -t e2e Enter
 wait_for 'turn in [0-9.]+% out [0-9.]+%' 60
 quit_clean geometry
 end_case "geometry"
+
+# Speculative decoding from the TUI: /set draft and /set draft_n take
+# effect on the next reply, and the Perf pane shows the drafter and the
+# tokens each verifier step produced.
+tm new-session -d -s e2e -x 120 -y 50 \
+	"XDG_DATA_HOME=$tmp/data XDG_CONFIG_HOME=$tmp/config $BIN --demo; echo \$? > $tmp/exit; sleep 30"
+wait_for 'ready' 20
+tm send-keys -t e2e -l '/set draft ngram'
+tm send-keys -t e2e Enter
+wait_for 'draft = ngram' 10
+tm send-keys -t e2e -l '/set draft_n 3'
+tm send-keys -t e2e Enter
+wait_for 'draft_n = 3' 10
+tm send-keys -t e2e -l 'And God said'
+tm send-keys -t e2e Enter
+wait_for 'step +[0-9.]+ tok' 60
+wait_for 'draft +n-gram' 5
+quit_clean speculative
+end_case "speculative"

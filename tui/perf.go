@@ -102,12 +102,12 @@ func (p *perfPane) specLines() []string {
 	}
 	lines = append(lines,
 		kv("α · γ", fmt.Sprintf("%.2f · %d", s.AcceptRate(), s.Gamma)),
-		kv("tok/step", fmt.Sprintf("%.2f", s.TokensPerStep())))
+		kv("step", fmt.Sprintf("%.2f tok", s.TokensPerStep())))
 	switch {
 	case s.Measured > 0:
-		lines = append(lines, kv("vs plain", fmt.Sprintf("%.2f×", s.Measured)))
+		lines = append(lines, kv("speed", fmt.Sprintf("%.2f× plain", s.Measured)))
 	case s.Predicted > 0:
-		lines = append(lines, kv("vs plain", fmt.Sprintf("%.2f× predicted", s.Predicted)))
+		lines = append(lines, kv("speed", fmt.Sprintf("%.2f× plain, predicted", s.Predicted)))
 	}
 	if s.Off {
 		lines = append(lines, theme.Dim.Render("off now: drafting costs more than it saves"))

@@ -23,7 +23,7 @@ func TestPerfPaneSpeculation(t *testing.T) {
 		Drafter: "rank 64 qkv", Steps: 10, Drafted: 40, Accepted: 30, SpecTokens: 40, Gamma: 4, Measured: 1.34,
 	}})
 	got := ansi.Strip(strings.Join(p.lines(30), "\n"))
-	for _, want := range []string{"rank 64 qkv", "0.75 · 4", "4.00", "1.34×"} {
+	for _, want := range []string{"draft   rank 64 qkv", "α · γ   0.75 · 4", "step    4.00 tok", "speed   1.34× plain"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("pane lacks %q:\n%s", want, got)
 		}

@@ -158,8 +158,9 @@ func (s *State) Pos() int { return s.pos }
 // Cap is the KV cache capacity in positions.
 func (s *State) Cap() int { return s.ctx }
 
-// Reset forgets every position; hooks stay registered.
-func (s *State) Reset() { s.pos = 0 }
+// Reset forgets every position (RewindHooks are told, as by Truncate);
+// hooks stay registered.
+func (s *State) Reset() { s.Truncate(0) }
 
 // Truncate forgets positions from n on, keeping the first n (n ≤ Pos).
 // Hooks that implement RewindHook are told, so that what they kept of the
