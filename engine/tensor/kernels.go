@@ -311,36 +311,15 @@ func (t *mmTask) Run(lo, hi int) {
 		if t.gemm4 != nil {
 			// Four tokens per pass over the tile's rows, then the
 			// remainder one by one.
-			nb := cols / QK
 			for ; i0+4 <= t.n; i0 += 4 {
-				var a act
 				var x []float32
-				if t.quant {
-					a = act{
-						qs: t.abuf.qs[i0*cols : (i0+4)*cols],
-						d:  t.abuf.d[i0*nb : (i0+4)*nb],
-						s:  t.abuf.s[i0*nb : (i0+4)*nb],
-					}
-					if t.vnni {
-						a.u = t.abuf.u[i0*cols : (i0+4)*cols]
-						a.dT = t.abuf.dT[i0*nb : (i0+4)*nb]
-					}
-				} else {
+				if !t.quant {
 					x = t.x[i0*cols : (i0+4)*cols]
 				}
-				t.gemm4(w.Data[r0*rb:r1*rb], x, a, r1-r0, t.dst[i0*rows+r0:], rows)
+				t.gemm4(w.Data[r0*rb:r1*rb], x, t.group(i0), r1-r0, t.dst[i0*rows+r0:], rows)
 			}
 			if t.pad {
-				a := act{
-					qs: t.abuf.qs[i0*cols : (i0+4)*cols],
-					d:  t.abuf.d[i0*nb : (i0+4)*nb],
-					s:  t.abuf.s[i0*nb : (i0+4)*nb],
-				}
-				if t.vnni {
-					a.u = t.abuf.u[i0*cols : (i0+4)*cols]
-					a.dT = t.abuf.dT[i0*nb : (i0+4)*nb]
-				}
-				t.gemm4(w.Data[r0*rb:r1*rb], nil, a, r1-r0, t.opad[r0:], rows)
+				t.gemm4(w.Data[r0*rb:r1*rb], nil, t.group(i0), r1-r0, t.opad[r0:], rows)
 				continue // every token of this tile is done
 			}
 		}
@@ -355,6 +334,26 @@ func (t *mmTask) Run(lo, hi int) {
 			t.rows(w.Data[r0*rb:r1*rb], xi, a, t.dst[i*rows+r0:i*rows+r1])
 		}
 	}
+}
+
+// group is the quantised activations of tokens i0…i0+3 (the zero act for
+// float types, which read x).
+func (t *mmTask) group(i0 int) act {
+	if !t.quant {
+		return act{}
+	}
+	cols := t.w.Cols
+	nb := cols / QK
+	a := act{
+		qs: t.abuf.qs[i0*cols : (i0+4)*cols],
+		d:  t.abuf.d[i0*nb : (i0+4)*nb],
+		s:  t.abuf.s[i0*nb : (i0+4)*nb],
+	}
+	if t.vnni {
+		a.u = t.abuf.u[i0*cols : (i0+4)*cols]
+		a.dT = t.abuf.dT[i0*nb : (i0+4)*nb]
+	}
+	return a
 }
 
 // asF32 views little-endian float32 weights in place. GGUF aligns tensor data
