@@ -112,12 +112,19 @@ func (s *Session) useDraft(ctx context.Context, n Settings, progress func(done, 
 	if n.DraftN < 0 || n.DraftN > generate.MaxGamma {
 		return fmt.Errorf("draft_n %d outside 0…%d (0 chooses γ live)", n.DraftN, generate.MaxGamma)
 	}
-	s.stopDraft()
 	if d == nil {
+		s.stopDraft()
 		s.draftKey = ""
 		return s.gen.SetSpeculation(generate.SpecOptions{})
 	}
-	var drafter generate.Drafter
+	// The new drafter is built whole before the old one goes: a build that
+	// fails or is cancelled (esc during /set draft) leaves the old one
+	// running as it was.
+	var (
+		drafter generate.Drafter
+		md      *generate.ModelDrafter
+		remove  func()
+	)
 	if d.NGram {
 		drafter = generate.NewNGramDrafter()
 	} else {
@@ -136,8 +143,7 @@ func (s *Session) useDraft(ctx context.Context, n Settings, progress func(done, 
 		if err := grc.Use(st, g); err != nil {
 			return err
 		}
-		md, err := generate.NewModelDrafter(st, s.gen.Params(), fmt.Sprintf("rank %d %s", g.K, g.Plan.Slots))
-		if err != nil {
+		if md, err = generate.NewModelDrafter(st, s.gen.Params(), fmt.Sprintf("rank %d %s", g.K, g.Plan.Slots)); err != nil {
 			return err
 		}
 		if n.OnlineBasis {
@@ -145,18 +151,20 @@ func (s *Session) useDraft(ctx context.Context, n Settings, progress func(done, 
 			if err != nil {
 				return err
 			}
-			if s.draftRemove, err = md.Learn(s.st, o); err != nil {
+			if remove, err = md.Learn(s.st, o); err != nil {
 				return err
 			}
 		}
-		s.drafter = md
 		drafter = md
 	}
 	if err := s.gen.SetSpeculation(generate.SpecOptions{Drafter: drafter, Gamma: n.DraftN}); err != nil {
-		s.stopDraft()
+		if remove != nil {
+			remove()
+		}
 		return err
 	}
-	s.draftKey = key
+	s.stopDraft()
+	s.drafter, s.draftRemove, s.draftKey = md, remove, key
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -100,5 +101,31 @@ func TestParseDraft(t *testing.T) {
 		if _, err := ParseDraft(bad); err == nil {
 			t.Errorf("ParseDraft(%q) accepted", bad)
 		}
+	}
+}
+
+// TestDraftCancelKeepsOld: a /set draft whose build is cancelled changes
+// nothing: the drafter in use and its online basis keep running.
+func TestDraftCancelKeepsOld(t *testing.T) {
+	path := fixture(t, "kjv/kjv-f32.gguf")
+	set := greedy()
+	set.MaxTokens = 24
+	s := open(t, path, Options{Settings: set})
+	for _, kv := range [][2]string{{"draft", "rank:64"}, {"online_basis", "on"}, {"draft_n", "2"}} {
+		if err := s.Set(kv[0], kv[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old, oldRemove := s.drafter, s.draftRemove
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := s.SetCtx(ctx, "draft", "rank:96,qkv,ffn", nil); err == nil {
+		t.Fatal("a cancelled build was accepted")
+	}
+	if s.drafter != old || s.draftRemove == nil || oldRemove == nil || s.Settings().Draft != "rank:64" {
+		t.Fatalf("a cancelled /set draft changed the drafter (settings %q)", s.Settings().Draft)
+	}
+	if turn := send(t, s, "And God said"); turn.Spec == nil || turn.Spec.Drafter != "rank 64 qkv" || turn.Spec.Steps == 0 {
+		t.Fatalf("after the cancelled build the reply did not speculate with the old drafter: %+v", turn.Spec)
 	}
 }
