@@ -1,5 +1,5 @@
 // Macros shared by the four-token prefill kernels (gemm_amd64.s,
-// gemm_vnni_amd64.s). Accumulators: Y0/Y1 (even/odd blocks) token 0,
+// gemm_vnni_amd64.s; gemm_k_amd64.s uses ZERO8). Accumulators: Y0/Y1 (even/odd blocks) token 0,
 // Y2/Y3 token 1, Y4/Y5 token 2, Y6/Y7 token 3; R13 points at out[row].
 
 // ZERO8 clears the eight accumulators.

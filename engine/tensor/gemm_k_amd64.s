@@ -1,4 +1,5 @@
 #include "textflag.h"
+#include "gemm4_amd64.h"
 
 // Four-token prefill kernels of the K-quants. As in gemm_amd64.s, one pass
 // over a weight row serves four tokens: what depends on the weights alone
@@ -35,10 +36,10 @@
 	VHADDPS      x, x, x; \
 	VHADDPS      x, x, x
 
-// STORE4 writes the low lanes of X0..X3 to out[0], out[ostride],
+// STORE4K writes the low lanes of X0..X3 to out[0], out[ostride],
 // out[2·ostride], out[3·ostride] (R13 = out, AX = ostride in bytes) and
 // moves R13 to the next row.
-#define STORE4 \
+#define STORE4K \
 	VMOVSS X0, (R13); \
 	VMOVSS X1, (R13)(AX*1); \
 	VMOVSS X2, (R13)(AX*2); \
@@ -233,14 +234,7 @@
 	MOVQ   xd+16(FP), R8; \
 	MOVQ   xs+24(FP), R9; \
 	MOVQ   nsb+32(FP), CX; \
-	VXORPS Y0, Y0, Y0; \
-	VXORPS Y1, Y1, Y1; \
-	VXORPS Y2, Y2, Y2; \
-	VXORPS Y3, Y3, Y3; \
-	VXORPS Y4, Y4, Y4; \
-	VXORPS Y5, Y5, Y5; \
-	VXORPS Y6, Y6, Y6; \
-	VXORPS Y7, Y7, Y7
+	ZERO8
 
 // KROWEND is the one-token kernel's ending per token, acc − mins then HSUM,
 // and stores the four results.
@@ -255,7 +249,7 @@
 	HSUMK(Y3, X3, X11); \
 	MOVQ ostride+56(FP), AX; \
 	SHLQ $2, AX; \
-	STORE4
+	STORE4K
 
 // func gemm4Q4KAVX2(w *byte, xq *int8, xd, xs *float32, nsb, rows int, out *float32, ostride int)
 //
@@ -492,7 +486,7 @@ g6kloop:
 	HSUMK(Y3, X3, X13)
 	MOVQ ostride+48(FP), AX
 	SHLQ $2, AX
-	STORE4
+	STORE4K
 	JMP  g6krow
 
 g6kend:
