@@ -26,6 +26,18 @@ func randomFrame(r *rand.Rand, d, k int) *mat.Dense {
 	return mat.DenseCopyOf(q.Slice(0, d, 0, k))
 }
 
+// rowsOf is the k×d row-major basis whose rows are u's columns.
+func rowsOf(u *mat.Dense) []float32 {
+	d, k := u.Dims()
+	w := make([]float32, k*d)
+	for i := range k {
+		for c := range d {
+			w[i*d+c] = float32(u.At(c, i))
+		}
+	}
+	return w
+}
+
 // gramError is max |W Wᵀ − I| over the k×d rows.
 func gramError(w []float32, k, d int) float64 {
 	worst := 0.0
@@ -69,12 +81,7 @@ func TestOjaStaysOrthonormal(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	const k, d = 6, 24
 	u := randomFrame(r, d, k)
-	start := make([]float32, k*d)
-	for i := range k {
-		for c := range d {
-			start[i*d+c] = float32(u.At(c, i))
-		}
-	}
+	start := rowsOf(u)
 	o, err := NewOja(start, k, d, 0.5)
 	if err != nil {
 		t.Fatal(err)
@@ -139,12 +146,7 @@ func TestOjaUpdateDoesNotAllocate(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	const k, d = 8, 64
 	u := randomFrame(r, d, k)
-	start := make([]float32, k*d)
-	for i := range k {
-		for c := range d {
-			start[i*d+c] = float32(u.At(c, i))
-		}
-	}
+	start := rowsOf(u)
 	o, err := NewOja(start, k, d, 0.01)
 	if err != nil {
 		t.Fatal(err)
@@ -211,12 +213,7 @@ func TestOjaTracksDriftingSubspace(t *testing.T) {
 	const k, d = 4, 32
 	u := randomFrame(r, d, k)
 	start := randomFrame(r, d, k)
-	w0 := make([]float32, k*d)
-	for i := range k {
-		for c := range d {
-			w0[i*d+c] = float32(start.At(c, i))
-		}
-	}
+	w0 := rowsOf(start)
 	// The drift: a small rotation in the plane of u's first column and a
 	// fixed direction outside u, applied to u every step.
 	out := randomFrame(r, d, k+1).ColView(k)
