@@ -50,12 +50,20 @@ end_case() {
 	echo "e2e: $1 ok"
 }
 
+# start_tui COLS ROWS ARGS…: isagi ARGS in the e2e tmux session, its XDG
+# dirs in the temp dir (so the test never sees a user's models), its exit
+# status written to $tmp/exit.
+start_tui() {
+	local cols=$1 rows=$2
+	shift 2
+	tm new-session -d -s e2e -x "$cols" -y "$rows" \
+		"XDG_DATA_HOME=$tmp/data XDG_CONFIG_HOME=$tmp/config $BIN $*; echo \$? > $tmp/exit; sleep 30"
+}
+
 run_case() {
 	local name=$1
 	shift
-	# XDG dirs point into the temp dir so the test never sees a user's models.
-	tm new-session -d -s e2e -x 110 -y 32 \
-		"XDG_DATA_HOME=$tmp/data XDG_CONFIG_HOME=$tmp/config $BIN $*; echo \$? > $tmp/exit; sleep 30"
+	start_tui 110 32 $*
 	wait_for 'ready' 20
 	tm send-keys -t e2e -l 'And God said'
 	tm send-keys -t e2e Enter
@@ -81,8 +89,7 @@ run_case() {
 # bracketed paste: tmux paste-buffer without -p) lands in the input whole,
 # with the app's memory in proportion. Sent, it is longer than the demo's
 # 256-token window: the reply says the model saw only its end.
-tm new-session -d -s e2e -x 110 -y 32 \
-	"XDG_DATA_HOME=$tmp/data XDG_CONFIG_HOME=$tmp/config $BIN --demo; echo \$? > $tmp/exit; sleep 30"
+start_tui 110 32 --demo
 wait_for 'ready' 20
 tm send-keys -t e2e -l 'press ctrl+c to copy and hit enter to send, then up down home pgup esc'
 wait_for 'then up down home pgup esc' 10
@@ -110,8 +117,7 @@ run_case kjv-f16 --model "$FIX/kjv/kjv-f16.gguf"
 # Resume the demo session: its model is found from the file, the
 # conversation is back on screen, and the session info reads without a model.
 "$BIN" session info "$tmp/demo.miku" | grep -q 'completion mode' || fail "session info"
-tm new-session -d -s e2e -x 110 -y 32 \
-	"XDG_DATA_HOME=$tmp/data XDG_CONFIG_HOME=$tmp/config $BIN --load $tmp/demo.miku; echo \$? > $tmp/exit; sleep 30"
+start_tui 110 32 --load $tmp/demo.miku
 wait_for 'Moses' 20
 quit_clean resume
 end_case "resume"
@@ -126,8 +132,7 @@ XDG_DATA_HOME=$tmp/data XDG_CONFIG_HOME=$tmp/config "$BIN" eval teh --demo 2>/de
 XDG_DATA_HOME=$tmp/data XDG_CONFIG_HOME=$tmp/config "$BIN" explore --demo -n 12 --seed 3 "a garden at dawn" >"$tmp/explore.txt" ||
 	fail "explore --demo failed"
 grep -q '^creativity [0-9.]*/100' "$tmp/explore.txt" || fail "explore printed no creativity score"
-tm new-session -d -s e2e -x 120 -y 50 \
-	"XDG_DATA_HOME=$tmp/data XDG_CONFIG_HOME=$tmp/config $BIN --demo; echo \$? > $tmp/exit; sleep 30"
+start_tui 120 50 --demo
 wait_for 'Geometry' 20
 wait_for 'category +token' 5
 tm send-keys -t e2e -l '/snipe'
@@ -142,8 +147,7 @@ end_case "geometry"
 # Speculative decoding from the TUI: /set draft and /set draft_n take
 # effect on the next reply, and the Perf pane shows the drafter and the
 # tokens each verifier step produced.
-tm new-session -d -s e2e -x 120 -y 50 \
-	"XDG_DATA_HOME=$tmp/data XDG_CONFIG_HOME=$tmp/config $BIN --demo; echo \$? > $tmp/exit; sleep 30"
+start_tui 120 50 --demo
 wait_for 'ready' 20
 tm send-keys -t e2e -l '/set draft ngram'
 tm send-keys -t e2e Enter
