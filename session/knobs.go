@@ -197,22 +197,13 @@ func Knobs() []Knob {
 		},
 		{
 			Name: "memory", Values: "on|off", Help: "serve repeated questions from memory",
-			Value: func(s Settings, _ Info) string {
-				if s.MemoryOff {
-					return "off"
-				}
-				return "on"
-			},
+			Value: func(s Settings, _ Info) string { return onOff(!s.MemoryOff) },
 			set: func(_ *Session, n *Settings, value string) error {
-				switch value {
-				case "on":
-					n.MemoryOff = false
-				case "off":
-					n.MemoryOff = true
-				default:
-					return errors.New("want on or off")
+				on, err := parseOnOff(value)
+				if err == nil {
+					n.MemoryOff = !on
 				}
-				return nil
+				return err
 			},
 		},
 		{
@@ -260,28 +251,39 @@ func Knobs() []Knob {
 		},
 		{
 			Name: "online_basis", Values: "on|off", Help: "drafter learns from its rejections",
-			Value: func(s Settings, _ Info) string {
-				if s.OnlineBasis {
-					return "on"
-				}
-				return "off"
-			},
+			Value: func(s Settings, _ Info) string { return onOff(s.OnlineBasis) },
 			set: func(_ *Session, n *Settings, value string) error {
-				switch value {
-				case "on":
-					if d, _ := ParseDraft(n.Draft); d == nil || d.NGram {
-						return ErrOnlineNeedsRank
-					}
-					n.OnlineBasis = true
-				case "off":
-					n.OnlineBasis = false
-				default:
-					return errors.New("want on or off")
+				on, err := parseOnOff(value)
+				if err != nil {
+					return err
 				}
+				if d, _ := ParseDraft(n.Draft); on && (d == nil || d.NGram) {
+					return ErrOnlineNeedsRank
+				}
+				n.OnlineBasis = on
 				return nil
 			},
 		},
 	}
+}
+
+// onOff is a switch as the on/off knobs show it.
+func onOff(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
+}
+
+// parseOnOff reads an on/off knob's value.
+func parseOnOff(value string) (bool, error) {
+	switch value {
+	case "on":
+		return true, nil
+	case "off":
+		return false, nil
+	}
+	return false, errors.New("want on or off")
 }
 
 // LookupKnob finds a setting by its name or an alias.
