@@ -142,7 +142,7 @@ func (s *Session) serveRetrieved(input string, m *memTurn, start time.Time, emit
 	ans := c.Trajectory.Answer
 	s.lastServed = &served{input: input, answer: ans}
 	s.conv.AddExchange(input, ans)
-	emit(Event{Piece: ans, Elapsed: time.Since(start)})
+	emit(Event{Piece: ans, Elapsed: time.Since(start), ID: -1})
 	now := time.Now()
 	if err := s.cog.Touch(c.Trajectory.ID, now); err != nil {
 		return Turn{}, err

@@ -103,7 +103,8 @@ func (s *Session) send(ctx context.Context, input string, mode sendMode, emit fu
 			piece = string(dec.Write(id))
 		}
 		reply.WriteString(piece)
-		ev := Event{Piece: piece, Tokens: n, Elapsed: time.Since(start)}
+		ev := Event{Piece: piece, Tokens: n, Elapsed: time.Since(start),
+			ID: id, Pos: len(s.gen.History()) - 2, End: isStop(id, s.stops)}
 		if n > 1 {
 			ev.TokPerSec = float64(n-1) / time.Since(decodeStart).Seconds()
 		}
@@ -125,7 +126,7 @@ func (s *Session) send(ctx context.Context, input string, mode sendMode, emit fu
 	})
 	if tail := string(dec.Flush()); tail != "" {
 		reply.WriteString(tail)
-		emit(Event{Piece: tail, Tokens: n, Elapsed: time.Since(start)})
+		emit(Event{Piece: tail, Tokens: n, Elapsed: time.Since(start), ID: -1})
 	}
 	turn := Turn{
 		Text: reply.String(), Tokens: stats.Generated, PromptTok: len(feed),

@@ -112,6 +112,12 @@ type Event struct {
 	// says whether a geometry profile is running.
 	Gauge  geometry.Reading
 	Gauged bool
+	// ID is the token this step decoded and Pos the position whose logits
+	// chose it; End says ID is a stop token (its Piece is empty). An
+	// answer served from memory has no tokens: ID is -1.
+	ID  int32
+	Pos int
+	End bool
 }
 
 // Turn is a finished reply.
@@ -189,6 +195,10 @@ type Session struct {
 	lastServed    *served        // the last turn answered from memory, for Regenerate
 	served        []ServedAnswer // this conversation's answers served from memory (saved as cog.served)
 	notes         []string       // for the user, see Notes
+
+	// forked says the session shares another's model (Fork): Close leaves
+	// the model and the worker pool to the session that loaded them.
+	forked bool
 }
 
 // Info describes the model and the compression in use.
@@ -214,6 +224,9 @@ func (s *Session) Settings() Settings { return s.set }
 
 // Close releases the model.
 func (s *Session) Close() error {
+	if s.forked {
+		return nil
+	}
 	s.k.Pool().Close()
 	return s.m.Close()
 }

@@ -3,6 +3,7 @@
 //	isagi [--model M | --demo]               chat in the terminal (the TUI)
 //	isagi run --model M.gguf --prompt TEXT   stream a continuation
 //	isagi bench --model M.gguf               prefill/decode speed
+//	isagi serve --model M.gguf               OpenAI-compatible server
 //	isagi inspect M.gguf                     metadata, tensors and sizes
 //	isagi help [COMMAND]                     the commands, or one command's flags
 package main
@@ -115,6 +116,7 @@ Usage:
   isagi calibrate --model M.gguf           build the model's geometry profile (TEH gauges, Snipe projectors)
   isagi eval teh|snipe|cog --model M.gguf  the profile's detection / projector / memory figures on held-out prompts
   isagi explore --chain 0.2,0.1,0.05 "seed concept"   Safe OGD exploration chain, with TEH and creativity
+  isagi serve --model M.gguf [--port N]    OpenAI-compatible server with ISAGI's extensions (docs/serve.md)
   isagi inspect [--tensors] M.gguf         show a GGUF file's metadata and tensors
   isagi version                            print the version
 
@@ -173,6 +175,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return cmdEval(args[1:], stdout, stderr)
 	case "explore":
 		return cmdExplore(args[1:], stdout, stderr)
+	case "serve":
+		return cmdServe(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "isagi", version)
 		return nil

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/isagi-lab/isagi/serve"
+	"github.com/isagi-lab/isagi/session"
+)
+
+// cmdServe is `isagi serve`: the OpenAI-compatible server (package serve).
+func cmdServe(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var mf modelFlags
+	mf.registerModel(fs)
+	host := fs.String("host", "127.0.0.1", "address to listen on; anything but loopback needs --api-key")
+	port := fs.Int("port", 11435, "port to listen on (0: any free port, printed at start)")
+	apiKey := fs.String("api-key", os.Getenv("ISAGI_API_KEY"), "require \"Authorization: Bearer KEY\" (default $ISAGI_API_KEY)")
+	parallel := fs.Int("parallel", 2, "requests generating at once, decoding in turn on the one model (each its own KV cache)")
+	queue := fs.Int("queue", 0, "requests waiting for a turn before more get 429 (default 4 × --parallel)")
+	sessions := fs.Int("sessions", 8, "conversations kept under an isagi.session_id (least recently used go first)")
+	sessionDir := fs.String("session-dir", "", "where isagi.save writes <session_id>.miku (default: saving refused)")
+	noBuild := fs.Bool("no-build", false, "refuse (409) a request for a GRC rank not built yet instead of building it")
+	maxBody := fs.Int64("max-body", 4<<20, "largest request body in bytes")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), `Usage: isagi serve (--model FILE.gguf | --demo) [flags]
+
+Serves the model over the OpenAI API (POST /v1/chat/completions,
+/v1/completions, /v1/embeddings; GET /v1/models), streaming or not, with
+ISAGI's extensions: an "isagi" object in requests (snipe, ogd_alpha, rank,
+slots, alloc, memory, session_id, save) and responses (per-token TEH,
+memory tier, the GRC plan, tok/s), and POST /isagi/v1/hidden for the
+residual stream of a text. See docs/serve.md.
+
+It listens on loopback only unless --api-key is given.
+
+Examples:
+  isagi serve --model smollm2-135m-instruct
+  curl -s localhost:11435/v1/chat/completions -d '{"model":"smollm2-135m-instruct","messages":[{"role":"user","content":"Hi"}]}'
+  OPENAI_BASE_URL=http://127.0.0.1:11435/v1 OPENAI_API_KEY=none your-openai-tool
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return argsError(fs, "unexpected argument %q", fs.Arg(0))
+	}
+	if *port < 0 || *port > 65535 {
+		return usagef("serve: --port %d is not a port (0…65535)", *port)
+	}
+	if *parallel < 1 || *parallel > 64 {
+		return usagef("serve: --parallel must be 1…64, not %d", *parallel)
+	}
+	if !loopback(*host) && *apiKey == "" {
+		return usagef("serve: --host %s is reachable from other machines: give --api-key KEY (or $ISAGI_API_KEY) so that not anyone on the network can use the model", *host)
+	}
+	if err := mf.checkSource(); err != nil {
+		return err
+	}
+	s, err := mf.openSession(mf.sessionOptions(session.Options{AppVersion: version}))
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	logger := log.New(stderr, "isagi serve: ", log.LstdFlags)
+	if loaded, err := s.LoadGeometry(); err != nil {
+		logger.Printf("geometry profile not loaded: %v", err)
+	} else if !loaded {
+		logger.Printf("no geometry profile for this model: TEH, Snipe, OGD and memory need `isagi calibrate` first")
+	}
+	for _, note := range s.Notes() {
+		logger.Print(note)
+	}
+	id := s.Info().Name
+	srv, err := serve.New(s, serve.Config{
+		ModelID: id, Parallel: *parallel, Queue: *queue, Sessions: *sessions, Ctx: mf.ctx,
+		APIKey: *apiKey, NoBuild: *noBuild, MaxBody: *maxBody, SessionDir: *sessionDir,
+		AppVersion: version, Log: logger,
+	})
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	ln, err := net.Listen("tcp", net.JoinHostPort(*host, strconv.Itoa(*port)))
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	logger.Printf("%s (%s, %d-token context, %d in parallel) listening on http://%s/v1", id, s.Info().WeightType, s.Info().ContextSize, *parallel, ln.Addr())
+	select {
+	case err := <-done:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	logger.Print("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return nil
+}
+
+// loopback reports whether host names only this machine.
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

@@ -1,0 +1,261 @@
+package serve
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"regexp"
+	"strings"
+)
+
+// The request and response bodies of the OpenAI API (the subset the
+// server implements: docs/serve.md lists it) and ISAGI's extension, the
+// "isagi" object of a request and of every response and stream chunk.
+
+// message is one chat message. Content is a string or an array of parts,
+// of which only text parts are understood.
+type message struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+// stopList is OpenAI's "stop": one string or up to four.
+type stopList []string
+
+func (s *stopList) UnmarshalJSON(b []byte) error {
+	if bytes.Equal(b, []byte("null")) {
+		*s = nil
+		return nil
+	}
+	var one string
+	if json.Unmarshal(b, &one) == nil {
+		*s = stopList{one}
+		return nil
+	}
+	var many []string
+	if err := json.Unmarshal(b, &many); err != nil {
+		return shapeError("stop must be a string or an array of strings")
+	}
+	*s = many
+	return nil
+}
+
+// textInput is a prompt or an embeddings input: one string or an array of
+// strings (token-id arrays are not accepted).
+type textInput []string
+
+func (t *textInput) UnmarshalJSON(b []byte) error {
+	var one string
+	if json.Unmarshal(b, &one) == nil {
+		*t = textInput{one}
+		return nil
+	}
+	var many []string
+	if err := json.Unmarshal(b, &many); err != nil {
+		return shapeError("the prompt or input must be a string or an array of strings (token-id arrays are not supported)")
+	}
+	*t = many
+	return nil
+}
+
+// shapeError is a field of the right JSON syntax and the wrong shape, in
+// one sentence naming it.
+type shapeError string
+
+func (e shapeError) Error() string { return string(e) }
+
+// streamOptions is OpenAI's stream_options.
+type streamOptions struct {
+	IncludeUsage bool `json:"include_usage"`
+}
+
+// extRequest is the "isagi" object of a request: the living model's knobs
+// for this request (docs/serve.md).
+type extRequest struct {
+	// SessionID keeps a conversation's KV cache, living manifold and
+	// knobs across requests; Save writes it to the server's session
+	// directory as <id>.miku after the reply.
+	SessionID string `json:"session_id"`
+	Save      bool   `json:"save"`
+	// Snipe is the projector set (category names; [] none).
+	Snipe *[]string `json:"snipe"`
+	// OGDAlpha is the Safe OGD exploration step (0 off).
+	OGDAlpha *float64 `json:"ogd_alpha"`
+	// Rank, Slots and Alloc choose the GRC compression (rank 0 off).
+	Rank  *int    `json:"rank"`
+	Slots *string `json:"slots"`
+	Alloc *string `json:"alloc"`
+	// Memory turns the living manifold's serving on or off for the
+	// session (session_id only; on by default).
+	Memory *bool `json:"memory"`
+}
+
+// genRequest is a chat completion or a completion request.
+type genRequest struct {
+	Model         string         `json:"model"`
+	Messages      []message      `json:"messages"` // chat
+	Prompt        *textInput     `json:"prompt"`   // completion
+	Stream        bool           `json:"stream"`
+	StreamOptions *streamOptions `json:"stream_options"`
+	Temperature   *float64       `json:"temperature"`
+	TopP          *float64       `json:"top_p"`
+	MaxTokens     *int           `json:"max_tokens"`
+	// MaxCompletionTokens is the newer name of max_tokens (chat).
+	MaxCompletionTokens *int     `json:"max_completion_tokens"`
+	Stop                stopList `json:"stop"`
+	Seed                *int64   `json:"seed"`
+	N                   *int     `json:"n"`
+	// Logprobs is a bool for chat and a count (the top alternatives) for
+	// completions: json.RawMessage tells which was sent.
+	Logprobs    json.RawMessage `json:"logprobs"`
+	TopLogprobs *int            `json:"top_logprobs"`
+	Isagi       *extRequest     `json:"isagi"`
+}
+
+// embeddingsRequest is POST /v1/embeddings.
+type embeddingsRequest struct {
+	Model          string    `json:"model"`
+	Input          textInput `json:"input"`
+	EncodingFormat string    `json:"encoding_format"`
+}
+
+// hiddenRequest is POST /isagi/v1/hidden: the residual stream of a text
+// after the layers asked (-1: the final norm), or with ugt its UGT
+// coordinates at the profile's probe layer.
+type hiddenRequest struct {
+	Model  string `json:"model"`
+	Text   string `json:"text"`
+	Layers []int  `json:"layers"`
+	UGT    bool   `json:"ugt"`
+}
+
+// apiError is an error as OpenAI returns it: a status and the JSON body
+// {"error": {"message", "type", "param", "code"}}.
+type apiError struct {
+	Status  int
+	Message string
+	Type    string
+	Param   string
+	Code    string
+	// RetryAfter, in seconds, is sent as Retry-After (429, 503).
+	RetryAfter int
+}
+
+func (e *apiError) Error() string { return e.Message }
+
+func badRequest(param, format string, a ...any) *apiError {
+	return &apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Param: param, Message: fmt.Sprintf(format, a...)}
+}
+
+// writeError writes e as OpenAI does.
+func writeError(w http.ResponseWriter, e *apiError) {
+	if e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", fmt.Sprint(e.RetryAfter))
+	}
+	body := map[string]any{"message": e.Message, "type": e.Type, "param": nil, "code": nil}
+	if e.Param != "" {
+		body["param"] = e.Param
+	}
+	if e.Code != "" {
+		body["code"] = e.Code
+	}
+	writeJSON(w, e.Status, map[string]any{"error": body})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// decodeBody reads a JSON request body of at most limit bytes into v.
+// Unknown fields are ignored, as OpenAI's clients send fields the server
+// may not know; a known field of the wrong type, a body that is not one
+// JSON object, or one over the limit is an error in one sentence.
+func decodeBody(r io.Reader, limit int64, v any) *apiError {
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return badRequest("", "the request body could not be read: %v", err)
+	}
+	if int64(len(data)) > limit {
+		return &apiError{Status: http.StatusRequestEntityTooLarge, Type: "invalid_request_error",
+			Message: fmt.Sprintf("the request body is over the server's limit of %d bytes", limit)}
+	}
+	return decodeJSON(data, v)
+}
+
+// decodeJSON is decodeBody's parser, apart for the fuzzer.
+func decodeJSON(data []byte, v any) *apiError {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(v); err != nil {
+		var te *json.UnmarshalTypeError
+		var se shapeError
+		switch {
+		case errors.As(err, &te) && te.Field != "":
+			return badRequest(te.Field, "%s must be %s, not a JSON %s", te.Field, jsonKind(te.Type.Kind().String()), te.Value)
+		case errors.As(err, &se):
+			return badRequest("", "%s", string(se))
+		case errors.Is(err, io.EOF):
+			return badRequest("", "the request body is empty: it must be a JSON object")
+		}
+		return badRequest("", "the request body is not valid JSON: %s", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	if dec.More() {
+		return badRequest("", "the request body holds more than one JSON value")
+	}
+	return nil
+}
+
+// jsonKind names a Go kind as a JSON type.
+func jsonKind(k string) string {
+	switch k {
+	case "string":
+		return "a string"
+	case "bool":
+		return "a boolean"
+	case "slice", "array":
+		return "an array"
+	case "struct", "map", "ptr":
+		return "an object"
+	case "int", "int64", "int32", "uint64", "float64", "float32":
+		return "a number"
+	}
+	return "of another type"
+}
+
+// textOf is a message's content as text: a string, or the text parts of
+// an array joined.
+func textOf(i int, raw json.RawMessage) (string, *apiError) {
+	param := fmt.Sprintf("messages[%d].content", i)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return "", nil
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, nil
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return "", badRequest(param, "%s must be a string or an array of content parts", param)
+	}
+	var b strings.Builder
+	for j, p := range parts {
+		if p.Type != "text" {
+			return "", badRequest(param, "%s[%d] is a %q part: this model reads text parts only", param, j, p.Type)
+		}
+		b.WriteString(p.Text)
+	}
+	return b.String(), nil
+}
+
+// sessionIDPattern is what a session id may be: it names a file.
+var sessionIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }

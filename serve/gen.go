@@ -1,0 +1,661 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/isagi-lab/isagi/engine/chat"
+	"github.com/isagi-lab/isagi/session"
+)
+
+// plan is a validated generation request.
+type plan struct {
+	chat     bool
+	msgs     []chat.Message // chat
+	prompt   string         // completion
+	stream   bool
+	usage    bool // stream_options.include_usage
+	maxTok   int  // 0: up to the context
+	stops    []string
+	logprobs bool
+	top      int
+	set      func(base session.Settings) session.Settings
+	ext      extRequest
+}
+
+const maxTopLogprobs = 20
+
+// parse validates a request; every mistake is one sentence naming the
+// field.
+func (s *Server) parse(req *genRequest, isChat bool) (*plan, *apiError) {
+	if e := s.checkModel(req.Model); e != nil {
+		return nil, e
+	}
+	p := &plan{chat: isChat, stream: req.Stream, stops: req.Stop}
+	if req.Isagi != nil {
+		p.ext = *req.Isagi
+	}
+	if isChat {
+		if len(req.Messages) == 0 {
+			return nil, badRequest("messages", "messages must hold at least one message")
+		}
+		for i, m := range req.Messages {
+			text, e := textOf(i, m.Content)
+			if e != nil {
+				return nil, e
+			}
+			switch m.Role {
+			case "system", "developer":
+				m.Role = "system"
+			case "user", "assistant":
+			default:
+				return nil, badRequest(fmt.Sprintf("messages[%d].role", i), "messages[%d].role %q is not one of system, developer, user, assistant", i, m.Role)
+			}
+			p.msgs = append(p.msgs, chat.Message{Role: m.Role, Content: text})
+		}
+	} else {
+		if req.Prompt == nil || len(*req.Prompt) == 0 {
+			return nil, badRequest("prompt", "prompt is required: a string")
+		}
+		if len(*req.Prompt) > 1 {
+			return nil, badRequest("prompt", "prompt must be one string: this server answers one prompt per request")
+		}
+		p.prompt = (*req.Prompt)[0]
+	}
+	if req.StreamOptions != nil {
+		if !req.Stream {
+			return nil, badRequest("stream_options", "stream_options is only allowed with stream: true")
+		}
+		p.usage = req.StreamOptions.IncludeUsage
+	}
+	if req.N != nil && *req.N != 1 {
+		return nil, badRequest("n", "n must be 1: this server returns one choice")
+	}
+	if len(p.stops) > 4 {
+		return nil, badRequest("stop", "stop holds %d sequences; at most 4", len(p.stops))
+	}
+	for _, st := range p.stops {
+		if st == "" {
+			return nil, badRequest("stop", "a stop sequence must not be empty")
+		}
+	}
+	maxTok := req.MaxTokens
+	if req.MaxCompletionTokens != nil {
+		maxTok = req.MaxCompletionTokens
+	}
+	if maxTok != nil {
+		if *maxTok < 1 {
+			return nil, badRequest("max_tokens", "max_tokens must be at least 1, not %d", *maxTok)
+		}
+		p.maxTok = *maxTok
+	}
+	if e := p.parseLogprobs(req); e != nil {
+		return nil, e
+	}
+	temp, topP := -1.0, -1.0
+	if req.Temperature != nil {
+		if t := *req.Temperature; !finite(t) || t < 0 || t > 2 {
+			return nil, badRequest("temperature", "temperature must be between 0 and 2, not %v", t)
+		}
+		temp = *req.Temperature
+	}
+	if req.TopP != nil {
+		if t := *req.TopP; !finite(t) || t <= 0 || t > 1 {
+			return nil, badRequest("top_p", "top_p must be above 0 and at most 1, not %v", t)
+		}
+		topP = *req.TopP
+	}
+	var seed uint64
+	hasSeed := req.Seed != nil
+	if hasSeed {
+		seed = uint64(*req.Seed)
+	}
+	x := p.ext
+	if x.SessionID != "" && !sessionIDPattern.MatchString(x.SessionID) {
+		return nil, badRequest("isagi.session_id", "isagi.session_id must be 1 to 64 letters, digits, '-' or '_'")
+	}
+	if x.SessionID == "" && (x.Save || x.Memory != nil) {
+		return nil, badRequest("isagi.session_id", "isagi.save and isagi.memory need an isagi.session_id: a stateless request keeps nothing")
+	}
+	if x.Save && s.cfg.SessionDir == "" {
+		return nil, badRequest("isagi.save", "this server saves no sessions: start it with --session-dir DIR")
+	}
+	prof := s.root.GeometryProfile()
+	if (x.Snipe != nil && len(*x.Snipe) > 0) || (x.OGDAlpha != nil && *x.OGDAlpha != 0) || (x.Memory != nil && *x.Memory) {
+		if prof == nil {
+			return nil, badRequest("isagi", "isagi.snipe, isagi.ogd_alpha and isagi.memory need the model's geometry profile, and none is loaded: run `isagi calibrate` for this model")
+		}
+	}
+	if x.Snipe != nil {
+		for _, name := range *x.Snipe {
+			if _, ok := prof.Category(name); !ok {
+				return nil, badRequest("isagi.snipe", "isagi.snipe: there is no projector %q; the profile has %s", name, strings.Join(prof.CategoryNames(), ", "))
+			}
+		}
+	}
+	if x.OGDAlpha != nil && (!finite(*x.OGDAlpha) || *x.OGDAlpha < 0 || *x.OGDAlpha > 1) {
+		return nil, badRequest("isagi.ogd_alpha", "isagi.ogd_alpha must be between 0 and 1, not %v", *x.OGDAlpha)
+	}
+	if x.Rank != nil && (*x.Rank < 0 || *x.Rank > s.root.Dim()) {
+		return nil, badRequest("isagi.rank", "isagi.rank must be between 0 (off) and the model's width %d, not %d", s.root.Dim(), *x.Rank)
+	}
+	system := ""
+	if len(p.msgs) > 0 && p.msgs[0].Role == "system" {
+		system = p.msgs[0].Content
+	}
+	p.set = func(base session.Settings) session.Settings {
+		def := session.DefaultSettings()
+		// Sampling is the request's alone; what it does not say is the
+		// server's default. The living-model knobs are kept by a named
+		// session and default to off for a stateless one.
+		base.Temperature, base.TopK, base.TopP, base.MinP, base.RepeatPenalty = def.Temperature, def.TopK, def.TopP, def.MinP, def.RepeatPenalty
+		if temp >= 0 {
+			base.Temperature = float32(temp)
+		}
+		if topP >= 0 {
+			base.TopP = float32(topP)
+		}
+		base.Seed = uint64(time.Now().UnixNano())
+		if hasSeed {
+			base.Seed = seed
+		}
+		base.System = system
+		base.Draft, base.DraftN, base.OnlineBasis = "", 0, false
+		if x.Snipe != nil {
+			base.Snipe = strings.Join(*x.Snipe, ",")
+		}
+		if x.OGDAlpha != nil {
+			base.OGDAlpha = *x.OGDAlpha
+		}
+		if x.Rank != nil {
+			base.Rank = *x.Rank
+		}
+		if x.Slots != nil {
+			base.Slots = *x.Slots
+		}
+		if x.Alloc != nil {
+			base.Alloc = *x.Alloc
+		}
+		if x.Memory != nil {
+			base.MemoryOff = !*x.Memory
+		}
+		return base
+	}
+	return p, nil
+}
+
+// parseLogprobs reads chat's logprobs (bool) + top_logprobs, or a
+// completion's logprobs (the count of alternatives).
+func (p *plan) parseLogprobs(req *genRequest) *apiError {
+	raw := req.Logprobs
+	if len(raw) == 0 || string(raw) == "null" {
+		if req.TopLogprobs != nil && *req.TopLogprobs > 0 {
+			return badRequest("top_logprobs", "top_logprobs needs logprobs: true")
+		}
+		return nil
+	}
+	if p.chat {
+		if err := json.Unmarshal(raw, &p.logprobs); err != nil {
+			return badRequest("logprobs", "logprobs must be a boolean")
+		}
+		if req.TopLogprobs != nil {
+			if !p.logprobs && *req.TopLogprobs > 0 {
+				return badRequest("top_logprobs", "top_logprobs needs logprobs: true")
+			}
+			p.top = *req.TopLogprobs
+		}
+	} else {
+		if err := json.Unmarshal(raw, &p.top); err != nil {
+			return badRequest("logprobs", "logprobs must be a number (how many alternatives per token)")
+		}
+		p.logprobs = true
+	}
+	if p.top < 0 || p.top > maxTopLogprobs {
+		return badRequest("top_logprobs", "top_logprobs must be between 0 and %d, not %d", maxTopLogprobs, p.top)
+	}
+	return nil
+}
+
+func (s *Server) chat(w http.ResponseWriter, r *http.Request)        { s.generate(w, r, true) }
+func (s *Server) completions(w http.ResponseWriter, r *http.Request) { s.generate(w, r, false) }
+
+// generate serves a chat completion or a completion.
+func (s *Server) generate(w http.ResponseWriter, r *http.Request, isChat bool) {
+	start := time.Now()
+	if r.Method != http.MethodPost {
+		methodNotAllowed(w, r, http.MethodPost)
+		return
+	}
+	var req genRequest
+	if e := decodeBody(r.Body, s.cfg.MaxBody, &req); e != nil {
+		writeError(w, e)
+		return
+	}
+	p, e := s.parse(&req, isChat)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	release, e := s.admit(r.Context())
+	if e != nil {
+		if e.Status != 499 {
+			writeError(w, e)
+		}
+		return
+	}
+	defer release()
+	conv, put, e := s.conversation(p.ext.SessionID)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	defer put()
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	if s.turn.acquire(ctx) != nil {
+		return // the client went away while waiting
+	}
+	defer s.turn.release()
+
+	o, e := s.prepare(ctx, conv, p)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	defer o.close()
+	o.w, o.start, o.cancel = w, start, cancel
+	o.run(ctx)
+	s.cfg.Log.Printf("%s %s %d+%d tokens %s %.1f tok/s%s", r.Method, r.URL.Path, o.promptTok, o.completion,
+		o.finish, o.turn.DecodeTokS, sessionNote(p.ext.SessionID))
+}
+
+func sessionNote(id string) string {
+	if id == "" {
+		return ""
+	}
+	return " session " + id
+}
+
+// prepare applies the request's knobs and conversation to conv and checks
+// that the prompt and the reply fit the context.
+func (s *Server) prepare(ctx context.Context, conv *session.Session, p *plan) (*output, *apiError) {
+	set := p.set(conv.Settings())
+	built, err := conv.RankBuilt(set)
+	if err != nil {
+		return nil, badRequest("isagi.rank", "isagi: %v", err)
+	}
+	if !built {
+		if s.cfg.NoBuild {
+			return nil, &apiError{Status: http.StatusConflict, Type: "invalid_request_error", Param: "isagi.rank", Code: "rank_not_built",
+				Message: fmt.Sprintf("rank %d is not built for this model and the server was started with --no-build: build it with `isagi run --rank %d` first", set.Rank, set.Rank)}
+		}
+		s.cfg.Log.Printf("building GRC rank %d (slots %q, alloc %q) for the first time", set.Rank, set.Slots, set.Alloc)
+	}
+	var input string
+	var promptTok int
+	if p.chat {
+		if input, err = conv.SetTranscript(p.msgs); err != nil {
+			return nil, badRequest("messages", "messages: %v", err)
+		}
+		promptTok, err = conv.PromptTokens(input)
+	} else {
+		input = p.prompt
+		promptTok, err = conv.CompletionTokens(input)
+	}
+	if err != nil {
+		return nil, badRequest("messages", "the prompt could not be rendered: %v", err)
+	}
+	_, window := conv.ContextUsed()
+	maxTok := p.maxTok
+	switch {
+	case promptTok >= window:
+		return nil, contextExceeded(window, promptTok, maxTok)
+	case maxTok == 0:
+		maxTok = window - promptTok
+	case promptTok+maxTok > window:
+		return nil, contextExceeded(window, promptTok, maxTok)
+	}
+	set.MaxTokens = maxTok
+	last := -1
+	progress := func(done, total int) {
+		if pct := 100 * done / max(total, 1); pct/25 != last/25 {
+			last = pct
+			s.cfg.Log.Printf("building GRC rank %d: %d/%d blocks", set.Rank, done, total)
+		}
+	}
+	if err := conv.Apply(ctx, set, progress); err != nil {
+		if errors.Is(err, context.Canceled) {
+			return nil, &apiError{Status: 499, Type: "cancelled", Message: "the client went away"}
+		}
+		return nil, badRequest("isagi", "the settings were refused: %v", err)
+	}
+	o := &output{s: s, conv: conv, p: p, input: input, promptTok: promptTok, set: set}
+	if p.logprobs {
+		o.lp = newLogprobs(p.top, conv.TokenBytes)
+		remove, err := conv.AddHook(o.lp)
+		if err != nil {
+			return nil, &apiError{Status: http.StatusInternalServerError, Type: "server_error", Message: err.Error()}
+		}
+		o.removeHook = remove
+	}
+	o.stop = newStopper(p.stops)
+	return o, nil
+}
+
+func contextExceeded(window, prompt, maxTok int) *apiError {
+	msg := fmt.Sprintf("this model's context window is %d tokens, and the prompt alone is %d", window, prompt)
+	if maxTok > 0 && prompt < window {
+		msg = fmt.Sprintf("this model's context window is %d tokens, but %d were asked for (%d in the prompt, %d for the reply)", window, prompt+maxTok, prompt, maxTok)
+	}
+	return &apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Param: "messages", Code: "context_length_exceeded", Message: msg}
+}
+
+// output runs one request's generation and writes its answer.
+type output struct {
+	s          *Server
+	conv       *session.Session
+	p          *plan
+	input      string
+	promptTok  int
+	set        session.Settings
+	lp         *logprobs
+	removeHook func()
+	stop       *stopper
+
+	w      http.ResponseWriter
+	start  time.Time
+	cancel context.CancelFunc
+
+	id         string
+	created    int64
+	completion int // tokens generated, the stop token not counted
+	entries    []lpEntry
+	gauges     []map[string]any
+	tokS       float64
+	hit        bool   // a stop sequence ended the reply
+	text       string // the reply, cut at a stop sequence
+	finish     string
+	turn       session.Turn
+	streamed   bool // headers sent
+}
+
+func (o *output) close() {
+	if o.removeHook != nil {
+		o.removeHook()
+	}
+}
+
+func (o *output) run(ctx context.Context) {
+	o.created = time.Now().Unix()
+	o.id = fmt.Sprintf("cmpl-%x", time.Now().UnixNano())
+	if o.p.chat {
+		o.id = "chatcmpl-" + o.id[5:]
+	}
+	if o.p.stream {
+		h := o.w.Header()
+		h.Set("Content-Type", "text/event-stream")
+		h.Set("Cache-Control", "no-cache")
+		h.Set("X-Accel-Buffering", "no")
+		o.w.WriteHeader(http.StatusOK)
+		o.streamed = true
+		if o.p.chat {
+			o.chunk(map[string]any{"role": "assistant", "content": ""}, nil, nil, nil)
+		}
+	}
+	send := o.conv.SendNoMemory
+	switch {
+	case !o.p.chat:
+		send = o.conv.Complete
+	case o.p.ext.SessionID != "":
+		send = o.conv.Send
+	}
+	turn, err := send(ctx, o.input, o.event)
+	o.turn = turn
+	if err != nil && !errors.Is(err, context.Canceled) {
+		o.fail(&apiError{Status: http.StatusInternalServerError, Type: "server_error", Message: err.Error()})
+		return
+	}
+	if ctx.Err() != nil && !o.hit {
+		return // the client went away: nobody to answer
+	}
+	if rest := o.stop.flush(); rest != "" && !o.hit {
+		o.emitText(rest, nil, nil)
+	}
+	o.text = o.stop.text()
+	switch {
+	case o.hit, turn.Stop == "stop token", turn.Stop == "retrieved":
+		o.finish = "stop"
+	default:
+		o.finish = "length"
+	}
+	if turn.Stop == "retrieved" {
+		n, _ := o.conv.CountTokens(turn.Text)
+		o.completion = n
+	}
+	var saved string
+	if o.p.ext.Save {
+		var e *apiError
+		if saved, e = o.save(); e != nil {
+			o.fail(e)
+			return
+		}
+	}
+	ext := o.summary(saved)
+	usage := map[string]any{"prompt_tokens": o.promptTok, "completion_tokens": o.completion, "total_tokens": o.promptTok + o.completion}
+	if o.p.stream {
+		o.chunkFinal(ext)
+		if o.p.usage {
+			o.writeEvent(map[string]any{"id": o.id, "object": o.object(), "created": o.created, "model": o.s.cfg.ModelID,
+				"choices": []any{}, "usage": usage})
+		}
+		fmt.Fprint(o.w, "data: [DONE]\n\n")
+		o.flush()
+		return
+	}
+	choice := map[string]any{"index": 0, "finish_reason": o.finish, "logprobs": o.logprobsJSON(o.entries)}
+	obj := "text_completion"
+	if o.p.chat {
+		obj = "chat.completion"
+		choice["message"] = map[string]any{"role": "assistant", "content": o.text}
+	} else {
+		choice["text"] = o.text
+	}
+	writeJSON(o.w, http.StatusOK, map[string]any{"id": o.id, "object": obj, "created": o.created, "model": o.s.cfg.ModelID,
+		"choices": []any{choice}, "usage": usage, "isagi": ext, "system_fingerprint": "isagi"})
+}
+
+// event handles one step of the reply: the stop sequences, the logprob
+// entry, the gauge; then it lets the other conversations have their turn.
+func (o *output) event(ev session.Event) {
+	defer o.s.turn.yield()
+	if o.hit {
+		return
+	}
+	o.tokS = ev.TokPerSec
+	var entry *lpEntry
+	var gauge map[string]any
+	if ev.ID >= 0 && !ev.End {
+		o.completion++
+		if o.lp != nil {
+			if e, ok := o.lp.entry(ev.Pos, ev.ID); ok {
+				entry = &e
+			}
+		}
+		if ev.Gauged {
+			gauge = o.s.gaugeJSON(ev)
+		}
+	}
+	out, hit := o.stop.add(ev.Piece)
+	if hit {
+		o.hit = true
+		o.cancel() // the reply ends here: stop generating
+	}
+	if out != "" || entry != nil {
+		o.emitText(out, entry, gauge)
+	}
+}
+
+func (o *output) emitText(text string, entry *lpEntry, gauge map[string]any) {
+	var entries []lpEntry
+	if entry != nil {
+		o.entries = append(o.entries, *entry)
+		entries = []lpEntry{*entry}
+	}
+	if gauge != nil {
+		o.gauges = append(o.gauges, gauge)
+	}
+	if !o.p.stream {
+		return
+	}
+	ext := map[string]any{"tok_s": round(o.tokS, 2)}
+	if gauge != nil {
+		ext["teh"] = gauge
+	}
+	if o.p.chat {
+		o.chunk(map[string]any{"content": text}, entries, nil, ext)
+	} else {
+		o.chunkText(text, entries, nil, ext)
+	}
+}
+
+func (o *output) object() string {
+	if o.p.chat {
+		return "chat.completion.chunk"
+	}
+	return "text_completion"
+}
+
+// chunk writes one chat stream chunk.
+func (o *output) chunk(delta map[string]any, entries []lpEntry, finish any, ext map[string]any) {
+	choice := map[string]any{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": nil}
+	if entries != nil {
+		choice["logprobs"] = o.logprobsJSON(entries)
+	}
+	ev := map[string]any{"id": o.id, "object": "chat.completion.chunk", "created": o.created, "model": o.s.cfg.ModelID,
+		"choices": []any{choice}, "system_fingerprint": "isagi"}
+	if ext != nil {
+		ev["isagi"] = ext
+	}
+	o.writeEvent(ev)
+}
+
+// chunkText writes one completion stream chunk.
+func (o *output) chunkText(text string, entries []lpEntry, finish any, ext map[string]any) {
+	choice := map[string]any{"index": 0, "text": text, "finish_reason": finish, "logprobs": nil}
+	if entries != nil {
+		choice["logprobs"] = o.logprobsJSON(entries)
+	}
+	ev := map[string]any{"id": o.id, "object": "text_completion", "created": o.created, "model": o.s.cfg.ModelID, "choices": []any{choice}}
+	if ext != nil {
+		ev["isagi"] = ext
+	}
+	o.writeEvent(ev)
+}
+
+func (o *output) chunkFinal(ext map[string]any) {
+	if o.p.chat {
+		o.chunk(map[string]any{}, nil, o.finish, ext)
+	} else {
+		o.chunkText("", nil, o.finish, ext)
+	}
+}
+
+func (o *output) writeEvent(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return
+	}
+	fmt.Fprintf(o.w, "data: %s\n\n", b)
+	o.flush()
+}
+
+func (o *output) flush() {
+	if f, ok := o.w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// fail reports an error: as the response when nothing was sent yet, else
+// as a last event of the stream.
+func (o *output) fail(e *apiError) {
+	if !o.streamed {
+		writeError(o.w, e)
+		return
+	}
+	o.writeEvent(map[string]any{"error": map[string]any{"message": e.Message, "type": e.Type, "code": nil, "param": nil}})
+}
+
+// save writes a named session to the session directory.
+func (o *output) save() (string, *apiError) {
+	path := o.s.sessionPath(o.p.ext.SessionID)
+	err := o.conv.Save(path, o.s.cfg.AppVersion, time.Now())
+	if errors.Is(err, session.ErrExists) {
+		// A file of that name from an earlier run of the server: the id
+		// names it, so it is this session's to replace.
+		err = o.conv.SaveOverwrite(path, o.s.cfg.AppVersion, time.Now())
+	}
+	if err != nil {
+		return "", &apiError{Status: http.StatusInternalServerError, Type: "server_error", Message: fmt.Sprintf("the session could not be saved: %v", err)}
+	}
+	return path, nil
+}
+
+// summary is the response's "isagi" object.
+func (o *output) summary(saved string) map[string]any {
+	t := o.turn
+	ext := map[string]any{
+		"tok_s": round(t.DecodeTokS, 2), "prefill_tok_s": round(t.PrefillTokS, 2),
+		"ttft_ms": round(float64(t.TimeToFirst.Microseconds())/1000, 3), "stop": t.Stop,
+		"context_used": t.ContextUsed,
+	}
+	info := o.conv.Info()
+	if info.Rank > 0 {
+		ext["grc"] = map[string]any{"rank": info.Rank, "plan": info.RankSpec, "energy": round(info.RankEnergy, 4), "bytes": round(info.RankBytes, 4)}
+	} else {
+		ext["grc"] = nil
+	}
+	if o.set.Snipe != "" {
+		ext["snipe"] = strings.Split(o.set.Snipe, ",")
+	}
+	if o.set.OGDAlpha != 0 {
+		ext["ogd_alpha"] = o.set.OGDAlpha
+	}
+	if prof := o.s.root.GeometryProfile(); prof != nil {
+		teh := map[string]any{"tau": o.s.tauJSON(), "tokens": o.gauges}
+		if t.Geometry != nil {
+			g := t.Geometry
+			teh["prompt"] = o.s.readingJSON(g.Prompt)
+			teh["reply"] = o.s.readingJSON(g.Reply)
+			teh["peak"] = round(float64(g.Peak), 4)
+			teh["flagged"] = g.Flagged
+		}
+		ext["teh"] = teh
+	}
+	if t.COG != nil {
+		c := t.COG
+		ext["cog"] = map[string]any{"tier": c.Tier, "distance": round(c.Distance, 5), "retrieved": c.Retrieved,
+			"decision": c.Decision, "why": c.Why, "tau": round(c.Tau, 5), "trajectories": c.Trajectories}
+	}
+	if o.p.ext.SessionID != "" {
+		ext["session_id"] = o.p.ext.SessionID
+		ext["memory"] = !o.set.MemoryOff
+	}
+	if saved != "" {
+		ext["saved"] = saved
+	}
+	return ext
+}
+
+func round(x float64, places int) float64 {
+	if !finite(x) {
+		return 0
+	}
+	p := math.Pow(10, float64(places))
+	return math.Round(x*p) / p
+}
