@@ -6,7 +6,7 @@ FUZZTIME ?= 50000x
 BIN      := bin/isagi
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build test vet fmt-check unit fuzz e2e bench bench-kernels bench-peer clean
+.PHONY: all build test vet fmt-check unit fuzz e2e openai-client bench bench-kernels bench-peer clean
 
 all: build
 
@@ -16,7 +16,7 @@ build:
 # The full gate: formatting, vet, every test under the race detector (the
 # statistical speculative-sampling test again without it, which it skips), and a
 # short run of each fuzz target over its checked-in seed corpus and beyond.
-test: fmt-check vet unit fuzz e2e
+test: fmt-check vet unit fuzz e2e openai-client
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -37,10 +37,17 @@ fuzz:
 	$(GO) test ./miku -run '^$$' -fuzz '^FuzzDecodeFramed$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./cog -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./geometry -run '^$$' -fuzz '^FuzzParseProfile$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./serve -run '^$$' -fuzz '^FuzzDecodeRequest$$' -fuzztime $(FUZZTIME)
 
 # The TUI in a real terminal (tmux): chat, cancel, quit, clean exit.
 e2e: build
 	scripts/e2e-tmux.sh $(BIN)
+
+# isagi serve under a real client: the official openai npm package (pinned
+# in scripts/openai-client) against a live `isagi serve --demo`: chat,
+# streaming, logprobs, completions, embeddings, errors (docs/serve.md).
+openai-client: build
+	scripts/openai-client/run.sh $(BIN)
 
 # Kernel throughput against the memory-bandwidth probe, measured in one run
 # (compare ratios, not absolute figures: shared machines are noisy).

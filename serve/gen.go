@@ -609,9 +609,13 @@ func (o *output) save() (string, *apiError) {
 // summary is the response's "isagi" object.
 func (o *output) summary(saved string) map[string]any {
 	t := o.turn
+	stop := t.Stop
+	if o.hit {
+		stop = "stop sequence" // the generation was stopped for it, not cancelled
+	}
 	ext := map[string]any{
 		"tok_s": round(t.DecodeTokS, 2), "prefill_tok_s": round(t.PrefillTokS, 2),
-		"ttft_ms": round(float64(t.TimeToFirst.Microseconds())/1000, 3), "stop": t.Stop,
+		"ttft_ms": round(float64(t.TimeToFirst.Microseconds())/1000, 3), "stop": stop,
 		"context_used": t.ContextUsed,
 	}
 	info := o.conv.Info()

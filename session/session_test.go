@@ -13,7 +13,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/isagi-lab/isagi/engine/gguf"
 	"github.com/isagi-lab/isagi/engine/tokenizer"
 )
 
@@ -24,38 +23,7 @@ func fixture(t testing.TB, rel string) string { t.Helper(); return fixtures.Path
 // runs end to end on a real forward pass.
 func chatModel(t *testing.T) string {
 	t.Helper()
-	src, err := gguf.Open(fixture(t, "archs/qwen2.gguf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	var w gguf.Writer
-	for _, kv := range src.KV {
-		if err := w.AddKV(kv.Key, kv.Value); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tmpl := "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}" +
-		"{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
-	if err := w.AddKV("tokenizer.chat_template", gguf.String(tmpl)); err != nil {
-		t.Fatal(err)
-	}
-	for i := range src.Tensors {
-		ti := &src.Tensors[i]
-		if err := w.AddTensor(ti.Name, ti.Type, ti.Dims, src.TensorData(ti)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	p := filepath.Join(t.TempDir(), "qwen2-chat.gguf")
-	fh, err := os.Create(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
-	if _, err := w.WriteTo(fh); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return fixtures.Rebuilt(t, "archs/qwen2.gguf", t.TempDir(), "qwen2-chat.gguf", fixtures.Change{ChatTemplate: fixtures.ChatML})
 }
 
 func greedy() Settings {
