@@ -703,4 +703,3 @@ func FuzzDecodeRequest(f *testing.F) {
 		_ = decodeJSON(data, &hr)
 	})
 }
-
