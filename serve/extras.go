@@ -372,8 +372,10 @@ func (s *Server) hidden(w http.ResponseWriter, r *http.Request) {
 		var layer int
 		var tokens []int32
 		coords, layer, tokens, err = s.root.UGTCoords(r.Context(), req.Text, maxTok)
-		resp["tokens"], resp["pieces"] = tokens, s.pieces(tokens)
-		resp["ugt"] = map[string]any{"layer": layer, "k": len(coords[0]), "coords": coords}
+		if err == nil {
+			resp["tokens"], resp["pieces"] = tokens, s.pieces(tokens)
+			resp["ugt"] = map[string]any{"layer": layer, "k": s.root.GeometryProfile().K, "coords": coords}
+		}
 	} else {
 		var h session.Hidden
 		h, err = s.root.Hidden(r.Context(), req.Text, req.Layers, maxTok)

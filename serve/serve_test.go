@@ -594,6 +594,11 @@ func TestGeometryExtensions(t *testing.T) {
 	if code != 400 || !strings.Contains(path(out, "error", "message").(string), "no-such-category") {
 		t.Fatalf("unknown projector: %d %v", code, out)
 	}
+	long := strings.Repeat("and the LORD said ", 100)
+	code, out = post(t, ts.URL+"/isagi/v1/hidden", `{"text":"`+long+`","ugt":true}`)
+	if code != 400 {
+		t.Fatalf("ugt over the context: %d %v", code, out)
+	}
 	code, out = post(t, ts.URL+"/isagi/v1/hidden", `{"text":"In the beginning","ugt":true}`)
 	if code != 200 || int(path(out, "ugt", "k").(float64)) != p.K || len(path(out, "ugt", "coords").([]any)) != len(out["tokens"].([]any)) {
 		t.Fatalf("ugt: %d %v", code, out)

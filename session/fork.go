@@ -230,8 +230,8 @@ func (s *Session) Hidden(ctx context.Context, text string, layers []int, maxToke
 	if maxTokens <= 0 {
 		maxTokens = s.st.Cap()
 	}
-	if len(ids) > maxTokens {
-		return Hidden{}, fmt.Errorf("the text is %d tokens, over the limit of %d", len(ids), maxTokens)
+	if len(ids) > min(maxTokens, s.m.CtxLen) {
+		return Hidden{}, fmt.Errorf("the text is %d tokens, over the limit of %d (the model's context window is %d)", len(ids), min(maxTokens, s.m.CtxLen), s.m.CtxLen)
 	}
 	h := &hiddenHook{at: map[int]int{}, norm: -1, limit: len(ids)}
 	for i, l := range layers {
