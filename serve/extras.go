@@ -245,13 +245,8 @@ const maxEmbedInputs = 256
 // embeddings is POST /v1/embeddings: the mean final hidden state of each
 // input, unit length (session.Embedding).
 func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		methodNotAllowed(w, r, http.MethodPost)
-		return
-	}
 	var req embeddingsRequest
-	if e := decodeBody(r.Body, s.cfg.MaxBody, &req); e != nil {
-		writeError(w, e)
+	if !s.readPost(w, r, &req) {
 		return
 	}
 	if e := s.checkModel(req.Model); e != nil {
@@ -269,11 +264,8 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 		writeError(w, badRequest("encoding_format", "encoding_format must be \"float\" or \"base64\", not %q", req.EncodingFormat))
 		return
 	}
-	release, e := s.admit(r.Context())
-	if e != nil {
-		if e.Status != 499 {
-			writeError(w, e)
-		}
+	release, ok := s.admitOrAnswer(w, r)
+	if !ok {
 		return
 	}
 	defer release()
@@ -310,13 +302,8 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 // hidden is POST /isagi/v1/hidden: the residual stream of a text after the
 // layers asked, or its UGT coordinates, within MaxHidden values.
 func (s *Server) hidden(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		methodNotAllowed(w, r, http.MethodPost)
-		return
-	}
 	var req hiddenRequest
-	if e := decodeBody(r.Body, s.cfg.MaxBody, &req); e != nil {
-		writeError(w, e)
+	if !s.readPost(w, r, &req) {
 		return
 	}
 	if req.Model != "" {
@@ -354,11 +341,8 @@ func (s *Server) hidden(w http.ResponseWriter, r *http.Request) {
 		writeError(w, badRequest("layers", "one token at these layers is %d values, over the server's cap of %d: ask for fewer layers", width, s.cfg.MaxHidden))
 		return
 	}
-	release, e := s.admit(r.Context())
-	if e != nil {
-		if e.Status != 499 {
-			writeError(w, e)
-		}
+	release, ok := s.admitOrAnswer(w, r)
+	if !ok {
 		return
 	}
 	defer release()

@@ -228,13 +228,8 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) { s.generat
 // generate serves a chat completion or a completion.
 func (s *Server) generate(w http.ResponseWriter, r *http.Request, isChat bool) {
 	start := time.Now()
-	if r.Method != http.MethodPost {
-		methodNotAllowed(w, r, http.MethodPost)
-		return
-	}
 	var req genRequest
-	if e := decodeBody(r.Body, s.cfg.MaxBody, &req); e != nil {
-		writeError(w, e)
+	if !s.readPost(w, r, &req) {
 		return
 	}
 	p, e := s.parse(&req, isChat)
@@ -242,11 +237,8 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, isChat bool) {
 		writeError(w, e)
 		return
 	}
-	release, e := s.admit(r.Context())
-	if e != nil {
-		if e.Status != 499 {
-			writeError(w, e)
-		}
+	release, ok := s.admitOrAnswer(w, r)
+	if !ok {
 		return
 	}
 	defer release()

@@ -20,9 +20,8 @@ import (
 	"time"
 
 	"github.com/isagi-lab/isagi/demo"
-	"github.com/isagi-lab/isagi/geometry"
 	"github.com/isagi-lab/isagi/internal/fixtures"
-	"github.com/isagi-lab/isagi/prompts"
+	"github.com/isagi-lab/isagi/internal/quickprofile"
 	"github.com/isagi-lab/isagi/session"
 )
 
@@ -56,23 +55,8 @@ func chatSession(t testing.TB) *session.Session {
 // the figures mean nothing, but every mechanism runs.
 func calibrated(t testing.TB, s *session.Session) *session.Session {
 	t.Helper()
-	set, err := prompts.Default()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range set.Zones {
-		set.Zones[i].Train = set.Zones[i].Train[:4]
-	}
-	for i := range set.Categories {
-		set.Categories[i].Train = set.Categories[i].Train[:2]
-	}
-	set.Benign.Train = set.Benign.Train[:1]
-	o := geometry.DefaultOptions()
-	o.MaxCoords, o.MaxForbidden, o.BenignTokens = 1, 1, 16
-	p, err := geometry.Calibrate(context.Background(), s.CalibrationSource(), set, o, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := quickprofile.Calibrate(t, s.CalibrationSource())
+	var err error
 	if p.Model, err = s.ModelRef(); err != nil {
 		t.Fatal(err)
 	}

@@ -227,6 +227,33 @@ func (s *Server) admit(ctx context.Context) (release func(), e *apiError) {
 	}
 }
 
+// readPost checks the method is POST and decodes the body into v; on a
+// mistake it answers and returns false.
+func (s *Server) readPost(w http.ResponseWriter, r *http.Request, v any) bool {
+	if r.Method != http.MethodPost {
+		methodNotAllowed(w, r, http.MethodPost)
+		return false
+	}
+	if e := decodeBody(r.Body, s.cfg.MaxBody, v); e != nil {
+		writeError(w, e)
+		return false
+	}
+	return true
+}
+
+// admitOrAnswer is admit that answers a refusal itself (nothing when the
+// client went away); ok says whether the request holds a slot.
+func (s *Server) admitOrAnswer(w http.ResponseWriter, r *http.Request) (release func(), ok bool) {
+	release, e := s.admit(r.Context())
+	if e != nil {
+		if e.Status != 499 {
+			writeError(w, e)
+		}
+		return nil, false
+	}
+	return release, true
+}
+
 // conversation returns the conversation a request runs in: its named
 // session's (made on first use), or an idle stateless one. The caller
 // holds a slot, so a stateless one is free. put gives it back.

@@ -1,13 +1,11 @@
 package session
 
 import (
-	"context"
 	"strings"
 	"testing"
 
 	"github.com/isagi-lab/isagi/cog"
-	"github.com/isagi-lab/isagi/geometry"
-	"github.com/isagi-lab/isagi/prompts"
+	"github.com/isagi-lab/isagi/internal/quickprofile"
 )
 
 // chatMemory is the chat fixture with a quickly calibrated profile: the
@@ -16,23 +14,8 @@ import (
 func chatMemory(t *testing.T) *Session {
 	t.Helper()
 	s := open(t, chatModel(t), Options{Settings: greedy()})
-	set, err := prompts.Default()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range set.Zones {
-		set.Zones[i].Train = set.Zones[i].Train[:4]
-	}
-	for i := range set.Categories {
-		set.Categories[i].Train = set.Categories[i].Train[:2]
-	}
-	set.Benign.Train = set.Benign.Train[:1]
-	o := geometry.DefaultOptions()
-	o.MaxCoords, o.MaxForbidden, o.BenignTokens = 1, 1, 16
-	p, err := geometry.Calibrate(context.Background(), s.CalibrationSource(), set, o, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := quickprofile.Calibrate(t, s.CalibrationSource())
+	var err error
 	if p.Model, err = s.ModelRef(); err != nil {
 		t.Fatal(err)
 	}
