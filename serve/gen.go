@@ -277,7 +277,13 @@ func sessionNote(id string) string {
 // prepare applies the request's knobs and conversation to conv and checks
 // that the prompt and the reply fit the context.
 func (s *Server) prepare(ctx context.Context, conv *session.Session, p *plan) (*output, *apiError) {
-	set := p.set(conv.Settings())
+	base := conv.Settings()
+	if p.ext.SessionID == "" {
+		// A stateless request starts from nothing: the knobs the last
+		// request on this pooled conversation set are not its.
+		base = session.Settings{}
+	}
+	set := p.set(base)
 	built, err := conv.RankBuilt(set)
 	if err != nil {
 		return nil, badRequest("isagi.rank", "isagi: %v", err)

@@ -652,9 +652,18 @@ func TestRankPerRequest(t *testing.T) {
 	if code, out := post(t, ts.URL+"/v1/completions", body); code != 200 {
 		t.Fatalf("built rank under no-build: %d %v", code, out)
 	}
-	code, out = post(t, ts2.URL+"/v1/completions", strings.Replace(body, `"rank":32`, `"rank":0`, 1))
+	// The next stateless request on the same pooled conversation does not
+	// inherit the rank; a session keeps it until told otherwise.
+	code, out = post(t, ts2.URL+"/v1/completions", strings.Replace(body, `,"isagi":{"rank":32}`, ``, 1))
 	if code != 200 || path(out, "isagi", "grc") != nil {
-		t.Fatalf("rank off: %d %v", code, out["isagi"])
+		t.Fatalf("stateless after rank 32: %d %v", code, out["isagi"])
+	}
+	chat := `{"model":"` + demoID + `","messages":[{"role":"user","content":"And God said"}],"max_tokens":3,"temperature":0,"isagi":{"session_id":"r"%s}}`
+	for i, ext := range []string{`,"rank":32`, ``, `,"rank":0`} {
+		code, out = post(t, ts2.URL+"/v1/chat/completions", fmt.Sprintf(chat, ext))
+		if want := i < 2; code != 200 || (path(out, "isagi", "grc") != nil) != want {
+			t.Fatalf("session request %d (%s): %d %v", i, ext, code, out["isagi"])
+		}
 	}
 }
 
