@@ -212,9 +212,7 @@ func (s *stopper) text() string {
 	return full
 }
 
-// gaugeJSON is one token's TEH reading.
-func (s *Server) gaugeJSON(ev session.Event) map[string]any { return s.readingJSON(ev.Gauge) }
-
+// readingJSON is a TEH reading, overall and per category.
 func (s *Server) readingJSON(r geometry.Reading) map[string]any {
 	cats := map[string]float64{}
 	if p := s.root.GeometryProfile(); p != nil {

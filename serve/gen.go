@@ -227,7 +227,6 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) { s.generat
 
 // generate serves a chat completion or a completion.
 func (s *Server) generate(w http.ResponseWriter, r *http.Request, isChat bool) {
-	start := time.Now()
 	var req genRequest
 	if !s.readPost(w, r, &req) {
 		return
@@ -261,7 +260,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, isChat bool) {
 		return
 	}
 	defer o.close()
-	o.w, o.start, o.cancel = w, start, cancel
+	o.w, o.cancel = w, cancel
 	o.run(ctx)
 	s.cfg.Log.Printf("%s %s %d+%d tokens %s %.1f tok/s%s", r.Method, r.URL.Path, o.promptTok, o.completion,
 		o.finish, o.turn.DecodeTokS, sessionNote(p.ext.SessionID))
@@ -367,7 +366,6 @@ type output struct {
 	stop       *stopper
 
 	w      http.ResponseWriter
-	start  time.Time
 	cancel context.CancelFunc
 
 	id         string
@@ -486,7 +484,7 @@ func (o *output) event(ev session.Event) {
 			}
 		}
 		if ev.Gauged {
-			gauge = o.s.gaugeJSON(ev)
+			gauge = o.s.readingJSON(ev.Gauge)
 		}
 	}
 	out, hit := o.stop.add(ev.Piece)

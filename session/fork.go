@@ -45,7 +45,6 @@ func (s *Session) Fork(ctx int, set Settings) (*Session, error) {
 		grcb: s.grcb, grcs: s.grcs, cacheDir: s.cacheDir, profileDir: s.profileDir,
 		forked: true,
 	}
-	f.info.Rank, f.info.RankSpec = 0, ""
 	if err := f.resize(ctx); err != nil {
 		return nil, err
 	}
@@ -75,9 +74,9 @@ func (s *Session) Apply(ctx context.Context, n Settings, progress func(done, tot
 	return nil
 }
 
-// RankBuilt reports whether the compression the settings ask for is in
-// memory already (built by this session or a fork of its family), so that
-// Apply would not have to build or read it.
+// RankBuilt reports whether the compression the settings ask for needs no
+// build: it is in memory (built by this session or a fork of its family)
+// or in the disk cache, from which it is then read into memory.
 func (s *Session) RankBuilt(n Settings) (bool, error) {
 	if n.Rank <= 0 {
 		return true, nil
@@ -308,17 +307,16 @@ func (s *Session) UGTCoords(ctx context.Context, text string, maxTokens int) (co
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	b := &ugt.Basis{D: p.D, K: p.K, Mu: p.Mu, B: p.B}
-	x := make([]float64, p.D)
-	for _, row := range h.States[0] {
+	hs := make([][]float64, len(h.States[0]))
+	for i, row := range h.States[0] {
+		hs[i] = make([]float64, len(row))
 		for j, v := range row {
-			x[j] = float64(v)
+			hs[i][j] = float64(v)
 		}
-		c, err := b.Coords(x, nil)
-		if err != nil {
-			return nil, 0, nil, err
-		}
-		coords = append(coords, c)
+	}
+	b := &ugt.Basis{D: p.D, K: p.K, Mu: p.Mu, B: p.B}
+	if coords, err = b.CoordsRows(hs); err != nil {
+		return nil, 0, nil, err
 	}
 	return coords, p.Layer, h.Tokens, nil
 }

@@ -98,13 +98,15 @@ func (s *Session) send(ctx context.Context, input string, mode sendMode, emit fu
 		if n == 1 {
 			decodeStart = time.Now()
 		}
+		// The position whose logits chose this token: the history ends
+		// with the token itself.
+		pos, end := len(s.gen.History())-2, isStop(id, s.stops)
 		piece := ""
-		if !isStop(id, s.stops) {
+		if !end {
 			piece = string(dec.Write(id))
 		}
 		reply.WriteString(piece)
-		ev := Event{Piece: piece, Tokens: n, Elapsed: time.Since(start),
-			ID: id, Pos: len(s.gen.History()) - 2, End: isStop(id, s.stops)}
+		ev := Event{Piece: piece, Tokens: n, Elapsed: time.Since(start), ID: id, Pos: pos, End: end}
 		if n > 1 {
 			ev.TokPerSec = float64(n-1) / time.Since(decodeStart).Seconds()
 		}
@@ -112,7 +114,7 @@ func (s *Session) send(ctx context.Context, input string, mode sendMode, emit fu
 			// The reading of the position that chose this token: under
 			// speculative decoding the monitor has already read the drafts
 			// after it.
-			r, ok := s.geo.At(len(s.gen.History()) - 2)
+			r, ok := s.geo.At(pos)
 			if !ok {
 				r = s.geo.Last()
 			}
