@@ -70,9 +70,6 @@ Flags:
 	if !loopback(*host) && *apiKey == "" {
 		return usagef("serve: --host %s is reachable from other machines: give --api-key KEY (or $ISAGI_API_KEY) so that not anyone on the network can use the model", *host)
 	}
-	if err := mf.checkSource(); err != nil {
-		return err
-	}
 	s, err := mf.openSession(mf.sessionOptions(session.Options{AppVersion: version}))
 	if err != nil {
 		return err
