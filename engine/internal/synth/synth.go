@@ -29,14 +29,39 @@ func Llama1B() Shape {
 	return Shape{Dim: 2048, Layers: 16, Heads: 32, KVHeads: 8, FFN: 8192, Vocab: 32000}
 }
 
+// Llama3B is Llama-3.2-3B's shape.
+func Llama3B() Shape {
+	return Shape{Dim: 3072, Layers: 28, Heads: 24, KVHeads: 8, FFN: 8192, Vocab: 128256}
+}
+
+// Llama8B is Llama-3.1-8B's shape.
+func Llama8B() Shape {
+	return Shape{Dim: 4096, Layers: 32, Heads: 32, KVHeads: 8, FFN: 14336, Vocab: 128256}
+}
+
 // Shapes names the shapes Write knows, for command lines.
 func Shapes() map[string]Shape {
-	return map[string]Shape{"smollm2-135m": SmolLM2(), "llama-1b": Llama1B()}
+	return map[string]Shape{"smollm2-135m": SmolLM2(), "llama-1b": Llama1B(), "llama-3b": Llama3B(), "llama-8b": Llama8B()}
+}
+
+// Options vary what Write makes.
+type Options struct {
+	// Random fills the matrices with random encoded blocks
+	// (tensor.FillRandom) instead of quantising random floats: instant at
+	// any size, for speed measurements, where the values do not matter.
+	Random bool
+	// Mixed makes a Q4_K_M-like file from a K-quant typ: the embedding in
+	// Q6_K, the other matrices in typ, and matrices whose rows are not a
+	// multiple of 256 in Q5_0 (llama.cpp's fallback for Q4_K).
+	Mixed bool
 }
 
 // Write writes a llama GGUF of shape s whose matrices are of type typ
 // (norms stay F32) to path.
-func Write(path string, s Shape, typ tensor.Type) error {
+func Write(path string, s Shape, typ tensor.Type) error { return WriteWith(path, s, typ, Options{}) }
+
+// WriteWith is Write with options.
+func WriteWith(path string, s Shape, typ tensor.Type, o Options) error {
 	if s.Heads <= 0 || s.KVHeads <= 0 || s.Dim%s.Heads != 0 {
 		return fmt.Errorf("synth: shape %+v has no whole head width", s)
 	}
@@ -89,6 +114,24 @@ func Write(path string, s Shape, typ tensor.Type) error {
 		n := int(dims[0])
 		if len(dims) > 1 {
 			n *= int(dims[1])
+			if o.Mixed && name == "token_embd.weight" {
+				t = tensor.Q6_K
+			}
+			if t.BlockLen() == 256 && dims[0]%256 != 0 {
+				t = tensor.Q5_0
+			}
+		}
+		if o.Random && len(dims) > 1 {
+			var size uint64
+			if size, err = t.TensorBytes(dims); err != nil {
+				return
+			}
+			data := make([]byte, size)
+			if err = tensor.FillRandom(t, data, uint64(len(name))*7919+size, 0.0005); err != nil {
+				return
+			}
+			err = w.AddTensor(name, t, dims, data)
+			return
 		}
 		if cap(vals) < n {
 			vals = make([]float32, n)

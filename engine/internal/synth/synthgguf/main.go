@@ -2,11 +2,15 @@
 // comparisons (scripts/bench-peer.sh): the same file is then timed by isagi
 // and by llama.cpp.
 //
-//	go run ./engine/internal/synth/synthgguf SHAPE TYPE OUT.gguf
+//	go run ./engine/internal/synth/synthgguf [-random] SHAPE TYPE OUT.gguf
 //
-// SHAPE is smollm2-135m or llama-1b; TYPE is a matrix type this engine can
-// encode (F32, F16, Q8_0, …). Other types are made from the F16 file with
-// llama.cpp's llama-quantize, so that their layout is llama.cpp's own.
+// SHAPE is smollm2-135m, llama-1b, llama-3b or llama-8b; TYPE is a matrix
+// type this engine can encode (F32, F16, Q8_0, …). Other types are made from
+// the F16 file with llama.cpp's llama-quantize, so that their layout is
+// llama.cpp's own. With -random the matrices are random encoded blocks of
+// any computable type, and Q4_K_M is accepted (Q4_K, the embedding in Q6_K):
+// instant at 8B parameters, for timing where values do not matter (the GPU
+// device check).
 package main
 
 import (
@@ -28,13 +32,20 @@ func main() {
 
 func run(args []string) error {
 	shapes := synth.Shapes()
+	var o synth.Options
+	if len(args) > 0 && args[0] == "-random" {
+		o.Random, args = true, args[1:]
+	}
+	if len(args) == 3 && o.Random && strings.EqualFold(args[1], "q4_k_m") {
+		o.Mixed, args[1] = true, "Q4_K"
+	}
 	if len(args) != 3 {
 		names := make([]string, 0, len(shapes))
 		for n := range shapes {
 			names = append(names, n)
 		}
 		slices.Sort(names)
-		return fmt.Errorf("usage: synthgguf SHAPE TYPE OUT.gguf (SHAPE: %s)", strings.Join(names, ", "))
+		return fmt.Errorf("usage: synthgguf [-random] SHAPE TYPE OUT.gguf (SHAPE: %s)", strings.Join(names, ", "))
 	}
 	shape, ok := shapes[args[0]]
 	if !ok {
@@ -50,5 +61,5 @@ func run(args []string) error {
 	if !found {
 		return fmt.Errorf("unknown tensor type %q (one of %s)", args[1], tensor.ComputableNames())
 	}
-	return synth.Write(args[2], shape, typ)
+	return synth.WriteWith(args[2], shape, typ, o)
 }

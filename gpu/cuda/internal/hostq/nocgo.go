@@ -1,0 +1,23 @@
+//go:build !cgo
+
+package hostq
+
+import (
+	"errors"
+
+	"github.com/isagi-lab/isagi/engine/tensor"
+)
+
+// Available says whether the decoders were built: not without cgo.
+const Available = false
+
+// DecodeRow needs cgo.
+func DecodeRow(t tensor.Type, row []byte, cols int) ([]float32, error) {
+	return nil, errors.New("hostq: built without cgo")
+}
+
+// BlockBytes needs cgo.
+func BlockBytes(t tensor.Type) int { return 0 }
+
+// BlockLen needs cgo.
+func BlockLen(t tensor.Type) int { return 0 }

@@ -1,0 +1,196 @@
+// ops.cu — the forward pass's operations other than the products, each the
+// device form of the CPU backend's (engine/backend/cpu) with the same
+// arithmetic where it matters for agreement: RMSNorm sums squares in double,
+// RoPE's angles are taken in double, GELU rounds through f16 as ggml's CPU
+// table does.
+#include <cuda_fp16.h>
+#include <stdint.h>
+
+__device__ __forceinline__ double block_sum_d(double v, double *sh) {
+	int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = (blockDim.x + 31) >> 5;
+	for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+	if (lane == 0) sh[warp] = v;
+	__syncthreads();
+	double s = 0;
+	for (int i = 0; i < nw; i++) s += sh[i];
+	__syncthreads();
+	return s;
+}
+
+// rmsnorm: out = x/√(mean(x²)+eps)·w for one row per block (out may be x).
+// x and out have widths ldx and ldo; the norm is over the first n values.
+extern "C" __global__ void rmsnorm(float *out, int ldo, const float *x, int ldx, const float *w, int n, float eps) {
+	__shared__ double sh[32];
+	const float *xr = x + (size_t)blockIdx.x * ldx;
+	float *orow = out + (size_t)blockIdx.x * ldo;
+	double ss = 0;
+	for (int i = threadIdx.x; i < n; i += blockDim.x) ss += (double)xr[i] * (double)xr[i];
+	ss = block_sum_d(ss, sh);
+	float scale = (float)(1.0 / sqrt(ss / n + (double)eps));
+	for (int i = threadIdx.x; i < n; i += blockDim.x) orow[i] = xr[i] * scale * w[i];
+}
+
+// head_rmsnorm normalises each head of width hd in place: grid (rows,
+// heads), one warp per head.
+extern "C" __global__ void head_rmsnorm(float *x, int ldx, const float *w, int hd, float eps) {
+	float *xr = x + (size_t)blockIdx.x * ldx + (size_t)blockIdx.y * hd;
+	double ss = 0;
+	for (int i = threadIdx.x; i < hd; i += 32) ss += (double)xr[i] * (double)xr[i];
+	for (int o = 16; o > 0; o >>= 1) ss += __shfl_xor_sync(0xffffffffu, ss, o);
+	float scale = (float)(1.0 / sqrt(ss / hd + (double)eps));
+	for (int i = threadIdx.x; i < hd; i += 32) xr[i] = xr[i] * scale * w[i];
+}
+
+// The element-wise operations index a flat range of n·width values.
+
+extern "C" __global__ void add_bias(float *x, int ldx, const float *b, int nb, int n) {
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= n * nb) return;
+	x[(size_t)(i / nb) * ldx + i % nb] += b[i % nb];
+}
+
+// swiglu: g ← silu(g)·u over n rows of width wd (g and u with their own
+// leading dimensions).
+extern "C" __global__ void swiglu(float *g, int ldg, const float *u, int ldu, int wd, int n) {
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= n * wd) return;
+	int r = i / wd, c = i % wd;
+	float v = g[(size_t)r * ldg + c];
+	g[(size_t)r * ldg + c] = v / (1.f + expf(-v)) * u[(size_t)r * ldu + c];
+}
+
+// gelu_f16 is GELU's tanh form as ggml's CPU backend evaluates it: input
+// and result rounded to f16, 0 below −10 and x above 10.
+__device__ __forceinline__ float gelu_f16(float x) {
+	if (x <= -10.f) return 0.f;
+	if (x >= 10.f) return x;
+	const float c = 0.7978845608028654f;
+	float v = __half2float(__float2half_rn(x));
+	float g = 0.5f * v * (1.f + (float)tanh((double)(c * v * (1.f + 0.044715f * v * v))));
+	return __half2float(__float2half_rn(g));
+}
+
+extern "C" __global__ void geglu(float *g, int ldg, const float *u, int ldu, int wd, int n) {
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= n * wd) return;
+	int r = i / wd, c = i % wd;
+	g[(size_t)r * ldg + c] = gelu_f16(g[(size_t)r * ldg + c]) * u[(size_t)r * ldu + c];
+}
+
+extern "C" __global__ void scale(float *x, int count, float c) {
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < count) x[i] *= c;
+}
+
+extern "C" __global__ void add(float *dst, const float *src, int count) {
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < count) dst[i] += src[i];
+}
+
+// rope rotates the first `heads` heads of n rows: grid (n), one thread per
+// rotated pair i < dim/2, which takes its angle once (in double, as the
+// CPU's tables) and turns that pair in every head. freqs (optional) are
+// per-pair divisors; neox pairs x[i] with x[i+dim/2], else x[2i], x[2i+1].
+extern "C" __global__ void rope(float *x, int ldx, int heads, int hd, int pos0, float base, int dim,
+                                const float *freqs, int neox, float mscale, float posScale) {
+	int i = threadIdx.x, r = blockIdx.x, half = dim / 2;
+	if (i >= half) return;
+	double p = (double)(pos0 + r), m = 1.0;
+	if (mscale != 0.f) m = mscale;
+	if (posScale != 0.f) p *= (double)posScale;
+	double theta = p * pow((double)base, -2.0 * i / (double)dim);
+	if (freqs) theta /= (double)freqs[i];
+	double sn, cs;
+	sincos(theta, &sn, &cs);
+	float c = (float)(cs * m), s = (float)(sn * m);
+	int a = neox ? i : 2 * i, b = neox ? i + half : 2 * i + 1;
+	float *row = x + (size_t)r * ldx;
+	for (int h = 0; h < heads; h++) {
+		float *hx = row + h * hd;
+		float x0 = hx[a], x1 = hx[b];
+		hx[a] = x0 * c - x1 * s;
+		hx[b] = x0 * s + x1 * c;
+	}
+}
+
+// store_kv copies n rows of keys and values (width kvh·hd) into layer's
+// cache, laid out [layer][kvHead][ctx][hd] like the CPU's. Grid (n), block
+// over the row.
+extern "C" __global__ void store_kv(float *kc, float *vc, const float *k, int ldk, const float *v, int ldv, int layer,
+                                    int kvh, int ctx, int hd, int pos0) {
+	int r = blockIdx.x;
+	for (int e = threadIdx.x; e < kvh * hd; e += blockDim.x) {
+		int g = e / hd, d = e % hd;
+		size_t off = ((size_t)(layer * kvh + g) * ctx + pos0 + r) * hd + d;
+		kc[off] = k[(size_t)r * ldk + e];
+		vc[off] = v[(size_t)r * ldv + e];
+	}
+}
+
+// attend: causal attention of query row r (position pos0+r), head h, over
+// the cached positions first…pos0+r. Grid (heads, n); 4 warps a block.
+// Each warp takes every 4th key and keeps an online softmax (running max,
+// sum and weighted values); the block then merges its warps. Scores are
+// never stored, so the context length needs no scratch. Head widths up to
+// 256 (8 values a lane).
+#define ATT_WARPS 4
+extern "C" __global__ void __launch_bounds__(128)
+    attend(float *out, int ldo, const float *q, int ldq, const float *kc, const float *vc, int layer, int heads,
+           int kvh, int ctx, int hd, int pos0, float scale, float softcap, int window) {
+	__shared__ float qs[256];
+	__shared__ float wm[ATT_WARPS], wl[ATT_WARPS];
+	__shared__ float wacc[ATT_WARPS][256];
+	int h = blockIdx.x, r = blockIdx.y;
+	int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+	int g = h / (heads / kvh);
+	int p = pos0 + r;
+	int first = window > 0 ? max(0, p - window + 1) : 0;
+	const float *qr = q + (size_t)r * ldq + (size_t)h * hd;
+	for (int i = threadIdx.x; i < hd; i += blockDim.x) qs[i] = qr[i];
+	__syncthreads();
+	const float *kb = kc + (size_t)(layer * kvh + g) * ctx * hd;
+	const float *vb = vc + (size_t)(layer * kvh + g) * ctx * hd;
+	float m = -INFINITY, l = 0.f, acc[8];
+#pragma unroll
+	for (int e = 0; e < 8; e++) acc[e] = 0.f;
+	for (int j = first + warp; j <= p; j += ATT_WARPS) {
+		const float *kj = kb + (size_t)j * hd;
+		float s = 0.f;
+		for (int i = lane; i < hd; i += 32) s += qs[i] * kj[i];
+		for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
+		s *= scale;
+		if (softcap > 0.f) s = softcap * tanhf(s / softcap);
+		float mn = fmaxf(m, s);
+		float a = expf(m - mn), e = expf(s - mn);
+		l = l * a + e;
+		const float *vj = vb + (size_t)j * hd;
+#pragma unroll
+		for (int k = 0; k < 8; k++) {
+			int i = lane + 32 * k;
+			if (i < hd) acc[k] = acc[k] * a + e * vj[i];
+		}
+		m = mn;
+	}
+	if (lane == 0) {
+		wm[warp] = m;
+		wl[warp] = l;
+	}
+#pragma unroll
+	for (int k = 0; k < 8; k++) {
+		int i = lane + 32 * k;
+		if (i < hd) wacc[warp][i] = acc[k];
+	}
+	__syncthreads();
+	float M = -INFINITY;
+	for (int w = 0; w < ATT_WARPS; w++) M = fmaxf(M, wm[w]);
+	float L = 0.f;
+	for (int w = 0; w < ATT_WARPS; w++)
+		if (wm[w] != -INFINITY) L += wl[w] * expf(wm[w] - M);
+	float *o = out + (size_t)r * ldo + (size_t)h * hd;
+	for (int i = threadIdx.x; i < hd; i += blockDim.x) {
+		float s = 0.f;
+		for (int w = 0; w < ATT_WARPS; w++)
+			if (wm[w] != -INFINITY) s += wacc[w][i] * expf(wm[w] - M);
+		o[i] = s / L;
+	}
+}

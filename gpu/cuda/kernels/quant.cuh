@@ -1,0 +1,314 @@
+// quant.cuh — the GGUF weight decoders of the CUDA kernels, written once for
+// two compilers. nvcc builds them into the kernels (matmul.cu); the host C
+// compiler builds the same source, with QFN defined as plain `static inline`,
+// into a test-only harness (gpu/cuda/internal/hostq) that Go tests compare
+// block by block with the CPU engine's decoders (engine/tensor). Most bugs of
+// a GGUF engine on a new device are in these layouts, and this way they are
+// found without a GPU.
+//
+// The unit of decoding is 32 consecutive weights of a row: a whole block of
+// the 32-weight types (Q4_0 … IQ4_NL), one sub-block of the 256-weight
+// super-blocks (the K-quants, IQ4_XS), or 32 plain floats. Every type GGUF
+// models use in practice reduces to this unit, so one product kernel,
+// templated on the decoder, serves them all.
+//
+// Products are rounded to float before a subtraction or an addition
+// (qmul) so that no compiler fuses them into an FMA: the decoded values are
+// then bit for bit those of engine/tensor's decoders (which do the same for
+// the same reason) and of ggml's scalar reference.
+#ifndef ISAGI_QUANT_CUH
+#define ISAGI_QUANT_CUH
+
+#include <stdint.h>
+#ifdef __CUDACC__
+#define QFN __host__ __device__ __forceinline__
+#else
+#include <string.h>
+#define QFN static inline
+#endif
+
+// Type codes are ggml's (engine/tensor.Type).
+enum {
+	T_F32 = 0, T_F16 = 1, T_Q4_0 = 2, T_Q4_1 = 3, T_Q5_0 = 6, T_Q5_1 = 7,
+	T_Q8_0 = 8, T_Q2_K = 10, T_Q3_K = 11, T_Q4_K = 12, T_Q5_K = 13,
+	T_Q6_K = 14, T_IQ4_NL = 20, T_IQ4_XS = 23, T_BF16 = 30
+};
+
+QFN float qmul(float a, float b) {
+#ifdef __CUDA_ARCH__
+	return __fmul_rn(a, b); // never contracted into an FMA
+#else
+	volatile float r = a * b; // volatile: the host compiler may not fuse it either
+	return r;
+#endif
+}
+
+QFN float f32_bits(uint32_t u) {
+#ifdef __CUDA_ARCH__
+	return __uint_as_float(u);
+#else
+	float f;
+	memcpy(&f, &u, 4);
+	return f;
+#endif
+}
+
+// h2f widens an IEEE binary16 exactly (subnormals, Inf and NaN included).
+QFN float h2f(uint16_t h) {
+	uint32_t sign = (uint32_t)(h & 0x8000) << 16;
+	uint32_t e = (h >> 10) & 0x1f, m = h & 0x3ff;
+	if (e == 0x1f) return f32_bits(sign | 0x7f800000u | (m << 13));
+	if (e != 0) return f32_bits(sign | ((e + 112) << 23) | (m << 13));
+	if (m == 0) return f32_bits(sign);
+	// Subnormal: m·2⁻²⁴, exact in float.
+	float v = (float)m * 5.9604644775390625e-08f;
+	return sign ? -v : v;
+}
+
+QFN uint16_t ld16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+QFN uint32_t ld32(const uint8_t *p) {
+	return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+
+// iq4nl_value is kvalues_iq4nl[q] = {−127, −104, −83, −65, −49, −35, −22,
+// −10, 1, 13, 25, 38, 53, 69, 89, 113}[q]: more levels near zero, where most
+// weights are. The table is packed into two 64-bit constants (bytes, low
+// first) so that the device reads it from registers, not from a stack copy.
+QFN int8_t iq4nl_value(int q) {
+	const uint64_t lo = 0xf6eaddcfbfad9881ull, hi = 0x7159453526190d01ull;
+	q &= 15;
+	return (int8_t)(((q < 8 ? lo : hi) >> (8 * (q & 7))) & 0xff);
+}
+
+// Bytes of one block (or super-block) and weights per block, per type.
+QFN int type_block_bytes(int t) {
+	switch (t) {
+	case T_F32: return 4;
+	case T_F16: case T_BF16: return 2;
+	case T_Q4_0: case T_IQ4_NL: return 18;
+	case T_Q4_1: return 20;
+	case T_Q5_0: return 22;
+	case T_Q5_1: return 24;
+	case T_Q8_0: return 34;
+	case T_Q2_K: return 84;
+	case T_Q3_K: return 110;
+	case T_Q4_K: return 144;
+	case T_Q5_K: return 176;
+	case T_Q6_K: return 210;
+	case T_IQ4_XS: return 136;
+	}
+	return 0;
+}
+
+QFN int type_block_len(int t) {
+	switch (t) {
+	case T_F32: case T_F16: case T_BF16: return 1;
+	case T_Q2_K: case T_Q3_K: case T_Q4_K: case T_Q5_K: case T_Q6_K: case T_IQ4_XS: return 256;
+	}
+	return 32;
+}
+
+// ---- the 32-weight decoders: unit u of a row, into y[0..31] ----
+
+QFN void dq_f32(const uint8_t *row, int u, float *y) {
+	const uint8_t *p = row + 128 * u;
+	for (int i = 0; i < 32; i++) y[i] = f32_bits(ld32(p + 4 * i));
+}
+
+QFN void dq_f16(const uint8_t *row, int u, float *y) {
+	const uint8_t *p = row + 64 * u;
+	for (int i = 0; i < 32; i++) y[i] = h2f(ld16(p + 2 * i));
+}
+
+QFN void dq_bf16(const uint8_t *row, int u, float *y) {
+	const uint8_t *p = row + 64 * u;
+	for (int i = 0; i < 32; i++) y[i] = f32_bits((uint32_t)ld16(p + 2 * i) << 16);
+}
+
+QFN void dq_q4_0(const uint8_t *row, int u, float *y) {
+	const uint8_t *b = row + 18 * u;
+	float d = h2f(ld16(b));
+	for (int j = 0; j < 16; j++) {
+		int q = b[2 + j];
+		y[j] = qmul(d, (float)((q & 15) - 8));
+		y[j + 16] = qmul(d, (float)((q >> 4) - 8));
+	}
+}
+
+QFN void dq_q4_1(const uint8_t *row, int u, float *y) {
+	const uint8_t *b = row + 20 * u;
+	float d = h2f(ld16(b)), m = h2f(ld16(b + 2));
+	for (int j = 0; j < 16; j++) {
+		int q = b[4 + j];
+		y[j] = qmul(d, (float)(q & 15)) + m;
+		y[j + 16] = qmul(d, (float)(q >> 4)) + m;
+	}
+}
+
+QFN void dq_q5_0(const uint8_t *row, int u, float *y) {
+	const uint8_t *b = row + 22 * u;
+	float d = h2f(ld16(b));
+	uint32_t qh = ld32(b + 2);
+	for (int j = 0; j < 16; j++) {
+		int q = b[6 + j];
+		int lo = (q & 15) | (int)((qh >> j) & 1) << 4;
+		int hi = (q >> 4) | (int)((qh >> (j + 16)) & 1) << 4;
+		y[j] = qmul(d, (float)(lo - 16));
+		y[j + 16] = qmul(d, (float)(hi - 16));
+	}
+}
+
+QFN void dq_q5_1(const uint8_t *row, int u, float *y) {
+	const uint8_t *b = row + 24 * u;
+	float d = h2f(ld16(b)), m = h2f(ld16(b + 2));
+	uint32_t qh = ld32(b + 4);
+	for (int j = 0; j < 16; j++) {
+		int q = b[8 + j];
+		int lo = (q & 15) | (int)((qh >> j) & 1) << 4;
+		int hi = (q >> 4) | (int)((qh >> (j + 16)) & 1) << 4;
+		y[j] = qmul(d, (float)lo) + m;
+		y[j + 16] = qmul(d, (float)hi) + m;
+	}
+}
+
+QFN void dq_q8_0(const uint8_t *row, int u, float *y) {
+	const uint8_t *b = row + 34 * u;
+	float d = h2f(ld16(b));
+	for (int j = 0; j < 32; j++) y[j] = qmul(d, (float)(int8_t)b[2 + j]);
+}
+
+QFN void dq_iq4_nl(const uint8_t *row, int u, float *y) {
+	const uint8_t *b = row + 18 * u;
+	float d = h2f(ld16(b));
+	for (int j = 0; j < 16; j++) {
+		int q = b[2 + j];
+		y[j] = qmul(d, (float)iq4nl_value(q));
+		y[j + 16] = qmul(d, (float)iq4nl_value(q >> 4));
+	}
+}
+
+// k_scale_min unpacks the 6-bit scale and min of sub-block j of Q4_K/Q5_K.
+QFN void k_scale_min(int j, const uint8_t *s, int *sc, int *m) {
+	if (j < 4) {
+		*sc = s[j] & 63;
+		*m = s[j + 4] & 63;
+	} else {
+		*sc = (s[j + 4] & 15) | ((s[j - 4] >> 6) << 4);
+		*m = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
+	}
+}
+
+QFN void dq_q4_k(const uint8_t *row, int u, float *y) {
+	const uint8_t *b = row + 144 * (u >> 3);
+	int j = u & 7, c = j >> 1, sh = 4 * (j & 1);
+	float d = h2f(ld16(b)), dmin = h2f(ld16(b + 2));
+	int sc, m;
+	k_scale_min(j, b + 4, &sc, &m);
+	float dl = qmul(d, (float)sc), ml = qmul(dmin, (float)m);
+	const uint8_t *q = b + 16 + 32 * c;
+	for (int l = 0; l < 32; l++) y[l] = qmul(dl, (float)((q[l] >> sh) & 15)) - ml;
+}
+
+QFN void dq_q5_k(const uint8_t *row, int u, float *y) {
+	const uint8_t *b = row + 176 * (u >> 3);
+	int j = u & 7, c = j >> 1, sh = 4 * (j & 1);
+	float d = h2f(ld16(b)), dmin = h2f(ld16(b + 2));
+	int sc, m;
+	k_scale_min(j, b + 4, &sc, &m);
+	float dl = qmul(d, (float)sc), ml = qmul(dmin, (float)m);
+	const uint8_t *qh = b + 16, *q = b + 48 + 32 * c;
+	for (int l = 0; l < 32; l++) {
+		int v = ((q[l] >> sh) & 15) | (((qh[l] >> j) & 1) << 4);
+		y[l] = qmul(dl, (float)v) - ml;
+	}
+}
+
+// Q6_K: unit j is quarter j&3 of half j>>2; quarter k of a half takes its
+// low nibbles from ql[l + 32·(k&1)] (low nibble for k < 2, high for k ≥ 2)
+// and its top two bits from bits 2k..2k+1 of qh[l].
+QFN void dq_q6_k(const uint8_t *row, int u, float *y) {
+	const uint8_t *b = row + 210 * (u >> 3);
+	int j = u & 7, h = j >> 2, k = j & 3;
+	float d = h2f(ld16(b + 208));
+	const uint8_t *ql = b + 64 * h + 32 * (k & 1), *qh = b + 128 + 32 * h;
+	const int8_t *sc = (const int8_t *)(b + 192 + 8 * h);
+	int shl = 4 * (k >> 1), shh = 2 * k;
+	float s0 = qmul(d, (float)sc[2 * k]), s1 = qmul(d, (float)sc[2 * k + 1]);
+	for (int l = 0; l < 32; l++) {
+		int v = (((ql[l] >> shl) & 15) | (((qh[l] >> shh) & 3) << 4)) - 32;
+		y[l] = qmul(l < 16 ? s0 : s1, (float)v);
+	}
+}
+
+QFN void dq_q2_k(const uint8_t *row, int u, float *y) {
+	const uint8_t *b = row + 84 * (u >> 3);
+	int j = u & 7;
+	float d = h2f(ld16(b + 80)), dmin = h2f(ld16(b + 82));
+	const uint8_t *q = b + 16 + 32 * (j >> 2);
+	int sh = 2 * (j & 3);
+	for (int half = 0; half < 2; half++) {
+		int sc = b[2 * j + half];
+		float dl = qmul(d, (float)(sc & 15)), ml = qmul(dmin, (float)(sc >> 4));
+		for (int l = 16 * half; l < 16 * half + 16; l++) y[l] = qmul(dl, (float)((q[l] >> sh) & 3)) - ml;
+	}
+}
+
+QFN int q3k_scale(const uint8_t *p, int k) {
+	int lo = (p[k % 8] >> (4 * (k / 8))) & 15;
+	int hi = (p[8 + k % 4] >> (2 * (k / 4))) & 3;
+	return (lo | (hi << 4)) - 32;
+}
+
+QFN void dq_q3_k(const uint8_t *row, int u, float *y) {
+	const uint8_t *b = row + 110 * (u >> 3);
+	int j = u & 7;
+	float d = h2f(ld16(b + 108));
+	const uint8_t *q = b + 32 + 32 * (j >> 2);
+	int sh = 2 * (j & 3);
+	for (int half = 0; half < 2; half++) {
+		float dl = qmul(d, (float)q3k_scale(b + 96, 2 * j + half));
+		for (int l = 16 * half; l < 16 * half + 16; l++) {
+			int v = ((q[l] >> sh) & 3) + 4 * ((b[l] >> j) & 1) - 4;
+			y[l] = qmul(dl, (float)v);
+		}
+	}
+}
+
+QFN void dq_iq4_xs(const uint8_t *row, int u, float *y) {
+	const uint8_t *b = row + 136 * (u >> 3);
+	int j = u & 7;
+	float d = h2f(ld16(b));
+	int lo = (b[4 + j / 2] >> (4 * (j % 2))) & 15;
+	int hi = (ld16(b + 2) >> (2 * j)) & 3;
+	float dl = qmul(d, (float)((lo | (hi << 4)) - 32));
+	const uint8_t *q = b + 8 + 16 * j;
+	for (int l = 0; l < 16; l++) {
+		y[l] = qmul(dl, (float)iq4nl_value(q[l]));
+		y[l + 16] = qmul(dl, (float)iq4nl_value(q[l] >> 4));
+	}
+}
+
+// dq_unit decodes unit u of a row of type t; it returns 0 for a type it
+// does not know (the host never uploads one: see gpu/cuda's supported set).
+QFN int dq_unit(int t, const uint8_t *row, int u, float *y) {
+	switch (t) {
+	case T_F32: dq_f32(row, u, y); return 1;
+	case T_F16: dq_f16(row, u, y); return 1;
+	case T_BF16: dq_bf16(row, u, y); return 1;
+	case T_Q4_0: dq_q4_0(row, u, y); return 1;
+	case T_Q4_1: dq_q4_1(row, u, y); return 1;
+	case T_Q5_0: dq_q5_0(row, u, y); return 1;
+	case T_Q5_1: dq_q5_1(row, u, y); return 1;
+	case T_Q8_0: dq_q8_0(row, u, y); return 1;
+	case T_IQ4_NL: dq_iq4_nl(row, u, y); return 1;
+	case T_Q2_K: dq_q2_k(row, u, y); return 1;
+	case T_Q3_K: dq_q3_k(row, u, y); return 1;
+	case T_Q4_K: dq_q4_k(row, u, y); return 1;
+	case T_Q5_K: dq_q5_k(row, u, y); return 1;
+	case T_Q6_K: dq_q6_k(row, u, y); return 1;
+	case T_IQ4_XS: dq_iq4_xs(row, u, y); return 1;
+	}
+	return 0;
+}
+
+#endif
