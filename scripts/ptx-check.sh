@@ -3,7 +3,8 @@
 #  1. the committed PTX of every gpu/cuda/kernels/*.cu is exactly what nvcc
 #     11.8 makes of the source (so the embedded kernels are the reviewed
 #     source, not a stale or hand-edited build);
-#  2. ptxas accepts it for sm_90 (the H100) and sm_80, with no spills.
+#  2. ptxas accepts it for sm_90 (the H100) and sm_80; register spills
+#     are listed (a spill is slower, not wrong).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/cuda-toolkit.sh
@@ -29,9 +30,8 @@ for cu in gpu/cuda/kernels/*.cu; do
 			cat "$tmp/$name.$arch.log" >&2
 			echo "ptx-check: ptxas -arch=$arch rejects $name.ptx" >&2
 			fail=1
-		elif grep -E '[1-9][0-9]* bytes spill' "$tmp/$name.$arch.log" >&2; then
-			echo "ptx-check: $name.ptx spills registers on $arch" >&2
-			fail=1
+		elif grep -qE '[1-9][0-9]* bytes spill' "$tmp/$name.$arch.log"; then
+			echo "ptx-check: note: $name.ptx spills registers on $arch in $(grep -B3 -E '[1-9][0-9]* bytes spill' "$tmp/$name.$arch.log" | grep -oE "entry function '[a-z0-9_]+'" | tr '\n' ' ')" >&2
 		fi
 	done
 done

@@ -5,53 +5,31 @@
 // its type). x holds n rows of cols floats, y receives n rows of `rows`
 // floats (both packed at the product's widths, as engine/backend says).
 //
-// One warp computes one output row: lane l decodes the 32-weight units
-// l, l+32, … of the row (quant.cuh), so the 32 lanes read consecutive blocks
-// and the row streams through once, and dots each unit with up to NT rows
-// of x. Four warps make a block. NT = 1 is decode's GEMV; NT = 8 is
-// prefill's tiled product, which decodes every weight once per 8 tokens.
+// One warp computes one output row. Each step it takes E units of the
+// row: 32/E lanes per unit, each lane E consecutive weights of it
+// (de_elem), so the warp reads the units' quants as consecutive bytes and
+// the activations as one contiguous run of 32·E floats (float4 loads).
+// U steps are decoded before the multiply-adds, so a lane has U·E loads in
+// flight. Each decoded weight meets up to NT rows of x: NT = 1 is decode's
+// GEMV, NT = 8 prefill's product, which decodes every weight once per 8
+// tokens. Four warps make a block.
 #include "quant.cuh"
 
 #define WARPS 4
 
-template <int T, int NT>
+template <int T, int NT, int E, int U>
 __device__ __forceinline__ void mm_rows(const uint8_t *__restrict__ w, int rowBytes, int rows, int cols,
                                         const float *__restrict__ x, float *__restrict__ y, int n, float beta) {
 	int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
 	int r = blockIdx.x * WARPS + warp;
 	int t0 = blockIdx.y * NT;
 	if (r >= rows) return;
-	const uint8_t *row = w + (size_t)r * rowBytes;
 	float acc[NT];
-#pragma unroll
-	for (int t = 0; t < NT; t++) acc[t] = 0.f;
-	int units = cols >> 5;
-	float v[32];
-	// Plain float rows may end in a partial unit (a tiny model's width);
-	// quantised rows never do (their blocks are 32 or 256 wide).
-	if (T == T_F32 || T == T_F16 || T == T_BF16) {
-		int c = 32 * units + lane;
-		if (c < cols) {
-			float wc = T == T_F32 ? f32_bits(ld32(row + 4 * c))
-			                      : (T == T_F16 ? h2f(ld16(row + 2 * c)) : f32_bits((uint32_t)ld16(row + 2 * c) << 16));
-#pragma unroll
-			for (int t = 0; t < NT; t++)
-				if (t0 + t < n) acc[t] += wc * x[(size_t)(t0 + t) * cols + c];
-		}
-	}
-	for (int u = lane; u < units; u += 32) {
-		dq_unit(T, row, u, v);
-#pragma unroll
-		for (int t = 0; t < NT; t++) {
-			if (t0 + t < n) {
-				const float *xs = x + (size_t)(t0 + t) * cols + 32 * u;
-				float s = 0.f;
-#pragma unroll
-				for (int i = 0; i < 32; i++) s += v[i] * xs[i];
-				acc[t] += s;
-			}
-		}
-	}
+	// float4 loads need 16-byte alignment: every row of x starts on it
+	// when x does and cols is a multiple of 4 (always, but for a tiny
+	// float model's odd width).
+	int vec = E == 4 && (cols & 3) == 0 && ((uintptr_t)x & 15) == 0;
+	mm_lane(T, NT, E, U, w + (size_t)r * rowBytes, cols, x, n, t0, lane, vec, acc);
 #pragma unroll
 	for (int t = 0; t < NT; t++) {
 		float s = acc[t];
@@ -70,11 +48,11 @@ __device__ __forceinline__ void mm_rows(const uint8_t *__restrict__ w, int rowBy
 #define PRODUCTS(name, T)                                                                                           \
 	extern "C" __global__ void __launch_bounds__(128) mv_##name(const uint8_t *w, int rowBytes, int rows, int cols, \
 	                                                              const float *x, float *y, int n, float beta) {    \
-		mm_rows<T, 1>(w, rowBytes, rows, cols, x, y, n, beta);                                                    \
+		mm_rows<T, 1, 4, 2>(w, rowBytes, rows, cols, x, y, n, beta);                                                    \
 	}                                                                                                             \
 	extern "C" __global__ void __launch_bounds__(128) mm_##name(const uint8_t *w, int rowBytes, int rows, int cols, \
 	                                                              const float *x, float *y, int n, float beta) {    \
-		mm_rows<T, 8>(w, rowBytes, rows, cols, x, y, n, beta);                                                    \
+		mm_rows<T, 8, 4, 1>(w, rowBytes, rows, cols, x, y, n, beta);                                                    \
 	}
 
 PRODUCTS(f32, T_F32)
@@ -149,4 +127,32 @@ extern "C" __global__ void proj_add(float *x, int ldx, const float *B, int k, in
 	float s = 0.f;
 	for (int j = 0; j < k; j++) s += ci[j] * B[(size_t)j * cols + col];
 	x[(size_t)i * ldx + col] += alpha * s;
+}
+
+// quant_act rounds activations to the grid the CPU engine's quantised
+// products use (engine/tensor's act): per block of 32, d = amax/127 and
+// q = round-half-even(x·127/amax), and writes x̂ = d·q. The products of
+// quantised weights then read x̂, so that the GPU sees the activations the
+// CPU sees, which keeps greedy decoding in step with it (plain float
+// activations differ from the CPU's by up to d/2 per value, enough to move
+// logits by 0.1 and part the two at step 10 on the fixtures). A block whose
+// maximum is below 2⁻¹²⁰ is zeros; one holding NaN or ±Inf is NaN. One
+// thread per value, count a multiple of 32.
+extern "C" __global__ void quant_act(float *xq, const float *x, int count) {
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= count) return;
+	float v = x[i], a = fabsf(v);
+	for (int o = 16; o > 0; o >>= 1) {
+		float b = __shfl_xor_sync(0xffffffffu, a, o);
+		a = (b > a || isnan(b)) ? b : a; // NaN wins, as Go's max
+	}
+	float q;
+	if (!(a >= 0x1p-120f && a <= 3.4028234663852886e38f)) {
+		q = a < 0x1p-120f ? 0.f : __int_as_float(0x7fc00000);
+		xq[i] = q;
+		return;
+	}
+	float d = a / 127.f, id = 127.f / a;
+	q = rintf(__fmul_rn(v, id));
+	xq[i] = __fmul_rn(d, q);
 }

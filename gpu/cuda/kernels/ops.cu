@@ -64,9 +64,13 @@ extern "C" __global__ void swiglu(float *g, int ldg, const float *u, int ldu, in
 __device__ __forceinline__ float gelu_f16(float x) {
 	if (x <= -10.f) return 0.f;
 	if (x >= 10.f) return x;
+	// Each step rounded as the CPU's Go does (no fused multiply-adds): a
+	// fused one can move the f16 result by one step.
 	const float c = 0.7978845608028654f;
 	float v = __half2float(__float2half_rn(x));
-	float g = 0.5f * v * (1.f + (float)tanh((double)(c * v * (1.f + 0.044715f * v * v))));
+	float inner = __fadd_rn(1.f, __fmul_rn(__fmul_rn(0.044715f, v), v));
+	float t = (float)tanh((double)__fmul_rn(__fmul_rn(c, v), inner));
+	float g = __fmul_rn(__fmul_rn(0.5f, v), __fadd_rn(1.f, t));
 	return __half2float(__float2half_rn(g));
 }
 

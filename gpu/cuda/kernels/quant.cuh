@@ -311,4 +311,194 @@ QFN int dq_unit(int t, const uint8_t *row, int u, float *y) {
 	return 0;
 }
 
+// ---- one weight: element l (0..31) of unit u, for the products ----
+//
+// The product kernels give each lane of a warp one weight of a unit, so the
+// 32 lanes read a unit's quants as consecutive bytes (one memory
+// transaction) and the activations as 32 consecutive floats. These decode
+// exactly what dq_unit decodes (the host harness checks every element).
+
+QFN float de_f32(const uint8_t *row, int u, int l) { return f32_bits(ld32(row + 128 * u + 4 * l)); }
+QFN float de_f16(const uint8_t *row, int u, int l) { return h2f(ld16(row + 64 * u + 2 * l)); }
+QFN float de_bf16(const uint8_t *row, int u, int l) { return f32_bits((uint32_t)ld16(row + 64 * u + 2 * l) << 16); }
+
+QFN float de_q4_0(const uint8_t *row, int u, int l) {
+	const uint8_t *b = row + 18 * u;
+	return qmul(h2f(ld16(b)), (float)(((b[2 + (l & 15)] >> (4 * (l >> 4))) & 15) - 8));
+}
+
+QFN float de_q4_1(const uint8_t *row, int u, int l) {
+	const uint8_t *b = row + 20 * u;
+	return qmul(h2f(ld16(b)), (float)((b[4 + (l & 15)] >> (4 * (l >> 4))) & 15)) + h2f(ld16(b + 2));
+}
+
+QFN float de_q5_0(const uint8_t *row, int u, int l) {
+	const uint8_t *b = row + 22 * u;
+	int q = ((b[6 + (l & 15)] >> (4 * (l >> 4))) & 15) | (int)((ld32(b + 2) >> l) & 1) << 4;
+	return qmul(h2f(ld16(b)), (float)(q - 16));
+}
+
+QFN float de_q5_1(const uint8_t *row, int u, int l) {
+	const uint8_t *b = row + 24 * u;
+	int q = ((b[8 + (l & 15)] >> (4 * (l >> 4))) & 15) | (int)((ld32(b + 4) >> l) & 1) << 4;
+	return qmul(h2f(ld16(b)), (float)q) + h2f(ld16(b + 2));
+}
+
+QFN float de_q8_0(const uint8_t *row, int u, int l) {
+	const uint8_t *b = row + 34 * u;
+	return qmul(h2f(ld16(b)), (float)(int8_t)b[2 + l]);
+}
+
+QFN float de_iq4_nl(const uint8_t *row, int u, int l) {
+	const uint8_t *b = row + 18 * u;
+	return qmul(h2f(ld16(b)), (float)iq4nl_value(b[2 + (l & 15)] >> (4 * (l >> 4))));
+}
+
+QFN float de_q4_k(const uint8_t *row, int u, int l) {
+	const uint8_t *b = row + 144 * (u >> 3);
+	int j = u & 7, sc, m;
+	k_scale_min(j, b + 4, &sc, &m);
+	float dl = qmul(h2f(ld16(b)), (float)sc), ml = qmul(h2f(ld16(b + 2)), (float)m);
+	return qmul(dl, (float)((b[16 + 32 * (j >> 1) + l] >> (4 * (j & 1))) & 15)) - ml;
+}
+
+QFN float de_q5_k(const uint8_t *row, int u, int l) {
+	const uint8_t *b = row + 176 * (u >> 3);
+	int j = u & 7, sc, m;
+	k_scale_min(j, b + 4, &sc, &m);
+	float dl = qmul(h2f(ld16(b)), (float)sc), ml = qmul(h2f(ld16(b + 2)), (float)m);
+	int v = ((b[48 + 32 * (j >> 1) + l] >> (4 * (j & 1))) & 15) | (((b[16 + l] >> j) & 1) << 4);
+	return qmul(dl, (float)v) - ml;
+}
+
+QFN float de_q6_k(const uint8_t *row, int u, int l) {
+	const uint8_t *b = row + 210 * (u >> 3);
+	int j = u & 7, h = j >> 2, k = j & 3;
+	int v = (((b[64 * h + 32 * (k & 1) + l] >> (4 * (k >> 1))) & 15) | (((b[128 + 32 * h + l] >> (2 * k)) & 3) << 4)) - 32;
+	float s = qmul(h2f(ld16(b + 208)), (float)(int8_t)b[192 + 8 * h + 2 * k + (l >> 4)]);
+	return qmul(s, (float)v);
+}
+
+QFN float de_q2_k(const uint8_t *row, int u, int l) {
+	const uint8_t *b = row + 84 * (u >> 3);
+	int j = u & 7, sc = b[2 * j + (l >> 4)];
+	float dl = qmul(h2f(ld16(b + 80)), (float)(sc & 15)), ml = qmul(h2f(ld16(b + 82)), (float)(sc >> 4));
+	return qmul(dl, (float)((b[16 + 32 * (j >> 2) + l] >> (2 * (j & 3))) & 3)) - ml;
+}
+
+QFN float de_q3_k(const uint8_t *row, int u, int l) {
+	const uint8_t *b = row + 110 * (u >> 3);
+	int j = u & 7;
+	float dl = qmul(h2f(ld16(b + 108)), (float)q3k_scale(b + 96, 2 * j + (l >> 4)));
+	int v = ((b[32 + 32 * (j >> 2) + l] >> (2 * (j & 3))) & 3) + 4 * ((b[l] >> j) & 1) - 4;
+	return qmul(dl, (float)v);
+}
+
+QFN float de_iq4_xs(const uint8_t *row, int u, int l) {
+	const uint8_t *b = row + 136 * (u >> 3);
+	int j = u & 7;
+	int lo = (b[4 + j / 2] >> (4 * (j % 2))) & 15;
+	int hi = (ld16(b + 2) >> (2 * j)) & 3;
+	float dl = qmul(h2f(ld16(b)), (float)((lo | (hi << 4)) - 32));
+	return qmul(dl, (float)iq4nl_value(b[8 + 16 * j + (l & 15)] >> (4 * (l >> 4))));
+}
+
+// de_elem decodes element l of unit u of a row of type t (NaN for a type
+// it does not know, which the host never uploads).
+QFN float de_elem(int t, const uint8_t *row, int u, int l) {
+	switch (t) {
+	case T_F32: return de_f32(row, u, l);
+	case T_F16: return de_f16(row, u, l);
+	case T_BF16: return de_bf16(row, u, l);
+	case T_Q4_0: return de_q4_0(row, u, l);
+	case T_Q4_1: return de_q4_1(row, u, l);
+	case T_Q5_0: return de_q5_0(row, u, l);
+	case T_Q5_1: return de_q5_1(row, u, l);
+	case T_Q8_0: return de_q8_0(row, u, l);
+	case T_IQ4_NL: return de_iq4_nl(row, u, l);
+	case T_Q2_K: return de_q2_k(row, u, l);
+	case T_Q3_K: return de_q3_k(row, u, l);
+	case T_Q4_K: return de_q4_k(row, u, l);
+	case T_Q5_K: return de_q5_k(row, u, l);
+	case T_Q6_K: return de_q6_k(row, u, l);
+	case T_IQ4_XS: return de_iq4_xs(row, u, l);
+	}
+	return f32_bits(0x7fc00000u);
+}
+
+// ---- one lane's share of a product row ----
+//
+// mm_lane is what lane `lane` of the warp that computes one output row of
+// W·x adds up, for up to NT rows of x from t0 (acc[t], before the warp's
+// sum). Each step takes E units of the row: 32/E lanes per unit, each lane
+// E consecutive weights of it, so the warp reads the units' quants as
+// consecutive bytes and the activations as one contiguous run of 32·E
+// floats (float4 loads when vec). U steps are decoded before the
+// multiply-adds, so a lane has U·E loads in flight. NT, E and U are
+// constants at every call in the kernels, so the arrays are registers; the
+// host harness runs the same function lane by lane and checks that the
+// 32 lanes' sums are the row's products (gpu/cuda/internal/hostq).
+#define MM_MAXNT 8
+#define MM_MAXE 4
+#define MM_MAXU 2
+
+QFN void mm_lane(int T, int NT, int E, int U, const uint8_t *row, int cols, const float *x, int n, int t0,
+                 int lane, int vec, float *acc) {
+	for (int t = 0; t < NT; t++) acc[t] = 0.f;
+	int units = cols >> 5;
+	// Plain float rows may end in a partial unit (a tiny model's width);
+	// quantised rows never do (their blocks are 32 or 256 wide).
+	if (T == T_F32 || T == T_F16 || T == T_BF16) {
+		int c = 32 * units + lane;
+		if (c < cols) {
+			float wc = T == T_F32 ? f32_bits(ld32(row + 4 * c))
+			                      : (T == T_F16 ? h2f(ld16(row + 2 * c)) : f32_bits((uint32_t)ld16(row + 2 * c) << 16));
+			for (int t = 0; t < NT; t++)
+				if (t0 + t < n) acc[t] += wc * x[(size_t)(t0 + t) * cols + c];
+		}
+	}
+	int lpu = 32 / E; // lanes per unit
+	int du = lane / lpu, e0 = E * (lane % lpu);
+	for (int u0 = 0; u0 < units; u0 += E * U) {
+		float wv[MM_MAXU][MM_MAXE];
+		int ok[MM_MAXU];
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+		for (int s = 0; s < U; s++) {
+			int u = u0 + s * E + du;
+			ok[s] = u < units;
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+			for (int e = 0; e < E; e++) wv[s][e] = ok[s] ? de_elem(T, row, u, e0 + e) : 0.f;
+		}
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+		for (int t = 0; t < NT; t++) {
+			if (t0 + t < n) {
+				const float *xr = x + (size_t)(t0 + t) * cols + e0;
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+				for (int s = 0; s < U; s++) {
+					if (ok[s]) {
+						const float *xs = xr + 32 * (u0 + s * E + du);
+#ifdef __CUDA_ARCH__
+						if (E == 4 && vec) {
+							float4 v = *reinterpret_cast<const float4 *>(xs);
+							acc[t] += wv[s][0] * v.x + wv[s][1] * v.y + wv[s][2] * v.z + wv[s][3] * v.w;
+							continue;
+						}
+#pragma unroll
+#endif
+						for (int e = 0; e < E; e++) acc[t] += wv[s][e] * xs[e];
+					}
+				}
+			}
+		}
+	}
+}
+
 #endif

@@ -11,6 +11,19 @@ package hostq
 #include "quant.h" // a link to gpu/cuda/kernels/quant.cuh, here so that the build cache sees its changes
 
 static int unit(int t, const uint8_t *row, int u, float *y) { return dq_unit(t, row, u, y); }
+static float elem(int t, const uint8_t *row, int u, int l) { return de_elem(t, row, u, l); }
+
+// product runs a warp's row product lane by lane, for rows of x from t0
+// (NT of them), and adds up the lanes as the warp's shuffles do.
+static void product(int t, int nt, int e, int u, const uint8_t *row, int cols, const float *x, int n, int t0, float *out) {
+	float sum[MM_MAXNT] = {0};
+	for (int lane = 0; lane < 32; lane++) {
+		float acc[MM_MAXNT];
+		mm_lane(t, nt, e, u, row, cols, x, n, t0, lane, 0, acc);
+		for (int k = 0; k < nt; k++) sum[k] += acc[k];
+	}
+	for (int k = 0; k < nt; k++) out[k] = sum[k];
+}
 static int block_bytes(int t) { return type_block_bytes(t); }
 static int block_len(int t) { return type_block_len(t); }
 */
@@ -46,6 +59,29 @@ func DecodeRow(t tensor.Type, row []byte, cols int) ([]float32, error) {
 		}
 	}
 	return out, nil
+}
+
+// DecodeElems decodes the same row one weight at a time, as the product
+// kernels do (de_elem).
+func DecodeElems(t tensor.Type, row []byte, cols int) []float32 {
+	out := make([]float32, cols)
+	for i := range out {
+		out[i] = float32(C.elem(C.int(t), (*C.uint8_t)(unsafe.Pointer(&row[0])), C.int(i/32), C.int(i%32)))
+	}
+	return out
+}
+
+// RowProduct is what the product kernels compute for one weight row
+// against n rows of x (cols each), a warp emulated lane by lane with the
+// kernels' own lane function (mm_lane): nt rows of x per warp, e weights a
+// lane, u steps in flight.
+func RowProduct(t tensor.Type, row []byte, cols int, x []float32, n, nt, e, u int) []float32 {
+	out := make([]float32, n+nt)
+	for t0 := 0; t0 < n; t0 += nt {
+		C.product(C.int(t), C.int(nt), C.int(e), C.int(u), (*C.uint8_t)(unsafe.Pointer(&row[0])), C.int(cols),
+			(*C.float)(unsafe.Pointer(&x[0])), C.int(n), C.int(t0), (*C.float)(unsafe.Pointer(&out[t0])))
+	}
+	return out[:n]
 }
 
 // BlockBytes and BlockLen are the kernels' idea of t's block, which must be

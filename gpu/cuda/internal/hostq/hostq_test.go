@@ -2,6 +2,7 @@ package hostq
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/isagi-lab/isagi/engine/tensor"
@@ -33,9 +34,13 @@ func TestDecodersMatchEngine(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v: %v", typ, err)
 			}
+			elems := DecodeElems(typ, row, cols)
 			for i := range want {
 				if math.Float32bits(got[i]) != math.Float32bits(want[i]) && !(math.IsNaN(float64(got[i])) && math.IsNaN(float64(want[i]))) {
 					t.Fatalf("%v trial %d: weight %d (unit %d) decodes to %g, the engine's to %g", typ, trial, i, i/32, got[i], want[i])
+				}
+				if math.Float32bits(elems[i]) != math.Float32bits(want[i]) && !(math.IsNaN(float64(elems[i])) && math.IsNaN(float64(want[i]))) {
+					t.Fatalf("%v trial %d: weight %d (unit %d, element %d) decodes alone to %g, the engine's to %g", typ, trial, i, i/32, i%32, elems[i], want[i])
 				}
 			}
 		}
@@ -49,5 +54,52 @@ func TestUnknownType(t *testing.T) {
 	}
 	if _, err := DecodeRow(tensor.IQ2_XXS, make([]byte, 1024), 256); err == nil {
 		t.Fatal("IQ2_XXS decoded; the kernels have no decoder for it")
+	}
+}
+
+// TestRowProduct runs the product kernels' lane function warp by warp on
+// the host, with the launch shapes the kernels use (decode: 1 row of x, 4
+// weights a lane, 2 steps; prefill: 8 rows, 4, 1), and compares each
+// output with a float64 product of the engine's decoded weights: every
+// weight and every activation must be counted once, by the right lane.
+func TestRowProduct(t *testing.T) {
+	if !Available {
+		t.Skip("built without cgo")
+	}
+	r := rand.New(rand.NewPCG(9, 9))
+	for _, typ := range tensor.ComputableTypes() {
+		for _, cols := range []int{512, 1280, 72, 36} {
+			if cols%typ.BlockLen() != 0 {
+				continue
+			}
+			row := make([]byte, cols/typ.BlockLen()*typ.BlockBytes())
+			if err := tensor.FillRandom(typ, row, uint64(cols), 0.05); err != nil {
+				t.Fatal(err)
+			}
+			w := make([]float32, cols)
+			if err := tensor.Dequantize(typ, w, row); err != nil {
+				t.Fatal(err)
+			}
+			for _, shape := range [][3]int{{1, 4, 2}, {8, 4, 1}} {
+				for _, n := range []int{1, 5, 13} {
+					x := make([]float32, n*cols)
+					for i := range x {
+						x[i] = float32(r.NormFloat64())
+					}
+					got := RowProduct(typ, row, cols, x, n, shape[0], shape[1], shape[2])
+					for i := range n {
+						var ref, mag float64
+						for c := range cols {
+							p := float64(w[c]) * float64(x[i*cols+c])
+							ref += p
+							mag += math.Abs(p)
+						}
+						if e := math.Abs(float64(got[i])-ref) / (mag + 1e-30); e > 1e-5 {
+							t.Fatalf("%v, %d columns, shape %v, row %d of %d: %g, want %g (relative error %.2g)", typ, cols, shape, i, n, got[i], ref, e)
+						}
+					}
+				}
+			}
+		}
 	}
 }

@@ -21,3 +21,11 @@ func BlockBytes(t tensor.Type) int { return 0 }
 
 // BlockLen needs cgo.
 func BlockLen(t tensor.Type) int { return 0 }
+
+// DecodeElems needs cgo.
+func DecodeElems(t tensor.Type, row []byte, cols int) []float32 { return nil }
+
+// RowProduct needs cgo.
+func RowProduct(t tensor.Type, row []byte, cols int, x []float32, n, nt, e, u int) []float32 {
+	return nil
+}
