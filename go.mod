@@ -10,6 +10,7 @@ require (
 	github.com/charmbracelet/lipgloss v1.1.1-0.20250404203927-76690c660834
 	github.com/charmbracelet/x/ansi v0.10.1
 	github.com/charmbracelet/x/exp/teatest v0.0.0-20251215102626-e0db08df7383
+	github.com/ebitengine/purego v0.11.3
 	golang.org/x/sys v0.38.0
 	golang.org/x/term v0.31.0
 	golang.org/x/text v0.31.0
