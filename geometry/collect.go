@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/isagi-lab/isagi/engine/backend"
 	"github.com/isagi-lab/isagi/engine/generate"
 	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/engine/tensor"
@@ -13,8 +14,11 @@ import (
 
 // Source is a loaded model as calibration needs it.
 type Source struct {
-	Model   *model.Model
-	Kernels *tensor.Kernels // shared with the caller's states; nil makes a pool
+	Model *model.Model
+	// Backend runs calibration's states; the caller's states may share it
+	// as long as they do not run meanwhile. nil runs them on the CPU, on a
+	// pool of their own.
+	Backend backend.Backend
 	// Prompt tokenises a calibration prompt the way the model sees a user's
 	// message in chat: one user turn rendered by its chat template with the
 	// generation prompt, or, for a base model, the text after BOS. The
@@ -37,6 +41,12 @@ type meanState struct {
 	sum   []float64
 	n     int
 }
+
+// HookLayers implements model.LayerHook: the one layer it averages.
+func (c *meanState) HookLayers() []int { return []int{c.layer} }
+
+// ReadOnly implements model.ReadOnlyHook.
+func (c *meanState) ReadOnly() bool { return true }
 
 func (c *meanState) AfterBlock(layer, _ int, x []float32) {
 	if layer != c.layer {
@@ -111,7 +121,16 @@ func newRunner(src Source) (*runner, error) {
 	}
 	// Every sequence fed is cut to the window, so a window of one prompt
 	// is all the KV cache this state needs.
-	st, err := src.Model.NewState(min(src.Model.CtxLen, maxPromptTokens), src.Kernels)
+	window := min(src.Model.CtxLen, maxPromptTokens)
+	var (
+		st  *model.State
+		err error
+	)
+	if src.Backend == nil {
+		st, err = src.Model.NewState(window, nil)
+	} else {
+		st, err = src.Model.NewStateOn(window, src.Backend)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -255,6 +274,12 @@ type allStates struct {
 	layer int
 	got   []float32
 }
+
+// HookLayers implements model.LayerHook: the one layer it records.
+func (a *allStates) HookLayers() []int { return []int{a.layer} }
+
+// ReadOnly implements model.ReadOnlyHook.
+func (a *allStates) ReadOnly() bool { return true }
 
 func (a *allStates) AfterBlock(layer, _ int, x []float32) {
 	if layer == a.layer {

@@ -73,6 +73,10 @@ type Explorer struct {
 	Source string
 }
 
+// HookLayers implements model.LayerHook: the step acts at its one layer.
+// (It writes there, so it has no ReadOnly.)
+func (x *Explorer) HookLayers() []int { return []int{x.Layer} }
+
 // AfterBlock implements model.BlockHook.
 func (x *Explorer) AfterBlock(layer, _ int, h []float32) {
 	if layer == x.Layer {

@@ -7,9 +7,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 
+	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/geometry"
 	"github.com/isagi-lab/isagi/internal/fixtures"
 	"github.com/isagi-lab/isagi/prompts"
@@ -445,5 +447,51 @@ func TestMonitorRewind(t *testing.T) {
 	}
 	if _, ok := mon.At(8); ok {
 		t.Fatal("At(8) found a forgotten position")
+	}
+}
+
+// TestHooksDeclareWhatTheyTouch: the monitor is read-only while every
+// projector is off and a writer while one is on; the exploration step
+// reads and writes its one layer only — so a device backend copies back
+// only what a hook needs, and writes back only what a hook may change.
+func TestHooksDeclareWhatTheyTouch(t *testing.T) {
+	p := kjvProfile(t)
+	mon, err := geometry.NewMonitor(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hook any = mon
+	ro, ok := hook.(model.ReadOnlyHook)
+	if !ok || !ro.ReadOnly() {
+		t.Fatal("a monitor with no projector on is not read-only")
+	}
+	i := slices.IndexFunc(p.Categories, func(c geometry.Category) bool { return len(c.Snipe.Coords) > 0 })
+	if i < 0 {
+		t.Fatal("no category kept a projector coordinate; the test needs one")
+	}
+	if err := mon.SetSnipe(p.Categories[i].Name, true); err != nil {
+		t.Fatal(err)
+	}
+	if ro.ReadOnly() {
+		t.Fatal("a monitor with a projector on says it does not write")
+	}
+	if err := mon.SetSnipe(p.Categories[i].Name, false); err != nil || !ro.ReadOnly() {
+		t.Fatalf("projector off again: %v, read-only %v", err, ro.ReadOnly())
+	}
+
+	dir, source, err := geometry.Direction(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := geometry.NewExplorer(p, dir, 0.2, source)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hook = x
+	if _, ro := hook.(model.ReadOnlyHook); ro {
+		t.Fatal("the exploration step writes, but says it is read-only")
+	}
+	if lh, ok := hook.(model.LayerHook); !ok || !slices.Equal(lh.HookLayers(), []int{p.Layer}) {
+		t.Fatalf("the exploration step should name its layer %d", p.Layer)
 	}
 }

@@ -134,6 +134,11 @@ func (m *Monitor) Profile() *Profile { return m.p }
 // gauges before this layer's projection, so the gauge shows what the
 // model computed there; earlier projections (ℓ_s below the probe layer)
 // are already in the state it reads.
+// ReadOnly implements model.ReadOnlyHook: the monitor only reads while
+// every Snipe projector is off (a device backend then never takes the rows
+// back); with one on it writes at layers ≥ ℓ_s.
+func (m *Monitor) ReadOnly() bool { return m.proj.r == 0 }
+
 func (m *Monitor) AfterBlock(layer, pos int, x []float32) {
 	if len(x) != m.d {
 		return

@@ -154,9 +154,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(w, r)
 }
 
-// Close releases every conversation the server made (the model stays
-// with root).
+// Close releases every conversation the server made that is not
+// answering (the model stays with root).
 func (s *Server) Close() {
+	s.mu.Lock()
+	for id, el := range s.named {
+		if n := el.Value.(*named); !n.busy {
+			_ = n.s.Close()
+			s.lru.Remove(el)
+			delete(s.named, id)
+		}
+	}
+	s.mu.Unlock()
 	for {
 		select {
 		case f := <-s.idle:
@@ -289,6 +298,9 @@ func (s *Server) conversation(id string) (c *session.Session, put func(), e *api
 		}
 		v := s.lru.Remove(victim).(*named)
 		delete(s.named, v.id)
+		// Not busy, so no request holds it: what its states hold on the
+		// device (projected weights, a backend share) goes now.
+		_ = v.s.Close()
 		s.cfg.Log.Printf("session %s evicted (least recently used)", v.id)
 	}
 	f, err := s.root.Fork(s.cfg.Ctx, s.root.Settings())

@@ -9,6 +9,7 @@ import (
 
 	"github.com/isagi-lab/isagi/engine/generate"
 	"github.com/isagi-lab/isagi/engine/grc"
+	"github.com/isagi-lab/isagi/engine/model"
 )
 
 // OnlineEta0 is the online basis's step size η₀ (Paper 6 §5): η_t = η₀/√t.
@@ -136,30 +137,24 @@ func (s *Session) useDraft(ctx context.Context, n Settings, progress func(done, 
 		if err != nil {
 			return err
 		}
-		st, err := s.m.NewState(s.st.Cap(), s.k)
+		// The drafter runs on the session's backend: it alternates with
+		// the conversation's state on this goroutine, never beside it.
+		st, err := s.m.NewStateOn(s.st.Cap(), s.b)
 		if err != nil {
 			return err
 		}
-		if err := grc.Use(st, g); err != nil {
+		if md, remove, err = s.newDrafter(st, g, n.OnlineBasis); err != nil {
+			st.Close()
 			return err
-		}
-		if md, err = generate.NewModelDrafter(st, s.gen.Params(), fmt.Sprintf("rank %d %s", g.K, g.Plan.Slots)); err != nil {
-			return err
-		}
-		if n.OnlineBasis {
-			o, err := grc.NewOnline(s.m, g, OnlineEta0)
-			if err != nil {
-				return err
-			}
-			if remove, err = md.Learn(s.st, o); err != nil {
-				return err
-			}
 		}
 		drafter = md
 	}
 	if err := s.gen.SetSpeculation(generate.SpecOptions{Drafter: drafter, Gamma: n.DraftN}); err != nil {
 		if remove != nil {
 			remove()
+		}
+		if md != nil {
+			md.State().Close()
 		}
 		return err
 	}
@@ -168,10 +163,36 @@ func (s *Session) useDraft(ctx context.Context, n Settings, progress func(done, 
 	return nil
 }
 
-// stopDraft drops the compressed drafter and its hooks on the verifier.
+// newDrafter makes st, compressed by g, a drafter, learning online when
+// asked; remove then takes its hooks off the conversation's state.
+func (s *Session) newDrafter(st *model.State, g *grc.Compression, online bool) (md *generate.ModelDrafter, remove func(), err error) {
+	if err := grc.Use(st, g); err != nil {
+		return nil, nil, err
+	}
+	md, err = generate.NewModelDrafter(st, s.gen.Params(), fmt.Sprintf("rank %d %s", g.K, g.Plan.Slots))
+	if err != nil {
+		return nil, nil, err
+	}
+	if online {
+		o, err := grc.NewOnline(s.m, g, OnlineEta0)
+		if err != nil {
+			return nil, nil, err
+		}
+		if remove, err = md.Learn(s.st, o); err != nil {
+			return nil, nil, err
+		}
+	}
+	return md, remove, nil
+}
+
+// stopDraft drops the compressed drafter, its hooks on the verifier and
+// what its state bound.
 func (s *Session) stopDraft() {
 	if s.draftRemove != nil {
 		s.draftRemove()
+	}
+	if s.drafter != nil {
+		s.drafter.State().Close()
 	}
 	s.drafter, s.draftRemove = nil, nil
 }

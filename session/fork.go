@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strings"
@@ -23,14 +24,25 @@ import (
 
 // Fork starts another conversation on s's loaded model: its own KV cache
 // of ctx tokens (0: s's size), settings set, living manifold and
-// conversation, sharing the weights, the tokenizer, the worker pool, the
-// compressions built so far (a rank built for one conversation is instant
-// for the others) and the geometry profile. Sessions of one family share
-// the pool: the caller runs at most one of them at a time. Closing a fork
-// releases nothing; closing s releases the model for all of them.
+// conversation, sharing the weights (bound once on the device), the
+// tokenizer, the compressions built so far (a rank built for one
+// conversation is instant for the others) and the geometry profile. It
+// runs on a Share of s's backend, so that the sessions of one family may
+// run at the same time (on the CPU they share the worker pool, which takes
+// their products in turn). Closing a fork releases what its own states
+// bound; closing s releases the model for all of them, after which no
+// fork may run.
 func (s *Session) Fork(ctx int, set Settings) (*Session, error) {
 	if ctx <= 0 {
 		ctx = s.st.Cap()
+	}
+	b, err := s.b.Share()
+	if err != nil {
+		return nil, fmt.Errorf("session: a backend for another conversation: %w", err)
+	}
+	closeB := func() {}
+	if c, ok := b.(io.Closer); ok {
+		closeB = func() { _ = c.Close() }
 	}
 	if s.grcb == nil {
 		s.grcb = map[grc.Slots]*grc.Builder{}
@@ -39,25 +51,34 @@ func (s *Session) Fork(ctx int, set Settings) (*Session, error) {
 		s.grcs = map[string]*grc.Compression{}
 	}
 	f := &Session{
-		m: s.m, tok: s.tok, k: s.k, info: s.info, stops: s.stops,
+		m: s.m, tok: s.tok, b: b, closeB: closeB, info: s.info, stops: s.stops,
 		conv: conversation.New(s.tok, s.conv.Template()),
 		src:  s.src, sha: s.sha, appVersion: s.appVersion,
 		grcb: s.grcb, grcs: s.grcs, cacheDir: s.cacheDir, profileDir: s.profileDir,
 		forked: true,
 	}
-	if err := f.resize(ctx); err != nil {
+	if err := f.fork(s, ctx, set); err != nil {
+		f.Close()
 		return nil, err
 	}
+	return f, nil
+}
+
+// fork sets up f, a fork of s: its state, settings and geometry.
+func (f *Session) fork(s *Session, ctx int, set Settings) error {
+	if err := f.resize(ctx); err != nil {
+		return err
+	}
 	if err := f.apply(set); err != nil {
-		return nil, err
+		return err
 	}
 	if p := s.GeometryProfile(); p != nil {
 		if err := f.SetGeometry(p); err != nil {
-			return nil, err
+			return err
 		}
 		f.notes = nil // the profile's notes were told when s loaded it
 	}
-	return f, nil
+	return nil
 }
 
 // Apply installs a whole settings set, as a sequence of /set would, keeping
@@ -201,6 +222,9 @@ type hiddenHook struct {
 
 func (h *hiddenHook) HookLayers() []int { return h.lays }
 
+// ReadOnly implements model.ReadOnlyHook: the hook only copies.
+func (h *hiddenHook) ReadOnly() bool { return true }
+
 func (h *hiddenHook) AfterBlock(layer, pos int, x []float32) {
 	if i, ok := h.at[layer]; ok && pos < h.limit {
 		h.out[i][pos] = slices.Clone(x)
@@ -245,10 +269,11 @@ func (s *Session) Hidden(ctx context.Context, text string, layers []int, maxToke
 		}
 		h.out = append(h.out, make([][]float32, len(ids)))
 	}
-	st, err := s.m.NewState(len(ids), s.k)
+	st, err := s.m.NewStateOn(len(ids), s.b)
 	if err != nil {
 		return Hidden{}, err
 	}
+	defer st.Close()
 	if len(h.lays) > 0 || h.norm >= 0 {
 		if _, err := st.AddHook(h); err != nil {
 			return Hidden{}, err

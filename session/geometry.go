@@ -19,7 +19,7 @@ import (
 // CalibrationSource is this session's model as geometry calibration needs
 // it: prompts tokenised as a first user turn (chat mode) or as text after
 // BOS (completion mode), so that calibration reads prompts in the form the
-// live gauge will. It shares the session's worker pool: do not calibrate
+// live gauge will. It runs on the session's backend: do not calibrate
 // while a reply is streaming.
 func (s *Session) CalibrationSource() geometry.Source {
 	text := func(t string) ([]int32, error) {
@@ -35,7 +35,7 @@ func (s *Session) CalibrationSource() geometry.Source {
 			return s.tok.EncodePrompt(p.Text, p.User, tokenizer.EncodeOptions{})
 		}
 	}
-	return geometry.Source{Model: s.m, Kernels: s.k, Prompt: prompt, Text: text}
+	return geometry.Source{Model: s.m, Backend: s.b, Prompt: prompt, Text: text}
 }
 
 // SetGeometry runs profile p live from the next turn: a TEH gauge on every

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/isagi-lab/isagi/engine/backend"
 	"github.com/isagi-lab/isagi/engine/grc"
 	"github.com/isagi-lab/isagi/engine/model"
-	"github.com/isagi-lab/isagi/engine/tensor"
 	"github.com/isagi-lab/isagi/engine/tokenizer"
 )
 
@@ -84,14 +84,15 @@ func ResolveGRC(m *model.Model, tok *tokenizer.Tokenizer, req GRCRequest) (GRCJo
 
 // BuildGRC returns the compression job asks for: read from cache when it
 // holds a valid copy, else planned and built — after MCR's calibration pass
-// over job.Calib on the kernels k — and written to cache (see
+// over job.Calib on b (nil: the CPU, on a pool of its own), which nothing
+// else may be running on meanwhile — and written to cache (see
 // GRCCache.Get). gb is the builder to use, whose slot set must be the
 // job's (a session keeps one per slot set, so that its decompositions serve
 // every rank); nil makes one. A nil cache builds without one. progress
 // sees blocks done/total of a build and is never called when the cache
 // answers; a cancelled ctx stops the build with ctx.Err(). built reports
 // whether it was built.
-func BuildGRC(ctx context.Context, m *model.Model, k *tensor.Kernels, gb *grc.Builder, cache *GRCCache,
+func BuildGRC(ctx context.Context, m *model.Model, b backend.Backend, gb *grc.Builder, cache *GRCCache,
 	job GRCJob, progress func(done, total int)) (g *grc.Compression, built bool, err error) {
 	if gb == nil {
 		if gb, err = grc.NewBuilder(m, job.Spec.Slots); err != nil {
@@ -99,7 +100,7 @@ func BuildGRC(ctx context.Context, m *model.Model, k *tensor.Kernels, gb *grc.Bu
 		}
 	}
 	variance := func(ctx context.Context) ([]float64, error) {
-		return grc.LayerVariance(ctx, m, k, job.Calib, job.BOS, 0)
+		return grc.LayerVariance(ctx, m, b, job.Calib, job.BOS, 0)
 	}
 	return cache.Get(ctx, m, gb, job.Spec, variance, progress)
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/isagi-lab/isagi/engine/backend"
+	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"github.com/isagi-lab/isagi/engine/gguf"
 	"github.com/isagi-lab/isagi/engine/grc"
 	"github.com/isagi-lab/isagi/engine/model"
@@ -17,8 +19,8 @@ import (
 )
 
 // loadKJV loads the tiny KJV model as the command-line tools do (no
-// session), with one worker.
-func loadKJV(t *testing.T) (string, *model.Model, *tokenizer.Tokenizer, *tensor.Kernels) {
+// session), on the CPU with one worker.
+func loadKJV(t *testing.T) (string, *model.Model, *tokenizer.Tokenizer, backend.Backend) {
 	t.Helper()
 	path := fixtures.Path(t, "kjv/kjv-q8_0.gguf")
 	f, err := gguf.Open(path)
@@ -36,9 +38,9 @@ func loadKJV(t *testing.T) (string, *model.Model, *tokenizer.Tokenizer, *tensor.
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.Close() })
-	k := tensor.NewKernels(tensor.NewPool(1))
-	t.Cleanup(func() { k.Pool().Close() })
-	return path, m, tok, k
+	pool := tensor.NewPool(1)
+	t.Cleanup(pool.Close)
+	return path, m, tok, cpu.New(tensor.NewKernels(pool))
 }
 
 // TestResolveGRC: a request's defaults are filled in, MCR's calibration is

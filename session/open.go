@@ -3,9 +3,12 @@ package session
 import (
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"time"
 
+	"github.com/isagi-lab/isagi/engine/backend"
+	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"github.com/isagi-lab/isagi/engine/chat"
 	"github.com/isagi-lab/isagi/engine/conversation"
 	"github.com/isagi-lab/isagi/engine/gguf"
@@ -17,6 +20,11 @@ import (
 // Options configure a new session.
 type Options struct {
 	Threads int // worker threads; 0 means one per core
+	// Backend makes what runs the model, given Threads; nil runs it on the
+	// CPU with Threads workers. The session owns the backend: every State
+	// it makes runs on it (a Fork's on a Share of it), and Close closes it
+	// when it implements io.Closer.
+	Backend func(threads int) (backend.Backend, error)
 	// Ctx is the context window in tokens; 0 means the model's, at most
 	// 4096. Above the model's window it is capped to it, with a note (see
 	// Session.Notes).
@@ -85,10 +93,16 @@ func fromFile(f *gguf.File, path string, o Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := tensor.NewKernels(tensor.NewPool(o.Threads))
+	b, closeB, err := newBackend(o)
+	if err != nil {
+		return nil, err
+	}
 	info := Info{
 		Name: m.Name, Path: path, Arch: m.Arch, WeightType: m.WeightType(),
-		Mode: mode, Demo: o.Demo, Kernels: k.Path(), Threads: k.Pool().Size(),
+		Mode: mode, Demo: o.Demo, Backend: b.Name(), Threads: o.Threads,
+	}
+	if k := kernelsOf(b); k != nil {
+		info.Kernels, info.Threads = k.Path(), k.Pool().Size()
 	}
 	if info.Name == "" {
 		info.Name = filepath.Base(path)
@@ -106,8 +120,9 @@ func fromFile(f *gguf.File, path string, o Options) (*Session, error) {
 		set = DefaultSettings()
 		set.Seed = uint64(time.Now().UnixNano())
 	}
-	s := &Session{m: m, tok: tok, conv: conversation.New(tok, tmpl), k: k, info: info, appVersion: o.AppVersion, cacheDir: o.CacheDir, profileDir: o.ProfileDir}
+	s := &Session{m: m, tok: tok, conv: conversation.New(tok, tmpl), b: b, closeB: closeB, info: info, appVersion: o.AppVersion, cacheDir: o.CacheDir, profileDir: o.ProfileDir}
 	if err := s.resize(o.Ctx); err != nil {
+		closeB()
 		return nil, err
 	}
 	if o.Ctx > m.CtxLen {
@@ -118,6 +133,8 @@ func fromFile(f *gguf.File, path string, o Options) (*Session, error) {
 			o.Ctx, info.Name, m.CtxLen, m.CtxLen))
 	}
 	if err := s.apply(set); err != nil {
+		s.closeStates()
+		closeB()
 		return nil, err
 	}
 	if tmpl != nil {
@@ -126,6 +143,36 @@ func fromFile(f *gguf.File, path string, o Options) (*Session, error) {
 		s.stops = tok.EndOfGeneration()
 	}
 	return s, nil
+}
+
+// newBackend makes the backend o asks for, and the function that closes
+// it: for the CPU, the worker pool made for it; for another, its Close
+// when it has one.
+func newBackend(o Options) (backend.Backend, func(), error) {
+	if o.Backend == nil {
+		pool := tensor.NewPool(o.Threads)
+		return cpu.New(tensor.NewKernels(pool)), pool.Close, nil
+	}
+	b, err := o.Backend(o.Threads)
+	if err != nil {
+		return nil, nil, fmt.Errorf("session: %w", err)
+	}
+	if b == nil {
+		return nil, nil, errors.New("session: the backend constructor returned no backend")
+	}
+	closeB := func() {}
+	if c, ok := b.(io.Closer); ok {
+		closeB = func() { _ = c.Close() }
+	}
+	return b, closeB, nil
+}
+
+// kernelsOf is the CPU kernels b runs on, or nil for another backend.
+func kernelsOf(b backend.Backend) *tensor.Kernels {
+	if c, ok := b.(interface{ Kernels() *tensor.Kernels }); ok {
+		return c.Kernels()
+	}
+	return nil
 }
 
 // ModelContext is the model's own context window (its training length):
@@ -140,9 +187,12 @@ func (s *Session) resize(ctx int) error {
 	if ctx < 16 {
 		return fmt.Errorf("session: a context of %d tokens is too small", ctx)
 	}
-	st, err := s.m.NewState(min(ctx, s.m.CtxLen), s.k)
+	st, err := s.m.NewStateOn(min(ctx, s.m.CtxLen), s.b)
 	if err != nil {
 		return err
+	}
+	if s.st != nil {
+		s.st.Close()
 	}
 	s.st = st
 	s.gen = nil // rebuilt by apply with the current settings

@@ -15,12 +15,12 @@ import (
 	"github.com/isagi-lab/isagi/miku"
 
 	"github.com/isagi-lab/isagi/cog"
+	"github.com/isagi-lab/isagi/engine/backend"
 	"github.com/isagi-lab/isagi/engine/conversation"
 	"github.com/isagi-lab/isagi/engine/generate"
 	"github.com/isagi-lab/isagi/engine/grc"
 	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/engine/sample"
-	"github.com/isagi-lab/isagi/engine/tensor"
 	"github.com/isagi-lab/isagi/engine/tokenizer"
 	"github.com/isagi-lab/isagi/geometry"
 )
@@ -53,9 +53,12 @@ type Info struct {
 	WeightType  string // the type most weight bytes use, e.g. "Q4_K"
 	ContextSize int    // the KV cache's capacity in tokens
 	Mode        Mode
-	Demo        bool   // the embedded demo model: a tiny KJV text generator, not an assistant
-	Kernels     string // "avx2" or "go"
-	Threads     int
+	Demo        bool // the embedded demo model: a tiny KJV text generator, not an assistant
+	// Backend is what runs the model (backend.Backend.Name), e.g.
+	// "cpu avx2 × 4 threads".
+	Backend string
+	Kernels string // the CPU's kernels, "avx2" or "go" ("" on another backend)
+	Threads int
 	// Rank is the GRC rank (0: uncompressed; the mean rank under gp and
 	// mcr allocation); RankSpec the slots and allocation ("qkv uniform");
 	// RankEnergy the mean share of the Q/K/V energy kept; RankBytes the
@@ -148,14 +151,18 @@ type Turn struct {
 // concurrent use: one Send at a time (the TUI runs it on a worker goroutine
 // and waits for it before the next).
 type Session struct {
-	m     *model.Model
-	tok   *tokenizer.Tokenizer
-	k     *tensor.Kernels
-	st    *model.State
-	gen   *generate.Generator
-	info  Info
-	set   Settings
-	stops []int32
+	m   *model.Model
+	tok *tokenizer.Tokenizer
+	// b runs every State of the session (the conversation's, the
+	// drafter's, calibration's), one at a time as the session is used;
+	// closeB closes it (the session that made it; a no-op for a fork's).
+	b      backend.Backend
+	closeB func()
+	st     *model.State
+	gen    *generate.Generator
+	info   Info
+	set    Settings
+	stops  []int32
 
 	conv *conversation.Conversation // the messages, or the running text in completion mode
 
@@ -197,7 +204,7 @@ type Session struct {
 	notes         []string       // for the user, see Notes
 
 	// forked says the session shares another's model (Fork): Close leaves
-	// the model and the worker pool to the session that loaded them.
+	// the model and the backend to the session that loaded them.
 	forked bool
 }
 
@@ -222,13 +229,24 @@ func (s *Session) Info() Info {
 // Settings returns the current knobs.
 func (s *Session) Settings() Settings { return s.set }
 
-// Close releases the model.
+// Close releases what the session's States bound for themselves, and —
+// for the session that loaded the model, not a fork — the backend and the
+// model. The session must not be used after.
 func (s *Session) Close() error {
+	s.closeStates()
+	s.closeB()
 	if s.forked {
 		return nil
 	}
-	s.k.Pool().Close()
 	return s.m.Close()
+}
+
+// closeStates closes the conversation's and the drafter's states.
+func (s *Session) closeStates() {
+	s.stopDraft()
+	if s.st != nil {
+		s.st.Close()
+	}
 }
 
 // ContextUsed is how many tokens of the context window the conversation
@@ -381,7 +399,7 @@ func (s *Session) compression(ctx context.Context, job GRCJob, progress func(don
 	if err != nil {
 		cache = nil // no cache: build, and keep it in memory only
 	}
-	g, _, err := BuildGRC(ctx, s.m, s.k, gb, cache, job, progress)
+	g, _, err := BuildGRC(ctx, s.m, s.b, gb, cache, job, progress)
 	if err != nil {
 		return nil, err
 	}

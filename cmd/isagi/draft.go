@@ -76,8 +76,8 @@ type drafted struct {
 }
 
 // drafter builds the drafter the flags ask for, verifying on st with
-// sampling p: the n-gram drafter, or a second State of m (sharing st's
-// worker pool: the two take turns) under a GRC read from the shared cache
+// sampling p: the n-gram drafter, or a second State of m (on st's
+// backend: the two take turns) under a GRC read from the shared cache
 // or built. nil when speculation is off.
 func (mf *modelFlags) drafter(d *draftFlags, f *gguf.File, tok *tokenizer.Tokenizer, m *model.Model, st *model.State, p sample.Params) (*drafted, error) {
 	ds, err := d.spec()
@@ -92,7 +92,7 @@ func (mf *modelFlags) drafter(d *draftFlags, f *gguf.File, tok *tokenizer.Tokeni
 	if err != nil {
 		return nil, fmt.Errorf("--draft %s: %w", d.draft, err)
 	}
-	dst, err := m.NewState(st.Cap(), st.Kernels())
+	dst, err := m.NewStateOn(st.Cap(), st.Backend())
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/isagi-lab/isagi/demo"
+	"github.com/isagi-lab/isagi/engine/backend"
+	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"github.com/isagi-lab/isagi/engine/chat"
 	"github.com/isagi-lab/isagi/engine/generate"
 	"github.com/isagi-lab/isagi/engine/gguf"
@@ -35,6 +37,10 @@ type modelFlags struct {
 	model   string
 	demo    bool // --demo: the model embedded in the binary (package demo)
 	threads int
+	// backend makes what runs the model from threads (see
+	// session.Options.Backend); nil runs it on the CPU.
+	backend func(threads int) (backend.Backend, error)
+	dev     deviceFlags // --gpu, --cpu: what sets backend (device.go)
 	ctx     int
 	// ctxDefault is the window when --ctx is not given; 0 means the
 	// model's, at most 4096 (bench sizes it to its own prompt and reply).
@@ -72,6 +78,21 @@ func (mf *modelFlags) registerSource(fs *flag.FlagSet) {
 func (mf *modelFlags) registerThreads(fs *flag.FlagSet) {
 	mf.registerSource(fs)
 	fs.IntVar(&mf.threads, "threads", 0, threadsHelp)
+	mf.dev.register(fs)
+}
+
+// resolveDevice sets the backend from --gpu and --cpu (the GPU when one is
+// usable, by default), unless a caller set it already.
+func (mf *modelFlags) resolveDevice() error {
+	if mf.backend != nil {
+		return nil
+	}
+	b, err := mf.dev.resolve()
+	if err != nil {
+		return err
+	}
+	mf.backend = b
+	return nil
 }
 
 // registerModel registers what the TUI takes: the model, --threads and --ctx.
@@ -181,7 +202,7 @@ func (mf *modelFlags) buildGRC(f *gguf.File, tok *tokenizer.Tokenizer, m *model.
 		drew = true
 		fmt.Fprintf(mf.log, "\rGRC %s: [%-30s] %d/%d blocks ", job.Spec.Slots, bar(done, total, 30), done, total)
 	}
-	g, built, err := session.BuildGRC(ctx, m, st.Kernels(), nil, cache, job, progress)
+	g, built, err := session.BuildGRC(ctx, m, st.Backend(), nil, cache, job, progress)
 	if drew {
 		fmt.Fprintln(mf.log)
 	}
@@ -299,7 +320,11 @@ func (mf *modelFlags) load(f *gguf.File, tok *tokenizer.Tokenizer) (*model.Model
 	if ctx <= 0 || ctx > m.CtxLen {
 		ctx = min(m.CtxLen, 4096)
 	}
-	st, err := m.NewState(ctx, tensor.NewKernels(tensor.NewPool(mf.threads)))
+	b, err := mf.newBackend()
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := m.NewStateOn(ctx, b)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -307,6 +332,23 @@ func (mf *modelFlags) load(f *gguf.File, tok *tokenizer.Tokenizer) (*model.Model
 		return nil, nil, err
 	}
 	return m, st, nil
+}
+
+// newBackend makes the backend the flags ask for: the CPU with --threads
+// workers unless mf.backend says otherwise. A command runs until it exits,
+// so the backend lives as long as the process.
+func (mf *modelFlags) newBackend() (backend.Backend, error) {
+	if err := mf.resolveDevice(); err != nil {
+		return nil, err
+	}
+	if mf.backend == nil {
+		return cpu.New(tensor.NewKernels(tensor.NewPool(mf.threads))), nil
+	}
+	b, err := mf.backend(mf.threads)
+	if err != nil {
+		return nil, fmt.Errorf("backend: %w", err)
+	}
+	return b, nil
 }
 
 // openSession opens the model as a conversation (session.Open, or
@@ -317,6 +359,10 @@ func (mf *modelFlags) openSession(opts session.Options) (*session.Session, error
 		return nil, err
 	}
 	opts.Threads = mf.threads
+	if err := mf.resolveDevice(); err != nil {
+		return nil, err
+	}
+	opts.Backend = mf.backend
 	if mf.ctx != 0 {
 		opts.Ctx = mf.ctx
 	}

@@ -91,10 +91,37 @@ type AttendOptions struct {
 
 // Backend runs the forward pass's operations. A Backend is used by one
 // goroutine at a time (one State's Forward); States that are never used at
-// the same time may share one.
+// the same time may share one, and States that run concurrently each get
+// their own from Share.
+//
+// Weights and their owners: Matrix and Vector bind host weights to the
+// backend. Backends that report the same Domain (one backend and the ones
+// Share made from it) accept each other's Matrix and Vector values, so a
+// model binds its dense weights once per domain and every State of that
+// domain reads the same binding (engine/model keeps them until the Model
+// is closed, and never releases them). Weights a State binds for itself
+// (the projected matrices of a compression) are that State's: it releases
+// them (Releaser) when it replaces them and when it is closed.
 type Backend interface {
 	// Name says what runs the operations, e.g. "cpu avx2 × 2 threads".
 	Name() string
+	// BatchSize is the most rows one operation takes: the model runs a
+	// longer prompt in steps of at most this many tokens and sizes its
+	// activations for it. It is at least 1.
+	BatchSize() int
+	// Share returns a backend for another State that can run concurrently
+	// with this one (on another goroutine), on the same device, sharing
+	// the weights bound on this one: it reports the same Domain, and
+	// Matrix and Vector values made by either are valid on both. Buffers
+	// and KV caches are not shared: each belongs to the backend that
+	// allocated it. A shared backend lives no longer than the one it was
+	// shared from.
+	Share() (Backend, error)
+	// Domain identifies the backend's weight bindings: backends with equal
+	// Domain values (a backend and its Shares) accept each other's Matrix
+	// and Vector values. It is a comparable value (a pointer to the
+	// device's shared context, or a constant for the host).
+	Domain() any
 
 	// Matrix makes m available to the products. m's bytes stay valid for
 	// the backend's lifetime (they alias the mapped model file); a host
@@ -148,6 +175,12 @@ type Backend interface {
 	Attend(out, q Buffer, kv KV, layer, pos0, n int, o AttendOptions)
 	// Add adds n rows of src into dst.
 	Add(dst, src Buffer, n int)
+	// Project applies a rank-k update to rows row0…row0+n−1 of x:
+	// x ← x + alpha·Bᵀ(B·x) for each row, where basis B is a k × x's width
+	// matrix (bound with Matrix from an F32 tensor.Matrix). With B's rows
+	// orthonormal, alpha = −1 removes their span (x ← x − BᵀBx) and
+	// alpha = −s removes a share s of it.
+	Project(x Buffer, row0, n int, basis Matrix, alpha float32)
 
 	// Host returns rows row0…row0+n−1 of b as host memory, for a hook or
 	// the caller to read and modify. A host backend returns b's own
@@ -163,6 +196,14 @@ type Backend interface {
 	// Logits writes W·x for n rows of x into host memory dst (n × W's rows):
 	// the classifier, whose output the sampler reads on the host.
 	Logits(dst []float32, w Matrix, x Buffer, row0, n int)
+}
+
+// Releaser is optionally implemented by a backend whose weights hold
+// resources until told otherwise (device memory). Release frees m, which
+// this backend (or one of its domain) made with Matrix; m must not be used
+// after. A backend without it frees nothing early: its weights go with it.
+type Releaser interface {
+	Release(m Matrix)
 }
 
 // KVReader is optionally implemented by a backend that can copy a cached

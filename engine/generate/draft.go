@@ -296,6 +296,9 @@ func newResiduals(layers, dim int) *residuals {
 	return r
 }
 
+// ReadOnly implements model.ReadOnlyHook: the residuals are only copied.
+func (r *residuals) ReadOnly() bool { return true }
+
 // AfterBlock implements model.BlockHook.
 func (r *residuals) AfterBlock(layer, pos int, x []float32) {
 	if layer >= len(r.layers) || len(x) != r.dim || pos < 0 {

@@ -7,9 +7,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/isagi-lab/isagi/engine/model"
 
-	"github.com/isagi-lab/isagi/engine/tensor"
+	"github.com/isagi-lab/isagi/engine/backend"
+	"github.com/isagi-lab/isagi/engine/model"
 )
 
 // CalibrationText is the text MCR reads when the user gives none: a few
@@ -58,6 +58,9 @@ type varianceHook struct {
 	skipFirst bool
 }
 
+// ReadOnly implements model.ReadOnlyHook: the hook only accumulates.
+func (h *varianceHook) ReadOnly() bool { return true }
+
 func (h *varianceHook) AfterBlock(layer, pos int, x []float32) {
 	// Position 0 is the attention sink (BOS): its residual norm is several
 	// standard deviations above the rest (Paper 6 §2.3), and one such
@@ -79,16 +82,27 @@ func (h *varianceHook) AfterBlock(layer, pos int, x []float32) {
 // of the residual stream after the block, averaged over features (Paper 6
 // §2.1). The tokens are cut into windows of window positions (0: the
 // model's context, at most 512), each starting with bos when bos ≥ 0; the
-// first position of each window is left out (see varianceHook). k may be
-// nil. A cancelled ctx stops it between windows with ctx.Err().
-func LayerVariance(ctx context.Context, m *model.Model, k *tensor.Kernels, tokens []int32, bos int32, window int) ([]float64, error) {
+// first position of each window is left out (see varianceHook). It runs
+// on b, which no other State may be using meanwhile (nil: the CPU, on a
+// pool of its own). A cancelled ctx stops it between windows with
+// ctx.Err().
+func LayerVariance(ctx context.Context, m *model.Model, b backend.Backend, tokens []int32, bos int32, window int) ([]float64, error) {
 	if window <= 0 {
 		window = min(m.CtxLen, 512)
 	}
-	st, err := m.NewState(window, k)
+	var (
+		st  *model.State
+		err error
+	)
+	if b == nil {
+		st, err = m.NewState(window, nil)
+	} else {
+		st, err = m.NewStateOn(window, b)
+	}
 	if err != nil {
 		return nil, err
 	}
+	defer st.Close()
 	window = st.Cap()
 	if bos >= 0 && window < 3 || window < 2 {
 		return nil, fmt.Errorf("grc: a calibration window of %d positions is too short", window)

@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/isagi-lab/isagi/engine/backend"
 	"github.com/isagi-lab/isagi/engine/backend/cpu"
@@ -10,22 +11,30 @@ import (
 )
 
 // MaxBatch is the most prompt tokens one prefill step multiplies at once;
-// longer prompts run in steps of this size. 64 tokens keep the activations
-// of a 4096-wide model (and its FFN) within a few MiB.
+// longer prompts run in steps of this size (or of the backend's
+// BatchSize, when it is smaller). 64 tokens keep the activations of a
+// 4096-wide model (and its FFN) within a few MiB.
 const MaxBatch = 64
 
 // State is one conversation's mutable state over a Model: the KV cache,
 // the position, the activations, the products each slot runs and the
 // hooks, all on one backend. It is not safe for concurrent use; give each
-// conversation its own.
+// conversation its own, and each State that runs concurrently with
+// another its own backend (backend.Backend.Share).
+//
+// The model's dense weights are bound once per backend domain and shared
+// by every State of it; the projected weights of SetProjections are the
+// State's own, released (backend.Releaser) when replaced and by Close.
 type State struct {
 	m     *Model
 	b     backend.Backend
 	k     *tensor.Kernels // the CPU backend's kernels, or nil
 	ctx   int             // KV cache capacity in positions
 	pos   int             // next position to compute
+	batch int             // the most tokens one step runs: MaxBatch or the backend's less
 	hooks hookSet
 	kv    backend.KV
+	dense *bound // the model's weights on this backend's domain, shared
 	w     stateWeights
 	// lay is, per block, how it rotates and attends in this state: set
 	// once, so that a block reads its own and branches on nothing.
@@ -34,13 +43,17 @@ type State struct {
 	// weights, or a projection and projected weights (SetProjections).
 	lin []blockLinears
 
-	// Activations for up to MaxBatch tokens, one row per token.
+	// Activations for up to batch tokens, one row per token.
 	x, xb, q, kb, vb, att, g, u backend.Buffer
 	hn                          backend.Buffer // final-normed hidden state
 	xt                          backend.Buffer // x̃ = Pᵀx of a compressed slot, or nil
 	ops                         [3]backend.LinearOp
 
 	proj Projections // what the products run through, or nil (dense)
+	// owned are the projected matrices this state bound (SetProjections),
+	// by the host matrix they came from: its to release.
+	owned  map[*tensor.Matrix]backend.Matrix
+	closed bool
 }
 
 // stateWeights are the model's weights as the state's backend holds them.
@@ -111,19 +124,27 @@ type blockLinears struct {
 
 // NewState allocates a state whose KV cache holds ctx positions (the model's
 // own context length when ctx ≤ 0, never more), running on the CPU backend
-// over kernels. kernels may be shared by States that are never used at the
-// same time; nil makes a new pool.
+// over kernels: the convenience of tests and tools; applications choose a
+// backend and call NewStateOn. kernels may be shared by States that are
+// never used at the same time; nil makes a new pool.
 func (m *Model) NewState(ctx int, kernels *tensor.Kernels) (*State, error) {
 	return m.NewStateOn(ctx, cpu.New(kernels))
 }
 
-// NewStateOn is NewState on a given backend.
+// NewStateOn is NewState on a given backend. The model's weights are bound
+// on b's domain the first time a State is made there, and shared after.
 func (m *Model) NewStateOn(ctx int, b backend.Backend) (*State, error) {
+	if b == nil {
+		return nil, fmt.Errorf("model: no backend")
+	}
 	if ctx <= 0 || ctx > m.CtxLen {
 		ctx = m.CtxLen
 	}
 	c := &m.Config
-	s := &State{m: m, b: b, ctx: ctx, lay: m.layerRuns(ctx)}
+	s := &State{m: m, b: b, ctx: ctx, lay: m.layerRuns(ctx), batch: min(MaxBatch, b.BatchSize())}
+	if s.batch < 1 {
+		return nil, fmt.Errorf("model: backend %s takes batches of %d rows", b.Name(), b.BatchSize())
+	}
 	if h, ok := b.(interface{ Kernels() *tensor.Kernels }); ok { // the CPU backend
 		s.k = h.Kernels()
 	}
@@ -131,10 +152,12 @@ func (m *Model) NewStateOn(ctx int, b backend.Backend) (*State, error) {
 	if s.kv, err = b.NewKV(c.Layers, ctx, backend.Attention{Heads: c.Heads, KVHeads: c.KVHeads, HeadDim: c.HeadDim}); err != nil {
 		return nil, fmt.Errorf("model: %w", err)
 	}
-	if err := s.upload(); err != nil {
+	if s.dense, err = m.bind(b); err != nil {
 		return nil, err
 	}
-	B := MaxBatch
+	s.w = s.dense.w
+	s.lin = slices.Clone(s.dense.lin)
+	B := s.batch
 	for _, a := range []struct {
 		dst   *backend.Buffer
 		width int
@@ -151,6 +174,24 @@ func (m *Model) NewStateOn(ctx int, b backend.Backend) (*State, error) {
 
 // Model is the model this state runs.
 func (s *State) Model() *Model { return s.m }
+
+// BatchSize is the most tokens one step of Forward runs: MaxBatch, or the
+// backend's BatchSize when that is smaller.
+func (s *State) BatchSize() int { return s.batch }
+
+// Close releases what the state bound for itself on a backend that
+// implements backend.Releaser: the projected matrices of SetProjections.
+// The model's dense weights stay bound for the other States of the
+// domain. The state must not be used after; Close again does nothing.
+func (s *State) Close() {
+	if s.closed {
+		return
+	}
+	s.closed = true
+	s.releaseOwned(nil)
+	s.owned, s.proj = nil, nil
+	s.lin = slices.Clone(s.dense.lin)
+}
 
 // Pos is the number of positions computed so far (the next token's position).
 func (s *State) Pos() int { return s.pos }
@@ -203,6 +244,9 @@ func (s *State) Forward(tokens []int32, logits []float32) error {
 	if len(logits) != 0 && len(logits) != c.Vocab && !all {
 		return fmt.Errorf("model: logits buffer of %d floats fits neither 1 nor %d tokens of vocabulary %d", len(logits), n, c.Vocab)
 	}
+	if s.closed {
+		return fmt.Errorf("model: the state is closed")
+	}
 	if s.pos+n > s.ctx {
 		return fmt.Errorf("model: %d tokens at position %d need %d positions, cache holds %d: %w", n, s.pos, s.pos+n, s.ctx, ErrContextFull)
 	}
@@ -211,8 +255,8 @@ func (s *State) Forward(tokens []int32, logits []float32) error {
 			return fmt.Errorf("model: token %d (index %d) is outside the vocabulary of %d", t, i, c.Vocab)
 		}
 	}
-	for start := 0; start < n; start += MaxBatch {
-		end := min(start+MaxBatch, n)
+	for start := 0; start < n; start += s.batch {
+		end := min(start+s.batch, n)
 		var out []float32
 		switch {
 		case all:
@@ -220,17 +264,17 @@ func (s *State) Forward(tokens []int32, logits []float32) error {
 		case end == n && len(logits) != 0:
 			out = logits
 		}
-		if err := s.batch(tokens[start:end], out); err != nil {
+		if err := s.step(tokens[start:end], out); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// batch runs n ≤ MaxBatch tokens; out holds the last token's logits or every
+// step runs n ≤ s.batch tokens; out holds the last token's logits or every
 // token's, or is empty. It reads like the equations: every operation is one
 // call on the backend.
-func (s *State) batch(tokens []int32, out []float32) error {
+func (s *State) step(tokens []int32, out []float32) error {
 	m, c, b := s.m, &s.m.Config, s.b
 	n, pos0, D := len(tokens), s.pos, c.Dim
 	if err := b.Embed(s.x, s.w.tokEmbd, tokens); err != nil {
@@ -241,14 +285,8 @@ func (s *State) batch(tokens []int32, out []float32) error {
 	}
 	for l := range m.layers {
 		m.arch.block(s, l, n, pos0)
-		if hs := s.hooks.block; len(hs) > 0 && s.hooks.atLayer(l) {
-			rows := b.Host(s.x, 0, n)
-			for _, h := range hs {
-				for i := range n {
-					h.AfterBlock(l, pos0+i, rows[i*D:(i+1)*D])
-				}
-			}
-			b.Sync(s.x, 0, rows)
+		if l < len(s.hooks.at) && len(s.hooks.at[l]) > 0 {
+			s.afterBlock(l, n, pos0)
 		}
 	}
 
@@ -281,6 +319,25 @@ func (s *State) batch(tokens []int32, out []float32) error {
 		}
 	}
 	return nil
+}
+
+// afterBlock runs the block hooks of layer l on the batch's rows: copied
+// to the host once for all of them, in registration order (a later hook
+// reads what an earlier one wrote), and written back once, only if one of
+// them may have written.
+func (s *State) afterBlock(l, n, pos0 int) {
+	D := s.m.Dim
+	rows := s.b.Host(s.x, 0, n)
+	wrote := false
+	for _, e := range s.hooks.at[l] {
+		wrote = wrote || e.ro == nil || !e.ro.ReadOnly()
+		for i := range n {
+			e.h.AfterBlock(l, pos0+i, rows[i*D:(i+1)*D])
+		}
+	}
+	if wrote {
+		s.b.Sync(s.x, 0, rows)
+	}
 }
 
 // softCap bounds logits smoothly to ±cap, z ← cap·tanh(z/cap) (gemma2's
@@ -328,9 +385,16 @@ func (s *State) Classify(x, out []float32) error {
 	if n == 0 || n > MaxBatch || len(x) != n*D || len(out) != n*c.Vocab {
 		return fmt.Errorf("model: classify: %d states and %d logits for width %d, vocabulary %d (at most %d states)", len(x), len(out), D, c.Vocab, MaxBatch)
 	}
-	s.b.Write(s.xb, 0, x)
-	s.b.RMSNorm(s.hn, s.xb, s.w.outNorm, n, c.Eps)
-	s.b.Logits(out, s.w.output, s.hn, 0, n)
+	if s.closed {
+		return fmt.Errorf("model: classify: the state is closed")
+	}
+	// In steps of the backend's batch, which may be smaller than MaxBatch.
+	for i := 0; i < n; i += s.batch {
+		r := min(s.batch, n-i)
+		s.b.Write(s.xb, 0, x[i*D:(i+r)*D])
+		s.b.RMSNorm(s.hn, s.xb, s.w.outNorm, r, c.Eps)
+		s.b.Logits(out[i*c.Vocab:(i+r)*c.Vocab], s.w.output, s.hn, 0, r)
+	}
 	softCap(out, c.LogitSoftCap)
 	return nil
 }

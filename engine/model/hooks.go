@@ -3,7 +3,6 @@ package model
 import (
 	"fmt"
 	"reflect"
-	"slices"
 )
 
 // Hooks let the geometry stack read and steer the residual stream. A hook is
@@ -14,9 +13,13 @@ import (
 // with each other, and must not retain the slices they are given.
 //
 // With no hook registered the forward pass only tests three slice lengths
-// per layer, so an unhooked model runs at full speed. A BlockHook that
-// implements LayerHook is called only at the layers it names, so that a
-// device backend copies back only those rows.
+// per layer, so an unhooked model runs at full speed. A BlockHook declares
+// what it needs so that a device backend moves only that: LayerHook names
+// the layers it reads (it is called only there, and the rows of other
+// layers stay on the device), and ReadOnlyHook says it does not write
+// (its rows are copied to the host and never back). After a layer, the
+// rows are copied to the host once for all the hooks that read it, and
+// back once if any of them may have written.
 
 // BlockHook sees the residual stream after each transformer block.
 type BlockHook interface {
@@ -48,6 +51,17 @@ type LayerHook interface {
 	HookLayers() []int
 }
 
+// ReadOnlyHook is optionally implemented by a BlockHook that can promise
+// to leave the residual stream as it found it: while ReadOnly reports
+// true, the forward pass does not write the rows it handed the hook back
+// to the backend (a device backend's copy stays as it was), so the hook
+// must not modify them. It is asked at every layer the hook is called, so
+// a hook that writes only sometimes (a monitor whose projectors may be
+// off) says so each time. A BlockHook without it is a writer.
+type ReadOnlyHook interface {
+	ReadOnly() bool
+}
+
 // RewindHook is optionally implemented by a hook that keeps something per
 // position (a running mean, a peak): State.Truncate(n) calls Rewind(n) so
 // that it forgets what it saw at positions n and later. A speculative
@@ -62,32 +76,57 @@ type hookSet struct {
 	block  []BlockHook
 	norm   []NormHook
 	logits []LogitsHook
-	// layers[l] counts the block hooks that read layer l; all counts those
-	// that read every layer.
-	layers []int
-	all    int
+	// at[l] is the block hooks called after layer l, in the order they
+	// were registered: worked out when a hook comes or goes, so that a
+	// layer nobody reads costs one length test.
+	at [][]blockHook
+}
+
+// blockHook is a block hook as one layer calls it.
+type blockHook struct {
+	h  BlockHook
+	ro ReadOnlyHook // nil: the hook writes
 }
 
 // atLayer reports whether a block hook reads layer l.
-func (h *hookSet) atLayer(l int) bool {
-	return h.all > 0 || (l < len(h.layers) && h.layers[l] > 0)
-}
+func (h *hookSet) atLayer(l int) bool { return l < len(h.at) && len(h.at[l]) > 0 }
 
-// count adds d to the layers b reads.
-func (h *hookSet) count(b BlockHook, d int) {
+// add registers b at the layers it reads, of layers.
+func (h *hookSet) add(b BlockHook, layers int) {
+	e := blockHook{h: b}
+	e.ro, _ = b.(ReadOnlyHook)
+	if len(h.at) < layers {
+		h.at = append(h.at, make([][]blockHook, layers-len(h.at))...)
+	}
 	lh, ok := b.(LayerHook)
 	if !ok {
-		h.all += d
+		for l := range h.at {
+			h.at[l] = append(h.at[l], e)
+		}
 		return
 	}
+	seen := make([]bool, len(h.at))
 	for _, l := range lh.HookLayers() {
-		if l < 0 {
-			continue
+		// Layers the model does not have are never reached; a layer
+		// named twice is still called once.
+		if l >= 0 && l < len(h.at) && !seen[l] {
+			seen[l] = true
+			h.at[l] = append(h.at[l], e)
 		}
-		for len(h.layers) <= l {
-			h.layers = append(h.layers, 0)
+	}
+}
+
+// drop unregisters x from every layer.
+func (h *hookSet) drop(x any) {
+	for l, hs := range h.at {
+		out := hs[:0]
+		for _, e := range hs {
+			if any(e.h) != x {
+				out = append(out, e)
+			}
 		}
-		h.layers[l] += d
+		clear(hs[len(out):])
+		h.at[l] = out
 	}
 }
 
@@ -105,7 +144,7 @@ func (s *State) AddHook(h any) (remove func(), err error) {
 	}
 	if isB {
 		s.hooks.block = append(s.hooks.block, b)
-		s.hooks.count(b, 1)
+		s.hooks.add(b, len(s.m.layers))
 	}
 	if isN {
 		s.hooks.norm = append(s.hooks.norm, n)
@@ -114,9 +153,7 @@ func (s *State) AddHook(h any) (remove func(), err error) {
 		s.hooks.logits = append(s.hooks.logits, l)
 	}
 	return func() {
-		if isB && slices.Contains(s.hooks.block, b) {
-			s.hooks.count(b, -1)
-		}
+		s.hooks.drop(h)
 		s.hooks.block = removeHook(s.hooks.block, h)
 		s.hooks.norm = removeHook(s.hooks.norm, h)
 		s.hooks.logits = removeHook(s.hooks.logits, h)

@@ -41,14 +41,30 @@ type Model struct {
 	// chosen per State by its window (Config.RopeOrigCtx).
 	ropeLong, ropeShort []float32
 	layers              []layer
+	// binds are the weights bound per backend domain, shared by the
+	// States of each.
+	binds bindings
 }
 
 // File is the GGUF file the weights are mapped from (for metadata such as
 // the tokenizer's); it stays open until Close.
 func (m *Model) File() *gguf.File { return m.file }
 
-// Close unmaps the weights. The Model and its States must not be used after.
-func (m *Model) Close() error { return m.file.Close() }
+// Close unmaps the weights and forgets their bindings on backends (which
+// free device copies when they are closed). The Model and its States must
+// not be used after.
+func (m *Model) Close() error {
+	m.binds.mu.Lock()
+	// A device keeps the weights bound on it until told: the model lets go
+	// of its matrices on every domain whose backend can release, so that
+	// loading another model does not leave this one in device memory.
+	for _, w := range m.binds.by {
+		w.release()
+	}
+	m.binds.by = nil
+	m.binds.mu.Unlock()
+	return m.file.Close()
+}
 
 // Open opens a GGUF file and loads the model in it.
 func Open(path string) (*Model, error) {

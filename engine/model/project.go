@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/isagi-lab/isagi/engine/backend"
 	"github.com/isagi-lab/isagi/engine/tensor"
@@ -47,16 +48,29 @@ type Projections interface {
 // SetProjections runs the state's products through p from the next
 // Forward on, or on the dense weights again with nil. The KV cache is kept
 // (entries written before the switch keep their values). A p whose shapes
-// do not fit the model is refused and the state keeps what it ran.
+// do not fit the model, or that the backend cannot take, is refused and
+// the state keeps what it ran.
+//
+// Only p's matrices are bound, on the state's backend, and they are the
+// state's own: the ones it ran before are released (backend.Releaser),
+// except those p uses again — a matrix is known by its *tensor.Matrix, so
+// a matrix must not change once it has been passed here (engine/grc makes
+// new ones when it rebuilds a block).
 func (s *State) SetProjections(p Projections) error {
 	c := &s.m.Config
+	if s.closed {
+		return fmt.Errorf("model: the state is closed")
+	}
 	if p != nil && p.Layers() != len(s.m.layers) {
 		return fmt.Errorf("model: projections built for %d blocks, the model has %d", p.Layers(), len(s.m.layers))
 	}
 	maxK := 0
+	var blocks []BlockProjections // p's blocks, asked once
 	if p != nil {
+		blocks = make([]BlockProjections, len(s.m.layers))
 		for l := range len(s.m.layers) {
 			bp := p.Block(l)
+			blocks[l] = bp
 			for _, g := range []struct {
 				pr      *Projection
 				name    string
@@ -78,23 +92,35 @@ func (s *State) SetProjections(p Projections) error {
 			}
 		}
 	}
-	// Every slot back to its dense product, then the projected ones set.
-	if err := s.upload(); err != nil {
-		return err
-	}
-	s.proj = p
-	if p == nil {
-		return nil
-	}
-	if s.xt == nil || s.xt.Width() < maxK {
-		xt, err := s.b.Alloc(MaxBatch, maxK)
+	if maxK > 0 && (s.xt == nil || s.xt.Width() < maxK) {
+		xt, err := s.b.Alloc(s.batch, maxK)
 		if err != nil {
 			return fmt.Errorf("model: %w", err)
 		}
 		s.xt = xt
 	}
-	for l := range s.m.layers {
-		bp, bl := p.Block(l), &s.lin[l]
+	// Bind p's matrices before anything changes, so that a failure leaves
+	// the state running what it ran.
+	owned := map[*tensor.Matrix]backend.Matrix{}
+	var err error
+	bind := func(t *tensor.Matrix) backend.Matrix {
+		if w, ok := owned[t]; ok || err != nil {
+			return w
+		}
+		w, ok := s.owned[t]
+		if !ok {
+			var e error
+			if w, e = s.b.Matrix(t); e != nil {
+				err = fmt.Errorf("model: putting projected weights on %s: %w", s.b.Name(), e)
+				return nil
+			}
+		}
+		owned[t] = w
+		return w
+	}
+	lin := slices.Clone(s.dense.lin)
+	for l, bp := range blocks {
+		bl := &lin[l]
 		for _, g := range []struct {
 			pr  *Projection
 			dst *linear
@@ -102,22 +128,42 @@ func (s *State) SetProjections(p Projections) error {
 			if g.pr == nil {
 				continue
 			}
-			in, err := s.b.Matrix(g.pr.In)
-			if err != nil {
-				return fmt.Errorf("model: %w", err)
-			}
-			lin := linear{in: in}
+			pl := linear{in: bind(g.pr.In)}
 			for _, w := range g.pr.Out {
-				o, err := s.b.Matrix(w)
-				if err != nil {
-					return fmt.Errorf("model: %w", err)
-				}
-				lin.out = append(lin.out, o)
+				pl.out = append(pl.out, bind(w))
 			}
-			*g.dst = lin
+			*g.dst = pl
 		}
 	}
+	if err != nil {
+		// Release what this call bound; what the state owned stays.
+		for t, w := range owned {
+			if _, kept := s.owned[t]; !kept {
+				release(s.b, w)
+			}
+		}
+		return err
+	}
+	s.releaseOwned(owned)
+	s.owned, s.lin, s.proj = owned, lin, p
 	return nil
+}
+
+// releaseOwned releases the projected matrices the state owns that keep
+// does not hold (all of them when keep is nil).
+func (s *State) releaseOwned(keep map[*tensor.Matrix]backend.Matrix) {
+	for t, w := range s.owned {
+		if _, ok := keep[t]; !ok {
+			release(s.b, w)
+		}
+	}
+}
+
+// release frees m on b when b frees weights early (backend.Releaser).
+func release(b backend.Backend, m backend.Matrix) {
+	if r, ok := b.(backend.Releaser); ok {
+		r.Release(m)
+	}
 }
 
 // checkProjection checks a group's shapes: In is k×in, each Out is rows×k.
@@ -138,48 +184,3 @@ func checkProjection(p *Projection, in int, outRows []int) error {
 
 // Projections is what the state's products run through, or nil (dense).
 func (s *State) Projections() Projections { return s.proj }
-
-// upload puts the model's weights on the state's backend and sets every
-// slot to its dense product.
-func (s *State) upload() error {
-	m, b := s.m, s.b
-	var err error // the first failure; later calls do nothing
-	mat := func(t *tensor.Matrix) backend.Matrix {
-		if t == nil || err != nil {
-			return nil
-		}
-		w, e := b.Matrix(t)
-		if e != nil {
-			err = fmt.Errorf("model: putting the weights on %s: %w", b.Name(), e)
-		}
-		return w
-	}
-	vec := func(v []float32) backend.Vector {
-		if v == nil || err != nil {
-			return nil
-		}
-		w, e := b.Vector(v)
-		if e != nil {
-			err = fmt.Errorf("model: putting the weights on %s: %w", b.Name(), e)
-		}
-		return w
-	}
-	s.w = stateWeights{tokEmbd: mat(m.tokEmbd), output: mat(m.output), outNorm: vec(m.outNorm)}
-	s.w.blocks = make([]blockWeights, len(m.layers))
-	s.lin = make([]blockLinears, len(m.layers))
-	for l := range m.layers {
-		L := &m.layers[l]
-		s.w.blocks[l] = blockWeights{
-			attnNorm: vec(L.attnNorm), ffnNorm: vec(L.ffnNorm),
-			bq: vec(L.bq), bk: vec(L.bk), bv: vec(L.bv), qNorm: vec(L.qNorm), kNorm: vec(L.kNorm),
-			postAttnNorm: vec(L.postAttnNorm), postFFNNorm: vec(L.postFFNNorm),
-		}
-		s.lin[l] = blockLinears{
-			qkv:  linear{out: []backend.Matrix{mat(L.wq), mat(L.wk), mat(L.wv)}},
-			o:    linear{out: []backend.Matrix{mat(L.wo)}},
-			ffn:  linear{out: []backend.Matrix{mat(L.gate), mat(L.up)}},
-			down: linear{out: []backend.Matrix{mat(L.down)}},
-		}
-	}
-	return err
-}

@@ -9,6 +9,7 @@ package cpu
 import (
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/isagi-lab/isagi/engine/backend"
 	"github.com/isagi-lab/isagi/engine/tensor"
@@ -26,7 +27,19 @@ type Backend struct {
 	ropeFor ropeKey
 	attn    attnTask
 	glu     gluTask
+	// coef and row are Project's scratch: the k coefficients B·x of a
+	// row, and a dequantised basis row when the basis is not F32.
+	coef, row []float32
 }
+
+// batchSize is the most rows an operation takes: the model's own prefill
+// step (engine/model.MaxBatch, which this package must not import), so that
+// the CPU runs prompts exactly as before the backend reported a size.
+const batchSize = 64
+
+// domain is the host's one weight domain: a host Matrix only wraps the
+// mapped tensor, so every CPU backend can use every other's.
+type domain struct{}
 
 // New returns a CPU backend over k (a new pool with one worker per core
 // when k is nil).
@@ -41,6 +54,20 @@ func New(k *tensor.Kernels) *Backend {
 
 // Kernels are the kernels the backend runs on.
 func (b *Backend) Kernels() *tensor.Kernels { return b.k }
+
+// BatchSize is 64 rows, the model's prefill step.
+func (b *Backend) BatchSize() int { return batchSize }
+
+// Share returns a backend on new kernels over the same worker pool:
+// kernels keep scratch space and must not run on two goroutines at once,
+// while the pool serialises concurrent runs. Host weights need no sharing.
+func (b *Backend) Share() (backend.Backend, error) {
+	return New(tensor.NewKernels(b.k.Pool())), nil
+}
+
+// Domain is the same for every CPU backend: host weights are wrappers of
+// the mapped tensors, valid on any of them.
+func (b *Backend) Domain() any { return domain{} }
 
 // Name says which kernels and how many threads run the operations.
 func (b *Backend) Name() string {
@@ -298,6 +325,49 @@ func (b *Backend) Add(dst, src backend.Buffer, n int) {
 	addInto(hb(dst).rows(n), hb(src).rows(n))
 }
 
+// Project adds alpha·Bᵀ(B·x) to each of n rows of x from row0, with the
+// k coefficients B·x of a row computed first (so the update reads the row
+// as it was). An F32 basis is read in place; another type is dequantised a
+// row at a time into scratch. Nothing is allocated once the scratch has
+// grown to the basis.
+func (b *Backend) Project(x backend.Buffer, row0, n int, basis backend.Matrix, alpha float32) {
+	s, B := hb(x), hm(basis).m
+	k, d := B.Rows, B.Cols
+	if cap(b.coef) < k {
+		b.coef = make([]float32, k)
+	}
+	c := b.coef[:k]
+	var f32 []float32
+	if B.Type == tensor.F32 {
+		f32 = asF32(B.Data)[:k*d]
+	} else if cap(b.row) < d {
+		b.row = make([]float32, d)
+	}
+	for i := row0; i < row0+n; i++ {
+		xr := s.data[i*s.width : i*s.width+d]
+		if f32 != nil {
+			tensor.DotRows(f32, xr, c)
+			for j, cj := range c {
+				tensor.Axpy(alpha*cj, f32[j*d:(j+1)*d], xr)
+			}
+			continue
+		}
+		// A basis of another type: dequantise each row twice (for the
+		// coefficients, then for the update) rather than keep k×d floats.
+		row := b.row[:d]
+		for j := range k {
+			if tensor.Dequantize(B.Type, row, B.Row(j)) != nil {
+				return // Matrix accepted only computable types
+			}
+			c[j] = tensor.Dot(row, xr)
+		}
+		for j, cj := range c {
+			_ = tensor.Dequantize(B.Type, row, B.Row(j))
+			tensor.Axpy(alpha*cj, row, xr)
+		}
+	}
+}
+
 // Host returns the rows themselves: they are host memory.
 func (b *Backend) Host(x backend.Buffer, row0, n int) []float32 {
 	s := hb(x)
@@ -343,6 +413,16 @@ type ropeKey struct {
 func (k ropeKey) same(o ropeKey) bool {
 	return k.n > 0 && k.pos0 == o.pos0 && k.n == o.n && k.dim == o.dim && k.base == o.base && k.scale == o.scale && k.posScale == o.posScale &&
 		len(k.freqs) == len(o.freqs) && (len(k.freqs) == 0 || &k.freqs[0] == &o.freqs[0])
+}
+
+// asF32 views an F32 matrix's little-endian bytes as floats in place, as
+// the tensor kernels read F32 weights: GGUF aligns tensor data, and x86
+// tolerates misalignment anyway.
+func asF32(b []byte) []float32 {
+	if len(b) < 4 {
+		return nil
+	}
+	return unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), len(b)/4)
 }
 
 func addInto(dst, src []float32) {
