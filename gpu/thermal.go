@@ -3,6 +3,7 @@ package gpu
 import (
 	"fmt"
 	"math"
+	"sync"
 	"time"
 )
 
@@ -26,10 +27,14 @@ type Decision struct {
 }
 
 // ThermalRank chooses a GRC rank from GPU telemetry. Without telemetry it
-// holds the base rank and says so. It is not safe for concurrent use.
+// holds the base rank and says so. It is safe for concurrent use: a Meter
+// feeds it samples from its own goroutine while a reply decodes, and the
+// UI asks it for the rank to apply once the reply has ended.
 type ThermalRank struct {
-	cfg  ThermalConfig
-	src  Source
+	cfg ThermalConfig
+	src Source
+
+	mu   sync.Mutex
 	last Decision
 	log  []Decision
 }
@@ -69,7 +74,9 @@ func (c ThermalConfig) RankFor(tempC, powerW float64) int {
 // the rank to use now. A decision that changes the rank is logged with the
 // temperature that caused it.
 func (t *ThermalRank) Decide(now time.Time) Decision {
-	if !t.last.At.IsZero() && now.Sub(t.last.At) < t.cfg.MinInterval {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.limited(now) {
 		return t.last
 	}
 	if t.src == nil {
@@ -77,6 +84,30 @@ func (t *ThermalRank) Decide(now time.Time) Decision {
 		return t.last
 	}
 	s, err := t.src.Sample()
+	return t.decide(now, s, err)
+}
+
+// Observe is Decide on a sample someone else took (err: the sample
+// failed), so that one sampler can feed the pane, the power meter and the
+// controller without reading the device once for each. The same rate limit
+// applies: a sample within MinInterval of the last decision is ignored.
+func (t *ThermalRank) Observe(now time.Time, s Stats, err error) Decision {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.limited(now) {
+		return t.last
+	}
+	return t.decide(now, s, err)
+}
+
+// limited reports whether a decision at now would come too soon after the
+// last one. t.mu is held.
+func (t *ThermalRank) limited(now time.Time) bool {
+	return !t.last.At.IsZero() && now.Sub(t.last.At) < t.cfg.MinInterval
+}
+
+// decide applies the policy to one sample. t.mu is held.
+func (t *ThermalRank) decide(now time.Time, s Stats, err error) Decision {
 	if err != nil {
 		t.last = Decision{At: now, Rank: t.last.Rank, Reason: "telemetry failed, rank kept: " + err.Error()}
 		return t.last
@@ -91,5 +122,10 @@ func (t *ThermalRank) Decide(now time.Time) Decision {
 	return d
 }
 
-// Log is every decision that changed the rank, oldest first.
-func (t *ThermalRank) Log() []Decision { return t.log }
+// Log is every decision that changed the rank, oldest first (a copy: the
+// controller may be deciding on another goroutine).
+func (t *ThermalRank) Log() []Decision {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]Decision(nil), t.log...)
+}

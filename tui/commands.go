@@ -10,6 +10,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/isagi-lab/isagi/gpu"
 	"github.com/isagi-lab/isagi/session"
 )
 
@@ -186,18 +187,49 @@ func (m *Model) setRank(name, value string) tea.Cmd {
 	})
 }
 
-// thermalStep asks the thermal controller for a rank after a turn and
-// starts the switch when it differs from the current one.
+// thermalStep applies the thermal controller's rank once a reply has
+// ended. The controller decides while the reply decodes — the reply's
+// Meter hands it every sample, and the Hardware pane shows its choice as
+// it changes — but the rank changes only here, between turns: switching
+// it swaps (or first builds) the GRC compression of every block, the
+// weights the decode goroutine is reading, and resets the KV cache, whose
+// keys and values were projected at the old rank (session.useRank). Mid-
+// reply that would race with the decode and throw its context away;
+// between turns it costs one re-prefill of the conversation.
 func (m *Model) thermalStep() tea.Cmd {
 	if m.opts.Thermal == nil {
 		return nil
 	}
 	d := m.opts.Thermal.Decide(time.Now())
+	m.hw.decide(d)
 	if d.Rank == m.info.Rank {
 		return nil
 	}
-	m.chat.add(entryNotice, "thermal rank: "+d.Reason)
+	note := "thermal rank: " + d.Reason
+	if during := decidedDuring(m.opts.Thermal.Log(), m.replyBegan, m.replyEnded); len(during) > 0 {
+		note += " — decided while the reply decoded (" + during + "), applied now that it has ended"
+	}
+	m.chat.add(entryNotice, note)
 	return m.setRank("rank", fmt.Sprint(d.Rank))
+}
+
+// decidedDuring lists the rank changes in log made from from to to, the
+// last few of them, as "75 °C → 160, 90 °C → 64" ("" when none).
+func decidedDuring(log []gpu.Decision, from, to time.Time) string {
+	const shown = 3
+	var parts []string
+	n := 0
+	for _, d := range log {
+		if d.At.Before(from) || d.At.After(to) {
+			continue
+		}
+		n++
+		parts = append(parts, fmt.Sprintf("%.0f °C → %d", d.TempC, d.Rank))
+	}
+	if n > shown {
+		return fmt.Sprintf("%d changes, the last %s", n, strings.Join(parts[n-shown:], ", "))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // setDoneMsg reports a /set that ran (or finished) on the engine.

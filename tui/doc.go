@@ -14,5 +14,8 @@
 // *session.Session). A reply is generated on its own goroutine; its pieces
 // are collected under a mutex and delivered to Update as typed messages at
 // most ~20 times a second (stream.go), so neither side ever waits on the
-// other and redrawing cannot slow decoding.
+// other and redrawing cannot slow decoding. With GPU telemetry or a thermal
+// controller, each reply also runs a gpu.Meter, stopped with it: the
+// Hardware pane and the controller follow the load of generation, and the
+// Perf pane shows tokens per joule over the decode (docs/gpu.md).
 package tui

@@ -1,11 +1,14 @@
 package tui
 
 import (
+	"fmt"
+	"sync"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/isagi-lab/isagi/gpu"
+	"github.com/isagi-lab/isagi/session"
 )
 
 // hwInterval is the telemetry poll period: 2 Hz at most.
@@ -17,21 +20,58 @@ type hwMsg struct {
 	err   error
 }
 
-// hardwarePane shows GPU telemetry, or says plainly that there is none.
+// hardwarePane says which device runs the model and shows GPU telemetry,
+// or says plainly that there is none. Between replies it polls the source
+// itself; while a reply streams it shows the readings of that reply's
+// Meter instead, so the device is read by one sampler at a time and the
+// pane shows the load of generation as it happens.
 type hardwarePane struct {
-	src   gpu.Source
-	stats gpu.Stats
-	err   error
-	have  bool
+	src     gpu.Source
+	compute string // the device that runs the model, e.g. "cpu avx2 × 2 threads"
+	stats   gpu.Stats
+	err     error
+	have    bool
+
+	live    *gpu.Meter   // the streaming reply's sampler, or nil
+	thermal gpu.Decision // the thermal controller's newest decision
+	decided bool
+	pending bool // thermal was decided during the reply: it applies when the reply ends
 }
 
-// poll samples after hwInterval. With no source it never ticks.
+// cpuLabel names the CPU path that runs the model, as the Model pane does.
+func cpuLabel(i session.Info) string {
+	if i.Threads > 0 {
+		return fmt.Sprintf("cpu %s × %d threads", i.Kernels, i.Threads)
+	}
+	return "cpu " + i.Kernels
+}
+
+// serialSource lets a Source be read from the poll's command goroutines
+// and a Meter's goroutine without two calls at once (gpu.Source asks for
+// one at a time; a poll armed just before a reply can fire during it).
+type serialSource struct {
+	mu  sync.Mutex
+	src gpu.Source
+}
+
+func (s *serialSource) Sample() (gpu.Stats, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.src.Sample()
+}
+
+// poll samples after hwInterval. With no source it never ticks. While a
+// reply streams, the tick reads its Meter's newest sample rather than the
+// device.
 func (h *hardwarePane) poll() tea.Cmd {
 	if h.src == nil {
 		return nil
 	}
-	src := h.src
+	src, live := h.src, h.live
 	return tea.Tick(hwInterval, func(time.Time) tea.Msg {
+		if r, ok := live.Latest(); ok {
+			return hwMsg{r.Stats, r.Err}
+		}
 		s, err := sampleSafely(src)
 		return hwMsg{s, err}
 	})
@@ -48,21 +88,57 @@ func sampleSafely(src gpu.Source) (s gpu.Stats, err error) {
 
 func (h *hardwarePane) update(m hwMsg) tea.Cmd {
 	h.stats, h.err, h.have = m.stats, m.err, m.err == nil
+	h.observeThermal()
 	return h.poll()
 }
 
-func (h *hardwarePane) lines() []string {
-	if !h.have && h.src != nil && h.err == nil {
-		return []string{"reading GPU telemetry…"}
+// begin hands the pane the sampler of a reply that starts now.
+func (h *hardwarePane) begin(live *gpu.Meter) { h.live = live }
+
+// observeThermal takes the thermal decision the live Meter's samples
+// produced, if any.
+func (h *hardwarePane) observeThermal() {
+	if d, ok := h.live.Thermal(); ok {
+		h.thermal, h.decided, h.pending = d, true, true
 	}
-	if !h.have {
-		l := []string{gpu.NoTelemetry}
+}
+
+// end is the reply's end: the pane polls the device again.
+func (h *hardwarePane) end() {
+	h.observeThermal()
+	h.live, h.pending = nil, false
+}
+
+// decide shows the rank the thermal controller chose between replies.
+func (h *hardwarePane) decide(d gpu.Decision) {
+	h.thermal, h.decided, h.pending = d, true, false
+}
+
+// lines is the pane; rank is the rank the model runs at now.
+func (h *hardwarePane) lines(rank int) []string {
+	l := []string{kv("compute", h.compute)}
+	switch {
+	case !h.have && h.src != nil && h.err == nil:
+		l = append(l, "reading GPU telemetry…")
+	case !h.have:
+		l = append(l, gpu.NoTelemetry)
 		if h.src != nil && h.err != nil {
 			l = append(l, theme.Error.Render(h.err.Error()))
 		}
-		return l
+	default:
+		l = append(l, h.stats.Lines()...)
 	}
-	return h.stats.Lines()
+	if h.decided {
+		// A rank decided while the reply decodes waits for its end:
+		// switching the compression rebuilds the weights the decode is
+		// reading and invalidates its KV cache (see thermalStep).
+		when := ""
+		if h.pending && h.thermal.Rank != rank {
+			when = " next turn"
+		}
+		l = append(l, kv("thermal", fmt.Sprintf("rank %d%s", h.thermal.Rank, when)))
+	}
+	return l
 }
 
 func (h *hardwarePane) summary() string {

@@ -271,6 +271,6 @@ func (m *Model) regenerate() tea.Cmd {
 	m.status = "generating — esc stops"
 	m.genID++
 	var cmd tea.Cmd
-	m.gen, cmd = startGeneration(m.ctx, m.wg, e.Regenerate, m.genID)
+	m.gen, cmd = startGeneration(m.ctx, m.wg, e.Regenerate, m.genID, m.startMeter())
 	return cmd
 }

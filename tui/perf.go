@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/isagi-lab/isagi/engine/generate"
+	"github.com/isagi-lab/isagi/gpu"
 	"github.com/isagi-lab/isagi/session"
 )
 
@@ -20,6 +21,10 @@ type perfPane struct {
 	used, lim  int
 	generating bool
 	spec       *generate.SpecStats // the last turn's speculative decoding, or nil
+	// energy says there is GPU telemetry: only then is there a tokens per
+	// joule line at all. tokJ and powerW are the last turn's (0: none).
+	energy       bool
+	tokJ, powerW float64
 }
 
 const maxSamples = 64
@@ -27,6 +32,7 @@ const maxSamples = 64
 func (p *perfPane) begin() {
 	p.generating = true
 	p.tokS, p.ttft, p.tokens = 0, 0, 0
+	p.tokJ, p.powerW = 0, 0
 }
 
 // observe records a streaming event.
@@ -53,6 +59,17 @@ func (p *perfPane) finish(t session.Turn) {
 	p.prefillS = t.PrefillTokS
 	p.tokens = t.Tokens
 	p.spec = t.Spec
+}
+
+// measure takes the turn's decode speed and the GPU's draw over its decode
+// (the mean of the Meter's samples across the window, not one reading):
+// tokens per joule. A turn without a decode or without a power reading
+// leaves none.
+func (p *perfPane) measure(tokS float64, w gpu.Window) {
+	p.tokJ, p.powerW = 0, 0
+	if v, ok := w.TokensPerJoule(tokS); ok {
+		p.tokJ, p.powerW = v, w.MeanPowerW
+	}
 }
 
 func (p *perfPane) push(v float64) {
@@ -83,6 +100,13 @@ func (p *perfPane) lines(w int) []string {
 		kv("ttft", fmtDur(p.ttft)),
 		kv("prefill", fmtRate(p.prefillS)),
 		kv("context", p.context()),
+	}
+	if p.energy {
+		e := "–"
+		if p.tokJ > 0 {
+			e = gpu.FormatTokensPerJoule(p.tokJ) + fmt.Sprintf(" · %.0f W", p.powerW)
+		}
+		out = append(out, kv("energy", e))
 	}
 	return append(out, p.specLines()...)
 }

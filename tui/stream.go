@@ -9,6 +9,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/isagi-lab/isagi/gpu"
 	"github.com/isagi-lab/isagi/session"
 )
 
@@ -25,6 +26,7 @@ type generation struct {
 	id     int
 	cancel context.CancelFunc
 	notify chan struct{}
+	meter  *gpu.Meter // samples the GPU during the reply, or nil; stopped before done
 
 	mu        sync.Mutex
 	text      strings.Builder // pieces not yet delivered
@@ -34,6 +36,11 @@ type generation struct {
 	turn      session.Turn
 	err       error
 	delivered time.Time
+	// The decode window, as the engine's Event.Elapsed of the first and
+	// the last token: reusing its clock reads keeps emit free of them.
+	decoding          bool
+	firstTok, lastTok time.Duration
+	power             gpu.Window // the GPU's draw over the decode, set with done
 }
 
 // streamMsg carries what a generation produced since the previous one.
@@ -45,26 +52,32 @@ type streamMsg struct {
 	done  bool
 	turn  session.Turn
 	err   error
+	power gpu.Window // with done: the GPU's mean draw over the decode
 }
 
 // startGeneration runs send (the engine's Send or Regenerate) on a new goroutine (counted in wg so Run can
 // wait for the engine to be released) and returns the command that
 // delivers its first message. It is started directly rather than from a
 // tea.Cmd so that wg is incremented before Update returns: a quit that
-// follows at once still waits for it.
-func startGeneration(parent context.Context, wg *sync.WaitGroup, send func(context.Context, func(session.Event)) (session.Turn, error), id int) (*generation, tea.Cmd) {
+// follows at once still waits for it. meter, when not nil, is sampling the
+// GPU for this reply: the goroutine stops it (and so joins its sampler)
+// when send returns, before the reply is reported done, so that what runs
+// after the turn — the thermal step — sees every sample the reply made.
+func startGeneration(parent context.Context, wg *sync.WaitGroup, send func(context.Context, func(session.Event)) (session.Turn, error), id int, meter *gpu.Meter) (*generation, tea.Cmd) {
 	ctx, cancel := context.WithCancel(parent)
-	g := &generation{id: id, cancel: cancel, notify: make(chan struct{}, 1)}
+	g := &generation{id: id, cancel: cancel, notify: make(chan struct{}, 1), meter: meter}
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		defer cancel()
+		began := time.Now() // Send's own clock starts within microseconds of this
 		turn, err := send(ctx, g.emit)
+		meter.Stop()
 		if errors.Is(err, context.Canceled) {
 			err = nil
 			turn.Stop = "cancelled"
 		}
-		g.finish(turn, err)
+		g.finish(turn, err, g.decodePower(began))
 	}()
 	return g, g.wait()
 }
@@ -73,13 +86,34 @@ func (g *generation) emit(ev session.Event) {
 	g.mu.Lock()
 	g.text.WriteString(ev.Piece)
 	g.last, g.fresh = ev, true
+	// Decoded tokens only: an answer from memory (ID −1) and the
+	// decoder's flushed tail are not decoding.
+	if ev.Tokens > 0 && ev.ID >= 0 {
+		if !g.decoding {
+			g.decoding, g.firstTok = true, ev.Elapsed
+		}
+		g.lastTok = ev.Elapsed
+	}
 	g.mu.Unlock()
 	g.poke()
 }
 
-func (g *generation) finish(turn session.Turn, err error) {
+// decodePower is the GPU's draw from the first token to the last — the
+// span decode tok/s is measured over — or the zero Window when there was
+// no meter or no decode.
+func (g *generation) decodePower(began time.Time) gpu.Window {
 	g.mu.Lock()
-	g.done, g.turn, g.err = true, turn, err
+	decoding, first, last := g.decoding, g.firstTok, g.lastTok
+	g.mu.Unlock()
+	if g.meter == nil || !decoding || last <= first {
+		return gpu.Window{}
+	}
+	return g.meter.Window(began.Add(first), began.Add(last))
+}
+
+func (g *generation) finish(turn session.Turn, err error, power gpu.Window) {
+	g.mu.Lock()
+	g.done, g.turn, g.err, g.power = true, turn, err, power
 	g.mu.Unlock()
 	g.poke()
 }
@@ -107,7 +141,7 @@ func (g *generation) wait() tea.Cmd {
 		g.mu.Lock()
 		defer g.mu.Unlock()
 		g.delivered = time.Now()
-		msg := streamMsg{id: g.id, text: g.text.String(), ev: g.last, fresh: g.fresh, done: g.done, turn: g.turn, err: g.err}
+		msg := streamMsg{id: g.id, text: g.text.String(), ev: g.last, fresh: g.fresh, done: g.done, turn: g.turn, err: g.err, power: g.power}
 		g.text.Reset()
 		g.fresh = false
 		return msg

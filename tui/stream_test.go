@@ -28,7 +28,7 @@ func (b *burstEngine) Send(ctx context.Context, _ string, emit func(session.Even
 func TestStreamNeverBlocksDecoder(t *testing.T) {
 	var wg sync.WaitGroup
 	e := &burstEngine{fakeEngine: newFake(), n: 200_000}
-	startGeneration(context.Background(), &wg, sendOf(e, "go"), 1) // nobody runs the wait command
+	startGeneration(context.Background(), &wg, sendOf(e, "go"), 1, nil) // nobody runs the wait command
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
 	select {
@@ -43,7 +43,7 @@ func TestStreamCoalesces(t *testing.T) {
 	var wg sync.WaitGroup
 	e := &slowBurst{n: 400, every: 100 * time.Microsecond}
 	began := time.Now()
-	g, cmd := startGeneration(context.Background(), &wg, sendOf(e, "go"), 7)
+	g, cmd := startGeneration(context.Background(), &wg, sendOf(e, "go"), 7, nil)
 	var text strings.Builder
 	msgs := 0
 	for {

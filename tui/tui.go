@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -39,13 +40,21 @@ type Engine interface {
 
 // Options configure the TUI.
 type Options struct {
-	// Telemetry feeds the Hardware pane; nil shows "CPU — no GPU telemetry".
-	// Pass a *gpu.NVML only when gpu.NewNVML succeeded.
+	// Telemetry feeds the Hardware pane, the thermal controller while a
+	// reply decodes, and tokens per joule in the Perf pane; nil shows "CPU —
+	// no GPU telemetry". Pass a *gpu.NVML only when gpu.NewNVML succeeded.
 	Telemetry gpu.Source
+	// Compute names the device that runs the model, for the Hardware pane
+	// (e.g. "cpu avx2 × 2 threads", "CUDA · NVIDIA H100 80GB HBM3"); empty:
+	// the CPU path Info reports.
+	Compute string
 	// Version is shown in the header, e.g. "v0.3.0".
 	Version string
-	// Thermal, when set, picks the GRC rank from GPU telemetry after every
-	// turn (docs/mechanisms.md §4); its decisions show in the chat.
+	// Thermal, when set, picks the GRC rank from GPU telemetry
+	// (docs/mechanisms.md §4, docs/gpu.md): it decides from samples taken
+	// while each reply decodes — Telemetry's, when set, so give it the
+	// same source — and the rank it chose is applied when the reply ends;
+	// its decisions show in the Hardware pane and the chat.
 	Thermal *gpu.ThermalRank
 	// SessionDir is where /save and ctrl+s write a new session file when
 	// none is open (the data directory's sessions/, made by the caller).
@@ -106,6 +115,10 @@ type Model struct {
 	jobID   int
 
 	autosaveOff bool // the session file was saved elsewhere: do not overwrite it
+
+	// When the reply streaming now (or the last one) began and ended: the
+	// thermal decisions made in between were made during it.
+	replyBegan, replyEnded time.Time
 }
 
 // New builds the root model for e. Run wraps it in a program; tests drive
@@ -117,6 +130,14 @@ func New(e Engine, opts Options) *Model {
 	info := e.Info()
 	keys := newKeyMap()
 	ctx, cancel := context.WithCancel(context.Background())
+	src := opts.Telemetry
+	if src != nil {
+		src = &serialSource{src: src}
+	}
+	compute := opts.Compute
+	if compute == "" {
+		compute = cpuLabel(info)
+	}
 	placeholder := "Send a message (/help for commands)"
 	if info.Mode == session.ModeCompletion {
 		placeholder = "Type text for the model to continue"
@@ -128,7 +149,8 @@ func New(e Engine, opts Options) *Model {
 		keys:   keys,
 		chat:   newChatPane(info.Name, info.Mode == session.ModeChat, opts.MarkdownStyle),
 		input:  newInputPane(placeholder),
-		hw:     hardwarePane{src: opts.Telemetry},
+		hw:     hardwarePane{src: src, compute: compute},
+		perf:   perfPane{energy: src != nil},
 		model:  modelPane{info: info},
 		ctx:    ctx,
 		cancel: cancel,
@@ -321,8 +343,23 @@ func (m *Model) submit() tea.Cmd {
 	m.status = "generating — esc stops"
 	m.genID++
 	var cmd tea.Cmd
-	m.gen, cmd = startGeneration(m.ctx, m.wg, sendOf(m.engine, text), m.genID)
+	m.gen, cmd = startGeneration(m.ctx, m.wg, sendOf(m.engine, text), m.genID, m.startMeter())
 	return cmd
+}
+
+// startMeter starts sampling the GPU for a reply that begins now, when
+// there is telemetry or a thermal controller to feed: the sampler runs on
+// its own goroutine for as long as the reply, so the Hardware pane and
+// the thermal controller follow the load of generation, and the reply's
+// mean power gives tokens per joule. startGeneration stops it.
+func (m *Model) startMeter() *gpu.Meter {
+	m.replyBegan = time.Now()
+	if m.hw.src == nil && m.opts.Thermal == nil {
+		return nil
+	}
+	mt := gpu.StartMeter(m.hw.src, m.opts.Thermal, 0)
+	m.hw.begin(mt)
+	return mt
 }
 
 func (m *Model) onStream(msg streamMsg) tea.Cmd {
@@ -332,14 +369,18 @@ func (m *Model) onStream(msg streamMsg) tea.Cmd {
 	if msg.fresh {
 		m.perf.observe(msg.ev)
 		m.geo.observe(msg.ev)
+		m.hw.observeThermal()
 	}
 	m.chat.appendReply(msg.text)
 	if !msg.done {
 		return m.gen.wait()
 	}
 	m.gen = nil
+	m.replyEnded = time.Now()
 	t := msg.turn
 	m.perf.finish(t)
+	m.perf.measure(t.DecodeTokS, msg.power)
+	m.hw.end()
 	var notes []entry
 	if t.Dropped > 0 {
 		notes = append(notes, entry{entryNotice, fmt.Sprintf("dropped %d oldest %s to fit the context window", t.Dropped, plural(t.Dropped, "turn", "turns"))})
@@ -497,7 +538,7 @@ func (m *Model) side(h int) string {
 	}
 	rest = append(rest,
 		sidePane{"Model", pane("Model", m.model.lines()), m.info.WeightType + " " + m.info.Name},
-		sidePane{"Hardware", pane("Hardware", m.hw.lines()), m.hw.summary()})
+		sidePane{"Hardware", pane("Hardware", m.hw.lines(m.info.Rank)), m.hw.summary()})
 	// ctrl+o rotates which pane follows Perf, so a short terminal can
 	// still show any of them in full.
 	r := m.paneRot % len(rest)

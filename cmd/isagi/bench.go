@@ -18,6 +18,7 @@ import (
 	"github.com/isagi-lab/isagi/engine/sample"
 	"github.com/isagi-lab/isagi/engine/tensor"
 	"github.com/isagi-lab/isagi/engine/tokenizer"
+	"github.com/isagi-lab/isagi/gpu"
 	"github.com/isagi-lab/isagi/internal/fsx"
 )
 
@@ -51,6 +52,11 @@ decoding, the acceptance rate α (over all prompts, and over the first and
 last half: the online basis should raise the second), tokens per verifier
 step and γ (docs/speculative.md). Greedy decoding is used, and each
 speculative output is checked against the plain one.
+
+With GPU telemetry (NVML) the report adds the GPU's mean power over the
+decode and tokens per joule (decode tok/s over that power; json:
+power_w, tokens_per_joule). While the model runs on the CPU these
+describe the GPU beside it, not the decode.
 
 With --rank the model runs GRC-compressed (see --slots and --alloc; the
 compression is read from or written to the same cache the TUI uses) and
@@ -97,7 +103,12 @@ Examples:
 	if _, err := generate.Bench(context.Background(), st, tok.BOS(), min(*promptLen, 8), min(*genLen, 4)); err != nil {
 		return err
 	}
-	stats, err := generate.Bench(context.Background(), st, tok.BOS(), *promptLen, *genLen)
+	var tel gpu.Source
+	if n, err := gpu.NewNVML(); err == nil {
+		defer n.Close()
+		tel = n
+	}
+	stats, power, err := benchMetered(context.Background(), st, tok.BOS(), *promptLen, *genLen, tel)
 	if err != nil {
 		return err
 	}
@@ -105,14 +116,18 @@ Examples:
 		Model:       mf.label(),
 		Arch:        m.Arch,
 		WeightType:  m.WeightType(),
-		Threads:     st.Kernels().Pool().Size(),
-		Kernels:     st.Kernels().Path(),
+		Backend:     st.Backend().Name(),
+		DeviceNote:  mf.dev.note,
 		PromptToks:  stats.PromptTokens,
 		DecodeToks:  stats.Generated,
 		PrefillTokS: stats.PrefillTokPerSec(),
 		DecodeTokS:  stats.DecodeTokPerSec(),
 		TTFTms:      float64(stats.TimeToFirst.Microseconds()) / 1000,
 	}
+	if k := st.Kernels(); k != nil {
+		r.Threads, r.Kernels = k.Pool().Size(), k.Path()
+	}
+	r.setPower(power)
 	// Under GRC a token reads the compressed matrices instead of the ones
 	// they replace: count those bytes, not the file's.
 	weights := m.WeightBytes()
@@ -124,7 +139,10 @@ Examples:
 	}
 	r.WeightMB = float64(weights) / 1e6
 	r.WeightGBs = r.DecodeTokS * float64(weights) / 1e9
-	if !*noProbe {
+	// The triad probe measures the host's memory: it is the decode's
+	// roofline on the CPU only (docs/gpu.md has the GPU's).
+	probe := !*noProbe && st.Kernels() != nil
+	if probe {
 		bw, err := tensor.ProbeBandwidth(st.Kernels().Pool(), 256<<20, time.Second)
 		if err != nil {
 			return err
@@ -132,31 +150,81 @@ Examples:
 		r.TriadGBs = bw.Triad / 1e9
 		r.RatioToTriad = r.WeightGBs / r.TriadGBs
 	}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
+	return r.write(stdout, *asJSON, probe)
+}
+
+// write prints the report as JSON, or for a person; probe says whether the
+// bandwidth probe ran.
+func (r benchReport) write(w io.Writer, asJSON, probe bool) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(r)
 	}
-	fmt.Fprintf(stdout, "model        %s (%s, %s, %.1f MB of weights per token)\n", r.Model, r.Arch, r.WeightType, r.WeightMB)
+	fmt.Fprintf(w, "model        %s (%s, %s, %.1f MB of weights per token)\n", r.Model, r.Arch, r.WeightType, r.WeightMB)
 	if r.GRC != "" {
-		fmt.Fprintf(stdout, "compression  %s\n", r.GRC)
+		fmt.Fprintf(w, "compression  %s\n", r.GRC)
 	}
-	fmt.Fprintf(stdout, "threads      %d (%s kernels)\n", r.Threads, r.Kernels)
-	fmt.Fprintf(stdout, "prefill      %d tokens, %.1f tok/s\n", r.PromptToks, r.PrefillTokS)
-	fmt.Fprintf(stdout, "decode       %d tokens, %.1f tok/s (first token after %.0f ms)\n", r.DecodeToks, r.DecodeTokS, r.TTFTms)
-	fmt.Fprintf(stdout, "weights      %.2f GB/s while decoding\n", r.WeightGBs)
-	if !*noProbe {
-		fmt.Fprintf(stdout, "memory       %.2f GB/s (triad); decode reaches %.0f%% of it\n", r.TriadGBs, 100*r.RatioToTriad)
+	fmt.Fprintf(w, "backend      %s\n", r.Backend)
+	if r.DeviceNote != "" {
+		fmt.Fprintf(w, "device       %s\n", r.DeviceNote)
+	}
+	fmt.Fprintf(w, "prefill      %d tokens, %.1f tok/s\n", r.PromptToks, r.PrefillTokS)
+	fmt.Fprintf(w, "decode       %d tokens, %.1f tok/s (first token after %.0f ms)\n", r.DecodeToks, r.DecodeTokS, r.TTFTms)
+	fmt.Fprintf(w, "weights      %.2f GB/s while decoding\n", r.WeightGBs)
+	if probe {
+		fmt.Fprintf(w, "memory       %.2f GB/s (triad); decode reaches %.0f%% of it\n", r.TriadGBs, 100*r.RatioToTriad)
+	}
+	if r.TokensPerJoule != nil {
+		fmt.Fprintf(w, "energy       %s at %.1f W mean GPU power over the decode (%d samples)\n", gpu.FormatTokensPerJoule(*r.TokensPerJoule), *r.PowerW, r.PowerSamples)
 	}
 	return nil
 }
 
+// benchMetered is generate.Bench with tel (nil: no telemetry) sampled by a
+// gpu.Meter throughout, and the GPU's mean power over the decode — from
+// the first token to the end, the span decode tok/s is measured over —
+// worked out from the samples. Bench runs prefill and decode in one call,
+// so the window is placed afterwards from its timings; the Meter samples
+// once at the start and once at the end, so even a decode shorter than
+// its interval is bracketed by two samples.
+func benchMetered(ctx context.Context, st *model.State, bos int32, promptLen, genLen int, tel gpu.Source) (generate.Stats, gpu.Window, error) {
+	if tel == nil {
+		stats, err := generate.Bench(ctx, st, bos, promptLen, genLen)
+		return stats, gpu.Window{}, err
+	}
+	m := gpu.StartMeter(tel, nil, 0)
+	began := time.Now()
+	stats, err := generate.Bench(ctx, st, bos, promptLen, genLen)
+	m.Stop()
+	if err != nil {
+		return stats, gpu.Window{}, err
+	}
+	from := began.Add(stats.TimeToFirst)
+	return stats, m.Window(from, from.Add(stats.DecodeDuration)), nil
+}
+
+// setPower fills the power figures from the decode's window: absent (not
+// 0) without telemetry or a power reading.
+func (r *benchReport) setPower(w gpu.Window) {
+	tpj, ok := w.TokensPerJoule(r.DecodeTokS)
+	if !ok {
+		return
+	}
+	p := w.MeanPowerW
+	r.PowerW, r.TokensPerJoule, r.PowerSamples = &p, &tpj, w.Samples
+}
+
 type benchReport struct {
-	Model        string  `json:"model"`
-	Arch         string  `json:"arch"`
-	WeightType   string  `json:"weight_type"`
-	Threads      int     `json:"threads"`
-	Kernels      string  `json:"kernels"`
+	Model      string `json:"model"`
+	Arch       string `json:"arch"`
+	WeightType string `json:"weight_type"`
+	// Backend is what ran the model ("cpu avx2 × 2 threads", "cuda NVIDIA
+	// H100 …"); DeviceNote says why the CPU ran it when no GPU could.
+	Backend      string  `json:"backend"`
+	DeviceNote   string  `json:"device_note,omitempty"`
+	Threads      int     `json:"threads,omitempty"`
+	Kernels      string  `json:"kernels,omitempty"`
 	PromptToks   int     `json:"prompt_tokens"`
 	DecodeToks   int     `json:"decode_tokens"`
 	PrefillTokS  float64 `json:"prefill_tok_s"`
@@ -172,6 +240,13 @@ type benchReport struct {
 	GRC            string  `json:"grc,omitempty"`
 	GRCRanks       []int   `json:"grc_ranks,omitempty"`
 	GRCWeightRatio float64 `json:"grc_weight_ratio,omitempty"`
+	// PowerW is the GPU's mean draw over the decode (NVML, time-weighted
+	// over PowerSamples samples) and TokensPerJoule is DecodeTokS over
+	// it; both are absent without GPU telemetry. While the model runs on
+	// the CPU they measure the GPU beside it, not the decode's energy.
+	PowerW         *float64 `json:"power_w,omitempty"`
+	TokensPerJoule *float64 `json:"tokens_per_joule,omitempty"`
+	PowerSamples   int      `json:"power_samples,omitempty"`
 }
 
 // benchDraft is bench --draft: the same prompts decoded greedily, plainly
@@ -201,7 +276,6 @@ func benchDraft(mf *modelFlags, df *draftFlags, f *gguf.File, m *model.Model, to
 	}
 	rep := specReport{
 		Model: mf.label(), Arch: m.Arch, WeightType: m.WeightType(),
-		Threads: st.Kernels().Pool().Size(), Kernels: st.Kernels().Path(),
 		Drafter: r.Spec.Drafter, GammaFixed: df.n, OnlineBasis: df.online,
 		Prompts: r.Prompts, PromptToks: promptLen, DecodeToks: genLen,
 		PlainTokS: r.PlainTokS, SpecTokS: r.SpecTokS, Ratio: r.Ratio,
@@ -211,6 +285,10 @@ func benchDraft(mf *modelFlags, df *draftFlags, f *gguf.File, m *model.Model, to
 		Mismatches: r.Mismatches,
 		VerifyCost: r.VerifyCost, DraftCost: r.DraftCost, BreakEven: r.BreakEven,
 	}
+	if k := st.Kernels(); k != nil {
+		rep.Threads, rep.Kernels = k.Pool().Size(), k.Path()
+	}
+	rep.Backend = st.Backend().Name()
 	if dr.model != nil {
 		rep.BasisUpdates = dr.model.Updates()
 	}
@@ -230,7 +308,7 @@ func benchDraft(mf *modelFlags, df *draftFlags, f *gguf.File, m *model.Model, to
 		return mismatch
 	}
 	fmt.Fprintf(stdout, "model        %s (%s, %s)\n", rep.Model, rep.Arch, rep.WeightType)
-	fmt.Fprintf(stdout, "threads      %d (%s kernels)\n", rep.Threads, rep.Kernels)
+	fmt.Fprintf(stdout, "backend      %s\n", rep.Backend)
 	g := "live"
 	if df.n > 0 {
 		g = strconv.Itoa(df.n)
@@ -297,6 +375,7 @@ type specReport struct {
 	Model          string  `json:"model"`
 	Arch           string  `json:"arch"`
 	WeightType     string  `json:"weight_type"`
+	Backend        string  `json:"backend"`
 	Threads        int     `json:"threads"`
 	Kernels        string  `json:"kernels"`
 	Drafter        string  `json:"drafter"`

@@ -137,7 +137,27 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	return tui.Run(s, tui.Options{Telemetry: tel, Version: version, SessionDir: sessionDir, Thermal: th, Notes: notes})
+	return tui.Run(s, tui.Options{Telemetry: tel, Compute: computeLabel(s.Info(), mf.dev.note), Version: version, SessionDir: sessionDir, Thermal: th, Notes: notes})
+}
+
+// computeLabel names the device that runs the model for the Hardware pane:
+// the session's backend when it names one, else the CPU kernels and
+// threads it reports; note, when the GPU was passed over, says why in a
+// few words ("no CUDA GPU found").
+func computeLabel(i session.Info, note string) string {
+	var l string
+	switch {
+	case i.Backend != "":
+		l = i.Backend
+	case i.Threads > 0:
+		l = fmt.Sprintf("cpu %s × %d threads", i.Kernels, i.Threads)
+	default:
+		l = "cpu " + i.Kernels
+	}
+	if note != "" {
+		l += " (" + strings.TrimPrefix(note, "CPU: ") + ")"
+	}
+	return l
 }
 
 // firstStart runs when no model is installed: it offers to pull a small
