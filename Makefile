@@ -6,7 +6,7 @@ FUZZTIME ?= 50000x
 BIN      := bin/isagi
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build test vet fmt-check unit fuzz e2e openai-client bench bench-kernels bench-peer clean
+.PHONY: all build test vet fmt-check unit fuzz e2e openai-client bench bench-kernels bench-peer clean ptx ptx-check device-check
 
 all: build
 
@@ -16,7 +16,7 @@ build:
 # The full gate: formatting, vet, every test under the race detector (the
 # statistical speculative-sampling test again without it, which it skips), and a
 # short run of each fuzz target over its checked-in seed corpus and beyond.
-test: fmt-check vet unit fuzz e2e openai-client
+test: fmt-check vet ptx-check unit fuzz e2e openai-client
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -38,6 +38,30 @@ fuzz:
 	$(GO) test ./cog -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./geometry -run '^$$' -fuzz '^FuzzParseProfile$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./serve -run '^$$' -fuzz '^FuzzDecodeRequest$$' -fuzztime $(FUZZTIME)
+
+# The CUDA kernels (gpu/cuda/kernels/*.cu) as PTX for compute_80, which the
+# driver JIT-compiles on Ampere, Hopper and later. The PTX is committed and
+# embedded, so building Go never needs nvcc; run this after editing a .cu.
+# It needs nvcc 11.8, the version the committed PTX was made with (Debian
+# bookworm's nvidia-cuda-toolkit: scripts/cuda-toolkit.sh installs it).
+NVCC      ?= nvcc
+NVCCFLAGS := --gpu-architecture=compute_80 -ptx -O3
+KERNELS   := $(wildcard gpu/cuda/kernels/*.cu)
+
+ptx: $(KERNELS:.cu=.ptx)
+
+gpu/cuda/kernels/%.ptx: gpu/cuda/kernels/%.cu gpu/cuda/kernels/quant.cuh
+	cd gpu/cuda/kernels && $(NVCC) $(NVCCFLAGS) $*.cu -o $*.ptx
+
+# The committed PTX is what the source compiles to, and ptxas accepts it
+# for sm_90 (the H100): installs the toolkit first when nvcc is missing.
+ptx-check:
+	scripts/ptx-check.sh
+
+# The GPU's one command (docs/gpu.md): builds the test binaries here and
+# writes scripts/device-check.sh's bundle to .device/ for the GPU machine.
+device-check:
+	scripts/device-bundle.sh
 
 # The TUI in a real terminal (tmux): chat, cancel, quit, clean exit.
 e2e: build

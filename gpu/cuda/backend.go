@@ -1,0 +1,700 @@
+package cuda
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"unsafe"
+
+	"github.com/isagi-lab/isagi/engine/backend"
+	"github.com/isagi-lab/isagi/engine/tensor"
+	"github.com/isagi-lab/isagi/gpu/cuda/cu"
+)
+
+// MaxBatch is the most rows one operation takes: the engine's prefill step.
+const MaxBatch = 64
+
+// maxHeadDim is the widest head attend handles (8 values a lane).
+const maxHeadDim = 256
+
+// Backend runs one State's forward pass on a Device: activations, the KV
+// cache and scratch live in device memory, the weights are the Device's,
+// and every operation is one kernel launch (a product, two) on the
+// device's default stream, in order. The host sees activations only where
+// the engine asks: Host and Sync for a hook's rows, Logits for the
+// classifier. It is used by one goroutine at a time.
+//
+// Launch errors are sticky, as CUDA's are: the first is kept, later
+// operations do nothing, and Err (and the next Embed, so the next Forward)
+// reports it.
+type Backend struct {
+	g    *Device
+	args *cu.Args
+	err  error
+
+	ids    cu.DevicePtr // MaxBatch token ids
+	logits cu.DevicePtr // device scratch for the classifier's output
+	nlog   int          // its capacity in floats
+	projc  cu.DevicePtr // B·x of a projection, MaxBatch × maxRank
+	nprojc int
+	xq     cu.DevicePtr              // activations on the CPU's 8-bit grid (quant_act)
+	nxq    int                       // its capacity in floats
+	freqs  map[*float32]cu.DevicePtr // RoPE divisors, uploaded once per table
+
+	owned  []cu.DevicePtr // buffers and caches this backend allocated
+	closed bool
+}
+
+// NewBackend returns a backend on the device for one State.
+func (g *Device) NewBackend() (*Backend, error) {
+	b := &Backend{g: g, args: new(cu.Args), freqs: map[*float32]cu.DevicePtr{}}
+	err := g.with(func() error {
+		var err error
+		b.ids, err = b.alloc(MaxBatch * 4)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cuda: %w", err)
+	}
+	g.mu.Lock()
+	g.open++
+	g.mu.Unlock()
+	return b, nil
+}
+
+// Device is the GPU the backend runs on.
+func (b *Backend) Device() *Device { return b.g }
+
+// Name says which GPU runs the operations.
+func (b *Backend) Name() string { return "cuda " + b.g.Name() }
+
+// BatchSize is the most rows one operation takes.
+func (b *Backend) BatchSize() int { return MaxBatch }
+
+// Share returns another backend on the same device for a State that runs
+// concurrently: the weights are the Device's, so they are shared.
+func (b *Backend) Share() (backend.Backend, error) { return b.g.NewBackend() }
+
+// Domain is the Device: every backend on it accepts the others' weights.
+func (b *Backend) Domain() any { return b.g }
+
+// Err is the first device error, if any.
+func (b *Backend) Err() error { return b.err }
+
+// alloc allocates device memory the backend owns (context current).
+func (b *Backend) alloc(bytes int) (cu.DevicePtr, error) {
+	p, err := b.g.d.Alloc(uint64(bytes))
+	if err != nil {
+		return 0, fmt.Errorf("allocating %d bytes on %s: %w", bytes, b.g.name, err)
+	}
+	if err := b.g.d.MemsetD8(p, 0, uint64(bytes)); err != nil {
+		b.g.d.Free(p)
+		return 0, err
+	}
+	b.owned = append(b.owned, p)
+	return p, nil
+}
+
+// Close frees what the backend allocated: buffers, caches, scratch. The
+// weights it bound are the Device's: a model binds its dense weights once
+// per device for every State (engine/model), so they stay until the Device
+// closes; a State releases what it bound for itself (Release).
+func (b *Backend) Close() error {
+	if b.closed {
+		return nil
+	}
+	b.closed = true
+	err := b.g.with(func() error {
+		var errs []error
+		for _, p := range b.owned {
+			errs = append(errs, b.g.d.Free(p))
+		}
+		for _, p := range b.freqs {
+			errs = append(errs, b.g.d.Free(p))
+		}
+		b.owned, b.freqs = nil, nil
+		return errors.Join(errs...)
+	})
+	b.g.mu.Lock()
+	b.g.open--
+	b.g.mu.Unlock()
+	return err
+}
+
+// enter makes the device's context current on a locked thread for one
+// operation; leave undoes the lock. A failed backend does nothing.
+func (b *Backend) enter() bool {
+	if b.err != nil || b.closed {
+		return false
+	}
+	runtime.LockOSThread()
+	if err := b.g.d.SetCurrent(b.g.ctx); err != nil {
+		b.fail("making the context current", err)
+		runtime.UnlockOSThread()
+		return false
+	}
+	return true
+}
+
+func (b *Backend) leave() { runtime.UnlockOSThread() }
+
+func (b *Backend) fail(what string, err error) {
+	if err != nil && b.err == nil {
+		b.err = fmt.Errorf("cuda: %s: %w", what, err)
+	}
+}
+
+// launch runs f over grid × block with b.args.
+func (b *Backend) launch(name string, f cu.Function, grid, block [3]uint32) {
+	if b.err != nil {
+		return
+	}
+	b.fail(name, b.g.d.Launch(f, grid, block, 0, 0, b.args))
+}
+
+// buf is device memory of rows × width floats, with a host mirror for
+// Host (made on first use).
+type buf struct {
+	p           cu.DevicePtr
+	rows, width int
+	host        []float32
+}
+
+func (x *buf) Rows() int  { return x.rows }
+func (x *buf) Width() int { return x.width }
+
+// mat is a weight matrix on the device in its GGUF type.
+type mat struct {
+	p              cu.DevicePtr
+	t              tensor.Type
+	rows, cols, rb int
+	k              productKernels
+	src            *tensor.Matrix
+	refs           int
+}
+
+func (m *mat) Shape() (int, int) { return m.rows, m.cols }
+
+type vec struct {
+	p cu.DevicePtr
+	n int
+}
+
+func (v *vec) Len() int { return v.n }
+
+// kv is a KV cache on the device, laid out as the CPU's:
+// [layer][kvHead][ctx][headDim] float32.
+type kv struct {
+	k, v cu.DevicePtr
+	ctx  int
+	a    backend.Attention
+}
+
+func (c *kv) Cap() int { return c.ctx }
+
+func db(x backend.Buffer) *buf { return x.(*buf) }
+func dm(m backend.Matrix) *mat { return m.(*mat) }
+func dv(v backend.Vector) *vec { return v.(*vec) }
+
+// Matrix binds m on the device: uploaded once per Device however many
+// backends bind it, freed when the last one releases it.
+func (b *Backend) Matrix(m *tensor.Matrix) (backend.Matrix, error) {
+	if m == nil {
+		return nil, errors.New("cuda: nil matrix")
+	}
+	w, err := b.g.bind(m)
+	if err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// Release implements backend.Releaser: one holder of a matrix (a State's
+// replaced or closed projection) lets go of it; the device frees it when
+// the last does.
+func (b *Backend) Release(m backend.Matrix) {
+	w := dm(m)
+	if err := b.g.with(func() error { return b.g.release(w) }); err != nil {
+		b.fail("releasing a matrix", err)
+	}
+}
+
+// bind uploads m unless it is on the device already.
+func (g *Device) bind(m *tensor.Matrix) (*mat, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if w, ok := g.mats[m]; ok {
+		w.refs++
+		return w, nil
+	}
+	suf, ok := typeSuffix(m.Type)
+	if !ok {
+		return nil, fmt.Errorf("cuda: the kernels do not decode %s weights", m.Type)
+	}
+	if m.Type.BlockLen() > 1 && m.Cols%32 != 0 {
+		return nil, fmt.Errorf("cuda: a %s matrix of %d columns", m.Type, m.Cols)
+	}
+	_ = suf
+	w := &mat{t: m.Type, rows: m.Rows, cols: m.Cols, rb: m.RowBytes(), k: g.k.prod[m.Type], src: m, refs: 1}
+	err := g.with(func() error {
+		var err error
+		if w.p, err = g.d.Alloc(uint64(len(m.Data))); err != nil {
+			return fmt.Errorf("cuda: %d MiB for a %d×%d %s matrix: %w", len(m.Data)>>20, m.Rows, m.Cols, m.Type, err)
+		}
+		if err = g.d.HtoD(w.p, unsafe.Pointer(&m.Data[0]), uint64(len(m.Data))); err != nil {
+			g.d.Free(w.p)
+			return fmt.Errorf("cuda: uploading a %s matrix: %w", m.Type, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	g.mats[m] = w
+	return w, nil
+}
+
+// release drops one reference to w (context current).
+func (g *Device) release(w *mat) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	w.refs--
+	if w.refs > 0 || g.mats == nil {
+		return nil
+	}
+	delete(g.mats, w.src)
+	return g.d.Free(w.p)
+}
+
+// Vector uploads a copy of v. Like a matrix it is the Device's, not this
+// backend's: a model binds its norms once per device for every State, so
+// they outlive the backend that bound them and go with the Device.
+func (b *Backend) Vector(v []float32) (backend.Vector, error) {
+	if len(v) == 0 {
+		return nil, errors.New("cuda: empty vector")
+	}
+	var p cu.DevicePtr
+	g := b.g
+	err := g.with(func() error {
+		var err error
+		if p, err = g.d.Alloc(uint64(4 * len(v))); err != nil {
+			return err
+		}
+		if err = g.d.HtoD(p, unsafe.Pointer(&v[0]), uint64(4*len(v))); err != nil {
+			g.d.Free(p)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cuda: %w", err)
+	}
+	g.mu.Lock()
+	g.vecs = append(g.vecs, p)
+	g.mu.Unlock()
+	return &vec{p: p, n: len(v)}, nil
+}
+
+// Alloc returns a zeroed device buffer.
+func (b *Backend) Alloc(rows, width int) (backend.Buffer, error) {
+	if rows <= 0 || width <= 0 || rows > math.MaxInt32/width {
+		return nil, fmt.Errorf("cuda: buffer of %d × %d", rows, width)
+	}
+	var p cu.DevicePtr
+	err := b.g.with(func() error {
+		var err error
+		p, err = b.alloc(4 * rows * width)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cuda: %w", err)
+	}
+	return &buf{p: p, rows: rows, width: width}, nil
+}
+
+// NewKV allocates a float32 cache on the device, like the CPU's (an f16
+// cache flips near-ties of the goldens).
+func (b *Backend) NewKV(layers, ctx int, a backend.Attention) (backend.KV, error) {
+	n := layers * ctx * a.KVHeads * a.HeadDim
+	switch {
+	case layers <= 0 || ctx <= 0 || a.KVHeads <= 0 || a.HeadDim <= 0 || n/layers/ctx != a.KVHeads*a.HeadDim || n > 1<<33:
+		return nil, fmt.Errorf("cuda: KV cache of %d positions is too large", ctx)
+	case a.HeadDim > maxHeadDim:
+		return nil, fmt.Errorf("cuda: heads of %d values; the attention kernel takes up to %d", a.HeadDim, maxHeadDim)
+	case a.Heads%a.KVHeads != 0:
+		return nil, fmt.Errorf("cuda: %d query heads do not group over %d KV heads", a.Heads, a.KVHeads)
+	}
+	c := &kv{ctx: ctx, a: a}
+	err := b.g.with(func() error {
+		var err error
+		if c.k, err = b.alloc(4 * n); err != nil {
+			return err
+		}
+		c.v, err = b.alloc(4 * n)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cuda: KV cache: %w", err)
+	}
+	return c, nil
+}
+
+func blocks(n, per int) uint32 { return uint32((n + per - 1) / per) }
+
+// Embed decodes the tokens' rows of the table on the device.
+func (b *Backend) Embed(dst backend.Buffer, table backend.Matrix, tokens []int32) error {
+	if !b.enter() {
+		return b.Err()
+	}
+	defer b.leave()
+	d, t := db(dst), dm(table)
+	n := len(tokens)
+	if n == 0 || n > d.rows || t.cols != d.width {
+		return fmt.Errorf("cuda: embedding %d tokens of width %d into %d × %d", n, t.cols, d.rows, d.width)
+	}
+	for _, tok := range tokens {
+		if tok < 0 || int(tok) >= t.rows {
+			return fmt.Errorf("cuda: token %d outside the table of %d", tok, t.rows)
+		}
+	}
+	ids := cu.DevicePtr(0)
+	if n > 1 {
+		if n > MaxBatch {
+			return fmt.Errorf("cuda: %d tokens in one batch; at most %d", n, MaxBatch)
+		}
+		if err := b.g.d.HtoD(b.ids, unsafe.Pointer(&tokens[0]), uint64(4*n)); err != nil {
+			b.fail("copying token ids", err)
+			return b.err
+		}
+		ids = b.ids
+	}
+	b.args.Reset().Ptr(t.p).I32(int32(t.rb)).I32(int32(t.cols)).Ptr(ids).I32(tokens[0]).Ptr(d.p)
+	b.launch("embedding", t.k.rows, [3]uint32{uint32(n), 1, 1}, [3]uint32{128, 1, 1})
+	return b.err
+}
+
+// RMSNorm normalises n rows, one block a row.
+func (b *Backend) RMSNorm(dst, x backend.Buffer, w backend.Vector, n int, eps float32) {
+	if !b.enter() {
+		return
+	}
+	defer b.leave()
+	d, s, wv := db(dst), db(x), dv(w)
+	b.args.Reset().Ptr(d.p).I32(int32(d.width)).Ptr(s.p).I32(int32(s.width)).Ptr(wv.p).I32(int32(s.width)).F32(eps)
+	b.launch("rmsnorm", b.g.k.rmsnorm, [3]uint32{uint32(n), 1, 1}, [3]uint32{256, 1, 1})
+}
+
+// HeadRMSNorm normalises each head of n rows in place, one warp a head.
+func (b *Backend) HeadRMSNorm(x backend.Buffer, w backend.Vector, n, heads int, eps float32) {
+	if !b.enter() {
+		return
+	}
+	defer b.leave()
+	s, wv := db(x), dv(w)
+	b.args.Reset().Ptr(s.p).I32(int32(s.width)).Ptr(wv.p).I32(int32(wv.n)).F32(eps)
+	b.launch("head_rmsnorm", b.g.k.headRMSNorm, [3]uint32{uint32(n), uint32(heads), 1}, [3]uint32{32, 1, 1})
+}
+
+// quantAct rounds n rows of cols activations at x to the CPU's grid into
+// the backend's scratch and returns it.
+func (b *Backend) quantAct(x cu.DevicePtr, n, cols int) cu.DevicePtr {
+	if need := n * cols; need > b.nxq {
+		// Grown to the widest product's batch once, never per token.
+		p, err := b.alloc(4 * MaxBatch * cols)
+		if err != nil {
+			b.fail("the activation scratch", err)
+			return x
+		}
+		b.xq, b.nxq = p, MaxBatch*cols
+	}
+	b.args.Reset().Ptr(b.xq).Ptr(x).I32(int32(n * cols))
+	b.elementwise("quant_act", b.g.k.quantAct, n*cols)
+	return b.xq
+}
+
+// product launches dst = W·x for n rows (beta 1 adds to dst instead),
+// rounding x to the CPU's activation grid first for a quantised W.
+func (b *Backend) product(d cu.DevicePtr, m *mat, x cu.DevicePtr, n int, beta float32) {
+	if m.k.act {
+		x = b.quantAct(x, n, m.cols)
+	}
+	b.productOf(d, m, x, n, beta)
+}
+
+// productOf launches dst = W·x with x as given.
+func (b *Backend) productOf(d cu.DevicePtr, m *mat, x cu.DevicePtr, n int, beta float32) {
+	b.args.Reset().Ptr(m.p).I32(int32(m.rb)).I32(int32(m.rows)).I32(int32(m.cols)).Ptr(x).Ptr(d).I32(int32(n)).F32(beta)
+	if n == 1 {
+		b.launch("product", m.k.mv, [3]uint32{blocks(m.rows, 4), 1, 1}, [3]uint32{128, 1, 1})
+		return
+	}
+	b.launch("product", m.k.mm, [3]uint32{blocks(m.rows, 4), blocks(n, 8), 1}, [3]uint32{128, 1, 1})
+}
+
+// Linear writes dst = W·x for n rows, packed at W's shape.
+func (b *Backend) Linear(dst backend.Buffer, w backend.Matrix, x backend.Buffer, n int) {
+	if !b.enter() {
+		return
+	}
+	defer b.leave()
+	b.product(db(dst).p, dm(w), db(x).p, n, 0)
+}
+
+// Linears runs the products of one input one after another: each is one
+// launch, and the device runs them back to back.
+func (b *Backend) Linears(x backend.Buffer, n int, ops ...backend.LinearOp) {
+	if !b.enter() {
+		return
+	}
+	defer b.leave()
+	// The products share their input: it is rounded once for all the
+	// quantised ones.
+	in, q := db(x).p, cu.DevicePtr(0)
+	for _, op := range ops {
+		m := dm(op.W)
+		if !m.k.act {
+			b.productOf(db(op.Dst).p, m, in, n, 0)
+			continue
+		}
+		if q == 0 {
+			q = b.quantAct(in, n, m.cols)
+		}
+		b.productOf(db(op.Dst).p, m, q, n, 0)
+	}
+}
+
+// elementwise launches a flat kernel over count values.
+func (b *Backend) elementwise(name string, f cu.Function, count int) {
+	b.launch(name, f, [3]uint32{blocks(count, 256), 1, 1}, [3]uint32{256, 1, 1})
+}
+
+// AddBias adds bias to n rows of x.
+func (b *Backend) AddBias(x backend.Buffer, bias backend.Vector, n int) {
+	if !b.enter() {
+		return
+	}
+	defer b.leave()
+	s, bv := db(x), dv(bias)
+	b.args.Reset().Ptr(s.p).I32(int32(s.width)).Ptr(bv.p).I32(int32(bv.n)).I32(int32(n))
+	b.elementwise("add_bias", b.g.k.addBias, n*bv.n)
+}
+
+// SwiGLU writes silu(g)·u into g for n rows.
+func (b *Backend) SwiGLU(g, u backend.Buffer, n int) {
+	b.glu("swiglu", b.g.k.swiglu, g, u, n)
+}
+
+// GeGLU writes gelu(g)·u into g for n rows (GELU as ggml's CPU evaluates it).
+func (b *Backend) GeGLU(g, u backend.Buffer, n int) {
+	b.glu("geglu", b.g.k.geglu, g, u, n)
+}
+
+func (b *Backend) glu(name string, f cu.Function, g, u backend.Buffer, n int) {
+	if !b.enter() {
+		return
+	}
+	defer b.leave()
+	gb, ub := db(g), db(u)
+	b.args.Reset().Ptr(gb.p).I32(int32(gb.width)).Ptr(ub.p).I32(int32(ub.width)).I32(int32(gb.width)).I32(int32(n))
+	b.elementwise(name, f, n*gb.width)
+}
+
+// Scale multiplies n rows of x by c.
+func (b *Backend) Scale(x backend.Buffer, n int, c float32) {
+	if !b.enter() {
+		return
+	}
+	defer b.leave()
+	s := db(x)
+	b.args.Reset().Ptr(s.p).I32(int32(n * s.width)).F32(c)
+	b.elementwise("scale", b.g.k.scale, n*s.width)
+}
+
+// RoPE rotates the first heads heads of n rows, each thread one pair in
+// every head.
+func (b *Backend) RoPE(x backend.Buffer, n, heads, headDim, pos0 int, r backend.Rope) {
+	if !b.enter() {
+		return
+	}
+	defer b.leave()
+	s := db(x)
+	var fp cu.DevicePtr
+	if len(r.Freqs) > 0 {
+		fp = b.freqTable(r.Freqs)
+	}
+	b.args.Reset().Ptr(s.p).I32(int32(s.width)).I32(int32(heads)).I32(int32(headDim)).I32(int32(pos0)).
+		F32(float32(r.Base)).I32(int32(r.Dim)).Ptr(fp).I32(b2i(r.Neox)).F32(r.Scale).F32(r.PosScale)
+	b.launch("rope", b.g.k.rope, [3]uint32{uint32(n), 1, 1}, [3]uint32{uint32(max(32, (r.Dim/2+31)&^31)), 1, 1})
+}
+
+// freqTable uploads a RoPE divisor table once (the model's tables live as
+// long as the model; they are few).
+func (b *Backend) freqTable(f []float32) cu.DevicePtr {
+	if p, ok := b.freqs[&f[0]]; ok {
+		return p
+	}
+	p, err := b.g.d.Alloc(uint64(4 * len(f)))
+	if err == nil {
+		err = b.g.d.HtoD(p, unsafe.Pointer(&f[0]), uint64(4*len(f)))
+	}
+	if err != nil {
+		b.fail("uploading RoPE frequencies", err)
+		return 0
+	}
+	b.freqs[&f[0]] = p
+	return p
+}
+
+func b2i(v bool) int32 {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+// StoreKV writes n rows of keys and values into layer's cache.
+func (b *Backend) StoreKV(cache backend.KV, layer, pos0, n int, k, v backend.Buffer) {
+	if !b.enter() {
+		return
+	}
+	defer b.leave()
+	c, ks, vs := cache.(*kv), db(k), db(v)
+	b.args.Reset().Ptr(c.k).Ptr(c.v).Ptr(ks.p).I32(int32(ks.width)).Ptr(vs.p).I32(int32(vs.width)).
+		I32(int32(layer)).I32(int32(c.a.KVHeads)).I32(int32(c.ctx)).I32(int32(c.a.HeadDim)).I32(int32(pos0))
+	b.launch("store_kv", b.g.k.storeKV, [3]uint32{uint32(n), 1, 1}, [3]uint32{128, 1, 1})
+}
+
+// ReadKV implements backend.KVReader.
+func (b *Backend) ReadKV(cache backend.KV, layer, pos int, k, v []float32) {
+	if !b.enter() {
+		return
+	}
+	defer b.leave()
+	c := cache.(*kv)
+	HD := c.a.HeadDim
+	for g := range c.a.KVHeads {
+		off := uint64(((layer*c.a.KVHeads+g)*c.ctx + pos) * HD * 4)
+		b.fail("reading the KV cache", b.g.d.DtoH(unsafe.Pointer(&k[g*HD]), c.k+cu.DevicePtr(off), uint64(4*HD)))
+		b.fail("reading the KV cache", b.g.d.DtoH(unsafe.Pointer(&v[g*HD]), c.v+cu.DevicePtr(off), uint64(4*HD)))
+	}
+}
+
+// Attend runs causal attention for layer, one block per (head, row).
+func (b *Backend) Attend(out, q backend.Buffer, cache backend.KV, layer, pos0, n int, o backend.AttendOptions) {
+	if !b.enter() {
+		return
+	}
+	defer b.leave()
+	c, qs, os := cache.(*kv), db(q), db(out)
+	scale := o.Scale
+	if scale == 0 {
+		scale = float32(1 / math.Sqrt(float64(c.a.HeadDim)))
+	}
+	b.args.Reset().Ptr(os.p).I32(int32(os.width)).Ptr(qs.p).I32(int32(qs.width)).Ptr(c.k).Ptr(c.v).
+		I32(int32(layer)).I32(int32(c.a.Heads)).I32(int32(c.a.KVHeads)).I32(int32(c.ctx)).I32(int32(c.a.HeadDim)).
+		I32(int32(pos0)).F32(scale).F32(o.SoftCap).I32(int32(o.Window))
+	b.launch("attend", b.g.k.attend, [3]uint32{uint32(c.a.Heads), uint32(n), 1}, [3]uint32{128, 1, 1})
+}
+
+// Add adds n rows of src into dst.
+func (b *Backend) Add(dst, src backend.Buffer, n int) {
+	if !b.enter() {
+		return
+	}
+	defer b.leave()
+	d, s := db(dst), db(src)
+	b.args.Reset().Ptr(d.p).Ptr(s.p).I32(int32(n * d.width))
+	b.elementwise("add", b.g.k.add, n*d.width)
+}
+
+// Project applies x ← x + alpha·Bᵀ(B·x) to rows row0…row0+n−1: c = B·x
+// with the F32 product kernel, then proj_add. The k × n coefficients live
+// in a device scratch grown to the largest rank asked for.
+func (b *Backend) Project(x backend.Buffer, row0, n int, basis backend.Matrix, alpha float32) {
+	if n <= 0 || !b.enter() {
+		return
+	}
+	defer b.leave()
+	s, B := db(x), dm(basis)
+	if B.t != tensor.F32 || B.cols != s.width {
+		b.fail("projection", fmt.Errorf("a basis of %d×%d %s for rows of %d; want F32 rows of the buffer's width", B.rows, B.cols, B.t, s.width))
+		return
+	}
+	if need := B.rows * n; need > b.nprojc {
+		p, err := b.alloc(4 * B.rows * MaxBatch)
+		if err != nil {
+			b.fail("the projection scratch", err)
+			return
+		}
+		b.projc, b.nprojc = p, B.rows*MaxBatch
+	}
+	xp := s.p + cu.DevicePtr(4*row0*s.width)
+	b.product(b.projc, B, xp, n, 0)
+	b.args.Reset().Ptr(xp).I32(int32(s.width)).Ptr(B.p).I32(int32(B.rows)).I32(int32(B.cols)).Ptr(b.projc).F32(alpha)
+	b.launch("proj_add", b.g.k.projAdd, [3]uint32{blocks(B.cols, 256), uint32(n), 1}, [3]uint32{256, 1, 1})
+}
+
+// Host copies rows row0…row0+n−1 back into the buffer's host mirror. The
+// copy waits for the operations before it, which is the one point a hook
+// makes the host wait.
+func (b *Backend) Host(x backend.Buffer, row0, n int) []float32 {
+	s := db(x)
+	if s.host == nil {
+		s.host = make([]float32, s.rows*s.width)
+	}
+	rows := s.host[row0*s.width : (row0+n)*s.width]
+	if !b.enter() {
+		return rows
+	}
+	defer b.leave()
+	off := cu.DevicePtr(4 * row0 * s.width)
+	b.fail("copying rows to the host", b.g.d.DtoH(unsafe.Pointer(&rows[0]), s.p+off, uint64(4*len(rows))))
+	return rows
+}
+
+// Sync writes rows (which Host returned, perhaps modified) back.
+func (b *Backend) Sync(x backend.Buffer, row0 int, rows []float32) {
+	b.Write(x, row0, rows)
+}
+
+// Write copies host rows into x from row0.
+func (b *Backend) Write(x backend.Buffer, row0 int, rows []float32) {
+	if len(rows) == 0 || !b.enter() {
+		return
+	}
+	defer b.leave()
+	s := db(x)
+	off := cu.DevicePtr(4 * row0 * s.width)
+	b.fail("copying rows to the device", b.g.d.HtoD(s.p+off, unsafe.Pointer(&rows[0]), uint64(4*len(rows))))
+}
+
+// Logits runs the classifier on the device and copies its n rows to dst:
+// decode's one wait on the device.
+func (b *Backend) Logits(dst []float32, w backend.Matrix, x backend.Buffer, row0, n int) {
+	if !b.enter() {
+		return
+	}
+	defer b.leave()
+	m, s := dm(w), db(x)
+	need := n * m.rows
+	if need > b.nlog {
+		// Grown once to the largest batch asked for, never per token.
+		p, err := b.alloc(4 * need)
+		if err != nil {
+			b.fail("the logits buffer", err)
+			return
+		}
+		b.logits, b.nlog = p, need
+	}
+	b.product(b.logits, m, s.p+cu.DevicePtr(4*row0*s.width), n, 0)
+	if b.err == nil {
+		b.fail("copying the logits", b.g.d.DtoH(unsafe.Pointer(&dst[0]), b.logits, uint64(4*need)))
+	}
+}
+
+// Compile-time checks.
+var (
+	_ backend.Backend  = (*Backend)(nil)
+	_ backend.KVReader = (*Backend)(nil)
+	_ backend.Releaser = (*Backend)(nil)
+)

@@ -1,0 +1,296 @@
+package cuda
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/isagi-lab/isagi/engine/tensor"
+	"github.com/isagi-lab/isagi/gpu/cuda/cu"
+)
+
+// The kernels as PTX for compute_80 (make ptx), JIT-compiled by the driver
+// for the GPU at hand: Ampere, Hopper and later. Committed beside their
+// source, so that building Go never needs nvcc.
+//
+//go:embed kernels/matmul.ptx kernels/ops.ptx
+var ptx embed.FS
+
+// modules are the PTX files, in load order.
+var modules = [...]string{"kernels/matmul.ptx", "kernels/ops.ptx"}
+
+// ErrUnavailable wraps every reason a GPU cannot be used: no driver, no
+// device, a device too old, a module the driver cannot load.
+var ErrUnavailable = errors.New("no usable CUDA GPU")
+
+// Device is one GPU with the kernels loaded and the weights bound on it.
+// Its Backends (NewBackend) share the weights; each Backend runs one
+// State's forward pass. A Device is safe for concurrent use; its Backends
+// are not (one goroutine each).
+type Device struct {
+	d    driver
+	dev  cu.Device
+	ctx  cu.Context
+	name string
+	cc   [2]int
+	mem  uint64
+	mods []cu.Module
+	k    kernels
+
+	mu   sync.Mutex
+	mats map[*tensor.Matrix]*mat // weights uploaded, shared by every Backend
+	vecs []cu.DevicePtr          // vectors uploaded (norms, biases), freed at Close
+	open int                     // Backends not closed
+	done bool
+}
+
+// Options choose the GPU.
+type Options struct {
+	Ordinal int // which device (0: the first)
+}
+
+// Open loads the CUDA driver, picks the device and loads the kernels. Every
+// failure wraps ErrUnavailable and says why in one sentence, so that a
+// caller can fall back to the CPU and tell the user.
+func Open(o Options) (*Device, error) {
+	d, err := cu.Load()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	if err := d.Init(); err != nil {
+		return nil, fmt.Errorf("%w: the CUDA driver found no GPU (%w)", ErrUnavailable, err)
+	}
+	n, err := d.DeviceCount()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	if o.Ordinal < 0 || o.Ordinal >= n {
+		return nil, fmt.Errorf("%w: GPU %d asked for, %d present", ErrUnavailable, o.Ordinal, n)
+	}
+	g := &Device{d: d, mats: map[*tensor.Matrix]*mat{}}
+	if g.dev, err = d.Device(o.Ordinal); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	g.name, _ = d.DeviceName(g.dev)
+	g.mem, _ = d.TotalMem(g.dev)
+	maj, err1 := d.Attribute(g.dev, cu.AttrComputeCapabilityMajor)
+	mnr, err2 := d.Attribute(g.dev, cu.AttrComputeCapabilityMinor)
+	if err := errors.Join(err1, err2); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	g.cc = [2]int{maj, mnr}
+	if maj < 8 {
+		return nil, fmt.Errorf("%w: %s is compute capability %d.%d; the kernels need 8.0 (Ampere) or later", ErrUnavailable, g.name, maj, mnr)
+	}
+	if g.ctx, err = d.PrimaryContext(g.dev); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	err = g.with(func() error {
+		for _, name := range modules {
+			src, err := ptx.ReadFile(name)
+			if err != nil {
+				return err
+			}
+			m, err := d.LoadModule(src)
+			if err != nil {
+				return fmt.Errorf("loading %s: %w", name, err)
+			}
+			g.mods = append(g.mods, m)
+		}
+		return g.k.resolve(func(name string) (cu.Function, error) { return findKernel(d, g.mods, name) })
+	})
+	if err != nil {
+		g.Close()
+		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	return g, nil
+}
+
+// with runs f with the device's context current on a locked OS thread:
+// CUDA contexts belong to threads, and goroutines move between threads.
+func (g *Device) with(f func() error) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := g.d.SetCurrent(g.ctx); err != nil {
+		return err
+	}
+	return f()
+}
+
+// Name is the GPU's name and compute capability.
+func (g *Device) Name() string {
+	return fmt.Sprintf("%s (sm_%d%d)", g.name, g.cc[0], g.cc[1])
+}
+
+// TotalMemory is the GPU's memory in bytes.
+func (g *Device) TotalMemory() uint64 { return g.mem }
+
+// MemInfo reports the GPU's free and total memory.
+func (g *Device) MemInfo() (free, total uint64, err error) {
+	err = g.with(func() error {
+		var e error
+		free, total, e = g.d.MemGetInfo()
+		return e
+	})
+	return free, total, err
+}
+
+// Close frees the weights and unloads the kernels. Backends must be closed
+// first; Close reports those still open.
+func (g *Device) Close() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.done {
+		return nil
+	}
+	g.done = true
+	var errs []error
+	if g.open > 0 {
+		errs = append(errs, fmt.Errorf("cuda: %d backends still open at Close", g.open))
+	}
+	errs = append(errs, g.with(func() error {
+		var es []error
+		for _, m := range g.mats {
+			es = append(es, g.d.Free(m.p))
+		}
+		g.mats = nil
+		for _, p := range g.vecs {
+			es = append(es, g.d.Free(p))
+		}
+		g.vecs = nil
+		for _, m := range g.mods {
+			es = append(es, g.d.UnloadModule(m))
+		}
+		return errors.Join(es...)
+	}))
+	if g.ctx != 0 {
+		errs = append(errs, g.d.ReleasePrimaryContext(g.dev))
+	}
+	return errors.Join(errs...)
+}
+
+// typeSuffix names each weight type's kernels (mv_, mm_, rows_ + suffix).
+// These are every type the CPU engine computes with.
+func typeSuffix(t tensor.Type) (string, bool) {
+	switch t {
+	case tensor.F32:
+		return "f32", true
+	case tensor.F16:
+		return "f16", true
+	case tensor.BF16:
+		return "bf16", true
+	case tensor.Q4_0:
+		return "q4_0", true
+	case tensor.Q4_1:
+		return "q4_1", true
+	case tensor.Q5_0:
+		return "q5_0", true
+	case tensor.Q5_1:
+		return "q5_1", true
+	case tensor.Q8_0:
+		return "q8_0", true
+	case tensor.IQ4_NL:
+		return "iq4_nl", true
+	case tensor.Q2_K:
+		return "q2_k", true
+	case tensor.Q3_K:
+		return "q3_k", true
+	case tensor.Q4_K:
+		return "q4_k", true
+	case tensor.Q5_K:
+		return "q5_k", true
+	case tensor.Q6_K:
+		return "q6_k", true
+	case tensor.IQ4_XS:
+		return "iq4_xs", true
+	}
+	return "", false
+}
+
+// SupportedTypes lists the weight types the kernels decode.
+func SupportedTypes() []tensor.Type {
+	var ts []tensor.Type
+	for t := tensor.Type(0); t < 64; t++ {
+		if _, ok := typeSuffix(t); ok {
+			ts = append(ts, t)
+		}
+	}
+	return ts
+}
+
+// productKernels are one weight type's kernels.
+type productKernels struct {
+	mv, mm, rows cu.Function
+	// act says the products read activations rounded to the CPU's 8-bit
+	// grid (quant_act), as the CPU engine's quantised products do.
+	act bool
+}
+
+// kernels are the functions of the loaded modules.
+type kernels struct {
+	prod                                                map[tensor.Type]productKernels
+	rmsnorm, headRMSNorm, addBias, swiglu, geglu, scale cu.Function
+	add, rope, storeKV, attend, projAdd, quantAct       cu.Function
+}
+
+// KernelNames lists every kernel the Go side launches: each must exist in
+// the embedded PTX (a test checks this without a GPU).
+func KernelNames() []string {
+	names := []string{"rmsnorm", "head_rmsnorm", "add_bias", "swiglu", "geglu", "scale", "add", "rope", "store_kv", "attend", "proj_add", "quant_act"}
+	for _, t := range SupportedTypes() {
+		s, _ := typeSuffix(t)
+		names = append(names, "mv_"+s, "mm_"+s, "rows_"+s)
+	}
+	return names
+}
+
+// findKernel looks a kernel up in the module whose PTX declares it: asking
+// the others would be failed driver calls, which compute-sanitizer reports.
+func findKernel(d *cu.Driver, mods []cu.Module, name string) (cu.Function, error) {
+	for i, file := range modules {
+		src, err := ptx.ReadFile(file)
+		if err != nil {
+			return 0, err
+		}
+		if bytes.Contains(src, []byte(".entry "+name+"(")) {
+			return d.Function(mods[i], name)
+		}
+	}
+	return 0, fmt.Errorf("kernel %s is in none of the modules", name)
+}
+
+// resolve finds every kernel with find.
+func (k *kernels) resolve(find func(name string) (cu.Function, error)) error {
+	var errs []error
+	get := func(dst *cu.Function, name string) {
+		f, err := find(name)
+		errs = append(errs, err)
+		*dst = f
+	}
+	get(&k.rmsnorm, "rmsnorm")
+	get(&k.headRMSNorm, "head_rmsnorm")
+	get(&k.addBias, "add_bias")
+	get(&k.swiglu, "swiglu")
+	get(&k.geglu, "geglu")
+	get(&k.scale, "scale")
+	get(&k.add, "add")
+	get(&k.rope, "rope")
+	get(&k.storeKV, "store_kv")
+	get(&k.attend, "attend")
+	get(&k.projAdd, "proj_add")
+	get(&k.quantAct, "quant_act")
+	k.prod = map[tensor.Type]productKernels{}
+	for _, t := range SupportedTypes() {
+		s, _ := typeSuffix(t)
+		var p productKernels
+		get(&p.mv, "mv_"+s)
+		get(&p.mm, "mm_"+s)
+		get(&p.rows, "rows_"+s)
+		p.act = t != tensor.F32 && t != tensor.F16 && t != tensor.BF16
+		k.prod[t] = p
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,401 @@
+package cuda
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/isagi-lab/isagi/engine/model"
+	"github.com/isagi-lab/isagi/engine/tensor"
+	"github.com/isagi-lab/isagi/gpu/cuda/cu"
+)
+
+// These tests run the host side of the backend — memory plan, launch
+// dimensions, argument packing, kernel names — on a machine without a GPU:
+// a recording driver stands in for libcuda, checks every launch against
+// the parameter list of its kernel in the embedded PTX, and emulates device
+// memory with host bytes (kernels do not run, so values are not checked:
+// that is the device check's job, scripts/device-check.sh).
+
+// ptxParams parses the embedded PTX: for every kernel, the kinds of its
+// parameters in order ('p' for a 64-bit pointer, 'i' for a 32-bit integer,
+// 'f' for a float).
+func ptxParams(t testing.TB) map[string][]byte {
+	t.Helper()
+	entry := regexp.MustCompile(`^\.visible \.entry (\w+)\($`)
+	param := regexp.MustCompile(`^\s*\.param \.(u64|u32|s32|f32) \w+,?$`)
+	out := map[string][]byte{}
+	for _, name := range modules {
+		src, err := ptx.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(strings.NewReader(string(src)))
+		cur := ""
+		for sc.Scan() {
+			line := sc.Text()
+			if m := entry.FindStringSubmatch(line); m != nil {
+				cur = m[1]
+				out[cur] = []byte{}
+				continue
+			}
+			if cur == "" {
+				continue
+			}
+			if m := param.FindStringSubmatch(line); m != nil {
+				out[cur] = append(out[cur], map[string]byte{"u64": 'p', "u32": 'i', "s32": 'i', "f32": 'f'}[m[1]])
+				continue
+			}
+			if strings.HasPrefix(strings.TrimSpace(line), ")") {
+				cur = ""
+			}
+		}
+	}
+	return out
+}
+
+func TestKernelNamesExistInPTX(t *testing.T) {
+	params := ptxParams(t)
+	if len(params) == 0 {
+		t.Fatal("no kernels found in the embedded PTX")
+	}
+	for _, n := range KernelNames() {
+		if _, ok := params[n]; !ok {
+			t.Errorf("kernel %s is launched by the backend but missing from the PTX", n)
+		}
+	}
+}
+
+// launch is one recorded kernel launch.
+type launch struct {
+	name        string
+	grid, block [3]uint32
+}
+
+// fakeDriver records launches and checks them, and keeps device memory as
+// host byte slices at fake addresses.
+type fakeDriver struct {
+	t        testing.TB
+	names    []string // Function handle i+1 is names[i]
+	params   map[string][]byte
+	mem      map[cu.DevicePtr][]byte
+	next     cu.DevicePtr
+	launches []launch
+	record   bool
+	errs     []string
+}
+
+func newFakeDevice(t testing.TB) (*Device, *fakeDriver) {
+	f := &fakeDriver{t: t, params: ptxParams(t), mem: map[cu.DevicePtr][]byte{}, next: 1 << 20}
+	g := &Device{d: f, name: "fake", cc: [2]int{9, 0}, mats: map[*tensor.Matrix]*mat{}}
+	err := g.k.resolve(func(name string) (cu.Function, error) {
+		if _, ok := f.params[name]; !ok {
+			return 0, fmt.Errorf("kernel %s not in the PTX", name)
+		}
+		f.names = append(f.names, name)
+		return cu.Function(len(f.names)), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, f
+}
+
+func (f *fakeDriver) errorf(format string, a ...any) {
+	if len(f.errs) < 20 {
+		f.errs = append(f.errs, fmt.Sprintf(format, a...))
+	}
+}
+
+// find returns the allocation holding p and p's offset in it.
+func (f *fakeDriver) find(p cu.DevicePtr) ([]byte, int, bool) {
+	for base, b := range f.mem {
+		if p >= base && p < base+cu.DevicePtr(len(b)) {
+			return b, int(p - base), true
+		}
+	}
+	return nil, 0, false
+}
+
+func (f *fakeDriver) SetCurrent(cu.Context) error { return nil }
+func (f *fakeDriver) Alloc(n uint64) (cu.DevicePtr, error) {
+	p := f.next
+	f.mem[p] = make([]byte, n)
+	f.next += cu.DevicePtr((n + 255) &^ 255)
+	return p, nil
+}
+func (f *fakeDriver) Free(p cu.DevicePtr) error {
+	if _, ok := f.mem[p]; !ok {
+		f.errorf("free of %#x, which is not an allocation", p)
+	}
+	delete(f.mem, p)
+	return nil
+}
+func (f *fakeDriver) MemsetD8(p cu.DevicePtr, v byte, n uint64) error {
+	b, off, ok := f.find(p)
+	if !ok || off+int(n) > len(b) {
+		f.errorf("memset of %d bytes at %#x outside an allocation", n, p)
+		return nil
+	}
+	for i := range int(n) {
+		b[off+i] = v
+	}
+	return nil
+}
+func (f *fakeDriver) HtoD(dst cu.DevicePtr, src unsafe.Pointer, n uint64) error {
+	b, off, ok := f.find(dst)
+	if !ok || off+int(n) > len(b) {
+		f.errorf("copy of %d bytes to %#x outside an allocation", n, dst)
+		return nil
+	}
+	copy(b[off:], unsafe.Slice((*byte)(src), n))
+	return nil
+}
+func (f *fakeDriver) DtoH(dst unsafe.Pointer, src cu.DevicePtr, n uint64) error {
+	b, off, ok := f.find(src)
+	if !ok || off+int(n) > len(b) {
+		f.errorf("copy of %d bytes from %#x outside an allocation", n, src)
+		return nil
+	}
+	copy(unsafe.Slice((*byte)(dst), n), b[off:])
+	return nil
+}
+func (f *fakeDriver) MemGetInfo() (uint64, uint64, error) {
+	var used uint64
+	for _, b := range f.mem {
+		used += uint64(len(b))
+	}
+	return 80<<30 - used, 80 << 30, nil
+}
+func (f *fakeDriver) UnloadModule(cu.Module) error          { return nil }
+func (f *fakeDriver) ReleasePrimaryContext(cu.Device) error { return nil }
+
+// Launch checks the launch against the kernel's PTX signature and CUDA's
+// limits: argument count and kinds, pointers inside live allocations (or
+// null where a kernel takes an optional table), grid and block sizes.
+func (f *fakeDriver) Launch(fn cu.Function, grid, block [3]uint32, shared uint32, s cu.Stream, a *cu.Args) error {
+	if fn < 1 || int(fn) > len(f.names) {
+		f.errorf("launch of an unknown function %d", fn)
+		return nil
+	}
+	name := f.names[fn-1]
+	want := f.params[name]
+	if a.Len() != len(want) {
+		f.errorf("%s: %d arguments packed, the kernel takes %d", name, a.Len(), len(want))
+		return nil
+	}
+	for i, k := range want {
+		if got := a.Kind(i); got != k {
+			f.errorf("%s: argument %d packed as %c, the kernel's is %c", name, i, got, k)
+		}
+		if k == 'p' {
+			p := cu.DevicePtr(a.Value(i))
+			if _, _, ok := f.find(p); !ok && !(p == 0 && (name == "rope" || strings.HasPrefix(name, "rows_"))) {
+				f.errorf("%s: argument %d is %#x, not inside an allocation", name, i, p)
+			}
+		}
+	}
+	threads := block[0] * block[1] * block[2]
+	if threads == 0 || threads > 1024 || threads%32 != 0 {
+		f.errorf("%s: a block of %v threads", name, block)
+	}
+	if grid[0] == 0 || grid[1] == 0 || grid[2] == 0 || grid[1] > 65535 || grid[2] > 65535 {
+		f.errorf("%s: a grid of %v", name, grid)
+	}
+	if f.record {
+		f.launches = append(f.launches, launch{name, grid, block})
+	}
+	return nil
+}
+
+func fixture(t testing.TB, parts ...string) string {
+	t.Helper()
+	p := filepath.Join(append([]string{"..", "..", "..", "shared", "fixtures"}, parts...)...)
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("fixture %s is missing (the tests read ../shared/fixtures): %v", p, err)
+	}
+	return p
+}
+
+// TestForwardOnRecorder runs prompts and decode steps of several models
+// through the backend on the recording driver: every launch must match its
+// kernel, and a decode step launches a fixed sequence.
+func TestForwardOnRecorder(t *testing.T) {
+	for _, path := range []string{
+		fixture(t, "kjv", "kjv-q8_0.gguf"),
+		fixture(t, "quants", "qwen2-q4_k_m.gguf"),
+		fixture(t, "archs", "qwen3.gguf"),
+		fixture(t, "archs", "gemma2.gguf"),
+		fixture(t, "archs", "llama-rope-freqs-f16.gguf"),
+	} {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			m, err := model.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+			g, f := newFakeDevice(t)
+			b, err := g.NewBackend()
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := m.NewStateOn(128, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			logits := make([]float32, m.Config.Vocab)
+			prompt := []int32{1, 5, 9, 13, 17, 21, 25, 29, 33, 37}
+			if err := st.Forward(prompt, logits); err != nil {
+				t.Fatal(err)
+			}
+			f.record = true
+			if err := st.Forward([]int32{7}, logits); err != nil {
+				t.Fatal(err)
+			}
+			first := append([]launch(nil), f.launches...)
+			f.launches = f.launches[:0]
+			if err := st.Forward([]int32{8}, logits); err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(first) != fmt.Sprint(f.launches) {
+				t.Errorf("two decode steps launched differently:\n%v\n%v", first, f.launches)
+			}
+			if len(first) == 0 {
+				t.Fatal("a decode step launched nothing")
+			}
+			for _, e := range f.errs {
+				t.Error(e)
+			}
+			if err := b.Err(); err != nil {
+				t.Fatal(err)
+			}
+			// A decode step allocates nothing on the host.
+			tok := []int32{3}
+			if n := testing.AllocsPerRun(20, func() {
+				st.Truncate(st.Pos() - 1)
+				if err := st.Forward(tok, logits); err != nil {
+					t.Fatal(err)
+				}
+			}); n != 0 {
+				t.Errorf("a decode step allocates %v times", n)
+			}
+			st.Close()
+			if err := b.Close(); err != nil {
+				t.Fatal(err)
+			}
+			// Everything but the shared weights is freed with the backend;
+			// the weights go with the device.
+			if err := g.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if len(f.mem) != 0 {
+				t.Errorf("%d allocations left after Close", len(f.mem))
+			}
+			counts := map[string]int{}
+			for _, l := range first {
+				counts[l.name]++
+			}
+			keys := make([]string, 0, len(counts))
+			for k := range counts {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			t.Logf("decode step: %d launches %v", len(first), counts)
+		})
+	}
+}
+
+// TestBindOnce: two backends of one device share one upload of a matrix,
+// and it is freed when the last lets go.
+func TestBindOnce(t *testing.T) {
+	g, f := newFakeDevice(t)
+	m, err := tensor.NewMatrix(tensor.Q8_0, 4, 64, make([]byte, 4*2*34))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b1, _ := g.NewBackend()
+	b2, _ := g.NewBackend()
+	before := len(f.mem)
+	w1, err := b1.Matrix(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w2, err := b2.Matrix(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w1 != w2 || len(f.mem) != before+1 {
+		t.Fatalf("two binds of one matrix made %d uploads", len(f.mem)-before)
+	}
+	b1.Release(w1)
+	if len(f.mem) != before+1 {
+		t.Fatal("the matrix was freed while another backend holds it")
+	}
+	b2.Release(w2)
+	if len(f.mem) != before {
+		t.Fatal("the matrix outlived its last holder")
+	}
+	if _, err := b1.Matrix(&tensor.Matrix{Type: tensor.IQ2_XXS, Rows: 1, Cols: 256, Data: make([]byte, 66)}); err == nil {
+		t.Fatal("an IQ2_XXS matrix was accepted; the kernels do not decode it")
+	}
+}
+
+// TestSharesOnRecorder is the device check's leak test on the recorder:
+// generations on backends shared from one root, each closed after use,
+// must launch only on live memory (the weights outlive the backend that
+// bound them) and leave the device's allocations where the first left them.
+func TestSharesOnRecorder(t *testing.T) {
+	m, err := model.Open(fixture(t, "kjv", "kjv-q8_0.gguf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	g, f := newFakeDevice(t)
+	root, err := g.NewBackend()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen := func() {
+		sb, err := root.Share()
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := m.NewStateOn(32, sb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		logits := make([]float32, m.Config.Vocab)
+		if err := st.Forward([]int32{1, 40, 50, 60}, logits); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Forward([]int32{7}, logits); err != nil {
+			t.Fatal(err)
+		}
+		st.Close()
+		if err := sb.(*Backend).Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gen()
+	after1 := len(f.mem)
+	for range 5 {
+		gen()
+	}
+	for _, e := range f.errs {
+		t.Error(e)
+	}
+	if len(f.mem) != after1 {
+		t.Errorf("%d allocations after one generation, %d after six", after1, len(f.mem))
+	}
+	// Closing the model hands its matrices back: the device frees them.
+	m.Close()
+	if len(g.mats) != 0 {
+		t.Errorf("%d matrices stay on the device after the model closed", len(g.mats))
+	}
+}

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Prepares what scripts/device-check.sh needs on a GPU machine that has no
+# Go: the test binary of gpu/cuda, synthgguf and isagi, built here, and the
+# fixture models, all under .device/ (ignored by git; the device tool carries
+# it). The transfer is limited to 64 MiB with the work tree, so the fixtures
+# come in two sets:
+#
+#	scripts/device-bundle.sh        set a: stories260K, archs, kjv q4_k_m
+#	                                and the quants that fit (the small ones,
+#	                                q2_k, q3_k_m, q4_0, q5_0, q5_k_m, q6_k,
+#	                                iq4_xs; kjv
+#	                                q8_0 is demo/kjv-q8_0.gguf, in the
+#	                                tree), the kernel, leak, memcheck, CLI
+#	                                and speed checks
+#	scripts/device-bundle.sh b      set b: kjv f32, f16, q4_k_s and the
+#	                                other quants: conformance only
+set -euo pipefail
+cd "$(dirname "$0")/.."
+set_=${1:-a}
+fx=${FIXTURES:-../shared/fixtures}
+[ -d "$fx" ] || { echo "device-bundle: $fx is missing" >&2; exit 1; }
+rm -rf .device
+mkdir -p .device/fixtures/kjv .device/fixtures/quants .device/fixtures/archs .device/fixtures/stories260k
+export CGO_ENABLED=1
+# Stripped (-s -w): the symbol tables would take a fifth of the transfer.
+go test -c -ldflags "-s -w" -o .device/cuda.test ./gpu/cuda
+go build -ldflags "-s -w" -o .device/synthgguf ./engine/internal/synth/synthgguf
+go build -ldflags "-s -w -X main.version=$(git describe --tags --always --dirty 2>/dev/null || echo dev)" -o .device/isagi ./cmd/isagi
+gzip -6 .device/cuda.test .device/synthgguf .device/isagi
+case "$set_" in
+a)
+	cp "$fx"/stories260k/*.gguf .device/fixtures/stories260k/
+	cp "$fx"/kjv/kjv-q4_k_m.gguf .device/fixtures/kjv/
+	cp "$fx"/archs/*.gguf .device/fixtures/archs/
+	for q in qwen2-q4_k_m llama-rope-freqs-q4_k_m kjv-q2_k kjv-q3_k_m kjv-q4_0 kjv-q5_0 kjv-q5_k_m kjv-q6_k kjv-iq4_xs; do
+		cp "$fx/quants/$q.gguf" .device/fixtures/quants/
+	done
+	;;
+b)
+	cp "$fx"/kjv/kjv-f32.gguf "$fx"/kjv/kjv-f16.gguf "$fx"/kjv/kjv-q4_k_s.gguf .device/fixtures/kjv/
+	for q in kjv-q3_k_s kjv-q4_1 kjv-q5_1 kjv-iq4_nl; do
+		cp "$fx/quants/$q.gguf" .device/fixtures/quants/
+	done
+	;;
+*)
+	echo "device-bundle: set a or b, not $set_" >&2
+	exit 2
+	;;
+esac
+echo "$set_" >.device/set
+# The device tool carries at most 64 MiB with the work tree.
+tree=$( (git ls-files -z; git ls-files -z --others --exclude-standard) | xargs -0 du -cb 2>/dev/null | tail -1 | cut -f1)
+total=$(($(du -sb .device | cut -f1) + tree))
+echo "device-bundle: set $set_, $((total >> 20)) MiB with the work tree (the limit is 64)"
+[ $total -le $((64 << 20)) ] || { echo "device-bundle: too large to carry" >&2; exit 1; }

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# The one command to run on a GPU machine (docs/gpu.md). It needs no Go:
+# scripts/device-bundle.sh built the binaries and gathered the fixtures into
+# .device/ on a CPU machine. It writes JSON records and summary.txt to $OUT
+# and finishes in a few minutes on an H100:
+#   - every weight type's products and the other operations against the CPU;
+#   - greedy conformance with the CPU engine on the fixture models;
+#   - 1,000 generations in one process, device memory back where it was;
+#   - compute-sanitizer memcheck on short decodes;
+#   - decode and prefill speed, % of the copy-bandwidth roofline and tokens
+#     per joule on synthetic SmolLM2-135M, 1B and 8B shapes (set a only).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/isagi-device}
+mkdir -p "$OUT"
+B=.device
+S="$OUT/summary.txt"
+: >"$S"
+say() { echo "$*" | tee -a "$S"; }
+for f in "$B"/*.gz; do [ -e "$f" ] && gunzip -f "$f"; done
+chmod +x "$B"/cuda.test "$B"/synthgguf "$B"/isagi 2>/dev/null
+ln -sf "$PWD/demo/kjv-q8_0.gguf" "$B/fixtures/kjv/kjv-q8_0.gguf"
+set_=$(cat "$B/set" 2>/dev/null || echo a)
+nvidia-smi --query-gpu=name,driver_version,memory.total,power.limit,clocks.max.sm,clocks.max.mem --format=csv >"$OUT/gpu.csv" 2>&1
+say "== $(tail -1 "$OUT/gpu.csv") · fixture set $set_ · $(date -u +%FT%TZ)"
+export ISAGI_REQUIRE_GPU=1 ISAGI_FIXTURES="$PWD/$B/fixtures" ISAGI_DEVICE_OUT="$OUT"
+status=0
+step() { # name, timeout, command…
+	local name=$1 t=$2
+	shift 2
+	local start=$SECONDS
+	timeout "$t" "$@" >"$OUT/$name.log" 2>&1
+	local rc=$?
+	say "$name: rc=$rc in $((SECONDS - start)) s"
+	[ $rc = 0 ] || { status=1; grep -E -- '--- FAIL|FAIL|Error|error|panic' "$OUT/$name.log" | head -20 | tee -a "$S"; }
+}
+if [ "$set_" = a ]; then
+	step kernels 90 "$B"/cuda.test -test.run '^(TestGPUProducts|TestGPUOps)$' -test.v
+fi
+step conformance 120 "$B"/cuda.test -test.run '^TestGPUConformance$' -test.v
+if [ "$set_" = a ]; then
+	step leaks 90 "$B"/cuda.test -test.run '^TestGPULeaks$' -test.v
+	if command -v compute-sanitizer >/dev/null; then
+		step memcheck 120 compute-sanitizer --tool memcheck --error-exitcode 9 "$B"/cuda.test -test.run '^TestGPUMemcheckDecode$' -test.v
+		grep -E 'ERROR SUMMARY' "$OUT/memcheck.log" | tee -a "$S"
+	else
+		say "memcheck: compute-sanitizer is not installed here"
+	fi
+	if [ -x "$B"/isagi ]; then
+		# The command line end to end: the same sampled reply (seed 7,
+		# default temperature) on the GPU and on the CPU, and bench's
+		# report of the backend.
+		step cli 60 "$B"/isagi run --gpu --demo --prompt " The LORD is my shepherd" -n 48 --seed 7
+		"$B"/isagi run --cpu --demo --prompt " The LORD is my shepherd" -n 48 --seed 7 >"$OUT/cli-cpu.log" 2>&1
+		if cmp -s "$OUT/cli.log" "$OUT/cli-cpu.log"; then
+			say "cli: isagi run --gpu and --cpu print the same 48 sampled tokens"
+		else
+			say "cli: isagi run --gpu and --cpu differ:"
+			cat "$OUT/cli.log" "$OUT/cli-cpu.log" | tee -a "$S"
+		fi
+		step bench-cli 60 "$B"/isagi bench --demo --json -p 64 -n 64
+		grep -E '"(backend|decode_tok_s|prefill_tok_s|tokens_per_joule|power_w)"' "$OUT/bench-cli.log" | tee -a "$S"
+	fi
+	gen=/tmp/isagi-synth
+	mkdir -p $gen
+	models=()
+	for spec in ${ISAGI_DEVICE_SHAPES:-smollm2-135m:f16 smollm2-135m:q8_0 smollm2-135m:q4_k_m llama-1b:f16 llama-1b:q8_0 llama-1b:q4_k_m llama-8b:q8_0 llama-8b:q4_k_m}; do
+		f="$gen/${spec%%:*}-${spec##*:}.gguf"
+		[ -e "$f" ] || "$B"/synthgguf -random "${spec%%:*}" "${spec##*:}" "$f" || { say "synthgguf $spec failed"; continue; }
+		models+=("$f")
+	done
+	step bench 200 env ISAGI_BENCH_MODELS="$(IFS=,; echo "${models[*]}")" "$B"/cuda.test -test.run '^$' -test.bench '^BenchmarkGPU$' -test.benchtime 8x
+fi
+python3 - "$OUT" <<'PY' | tee -a "$S"
+import json, os, sys
+out = sys.argv[1]
+def rows(name):
+    p = os.path.join(out, name)
+    return [json.loads(l) for l in open(p)] if os.path.exists(p) else []
+c = rows("conformance.jsonl")
+if c:
+    bad = [r for r in c if not r["ok"]]
+    print(f"conformance: {len(c) - len(bad)}/{len(c)} models agree with the CPU")
+    for r in c:
+        tie = f", near-tie at step {r['near_tie_at']}" if r["near_tie_at"] >= 0 else ""
+        print(f"  {r['model']:40s} {'ok ' if r['ok'] else 'BAD'} {r['greedy_steps_equal']:3d} greedy steps equal{tie}; first logits max |Δ| {r['first_logits_max_abs_diff']:.2e} of {r['first_logits_max_abs']:.2f}")
+for r in rows("leaks.jsonl"):
+    print(f"leaks: {r['generations']} generations in {r['seconds']:.1f} s, free memory {r['free_before']} → {r['free_after']} ({-r['leaked_bytes']:+d} bytes)")
+for r in rows("launch.jsonl"):
+    print(f"launch overhead: {r['backend_us']:.2f} µs an operation through the backend, {r['bare_launch_us']:.2f} µs a bare launch")
+b = rows("bench.jsonl")
+if b:
+    print(f"speed (copy bandwidth {b[0]['copy_bandwidth_gbs']:.0f} GB/s read+write, on {b[0]['device']}):")
+    for r in b:
+        tj = f"{r['tokens_per_joule']:.2f} tok/J at {r['power_w']:.0f} W" if "tokens_per_joule" in r else "no NVML power"
+        print(f"  {r['model']:22s} decode {r.get('decode_tok_s', 0):8.1f} tok/s ({r.get('decode_roofline_pct', 0):5.1f}% of roofline, {r['weight_bytes_per_token'] / 2**20:.0f} MiB/token) · prefill {r.get('prefill_tok_s', 0):8.1f} tok/s · {tj}")
+PY
+say "device-check: $([ $status = 0 ] && echo PASS || echo FAIL)"
+exit $status
