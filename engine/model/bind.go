@@ -27,7 +27,7 @@ type bound struct {
 	// (once each), for Model.Close to release on a backend that can.
 	by   backend.Backend
 	mats []backend.Matrix
-	w stateWeights
+	w    stateWeights
 	// lin is every block's dense products; a State copies it and replaces
 	// the slots a projection compresses.
 	lin []blockLinears
