@@ -47,15 +47,16 @@ if [ "$set_" = a ]; then
 		say "memcheck: compute-sanitizer is not installed here"
 	fi
 	if [ -x "$B"/isagi ]; then
-		# The command line end to end: the same sampled reply (seed 7,
-		# default temperature) on the GPU and on the CPU, and bench's
-		# report of the backend.
-		step cli 60 "$B"/isagi run --gpu --demo --prompt " The LORD is my shepherd" -n 48 --seed 7
-		"$B"/isagi run --cpu --demo --prompt " The LORD is my shepherd" -n 48 --seed 7 >"$OUT/cli-cpu.log" 2>&1
+		# The command line end to end: the same greedy reply on the GPU and
+		# on the CPU (sampled replies part where the two sides' small
+		# logit differences cross a draw), and bench's report of the
+		# backend.
+		step cli 60 "$B"/isagi run --gpu --demo --prompt " The LORD is my shepherd" -n 48 --temp 0
+		"$B"/isagi run --cpu --demo --prompt " The LORD is my shepherd" -n 48 --temp 0 >"$OUT/cli-cpu.log" 2>&1
 		if cmp -s "$OUT/cli.log" "$OUT/cli-cpu.log"; then
-			say "cli: isagi run --gpu and --cpu print the same 48 sampled tokens"
+			say "cli: isagi run --gpu and --cpu print the same 48 greedy tokens"
 		else
-			say "cli: isagi run --gpu and --cpu differ:"
+			say "cli: isagi run --gpu and --cpu differ (greedy):"
 			cat "$OUT/cli.log" "$OUT/cli-cpu.log" | tee -a "$S"
 		fi
 		step bench-cli 60 "$B"/isagi bench --demo --json -p 64 -n 64
@@ -83,7 +84,7 @@ if c:
     print(f"conformance: {len(c) - len(bad)}/{len(c)} models agree with the CPU")
     for r in c:
         tie = f", near-tie at step {r['near_tie_at']}" if r["near_tie_at"] >= 0 else ""
-        print(f"  {r['model']:40s} {'ok ' if r['ok'] else 'BAD'} {r['greedy_steps_equal']:3d} greedy steps equal{tie}; first logits max |Δ| {r['first_logits_max_abs_diff']:.2e} of {r['first_logits_max_abs']:.2f}")
+        print(f"  {r['model']:40s} {'ok ' if r['ok'] else 'BAD'} {r['greedy_steps_equal']:3d} greedy steps equal{tie}; first logits max |Δ| {r['first_logits_max_abs_diff']:.2e} of {r['first_logits_max_abs']:.2f} (tolerance {r.get('tolerance_relative', 0):g} of it)")
 for r in rows("leaks.jsonl"):
     print(f"leaks: {r['generations']} generations in {r['seconds']:.1f} s, free memory {r['free_before']} → {r['free_after']} ({-r['leaked_bytes']:+d} bytes)")
 for r in rows("launch.jsonl"):

@@ -425,7 +425,9 @@ func (b *Backend) product(d cu.DevicePtr, m *mat, x cu.DevicePtr, n int, beta fl
 func (b *Backend) productOf(d cu.DevicePtr, m *mat, x cu.DevicePtr, n int, beta float32) {
 	b.args.Reset().Ptr(m.p).I32(int32(m.rb)).I32(int32(m.rows)).I32(int32(m.cols)).Ptr(x).Ptr(d).I32(int32(n)).F32(beta)
 	if n == 1 {
-		b.launch("product", m.k.mv, [3]uint32{blocks(m.rows, 4), 1, 1}, [3]uint32{128, 1, 1})
+		// Decode: a block's four warps share a row (split-K), so that a
+		// 2048-row matrix still keeps every SM's warps busy.
+		b.launch("product", m.k.mv, [3]uint32{uint32(m.rows), 1, 1}, [3]uint32{128, 1, 1})
 		return
 	}
 	b.launch("product", m.k.mm, [3]uint32{blocks(m.rows, 4), blocks(n, 8), 1}, [3]uint32{128, 1, 1})

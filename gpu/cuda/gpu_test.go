@@ -349,18 +349,37 @@ type conformance struct {
 	NearTieAt  int     `json:"near_tie_at"` // -1: none within the steps
 	MaxLogit   float64 `json:"first_logits_max_abs_diff"`
 	LogitScale float64 `json:"first_logits_max_abs"`
+	Tolerance  float64 `json:"tolerance_relative"`
 	OK         bool    `json:"ok"`
 }
 
-// Tolerances: first-step logits within 1e-3 of the largest logit's
-// magnitude (the two sides sum in different orders, in float32; measured
-// differences are far below); a greedy step may differ only where the CPU's
-// two best logits are within 1e-3 of each other (a near-tie, where the
-// order of a sum decides).
+// Tolerances, relative to the largest first-step logit. A greedy step may
+// differ only where the CPU's two best logits are within twice the
+// tolerance (a near-tie: within what the two sides may differ by).
+//
+//   - Float weights (F32, F16, BF16): 1e-3. The two sides sum in different
+//     orders in float32; measured differences on the H100 are below 5e-5.
+//   - Quantised weights: 1e-2. Both sides round activations to the same
+//     8-bit grid before the product (quant_act, engine/tensor's act), but
+//     a float difference of one ulp before the rounding (the CPU's SwiGLU
+//     uses a vectorised exp, for one) can move a code by one step, d =
+//     amax/127 of its block; a few such flips moved the first logits of the
+//     kjv fixtures by up to 5e-3 of the largest (0.06 of 12) on the H100,
+//     while every greedy step agreed.
 const (
-	logitTol   = 1e-3
-	nearTieTol = 1e-3
+	logitTolFloat = 1e-3
+	logitTolQuant = 1e-2
 )
+
+// quantised says whether any of m's matrices is in a quantised type.
+func quantised(m *model.Model) bool {
+	for _, ti := range m.File().Tensors {
+		if len(ti.Dims) >= 2 && ti.Type != tensor.F32 && ti.Type != tensor.F16 && ti.Type != tensor.BF16 {
+			return true
+		}
+	}
+	return false
+}
 
 // TestGPUConformance decodes greedily on the GPU and on the CPU engine from
 // the same prompt, feeding both the CPU's choice, and wants the same token
@@ -406,17 +425,21 @@ func TestGPUConformance(t *testing.T) {
 			if err := cs.Forward(prompt, cl); err != nil {
 				t.Fatal(err)
 			}
-			c := conformance{Model: rel, NearTieAt: -1}
+			c := conformance{Model: rel, NearTieAt: -1, Tolerance: logitTolFloat}
+			if quantised(m) {
+				c.Tolerance = logitTolQuant
+			}
 			for i := range cl {
 				c.MaxLogit = max(c.MaxLogit, math.Abs(float64(gl[i]-cl[i])))
 				c.LogitScale = max(c.LogitScale, math.Abs(float64(cl[i])))
 			}
-			c.OK = c.MaxLogit <= logitTol*max(c.LogitScale, 1)
+			tol := c.Tolerance * max(c.LogitScale, 1)
+			c.OK = c.MaxLogit <= tol
 			const steps = 48
 			for step := 0; step < steps; step++ {
 				best, second := top2(cl)
 				if gb := argmax(gl); gb != best {
-					if cl[best]-cl[second] <= nearTieTol*float32(max(c.LogitScale, 1)) {
+					if float64(cl[best]-cl[second]) <= 2*tol {
 						c.NearTieAt = step
 						break
 					}
@@ -436,7 +459,7 @@ func TestGPUConformance(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if !c.OK && c.MaxLogit > logitTol*max(c.LogitScale, 1) {
+			if c.MaxLogit > tol {
 				t.Errorf("first-step logits differ by %g (largest logit %g)", c.MaxLogit, c.LogitScale)
 			}
 			t.Logf("%d greedy steps equal, near-tie at %d, first logits max |Δ| %.3g of %.3g", c.Steps, c.NearTieAt, c.MaxLogit, c.LogitScale)

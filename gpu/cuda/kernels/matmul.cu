@@ -17,42 +17,66 @@
 
 #define WARPS 4
 
-template <int T, int NT, int E, int U>
+template <int T, int NT, int E, int U, int S>
 __device__ __forceinline__ void mm_rows(const uint8_t *__restrict__ w, int rowBytes, int rows, int cols,
                                         const float *__restrict__ x, float *__restrict__ y, int n, float beta) {
+	__shared__ float part[WARPS][NT];
 	int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-	int r = blockIdx.x * WARPS + warp;
+	int r = blockIdx.x * (WARPS / S) + warp / S, wk = warp % S;
 	int t0 = blockIdx.y * NT;
-	if (r >= rows) return;
+	bool live = r < rows; // no early return: the block meets at a barrier
 	float acc[NT];
 	// float4 loads need 16-byte alignment: every row of x starts on it
 	// when x does and cols is a multiple of 4 (always, but for a tiny
 	// float model's odd width).
 	int vec = E == 4 && (cols & 3) == 0 && ((uintptr_t)x & 15) == 0;
-	mm_lane(T, NT, E, U, w + (size_t)r * rowBytes, cols, x, n, t0, lane, vec, acc);
+	if (live) {
+		mm_lane(T, NT, E, U, w + (size_t)r * rowBytes, cols, x, n, t0, lane, vec, wk, S, acc);
+	} else {
+#pragma unroll
+		for (int t = 0; t < NT; t++) acc[t] = 0.f;
+	}
 #pragma unroll
 	for (int t = 0; t < NT; t++) {
-		float s = acc[t];
 #pragma unroll
-		for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
-		if (lane == 0 && t0 + t < n) {
+		for (int o = 16; o > 0; o >>= 1) acc[t] += __shfl_xor_sync(0xffffffffu, acc[t], o);
+	}
+	if (S > 1) {
+		if (lane == 0) {
+#pragma unroll
+			for (int t = 0; t < NT; t++) part[warp][t] = acc[t];
+		}
+		__syncthreads();
+		if (wk != 0) return;
+#pragma unroll
+		for (int t = 0; t < NT; t++) {
+			acc[t] = part[warp][t];
+			for (int k = 1; k < S; k++) acc[t] += part[warp + k][t];
+		}
+	}
+	if (!live || lane != 0) return;
+#pragma unroll
+	for (int t = 0; t < NT; t++) {
+		if (t0 + t < n) {
 			float *dst = y + (size_t)(t0 + t) * rows + r;
-			*dst = beta == 0.f ? s : s + beta * *dst;
+			*dst = beta == 0.f ? acc[t] : acc[t] + beta * *dst;
 		}
 	}
 }
 
-// Kernels per type: mv_<type> (NT = 1) and mm_<type> (NT = 8). Grid:
-// (ceil(rows/4), ceil(n/NT)); block: 128 threads. beta = 0 overwrites y,
-// beta = 1 accumulates into it (a residual add fused into the product).
+// Kernels per type: mv_<type> (decode: NT = 1, the 4 warps of a block
+// share one row, split-K) and mm_<type> (prefill: NT = 8, a warp a row).
+// Grid: (rows, 1) for mv_, (ceil(rows/4), ceil(n/8)) for mm_; block: 128
+// threads. beta = 0 overwrites y, beta = 1 accumulates into it (a residual
+// add fused into the product).
 #define PRODUCTS(name, T)                                                                                           \
 	extern "C" __global__ void __launch_bounds__(128) mv_##name(const uint8_t *w, int rowBytes, int rows, int cols, \
 	                                                              const float *x, float *y, int n, float beta) {    \
-		mm_rows<T, 1, 4, 2>(w, rowBytes, rows, cols, x, y, n, beta);                                                    \
+		mm_rows<T, 1, 4, 4, 4>(w, rowBytes, rows, cols, x, y, n, beta);                                                    \
 	}                                                                                                             \
 	extern "C" __global__ void __launch_bounds__(128) mm_##name(const uint8_t *w, int rowBytes, int rows, int cols, \
 	                                                              const float *x, float *y, int n, float beta) {    \
-		mm_rows<T, 8, 4, 1>(w, rowBytes, rows, cols, x, y, n, beta);                                                    \
+		mm_rows<T, 8, 4, 1, 1>(w, rowBytes, rows, cols, x, y, n, beta);                                                    \
 	}
 
 PRODUCTS(f32, T_F32)

@@ -428,9 +428,10 @@ QFN float de_elem(int t, const uint8_t *row, int u, int l) {
 
 // ---- one lane's share of a product row ----
 //
-// mm_lane is what lane `lane` of the warp that computes one output row of
-// W·x adds up, for up to NT rows of x from t0 (acc[t], before the warp's
-// sum). Each step takes E units of the row: 32/E lanes per unit, each lane
+// mm_lane is what lane `lane` of warp wk of the nk warps that compute one
+// output row of W·x adds up, for up to NT rows of x from t0 (acc[t], before
+// the warps' sum); the warps take the row's steps in turn (split-K), so a
+// short matrix still has a warp per 8 units in flight. Each step takes E units of the row: 32/E lanes per unit, each lane
 // E consecutive weights of it, so the warp reads the units' quants as
 // consecutive bytes and the activations as one contiguous run of 32·E
 // floats (float4 loads when vec). U steps are decoded before the
@@ -440,15 +441,15 @@ QFN float de_elem(int t, const uint8_t *row, int u, int l) {
 // 32 lanes' sums are the row's products (gpu/cuda/internal/hostq).
 #define MM_MAXNT 8
 #define MM_MAXE 4
-#define MM_MAXU 2
+#define MM_MAXU 4
 
 QFN void mm_lane(int T, int NT, int E, int U, const uint8_t *row, int cols, const float *x, int n, int t0,
-                 int lane, int vec, float *acc) {
+                 int lane, int vec, int wk, int nk, float *acc) {
 	for (int t = 0; t < NT; t++) acc[t] = 0.f;
 	int units = cols >> 5;
 	// Plain float rows may end in a partial unit (a tiny model's width);
 	// quantised rows never do (their blocks are 32 or 256 wide).
-	if (T == T_F32 || T == T_F16 || T == T_BF16) {
+	if ((T == T_F32 || T == T_F16 || T == T_BF16) && wk == 0) {
 		int c = 32 * units + lane;
 		if (c < cols) {
 			float wc = T == T_F32 ? f32_bits(ld32(row + 4 * c))
@@ -459,7 +460,7 @@ QFN void mm_lane(int T, int NT, int E, int U, const uint8_t *row, int cols, cons
 	}
 	int lpu = 32 / E; // lanes per unit
 	int du = lane / lpu, e0 = E * (lane % lpu);
-	for (int u0 = 0; u0 < units; u0 += E * U) {
+	for (int u0 = wk * E * U; u0 < units; u0 += E * U * nk) {
 		float wv[MM_MAXU][MM_MAXE];
 		int ok[MM_MAXU];
 #ifdef __CUDA_ARCH__

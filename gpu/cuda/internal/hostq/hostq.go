@@ -15,12 +15,14 @@ static float elem(int t, const uint8_t *row, int u, int l) { return de_elem(t, r
 
 // product runs a warp's row product lane by lane, for rows of x from t0
 // (NT of them), and adds up the lanes as the warp's shuffles do.
-static void product(int t, int nt, int e, int u, const uint8_t *row, int cols, const float *x, int n, int t0, float *out) {
+static void product(int t, int nt, int e, int u, int nk, const uint8_t *row, int cols, const float *x, int n, int t0, float *out) {
 	float sum[MM_MAXNT] = {0};
-	for (int lane = 0; lane < 32; lane++) {
-		float acc[MM_MAXNT];
-		mm_lane(t, nt, e, u, row, cols, x, n, t0, lane, 0, acc);
-		for (int k = 0; k < nt; k++) sum[k] += acc[k];
+	for (int wk = 0; wk < nk; wk++) {
+		for (int lane = 0; lane < 32; lane++) {
+			float acc[MM_MAXNT];
+			mm_lane(t, nt, e, u, row, cols, x, n, t0, lane, 0, wk, nk, acc);
+			for (int k = 0; k < nt; k++) sum[k] += acc[k];
+		}
 	}
 	for (int k = 0; k < nt; k++) out[k] = sum[k];
 }
@@ -72,13 +74,13 @@ func DecodeElems(t tensor.Type, row []byte, cols int) []float32 {
 }
 
 // RowProduct is what the product kernels compute for one weight row
-// against n rows of x (cols each), a warp emulated lane by lane with the
+// against n rows of x (cols each), the warps emulated lane by lane with the
 // kernels' own lane function (mm_lane): nt rows of x per warp, e weights a
-// lane, u steps in flight.
-func RowProduct(t tensor.Type, row []byte, cols int, x []float32, n, nt, e, u int) []float32 {
+// lane, u steps in flight, nk warps sharing the row.
+func RowProduct(t tensor.Type, row []byte, cols int, x []float32, n, nt, e, u, nk int) []float32 {
 	out := make([]float32, n+nt)
 	for t0 := 0; t0 < n; t0 += nt {
-		C.product(C.int(t), C.int(nt), C.int(e), C.int(u), (*C.uint8_t)(unsafe.Pointer(&row[0])), C.int(cols),
+		C.product(C.int(t), C.int(nt), C.int(e), C.int(u), C.int(nk), (*C.uint8_t)(unsafe.Pointer(&row[0])), C.int(cols),
 			(*C.float)(unsafe.Pointer(&x[0])), C.int(n), C.int(t0), (*C.float)(unsafe.Pointer(&out[t0])))
 	}
 	return out[:n]

@@ -80,13 +80,13 @@ func TestRowProduct(t *testing.T) {
 			if err := tensor.Dequantize(typ, w, row); err != nil {
 				t.Fatal(err)
 			}
-			for _, shape := range [][3]int{{1, 4, 2}, {8, 4, 1}} {
+			for _, shape := range [][4]int{{1, 4, 4, 4}, {8, 4, 1, 1}, {1, 4, 2, 1}} {
 				for _, n := range []int{1, 5, 13} {
 					x := make([]float32, n*cols)
 					for i := range x {
 						x[i] = float32(r.NormFloat64())
 					}
-					got := RowProduct(typ, row, cols, x, n, shape[0], shape[1], shape[2])
+					got := RowProduct(typ, row, cols, x, n, shape[0], shape[1], shape[2], shape[3])
 					for i := range n {
 						var ref, mag float64
 						for c := range cols {
