@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/isagi-lab/isagi/session"
 )
@@ -13,9 +14,14 @@ type modelPane struct {
 
 func (m *modelPane) lines() []string {
 	i := m.info
-	cpu := i.Kernels
-	if i.Threads > 0 {
-		cpu = fmt.Sprintf("%s × %d threads", i.Kernels, i.Threads)
+	// The CPU's kernels and threads, or the device a backend names
+	// ("cuda NVIDIA H100 …"), whose kernels are its own.
+	key, run := "cpu", i.Kernels
+	switch {
+	case i.Kernels == "" && i.Backend != "":
+		key, run = "device", strings.TrimPrefix(i.Backend, "cuda ")
+	case i.Threads > 0:
+		run = fmt.Sprintf("%s × %d threads", i.Kernels, i.Threads)
 	}
 	mode := i.Mode.String()
 	if i.Demo {
@@ -26,7 +32,7 @@ func (m *modelPane) lines() []string {
 		kv("arch", i.Arch),
 		kv("params", fmtCount(i.Params)+" · "+fmtBytes(i.FileBytes)),
 		kv("quant", i.WeightType+" · ctx "+fmt.Sprint(i.ContextSize)),
-		kv("cpu", cpu),
+		kv(key, run),
 		kv("mode", mode),
 		kv("rank", rankLabel(i)),
 	}

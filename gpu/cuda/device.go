@@ -19,8 +19,8 @@ import (
 //go:embed kernels/matmul.ptx kernels/ops.ptx
 var ptx embed.FS
 
-// modules are the PTX files, in load order.
-var modules = [...]string{"kernels/matmul.ptx", "kernels/ops.ptx"}
+// moduleFiles are the PTX files, in load order.
+func moduleFiles() []string { return []string{"kernels/matmul.ptx", "kernels/ops.ptx"} }
 
 // ErrUnavailable wraps every reason a GPU cannot be used: no driver, no
 // device, a device too old, a module the driver cannot load.
@@ -89,7 +89,7 @@ func Open(o Options) (*Device, error) {
 		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	err = g.with(func() error {
-		for _, name := range modules {
+		for _, name := range moduleFiles() {
 			src, err := ptx.ReadFile(name)
 			if err != nil {
 				return err
@@ -250,7 +250,7 @@ func KernelNames() []string {
 // findKernel looks a kernel up in the module whose PTX declares it: asking
 // the others would be failed driver calls, which compute-sanitizer reports.
 func findKernel(d *cu.Driver, mods []cu.Module, name string) (cu.Function, error) {
-	for i, file := range modules {
+	for i, file := range moduleFiles() {
 		src, err := ptx.ReadFile(file)
 		if err != nil {
 			return 0, err

@@ -31,7 +31,7 @@ func ptxParams(t testing.TB) map[string][]byte {
 	entry := regexp.MustCompile(`^\.visible \.entry (\w+)\($`)
 	param := regexp.MustCompile(`^\s*\.param \.(u64|u32|s32|f32) \w+,?$`)
 	out := map[string][]byte{}
-	for _, name := range modules {
+	for _, name := range moduleFiles() {
 		src, err := ptx.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)
