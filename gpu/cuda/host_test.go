@@ -399,3 +399,19 @@ func TestSharesOnRecorder(t *testing.T) {
 		t.Errorf("%d matrices stay on the device after the model closed", len(g.mats))
 	}
 }
+
+// TestDocsListTheTypes keeps docs/gpu.md's list of the weight types the
+// kernels decode in step with the code.
+func TestDocsListTheTypes(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "gpu.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, typ := range SupportedTypes() {
+		names = append(names, typ.String())
+	}
+	if !strings.Contains(strings.Join(strings.Fields(string(doc)), " "), strings.Join(names, ", ")) {
+		t.Errorf("docs/gpu.md does not list the decoded types as %q", strings.Join(names, ", "))
+	}
+}
