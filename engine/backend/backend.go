@@ -206,6 +206,14 @@ type Releaser interface {
 	Release(m Matrix)
 }
 
+// Failer is optionally implemented by a backend whose operations can fail
+// after they return (a device runs them later, and its errors surface at
+// the next copy back): Err is the first failure, after which the backend
+// does nothing. The model checks it after every step of Forward.
+type Failer interface {
+	Err() error
+}
+
 // KVReader is optionally implemented by a backend that can copy a cached
 // position back to the host: tests and tools compare caches with it (a
 // speculative verifier's cache after a rollback against a fresh prefill).

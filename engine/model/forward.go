@@ -318,6 +318,15 @@ func (s *State) step(tokens []int32, out []float32) error {
 			h.Logits(pos0+n-1, out)
 		}
 	}
+	// A device reports a failed operation late (its operations return
+	// nothing): the step's positions are then not counted, and its logits
+	// are not to be read.
+	if f, ok := b.(backend.Failer); ok {
+		if err := f.Err(); err != nil {
+			s.pos = pos0
+			return fmt.Errorf("model: %w", err)
+		}
+	}
 	return nil
 }
 

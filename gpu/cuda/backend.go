@@ -699,4 +699,5 @@ var (
 	_ backend.Backend  = (*Backend)(nil)
 	_ backend.KVReader = (*Backend)(nil)
 	_ backend.Releaser = (*Backend)(nil)
+	_ backend.Failer   = (*Backend)(nil)
 )

@@ -88,6 +88,7 @@ type fakeDriver struct {
 	next     cu.DevicePtr
 	launches []launch
 	record   bool
+	fail     error // returned by every launch while set
 	errs     []string
 }
 
@@ -183,6 +184,9 @@ func (f *fakeDriver) Launch(fn cu.Function, grid, block [3]uint32, shared uint32
 	if fn < 1 || int(fn) > len(f.names) {
 		f.errorf("launch of an unknown function %d", fn)
 		return nil
+	}
+	if f.fail != nil {
+		return f.fail
 	}
 	name := f.names[fn-1]
 	want := f.params[name]
@@ -413,5 +417,38 @@ func TestDocsListTheTypes(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(strings.Fields(string(doc)), " "), strings.Join(names, ", ")) {
 		t.Errorf("docs/gpu.md does not list the decoded types as %q", strings.Join(names, ", "))
+	}
+}
+
+// TestDeviceFailureStopsForward: a launch that fails makes Forward return
+// the error without counting the step's positions, and the backend stays
+// failed (CUDA's errors are sticky).
+func TestDeviceFailureStopsForward(t *testing.T) {
+	m, err := model.Open(fixture(t, "archs", "qwen2.gguf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	g, f := newFakeDevice(t)
+	b, _ := g.NewBackend()
+	st, err := m.NewStateOn(32, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logits := make([]float32, m.Config.Vocab)
+	if err := st.Forward([]int32{1, 2, 3}, logits); err != nil {
+		t.Fatal(err)
+	}
+	f.fail = fmt.Errorf("CUDA_ERROR_ILLEGAL_ADDRESS (planted)")
+	err = st.Forward([]int32{4}, logits)
+	if err == nil || !strings.Contains(err.Error(), "planted") {
+		t.Fatalf("Forward after a failed launch returned %v", err)
+	}
+	if st.Pos() != 3 {
+		t.Errorf("a failed step moved the position to %d", st.Pos())
+	}
+	f.fail = nil
+	if err := st.Forward([]int32{4}, logits); err == nil {
+		t.Error("the backend ran again after a device error")
 	}
 }
