@@ -197,9 +197,9 @@ func cmdSnipe(m *Model, arg string) tea.Cmd {
 			}
 			held := "not measured (recalibrate)"
 			if h := c.Snipe.HeldOut; h != nil {
-				held = fmt.Sprintf("−%.1f%% harm  %+.2f%% collateral", 100*h.Reduction, 100*h.Collateral)
+				held = harmChange(h.Reduction) + "  " + signedPct(h.Collateral, 2) + " collateral"
 			}
-			fmt.Fprintf(&b, "\n  %-15s %s %2d coords  %s  (selection: −%.1f%%, %+.2f%%)", c.Name, state, len(c.Snipe.Coords), held, 100*c.Snipe.Reduction, 100*c.Snipe.Collateral)
+			fmt.Fprintf(&b, "\n  %-15s %s %2d coords  %s  (selection: %s, %s)", c.Name, state, len(c.Snipe.Coords), held, signedPct(-c.Snipe.Reduction, 1), signedPct(c.Snipe.Collateral, 2))
 		}
 		b.WriteString("\nusage: /snipe NAME on|off · /snipe a,b · /snipe off")
 		m.chat.add(entryInfo, b.String())
@@ -279,3 +279,8 @@ func (m *Model) onCalib(msg calibMsg) tea.Cmd {
 	m.layout()
 	return nil
 }
+
+// harmChange writes a projector's effect on the harm gauge from its
+// reduction (positive: the gauge falls): "−31.0% harm", or "+120.4% harm"
+// for one that raises it.
+func harmChange(reduction float64) string { return signedPct(-reduction, 1) + " harm" }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -214,5 +215,27 @@ func TestFirstStartMenu(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRunDefaultFitsTheWindow: without -n a completion runs to an
+// end-of-generation token or to the end of the window, and the window's
+// end is its natural end (exit 0, a note on stderr) on every seed — the
+// old default of 256 tokens equalled the demo's whole window and failed
+// most runs. -n below 1 is refused as a usage error.
+func TestRunDefaultFitsTheWindow(t *testing.T) {
+	for seed := range 4 {
+		_, errs, code := runMain(t, "run", "--demo", "--cpu", "--prompt", " The LORD", "--seed", strconv.Itoa(seed))
+		if code != 0 {
+			t.Fatalf("seed %d: exit %d\n%s", seed, code, errs)
+		}
+		if errs != "" && !strings.Contains(errs, "end of the 256-token context window") {
+			t.Errorf("seed %d: stderr %q", seed, errs)
+		}
+	}
+	for _, n := range []string{"0", "-5"} {
+		if _, errs, code := runMain(t, "run", "--demo", "--cpu", "--prompt", "x", "-n", n); code != 2 || !strings.Contains(errs, "-n "+n) {
+			t.Errorf("-n %s: exit %d, stderr %q", n, code, errs)
+		}
 	}
 }

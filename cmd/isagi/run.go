@@ -495,7 +495,7 @@ func cmdRunInput(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	prompt := fs.String("prompt", "", "text to continue (BOS is added as the model asks), or with --chat the user's message; - reads stdin")
 	promptIDs := fs.String("prompt-ids", "", "comma-separated token ids to feed instead of --prompt")
 	printIDs := fs.Bool("ids", false, "print the generated token ids (space-separated, one line) instead of text")
-	n := fs.Int("n", 256, "most tokens to generate")
+	n := fs.Int("n", 0, "most tokens to generate (default: until an end-of-generation token or the end of the context window)")
 	p := sample.Params{}
 	fs.Func("temp", "sampling temperature; 0 is greedy (default 0.8)", floatFlag(&p.Temperature))
 	fs.IntVar(&p.TopK, "top-k", 40, "keep the k most likely tokens; 0 is off")
@@ -521,8 +521,10 @@ func cmdRunInput(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 Streams the model's continuation of a prompt to stdout. An empty prompt
 starts from BOS. With --chat the prompt is the user's turn, rendered with the
 model's chat template, and the reply ends at the template's end-of-turn token.
-The run exits 0 when it stops at -n tokens or at an end-of-generation token,
-and 1 when the context window filled first (stderr says which limit).
+The run exits 0 when it stops at -n tokens, at an end-of-generation token,
+or, without -n, at the end of the context window (a completion's natural
+end; stderr says so); and 1 when the window filled before the -n tokens
+asked for (stderr says which limit).
 Flags:
 `)
 		fs.PrintDefaults()
@@ -542,6 +544,14 @@ Examples:
 	}
 	if fs.NArg() != 0 {
 		return argsError(fs, "unexpected arguments %q", fs.Args())
+	}
+	// Without -n the reply runs to an end-of-generation token or to the
+	// end of the window, whatever the model's window is: a default that
+	// fits every model (a fixed 256 equalled the demo's whole window).
+	nSet := false
+	fs.Visit(func(f *flag.Flag) { nSet = nSet || f.Name == "n" })
+	if nSet && *n < 1 {
+		return usagef("-n %d: give at least 1 token (or leave -n out to run to the end of the window)", *n)
 	}
 	if *seed >= 0 {
 		p.Seed = uint64(*seed)
@@ -585,6 +595,9 @@ Examples:
 		// session's saved settings.
 		knobs.set = map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { knobs.set[f.Name] = true })
+		if !nSet {
+			*n = 256 // the session's saved max_tokens applies unless -n is given
+		}
 		return runSession(&mf, *sessionFile, *prompt, p, *n, *force, *verbose, knobs, stdout, stderr)
 	}
 	f, tok, err := mf.openFile()
@@ -672,6 +685,9 @@ Examples:
 		}
 		return out.Flush() // stream: the reader sees each token as it comes
 	}
+	if !nSet {
+		*n = st.Cap() // more than can fit: the window ends the reply
+	}
 	stats, err := gen.Generate(ctx, ids, generate.Options{MaxTokens: *n, Stop: stops}, emit)
 	if !*printIDs {
 		out.Write(dec.Flush())
@@ -689,6 +705,10 @@ Examples:
 		printSpec(stderr, stats.Spec, updates)
 	}
 	if errors.Is(err, model.ErrContextFull) {
+		if !nSet && stats.Generated > 0 {
+			fmt.Fprintf(stderr, "stopped at the end of the %d-token context window after %d tokens\n", st.Cap(), stats.Generated)
+			return nil
+		}
 		return contextFullError(st.Cap(), m.CtxLen, modelLabel(m, f), stats.Generated)
 	}
 	if errors.Is(err, context.Canceled) {
