@@ -239,3 +239,40 @@ func TestRunDefaultFitsTheWindow(t *testing.T) {
 		}
 	}
 }
+
+// TestFlagsAsUsersTypeThem: llama-cli's and ollama's habits work — short
+// flags, llama.cpp's long names, a positional prompt — and mistakes come
+// back as typed, in one sentence without Go's parser names, exit 2.
+func TestFlagsAsUsersTypeThem(t *testing.T) {
+	a, errs, code := runMain(t, "run", "--demo", "--cpu", "-n", "6", "--temp", "0", " The LORD")
+	if code != 0 {
+		t.Fatalf("positional prompt: exit %d\n%s", code, errs)
+	}
+	b, errs, code := runMain(t, "run", "--demo", "--cpu", "--n-predict", "6", "--temp", "0", "-c", "64", "-t", "1", "-s", "3", "-p", " The LORD")
+	if code != 0 || a != b {
+		t.Fatalf("aliases: exit %d, output %q against %q\n%s", code, b, a, errs)
+	}
+	file := filepath.Join(t.TempDir(), "prompt.txt")
+	if err := os.WriteFile(file, []byte(" The LORD\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if c, errs, code := runMain(t, "run", "--demo", "--cpu", "--predict", "6", "--temp", "0", "--ctx-size", "64", "-f", file); code != 0 || c != a {
+		t.Fatalf("-f: exit %d, output %q against %q\n%s", code, c, a, errs)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--ctx-sise", "5"}, "unknown flag --ctx-sise"},
+		{[]string{"-x"}, "unknown flag -x"},
+		{[]string{"--temp", "abc", "-p", "x"}, `--temp "abc": not a number`},
+		{[]string{"-n", "x", "-p", "y"}, `-n "x": not a number`},
+		{[]string{"--threads", "-3", "-p", "x"}, "--threads -3: give a positive number"},
+		{[]string{"--prompt-ids", "abc"}, `"abc" is not a token id`},
+	} {
+		_, errs, code := runMain(t, append([]string{"run", "--demo", "--cpu"}, c.args...)...)
+		if code != 2 || !strings.Contains(errs, c.want) || strings.Contains(errs, "strconv") || strings.Contains(errs, "parse error") {
+			t.Errorf("%q: exit %d, stderr %q; want exit 2 and %q", c.args, code, errs, c.want)
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 )
 
@@ -61,11 +62,15 @@ func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format
 // (Go's flag convention, as before); `isagi --help` and the TUI's flag set
 // use stdout.
 func parseFlags(fs *flag.FlagSet, args []string, helpOut io.Writer) error {
+	addAliases(fs)
 	usage, out := fs.Usage, fs.Output()
 	fs.Usage = func() {}
 	fs.SetOutput(io.Discard)
 	err := fs.Parse(args)
 	fs.Usage = usage
+	if err == nil {
+		err = checkCounts(fs)
+	}
 	switch {
 	case errors.Is(err, flag.ErrHelp):
 		fs.SetOutput(helpOut)
@@ -74,6 +79,7 @@ func parseFlags(fs *flag.FlagSet, args []string, helpOut io.Writer) error {
 		return flag.ErrHelp
 	case err != nil:
 		fs.SetOutput(out)
+		err = errors.New(flagMessage(err.Error(), args))
 		if fs.Name() == "isagi" { // main already says "isagi:"
 			return usagef("%w (see \"isagi --help\")", err)
 		}
@@ -81,6 +87,96 @@ func parseFlags(fs *flag.FlagSet, args []string, helpOut io.Writer) error {
 	}
 	fs.SetOutput(out)
 	return nil
+}
+
+// flagAliases are the short flags and llama.cpp's long names that users of
+// llama-cli and ollama type, for the flag each stands for. A command gets
+// an alias only where it has the flag.
+func flagAliases() [][2]string {
+	return [][2]string{
+		{"m", "model"}, {"p", "prompt"}, {"c", "ctx"}, {"t", "threads"}, {"s", "seed"}, {"f", "file"},
+		{"ctx-size", "ctx"}, {"n-predict", "n"}, {"predict", "n"},
+	}
+}
+
+// flagGiven says whether the flag name was given on the command line,
+// under its own name or an alias.
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == name {
+			given = true
+		}
+		for _, a := range flagAliases() {
+			if a[0] == f.Name && a[1] == name {
+				given = true
+			}
+		}
+	})
+	return given
+}
+
+// addAliases registers fs's aliases, sharing the flag's value.
+func addAliases(fs *flag.FlagSet) {
+	for _, a := range flagAliases() {
+		if f := fs.Lookup(a[1]); f != nil && fs.Lookup(a[0]) == nil {
+			fs.Var(f.Value, a[0], dashed(a[0])+" is "+dashed(a[1]))
+		}
+	}
+}
+
+// checkCounts refuses a negative --threads or --ctx (0 means the default).
+func checkCounts(fs *flag.FlagSet) error {
+	for _, name := range []string{"threads", "ctx"} {
+		if f := fs.Lookup(name); f != nil {
+			if v, err := strconv.Atoi(f.Value.String()); err == nil && v < 0 {
+				return fmt.Errorf("--%s %d: give a positive number, or 0 for the default", name, v)
+			}
+		}
+	}
+	return nil
+}
+
+// flagMessage rewrites the flag package's errors for a person: an unknown
+// flag as it was typed ("--ctx-size", not "-ctx-size"), a flag named with
+// two dashes, and a value that is not a number without Go's parser names.
+func flagMessage(msg string, args []string) string {
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		for _, a := range args {
+			if a == "--" {
+				break
+			}
+			typed, _, _ := strings.Cut(a, "=")
+			if strings.TrimLeft(typed, "-") == name && strings.HasPrefix(typed, "-") {
+				return "unknown flag " + typed
+			}
+		}
+		return "unknown flag " + dashed(name)
+	}
+	if rest, ok := strings.CutPrefix(msg, "invalid value "); ok {
+		if v, tail, ok := strings.Cut(rest, " for flag -"); ok {
+			name, why, _ := strings.Cut(tail, ": ")
+			switch {
+			case strings.Contains(why, "parse error"), strings.Contains(why, "invalid syntax"), strings.Contains(why, "strconv."):
+				why = "not a number"
+			case strings.Contains(why, "out of range"):
+				why = "out of range"
+			}
+			return fmt.Sprintf("%s %s: %s", dashed(name), v, why)
+		}
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		return dashed(name) + " needs a value"
+	}
+	return msg
+}
+
+// dashed writes a flag's name as users type it: -n, --model.
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
 }
 
 // commandName is how the user types fs's command: "isagi run".

@@ -494,6 +494,7 @@ func cmdRunInput(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	cf.register(fs)
 	prompt := fs.String("prompt", "", "text to continue (BOS is added as the model asks), or with --chat the user's message; - reads stdin")
 	promptIDs := fs.String("prompt-ids", "", "comma-separated token ids to feed instead of --prompt")
+	promptFile := fs.String("file", "", "read the prompt from this text file (as llama-cli's -f)")
 	printIDs := fs.Bool("ids", false, "print the generated token ids (space-separated, one line) instead of text")
 	n := fs.Int("n", 0, "most tokens to generate (default: until an end-of-generation token or the end of the context window)")
 	p := sample.Params{}
@@ -542,14 +543,27 @@ Examples:
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
-	if fs.NArg() != 0 {
+	// A prompt may come as the one argument, as llama-cli and ollama take
+	// it: isagi run -m M "text".
+	if fs.NArg() == 1 && *prompt == "" && *promptIDs == "" && *promptFile == "" {
+		*prompt = fs.Arg(0)
+	} else if fs.NArg() != 0 {
 		return argsError(fs, "unexpected arguments %q", fs.Args())
+	}
+	if *promptFile != "" {
+		if *prompt != "" || *promptIDs != "" {
+			return usagef("give --file or --prompt (or --prompt-ids), not both")
+		}
+		b, err := fsx.ReadRegular(*promptFile, maxTextBytes)
+		if err != nil {
+			return fmt.Errorf("--file: %w", err)
+		}
+		*prompt = strings.TrimRight(string(b), "\n")
 	}
 	// Without -n the reply runs to an end-of-generation token or to the
 	// end of the window, whatever the model's window is: a default that
 	// fits every model (a fixed 256 equalled the demo's whole window).
-	nSet := false
-	fs.Visit(func(f *flag.Flag) { nSet = nSet || f.Name == "n" })
+	nSet := flagGiven(fs, "n")
 	if nSet && *n < 1 {
 		return usagef("-n %d: give at least 1 token (or leave -n out to run to the end of the window)", *n)
 	}
@@ -595,6 +609,11 @@ Examples:
 		// session's saved settings.
 		knobs.set = map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { knobs.set[f.Name] = true })
+		for _, a := range flagAliases() { // -s is --seed, and so on
+			if knobs.set[a[0]] {
+				knobs.set[a[1]] = true
+			}
+		}
 		if !nSet {
 			*n = 256 // the session's saved max_tokens applies unless -n is given
 		}
@@ -623,7 +642,9 @@ Examples:
 		}
 		ids, stops = cids, tmpl.StopTokens(tok)
 	case *promptIDs != "":
-		ids, err = parseIDs(*promptIDs, tok.VocabSize())
+		if ids, err = parseIDs(*promptIDs, tok.VocabSize()); err != nil {
+			err = usageError{err}
+		}
 	case *prompt != "":
 		ids, err = tok.Encode(*prompt, tokenizer.EncodeOptions{AddSpecial: true})
 	}
@@ -721,7 +742,7 @@ func floatFlag(dst *float32) func(string) error {
 	return func(s string) error {
 		v, err := strconv.ParseFloat(s, 32)
 		if err != nil {
-			return err
+			return errors.New("not a number")
 		}
 		*dst = float32(v)
 		return nil
