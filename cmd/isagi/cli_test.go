@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"github.com/isagi-lab/isagi/store"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -205,7 +206,7 @@ func TestFirstStartMenu(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
-			path, demo, err := firstStartMenu(strings.NewReader(tc.input), &out, tc.pull)
+			path, demo, err := firstStartMenu(strings.NewReader(tc.input), &out, tc.pull, nil)
 			if path != tc.path || demo != tc.demo || (err != nil) != tc.err {
 				t.Fatalf("got (%q, %v, %v), want (%q, %v, error %v)\n%s", path, demo, err, tc.path, tc.demo, tc.err, out.String())
 			}
@@ -215,6 +216,27 @@ func TestFirstStartMenu(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFirstStartOffersInstalledModels: with models installed but none the
+// default, the menu does not say none is installed: it lists them first,
+// and choosing one opens it.
+func TestFirstStartOffersInstalledModels(t *testing.T) {
+	installed := []store.Model{{Name: "kjv-q8_0", Path: "/m/kjv-q8_0.gguf", Arch: "llama", Quant: "Q8_0"}, {Name: "qwen", Path: "/m/qwen.gguf", Arch: "qwen2", Quant: "Q4_K_M"}}
+	pulled := func() (string, error) { return "/models/smol.gguf", nil }
+	for _, c := range []struct {
+		input, path string
+		demo        bool
+	}{{"2\n", "/m/qwen.gguf", false}, {"3\n", "/models/smol.gguf", false}, {"4\n", "", true}, {"9\n1\n", "/m/kjv-q8_0.gguf", false}} {
+		var out bytes.Buffer
+		path, demo, err := firstStartMenu(strings.NewReader(c.input), &out, pulled, installed)
+		if err != nil || path != c.path || demo != c.demo {
+			t.Errorf("%q: got (%q, %v, %v), want (%q, %v)\n%s", c.input, path, demo, err, c.path, c.demo, out.String())
+		}
+		if strings.Contains(out.String(), "No model is installed") || !strings.Contains(out.String(), "2 installed models, none of them the default") || !strings.Contains(out.String(), "2  qwen (qwen2 Q4_K_M)") {
+			t.Errorf("menu:\n%s", out.String())
+		}
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"golang.org/x/term"
@@ -173,7 +174,23 @@ func firstStart(paths store.Paths, stdout, stderr io.Writer) (path string, useDe
 		}
 		return paths.Resolve(hub.DefaultShortName)
 	}
-	return firstStartMenu(os.Stdin, stdout, pull)
+	return firstStartMenu(os.Stdin, stdout, pull, usableModels(paths))
+}
+
+// usableModels are the installed models that can be opened: complete
+// downloads whose header was read. A listing error counts as none.
+func usableModels(paths store.Paths) []store.Model {
+	all, err := paths.List()
+	if err != nil {
+		return nil
+	}
+	var ok []store.Model
+	for _, m := range all {
+		if !m.Incomplete && m.Err == "" {
+			ok = append(ok, m)
+		}
+	}
+	return ok
 }
 
 // errQuit is the first-start menu's "q": the user chose to leave, which is
@@ -186,21 +203,38 @@ var errQuit = errors.New("no model chosen")
 // Hub outage) offers the demo model, which needs no network, instead of
 // ending the program. It ends with an error only when the user quits,
 // declines the demo after a failed download, or the input ends.
-func firstStartMenu(in io.Reader, out io.Writer, pull func() (string, error)) (path string, useDemo bool, err error) {
+//
+// When models are installed but none is the default (as after `isagi pull
+// X` without --default), the menu offers them first, numbered from 1, and
+// the pull and the demo come after them.
+func firstStartMenu(in io.Reader, out io.Writer, pull func() (string, error), installed []store.Model) (path string, useDemo bool, err error) {
 	r := bufio.NewReader(in)
-	fmt.Fprintf(out, `No model is installed yet. Choose:
-  1  pull %s (a small assistant, about 145 MB, from the Hugging Face Hub)
-  2  try the built-in demo model now (a tiny KJV text generator, not an assistant)
+	pullKey, demoKey := "1", "2"
+	if len(installed) == 0 {
+		fmt.Fprint(out, "No model is installed yet. Choose:\n")
+	} else {
+		fmt.Fprintf(out, "%d installed %s, none of them the default (isagi pull NAME --default makes one the default). Choose:\n",
+			len(installed), plural(len(installed), "model", "models"))
+		for i, m := range installed {
+			fmt.Fprintf(out, "  %d  %s (%s %s)\n", i+1, m.Name, m.Arch, m.Quant)
+		}
+		pullKey, demoKey = strconv.Itoa(len(installed)+1), strconv.Itoa(len(installed)+2)
+	}
+	fmt.Fprintf(out, `  %s  pull %s (a small assistant, about 145 MB, from the Hugging Face Hub)
+  %s  try the built-in demo model now (a tiny KJV text generator, not an assistant)
   q  quit
-`, hub.DefaultShortName)
+`, pullKey, hub.DefaultShortName, demoKey)
 	for {
 		fmt.Fprint(out, "> ")
 		answer, err := readAnswer(r)
 		if err != nil {
 			return "", false, err
 		}
+		if k, err := strconv.Atoi(answer); err == nil && k >= 1 && k <= len(installed) {
+			return installed[k-1].Path, false, nil
+		}
 		switch answer {
-		case "1":
+		case pullKey:
 			path, err := pull()
 			if err == nil {
 				return path, false, nil
@@ -210,12 +244,12 @@ func firstStartMenu(in io.Reader, out io.Writer, pull func() (string, error)) (p
 				return "", false, err
 			}
 			return "", true, nil
-		case "2":
+		case demoKey:
 			return "", true, nil
 		case "q", "quit":
 			return "", false, errQuit
 		}
-		fmt.Fprintf(out, "%q is not one of the choices: type 1, 2 or q.\n", answer)
+		fmt.Fprintf(out, "%q is not one of the choices: type a number from 1 to %s, or q.\n", answer, demoKey)
 	}
 }
 
@@ -263,3 +297,11 @@ var (
 	_ tui.Geometry    = (*session.Session)(nil)
 	_ tui.Manifold    = (*session.Session)(nil)
 )
+
+// plural picks the word for n things.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
