@@ -3,9 +3,7 @@ package serve
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"regexp"
@@ -27,46 +25,53 @@ type message struct {
 type stopList []string
 
 func (s *stopList) UnmarshalJSON(b []byte) error {
-	if bytes.Equal(b, []byte("null")) {
-		*s = nil
-		return nil
-	}
-	var one string
-	if json.Unmarshal(b, &one) == nil {
-		*s = stopList{one}
-		return nil
-	}
-	var many []string
-	if err := json.Unmarshal(b, &many); err != nil {
-		return shapeError("stop must be a string or an array of strings")
-	}
-	*s = many
-	return nil
+	list, err := decodeTexts(b, "stop", "a string or an array of strings")
+	*s = stopList(list)
+	return err
 }
 
-// textInput is a prompt or an embeddings input: one string or an array of
+// promptText is a completion's "prompt": one string or an array of
 // strings (token-id arrays are not accepted).
-type textInput []string
+type promptText []string
 
-func (t *textInput) UnmarshalJSON(b []byte) error {
+func (t *promptText) UnmarshalJSON(b []byte) error {
+	list, err := decodeTexts(b, "prompt", "a string or an array of strings (token-id arrays are not supported)")
+	*t = promptText(list)
+	return err
+}
+
+// inputText is an embeddings "input": one string or an array of strings.
+type inputText []string
+
+func (t *inputText) UnmarshalJSON(b []byte) error {
+	list, err := decodeTexts(b, "input", "a string or an array of strings (token-id arrays are not supported)")
+	*t = inputText(list)
+	return err
+}
+
+// decodeTexts reads one string or an array of strings; null is none. The
+// field's own name and shape go into the error, which the decoder cannot
+// name for a type with its own UnmarshalJSON.
+func decodeTexts(b []byte, field, want string) ([]string, error) {
+	if bytes.Equal(b, []byte("null")) {
+		return nil, nil
+	}
 	var one string
 	if json.Unmarshal(b, &one) == nil {
-		*t = textInput{one}
-		return nil
+		return []string{one}, nil
 	}
 	var many []string
 	if err := json.Unmarshal(b, &many); err != nil {
-		return shapeError("the prompt or input must be a string or an array of strings (token-id arrays are not supported)")
+		return nil, shapeError{param: field, msg: fmt.Sprintf("%q must be %s, got %s", field, want, showJSON(b))}
 	}
-	*t = many
-	return nil
+	return many, nil
 }
 
 // shapeError is a field of the right JSON syntax and the wrong shape, in
 // one sentence naming it.
-type shapeError string
+type shapeError struct{ param, msg string }
 
-func (e shapeError) Error() string { return string(e) }
+func (e shapeError) Error() string { return e.msg }
 
 // streamOptions is OpenAI's stream_options.
 type streamOptions struct {
@@ -98,7 +103,7 @@ type extRequest struct {
 type genRequest struct {
 	Model         string         `json:"model"`
 	Messages      []message      `json:"messages"` // chat
-	Prompt        *textInput     `json:"prompt"`   // completion
+	Prompt        *promptText    `json:"prompt"`   // completion
 	Stream        bool           `json:"stream"`
 	StreamOptions *streamOptions `json:"stream_options"`
 	Temperature   *float64       `json:"temperature"`
@@ -114,12 +119,32 @@ type genRequest struct {
 	Logprobs    json.RawMessage `json:"logprobs"`
 	TopLogprobs *int            `json:"top_logprobs"`
 	Isagi       *extRequest     `json:"isagi"`
+
+	// The fields below are OpenAI's that this server does not implement
+	// (or implements in part): they are read only so that a request that
+	// relies on one is refused rather than answered with plain text as
+	// if it had not asked (parse says which values pass).
+	ResponseFormat *responseFormat   `json:"response_format"`
+	Tools          []json.RawMessage `json:"tools"`
+	ToolChoice     json.RawMessage   `json:"tool_choice"`
+	Functions      []json.RawMessage `json:"functions"`     // tools' older form
+	FunctionCall   json.RawMessage   `json:"function_call"` // tool_choice's older form
+	// Echo, Suffix and BestOf are completions' (/v1/completions).
+	Echo   *bool   `json:"echo"`
+	Suffix *string `json:"suffix"`
+	BestOf *int    `json:"best_of"`
+}
+
+// responseFormat is OpenAI's response_format: only {"type": "text"} is
+// served (JSON modes need grammar-constrained sampling).
+type responseFormat struct {
+	Type string `json:"type"`
 }
 
 // embeddingsRequest is POST /v1/embeddings.
 type embeddingsRequest struct {
 	Model          string    `json:"model"`
-	Input          textInput `json:"input"`
+	Input          inputText `json:"input"`
 	EncodingFormat string    `json:"encoding_format"`
 }
 
@@ -153,6 +178,7 @@ func badRequest(param, format string, a ...any) *apiError {
 
 // writeError writes e as OpenAI does.
 func writeError(w http.ResponseWriter, e *apiError) {
+	noteError(w, e)
 	if e.RetryAfter > 0 {
 		w.Header().Set("Retry-After", fmt.Sprint(e.RetryAfter))
 	}
@@ -170,61 +196,6 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
-}
-
-// decodeBody reads a JSON request body of at most limit bytes into v.
-// Unknown fields are ignored, as OpenAI's clients send fields the server
-// may not know; a known field of the wrong type, a body that is not one
-// JSON object, or one over the limit is an error in one sentence.
-func decodeBody(r io.Reader, limit int64, v any) *apiError {
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
-		return badRequest("", "the request body could not be read: %v", err)
-	}
-	if int64(len(data)) > limit {
-		return &apiError{Status: http.StatusRequestEntityTooLarge, Type: "invalid_request_error",
-			Message: fmt.Sprintf("the request body is over the server's limit of %d bytes", limit)}
-	}
-	return decodeJSON(data, v)
-}
-
-// decodeJSON is decodeBody's parser, apart for the fuzzer.
-func decodeJSON(data []byte, v any) *apiError {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(v); err != nil {
-		var te *json.UnmarshalTypeError
-		var se shapeError
-		switch {
-		case errors.As(err, &te) && te.Field != "":
-			return badRequest(te.Field, "%s must be %s, not a JSON %s", te.Field, jsonKind(te.Type.Kind().String()), te.Value)
-		case errors.As(err, &se):
-			return badRequest("", "%s", string(se))
-		case errors.Is(err, io.EOF):
-			return badRequest("", "the request body is empty: it must be a JSON object")
-		}
-		return badRequest("", "the request body is not valid JSON: %s", strings.TrimPrefix(err.Error(), "json: "))
-	}
-	if dec.More() {
-		return badRequest("", "the request body holds more than one JSON value")
-	}
-	return nil
-}
-
-// jsonKind names a Go kind as a JSON type.
-func jsonKind(k string) string {
-	switch k {
-	case "string":
-		return "a string"
-	case "bool":
-		return "a boolean"
-	case "slice", "array":
-		return "an array"
-	case "struct", "map", "ptr":
-		return "an object"
-	case "int", "int64", "int32", "uint64", "float64", "float32":
-		return "a number"
-	}
-	return "of another type"
 }
 
 // textOf is a message's content as text: a string, or the text parts of

@@ -37,6 +37,10 @@ type lpEntry struct {
 	ID      int32
 	Logprob float64
 	Top     []lpAlt
+	// Offset is where the token's text starts in the prompt and reply
+	// together: set as the token is generated, so that a stream's chunks
+	// and the whole response agree.
+	Offset int
 }
 
 type lpAlt struct {
@@ -116,11 +120,9 @@ func (o *output) logprobsJSON(entries []lpEntry) any {
 		return map[string]any{"content": content, "refusal": nil}
 	}
 	tokens, lps, tops, offs := []string{}, []float64{}, []any{}, []int{}
-	off := len(o.input)
 	for _, e := range entries {
 		t := string(b(e.ID))
-		tokens, lps, offs = append(tokens, t), append(lps, e.Logprob), append(offs, off)
-		off += len(t)
+		tokens, lps, offs = append(tokens, t), append(lps, e.Logprob), append(offs, e.Offset)
 		top := map[string]float64{}
 		for _, a := range e.Top {
 			top[string(b(a.ID))] = a.Logprob
@@ -271,12 +273,14 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 	total := 0
 	for i, text := range req.Input {
 		if s.turn.acquire(r.Context()) != nil {
+			clientGone(w, "while waiting for the model")
 			return
 		}
 		vec, n, err := s.root.Embedding(r.Context(), text, 0)
 		s.turn.release()
 		if err != nil {
 			if r.Context().Err() != nil {
+				clientGone(w, fmt.Sprintf("after %d of its %d embeddings", i, len(req.Input)))
 				return
 			}
 			writeError(w, badRequest(fmt.Sprintf("input[%d]", i), "input[%d]: %v", i, err))
@@ -345,6 +349,7 @@ func (s *Server) hidden(w http.ResponseWriter, r *http.Request) {
 	}
 	defer release()
 	if s.turn.acquire(r.Context()) != nil {
+		clientGone(w, "while waiting for the model")
 		return
 	}
 	resp := map[string]any{"object": "isagi.hidden", "model": s.cfg.ModelID}
@@ -373,6 +378,7 @@ func (s *Server) hidden(w http.ResponseWriter, r *http.Request) {
 	s.turn.release()
 	if err != nil {
 		if r.Context().Err() != nil {
+			clientGone(w, "while its states were read")
 			return
 		}
 		status := http.StatusBadRequest

@@ -20,11 +20,13 @@ type plan struct {
 	msgs     []chat.Message // chat
 	prompt   string         // completion
 	stream   bool
-	usage    bool // stream_options.include_usage
-	maxTok   int  // 0: up to the context
+	usage    bool   // stream_options.include_usage
+	maxTok   int    // 0: up to the context
+	maxName  string // the field that gave maxTok, for messages
 	stops    []string
 	logprobs bool
 	top      int
+	echo     bool // completions: the prompt comes back before the reply
 	set      func(base session.Settings) session.Settings
 	ext      extRequest
 }
@@ -75,7 +77,10 @@ func (s *Server) parse(req *genRequest, isChat bool) (*plan, *apiError) {
 		p.usage = req.StreamOptions.IncludeUsage
 	}
 	if req.N != nil && *req.N != 1 {
-		return nil, badRequest("n", "n must be 1: this server returns one choice")
+		return nil, badRequest("n", "n must be 1, not %d: this server returns one choice", *req.N)
+	}
+	if e := p.parseUnsupported(req); e != nil {
+		return nil, e
 	}
 	if len(p.stops) > 4 {
 		return nil, badRequest("stop", "stop holds %d sequences; at most 4", len(p.stops))
@@ -86,17 +91,21 @@ func (s *Server) parse(req *genRequest, isChat bool) (*plan, *apiError) {
 		}
 	}
 	maxTok := req.MaxTokens
+	p.maxName = "max_tokens"
 	if req.MaxCompletionTokens != nil {
-		maxTok = req.MaxCompletionTokens
+		maxTok, p.maxName = req.MaxCompletionTokens, "max_completion_tokens"
 	}
 	if maxTok != nil {
 		if *maxTok < 1 {
-			return nil, badRequest("max_tokens", "max_tokens must be at least 1, not %d", *maxTok)
+			return nil, badRequest(p.maxName, "%s must be at least 1, not %d", p.maxName, *maxTok)
 		}
 		p.maxTok = *maxTok
 	}
 	if e := p.parseLogprobs(req); e != nil {
 		return nil, e
+	}
+	if p.echo && p.logprobs {
+		return nil, badRequest("echo", "echo cannot be combined with logprobs: this server scores the tokens it generates, not the prompt's")
 	}
 	temp, topP := -1.0, -1.0
 	if req.Temperature != nil {
@@ -202,7 +211,7 @@ func (p *plan) parseLogprobs(req *genRequest) *apiError {
 	}
 	if p.chat {
 		if err := json.Unmarshal(raw, &p.logprobs); err != nil {
-			return badRequest("logprobs", "logprobs must be a boolean")
+			return badRequest("logprobs", "\"logprobs\" must be true or false, got %s", showJSON(raw))
 		}
 		if req.TopLogprobs != nil {
 			if !p.logprobs && *req.TopLogprobs > 0 {
@@ -212,13 +221,62 @@ func (p *plan) parseLogprobs(req *genRequest) *apiError {
 		}
 	} else {
 		if err := json.Unmarshal(raw, &p.top); err != nil {
-			return badRequest("logprobs", "logprobs must be a number (how many alternatives per token)")
+			return badRequest("logprobs", "\"logprobs\" must be an integer (how many alternatives per token), got %s", showJSON(raw))
 		}
 		p.logprobs = true
 	}
 	if p.top < 0 || p.top > maxTopLogprobs {
 		return badRequest("top_logprobs", "top_logprobs must be between 0 and %d, not %d", maxTopLogprobs, p.top)
 	}
+	return nil
+}
+
+// parseUnsupported refuses what the server cannot do of OpenAI's fields,
+// rather than answer in plain text as if they had not been sent, and
+// reads echo, the one it does. Values that ask for nothing pass: a
+// text response_format, an empty tools list, tool_choice "none" or
+// "auto" (without tools both mean text), best_of 1, an empty suffix.
+// echo, suffix and best_of are completions' fields: a chat request's
+// are unknown fields, ignored like any other.
+func (p *plan) parseUnsupported(req *genRequest) *apiError {
+	if rf := req.ResponseFormat; rf != nil {
+		switch rf.Type {
+		case "", "text":
+		case "json_object", "json_schema":
+			return badRequest("response_format", "response_format %q is not supported: this server cannot constrain the reply to JSON, so only \"text\" is accepted", rf.Type)
+		default:
+			return badRequest("response_format", "response_format.type must be \"text\", got %q", rf.Type)
+		}
+	}
+	if len(req.Tools) > 0 || len(req.Functions) > 0 {
+		param := "tools"
+		if len(req.Tools) == 0 {
+			param = "functions"
+		}
+		return badRequest(param, "%s are not supported: this server does not do tool calling, so send the request without them", param)
+	}
+	for _, c := range []struct {
+		param string
+		raw   json.RawMessage
+	}{{"tool_choice", req.ToolChoice}, {"function_call", req.FunctionCall}} {
+		var mode string
+		if len(c.raw) == 0 || string(c.raw) == "null" {
+			continue
+		}
+		if json.Unmarshal(c.raw, &mode) != nil || (mode != "none" && mode != "auto") {
+			return badRequest(c.param, "%s %s is not supported: this server does not do tool calling, so only \"none\" and \"auto\" are accepted", c.param, showJSON(c.raw))
+		}
+	}
+	if p.chat {
+		return nil
+	}
+	if req.BestOf != nil && *req.BestOf != 1 {
+		return badRequest("best_of", "best_of must be 1: this server generates one candidate per request, not %d", *req.BestOf)
+	}
+	if req.Suffix != nil && *req.Suffix != "" {
+		return badRequest("suffix", "suffix is not supported: this server completes a prompt at its end and does not insert text before a suffix")
+	}
+	p.echo = req.Echo != nil && *req.Echo
 	return nil
 }
 
@@ -250,18 +308,29 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, isChat bool) {
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	if s.turn.acquire(ctx) != nil {
-		return // the client went away while waiting
+		clientGone(w, "while waiting for the model")
+		return
 	}
 	defer s.turn.release()
 
 	o, e := s.prepare(ctx, conv, p)
 	if e != nil {
+		if e.Status == statusGone {
+			clientGone(w, "while its settings were applied")
+			return
+		}
 		writeError(w, e)
 		return
 	}
 	defer o.close()
 	o.w, o.cancel = w, cancel
 	o.run(ctx)
+	if o.finish == "" {
+		if ctx.Err() != nil {
+			clientGone(w, fmt.Sprintf("after %d generated tokens", o.completion))
+		}
+		return // an error, logged with the request
+	}
 	s.cfg.Log.Printf("%s %s %d+%d tokens %s %.1f tok/s%s", r.Method, r.URL.Path, o.promptTok, o.completion,
 		o.finish, o.turn.DecodeTokS, sessionNote(p.ext.SessionID))
 }
@@ -310,13 +379,18 @@ func (s *Server) prepare(ctx context.Context, conv *session.Session, p *plan) (*
 	}
 	_, window := conv.ContextUsed()
 	maxTok := p.maxTok
+	var notes []string
 	switch {
 	case promptTok >= window:
-		return nil, contextExceeded(window, promptTok, maxTok)
+		return nil, contextExceeded(window, promptTok)
 	case maxTok == 0:
 		maxTok = window - promptTok
 	case promptTok+maxTok > window:
-		return nil, contextExceeded(window, promptTok, maxTok)
+		// Clients send a max_tokens of their own (4096 is common) that
+		// knows nothing of this model's window: as llama-server does, the
+		// reply gets what room there is, and the response says so.
+		notes = append(notes, fmt.Sprintf("%s %d was lowered to %d: the context window is %d tokens and the prompt takes %d", p.maxName, maxTok, window-promptTok, window, promptTok))
+		maxTok = window - promptTok
 	}
 	set.MaxTokens = maxTok
 	last := -1
@@ -328,11 +402,11 @@ func (s *Server) prepare(ctx context.Context, conv *session.Session, p *plan) (*
 	}
 	if err := conv.Apply(ctx, set, progress); err != nil {
 		if errors.Is(err, context.Canceled) {
-			return nil, &apiError{Status: 499, Type: "cancelled", Message: "the client went away"}
+			return nil, &apiError{Status: statusGone, Type: "cancelled", Message: "the client went away"}
 		}
 		return nil, badRequest("isagi", "the settings were refused: %v", err)
 	}
-	o := &output{s: s, conv: conv, p: p, input: input, promptTok: promptTok, set: set}
+	o := &output{s: s, conv: conv, p: p, input: input, promptTok: promptTok, set: set, notes: notes, offset: len(input)}
 	if p.logprobs {
 		o.lp = newLogprobs(p.top, conv.TokenBytes)
 		remove, err := conv.AddHook(o.lp)
@@ -345,11 +419,8 @@ func (s *Server) prepare(ctx context.Context, conv *session.Session, p *plan) (*
 	return o, nil
 }
 
-func contextExceeded(window, prompt, maxTok int) *apiError {
+func contextExceeded(window, prompt int) *apiError {
 	msg := fmt.Sprintf("this model's context window is %d tokens, and the prompt alone is %d", window, prompt)
-	if maxTok > 0 && prompt < window {
-		msg = fmt.Sprintf("this model's context window is %d tokens, but %d were asked for (%d in the prompt, %d for the reply)", window, prompt+maxTok, prompt, maxTok)
-	}
 	return &apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Param: "messages", Code: "context_length_exceeded", Message: msg}
 }
 
@@ -364,6 +435,10 @@ type output struct {
 	lp         *logprobs
 	removeHook func()
 	stop       *stopper
+	notes      []string // for the response's isagi.notes
+	// offset is where the next generated token's text starts in the
+	// prompt and reply together (a completion's logprobs.text_offset).
+	offset int
 
 	w      http.ResponseWriter
 	cancel context.CancelFunc
@@ -400,8 +475,11 @@ func (o *output) run(ctx context.Context) {
 		h.Set("X-Accel-Buffering", "no")
 		o.w.WriteHeader(http.StatusOK)
 		o.streamed = true
-		if o.p.chat {
+		switch {
+		case o.p.chat:
 			o.chunk(map[string]any{"role": "assistant", "content": ""}, nil, nil, nil)
+		case o.p.echo:
+			o.chunkText(o.input, nil, nil, nil)
 		}
 	}
 	send := o.conv.SendNoMemory
@@ -418,7 +496,7 @@ func (o *output) run(ctx context.Context) {
 		return
 	}
 	if ctx.Err() != nil && !o.hit {
-		return // the client went away: nobody to answer
+		return // the client went away: nobody to answer (generate logs it)
 	}
 	if rest := o.stop.flush(); rest != "" && !o.hit {
 		o.emitText(rest, nil, nil)
@@ -461,6 +539,9 @@ func (o *output) run(ctx context.Context) {
 		choice["message"] = map[string]any{"role": "assistant", "content": o.text}
 	} else {
 		choice["text"] = o.text
+		if o.p.echo {
+			choice["text"] = o.input + o.text
+		}
 	}
 	writeJSON(o.w, http.StatusOK, map[string]any{"id": o.id, "object": obj, "created": o.created, "model": o.s.cfg.ModelID,
 		"choices": []any{choice}, "usage": usage, "isagi": ext, "system_fingerprint": "isagi"})
@@ -480,8 +561,12 @@ func (o *output) event(ev session.Event) {
 		o.completion++
 		if o.lp != nil {
 			if e, ok := o.lp.entry(ev.Pos, ev.ID); ok {
+				e.Offset = o.offset
 				entry = &e
 			}
+			// Every token moves the offset on, whether or not its entry
+			// could be read: offsets are positions in the text.
+			o.offset += len(o.conv.TokenBytes(ev.ID))
 		}
 		if ev.Gauged {
 			gauge = o.s.readingJSON(ev.Gauge)
@@ -584,6 +669,7 @@ func (o *output) fail(e *apiError) {
 		writeError(o.w, e)
 		return
 	}
+	noteError(o.w, e)
 	o.writeEvent(map[string]any{"error": map[string]any{"message": e.Message, "type": e.Type, "code": nil, "param": nil}})
 }
 
@@ -648,6 +734,9 @@ func (o *output) summary(saved string) map[string]any {
 	}
 	if saved != "" {
 		ext["saved"] = saved
+	}
+	if len(o.notes) > 0 {
+		ext["notes"] = o.notes
 	}
 	return ext
 }

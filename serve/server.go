@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"log"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -39,8 +40,17 @@ type Config struct {
 	Sessions int
 	// Ctx is each conversation's context window (0: the loaded session's).
 	Ctx int
-	// APIKey, when set, is required as "Authorization: Bearer KEY".
+	// APIKey, when set, is required as "Authorization: Bearer KEY" on
+	// every endpoint but /health.
 	APIKey string
+	// CORSOrigin, when set, is the one web origin (scheme://host[:port])
+	// whose pages may call the server from a browser, or "*" for any;
+	// "" (the default) allows none. CheckOrigin validates it.
+	CORSOrigin string
+	// BodyTimeout bounds the time a request body may take to arrive once
+	// its headers have (0: 30s). The response is not bounded: a stream
+	// lasts as long as its generation.
+	BodyTimeout time.Duration
 	// NoBuild refuses (409) a request for a GRC rank not built yet
 	// instead of building it.
 	NoBuild bool
@@ -103,6 +113,16 @@ func New(root *session.Session, cfg Config) (*Server, error) {
 	if cfg.MaxHidden <= 0 {
 		cfg.MaxHidden = 1 << 20
 	}
+	if cfg.BodyTimeout <= 0 {
+		cfg.BodyTimeout = 30 * time.Second
+	}
+	if cfg.CORSOrigin != "" {
+		origin, err := CheckOrigin(cfg.CORSOrigin)
+		if err != nil {
+			return nil, err
+		}
+		cfg.CORSOrigin = origin
+	}
 	if cfg.ModelID == "" {
 		cfg.ModelID = root.Info().Name
 	}
@@ -123,6 +143,8 @@ func New(root *session.Session, cfg Config) (*Server, error) {
 		s.idle <- f
 	}
 	mux := http.NewServeMux()
+	mux.HandleFunc("/health", s.health)
+	mux.HandleFunc("/v1/health", s.health)
 	mux.HandleFunc("/v1/models", s.models)
 	mux.HandleFunc("/v1/models/{id}", s.models)
 	mux.HandleFunc("/v1/chat/completions", s.chat)
@@ -141,17 +163,187 @@ type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
-// ServeHTTP checks the API key and routes the request.
+// ServeHTTP answers CORS preflights, checks the API key, routes the
+// request and logs what went wrong with it: a 4xx or 5xx with its
+// message, or a client that hung up.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if s.cfg.APIKey != "" {
-		got := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if subtle.ConstantTimeCompare([]byte(got), []byte(s.cfg.APIKey)) != 1 {
-			writeError(w, &apiError{Status: http.StatusUnauthorized, Type: "invalid_request_error", Code: "invalid_api_key",
-				Message: "a valid API key is required: send it as \"Authorization: Bearer KEY\""})
+	rec := &recorder{ResponseWriter: w}
+	s.route(rec, r)
+	switch {
+	case rec.gone != "":
+		s.cfg.Log.Printf("%s %s from %s: the client hung up %s", r.Method, r.URL.Path, r.RemoteAddr, rec.gone)
+	case rec.err != nil:
+		param := ""
+		if rec.err.Param != "" {
+			param = " (" + rec.err.Param + ")"
+		}
+		s.cfg.Log.Printf("%s %s from %s: %d%s %s", r.Method, r.URL.Path, r.RemoteAddr, rec.err.Status, param, rec.err.Message)
+	case rec.status >= 400:
+		s.cfg.Log.Printf("%s %s from %s: %d", r.Method, r.URL.Path, r.RemoteAddr, rec.status)
+	}
+}
+
+func (s *Server) route(w http.ResponseWriter, r *http.Request) {
+	if s.cors(w, r) {
+		return
+	}
+	// /health is for load balancers and supervisors, which carry no key
+	// (llama-server leaves it open too).
+	if s.cfg.APIKey != "" && r.URL.Path != "/health" && r.URL.Path != "/v1/health" {
+		if e := s.authorize(r.Header.Get("Authorization")); e != nil {
+			writeError(w, e)
 			return
 		}
 	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// authorize checks an Authorization header against the API key. Only the
+// Bearer scheme is taken (its name in any case, as RFC 9110 has it): a
+// bare key or another scheme is refused, and no message repeats what was
+// sent after the scheme, which may be a secret.
+func (s *Server) authorize(header string) *apiError {
+	unauthorized := func(format string, a ...any) *apiError {
+		return &apiError{Status: http.StatusUnauthorized, Type: "invalid_request_error", Code: "invalid_api_key", Message: fmt.Sprintf(format, a...)}
+	}
+	header = strings.TrimSpace(header)
+	scheme, key, found := strings.Cut(header, " ")
+	switch {
+	case header == "":
+		return unauthorized("an API key is required: send it as \"Authorization: Bearer KEY\"")
+	case !found && strings.EqualFold(header, "Bearer"):
+		return unauthorized("the Authorization header holds the Bearer scheme but no key after it")
+	case !found:
+		return unauthorized("the Authorization header must be \"Bearer KEY\", but it holds one word with no scheme before it")
+	case !strings.EqualFold(scheme, "Bearer"):
+		if len(scheme) > 20 {
+			scheme = scheme[:20] + "…"
+		}
+		return unauthorized("the Authorization header must use the Bearer scheme (\"Bearer KEY\"), not %q", scheme)
+	case subtle.ConstantTimeCompare([]byte(strings.TrimSpace(key)), []byte(s.cfg.APIKey)) != 1:
+		return unauthorized("the API key sent is not this server's")
+	}
+	return nil
+}
+
+// health is GET /health (and /v1/health), as llama-server has it: the
+// model is loaded before the server listens, so it is always ready.
+func (s *Server) health(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		methodNotAllowed(w, r, http.MethodGet)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ok"})
+}
+
+// CheckOrigin validates a --cors origin and returns it in the form
+// browsers send in the Origin header (lower case, no trailing slash): "*",
+// or a scheme://host[:port] of http or https with no path.
+func CheckOrigin(origin string) (string, error) {
+	if origin == "*" {
+		return origin, nil
+	}
+	u, err := url.Parse(strings.TrimSuffix(origin, "/"))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return "", fmt.Errorf("serve: the CORS origin %q is not an origin: give scheme://host[:port] (e.g. http://localhost:3000) or *", origin)
+	}
+	return strings.ToLower(u.Scheme + "://" + u.Host), nil
+}
+
+// cors adds the CORS headers for the configured origin and answers a
+// preflight (an OPTIONS request with Access-Control-Request-Method),
+// returning true when it did. Preflights come without credentials, so
+// this runs before the key is checked.
+func (s *Server) cors(w http.ResponseWriter, r *http.Request) (answered bool) {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return false
+	}
+	preflight := r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != ""
+	allowed := s.cfg.CORSOrigin == "*" || (s.cfg.CORSOrigin != "" && strings.EqualFold(origin, s.cfg.CORSOrigin))
+	if !allowed {
+		if !preflight {
+			return false // no header: the browser keeps the answer from the page
+		}
+		msg := fmt.Sprintf("cross-origin requests are off: start the server with --cors %s to allow that origin", origin)
+		if s.cfg.CORSOrigin != "" {
+			msg = fmt.Sprintf("the origin %q may not call this server: it allows %q only", origin, s.cfg.CORSOrigin)
+		}
+		writeError(w, &apiError{Status: http.StatusForbidden, Type: "invalid_request_error", Message: msg})
+		return true
+	}
+	h := w.Header()
+	h.Set("Access-Control-Allow-Origin", s.cfg.CORSOrigin)
+	if s.cfg.CORSOrigin != "*" {
+		h.Add("Vary", "Origin")
+	}
+	h.Set("Access-Control-Expose-Headers", "Retry-After")
+	if !preflight {
+		return false
+	}
+	h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+	// The headers the page asks for (the openai SDK sends its own x-
+	// headers besides Authorization); "*" would not cover Authorization.
+	if req := r.Header.Get("Access-Control-Request-Headers"); req != "" {
+		h.Set("Access-Control-Allow-Headers", req)
+	}
+	h.Set("Access-Control-Max-Age", "600")
+	w.WriteHeader(http.StatusNoContent)
+	return true
+}
+
+// statusGone marks a request whose client hung up (nginx's 499): it is
+// logged, never sent.
+const statusGone = 499
+
+// recorder is the ResponseWriter the handlers write to: it keeps the
+// status and the error sent, and whether the client hung up, for the
+// request's log line.
+type recorder struct {
+	http.ResponseWriter
+	status int
+	err    *apiError
+	gone   string // when the client hung up ("" while it is there)
+}
+
+func (r *recorder) WriteHeader(status int) {
+	if r.status == 0 {
+		r.status = status
+	}
+	r.ResponseWriter.WriteHeader(status)
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	return r.ResponseWriter.Write(b)
+}
+
+// Flush sends what is buffered: the SSE streams need it.
+func (r *recorder) Flush() {
+	if f, ok := r.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection (the body's
+// read deadline).
+func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// noteError records e for the request's log line.
+func noteError(w http.ResponseWriter, e *apiError) {
+	if rec, ok := w.(*recorder); ok {
+		rec.err = e
+	}
+}
+
+// clientGone records that the client hung up, and when, for the
+// request's log line; nothing is sent.
+func clientGone(w http.ResponseWriter, when string) {
+	if rec, ok := w.(*recorder); ok && rec.gone == "" {
+		rec.gone = when
+	}
 }
 
 // Close releases every conversation the server made that is not
@@ -232,7 +424,7 @@ func (s *Server) admit(ctx context.Context) (release func(), e *apiError) {
 	case s.slots <- struct{}{}:
 		return func() { <-s.slots }, nil
 	case <-ctx.Done():
-		return nil, &apiError{Status: 499, Type: "cancelled", Message: "the client went away"}
+		return nil, &apiError{Status: statusGone, Type: "cancelled", Message: "the client went away"}
 	}
 }
 
@@ -243,7 +435,32 @@ func (s *Server) readPost(w http.ResponseWriter, r *http.Request, v any) bool {
 		methodNotAllowed(w, r, http.MethodPost)
 		return false
 	}
-	if e := decodeBody(r.Body, s.cfg.MaxBody, v); e != nil {
+	// The headers had the http.Server's ReadHeaderTimeout; the body gets a
+	// deadline of its own here, so that the server enforces it however it
+	// is mounted and answers 408 in a sentence. It bounds reading only:
+	// net/http lifts a connection's read deadline once the body is read
+	// to its end, and it is lifted here too rather than relied on, so a
+	// long stream is never cut by it. (A WriteTimeout would cut them.)
+	rc := http.NewResponseController(w)
+	limited := rc.SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout)) == nil
+	e := decodeBody(r.Body, s.cfg.MaxBody, s.cfg.BodyTimeout, v)
+	if e != nil && (e.Status == http.StatusRequestTimeout || e.Status == http.StatusRequestEntityTooLarge) {
+		// The body is not all read, and the deadline stays: net/http
+		// reads what is left of a body before it answers, and would wait
+		// on a slow sender without one. The connection is done with.
+		w.Header().Set("Connection", "close")
+		writeError(w, e)
+		return false
+	}
+	if limited {
+		_ = rc.SetReadDeadline(time.Time{})
+	}
+	if e != nil {
+		// A failed read of the body cancels the request's context.
+		if r.Context().Err() != nil {
+			clientGone(w, "while sending the request")
+			return false
+		}
 		writeError(w, e)
 		return false
 	}
@@ -255,7 +472,9 @@ func (s *Server) readPost(w http.ResponseWriter, r *http.Request, v any) bool {
 func (s *Server) admitOrAnswer(w http.ResponseWriter, r *http.Request) (release func(), ok bool) {
 	release, e := s.admit(r.Context())
 	if e != nil {
-		if e.Status != 499 {
+		if e.Status == statusGone {
+			clientGone(w, "while waiting in the queue")
+		} else {
 			writeError(w, e)
 		}
 		return nil, false

@@ -34,6 +34,8 @@ func cmdServe(args []string, stdout, stderr io.Writer) error {
 	sessionDir := fs.String("session-dir", "", "where isagi.save writes <session_id>.miku (default: saving refused)")
 	noBuild := fs.Bool("no-build", false, "refuse (409) a request for a GRC rank not built yet instead of building it")
 	maxBody := fs.Int64("max-body", 4<<20, "largest request body in bytes")
+	bodyTimeout := fs.Duration("body-timeout", 30*time.Second, "longest a request body may take to arrive (408 beyond it); responses, streams included, are not bounded")
+	cors := fs.String("cors", "", "let web pages of this origin (scheme://host[:port], or * for any) call the server from a browser (default: none)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: isagi serve (--model FILE.gguf | --demo) [flags]
 
@@ -42,7 +44,8 @@ Serves the model over the OpenAI API (POST /v1/chat/completions,
 ISAGI's extensions: an "isagi" object in requests (snipe, ogd_alpha, rank,
 slots, alloc, memory, session_id, save) and responses (per-token TEH,
 memory tier, the GRC plan, tok/s), and POST /isagi/v1/hidden for the
-residual stream of a text. See docs/serve.md.
+residual stream of a text; GET /health answers {"status":"ok"}.
+See docs/serve.md.
 
 It listens on loopback only unless --api-key is given.
 
@@ -67,6 +70,14 @@ Flags:
 	if *parallel < 1 || *parallel > 64 {
 		return usagef("serve: --parallel must be 1…64, not %d", *parallel)
 	}
+	if *bodyTimeout <= 0 {
+		return usagef("serve: --body-timeout must be above 0, not %v", *bodyTimeout)
+	}
+	if *cors != "" {
+		if _, err := serve.CheckOrigin(*cors); err != nil {
+			return usagef("%v", err)
+		}
+	}
 	if !loopback(*host) && *apiKey == "" {
 		return usagef("serve: --host %s is reachable from other machines: give --api-key KEY (or $ISAGI_API_KEY) so that not anyone on the network can use the model", *host)
 	}
@@ -87,7 +98,7 @@ Flags:
 	id := s.Info().Name
 	srv, err := serve.New(s, serve.Config{
 		ModelID: id, Parallel: *parallel, Queue: *queue, Sessions: *sessions, Ctx: mf.ctx,
-		APIKey: *apiKey, NoBuild: *noBuild, MaxBody: *maxBody, SessionDir: *sessionDir,
+		APIKey: *apiKey, CORSOrigin: *cors, BodyTimeout: *bodyTimeout, NoBuild: *noBuild, MaxBody: *maxBody, SessionDir: *sessionDir,
 		AppVersion: version, Log: logger,
 	})
 	if err != nil {
@@ -98,7 +109,10 @@ Flags:
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	// No WriteTimeout: it would cut a stream that outlasts it. The body's
+	// time limit is the server's own (--body-timeout, answered with a
+	// 408); IdleTimeout drops kept-alive connections nobody uses.
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	done := make(chan error, 1)

@@ -300,5 +300,95 @@ await check('isagi extension: body {isagi:{}} -> response.isagi.tok_s', async ()
   return `isagi=${show(r.isagi)}`;
 });
 
+// i. OpenAI fields the server cannot honour are refused (400 with param),
+// not answered in plain text; those that ask for nothing pass.
+async function refused(promise, param) {
+  const err = await promise.then((r) => assert.fail(`request succeeded: ${show(r)}`), (e) => e);
+  assert.ok(err instanceof OpenAI.BadRequestError,
+    `want BadRequestError, got ${err?.constructor?.name} status=${err?.status}: ${err?.message}`);
+  assert.equal(err.error?.param, param, `param: ${show(err.error)}`);
+  assert.ok(typeof err.error.message === 'string' && err.error.message.length > 0, `no message: ${show(err.error)}`);
+  return `message=${show(err.error.message)}`;
+}
+
+await check('response_format text accepted', async () => {
+  const r = await client.chat.completions.create({ ...chatReq(), response_format: { type: 'text' } });
+  assert.equal(r.choices[0].message.content, chat.choices[0].message.content, 'content with response_format text != without');
+});
+
+await check('response_format json_object -> BadRequestError (param response_format)', () =>
+  refused(client.chat.completions.create({ ...chatReq(), response_format: { type: 'json_object' } }), 'response_format'));
+
+await check('response_format json_schema -> BadRequestError (param response_format)', () =>
+  refused(client.chat.completions.create({
+    ...chatReq(),
+    response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'object' } } },
+  }), 'response_format'));
+
+await check('tools -> BadRequestError (param tools)', () =>
+  refused(client.chat.completions.create({
+    ...chatReq(),
+    tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: {} } } }],
+    tool_choice: 'auto',
+  }), 'tools'));
+
+await check('tool_choice required -> BadRequestError (param tool_choice)', () =>
+  refused(client.chat.completions.create({ ...chatReq(), tool_choice: 'required' }), 'tool_choice'));
+
+const compReq = () => ({ model: MODEL, prompt: 'In the beginning', max_tokens: 8, temperature: 0 });
+
+await check('completions echo: the prompt comes back before the reply', async () => {
+  const r = await client.completions.create({ ...compReq(), echo: true });
+  assert.equal(r.choices[0].text, 'In the beginning' + compText, `echoed text: ${show(r.choices[0].text)}`);
+  const stream = await client.completions.create({ ...compReq(), echo: true, stream: true });
+  let text = '';
+  for await (const chunk of stream) text += chunk.choices?.[0]?.text ?? '';
+  assert.equal(text, 'In the beginning' + compText, `streamed echoed text: ${show(text)}`);
+});
+
+await check('completions echo + logprobs -> BadRequestError (param echo)', () =>
+  refused(client.completions.create({ ...compReq(), echo: true, logprobs: 2 }), 'echo'));
+
+await check('completions suffix -> BadRequestError (param suffix)', () =>
+  refused(client.completions.create({ ...compReq(), suffix: ' and the earth' }), 'suffix'));
+
+await check('completions best_of 2 -> BadRequestError (param best_of); best_of 1 accepted', async () => {
+  const msg = await refused(client.completions.create({ ...compReq(), best_of: 2 }), 'best_of');
+  const r = await client.completions.create({ ...compReq(), best_of: 1 });
+  assert.equal(r.choices[0].text, compText, 'best_of 1 text != text without it');
+  return msg;
+});
+
+await check('a wrong-typed field -> one sentence naming it and the value', async () => {
+  const msg = await refused(client.chat.completions.create({ ...chatReq(), temperature: 'abc' }), 'temperature');
+  assert.equal(msg, `message=${show('"temperature" must be a number, got "abc"')}`);
+  return msg;
+});
+
+await check('max_tokens 4096 over the window is lowered, with isagi.notes', async () => {
+  const r = await client.completions.create({ ...compReq(), max_tokens: 4096 });
+  assert.ok(Array.isArray(r.isagi?.notes) && r.isagi.notes.some((n) => n.startsWith('max_tokens 4096 was lowered to ')),
+    `isagi.notes: ${show(r.isagi?.notes)}`);
+  checkUsage(r.usage, 'clamped completion');
+  return `notes=${show(r.isagi.notes)}`;
+});
+
+await check('completions logprobs: streamed text_offset == non-streamed', async () => {
+  const r = await client.completions.create({ ...compReq(), logprobs: 1 });
+  const want = r.choices[0].logprobs.text_offset;
+  assert.equal(want[0], 'In the beginning'.length, `first offset: ${show(want)}`);
+  const stream = await client.completions.create({ ...compReq(), logprobs: 1, stream: true });
+  const got = [];
+  for await (const chunk of stream) got.push(...(chunk.choices?.[0]?.logprobs?.text_offset ?? []));
+  assert.deepEqual(got, want, 'streamed text_offset != non-streamed');
+  return `offsets=${show(want)}`;
+});
+
+await check('GET /health -> {"status":"ok"}', async () => {
+  const r = await fetch(new URL('/health', baseURL));
+  assert.equal(r.status, 200);
+  assert.deepEqual(await r.json(), { status: 'ok' });
+});
+
 console.log(`ok - all ${passed} checks${notes.length ? ` (${notes.length} note(s))` : ''}`);
 process.exit(0);
