@@ -69,35 +69,82 @@ type cogProfile struct {
 	K           int    `json:"k"`
 }
 
-// startCOG gives a newly attached profile its manifold: the one loaded
-// from a session file if it was measured in this profile, else a new one.
+// startCOG gives a newly attached profile its manifold: the one kept from
+// a session file when it was measured in this profile, else a new one —
+// unless the file's manifold cannot be used with it, which stays kept
+// (saved back unchanged) and leaves the session without memory; note
+// says why.
 func (s *Session) startCOG(p *geometry.Profile) (note string, err error) {
 	emb, err := geometry.NewEmbedder(s.CalibrationSource(), p)
 	if err != nil {
 		return "", err
 	}
 	s.embed = emb
-	fp := p.Fingerprint()
-	if s.cogPending != nil {
-		data, want := s.cogPending, s.cogPendingFP
-		s.cogPending, s.cogPendingFP = nil, ""
-		if want == fp {
-			m, err := cog.Decode(data)
-			if err == nil && m.Dim() == p.K {
-				s.cog, s.cogFP = m, fp
-				return keylessNote(m), nil
-			}
-			note = fmt.Sprintf("the saved manifold could not be read (%v): starting a new one", err)
-		} else {
-			note = "the saved manifold was measured with another geometry profile: starting a new one"
-		}
+	if s.cogKept != nil {
+		s.cog, s.cogFP = nil, ""
+		return s.useKept(p), nil
 	}
 	m, err := cog.New(cog.Config{Dim: p.K})
 	if err != nil {
 		return "", err
 	}
-	s.cog, s.cogFP = m, fp
-	return note, nil
+	s.cog, s.cogFP = m, p.Fingerprint()
+	return "", nil
+}
+
+// keptCOG is the living manifold of a session file that the session does
+// not use: its sections exactly as read (cog, then cog.profile when the
+// file has it), which every save writes back unchanged.
+type keptCOG struct {
+	sections []miku.Section
+	// fp is the fingerprint of the profile it was measured in; usable
+	// is false when it can never be used here (another model's, no
+	// readable profile record, unreadable), and why then says why.
+	fp     string
+	usable bool
+	why    string
+	// told is set once Notes has said that no profile is attached.
+	told bool
+}
+
+// keptSuffix ends every note about a manifold the session keeps unused.
+const keptSuffix = "it is kept in the session file unchanged, and this conversation runs without memory (a new conversation, /clear in the TUI, starts a new one)"
+
+// useKept starts using the kept manifold if it was measured in p, and
+// otherwise says why it stays unused ("" when it is in use and there is
+// nothing to tell).
+func (s *Session) useKept(p *geometry.Profile) string {
+	k := s.cogKept
+	if !k.usable {
+		return k.why
+	}
+	fp := p.Fingerprint()
+	if k.fp != fp {
+		return fmt.Sprintf("the saved living manifold was measured with another geometry profile (%s; this one is %s): %s", k.fp, fp, keptSuffix)
+	}
+	m, err := cog.Decode(k.sections[0].Data)
+	if err == nil && m.Dim() != p.K {
+		err = fmt.Errorf("%d coordinates, the profile has %d", m.Dim(), p.K)
+	}
+	if err != nil {
+		k.usable, k.why = false, fmt.Sprintf("the saved living manifold could not be read (%v): %s", err, keptSuffix)
+		return k.why
+	}
+	s.cog, s.cogFP, s.cogKept = m, fp, nil
+	return keylessNote(m)
+}
+
+// waitingNote says, once, that the kept manifold waits for a profile
+// ("" when there is nothing to say): a caller that attaches the profile
+// after loading the file (isagi run --session, the TUI's start) asks
+// Notes after it, so only a profile that did not come is told.
+func (s *Session) waitingNote() string {
+	k := s.cogKept
+	if k == nil || !k.usable || s.geo != nil || k.told {
+		return ""
+	}
+	k.told = true
+	return fmt.Sprintf("the saved living manifold is inactive: it was measured with geometry profile %s, and no geometry profile is attached (none for this model here); it is kept in the session file unchanged, and is used again wherever that profile is attached", k.fp)
 }
 
 // keylessNote tells about trajectories saved before answers were keyed on
@@ -291,50 +338,80 @@ func parseAlpha(value string) (float64, error) {
 	return a, nil
 }
 
-// cogSections are the manifold's sections for a session file.
-func (s *Session) cogSections() ([]sectionData, error) {
+// cogSections are the manifold's sections for a session file: the one in
+// use, or the one kept from the loaded file as it was read.
+func (s *Session) cogSections() ([]miku.Section, error) {
 	if s.cog == nil {
+		if s.cogKept != nil {
+			return s.cogKept.sections, nil
+		}
 		return nil, nil
 	}
 	data, err := s.cog.MarshalBinary()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("session: the living manifold: %w", err)
 	}
 	prof, err := json.Marshal(cogProfile{Fingerprint: s.cogFP, K: s.cog.Dim()})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("session: the living manifold's profile record: %w", err)
 	}
-	return []sectionData{{sectionCOG, data}, {sectionCOGProfile, prof}}, nil
+	// Not required: an older reader keeps the conversation and skips the
+	// manifold.
+	return []miku.Section{{Name: sectionCOG, Data: data}, {Name: sectionCOGProfile, Data: prof}}, nil
 }
 
-type sectionData struct {
-	name string
-	data []byte
-}
-
-// loadCOG restores the manifold of a session file: at once when the
-// profile it was measured in is attached, else when one is (SetGeometry).
-func (s *Session) loadCOG(f *miku.File) (notes []string) {
+// loadCOG takes the living manifold of a session file in place of the
+// session's: the memory belongs to the conversation and its file. It is
+// used at once when the profile it was measured in is attached, else kept
+// as read (and used if that profile is attached later, SetGeometry). A
+// file without one starts a new manifold when a profile is attached.
+// sameModel is false for a file saved with another model (loaded with
+// force), whose manifold is kept and never used.
+func (s *Session) loadCOG(f *miku.File, sameModel bool) (notes []string) {
+	s.cog, s.cogFP, s.cogKept = nil, "", nil
 	sec, ok := f.Section(sectionCOG)
 	if !ok {
+		if s.geo != nil {
+			m, err := cog.New(cog.Config{Dim: s.geo.Profile().K})
+			if err != nil {
+				return []string{"the living manifold could not start: " + err.Error()}
+			}
+			s.cog, s.cogFP = m, s.geo.Profile().Fingerprint()
+		}
 		return nil
 	}
+	k := &keptCOG{sections: []miku.Section{cloneSection(sec)}}
+	ps, hasProf := f.Section(sectionCOGProfile)
+	if hasProf {
+		k.sections = append(k.sections, cloneSection(ps))
+	}
 	var prof cogProfile
-	if ps, ok := f.Section(sectionCOGProfile); !ok || json.Unmarshal(ps.Data, &prof) != nil {
-		return []string{"the living manifold has no readable profile record and was not loaded"}
+	switch {
+	case !sameModel:
+		k.why = "the saved living manifold belongs to the other model and is not used: " + keptSuffix
+	case !hasProf || json.Unmarshal(ps.Data, &prof) != nil:
+		k.why = "the saved living manifold has no readable profile record, so it cannot be used: " + keptSuffix
+	default:
+		k.fp, k.usable = prof.Fingerprint, true
 	}
-	s.cogPending, s.cogPendingFP = slices.Clone(sec.Data), prof.Fingerprint
+	s.cogKept = k
+	if !k.usable {
+		return []string{k.why}
+	}
 	if s.geo == nil {
-		return nil // restored by SetGeometry
+		return nil // used by SetGeometry, or told by Notes
 	}
-	note, err := s.startCOG(s.geo.Profile())
-	if err != nil {
-		return []string{"the living manifold was not loaded: " + err.Error()}
-	}
-	if note != "" {
+	if note := s.useKept(s.geo.Profile()); note != "" {
 		return []string{note}
 	}
 	return nil
+}
+
+// cloneSection copies a section read from a file, which aliases the
+// whole file's buffer.
+func cloneSection(sec miku.Section) miku.Section {
+	sec.Data = slices.Clone(sec.Data)
+	return sec
 }
 
 // ChainStep is one generation of an exploration chain.

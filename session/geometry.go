@@ -48,7 +48,16 @@ func (s *Session) SetGeometry(p *geometry.Profile) error {
 			s.geoRemove()
 		}
 		_ = s.useOGD(0)
-		s.geo, s.geoRemove, s.cog, s.embed = nil, nil, nil, nil
+		// The memory outlives its profile: kept, it is saved with the
+		// conversation and used again when the profile comes back.
+		if s.cog != nil {
+			cs, err := s.cogSections()
+			if err != nil {
+				return err
+			}
+			s.cogKept = &keptCOG{sections: cs, fp: s.cogFP, usable: true}
+		}
+		s.geo, s.geoRemove, s.cog, s.cogFP, s.embed = nil, nil, nil, "", nil
 		return nil
 	}
 	sum, err := s.ModelSHA256()
@@ -118,10 +127,16 @@ func (s *Session) attachGeometry() error {
 }
 
 // Notes returns and clears what the session had to tell the user about
-// state it could not restore (a manifold from another profile…).
+// state it could not restore (a manifold from another profile…),
+// including, once, a saved manifold still waiting for its profile: ask
+// after attaching the profile (LoadGeometry), so that only one that did
+// not come is told.
 func (s *Session) Notes() []string {
 	n := s.notes
 	s.notes = nil
+	if w := s.waitingNote(); w != "" {
+		n = append(n, w)
+	}
 	return n
 }
 

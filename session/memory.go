@@ -333,7 +333,7 @@ func (s *Session) Served() []ServedAnswer { return append([]ServedAnswer(nil), s
 
 // servedSection is the section recording the served answers, or nil when
 // there are none.
-func (s *Session) servedSection() (*sectionData, error) {
+func (s *Session) servedSection() (*miku.Section, error) {
 	if len(s.served) == 0 {
 		return nil, nil
 	}
@@ -341,7 +341,7 @@ func (s *Session) servedSection() (*sectionData, error) {
 	if err != nil {
 		return nil, fmt.Errorf("session: served answers: %w", err)
 	}
-	return &sectionData{sectionCOGServed, b}, nil
+	return &miku.Section{Name: sectionCOGServed, Data: b}, nil
 }
 
 // loadServed restores the record of served answers; a section that cannot

@@ -130,16 +130,15 @@ func (s *Session) save(path, appVersion string, now time.Time, overwrite bool, h
 	if err != nil {
 		return err
 	}
+	f.Sections = append(f.Sections, cs...)
 	if sv, err := s.servedSection(); err != nil {
 		return err
 	} else if sv != nil {
-		cs = append(cs, *sv)
+		f.Sections = append(f.Sections, *sv)
 	}
-	for _, c := range cs {
-		// Not required: an older reader keeps the conversation and skips
-		// the manifold.
-		f.Sections = append(f.Sections, miku.Section{Name: c.name, Data: c.data})
-	}
+	// Sections this build does not know go back as they came: a newer
+	// ISAGI's state survives a turn taken here.
+	f.Sections = append(f.Sections, s.carry...)
 	l := held
 	if l == nil {
 		ctx, cancel := context.WithTimeoutCause(context.Background(), miku.LockWait,
@@ -161,7 +160,9 @@ func (s *Session) save(path, appVersion string, now time.Time, overwrite bool, h
 		st, err = l.Write(f)
 	} else {
 		st, err = l.WriteIfUnchanged(f, expect)
-		if !own && errors.Is(err, miku.ErrChanged) {
+		// A file the session has not written yet (a new conversation's
+		// name, NewConversation) that exists is someone else's.
+		if expect.IsZero() && errors.Is(err, miku.ErrChanged) {
 			err = fmt.Errorf("session: %s %w", path, ErrExists)
 		}
 	}
@@ -224,8 +225,11 @@ func (s *Session) LoadCtx(ctx context.Context, path string, force bool, progress
 	if len(required) > 0 {
 		return nil, fmt.Errorf("%s: needs sections this version cannot read: %v — update ISAGI", path, required)
 	}
+	var carry []miku.Section
 	for _, name := range skip {
-		notes = append(notes, fmt.Sprintf("skipped section %q, which this version does not know", name))
+		sec, _ := f.Section(name)
+		carry = append(carry, cloneSection(sec))
+		notes = append(notes, fmt.Sprintf("section %q is not one this version knows: it is not used, and is kept in the file unchanged", name))
 	}
 	sec, ok := f.Section(sectionConversation)
 	if !ok {
@@ -246,14 +250,10 @@ func (s *Session) LoadCtx(ctx context.Context, path string, force bool, progress
 	}
 	s.gen.Reset(s.set.Seed)
 	s.conv.Restore(conversation.Record{Messages: conv.Messages, Text: conv.Text, Parts: conv.Parts})
-	s.lastServed = nil
+	s.lastServed, s.lastInput = nil, ""
 	notes = append(notes, s.loadServed(f)...)
-	s.file, s.created, s.stamp = path, f.Header.Created, stamp
-	if f.Header.Model.SHA256 == sum {
-		notes = append(notes, s.loadCOG(f)...)
-	} else if _, ok := f.Section(sectionCOG); ok {
-		notes = append(notes, "the living manifold belongs to the other model and was not loaded")
-	}
+	s.file, s.created, s.stamp, s.carry = path, f.Header.Created, stamp, carry
+	notes = append(notes, s.loadCOG(f, f.Header.Model.SHA256 == sum)...)
 	return notes, nil
 }
 
@@ -278,13 +278,18 @@ func (s *Session) SaveFileOverwrite(path string) error {
 	return s.SaveOverwrite(path, s.appVersion, time.Now())
 }
 
-// LoadFile is Load (the TUI's /load).
+// LoadFile is Load (the TUI's /load) followed by Notes: the TUI attaches
+// no profile after a load, so what the session cannot use is told at once.
 func (s *Session) LoadFile(path string, force bool) ([]string, error) {
-	return s.Load(path, force)
+	return s.LoadFileCtx(context.Background(), path, force, nil)
 }
 
 // LoadFileCtx is LoadCtx (the TUI's /load, which shows the build's
-// progress and cancels it with esc).
+// progress and cancels it with esc) followed by Notes, as LoadFile.
 func (s *Session) LoadFileCtx(ctx context.Context, path string, force bool, progress func(done, total int)) ([]string, error) {
-	return s.LoadCtx(ctx, path, force, progress)
+	notes, err := s.LoadCtx(ctx, path, force, progress)
+	if err != nil {
+		return nil, err
+	}
+	return append(notes, s.Notes()...), nil
 }

@@ -189,10 +189,16 @@ type Session struct {
 
 	// The living manifold (COG) and the exploration step (OGD), both in
 	// the geometry profile's coordinates.
-	cog           *cog.Manifold
-	cogFP         string // the fingerprint of the profile cog was measured in
-	cogPending    []byte // a manifold read from a file before a profile was attached
-	cogPendingFP  string
+	cog   *cog.Manifold
+	cogFP string // the fingerprint of the profile cog was measured in
+	// cogKept is the session file's manifold while the session does not
+	// use it (no profile attached yet, another profile, unreadable): it is
+	// saved back as read, so that a machine without the profile never
+	// erases the memory. Never set together with cog.
+	cogKept *keptCOG
+	// carry are the file's sections this build does not know (a newer
+	// ISAGI's), saved back as read.
+	carry         []miku.Section
 	embed         *geometry.Embedder
 	explore       *geometry.Explorer
 	exploreRemove func()
@@ -257,11 +263,49 @@ func (s *Session) ContextUsed() (used, limit int) {
 	return min(len(s.gen.History()), s.st.Cap()), s.st.Cap()
 }
 
-// Clear forgets the conversation (the system message stays).
+// Clear forgets the conversation's messages, its KV cache and its record
+// of answers served from memory (the system message stays). It keeps the
+// living manifold and the session file: scripts and tests use it to ask
+// from a fresh context against the memory built so far. The TUI's /clear
+// is NewConversation.
 func (s *Session) Clear() {
 	s.conv.Clear()
-	s.served, s.lastServed = nil, nil
+	s.served, s.lastServed, s.lastInput = nil, nil, ""
 	s.gen.Reset(s.set.Seed)
+}
+
+// ClearForgets lists what NewConversation forgets, for the TUI's /clear
+// to say.
+const ClearForgets = "the messages, the KV cache, the answers served from memory and what the living manifold learned (its memory starts empty)"
+
+// NewConversation starts a new conversation in place of this one, as the
+// TUI's /clear does: it forgets ClearForgets, and the sections of the
+// loaded file it kept without using them. The memory goes with the
+// conversation because it holds the conversation's own prompts and
+// answers, and is saved in the conversation's file (docs/miku.md): a new
+// conversation that kept it would copy the "forgotten" text into its own
+// file. The settings, the system prompt, the geometry profile and the
+// compression stay.
+//
+// The session forgets its file too, so that the new conversation is never
+// saved over the old one: file ("" for none) is where the next Save goes.
+// It must not exist yet: Save creates it, and refuses (ErrExists) if
+// someone else has created it meanwhile.
+func (s *Session) NewConversation(file string) error {
+	var m *cog.Manifold
+	if s.geo != nil {
+		var err error
+		if m, err = cog.New(cog.Config{Dim: s.geo.Profile().K}); err != nil {
+			return fmt.Errorf("session: a new living manifold: %w", err)
+		}
+	}
+	s.Clear()
+	s.cog, s.cogKept, s.carry = m, nil, nil
+	if m != nil {
+		s.cogFP = s.geo.Profile().Fingerprint()
+	}
+	s.file, s.created, s.stamp = file, time.Time{}, miku.Stamp{}
+	return nil
 }
 
 // SetSystem sets (or, with "", removes) the system message of the

@@ -138,7 +138,7 @@ func TestThermalDecidesDuringDecode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := newTimed(60, 20*time.Millisecond, 0) // a reply of about 1.2 s
+	e := newTimed(150, 20*time.Millisecond, 0) // a reply of about 3 s: several samples even on a loaded machine
 	tm := start(t, e, 120, 50, Options{Telemetry: src, Thermal: th})
 	waitFor(t, tm, "ready")
 	typeLine(tm, "hello")
@@ -232,7 +232,7 @@ func nearRel(a, b, tol float64) bool {
 // and names the compute device given in Options.
 func TestHardwareDuringReply(t *testing.T) {
 	src := &warmingGPU{}
-	e := newTimed(75, 20*time.Millisecond, 0) // about 1.5 s
+	e := newTimed(250, 20*time.Millisecond, 0) // about 5 s: the reply outlasts the sampler's third reading by far, even on a loaded machine
 	tm := start(t, e, 120, 50, Options{Telemetry: src, Compute: "CUDA · fake H100"})
 	waitFor(t, tm, "compute CUDA · fake H100", "fake H100", "power ")
 	k := src.calls()
