@@ -64,10 +64,13 @@ func (p Paths) Resolve(flagValue string) (string, error) {
 
 // resolveValue turns one model value into a file path.
 func resolveValue(v, source, dir string) (string, error) {
-	if st, err := os.Stat(v); err == nil {
-		if st.IsDir() {
-			return "", fmt.Errorf("%w: %s names %s, which is a directory, not a GGUF file", ErrNoModel, source, v)
-		}
+	isDir := false
+	if st, err := os.Stat(v); err == nil && st.IsDir() {
+		// Not a model file — but a bare name that is also a directory
+		// here (`--model demo` in ISAGI's source tree, which has demo/)
+		// still names an installed model: look for one below.
+		isDir = true
+	} else if err == nil {
 		// A device or a FIFO would be read (or waited on) forever. The
 		// error does not wrap ErrNoModel: a model was named, wrongly.
 		if err := fsx.CheckRegular(v); err != nil {
@@ -84,6 +87,9 @@ func resolveValue(v, source, dir string) (string, error) {
 		}
 	}
 	msg := fmt.Sprintf("%s names model %q, which is not a file", source, v)
+	if isDir {
+		msg = fmt.Sprintf("%s names %s, which is a directory, not a GGUF file", source, v)
+	}
 	if len(tried) > 0 {
 		msg += fmt.Sprintf(" nor an installed model (looked for %s in %s)", strings.Join(tried, ", "), dir)
 	}

@@ -38,7 +38,8 @@ type chatPane struct {
 	renderer   *glamour.TermRenderer
 	rendererW  int
 	entries    []entry
-	history    string // entries rendered at width
+	hangs      map[int]int // entry index → its listing's description column (hangWrap)
+	history    string      // entries rendered at width
 	streaming  bool
 	stream     strings.Builder
 	streamNote string // shown under the streaming text, e.g. "stopping…"
@@ -63,15 +64,26 @@ func (c *chatPane) setSize(w, h int) {
 	c.refresh()
 }
 
-func (c *chatPane) add(kind entryKind, text string) {
+func (c *chatPane) add(kind entryKind, text string) { c.addListing(kind, text, 0) }
+
+// addListing adds a two-column listing whose descriptions start at column
+// hang: when the pane is too narrow for a row, its description wraps under
+// itself (and again at every width the pane is resized to).
+func (c *chatPane) addListing(kind entryKind, text string, hang int) {
 	e := entry{kind: kind, text: text}
+	if hang > 0 {
+		if c.hangs == nil {
+			c.hangs = map[int]int{}
+		}
+		c.hangs[len(c.entries)] = hang
+	}
 	c.entries = append(c.entries, e)
-	c.history = joinBlocks(c.history, c.render(e))
+	c.history = joinBlocks(c.history, c.render(e, hang))
 	c.refresh()
 }
 
 func (c *chatPane) clear() {
-	c.entries, c.history = nil, ""
+	c.entries, c.history, c.hangs = nil, "", nil
 	c.stream.Reset()
 	c.streaming = false
 	c.refresh()
@@ -104,11 +116,11 @@ func (c *chatPane) endReply(text string, notices ...entry) {
 	if strings.TrimSpace(text) != "" {
 		e := entry{kind: entryAssistant, text: text}
 		c.entries = append(c.entries, e)
-		c.history = joinBlocks(c.history, c.render(e))
+		c.history = joinBlocks(c.history, c.render(e, 0))
 	}
 	for _, n := range notices {
 		c.entries = append(c.entries, n)
-		c.history = joinBlocks(c.history, c.render(n))
+		c.history = joinBlocks(c.history, c.render(n, 0))
 	}
 	c.refresh()
 }
@@ -116,8 +128,8 @@ func (c *chatPane) endReply(text string, notices ...entry) {
 func (c *chatPane) rerender() {
 	c.renderer = nil
 	var b string
-	for _, e := range c.entries {
-		b = joinBlocks(b, c.render(e))
+	for i, e := range c.entries {
+		b = joinBlocks(b, c.render(e, c.hangs[i]))
 	}
 	c.history = b
 }
@@ -144,7 +156,9 @@ func (c *chatPane) refresh() {
 	}
 }
 
-func (c *chatPane) render(e entry) string {
+// render draws one entry at the pane's width; hang is its listing's
+// description column, 0 for other text.
+func (c *chatPane) render(e entry, hang int) string {
 	w := max(c.width, 4)
 	switch e.kind {
 	case entryUser:
@@ -154,9 +168,11 @@ func (c *chatPane) render(e entry) string {
 	case entryNotice:
 		return theme.Notice.Width(w).Render("⚠ " + e.text)
 	case entryError:
-		return theme.Error.Width(w).Render("✗ " + e.text)
+		// The mark shifts the first line only: a listing's rows below it
+		// keep their columns.
+		return theme.Error.Width(w).Render(hangWrap("✗ "+e.text, w, hang))
 	default:
-		return theme.Info.Width(w).Render(e.text)
+		return theme.Info.Width(w).Render(hangWrap(e.text, w, hang))
 	}
 }
 

@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
+	"github.com/isagi-lab/isagi/geometry"
 	"github.com/isagi-lab/isagi/gpu"
 	"github.com/isagi-lab/isagi/session"
 )
@@ -17,15 +18,16 @@ import (
 // slashCommand is one /command. run gets the text after the name, trimmed.
 type slashCommand struct {
 	name, args, help string
-	idle             bool // needs the engine: refused while a reply streams
+	alias            string // another name for it, e.g. "/?" for /help
+	idle             bool   // needs the engine: refused while a reply streams
 	run              func(m *Model, arg string) tea.Cmd
 }
 
 // commands is the slash-command table; the help overlay is generated from it.
 func commands() []slashCommand {
 	cmds := []slashCommand{
-		{name: "/help", help: "show keys and commands", run: cmdHelp},
-		{name: "/clear", help: "forget the conversation", idle: true, run: cmdClear},
+		{name: "/help", alias: "/?", help: "show keys and commands", run: cmdHelp},
+		{name: "/clear", help: "new conversation: forget messages, cache, memory", idle: true, run: cmdClear},
 		{name: "/system", args: "TEXT", help: "set the system prompt", idle: true, run: cmdSystem},
 	}
 	for i, line := range setHelpLines() {
@@ -74,29 +76,31 @@ func setHelpLines() []string {
 }
 
 // setUsage is what /set alone prints: every setting from session.Knobs
-// with the values it takes and what it does, in aligned columns.
-func setUsage() string {
+// with the values it takes and what it does, in aligned columns; hang is
+// the column the descriptions start at.
+func setUsage() (text string, hang int) {
 	knobs := session.Knobs()
 	nameW, valW := 0, 0
 	for _, k := range knobs {
-		nameW = max(nameW, len(k.Name))
-		valW = max(valW, utf8.RuneCountInString(k.Values))
+		nameW = max(nameW, ansi.StringWidth(k.Name))
+		valW = max(valW, ansi.StringWidth(k.Values))
 	}
 	var b strings.Builder
 	b.WriteString("usage: /set NAME VALUE (or /set system TEXT); NAME is one of:")
 	for _, k := range knobs {
-		// %-*s pads by runes, so "≥0" and "…" line up with ASCII values.
-		fmt.Fprintf(&b, "\n  %-*s  %-*s  %s", nameW, k.Name, valW, k.Values, k.Help)
+		// padded by cells, so "≥0" and "…" line up with ASCII values
+		b.WriteString("\n  " + padCells(k.Name, nameW) + "  " + padCells(k.Values, valW) + "  " + k.Help)
 	}
-	return b.String()
+	return b.String(), 2 + nameW + 2 + valW + 2
 }
 
 // runCommand dispatches a line that starts with "/".
 func (m *Model) runCommand(line string) tea.Cmd {
 	name, arg, _ := strings.Cut(strings.TrimSpace(line), " ")
 	arg = strings.TrimSpace(arg)
+	name = strings.ToLower(name)
 	for _, c := range commands() {
-		if c.name == "" || c.name != strings.ToLower(name) {
+		if c.name == "" || c.name != name && (c.alias == "" || c.alias != name) {
 			continue
 		}
 		if c.idle && !m.gate(c.name) {
@@ -114,10 +118,53 @@ func cmdHelp(m *Model, _ string) tea.Cmd {
 	return nil
 }
 
+// Restarter is implemented by engines that can start a new conversation
+// in place of the current one (*session.Session does): /clear uses it, so
+// that what it forgets is gone from the next save too, and the cleared
+// conversation's file is never saved over.
+type Restarter interface {
+	// NewConversation forgets session.ClearForgets and the session file;
+	// the next save goes to file ("": none until /save names one), which
+	// does not exist yet.
+	NewConversation(file string) error
+}
+
+// cmdClear starts a new conversation. A conversation that was saved stays
+// in its file as it is; the new one autosaves to a new file, named in the
+// message.
 func cmdClear(m *Model, _ string) tea.Cmd {
-	m.engine.Clear()
+	r, ok := m.engine.(Restarter)
+	if !ok {
+		m.engine.Clear()
+		m.chat.clear()
+		m.chat.add(entryInfo, "conversation cleared")
+		m.refreshContext()
+		return nil
+	}
+	old, next := "", ""
+	if s, ok := m.sessions(); ok && s.File() != "" {
+		old = s.File()
+		next = m.newSavePath(old)
+	}
+	if err := r.NewConversation(next); err != nil {
+		m.chat.add(entryError, "clear failed: "+err.Error())
+		return nil
+	}
+	// The panes' figures of the last turn describe the forgotten one.
+	m.geo.turn, m.geo.last, m.geo.live = nil, geometry.Reading{}, false
+	m.mani.last, m.mani.growth, m.mani.retrieved, m.mani.replyTEH = nil, nil, false, 0
+	m.refreshGeometry()
 	m.chat.clear()
-	m.chat.add(entryInfo, "conversation cleared")
+	msg := "conversation cleared — forgot " + session.ClearForgets + "."
+	if old != "" {
+		// A new file: the old one may have been saved by another ISAGI
+		// (autosave off for it), which concerns the new one no more.
+		m.autosaveOff = false
+		msg += " " + old + " keeps the old conversation; the next save goes to " + next + "."
+	} else if _, ok := m.sessions(); ok {
+		msg += " It is not saved anywhere yet: /save [FILE] saves it."
+	}
+	m.chat.add(entryInfo, msg)
 	m.refreshContext()
 	return nil
 }
@@ -146,10 +193,12 @@ func cmdSet(m *Model, arg string) tea.Cmd {
 	}
 	switch {
 	case len(f) == 0:
-		m.chat.add(entryInfo, setUsage())
+		usage, hang := setUsage()
+		m.chat.addListing(entryInfo, usage, hang)
 		return nil
 	case len(f) != 2:
-		m.chat.add(entryError, setUsage())
+		usage, hang := setUsage()
+		m.chat.addListing(entryError, usage, hang)
 		return nil
 	}
 	if k, ok := session.LookupKnob(f[0]); ok && k.Build {
@@ -258,11 +307,11 @@ func cmdShow(m *Model, _ string) tea.Cmd {
 	knobs := session.Knobs()
 	w := len("compression")
 	for _, k := range knobs {
-		w = max(w, len(k.Name))
+		w = max(w, ansi.StringWidth(k.Name))
 	}
 	var b strings.Builder
 	line := func(label, format string, a ...any) {
-		fmt.Fprintf(&b, "%-*s  %s\n", w, label, fmt.Sprintf(format, a...))
+		b.WriteString(padCells(label, w) + "  " + fmt.Sprintf(format, a...) + "\n")
 	}
 	line("model", "%s (%s, %s params, %s, %s)", i.Name, i.Arch, fmtCount(i.Params), i.WeightType, fmtBytes(i.FileBytes))
 	line("file", "%s", i.Path)
@@ -280,10 +329,11 @@ func cmdShow(m *Model, _ string) tea.Cmd {
 		sys = "(none)"
 	}
 	line("system", "%s", sys)
-	m.chat.add(entryInfo, strings.TrimSuffix(b.String(), "\n"))
+	m.chat.addListing(entryInfo, strings.TrimSuffix(b.String(), "\n"), w+2)
 	return nil
 }
 
+// cmdBye quits as a second ctrl+c does: saved first, or asked.
 func cmdBye(m *Model, _ string) tea.Cmd {
-	return m.quit()
+	return m.requestQuit()
 }

@@ -8,7 +8,9 @@
 // messages to them and lays their views out with lipgloss; styles live in
 // theme.go and key bindings in keys.go, so the help overlay is generated
 // from the same declarations the Update loop matches against. Slash commands
-// are a table in commands.go.
+// are a table in commands.go. ctrl+c stops, clears, and only pressed twice
+// quits, saving first or asking (quit.go); every width on screen is
+// measured as lipgloss lays it out, by grapheme cluster (width.go).
 //
 // The TUI talks to a model only through the Engine interface (satisfied by
 // *session.Session). A reply is generated on its own goroutine; its pieces

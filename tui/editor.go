@@ -6,7 +6,6 @@ import (
 	"unicode"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/mattn/go-runewidth"
 )
 
 // editor is the message box: a multi-line text buffer with a cursor, soft
@@ -140,7 +139,11 @@ func (e *editor) lineEnd(p int) int {
 	return p
 }
 
-func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' }
+// isWordRune: a combining mark belongs to the word of its letter, so a
+// word move never stops inside "é" written as e + U+0301.
+func isWordRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || unicode.Is(unicode.M, r)
+}
 
 func (e *editor) wordLeft(p int) int {
 	for p > 0 && !isWordRune(e.buf[p-1]) {
@@ -181,11 +184,11 @@ func (e *editor) update(msg tea.KeyMsg) bool {
 	switch msg.String() {
 	case "left", "ctrl+b":
 		if e.cur > 0 {
-			e.cur--
+			e.cur = prevCluster(e.buf, e.cur)
 		}
 	case "right", "ctrl+f":
 		if e.cur < len(e.buf) {
-			e.cur++
+			e.cur = nextCluster(e.buf, e.cur)
 		}
 	case "alt+left", "ctrl+left", "alt+b":
 		e.cur = e.wordLeft(e.cur)
@@ -209,12 +212,14 @@ func (e *editor) update(msg tea.KeyMsg) bool {
 	case "down":
 		e.vertical(1)
 		return true
-	case "backspace", "ctrl+h":
+	case "backspace", "ctrl+h": // a whole cluster: half an emoji is no character
 		if e.cur > 0 {
-			e.remove(e.cur-1, e.cur)
+			e.remove(prevCluster(e.buf, e.cur), e.cur)
 		}
 	case "delete", "ctrl+d":
-		e.remove(e.cur, e.cur+1)
+		if e.cur < len(e.buf) {
+			e.remove(e.cur, nextCluster(e.buf, e.cur))
+		}
 	case "alt+backspace", "ctrl+w":
 		e.remove(e.wordLeft(e.cur), e.cur)
 	case "alt+delete", "alt+d":
@@ -237,19 +242,10 @@ func (e *editor) update(msg tea.KeyMsg) bool {
 // newline inserts a line break at the cursor.
 func (e *editor) newline() { e.insert([]rune{'\n'}) }
 
-func cellWidth(r rune) int {
-	if r >= 0x20 && r < 0x7f {
-		return 1
-	}
-	if r == '\t' {
-		return tabWidth
-	}
-	return runewidth.RuneWidth(r)
-}
-
 // wrap returns the visual rows of the buffer at the current width, computed
 // once per version. Lines break after the last space that fits, or inside
-// a word longer than the width. One column is kept free for the cursor.
+// a word longer than the width, always between grapheme clusters (width.go).
+// One column is kept free for the cursor.
 func (e *editor) wrap() []row {
 	w := max(e.width-1, 1)
 	if e.wrapVer == e.ver && e.wrapW == w {
@@ -267,14 +263,15 @@ func (e *editor) wrap() []row {
 	}
 	rows := e.rows[:k]
 	start, col, lastSpace := from, 0, -1
-	for i := from; i < len(e.buf); i++ {
+	for i := from; i < len(e.buf); {
 		r := e.buf[i]
 		if r == '\n' {
 			rows = append(rows, row{start, i})
-			start, col, lastSpace = i+1, 0, -1
+			i++
+			start, col, lastSpace = i, 0, -1
 			continue
 		}
-		cw := cellWidth(r)
+		n, cw := clusterAt(e.buf, i)
 		for col+cw > w && i > start { // twice at most: after a word, then before r
 			brk := i
 			if lastSpace >= start && lastSpace+1 < i {
@@ -282,15 +279,13 @@ func (e *editor) wrap() []row {
 			}
 			rows = append(rows, row{start, brk})
 			start, lastSpace = brk, -1
-			col = 0
-			for j := start; j < i; j++ {
-				col += cellWidth(e.buf[j])
-			}
+			col = colOf(e.buf, start, i)
 		}
-		if r == ' ' || r == '\t' {
+		if n == 1 && (r == ' ' || r == '\t') { // a space with a mark on it is no break
 			lastSpace = i
 		}
 		col += cw
+		i += n
 	}
 	rows = append(rows, row{start, len(e.buf)})
 	e.rows, e.wrapVer, e.wrapW, e.dirty = rows, e.ver, w, len(e.buf)
@@ -312,10 +307,13 @@ func (e *editor) cursorRow(rows []row) int {
 	return lo
 }
 
+// colOf is the width in cells of buf[a:b], a and b between clusters.
 func colOf(buf []rune, a, b int) int {
 	c := 0
-	for _, r := range buf[a:b] {
-		c += cellWidth(r)
+	for i := a; i < b; {
+		n, w := clusterAt(buf, i)
+		c += w
+		i += n
 	}
 	return c
 }
@@ -339,16 +337,16 @@ func (e *editor) vertical(d int) {
 	r := rows[ni]
 	p, c := r.start, 0
 	for p < r.end {
-		cw := cellWidth(e.buf[p])
+		n, cw := clusterAt(e.buf, p)
 		if c+cw > e.goal {
 			break
 		}
 		c += cw
-		p++
+		p += n
 	}
 	// A soft-wrapped row's last position is the next row's first.
 	if p == r.end && ni+1 < len(rows) && rows[ni+1].start == r.end && p > r.start {
-		p--
+		p = prevCluster(e.buf, p)
 	}
 	e.cur = p
 }
@@ -388,12 +386,17 @@ func (e *editor) view() string {
 			b.WriteString("  ")
 		}
 		r := rows[i]
-		for p := r.start; p < r.end; p++ {
-			s := string(e.buf[p])
+		for p := r.start; p < r.end; {
+			// A cluster at a time: the cursor's reverse video around
+			// half of one would split it, and the terminal would draw
+			// the halves wider than the row was measured.
+			n, _ := clusterAt(e.buf, p)
+			n = min(n, r.end-p)
+			s := string(e.buf[p : p+n])
 			if e.buf[p] == '\t' {
 				s = strings.Repeat(" ", tabWidth)
 			}
-			if p == e.cur {
+			if p <= e.cur && e.cur < p+n {
 				if e.buf[p] == '\t' {
 					s = theme.Cursor.Render(" ") + strings.Repeat(" ", tabWidth-1)
 				} else {
@@ -401,18 +404,11 @@ func (e *editor) view() string {
 				}
 			}
 			b.WriteString(s)
+			p += n
 		}
 		if i == ri && e.cur == r.end {
 			b.WriteString(theme.Cursor.Render(" "))
 		}
 	}
 	return b.String()
-}
-
-// truncateCells cuts s to at most w cells.
-func truncateCells(s string, w int) string {
-	if w <= 0 {
-		return ""
-	}
-	return runewidth.Truncate(s, w, "…")
 }

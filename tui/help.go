@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/help"
@@ -24,15 +23,21 @@ func (h *helpOverlay) View(keys keyMap, w, ht int) string {
 	keysCol := theme.HelpTitle.Render("Keys") + "\n" + hm.FullHelpView(keys.FullHelp())
 
 	cmds := commands()
+	usage := func(c slashCommand) string {
+		u := strings.TrimSpace(c.name + " " + c.args)
+		if c.alias != "" {
+			u += ", " + c.alias
+		}
+		return u
+	}
 	nameW := 0
 	for _, c := range cmds {
-		nameW = max(nameW, lipgloss.Width(strings.TrimSpace(c.name+" "+c.args)))
+		nameW = max(nameW, lipgloss.Width(usage(c)))
 	}
 	var b strings.Builder
 	b.WriteString(theme.HelpTitle.Render("Commands"))
 	for _, c := range cmds {
-		name := fmt.Sprintf("%-*s", nameW, strings.TrimSpace(c.name+" "+c.args))
-		b.WriteString("\n" + theme.HelpKey.Render(name) + "  " + c.help)
+		b.WriteString("\n" + theme.HelpKey.Render(padCells(usage(c), nameW)) + "  " + c.help)
 	}
 	cmdCol := b.String()
 	footer := theme.Dim.Render("esc or ? closes this help")

@@ -19,6 +19,7 @@ type keyMap struct {
 	AlphaUp    key.Binding
 	AlphaDown  key.Binding
 	Regenerate key.Binding
+	Suspend    key.Binding
 	Quit       key.Binding
 }
 
@@ -36,7 +37,8 @@ func newKeyMap() keyMap {
 		AlphaUp:    key.NewBinding(key.WithKeys("alt+up"), key.WithHelp("alt+↑", "OGD α up (explore more)")),
 		AlphaDown:  key.NewBinding(key.WithKeys("alt+down"), key.WithHelp("alt+↓", "OGD α down")),
 		Regenerate: key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "regenerate a remembered answer")),
-		Quit:       key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit (or /bye)")),
+		Suspend:    key.NewBinding(key.WithKeys("ctrl+z"), key.WithHelp("ctrl+z", "suspend (fg resumes)")),
+		Quit:       key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "stop · clear input · twice: quit")),
 	}
 }
 
@@ -51,6 +53,6 @@ func (k keyMap) FullHelp() [][]key.Binding {
 	// overlay inside an 80×24 terminal.
 	return [][]key.Binding{
 		{k.Send, k.Newline, k.Stop, k.Help, k.ScrollUp, k.ScrollDown, k.Quit},
-		{k.Panes, k.Rotate, k.Save, k.AlphaUp, k.AlphaDown, k.Regenerate},
+		{k.Panes, k.Rotate, k.Save, k.AlphaUp, k.AlphaDown, k.Regenerate, k.Suspend},
 	}
 }

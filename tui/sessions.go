@@ -4,14 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/isagi-lab/isagi/miku"
-	"github.com/isagi-lab/isagi/session"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/isagi-lab/isagi/engine/chat"
+	"github.com/isagi-lab/isagi/miku"
+	"github.com/isagi-lab/isagi/session"
 )
 
 // Sessions is implemented by engines that keep .miku session files
@@ -47,11 +49,38 @@ func (m *Model) savePath(arg string) string {
 	if s, ok := m.sessions(); ok && s.File() != "" {
 		return s.File()
 	}
+	return m.newSavePath("")
+}
+
+// newSavePath is a new time-stamped file in Options.SessionDir for a
+// conversation that has none: one that does not exist (yet) and is not
+// avoid (the file a cleared conversation was saved to, perhaps within the
+// same second), "-2", "-3"… added to the name when needed.
+func (m *Model) newSavePath(avoid string) string {
 	dir := m.opts.SessionDir
 	if dir == "" {
 		dir = "."
 	}
-	return filepath.Join(dir, time.Now().Format("2006-01-02-150405")+".miku")
+	stamp := time.Now().Format("2006-01-02-150405")
+	path := filepath.Join(dir, stamp+".miku")
+	for i := 2; i < 1000; i++ {
+		if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) && !sameFile(path, avoid) {
+			break
+		}
+		path = filepath.Join(dir, fmt.Sprintf("%s-%d.miku", stamp, i))
+	}
+	return path
+}
+
+// sameFile reports whether a and b name the same path (absolute and
+// cleaned); "" is no path.
+func sameFile(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	aa, err1 := filepath.Abs(a)
+	ab, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && aa == ab
 }
 
 // saveDoneMsg is the end of a save; then runs after it (autosave's

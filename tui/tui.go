@@ -116,6 +116,10 @@ type Model struct {
 
 	autosaveOff bool // the session file was saved elsewhere: do not overwrite it
 
+	q      quitState        // the ctrl+c dialogue (quit.go)
+	now    func() time.Time // the clock of the double press; tests set it
+	stopBy string           // the key that stopped the reply streaming now
+
 	// When the reply streaming now (or the last one) began and ended: the
 	// thermal decisions made in between were made during it.
 	replyBegan, replyEnded time.Time
@@ -157,6 +161,7 @@ func New(e Engine, opts Options) *Model {
 		wg:     &sync.WaitGroup{},
 		width:  80,
 		height: 24,
+		now:    time.Now,
 	}
 	m.showTranscript() // a session resumed with --load
 	if s, ok := m.sessions(); ok && s.File() != "" {
@@ -222,11 +227,22 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.layout()
 		return m, nil
 	case streamMsg:
-		return m, m.onStream(msg)
+		return m, m.resumeQuit(m.onStream(msg))
 	case jobProgressMsg:
 		return m, m.onJobProgress(msg)
 	case jobDoneMsg:
-		return m, m.onJobDone(msg)
+		return m, m.resumeQuit(m.onJobDone(msg))
+	case quitSaveMsg:
+		return m, m.onQuitSave(msg)
+	case quitDisarmMsg:
+		m.onQuitDisarm(msg)
+		return m, nil
+	case tea.ResumeMsg:
+		// Back from ctrl+z: Bubble Tea has restored the terminal (the
+		// alternate screen, the size) and repaints; draw a fresh frame
+		// rather than one a burst of keys deferred before the suspend.
+		m.frame.pending = false
+		return m, nil
 	case setDoneMsg:
 		return m, m.onSetDone(msg)
 	case calibMsg:
@@ -257,6 +273,14 @@ func isText(msg tea.KeyMsg) bool {
 
 func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 	k := m.keys
+	if m.q.asking {
+		if cmd, used := m.answerQuit(msg); used {
+			return cmd
+		}
+	}
+	if isText(msg) || !key.Matches(msg, k.Quit) {
+		m.disarmQuit()
+	}
 	if isText(msg) {
 		m.help.show = false // the text is the user's: show where it went
 		m.input.update(msg)
@@ -267,7 +291,9 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		m.input.ed.newline()
 		return nil
 	case key.Matches(msg, k.Quit):
-		return m.quit()
+		return m.interrupt()
+	case key.Matches(msg, k.Suspend):
+		return tea.Suspend
 	case m.help.show:
 		if key.Matches(msg, k.Stop, k.Help) || msg.String() == "q" {
 			m.help.show = false
@@ -276,12 +302,7 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Stop) && m.cancelJob():
 		return nil
 	case key.Matches(msg, k.Stop):
-		if m.gen != nil {
-			m.gen.cancel()
-			m.chat.streamNote = "stopping…"
-			m.status = "stopping…"
-			m.chat.refresh()
-		}
+		m.stopReply("esc")
 		return nil
 	case key.Matches(msg, k.Help) && (msg.String() != "?" || strings.TrimSpace(m.input.value()) == ""):
 		m.help.show = true
@@ -337,6 +358,7 @@ func (m *Model) submit() tea.Cmd {
 	}
 	m.input.reset()
 	m.sent = text
+	m.stopBy = ""
 	m.chat.add(entryUser, text)
 	m.chat.beginReply()
 	m.perf.begin()
@@ -387,7 +409,11 @@ func (m *Model) onStream(msg streamMsg) tea.Cmd {
 	}
 	switch t.Stop {
 	case "cancelled":
-		notes = append(notes, entry{entryNotice, "stopped (esc)"})
+		stopped := "stopped"
+		if m.stopBy != "" {
+			stopped += " (" + m.stopBy + ")"
+		}
+		notes = append(notes, entry{entryNotice, stopped})
 	case "context full":
 		notes = append(notes, entry{entryNotice, "the context window is full — the reply was cut short"})
 	case "token limit":
@@ -422,11 +448,6 @@ func (m *Model) onStream(msg streamMsg) tea.Cmd {
 		return cmd
 	}
 	return m.thermalStep()
-}
-
-func (m *Model) quit() tea.Cmd {
-	m.cancel()
-	return tea.Quit
 }
 
 func (m *Model) refreshContext() {
@@ -474,6 +495,9 @@ func (m *Model) statusBar() string {
 	var hints []string
 	for _, b := range m.keys.ShortHelp() {
 		verb, _, _ := strings.Cut(b.Help().Desc, " ")
+		if b.Help().Key == m.keys.Quit.Help().Key {
+			verb = m.interruptHint() // ctrl+c does what fits the moment
+		}
 		hints = append(hints, theme.StatusKey.Render(b.Help().Key)+" "+verb)
 	}
 	right := strings.Join(hints, " · ")

@@ -83,12 +83,16 @@ Examples:
 	}
 	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "NAME\tSIZE\tARCH\tQUANT\tPARAMS\tTYPES\t")
+	// A note goes in the last column, and a read error (any length) below
+	// the table: in the ARCH column either would widen it for every row.
+	var unreadable []string
 	for _, m := range listed {
 		switch {
 		case m.Incomplete:
-			fmt.Fprintf(w, "%s\t%s\t(incomplete download: pull it again to resume)\t\t\t\t\n", m.Name, store.HumanBytes(m.Size))
+			fmt.Fprintf(w, "%s\t%s\t\t\t\t(incomplete download: pull it again to resume)\t\n", m.Name, store.HumanBytes(m.Size))
 		case m.Err != "":
-			fmt.Fprintf(w, "%s\t%s\t(unreadable: %s)\t\t\t\t\n", m.Name, store.HumanBytes(m.Size), m.Err)
+			fmt.Fprintf(w, "%s\t%s\t\t\t\t(unreadable: see below)\t\n", m.Name, store.HumanBytes(m.Size))
+			unreadable = append(unreadable, fmt.Sprintf("%s is unreadable: %s", m.File, m.Err))
 		default:
 			params := ""
 			if m.Params > 0 {
@@ -106,6 +110,9 @@ Examples:
 	}
 	if err := w.Flush(); err != nil {
 		return err
+	}
+	if len(unreadable) > 0 {
+		fmt.Fprintf(stdout, "\n%s\n", strings.Join(unreadable, "\n"))
 	}
 	if anyCannot {
 		fmt.Fprintf(stdout, "\nthis build runs %s; a model marked \"cannot run\" needs another quantisation.\n", tensor.ComputableNames())
