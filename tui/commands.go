@@ -20,7 +20,10 @@ type slashCommand struct {
 	name, args, help string
 	alias            string // another name for it, e.g. "/?" for /help
 	idle             bool   // needs the engine: refused while a reply streams
-	run              func(m *Model, arg string) tea.Cmd
+	// unlisted keeps it out of the help overlay, whose lines are few at
+	// 80×24: another command's help names it (/load names /load!).
+	unlisted bool
+	run      func(m *Model, arg string) tea.Cmd
 }
 
 // commands is the slash-command table; the help overlay is generated from it.
@@ -43,7 +46,8 @@ func commands() []slashCommand {
 		slashCommand{name: "/calibrate", help: "build this model's geometry profile (esc cancels)", idle: true, run: cmdCalibrate},
 		slashCommand{name: "/save", args: "[FILE]", help: "save the session (.miku); then after every turn", idle: true, run: cmdSave},
 		slashCommand{name: "/save!", args: "FILE", help: "save over a file that is not this session's", idle: true, run: cmdSaveOver},
-		slashCommand{name: "/load", args: "FILE", help: "load a saved session", idle: true, run: cmdLoad},
+		slashCommand{name: "/load", args: "FILE", help: "load a saved session (/load! if another model's)", idle: true, run: cmdLoad},
+		slashCommand{name: "/load!", args: "FILE", help: "load a session saved with another model (its conversation and knobs)", idle: true, run: cmdLoadForce, unlisted: true},
 		slashCommand{name: "/bye", help: "quit", run: cmdBye},
 	)
 }

@@ -22,7 +22,12 @@ func (h *helpOverlay) View(keys keyMap, w, ht int) string {
 	hm.FullSeparator = "  "
 	keysCol := theme.HelpTitle.Render("Keys") + "\n" + hm.FullHelpView(keys.FullHelp())
 
-	cmds := commands()
+	var cmds []slashCommand
+	for _, c := range commands() {
+		if !c.unlisted {
+			cmds = append(cmds, c)
+		}
+	}
 	usage := func(c slashCommand) string {
 		u := strings.TrimSpace(c.name + " " + c.args)
 		if c.alias != "" {

@@ -245,3 +245,32 @@ func TestPaneLinesCutVisibly(t *testing.T) {
 	m := finish(t, tm)
 	checkFrame(t, m, 120, 40, "│ Qwen2.5-0.5B-Instruct-ablite…  │")
 }
+
+// otherModelSaver loads a file only when forced, as the session refuses one
+// saved with another model.
+type otherModelSaver struct{ *savingEngine }
+
+func (o *otherModelSaver) LoadFile(path string, force bool) ([]string, error) {
+	if !force {
+		return nil, fmt.Errorf("%s: %w: pass --force-model to load the conversation anyway", path, session.ErrOtherModel)
+	}
+	return o.savingEngine.LoadFile(path, force)
+}
+
+// TestLoadOtherModelOffersLoadBang: the TUI does not tell the user to pass
+// a command-line flag it cannot take: it offers /load!, which loads.
+func TestLoadOtherModelOffersLoadBang(t *testing.T) {
+	e := &otherModelSaver{&savingEngine{fakeEngine: newFake()}}
+	tm := start(t, e, 140, 40)
+	typeLine(tm, "/load other.miku")
+	waitFor(t, tm, "other.miku was saved with another model: /load! other.miku loads")
+	typeLine(tm, "/load! other.miku")
+	waitFor(t, tm, "loaded other.miku")
+	m := finish(t, tm)
+	if f := frame(m); strings.Contains(f, "--force-model") {
+		t.Errorf("the TUI names a command-line flag:\n%s", f)
+	}
+	if e.File() != "other.miku" {
+		t.Errorf("file %q after /load!", e.File())
+	}
+}

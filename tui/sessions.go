@@ -179,14 +179,20 @@ type loadDoneMsg struct {
 
 // cmdLoad loads a session file as a job: the file may carry a compression
 // rank whose build takes seconds, and the UI must stay live meanwhile.
-func cmdLoad(m *Model, arg string) tea.Cmd {
+func cmdLoad(m *Model, arg string) tea.Cmd { return load(m, arg, false) }
+
+// cmdLoadForce is /load! FILE: a file saved with another model loads its
+// conversation and knobs (what the command line's --force-model does).
+func cmdLoadForce(m *Model, arg string) tea.Cmd { return load(m, arg, true) }
+
+func load(m *Model, arg string, force bool) tea.Cmd {
 	s, ok := m.sessions()
 	if !ok {
 		m.chat.add(entryError, "this engine cannot load sessions")
 		return nil
 	}
 	if arg == "" {
-		m.chat.add(entryInfo, "usage: /load FILE.miku")
+		m.chat.add(entryInfo, "usage: /load FILE.miku (/load! FILE.miku for one saved with another model)")
 		return nil
 	}
 	lb, cancellable := m.engine.(LoadBuilder)
@@ -196,11 +202,11 @@ func cmdLoad(m *Model, arg string) tea.Cmd {
 			err   error
 		)
 		if cancellable {
-			notes, err = lb.LoadFileCtx(ctx, arg, false, func(done, total int) {
+			notes, err = lb.LoadFileCtx(ctx, arg, force, func(done, total int) {
 				progress(fmt.Sprintf("building its compression, %d/%d blocks", done, total))
 			})
 		} else {
-			notes, err = s.LoadFile(arg, false)
+			notes, err = s.LoadFile(arg, force)
 		}
 		return loadDoneMsg{path: arg, notes: notes, err: err}
 	})
@@ -209,6 +215,12 @@ func cmdLoad(m *Model, arg string) tea.Cmd {
 func (m *Model) onLoadDone(msg loadDoneMsg) tea.Cmd {
 	if errors.Is(msg.err, context.Canceled) {
 		m.chat.add(entryNotice, "load cancelled — the conversation did not change")
+		return nil
+	}
+	if errors.Is(msg.err, session.ErrOtherModel) {
+		// The session's message names the command line's --force-model,
+		// which the TUI does not take: say what to type here.
+		m.chat.add(entryError, fmt.Sprintf("%s was saved with another model: /load! %s loads its conversation and knobs anyway (its memory and compression stay behind)", msg.path, msg.path))
 		return nil
 	}
 	if msg.err != nil {
