@@ -182,6 +182,12 @@ func cmdSystem(m *Model, arg string) tea.Cmd {
 		m.chat.add(entryInfo, "system prompt: "+cur+"\nusage: /system TEXT")
 		return nil
 	}
+	if m.engine.Info().Mode == session.ModeCompletion {
+		// Without a chat template there is nowhere to put a system
+		// prompt: saying "set" would promise an effect it cannot have.
+		m.chat.add(entryError, "this model has no chat template, so it has no system prompt: it continues the text you type")
+		return nil
+	}
 	m.engine.SetSystem(arg)
 	m.chat.add(entryInfo, "system prompt set")
 	return nil

@@ -146,3 +146,27 @@ func TestSetBuildKnobsRunAsJobs(t *testing.T) {
 		t.Errorf("Set got %q, want only temp 0.3", sets)
 	}
 }
+
+// TestSystemInCompletionMode: a model without a chat template has no
+// system prompt, so /system is refused in one sentence instead of being
+// reported as set and doing nothing; in chat mode it is set.
+func TestSystemInCompletionMode(t *testing.T) {
+	e := newFake()
+	e.info.Mode = session.ModeCompletion
+	tm := start(t, e, 140, 40)
+	typeLine(tm, "/system be brief")
+	waitFor(t, tm, "no chat template, so it has no system prompt")
+	finish(t, tm)
+	if got := e.Settings().System; got != "" {
+		t.Errorf("completion mode took a system prompt %q", got)
+	}
+
+	e = newFake()
+	tm = start(t, e, 140, 40)
+	typeLine(tm, "/system be brief")
+	waitFor(t, tm, "system prompt set")
+	finish(t, tm)
+	if got := e.Settings().System; got != "be brief" {
+		t.Errorf("chat mode: system prompt %q", got)
+	}
+}
