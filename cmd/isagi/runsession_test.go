@@ -238,6 +238,12 @@ func TestRunSessionDemo(t *testing.T) {
 			t.Fatalf("run %d: %v\n%s", i+1, err, errs)
 		}
 	}
+	// session info says what a completion session holds: running text,
+	// not "0 messages".
+	out, errs, err := runCmd(t, "session", "info", file)
+	if err != nil || strings.Contains(out, "0 messages") || !strings.Contains(out, "completion mode") || !strings.Contains(out, "bytes of running text") {
+		t.Fatalf("session info: %v\n%s%s", err, out, errs)
+	}
 	f, err := miku.Read(file)
 	if err != nil {
 		t.Fatal(err)

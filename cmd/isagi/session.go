@@ -108,7 +108,13 @@ func cmdSession(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(w, "created\t%s\n", h.Created.Format("2006-01-02 15:04:05 MST"))
 	fmt.Fprintf(w, "updated\t%s\n", h.Updated.Format("2006-01-02 15:04:05 MST"))
 	fmt.Fprintf(w, "model\t%s (%s, sha256 %.16s…)\n", h.Model.File, h.Model.Arch, h.Model.SHA256)
-	fmt.Fprintf(w, "conversation\t%s mode, %d messages, %d bytes of running text\n", conv.Mode, len(conv.Messages), len(conv.Text))
+	// A completion session keeps running text and no messages; a chat
+	// session messages and no running text: say what this one holds.
+	if len(conv.Messages) == 0 && len(conv.Text) > 0 {
+		fmt.Fprintf(w, "conversation\t%s mode, %d bytes of running text\n", conv.Mode, len(conv.Text))
+	} else {
+		fmt.Fprintf(w, "conversation\t%s mode, %d messages\n", conv.Mode, len(conv.Messages))
+	}
 	fmt.Fprintf(w, "knobs\t%s\n", h.Knobs)
 	if manifold != nil {
 		fmt.Fprintf(w, "manifold\tgrowth %.4f, %d trajectories in %d clusters (k=%d)\n", manifold["growth"], manifold["trajectories"], manifold["clusters"], manifold["dim"])
