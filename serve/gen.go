@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/isagi-lab/isagi/engine/grc"
 	"math"
 	"net/http"
 	"strings"
@@ -352,6 +353,18 @@ func (s *Server) prepare(ctx context.Context, conv *session.Session, p *plan) (*
 		base = session.Settings{}
 	}
 	set := p.set(base)
+	// The slot set and the allocation are checked on their own first, so
+	// that a bad one is blamed on its own field, not on the rank.
+	if x := p.ext; x.Slots != nil && *x.Slots != "" {
+		if _, err := grc.ParseSlots(*x.Slots); err != nil {
+			return nil, badRequest("isagi.slots", "isagi.slots %q: %v", *x.Slots, err)
+		}
+	}
+	if x := p.ext; x.Alloc != nil && *x.Alloc != "" {
+		if _, err := grc.ParseAlloc(*x.Alloc); err != nil {
+			return nil, badRequest("isagi.alloc", "isagi.alloc %q: %v", *x.Alloc, err)
+		}
+	}
 	built, err := conv.RankBuilt(set)
 	if err != nil {
 		return nil, badRequest("isagi.rank", "isagi: %v", err)

@@ -350,6 +350,8 @@ func TestBadRequests(t *testing.T) {
 		{"save without a session", "POST", chat, `{"model":"` + demoID + `",` + msgs + `,"isagi":{"save":true}}`, 400, "isagi.session_id"},
 		{"save without a directory", "POST", chat, `{"model":"` + demoID + `",` + msgs + `,"isagi":{"session_id":"a","save":true}}`, 400, "isagi.save"},
 		{"rank beyond the width", "POST", chat, `{"model":"` + demoID + `",` + msgs + `,"isagi":{"rank":100000}}`, 400, "isagi.rank"},
+		{"bad slots", "POST", chat, `{"model":"` + demoID + `",` + msgs + `,"isagi":{"rank":8,"slots":"wings"}}`, 400, "isagi.slots"},
+		{"bad alloc", "POST", chat, `{"model":"` + demoID + `",` + msgs + `,"isagi":{"rank":8,"alloc":"lottery"}}`, 400, "isagi.alloc"},
 		{"GET on a POST endpoint", "GET", chat, ``, 405, ""},
 		{"unknown endpoint", "GET", ts.URL + "/v1/nothing", ``, 404, ""},
 		{"completion without a prompt", "POST", ts.URL + "/v1/completions", `{"model":"` + demoID + `"}`, 400, "prompt"},
