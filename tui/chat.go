@@ -56,12 +56,19 @@ func newChatPane(modelName string, markdown bool, mdStyle string) chatPane {
 }
 
 func (c *chatPane) setSize(w, h int) {
+	// Whether the view was pinned to the newest line is a fact about the
+	// old size: measured after a shrink, the same offset no longer reaches
+	// the bottom, and the newest reply would hide until pgdn.
+	atBottom := c.vp.AtBottom() || c.vp.TotalLineCount() <= c.vp.Height
 	c.vp.Width, c.vp.Height = w, h
 	if w != c.width {
 		c.width = w
 		c.rerender()
 	}
 	c.refresh()
+	if atBottom {
+		c.vp.GotoBottom()
+	}
 }
 
 func (c *chatPane) add(kind entryKind, text string) { c.addListing(kind, text, 0) }

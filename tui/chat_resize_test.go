@@ -1,0 +1,26 @@
+package tui
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestShrinkKeepsNewestInView: a chat pinned to its newest line stays
+// pinned when the window shrinks, instead of hiding the newest reply until
+// pgdn; one scrolled up stays where it was.
+func TestShrinkKeepsNewestInView(t *testing.T) {
+	c := newChatPane("model", false, "")
+	c.setSize(60, 30)
+	for i := range 40 {
+		c.add(entryInfo, "line "+strings.Repeat("x", i%7)+" number "+strconv.Itoa(i))
+	}
+	c.refresh()
+	if !c.vp.AtBottom() {
+		t.Fatal("not at the bottom before the resize")
+	}
+	c.setSize(60, 12)
+	if !c.vp.AtBottom() || !strings.Contains(c.vp.View(), "number 39") {
+		t.Fatalf("after shrinking, the newest line is out of view:\n%s", c.vp.View())
+	}
+}
