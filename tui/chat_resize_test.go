@@ -24,3 +24,17 @@ func TestShrinkKeepsNewestInView(t *testing.T) {
 		t.Fatalf("after shrinking, the newest line is out of view:\n%s", c.vp.View())
 	}
 }
+
+// TestManifoldPaneAfterCalibration: with a profile attached and no
+// manifold yet, the pane does not ask for the profile /calibrate has just
+// built.
+func TestManifoldPaneAfterCalibration(t *testing.T) {
+	p := manifoldPane{}
+	if got := strings.Join(p.lines(40), "\n"); !strings.Contains(got, "needs a geometry profile") {
+		t.Fatalf("no profile:\n%s", got)
+	}
+	p.profiled = true
+	if got := strings.Join(p.lines(40), "\n"); strings.Contains(got, "needs a geometry profile") || !strings.Contains(got, "next turn") {
+		t.Fatalf("with a profile:\n%s", got)
+	}
+}

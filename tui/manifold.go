@@ -47,6 +47,10 @@ type manifoldPane struct {
 	growth    []float64 // after each turn
 	replyTEH  float32   // overall TEH of the last reply
 	retrieved bool      // the last answer came from memory
+	// profiled says a geometry profile is attached: without a manifold
+	// the pane then says it is yet to grow (or inactive), not that a
+	// profile is needed, which /calibrate has just built.
+	profiled bool
 }
 
 func (p *manifoldPane) sync(e Manifold) {
@@ -125,6 +129,9 @@ func wrapWords(s string, w int) []string {
 var clusterMarks = []rune("●◆▲■○◇△□")
 
 func (p *manifoldPane) lines(w int) []string {
+	if !p.ok && p.profiled {
+		return []string{theme.Label.Render("no manifold in use"), "it grows from the next turn;", "a saved one that cannot be used", "is kept in the file (see notes)"}
+	}
 	if !p.ok {
 		return []string{theme.Label.Render("needs a geometry profile"), "/calibrate builds one"}
 	}

@@ -655,4 +655,5 @@ func (m *Model) refreshGeometry() {
 	if e, ok := m.manifold(); ok {
 		m.mani.sync(e)
 	}
+	m.mani.profiled = m.geo.profile != nil
 }
