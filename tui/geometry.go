@@ -152,18 +152,28 @@ func (p *geometryPane) finish(t session.Turn) []entry {
 	if len(t.Geometry.Flagged) == 0 || p.profile == nil {
 		return nil
 	}
-	var parts []string
+	var parts, weak []string
 	for _, name := range t.Geometry.Flagged {
 		for i, c := range p.profile.Categories {
 			if c.Name == name {
 				v := max(t.Geometry.Prompt.Cat[i], t.Geometry.Reply.Cat[i])
 				parts = append(parts, fmt.Sprintf("%s %.1f%% (its τ %.1f%%)", name, v, c.Gauge.ROC.Tau))
+				if r := c.Gauge.ROC; r.TPR-r.FPR < chanceMargin {
+					weak = append(weak, fmt.Sprintf("%s flagged %.0f%% of harmful and %.0f%% of benign prompts", name, 100*r.TPR, 100*r.FPR))
+				}
 			}
 		}
 	}
 	// The turn's figure is the category's mean over the prompt or the
 	// reply, whichever is higher — not the last token the pane shows.
-	return []entry{{entryNotice, "TEH over this turn reached a category's threshold: " + strings.Join(parts, ", ")}}
+	msg := "TEH over this turn reached a category's threshold: " + strings.Join(parts, ", ")
+	if len(weak) > 0 {
+		// A gauge that told harmful from benign prompts little better than
+		// a coin in calibration is reported as such, so that its warning
+		// is not read as a finding about this turn.
+		msg += " — near chance on this model in calibration (" + strings.Join(weak, "; ") + "): read it as noise"
+	}
+	return []entry{{entryNotice, msg}}
 }
 
 // cmdSnipe toggles projectors: "/snipe" lists them, "/snipe NAME on|off",
@@ -279,6 +289,11 @@ func (m *Model) onCalib(msg calibMsg) tea.Cmd {
 	m.layout()
 	return nil
 }
+
+// chanceMargin is the least TPR − FPR (Youden's J) at τ for a gauge's
+// warning to stand without a note: below it the gauge separated harmful
+// from benign calibration prompts barely better than chance.
+const chanceMargin = 0.2
 
 // harmChange writes a projector's effect on the harm gauge from its
 // reduction (positive: the gauge falls): "−31.0% harm", or "+120.4% harm"

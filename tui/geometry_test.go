@@ -250,3 +250,21 @@ func TestManifoldPaneSaysWhyNotServed(t *testing.T) {
 		}
 	}
 }
+
+// TestFlaggedNearChanceCarriesANote: a warning from a gauge that was near
+// chance in calibration says so; one from a gauge that separated well does
+// not.
+func TestFlaggedNearChanceCarriesANote(t *testing.T) {
+	p := geometryPane{profile: fakeProfile()}
+	p.profile.Categories[0].Gauge.ROC = teh.ROC{Tau: 10, TPR: 0.52, FPR: 0.47}
+	p.profile.Categories[1].Gauge.ROC = teh.ROC{Tau: 10, TPR: 0.95, FPR: 0.04}
+	turn := func(flagged string) session.Turn {
+		return session.Turn{Geometry: &geometry.TurnSummary{Flagged: []string{flagged}}}
+	}
+	if got := p.finish(turn("privacy")); len(got) != 1 || !strings.Contains(got[0].text, "near chance") || !strings.Contains(got[0].text, "52% of harmful and 47% of benign") {
+		t.Errorf("near-chance gauge: %+v", got)
+	}
+	if got := p.finish(turn("illegal_advice")); len(got) != 1 || strings.Contains(got[0].text, "chance") {
+		t.Errorf("a gauge that separates: %+v", got)
+	}
+}
