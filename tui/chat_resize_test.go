@@ -38,3 +38,13 @@ func TestManifoldPaneAfterCalibration(t *testing.T) {
 		t.Fatalf("with a profile:\n%s", got)
 	}
 }
+
+// TestHardwareSaysWhyNoGPU: the reason the GPU was passed over gets its own
+// line in the Hardware pane, not the cut-off end of the compute line.
+func TestHardwareSaysWhyNoGPU(t *testing.T) {
+	h := hardwarePane{compute: "cpu avx2 × 2 threads\nno CUDA GPU found"}
+	got := h.lines(0)
+	if len(got) < 2 || !strings.Contains(got[0], "cpu avx2 × 2 threads") || strings.Contains(got[0], "no CUDA") || !strings.Contains(got[1], "no CUDA GPU found") {
+		t.Fatalf("pane lines %q", got)
+	}
+}

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -116,7 +117,13 @@ func (h *hardwarePane) decide(d gpu.Decision) {
 
 // lines is the pane; rank is the rank the model runs at now.
 func (h *hardwarePane) lines(rank int) []string {
-	l := []string{kv("compute", h.compute)}
+	// The device on the first line; a second line of Compute (why the
+	// GPU was passed over) on its own, so a narrow pane does not cut it.
+	dev, why, _ := strings.Cut(h.compute, "\n")
+	l := []string{kv("compute", dev)}
+	if why != "" {
+		l = append(l, theme.Dim.Render(why))
+	}
 	switch {
 	case !h.have && h.src != nil && h.err == nil:
 		l = append(l, "reading GPU telemetry…")

@@ -46,7 +46,8 @@ type Options struct {
 	Telemetry gpu.Source
 	// Compute names the device that runs the model, for the Hardware pane
 	// (e.g. "cpu avx2 × 2 threads", "CUDA · NVIDIA H100 80GB HBM3"); empty:
-	// the CPU path Info reports.
+	// the CPU path Info reports. A second line, after "\n", is shown on
+	// its own: why the GPU was passed over ("no CUDA GPU found").
 	Compute string
 	// Version is shown in the header, e.g. "v0.3.0".
 	Version string

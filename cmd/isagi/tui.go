@@ -144,7 +144,7 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 // computeLabel names the device that runs the model for the Hardware pane:
 // the session's backend when it names one, else the CPU kernels and
 // threads it reports; note, when the GPU was passed over, says why in a
-// few words ("no CUDA GPU found").
+// few words ("no CUDA GPU found"), on a second line.
 func computeLabel(i session.Info, note string) string {
 	var l string
 	switch {
@@ -156,7 +156,7 @@ func computeLabel(i session.Info, note string) string {
 		l = "cpu " + i.Kernels
 	}
 	if note != "" {
-		l += " (" + strings.TrimPrefix(note, "CPU: ") + ")"
+		l += "\n" + strings.TrimPrefix(note, "CPU: ") // the pane's second line
 	}
 	return l
 }
