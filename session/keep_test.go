@@ -2,6 +2,7 @@ package session
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -347,5 +348,35 @@ func TestNewConversationForgets(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(old); !bytes.Equal(got, oldBytes) {
 		t.Fatal("the refused save changed the file")
+	}
+}
+
+// TestDefaultMaxTokensFitsTheWindow: the TUI's default reply length fits
+// the model's window — the demo's 256 tokens gets 128, not 512, so its
+// first reply is not cut off by a full window.
+func TestDefaultMaxTokensFitsTheWindow(t *testing.T) {
+	s, err := OpenBytes(demo.Name, demo.Model, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, window := s.ContextUsed(); s.Settings().MaxTokens > window/2 {
+		t.Fatalf("default max_tokens %d in a %d-token window", s.Settings().MaxTokens, window)
+	}
+	turn, err := s.Send(context.Background(), "And God said", func(Event) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if turn.Stop == "context full" {
+		t.Fatalf("the first reply with default settings filled the window (%d tokens)", turn.Tokens)
+	}
+	// Settings given explicitly are kept as given.
+	s2, err := OpenBytes(demo.Name, demo.Model, Options{Settings: Settings{Temperature: 0.8, TopK: 40, TopP: 0.95, MinP: 0.05, RepeatPenalty: 1, MaxTokens: 512}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	if got := s2.Settings().MaxTokens; got != 512 {
+		t.Errorf("explicit max_tokens became %d", got)
 	}
 }

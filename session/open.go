@@ -112,7 +112,8 @@ func fromFile(f *gguf.File, path string, o Options) (*Session, error) {
 		info.FileBytes += int64(f.Tensors[i].Size)
 	}
 	set := o.Settings
-	if set == (Settings{}) {
+	defaulted := set == (Settings{})
+	if defaulted {
 		// No settings given (the TUI): llama.cpp's defaults with a seed
 		// drawn from the clock, as `isagi run` does, so two launches do not
 		// repeat each other. /show prints it and the session file keeps
@@ -124,6 +125,13 @@ func fromFile(f *gguf.File, path string, o Options) (*Session, error) {
 	if err := s.resize(o.Ctx); err != nil {
 		closeB()
 		return nil, err
+	}
+	if window := s.st.Cap(); defaulted && set.MaxTokens > window/2 {
+		// The default reply length must fit the model: 512 tokens in a
+		// 256-token window (the demo's) ended every first reply with
+		// "the context window is full". Half the window leaves the other
+		// half for the conversation.
+		set.MaxTokens = max(window/2, 16)
 	}
 	if o.Ctx > m.CtxLen {
 		// Positions past the training window were never learnt, so the cap
