@@ -304,13 +304,13 @@ func decode(data []byte) (*File, error) {
 		if bytes.Equal(data, magic[:n]) {
 			return nil, fmt.Errorf("%w: %d bytes, shorter than the magic", ErrTruncated, n)
 		}
-		return nil, fmt.Errorf("%w: bad magic", ErrNotMiku)
+		return nil, fmt.Errorf("%w (it does not begin with the .miku signature)", ErrNotMiku)
 	}
 	if !bytes.Equal(data[:len(magic)], magic[:]) {
 		if bytes.Equal(data[:4], magic[:4]) {
-			return nil, fmt.Errorf("%w: bad magic % x (mangled by a text-mode transfer?)", ErrNotMiku, data[:len(magic)])
+			return nil, fmt.Errorf("%w: its signature reads % x (mangled by a text-mode transfer?)", ErrNotMiku, data[:len(magic)])
 		}
-		return nil, fmt.Errorf("%w: bad magic", ErrNotMiku)
+		return nil, fmt.Errorf("%w (it does not begin with the .miku signature)", ErrNotMiku)
 	}
 	// Version and flags.
 	if n < 16 {

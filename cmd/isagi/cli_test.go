@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"github.com/isagi-lab/isagi/store"
 	"os"
 	"os/exec"
@@ -295,6 +296,28 @@ func TestFlagsAsUsersTypeThem(t *testing.T) {
 		_, errs, code := runMain(t, append([]string{"run", "--demo", "--cpu"}, c.args...)...)
 		if code != 2 || !strings.Contains(errs, c.want) || strings.Contains(errs, "strconv") || strings.Contains(errs, "parse error") {
 			t.Errorf("%q: exit %d, stderr %q; want exit 2 and %q", c.args, code, errs, c.want)
+		}
+	}
+}
+
+// TestUserMessage: errors reach the user as sentences — a missing folder
+// or file named as given, no Go package prefixes, a file name ending in
+// ".miku" left whole.
+func TestUserMessage(t *testing.T) {
+	dir := t.TempDir()
+	_, lockErr := os.Open(filepath.Join(dir, "nodir", ".x.miku.lock"))
+	_, missing := os.Open(filepath.Join(dir, "gone.miku"))
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{fmt.Errorf("miku: lock %s: %w", filepath.Join(dir, "nodir", "x.miku"), lockErr), filepath.Join(dir, "nodir", "x.miku") + ": the folder " + filepath.Join(dir, "nodir") + " does not exist"},
+		{fmt.Errorf("miku: %w", missing), filepath.Join(dir, "gone.miku") + " does not exist"},
+		{errors.New("miku: /a/b.miku: not a .miku file"), "/a/b.miku: not a .miku file"},
+		{fmt.Errorf("session: %w", errors.New("miku: x.miku: too large")), "x.miku: too large"},
+	} {
+		if got := userMessage(c.err); got != c.want {
+			t.Errorf("userMessage(%q) = %q, want %q", c.err, got, c.want)
 		}
 	}
 }

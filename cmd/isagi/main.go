@@ -13,7 +13,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -24,9 +26,47 @@ var version = "dev"
 func main() {
 	err := run(os.Args[1:], os.Stdout, os.Stderr)
 	if err != nil && !errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintln(os.Stderr, "isagi:", err)
+		fmt.Fprintln(os.Stderr, "isagi:", userMessage(err))
 	}
 	os.Exit(exitCode(err))
+}
+
+// userMessage is err as one sentence for a person: a file the system
+// could not open is named with what went wrong in words (not Go's "open
+// /x/.y.lock: no such file or directory"), and the package names Go puts
+// before its messages ("miku: ") are left out.
+func userMessage(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		path := pe.Path
+		// A session file's lock sits beside it as .NAME.lock: name the
+		// session file, which is what the user gave.
+		if dir, base := filepath.Split(path); strings.HasPrefix(base, ".") && strings.HasSuffix(base, ".miku.lock") {
+			path = filepath.Join(dir, strings.TrimSuffix(strings.TrimPrefix(base, "."), ".lock"))
+		}
+		switch {
+		case errors.Is(pe.Err, fs.ErrNotExist):
+			if dir := filepath.Dir(path); dir != "." && !exists(dir) {
+				return fmt.Sprintf("%s: the folder %s does not exist", path, dir)
+			}
+			return fmt.Sprintf("%s does not exist", path)
+		case errors.Is(pe.Err, fs.ErrPermission):
+			return fmt.Sprintf("%s: permission denied", path)
+		}
+	}
+	// Only a package name that opens the message or one of its wrapped
+	// parts is Go's: "x.miku: …" is a file name.
+	msg := err.Error()
+	for _, pkg := range []string{"miku: ", "session: ", "model: ", "gguf: "} {
+		msg = strings.ReplaceAll(msg, ": "+pkg, ": ")
+		msg = strings.TrimPrefix(msg, pkg)
+	}
+	return msg
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // exitCode is the process status for what run returned: 0 for success and
