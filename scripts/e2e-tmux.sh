@@ -208,3 +208,42 @@ e2e_ctrl_c() {
 	end_case "ctrl-c"
 }
 e2e_ctrl_c
+
+# /clear after /save starts a new conversation that does not overwrite the
+# saved one: the old file stays byte for byte, the next turn autosaves to a
+# new file in the sessions folder, and that file holds nothing of the
+# cleared conversation. /? opens the help.
+e2e_clear() {
+	local file="$tmp/clear.miku"
+	# Wide enough that the /clear message (two paths) does not wrap.
+	start_tui 220 32 --demo
+	wait_for 'ready' 20
+	tm send-keys -t e2e -l 'And God said'
+	tm send-keys -t e2e Enter
+	wait_for '^ready' 30
+	tm send-keys -t e2e -l "/save $file"
+	tm send-keys -t e2e Enter
+	wait_for 'saved to' 10
+	local before
+	before=$(sha256sum "$file")
+	tm send-keys -t e2e -l '/clear'
+	tm send-keys -t e2e Enter
+	wait_for 'conversation cleared' 10
+	wait_for 'next save goes to' 5
+	tm send-keys -t e2e -l 'In the beginning'
+	tm send-keys -t e2e Enter
+	wait_for '^ready' 30
+	sleep 1
+	[ "$(sha256sum "$file")" = "$before" ] || fail "clear: the saved conversation was overwritten after /clear"
+	local new
+	new=$(ls -t "$tmp"/data/isagi/sessions/*.miku 2>/dev/null | head -1)
+	[ -n "$new" ] || fail "clear: no new session file after a turn"
+	grep -q 'And God said' "$new" && fail "clear: the new file holds the cleared conversation"
+	tm send-keys -t e2e -l '/?'
+	tm send-keys -t e2e Enter
+	wait_for 'closes this help' 10
+	tm send-keys -t e2e Escape
+	quit_clean clear
+	end_case "clear"
+}
+e2e_clear
