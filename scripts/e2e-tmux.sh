@@ -247,3 +247,29 @@ e2e_clear() {
 	end_case "clear"
 }
 e2e_clear
+
+# A session resumed where its geometry profile is missing keeps its memory:
+# the manifold (cog, cog.profile) goes through the TUI's autosave unchanged
+# and the TUI says why it is inactive. Needs the profile the geometry case
+# calibrated in $tmp/data.
+e2e_memory_kept() {
+	local file="$tmp/mem.miku"
+	XDG_DATA_HOME=$tmp/data XDG_CONFIG_HOME=$tmp/config "$BIN" run --demo --session "$file" --prompt "And God said" -n 3 >/dev/null 2>&1 ||
+		fail "memory: run --session with the profile failed"
+	"$BIN" session info "$file" | grep -q 'cog.profile' || fail "memory: the session has no manifold to keep"
+	local cog_before
+	cog_before=$("$BIN" session info "$file" | grep -E 'section +cog')
+	mkdir -p "$tmp/bare"
+	tm new-session -d -s e2e -x 160 -y 40 \
+		"XDG_DATA_HOME=$tmp/bare XDG_CONFIG_HOME=$tmp/bare $BIN --demo --load $file; echo \$? > $tmp/exit; sleep 30"
+	wait_for 'inactive' 20
+	tm send-keys -t e2e -l ' And the LORD'
+	tm send-keys -t e2e Enter
+	wait_for '^ready' 30
+	sleep 1
+	quit_clean memory
+	[ "$("$BIN" session info "$file" | grep -E 'section +cog')" = "$cog_before" ] ||
+		fail "memory: the manifold changed or went missing on autosave without the profile: $("$BIN" session info "$file")"
+	end_case "memory"
+}
+e2e_memory_kept
