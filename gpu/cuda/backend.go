@@ -20,10 +20,11 @@ const maxHeadDim = 256
 
 // Backend runs one State's forward pass on a Device: activations, the KV
 // cache and scratch live in device memory, the weights are the Device's,
-// and every operation is one kernel launch (a product, two) on the
-// device's default stream, in order. The host sees activations only where
-// the engine asks: Host and Sync for a hook's rows, Logits for the
-// classifier. It is used by one goroutine at a time.
+// and every operation is one kernel launch on the device's default stream,
+// in order (a quantised product is two: the activations' rounding, then the
+// product). The host sees activations only where the engine asks: Host and
+// Sync for a hook's rows, Logits for the classifier. It is used by one
+// goroutine at a time.
 //
 // Launch errors are sticky, as CUDA's are: the first is kept, later
 // operations do nothing, and Err (and the next Embed, so the next Forward)
@@ -228,14 +229,12 @@ func (g *Device) bind(m *tensor.Matrix) (*mat, error) {
 		w.refs++
 		return w, nil
 	}
-	suf, ok := typeSuffix(m.Type)
-	if !ok {
+	if _, ok := typeSuffix(m.Type); !ok {
 		return nil, fmt.Errorf("cuda: the kernels do not decode %s weights", m.Type)
 	}
 	if m.Type.BlockLen() > 1 && m.Cols%32 != 0 {
 		return nil, fmt.Errorf("cuda: a %s matrix of %d columns", m.Type, m.Cols)
 	}
-	_ = suf
 	w := &mat{t: m.Type, rows: m.Rows, cols: m.Cols, rb: m.RowBytes(), k: g.k.prod[m.Type], src: m, refs: 1}
 	err := g.with(func() error {
 		var err error
