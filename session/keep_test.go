@@ -31,9 +31,9 @@ func demoSession(t *testing.T, profiles string) *Session {
 	return s
 }
 
-// demoProfile calibrates a quick profile for the demo model and attaches
-// it to s.
-func demoProfile(t *testing.T, s *Session) *geometry.Profile {
+// quickProfile calibrates a quick profile for s's model (the geometry
+// means nothing on a tiny model, but every mechanism runs) and attaches it.
+func quickProfile(t *testing.T, s *Session) *geometry.Profile {
 	t.Helper()
 	p := quickprofile.Calibrate(t, s.CalibrationSource())
 	var err error
@@ -90,7 +90,7 @@ func hasNote(notes []string, words ...string) bool {
 // turn and a save, and a note says why it is inactive.
 func TestSavedManifoldIsKept(t *testing.T) {
 	a := demoSession(t, "")
-	p := demoProfile(t, a)
+	p := quickProfile(t, a)
 	send(t, a, "And God said")
 	dir := t.TempDir()
 	file := filepath.Join(dir, "a.miku")
@@ -269,7 +269,7 @@ func TestUnknownSectionSurvivesLoadSave(t *testing.T) {
 // session does.
 func TestNewConversationForgets(t *testing.T) {
 	a := demoSession(t, "")
-	p := demoProfile(t, a)
+	p := quickProfile(t, a)
 	const oldPrompt = "Zerubbabel spake unto Darius"
 	first := send(t, a, oldPrompt)
 	if again := send(t, a, oldPrompt); again.COG == nil || !again.COG.Retrieved {

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/isagi-lab/isagi/cog"
-	"github.com/isagi-lab/isagi/internal/quickprofile"
 )
 
 // chatMemory is the chat fixture with a quickly calibrated profile: the
@@ -14,14 +13,7 @@ import (
 func chatMemory(t *testing.T) *Session {
 	t.Helper()
 	s := open(t, chatModel(t), Options{Settings: greedy()})
-	p := quickprofile.Calibrate(t, s.CalibrationSource())
-	var err error
-	if p.Model, err = s.ModelRef(); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.SetGeometry(p); err != nil {
-		t.Fatal(err)
-	}
+	quickProfile(t, s)
 	if err := s.Set("max_tokens", "3"); err != nil {
 		t.Fatal(err)
 	}

@@ -220,7 +220,7 @@ func (f *fakeDriver) Launch(fn cu.Function, grid, block [3]uint32, shared uint32
 
 func fixture(t testing.TB, parts ...string) string {
 	t.Helper()
-	p := filepath.Join(append([]string{"..", "..", "..", "shared", "fixtures"}, parts...)...)
+	p := filepath.Join(append([]string{fixtureDir()}, parts...)...)
 	if _, err := os.Stat(p); err != nil {
 		t.Fatalf("fixture %s is missing (the tests read ../shared/fixtures): %v", p, err)
 	}
