@@ -220,24 +220,34 @@ e2e_clear() {
 	wait_for 'ready' 20
 	tm send-keys -t e2e -l 'And God said'
 	tm send-keys -t e2e Enter
+	# "ready" is on screen before the reply starts too: the reply's tok/s
+	# figure says it ran, and /save waits for no reply.
+	wait_for '[1-9][0-9]*(\.[0-9]+)? tok/s' 30
 	wait_for '^ready' 30
 	tm send-keys -t e2e -l "/save $file"
 	tm send-keys -t e2e Enter
 	wait_for 'saved to' 10
-	local before
+	local before known
 	before=$(sha256sum "$file")
+	# Earlier cases may have left session files in the sessions folder.
+	known=$(ls "$tmp"/data/isagi/sessions/ 2>/dev/null || true)
 	tm send-keys -t e2e -l '/clear'
 	tm send-keys -t e2e Enter
 	wait_for 'conversation cleared' 10
 	wait_for 'next save goes to' 5
 	tm send-keys -t e2e -l 'In the beginning'
 	tm send-keys -t e2e Enter
-	wait_for '^ready' 30
-	sleep 1
-	[ "$(sha256sum "$file")" = "$before" ] || fail "clear: the saved conversation was overwritten after /clear"
-	local new
-	new=$(ls -t "$tmp"/data/isagi/sessions/*.miku 2>/dev/null | head -1)
+	# The turn ends with its autosave: wait for the new file itself.
+	local new="" deadline=$((SECONDS + 30)) f
+	while [ -z "$new" ] && ((SECONDS < deadline)); do
+		for f in "$tmp"/data/isagi/sessions/*.miku; do
+			[ -e "$f" ] && ! grep -qxF "$(basename "$f")" <<<"$known" && new=$f
+		done
+		sleep 0.2
+	done
 	[ -n "$new" ] || fail "clear: no new session file after a turn"
+	wait_for '^ready' 30
+	[ "$(sha256sum "$file")" = "$before" ] || fail "clear: the saved conversation was overwritten after /clear"
 	grep -q 'And God said' "$new" && fail "clear: the new file holds the cleared conversation"
 	tm send-keys -t e2e -l '/?'
 	tm send-keys -t e2e Enter
