@@ -189,6 +189,9 @@ func (s *Session) serveRetrieved(input string, m *memTurn, start time.Time, emit
 	ans := c.Trajectory.Answer
 	s.lastServed = &served{input: input, answer: ans}
 	s.conv.AddExchange(input, ans)
+	// Nothing was decoded: the cache lacks the exchange until the next
+	// turn, but the conversation holds it.
+	s.cacheLags()
 	emit(Event{Piece: ans, Elapsed: time.Since(start), ID: -1})
 	now := time.Now()
 	if err := s.cog.Touch(c.Trajectory.ID, now); err != nil {
@@ -238,6 +241,7 @@ func (s *Session) Regenerate(ctx context.Context, emit func(Event)) (Turn, error
 // popLastExchange removes the last user message and the replies after it
 // and returns the message.
 func (s *Session) popLastExchange() (string, bool) {
+	s.cacheLags()
 	if !s.conv.Chat() {
 		// Completion mode keeps one running text: only a turn served from
 		// memory is known exactly enough (its input and answer) to take
@@ -304,7 +308,7 @@ func (s *Session) useOGD(alpha float64) error {
 		return err
 	}
 	if p.Layer < s.m.Layers-1 && (s.explore == nil || s.explore.P.Alpha() != alpha) {
-		s.gen.Reset(s.set.Seed) // later blocks' keys and values change
+		s.resetCache(s.set.Seed) // later blocks' keys and values change
 	}
 	s.explore, s.exploreRemove = x, remove
 	return nil
@@ -459,7 +463,7 @@ func (s *Session) ExploreChain(ctx context.Context, concept string, alphas []flo
 	defer func() {
 		s.SetOGDDirection(nil, "")
 		s.conv.Restore(rec)
-		s.gen.Reset(saved.Seed)
+		s.resetCache(saved.Seed)
 		_ = s.apply(saved)
 	}()
 	s.SetOGDDirection(dir, "concept: "+concept)
@@ -475,7 +479,7 @@ func (s *Session) ExploreChain(ctx context.Context, concept string, alphas []flo
 		if err := s.apply(n); err != nil {
 			return "", err
 		}
-		s.gen.Reset(stepSeed)
+		s.resetCache(stepSeed)
 		turn, err := s.send(ctx, prev, sendNoMemory, func(ev Event) {
 			if emit != nil {
 				emit(step, ev)

@@ -136,6 +136,13 @@ func (s *Session) SetTranscript(msgs []chat.Message) (string, error) {
 		return "", errors.New("no messages")
 	}
 	last := msgs[len(msgs)-1]
+	// The cache is kept and the next Send refits it, so ContextUsed reads
+	// what the cache holds until then: a count of the new transcript would
+	// tokenize it once more on every request of a server (which sets one
+	// per request and asks ContextUsed only for the window), for a figure
+	// no one shows before the Send. An older count (a loaded file's) must
+	// not outlive the conversation it counted.
+	s.convTok, s.convStale = 0, false
 	if !s.conv.Chat() {
 		var text strings.Builder
 		var parts []chat.Message

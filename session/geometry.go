@@ -176,7 +176,7 @@ func (s *Session) useSnipe(list string) error {
 	// blocks write, so the cached conversation no longer matches: it is
 	// recomputed on the next turn. At the last block only the logits move.
 	if !slices.Equal(before, s.geo.Snipes()) && s.geo.Profile().SnipeLayer < s.m.Layers-1 {
-		s.gen.Reset(s.set.Seed)
+		s.resetCache(s.set.Seed)
 	}
 	return nil
 }

@@ -248,7 +248,9 @@ func (s *Session) LoadCtx(ctx context.Context, path string, force bool, progress
 			return nil, fmt.Errorf("%s: knobs: %w", path, err)
 		}
 	}
-	s.gen.Reset(s.set.Seed)
+	// The cache starts empty and the conversation is recomputed at the
+	// next turn; until then ContextUsed counts the conversation itself.
+	s.resetCache(s.set.Seed)
 	s.conv.Restore(conversation.Record{Messages: conv.Messages, Text: conv.Text, Parts: conv.Parts})
 	s.lastServed, s.lastInput = nil, ""
 	notes = append(notes, s.loadServed(f)...)

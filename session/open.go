@@ -204,6 +204,8 @@ func (s *Session) resize(ctx int) error {
 	}
 	s.st = st
 	s.gen = nil // rebuilt by apply with the current settings
+	// A conversation kept through a resize is recomputed at the next turn.
+	s.cacheLags()
 	// The drafter's cache and its hooks belong to the old state: apply
 	// makes a new one.
 	s.stopDraft()

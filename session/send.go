@@ -154,6 +154,10 @@ func (s *Session) send(ctx context.Context, input string, mode sendMode, emit fu
 	// session reads back and saves again byte for byte.
 	kept := strings.ToValidUTF8(turn.Text, "\uFFFD")
 	s.conv.AddReply(kept)
+	// The cache now holds the conversation as this turn fitted it (old
+	// turns dropped, the text trimmed): its length is the figure, and a
+	// count made before the turn must not add to it.
+	s.cacheHolds()
 	turn.ContextUsed, _ = s.ContextUsed()
 	// A reply cut short by the user is not an answer to serve again.
 	if cogOn && err == nil && turn.Stop != "cancelled" {

@@ -10,12 +10,14 @@ package session
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/isagi-lab/isagi/miku"
 
 	"github.com/isagi-lab/isagi/cog"
 	"github.com/isagi-lab/isagi/engine/backend"
+	"github.com/isagi-lab/isagi/engine/chat"
 	"github.com/isagi-lab/isagi/engine/conversation"
 	"github.com/isagi-lab/isagi/engine/generate"
 	"github.com/isagi-lab/isagi/engine/grc"
@@ -209,6 +211,18 @@ type Session struct {
 	served        []ServedAnswer // this conversation's answers served from memory (saved as cog.served)
 	notes         []string       // for the user, see Notes
 
+	// convTok is how many tokens the conversation is as the model reads
+	// it, for when the KV cache does not hold all of it: a loaded file's
+	// conversation, an exchange served from memory, a conversation kept
+	// through a reset of the cache are computed only at the next turn, but
+	// they fill the window from then on, and ContextUsed says so.
+	// convStale says the conversation changed since it was counted: it is
+	// counted again at the next ContextUsed (once per change, not per
+	// frame of the TUI). A decoded turn leaves the cache holding the
+	// conversation and sets both to zero: the cache's own length is exact.
+	convTok   int
+	convStale bool
+
 	// forked says the session shares another's model (Fork): Close leaves
 	// the model and the backend to the session that loaded them.
 	forked bool
@@ -256,11 +270,69 @@ func (s *Session) closeStates() {
 }
 
 // ContextUsed is how many tokens of the context window the conversation
-// fills, and the window's size.
+// fills, and the window's size: what the KV cache holds, or, when the
+// cache lags the conversation (a session just loaded, an answer served
+// from memory, the cache reset by a setting), what the conversation will
+// occupy at the next turn — a resumed conversation does not read 0.
 func (s *Session) ContextUsed() (used, limit int) {
-	// The history holds the last sampled token too, which is not in the
-	// cache yet: a reply that filled the window would read 257/256.
-	return min(len(s.gen.History()), s.st.Cap()), s.st.Cap()
+	if s.convStale {
+		s.convTok, s.convStale = s.conversationTokens(), false
+	}
+	// The larger of the two, not their sum: the cache holds a prefix of
+	// the conversation. The history holds the last sampled token too,
+	// which is not in the cache yet: a reply that filled the window would
+	// read 257/256 without the cap, and so would a loaded conversation
+	// longer than this session's window (the next turn drops or trims it).
+	return min(max(len(s.gen.History()), s.convTok), s.st.Cap()), s.st.Cap()
+}
+
+// cacheLags notes that the conversation changed without the KV cache
+// following it (or the cache was emptied with the conversation kept):
+// ContextUsed counts the conversation again.
+func (s *Session) cacheLags() { s.convStale = true }
+
+// cacheHolds notes that a decoded turn left the KV cache holding the
+// conversation: ContextUsed reads the cache again.
+func (s *Session) cacheHolds() { s.convTok, s.convStale = 0, false }
+
+// resetCache empties the KV cache (the next turn recomputes the
+// conversation from its first token) and restarts sampling from seed.
+func (s *Session) resetCache(seed uint64) {
+	s.gen.Reset(seed)
+	s.cacheLags()
+}
+
+// conversationTokens is how many tokens the conversation is as the next
+// turn's prompt starts: the chat messages through the template (without
+// the header that opens a reply), or the running text in completion mode.
+// A conversation with nothing but a system message counts 0, as the cache
+// of a fresh conversation does; so does one that does not render (the
+// next turn says why), leaving the cache's count.
+func (s *Session) conversationTokens() int {
+	rec := s.conv.Record()
+	tmpl := s.conv.Template()
+	if tmpl == nil {
+		if rec.Text == "" {
+			return 0
+		}
+		ids, err := s.tok.Encode(rec.Text, tokenizer.EncodeOptions{AddSpecial: true})
+		if err != nil {
+			return 0
+		}
+		return len(ids)
+	}
+	if !slices.ContainsFunc(rec.Messages, func(m chat.Message) bool { return m.Role != "system" }) {
+		return 0
+	}
+	p, err := tmpl.Render(rec.Messages, chat.Options{})
+	if err != nil {
+		return 0
+	}
+	ids, err := s.tok.EncodePrompt(p.Text, p.User, tokenizer.EncodeOptions{})
+	if err != nil {
+		return 0
+	}
+	return len(ids)
 }
 
 // Clear forgets the conversation's messages, its KV cache and its record
@@ -271,7 +343,7 @@ func (s *Session) ContextUsed() (used, limit int) {
 func (s *Session) Clear() {
 	s.conv.Clear()
 	s.served, s.lastServed, s.lastInput = nil, nil, ""
-	s.gen.Reset(s.set.Seed)
+	s.resetCache(s.set.Seed)
 }
 
 // ClearForgets lists what NewConversation forgets, for the TUI's /clear
@@ -313,6 +385,7 @@ func (s *Session) NewConversation(file string) error {
 func (s *Session) SetSystem(text string) {
 	s.set.System = text
 	s.conv.SetSystem(text)
+	s.cacheLags()
 }
 
 // Set changes one setting by name, as /set does; Knobs lists the names,
@@ -415,7 +488,7 @@ func (s *Session) useRank(ctx context.Context, n Settings, progress func(done, t
 		return err
 	}
 	s.grcKey = key
-	s.gen.Reset(s.set.Seed)
+	s.resetCache(s.set.Seed)
 	return nil
 }
 

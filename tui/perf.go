@@ -13,7 +13,8 @@ import (
 // perfPane shows decode speed (live, with a sparkline of recent samples),
 // time to first token and how full the context window is.
 type perfPane struct {
-	tokS       float64   // decode tok/s: live while streaming, else the last turn's
+	tokS       float64   // decode tok/s: live while streaming, else the last decoded turn's
+	decoded    float64   // the last decoded turn's tok/s, kept through answers served from memory
 	samples    []float64 // recent tok/s samples, one per frame while streaming and one per turn
 	ttft       time.Duration
 	prefillS   float64
@@ -21,6 +22,10 @@ type perfPane struct {
 	used, lim  int
 	generating bool
 	spec       *generate.SpecStats // the last turn's speculative decoding, or nil
+	// served says the last reply was served from the living manifold's
+	// memory: nothing was decoded, so it has no speed of its own. The pane
+	// says so rather than "– tok/s", which reads as a fault.
+	served bool
 	// energy says there is GPU telemetry: only then is there a tokens per
 	// joule line at all. tokJ and powerW are the last turn's (0: none).
 	energy       bool
@@ -31,6 +36,7 @@ const maxSamples = 64
 
 func (p *perfPane) begin() {
 	p.generating = true
+	p.served = false
 	p.tokS, p.ttft, p.tokens = 0, 0, 0
 	p.tokJ, p.powerW = 0, 0
 }
@@ -52,8 +58,15 @@ func (p *perfPane) finish(t session.Turn) {
 	if t.TimeToFirst > 0 {
 		p.ttft = t.TimeToFirst
 	}
-	if t.DecodeTokS > 0 {
-		p.tokS = t.DecodeTokS
+	p.served = servedFromMemory(t)
+	switch {
+	case p.served:
+		// Keep the last decoded speed: it is still what the model
+		// decodes at, and the sparkline gets no sample for a reply
+		// without tokens.
+		p.tokS = p.decoded
+	case t.DecodeTokS > 0:
+		p.tokS, p.decoded = t.DecodeTokS, t.DecodeTokS
 		p.push(t.DecodeTokS)
 	}
 	p.prefillS = t.PrefillTokS
@@ -79,6 +92,13 @@ func (p *perfPane) push(v float64) {
 	}
 }
 
+// servedFromMemory says t's answer came from the living manifold's
+// memory rather than from decoding.
+func servedFromMemory(t session.Turn) bool { return t.COG != nil && t.COG.Retrieved }
+
+// servedLabel stands in for the speed of a reply served from memory.
+const servedLabel = "served from memory"
+
 func (p *perfPane) lines(w int) []string {
 	speed := "– tok/s"
 	if p.tokS > 0 {
@@ -88,19 +108,26 @@ func (p *perfPane) lines(w int) []string {
 	if p.generating {
 		state = "live"
 	}
+	head := theme.Value.Bold(true).Render(speed) + " " + theme.Label.Render(state)
+	if p.served {
+		head = theme.Value.Bold(true).Render(servedLabel)
+	}
 	spark := sparkline(p.samples, w)
 	if spark == "" {
 		spark = theme.Dim.Render(strings.Repeat("·", min(w, 12)))
 	} else {
 		spark = theme.Spark.Render(spark)
 	}
-	out := []string{
-		theme.Value.Bold(true).Render(speed) + " " + theme.Label.Render(state),
-		spark,
+	out := []string{head, spark}
+	if p.served && p.decoded > 0 {
+		// The speed the heading no longer shows, so that it is not lost
+		// to a reply that needed none.
+		out = append(out, kv("last", fmt.Sprintf("%.1f tok/s decoded", p.decoded)))
+	}
+	out = append(out,
 		kv("ttft", fmtDur(p.ttft)),
 		kv("prefill", fmtRate(p.prefillS)),
-		kv("context", p.context()),
-	}
+		kv("context", p.context()))
 	if p.energy {
 		e := "–"
 		if p.tokJ > 0 {
@@ -151,6 +178,10 @@ func (p *perfPane) summary() string {
 	speed := "– tok/s"
 	if p.tokS > 0 {
 		speed = fmt.Sprintf("%.1f tok/s", p.tokS)
+	}
+	if p.served {
+		// No time to first token either: nothing was decoded.
+		return servedLabel + " · ctx " + p.context()
 	}
 	s := speed
 	if sp := sparkline(p.samples, 8); sp != "" {

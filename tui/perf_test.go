@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -38,5 +39,65 @@ func TestPerfPaneSpeculation(t *testing.T) {
 	p.finish(session.Turn{Tokens: 40, DecodeTokS: 90})
 	if len(p.lines(30)) != plain {
 		t.Error("speculative lines stay after a plain reply")
+	}
+}
+
+// fakeServing is a fake engine that answers the inputs in serve from
+// memory as the session does: one piece with no token (ID -1) and no
+// speed, a turn with no decode that stops "retrieved", the manifold's
+// decision marked Retrieved. Anything else is decoded by the fakeEngine.
+type fakeServing struct {
+	*fakeEngine
+	serve map[string]string
+}
+
+func (f *fakeServing) Send(ctx context.Context, input string, emit func(session.Event)) (session.Turn, error) {
+	ans, ok := f.serve[input]
+	if !ok {
+		return f.fakeEngine.Send(ctx, input, emit)
+	}
+	f.mu.Lock()
+	f.sent = append(f.sent, input)
+	f.used += 12 // the exchange is in the conversation: it fills the window too
+	used := f.used
+	f.mu.Unlock()
+	emit(session.Event{Piece: ans, Elapsed: 3 * time.Millisecond, ID: -1})
+	return session.Turn{Text: ans, Stop: "retrieved", ContextUsed: used,
+		COG: &session.COGTurn{Tier: "retrieve", Retrieved: true, Decision: "served", Why: "same request as a stored one, same live state", Tau: 0.0373}}, nil
+}
+
+// TestPerfPaneServedFromMemory (issue 27, item 11): after an answer served
+// from memory the Perf pane says so where the speed was, keeps the last
+// decoded speed, and shows no "– tok/s" that reads as a fault; the next
+// decoded reply shows its speed again.
+func TestPerfPaneServedFromMemory(t *testing.T) {
+	e := &fakeServing{fakeEngine: newFake(), serve: map[string]string{"again": "In the beginning."}}
+	tm := start(t, e, 120, 40)
+	typeLine(tm, "hello")
+	waitFor(t, tm, "fake model", "42.5 tok/s decode")
+	typeLine(tm, "again")
+	waitFor(t, tm, "answered from memory", servedLabel)
+	m := finish(t, tm)
+	f := checkFrame(t, m, 120, 40, servedLabel, "last    42.5 tok/s decoded")
+	if strings.Contains(f, "– tok/s") {
+		t.Errorf("the Perf pane shows a dash for the speed after an answer served from memory:\n%s", f)
+	}
+	if sum := ansi.Strip(m.perf.summary()); !strings.HasPrefix(sum, servedLabel) || strings.Contains(sum, "– tok/s") {
+		t.Errorf("the one-line summary after a served answer: %q", sum)
+	}
+
+	// The pane on its own: the next decoded reply shows its speed again,
+	// and a served answer before any decode has no last speed to show.
+	p := m.perf
+	p.begin()
+	p.finish(session.Turn{Tokens: 9, DecodeTokS: 30})
+	if got := ansi.Strip(strings.Join(p.lines(30), "\n")); !strings.Contains(got, "30.0 tok/s decode") || strings.Contains(got, servedLabel) {
+		t.Errorf("a decoded reply after a served one:\n%s", got)
+	}
+	var fresh perfPane
+	fresh.begin()
+	fresh.finish(session.Turn{Stop: "retrieved", COG: &session.COGTurn{Retrieved: true}})
+	if got := ansi.Strip(strings.Join(fresh.lines(30), "\n")); !strings.Contains(got, servedLabel) || strings.Contains(got, "tok/s") {
+		t.Errorf("a served answer before any decode:\n%s", got)
 	}
 }
