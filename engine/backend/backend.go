@@ -222,3 +222,13 @@ type KVReader interface {
 	// each, heads in order) into k and v.
 	ReadKV(kv KV, layer, pos int, k, v []float32)
 }
+
+// Placer is optionally implemented by a backend that spreads a model over
+// several devices by layers (the remote backend's servers): the model
+// calls Place before binding the weights of each layer, with layer −1 for
+// the embedding table and layer == layers for the output norm and
+// classifier, so that the weights bound next go to the device that runs
+// that layer.
+type Placer interface {
+	Place(layer, layers int)
+}

@@ -85,8 +85,17 @@ func (m *Model) bindOn(b backend.Backend) (*bound, error) {
 		}
 		return w
 	}
+	// A backend over several devices puts each layer's weights where the
+	// layer runs.
+	place := func(int) {}
+	if p, ok := b.(backend.Placer); ok {
+		place = func(l int) { p.Place(l, len(m.layers)) }
+	}
 	w := &bound{by: b}
-	w.w = stateWeights{tokEmbd: mat(m.tokEmbd), outNorm: vec(m.outNorm)}
+	place(-1)
+	w.w = stateWeights{tokEmbd: mat(m.tokEmbd)}
+	place(len(m.layers))
+	w.w.outNorm = vec(m.outNorm)
 	// A tied classifier is the embedding table: bound once.
 	if m.output == m.tokEmbd {
 		w.w.output = w.w.tokEmbd
@@ -96,6 +105,7 @@ func (m *Model) bindOn(b backend.Backend) (*bound, error) {
 	w.w.blocks = make([]blockWeights, len(m.layers))
 	w.lin = make([]blockLinears, len(m.layers))
 	for l := range m.layers {
+		place(l)
 		L := &m.layers[l]
 		w.w.blocks[l] = blockWeights{
 			attnNorm: vec(L.attnNorm), ffnNorm: vec(L.ffnNorm),

@@ -1,0 +1,344 @@
+package remote
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"time"
+)
+
+// The protocol this package speaks: ggml's RPC protocol 5.1.0, as served by
+// rpc-server built from ggml-org/ggml d99724f2 (docs/remote.md). The
+// numbering of ggml's operations changes when ggml adds one, and the
+// server's patch version moves with it, so a server must report exactly
+// this version: another one would read our graph's operation numbers as
+// other operations.
+const (
+	protoMajor = 5
+	protoMinor = 1
+	protoPatch = 0
+)
+
+// Commands (enum rpc_cmd).
+const (
+	cmdAllocBuffer     = 0
+	cmdGetAlignment    = 1
+	cmdGetMaxSize      = 2
+	cmdBufferGetBase   = 3
+	cmdFreeBuffer      = 4
+	cmdBufferClear     = 5
+	cmdSetTensor       = 6
+	cmdSetTensorHash   = 7
+	cmdGetTensor       = 8
+	cmdCopyTensor      = 9
+	cmdGraphCompute    = 10
+	cmdGetDeviceMemory = 11
+	cmdInitTensor      = 12
+	cmdGetAllocSize    = 13
+	cmdHello           = 14
+	cmdDeviceCount     = 15
+	cmdGraphRecompute  = 16
+)
+
+// connCapsSize is the transport capabilities field of HELLO (RDMA
+// negotiation); we offer none, so the connection stays plain TCP.
+const connCapsSize = 24
+
+// hashThreshold is the size above which an upload first asks whether the
+// server has the bytes in its cache (SET_TENSOR_HASH), as ggml's own client
+// does: a server started with a cache directory then skips the transfer.
+const hashThreshold = 10 << 20
+
+// Stats count what a connection sent and received: requests (commands
+// sent), bytes each way, and round trips (commands that waited for a
+// reply). docs/remote.md reports them per decoded token.
+type Stats struct {
+	Requests, RoundTrips int64
+	Sent, Received       int64
+	Graphs, Recomputes   int64
+}
+
+// conn is one TCP connection to one rpc-server. The server serves one
+// client at a time and keeps that client's buffers until it disconnects,
+// so every backend of a cluster shares this one connection, under the
+// cluster's io lock.
+// The first failure sticks: every later command fails with it, so a
+// broken server gives one error, naming it, and never a hang (each read
+// has a deadline).
+type conn struct {
+	addr    string
+	timeout time.Duration
+
+	c   net.Conn
+	r   *bufio.Reader
+	w   *bufio.Writer
+	err error
+
+	// last is the last graph sent with GRAPH_COMPUTE: the server keeps it,
+	// and a graph equal to it runs again with GRAPH_RECOMPUTE.
+	last  []byte
+	stats Stats
+
+	hdr [9]byte
+}
+
+// dial connects to addr and checks the server's protocol version.
+func dial(addr string, timeout time.Duration) (*conn, error) {
+	c, err := net.DialTimeout("tcp", addr, min(timeout, 10*time.Second))
+	if err != nil {
+		return nil, fmt.Errorf("rpc server %s: cannot connect: %w", addr, plainNetErr(err))
+	}
+	if tc, ok := c.(*net.TCPConn); ok {
+		// Decode sends a small graph and waits for the logits: Nagle's
+		// algorithm would hold the graph back for the previous reply's ACK.
+		_ = tc.SetNoDelay(true)
+	}
+	k := &conn{addr: addr, timeout: timeout, c: c, r: bufio.NewReaderSize(c, 1<<16), w: bufio.NewWriterSize(c, 1<<16)}
+	var req [connCapsSize]byte
+	var rsp [4 + connCapsSize]byte
+	if err := k.call(cmdHello, req[:], rsp[:]); err != nil {
+		c.Close()
+		return nil, err
+	}
+	if rsp[0] != protoMajor || rsp[1] != protoMinor || rsp[2] != protoPatch {
+		c.Close()
+		return nil, fmt.Errorf("rpc server %s speaks ggml RPC protocol %d.%d.%d; isagi speaks %d.%d.%d (rpc-server from ggml d99724f2): run a server of that version",
+			addr, rsp[0], rsp[1], rsp[2], protoMajor, protoMinor, protoPatch)
+	}
+	return k, nil
+}
+
+// plainNetErr drops Go's "dial tcp 127.0.0.1:1:" prefix, which repeats the
+// address the message already names.
+func plainNetErr(err error) error {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Err != nil {
+		return op.Err
+	}
+	return err
+}
+
+// close ends the connection; the server then frees everything this client
+// allocated.
+func (k *conn) close() {
+	if k.c != nil {
+		k.c.Close()
+		k.c = nil
+	}
+	if k.err == nil {
+		k.err = fmt.Errorf("rpc server %s: the connection is closed", k.addr)
+	}
+}
+
+// fail records the first failure, in words that name the server, and
+// closes the connection (what was sent after a failure means nothing).
+func (k *conn) fail(what string, err error) error {
+	if k.err != nil {
+		return k.err
+	}
+	switch {
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || isReset(err):
+		k.err = fmt.Errorf("rpc server %s closed the connection during %s (it stopped, or refused the request: its log says which)", k.addr, what)
+	case isTimeout(err):
+		k.err = fmt.Errorf("rpc server %s did not answer %s within %s", k.addr, what, k.timeout)
+	default:
+		k.err = fmt.Errorf("rpc server %s: %s: %w", k.addr, what, plainNetErr(err))
+	}
+	if k.c != nil {
+		k.c.Close()
+		k.c = nil
+	}
+	return k.err
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+func isReset(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "connection reset") || strings.Contains(s, "broken pipe")
+}
+
+// cmdName names a command for messages.
+func cmdName(cmd byte) string {
+	switch cmd {
+	case cmdAllocBuffer:
+		return "ALLOC_BUFFER"
+	case cmdGetAlignment:
+		return "GET_ALIGNMENT"
+	case cmdGetMaxSize:
+		return "GET_MAX_SIZE"
+	case cmdBufferGetBase:
+		return "BUFFER_GET_BASE"
+	case cmdFreeBuffer:
+		return "FREE_BUFFER"
+	case cmdBufferClear:
+		return "BUFFER_CLEAR"
+	case cmdSetTensor:
+		return "SET_TENSOR"
+	case cmdSetTensorHash:
+		return "SET_TENSOR_HASH"
+	case cmdGetTensor:
+		return "GET_TENSOR"
+	case cmdGraphCompute:
+		return "GRAPH_COMPUTE"
+	case cmdGetDeviceMemory:
+		return "GET_DEVICE_MEMORY"
+	case cmdInitTensor:
+		return "INIT_TENSOR"
+	case cmdGetAllocSize:
+		return "GET_ALLOC_SIZE"
+	case cmdHello:
+		return "HELLO"
+	case cmdGraphRecompute:
+		return "GRAPH_RECOMPUTE"
+	}
+	return fmt.Sprintf("command %d", cmd)
+}
+
+// send queues a command without waiting: | cmd (1) | size (8) | payload |.
+// parts are written one after the other, so that a large upload is not
+// copied into one buffer first. Commands without a reply (SET_TENSOR,
+// GRAPH_COMPUTE, GRAPH_RECOMPUTE) stay in the write buffer until a command
+// that waits flushes it: decode sends its inputs, its graph and its
+// logits request in one write.
+func (k *conn) send(cmd byte, parts ...[]byte) error {
+	if k.err != nil {
+		return k.err
+	}
+	if k.c == nil {
+		return k.fail(cmdName(cmd), io.EOF)
+	}
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	k.hdr[0] = cmd
+	binary.LittleEndian.PutUint64(k.hdr[1:], uint64(n))
+	_ = k.c.SetWriteDeadline(time.Now().Add(k.writeTimeout(n)))
+	if _, err := k.w.Write(k.hdr[:]); err != nil {
+		return k.fail(cmdName(cmd), err)
+	}
+	for _, p := range parts {
+		if _, err := k.w.Write(p); err != nil {
+			return k.fail(cmdName(cmd), err)
+		}
+	}
+	k.stats.Requests++
+	k.stats.Sent += int64(9 + n)
+	return nil
+}
+
+// writeTimeout allows a large upload the time it needs at 10 MB/s on top
+// of the connection's timeout.
+func (k *conn) writeTimeout(n int) time.Duration {
+	return k.timeout + time.Duration(n/(10<<20))*time.Second
+}
+
+// call sends a command and reads its reply, which must be len(out) bytes.
+func (k *conn) call(cmd byte, in []byte, out []byte) error {
+	if err := k.send(cmd, in); err != nil {
+		return err
+	}
+	return k.reply(cmd, out)
+}
+
+// reply flushes what is queued and reads one reply of len(out) bytes.
+func (k *conn) reply(cmd byte, out []byte) error {
+	if err := k.w.Flush(); err != nil {
+		return k.fail(cmdName(cmd), err)
+	}
+	_ = k.c.SetReadDeadline(time.Now().Add(k.timeout + time.Duration(len(out)/(10<<20))*time.Second))
+	var sz [8]byte
+	if _, err := io.ReadFull(k.r, sz[:]); err != nil {
+		return k.fail(cmdName(cmd), err)
+	}
+	if n := binary.LittleEndian.Uint64(sz[:]); n != uint64(len(out)) {
+		return k.fail(cmdName(cmd), fmt.Errorf("reply of %d bytes where %d were expected", n, len(out)))
+	}
+	if _, err := io.ReadFull(k.r, out); err != nil {
+		return k.fail(cmdName(cmd), err)
+	}
+	k.stats.RoundTrips++
+	k.stats.Received += int64(8 + len(out))
+	return nil
+}
+
+// Device queries, each one round trip.
+
+func (k *conn) u64(cmd byte, in []byte) (uint64, error) {
+	var out [8]byte
+	if err := k.call(cmd, in, out[:]); err != nil {
+		return 0, err
+	}
+	return binary.LittleEndian.Uint64(out[:]), nil
+}
+
+func (k *conn) alignment() (uint64, error) {
+	return k.u64(cmdGetAlignment, make([]byte, 4))
+}
+
+func (k *conn) memory() (free, total uint64, err error) {
+	var out [16]byte
+	if err := k.call(cmdGetDeviceMemory, make([]byte, 4), out[:]); err != nil {
+		return 0, 0, err
+	}
+	return binary.LittleEndian.Uint64(out[:]), binary.LittleEndian.Uint64(out[8:]), nil
+}
+
+// alloc allocates size bytes on the server's device 0 and returns the
+// buffer's handle and its base address (the data pointers our tensors
+// carry are addresses in the server's memory).
+func (k *conn) alloc(size uint64) (handle, base uint64, err error) {
+	var in [12]byte
+	binary.LittleEndian.PutUint64(in[4:], size)
+	var out [16]byte
+	if err := k.call(cmdAllocBuffer, in[:], out[:]); err != nil {
+		return 0, 0, err
+	}
+	handle = binary.LittleEndian.Uint64(out[:])
+	if handle == 0 {
+		return 0, 0, fmt.Errorf("rpc server %s could not allocate %s", k.addr, bytesString(size))
+	}
+	var h [8]byte
+	binary.LittleEndian.PutUint64(h[:], handle)
+	base, err = k.u64(cmdBufferGetBase, h[:])
+	if err != nil {
+		return 0, 0, err
+	}
+	// A new buffer holds what the server's allocator left there; the
+	// backend's buffers start at zero, as the CPU's do.
+	var clr [9]byte
+	binary.LittleEndian.PutUint64(clr[:], handle)
+	if err := k.call(cmdBufferClear, clr[:], nil); err != nil {
+		return 0, 0, err
+	}
+	return handle, base, nil
+}
+
+// free gives a buffer back (queued with the next round trip's flush would
+// leave the server holding it longer; it waits for the empty reply).
+func (k *conn) free(handle uint64) error {
+	var in [8]byte
+	binary.LittleEndian.PutUint64(in[:], handle)
+	return k.call(cmdFreeBuffer, in[:], nil)
+}
+
+// bytesString prints a size for messages.
+func bytesString(n uint64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
