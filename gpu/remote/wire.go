@@ -48,6 +48,9 @@ const (
 // negotiation); we offer none, so the connection stays plain TCP.
 const connCapsSize = 24
 
+// helloTimeout bounds the wait for a server's greeting.
+const helloTimeout = 10 * time.Second
+
 // hashThreshold is the size above which an upload first asks whether the
 // server has the bytes in its cache (SET_TENSOR_HASH), as ggml's own client
 // does: a server started with a cache directory then skips the transfer.
@@ -100,8 +103,17 @@ func dial(addr string, timeout time.Duration) (*conn, error) {
 	k := &conn{addr: addr, timeout: timeout, c: c, r: bufio.NewReaderSize(c, 1<<16), w: bufio.NewWriterSize(c, 1<<16)}
 	var req [connCapsSize]byte
 	var rsp [4 + connCapsSize]byte
-	if err := k.call(cmdHello, req[:], rsp[:]); err != nil {
+	// The server serves one client at a time and answers a second only
+	// when the first leaves: a busy server is told apart from a slow one
+	// by a short wait here.
+	k.timeout = min(timeout, helloTimeout)
+	err = k.call(cmdHello, req[:], rsp[:])
+	k.timeout = timeout
+	if err != nil {
 		c.Close()
+		if isTimeout(errors.Unwrap(err)) || strings.Contains(err.Error(), "did not answer") {
+			return nil, fmt.Errorf("rpc server %s accepted the connection but did not answer within %s: it serves one client at a time — is another isagi or llama.cpp connected to it?", addr, helloTimeout)
+		}
 		return nil, err
 	}
 	if rsp[0] != protoMajor || rsp[1] != protoMinor || rsp[2] != protoPatch {
