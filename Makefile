@@ -6,7 +6,7 @@ FUZZTIME ?= 50000x
 BIN      := bin/isagi
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build test vet fmt-check unit fuzz e2e openai-client bench bench-kernels bench-peer clean ptx ptx-check device-check
+.PHONY: bench-remote all build test vet fmt-check unit fuzz e2e openai-client bench bench-kernels bench-peer clean ptx ptx-check device-check
 
 all: build
 
@@ -85,6 +85,15 @@ bench: bench-kernels
 # LLAMACPP_SRC (a llama.cpp source tree, built natively first, ~15 min).
 bench-peer:
 	scripts/bench-peer.sh
+
+# Decode and prefill through one and two loopback rpc-servers against the
+# local CPU backend, alternated in one run (docs/remote.md).
+REMOTE_MODELS ?= /tmp/isagi-bench-remote
+bench-remote:
+	mkdir -p $(REMOTE_MODELS)
+	for s in $${ISAGI_REMOTE_SHAPES:-smollm2-135m llama-1b}; do for t in $${ISAGI_REMOTE_TYPES:-Q8_0 Q4_0}; do \
+		[ -f $(REMOTE_MODELS)/$$s-$$t.gguf ] || $(GO) run ./engine/internal/synth/synthgguf -random $$s $$t $(REMOTE_MODELS)/$$s-$$t.gguf || exit 1; done; done
+	ISAGI_REMOTE_SPEED=1 ISAGI_REMOTE_MODELS=$(REMOTE_MODELS) $(GO) test ./gpu/remote -run '^TestSpeed$$' -count=1 -v -timeout 60m | grep -v '^=== \|^--- \|^    '
 
 clean:
 	rm -rf bin

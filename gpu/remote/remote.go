@@ -198,6 +198,7 @@ func (c *Cluster) Stats() Stats {
 		t.Received += st.Received
 		t.Graphs += st.Graphs
 		t.Recomputes += st.Recomputes
+		t.Wait += st.Wait
 	}
 	return t
 }

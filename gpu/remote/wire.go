@@ -63,6 +63,9 @@ type Stats struct {
 	Requests, RoundTrips int64
 	Sent, Received       int64
 	Graphs, Recomputes   int64
+	// Wait is the time spent waiting for replies: the servers' compute,
+	// the transfers, and the network.
+	Wait time.Duration
 }
 
 // conn is one TCP connection to one rpc-server. The server serves one
@@ -263,6 +266,8 @@ func (k *conn) call(cmd byte, in []byte, out []byte) error {
 
 // reply flushes what is queued and reads one reply of len(out) bytes.
 func (k *conn) reply(cmd byte, out []byte) error {
+	t0 := time.Now()
+	defer func() { k.stats.Wait += time.Since(t0) }()
 	if err := k.w.Flush(); err != nil {
 		return k.fail(cmdName(cmd), err)
 	}
