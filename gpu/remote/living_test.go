@@ -39,7 +39,7 @@ func (g *gauge) AfterNorm(pos int, h []float32) {
 // projections is a hand-made low-rank FFN for every block.
 type projections struct{ blocks []model.BlockProjections }
 
-func (p projections) Layers() int                         { return len(p.blocks) }
+func (p projections) Layers() int                        { return len(p.blocks) }
 func (p projections) Block(l int) model.BlockProjections { return p.blocks[l] }
 
 // TestLiving runs what the living features ask of a backend through one
