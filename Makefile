@@ -38,6 +38,7 @@ fuzz:
 	$(GO) test ./cog -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./geometry -run '^$$' -fuzz '^FuzzParseProfile$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./serve -run '^$$' -fuzz '^FuzzDecodeRequest$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./gpu/remote -run '^$$' -fuzz '^FuzzHandshake$$' -fuzztime $(FUZZTIME)
 
 # The CUDA kernels (gpu/cuda/kernels/*.cu) as PTX for compute_80, which the
 # driver JIT-compiles on Ampere, Hopper and later. The PTX is committed and

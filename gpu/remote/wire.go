@@ -103,6 +103,11 @@ func dial(addr string, timeout time.Duration) (*conn, error) {
 		// algorithm would hold the graph back for the previous reply's ACK.
 		_ = tc.SetNoDelay(true)
 	}
+	return handshake(c, addr, timeout)
+}
+
+// handshake greets the server on c and checks its protocol version.
+func handshake(c net.Conn, addr string, timeout time.Duration) (*conn, error) {
 	k := &conn{addr: addr, timeout: timeout, c: c, r: bufio.NewReaderSize(c, 1<<16), w: bufio.NewWriterSize(c, 1<<16)}
 	var req [connCapsSize]byte
 	var rsp [4 + connCapsSize]byte
@@ -110,7 +115,7 @@ func dial(addr string, timeout time.Duration) (*conn, error) {
 	// when the first leaves: a busy server is told apart from a slow one
 	// by a short wait here.
 	k.timeout = min(timeout, helloTimeout)
-	err = k.call(cmdHello, req[:], rsp[:])
+	err := k.call(cmdHello, req[:], rsp[:])
 	k.timeout = timeout
 	if err != nil {
 		c.Close()
