@@ -48,3 +48,19 @@ func TestHardwareSaysWhyNoGPU(t *testing.T) {
 		t.Fatalf("pane lines %q", got)
 	}
 }
+
+// TestHardwareListsServers: with --rpc, each rpc-server and its layers and
+// memory get lines of their own, none run into another.
+func TestHardwareListsServers(t *testing.T) {
+	h := hardwarePane{compute: "rpc × 2 (a:1, b:2)\na:1\n  layers 0–14 · 3.0 GiB free of 4.0 GiB\nb:2\n  layers 15–29 · 1.0 GiB free of 2.0 GiB"}
+	got := h.lines(0)
+	want := []string{"a:1", "layers 0–14", "b:2", "layers 15–29"}
+	if len(got) < 5 {
+		t.Fatalf("pane lines %q", got)
+	}
+	for i, w := range want {
+		if !strings.Contains(got[i+1], w) || (i%2 == 0 && strings.Contains(got[i+1], "layers")) {
+			t.Errorf("line %d is %q, want %q alone", i+1, got[i+1], w)
+		}
+	}
+}

@@ -117,12 +117,15 @@ func (h *hardwarePane) decide(d gpu.Decision) {
 
 // lines is the pane; rank is the rank the model runs at now.
 func (h *hardwarePane) lines(rank int) []string {
-	// The device on the first line; a second line of Compute (why the
-	// GPU was passed over) on its own, so a narrow pane does not cut it.
-	dev, why, _ := strings.Cut(h.compute, "\n")
+	// The device on the first line; the further lines of Compute (why
+	// the GPU was passed over, the rpc-servers and their memory) each on
+	// its own, so a narrow pane cuts none into the next.
+	dev, more, _ := strings.Cut(h.compute, "\n")
 	l := []string{kv("compute", dev)}
-	if why != "" {
-		l = append(l, theme.Dim.Render(why))
+	if more != "" {
+		for _, why := range strings.Split(more, "\n") {
+			l = append(l, theme.Dim.Render(why))
+		}
 	}
 	switch {
 	case !h.have && h.src != nil && h.err == nil:

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -19,7 +20,9 @@ import (
 	"github.com/isagi-lab/isagi/engine/tensor"
 	"github.com/isagi-lab/isagi/engine/tokenizer"
 	"github.com/isagi-lab/isagi/gpu"
+	"github.com/isagi-lab/isagi/gpu/remote"
 	"github.com/isagi-lab/isagi/internal/fsx"
+	"github.com/isagi-lab/isagi/store"
 )
 
 func cmdBench(args []string, stdout, stderr io.Writer) error {
@@ -27,6 +30,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	var mf modelFlags
 	mf.register(fs)
+	defer mf.dev.close()
 	promptLen := fs.Int("p", 128, "prompt tokens to prefill")
 	genLen := fs.Int("n", 64, "tokens to decode")
 	asJSON := fs.Bool("json", false, "print one JSON object (prefill_tok_s, decode_tok_s, …)")
@@ -61,6 +65,11 @@ describe the GPU beside it, not the decode.
 With --rank the model runs GRC-compressed (see --slots and --alloc; the
 compression is read from or written to the same cache the TUI uses) and
 the weights per token count the compressed matrices.
+
+With --rpc the model runs on llama.cpp's rpc-servers, and the report adds
+a line per server — the layers it runs and its memory (json: servers) —
+and what decoding a token costs on the network: round trips, bytes sent
+and received, graphs recomputed (json: rpc_per_token).
 
 Examples:
   isagi bench --demo --json
@@ -108,7 +117,17 @@ Examples:
 		defer n.Close()
 		tel = n
 	}
-	stats, power, err := benchMetered(context.Background(), st, tok.BOS(), *promptLen, *genLen, tel)
+	// On rpc-servers the report adds what decoding a token costs on the
+	// network: the cluster's counters from the first token (where decode
+	// tok/s starts counting) to the end.
+	var cluster *remote.Cluster
+	var first func()
+	var before remote.Stats
+	if rb, ok := st.Backend().(*remote.Backend); ok {
+		cluster = rb.Cluster()
+		first = func() { before = cluster.Stats() }
+	}
+	stats, power, err := benchMetered(context.Background(), st, tok.BOS(), *promptLen, *genLen, tel, first)
 	if err != nil {
 		return err
 	}
@@ -126,6 +145,10 @@ Examples:
 	}
 	if k := st.Kernels(); k != nil {
 		r.Threads, r.Kernels = k.Pool().Size(), k.Path()
+	}
+	if cluster != nil {
+		r.Servers = cluster.Servers(m.Layers)
+		r.RPC = rpcPerToken(before, cluster.Stats(), stats.Generated-1)
 	}
 	r.setPower(power)
 	// Under GRC a token reads the compressed matrices instead of the ones
@@ -166,11 +189,16 @@ func (r benchReport) write(w io.Writer, asJSON, probe bool) error {
 		fmt.Fprintf(w, "compression  %s\n", r.GRC)
 	}
 	fmt.Fprintf(w, "backend      %s\n", r.Backend)
+	writeServers(w, r.Servers)
 	if r.DeviceNote != "" {
 		fmt.Fprintf(w, "device       %s\n", r.DeviceNote)
 	}
 	fmt.Fprintf(w, "prefill      %d tokens, %.1f tok/s\n", r.PromptToks, r.PrefillTokS)
 	fmt.Fprintf(w, "decode       %d tokens, %.1f tok/s (first token after %.0f ms)\n", r.DecodeToks, r.DecodeTokS, r.TTFTms)
+	if t := r.RPC; t != nil {
+		fmt.Fprintf(w, "rpc          %.1f round trips · %s sent · %s received · %.1f recomputes per decoded token\n",
+			t.RoundTrips, store.HumanBytes(int64(math.Round(t.SentBytes))), store.HumanBytes(int64(math.Round(t.ReceivedBytes))), t.Recomputes)
+	}
 	fmt.Fprintf(w, "weights      %.2f GB/s while decoding\n", r.WeightGBs)
 	if probe {
 		fmt.Fprintf(w, "memory       %.2f GB/s (triad); decode reaches %.0f%% of it\n", r.TriadGBs, 100*r.RatioToTriad)
@@ -187,21 +215,78 @@ func (r benchReport) write(w io.Writer, asJSON, probe bool) error {
 // worked out from the samples. Bench runs prefill and decode in one call,
 // so the window is placed afterwards from its timings; the Meter samples
 // once at the start and once at the end, so even a decode shorter than
-// its interval is bracketed by two samples.
-func benchMetered(ctx context.Context, st *model.State, bos int32, promptLen, genLen int, tel gpu.Source) (generate.Stats, gpu.Window, error) {
+// its interval is bracketed by two samples. first, when not nil, is called
+// as the first token is sampled (see benchRun).
+func benchMetered(ctx context.Context, st *model.State, bos int32, promptLen, genLen int, tel gpu.Source, first func()) (generate.Stats, gpu.Window, error) {
 	if tel == nil {
-		stats, err := generate.Bench(ctx, st, bos, promptLen, genLen)
+		stats, err := benchRun(ctx, st, bos, promptLen, genLen, first)
 		return stats, gpu.Window{}, err
 	}
 	m := gpu.StartMeter(tel, nil, 0)
 	began := time.Now()
-	stats, err := generate.Bench(ctx, st, bos, promptLen, genLen)
+	stats, err := benchRun(ctx, st, bos, promptLen, genLen, first)
 	m.Stop()
 	if err != nil {
 		return stats, gpu.Window{}, err
 	}
 	from := began.Add(stats.TimeToFirst)
 	return stats, m.Window(from, from.Add(stats.DecodeDuration)), nil
+}
+
+// benchRun is generate.Bench, calling first (when not nil) as the first
+// token is sampled: the end of the prefill, where decode tok/s starts
+// counting.
+func benchRun(ctx context.Context, st *model.State, bos int32, promptLen, genLen int, first func()) (generate.Stats, error) {
+	if first == nil {
+		return generate.Bench(ctx, st, bos, promptLen, genLen)
+	}
+	called := false
+	return generate.BenchEach(ctx, st, bos, promptLen, genLen, func(int32) {
+		if !called {
+			called = true
+			first()
+		}
+	})
+}
+
+// rpcTraffic is what the rpc-servers were sent and answered per decoded
+// token (remote.Stats over the decode, divided by its steps).
+type rpcTraffic struct {
+	Requests      float64 `json:"requests"`
+	RoundTrips    float64 `json:"round_trips"`
+	SentBytes     float64 `json:"sent_bytes"`
+	ReceivedBytes float64 `json:"received_bytes"`
+	Graphs        float64 `json:"graphs"`
+	Recomputes    float64 `json:"recomputes"`
+}
+
+// rpcPerToken is the traffic from before to after over steps decode
+// steps, or nil when there were none. A decode of n tokens runs n−1
+// steps: the first token comes from the prompt's logits.
+func rpcPerToken(before, after remote.Stats, steps int) *rpcTraffic {
+	if steps < 1 {
+		return nil
+	}
+	n := float64(steps)
+	return &rpcTraffic{
+		Requests:      float64(after.Requests-before.Requests) / n,
+		RoundTrips:    float64(after.RoundTrips-before.RoundTrips) / n,
+		SentBytes:     float64(after.Sent-before.Sent) / n,
+		ReceivedBytes: float64(after.Received-before.Received) / n,
+		Graphs:        float64(after.Graphs-before.Graphs) / n,
+		Recomputes:    float64(after.Recomputes-before.Recomputes) / n,
+	}
+}
+
+// writeServers writes a line for each rpc-server that ran the model.
+func writeServers(w io.Writer, servers []remote.ServerInfo) {
+	layers := 0
+	for _, s := range servers {
+		layers += s.LayersCount
+	}
+	for _, l := range serverLines(servers, layers) {
+		fmt.Fprintf(w, "server       %s\n", l)
+	}
 }
 
 // setPower fills the power figures from the decode's window: absent (not
@@ -247,6 +332,10 @@ type benchReport struct {
 	PowerW         *float64 `json:"power_w,omitempty"`
 	TokensPerJoule *float64 `json:"tokens_per_joule,omitempty"`
 	PowerSamples   int      `json:"power_samples,omitempty"`
+	// Servers are the rpc-servers that ran the model (--rpc), with the
+	// layers each ran; RPC is their traffic per decoded token.
+	Servers []remote.ServerInfo `json:"servers,omitempty"`
+	RPC     *rpcTraffic         `json:"rpc_per_token,omitempty"`
 }
 
 // benchDraft is bench --draft: the same prompts decoded greedily, plainly
@@ -289,6 +378,9 @@ func benchDraft(mf *modelFlags, df *draftFlags, f *gguf.File, m *model.Model, to
 		rep.Threads, rep.Kernels = k.Pool().Size(), k.Path()
 	}
 	rep.Backend = st.Backend().Name()
+	if rb, ok := st.Backend().(*remote.Backend); ok {
+		rep.Servers = rb.Cluster().Servers(m.Layers)
+	}
 	if dr.model != nil {
 		rep.BasisUpdates = dr.model.Updates()
 	}
@@ -309,6 +401,7 @@ func benchDraft(mf *modelFlags, df *draftFlags, f *gguf.File, m *model.Model, to
 	}
 	fmt.Fprintf(stdout, "model        %s (%s, %s)\n", rep.Model, rep.Arch, rep.WeightType)
 	fmt.Fprintf(stdout, "backend      %s\n", rep.Backend)
+	writeServers(stdout, rep.Servers)
 	g := "live"
 	if df.n > 0 {
 		g = strconv.Itoa(df.n)
@@ -407,4 +500,6 @@ type specReport struct {
 	VerifyCost float64 `json:"verify_cost_steps"`
 	DraftCost  float64 `json:"draft_cost_steps"`
 	BreakEven  float64 `json:"break_even_alpha"`
+	// Servers are the rpc-servers that ran the model (--rpc).
+	Servers []remote.ServerInfo `json:"servers,omitempty"`
 }

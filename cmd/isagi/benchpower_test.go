@@ -56,7 +56,7 @@ func TestBenchTokensPerJoule(t *testing.T) {
 	defer m.Close()
 
 	src := &risingPower{}
-	stats, w, err := benchMetered(context.Background(), st, tok.BOS(), 16, 32, src)
+	stats, w, err := benchMetered(context.Background(), st, tok.BOS(), 16, 32, src, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestBenchTokensPerJoule(t *testing.T) {
 		t.Errorf("human report lacks %q:\n%s", want, out.String())
 	}
 
-	stats, w, err = benchMetered(context.Background(), st, tok.BOS(), 16, 32, nil)
+	stats, w, err = benchMetered(context.Background(), st, tok.BOS(), 16, 32, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	var g geoFlags
 	g.register(fs)
+	defer g.dev.close()
 	chain := fs.String("chain", "0.2,0.1,0.05", "α of each step, non-increasing (0.05–0.30 is the useful range)")
 	seed := fs.Uint64("seed", 1, "chain seed: the same seed gives the same chain")
 	n := fs.Int("n", 64, "tokens per step")

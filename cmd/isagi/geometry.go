@@ -120,6 +120,7 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	var g geoFlags
 	g.register(fs)
+	defer g.dev.close()
 	def := geometry.DefaultOptions()
 	layer := fs.Int("layer", -1, "probe block (0-based); -1: the last block")
 	snipeLayer := fs.Int("snipe-layer", -1, "first block a projector edits; -1: the probe block")
@@ -235,6 +236,7 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	var g geoFlags
 	g.register(fs)
+	defer g.dev.close()
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	benign := fs.Int("benign-tokens", 1024, "snipe: held-out benign tokens scored")
 	fs.Usage = func() {

@@ -20,6 +20,7 @@ func cmdPPL(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	var mf modelFlags
 	mf.register(fs)
+	defer mf.dev.close()
 	file := fs.String("file", "", "text file to score")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: isagi ppl (--model FILE.gguf | --demo) --file TEXT [--ctx N] [--threads N] [--rank K --slots S --alloc A]

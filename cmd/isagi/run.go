@@ -490,6 +490,7 @@ func cmdRunInput(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	fs.SetOutput(stderr)
 	var mf modelFlags
 	mf.register(fs)
+	defer mf.dev.close()
 	var cf chatFlags
 	cf.register(fs)
 	prompt := fs.String("prompt", "", "text to continue (BOS is added as the model asks), or with --chat the user's message; - reads stdin")

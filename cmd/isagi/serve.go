@@ -25,6 +25,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	var mf modelFlags
 	mf.registerModel(fs)
+	defer mf.dev.close()
 	host := fs.String("host", "127.0.0.1", "address to listen on; anything but loopback needs --api-key")
 	port := fs.Int("port", 11435, "port to listen on (0: any free port, printed at start)")
 	apiKey := fs.String("api-key", os.Getenv("ISAGI_API_KEY"), "require \"Authorization: Bearer KEY\" (default $ISAGI_API_KEY)")

@@ -47,6 +47,7 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	var tf tuiFlags
 	tf.register(fs)
+	defer tf.mf.dev.close()
 	fs.Usage = func() { printUsage(fs.Output()) }
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
@@ -138,13 +139,14 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	return tui.Run(s, tui.Options{Telemetry: tel, Compute: computeLabel(s.Info(), mf.dev.note), Version: version, SessionDir: sessionDir, Thermal: th, Notes: notes})
+	return tui.Run(s, tui.Options{Telemetry: tel, Compute: computeLabel(s.Info(), mf.dev.describe(s.Layers())), Version: version, SessionDir: sessionDir, Thermal: th, Notes: notes})
 }
 
 // computeLabel names the device that runs the model for the Hardware pane:
 // the session's backend when it names one, else the CPU kernels and
-// threads it reports; note, when the GPU was passed over, says why in a
-// few words ("no CUDA GPU found"), on a second line.
+// threads it reports. note (deviceFlags.describe) follows on the next
+// lines: when the GPU was passed over, why in a few words ("no CUDA GPU
+// found"); with --rpc, each server's layers and memory, a line each.
 func computeLabel(i session.Info, note string) string {
 	var l string
 	switch {

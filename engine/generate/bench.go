@@ -16,6 +16,14 @@ import (
 // decoding of genLen tokens with no stop token. The state is reset first
 // and left holding the run.
 func Bench(ctx context.Context, st *model.State, bos int32, promptLen, genLen int) (Stats, error) {
+	return BenchEach(ctx, st, bos, promptLen, genLen, nil)
+}
+
+// BenchEach is Bench calling each (when not nil) with every token as it is
+// sampled, inside the timed decode: a caller that counts something per
+// token (a remote backend's traffic) starts at the first. each must be
+// quick.
+func BenchEach(ctx context.Context, st *model.State, bos int32, promptLen, genLen int, each func(int32)) (Stats, error) {
 	if promptLen < 1 || genLen < 1 || promptLen+genLen > st.Cap() {
 		return Stats{}, fmt.Errorf("generate: bench of %d+%d tokens does not fit a %d-token context", promptLen, genLen, st.Cap())
 	}
@@ -30,7 +38,12 @@ func Bench(ctx context.Context, st *model.State, bos int32, promptLen, genLen in
 	for i := 1; i < promptLen; i++ {
 		prompt[i] = int32(rng.IntN(st.Model().Vocab))
 	}
-	return g.Generate(ctx, prompt, Options{MaxTokens: genLen}, func(int32) error { return nil })
+	return g.Generate(ctx, prompt, Options{MaxTokens: genLen}, func(t int32) error {
+		if each != nil {
+			each(t)
+		}
+		return nil
+	})
 }
 
 // SpecBench is speculative decoding against plain decoding on the same

@@ -294,18 +294,7 @@ func (b *Backend) get(buf *buffer, s, row0 int, dst []float32) bool {
 		return true
 	}
 	off := uint64(row0 * buf.width * 4)
-	return getRaw(k, m.handle, m.base+off, f32bytes(dst)) == nil
-}
-
-// getRaw reads len(dst) bytes at data of buffer handle.
-func getRaw(k *conn, handle, data uint64, dst []byte) error {
-	req := make([]byte, tensorSize+16)
-	copy(req, rawAt(handle, data, uint64(len(dst))))
-	binary.LittleEndian.PutUint64(req[tensorSize+8:], uint64(len(dst)))
-	if err := k.send(cmdGetTensor, req); err != nil {
-		return err
-	}
-	return k.reply(cmdGetTensor, dst)
+	return k.getRaw(m.handle, m.base+off, f32bytes(dst)) == nil
 }
 
 // put queues rows of buf for server s (after what s has sent).
@@ -318,7 +307,7 @@ func (b *Backend) put(buf *buffer, s, row0 int, rows []float32) bool {
 	}
 	m := buf.on[s]
 	off := uint64(row0 * buf.width * 4)
-	return b.c.servers[s].k.send(cmdSetTensor, rawAt(m.handle, m.base+off, uint64(4*len(rows))), make([]byte, 8), f32bytes(rows)) == nil
+	return b.c.servers[s].k.setRaw(m.handle, m.base+off, f32bytes(rows)) == nil
 }
 
 // begin starts an operation on server s: it takes io, makes the rows the
@@ -805,7 +794,7 @@ func (b *Backend) Logits(dst []float32, w backend.Matrix, x backend.Buffer, row0
 	addr := g.scratch(size)
 	handle := g.scrArena.handle
 	g.node(opMulMat, handle, addr, ne, contiguous(ne, 4), W.leaf(g), xv)
-	if g.send() != nil || getRaw(g.k, handle, addr, f32bytes(dst[:W.rows*n])) != nil {
+	if g.send() != nil || g.k.getRaw(handle, addr, f32bytes(dst[:W.rows*n])) != nil {
 		clear(dst)
 	}
 }
@@ -822,8 +811,8 @@ func (b *Backend) ReadKV(c backend.KV, layer, pos int, k, v []float32) {
 	}
 	kk := b.c.servers[s].k
 	off := uint64(pos * w * 4)
-	_ = getRaw(kk, C.k[layer].handle, C.k[layer].base+off, f32bytes(k[:w]))
-	_ = getRaw(kk, C.v[layer].handle, C.v[layer].base+off, f32bytes(v[:w]))
+	_ = kk.getRaw(C.k[layer].handle, C.k[layer].base+off, f32bytes(k[:w]))
+	_ = kk.getRaw(C.v[layer].handle, C.v[layer].base+off, f32bytes(v[:w]))
 }
 
 // Interface checks.

@@ -278,14 +278,14 @@ func (g *graph) send() error {
 	}
 	k := g.k
 	if len(g.in) > 0 {
-		if err := k.send(cmdSetTensor, rawTensor(g.inArena, uint64(len(g.in))), make([]byte, 8), g.in); err != nil {
+		if err := k.setRaw(g.inArena.handle, g.inArena.base, g.in); err != nil {
 			return err
 		}
 	}
 	g.serialize()
 	var err error
 	if bytes.Equal(g.msg, k.last) {
-		err = k.send(cmdGraphRecompute, make([]byte, 4))
+		err = k.send(cmdGraphRecompute, k.zero[:4])
 		k.stats.Recomputes++
 	} else {
 		err = k.send(cmdGraphCompute, g.msg)
@@ -324,7 +324,11 @@ func (g *graph) serialize() {
 	o += 4
 	// use_count: how many nodes read each tensor (ggml fuses a node into
 	// the next only when nothing else reads it).
-	g.uses = append(g.uses[:0], make([]int32, len(g.ts))...)
+	if cap(g.uses) < len(g.ts) {
+		g.uses = make([]int32, len(g.ts), 2*len(g.ts))
+	}
+	g.uses = g.uses[:len(g.ts)]
+	clear(g.uses)
 	for _, id := range g.nodes {
 		for _, s := range g.ts[id-1].src {
 			if s != 0 {
@@ -366,17 +370,10 @@ func putTensor(b []byte, id uint64, t *rt, uses int32) {
 	le.PutUint32(b[292:], uint32(uses))
 }
 
-// rawTensor describes n bytes at the start of a as a one-dimensional I8
-// tensor, for SET_TENSOR and GET_TENSOR.
-func rawTensor(a arena, n uint64) []byte {
-	return rawAt(a.handle, a.base, n)
-}
-
-// rawAt describes n bytes at data inside buffer handle.
-func rawAt(handle, data, n uint64) []byte {
-	b := make([]byte, tensorSize)
+// putRaw describes n bytes at data inside buffer handle as a
+// one-dimensional I8 tensor, for SET_TENSOR and GET_TENSOR, into b.
+func putRaw(b []byte, handle, data, n uint64) {
 	ne := [4]uint32{uint32(n), 1, 1, 1}
 	t := rt{typ: typeI8, buffer: handle, data: data, ne: ne, nb: contiguous(ne, 1)}
 	putTensor(b, 1, &t, 0)
-	return b
 }

@@ -158,3 +158,37 @@ func TestLiving(t *testing.T) {
 		})
 	}
 }
+
+// TestDecodeAllocs: decoding a token through a server allocates nothing
+// (the requests are written from scratch the connection keeps).
+func TestDecodeAllocs(t *testing.T) {
+	a, _ := startServer(t, 1)
+	c := dialT(t, a)
+	m, err := model.Open(filepath.Join(sharedDir(), "fixtures", "kjv", "kjv-q8_0.gguf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	b, err := c.NewBackend()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	st, err := m.NewStateOn(256, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logits := make([]float32, m.Config.Vocab)
+	next := []int32{1}
+	if err := st.Forward([]int32{1, 2, 3}, logits); err != nil {
+		t.Fatal(err)
+	}
+	allocs := testing.AllocsPerRun(20, func() {
+		if err := st.Forward(next, logits); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%.1f allocations per decoded token", allocs)
+	}
+}

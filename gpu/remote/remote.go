@@ -348,7 +348,7 @@ func (c *Cluster) Matrix(m *tensor.Matrix) (backend.Matrix, error) {
 			return w, nil
 		}
 	}
-	if err := k.send(cmdSetTensor, w.desc(true), make([]byte, 8), m.Data); err != nil {
+	if err := k.send(cmdSetTensor, w.desc(true), k.zero[:], m.Data); err != nil {
 		return nil, err
 	}
 	return w, nil
@@ -377,7 +377,7 @@ func (c *Cluster) Vector(v []float32) (backend.Vector, error) {
 		return nil, err
 	}
 	w := &vector{s: si, n: len(v), mem: rmem{h, base}}
-	if err := k.send(cmdSetTensor, rawAt(h, base, uint64(4*len(v))), make([]byte, 8), f32bytes(v)); err != nil {
+	if err := k.setRaw(h, base, f32bytes(v)); err != nil {
 		return nil, err
 	}
 	return w, nil

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"strings"
 	"time"
 )
@@ -89,7 +90,35 @@ type conn struct {
 	last  []byte
 	stats Stats
 
-	hdr [9]byte
+	// Scratch for the commands of every token, so that decode allocates
+	// nothing: a tensor description, a request, zeros (offsets, device 0).
+	hdr  [9]byte
+	desc [tensorSize]byte
+	req  [tensorSize + 16]byte
+	zero [8]byte
+	sz   [8]byte
+}
+
+// raw describes n bytes at data inside buffer handle, in k's scratch.
+func (k *conn) raw(handle, data, n uint64) []byte {
+	putRaw(k.desc[:], handle, data, n)
+	return k.desc[:]
+}
+
+// setRaw queues bytes for data inside buffer handle (no reply).
+func (k *conn) setRaw(handle, data uint64, b []byte) error {
+	return k.send(cmdSetTensor, k.raw(handle, data, uint64(len(b))), k.zero[:], b)
+}
+
+// getRaw reads len(dst) bytes at data inside buffer handle.
+func (k *conn) getRaw(handle, data uint64, dst []byte) error {
+	putRaw(k.req[:tensorSize], handle, data, uint64(len(dst)))
+	binary.LittleEndian.PutUint64(k.req[tensorSize:], 0)
+	binary.LittleEndian.PutUint64(k.req[tensorSize+8:], uint64(len(dst)))
+	if err := k.send(cmdGetTensor, k.req[:]); err != nil {
+		return err
+	}
+	return k.reply(cmdGetTensor, dst)
 }
 
 // dial connects to addr and checks the server's protocol version.
@@ -137,7 +166,12 @@ func handshake(c net.Conn, addr string, timeout time.Duration) (*conn, error) {
 func plainNetErr(err error) error {
 	var op *net.OpError
 	if errors.As(err, &op) && op.Err != nil {
-		return op.Err
+		err = op.Err
+	}
+	// "connect: connection refused": the call's name says nothing more.
+	var sc *os.SyscallError
+	if errors.As(err, &sc) && sc.Err != nil {
+		err = sc.Err
 	}
 	return err
 }
@@ -277,11 +311,10 @@ func (k *conn) reply(cmd byte, out []byte) error {
 		return k.fail(cmdName(cmd), err)
 	}
 	_ = k.c.SetReadDeadline(time.Now().Add(k.timeout + time.Duration(len(out)/(10<<20))*time.Second))
-	var sz [8]byte
-	if _, err := io.ReadFull(k.r, sz[:]); err != nil {
+	if _, err := io.ReadFull(k.r, k.sz[:]); err != nil {
 		return k.fail(cmdName(cmd), err)
 	}
-	if n := binary.LittleEndian.Uint64(sz[:]); n != uint64(len(out)) {
+	if n := binary.LittleEndian.Uint64(k.sz[:]); n != uint64(len(out)) {
 		return k.fail(cmdName(cmd), fmt.Errorf("reply of %d bytes where %d were expected", n, len(out)))
 	}
 	if _, err := io.ReadFull(k.r, out); err != nil {
@@ -303,12 +336,12 @@ func (k *conn) u64(cmd byte, in []byte) (uint64, error) {
 }
 
 func (k *conn) alignment() (uint64, error) {
-	return k.u64(cmdGetAlignment, make([]byte, 4))
+	return k.u64(cmdGetAlignment, k.zero[:4])
 }
 
 func (k *conn) memory() (free, total uint64, err error) {
 	var out [16]byte
-	if err := k.call(cmdGetDeviceMemory, make([]byte, 4), out[:]); err != nil {
+	if err := k.call(cmdGetDeviceMemory, k.zero[:4], out[:]); err != nil {
 		return 0, 0, err
 	}
 	return binary.LittleEndian.Uint64(out[:]), binary.LittleEndian.Uint64(out[8:]), nil
