@@ -228,7 +228,9 @@ type KVReader interface {
 // calls Place before binding the weights of each layer, with layer −1 for
 // the embedding table and layer == layers for the output norm and
 // classifier, so that the weights bound next go to the device that runs
-// that layer.
+// that layer. It returns the device chosen, so that the model can tell
+// whether two layers share one (a tied classifier is bound again on the
+// last device when the embedding is on another).
 type Placer interface {
-	Place(layer, layers int)
+	Place(layer, layers int) (device int)
 }

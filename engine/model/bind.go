@@ -87,17 +87,19 @@ func (m *Model) bindOn(b backend.Backend) (*bound, error) {
 	}
 	// A backend over several devices puts each layer's weights where the
 	// layer runs.
-	place := func(int) {}
+	place := func(int) int { return 0 }
 	if p, ok := b.(backend.Placer); ok {
-		place = func(l int) { p.Place(l, len(m.layers)) }
+		place = func(l int) int { return p.Place(l, len(m.layers)) }
 	}
 	w := &bound{by: b}
-	place(-1)
+	first := place(-1)
 	w.w = stateWeights{tokEmbd: mat(m.tokEmbd)}
-	place(len(m.layers))
+	last := place(len(m.layers))
 	w.w.outNorm = vec(m.outNorm)
-	// A tied classifier is the embedding table: bound once.
-	if m.output == m.tokEmbd {
+	// A tied classifier is the embedding table: bound once, unless the
+	// output runs on another device than the embedding (the hidden state
+	// would otherwise travel back to the first device for every token).
+	if m.output == m.tokEmbd && first == last {
 		w.w.output = w.w.tokEmbd
 	} else {
 		w.w.output = mat(m.output)

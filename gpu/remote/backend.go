@@ -74,7 +74,7 @@ func (b *Backend) Domain() any { return b.c }
 func (b *Backend) Cluster() *Cluster { return b.c }
 
 // Place implements backend.Placer.
-func (b *Backend) Place(layer, layers int) { b.c.Place(layer, layers) }
+func (b *Backend) Place(layer, layers int) int { return b.c.Place(layer, layers) }
 
 // Matrix implements backend.Backend.
 func (b *Backend) Matrix(m *tensor.Matrix) (backend.Matrix, error) { return b.c.Matrix(m) }

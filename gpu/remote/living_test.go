@@ -192,3 +192,70 @@ func TestDecodeAllocs(t *testing.T) {
 		t.Errorf("%.1f allocations per decoded token", allocs)
 	}
 }
+
+// TestConcurrentStates decodes on two States of one cluster from two
+// goroutines at once, as isagi serve's conversations do (Share): the
+// server serves one connection, which they share, and each must get the
+// logits it would alone.
+func TestConcurrentStates(t *testing.T) {
+	a, _ := startServer(t, 2)
+	c := dialT(t, a)
+	m, err := model.Open(filepath.Join(sharedDir(), "fixtures", "kjv", "kjv-q8_0.gguf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	first, err := c.NewBackend()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	run := func(b *Backend, seed int) ([]int32, error) {
+		st, err := m.NewStateOn(256, b)
+		if err != nil {
+			return nil, err
+		}
+		defer st.Close()
+		logits := make([]float32, m.Config.Vocab)
+		next := []int32{1, int32(seed + 2), int32(seed + 3)}
+		var out []int32
+		for range 24 {
+			if err := st.Forward(next, logits); err != nil {
+				return nil, err
+			}
+			next = []int32{int32(argmax(logits))}
+			out = append(out, next[0])
+		}
+		return out, nil
+	}
+	want := make([][]int32, 2)
+	for i := range want {
+		if want[i], err = run(first, 10*i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	shared, err := first.Share()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer shared.(*Backend).Close()
+	got := make([][]int32, 2)
+	errs := make([]error, 2)
+	done := make(chan int)
+	for i, b := range []*Backend{first, shared.(*Backend)} {
+		go func() {
+			got[i], errs[i] = run(b, 10*i)
+			done <- i
+		}()
+	}
+	<-done
+	<-done
+	for i := range got {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		if fmt.Sprint(got[i]) != fmt.Sprint(want[i]) {
+			t.Errorf("conversation %d decoded %v beside another, %v alone", i, got[i], want[i])
+		}
+	}
+}

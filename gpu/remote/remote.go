@@ -229,11 +229,13 @@ func (c *Cluster) serverFor(l, layers int) int {
 	return n - 1
 }
 
-// Place says which layer's weights are bound next (backend.Placer).
-func (c *Cluster) Place(layer, layers int) {
+// Place says which layer's weights are bound next (backend.Placer), and
+// returns the server that runs it.
+func (c *Cluster) Place(layer, layers int) int {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.cur = c.serverFor(layer, layers)
-	c.mu.Unlock()
+	return c.cur
 }
 
 // NewBackend returns a backend for one State.
