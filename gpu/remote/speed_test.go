@@ -191,3 +191,33 @@ func atoiOr(s string, def int) int {
 	}
 	return n
 }
+
+// BenchmarkRoundTrip is the protocol's fixed cost: a one-node graph sent
+// and one row read back, through a loopback server.
+func BenchmarkRoundTrip(b *testing.B) { benchNodes(b, 1) }
+
+// BenchmarkGraph600 is a graph of 600 small nodes (a SmolLM2 decode step
+// records about that many) and one row read back: the server's cost per
+// node beyond the round trip.
+func BenchmarkGraph600(b *testing.B) { benchNodes(b, 600) }
+
+func benchNodes(b *testing.B, nodes int) {
+	a, _ := startServer(b, 2)
+	c := dialT(b, a)
+	rb, err := c.NewBackend()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rb.Close()
+	x, _ := rb.Alloc(1, 576)
+	b.ResetTimer()
+	for range b.N {
+		for range nodes {
+			rb.Scale(x, 1, 1)
+		}
+		rb.Host(x, 0, 1)
+	}
+	if err := rb.Err(); err != nil {
+		b.Fatal(err)
+	}
+}
