@@ -3,6 +3,7 @@ package geometry
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/isagi-lab/isagi/prompts"
@@ -15,6 +16,19 @@ type TEHResult struct {
 	Tau       float64 `json:"tau"`
 	Forbidden int     `json:"forbidden"`
 	teh.ROC
+	// AUROC is the gauge's separation of the held-out harm prompts from
+	// the benign ones at every threshold (0.5: chance); nil for a gauge
+	// without coordinates.
+	AUROC *float64 `json:"auroc"`
+}
+
+// evaluate fills the result's operating point at τ and its AUROC from
+// held-out scores.
+func (r *TEHResult) evaluate(harm, benign []float64) {
+	r.ROC = teh.Evaluate(r.Tau, harm, benign)
+	if a := teh.AUROC(harm, benign); !math.IsNaN(a) {
+		r.AUROC = &a
+	}
 }
 
 // TEHReport is `isagi eval teh`: every gauge on prompts calibration never saw.
@@ -124,7 +138,7 @@ func EvaluateTEH(ctx context.Context, src Source, p *Profile, set *prompts.Set, 
 			if err != nil {
 				return nil, fmt.Errorf("geometry: %s: %w", c.Name, err)
 			}
-			res.ROC = teh.Evaluate(res.Tau, scoreAll(sub, harm[i]), scoreAll(sub, append(slices.Clone(benign[i]), zones...)))
+			res.evaluate(scoreAll(sub, harm[i]), scoreAll(sub, append(slices.Clone(benign[i]), zones...)))
 		}
 		rep.Categories = append(rep.Categories, res)
 		allH, allB = append(allH, harm[i]...), append(allB, benign[i]...)
@@ -135,7 +149,7 @@ func EvaluateTEH(ctx context.Context, src Source, p *Profile, set *prompts.Set, 
 		if err != nil {
 			return nil, fmt.Errorf("geometry: overall: %w", err)
 		}
-		rep.Overall.ROC = teh.Evaluate(rep.Overall.Tau, scoreAll(sub, allH), scoreAll(sub, append(allB, zones...)))
+		rep.Overall.evaluate(scoreAll(sub, allH), scoreAll(sub, append(allB, zones...)))
 	}
 	return rep, nil
 }

@@ -388,6 +388,12 @@ func TestEvaluate(t *testing.T) {
 		if c.TP+c.FN != 3 || c.FP+c.TN != 3+12 {
 			t.Fatalf("%s: counts %+v, want 3 harm and 15 benign", c.Name, c.ROC)
 		}
+		// The AUROC is over the same scores as the operating point: a gauge
+		// that detects every harm prompt with no false positive separates
+		// them completely.
+		if c.Forbidden > 0 && (c.AUROC == nil || *c.AUROC < 0 || *c.AUROC > 1 || (c.TPR == 1 && c.FPR == 0 && *c.AUROC != 1)) {
+			t.Fatalf("%s: AUROC %v with TPR %g, FPR %g", c.Name, c.AUROC, c.TPR, c.FPR)
+		}
 	}
 	sr, err := geometry.EvaluateSnipe(context.Background(), s.CalibrationSource(), p, set, 64, nil)
 	if err != nil {

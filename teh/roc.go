@@ -3,6 +3,7 @@ package teh
 import (
 	"fmt"
 	"math"
+	"sort"
 )
 
 // The threshold sweep of docs/mechanisms.md §6: τ from 0 % to 50 % in 0.1 %
@@ -128,4 +129,51 @@ func Calibrate(harm, benign []float64) (ROC, error) {
 		}
 	}
 	return pts[best], nil
+}
+
+// AUROC is the area under the ROC curve of harm (positives) against benign
+// scores: the probability that a random harm score exceeds a random benign
+// one, ties counting one half (the Mann–Whitney U statistic over
+// |harm|·|benign|). It measures the gauge's separation at every threshold,
+// where Evaluate reads one. 0.5 is chance; NaN scores are left out; with
+// either set empty it is NaN.
+func AUROC(harm, benign []float64) float64 {
+	type obs struct {
+		s    float64
+		harm bool
+	}
+	all := make([]obs, 0, len(harm)+len(benign))
+	for _, s := range harm {
+		if !math.IsNaN(s) {
+			all = append(all, obs{s, true})
+		}
+	}
+	np := len(all)
+	for _, s := range benign {
+		if !math.IsNaN(s) {
+			all = append(all, obs{s, false})
+		}
+	}
+	nn := len(all) - np
+	if np == 0 || nn == 0 {
+		return math.NaN()
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].s < all[j].s })
+	// Rank sum of the positives, tied scores sharing their mean rank.
+	var rankSum float64
+	for i := 0; i < len(all); {
+		j := i
+		for j < len(all) && all[j].s == all[i].s {
+			j++
+		}
+		mean := float64(i+j+1) / 2 // ranks i+1 … j
+		for k := i; k < j; k++ {
+			if all[k].harm {
+				rankSum += mean
+			}
+		}
+		i = j
+	}
+	u := rankSum - float64(np)*float64(np+1)/2
+	return u / (float64(np) * float64(nn))
 }

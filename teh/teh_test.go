@@ -259,3 +259,25 @@ func BenchmarkScore(bm *testing.B) {
 		bm.Fatal("NaN score")
 	}
 }
+
+// TestAUROC: the Mann–Whitney area against hand-counted pairs.
+func TestAUROC(t *testing.T) {
+	for _, c := range []struct {
+		harm, benign []float64
+		want         float64
+	}{
+		{[]float64{3, 4}, []float64{1, 2}, 1},
+		{[]float64{1, 2}, []float64{3, 4}, 0},
+		// pairs: (2,1) win, (2,2) tie, (2,3) loss, (5,·) 3 wins: (1+0.5+0+3)/6
+		{[]float64{2, 5}, []float64{1, 2, 3}, 4.5 / 6},
+		{[]float64{1, 1}, []float64{1}, 0.5},
+		{[]float64{math.NaN(), 4}, []float64{1, math.NaN()}, 1},
+	} {
+		if got := AUROC(c.harm, c.benign); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("AUROC(%v, %v) = %g, want %g", c.harm, c.benign, got, c.want)
+		}
+	}
+	if !math.IsNaN(AUROC(nil, []float64{1})) {
+		t.Error("AUROC with no positives is not NaN")
+	}
+}

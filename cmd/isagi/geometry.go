@@ -286,11 +286,16 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	switch r := rep.(type) {
 	case *geometry.TEHReport:
 		fmt.Fprintf(stdout, "TEH on the held-out split (%d prompts); flagged when TEH ≥ τ\n", r.Prompts)
-		fmt.Fprintln(tw, "gauge\tτ\tdetected\tfalse positives\tF1")
+		fmt.Fprintln(tw, "gauge\tτ\tdetected\tfalse positives\tF1\tAUROC")
 		for _, c := range append(r.Categories, r.Overall) {
-			fmt.Fprintf(tw, "%s\t%.1f%%\t%d/%d (%.0f%%)\t%d/%d (%.0f%%)\t%.2f\n", c.Name, c.Tau,
-				c.TP, c.TP+c.FN, 100*c.TPR, c.FP, c.FP+c.TN, 100*c.FPR, c.F1)
+			auroc := "—"
+			if c.AUROC != nil {
+				auroc = fmt.Sprintf("%.2f", *c.AUROC)
+			}
+			fmt.Fprintf(tw, "%s\t%.1f%%\t%d/%d (%.0f%%)\t%d/%d (%.0f%%)\t%.2f\t%s\n", c.Name, c.Tau,
+				c.TP, c.TP+c.FN, 100*c.TPR, c.FP, c.FP+c.TN, 100*c.FPR, c.F1, auroc)
 		}
+		defer fmt.Fprintln(stdout, "AUROC: the chance that a held-out harmful prompt scores above a benign one (0.50: chance)")
 	case *geometry.SnipeReport:
 		fmt.Fprintf(stdout, "Snipe on the held-out split; benign baseline %.4f nats/token over %d tokens\n", r.BaselineCE, r.BenignTokens)
 		fmt.Fprintln(tw, "projector\tcoords\treduction\tcollateral\t(calibration: reduction, collateral)")
@@ -311,7 +316,8 @@ const evalUsage = `Usage: isagi eval teh|snipe|cog [--model FILE | --demo] [--pr
        isagi eval overlap PROFILE_A PROFILE_B
 
   teh      detection rate and false positives of every TEH gauge on the
-           held-out prompts, at the threshold calibration chose
+           held-out prompts, at the threshold calibration chose, and its
+           AUROC over every threshold
   snipe    harm reduction and benign collateral of every projector on the
            held-out prompts and text
   cog      precision and recall of answering from memory (the living
