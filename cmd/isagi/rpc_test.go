@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"net"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -198,5 +200,82 @@ func TestRPCServersShown(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "servers") || strings.Contains(out.String(), "rpc_per_token") {
 		t.Errorf("servers or traffic without --rpc:\n%s", out.String())
+	}
+}
+
+// startRPCServer runs ggml's rpc-server (../shared/tools/peers/bin) on a
+// loopback port for the test and returns its address.
+func startRPCServer(t *testing.T) string {
+	t.Helper()
+	bin := fixture(t, "../tools/peers/bin/rpc-server")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	_, port, _ := net.SplitHostPort(addr)
+	cmd := exec.Command(bin, "-H", "127.0.0.1", "-p", port, "-t", "2")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	for i := 0; i < 1000; i++ {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			// A probe is a client too; the server takes the next once it
+			// sees this one close.
+			c.Close()
+			return addr
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("rpc-server did not listen on %s", addr)
+	return ""
+}
+
+// TestRPCRunSession runs a conversation turn through a real rpc-server with
+// a session file, greedily, and wants the CPU's reply; the file then
+// resumes on the CPU with both turns.
+func TestRPCRunSession(t *testing.T) {
+	addr := startRPCServer(t)
+	dir := t.TempDir()
+	t.Setenv("XDG_DATA_HOME", dir)
+	file := dir + "/s.miku"
+	args := func(dev ...string) []string {
+		return append([]string{"run", "--model", fixture(t, "kjv/kjv-q8_0.gguf"), "--prompt", "And God said", "--temp", "0", "-n", "12"}, dev...)
+	}
+	want, errs, err := runCmd(t, args("--cpu")...)
+	if err != nil {
+		t.Fatalf("--cpu: %v\n%s", err, errs)
+	}
+	got, errs, err := runCmd(t, args("--rpc", addr, "--session", file)...)
+	if err != nil {
+		t.Fatalf("--rpc: %v\n%s", err, errs)
+	}
+	if got != want {
+		t.Errorf("--rpc replied %q, --cpu %q", got, want)
+	}
+	// The file holds the turn: its running text is the prompt and the reply.
+	text := func() string {
+		info, errs, err := runCmd(t, "session", "info", file)
+		if err != nil {
+			t.Fatalf("session info: %v\n%s", err, errs)
+		}
+		for _, l := range strings.Split(info, "\n") {
+			if strings.HasPrefix(l, "conversation") {
+				return l
+			}
+		}
+		return info
+	}
+	first := fmt.Sprintf("completion mode, %d bytes of running text", len("And God said"+strings.TrimRight(want, "\n")))
+	if got := text(); !strings.Contains(got, first) {
+		t.Errorf("after the turn through the server: %q, want %q", got, first)
+	}
+	if _, errs, err := runCmd(t, "run", "--model", fixture(t, "kjv/kjv-q8_0.gguf"), "--cpu", "--session", file, "--prompt", " more", "--temp", "0", "-n", "4"); err != nil {
+		t.Fatalf("resuming on the CPU: %v\n%s", err, errs)
+	}
+	if got := text(); strings.Contains(got, first) {
+		t.Errorf("the turn resumed on the CPU was not added: %q", got)
 	}
 }
