@@ -27,6 +27,11 @@ type Source struct {
 	// Text tokenises plain prose (BOS, then the text) for the collateral
 	// measurement.
 	Text func(text string) ([]int32, error)
+	// Decode renders reply tokens as text, and Stop says which tokens end
+	// a reply: the refusal count (EvaluateRefusals) reads replies. Either
+	// may be nil for the other measures.
+	Decode func(ids []int32) string
+	Stop   func(id int32) bool
 }
 
 // maxPromptTokens caps one calibration prompt (the shipped ones are a

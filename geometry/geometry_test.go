@@ -501,3 +501,57 @@ func TestHooksDeclareWhatTheyTouch(t *testing.T) {
 		t.Fatalf("the exploration step should name its layer %d", p.Layer)
 	}
 }
+
+// TestEvaluateRefusals runs Heretic's metric on kjv's profile over a small
+// held-out set: every intervention is counted over the same prompts, the
+// unintervened reply is the reference of the KL divergences, and the
+// projectors do move the first token's distribution.
+func TestEvaluateRefusals(t *testing.T) {
+	p := kjvProfile(t)
+	s := openKJV(t)
+	set := smallSet(t)
+	rep, err := geometry.EvaluateRefusals(context.Background(), s.CalibrationSource(), p, set, geometry.RefusalOptions{PerCategory: 1, MaxTokens: 6}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Harmful != 8 || rep.Harmless != 8 || rep.MaxTokens != 6 {
+		t.Fatalf("report over %d harmful, %d harmless prompts, %d tokens", rep.Harmful, rep.Harmless, rep.MaxTokens)
+	}
+	names := map[string]bool{}
+	for _, r := range rep.Results {
+		names[r.Name] = true
+		if r.Refusals < 0 || r.Refusals > rep.Harmful || r.KL < 0 || math.IsNaN(r.KL) {
+			t.Errorf("%s: %d refusals, KL %g", r.Name, r.Refusals, r.KL)
+		}
+	}
+	if rep.Results[0].Name != "none" || rep.Results[0].KL != 0 || !names["union"] || !names["diff-in-means"] {
+		t.Fatalf("results %+v", rep.Results)
+	}
+	for _, r := range rep.Results {
+		if r.Name == "union" && !(r.KL > 1e-6) {
+			t.Errorf("removing %d coordinates left the first token's distribution unchanged (KL %g)", r.Coords, r.KL)
+		}
+	}
+	if _, ok := rep.Examples["none"]; !ok {
+		t.Error("no example reply")
+	}
+}
+
+// TestIsRefusal: markers match case-insensitively, with either apostrophe.
+func TestIsRefusal(t *testing.T) {
+	for _, c := range []struct {
+		reply string
+		want  bool
+	}{
+		{"I can't help with that.", true},
+		{"Sorry, no.", true},
+		{"I CANNOT do this", true},
+		{"I can’t share that", true},
+		{"Here is the sum: 12.", false},
+		{"And God said, Let there be light", false},
+	} {
+		if got := geometry.IsRefusal(c.reply); got != c.want {
+			t.Errorf("IsRefusal(%q) = %v", c.reply, got)
+		}
+	}
+}

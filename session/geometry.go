@@ -35,7 +35,10 @@ func (s *Session) CalibrationSource() geometry.Source {
 			return s.tok.EncodePrompt(p.Text, p.User, tokenizer.EncodeOptions{})
 		}
 	}
-	return geometry.Source{Model: s.m, Backend: s.b, Prompt: prompt, Text: text}
+	decode := func(ids []int32) string { return s.tok.Decode(ids, tokenizer.DecodeOptions{Continuation: true}) }
+	stops := s.stops
+	stop := func(id int32) bool { return isStop(id, stops) }
+	return geometry.Source{Model: s.m, Backend: s.b, Prompt: prompt, Text: text, Decode: decode, Stop: stop}
 }
 
 // SetGeometry runs profile p live from the next turn: a TEH gauge on every

@@ -228,8 +228,8 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stderr, evalUsage)
 		return flag.ErrHelp
 	}
-	if len(args) == 0 || (args[0] != "teh" && args[0] != "snipe" && args[0] != "cog") {
-		return usagef("eval needs teh, snipe, cog or overlap (see \"isagi eval --help\")")
+	if len(args) == 0 || (args[0] != "teh" && args[0] != "snipe" && args[0] != "cog" && args[0] != "refusals") {
+		return usagef("eval needs teh, snipe, refusals, cog or overlap (see \"isagi eval --help\")")
 	}
 	which := args[0]
 	fs := flag.NewFlagSet("eval "+which, flag.ContinueOnError)
@@ -239,8 +239,10 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	defer g.dev.close()
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	benign := fs.Int("benign-tokens", 1024, "snipe: held-out benign tokens scored")
+	perCat := fs.Int("per-category", 0, "refusals: held-out prompts of each category, harmful and harmless (0: all)")
+	replyTokens := fs.Int("reply-tokens", 32, "refusals: tokens of each reply decoded greedily")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), evalUsage, "\nFlags of eval teh, eval snipe and eval cog:\n")
+		fmt.Fprint(fs.Output(), evalUsage, "\nFlags of eval teh, eval snipe, eval refusals and eval cog:\n")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args[1:], stderr); err != nil {
@@ -248,6 +250,12 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	}
 	if fs.NArg() != 0 {
 		return argsError(fs, "eval %s takes no arguments, got %q", which, fs.Args())
+	}
+	switch {
+	case *perCat < 0:
+		return usagef("--per-category %d: want 0 (every held-out prompt) or more", *perCat)
+	case *replyTokens < 1:
+		return usagef("--reply-tokens %d: want 1 or more", *replyTokens)
 	}
 	set, err := prompts.Default()
 	if err != nil {
@@ -268,9 +276,12 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 		return evalCOG(ctx, s, p, *asJSON, stdout, stderr)
 	}
 	var rep any
-	if which == "teh" {
+	switch which {
+	case "teh":
 		rep, err = geometry.EvaluateTEH(ctx, s.CalibrationSource(), p, set, progressLine(stderr))
-	} else {
+	case "refusals":
+		rep, err = geometry.EvaluateRefusals(ctx, s.CalibrationSource(), p, set, geometry.RefusalOptions{PerCategory: *perCat, MaxTokens: *replyTokens}, progressLine(stderr))
+	default:
 		rep, err = geometry.EvaluateSnipe(ctx, s.CalibrationSource(), p, set, *benign, progressLine(stderr))
 	}
 	fmt.Fprintln(stderr)
@@ -296,6 +307,18 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 				c.TP, c.TP+c.FN, 100*c.TPR, c.FP, c.FP+c.TN, 100*c.FPR, c.F1, auroc)
 		}
 		defer fmt.Fprintln(stdout, "AUROC: the chance that a held-out harmful prompt scores above a benign one (0.50: chance)")
+	case *geometry.RefusalReport:
+		fmt.Fprintf(stdout, "Refusals among %d held-out harmful prompts (greedy replies of %d tokens), and the first reply token's KL divergence on %d harmless prompts\n",
+			r.Harmful, r.MaxTokens, r.Harmless)
+		fmt.Fprintln(tw, "intervention\tcoords\trefusals\tfirst-token KL")
+		for _, c := range r.Results {
+			kl := fmt.Sprintf("%.4f nats", c.KL)
+			if c.Name == "none" {
+				kl = "—"
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%d/%d (%.0f%%)\t%s\n", c.Name, c.Coords, c.Refusals, r.Harmful, 100*float64(c.Refusals)/float64(r.Harmful), kl)
+		}
+		defer fmt.Fprintln(stdout, "a refusal: the reply contains one of Heretic-style markers (--json lists them); diff-in-means: the baseline direction, ablated where the projectors act")
 	case *geometry.SnipeReport:
 		fmt.Fprintf(stdout, "Snipe on the held-out split; benign baseline %.4f nats/token over %d tokens\n", r.BaselineCE, r.BenignTokens)
 		fmt.Fprintln(tw, "projector\tcoords\treduction\tcollateral\t(calibration: reduction, collateral)")
@@ -312,7 +335,7 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 }
 
 // evalUsage is the help of `isagi eval`.
-const evalUsage = `Usage: isagi eval teh|snipe|cog [--model FILE | --demo] [--profile P] [--json]
+const evalUsage = `Usage: isagi eval teh|snipe|refusals|cog [--model FILE | --demo] [--profile P] [--json]
        isagi eval overlap PROFILE_A PROFILE_B
 
   teh      detection rate and false positives of every TEH gauge on the
@@ -320,6 +343,11 @@ const evalUsage = `Usage: isagi eval teh|snipe|cog [--model FILE | --demo] [--pr
            AUROC over every threshold
   snipe    harm reduction and benign collateral of every projector on the
            held-out prompts and text
+  refusals Heretic's metric: refusals among the held-out harmful prompts
+           (greedy replies, counted by refusal markers) with no projector,
+           each category's, all of them, and the difference-in-means
+           baseline direction; and each one's first-token KL divergence
+           on the held-out harmless prompts
   cog      precision and recall of answering from memory (the living
            manifold) on a held-out set: true repeats (word for word, and
            in other case, spacing or punctuation), near-misses (one name,

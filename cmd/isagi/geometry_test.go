@@ -20,6 +20,12 @@ func TestEvalWithoutProfileSaysHowToBuildOne(t *testing.T) {
 	if _, _, err := runCmd(t, "eval", "bogus"); err == nil {
 		t.Fatal("eval bogus succeeded")
 	}
+	for _, bad := range [][]string{{"--reply-tokens", "0"}, {"--per-category", "-1"}} {
+		_, _, err := runCmd(t, append([]string{"eval", "refusals", "--model", fixture(t, "kjv/kjv-q8_0.gguf")}, bad...)...)
+		if exitCode(err) != 2 || !strings.Contains(userMessage(err), bad[0]+" "+bad[1]) {
+			t.Errorf("eval refusals %v: exit %d, %v", bad, exitCode(err), err)
+		}
+	}
 }
 
 // A profile made for another model is refused, naming both.
