@@ -119,8 +119,14 @@ func (s *State) SetProjections(p Projections) error {
 		return w
 	}
 	lin := slices.Clone(s.dense.lin)
+	placer, _ := s.b.(backend.Placer)
 	for l, bp := range blocks {
 		bl := &lin[l]
+		// A backend over several devices puts a block's projected weights
+		// where the block runs.
+		if placer != nil {
+			placer.Place(l, len(s.m.layers))
+		}
 		for _, g := range []struct {
 			pr  *Projection
 			dst *linear

@@ -152,6 +152,13 @@ func TestLiving(t *testing.T) {
 				}
 			}
 			both("projected decode", func(s *model.State, l []float32) error { return s.Forward([]int32{9, 2, 6}, l) })
+			// Each block's projected weights sit on the block's server: a
+			// decoded token still crosses between servers once.
+			before := c.Stats().RoundTrips
+			both("one projected token", func(s *model.State, l []float32) error { return s.Forward([]int32{7}, l) })
+			if rt := c.Stats().RoundTrips - before; rt != int64(len(split)) {
+				t.Errorf("a projected token took %d round trips through %d servers", rt, len(split))
+			}
 			if err := rb.Err(); err != nil {
 				t.Fatal(err)
 			}
