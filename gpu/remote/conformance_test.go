@@ -26,6 +26,14 @@ var conformanceModels = []string{
 	"archs/llama-rope-freqs.gguf", "archs/llama-rope-freqs-f16.gguf",
 }
 
+// splitModels are the models also run split over two servers: each
+// architecture, float and quantised weights, a tied classifier (kjv) and
+// rope_freqs.
+var splitModels = []string{
+	"kjv/kjv-f32.gguf", "kjv/kjv-q8_0.gguf", "quants/kjv-q4_0.gguf", "quants/kjv-q6_k.gguf",
+	"quants/qwen2-q4_k_m.gguf", "archs/qwen3.gguf", "archs/gemma2-f16.gguf", "archs/llama-rope-freqs.gguf",
+}
+
 // Tolerances, relative to the largest first-step logit; a greedy step may
 // differ only where the CPU's two best logits are within twice the
 // tolerance (a near-tie). ggml and the CPU engine sum in different orders
@@ -72,7 +80,14 @@ func TestConformance(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, rel := range conformanceModels {
+		models := conformanceModels
+		if len(split) > 1 {
+			// The split computes with the same kernels; what it adds is the
+			// hand-over between servers, which one model of each
+			// architecture and kind of weights exercises.
+			models = splitModels
+		}
+		for _, rel := range models {
 			name := rel
 			if len(split) > 1 {
 				name += " split"
