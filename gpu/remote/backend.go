@@ -23,7 +23,6 @@ type Backend struct {
 	kvs  []*kv
 	err  error // this backend's own first failure (a refused operation)
 
-	freqs map[*float32]uint64 // RoPE divisors staged in the current graph, by slice
 }
 
 // buffer is an activation buffer: a copy on each server that has used it,
@@ -340,9 +339,6 @@ func (b *Backend) prepare(s int, in, scr uint64, reads []use, writes []*buffer) 
 	if b.g[s].reserve(in, scr) != nil {
 		return false
 	}
-	if b.g[s].empty() {
-		clear(b.freqs)
-	}
 	return true
 }
 
@@ -560,15 +556,12 @@ func (b *Backend) RoPE(x backend.Buffer, n, heads, headDim, pos0 int, r backend.
 	pos := g.leaf(typeI32, g.inArena.handle, g.positionsFor(pos0, n), pne, contiguous(pne, 4))
 	var ff uint64
 	if r.Freqs != nil {
-		if b.freqs == nil {
-			b.freqs = map[*float32]uint64{}
-		}
-		addr, ok := b.freqs[&r.Freqs[0]]
+		addr, ok := g.freqs[&r.Freqs[0]]
 		if !ok {
 			var raw []byte
 			addr, raw = g.input(uint64(4 * len(r.Freqs)))
 			copy(raw, f32bytes(r.Freqs))
-			b.freqs[&r.Freqs[0]] = addr
+			g.freqs[&r.Freqs[0]] = addr
 		}
 		fne := [4]uint32{uint32(len(r.Freqs)), 1, 1, 1}
 		ff = g.leaf(typeF32, g.inArena.handle, addr, fne, contiguous(fne, 4))

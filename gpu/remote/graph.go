@@ -81,9 +81,10 @@ type graph struct {
 	scrArena  arena
 	scrUsed   uint64
 	msg       []byte
-	positions map[[2]int]uint64 // (pos0, n) → input offset of the I32 positions
-	rowIdx    map[[2]int]uint64 // (pos0, n) → input offset of the I64 row indices
-	masks     map[[4]int]uint64 // (pos0, n, window, kvLen) → input offset of an F16 mask
+	positions map[[2]int]uint64   // (pos0, n) → input offset of the I32 positions
+	rowIdx    map[[2]int]uint64   // (pos0, n) → input offset of the I64 row indices
+	masks     map[[4]int]uint64   // (pos0, n, window, kvLen) → input offset of an F16 mask
+	freqs     map[*float32]uint64 // RoPE's divisors by their slice → input offset
 }
 
 // arena is a buffer on the server.
@@ -92,7 +93,7 @@ type arena struct {
 }
 
 func newGraph(k *conn) *graph {
-	return &graph{k: k, positions: map[[2]int]uint64{}, rowIdx: map[[2]int]uint64{}, masks: map[[4]int]uint64{}}
+	return &graph{k: k, positions: map[[2]int]uint64{}, rowIdx: map[[2]int]uint64{}, masks: map[[4]int]uint64{}, freqs: map[*float32]uint64{}}
 }
 
 // empty says whether nothing is recorded.
@@ -302,6 +303,7 @@ func (g *graph) reset() {
 	clear(g.positions)
 	clear(g.rowIdx)
 	clear(g.masks)
+	clear(g.freqs)
 }
 
 // serialize writes the graph as GRAPH_COMPUTE takes it:
