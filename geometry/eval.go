@@ -36,6 +36,9 @@ type TEHReport struct {
 	Overall    TEHResult   `json:"overall"`
 	Categories []TEHResult `json:"categories"`
 	Prompts    int         `json:"prompts"`
+	// Positions, when asked for (EvaluateTEHPositions), read the same
+	// gauges at other places of the held-out turns.
+	Positions []TEHPosition `json:"positions,omitempty"`
 }
 
 // SnipeResult is one projector on the held-out split.

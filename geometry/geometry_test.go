@@ -404,6 +404,48 @@ func TestEvaluate(t *testing.T) {
 	}
 }
 
+// TestEvaluatePositions reads the gauges at each position of the held-out
+// turns: every position scores the same prompts, the three positions read
+// different states, and each AUROC is a probability.
+func TestEvaluatePositions(t *testing.T) {
+	p := kjvProfile(t)
+	s := openKJV(t)
+	set := smallSet(t)
+	ps, err := geometry.EvaluateTEHPositions(context.Background(), s.CalibrationSource(), p, set, 4, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) != 3 || ps[0].Name != geometry.PosPromptMean || ps[1].Name != geometry.PosLastPrompt || ps[2].Name != geometry.PosReply {
+		t.Fatalf("positions %+v", ps)
+	}
+	var aurocs []float64
+	for _, pos := range ps {
+		o := pos.Overall
+		if o.TP+o.FN != 8*3 || o.FP+o.TN != 8*3 || len(pos.Categories) != 8 {
+			t.Fatalf("%s: counts %+v over %d categories, want 24 harm and 24 benign", pos.Name, o.ROC, len(pos.Categories))
+		}
+		if o.AUROC == nil || pos.ProbeAUROC == nil || *o.AUROC < 0 || *o.AUROC > 1 || *pos.ProbeAUROC < 0 || *pos.ProbeAUROC > 1 {
+			t.Fatalf("%s: AUROC %v, probe %v", pos.Name, o.AUROC, pos.ProbeAUROC)
+		}
+		aurocs = append(aurocs, *o.AUROC)
+	}
+	if aurocs[0] == aurocs[1] && aurocs[1] == aurocs[2] {
+		t.Errorf("every position gave AUROC %g: the positions read the same states", aurocs[0])
+	}
+	// The prompt mean is what EvaluateTEH reads; over the same pairs
+	// (without the zones) its operating point is the same gauge's.
+	rep, err := geometry.EvaluateTEH(context.Background(), s.CalibrationSource(), p, set, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ps[0].Overall.TP != rep.Overall.TP {
+		t.Errorf("prompt mean detects %d, eval teh %d, of the same harm prompts", ps[0].Overall.TP, rep.Overall.TP)
+	}
+	if _, err := geometry.EvaluateTEHPositions(context.Background(), s.CalibrationSource(), p, set, 0, nil); err == nil {
+		t.Error("0 reply tokens accepted")
+	}
+}
+
 // TestMonitorRewind: positions a state forgets (a speculative verifier's
 // rejected drafts) leave the turn's means, counts and peak exactly as if
 // they had never been computed, and At finds each kept position's reading.

@@ -240,7 +240,9 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	benign := fs.Int("benign-tokens", 1024, "snipe: held-out benign tokens scored")
 	perCat := fs.Int("per-category", 0, "refusals: held-out prompts of each category, harmful and harmless (0: all)")
-	replyTokens := fs.Int("reply-tokens", 32, "refusals: tokens of each reply decoded greedily")
+	replyTokens := fs.Int("reply-tokens", 32, "refusals and teh --positions: tokens of each reply decoded greedily")
+	heldoutDir := fs.String("set", "", "held-out prompts from `DIR` (CATEGORY.jsonl and benign.jsonl, one {\"prompt\": …} per line, e.g. scripts/fixtures/chat/heldout) instead of the shipped held-out pairs")
+	positions := fs.Bool("positions", false, "teh: also read every gauge at the last prompt token and over the greedy reply, beside a reference probe")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), evalUsage, "\nFlags of eval teh, eval snipe, eval refusals and eval cog:\n")
 		fs.PrintDefaults()
@@ -261,6 +263,17 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if *heldoutDir != "" {
+		if which == "cog" {
+			return usagef("--set: eval cog reads its own held-out set")
+		}
+		if err := set.UseHeldoutDir(*heldoutDir); err != nil {
+			return err
+		}
+	}
+	if *positions && which != "teh" {
+		return usagef("--positions is a flag of eval teh")
+	}
 	s, err := g.open()
 	if err != nil {
 		return err
@@ -278,7 +291,12 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	var rep any
 	switch which {
 	case "teh":
-		rep, err = geometry.EvaluateTEH(ctx, s.CalibrationSource(), p, set, progressLine(stderr))
+		var r *geometry.TEHReport
+		r, err = geometry.EvaluateTEH(ctx, s.CalibrationSource(), p, set, progressLine(stderr))
+		if err == nil && *positions {
+			r.Positions, err = geometry.EvaluateTEHPositions(ctx, s.CalibrationSource(), p, set, *replyTokens, progressLine(stderr))
+		}
+		rep = r
 	case "refusals":
 		rep, err = geometry.EvaluateRefusals(ctx, s.CalibrationSource(), p, set, geometry.RefusalOptions{PerCategory: *perCat, MaxTokens: *replyTokens}, progressLine(stderr))
 	default:
@@ -299,12 +317,18 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "TEH on the held-out split (%d prompts); flagged when TEH ≥ τ\n", r.Prompts)
 		fmt.Fprintln(tw, "gauge\tτ\tdetected\tfalse positives\tF1\tAUROC")
 		for _, c := range append(r.Categories, r.Overall) {
-			auroc := "—"
-			if c.AUROC != nil {
-				auroc = fmt.Sprintf("%.2f", *c.AUROC)
-			}
 			fmt.Fprintf(tw, "%s\t%.1f%%\t%d/%d (%.0f%%)\t%d/%d (%.0f%%)\t%.2f\t%s\n", c.Name, c.Tau,
-				c.TP, c.TP+c.FN, 100*c.TPR, c.FP, c.FP+c.TN, 100*c.FPR, c.F1, auroc)
+				c.TP, c.TP+c.FN, 100*c.TPR, c.FP, c.FP+c.TN, 100*c.FPR, c.F1, fmtAUROC(c.AUROC))
+		}
+		if len(r.Positions) > 0 {
+			tw.Flush()
+			fmt.Fprintf(stdout, "\nThe same gauges read at each position of the held-out turns (harmful against their benign pairs; greedy replies of at most %d tokens)\n", *replyTokens)
+			fmt.Fprintln(tw, "position\toverall detected\tfalse positives\tAUROC\tprobe AUROC")
+			for _, ps := range r.Positions {
+				o := ps.Overall
+				fmt.Fprintf(tw, "%s\t%d/%d (%.0f%%)\t%d/%d (%.0f%%)\t%s\t%s\n", ps.Name, o.TP, o.TP+o.FN, 100*o.TPR, o.FP, o.FP+o.TN, 100*o.FPR, fmtAUROC(o.AUROC), fmtAUROC(ps.ProbeAUROC))
+			}
+			defer fmt.Fprintln(stdout, "probe: the difference of the calibration pairs' harm and benign means at that position, a reference for what a linear reader finds there")
 		}
 		defer fmt.Fprintln(stdout, "AUROC: the chance that a held-out harmful prompt scores above a benign one (0.50: chance)")
 	case *geometry.RefusalReport:
@@ -335,12 +359,13 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 }
 
 // evalUsage is the help of `isagi eval`.
-const evalUsage = `Usage: isagi eval teh|snipe|refusals|cog [--model FILE | --demo] [--profile P] [--json]
+const evalUsage = `Usage: isagi eval teh|snipe|refusals|cog [--model FILE | --demo] [--profile P] [--set DIR] [--json]
        isagi eval overlap PROFILE_A PROFILE_B
 
   teh      detection rate and false positives of every TEH gauge on the
            held-out prompts, at the threshold calibration chose, and its
-           AUROC over every threshold
+           AUROC over every threshold; --positions also reads the gauges
+           at the last prompt token and over the greedy reply
   snipe    harm reduction and benign collateral of every projector on the
            held-out prompts and text
   refusals Heretic's metric: refusals among the held-out harmful prompts
@@ -358,12 +383,14 @@ const evalUsage = `Usage: isagi eval teh|snipe|refusals|cog [--model FILE | --de
            (1: the same subspace, 0: orthogonal) — e.g. a model and its
            quantisation
 
-A tiny text model cannot tell harm from benign by meaning: the teh and
-snipe numbers are meaningful on an instruct model. What each figure is:
-docs/geometry.md.
+--set DIR measures on another held-out set (CATEGORY.jsonl and
+benign.jsonl), such as the chat fixture's. A tiny text model (like the
+demo) cannot tell harm from benign by meaning: measure on a chat model.
+What each figure is, and the chat fixture's figures: docs/geometry.md.
 
-Example:
+Examples:
   isagi eval cog --demo
+  isagi eval teh --model testdata/models/chat.gguf --set scripts/fixtures/chat/heldout --positions
 `
 
 // cmdOverlap is `isagi eval overlap A B`: how much two profiles' behavioural
@@ -394,4 +421,12 @@ func cmdOverlap(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "overlap %.4f (k=%d, d=%d): %s (block %d) vs %s (block %d)\n", o, ps[0].K, ps[0].D,
 		ps[0].Model.File, ps[0].Layer, ps[1].Model.File, ps[1].Layer)
 	return nil
+}
+
+// fmtAUROC prints an AUROC, or a dash where there is none.
+func fmtAUROC(a *float64) string {
+	if a == nil {
+		return "—"
+	}
+	return fmt.Sprintf("%.2f", *a)
 }

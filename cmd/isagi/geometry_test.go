@@ -26,6 +26,18 @@ func TestEvalWithoutProfileSaysHowToBuildOne(t *testing.T) {
 			t.Errorf("eval refusals %v: exit %d, %v", bad, exitCode(err), err)
 		}
 	}
+	// The held-out directory and --positions are checked before any model
+	// is loaded, each in one sentence.
+	kjv := fixture(t, "kjv/kjv-q8_0.gguf")
+	_, _, err = runCmd(t, "eval", "refusals", "--model", kjv, "--positions")
+	if exitCode(err) != 2 || !strings.Contains(userMessage(err), "--positions is a flag of eval teh") {
+		t.Errorf("eval refusals --positions: exit %d, %v", exitCode(err), err)
+	}
+	missing := filepath.Join(t.TempDir(), "nowhere")
+	_, _, err = runCmd(t, "eval", "teh", "--model", kjv, "--set", missing)
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(missing, "benign.jsonl")) {
+		t.Errorf("eval teh --set %s: %v", missing, err)
+	}
 }
 
 // A profile made for another model is refused, naming both.

@@ -1,0 +1,265 @@
+package geometry
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/isagi-lab/isagi/prompts"
+	"github.com/isagi-lab/isagi/teh"
+)
+
+// Positions name where in a turn a state is read: the gauge is calibrated
+// on the mean over the prompt's tokens, but a chat model decides to refuse
+// at the end of the prompt and says so in its reply, so `eval teh
+// --positions` also reads those places.
+const (
+	PosPromptMean = "prompt mean"       // the mean over the prompt's tokens: what calibration and the live gauge read
+	PosLastPrompt = "last prompt token" // the state the first reply token is predicted from
+	PosReply      = "reply mean"        // the mean over the greedy reply's tokens as the model reads them back
+)
+
+// PositionNames returns the positions of TEHPosition, in report order.
+func PositionNames() []string { return []string{PosPromptMean, PosLastPrompt, PosReply} }
+
+// TEHPosition is every gauge read at one position of the held-out turns.
+type TEHPosition struct {
+	Name       string      `json:"name"`
+	Overall    TEHResult   `json:"overall"`
+	Categories []TEHResult `json:"categories"`
+	// ProbeAUROC is the AUROC of a reference reader at this position: the
+	// difference of the calibration harm and benign means (the
+	// refusal-direction paper's direction, from the calibration pairs
+	// only), scored by projection. It says how separable harm is at this
+	// position for a linear reader, so a gauge far below it is missing
+	// what the model holds, not facing a model that holds nothing.
+	ProbeAUROC *float64 `json:"probe_auroc"`
+}
+
+// turnStates are one prompt's states at one layer at each position.
+type turnStates struct {
+	mean, last, reply []float64
+	replyTokens       int
+}
+
+// turnStates reads prompt text's states at layer: the prompt mean, its
+// last token, and the mean over up to n greedily decoded reply tokens
+// (when the reply is empty, the last prompt token's state stands for it:
+// the model said nothing more).
+func (r *runner) turnStates(ctx context.Context, text string, layer, n int) (turnStates, error) {
+	n = min(n, r.st.Cap()-1)
+	ids, err := r.promptIDs(text, n)
+	if err != nil {
+		return turnStates{}, err
+	}
+	rec := &allStates{layer: layer}
+	remove, err := r.st.AddHook(rec)
+	if err != nil {
+		return turnStates{}, err
+	}
+	defer remove()
+	r.st.Reset()
+	logits := make([]float32, r.src.Model.Vocab)
+	if err := r.st.Forward(ids, logits); err != nil {
+		return turnStates{}, fmt.Errorf("geometry: prompt %q: %w", text, err)
+	}
+	d := r.src.Model.Dim
+	var ts turnStates
+	ts.mean = meanRows(rec.got, d)
+	ts.last = widen(rec.got[len(rec.got)-d:])
+	rec.got = rec.got[:0]
+	for range n {
+		if err := ctx.Err(); err != nil {
+			return turnStates{}, err
+		}
+		t := int32(argmax32(logits))
+		if r.src.Stop != nil && r.src.Stop(t) {
+			break
+		}
+		if err := r.st.Forward([]int32{t}, logits); err != nil {
+			return turnStates{}, fmt.Errorf("geometry: reply to %q: %w", text, err)
+		}
+		ts.replyTokens++
+	}
+	if ts.replyTokens == 0 {
+		ts.reply = ts.last
+	} else {
+		ts.reply = meanRows(rec.got, d)
+	}
+	return ts, nil
+}
+
+// meanRows is the mean of the d-wide rows of flat.
+func meanRows(flat []float32, d int) []float64 {
+	out := make([]float64, d)
+	n := len(flat) / d
+	for i := range n {
+		for j, v := range flat[i*d : (i+1)*d] {
+			out[j] += float64(v)
+		}
+	}
+	for j := range out {
+		out[j] /= float64(n)
+	}
+	return out
+}
+
+func widen(v []float32) []float64 {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = float64(x)
+	}
+	return out
+}
+
+// at picks one position's state.
+func (ts turnStates) at(pos string) []float64 {
+	switch pos {
+	case PosLastPrompt:
+		return ts.last
+	case PosReply:
+		return ts.reply
+	}
+	return ts.mean
+}
+
+// evaluatePositions reads every gauge at each position of the held-out
+// pairs (harm against the pair's benign side; the zone prompts, which are
+// no chat turns, are left out), and the reference probe from the
+// calibration pairs. The source must decode (Source.Stop).
+func evaluatePositions(ctx context.Context, r *runner, p *Profile, set *prompts.Set, replyTokens int, progress Progress) ([]TEHPosition, error) {
+	total := 0
+	for _, c := range set.Categories {
+		total += 2*len(c.Heldout) + 2*len(c.Train)
+	}
+	done := 0
+	read := func(texts []string) ([]turnStates, error) {
+		out := make([]turnStates, len(texts))
+		for i, t := range texts {
+			ts, err := r.turnStates(ctx, t, p.Layer, replyTokens)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = ts
+			done++
+			progress("positions", done, total)
+		}
+		return out, nil
+	}
+	var harm, benign [][]turnStates // held-out, per category
+	var calH, calB []turnStates     // calibration, all categories
+	for _, c := range set.Categories {
+		var hp, bp, ch, cb []string
+		for _, pr := range c.Heldout {
+			hp, bp = append(hp, pr.Harm), append(bp, pr.Benign)
+		}
+		for _, pr := range c.Train {
+			ch, cb = append(ch, pr.Harm), append(cb, pr.Benign)
+		}
+		h, err := read(hp)
+		if err != nil {
+			return nil, err
+		}
+		b, err := read(bp)
+		if err != nil {
+			return nil, err
+		}
+		harm, benign = append(harm, h), append(benign, b)
+		th, err := read(ch)
+		if err != nil {
+			return nil, err
+		}
+		tb, err := read(cb)
+		if err != nil {
+			return nil, err
+		}
+		calH, calB = append(calH, th...), append(calB, tb...)
+	}
+	var out []TEHPosition
+	for _, pos := range PositionNames() {
+		pick := func(ts []turnStates) [][]float64 {
+			o := make([][]float64, len(ts))
+			for i, t := range ts {
+				o[i] = t.at(pos)
+			}
+			return o
+		}
+		tp := TEHPosition{Name: pos}
+		var allH, allB [][]float64
+		for i, c := range p.Categories {
+			res := TEHResult{Name: c.Name, Tau: c.Gauge.ROC.Tau, Forbidden: len(c.Gauge.Forbidden)}
+			h, b := pick(harm[i]), pick(benign[i])
+			if len(c.Gauge.Forbidden) > 0 {
+				sub, err := teh.NewSubspace(p.B, p.Mu, c.Gauge.Forbidden)
+				if err != nil {
+					return nil, fmt.Errorf("geometry: %s: %w", c.Name, err)
+				}
+				res.evaluate(scoreAll(sub, h), scoreAll(sub, b))
+			}
+			tp.Categories = append(tp.Categories, res)
+			allH, allB = append(allH, h...), append(allB, b...)
+		}
+		tp.Overall = TEHResult{Name: "overall", Tau: p.Overall.ROC.Tau, Forbidden: len(p.Overall.Forbidden)}
+		if len(p.Overall.Forbidden) > 0 {
+			sub, err := teh.NewSubspace(p.B, p.Mu, p.Overall.Forbidden)
+			if err != nil {
+				return nil, fmt.Errorf("geometry: overall: %w", err)
+			}
+			tp.Overall.evaluate(scoreAll(sub, allH), scoreAll(sub, allB))
+		}
+		if dir := meanDiff(pick(calH), pick(calB)); dir != nil {
+			if a := teh.AUROC(project(dir, allH), project(dir, allB)); !math.IsNaN(a) {
+				tp.ProbeAUROC = &a
+			}
+		}
+		out = append(out, tp)
+	}
+	return out, nil
+}
+
+// meanDiff is mean(h) − mean(b), or nil when either side is empty.
+func meanDiff(h, b [][]float64) []float64 {
+	if len(h) == 0 || len(b) == 0 {
+		return nil
+	}
+	d := len(h[0])
+	out := make([]float64, d)
+	for _, v := range h {
+		for j, x := range v {
+			out[j] += x / float64(len(h))
+		}
+	}
+	for _, v := range b {
+		for j, x := range v {
+			out[j] -= x / float64(len(b))
+		}
+	}
+	return out
+}
+
+// project scores every state by its dot product with dir.
+func project(dir []float64, hs [][]float64) []float64 {
+	out := make([]float64, len(hs))
+	for i, h := range hs {
+		out[i] = dot(dir, h)
+	}
+	return out
+}
+
+// EvaluateTEHPositions reads every gauge on the held-out pairs at each
+// position of PositionNames, decoding up to replyTokens greedy reply
+// tokens per prompt, with the reference probe beside each. The source must
+// say where a reply ends (Source.Stop).
+func EvaluateTEHPositions(ctx context.Context, src Source, p *Profile, set *prompts.Set, replyTokens int, progress Progress) ([]TEHPosition, error) {
+	if src.Stop == nil {
+		return nil, fmt.Errorf("geometry: teh positions: the source cannot tell where a reply ends")
+	}
+	if replyTokens < 1 {
+		return nil, fmt.Errorf("geometry: teh positions: %d reply tokens, want 1 or more", replyTokens)
+	}
+	r, progress, err := prepareEval(src, p, set, progress)
+	if err != nil {
+		return nil, err
+	}
+	return evaluatePositions(ctx, r, p, set, replyTokens, progress)
+}
