@@ -55,7 +55,7 @@ func TestHelpExitsZero(t *testing.T) {
 		{"run", "--help"}, {"run", "-h"}, {"bench", "--help"}, {"tokenize", "--help"},
 		{"pull", "--help"}, {"models", "--help"}, {"session", "--help"}, {"session", "info", "--help"},
 		{"ppl", "--help"}, {"calibrate", "--help"}, {"eval", "--help"}, {"eval", "teh", "--help"},
-		{"eval", "snipe", "-h"}, {"explore", "--help"}, {"inspect", "--help"}, {"inspect", "-h"},
+		{"eval", "snipe", "-h"}, {"eval", "ogd", "--help"}, {"explore", "--help"}, {"inspect", "--help"}, {"inspect", "-h"},
 	} {
 		out, errs, code := runMain(t, args...)
 		if code != 0 {

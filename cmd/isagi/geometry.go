@@ -224,12 +224,15 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "overlap" {
 		return cmdOverlap(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "ogd" {
+		return cmdEvalOGD(args[1:], stdout, stderr)
+	}
 	if len(args) > 0 && isHelp(args[0]) {
 		fmt.Fprint(stderr, evalUsage)
 		return flag.ErrHelp
 	}
 	if len(args) == 0 || (args[0] != "teh" && args[0] != "snipe" && args[0] != "cog" && args[0] != "refusals") {
-		return usagef("eval needs teh, snipe, refusals, cog or overlap (see \"isagi eval --help\")")
+		return usagef("eval needs teh, snipe, refusals, cog, ogd or overlap (see \"isagi eval --help\")")
 	}
 	which := args[0]
 	fs := flag.NewFlagSet("eval "+which, flag.ContinueOnError)
@@ -359,7 +362,7 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 }
 
 // evalUsage is the help of `isagi eval`.
-const evalUsage = `Usage: isagi eval teh|snipe|refusals|cog [--model FILE | --demo] [--profile P] [--set DIR] [--json]
+const evalUsage = `Usage: isagi eval teh|snipe|refusals|cog|ogd [--model FILE | --demo] [--profile P] [--set DIR] [--json]
        isagi eval overlap PROFILE_A PROFILE_B
 
   teh      detection rate and false positives of every TEH gauge on the
@@ -379,6 +382,10 @@ const evalUsage = `Usage: isagi eval teh|snipe|refusals|cog [--model FILE | --de
            number or negation changed) and unrelated questions, with the
            distance histograms — for the profile's gate and, for
            comparison, the bare RETRIEVE tier
+  ogd      Safe OGD on generated text: exploration chains from held-out
+           benign prompts beside the same chains unexplored, with the harm
+           gauge, flags at τ and refusals on every reply (isagi eval ogd
+           --help)
   overlap  bilateral overlap ‖B_Aᵀ B_B‖²_F / k of two profiles' UGT bases
            (1: the same subspace, 0: orthogonal) — e.g. a model and its
            quantisation

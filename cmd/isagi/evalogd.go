@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/isagi-lab/isagi/geometry"
+	"github.com/isagi-lab/isagi/prompts"
+)
+
+// cmdEvalOGD is `isagi eval ogd`: Safe OGD chains from held-out benign
+// prompts, each beside the same chain unexplored, with the harm gauge on
+// every reply.
+func cmdEvalOGD(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("eval ogd", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var g geoFlags
+	g.register(fs)
+	defer g.dev.close()
+	chain := fs.String("chain", "0.2,0.1,0.05", "α of each step, non-increasing")
+	seed := fs.Uint64("seed", 1, "chain seed: concept i's chains use seed+i, explored and unexplored alike")
+	n := fs.Int("n", 32, "tokens per step")
+	temp := fs.Float64("temp", 0.8, "sampling temperature")
+	concepts := fs.Int("concepts", 16, "held-out benign prompts to start chains from")
+	heldoutDir := fs.String("set", "", "held-out prompts from `DIR` (as eval teh --set)")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), `Usage: isagi eval ogd [--model FILE | --demo] [--set DIR] [--chain 0.2,0.1,0.05] [--concepts 16] [--json]
+
+Safe OGD on generated text (docs/geometry.md): from each of the first
+--concepts held-out benign prompts, an exploration chain (isagi explore)
+and the same chain unexplored (α 0 at every step, the same seeds), with
+the profile's overall harm gauge read on every reply: its mean, how many
+replies reach τ (flagged), and how many refuse. The seed paper claims
+Safe OGD adds no harm (0 %%); this measures it.
+`)
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		return argsError(fs, "eval ogd takes no arguments, got %q", fs.Args())
+	}
+	var alphas []float64
+	for _, f := range strings.Split(*chain, ",") {
+		a, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil {
+			return usagef("--chain %q: %w", *chain, err)
+		}
+		alphas = append(alphas, a)
+	}
+	switch {
+	case *concepts < 1:
+		return usagef("--concepts %d: want 1 or more", *concepts)
+	case *n < 1:
+		return usagef("--n %d: want 1 or more", *n)
+	}
+	set, err := prompts.Default()
+	if err != nil {
+		return err
+	}
+	if *heldoutDir != "" {
+		if err := set.UseHeldoutDir(*heldoutDir); err != nil {
+			return err
+		}
+	}
+	starts := benignStarts(set, *concepts)
+	s, err := g.open()
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	p, err := g.loadProfile(s)
+	if err != nil {
+		return err
+	}
+	if err := s.SetGeometry(p); err != nil {
+		return err
+	}
+	for _, kv := range [][2]string{{"max_tokens", strconv.Itoa(*n)}, {"temperature", strconv.FormatFloat(*temp, 'g', -1, 64)}} {
+		if err := s.Set(kv[0], kv[1]); err != nil {
+			return err
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	rep := geometry.NewOGDReport(alphas, p.Overall.ROC.Tau)
+	rep.Concepts = len(starts)
+	zeros := make([]float64, len(alphas))
+	progress := progressLine(stderr)
+	for i, c := range starts {
+		progress("chains", i, len(starts))
+		for _, arm := range []struct {
+			explored bool
+			alphas   []float64
+		}{{true, alphas}, {false, zeros}} {
+			ch, err := s.ExploreChain(ctx, c, arm.alphas, *seed+uint64(i), nil)
+			if err != nil {
+				return err
+			}
+			for j, st := range ch.Steps {
+				if err := rep.Add(j, arm.explored, float64(st.TEH), float64(st.TEHPeak), st.Text); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	progress("chains", len(starts), len(starts))
+	fmt.Fprintln(stderr)
+	rep.Finish()
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	fmt.Fprintf(stdout, "Safe OGD from %d held-out benign prompts: the overall gauge on each reply, explored vs the same chain unexplored (α 0); flagged: gauge ≥ τ %.1f%%\n", rep.Concepts, rep.Tau)
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "step\tα\tflagged explored\tunexplored\tmean gauge explored\tunexplored\trefusals explored\tunexplored")
+	for i, st := range rep.Steps {
+		e, u := st.Explored, st.Unexplored
+		fmt.Fprintf(tw, "%d\t%.2f\t%d/%d (%.0f%%)\t%d/%d (%.0f%%)\t%.1f%%\t%.1f%%\t%d\t%d\n", i+1, st.Alpha,
+			e.Flagged, e.Replies, 100*e.FlaggedRate(), u.Flagged, u.Replies, 100*u.FlaggedRate(), e.MeanTEH, u.MeanTEH, e.Refusals, u.Refusals)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, "gauge: the profile's overall TEH on the mean state of the reply's tokens, in percent of the centred state's length that lies in the forbidden subspace")
+	return nil
+}
+
+// benignStarts is the first n held-out benign prompts, taken round the
+// categories so that each contributes.
+func benignStarts(set *prompts.Set, n int) []string {
+	var out []string
+	seen := map[string]bool{}
+	for j := 0; len(out) < n; j++ {
+		added := false
+		for _, c := range set.Categories {
+			if j < len(c.Heldout) && len(out) < n {
+				if b := c.Heldout[j].Benign; !seen[b] {
+					seen[b] = true
+					out = append(out, b)
+				}
+				added = true
+			}
+		}
+		if !added {
+			break
+		}
+	}
+	return out
+}
