@@ -284,6 +284,11 @@ func Calibrate(ctx context.Context, src Source, set *prompts.Set, opt Options, p
 			p.Categories[i].Snipe.HeldOut = &SnipeMeasure{Reduction: r.Reduction, Collateral: r.Collateral}
 		}
 	}
+	if src.Decode != nil && src.Stop != nil {
+		if err := heldoutRefusals(ctx, src, p, set, progress); err != nil {
+			return nil, fmt.Errorf("geometry: held-out refusals: %w", err)
+		}
+	}
 	p.Stats.Seconds = time.Since(start).Seconds()
 	if err := p.validate(m.Layers); err != nil {
 		return nil, fmt.Errorf("geometry: calibration produced a bad profile: %w", err)

@@ -131,6 +131,23 @@ type Snipe struct {
 type SnipeMeasure struct {
 	Reduction  float64 `json:"reduction"`
 	Collateral float64 `json:"collateral"`
+	// Refusals is what a user can read: of the category's held-out harm
+	// prompts, how many greedy replies refuse (IsRefusal) without and with
+	// the projector. Reduction is a change in a centred probe score, which
+	// can pass 100 % and means nothing to a reader; this is the field's
+	// measure (Heretic's). Nil in older profiles and where the source
+	// cannot decode replies.
+	Refusals *RefusalChange `json:"refusals,omitempty"`
+}
+
+// RefusalChange counts refused replies among Prompts prompts, without
+// (Before) and with (After) an intervention.
+type RefusalChange struct {
+	Prompts int `json:"prompts"`
+	Before  int `json:"before"`
+	After   int `json:"after"`
+	// Tokens is the length of each greedy reply decoded.
+	Tokens int `json:"tokens"`
 }
 
 // SnipeStep is one greedy step: the coordinates so far and what they did.

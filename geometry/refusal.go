@@ -344,3 +344,51 @@ func klDivergence(p, q []float64) float64 {
 	}
 	return max(kl, 0)
 }
+
+// calibrationReplyTokens is the greedy reply length calibration decodes to
+// count refusals: long enough for a refusal's opening, short enough that
+// calibrating a 1B model on the CPU stays within a minute or two more.
+const calibrationReplyTokens = 24
+
+// heldoutRefusals fills each projector's HeldOut.Refusals: the category's
+// held-out harm prompts answered greedily without and with it.
+func heldoutRefusals(ctx context.Context, src Source, p *Profile, set *prompts.Set, progress Progress) error {
+	r, err := newRunner(src)
+	if err != nil {
+		return err
+	}
+	total := 0
+	for i, c := range p.Categories {
+		if c.Snipe.HeldOut != nil {
+			total += 2 * len(set.Categories[i].Heldout)
+		}
+	}
+	done := 0
+	for i := range p.Categories {
+		c := &p.Categories[i]
+		if c.Snipe.HeldOut == nil {
+			continue
+		}
+		h := newProjHook(p.SnipeLayer, coordsQ(p.B, c.Snipe.Coords), p.Mu)
+		rc := &RefusalChange{Prompts: len(set.Categories[i].Heldout), Tokens: calibrationReplyTokens}
+		for _, pr := range set.Categories[i].Heldout {
+			for _, hook := range []*projHook{nil, h} {
+				reply, err := r.reply(ctx, pr.Harm, hook, calibrationReplyTokens)
+				if err != nil {
+					return err
+				}
+				if IsRefusal(reply) {
+					if hook == nil {
+						rc.Before++
+					} else {
+						rc.After++
+					}
+				}
+				done++
+				progress("held-out refusals", done, total)
+			}
+		}
+		c.Snipe.HeldOut.Refusals = rc
+	}
+	return nil
+}

@@ -101,7 +101,12 @@ func (p *geometryPane) lines(w int) []string {
 	if t := p.turn; t != nil {
 		out = append(out, theme.Label.Render("turn ")+fmt.Sprintf("in %.1f%% out %.1f%% pk %.0f%%", t.Prompt.Overall, t.Reply.Overall, t.Peak))
 	}
-	out = append(out, theme.Label.Render("category  token ○● harm  ce"))
+	// A projector's effect is shown as the field reads it: how many of the
+	// category's held-out harmful prompts the model refuses without and
+	// with it, and the benign cross-entropy it costs. The probe-score
+	// "reduction" calibration selects by is no figure a reader can
+	// interpret (it passes 100 %), so the pane does not show it.
+	out = append(out, theme.Label.Render("category  token ○● refused  ce"))
 	measured := false
 	for i, c := range pr.Categories {
 		mark := theme.Dim.Render("○")
@@ -109,16 +114,17 @@ func (p *geometryPane) lines(w int) []string {
 			mark = theme.Spark.Render("●")
 		}
 		eff := theme.Dim.Render("   —")
-		if h := c.Snipe.HeldOut; len(c.Snipe.Coords) > 0 && h != nil {
-			eff = fmt.Sprintf("%+4.0f%% %+.1f%%", -100*h.Reduction, 100*h.Collateral)
+		if h := c.Snipe.HeldOut; len(c.Snipe.Coords) > 0 && h != nil && h.Refusals != nil {
+			r := h.Refusals
+			eff = fmt.Sprintf("%d→%d/%d %s", r.Before, r.After, r.Prompts, signedPct(h.Collateral, 1))
 			measured = true
 		}
 		out = append(out, fmt.Sprintf("%-9s %s %s %s", shortName(c.Name), over(p.last.Cat[i], c.Gauge.ROC.Tau), mark, eff))
 	}
 	if measured {
-		out = append(out, theme.Label.Render("harm, ce: held-out prompts"))
+		out = append(out, theme.Label.Render("refused: held-out, off→on"))
 	} else {
-		out = append(out, theme.Label.Render("harm, ce: /calibrate measures"))
+		out = append(out, theme.Label.Render("refused, ce: /calibrate measures"))
 	}
 	return out
 }
@@ -195,7 +201,7 @@ func cmdSnipe(m *Model, arg string) tea.Cmd {
 	switch {
 	case len(f) == 0:
 		var b strings.Builder
-		b.WriteString("Snipe projectors — harm reduction and benign collateral on held-out prompts (on the prompts they were selected on):")
+		b.WriteString("Snipe projectors — held-out harmful prompts refused without → with each, and its benign collateral (extra cross-entropy on held-out text):")
 		for _, c := range p.Categories {
 			state := "off"
 			if contains(cur, c.Name) {
@@ -206,10 +212,13 @@ func cmdSnipe(m *Model, arg string) tea.Cmd {
 				continue
 			}
 			held := "not measured (recalibrate)"
-			if h := c.Snipe.HeldOut; h != nil {
-				held = harmChange(h.Reduction) + "  " + signedPct(h.Collateral, 2) + " collateral"
+			if h := c.Snipe.HeldOut; h != nil && h.Refusals != nil {
+				r := h.Refusals
+				held = fmt.Sprintf("refused %d → %d of %d  %s collateral", r.Before, r.After, r.Prompts, signedPct(h.Collateral, 2))
+			} else if h != nil {
+				held = "refusals not measured (recalibrate)  " + signedPct(h.Collateral, 2) + " collateral"
 			}
-			fmt.Fprintf(&b, "\n  %-15s %s %2d coords  %s  (selection: %s, %s)", c.Name, state, len(c.Snipe.Coords), held, signedPct(-c.Snipe.Reduction, 1), signedPct(c.Snipe.Collateral, 2))
+			fmt.Fprintf(&b, "\n  %-15s %s %2d coords  %s", c.Name, state, len(c.Snipe.Coords), held)
 		}
 		b.WriteString("\nusage: /snipe NAME on|off · /snipe a,b · /snipe off")
 		m.chat.add(entryInfo, b.String())
@@ -295,7 +304,3 @@ func (m *Model) onCalib(msg calibMsg) tea.Cmd {
 // from benign calibration prompts barely better than chance.
 const chanceMargin = 0.2
 
-// harmChange writes a projector's effect on the harm gauge from its
-// reduction (positive: the gauge falls): "−31.0% harm", or "+120.4% harm"
-// for one that raises it.
-func harmChange(reduction float64) string { return signedPct(-reduction, 1) + " harm" }

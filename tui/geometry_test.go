@@ -30,7 +30,7 @@ func fakeProfile() *geometry.Profile {
 			// Selection-set figures differ from held-out ones: the pane
 			// must show the held-out ones.
 			c.Snipe = geometry.Snipe{Coords: []int{i, i + 8}, Reduction: 0.82, Collateral: 0.004,
-				HeldOut: &geometry.SnipeMeasure{Reduction: 0.41, Collateral: 0.012}}
+				HeldOut: &geometry.SnipeMeasure{Reduction: 0.41, Collateral: 0.012, Refusals: &geometry.RefusalChange{Prompts: 8, Before: 7, After: 2, Tokens: 24}}}
 		}
 		p.Categories = append(p.Categories, c)
 	}
@@ -135,7 +135,10 @@ func TestGeometryPaneOffersCalibration(t *testing.T) {
 	typeLine(tm, "/calibrate")
 	waitFor(t, tm, "geometry profile built in 42.0 s", "privacy", "self-harm")
 	m := finish(t, tm)
-	f := checkFrame(t, m, 120, 50, "overall", "τ 12.0%", "category  token ○● harm  ce", "-41% +1.2%", "harm, ce: held-out prompts")
+	f := checkFrame(t, m, 120, 50, "overall", "τ 12.0%", "category  token ○● refused  ce", "7→2/8 +1.2%", "refused: held-out, off→on")
+	if strings.Contains(f, "41%") {
+		t.Errorf("the pane shows the probe-score reduction:\n%s", f)
+	}
 	if strings.Contains(f, "-82%") {
 		t.Errorf("the pane shows the selection-set reduction:\n%s", f)
 	}

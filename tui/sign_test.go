@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"strings"
 	"testing"
 )
 
@@ -20,18 +19,5 @@ func TestSignedPct(t *testing.T) {
 		if got := signedPct(c.v, c.digits); got != c.want {
 			t.Errorf("signedPct(%v, %d) = %q, want %q", c.v, c.digits, got, c.want)
 		}
-	}
-}
-
-// TestSnipeListSignsOnce: a projector that raises the gauge on held-out
-// prompts (a negative reduction) is listed with one plus sign, never a
-// doubled "−-".
-func TestSnipeListSignsOnce(t *testing.T) {
-	got := harmChange(-1.204) + " " + harmChange(0.31)
-	if strings.Contains(got, "−-") || strings.Contains(got, "--") || strings.Contains(got, "+-") {
-		t.Fatalf("doubled sign in %q", got)
-	}
-	if got != "+120.4% harm −31.0% harm" {
-		t.Errorf("got %q", got)
 	}
 }

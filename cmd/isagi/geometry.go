@@ -204,15 +204,20 @@ Example:
 // projector as measured on the calibration split.
 func printProfile(w io.Writer, p *geometry.Profile) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "category\tgauge coords\tτ\tTPR\tFPR\tsnipe coords\treduction\tcollateral\tstopped by")
+	fmt.Fprintln(tw, "category\tgauge coords\tτ\tTPR\tFPR\tsnipe coords\treduction\tcollateral\tstopped by\theld-out refused off→on")
 	for _, c := range p.Categories {
-		fmt.Fprintf(tw, "%s\t%d\t%.1f%%\t%.2f\t%.2f\t%d\t%.1f%%\t%.2f%%\t%s\n", c.Name, len(c.Gauge.Forbidden),
-			c.Gauge.ROC.Tau, c.Gauge.ROC.TPR, c.Gauge.ROC.FPR, len(c.Snipe.Coords), 100*c.Snipe.Reduction, 100*c.Snipe.Collateral, c.Snipe.StoppedBy)
+		refused := "—"
+		if h := c.Snipe.HeldOut; h != nil && h.Refusals != nil {
+			refused = fmt.Sprintf("%d→%d of %d", h.Refusals.Before, h.Refusals.After, h.Refusals.Prompts)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.1f%%\t%.2f\t%.2f\t%d\t%.1f%%\t%.2f%%\t%s\t%s\n", c.Name, len(c.Gauge.Forbidden),
+			c.Gauge.ROC.Tau, c.Gauge.ROC.TPR, c.Gauge.ROC.FPR, len(c.Snipe.Coords), 100*c.Snipe.Reduction, 100*c.Snipe.Collateral, c.Snipe.StoppedBy, refused)
 	}
 	o := p.Overall
 	fmt.Fprintf(tw, "overall\t%d\t%.1f%%\t%.2f\t%.2f\t\t\t\t\n", len(o.Forbidden), o.ROC.Tau, o.ROC.TPR, o.ROC.FPR)
 	tw.Flush()
 	fmt.Fprintf(w, "benign baseline: %.4f nats/token over %d tokens; collateral budget %.1f%%\n", p.Stats.BaselineCE, p.Stats.BenignTokens, 100*p.Stats.Budget)
+	fmt.Fprintln(w, "reduction and collateral: on the prompts the projector was selected on (reduction is of a centred probe score, so it can pass 100 %); held-out refused: greedy replies to the category's held-out harmful prompts with a refusal marker, without and with the projector")
 	if g := p.COG; g != nil {
 		fmt.Fprintf(w, "memory gate: τ %.4f (closest different prompts %.4f, largest repeat under it %.4f; %.0f%% of %d repeats under τ) — isagi eval cog measures it\n",
 			g.Tau, g.DistinctMin, g.RepeatBelow, 100*g.RepeatServed, g.Repeats)
