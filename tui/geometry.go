@@ -303,4 +303,3 @@ func (m *Model) onCalib(msg calibMsg) tea.Cmd {
 // warning to stand without a note: below it the gauge separated harmful
 // from benign calibration prompts barely better than chance.
 const chanceMargin = 0.2
-
