@@ -38,6 +38,12 @@ type Options struct {
 	// BenignTokens caps the benign text scored for collateral: every
 	// greedy step scores it once, so it sets calibration time.
 	BenignTokens int
+	// GaugePosition is where the TEH gauges read a prompt: GaugeMean,
+	// GaugeLast, or "" for GaugeLast when the source renders chat turns
+	// (Source.Chat) and GaugeMean otherwise. On the chat fixture the
+	// last token separates held-out harmful from benign prompts far
+	// better (docs/geometry.md).
+	GaugePosition string
 }
 
 // DefaultOptions are the spec's defaults.
@@ -75,7 +81,17 @@ func Calibrate(ctx context.Context, src Source, set *prompts.Set, opt Options, p
 		return nil, err
 	}
 	m := src.Model
-	p := &Profile{Format: ProfileFormat, D: m.Dim, Layer: opt.Layer, SnipeLayer: opt.SnipeLayer}
+	p := &Profile{Format: ProfileFormat, D: m.Dim, Layer: opt.Layer, SnipeLayer: opt.SnipeLayer, GaugePosition: opt.GaugePosition}
+	switch p.GaugePosition {
+	case "":
+		p.GaugePosition = GaugeMean
+		if src.Chat {
+			p.GaugePosition = GaugeLast
+		}
+	case GaugeMean, GaugeLast:
+	default:
+		return nil, fmt.Errorf("geometry: gauge position %q, want %q or %q", opt.GaugePosition, GaugeMean, GaugeLast)
+	}
 	if p.Layer < 0 {
 		p.Layer = m.Layers - 1
 	}
@@ -106,10 +122,21 @@ func Calibrate(ctx context.Context, src Source, set *prompts.Set, opt Options, p
 	tick := func() { done++; progress("hidden states", done, total) }
 	var lab labelled
 	var tokens int
-	lab.zones, tokens, err = r.states(ctx, zonePrompts, p.Layer, nil, tick)
+	// The gauges' states: the means, or each prompt's last token.
+	var gZones *mat.Dense
+	var gHarm, gBenign []*mat.Dense
+	pick := func(mean, last *mat.Dense) *mat.Dense {
+		if p.GaugeAtLast() {
+			return last
+		}
+		return mean
+	}
+	var zl *mat.Dense
+	lab.zones, zl, tokens, err = r.statesAt(ctx, zonePrompts, p.Layer, nil, tick)
 	if err != nil {
 		return nil, err
 	}
+	gZones = pick(lab.zones, zl)
 	lab.zoneOf = zoneOf
 	p.Stats.Tokens += tokens
 	for _, c := range set.Categories {
@@ -118,15 +145,16 @@ func Calibrate(ctx context.Context, src Source, set *prompts.Set, opt Options, p
 			harm = append(harm, pr.Harm)
 			benign = append(benign, pr.Benign)
 		}
-		h, n1, err := r.states(ctx, harm, p.Layer, nil, tick)
+		h, hl, n1, err := r.statesAt(ctx, harm, p.Layer, nil, tick)
 		if err != nil {
 			return nil, err
 		}
-		b, n2, err := r.states(ctx, benign, p.Layer, nil, tick)
+		b, bl, n2, err := r.statesAt(ctx, benign, p.Layer, nil, tick)
 		if err != nil {
 			return nil, err
 		}
 		lab.harm, lab.benign = append(lab.harm, h), append(lab.benign, b)
+		gHarm, gBenign = append(gHarm, pick(h, hl)), append(gBenign, pick(b, bl))
 		p.Stats.Tokens += n1 + n2
 	}
 	p.Stats.Prompts = total
@@ -176,8 +204,10 @@ func Calibrate(ctx context.Context, src Source, set *prompts.Set, opt Options, p
 		return nil, err
 	}
 
-	// 3. Per category: scores, gauge, direction.
-	zoneRows := rows(lab.zones)
+	// 3. Per category: scores, gauge, direction. The Snipe scores and
+	// direction are from the mean states, where the projectors were
+	// designed; the gauge is from the gauge position's states.
+	zoneRows := rows(gZones)
 	var allHarm, allBenign [][]float64
 	for ci, c := range set.Categories {
 		harm, benign := rows(lab.harm[ci]), rows(lab.benign[ci])
@@ -197,16 +227,34 @@ func Calibrate(ctx context.Context, src Source, set *prompts.Set, opt Options, p
 		if err != nil {
 			return nil, fmt.Errorf("geometry: %s: %w", c.Name, err)
 		}
+		order := snipe.Order(scores)
+		gh, gb := harm, benign
+		if p.GaugeAtLast() {
+			gh, gb = rows(gHarm[ci]), rows(gBenign[ci])
+			zgh, err := coords(basis, gh)
+			if err != nil {
+				return nil, err
+			}
+			zgb, err := coords(basis, gb)
+			if err != nil {
+				return nil, err
+			}
+			gs, err := snipe.Scores(zgh, zgb)
+			if err != nil {
+				return nil, fmt.Errorf("geometry: %s gauge: %w", c.Name, err)
+			}
+			order = snipe.Order(gs)
+		}
 		// Negatives: the matched benign prompts and every zone prompt, so
 		// that τ is free of false positives on ordinary requests too.
-		neg := append(slices.Clone(benign), zoneRows...)
-		g, err := pickGauge(p, snipe.Order(scores), harm, neg, opt.MaxForbidden)
+		neg := append(slices.Clone(gb), zoneRows...)
+		g, err := pickGauge(p, order, gh, neg, opt.MaxForbidden)
 		if err != nil {
 			return nil, fmt.Errorf("geometry: %s: %w", c.Name, err)
 		}
 		p.Categories = append(p.Categories, Category{Name: c.Name, Gauge: g, Scores: scores, Direction: dir})
-		allHarm = append(allHarm, harm...)
-		allBenign = append(allBenign, benign...)
+		allHarm = append(allHarm, gh...)
+		allBenign = append(allBenign, gb...)
 	}
 	var union []int
 	for _, c := range p.Categories {

@@ -32,6 +32,11 @@ type Source struct {
 	// may be nil for the other measures.
 	Decode func(ids []int32) string
 	Stop   func(id int32) bool
+	// Chat says Prompt renders a chat turn (a chat template with its
+	// generation prompt): the end of the prompt is then where the model
+	// decides how to answer, and the gauge is calibrated there by default
+	// (Options.GaugePosition).
+	Chat bool
 }
 
 // maxPromptTokens caps one calibration prompt (the shipped ones are a
@@ -44,6 +49,7 @@ const maxPromptTokens = 256
 type meanState struct {
 	layer int
 	sum   []float64
+	last  []float64 // the latest position's state
 	n     int
 }
 
@@ -59,6 +65,7 @@ func (c *meanState) AfterBlock(layer, _ int, x []float32) {
 	}
 	for i, v := range x {
 		c.sum[i] += float64(v)
+		c.last[i] = float64(v)
 	}
 	c.n++
 }
@@ -146,51 +153,59 @@ func newRunner(src Source) (*runner, error) {
 // the residual stream at layer, with hooks (projectors) applied first.
 // tokens counts the positions computed.
 func (r *runner) states(ctx context.Context, prompts []string, layer int, hooks []any, tick func()) (H *mat.Dense, tokens int, err error) {
+	H, _, tokens, err = r.statesAt(ctx, prompts, layer, hooks, tick)
+	return H, tokens, err
+}
+
+// statesAt is states with, beside each prompt's mean, the state of its
+// last token (L, one row per prompt), from the same forward pass.
+func (r *runner) statesAt(ctx context.Context, prompts []string, layer int, hooks []any, tick func()) (H, L *mat.Dense, tokens int, err error) {
 	d := r.src.Model.Dim
-	H = mat.NewDense(len(prompts), d, nil)
-	c := &meanState{layer: layer, sum: make([]float64, d)}
+	H, L = mat.NewDense(len(prompts), d, nil), mat.NewDense(len(prompts), d, nil)
+	c := &meanState{layer: layer, sum: make([]float64, d), last: make([]float64, d)}
 	for _, h := range hooks {
 		remove, err := r.st.AddHook(h)
 		if err != nil {
-			return nil, 0, err
+			return nil, nil, 0, err
 		}
 		defer remove()
 	}
 	remove, err := r.st.AddHook(c)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, 0, err
 	}
 	defer remove()
 	for i, p := range prompts {
 		if err := ctx.Err(); err != nil {
-			return nil, 0, err
+			return nil, nil, 0, err
 		}
 		ids, err := r.src.Prompt(p)
 		if err != nil {
-			return nil, 0, fmt.Errorf("geometry: prompt %q: %w", p, err)
+			return nil, nil, 0, fmt.Errorf("geometry: prompt %q: %w", p, err)
 		}
 		if len(ids) > r.st.Cap() {
 			ids = ids[:r.st.Cap()]
 		}
 		if len(ids) == 0 {
-			return nil, 0, fmt.Errorf("geometry: prompt %q has no tokens", p)
+			return nil, nil, 0, fmt.Errorf("geometry: prompt %q has no tokens", p)
 		}
 		clear(c.sum)
 		c.n = 0
 		r.st.Reset()
 		if err := r.st.Forward(ids, nil); err != nil {
-			return nil, 0, fmt.Errorf("geometry: prompt %q: %w", p, err)
+			return nil, nil, 0, fmt.Errorf("geometry: prompt %q: %w", p, err)
 		}
 		row := H.RawRowView(i)
 		for j := range row {
 			row[j] = c.sum[j] / float64(c.n)
 		}
+		copy(L.RawRowView(i), c.last)
 		tokens += len(ids)
 		if tick != nil {
 			tick()
 		}
 	}
-	return H, tokens, nil
+	return H, L, tokens, nil
 }
 
 // crossEntropy is the mean next-token negative log-likelihood (nats) over

@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/isagi-lab/isagi/prompts"
 	"github.com/isagi-lab/isagi/teh"
 )
@@ -59,9 +61,17 @@ type SnipeReport struct {
 	BaselineCE   float64       `json:"baseline_ce"`
 }
 
-// heldout collects held-out states: per category harm and benign, and the
-// zones' held-out prompts (negatives for every gauge).
+// heldout collects held-out states at the profile's gauge position: per
+// category harm and benign, and the zones' held-out prompts (negatives
+// for every gauge).
 func heldout(ctx context.Context, r *runner, p *Profile, set *prompts.Set, progress Progress) (harm, benign [][][]float64, zones [][]float64, err error) {
+	read := func(texts []string, tick func()) (*mat.Dense, error) {
+		mean, last, _, err := r.statesAt(ctx, texts, p.Layer, nil, tick)
+		if p.GaugeAtLast() {
+			return last, err
+		}
+		return mean, err
+	}
 	var zp []string
 	for _, z := range set.Zones {
 		zp = append(zp, z.Heldout...)
@@ -72,7 +82,7 @@ func heldout(ctx context.Context, r *runner, p *Profile, set *prompts.Set, progr
 	}
 	done := 0
 	tick := func() { done++; progress("held-out states", done, total) }
-	Z, _, err := r.states(ctx, zp, p.Layer, nil, tick)
+	Z, err := read(zp, tick)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -81,11 +91,11 @@ func heldout(ctx context.Context, r *runner, p *Profile, set *prompts.Set, progr
 		for _, pr := range c.Heldout {
 			hp, bp = append(hp, pr.Harm), append(bp, pr.Benign)
 		}
-		H, _, err := r.states(ctx, hp, p.Layer, nil, tick)
+		H, err := read(hp, tick)
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		B, _, err := r.states(ctx, bp, p.Layer, nil, tick)
+		B, err := read(bp, tick)
 		if err != nil {
 			return nil, nil, nil, err
 		}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -443,6 +444,63 @@ func TestEvaluatePositions(t *testing.T) {
 	}
 	if _, err := geometry.EvaluateTEHPositions(context.Background(), s.CalibrationSource(), p, set, 0, nil); err == nil {
 		t.Error("0 reply tokens accepted")
+	}
+}
+
+// TestGaugePositionLast: a profile whose gauges read the last prompt token
+// is calibrated there, keeps the choice in its file, is evaluated there,
+// and its live turn figure is the last prompt token's reading.
+func TestGaugePositionLast(t *testing.T) {
+	if p := kjvProfile(t); p.GaugePosition != geometry.GaugeMean {
+		t.Fatalf("kjv has no chat template, yet auto chose %q", p.GaugePosition)
+	}
+	s := openKJV(t)
+	o := smallOptions()
+	o.GaugePosition = geometry.GaugeLast
+	p, err := geometry.Calibrate(context.Background(), s.CalibrationSource(), smallSet(t), o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.GaugeAtLast() {
+		t.Fatalf("gauge position %q", p.GaugePosition)
+	}
+	if p.Model, err = s.ModelRef(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "last.geometry.miku")
+	if err := p.Save(path, "test"); err != nil {
+		t.Fatal(err)
+	}
+	back, err := geometry.LoadProfile(path, -1)
+	if err != nil || !back.GaugeAtLast() {
+		t.Fatalf("loaded back: %v, position %q", err, back.GaugePosition)
+	}
+	rep, err := geometry.EvaluateTEH(context.Background(), s.CalibrationSource(), p, smallSet(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := geometry.EvaluateTEHPositions(context.Background(), s.CalibrationSource(), p, smallSet(t), 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Overall.TP != ps[1].Overall.TP || rep.Overall.TP+rep.Overall.FN != ps[1].Overall.TP+ps[1].Overall.FN {
+		t.Errorf("eval teh detects %d, the last prompt token position %d, of the same harm prompts", rep.Overall.TP, ps[1].Overall.TP)
+	}
+	o.GaugePosition = "middle"
+	if _, err := geometry.Calibrate(context.Background(), s.CalibrationSource(), smallSet(t), o, nil); err == nil || !strings.Contains(err.Error(), "middle") {
+		t.Errorf("gauge position middle: %v", err)
+	}
+	// Live: the turn's prompt figure is the reading that chose the first
+	// reply token, the prompt's last position.
+	live := *kjvProfile(t)
+	live.GaugePosition = geometry.GaugeLast
+	rs, turn := gauges(t, &live, "")
+	if turn.Geometry == nil || turn.Geometry.Prompt != rs[0] {
+		t.Fatalf("turn prompt figure %+v, want the first event's reading %+v", turn.Geometry, rs[0])
+	}
+	_, mean := gauges(t, kjvProfile(t), "")
+	if mean.Geometry.Prompt == rs[0] {
+		t.Error("the mean profile's prompt figure is the last token's too")
 	}
 }
 

@@ -21,10 +21,11 @@ type Reading struct {
 	Cat     [MaxCategories]float32
 }
 
-// TurnSummary is the gauge over one turn: TEH of the mean state of the
-// prompt tokens fed this turn (the statistic the thresholds were
-// calibrated on) and of the tokens generated, the highest per-token
-// overall reading, and the categories at or over their threshold.
+// TurnSummary is the gauge over one turn: TEH of the prompt fed this turn
+// read where the thresholds were calibrated (the mean state of its tokens,
+// or its last token's state: Profile.GaugePosition), TEH of the mean state
+// of the tokens generated, the highest per-token overall reading, and the
+// categories at or over their threshold.
 type TurnSummary struct {
 	Prompt, Reply             Reading
 	PromptTokens, ReplyTokens int
@@ -55,7 +56,10 @@ type Monitor struct {
 	proj    *projHook
 
 	last  Reading
-	reply bool
+	// promptEnd is the reading of the prompt's last position, the turn's
+	// prompt figure when the profile's gauges read the last token.
+	promptEnd Reading
+	reply     bool
 	sum   [2][]float64 // mean-state accumulators: prompt, reply
 	n     [2]int
 	peak  float32
@@ -170,6 +174,8 @@ func (m *Monitor) read(pos int, x []float32) {
 	if m.reply {
 		ph = 1
 		m.peak = max(m.peak, m.last.Overall)
+	} else {
+		m.promptEnd = m.last
 	}
 	if pos >= 0 {
 		m.recent[pos%recentN].ph = ph
@@ -256,6 +262,7 @@ func (m *Monitor) BeginTurn() {
 		m.n[i] = 0
 	}
 	m.reply, m.peak = false, 0
+	m.promptEnd = Reading{N: len(m.p.Categories)}
 	for i := range m.recent {
 		m.recent[i].pos = -1
 	}
@@ -269,6 +276,11 @@ func (m *Monitor) BeginReply() { m.reply = true }
 func (m *Monitor) Summary() TurnSummary {
 	t := TurnSummary{PromptTokens: m.n[0], ReplyTokens: m.n[1], Peak: m.peak}
 	t.Prompt, t.Reply = m.meanReading(0), m.meanReading(1)
+	if m.p.GaugeAtLast() && t.PromptTokens > 0 {
+		// The thresholds were set on the prompt's last token: compare
+		// like with like.
+		t.Prompt = m.promptEnd
+	}
 	for i, c := range m.p.Categories {
 		tau := float32(c.Gauge.ROC.Tau)
 		if (t.PromptTokens > 0 && t.Prompt.Cat[i] >= tau) || (t.ReplyTokens > 0 && t.Reply.Cat[i] >= tau) {

@@ -56,7 +56,14 @@ type Profile struct {
 	// SnipeLayer ℓ_s: projectors act on the output of this block and every
 	// later one.
 	SnipeLayer int `json:"snipe_layer"`
-	D          int `json:"d"`
+	// GaugePosition is where in a prompt the TEH gauges were calibrated,
+	// and so where a turn's prompt figure is read: GaugeMean (the mean
+	// over the prompt's tokens; "" in profiles made before the choice
+	// existed) or GaugeLast (the prompt's last token, where a chat model
+	// decides how to answer). The basis, μ and the Snipe projectors are
+	// from mean states either way.
+	GaugePosition string `json:"gauge_position,omitempty"`
+	D             int    `json:"d"`
 	K          int `json:"k"`
 	// Mu is the mean calibration state (d) and B the basis (d×k, column j
 	// is UGT coordinate j), both from package ugt.
@@ -125,6 +132,15 @@ type Snipe struct {
 	// profiles made before it was measured.
 	HeldOut *SnipeMeasure `json:"held_out,omitempty"`
 }
+
+// The gauge positions of Profile.GaugePosition and Options.GaugePosition.
+const (
+	GaugeMean = "mean"
+	GaugeLast = "last"
+)
+
+// GaugeAtLast says whether the gauges read a prompt's last token.
+func (p *Profile) GaugeAtLast() bool { return p.GaugePosition == GaugeLast }
 
 // SnipeMeasure is a projector's harm reduction and benign collateral
 // (fractions) on one set of prompts.
@@ -213,6 +229,8 @@ func (p *Profile) validate(layers int) error {
 		return errors.New("no basis")
 	case len(p.Categories) > MaxCategories:
 		return fmt.Errorf("%d categories, at most %d", len(p.Categories), MaxCategories)
+	case p.GaugePosition != "" && p.GaugePosition != GaugeMean && p.GaugePosition != GaugeLast:
+		return fmt.Errorf("gauge position %q, want %q or %q", p.GaugePosition, GaugeMean, GaugeLast)
 	case layers > 0 && (p.Layer < 0 || p.Layer >= layers || p.SnipeLayer < 0 || p.SnipeLayer >= layers):
 		return fmt.Errorf("layers %d/%d outside a %d-block model", p.Layer, p.SnipeLayer, layers)
 	}

@@ -38,7 +38,7 @@ func (s *Session) CalibrationSource() geometry.Source {
 	decode := func(ids []int32) string { return s.tok.Decode(ids, tokenizer.DecodeOptions{Continuation: true}) }
 	stops := s.stops
 	stop := func(id int32) bool { return isStop(id, stops) }
-	return geometry.Source{Model: s.m, Backend: s.b, Prompt: prompt, Text: text, Decode: decode, Stop: stop}
+	return geometry.Source{Model: s.m, Backend: s.b, Prompt: prompt, Text: text, Decode: decode, Stop: stop, Chat: s.conv.Template() != nil}
 }
 
 // SetGeometry runs profile p live from the next turn: a TEH gauge on every

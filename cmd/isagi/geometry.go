@@ -130,6 +130,7 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) error {
 	maxCoords := fs.Int("max-coords", def.MaxCoords, "most coordinates one projector removes")
 	benign := fs.Int("benign-tokens", def.BenignTokens, "benign text tokens scored per greedy step (sets the time)")
 	asJSON := fs.Bool("json", false, "print the profile's figures as JSON")
+	position := fs.String("gauge-position", "auto", "where the TEH gauges read a prompt: last (its last token), mean (the mean over its tokens), or auto (last for a model with a chat template, else mean)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: isagi calibrate [--model FILE | --demo] [flags]
 
@@ -156,6 +157,14 @@ Example:
 	if fs.NArg() != 0 {
 		return argsError(fs, "calibrate takes no arguments, got %q", fs.Arg(0))
 	}
+	gaugePos := ""
+	switch *position {
+	case "auto":
+	case geometry.GaugeMean, geometry.GaugeLast:
+		gaugePos = *position
+	default:
+		return usagef("--gauge-position %q: want auto, last or mean", *position)
+	}
 	set, err := prompts.Default()
 	if err != nil {
 		return err
@@ -170,7 +179,7 @@ Example:
 		return err
 	}
 	opt := geometry.Options{Layer: *layer, SnipeLayer: *snipeLayer, K: *k, Refine: *refine,
-		Budget: *budget, MaxCoords: *maxCoords, MaxForbidden: def.MaxForbidden, BenignTokens: *benign}
+		Budget: *budget, MaxCoords: *maxCoords, MaxForbidden: def.MaxForbidden, BenignTokens: *benign, GaugePosition: gaugePos}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	p, err := geometry.Calibrate(ctx, s.CalibrationSource(), set, opt, progressLine(stderr))
@@ -191,8 +200,12 @@ Example:
 		return enc.Encode(p)
 	}
 	fmt.Fprintf(stdout, "profile: %s\n", path)
-	fmt.Fprintf(stdout, "%d prompts (%d tokens), probe block %d, basis %d×%d, %.1f s\n",
-		p.Stats.Prompts, p.Stats.Tokens, p.Layer, p.D, p.K, p.Stats.Seconds)
+	where := "the mean over each prompt's tokens"
+	if p.GaugeAtLast() {
+		where = "each prompt's last token"
+	}
+	fmt.Fprintf(stdout, "%d prompts (%d tokens), probe block %d, basis %d×%d, gauges read at %s, %.1f s\n",
+		p.Stats.Prompts, p.Stats.Tokens, p.Layer, p.D, p.K, where, p.Stats.Seconds)
 	if p.Refined {
 		fmt.Fprintf(stdout, "basis refined: zone separation %.4f → %.4f\n", p.RefineBefore, p.RefineAfter)
 	}
