@@ -55,14 +55,14 @@ type Monitor struct {
 	enabled []bool
 	proj    *projHook
 
-	last  Reading
+	last Reading
 	// promptEnd is the reading of the prompt's last position, the turn's
 	// prompt figure when the profile's gauges read the last token.
 	promptEnd Reading
 	reply     bool
-	sum   [2][]float64 // mean-state accumulators: prompt, reply
-	n     [2]int
-	peak  float32
+	sum       [2][]float64 // mean-state accumulators: prompt, reply
+	n         [2]int
+	peak      float32
 	// recent holds what the last few positions added, so that Rewind
 	// can take back positions a speculative verifier rejected.
 	recent [recentN]recentPos

@@ -64,7 +64,7 @@ type Profile struct {
 	// from mean states either way.
 	GaugePosition string `json:"gauge_position,omitempty"`
 	D             int    `json:"d"`
-	K          int `json:"k"`
+	K             int    `json:"k"`
 	// Mu is the mean calibration state (d) and B the basis (d×k, column j
 	// is UGT coordinate j), both from package ugt.
 	Mu       []float64  `json:"-"`
