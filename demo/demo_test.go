@@ -18,3 +18,21 @@ func TestEmbeddedModelIsTheFixture(t *testing.T) {
 		t.Fatal("embedded model is not a GGUF file")
 	}
 }
+
+// TestLookup: both demo models are GGUF files under their names, and an
+// unknown name is refused.
+func TestLookup(t *testing.T) {
+	for _, which := range Names() {
+		name, b, ok := Lookup(which)
+		if !ok || name == "" || !bytes.HasPrefix(b, []byte("GGUF")) {
+			t.Fatalf("Lookup(%q) = %q, %d bytes, %v", which, name, len(b), ok)
+		}
+	}
+	if _, _, ok := Lookup("gpt"); ok {
+		t.Fatal("an unknown demo was found")
+	}
+	// The chat demo is a few MB, as the README promises.
+	if len(ChatModel) > 5<<20 {
+		t.Fatalf("the chat demo is %d bytes", len(ChatModel))
+	}
+}

@@ -30,7 +30,9 @@ type Options struct {
 	// Session.Notes).
 	Ctx      int
 	Settings Settings
-	Demo     bool // the file is the embedded demo model
+	Demo     bool // the file is an embedded demo model
+	// DemoLabel says what that demo model is (Info.DemoLabel).
+	DemoLabel string
 	// AppVersion is recorded in the session files this session saves.
 	AppVersion string
 	// CacheDir is where GRC ranks are cached once built (keyed by the
@@ -99,7 +101,7 @@ func fromFile(f *gguf.File, path string, o Options) (*Session, error) {
 	}
 	info := Info{
 		Name: m.Name, Path: path, Arch: m.Arch, WeightType: m.WeightType(),
-		Mode: mode, Demo: o.Demo, Backend: b.Name(), Threads: o.Threads,
+		Mode: mode, Demo: o.Demo, DemoLabel: o.DemoLabel, Backend: b.Name(), Threads: o.Threads,
 	}
 	if k := kernelsOf(b); k != nil {
 		info.Kernels, info.Threads = k.Path(), k.Pool().Size()

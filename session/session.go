@@ -55,7 +55,10 @@ type Info struct {
 	WeightType  string // the type most weight bytes use, e.g. "Q4_K"
 	ContextSize int    // the KV cache's capacity in tokens
 	Mode        Mode
-	Demo        bool // the embedded demo model: a tiny KJV text generator, not an assistant
+	Demo        bool // an embedded demo model, not an assistant
+	// DemoLabel says what the demo model is, for the UI's banner ("" for
+	// the default KJV text generator's own label).
+	DemoLabel string
 	// Backend is what runs the model (backend.Backend.Name), e.g.
 	// "cpu avx2 × 4 threads".
 	Backend string

@@ -470,7 +470,11 @@ func (m *Model) banner() string {
 		parts = append(parts, completionLabel)
 	}
 	if m.info.Demo {
-		parts = append(parts, demoLabel)
+		if m.info.DemoLabel != "" {
+			parts = append(parts, m.info.DemoLabel)
+		} else {
+			parts = append(parts, demoLabel)
+		}
 	}
 	if len(parts) == 0 {
 		return ""

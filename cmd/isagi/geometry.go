@@ -80,6 +80,9 @@ func (g *geoFlags) loadProfile(s *session.Session) (*geometry.Profile, error) {
 
 func (g *geoFlags) modelArg() string {
 	if g.demo {
+		if g.which == "chat" {
+			return " --demo=chat"
+		}
 		return " --demo"
 	}
 	if g.model != "" {

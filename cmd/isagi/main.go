@@ -205,6 +205,14 @@ func flagMessage(msg string, args []string) string {
 			return fmt.Sprintf("%s %s: %s", dashed(name), v, why)
 		}
 	}
+	// A value a boolean-style flag (--demo) refuses: the flag package says
+	// "invalid boolean value", which is not what the user typed.
+	if rest, ok := strings.CutPrefix(msg, "invalid boolean value "); ok {
+		if v, tail, ok := strings.Cut(rest, " for -"); ok {
+			name, why, _ := strings.Cut(tail, ": ")
+			return fmt.Sprintf("%s=%s: %s", dashed(name), strings.Trim(v, `"`), why)
+		}
+	}
 	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
 		return dashed(name) + " needs a value"
 	}

@@ -35,7 +35,8 @@ import (
 // modelFlags are the flags every command that loads a model shares.
 type modelFlags struct {
 	model   string
-	demo    bool // --demo: the model embedded in the binary (package demo)
+	demo    bool   // --demo: a model embedded in the binary (package demo)
+	which   string // which demo: "kjv" (plain --demo) or "chat" (--demo=chat)
 	threads int
 	// backend makes what runs the model from threads (see
 	// session.Options.Backend); nil runs it on the CPU.
@@ -62,7 +63,7 @@ type modelFlags struct {
 // command that registers them.
 const (
 	modelHelp   = "GGUF file or installed model name (default $ISAGI_MODEL, then the config file)"
-	demoHelp    = "use the built-in demo model (a tiny KJV text generator, not an assistant) instead of --model"
+	demoHelp    = "use a built-in demo model instead of --model: --demo is a tiny KJV text generator, --demo=chat a tiny chat model that refuses harmful requests (neither is an assistant)"
 	threadsHelp = "worker threads (default: the number of cores)"
 	ctxHelp     = "context window in tokens (default: the model's, at most 4096; above the model's window it is capped, with a warning)"
 )
@@ -70,7 +71,47 @@ const (
 // registerSource registers --model and --demo: which model to load.
 func (mf *modelFlags) registerSource(fs *flag.FlagSet) {
 	fs.StringVar(&mf.model, "model", "", modelHelp)
-	fs.BoolVar(&mf.demo, "demo", false, demoHelp)
+	fs.Var(demoFlag{mf}, "demo", demoHelp)
+}
+
+// demoFlag is --demo: a boolean flag (plain --demo is the KJV model) that
+// also takes a value, --demo=chat or --demo=kjv.
+type demoFlag struct{ mf *modelFlags }
+
+// IsBoolFlag lets --demo stand alone.
+func (d demoFlag) IsBoolFlag() bool { return true }
+
+func (d demoFlag) String() string {
+	if d.mf == nil || !d.mf.demo {
+		return ""
+	}
+	return d.mf.which
+}
+
+// Set takes true/false (from plain --demo) or a demo's name.
+func (d demoFlag) Set(v string) error {
+	switch v {
+	case "true":
+		d.mf.demo, d.mf.which = true, "kjv"
+		return nil
+	case "false":
+		d.mf.demo, d.mf.which = false, ""
+		return nil
+	}
+	if _, _, ok := demo.Lookup(v); !ok {
+		return fmt.Errorf("no demo model %q: want --demo (the KJV text generator) or --demo=chat", v)
+	}
+	d.mf.demo, d.mf.which = true, v
+	return nil
+}
+
+// demoModel is the chosen demo model's name and bytes.
+func (mf *modelFlags) demoModel() (string, []byte) {
+	name, b, ok := demo.Lookup(mf.which)
+	if !ok {
+		return demo.Name, demo.Model
+	}
+	return name, b
 }
 
 // registerThreads registers the model and --threads: what the geometry
@@ -252,7 +293,8 @@ func (mf *modelFlags) sessionOptions(opts session.Options) session.Options {
 // demo's, which has no file to hash.
 func (mf *modelFlags) sha256(f *gguf.File) (string, error) {
 	if mf.demo {
-		return demoSHA256(), nil
+		_, b := mf.demoModel()
+		return bytesSHA256(b), nil
 	}
 	return session.FileSHA256(f.Path)
 }
@@ -277,7 +319,7 @@ func (mf *modelFlags) openFile() (*gguf.File, *tokenizer.Tokenizer, error) {
 	var f *gguf.File
 	if mf.demo {
 		var err error
-		if f, err = gguf.Parse(demo.Name, demo.Model); err != nil {
+		if f, err = gguf.Parse(mf.demoModel()); err != nil {
 			return nil, nil, err
 		}
 	} else {
@@ -368,7 +410,11 @@ func (mf *modelFlags) openSession(opts session.Options) (*session.Session, error
 	}
 	if mf.demo {
 		opts.Demo = true
-		return session.OpenBytes(demo.Name, demo.Model, opts)
+		if mf.which == "chat" {
+			opts.DemoLabel = demo.ChatDescription
+		}
+		name, b := mf.demoModel()
+		return session.OpenBytes(name, b, opts)
 	}
 	path, err := mf.storePaths().Resolve(mf.model)
 	if err != nil {
@@ -380,7 +426,8 @@ func (mf *modelFlags) openSession(opts session.Options) (*session.Session, error
 // label names the model in reports: --model as given, or the demo's name.
 func (mf *modelFlags) label() string {
 	if mf.demo {
-		return demo.Name
+		name, _ := mf.demoModel()
+		return name
 	}
 	return mf.model
 }

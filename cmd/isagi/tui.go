@@ -52,6 +52,15 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
+	if tf.mf.demo && tf.mf.which == "kjv" && fs.NArg() == 1 && fs.Arg(0) != "kjv" {
+		// `isagi --demo chat` reads as the user means it: a bare --demo
+		// cannot take a value after a space, so the word that follows
+		// names the demo.
+		if _, _, ok := demo.Lookup(fs.Arg(0)); ok {
+			tf.mf.which = fs.Arg(0)
+			fs = flag.NewFlagSet("", flag.ContinueOnError)
+		}
+	}
 	if fs.NArg() != 0 {
 		return usagef("unknown command %q (see \"isagi --help\")", fs.Arg(0))
 	}
@@ -67,8 +76,8 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if f.Header.Model.File == demo.Name || f.Header.Model.SHA256 == demoSHA256() {
-			*useDemo = true
+		if which := savedDemo(f.Header.Model.File, f.Header.Model.SHA256); which != "" {
+			*useDemo, mf.which = true, which
 		} else if mf.model, err = mf.storePaths().Resolve(f.Header.Model.File); err != nil {
 			return fmt.Errorf("%s was saved with %s, which is not installed: pass --model PATH (and --force-model for a different model): %w", *load, f.Header.Model.File, err)
 		}
@@ -85,7 +94,7 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 			if err != nil {
 				return err
 			}
-			mf.model, mf.demo = path, wantDemo
+			mf.model, mf.demo, mf.which = path, wantDemo, "kjv"
 		}
 	}
 	s, err := mf.openSession(opts)
@@ -284,10 +293,25 @@ func readAnswer(r *bufio.Reader) (string, error) {
 	return strings.ToLower(strings.TrimSpace(line)), nil
 }
 
-// demoSHA256 identifies the embedded model in session files.
-func demoSHA256() string {
-	sum := sha256.Sum256(demo.Model)
+// demoSHA256 identifies the embedded KJV model in session files.
+func demoSHA256() string { return bytesSHA256(demo.Model) }
+
+// bytesSHA256 is the hex sha256 of b.
+func bytesSHA256(b []byte) string {
+	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
+}
+
+// savedDemo is the demo model a session file was saved with, by name or
+// hash ("kjv", "chat"), or "".
+func savedDemo(file, sha string) string {
+	for _, which := range demo.Names() {
+		name, b, _ := demo.Lookup(which)
+		if file == name || sha == bytesSHA256(b) {
+			return which
+		}
+	}
+	return ""
 }
 
 // The TUI finds these optional engine capabilities by type assertion; a
