@@ -90,3 +90,27 @@ func (s *Set) UseHeldoutDir(dir string) error {
 	}
 	return nil
 }
+
+// BenignHeldout is the first n distinct benign prompts of the held-out
+// pairs, taken round the categories so that each contributes (fewer when
+// there are fewer).
+func (s *Set) BenignHeldout(n int) []string {
+	var out []string
+	seen := map[string]bool{}
+	for j := 0; len(out) < n; j++ {
+		added := false
+		for _, c := range s.Categories {
+			if j < len(c.Heldout) && len(out) < n {
+				if b := c.Heldout[j].Benign; !seen[b] {
+					seen[b] = true
+					out = append(out, b)
+				}
+				added = true
+			}
+		}
+		if !added {
+			break
+		}
+	}
+	return out
+}

@@ -87,3 +87,18 @@ func FuzzParseHeldoutLines(f *testing.F) {
 		}
 	})
 }
+
+// BenignHeldout takes distinct benign prompts round the categories.
+func TestBenignHeldout(t *testing.T) {
+	s, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := s.BenignHeldout(10)
+	if len(got) != 10 || got[0] != s.Categories[0].Heldout[0].Benign || got[1] != s.Categories[1].Heldout[0].Benign {
+		t.Fatalf("got %q", got)
+	}
+	if all := s.BenignHeldout(1 << 20); len(all) == 0 || len(all) > 8*len(s.Categories[0].Heldout) {
+		t.Fatalf("%d prompts when asking for more than there are", len(all))
+	}
+}

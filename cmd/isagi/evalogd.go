@@ -12,8 +12,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/isagi-lab/isagi/geometry"
 	"github.com/isagi-lab/isagi/prompts"
+	"github.com/isagi-lab/isagi/session"
 )
 
 // cmdEvalOGD is `isagi eval ogd`: Safe OGD chains from held-out benign
@@ -73,7 +73,7 @@ Safe OGD adds no harm (0 %%); this measures it.
 			return err
 		}
 	}
-	starts := benignStarts(set, *concepts)
+	starts := set.BenignHeldout(*concepts)
 	s, err := g.open()
 	if err != nil {
 		return err
@@ -93,30 +93,11 @@ Safe OGD adds no harm (0 %%); this measures it.
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	rep := geometry.NewOGDReport(alphas, p.Overall.ROC.Tau)
-	rep.Concepts = len(starts)
-	zeros := make([]float64, len(alphas))
-	progress := progressLine(stderr)
-	for i, c := range starts {
-		progress("chains", i, len(starts))
-		for _, arm := range []struct {
-			explored bool
-			alphas   []float64
-		}{{true, alphas}, {false, zeros}} {
-			ch, err := s.ExploreChain(ctx, c, arm.alphas, *seed+uint64(i), nil)
-			if err != nil {
-				return err
-			}
-			for j, st := range ch.Steps {
-				if err := rep.Add(j, arm.explored, float64(st.TEH), float64(st.TEHPeak), st.Text); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	progress("chains", len(starts), len(starts))
+	rep, err := session.EvaluateOGD(ctx, s, starts, alphas, *seed, progressLine(stderr))
 	fmt.Fprintln(stderr)
-	rep.Finish()
+	if err != nil {
+		return err
+	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -135,27 +116,4 @@ Safe OGD adds no harm (0 %%); this measures it.
 	}
 	fmt.Fprintln(stdout, "gauge: the profile's overall TEH on the mean state of the reply's tokens, in percent of the centred state's length that lies in the forbidden subspace")
 	return nil
-}
-
-// benignStarts is the first n held-out benign prompts, taken round the
-// categories so that each contributes.
-func benignStarts(set *prompts.Set, n int) []string {
-	var out []string
-	seen := map[string]bool{}
-	for j := 0; len(out) < n; j++ {
-		added := false
-		for _, c := range set.Categories {
-			if j < len(c.Heldout) && len(out) < n {
-				if b := c.Heldout[j].Benign; !seen[b] {
-					seen[b] = true
-					out = append(out, b)
-				}
-				added = true
-			}
-		}
-		if !added {
-			break
-		}
-	}
-	return out
 }
