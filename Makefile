@@ -14,7 +14,8 @@ build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/isagi
 
 # The full gate: formatting, vet, every test under the race detector (the
-# statistical speculative-sampling test again without it, which it skips), and a
+# statistical speculative-sampling test again without it, which it skips, and
+# the chat fixture's docs tables, minutes under -race), and a
 # short run of each fuzz target over its checked-in seed corpus and beyond.
 test: fmt-check vet ptx-check unit fuzz e2e openai-client
 
@@ -28,6 +29,7 @@ vet:
 unit:
 	$(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -run '^TestSpecSamplingMatchesVerifier$$' ./engine/generate
+	$(GO) test -count=1 -run '^(TestDocsChatTables|TestAgree)$$' ./internal/chatfixture
 
 fuzz:
 	$(GO) test ./engine/gguf -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
