@@ -39,6 +39,7 @@ fuzz:
 	$(GO) test ./miku -run '^$$' -fuzz '^FuzzDecodeFramed$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./cog -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./geometry -run '^$$' -fuzz '^FuzzParseProfile$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./geometry -run '^$$' -fuzz '^FuzzReadAugmentItems$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./prompts -run '^$$' -fuzz '^FuzzParseHeldoutLines$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./serve -run '^$$' -fuzz '^FuzzDecodeRequest$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./gpu/remote -run '^$$' -fuzz '^FuzzHandshake$$' -fuzztime $(FUZZTIME)

@@ -10,8 +10,9 @@ import (
 
 // EncodingVersion is the manifold encoding version this build writes and
 // the newest it reads.
-// Version 1 had no keys: its trajectories decode with Key "".
-const EncodingVersion = 2
+// Version 1 had no keys: its trajectories decode with Key "". Versions 1
+// and 2 had no contexts: their trajectories decode as Uncontexted.
+const EncodingVersion = 3
 
 // Decoding errors, for errors.Is. Every error UnmarshalBinary and Decode
 // return wraps exactly one of them.
@@ -33,22 +34,25 @@ const (
 	headerLen = 4 + 2 + 4 + 4 + 8 + 8 + 8 + 4
 	// fixedRecordLen is a trajectory's size without its embedding and
 	// strings: id, cluster, tier, uses, two (seconds, nanoseconds) times,
-	// two string lengths (version 1) and the key's length (version 2).
+	// two string lengths (version 1), the key's length (version 2), and
+	// the context's length and portability (version 3).
 	fixedRecordLen1 = 8 + 8 + 1 + 8 + 2*(8+4) + 2*4
-	fixedRecordLen  = fixedRecordLen1 + 4
+	fixedRecordLen2 = fixedRecordLen1 + 4
+	fixedRecordLen  = fixedRecordLen2 + 4 + 1
 )
 
 // MarshalBinary encodes the whole manifold: parameters, M and every
-// trajectory in storage order. Layout (version 2, little-endian):
+// trajectory in storage order. Layout (version 3, little-endian):
 //
 //	"COGM" u16 version, u32 k, u32 capacity, f64 η, u64 next id,
 //	u64 next cluster, u32 n, f64×k(k+1)/2 upper triangle of M by rows,
 //	then n × { u64 id, u64 cluster, u8 tier, u64 uses,
 //	           i64 s + u32 ns time, i64 s + u32 ns last used,
 //	           f64×k embedding, u32 len + prompt, u32 len + answer,
-//	           u32 len + key }
+//	           u32 len + key, u32 len + context ID, u8 portable (0 or 1) }
 //
-// Version 1 is the same without the key; Decode reads both.
+// Version 2 is the same without the context, version 1 without the key
+// as well; Decode reads all three.
 //
 // Times keep their instant, not their location or monotonic reading
 // (they decode as UTC). The cached quadratic forms are not stored: decoding
@@ -61,7 +65,8 @@ func (m *Manifold) MarshalBinary() ([]byte, error) {
 	}
 	size := headerLen + 8*k*(k+1)/2
 	for i := range m.entries {
-		size += fixedRecordLen + 8*k + len(m.entries[i].prompt) + len(m.entries[i].answer) + len(m.entries[i].key)
+		e := &m.entries[i]
+		size += fixedRecordLen + 8*k + len(e.prompt) + len(e.answer) + len(e.key) + len(e.ctx.ID)
 	}
 	b := make([]byte, 0, size)
 	b = append(b, encMagic[:]...)
@@ -91,6 +96,12 @@ func (m *Manifold) MarshalBinary() ([]byte, error) {
 		b = appendString(b, e.prompt)
 		b = appendString(b, e.answer)
 		b = appendString(b, e.key)
+		b = appendString(b, e.ctx.ID)
+		portable := byte(0)
+		if e.ctx.Portable {
+			portable = 1
+		}
+		b = append(b, portable)
 	}
 	return b, nil
 }
@@ -120,8 +131,9 @@ func (m *Manifold) UnmarshalBinary(data []byte) error {
 	return nil
 }
 
-// Decode decodes a manifold written by MarshalBinary (version 1 or 2; a
-// version 1 trajectory has no key). Every length and
+// Decode decodes a manifold written by MarshalBinary (versions 1 to 3; a
+// version 1 trajectory has no key, and one of version 1 or 2 no context:
+// it decodes as Uncontexted). Every length and
 // count is checked against the bytes that remain before anything is
 // allocated from it, so hostile input costs at most its own size in
 // memory; every field is range-checked and M must be symmetric positive
@@ -182,8 +194,11 @@ func Decode(data []byte) (*Manifold, error) {
 		return nil, fmt.Errorf("%w: metric is not positive definite", ErrCorrupt)
 	}
 	recLen := fixedRecordLen1 + 8*k
-	if ver >= 2 {
+	switch {
+	case ver >= 3:
 		recLen = fixedRecordLen + 8*k
+	case ver == 2:
+		recLen = fixedRecordLen2 + 8*k
 	}
 	if uint64(r.left())/uint64(recLen) < n {
 		return nil, fmt.Errorf("%w: %d trajectories of at least %d bytes, %d left", ErrTruncated, n, recLen, r.left())
@@ -218,6 +233,18 @@ func Decode(data []byte) (*Manifold, error) {
 		e.answer = r.str()
 		if ver >= 2 {
 			e.key = r.str()
+		}
+		e.ctx = Uncontexted()
+		if ver >= 3 {
+			e.ctx.ID = r.str()
+			switch p := r.u8(); p {
+			case 0, 1:
+				e.ctx.Portable = p == 1
+			default:
+				if r.bad == "" {
+					r.bad = fmt.Sprintf("portable flag %d", p)
+				}
+			}
 		}
 		if r.short {
 			return nil, fmt.Errorf("%w: trajectory %d of %d", ErrTruncated, i, n)

@@ -35,7 +35,14 @@ func sample(t testing.TB) *Manifold {
 		if i%2 == 1 {
 			key = "state ミク " + string(rune('0'+i%5))
 		}
-		tr, err := m.RecordKey(q, "prompt ミク "+string(rune('a'+i)), "", key, Tier(i%NumTiers), now)
+		where := Uncontexted()
+		switch i % 3 {
+		case 1:
+			where = Context{ID: "conversation " + string(rune('0'+i%4)), Portable: i%2 == 0}
+		case 2:
+			where = Context{ID: "ミク", Portable: false}
+		}
+		tr, err := m.RecordIn(q, "prompt ミク "+string(rune('a'+i)), "", key, where, Tier(i%NumTiers), now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,7 +67,7 @@ func sameManifold(t *testing.T, a, b *Manifold) {
 	ta, tb := a.Trajectories(), b.Trajectories()
 	for i := range ta {
 		x, y := ta[i], tb[i]
-		if x.ID != y.ID || x.Prompt != y.Prompt || x.Answer != y.Answer || x.Key != y.Key || x.Tier != y.Tier ||
+		if x.ID != y.ID || x.Prompt != y.Prompt || x.Answer != y.Answer || x.Key != y.Key || x.Context != y.Context || x.Tier != y.Tier ||
 			x.Cluster != y.Cluster || x.Uses != y.Uses || !x.Time.Equal(y.Time) ||
 			!x.LastUsed.Equal(y.LastUsed) || !slices.Equal(x.Embedding, y.Embedding) {
 			t.Fatalf("trajectory %d differs:\n%+v\n%+v", i, x, y)
@@ -171,11 +178,20 @@ func TestDecodeCorrupt(t *testing.T) {
 	pl := int(binary.LittleEndian.Uint32(data[recAt+49+8*k:]))
 	al := int(binary.LittleEndian.Uint32(data[recAt+49+8*k+4+pl:]))
 	kl := int(binary.LittleEndian.Uint32(data[recAt+49+8*k+8+pl+al:]))
-	second := recAt + fixedRecordLen + 8*k + pl + al + kl
+	cl := int(binary.LittleEndian.Uint32(data[recAt+49+8*k+12+pl+al+kl:]))
+	second := recAt + fixedRecordLen + 8*k + pl + al + kl + cl
 	cases["duplicate id"] = struct {
 		data []byte
 		want error
 	}{put64(data, second, binary.LittleEndian.Uint64(data[recAt:])), ErrCorrupt}
+	cases["bad portable flag"] = struct {
+		data []byte
+		want error
+	}{func() []byte { c := bytes.Clone(data); c[second-1] = 2; return c }(), ErrCorrupt}
+	cases["huge context"] = struct {
+		data []byte
+		want error
+	}{put32(data, recAt+49+8*k+12+pl+al+kl, math.MaxUint32), ErrTruncated}
 	for name, c := range cases {
 		var got Manifold
 		err := got.UnmarshalBinary(c.data)
@@ -204,8 +220,10 @@ func FuzzDecode(f *testing.F) {
 	f.Add(full[:len(full)/2])
 	f.Add(append(bytes.Clone(empty), 1))
 	f.Add([]byte("COGM\x01\x00"))
-	if v1, err := encodeV1(sample(f)); err == nil {
-		f.Add(v1)
+	for _, ver := range []uint16{1, 2} {
+		if old, err := encodeOld(sample(f), ver); err == nil {
+			f.Add(old)
+		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		in := bytes.Clone(data)
@@ -247,56 +265,70 @@ func FuzzDecode(f *testing.F) {
 	})
 }
 
-// encodeV1 writes m as encoding version 1, as builds before keys wrote
-// it: the trajectories' keys are left out.
-func encodeV1(m *Manifold) ([]byte, error) {
+// encodeOld writes m as encoding version 1 or 2, as builds before keys
+// (1) or contexts (2) wrote it: the trajectories' keys and contexts are
+// left out.
+func encodeOld(m *Manifold, version uint16) ([]byte, error) {
 	data, err := m.MarshalBinary()
 	if err != nil {
 		return nil, err
 	}
 	k := m.Dim()
 	out := append([]byte(nil), data[:headerLen+8*k*(k+1)/2]...)
-	binary.LittleEndian.PutUint16(out[4:], 1)
+	binary.LittleEndian.PutUint16(out[4:], version)
 	off := len(out)
 	for range m.entries {
 		fixed := fixedRecordLen1 - 8 + 8*k // up to the strings
 		pl := int(binary.LittleEndian.Uint32(data[off+fixed:]))
 		al := int(binary.LittleEndian.Uint32(data[off+fixed+4+pl:]))
 		kl := int(binary.LittleEndian.Uint32(data[off+fixed+8+pl+al:]))
-		out = append(out, data[off:off+fixed+8+pl+al]...)
-		off += fixed + 12 + pl + al + kl
+		cl := int(binary.LittleEndian.Uint32(data[off+fixed+12+pl+al+kl:]))
+		keep := fixed + 8 + pl + al // version 1: no key
+		if version == 2 {
+			keep += 4 + kl
+		}
+		out = append(out, data[off:off+keep]...)
+		off += fixed + 16 + pl + al + kl + cl + 1
 	}
 	return out, nil
 }
 
-// TestDecodeVersion1: a manifold saved before keys existed decodes with
-// every trajectory's Key empty and everything else as it was.
-func TestDecodeVersion1(t *testing.T) {
+// TestDecodeOldVersions: a manifold saved before keys (version 1) or
+// contexts (version 2) existed decodes with every trajectory's Key empty
+// (version 1), its Context Uncontexted, and everything else as it was.
+func TestDecodeOldVersions(t *testing.T) {
 	m := sample(t)
-	v1, err := encodeV1(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	old, err := Decode(v1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := m.Trajectories()
-	got := old.Trajectories()
-	if len(got) != len(want) {
-		t.Fatalf("%d trajectories, want %d", len(got), len(want))
-	}
-	for i := range got {
-		if got[i].Key != "" {
-			t.Errorf("trajectory %d: key %q from a version 1 encoding", i, got[i].Key)
+	for _, ver := range []uint16{1, 2} {
+		data, err := encodeOld(m, ver)
+		if err != nil {
+			t.Fatal(err)
 		}
-		got[i].Key, want[i].Key = "", ""
-		if got[i].ID != want[i].ID || got[i].Prompt != want[i].Prompt || !slices.Equal(got[i].Embedding, want[i].Embedding) {
-			t.Errorf("trajectory %d: %+v, want %+v", i, got[i], want[i])
+		old, err := Decode(data)
+		if err != nil {
+			t.Fatalf("version %d: %v", ver, err)
 		}
-	}
-	if old.Growth() != m.Growth() {
-		t.Errorf("growth %v, want %v", old.Growth(), m.Growth())
+		want := m.Trajectories()
+		got := old.Trajectories()
+		if len(got) != len(want) {
+			t.Fatalf("version %d: %d trajectories, want %d", ver, len(got), len(want))
+		}
+		for i := range got {
+			if ver == 1 && got[i].Key != "" {
+				t.Errorf("trajectory %d: key %q from a version 1 encoding", i, got[i].Key)
+			}
+			if ver == 2 && got[i].Key != want[i].Key {
+				t.Errorf("trajectory %d: key %q from a version 2 encoding, want %q", i, got[i].Key, want[i].Key)
+			}
+			if got[i].Context != Uncontexted() {
+				t.Errorf("version %d, trajectory %d: context %+v, want Uncontexted", ver, i, got[i].Context)
+			}
+			if got[i].ID != want[i].ID || got[i].Prompt != want[i].Prompt || !slices.Equal(got[i].Embedding, want[i].Embedding) {
+				t.Errorf("version %d, trajectory %d: %+v, want %+v", ver, i, got[i], want[i])
+			}
+		}
+		if old.Growth() != m.Growth() {
+			t.Errorf("version %d: growth %v, want %v", ver, old.Growth(), m.Growth())
+		}
 	}
 }
 

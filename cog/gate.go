@@ -15,15 +15,25 @@ const MinGate = 1e-9
 // say how close a query is and drive the manifold's growth — but a tier
 // is not a licence to answer: an answer is served only for the same
 // request (the exact check, SameRequest), stored under an accepted key
-// (the caller's live state, see Manifold.Find), in the RETRIEVE tier, and
-// with the plain distance under Tau.
+// (the caller's live state, see Manifold.FindIn), and asked in the same
+// conversation context (Context.ID) or portable (its answer does not
+// depend on the conversation it was given in). Then any wording the exact
+// check calls the same request is served: the query embedding reads the
+// message without its conversation, so its distance measures the wording
+// alone, and the exact check has already decided that the wording does
+// not change the request. A gate from before calibration (Calibrated
+// false) serves word-for-word repeats only.
 type Gate struct {
-	// Tau is the threshold on the plain distance (PlainDistance: the
-	// angular distance with M = I, the space Tau was calibrated in, so
-	// that the manifold's growth cannot move it). At least MinGate.
+	// Tau is the threshold the calibration placed on the plain distance
+	// (PlainDistance: the angular distance with M = I) between the widest
+	// true repeats and the closest different prompts. A calibrated gate
+	// reports it but does not need it: the exact check and the context
+	// decide. An uncalibrated one is MinGate, the distance of a word-for-
+	// word repeat.
 	Tau float64
 	// Calibrated is false for a profile made before the gate existed:
-	// Tau is then MinGate, and only word-for-word repeats are served.
+	// only word-for-word repeats are served then (in the RETRIEVE tier and
+	// under Tau = MinGate), until the profile is calibrated again.
 	Calibrated bool
 }
 
@@ -36,8 +46,8 @@ type Reason int
 
 // The reasons Decide gives, most decisive first.
 const (
-	// Served: the same request, under the same live state, in the
-	// RETRIEVE tier and under the gate.
+	// Served: the same request, under the same live state, asked in the
+	// same context (Decision.InContext) or portable.
 	Served Reason = iota
 	// Empty: nothing is stored yet.
 	Empty
@@ -49,11 +59,15 @@ const (
 	// reply length).
 	OtherState
 	// Farther: the same request, but its embedding is outside the
-	// RETRIEVE tier.
+	// RETRIEVE tier (an uncalibrated gate only).
 	Farther
 	// OverGate: the same request in the RETRIEVE tier, but the plain
-	// distance is not under the calibrated threshold.
+	// distance is not under the threshold (an uncalibrated gate only).
 	OverGate
+	// OtherContext: the same request was answered under the same live
+	// state, but in another conversation context, and that answer is not
+	// portable: its meaning may be its conversation's.
+	OtherContext
 )
 
 // String is a short name for logs and JSON.
@@ -71,6 +85,8 @@ func (r Reason) String() string {
 		return "farther"
 	case OverGate:
 		return "over-gate"
+	case OtherContext:
+		return "other-context"
 	}
 	return fmt.Sprintf("reason(%d)", int(r))
 }
@@ -81,35 +97,67 @@ type Decision struct {
 	Serve  bool
 	Reason Reason
 	// Candidate is the trajectory the decision is about: the served one,
-	// the same request under another state, or the nearest other request.
+	// the same request in another context or under another state, or the
+	// nearest other request.
 	Candidate Match
 	// Plain is the candidate's plain distance (PlainDistance) when it is
 	// the same request; −1 otherwise.
 	Plain float64
+	// InContext: the candidate was asked in the query's context (else it
+	// is portable, or another context's).
+	InContext bool
 }
 
-// Decide applies the gate to a Find result for the query q. It serves
-// only Lookup.Same, so a different request is never served however close
-// it lies.
+// Decide applies the gate to a FindIn result for the query q. It serves
+// only Lookup.SameContext and Lookup.SamePortable, so a different request
+// is never served however close it lies, and an answer given in another
+// conversation only when it is portable.
 func (g Gate) Decide(q []float64, l Lookup) Decision {
-	switch {
-	case !l.Nearest.Found:
+	if !l.Nearest.Found {
 		return Decision{Reason: Empty, Plain: -1}
-	case l.Same.Found:
-		d := Decision{Candidate: l.Same, Plain: PlainDistance(q, l.Same.Trajectory.Embedding)}
-		switch {
-		case l.Same.Tier != Retrieve:
-			d.Reason = Farther
-		case !(d.Plain < max(g.Tau, MinGate)):
-			d.Reason = OverGate
-		default:
-			d.Serve, d.Reason = true, Served
+	}
+	var refused []Decision
+	for _, c := range []struct {
+		m  Match
+		in bool
+	}{{l.SameContext, true}, {l.SamePortable, false}} {
+		if !c.m.Found {
+			continue
 		}
-		return d
+		d := g.judge(q, c.m)
+		d.InContext = c.in
+		if d.Serve {
+			return d
+		}
+		refused = append(refused, d)
+	}
+	switch {
+	case len(refused) > 0:
+		return refused[0]
+	case l.Same.Found:
+		return Decision{Reason: OtherContext, Candidate: l.Same, Plain: PlainDistance(q, l.Same.Trajectory.Embedding)}
 	case l.SameAnyKey.Found:
 		return Decision{Reason: OtherState, Candidate: l.SameAnyKey, Plain: PlainDistance(q, l.SameAnyKey.Trajectory.Embedding)}
 	}
 	return Decision{Reason: OtherRequest, Candidate: l.Nearest, Plain: -1}
+}
+
+// judge decides one same-request candidate that may be served here: a
+// calibrated gate serves it in any wording; an uncalibrated one only in
+// the RETRIEVE tier and under Tau (word for word).
+func (g Gate) judge(q []float64, c Match) Decision {
+	d := Decision{Candidate: c, Plain: PlainDistance(q, c.Trajectory.Embedding)}
+	switch {
+	case g.Calibrated:
+		d.Serve, d.Reason = true, Served
+	case c.Tier != Retrieve:
+		d.Reason = Farther
+	case !(d.Plain < max(g.Tau, MinGate)):
+		d.Reason = OverGate
+	default:
+		d.Serve, d.Reason = true, Served
+	}
+	return d
 }
 
 // PlainDistance is 1 − cos(a, b): the manifold's distance with M = I, in

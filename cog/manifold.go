@@ -35,6 +35,9 @@ type Trajectory struct {
 	// Key names the live state the answer was given under (the caller's
 	// opaque string: see Find); "" for none.
 	Key string
+	// Context is where in a conversation the prompt was asked (see
+	// Context and FindIn).
+	Context Context
 	// Tier is the tier the turn was recorded with.
 	Tier Tier
 	// Time is when it was recorded.
@@ -48,6 +51,31 @@ type Trajectory struct {
 	// LastUsed is the time of the last use, or Time if never used.
 	LastUsed time.Time
 }
+
+// Context is where in a conversation a prompt was asked, as far as the
+// memory needs to know (docs/geometry.md, "When an answer is served from
+// memory"). A conversation gives a message its meaning ("now add 5 to
+// that"), and the query embedding is read without it, so it cannot tell
+// two conversations apart: the caller fingerprints the conversation
+// instead.
+type Context struct {
+	// ID fingerprints the conversation before the prompt (the caller's
+	// opaque string). A stored answer asked again in the same context is
+	// the same prompt to the model but for the wording of the request.
+	// "" is no known context and equals none, not even another "".
+	ID string
+	// Portable says that the answer does not depend on the conversation
+	// it was given in (the caller's judgement: in chat, a message that
+	// opened its conversation), so that it may be served in any context;
+	// one that is not is served only in its own (Gate.Decide).
+	Portable bool
+}
+
+// Uncontexted is the context of a trajectory recorded without one (Record,
+// RecordKey, Replace, and every trajectory of an encoding before version
+// 3): portable, in no known context — served in any context, as every
+// answer was before contexts were recorded.
+func Uncontexted() Context { return Context{Portable: true} }
 
 // Match is the answer to a Query.
 type Match struct {
@@ -85,6 +113,7 @@ type entry struct {
 	id             uint64
 	prompt, answer string
 	key            string
+	ctx            Context
 	norm           string // Normalize(prompt), cached for Find
 	tier           Tier
 	time, lastUsed time.Time
@@ -243,14 +272,15 @@ type best struct {
 }
 
 // scanResult holds the nearest trajectories Find reports.
-type scanResult struct{ nearest, near, same, sameAny best }
+type scanResult struct{ nearest, near, same, sameCtx, samePortable, sameAny best }
 
-// scan is nearest with the filtered candidates of Find in the same pass.
-// q must be validated; norm is Normalize of the query's prompt. Keys are
-// asked about once each per scan (a store holds few distinct keys).
-func (m *Manifold) scan(q []float64, norm string, accept func(string) bool) scanResult {
+// scan is nearest with the filtered candidates of FindIn in the same
+// pass. q must be validated; norm is Normalize of the query's prompt and
+// ctx the context it is asked in. Keys are asked about once each per scan
+// (a store holds few distinct keys).
+func (m *Manifold) scan(q []float64, norm, ctx string, accept func(string) bool) scanResult {
 	none := best{slot: -1, dist: 1, sim: math.Inf(-1)}
-	r := scanResult{none, none, none, none}
+	r := scanResult{none, none, none, none, none, none}
 	n := len(m.entries)
 	if n == 0 {
 		return r
@@ -279,16 +309,27 @@ func (m *Manifold) scan(q []float64, norm string, accept func(string) bool) scan
 		if same && s > r.sameAny.sim {
 			r.sameAny = best{slot: i, sim: s}
 		}
-		if (s > r.near.sim || (same && s > r.same.sim)) && ok(e.key) {
-			if s > r.near.sim {
+		// An answer given in another conversation is not shown here at
+		// all unless it is portable: its meaning is that conversation's.
+		inCtx := ctx != "" && e.ctx.ID == ctx
+		nearer := s > r.near.sim && (e.ctx.Portable || inCtx)
+		sameNearer := same && (s > r.same.sim || (inCtx && s > r.sameCtx.sim) || (e.ctx.Portable && s > r.samePortable.sim))
+		if (nearer || sameNearer) && ok(e.key) {
+			if nearer {
 				r.near = best{slot: i, sim: s}
 			}
 			if same && s > r.same.sim {
 				r.same = best{slot: i, sim: s}
 			}
+			if same && inCtx && s > r.sameCtx.sim {
+				r.sameCtx = best{slot: i, sim: s}
+			}
+			if same && e.ctx.Portable && s > r.samePortable.sim {
+				r.samePortable = best{slot: i, sim: s}
+			}
 		}
 	}
-	for _, b := range []*best{&r.nearest, &r.near, &r.same, &r.sameAny} {
+	for _, b := range []*best{&r.nearest, &r.near, &r.same, &r.sameCtx, &r.samePortable, &r.sameAny} {
 		switch {
 		case b.slot < 0:
 		case !(qq > 0):
@@ -311,6 +352,7 @@ func (m *Manifold) trajectory(i int) Trajectory {
 		Prompt:    e.prompt,
 		Answer:    e.answer,
 		Key:       e.key,
+		Context:   e.ctx,
 		Tier:      e.tier,
 		Time:      e.time,
 		Cluster:   e.cluster,
@@ -324,20 +366,26 @@ func (m *Manifold) Record(q []float64, prompt, answer string, tier Tier, now tim
 	return m.RecordKey(q, prompt, answer, "", tier, now)
 }
 
-// RecordKey stores a new trajectory for the query q answered at time now
-// under key (see Find) and, when tier is EXPAND or EXPLORE, stretches M
-// along q (see Tier.UpdatesMetric; AUGMENT and RETRIEVE store without
-// learning). The tier is the caller's — normally Query's — and decides the
-// cluster: EXPLORE opens a new one, any other tier joins the nearest
-// stored trajectory's cluster (or opens one when the store is empty).
+// RecordKey is RecordIn with no context (Uncontexted).
+func (m *Manifold) RecordKey(q []float64, prompt, answer, key string, tier Tier, now time.Time) (Trajectory, error) {
+	return m.RecordIn(q, prompt, answer, key, Uncontexted(), tier, now)
+}
+
+// RecordIn stores a new trajectory for the query q answered at time now
+// under key (see FindIn) in context where, and, when tier is EXPAND or
+// EXPLORE, stretches M along q (see Tier.UpdatesMetric; AUGMENT and
+// RETRIEVE store without learning). The tier is the caller's — normally
+// Query's — and decides the cluster: EXPLORE opens a new one, any other
+// tier joins the nearest stored trajectory's cluster (or opens one when
+// the store is empty).
 //
 // A RETRIEVE record is a regeneration of a stored answer: if a stored
 // trajectory of the same request (SameRequest prompts) under the same key
-// is RETRIEVE-close (d < RetrieveBelow), the nearest such one is replaced,
-// keeping its cluster and Uses, so that the next repeat of the query
-// serves the regenerated answer rather than tying with the old one. A
-// different request, however close, is never replaced: it keeps its own
-// answer.
+// and in the same context (equal Context) is RETRIEVE-close
+// (d < RetrieveBelow), the nearest such one is replaced, keeping its
+// cluster and Uses, so that the next repeat of the query serves the
+// regenerated answer rather than tying with the old one. A different
+// request, however close, is never replaced: it keeps its own answer.
 //
 // Otherwise, when the store is full, one trajectory is evicted first: the
 // one with the fewest Uses, ties broken by the oldest LastUsed and then
@@ -345,9 +393,9 @@ func (m *Manifold) Record(q []float64, prompt, answer string, tier Tier, now tim
 // be averaged into one, and a merged embedding would no longer be any real
 // query.
 //
-// RecordKey returns a copy of what was stored. Errors (nothing is
+// RecordIn returns a copy of what was stored. Errors (nothing is
 // changed): wrong length or non-finite q, invalid tier.
-func (m *Manifold) RecordKey(q []float64, prompt, answer, key string, tier Tier, now time.Time) (Trajectory, error) {
+func (m *Manifold) RecordIn(q []float64, prompt, answer, key string, where Context, tier Tier, now time.Time) (Trajectory, error) {
 	if err := m.ready(); err != nil {
 		return Trajectory{}, err
 	}
@@ -358,9 +406,14 @@ func (m *Manifold) RecordKey(q []float64, prompt, answer, key string, tier Tier,
 		return Trajectory{}, fmt.Errorf("cog: record: invalid tier %v", tier)
 	}
 	norm := Normalize(prompt)
-	sameKey := func(k string) bool { return k == key }
-	sc := m.scan(q, norm, sameKey)
-	near := sc.nearest.slot
+	near, _ := m.nearest(q)
+	// The regeneration's candidate: the nearest same request under key
+	// whose context is where's (scan's same-context candidate needs a
+	// known context ID; this one is plain equality, "" included).
+	same, sameDist := -1, 1.0
+	if tier == Retrieve {
+		same, sameDist = m.sameIn(q, norm, key, where)
+	}
 	if tier.UpdatesMetric() {
 		ch, err := m.metric.Update(q, m.eta)
 		if err != nil {
@@ -370,7 +423,7 @@ func (m *Manifold) RecordKey(q []float64, prompt, answer, key string, tier Tier,
 		}
 		m.follow(ch)
 	}
-	e := entry{id: m.nextID, prompt: prompt, answer: answer, key: key, norm: norm, tier: tier, time: now, lastUsed: now}
+	e := entry{id: m.nextID, prompt: prompt, answer: answer, key: key, ctx: where, norm: norm, tier: tier, time: now, lastUsed: now}
 	switch {
 	case tier == Explore || near < 0:
 		e.cluster = m.nextCluster
@@ -378,8 +431,8 @@ func (m *Manifold) RecordKey(q []float64, prompt, answer, key string, tier Tier,
 	default:
 		e.cluster = m.entries[near].cluster
 	}
-	switch same := sc.same.slot; {
-	case tier == Retrieve && same >= 0 && sc.same.dist < RetrieveBelow:
+	switch {
+	case same >= 0 && sameDist < RetrieveBelow:
 		e.cluster = m.entries[same].cluster
 		e.uses = m.entries[same].uses
 		m.remove(same)
@@ -391,14 +444,48 @@ func (m *Manifold) RecordKey(q []float64, prompt, answer, key string, tier Tier,
 	return m.trajectory(len(m.entries) - 1), nil
 }
 
-// Replace stores a regenerated answer in place of trajectory id: the new
-// trajectory (a fresh ID, tier RETRIEVE, the given prompt, answer and key,
-// embedding q) keeps the old one's cluster and Uses; M does not change. A
-// caller uses it when it knows which stored answer the new one
-// supersedes — the one it served, under the same live state — where
-// RecordKey's RETRIEVE rule would need the keys to be equal. Errors
-// (nothing is changed): no trajectory id, wrong length or non-finite q.
+// sameIn returns the slot of the nearest trajectory of the request norm
+// under key in context where, and its distance (−1 and 1 for none). q
+// must be validated.
+func (m *Manifold) sameIn(q []float64, norm, key string, where Context) (int, float64) {
+	k := m.metric.k
+	p := make([]float64, k)
+	m.metric.mulVec(p, q)
+	qq := dot(q, p)
+	slot, sim := -1, math.Inf(-1)
+	for i := range m.entries {
+		e := &m.entries[i]
+		if e.norm != norm || e.key != key || e.ctx != where {
+			continue
+		}
+		if s := dot(p, m.emb[i*k:(i+1)*k]) * m.inv[i]; s > sim {
+			slot, sim = i, s
+		}
+	}
+	switch {
+	case slot < 0:
+		return -1, 1
+	case !(qq > 0):
+		return slot, 1
+	}
+	return slot, clampDist(1 - sim/math.Sqrt(qq))
+}
+
+// Replace is ReplaceIn with no context (Uncontexted).
 func (m *Manifold) Replace(id uint64, q []float64, prompt, answer, key string, now time.Time) (Trajectory, error) {
+	return m.ReplaceIn(id, q, prompt, answer, key, Uncontexted(), now)
+}
+
+// ReplaceIn stores a regenerated answer in place of trajectory id: the
+// new trajectory (a fresh ID, tier RETRIEVE, the given prompt, answer, key
+// and context, embedding q) keeps the old one's cluster and Uses; M does
+// not change. A caller uses it when it knows which stored answer the new
+// one supersedes — the one it served, under the same live state — where
+// RecordIn's RETRIEVE rule would need the keys and contexts to be equal.
+// The new answer was made in where, so it carries where's context, not
+// the old one's. Errors (nothing is changed): no trajectory id, wrong
+// length or non-finite q.
+func (m *Manifold) ReplaceIn(id uint64, q []float64, prompt, answer, key string, where Context, now time.Time) (Trajectory, error) {
 	if err := m.ready(); err != nil {
 		return Trajectory{}, err
 	}
@@ -410,7 +497,7 @@ func (m *Manifold) Replace(id uint64, q []float64, prompt, answer, key string, n
 		return Trajectory{}, fmt.Errorf("cog: replace: no trajectory %d", id)
 	}
 	old := m.entries[i]
-	e := entry{id: m.nextID, prompt: prompt, answer: answer, key: key, norm: Normalize(prompt), tier: Retrieve,
+	e := entry{id: m.nextID, prompt: prompt, answer: answer, key: key, ctx: where, norm: Normalize(prompt), tier: Retrieve,
 		time: now, lastUsed: now, cluster: old.cluster, uses: old.uses}
 	m.remove(i)
 	m.add(e, q)
@@ -418,29 +505,46 @@ func (m *Manifold) Replace(id uint64, q []float64, prompt, answer, key string, n
 	return m.trajectory(len(m.entries) - 1), nil
 }
 
-// Lookup is the answer to Find: three nearest stored trajectories, each
-// a Match (Found false when there is none).
+// Lookup is the answer to FindIn: the nearest stored trajectories of the
+// kinds a precise memory needs, each a Match (Found false when there is
+// none).
 type Lookup struct {
-	// Nearest is the nearest of all, whatever its key or request: its
-	// distance is the query's tier, which drives the manifold's growth.
+	// Nearest is the nearest of all, whatever its key, context or
+	// request: its distance is the query's tier, which drives the
+	// manifold's growth.
 	Nearest Match
-	// Near is the nearest whose key was accepted (the answer an AUGMENT
-	// may show the model).
+	// Near is the nearest whose key was accepted and that may be used in
+	// the query's context — portable, or asked in that context — (the
+	// answer an AUGMENT may show the model).
 	Near Match
 	// Same is the nearest whose key was accepted and whose prompt is the
-	// same request (SameRequest): the only answer that may be served.
+	// same request (SameRequest), in whatever context.
 	Same Match
+	// SameContext is the nearest of those asked in the query's context
+	// (equal, known Context.ID), and SamePortable the nearest of those
+	// whose answer is portable: the answers that may be served here
+	// (Gate.Decide).
+	SameContext  Match
+	SamePortable Match
 	// SameAnyKey is the nearest of the same request whatever its key, so
 	// that a caller can say "answered before, under another state".
 	SameAnyKey Match
 }
 
-// Find looks q up for a message prompt under the keys accept takes (nil
-// accepts every key). It is Query with the candidates a precise memory
-// needs: the geometry's nearest trajectory, and the nearest ones that are
-// the same request and were answered under an accepted key. Each Match's
-// Tier is TierOf its own distance. Errors: wrong length or non-finite q.
+// Find is FindIn in no known context: only portable answers can be
+// served, as the gate allows.
 func (m *Manifold) Find(q []float64, prompt string, accept func(key string) bool) (Lookup, error) {
+	return m.FindIn(q, prompt, "", accept)
+}
+
+// FindIn looks q up for a message prompt asked in context ctx (a
+// Context.ID; "" for none known) under the keys accept takes (nil accepts
+// every key). It is Query with the candidates a precise memory needs: the
+// geometry's nearest trajectory, and the nearest ones that are the same
+// request and were answered under an accepted key — in this context, and
+// portable. Each Match's Tier is TierOf its own distance. Errors: wrong
+// length or non-finite q.
+func (m *Manifold) FindIn(q []float64, prompt, ctx string, accept func(key string) bool) (Lookup, error) {
 	if err := m.ready(); err != nil {
 		return Lookup{}, err
 	}
@@ -450,14 +554,15 @@ func (m *Manifold) Find(q []float64, prompt string, accept func(key string) bool
 	if accept == nil {
 		accept = func(string) bool { return true }
 	}
-	sc := m.scan(q, Normalize(prompt), accept)
+	sc := m.scan(q, Normalize(prompt), ctx, accept)
 	match := func(b best) Match {
 		if b.slot < 0 {
 			return Match{Distance: 1, Tier: Explore}
 		}
 		return Match{Found: true, Trajectory: m.trajectory(b.slot), Distance: b.dist, Tier: TierOf(b.dist)}
 	}
-	return Lookup{Nearest: match(sc.nearest), Near: match(sc.near), Same: match(sc.same), SameAnyKey: match(sc.sameAny)}, nil
+	return Lookup{Nearest: match(sc.nearest), Near: match(sc.near), Same: match(sc.same), SameContext: match(sc.sameCtx),
+		SamePortable: match(sc.samePortable), SameAnyKey: match(sc.sameAny)}, nil
 }
 
 // Touch counts one use of trajectory id (a RETRIEVE served its answer) at

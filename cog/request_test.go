@@ -120,17 +120,25 @@ func TestFindAndGate(t *testing.T) {
 	if d := g.Decide(moses, l); d.Serve || d.Reason != OtherState || l.Near.Found {
 		t.Fatalf("other-state decision %+v (lookup %+v)", d, l)
 	}
-	// Over the gate: a same-request variant whose plain distance is over τ.
+	// A calibrated gate serves the same request in any wording, however
+	// far the wording moves its embedding; a gate without calibration
+	// (here with τ = 0.01) only inside the RETRIEVE tier and under τ.
 	far := []float64{1, 0.2, 0} // d ≈ 0.0194: RETRIEVE tier, over τ = 0.01
+	farther := []float64{1, 1, 0}
+	old := Gate{Tau: 0.01}
 	l, _ = m.Find(far, "AND MOSES SAID", greedy)
-	if d := g.Decide(far, l); d.Serve || d.Reason != OverGate || !(d.Plain > 0.01) {
+	if d := old.Decide(far, l); d.Serve || d.Reason != OverGate || !(d.Plain > 0.01) {
 		t.Fatalf("over-gate decision %+v", d)
 	}
-	// Outside the RETRIEVE tier.
-	farther := []float64{1, 1, 0}
+	if d := g.Decide(far, l); !d.Serve || d.Reason != Served {
+		t.Fatalf("calibrated gate, a variant in RETRIEVE: %+v", d)
+	}
 	l, _ = m.Find(farther, "And Moses said", greedy)
-	if d := g.Decide(farther, l); d.Serve || d.Reason != Farther {
+	if d := old.Decide(farther, l); d.Serve || d.Reason != Farther {
 		t.Fatalf("farther decision %+v", d)
+	}
+	if d := g.Decide(farther, l); !d.Serve || d.Reason != Served || d.Plain < 0.29 {
+		t.Fatalf("calibrated gate, a variant far away: %+v", d)
 	}
 	// An uncalibrated gate serves word-for-word repeats only.
 	l, _ = m.Find(moses, "And Moses said", greedy)

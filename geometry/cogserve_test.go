@@ -271,13 +271,18 @@ func TestEvaluateCOG(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range rep.Rows {
-		t.Logf("%-9s %-11s n %3d served %3d wrong %d | seed served %3d wrong %3d | hist %v", r.Group, r.Kind, r.N, r.Served, r.Wrong, r.SeedServed, r.SeedWrong, r.Hist)
+		t.Logf("%-9s %-11s n %3d served %3d wrong %d | τ rule %3d wrong %d | seed %3d wrong %3d | mid-conversation %3d, elsewhere %d | hist %v", r.Group, r.Kind, r.N,
+			r.Served, r.Wrong, r.TauServed, r.TauWrong, r.SeedServed, r.SeedWrong, r.MidSame, r.MidOther, r.Hist)
 	}
-	if rep.WrongNearMiss != 0 || rep.Precision != 1 {
-		t.Errorf("%d near-misses served a wrong answer; precision %.3f", rep.WrongNearMiss, rep.Precision)
+	if rep.WrongNearMiss != 0 || rep.Precision != 1 || rep.TauWrongNearMiss != 0 || rep.TauPrecision != 1 {
+		t.Errorf("%d (τ rule %d) near-misses served a wrong answer; precision %.3f (%.3f)", rep.WrongNearMiss, rep.TauWrongNearMiss, rep.Precision, rep.TauPrecision)
 	}
-	if rep.RecallExact < 0.99 {
-		t.Errorf("%.1f%% of word-for-word repeats served, want ≥ 99%%", 100*rep.RecallExact)
+	// Every wording of a stored request is served (the τ rule served every
+	// word-for-word repeat, and some variants); an answer given in the
+	// middle of a conversation at the same point of it, never elsewhere.
+	if rep.Recall != 1 || rep.TauRecallExact < 0.99 || rep.TauRecall > rep.Recall || rep.MidSameRecall != 1 || rep.MidOtherServed != 0 {
+		t.Errorf("recall %.1f%%, τ rule %.1f%% (word for word %.1f%%); mid-conversation answers: recall %.1f%% at the same point, %d served elsewhere",
+			100*rep.Recall, 100*rep.TauRecall, 100*rep.TauRecallExact, 100*rep.MidSameRecall, rep.MidOtherServed)
 	}
 	if rep.SeedWrongNearMiss == 0 {
 		t.Errorf("the seed's rule served no near-miss: the set does not test what it should")

@@ -33,12 +33,18 @@ type COGTurn struct {
 	Nearest   string  `json:"nearest,omitempty"` // the nearest trajectory's prompt
 	Retrieved bool    `json:"retrieved"`         // the answer was served from memory
 	// Decision names the reason: "served", "empty", "other-request",
-	// "other-state", "farther", "over-gate" (cog.Reason), "memory-off" or
-	// "regenerated"; Why says it in words for the Manifold pane.
+	// "other-state", "farther", "over-gate", "other-context" (cog.Reason),
+	// "memory-off" or "regenerated"; Why says it in words for the
+	// Manifold pane.
 	Decision string `json:"decision"`
 	Why      string `json:"why"`
-	// Gate is the gate distance of the same request asked before (−1
-	// when there was none) and Tau the threshold it is compared with.
+	// SameContext: the answer served was given to the same request at
+	// the same point of the same conversation (else it is portable).
+	SameContext bool `json:"same_context,omitempty"`
+	// Gate is the plain distance of the same request asked before (−1
+	// when there was none) and Tau the profile's threshold: a calibrated
+	// gate serves the same request in any wording, whatever Gate is; one
+	// from before calibration only word for word (Gate under Tau).
 	Gate         float64 `json:"gate"`
 	Tau          float64 `json:"tau"`
 	Growth       float64 `json:"growth"` // ‖M − I‖_F
@@ -173,7 +179,7 @@ func (s *Session) cogTurn(m *memTurn, retrieved bool) *COGTurn {
 		near = m.dec.Candidate
 	}
 	t := &COGTurn{Tier: near.Tier.String(), Distance: near.Distance, Retrieved: retrieved,
-		Decision: m.decision, Why: m.why, Gate: m.dec.Plain, Tau: m.gate.Tau,
+		Decision: m.decision, Why: m.why, SameContext: retrieved && m.dec.InContext, Gate: m.dec.Plain, Tau: m.gate.Tau,
 		Growth: s.cog.Growth(), Trajectories: s.cog.Len()}
 	if near.Found {
 		t.Nearest = near.Trajectory.Prompt
@@ -198,7 +204,7 @@ func (s *Session) serveRetrieved(input string, m *memTurn, start time.Time, emit
 		return Turn{}, err
 	}
 	s.served = append(s.served, ServedAnswer{Prompt: input, Answer: ans, Stored: c.Trajectory.Prompt,
-		Trajectory: c.Trajectory.ID, Distance: c.Distance, Gate: m.dec.Plain, Tau: m.gate.Tau, Time: now.UTC()})
+		Trajectory: c.Trajectory.ID, Distance: c.Distance, Gate: m.dec.Plain, Tau: m.gate.Tau, SameContext: m.dec.InContext, Time: now.UTC()})
 	t := Turn{Text: ans, Stop: "retrieved", COG: s.cogTurn(m, true)}
 	t.ContextUsed, _ = s.ContextUsed()
 	return t, nil

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -11,15 +12,17 @@ import (
 	"time"
 
 	"github.com/isagi-lab/isagi/cog"
+	"github.com/isagi-lab/isagi/engine/conversation"
 	"github.com/isagi-lab/isagi/miku"
 )
 
 // When the living manifold serves a stored answer (docs/geometry.md, "When
 // an answer is served from memory"): the tiers are the geometry, and the
 // gate decides. An answer is served only for the same request (the exact
-// check, cog.SameRequest), stored under the same live state (memState),
-// in the RETRIEVE tier and under the profile's calibrated threshold; with
-// "memory" off, never.
+// check, cog.SameRequest, in any wording it allows), stored under the same
+// live state (memState), and asked at the same point of the same
+// conversation or portable (memContext: in chat an answer that opened its
+// conversation, in completion mode any); with "memory" off, never.
 
 // memState is the live state an answer depends on beyond the message
 // itself: the part of a stored answer's key that must equal the session's
@@ -214,10 +217,48 @@ func stateDiff(key string, st memState, n int) string {
 	return strings.Join(out, ", ")
 }
 
+// memContext is where in its conversation the next message is asked
+// (cog.Context): the conversation so far, fingerprinted — the user's
+// messages as the exact check reads them (cog.Normalize: a conversation
+// worded otherwise is the same one), the replies as they are, the system
+// prompt left out (it is in the live state). The query embedding reads a
+// message without its conversation, so this is what tells "now add 5 to
+// that" after 3 + 4 from the same message after 10 + 2.
+//
+// In chat, an answer is portable — served in any context — only when its
+// message opened the conversation: it was made from the message alone,
+// and no other conversation's content is in it. One given later is served
+// only at the same point of the same conversation. In completion mode
+// every answer stays portable, as every answer was before contexts were
+// recorded: an input is text to continue, served its continuation
+// wherever it is typed again (docs/geometry.md says what that costs).
+func (s *Session) memContext() cog.Context {
+	h := sha256.New()
+	turns := 0
+	for _, m := range s.conv.Transcript() {
+		content := m.Content
+		switch m.Role {
+		case "system":
+			continue
+		case "user", conversation.RolePrompt:
+			content = cog.Normalize(content)
+		}
+		turns++
+		for _, part := range []string{m.Role, content} {
+			var n [8]byte
+			binary.LittleEndian.PutUint64(n[:], uint64(len(part)))
+			h.Write(n[:])
+			h.Write([]byte(part))
+		}
+	}
+	return cog.Context{ID: "conv:" + hex.EncodeToString(h.Sum(nil))[:16], Portable: turns == 0 || !s.conv.Chat()}
+}
+
 // memTurn is one turn's use of the manifold: the lookup, the decision and
 // what it says.
 type memTurn struct {
 	q     []float64
+	where cog.Context
 	look  cog.Lookup
 	dec   cog.Decision
 	gate  cog.Gate
@@ -237,7 +278,14 @@ func (s *Session) decide(m *memTurn, force bool) {
 	c := m.dec.Candidate
 	switch m.dec.Reason {
 	case cog.Served:
-		m.why = fmt.Sprintf("same request as a stored one, same live state; d %.4f (RETRIEVE), gate %.4f < τ %.4f", c.Distance, m.dec.Plain, m.gate.Tau)
+		switch {
+		case !m.gate.Calibrated:
+			m.why = fmt.Sprintf("same request as a stored one, same live state, word for word; d %.4f (RETRIEVE), gate %.4f < τ %.4f", c.Distance, m.dec.Plain, m.gate.Tau)
+		case m.dec.InContext:
+			m.why = fmt.Sprintf("same request as one asked at this point of the same conversation, same live state (any wording is served; d %.4f)", c.Distance)
+		default:
+			m.why = fmt.Sprintf("same request as a stored one, same live state, and its answer stands in any conversation (any wording is served; d %.4f)", c.Distance)
+		}
 	case cog.Empty:
 		m.why = "nothing stored yet"
 	case cog.OtherRequest:
@@ -252,9 +300,11 @@ func (s *Session) decide(m *memTurn, force bool) {
 		m.why = fmt.Sprintf("asked before, but worded so differently that it lies at d %.4f (outside RETRIEVE)", c.Distance)
 	case cog.OverGate:
 		m.why = fmt.Sprintf("asked before, but the gate distance %.4f is not under τ %.4f", m.dec.Plain, m.gate.Tau)
-		if !m.gate.Calibrated {
-			m.why += " (the profile has no calibrated gate: only word-for-word repeats are served)"
-		}
+	case cog.OtherContext:
+		m.why = "asked before at another point of a conversation, and its answer may depend on what came before it: only an answer that opened its conversation is served elsewhere"
+	}
+	if (m.dec.Reason == cog.Farther || m.dec.Reason == cog.OverGate) && !m.gate.Calibrated {
+		m.why += " (the profile has no calibrated gate: only word-for-word repeats are served)"
 	}
 	switch {
 	case force:
@@ -285,13 +335,13 @@ func (s *Session) record(m *memTurn, input, answer, length string, now time.Time
 	key := memKey(m.state, length)
 	var err error
 	if m.gateServed {
-		_, err = s.cog.Replace(m.look.Same.Trajectory.ID, m.q, input, answer, key, now)
+		_, err = s.cog.ReplaceIn(m.dec.Candidate.Trajectory.ID, m.q, input, answer, key, m.where, now)
 	} else {
 		tier := m.look.Nearest.Tier
 		if tier == cog.Retrieve {
 			tier = cog.Augment
 		}
-		_, err = s.cog.RecordKey(m.q, input, answer, key, tier, now)
+		_, err = s.cog.RecordIn(m.q, input, answer, key, m.where, tier, now)
 	}
 	if err != nil {
 		return fmt.Errorf("session: storing the answer in the manifold: %w", err)
@@ -310,12 +360,16 @@ type ServedAnswer struct {
 	// Trajectory its id in the manifold.
 	Stored     string `json:"stored"`
 	Trajectory uint64 `json:"trajectory"`
-	// Distance is the manifold distance, Gate the gate distance and Tau
-	// the threshold it was under.
-	Distance float64   `json:"distance"`
-	Gate     float64   `json:"gate"`
-	Tau      float64   `json:"tau"`
-	Time     time.Time `json:"time"`
+	// Distance is the manifold distance, Gate the plain distance and Tau
+	// the profile's threshold (only a profile without a calibrated gate
+	// needs Gate under Tau: word for word); SameContext says the stored
+	// request was asked at the same point of the same conversation (else
+	// its answer is portable).
+	Distance    float64   `json:"distance"`
+	Gate        float64   `json:"gate"`
+	Tau         float64   `json:"tau"`
+	SameContext bool      `json:"same_context,omitempty"`
+	Time        time.Time `json:"time"`
 }
 
 // sectionCOGServed is the .miku section listing the answers served from
@@ -369,10 +423,30 @@ func (s *Session) lookup(ctx context.Context, input string) (m memTurn, ok bool,
 	if m.q, err = s.embed.Embed(ctx, input); err != nil {
 		return memTurn{}, false, fmt.Errorf("session: embedding the query: %w", err)
 	}
-	m.state = s.memState()
-	if m.look, err = s.cog.Find(m.q, input, accepts(m.state, s.set.MaxTokens)); err != nil {
+	m.state, m.where = s.memState(), s.memContext()
+	if m.look, err = s.cog.FindIn(m.q, input, m.where.ID, accepts(m.state, s.set.MaxTokens)); err != nil {
 		return memTurn{}, false, fmt.Errorf("session: looking the query up: %w", err)
 	}
 	m.gate = s.geo.Profile().MemoryGate()
 	return m, true, nil
+}
+
+// AugmentedPrompt is the prompt Send feeds for message as the first turn
+// of a new conversation — after the system prompt, if one is set — with
+// shown as the AUGMENT tier's earlier answer ("" for none), fitted to
+// the window as Send fits it. It is what `isagi eval cog --augment`
+// decodes, so that the measurement shows the model exactly what a session
+// shows it. Chat mode only: AUGMENT shows nothing in completion mode.
+func (s *Session) AugmentedPrompt(message, shown string) ([]int32, error) {
+	tmpl := s.conv.Template()
+	if tmpl == nil {
+		return nil, fmt.Errorf("session: %s has no chat template, and AUGMENT shows an earlier answer in chat mode only", s.Info().Name)
+	}
+	c := conversation.New(s.tok, tmpl)
+	c.SetSystem(s.set.System)
+	p, err := c.Add(message, shown, s.st.Cap(), min(s.set.MaxTokens, s.st.Cap()/2))
+	if err != nil {
+		return nil, fmt.Errorf("session: the augmented prompt: %w", err)
+	}
+	return p.IDs, nil
 }

@@ -192,7 +192,7 @@ func TestManifoldPaneRetrieveRegenerateAndAlpha(t *testing.T) {
 	tm := start(t, e, 130, 80)
 	waitFor(t, tm, "Manifold", "λ(M)", "1.03 1.01 1", "3 · 2 clusters", "OGD α", "memory  on · τ 0.0373")
 	typeLine(tm, "hello")
-	waitFor(t, tm, "answered from memory: same request, same state, gate 0.0021 < τ 0.0373 — ctrl+r regenerates",
+	waitFor(t, tm, "answered from memory: same request as a stored one, same live state — ctrl+r regenerates",
 		"RETRIEVE d 0.0123", "served: same request as a")
 	e.cog = &session.COGTurn{Tier: "expand", Distance: 0.31, Growth: 0.07, Trajectories: 4,
 		Decision: "regenerated", Why: "regenerated on request (ctrl+r)", Gate: -1, Tau: 0.0373}

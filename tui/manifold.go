@@ -73,8 +73,9 @@ func (p *manifoldPane) finish(t session.Turn) []entry {
 		p.growth = p.growth[len(p.growth)-maxSamples:]
 	}
 	if t.COG.Retrieved {
-		return []entry{{entryNotice, fmt.Sprintf("answered from memory: same request, same state, gate %.4f < τ %.4f — ctrl+r regenerates",
-			t.COG.Gate, t.COG.Tau)}}
+		// Why says which rule served it (word for word under τ, or the
+		// same request in any wording, here or as a portable answer).
+		return []entry{{entryNotice, "answered from memory: " + t.COG.Why + " — ctrl+r regenerates"}}
 	}
 	return nil
 }

@@ -248,6 +248,9 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "ogd" {
 		return cmdEvalOGD(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "cog" {
+		return cmdEvalCOG(args[1:], stdout, stderr)
+	}
 	if len(args) > 0 && isHelp(args[0]) {
 		fmt.Fprint(stderr, evalUsage)
 		return flag.ErrHelp
@@ -288,9 +291,6 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *heldoutDir != "" {
-		if which == "cog" {
-			return usagef("--set: eval cog reads its own held-out set")
-		}
 		if err := set.UseHeldoutDir(*heldoutDir); err != nil {
 			return err
 		}
@@ -309,9 +309,6 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if which == "cog" {
-		return evalCOG(ctx, s, p, *asJSON, stdout, stderr)
-	}
 	var rep any
 	switch which {
 	case "teh":
