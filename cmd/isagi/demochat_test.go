@@ -31,3 +31,14 @@ func TestDemoChat(t *testing.T) {
 		t.Errorf("--demo: %v, %q", err, out)
 	}
 }
+
+// `isagi --demo WORD` names the demo only when WORD is one; any other word
+// is still an unknown command, and a demo name needs --demo before it.
+func TestDemoWordAfterFlag(t *testing.T) {
+	for _, args := range [][]string{{"--demo", "gpt"}, {"--demo", "chat", "extra"}, {"chat"}} {
+		_, _, err := runCmd(t, args...)
+		if exitCode(err) != 2 || !strings.Contains(userMessage(err), "unknown command") {
+			t.Errorf("isagi %v: exit %d, %v", args, exitCode(err), err)
+		}
+	}
+}

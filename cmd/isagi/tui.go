@@ -52,17 +52,17 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
-	if tf.mf.demo && tf.mf.which == "kjv" && fs.NArg() == 1 && fs.Arg(0) != "kjv" {
+	rest := fs.Args()
+	if tf.mf.demo && tf.mf.which == "kjv" && len(rest) == 1 {
 		// `isagi --demo chat` reads as the user means it: a bare --demo
 		// cannot take a value after a space, so the word that follows
 		// names the demo.
-		if _, _, ok := demo.Lookup(fs.Arg(0)); ok {
-			tf.mf.which = fs.Arg(0)
-			fs = flag.NewFlagSet("", flag.ContinueOnError)
+		if _, _, ok := demo.Lookup(rest[0]); ok {
+			tf.mf.which, rest = rest[0], nil
 		}
 	}
-	if fs.NArg() != 0 {
-		return usagef("unknown command %q (see \"isagi --help\")", fs.Arg(0))
+	if len(rest) != 0 {
+		return usagef("unknown command %q (see \"isagi --help\")", rest[0])
 	}
 	mf, useDemo, load, force := &tf.mf, &tf.mf.demo, &tf.load, &tf.force
 	snipe, alpha, thermal := &tf.snipe, &tf.alpha, &tf.thermal
