@@ -502,6 +502,32 @@ func TestGaugePositionLast(t *testing.T) {
 	if mean.Geometry.Prompt == rs[0] {
 		t.Error("the mean profile's prompt figure is the last token's too")
 	}
+	// Under speculative decoding too the prompt figure is the last prompt
+	// position's: the reading handed to BeginReply, not the latest one
+	// the monitor read (a drafted position's, once drafts run).
+	s2 := openKJV(t)
+	if err := s2.SetGeometry(&live); err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range [][2]string{{"draft", "ngram"}, {"max_tokens", "24"}} {
+		if err := s2.Set(kv[0], kv[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var first geometry.Reading
+	n := 0
+	spec, err := s2.Send(context.Background(), "And God said unto Moses, And God said unto Moses", func(e session.Event) {
+		if n == 0 {
+			first = e.Gauge
+		}
+		n++
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spec.Geometry == nil || spec.Geometry.Prompt != first {
+		t.Fatalf("with drafts: turn prompt figure %+v, want the first event's reading %+v", spec.Geometry, first)
+	}
 }
 
 // TestMonitorRewind: positions a state forgets (a speculative verifier's
@@ -525,7 +551,8 @@ func TestMonitorRewind(t *testing.T) {
 	for pos := range 4 {
 		mon.AfterBlock(p.Layer, pos, vec(1))
 	}
-	mon.BeginReply()
+	end, _ := mon.At(3)
+	mon.BeginReply(end)
 	for pos := 4; pos < 7; pos++ {
 		mon.AfterBlock(p.Layer, pos, vec(1))
 	}

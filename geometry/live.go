@@ -174,8 +174,6 @@ func (m *Monitor) read(pos int, x []float32) {
 	if m.reply {
 		ph = 1
 		m.peak = max(m.peak, m.last.Overall)
-	} else {
-		m.promptEnd = m.last
 	}
 	if pos >= 0 {
 		m.recent[pos%recentN].ph = ph
@@ -269,8 +267,15 @@ func (m *Monitor) BeginTurn() {
 }
 
 // BeginReply marks the end of the prompt: positions computed from now on
-// are the tokens the model generated.
-func (m *Monitor) BeginReply() { m.reply = true }
+// are the tokens the model generated. end is the reading of the prompt's
+// last position (the one that chose the first reply token: At of its
+// position), the turn's prompt figure when the profile's gauges read the
+// last token; it is passed in because under speculative decoding the
+// monitor may already have read drafted positions after it.
+func (m *Monitor) BeginReply(end Reading) {
+	m.reply = true
+	m.promptEnd = end
+}
 
 // Summary is the gauge over the turn so far.
 func (m *Monitor) Summary() TurnSummary {

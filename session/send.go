@@ -120,7 +120,7 @@ func (s *Session) send(ctx context.Context, input string, mode sendMode, emit fu
 			}
 			ev.Gauge, ev.Gauged = r, true
 			if n == 1 {
-				s.geo.BeginReply()
+				s.geo.BeginReply(r)
 			}
 		}
 		emit(ev)
