@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/isagi-lab/isagi/prompts"
+	"github.com/isagi-lab/isagi/snipe"
 	"github.com/isagi-lab/isagi/teh"
 )
 
@@ -207,7 +208,9 @@ func evaluatePositions(ctx context.Context, r *runner, p *Profile, set *prompts.
 			}
 			tp.Overall.evaluate(scoreAll(sub, allH), scoreAll(sub, allB))
 		}
-		if dir := meanDiff(pick(calH), pick(calB)); dir != nil {
+		// The probe is the category directions' recipe over all pairs: a
+		// set without calibration pairs has none.
+		if dir, err := snipe.Direction(pick(calH), pick(calB)); err == nil {
 			if a := teh.AUROC(project(dir, allH), project(dir, allB)); !math.IsNaN(a) {
 				tp.ProbeAUROC = &a
 			}
@@ -215,26 +218,6 @@ func evaluatePositions(ctx context.Context, r *runner, p *Profile, set *prompts.
 		out = append(out, tp)
 	}
 	return out, nil
-}
-
-// meanDiff is mean(h) − mean(b), or nil when either side is empty.
-func meanDiff(h, b [][]float64) []float64 {
-	if len(h) == 0 || len(b) == 0 {
-		return nil
-	}
-	d := len(h[0])
-	out := make([]float64, d)
-	for _, v := range h {
-		for j, x := range v {
-			out[j] += x / float64(len(h))
-		}
-	}
-	for _, v := range b {
-		for j, x := range v {
-			out[j] -= x / float64(len(b))
-		}
-	}
-	return out
 }
 
 // project scores every state by its dot product with dir.

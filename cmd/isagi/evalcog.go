@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -113,9 +112,7 @@ func evalCOG(ctx context.Context, s *session.Session, p *geometry.Profile, asJSO
 		return err
 	}
 	if asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return printJSON(stdout, rep)
 	}
 	printCOGReport(stdout, s.Info().Name, p, rep)
 	return nil
@@ -195,9 +192,7 @@ func evalCOGAugment(ctx context.Context, s *session.Session, p *geometry.Profile
 		return err
 	}
 	if asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return printJSON(stdout, rep)
 	}
 	printAugmentReport(stdout, s.Info().Name, rep)
 	return nil

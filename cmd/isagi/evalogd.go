@@ -2,17 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"strconv"
-	"strings"
 	"text/tabwriter"
 
-	"github.com/isagi-lab/isagi/prompts"
 	"github.com/isagi-lab/isagi/session"
 )
 
@@ -50,13 +46,9 @@ Safe OGD adds no harm (0 %%); this measures it.
 	if fs.NArg() != 0 {
 		return argsError(fs, "eval ogd takes no arguments, got %q", fs.Args())
 	}
-	var alphas []float64
-	for _, f := range strings.Split(*chain, ",") {
-		a, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-		if err != nil {
-			return usagef("--chain %q: %w", *chain, err)
-		}
-		alphas = append(alphas, a)
+	alphas, err := parseChain(*chain)
+	if err != nil {
+		return err
 	}
 	switch {
 	case *concepts < 1:
@@ -64,33 +56,16 @@ Safe OGD adds no harm (0 %%); this measures it.
 	case *n < 1:
 		return usagef("--n %d: want 1 or more", *n)
 	}
-	set, err := prompts.Default()
+	set, err := heldoutSet(*heldoutDir)
 	if err != nil {
 		return err
 	}
-	if *heldoutDir != "" {
-		if err := set.UseHeldoutDir(*heldoutDir); err != nil {
-			return err
-		}
-	}
 	starts := set.BenignHeldout(*concepts)
-	s, err := g.open()
+	s, _, err := g.openExploring(*n, *temp)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	p, err := g.loadProfile(s)
-	if err != nil {
-		return err
-	}
-	if err := s.SetGeometry(p); err != nil {
-		return err
-	}
-	for _, kv := range [][2]string{{"max_tokens", strconv.Itoa(*n)}, {"temperature", strconv.FormatFloat(*temp, 'g', -1, 64)}} {
-		if err := s.Set(kv[0], kv[1]); err != nil {
-			return err
-		}
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	rep, err := session.EvaluateOGD(ctx, s, starts, alphas, *seed, progressLine(stderr))
@@ -99,9 +74,7 @@ Safe OGD adds no harm (0 %%); this measures it.
 		return err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return printJSON(stdout, rep)
 	}
 	fmt.Fprintf(stdout, "Safe OGD from %d held-out benign prompts: the overall gauge on each reply, explored vs the same chain unexplored (α 0); flagged: gauge ≥ τ %.1f%%\n", rep.Concepts, rep.Tau)
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)

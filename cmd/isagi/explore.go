@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/isagi-lab/isagi/geometry"
 	"github.com/isagi-lab/isagi/session"
 )
 
@@ -49,31 +49,15 @@ Example:
 	if fs.NArg() != 1 {
 		return argsError(fs, "explore needs one seed concept, got %d arguments", fs.NArg())
 	}
-	var alphas []float64
-	for _, f := range strings.Split(*chain, ",") {
-		a, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-		if err != nil {
-			return usagef("--chain %q: %w", *chain, err)
-		}
-		alphas = append(alphas, a)
+	alphas, err := parseChain(*chain)
+	if err != nil {
+		return err
 	}
-	s, err := g.open()
+	s, p, err := g.openExploring(*n, *temp)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	p, err := g.loadProfile(s)
-	if err != nil {
-		return err
-	}
-	if err := s.SetGeometry(p); err != nil {
-		return err
-	}
-	for _, kv := range [][2]string{{"max_tokens", strconv.Itoa(*n)}, {"temperature", strconv.FormatFloat(*temp, 'g', -1, 64)}} {
-		if err := s.Set(kv[0], kv[1]); err != nil {
-			return err
-		}
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	out := bufio.NewWriter(stdout)
@@ -94,9 +78,7 @@ Example:
 		return err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(c)
+		return printJSON(stdout, c)
 	}
 	fmt.Fprintln(out)
 	fmt.Fprintf(out, "\ndirection: %s\n", c.Direction)
@@ -110,4 +92,41 @@ Example:
 			sc.Total, sc.Grade(), sc.Divergence, sc.Distinct, sc.SelfBLEU)
 	}
 	return out.Flush()
+}
+
+// parseChain reads --chain: the α of each step, comma-separated.
+func parseChain(chain string) ([]float64, error) {
+	var alphas []float64
+	for _, f := range strings.Split(chain, ",") {
+		a, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil {
+			return nil, usagef("--chain %q: %w", chain, err)
+		}
+		alphas = append(alphas, a)
+	}
+	return alphas, nil
+}
+
+// openExploring opens the model with its geometry profile running and
+// replies of n tokens sampled at temp: what explore and eval ogd generate
+// with. The caller closes the session.
+func (g *geoFlags) openExploring(n int, temp float64) (*session.Session, *geometry.Profile, error) {
+	s, err := g.open()
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := g.loadProfile(s)
+	if err == nil {
+		err = s.SetGeometry(p)
+	}
+	for _, kv := range [][2]string{{"max_tokens", strconv.Itoa(n)}, {"temperature", strconv.FormatFloat(temp, 'g', -1, 64)}} {
+		if err == nil {
+			err = s.Set(kv[0], kv[1])
+		}
+	}
+	if err != nil {
+		s.Close()
+		return nil, nil, err
+	}
+	return s, p, nil
 }

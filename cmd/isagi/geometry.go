@@ -198,9 +198,7 @@ Example:
 		return err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(p)
+		return printJSON(stdout, p)
 	}
 	fmt.Fprintf(stdout, "profile: %s\n", path)
 	where := "the mean over each prompt's tokens"
@@ -286,14 +284,9 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	case *replyTokens < 1:
 		return usagef("--reply-tokens %d: want 1 or more", *replyTokens)
 	}
-	set, err := prompts.Default()
+	set, err := heldoutSet(*heldoutDir)
 	if err != nil {
 		return err
-	}
-	if *heldoutDir != "" {
-		if err := set.UseHeldoutDir(*heldoutDir); err != nil {
-			return err
-		}
 	}
 	if *positions && which != "teh" {
 		return usagef("--positions is a flag of eval teh")
@@ -328,9 +321,7 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return printJSON(stdout, rep)
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	switch r := rep.(type) {
@@ -454,4 +445,24 @@ func fmtAUROC(a *float64) string {
 		return "—"
 	}
 	return fmt.Sprintf("%.2f", *a)
+}
+
+// heldoutSet is the shipped prompt sets, with the held-out pairs of dir
+// (--set) when it is given.
+func heldoutSet(dir string) (*prompts.Set, error) {
+	set, err := prompts.Default()
+	if err != nil || dir == "" {
+		return set, err
+	}
+	if err := set.UseHeldoutDir(dir); err != nil {
+		return nil, err
+	}
+	return set, nil
+}
+
+// printJSON writes v as indented JSON, as every --json report is printed.
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
