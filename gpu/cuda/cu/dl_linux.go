@@ -4,6 +4,7 @@ package cu
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 
 	"github.com/ebitengine/purego"
@@ -34,7 +35,13 @@ func load(names ...string) (*Driver, error) {
 	)
 	for _, name := range names {
 		var err error
+		// dlopen's reason is read back with dlerror, which is per thread:
+		// a goroutine moved to another thread between the two calls gets
+		// an empty reason, and a missing library would then read as one
+		// that could not be loaded.
+		runtime.LockOSThread()
 		h, err = purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_LOCAL)
+		runtime.UnlockOSThread()
 		if err == nil {
 			lib = name
 			break
