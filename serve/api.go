@@ -97,6 +97,10 @@ type extRequest struct {
 	// Memory turns the living manifold's serving on or off for the
 	// session (session_id only; on by default).
 	Memory *bool `json:"memory"`
+	// KVKeep is the share of positions the KV cache keeps (1: no
+	// eviction) and KVScorer what it keeps (docs/kv.md).
+	KVKeep   *float64 `json:"kv_keep"`
+	KVScorer *string  `json:"kv_scorer"`
 }
 
 // genRequest is a chat completion or a completion request.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/isagi-lab/isagi/engine/chat"
+	"github.com/isagi-lab/isagi/engine/kvpress"
 	"github.com/isagi-lab/isagi/session"
 )
 
@@ -155,6 +156,14 @@ func (s *Server) parse(req *genRequest, isChat bool) (*plan, *apiError) {
 	if x.Rank != nil && (*x.Rank < 0 || *x.Rank > s.root.Dim()) {
 		return nil, badRequest("isagi.rank", "isagi.rank must be between 0 (off) and the model's width %d, not %d", s.root.Dim(), *x.Rank)
 	}
+	if x.KVKeep != nil && (!finite(*x.KVKeep) || *x.KVKeep < 0.01 || *x.KVKeep > 1) {
+		return nil, badRequest("isagi.kv_keep", "isagi.kv_keep must be a share of the positions between 0.01 and 1 (1: no eviction), not %v", *x.KVKeep)
+	}
+	if x.KVScorer != nil {
+		if _, err := kvpress.ParseKind(*x.KVScorer); err != nil {
+			return nil, badRequest("isagi.kv_scorer", "isagi.kv_scorer: %v", err)
+		}
+	}
 	system := ""
 	if len(p.msgs) > 0 && p.msgs[0].Role == "system" {
 		system = p.msgs[0].Content
@@ -194,6 +203,15 @@ func (s *Server) parse(req *genRequest, isChat bool) (*plan, *apiError) {
 		}
 		if x.Memory != nil {
 			base.MemoryOff = !*x.Memory
+		}
+		if x.KVKeep != nil {
+			base.KVKeep = *x.KVKeep
+			if base.KVKeep == 1 {
+				base.KVKeep = 0
+			}
+		}
+		if x.KVScorer != nil {
+			base.KVScorer = strings.ToLower(strings.TrimSpace(*x.KVScorer))
 		}
 		return base
 	}
@@ -724,6 +742,10 @@ func (o *output) summary(saved string) map[string]any {
 	}
 	if o.set.OGDAlpha != 0 {
 		ext["ogd_alpha"] = o.set.OGDAlpha
+	}
+	if kv := o.conv.KV(); kv.On {
+		ext["kv"] = map[string]any{"keep": kv.Keep, "scorer": kv.Scorer, "entries": kv.Entries, "window": kv.Window,
+			"positions": kv.Positions, "kept": kv.Kept, "evicted": kv.Evicted}
 	}
 	if prof := o.s.root.GeometryProfile(); prof != nil {
 		teh := map[string]any{"tau": o.s.tauJSON(), "tokens": o.gauges}

@@ -139,7 +139,8 @@ func (s *Session) useDraft(ctx context.Context, n Settings, progress func(done, 
 		}
 		// The drafter runs on the session's backend: it alternates with
 		// the conversation's state on this goroutine, never beside it.
-		st, err := s.m.NewStateOn(s.st.Cap(), s.b)
+		// It holds every position (it does not evict).
+		st, err := s.m.NewStateOn(s.st.MaxPos(), s.b)
 		if err != nil {
 			return err
 		}

@@ -34,7 +34,7 @@ import (
 // fork may run.
 func (s *Session) Fork(ctx int, set Settings) (*Session, error) {
 	if ctx <= 0 {
-		ctx = s.st.Cap()
+		ctx = s.st.MaxPos()
 	}
 	b, err := s.b.Share()
 	if err != nil {
@@ -66,7 +66,7 @@ func (s *Session) Fork(ctx int, set Settings) (*Session, error) {
 
 // fork sets up f, a fork of s: its state, settings and geometry.
 func (f *Session) fork(s *Session, ctx int, set Settings) error {
-	if err := f.resize(ctx); err != nil {
+	if err := f.resizeKV(ctx, set.KVKeep); err != nil {
 		return err
 	}
 	if err := f.apply(set); err != nil {
@@ -258,7 +258,7 @@ func (s *Session) Hidden(ctx context.Context, text string, layers []int, maxToke
 		return Hidden{}, errors.New("the text is empty")
 	}
 	if maxTokens <= 0 {
-		maxTokens = s.st.Cap()
+		maxTokens = s.st.MaxPos()
 	}
 	if len(ids) > min(maxTokens, s.m.CtxLen) {
 		return Hidden{}, fmt.Errorf("the text is %d tokens, over the limit of %d (the model's context window is %d)", len(ids), min(maxTokens, s.m.CtxLen), s.m.CtxLen)

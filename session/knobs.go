@@ -54,7 +54,7 @@ func Knobs() []Knob {
 			},
 		}
 	}
-	return []Knob{
+	return append([]Knob{
 		float32Knob("temperature", "≥0", "sampling temperature; 0 is greedy",
 			func(s *Settings) *float32 { return &s.Temperature }, "temp"),
 		float32Knob("top_p", "0…1", "nucleus: keep this much probability; 1 is off",
@@ -264,7 +264,7 @@ func Knobs() []Knob {
 				return nil
 			},
 		},
-	}
+	}, kvKnobs()...)
 }
 
 // onOff is a switch as the on/off knobs show it.

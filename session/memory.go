@@ -444,7 +444,7 @@ func (s *Session) AugmentedPrompt(message, shown string) ([]int32, error) {
 	}
 	c := conversation.New(s.tok, tmpl)
 	c.SetSystem(s.set.System)
-	p, err := c.Add(message, shown, s.st.Cap(), min(s.set.MaxTokens, s.st.Cap()/2))
+	p, err := c.Add(message, shown, s.st.MaxPos(), min(s.set.MaxTokens, s.st.MaxPos()/2))
 	if err != nil {
 		return nil, fmt.Errorf("session: the augmented prompt: %w", err)
 	}

@@ -247,6 +247,11 @@ func (s *Session) LoadCtx(ctx context.Context, path string, force bool, progress
 		if err := s.applyCtx(ctx, set, progress); err != nil {
 			return nil, fmt.Errorf("%s: knobs: %w", path, err)
 		}
+		if evicting(set.KVKeep) {
+			// A file keeps the conversation's text, not its KV cache.
+			notes = append(notes, fmt.Sprintf("this session evicts KV entries (kv_keep %g, %s): what its cache had dropped is gone, and the conversation is read again at the next turn, the scorer choosing anew",
+				set.KVKeep, scorerName(set.KVScorer)))
+		}
 	}
 	// The cache starts empty and the conversation is recomputed at the
 	// next turn; until then ContextUsed counts the conversation itself.

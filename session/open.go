@@ -128,7 +128,7 @@ func fromFile(f *gguf.File, path string, o Options) (*Session, error) {
 		closeB()
 		return nil, err
 	}
-	if window := s.st.Cap(); defaulted && set.MaxTokens > window/2 {
+	if window := s.st.MaxPos(); defaulted && set.MaxTokens > window/2 {
 		// The default reply length must fit the model: 512 tokens in a
 		// 256-token window (the demo's) ended every first reply with
 		// "the context window is full". Half the window leaves the other
@@ -190,16 +190,27 @@ func kernelsOf(b backend.Backend) *tensor.Kernels {
 func (s *Session) ModelContext() int { return s.m.CtxLen }
 
 // resize (re)allocates the KV cache for ctx tokens, forgetting what it held.
-func (s *Session) resize(ctx int) error {
+func (s *Session) resize(ctx int) error { return s.resizeKV(ctx, s.set.KVKeep) }
+
+// resizeKV is resize with the KV cache sized for eviction at keep (see
+// kv.go): kvEntries entries for a window of ctx positions.
+func (s *Session) resizeKV(ctx int, keep float64) error {
 	if ctx <= 0 {
 		ctx = min(s.m.CtxLen, 4096)
 	}
 	if ctx < 16 {
 		return fmt.Errorf("session: a context of %d tokens is too small", ctx)
 	}
-	st, err := s.m.NewStateOn(min(ctx, s.m.CtxLen), s.b)
+	ctx = min(ctx, s.m.CtxLen)
+	st, err := s.m.NewStateOn(kvEntries(keep, ctx), s.b)
 	if err != nil {
 		return err
+	}
+	if evicting(keep) {
+		if err := st.SetMaxPos(ctx); err != nil {
+			st.Close()
+			return fmt.Errorf("session: %w", err)
+		}
 	}
 	if s.st != nil {
 		s.st.Close()
@@ -215,6 +226,6 @@ func (s *Session) resize(ctx int) error {
 	if err := s.attachGeometry(); err != nil {
 		return err
 	}
-	s.info.ContextSize = st.Cap()
+	s.info.ContextSize = st.MaxPos()
 	return nil
 }

@@ -78,8 +78,8 @@ func (s *Session) send(ctx context.Context, input string, mode sendMode, emit fu
 			return Turn{}, err
 		}
 	}
-	reserve := min(s.set.MaxTokens, s.st.Cap()/2)
-	prompt, err := s.conv.Add(input, augment, s.st.Cap(), reserve)
+	reserve := min(s.set.MaxTokens, s.st.MaxPos()/2)
+	prompt, err := s.conv.Add(input, augment, s.st.MaxPos(), reserve)
 	if err != nil {
 		return Turn{}, fmt.Errorf("session: %w", err)
 	}

@@ -53,7 +53,7 @@ type Info struct {
 	Params      int64  // parameter count (elements of all tensors)
 	FileBytes   int64  // bytes of tensor data
 	WeightType  string // the type most weight bytes use, e.g. "Q4_K"
-	ContextSize int    // the KV cache's capacity in tokens
+	ContextSize int    // the context window in tokens (the KV cache's capacity, unless it evicts)
 	Mode        Mode
 	Demo        bool // an embedded demo model, not an assistant
 	// DemoLabel says what the demo model is, for the UI's banner ("" for
@@ -108,6 +108,10 @@ type Settings struct {
 	Draft       string `json:"draft,omitempty"`
 	DraftN      int    `json:"draft_n,omitempty"`
 	OnlineBasis bool   `json:"online_basis,omitempty"`
+	// KVKeep is the share of positions the KV cache keeps (0: no
+	// eviction); KVScorer picks what it keeps ("": manifold). See kv.go.
+	KVKeep   float64 `json:"kv_keep,omitempty"`
+	KVScorer string  `json:"kv_scorer,omitempty"`
 }
 
 // Event is one step of a streaming reply.
@@ -185,6 +189,7 @@ type Session struct {
 	cacheDir string                      // where built ranks are cached on disk ("": nowhere)
 
 	drafter     *generate.ModelDrafter // the compressed drafter, or nil
+	kv          *kvState               // KV eviction, or nil
 	draftRemove func()                 // removes its hooks on the state (online basis)
 	draftKey    string                 // the speculation settings in force ("": off)
 
@@ -286,7 +291,7 @@ func (s *Session) ContextUsed() (used, limit int) {
 	// which is not in the cache yet: a reply that filled the window would
 	// read 257/256 without the cap, and so would a loaded conversation
 	// longer than this session's window (the next turn drops or trims it).
-	return min(max(len(s.gen.History()), s.convTok), s.st.Cap()), s.st.Cap()
+	return min(max(len(s.gen.History()), s.convTok), s.st.MaxPos()), s.st.MaxPos()
 }
 
 // cacheLags notes that the conversation changed without the KV cache
@@ -424,6 +429,9 @@ func (s *Session) applyCtx(ctx context.Context, n Settings, progress func(done, 
 	if err := p.Validate(); err != nil {
 		return err
 	}
+	if err := s.useKV(n); err != nil {
+		return err
+	}
 	if s.gen == nil {
 		g, err := generate.New(s.st, p)
 		if err != nil {
@@ -437,6 +445,9 @@ func (s *Session) applyCtx(ctx context.Context, n Settings, progress func(done, 
 		if err := s.drafter.SetParams(p); err != nil {
 			return err
 		}
+	}
+	if err := s.useEviction(n); err != nil {
+		return err
 	}
 	if err := s.useRank(ctx, n, progress); err != nil {
 		return err

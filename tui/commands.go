@@ -53,9 +53,9 @@ func commands() []slashCommand {
 }
 
 // setHelpWidth bounds a /set line in the help overlay, its indent
-// included: as wide as the widest other command's help line, so that the
-// overlay still fits 80×24 with the keys beside it.
-const setHelpWidth = 51
+// included: the names take three lines at this width, and the overlay
+// still fits 80×24 (stacked there: its columns are 76 cells wide).
+const setHelpWidth = 54
 
 // setHelpLines are the help overlay's /set text: the settings' names from
 // session.Knobs, wrapped; every line after the first is indented. The

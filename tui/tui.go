@@ -95,6 +95,7 @@ type Model struct {
 	hw    hardwarePane
 	model modelPane
 	geo   geometryPane
+	kvp   kvPane // the KV cache under eviction
 	mani  manifoldPane
 	help  helpOverlay
 
@@ -564,6 +565,12 @@ func (m *Model) side(h int) string {
 	}
 	if _, ok := m.manifold(); ok && m.mani.ok {
 		rest = append(rest, sidePane{"Manifold", pane("Manifold", m.mani.lines(w)), "COG " + m.mani.summary()})
+	}
+	if k, ok := m.kvCache(); ok {
+		// Read at every frame: evictions happen while a reply streams.
+		if m.kvp.st = k.KV(); m.kvp.st.On {
+			rest = append(rest, sidePane{"KV cache", pane("KV cache", m.kvp.lines()), m.kvp.summary()})
+		}
 	}
 	rest = append(rest,
 		sidePane{"Model", pane("Model", m.model.lines()), m.info.WeightType + " " + m.info.Name},

@@ -249,12 +249,15 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "cog" {
 		return cmdEvalCOG(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "kv" {
+		return cmdEvalKV(args[1:], stdout, stderr)
+	}
 	if len(args) > 0 && isHelp(args[0]) {
 		fmt.Fprint(stderr, evalUsage)
 		return flag.ErrHelp
 	}
 	if len(args) == 0 || (args[0] != "teh" && args[0] != "snipe" && args[0] != "cog" && args[0] != "refusals") {
-		return usagef("eval needs teh, snipe, refusals, cog, ogd or overlap (see \"isagi eval --help\")")
+		return usagef("eval needs teh, snipe, refusals, cog, ogd, kv or overlap (see \"isagi eval --help\")")
 	}
 	which := args[0]
 	fs := flag.NewFlagSet("eval "+which, flag.ContinueOnError)
@@ -372,6 +375,7 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 
 // evalUsage is the help of `isagi eval`.
 const evalUsage = `Usage: isagi eval teh|snipe|refusals|cog|ogd [--model FILE | --demo] [--profile P] [--set DIR] [--json]
+       isagi eval kv --model FILE (--haystack TEXT | --cases FILE | --ppl TEXT) [--json]
        isagi eval overlap PROFILE_A PROFILE_B
 
   teh      detection rate and false positives of every TEH gauge on the
@@ -395,6 +399,9 @@ const evalUsage = `Usage: isagi eval teh|snipe|refusals|cog|ogd [--model FILE | 
            benign prompts beside the same chains unexplored, with the harm
            gauge, flags at τ and refusals on every reply (isagi eval ogd
            --help)
+  kv       KV-cache eviction: retrieval accuracy of every scorer at every
+           keep share (RULER-style cases), perplexity under eviction, and
+           decode speed at a long context (isagi eval kv --help)
   overlap  bilateral overlap ‖B_Aᵀ B_B‖²_F / k of two profiles' UGT bases
            (1: the same subspace, 0: orthogonal) — e.g. a model and its
            quantisation

@@ -57,6 +57,9 @@ type modelFlags struct {
 	// pathsErr says why a base directory of it is unknown, if one is.
 	paths    *store.Paths
 	pathsErr error
+	// kv is KV eviction (--kv-keep, --kv-scorer), for the commands that
+	// register it; the zero value evicts nothing.
+	kv kvFlags
 }
 
 // Help for the flags that name the model and size the run, shared by every
@@ -366,9 +369,14 @@ func (mf *modelFlags) load(f *gguf.File, tok *tokenizer.Tokenizer) (*model.Model
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := m.NewStateOn(ctx, b)
+	st, err := m.NewStateOn(mf.kv.entries(ctx), b)
 	if err != nil {
 		return nil, nil, err
+	}
+	if mf.kv.evicting() {
+		if err := st.SetMaxPos(ctx); err != nil {
+			return nil, nil, err
+		}
 	}
 	if err := mf.useGRC(f, tok, m, st); err != nil {
 		return nil, nil, err
@@ -560,6 +568,7 @@ func cmdRunInput(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	force := fs.Bool("force-model", false, "with --session: continue a session saved with another model")
 	var knobs sessionKnobs
 	knobs.draft.register(fs)
+	mf.kv.register(fs)
 	fs.StringVar(&knobs.snipe, "snipe", "", "with --session: Snipe projectors on for this turn, e.g. privacy,toxicity (needs the geometry profile)")
 	fs.StringVar(&knobs.alpha, "ogd-alpha", "", "with --session: the Safe OGD exploration step α for this turn (needs the geometry profile)")
 	p.Temperature, p.TopP, p.MinP, p.RepeatPenalty = 0.8, 0.95, 0.05, 1
@@ -633,6 +642,9 @@ Examples:
 		return usagef("--chat renders text: use --prompt or --messages, not --prompt-ids")
 	}
 	if err := mf.checkSource(); err != nil {
+		return err
+	}
+	if err := mf.kv.check(); err != nil {
 		return err
 	}
 	if _, err := knobs.draft.spec(); err != nil && *sessionFile == "" {
@@ -721,6 +733,9 @@ Examples:
 	if err != nil {
 		return err
 	}
+	if err := mf.kv.install(gen, p.Seed); err != nil {
+		return err
+	}
 	dr, err := mf.drafter(&knobs.draft, f, tok, m, st, p)
 	if err != nil {
 		return err
@@ -755,7 +770,7 @@ Examples:
 		return out.Flush() // stream: the reader sees each token as it comes
 	}
 	if !nSet {
-		*n = st.Cap() // more than can fit: the window ends the reply
+		*n = st.MaxPos() // more than can fit: the window ends the reply
 	}
 	stats, err := gen.Generate(ctx, ids, generate.Options{MaxTokens: *n, Stop: stops}, emit)
 	if !*printIDs {
@@ -775,10 +790,10 @@ Examples:
 	}
 	if errors.Is(err, model.ErrContextFull) {
 		if !nSet && stats.Generated > 0 {
-			fmt.Fprintf(stderr, "stopped at the end of the %d-token context window after %d tokens\n", st.Cap(), stats.Generated)
+			fmt.Fprintf(stderr, "stopped at the end of the %d-token context window after %d tokens\n", st.MaxPos(), stats.Generated)
 			return nil
 		}
-		return contextFullError(st.Cap(), m.CtxLen, modelLabel(m, f), stats.Generated)
+		return contextFullError(st.MaxPos(), m.CtxLen, modelLabel(m, f), stats.Generated)
 	}
 	if errors.Is(err, context.Canceled) {
 		return nil
@@ -931,6 +946,13 @@ func runSession(mf *modelFlags, file, prompt string, p sample.Params, n int, for
 		}
 		if err != nil {
 			return fmt.Errorf("--rank %s: %w", rank, err)
+		}
+	}
+	for _, kv := range mf.kv.knobs() {
+		if name := strings.ReplaceAll(kv[0], "_", "-"); knobs.set[name] {
+			if err := s.Set(kv[0], kv[1]); err != nil {
+				return fmt.Errorf("--%s: %w", name, err)
+			}
 		}
 	}
 	for _, kv := range [][2]string{{"snipe", knobs.snipe}, {"ogd_alpha", knobs.alpha}} {

@@ -39,6 +39,7 @@ func (t *tuiFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&t.snipe, "snipe", "", "turn Snipe projectors on at start, e.g. privacy,toxicity (needs the model's geometry profile: isagi calibrate)")
 	fs.StringVar(&t.alpha, "ogd-alpha", "", "start with the Safe OGD exploration step at α (0.05–0.30; needs the geometry profile)")
 	fs.StringVar(&t.thermal, "thermal-rank", "", "MIN:MAX: let the GPU temperature pick the GRC rank between turns (65–85 °C maps MAX→MIN; no GPU: MAX)")
+	t.mf.kv.register(fs)
 }
 
 // cmdTUI is `isagi` with no subcommand: the chat interface.
@@ -69,6 +70,11 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 	if err := mf.checkSource(); err != nil {
 		return err
 	}
+	if err := mf.kv.check(); err != nil {
+		return err
+	}
+	kvSet := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { kvSet[f.Name] = true })
 	opts := mf.sessionOptions(session.Options{AppVersion: version})
 	if *load != "" && mf.model == "" && !*useDemo {
 		// The session file names its model; find it unless told otherwise.
@@ -123,6 +129,14 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 	if *alpha != "" {
 		if err := s.Set("ogd_alpha", *alpha); err != nil {
 			return fmt.Errorf("--ogd-alpha: %w", err)
+		}
+	}
+	for _, kv := range mf.kv.knobs() {
+		// Given flags win over a loaded session's settings.
+		if name := strings.ReplaceAll(kv[0], "_", "-"); kvSet[name] {
+			if err := s.Set(kv[0], kv[1]); err != nil {
+				return fmt.Errorf("--%s: %w", name, err)
+			}
 		}
 	}
 	notes = append(notes, s.Notes()...)

@@ -166,13 +166,15 @@ type Backend interface {
 	// headDim), row i being position pos0+i.
 	RoPE(x Buffer, n, heads, headDim, pos0 int, r Rope)
 	// StoreKV writes n rows of keys and values (width KVHeads·HeadDim) into
-	// layer's cache at positions pos0…pos0+n−1.
-	StoreKV(kv KV, layer, pos0, n int, k, v Buffer)
-	// Attend runs causal attention for layer: row i of q (position
-	// pos0+i) attends to the cached positions 0…pos0+i (the last
-	// o.Window of them when o.Window > 0); the heads' outputs go to out
-	// (width Heads·HeadDim).
-	Attend(out, q Buffer, kv KV, layer, pos0, n int, o AttendOptions)
+	// layer's cache at slots slot0…slot0+n−1. A slot is the position until
+	// the cache is compacted (Compactor); after, the rows stored are the
+	// positions that follow the last one cached.
+	StoreKV(kv KV, layer, slot0, n int, k, v Buffer)
+	// Attend runs causal attention for layer: row i of q (slot slot0+i)
+	// attends to the cached slots 0…slot0+i (those of the last o.Window
+	// positions when o.Window > 0); the heads' outputs go to out (width
+	// Heads·HeadDim).
+	Attend(out, q Buffer, kv KV, layer, slot0, n int, o AttendOptions)
 	// Add adds n rows of src into dst.
 	Add(dst, src Buffer, n int)
 	// Project applies a rank-k update to rows row0…row0+n−1 of x:
@@ -214,13 +216,44 @@ type Failer interface {
 	Err() error
 }
 
+// Compactor is optionally implemented by a backend whose KV cache can drop
+// single entries (token-level eviction, engine/kvpress). Entries keep the
+// positions they were computed at — their keys already carry the rotation
+// of those positions — so after a compaction a cache slot is no longer its
+// position: each layer and KV head keeps its own entries, moved down to
+// slots 0…m−1 in position order, and the rows stored after them continue
+// at the next positions. Attention reads only the slots kept (plus the new
+// ones); its window (AttendOptions.Window) is measured in positions.
+type Compactor interface {
+	// Keys returns layer's cached keys of KV head head at slots 0…n−1:
+	// n·HeadDim values of host memory, to read before the next operation
+	// on kv (a host backend returns the cache itself).
+	Keys(kv KV, layer, head, n int) []float32
+	// Positions writes the positions of layer's KV head head at slots
+	// 0…len(dst)−1 into dst.
+	Positions(kv KV, layer, head int, dst []int32)
+	// Compact keeps, of the first n slots of every layer l and KV head h,
+	// the slots keep[l·KVHeads+h] — ascending, all lists of one length m —
+	// and moves them to slots 0…m−1 in order; the other entries are gone.
+	// It fails, changing nothing, on lists that break those rules.
+	Compact(kv KV, n int, keep [][]int32) error
+	// Uncompact makes slot and position equal again, for a cache emptied
+	// back to position 0.
+	Uncompact(kv KV)
+	// CopyKV makes dst's first n slots (and their positions) those of
+	// src, a cache of the same shape: one context read once and then
+	// evicted several ways (isagi eval kv).
+	CopyKV(dst, src KV, n int) error
+}
+
 // KVReader is optionally implemented by a backend that can copy a cached
 // position back to the host: tests and tools compare caches with it (a
 // speculative verifier's cache after a rollback against a fresh prefill).
 type KVReader interface {
-	// ReadKV copies the keys and values of layer at pos (KVHeads·HeadDim
-	// each, heads in order) into k and v.
-	ReadKV(kv KV, layer, pos int, k, v []float32)
+	// ReadKV copies the keys and values of layer at slot (KVHeads·HeadDim
+	// each, heads in order) into k and v; a slot is the position unless the
+	// cache was compacted (Compactor).
+	ReadKV(kv KV, layer, slot int, k, v []float32)
 }
 
 // Placer is optionally implemented by a backend that spreads a model over

@@ -98,6 +98,7 @@ type Generator struct {
 	pending bool    // the last sampled token is not in the state yet
 	one     [1]int32
 	spec    *specState // speculative decoding, or nil
+	evict   *Eviction  // token-level KV eviction, or nil
 }
 
 // New returns a generator over st (which should be empty, or hold exactly the
@@ -180,7 +181,7 @@ func (g *Generator) Generate(ctx context.Context, prompt []int32, opts Options, 
 	if g.pending {
 		n++
 	}
-	if g.state.Pos()+n > g.state.Cap() {
+	if g.state.Pos()+n > g.state.MaxPos() || (g.evict == nil && g.state.Len()+n > g.state.Cap()) {
 		st.Reason = StopContext
 		return st, fmt.Errorf("generate: %d tokens at position %d: %w", n, g.state.Pos(), model.ErrContextFull)
 	}
@@ -191,6 +192,9 @@ func (g *Generator) Generate(ctx context.Context, prompt []int32, opts Options, 
 		var out []float32
 		if len(prompt) == 0 {
 			out = g.logits
+		}
+		if err := g.evictFor(1); err != nil {
+			return st, err
 		}
 		if err := g.state.Forward(g.one[:], out); err != nil {
 			return st, err
@@ -207,6 +211,9 @@ func (g *Generator) Generate(ctx context.Context, prompt []int32, opts Options, 
 		var out []float32
 		if i+len(chunk) == len(prompt) {
 			out = g.logits
+		}
+		if err := g.evictFor(len(chunk)); err != nil {
+			return st, err
 		}
 		if err := g.state.Forward(chunk, out); err != nil {
 			return st, err
@@ -256,6 +263,9 @@ func (g *Generator) Generate(ctx context.Context, prompt []int32, opts Options, 
 	for {
 		if err := ctx.Err(); err != nil {
 			st.Reason = StopCancelled
+			return g.finish(st, decodeStart), err
+		}
+		if err := g.evictFor(1); err != nil {
 			return g.finish(st, decodeStart), err
 		}
 		if err := g.step(st.Generated, opts, take); done || err != nil {

@@ -26,16 +26,21 @@ const MaxBatch = 64
 // by every State of it; the projected weights of SetProjections are the
 // State's own, released (backend.Releaser) when replaced and by Close.
 type State struct {
-	m     *Model
-	b     backend.Backend
-	k     *tensor.Kernels // the CPU backend's kernels, or nil
-	ctx   int             // KV cache capacity in positions
-	pos   int             // next position to compute
-	batch int             // the most tokens one step runs: MaxBatch or the backend's less
-	hooks hookSet
-	kv    backend.KV
-	dense *bound // the model's weights on this backend's domain, shared
-	w     stateWeights
+	m   *Model
+	b   backend.Backend
+	k   *tensor.Kernels // the CPU backend's kernels, or nil
+	ctx int             // KV cache capacity in entries (slots)
+	pos int             // next position to compute
+	// n is the number of cached entries: pos until an eviction (Evict)
+	// drops some, pos − evicted after. maxPos is the most positions the
+	// state runs to: ctx, or more with eviction (SetMaxPos).
+	n, maxPos int
+	ev        evictState
+	batch     int // the most tokens one step runs: MaxBatch or the backend's less
+	hooks     hookSet
+	kv        backend.KV
+	dense     *bound // the model's weights on this backend's domain, shared
+	w         stateWeights
 	// lay is, per block, how it rotates and attends in this state: set
 	// once, so that a block reads its own and branches on nothing.
 	lay []layerRun
@@ -141,7 +146,7 @@ func (m *Model) NewStateOn(ctx int, b backend.Backend) (*State, error) {
 		ctx = m.CtxLen
 	}
 	c := &m.Config
-	s := &State{m: m, b: b, ctx: ctx, lay: m.layerRuns(ctx), batch: min(MaxBatch, b.BatchSize())}
+	s := &State{m: m, b: b, ctx: ctx, maxPos: ctx, lay: m.layerRuns(ctx), batch: min(MaxBatch, b.BatchSize())}
 	if s.batch < 1 {
 		return nil, fmt.Errorf("model: backend %s takes batches of %d rows", b.Name(), b.BatchSize())
 	}
@@ -196,7 +201,8 @@ func (s *State) Close() {
 // Pos is the number of positions computed so far (the next token's position).
 func (s *State) Pos() int { return s.pos }
 
-// Cap is the KV cache capacity in positions.
+// Cap is the KV cache capacity in entries: the positions a state holds,
+// unless it evicts (SetMaxPos, Evict).
 func (s *State) Cap() int { return s.ctx }
 
 // Reset forgets every position (RewindHooks are told, as by Truncate);
@@ -205,12 +211,24 @@ func (s *State) Reset() { s.Truncate(0) }
 
 // Truncate forgets positions from n on, keeping the first n (n ≤ Pos).
 // Hooks that implement RewindHook are told, so that what they kept of the
-// forgotten positions goes too.
+// forgotten positions goes too. After an eviction only positions from
+// TruncateFloor on can be forgotten alone: a lower n (but 0) forgets every
+// position, as the entries the eviction kept are not the first n
+// positions.
 func (s *State) Truncate(n int) {
-	if n >= 0 && n < s.pos {
-		s.pos = n
-		s.hooks.rewind(n)
+	if n < 0 || n >= s.pos {
+		return
 	}
+	if n < s.TruncateFloor() {
+		n = 0
+	}
+	s.n -= s.pos - n
+	s.pos = n
+	if n == 0 {
+		s.n = 0
+		s.uncompact()
+	}
+	s.hooks.rewind(n)
 }
 
 // KVAt copies the cached keys and values of layer at pos (each
@@ -223,12 +241,12 @@ func (s *State) KVAt(layer, pos int, k, v []float32) error {
 	switch {
 	case !ok:
 		return fmt.Errorf("model: backend %s cannot read its KV cache back", s.b.Name())
-	case layer < 0 || layer >= c.Layers || pos < 0 || pos >= s.pos:
-		return fmt.Errorf("model: no cached position %d of layer %d (%d positions, %d layers)", pos, layer, s.pos, c.Layers)
+	case layer < 0 || layer >= c.Layers || pos < s.TruncateFloor() || pos >= s.pos:
+		return fmt.Errorf("model: no cached position %d of layer %d (%d positions, %d layers, %d evicted)", pos, layer, s.pos, c.Layers, s.pos-s.n)
 	case len(k) != c.KVDim() || len(v) != c.KVDim():
 		return fmt.Errorf("model: KVAt needs buffers of %d values, got %d and %d", c.KVDim(), len(k), len(v))
 	}
-	r.ReadKV(s.kv, layer, pos, k, v)
+	r.ReadKV(s.kv, layer, pos-(s.pos-s.n), k, v)
 	return nil
 }
 
@@ -247,8 +265,12 @@ func (s *State) Forward(tokens []int32, logits []float32) error {
 	if s.closed {
 		return fmt.Errorf("model: the state is closed")
 	}
-	if s.pos+n > s.ctx {
-		return fmt.Errorf("model: %d tokens at position %d need %d positions, cache holds %d: %w", n, s.pos, s.pos+n, s.ctx, ErrContextFull)
+	if s.n+n > s.ctx || s.pos+n > s.maxPos {
+		if s.maxPos == s.ctx {
+			return fmt.Errorf("model: %d tokens at position %d need %d positions, cache holds %d: %w", n, s.pos, s.pos+n, s.ctx, ErrContextFull)
+		}
+		return fmt.Errorf("model: %d tokens at position %d (%d cached) need %d entries and %d positions, cache holds %d entries and %d positions: %w",
+			n, s.pos, s.n, s.n+n, s.pos+n, s.ctx, s.maxPos, ErrContextFull)
 	}
 	for i, t := range tokens {
 		if t < 0 || int(t) >= c.Vocab {
@@ -302,6 +324,7 @@ func (s *State) step(tokens []int32, out []float32) error {
 		}
 	}
 	s.pos += n
+	s.n += n
 	switch {
 	case len(out) == n*c.Vocab && n > 1:
 		b.Logits(out, s.w.output, s.hn, 0, n)
@@ -324,6 +347,7 @@ func (s *State) step(tokens []int32, out []float32) error {
 	if f, ok := b.(backend.Failer); ok {
 		if err := f.Err(); err != nil {
 			s.pos = pos0
+			s.n -= n
 			return fmt.Errorf("model: %w", err)
 		}
 	}

@@ -28,8 +28,8 @@ func gemmaBlock(s *State, l, n, pos0 int) {
 	}
 	b.RoPE(s.q, n, c.Heads, c.HeadDim, pos0, A.rope)
 	b.RoPE(s.kb, n, c.KVHeads, c.HeadDim, pos0, A.rope)
-	b.StoreKV(s.kv, l, pos0, n, s.kb, s.vb)
-	b.Attend(s.att, s.q, s.kv, l, pos0, n, A.attend)
+	b.StoreKV(s.kv, l, s.n, n, s.kb, s.vb) // slots: positions until an eviction
+	b.Attend(s.att, s.q, s.kv, l, s.n, n, A.attend)
 	s.linear(&L.o, s.att, n, s.xb)
 	b.RMSNorm(s.xb, s.xb, W.postAttnNorm, n, c.Eps)
 	b.Add(s.x, s.xb, n)

@@ -22,7 +22,7 @@ type attnTask struct {
 	b              *Backend
 	c              *kv
 	q, out         *buf
-	layer, n, pos0 int
+	layer, n, pos0 int // pos0: the batch's first slot
 	split          int
 	o              backend.AttendOptions
 }
@@ -45,10 +45,13 @@ func (t *attnTask) Run(lo, hi int) {
 		vc := c.v[base : base+c.ctx*HD]
 		sc := c.scores[u*c.ctx : (u+1)*c.ctx]
 		for i := part; i < t.n; i += t.split {
-			p := t.pos0 + i // attends to positions first…p
+			p := t.pos0 + i // attends to slots first…p
 			first := 0
 			if t.o.Window > 0 {
-				first = max(0, p-t.o.Window+1)
+				// The window is in positions: the query's is p+shift (a new
+				// row follows the kept ones), and a compacted head's oldest
+				// visible slot is found among its positions.
+				first = c.firstSlot(t.layer*a.KVHeads+g, max(0, p+c.shift-t.o.Window+1))
 			}
 			qrow := t.q.data[i*t.q.width:]
 			q := qrow[h*HD : (h+1)*HD]

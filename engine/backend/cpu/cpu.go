@@ -103,9 +103,42 @@ type kv struct {
 	scores []float32
 	ctx    int
 	a      backend.Attention
+	// After a compaction (Compact), slot s < base of layer l's KV head g
+	// holds the entry of position pos[(l·KVHeads+g)·ctx+s], and every slot
+	// from base on holds position s+shift (the rows stored since follow one
+	// another). Before any compaction base and shift are 0: slot = position.
+	pos         []int32
+	base, shift int
 }
 
 func (c *kv) Cap() int { return c.ctx }
+
+// posOf is the position of slot s of head lg (layer·KVHeads+head).
+func (c *kv) posOf(lg, s int) int {
+	if s < c.base {
+		return int(c.pos[lg*c.ctx+s])
+	}
+	return s + c.shift
+}
+
+// firstSlot is the first slot of head lg whose position is at least p
+// (positions ascend with slots).
+func (c *kv) firstSlot(lg, p int) int {
+	if s := p - c.shift; s >= c.base {
+		return s
+	}
+	tab := c.pos[lg*c.ctx : lg*c.ctx+c.base]
+	lo, hi := 0, len(tab)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if int(tab[mid]) < p {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
 
 // Host buffers and weights are the concrete types above; anything else is
 // another backend's, a programming error the forward pass never makes.
@@ -286,13 +319,13 @@ func (b *Backend) RoPE(x backend.Buffer, n, heads, headDim, pos0 int, r backend.
 }
 
 // StoreKV copies n rows of keys and values into the cache, head by head.
-func (b *Backend) StoreKV(cache backend.KV, layer, pos0, n int, k, v backend.Buffer) {
+func (b *Backend) StoreKV(cache backend.KV, layer, slot0, n int, k, v backend.Buffer) {
 	c, ks, vs := cache.(*kv), hb(k), hb(v)
 	HD := c.a.HeadDim
 	for i := range n {
 		ki, vi := ks.data[i*ks.width:], vs.data[i*vs.width:]
 		for g := range c.a.KVHeads {
-			off := ((layer*c.a.KVHeads+g)*c.ctx + pos0 + i) * HD
+			off := ((layer*c.a.KVHeads+g)*c.ctx + slot0 + i) * HD
 			copy(c.k[off:off+HD], ki[g*HD:(g+1)*HD])
 			copy(c.v[off:off+HD], vi[g*HD:(g+1)*HD])
 		}
@@ -300,21 +333,110 @@ func (b *Backend) StoreKV(cache backend.KV, layer, pos0, n int, k, v backend.Buf
 }
 
 // ReadKV implements backend.KVReader.
-func (b *Backend) ReadKV(cache backend.KV, layer, pos int, k, v []float32) {
+func (b *Backend) ReadKV(cache backend.KV, layer, slot int, k, v []float32) {
 	c := cache.(*kv)
 	HD := c.a.HeadDim
 	for g := range c.a.KVHeads {
-		off := ((layer*c.a.KVHeads+g)*c.ctx + pos) * HD
+		off := ((layer*c.a.KVHeads+g)*c.ctx + slot) * HD
 		copy(k[g*HD:(g+1)*HD], c.k[off:off+HD])
 		copy(v[g*HD:(g+1)*HD], c.v[off:off+HD])
 	}
 }
 
+// Keys implements backend.Compactor: the cache's own memory.
+func (b *Backend) Keys(cache backend.KV, layer, head, n int) []float32 {
+	c := cache.(*kv)
+	HD := c.a.HeadDim
+	off := (layer*c.a.KVHeads + head) * c.ctx * HD
+	return c.k[off : off+n*HD]
+}
+
+// Positions implements backend.Compactor.
+func (b *Backend) Positions(cache backend.KV, layer, head int, dst []int32) {
+	c := cache.(*kv)
+	lg := layer*c.a.KVHeads + head
+	for s := range dst {
+		dst[s] = int32(c.posOf(lg, s))
+	}
+}
+
+// Compact implements backend.Compactor, moving the kept rows down in
+// place: a kept slot never moves up, so ascending order reads every row
+// (and its position) before anything overwrites it.
+func (b *Backend) Compact(cache backend.KV, n int, keep [][]int32) error {
+	c := cache.(*kv)
+	heads := c.layers() * c.a.KVHeads
+	if n < 0 || n > c.ctx || len(keep) != heads {
+		return fmt.Errorf("cpu: compacting %d slots needs %d keep lists of slots below %d, got %d", n, heads, min(n, c.ctx), len(keep))
+	}
+	m := len(keep[0])
+	for lg, ks := range keep {
+		if len(ks) != m {
+			return fmt.Errorf("cpu: keep lists of %d and %d slots: every layer and head keeps as many", m, len(ks))
+		}
+		for j, s := range ks {
+			if s < 0 || int(s) >= n || (j > 0 && s <= ks[j-1]) {
+				return fmt.Errorf("cpu: keep list %d is not ascending slots below %d (slot %d at %d)", lg, n, s, j)
+			}
+		}
+	}
+	if c.pos == nil {
+		c.pos = make([]int32, heads*c.ctx)
+	}
+	HD := c.a.HeadDim
+	for lg, ks := range keep {
+		base := lg * c.ctx
+		for j, s := range ks {
+			c.pos[base+j] = int32(c.posOf(lg, int(s)))
+			if int(s) != j {
+				src, dst := (base+int(s))*HD, (base+j)*HD
+				copy(c.k[dst:dst+HD], c.k[src:src+HD])
+				copy(c.v[dst:dst+HD], c.v[src:src+HD])
+			}
+		}
+	}
+	// Slot n held position n+shift; it is slot m now.
+	c.shift += n - m
+	c.base = m
+	return nil
+}
+
+// CopyKV implements backend.Compactor.
+func (b *Backend) CopyKV(dstKV, srcKV backend.KV, n int) error {
+	d, s := dstKV.(*kv), srcKV.(*kv)
+	if d.ctx != s.ctx || d.a != s.a || len(d.k) != len(s.k) || n < 0 || n > d.ctx {
+		return fmt.Errorf("cpu: copying %d slots between caches of %d and %d positions (%d and %d values)", n, d.ctx, s.ctx, len(d.k), len(s.k))
+	}
+	HD := d.a.HeadDim
+	for lg := range d.layers() * d.a.KVHeads {
+		off := lg * d.ctx * HD
+		copy(d.k[off:off+n*HD], s.k[off:off+n*HD])
+		copy(d.v[off:off+n*HD], s.v[off:off+n*HD])
+	}
+	d.base, d.shift = s.base, s.shift
+	if s.pos != nil {
+		if d.pos == nil {
+			d.pos = make([]int32, len(s.pos))
+		}
+		copy(d.pos, s.pos)
+	}
+	return nil
+}
+
+// Uncompact implements backend.Compactor.
+func (b *Backend) Uncompact(cache backend.KV) {
+	c := cache.(*kv)
+	c.base, c.shift = 0, 0
+}
+
+// layers is the number of layers the cache holds.
+func (c *kv) layers() int { return len(c.k) / (c.ctx * c.a.KVHeads * c.a.HeadDim) }
+
 // Attend runs causal attention, the query heads split across the pool.
-func (b *Backend) Attend(out, q backend.Buffer, cache backend.KV, layer, pos0, n int, o backend.AttendOptions) {
+func (b *Backend) Attend(out, q backend.Buffer, cache backend.KV, layer, slot0, n int, o backend.AttendOptions) {
 	t := &b.attn
 	t.c, t.q, t.out = cache.(*kv), hb(q), hb(out)
-	t.layer, t.pos0, t.n, t.o = layer, pos0, n, o
+	t.layer, t.pos0, t.n, t.o = layer, slot0, n, o
 	t.split = min(n, attnSplit)
 	b.k.Pool().Run(t.c.a.Heads*t.split, t)
 	t.c, t.q, t.out = nil, nil, nil
