@@ -6,7 +6,7 @@ FUZZTIME ?= 50000x
 BIN      := bin/isagi
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: bench-remote all build test vet fmt-check unit fuzz e2e openai-client bench bench-kernels bench-peer clean ptx ptx-check device-check
+.PHONY: bench-kv bench-remote all build test vet fmt-check unit fuzz e2e openai-client bench bench-kernels bench-peer clean ptx ptx-check device-check
 
 all: build
 
@@ -30,6 +30,7 @@ unit:
 	$(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -run '^TestSpecSamplingMatchesVerifier$$' ./engine/generate
 	$(GO) test -count=1 -run '^(TestDocsChatTables|TestAgree)$$' ./internal/chatfixture
+	$(GO) test -count=1 ./internal/kvfixture
 
 fuzz:
 	$(GO) test ./engine/gguf -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
@@ -43,6 +44,8 @@ fuzz:
 	$(GO) test ./prompts -run '^$$' -fuzz '^FuzzParseHeldoutLines$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./serve -run '^$$' -fuzz '^FuzzDecodeRequest$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./gpu/remote -run '^$$' -fuzz '^FuzzHandshake$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./engine/kvpress -run '^$$' -fuzz '^FuzzChoose$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/kvtask -run '^$$' -fuzz '^FuzzReadCases$$' -fuzztime $(FUZZTIME)
 
 # The CUDA kernels (gpu/cuda/kernels/*.cu) as PTX for compute_80, which the
 # driver JIT-compiles on Ampere, Hopper and later. The PTX is committed and
@@ -114,3 +117,12 @@ ref-archs:
 	$(GO) run ./internal/archgen/gen -out "$$tmp" -ablations && \
 	(cd scripts/llamacpp-ref && npm ci --no-audit --no-fund --ignore-scripts) && \
 	node scripts/llamacpp-ref/ref.mjs golden "$$tmp" engine/model/testdata/archs2/golden.json
+
+# KV eviction's full table (docs/kv.md): every scorer × keep share × task ×
+# context length on the retrieval fixture, perplexity under eviction on the
+# kjv model, and decode speed at the longest context. Tens of minutes on
+# two cores; make test runs a small part of it (internal/kvfixture).
+KJV_TEXT ?= ../shared/fixtures/kjv/heldout.txt
+bench-kv: build
+	$(BIN) eval kv --model testdata/models/retrieval.gguf --haystack $(KJV_TEXT) --cases-per 10 --speed
+	$(BIN) eval kv --model ../shared/fixtures/kjv/kjv-f32.gguf --ppl $(KJV_TEXT) --ppl-window 256

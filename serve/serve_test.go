@@ -720,3 +720,30 @@ func FuzzDecodeRequest(f *testing.F) {
 		_ = decodeJSON(data, &hr)
 	})
 }
+
+// TestKVKeepPerRequest: isagi.kv_keep turns eviction on for a request, the
+// response says what the cache kept, a stateless request after it does
+// not inherit it, and bad values are refused naming the field.
+func TestKVKeepPerRequest(t *testing.T) {
+	root := demoSession(t)
+	_, ts := start(t, root, Config{})
+	text := strings.Repeat("And God said, Let there be light: and there was light. ", 12)
+	body := `{"model":"` + demoID + `","prompt":"` + text + `","max_tokens":60,"temperature":0,"isagi":{"kv_keep":0.25,"kv_scorer":"KeyDiff"}}`
+	code, out := post(t, ts.URL+"/v1/completions", body)
+	if code != 200 || path(out, "isagi", "kv", "scorer") != "keydiff" || path(out, "isagi", "kv", "keep") != 0.25 {
+		t.Fatalf("kv_keep 0.25: %d %v", code, out["isagi"])
+	}
+	if ev, _ := path(out, "isagi", "kv", "evicted").(float64); ev <= 0 {
+		t.Fatalf("nothing evicted from %v positions: %v", path(out, "isagi", "kv", "positions"), out["isagi"])
+	}
+	code, out = post(t, ts.URL+"/v1/completions", strings.Replace(body, `,"isagi":{"kv_keep":0.25,"kv_scorer":"KeyDiff"}`, ``, 1))
+	if code != 200 || path(out, "isagi", "kv") != nil {
+		t.Fatalf("stateless after kv_keep: %d %v", code, out["isagi"])
+	}
+	for _, bad := range []string{`{"kv_keep":0}`, `{"kv_keep":1.5}`, `{"kv_scorer":"snapkv"}`} {
+		b := strings.Replace(body, `{"kv_keep":0.25,"kv_scorer":"KeyDiff"}`, bad, 1)
+		if code, out := post(t, ts.URL+"/v1/completions", b); code != 400 || !strings.Contains(fmt.Sprint(out), "isagi.kv_") {
+			t.Errorf("%s: %d %v", bad, code, out)
+		}
+	}
+}

@@ -56,6 +56,7 @@ func TestKnobsRoundTrip(t *testing.T) {
 		{"temp", "0.7"}, {"top_p", "0.9"}, {"top_k", "7"}, {"min_p", "0.1"}, {"repeat_penalty", "1.1"},
 		{"seed", "18446744073709551615"}, {"num_ctx", "200"}, {"num_predict", "33"},
 		{"slots", "qkv,o"}, {"alloc", "gp"}, {"rank", "64"}, {"ogd_alpha", "off"},
+		{"kv_keep", "0.5"}, {"kv_scorer", "KeyDiff"},
 	} {
 		if err := s.Set(kv[0], kv[1]); err != nil {
 			t.Fatalf("Set(%q, %q): %v", kv[0], kv[1], err)
@@ -66,6 +67,7 @@ func TestKnobsRoundTrip(t *testing.T) {
 		"seed": "18446744073709551615", "num_ctx": "200", "max_tokens": "33",
 		"slots": "qkv,o", "alloc": "gp", "rank": "64", "snipe": "off", "ogd_alpha": "off", "memory": "on",
 		"draft": "rank:64,qkv,ffn", "draft_n": "3", "online_basis": "on",
+		"kv_keep": "0.5", "kv_scorer": "keydiff",
 	}
 	for _, k := range Knobs() {
 		if got := k.Value(s.Settings(), s.Info()); got != want[k.Name] {

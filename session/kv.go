@@ -172,8 +172,8 @@ func kvEntries(keep float64, window int) int {
 // made.
 func (s *Session) useKV(n Settings) error {
 	window := s.st.MaxPos()
-	if s.st.Cap() == kvEntries(n.KVKeep, window) && (s.st.MaxPos() > s.st.Cap()) == evicting(n.KVKeep) {
-		return nil
+	if s.st.Cap() == kvEntries(n.KVKeep, window) {
+		return nil // a window small enough needs no fewer entries
 	}
 	return s.resizeKV(window, n.KVKeep)
 }

@@ -42,7 +42,9 @@ and decode tok/s at the longest context, with and without eviction.
 func cmdEvalKV(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("eval kv", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var mf modelFlags
+	// The model and threads, uncompressed: the states the cases run on
+	// are made here, without a GRC.
+	mf := modelFlags{slots: "qkv", alloc: "uniform", log: stderr}
 	mf.registerThreads(fs)
 	defer mf.dev.close()
 	haystack := fs.String("haystack", "", "verses for the generated cases' haystack, one per line (e.g. ../shared/fixtures/kjv/heldout.txt)")
