@@ -27,6 +27,9 @@ type KVStatus struct {
 	// Positions run so far, entries Kept in the cache now, and Evicted
 	// since the conversation's cache was last emptied.
 	Positions, Kept, Evicted int
+	// Budget is what an eviction now would keep: ⌈Keep · Positions⌉ (the
+	// cache runs up to generate.DefaultEvictInterval past it).
+	Budget int
 	// EntryBytes is one entry's keys and values over every layer (f32).
 	EntryBytes int
 	// SavedBytes is the memory not allocated against a cache of the whole
@@ -205,6 +208,7 @@ func (s *Session) KV() KVStatus {
 	}
 	if s.kv != nil {
 		st.On, st.Scorer, st.Keep = true, s.kv.pol.Kind.String(), s.set.KVKeep
+		st.Budget = int(math.Ceil(st.Keep * float64(st.Positions)))
 		st.Drift, st.Evictions = s.kv.drift, s.kv.evictions
 	}
 	st.SavedBytes = int64(st.Window-st.Entries) * int64(st.EntryBytes)

@@ -3,6 +3,8 @@ package tui
 import (
 	"fmt"
 
+	"github.com/isagi-lab/isagi/engine/generate"
+
 	"github.com/isagi-lab/isagi/session"
 )
 
@@ -30,6 +32,7 @@ func (p *kvPane) lines() []string {
 	lines := []string{
 		kv("scorer", fmt.Sprintf("%s · keep %g", s.Scorer, s.Keep)),
 		kv("cache", fmt.Sprintf("%d of %d positions", s.Entries, s.Window)),
+		kv("budget", fmt.Sprintf("%d (+%d before evicting)", s.Budget, generate.DefaultEvictInterval)),
 		kv("kept", fmt.Sprintf("%d of %d run", s.Kept, s.Positions)),
 		kv("evicted", fmt.Sprintf("%d · %d×", s.Evicted, s.Evictions)),
 		kv("saved", fmtBytes(s.SavedBytes)),

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -332,13 +333,7 @@ func spread(v []float64) (lo, med, hi float64) {
 	if len(v) == 0 {
 		return 0, 0, 0
 	}
-	s := append([]float64(nil), v...)
-	for i := range s {
-		for j := i + 1; j < len(s); j++ {
-			if s[j] < s[i] {
-				s[i], s[j] = s[j], s[i]
-			}
-		}
-	}
+	s := slices.Clone(v)
+	slices.Sort(s)
 	return s[0], s[len(s)/2], s[len(s)-1]
 }

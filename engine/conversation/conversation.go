@@ -275,6 +275,11 @@ func Reuse(g *generate.Generator, ids []int32) []int32 {
 	if common == len(ids) && common > 0 {
 		common--
 	}
+	if common < g.State().TruncateFloor() {
+		// An eviction since then chose which earlier entries to keep:
+		// they are no prefix to rewind to, so the prompt is read again.
+		common = 0
+	}
 	g.Truncate(common)
 	return ids[common:]
 }

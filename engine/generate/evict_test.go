@@ -102,8 +102,8 @@ func TestEvictionRewinds(t *testing.T) {
 		t.Fatalf("after a rewind to %d (floor %d):\n got %v\nwant %v", back-1, floor, again, full[back:back+k])
 	}
 	g.Truncate(floor - 1)
-	if st.Pos() != 0 || st.Len() != 0 || st.Evicted() != 0 || st.TruncateFloor() != 0 {
-		t.Fatalf("below the floor: pos %d, %d entries, %d evicted, floor %d; want an empty state", st.Pos(), st.Len(), st.Evicted(), st.TruncateFloor())
+	if st.Pos() != 0 || st.Len() != 0 || st.Evicted() != 0 || st.TruncateFloor() != 0 || len(g.History()) != 0 {
+		t.Fatalf("below the floor: pos %d, %d entries, %d evicted, floor %d, history %d; want all empty", st.Pos(), st.Len(), st.Evicted(), st.TruncateFloor(), len(g.History()))
 	}
 	g.Reset(0)
 	third, _, err := collect(t, g, context.Background(), prompt, Options{MaxTokens: 150})

@@ -126,10 +126,15 @@ func (g *Generator) History() []int32 { return g.history }
 
 // Truncate keeps the first n tokens of the history and forgets the rest,
 // in the state too, so a conversation can be rewound to where a new prompt
-// departs from it (n ≥ len(History()) changes nothing).
+// departs from it (n ≥ len(History()) changes nothing). Below the state's
+// TruncateFloor (an eviction chose which earlier entries to keep) it
+// forgets everything: the history then starts again from nothing.
 func (g *Generator) Truncate(n int) {
 	if n < 0 || n >= len(g.history) {
 		return
+	}
+	if n < g.state.TruncateFloor() {
+		n = 0
 	}
 	g.history = g.history[:n]
 	g.state.Truncate(n)

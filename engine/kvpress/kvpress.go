@@ -4,7 +4,7 @@
 // never the attention, never the question to come — so eviction costs one
 // pass over the cache and works before the question is known.
 //
-//   - ManifoldKV (seed 003): the Euclidean distance of a key to the mean
+//   - ManifoldKV (seed 003; docs/mechanisms.md §12): the Euclidean distance of a key to the mean
 //     key μ of its head, ‖k_i − μ‖₂. It keeps both kinds of outlier: keys
 //     pointing elsewhere than μ, and keys along μ but much longer or
 //     shorter ("radial outliers"), which cosine scoring cannot tell apart
