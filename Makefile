@@ -125,4 +125,4 @@ ref-archs:
 KJV_TEXT ?= ../shared/fixtures/kjv/heldout.txt
 bench-kv: build
 	$(BIN) eval kv --model testdata/models/retrieval.gguf --haystack $(KJV_TEXT) --cases-per 10 --speed
-	$(BIN) eval kv --model ../shared/fixtures/kjv/kjv-f32.gguf --ppl $(KJV_TEXT) --ppl-window 256
+	$(BIN) eval kv --model ../shared/fixtures/kjv/kjv-f32.gguf --ppl $(KJV_TEXT) --ppl-window 256 --recent 16

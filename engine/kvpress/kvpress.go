@@ -99,18 +99,35 @@ type Policy struct {
 	idx    []int32
 	mean   []float64
 	mu     []float32
-	rng    *rand.Rand
+	// pcg is Random's generator, held by value so that the Policy owns
+	// it outright (a *rand.Rand would be shared by a copy of the Policy);
+	// seedOf records the Seed it was seeded from, so that changing Seed
+	// restarts the stream instead of being silently ignored.
+	pcg    rand.PCG
+	seeded bool
+	seedOf uint64
 }
+
+// pcgStream is the second PCG word, fixed so that a Seed alone names the
+// stream (the same stream Random has always drawn).
+const pcgStream = 0x6b76707265737321
 
 // errSizes is Check's complaint.
 var errSizes = errors.New("kvpress: keys, positions and keep do not match n, hd and m")
 
 // Check says whether Choose's arguments fit each other.
 func Check(keys []float32, n, hd int, pos, keep []int32) error {
-	if n < 0 || hd <= 0 || len(keys) < n*hd || len(pos) < n || len(keep) > n {
+	if n < 0 || !rowsFit(keys, n, hd) || len(pos) < n || len(keep) > n {
 		return errSizes
 	}
 	return nil
+}
+
+// rowsFit says whether keys holds n rows of hd values. It divides rather
+// than multiplies because n·hd can overflow int for hostile sizes, and a
+// wrapped product would let a later loop index past the end of keys.
+func rowsFit(keys []float32, n, hd int) bool {
+	return hd > 0 && n >= 0 && (n == 0 || len(keys)/n >= hd)
 }
 
 func (p *Policy) protected() (sinks, recent int) {
@@ -179,7 +196,7 @@ func (p *Policy) Choose(keys []float32, n, hd int, pos []int32, keep []int32) {
 // Scores writes every slot's score into dst (len n), higher meaning more
 // worth keeping, before any protection.
 func (p *Policy) Scores(keys []float32, n, hd int, pos []int32, dst []float32) {
-	if n <= 0 || hd <= 0 || len(keys) < n*hd || len(dst) < n {
+	if n <= 0 || !rowsFit(keys, n, hd) || len(dst) < n {
 		return
 	}
 	switch p.Kind {
@@ -224,11 +241,14 @@ func (p *Policy) Scores(keys []float32, n, hd int, pos []int32, dst []float32) {
 			}
 		}
 	case Random:
-		if p.rng == nil {
-			p.rng = rand.New(rand.NewPCG(p.Seed, 0x6b76707265737321))
+		if !p.seeded || p.seedOf != p.Seed {
+			p.pcg.Seed(p.Seed, pcgStream)
+			p.seeded, p.seedOf = true, p.Seed
 		}
 		for i := range n {
-			dst[i] = p.rng.Float32()
+			// rand.Rand.Float32's formula, kept so that a seed draws
+			// the same scores as when a *rand.Rand wrapped the PCG.
+			dst[i] = float32(uint32(p.pcg.Uint64()>>32)<<8>>8) / (1 << 24)
 		}
 	default: // None: the oldest first
 		for i := range n {
@@ -250,7 +270,7 @@ func (p *Policy) muOf(keys []float32, lo, hi, hd int) {
 // Mean writes the mean of n rows of hd values into mu (len hd),
 // accumulated in acc (len hd, scratch the caller keeps).
 func Mean(keys []float32, n, hd int, mu []float32, acc []float64) {
-	if n <= 0 || hd <= 0 || len(keys) < n*hd || len(mu) < hd || len(acc) < hd {
+	if n <= 0 || !rowsFit(keys, n, hd) || len(mu) < hd || len(acc) < hd {
 		return
 	}
 	meanRows(keys, 0, n, hd, acc[:hd], mu[:hd])

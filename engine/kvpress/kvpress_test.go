@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -169,8 +170,16 @@ func TestParseKind(t *testing.T) {
 			t.Errorf("ParseKind(%q) = %v, %v", k.String(), got, err)
 		}
 	}
-	if _, err := ParseKind("snapkv"); err == nil {
-		t.Error("snapkv parsed")
+	_, err := ParseKind("snapkv")
+	if err == nil {
+		t.Fatal("snapkv parsed")
+	}
+	// The error names the bad input and every name that would have done.
+	msg := err.Error()
+	for _, want := range append([]string{`"snapkv"`}, kindNames[:]...) {
+		if !strings.Contains(msg, want) {
+			t.Errorf("ParseKind error %q does not mention %s", msg, want)
+		}
 	}
 	if got, _ := ParseKind("ManifolD"); got != Manifold {
 		t.Error("case matters")
@@ -216,4 +225,184 @@ func FuzzChoose(f *testing.F) {
 		p.Choose(keys, n, hd, pos, keep)
 		checkKeep(t, keep, n, m)
 	})
+}
+
+// TestProtectionOverBudget: when m is below Sinks+Recent the sinks go
+// first, then the newest; at exactly the protected count nothing is
+// scored; one past it, the single best unprotected slot joins them.
+func TestProtectionOverBudget(t *testing.T) {
+	const n, hd = 20, 1
+	keys := make([]float32, n)
+	for i := range keys {
+		keys[i] = float32(10 + i)
+	}
+	keys[7] = 0.5 // K-norm's favourite among the unprotected
+	p := &Policy{Kind: KNorm, Sinks: 4, Recent: 8}
+	for _, c := range []struct {
+		m    int
+		want []int32
+	}{
+		{3, []int32{0, 1, 2}},
+		{4, []int32{0, 1, 2, 3}},
+		{6, []int32{0, 1, 2, 3, 18, 19}},
+		{12, []int32{0, 1, 2, 3, 12, 13, 14, 15, 16, 17, 18, 19}},
+		{13, []int32{0, 1, 2, 3, 7, 12, 13, 14, 15, 16, 17, 18, 19}},
+		{20, []int32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19}},
+	} {
+		if got := choose(p, keys, n, hd, c.m); !slices.Equal(got, c.want) {
+			t.Errorf("keeping %d: %v, want %v", c.m, got, c.want)
+		}
+	}
+	// Zero fields take the defaults: 4 sinks and 64 recent, so of 100
+	// slots keeping 68 keeps exactly 0–3 and 36–99.
+	keys = make([]float32, 100)
+	for i := range keys {
+		keys[i] = float32(-i) // K-norm would rather keep the middle
+	}
+	var want []int32
+	for i := range 100 {
+		if i < DefaultSinks || i >= 100-DefaultRecent {
+			want = append(want, int32(i))
+		}
+	}
+	if got := choose(&Policy{Kind: KNorm}, keys, 100, 1, 68); !slices.Equal(got, want) {
+		t.Errorf("defaults: kept %v, want %v", got, want)
+	}
+}
+
+// TestNoneKeepsOldest: None (which callers never evict with) keeps the
+// protected slots and then the oldest, so unprotected it keeps the first m.
+func TestNoneKeepsOldest(t *testing.T) {
+	keys := make([]float32, 10)
+	if got := choose(&Policy{Kind: None, Sinks: -1, Recent: -1}, keys, 10, 1, 3); !slices.Equal(got, []int32{0, 1, 2}) {
+		t.Errorf("none, unprotected: %v, want [0 1 2]", got)
+	}
+	if got := choose(&Policy{Kind: None, Sinks: 1, Recent: 2}, keys, 10, 1, 5); !slices.Equal(got, []int32{0, 1, 2, 8, 9}) {
+		t.Errorf("none, 1 sink 2 recent: %v, want [0 1 2 8 9]", got)
+	}
+}
+
+// TestScoresValues: the scores themselves, against the formulas.
+func TestScoresValues(t *testing.T) {
+	// Three 2-d keys, the last zero: μ = (1, 1).
+	keys := []float32{3, 0, 0, 3, 0, 0}
+	pos := []int32{5, 9, 40} // gapped, as after an eviction
+	dst := make([]float32, 3)
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-6 }
+	r5, r2 := math.Sqrt(5), math.Sqrt(2)
+	for _, c := range []struct {
+		kind Kind
+		want []float64
+	}{
+		{Manifold, []float64{r5, r5, r2}},
+		// cos((3,0),(1,1)) = 1/√2; the zero key's cosine is 0.
+		{KeyDiff, []float64{1 - 1/r2, 1 - 1/r2, 1}},
+		{KNorm, []float64{-3, -3, 0}},
+		{Streaming, []float64{5, 9, 40}},
+		{None, []float64{0, -1, -2}},
+	} {
+		(&Policy{Kind: c.kind}).Scores(keys, 3, 2, pos, dst)
+		for i := range dst {
+			if !near(float64(dst[i]), c.want[i]) {
+				t.Errorf("%s scores %v, want %v", c.kind, dst, c.want)
+				break
+			}
+		}
+	}
+	// Windowed with windows of 2: slot 2 is alone in its window, at its
+	// own mean; the first window's mean is (1.5, 1.5).
+	(&Policy{Kind: Windowed, Window: 2}).Scores(keys, 3, 2, pos, dst)
+	if w := math.Sqrt(1.5*1.5 + 1.5*1.5); !near(float64(dst[0]), w) || !near(float64(dst[1]), w) || dst[2] != 0 {
+		t.Errorf("windowed scores %v, want [%v %v 0]", dst, w, w)
+	}
+}
+
+func TestMean(t *testing.T) {
+	keys := []float32{1, 2, 3, 4, 5, 6}
+	mu := make([]float32, 3)
+	Mean(keys, 2, 3, mu, make([]float64, 3))
+	if !slices.Equal(mu, []float32{2.5, 3.5, 4.5}) {
+		t.Errorf("mean %v, want [2.5 3.5 4.5]", mu)
+	}
+	// Short scratch is refused, not indexed past.
+	mu = []float32{7, 7, 7}
+	Mean(keys, 2, 3, mu, make([]float64, 2))
+	if !slices.Equal(mu, []float32{7, 7, 7}) {
+		t.Errorf("mean with short scratch wrote %v", mu)
+	}
+}
+
+// TestRandomStream: Random draws math/rand/v2's Float32 stream from
+// PCG(Seed, pcgStream), so a seed's choices are what they were when a
+// *rand.Rand held the generator; changing Seed restarts the stream.
+func TestRandomStream(t *testing.T) {
+	const n = 50
+	keys := make([]float32, n)
+	dst := make([]float32, n)
+	p := &Policy{Kind: Random, Seed: 3}
+	ref := rand.New(rand.NewPCG(3, pcgStream))
+	for range 2 { // the second call continues the stream
+		p.Scores(keys, n, 1, nil, dst)
+		for i := range dst {
+			if w := ref.Float32(); dst[i] != w {
+				t.Fatalf("score %d: %v, want %v", i, dst[i], w)
+			}
+		}
+	}
+	p.Seed = 4
+	p.Scores(keys, n, 1, nil, dst)
+	fresh := make([]float32, n)
+	(&Policy{Kind: Random, Seed: 4}).Scores(keys, n, 1, nil, fresh)
+	if !slices.Equal(dst, fresh) {
+		t.Errorf("after Seed = 4: %v, want a fresh seed-4 stream %v", dst[:4], fresh[:4])
+	}
+}
+
+// TestBadSizes: arguments that do not fit are refused by Check, and
+// Choose and Scores neither panic nor index past their slices on them.
+func TestBadSizes(t *testing.T) {
+	keys := make([]float32, 8)
+	pos := make([]int32, 4)
+	for _, c := range []struct {
+		name  string
+		keys  []float32
+		n, hd int
+		pos   []int32
+		m     int
+	}{
+		{"short keys", keys[:7], 4, 2, pos, 2},
+		{"short positions", keys, 4, 2, pos[:3], 2},
+		{"m past n", keys, 4, 2, pos, 5},
+		{"zero head dim", keys, 4, 0, pos, 2},
+		{"negative n", keys, -1, 2, pos, 0},
+		{"n·hd overflowing to 0", nil, 4, 1 << 62, pos, 2},
+	} {
+		keep := make([]int32, c.m)
+		if Check(c.keys, c.n, c.hd, c.pos, keep) == nil {
+			t.Errorf("%s: Check passed", c.name)
+		}
+		for _, k := range Kinds() {
+			(&Policy{Kind: k}).Choose(c.keys, c.n, c.hd, c.pos, keep)
+			for _, s := range keep {
+				if s < 0 || (c.n > 0 && int(s) >= c.n) {
+					t.Errorf("%s, %s: kept slot %d of %d", c.name, k, s, c.n)
+				}
+			}
+			(&Policy{Kind: k}).Scores(c.keys, c.n, c.hd, c.pos, make([]float32, max(c.n, 0)))
+		}
+	}
+	if err := Check(keys, 4, 2, pos, make([]int32, 4)); err != nil {
+		t.Errorf("fitting arguments refused: %v", err)
+	}
+}
+
+// TestTiesGoToNewer: equal scores are broken in favour of the newer slot,
+// so identical keys leave the most recent ones.
+func TestTiesGoToNewer(t *testing.T) {
+	keys := []float32{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1} // six equal 2-d keys
+	for _, k := range []Kind{Manifold, Windowed, KeyDiff, KNorm} {
+		if got := choose(&Policy{Kind: k, Sinks: -1, Recent: -1}, keys, 6, 2, 2); !slices.Equal(got, []int32{4, 5}) {
+			t.Errorf("%s on equal keys kept %v, want the newest [4 5]", k, got)
+		}
+	}
 }
