@@ -103,3 +103,24 @@ export function readMeta(path) {
     closeSync(fd)
   }
 }
+
+// gpt2ByteDecoder maps the printable stand-in characters of GPT-2's
+// bytes_to_unicode back to bytes (the fixtures' byte-level BPE vocabularies).
+export function gpt2ByteDecoder() {
+  const bs = []
+  for (let b = 0x21; b <= 0x7e; b++) bs.push(b)
+  for (let b = 0xa1; b <= 0xac; b++) bs.push(b)
+  for (let b = 0xae; b <= 0xff; b++) bs.push(b)
+  const cs = [...bs]
+  let n = 0
+  for (let b = 0; b < 256; b++) {
+    if (!bs.includes(b)) {
+      bs.push(b)
+      cs.push(256 + n)
+      n++
+    }
+  }
+  const dec = new Map()
+  bs.forEach((b, i) => dec.set(String.fromCodePoint(cs[i]), b))
+  return dec
+}

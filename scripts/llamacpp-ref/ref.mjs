@@ -19,7 +19,7 @@ import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, basename } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { readMeta } from './gguf.mjs'
+import { gpt2ByteDecoder, readMeta } from './gguf.mjs'
 
 const SELF = fileURLToPath(import.meta.url)
 const PKG = JSON.parse(readFileSync(new URL('./node_modules/@fugood/llama.node/package.json', import.meta.url)))
@@ -81,28 +81,8 @@ export const PROBE_OPTIONS = { temperature: 1, top_k: 0, ...NO_SAMPLERS, ignore_
 const TOP_N = 20
 
 // ---------------------------------------------------------------------------
-// Vocabulary: GPT-2 byte-level BPE, as every fixture uses.
-
-// gpt2ByteDecoder maps the printable stand-in characters of GPT-2's
-// bytes_to_unicode back to bytes.
-function gpt2ByteDecoder() {
-  const bs = []
-  for (let b = 0x21; b <= 0x7e; b++) bs.push(b)
-  for (let b = 0xa1; b <= 0xac; b++) bs.push(b)
-  for (let b = 0xae; b <= 0xff; b++) bs.push(b)
-  const cs = [...bs]
-  let n = 0
-  for (let b = 0; b < 256; b++) {
-    if (!bs.includes(b)) {
-      bs.push(b)
-      cs.push(256 + n)
-      n++
-    }
-  }
-  const dec = new Map()
-  bs.forEach((b, i) => dec.set(String.fromCodePoint(cs[i]), b))
-  return dec
-}
+// Vocabulary: GPT-2 byte-level BPE, as every fixture uses (gguf.mjs's
+// gpt2ByteDecoder maps its stand-in characters back to bytes).
 
 // vocabOf reads what the harness needs from a GGUF: token bytes, the piece
 // llama.node prints for each token (so its output can be mapped back to
