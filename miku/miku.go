@@ -14,10 +14,12 @@ import (
 )
 
 // FormatVersion is the container format version this build writes, and
-// the newest it reads. Files with a higher version are refused with
+// the newest it reads. Version 2 added the conversation tree (a section
+// of the session layer's); the container's layout is version 1's, and
+// version 1 files read as they always did. Files with a higher version are refused with
 // ErrNewerVersion (when their header verifies; otherwise the version field
 // is taken for damage: ErrCorrupt).
-const FormatVersion = 1
+const FormatVersion = 2
 
 // Sentinel errors, for errors.Is. Every error Decode returns wraps exactly
 // one of them.
@@ -321,7 +323,7 @@ func decode(data []byte) (*File, error) {
 		return nil, newerOrDamaged(data, version)
 	}
 	if version == 0 {
-		return nil, fmt.Errorf("%w: format version 0", ErrCorrupt)
+		return nil, fmt.Errorf("%w: damaged: the format version field reads 0, which no .miku file has", ErrCorrupt)
 	}
 	if flags := binary.LittleEndian.Uint32(data[12:]); flags != 0 {
 		return nil, fmt.Errorf("%w: unknown flags %#x for format version %d", ErrCorrupt, flags, version)

@@ -101,7 +101,7 @@ func TestLayout(t *testing.T) {
 	if !bytes.Equal(b[:8], []byte("MIKU\x00\r\n\x1a")) {
 		t.Fatalf("magic % x", b[:8])
 	}
-	if v := binary.LittleEndian.Uint32(b[8:]); v != 1 {
+	if v := binary.LittleEndian.Uint32(b[8:]); v != FormatVersion {
 		t.Fatalf("version %d", v)
 	}
 	if fl := binary.LittleEndian.Uint32(b[12:]); fl != 0 {
@@ -112,7 +112,7 @@ func TestLayout(t *testing.T) {
 	if got, want := binary.LittleEndian.Uint32(b[24+h:]), crc32.Checksum(hdr, crc32.MakeTable(crc32.Castagnoli)); got != want {
 		t.Fatalf("header crc %08x, want %08x", got, want)
 	}
-	if !bytes.HasPrefix(hdr, []byte(`{"format_version":1,"app_version":"v0.3.0-test","created":"2025-03-01T12:00:00Z",`)) {
+	if !bytes.HasPrefix(hdr, []byte(`{"format_version":2,"app_version":"v0.3.0-test","created":"2025-03-01T12:00:00Z",`)) {
 		t.Fatalf("header JSON field order: %s", hdr)
 	}
 	var hh Header
@@ -270,7 +270,7 @@ func newerFile(t testing.TB, v uint32) []byte {
 	b := mustMarshal(t, sample())
 	h := binary.LittleEndian.Uint64(b[16:])
 	hdr := b[24 : 24+h]
-	old := []byte(`"format_version":1,`)
+	old := []byte(fmt.Sprintf(`"format_version":%d,`, FormatVersion))
 	nv := []byte(fmt.Sprintf(`"format_version":%d,`, v))
 	if !bytes.HasPrefix(hdr[1:], old) || len(nv) != len(old) {
 		t.Fatalf("unexpected header %.40s", hdr)
@@ -287,7 +287,7 @@ func TestNewerVersion(t *testing.T) {
 	if !errors.Is(err, ErrNewerVersion) {
 		t.Fatalf("got %v", err)
 	}
-	if !strings.Contains(err.Error(), "written by format version 3; this build reads up to 1 — update ISAGI") {
+	if !strings.Contains(err.Error(), "written by format version 3; this build reads up to 2 — update ISAGI") {
 		t.Fatalf("message: %v", err)
 	}
 	// Refused on the version and the header alone: a newer layout may
@@ -324,7 +324,7 @@ func TestFlipVersionBits(t *testing.T) {
 	}
 	// The same for a newer file's own version field: flipped, it no
 	// longer matches its header.
-	b = newerFile(t, 2)
+	b = newerFile(t, FormatVersion+1)
 	for bit := range 32 {
 		c := bytes.Clone(b)
 		c[8+bit/8] ^= 1 << (bit % 8)
@@ -443,7 +443,7 @@ func TestSectionTableChecks(t *testing.T) {
 		"in header":  `{"name":"a","offset":0,"length":8,"crc32c":%[2]d}`,
 		"in footer":  `{"name":"a","offset":%[1]d,"length":4096,"crc32c":%[2]d}`,
 		"bad crc":    `{"name":"a","offset":%[1]d,"length":8,"crc32c":1}`,
-		"version 2":  `{"name":"a","offset":%[1]d,"length":8,"crc32c":%[2]d}],"format_version":2,"x":[`,
+		"version 3":  `{"name":"a","offset":%[1]d,"length":8,"crc32c":%[2]d}],"format_version":3,"x":[`,
 		"not object": `1`,
 	} {
 		// The header's length moves the data start; compute offsets for
@@ -585,5 +585,17 @@ func TestReadNotMikuFile(t *testing.T) {
 		if !errors.Is(err, want) {
 			t.Errorf("%s: %v, want %v", name, err, want)
 		}
+	}
+}
+
+// TestReadsVersion1: files written before the conversation tree (format
+// version 1, the same layout) still read.
+func TestReadsVersion1(t *testing.T) {
+	f, err := Decode(newerFile(t, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Header.FormatVersion != 1 || len(f.Sections) != len(sample().Sections) {
+		t.Fatalf("read version %d with %d sections", f.Header.FormatVersion, len(f.Sections))
 	}
 }

@@ -70,7 +70,7 @@ func TestOptionsBackend(t *testing.T) {
 	if i := s.Info(); i.Backend != "test backend" || i.Kernels != "" {
 		t.Fatalf("Info names backend %q, kernels %q", i.Backend, i.Kernels)
 	}
-	if src := s.CalibrationSource(); src.Backend != backend.Backend(made) {
+	if src := s.gm.CalibrationSource(); src.Backend != backend.Backend(made) {
 		t.Fatalf("calibration runs on %v, not the session's backend", src.Backend)
 	}
 	// An MCR drafter: the calibration pass and the drafter, one state each.
@@ -83,7 +83,7 @@ func TestOptionsBackend(t *testing.T) {
 	if turn := send(t, s, "And God said"); turn.Spec == nil || turn.Spec.Drafter == "" {
 		t.Fatalf("no speculation on the test backend: %+v", turn.Spec)
 	}
-	if _, err := s.Hidden(context.Background(), "In the beginning", []int{0}, 0); err != nil {
+	if _, err := s.pr.Hidden(context.Background(), "In the beginning", []int{0}, 0); err != nil {
 		t.Fatal(err)
 	}
 	if n.states != 4 {

@@ -80,21 +80,22 @@ type cogProfile struct {
 // unless the file's manifold cannot be used with it, which stays kept
 // (saved back unchanged) and leaves the session without memory; note
 // says why.
-func (s *Session) startCOG(p *geometry.Profile) (note string, err error) {
-	emb, err := geometry.NewEmbedder(s.CalibrationSource(), p)
+func (mem *Memory) start(p *geometry.Profile) (note string, err error) {
+	s := mem.s
+	emb, err := geometry.NewEmbedder(s.gm.CalibrationSource(), p)
 	if err != nil {
 		return "", err
 	}
-	s.embed = emb
-	if s.cogKept != nil {
-		s.cog, s.cogFP = nil, ""
-		return s.useKept(p), nil
+	s.gm.embed = emb
+	if mem.cogKept != nil {
+		mem.cog, mem.cogFP = nil, ""
+		return mem.useKept(p), nil
 	}
 	m, err := cog.New(cog.Config{Dim: p.K})
 	if err != nil {
 		return "", err
 	}
-	s.cog, s.cogFP = m, p.Fingerprint()
+	mem.cog, mem.cogFP = m, p.Fingerprint()
 	return "", nil
 }
 
@@ -119,8 +120,8 @@ const keptSuffix = "it is kept in the session file unchanged, and this conversat
 // useKept starts using the kept manifold if it was measured in p, and
 // otherwise says why it stays unused ("" when it is in use and there is
 // nothing to tell).
-func (s *Session) useKept(p *geometry.Profile) string {
-	k := s.cogKept
+func (mem *Memory) useKept(p *geometry.Profile) string {
+	k := mem.cogKept
 	if !k.usable {
 		return k.why
 	}
@@ -136,7 +137,7 @@ func (s *Session) useKept(p *geometry.Profile) string {
 		k.usable, k.why = false, fmt.Sprintf("the saved living manifold could not be read (%v): %s", err, keptSuffix)
 		return k.why
 	}
-	s.cog, s.cogFP, s.cogKept = m, fp, nil
+	mem.cog, mem.cogFP, mem.cogKept = m, fp, nil
 	return keylessNote(m)
 }
 
@@ -144,9 +145,10 @@ func (s *Session) useKept(p *geometry.Profile) string {
 // ("" when there is nothing to say): a caller that attaches the profile
 // after loading the file (isagi run --session, the TUI's start) asks
 // Notes after it, so only a profile that did not come is told.
-func (s *Session) waitingNote() string {
-	k := s.cogKept
-	if k == nil || !k.usable || s.geo != nil || k.told {
+func (mem *Memory) waitingNote() string {
+	s := mem.s
+	k := mem.cogKept
+	if k == nil || !k.usable || s.gm.geo != nil || k.told {
 		return ""
 	}
 	k.told = true
@@ -173,14 +175,14 @@ func keylessNote(m *cog.Manifold) string {
 
 // cogTurn describes a turn's decision after it was recorded. A served
 // turn shows the trajectory it was served from; any other, the nearest.
-func (s *Session) cogTurn(m *memTurn, retrieved bool) *COGTurn {
+func (mem *Memory) turn(m *memTurn, retrieved bool) *COGTurn {
 	near := m.look.Nearest
 	if retrieved {
 		near = m.dec.Candidate
 	}
 	t := &COGTurn{Tier: near.Tier.String(), Distance: near.Distance, Retrieved: retrieved,
 		Decision: m.decision, Why: m.why, SameContext: retrieved && m.dec.InContext, Gate: m.dec.Plain, Tau: m.gate.Tau,
-		Growth: s.cog.Growth(), Trajectories: s.cog.Len()}
+		Growth: mem.cog.Growth(), Trajectories: mem.cog.Len()}
 	if near.Found {
 		t.Nearest = near.Trajectory.Prompt
 	}
@@ -190,54 +192,64 @@ func (s *Session) cogTurn(m *memTurn, retrieved bool) *COGTurn {
 // serveRetrieved answers from memory: the stored answer, streamed as one
 // piece, added to the conversation like a generated one, and noted in the
 // record of served answers the session file keeps.
-func (s *Session) serveRetrieved(input string, m *memTurn, start time.Time, emit func(Event)) (Turn, error) {
+func (mem *Memory) serveRetrieved(input string, m *memTurn, start time.Time, emit func(Event)) (Turn, error) {
+	s := mem.s
 	c := m.dec.Candidate
 	ans := c.Trajectory.Answer
-	s.lastServed = &served{input: input, answer: ans}
-	s.conv.AddExchange(input, ans)
+	mem.lastServed = &served{input: input, answer: ans}
+	s.cv.conv.AddExchange(input, ans)
 	// Nothing was decoded: the cache lacks the exchange until the next
 	// turn, but the conversation holds it.
-	s.cacheLags()
+	s.cv.lags()
 	emit(Event{Piece: ans, Elapsed: time.Since(start), ID: -1})
 	now := time.Now()
-	if err := s.cog.Touch(c.Trajectory.ID, now); err != nil {
+	if err := mem.cog.Touch(c.Trajectory.ID, now); err != nil {
 		return Turn{}, err
 	}
-	s.served = append(s.served, ServedAnswer{Prompt: input, Answer: ans, Stored: c.Trajectory.Prompt,
+	mem.served = append(mem.served, ServedAnswer{Prompt: input, Answer: ans, Stored: c.Trajectory.Prompt,
 		Trajectory: c.Trajectory.ID, Distance: c.Distance, Gate: m.dec.Plain, Tau: m.gate.Tau, SameContext: m.dec.InContext, Time: now.UTC()})
-	t := Turn{Text: ans, Stop: "retrieved", COG: s.cogTurn(m, true)}
-	t.ContextUsed, _ = s.ContextUsed()
+	t := Turn{Text: ans, Stop: "retrieved", COG: mem.turn(m, true)}
+	t.ContextUsed, _ = s.cv.ContextUsed()
+	s.cv.record(input, &t)
 	return t, nil
 }
 
 // ManifoldStats describes the living manifold; ok is false without one.
-func (s *Session) ManifoldStats() (ManifoldStats, bool) {
-	if s.cog == nil {
+func (mem *Memory) Stats() (ManifoldStats, bool) {
+	s := mem.s
+	if mem.cog == nil {
 		return ManifoldStats{}, false
 	}
-	st := ManifoldStats{Growth: s.cog.Growth(), Trajectories: s.cog.Len(), Clusters: s.cog.Clusters(), Alpha: s.set.OGDAlpha,
+	st := ManifoldStats{Growth: mem.cog.Growth(), Trajectories: mem.cog.Len(), Clusters: mem.cog.Clusters(), Alpha: s.set.OGDAlpha,
 		MemoryOff: s.set.MemoryOff}
-	if s.geo != nil {
-		g := s.geo.Profile().MemoryGate()
+	if s.gm.geo != nil {
+		g := s.gm.geo.Profile().MemoryGate()
 		st.Tau, st.Calibrated = g.Tau, g.Calibrated
 	}
-	if ev, err := s.cog.TopEigen(min(4, s.cog.Dim())); err == nil {
+	if ev, err := mem.cog.TopEigen(min(4, mem.cog.Dim())); err == nil {
 		st.TopEigen = ev
 	}
-	if pts, err := s.cog.Project2D(); err == nil {
+	if pts, err := mem.cog.Project2D(); err == nil {
 		st.Points = pts
 	}
-	if s.explore != nil {
-		st.Direction = s.explore.Source
+	if s.gm.explore != nil {
+		st.Direction = s.gm.explore.Source
 	}
 	return st, true
 }
 
-// Regenerate forgets the last exchange and answers its message again by
-// generating, even when the manifold would serve it from memory; the new
-// answer replaces the stored one.
-func (s *Session) Regenerate(ctx context.Context, emit func(Event)) (Turn, error) {
-	input, ok := s.popLastExchange()
+// Regenerate answers the last message again by generating, even when the
+// manifold would serve it from memory; the new answer replaces the stored
+// one. In chat mode the old reply stays in the tree as a sibling of the
+// new one (Switch goes back to it), and the KV cache is reused up to the
+// reply; in completion mode only a turn served from memory can be taken
+// back out of the running text.
+func (cv *Conversation) Regenerate(ctx context.Context, emit func(Event)) (Turn, error) {
+	s := cv.s
+	if cv.conv.Chat() {
+		return cv.regenerate(ctx, emit)
+	}
+	input, ok := cv.popLast()
 	if !ok {
 		return Turn{}, fmt.Errorf("session: no turn to regenerate")
 	}
@@ -246,59 +258,61 @@ func (s *Session) Regenerate(ctx context.Context, emit func(Event)) (Turn, error
 
 // popLastExchange removes the last user message and the replies after it
 // and returns the message.
-func (s *Session) popLastExchange() (string, bool) {
-	s.cacheLags()
-	if !s.conv.Chat() {
+func (cv *Conversation) popLast() (string, bool) {
+	s := cv.s
+	cv.lags()
+	if !cv.conv.Chat() {
 		// Completion mode keeps one running text: only a turn served from
 		// memory is known exactly enough (its input and answer) to take
 		// back out of it.
-		sv := s.lastServed
+		sv := s.mem.lastServed
 		if sv == nil {
 			return "", false
 		}
-		in, ok := s.conv.PopExchange(sv.input, sv.answer)
+		in, ok := cv.conv.PopExchange(sv.input, sv.answer)
 		if ok {
-			s.lastServed = nil
-			s.dropServed()
+			s.mem.lastServed = nil
+			s.mem.dropServed()
 		}
 		return in, ok
 	}
-	if s.lastInput == "" {
+	if cv.lastInput == "" {
 		return "", false
 	}
-	in, ok := s.conv.PopExchange("", "")
-	if ok && s.lastServed != nil {
-		s.lastServed = nil
-		s.dropServed()
+	in, ok := cv.conv.PopExchange("", "")
+	if ok && s.mem.lastServed != nil {
+		s.mem.lastServed = nil
+		s.mem.dropServed()
 	}
 	return in, ok
 }
 
 // dropServed forgets the last served answer, taken back out of the
 // conversation.
-func (s *Session) dropServed() {
-	if n := len(s.served); n > 0 {
-		s.served = s.served[:n-1]
+func (mem *Memory) dropServed() {
+	if n := len(mem.served); n > 0 {
+		mem.served = mem.served[:n-1]
 	}
 }
 
 // useOGD sets the exploration step: α = 0 removes it.
-func (s *Session) useOGD(alpha float64) error {
+func (gm *Geometry) useOGD(alpha float64) error {
+	s := gm.s
 	if alpha == 0 {
-		if s.exploreRemove != nil {
-			s.exploreRemove()
+		if gm.exploreRemove != nil {
+			gm.exploreRemove()
 		}
-		s.explore, s.exploreRemove = nil, nil
+		gm.explore, gm.exploreRemove = nil, nil
 		return nil
 	}
-	if s.geo == nil {
+	if gm.geo == nil {
 		return ErrNoGeometry
 	}
-	p := s.geo.Profile()
-	dir, source := s.ogdDir, s.ogdSource
+	p := gm.geo.Profile()
+	dir, source := gm.ogdDir, gm.ogdSource
 	if dir == nil {
 		var err error
-		if dir, source, err = geometry.Direction(p, s.cogMetric()); err != nil {
+		if dir, source, err = geometry.Direction(p, s.mem.metric()); err != nil {
 			return err
 		}
 	}
@@ -306,32 +320,32 @@ func (s *Session) useOGD(alpha float64) error {
 	if err != nil {
 		return err
 	}
-	if s.exploreRemove != nil {
-		s.exploreRemove()
+	if gm.exploreRemove != nil {
+		gm.exploreRemove()
 	}
 	remove, err := s.st.AddHook(x)
 	if err != nil {
 		return err
 	}
-	if p.Layer < s.m.Layers-1 && (s.explore == nil || s.explore.P.Alpha() != alpha) {
+	if p.Layer < s.m.Layers-1 && (gm.explore == nil || gm.explore.P.Alpha() != alpha) {
 		s.resetCache(s.set.Seed) // later blocks' keys and values change
 	}
-	s.explore, s.exploreRemove = x, remove
+	gm.explore, gm.exploreRemove = x, remove
 	return nil
 }
 
-func (s *Session) cogMetric() *mat.SymDense {
-	if s.cog == nil {
+func (mem *Memory) metric() *mat.SymDense {
+	if mem.cog == nil {
 		return nil
 	}
-	return s.cog.Metric()
+	return mem.cog.Metric()
 }
 
 // SetOGDDirection fixes the exploration direction (d wide; nil goes back
 // to the default: the manifold's top eigenvector, else the first UGT
 // axis). It applies from the next Set("ogd_alpha", …).
-func (s *Session) SetOGDDirection(dir []float64, source string) {
-	s.ogdDir, s.ogdSource = dir, source
+func (gm *Geometry) SetOGDDirection(dir []float64, source string) {
+	gm.ogdDir, gm.ogdSource = dir, source
 }
 
 func parseAlpha(value string) (float64, error) {
@@ -350,18 +364,18 @@ func parseAlpha(value string) (float64, error) {
 
 // cogSections are the manifold's sections for a session file: the one in
 // use, or the one kept from the loaded file as it was read.
-func (s *Session) cogSections() ([]miku.Section, error) {
-	if s.cog == nil {
-		if s.cogKept != nil {
-			return s.cogKept.sections, nil
+func (mem *Memory) sections() ([]miku.Section, error) {
+	if mem.cog == nil {
+		if mem.cogKept != nil {
+			return mem.cogKept.sections, nil
 		}
 		return nil, nil
 	}
-	data, err := s.cog.MarshalBinary()
+	data, err := mem.cog.MarshalBinary()
 	if err != nil {
 		return nil, fmt.Errorf("session: the living manifold: %w", err)
 	}
-	prof, err := json.Marshal(cogProfile{Fingerprint: s.cogFP, K: s.cog.Dim()})
+	prof, err := json.Marshal(cogProfile{Fingerprint: mem.cogFP, K: mem.cog.Dim()})
 	if err != nil {
 		return nil, fmt.Errorf("session: the living manifold's profile record: %w", err)
 	}
@@ -377,16 +391,17 @@ func (s *Session) cogSections() ([]miku.Section, error) {
 // file without one starts a new manifold when a profile is attached.
 // sameModel is false for a file saved with another model (loaded with
 // force), whose manifold is kept and never used.
-func (s *Session) loadCOG(f *miku.File, sameModel bool) (notes []string) {
-	s.cog, s.cogFP, s.cogKept = nil, "", nil
+func (mem *Memory) load(f *miku.File, sameModel bool) (notes []string) {
+	s := mem.s
+	mem.cog, mem.cogFP, mem.cogKept = nil, "", nil
 	sec, ok := f.Section(sectionCOG)
 	if !ok {
-		if s.geo != nil {
-			m, err := cog.New(cog.Config{Dim: s.geo.Profile().K})
+		if s.gm.geo != nil {
+			m, err := cog.New(cog.Config{Dim: s.gm.geo.Profile().K})
 			if err != nil {
 				return []string{"the living manifold could not start: " + err.Error()}
 			}
-			s.cog, s.cogFP = m, s.geo.Profile().Fingerprint()
+			mem.cog, mem.cogFP = m, s.gm.geo.Profile().Fingerprint()
 		}
 		return nil
 	}
@@ -404,14 +419,14 @@ func (s *Session) loadCOG(f *miku.File, sameModel bool) (notes []string) {
 	default:
 		k.fp, k.usable = prof.Fingerprint, true
 	}
-	s.cogKept = k
+	mem.cogKept = k
 	if !k.usable {
 		return []string{k.why}
 	}
-	if s.geo == nil {
+	if s.gm.geo == nil {
 		return nil // used by SetGeometry, or told by Notes
 	}
-	if note := s.useKept(s.geo.Profile()); note != "" {
+	if note := mem.useKept(s.gm.geo.Profile()); note != "" {
 		return []string{note}
 	}
 	return nil
@@ -452,12 +467,13 @@ type Chain struct {
 // chain is reproducible; the living manifold is neither consulted nor
 // changed. emit, if set, sees every piece. The session's conversation and
 // knobs are restored afterwards.
-func (s *Session) ExploreChain(ctx context.Context, concept string, alphas []float64, seed uint64, emit func(step int, ev Event)) (*Chain, error) {
-	if s.geo == nil || s.embed == nil {
+func (gm *Geometry) ExploreChain(ctx context.Context, concept string, alphas []float64, seed uint64, emit func(step int, ev Event)) (*Chain, error) {
+	s := gm.s
+	if gm.geo == nil || gm.embed == nil {
 		return nil, ErrNoGeometry
 	}
-	p := s.geo.Profile()
-	hc, err := s.embed.State(ctx, concept)
+	p := gm.geo.Profile()
+	hc, err := gm.embed.State(ctx, concept)
 	if err != nil {
 		return nil, err
 	}
@@ -465,21 +481,21 @@ func (s *Session) ExploreChain(ctx context.Context, concept string, alphas []flo
 	if err != nil {
 		return nil, fmt.Errorf("session: the concept's direction: %w", err)
 	}
-	saved, rec := s.set, s.conv.Record()
+	saved, rec := s.set, s.cv.conv.Record()
 	defer func() {
-		s.SetOGDDirection(nil, "")
-		s.conv.Restore(rec)
+		gm.SetOGDDirection(nil, "")
+		s.cv.conv.Restore(rec)
 		s.resetCache(saved.Seed)
 		_ = s.apply(saved)
 	}()
-	s.SetOGDDirection(dir, "concept: "+concept)
+	gm.SetOGDDirection(dir, "concept: "+concept)
 	ch := &Chain{Concept: concept, Direction: "concept: " + concept}
 	var states [][]float64
 	gen := func(step int, alpha float64, stepSeed uint64, prev string) (string, error) {
 		if prev == "" {
 			prev = concept
 		}
-		s.conv.Clear()
+		s.cv.conv.Clear()
 		n := saved
 		n.Seed, n.OGDAlpha = stepSeed, alpha
 		if err := s.apply(n); err != nil {
@@ -498,7 +514,7 @@ func (s *Session) ExploreChain(ctx context.Context, concept string, alphas []flo
 		if g := turn.Geometry; g != nil {
 			st.TEH, st.TEHPeak = g.Reply.Overall, g.Peak
 		}
-		h, err := s.embed.State(ctx, turn.Text)
+		h, err := gm.embed.State(ctx, turn.Text)
 		if err != nil {
 			return "", err
 		}

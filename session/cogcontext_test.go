@@ -38,7 +38,7 @@ func TestMemoryContextChat(t *testing.T) {
 	if ok, _ := ask(t, s, "Now add 5 to that."); ok {
 		t.Fatal("a first follow-up was served from memory")
 	}
-	b1 := s.Transcript()[3].Content
+	b1 := s.cv.Transcript()[3].Content
 
 	s.Clear()
 	send(t, s, "What is 10 + 20?")
@@ -46,10 +46,10 @@ func TestMemoryContextChat(t *testing.T) {
 	if ok || turn.COG.Decision != "other-context" || !strings.Contains(turn.COG.Why, "another point of a conversation") {
 		t.Fatalf("the follow-up after 10 + 20 was served the answer given after 3 + 4: %+v", turn.COG)
 	}
-	b2 := s.Transcript()[3].Content
+	b2 := s.cv.Transcript()[3].Content
 	// Asked again at the same point, in other words, it gets its own
 	// conversation's answer.
-	s.popLastExchange()
+	s.cv.popLast()
 	if ok, turn := ask(t, s, "now add 5 to that"); !ok || turn.Text != b2 || !turn.COG.SameContext {
 		t.Fatalf("the follow-up asked again after 10 + 20: served %v %q, want its own %q (%+v)", ok, turn.Text, b2, turn.COG)
 	}
@@ -64,7 +64,7 @@ func TestMemoryContextChat(t *testing.T) {
 			t.Fatalf("step %d: %q at the same point of the same conversation: served %v %q (%+v), want %q", i, c.in, ok, turn.Text, turn.COG, c.want)
 		}
 	}
-	if sv := s.Served(); len(sv) != 2 || !sv[1].SameContext || sv[1].Stored != "Now add 5 to that." {
+	if sv := s.mem.Served(); len(sv) != 2 || !sv[1].SameContext || sv[1].Stored != "Now add 5 to that." {
 		t.Fatalf("served record %+v", sv)
 	}
 	// Asked again later in the same conversation it means something else
@@ -78,7 +78,7 @@ func TestMemoryContextChat(t *testing.T) {
 		if ok, turn := ask(t, s, in); ok {
 			t.Errorf("near-miss %q served in the same context: %+v", in, turn.COG)
 		}
-		s.popLastExchange()
+		s.cv.popLast()
 	}
 	// The opening question is portable: it is served in the middle of
 	// another conversation too, in any wording.

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -15,11 +16,11 @@ import (
 func conversationOf(t *testing.T, file string) string {
 	t.Helper()
 	c := open(t, fixture(t, "kjv/kjv-q8_0.gguf"), Options{})
-	if _, err := c.Load(file, false); err != nil {
+	if _, err := c.Files().Load(context.Background(), file, LoadOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	for _, m := range c.Transcript() {
+	for _, m := range c.Conversation().Transcript() {
 		b.WriteString(m.Content)
 	}
 	return b.String()
@@ -33,23 +34,23 @@ func TestSaveRefusesAnotherSessionsSave(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "s.miku")
 	w := open(t, model, Options{Settings: greedy()})
 	send(t, w, "And God said")
-	if err := w.Save(file, "test", clock); err != nil {
+	if err := w.Files().Save(context.Background(), file, SaveOptions{AppVersion: "test", Now: clock}); err != nil {
 		t.Fatal(err)
 	}
 	a := open(t, model, Options{Settings: greedy()})
 	b := open(t, model, Options{Settings: greedy()})
 	for _, s := range []*Session{a, b} {
-		if _, err := s.Load(file, false); err != nil {
+		if _, err := s.fl.Load(context.Background(), file, LoadOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	send(t, b, " And the LORD spake")
-	if err := b.Save(file, "test", clock); err != nil {
+	if err := b.Files().Save(context.Background(), file, SaveOptions{AppVersion: "test", Now: clock}); err != nil {
 		t.Fatalf("B's save: %v", err)
 	}
 	send(t, a, " In the beginning")
 	before, _ := os.ReadFile(file)
-	err := a.Save(file, "test", clock)
+	err := a.Files().Save(context.Background(), file, SaveOptions{AppVersion: "test", Now: clock})
 	if !errors.Is(err, miku.ErrChanged) || !strings.Contains(err.Error(), "s.miku") {
 		t.Fatalf("A's save over B's: %v", err)
 	}
@@ -61,17 +62,17 @@ func TestSaveRefusesAnotherSessionsSave(t *testing.T) {
 	}
 	// B goes on saving (autosave) over its own file.
 	send(t, b, " unto Moses")
-	if err := b.Save(file, "test", clock); err != nil {
+	if err := b.Files().Save(context.Background(), file, SaveOptions{AppVersion: "test", Now: clock}); err != nil {
 		t.Fatalf("B's second save: %v", err)
 	}
 	// A asked to overwrite, and did; now B is the one refused.
-	if err := a.SaveOverwrite(file, "test", clock); err != nil {
+	if err := a.Files().Save(context.Background(), file, SaveOptions{Overwrite: true, AppVersion: "test", Now: clock}); err != nil {
 		t.Fatalf("A's overwrite: %v", err)
 	}
-	if err := b.Save(file, "test", clock); !errors.Is(err, miku.ErrChanged) {
+	if err := b.Files().Save(context.Background(), file, SaveOptions{AppVersion: "test", Now: clock}); !errors.Is(err, miku.ErrChanged) {
 		t.Fatalf("B's save after A's overwrite: %v", err)
 	}
-	if err := a.Save(file, "test", clock); err != nil {
+	if err := a.Files().Save(context.Background(), file, SaveOptions{AppVersion: "test", Now: clock}); err != nil {
 		t.Fatalf("A's save over its own overwrite: %v", err)
 	}
 }
@@ -86,28 +87,28 @@ func TestSaveRefusesAnExistingFile(t *testing.T) {
 	file := filepath.Join(dir, "s.miku")
 	w := open(t, model, Options{Settings: greedy()})
 	send(t, w, "And God said")
-	if err := w.Save(file, "test", clock); err != nil {
+	if err := w.Files().Save(context.Background(), file, SaveOptions{AppVersion: "test", Now: clock}); err != nil {
 		t.Fatal(err)
 	}
 	before, _ := os.ReadFile(file)
 	x := open(t, model, Options{Settings: greedy()})
 	send(t, x, "In the beginning")
-	err := x.SaveFile(file)
+	err := x.Files().Save(context.Background(), file, SaveOptions{})
 	if !errors.Is(err, ErrExists) || !strings.Contains(err.Error(), "s.miku") {
 		t.Fatalf("save over a file not this session's: %v", err)
 	}
-	if after, _ := os.ReadFile(file); string(after) != string(before) || x.File() != "" {
-		t.Fatalf("the refused save changed something (file %q)", x.File())
+	if after, _ := os.ReadFile(file); string(after) != string(before) || x.Files().Path() != "" {
+		t.Fatalf("the refused save changed something (file %q)", x.Files().Path())
 	}
-	if err := x.SaveFileOverwrite(file); err != nil {
+	if err := x.Files().Save(context.Background(), file, SaveOptions{Overwrite: true}); err != nil {
 		t.Fatalf("overwrite: %v", err)
 	}
-	if x.File() != file || !strings.HasPrefix(conversationOf(t, file), "In the beginning") {
-		t.Fatalf("after the overwrite: file %q, holds %q", x.File(), conversationOf(t, file))
+	if x.Files().Path() != file || !strings.HasPrefix(conversationOf(t, file), "In the beginning") {
+		t.Fatalf("after the overwrite: file %q, holds %q", x.Files().Path(), conversationOf(t, file))
 	}
 	send(t, x, " God created")
 	// The same file named another way is still this session's.
-	if err := x.SaveFile(filepath.Join(dir, ".", "s.miku")); err != nil {
+	if err := x.Files().Save(context.Background(), filepath.Join(dir, ".", "s.miku"), SaveOptions{}); err != nil {
 		t.Fatalf("autosave after the overwrite: %v", err)
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 1 {

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"path/filepath"
 	"testing"
 
@@ -13,7 +14,7 @@ import (
 // once the next turn has recomputed it (issue 27, item 11).
 func renderedTokens(t *testing.T, s *Session) int {
 	t.Helper()
-	p, err := s.conv.Template().Render(s.Transcript(), chat.Options{})
+	p, err := s.cv.conv.Template().Render(s.cv.Transcript(), chat.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,37 +36,37 @@ func TestContextUsedAfterLoad(t *testing.T) {
 	send(t, a, "Hello world")
 	send(t, a, "In 2024, 1000 people paid")
 	file := filepath.Join(t.TempDir(), "a.miku")
-	if err := a.Save(file, "test", clock); err != nil {
+	if err := a.Files().Save(context.Background(), file, SaveOptions{AppVersion: "test", Now: clock}); err != nil {
 		t.Fatal(err)
 	}
 
 	b := open(t, path, Options{})
-	if _, err := b.Load(file, false); err != nil {
+	if _, err := b.Files().Load(context.Background(), file, LoadOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	want := renderedTokens(t, b)
-	used, limit := b.ContextUsed()
+	used, limit := b.Conversation().ContextUsed()
 	if used == 0 || used != want || used > limit {
 		t.Fatalf("after the load: context %d/%d, want the conversation's %d tokens", used, limit, want)
 	}
 	// The count is of the same conversation the cache of a held: the two
 	// differ only by how its replies tokenize as text.
-	if held, _ := a.ContextUsed(); used < held/2 || used > held*2 {
+	if held, _ := a.Conversation().ContextUsed(); used < held/2 || used > held*2 {
 		t.Fatalf("after the load: context %d, the original session's cache %d", used, held)
 	}
 
 	small := open(t, path, Options{Ctx: 16})
-	if _, err := small.Load(file, false); err != nil {
+	if _, err := small.Files().Load(context.Background(), file, LoadOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if used, limit := small.ContextUsed(); want <= 16 || used != limit {
+	if used, limit := small.Conversation().ContextUsed(); want <= 16 || used != limit {
 		t.Fatalf("a %d-token conversation in a 16-token window: context %d/%d", want, used, limit)
 	}
 
 	send(t, a, "Thanks")
 	send(t, b, "Thanks")
-	ua, _ := a.ContextUsed()
-	ub, _ := b.ContextUsed()
+	ua, _ := a.Conversation().ContextUsed()
+	ub, _ := b.Conversation().ContextUsed()
 	if ub != ua || ub != len(b.gen.History()) {
 		t.Fatalf("after the next turn: the resumed session reads %d (cache %d), the original %d", ub, len(b.gen.History()), ua)
 	}

@@ -98,9 +98,10 @@ func draftKey(n Settings) string {
 // through a GRC of its rank built as /set rank builds one (from the cache
 // when it is there; progress and ctx as for a rank). The online basis
 // lives in this session only: the cached compression is never changed.
-func (s *Session) useDraft(ctx context.Context, n Settings, progress func(done, total int)) error {
+func (dr *Drafting) use(ctx context.Context, n Settings, progress func(done, total int)) error {
+	s := dr.s
 	key := draftKey(n)
-	if key == s.draftKey {
+	if key == dr.draftKey {
 		return nil
 	}
 	d, err := ParseDraft(n.Draft)
@@ -114,8 +115,8 @@ func (s *Session) useDraft(ctx context.Context, n Settings, progress func(done, 
 		return fmt.Errorf("draft_n %d outside 0…%d (0 chooses γ live)", n.DraftN, generate.MaxGamma)
 	}
 	if d == nil {
-		s.stopDraft()
-		s.draftKey = ""
+		dr.stop()
+		dr.draftKey = ""
 		return s.gen.SetSpeculation(generate.SpecOptions{})
 	}
 	// The new drafter is built whole before the old one goes: a build that
@@ -133,7 +134,7 @@ func (s *Session) useDraft(ctx context.Context, n Settings, progress func(done, 
 		if err != nil {
 			return err
 		}
-		g, err := s.compression(ctx, job, progress)
+		g, err := s.comp.get(ctx, job, progress)
 		if err != nil {
 			return err
 		}
@@ -144,7 +145,7 @@ func (s *Session) useDraft(ctx context.Context, n Settings, progress func(done, 
 		if err != nil {
 			return err
 		}
-		if md, remove, err = s.newDrafter(st, g, n.OnlineBasis); err != nil {
+		if md, remove, err = dr.newDrafter(st, g, n.OnlineBasis); err != nil {
 			st.Close()
 			return err
 		}
@@ -159,14 +160,15 @@ func (s *Session) useDraft(ctx context.Context, n Settings, progress func(done, 
 		}
 		return err
 	}
-	s.stopDraft()
-	s.drafter, s.draftRemove, s.draftKey = md, remove, key
+	dr.stop()
+	dr.drafter, dr.draftRemove, dr.draftKey = md, remove, key
 	return nil
 }
 
 // newDrafter makes st, compressed by g, a drafter, learning online when
 // asked; remove then takes its hooks off the conversation's state.
-func (s *Session) newDrafter(st *model.State, g *grc.Compression, online bool) (md *generate.ModelDrafter, remove func(), err error) {
+func (dr *Drafting) newDrafter(st *model.State, g *grc.Compression, online bool) (md *generate.ModelDrafter, remove func(), err error) {
+	s := dr.s
 	if err := grc.Use(st, g); err != nil {
 		return nil, nil, err
 	}
@@ -188,25 +190,26 @@ func (s *Session) newDrafter(st *model.State, g *grc.Compression, online bool) (
 
 // stopDraft drops the compressed drafter, its hooks on the verifier and
 // what its state bound.
-func (s *Session) stopDraft() {
-	if s.draftRemove != nil {
-		s.draftRemove()
+func (dr *Drafting) stop() {
+	if dr.draftRemove != nil {
+		dr.draftRemove()
 	}
-	if s.drafter != nil {
-		s.drafter.State().Close()
+	if dr.drafter != nil {
+		dr.drafter.State().Close()
 	}
-	s.drafter, s.draftRemove = nil, nil
+	dr.drafter, dr.draftRemove = nil, nil
 }
 
 // Speculation is what speculative decoding did in the last reply (zero
 // when it is off), and how often the online basis has moved the drafter.
-func (s *Session) Speculation() (generate.SpecStats, int) {
+func (dr *Drafting) Speculation() (generate.SpecStats, int) {
+	s := dr.s
 	if s.gen == nil {
 		return generate.SpecStats{}, 0
 	}
 	updates := 0
-	if s.drafter != nil {
-		updates = s.drafter.Updates()
+	if dr.drafter != nil {
+		updates = dr.drafter.Updates()
 	}
 	return s.gen.Speculation(), updates
 }

@@ -41,18 +41,18 @@ func TestDraftKnob(t *testing.T) {
 		}
 
 		file := filepath.Join(t.TempDir(), "s.miku")
-		if err := s.Save(file, "test", time.Now()); err != nil {
+		if err := s.fl.Save(context.Background(), file, SaveOptions{AppVersion: "test", Now: time.Now()}); err != nil {
 			t.Fatal(err)
 		}
 		back := open(t, path, Options{Settings: greedy()})
-		if _, err := back.Load(file, false); err != nil {
+		if _, err := back.Files().Load(context.Background(), file, LoadOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		if got, want := back.Settings(), s.Settings(); got.Draft != want.Draft || got.DraftN != want.DraftN || got.OnlineBasis != want.OnlineBasis {
 			t.Fatalf("loaded draft settings %q γ%d online %v, saved %q γ%d online %v", got.Draft, got.DraftN, got.OnlineBasis, want.Draft, want.DraftN, want.OnlineBasis)
 		}
-		if back.draftKey == "" {
-			t.Fatalf("the loaded session has no drafter (key %q)", back.draftKey)
+		if back.dr.draftKey == "" {
+			t.Fatalf("the loaded session has no drafter (key %q)", back.dr.draftKey)
 		}
 	}
 
@@ -71,8 +71,8 @@ func TestDraftKnob(t *testing.T) {
 	if err := s.Set("online_basis", "on"); err == nil {
 		t.Error("the online basis was accepted for the n-gram drafter")
 	}
-	if err := s.Set("draft", "off"); err != nil || s.draftKey != "" {
-		t.Fatalf("draft off: %v, key %q", err, s.draftKey)
+	if err := s.Set("draft", "off"); err != nil || s.dr.draftKey != "" {
+		t.Fatalf("draft off: %v, key %q", err, s.dr.draftKey)
 	}
 }
 
@@ -116,13 +116,13 @@ func TestDraftCancelKeepsOld(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	old, oldRemove := s.drafter, s.draftRemove
+	old, oldRemove := s.dr.drafter, s.dr.draftRemove
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if err := s.SetCtx(ctx, "draft", "rank:96,qkv,ffn", nil); err == nil {
 		t.Fatal("a cancelled build was accepted")
 	}
-	if s.drafter != old || s.draftRemove == nil || oldRemove == nil || s.Settings().Draft != "rank:64" {
+	if s.dr.drafter != old || s.dr.draftRemove == nil || oldRemove == nil || s.Settings().Draft != "rank:64" {
 		t.Fatalf("a cancelled /set draft changed the drafter (settings %q)", s.Settings().Draft)
 	}
 	if turn := send(t, s, "And God said"); turn.Spec == nil || turn.Spec.Drafter != "rank 64 qkv" || turn.Spec.Steps == 0 {

@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/isagi-lab/isagi/engine/chat"
 	"github.com/isagi-lab/isagi/engine/conversation"
@@ -44,19 +45,17 @@ func (s *Session) Fork(ctx int, set Settings) (*Session, error) {
 	if c, ok := b.(io.Closer); ok {
 		closeB = func() { _ = c.Close() }
 	}
-	if s.grcb == nil {
-		s.grcb = map[grc.Slots]*grc.Builder{}
+	if s.comp.grcb == nil {
+		s.comp.grcb = map[grc.Slots]*grc.Builder{}
 	}
-	if s.grcs == nil {
-		s.grcs = map[string]*grc.Compression{}
+	if s.comp.grcs == nil {
+		s.comp.grcs = map[string]*grc.Compression{}
 	}
-	f := &Session{
-		m: s.m, tok: s.tok, b: b, closeB: closeB, info: s.info, stops: s.stops,
-		conv: conversation.New(s.tok, s.conv.Template()),
-		src:  s.src, sha: s.sha, appVersion: s.appVersion,
-		grcb: s.grcb, grcs: s.grcs, cacheDir: s.cacheDir, profileDir: s.profileDir,
-		forked: true,
-	}
+	f := newSession(s.m, s.tok, s.cv.conv.Template())
+	f.b, f.closeB, f.info, f.stops, f.forked = b, closeB, s.info, s.stops, true
+	f.pr.src, f.pr.sha, f.fl.appVersion = s.pr.src, s.pr.sha, s.fl.appVersion
+	f.comp.grcb, f.comp.grcs, f.comp.cacheDir = s.comp.grcb, s.comp.grcs, s.comp.cacheDir
+	f.gm.profileDir = s.gm.profileDir
 	if err := f.fork(s, ctx, set); err != nil {
 		f.Close()
 		return nil, err
@@ -72,8 +71,8 @@ func (f *Session) fork(s *Session, ctx int, set Settings) error {
 	if err := f.apply(set); err != nil {
 		return err
 	}
-	if p := s.GeometryProfile(); p != nil {
-		if err := f.SetGeometry(p); err != nil {
+	if p := s.gm.Profile(); p != nil {
+		if err := f.gm.Set(p); err != nil {
 			return err
 		}
 		f.notes = nil // the profile's notes were told when s loaded it
@@ -98,18 +97,19 @@ func (s *Session) Apply(ctx context.Context, n Settings, progress func(done, tot
 // RankBuilt reports whether the compression the settings ask for needs no
 // build: it is in memory (built by this session or a fork of its family)
 // or in the disk cache, from which it is then read into memory.
-func (s *Session) RankBuilt(n Settings) (bool, error) {
+func (cp *Compression) Built(n Settings) (bool, error) {
+	s := cp.s
 	if n.Rank <= 0 {
 		return true, nil
 	}
-	job, err := s.grcSpec(n)
+	job, err := cp.spec(n)
 	if err != nil {
 		return false, err
 	}
-	if s.grcs[job.Key()] != nil {
+	if cp.grcs[job.Key()] != nil {
 		return true, nil
 	}
-	cache, err := s.GRCCache()
+	cache, err := cp.Cache()
 	if err != nil || cache == nil {
 		return false, nil
 	}
@@ -117,7 +117,7 @@ func (s *Session) RankBuilt(n Settings) (bool, error) {
 	if err != nil || g == nil {
 		return false, nil
 	}
-	s.grcs[job.Key()] = g
+	cp.grcs[job.Key()] = g
 	return true, nil
 }
 
@@ -131,7 +131,8 @@ var ErrLastNotUser = errors.New("the last message must be the user's")
 // must be the user's; in completion mode (no chat template) the messages'
 // texts are one running text, continued after the last. The KV cache is
 // kept: the next Send computes only where the new prompt departs from it.
-func (s *Session) SetTranscript(msgs []chat.Message) (string, error) {
+func (cv *Conversation) SetTranscript(msgs []chat.Message) (string, error) {
+	s := cv.s
 	if len(msgs) == 0 {
 		return "", errors.New("no messages")
 	}
@@ -142,8 +143,8 @@ func (s *Session) SetTranscript(msgs []chat.Message) (string, error) {
 	// per request and asks ContextUsed only for the window), for a figure
 	// no one shows before the Send. An older count (a loaded file's) must
 	// not outlive the conversation it counted.
-	s.convTok, s.convStale = 0, false
-	if !s.conv.Chat() {
+	cv.convTok, cv.convStale = 0, false
+	if !cv.conv.Chat() {
 		var text strings.Builder
 		var parts []chat.Message
 		for i, m := range msgs[:len(msgs)-1] {
@@ -156,7 +157,7 @@ func (s *Session) SetTranscript(msgs []chat.Message) (string, error) {
 				parts = append(parts, chat.Message{Role: role, Content: msgs[i].Content})
 			}
 		}
-		s.conv.Restore(conversation.Record{Text: text.String(), Parts: parts})
+		cv.conv.Restore(conversation.Record{Text: text.String(), Parts: parts})
 		return last.Content, nil
 	}
 	if last.Role != "user" {
@@ -173,7 +174,14 @@ func (s *Session) SetTranscript(msgs []chat.Message) (string, error) {
 			return "", fmt.Errorf("message %d: unknown role %q (system, user or assistant)", i, m.Role)
 		}
 	}
-	s.conv.Restore(conversation.Record{Messages: slices.Clone(msgs[:len(msgs)-1])})
+	cv.conv.Restore(conversation.Record{Messages: slices.Clone(msgs[:len(msgs)-1])})
+	// The tree follows: a client that edited an earlier message, or sends
+	// the conversation again to regenerate, starts a branch beside the one
+	// it left. Messages that do not alternate (two of the user's in a row)
+	// do not fit a tree of turns: it starts again from them.
+	if !cv.tree.follow(branchNodes(msgs[:len(msgs)-1]), time.Now()) {
+		cv.tree = NewTree()
+	}
 	if msgs[0].Role == "system" {
 		s.set.System = msgs[0].Content
 	} else {
@@ -184,9 +192,10 @@ func (s *Session) SetTranscript(msgs []chat.Message) (string, error) {
 
 // PromptTokens is how many tokens the prompt of sending input now would
 // be, with nothing dropped or trimmed; nothing changes.
-func (s *Session) PromptTokens(input string) (int, error) {
-	c := conversation.New(s.tok, s.conv.Template())
-	c.Restore(s.conv.Record())
+func (cv *Conversation) PromptTokens(input string) (int, error) {
+	s := cv.s
+	c := conversation.New(s.tok, cv.conv.Template())
+	c.Restore(cv.conv.Record())
 	p, err := c.Add(input, "", math.MaxInt32, 0)
 	if err != nil {
 		return 0, err
@@ -195,19 +204,20 @@ func (s *Session) PromptTokens(input string) (int, error) {
 }
 
 // TokenBytes is the text of one token on its own (nil out of range).
-func (s *Session) TokenBytes(id int32) []byte { return s.tok.TokenBytes(id) }
+func (pr *Probe) TokenBytes(id int32) []byte { s := pr.s; return s.tok.TokenBytes(id) }
 
 // CountTokens is how many tokens text is on its own (no special tokens).
-func (s *Session) CountTokens(text string) (int, error) {
+func (pr *Probe) CountTokens(text string) (int, error) {
+	s := pr.s
 	ids, err := s.tok.Encode(text, tokenizer.EncodeOptions{})
 	return len(ids), err
 }
 
 // Dim is the width of the residual stream; Layers the number of blocks.
-func (s *Session) Dim() int { return s.m.Dim }
+func (pr *Probe) Dim() int { s := pr.s; return s.m.Dim }
 
 // Layers is the number of transformer blocks.
-func (s *Session) Layers() int { return s.m.Layers }
+func (pr *Probe) Layers() int { s := pr.s; return s.m.Layers }
 
 // Hidden is the residual stream of a text: for each layer asked, one row of
 // Dim values per token, after that block (Layers[i] == -1: after the
@@ -249,7 +259,8 @@ func (h *hiddenHook) AfterNorm(pos int, x []float32) {
 // not touched, and no compression or projector applies: it is the model's
 // own residual stream — and returns the rows after the layers asked (-1:
 // the final norm). maxTokens bounds the text (0: the context size).
-func (s *Session) Hidden(ctx context.Context, text string, layers []int, maxTokens int) (Hidden, error) {
+func (pr *Probe) Hidden(ctx context.Context, text string, layers []int, maxTokens int) (Hidden, error) {
+	s := pr.s
 	ids, err := s.tok.Encode(text, tokenizer.EncodeOptions{AddSpecial: true})
 	if err != nil {
 		return Hidden{}, err
@@ -299,8 +310,9 @@ func (s *Session) Hidden(ctx context.Context, text string, layers []int, maxToke
 
 // Embedding is a text's embedding: the mean over its tokens of the final
 // hidden state (after the output norm), scaled to unit length.
-func (s *Session) Embedding(ctx context.Context, text string, maxTokens int) ([]float32, int, error) {
-	h, err := s.Hidden(ctx, text, []int{-1}, maxTokens)
+func (pr *Probe) Embedding(ctx context.Context, text string, maxTokens int) ([]float32, int, error) {
+	s := pr.s
+	h, err := pr.Hidden(ctx, text, []int{-1}, maxTokens)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -330,12 +342,13 @@ var ErrNoProfile = errors.New("no geometry profile is loaded for this model: run
 // UGTCoords are a text's UGT coordinates: each token's probe-layer state
 // in the profile's basis, Bᵀ(h − μ) (docs/mechanisms.md), and the layer
 // they were read at.
-func (s *Session) UGTCoords(ctx context.Context, text string, maxTokens int) (coords [][]float64, layer int, tokens []int32, err error) {
-	p := s.GeometryProfile()
+func (pr *Probe) UGTCoords(ctx context.Context, text string, maxTokens int) (coords [][]float64, layer int, tokens []int32, err error) {
+	s := pr.s
+	p := s.gm.Profile()
 	if p == nil {
 		return nil, 0, nil, ErrNoProfile
 	}
-	h, err := s.Hidden(ctx, text, []int{p.Layer}, maxTokens)
+	h, err := pr.Hidden(ctx, text, []int{p.Layer}, maxTokens)
 	if err != nil {
 		return nil, 0, nil, err
 	}
@@ -365,14 +378,15 @@ func (s *Session) SendNoMemory(ctx context.Context, input string, emit func(Even
 // conversation is left as it was; the KV cache keeps what it computed, so
 // a later turn reuses whatever prefix the two share.
 func (s *Session) Complete(ctx context.Context, text string, emit func(Event)) (Turn, error) {
-	saved := s.conv
-	s.conv = conversation.New(s.tok, nil)
-	defer func() { s.conv = saved }()
+	saved := s.cv.conv
+	s.cv.conv = conversation.New(s.tok, nil)
+	defer func() { s.cv.conv = saved }()
 	return s.send(ctx, text, sendNoMemory, emit)
 }
 
 // CompletionTokens is how many tokens Complete's prompt for text would be.
-func (s *Session) CompletionTokens(text string) (int, error) {
+func (cv *Conversation) CompletionTokens(text string) (int, error) {
+	s := cv.s
 	c := conversation.New(s.tok, nil)
 	p, err := c.Add(text, "", math.MaxInt32, 0)
 	if err != nil {

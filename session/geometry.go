@@ -21,12 +21,13 @@ import (
 // BOS (completion mode), so that calibration reads prompts in the form the
 // live gauge will. It runs on the session's backend: do not calibrate
 // while a reply is streaming.
-func (s *Session) CalibrationSource() geometry.Source {
+func (gm *Geometry) CalibrationSource() geometry.Source {
+	s := gm.s
 	text := func(t string) ([]int32, error) {
 		return s.tok.Encode(t, tokenizer.EncodeOptions{AddSpecial: true})
 	}
 	prompt := text
-	if tmpl := s.conv.Template(); tmpl != nil {
+	if tmpl := s.cv.conv.Template(); tmpl != nil {
 		prompt = func(t string) ([]int32, error) {
 			p, err := tmpl.Render([]chat.Message{{Role: "user", Content: t}}, chat.Options{AddGenerationPrompt: true})
 			if err != nil {
@@ -38,32 +39,33 @@ func (s *Session) CalibrationSource() geometry.Source {
 	decode := func(ids []int32) string { return s.tok.Decode(ids, tokenizer.DecodeOptions{Continuation: true}) }
 	stops := s.stops
 	stop := func(id int32) bool { return isStop(id, stops) }
-	return geometry.Source{Model: s.m, Backend: s.b, Prompt: prompt, Text: text, Decode: decode, Stop: stop, Chat: s.conv.Template() != nil}
+	return geometry.Source{Model: s.m, Backend: s.b, Prompt: prompt, Text: text, Decode: decode, Stop: stop, Chat: s.cv.conv.Template() != nil}
 }
 
 // SetGeometry runs profile p live from the next turn: a TEH gauge on every
 // token (Event.Gauge, Turn.Geometry) and Snipe projectors switched by the
 // "snipe" setting. A profile built for another model is refused (the
 // error wraps geometry.ErrOtherModel). nil detaches the profile.
-func (s *Session) SetGeometry(p *geometry.Profile) error {
+func (gm *Geometry) Set(p *geometry.Profile) error {
+	s := gm.s
 	if p == nil {
-		if s.geoRemove != nil {
-			s.geoRemove()
+		if gm.geoRemove != nil {
+			gm.geoRemove()
 		}
-		_ = s.useOGD(0)
+		_ = gm.useOGD(0)
 		// The memory outlives its profile: kept, it is saved with the
 		// conversation and used again when the profile comes back.
-		if s.cog != nil {
-			cs, err := s.cogSections()
+		if s.mem.cog != nil {
+			cs, err := s.mem.sections()
 			if err != nil {
 				return err
 			}
-			s.cogKept = &keptCOG{sections: cs, fp: s.cogFP, usable: true}
+			s.mem.cogKept = &keptCOG{sections: cs, fp: s.mem.cogFP, usable: true}
 		}
-		s.geo, s.geoRemove, s.cog, s.cogFP, s.embed = nil, nil, nil, "", nil
+		gm.geo, gm.geoRemove, s.mem.cog, s.mem.cogFP, gm.embed = nil, nil, nil, "", nil
 		return nil
 	}
-	sum, err := s.ModelSHA256()
+	sum, err := s.pr.SHA256()
 	if err != nil {
 		return err
 	}
@@ -77,15 +79,15 @@ func (s *Session) SetGeometry(p *geometry.Profile) error {
 	if err != nil {
 		return err
 	}
-	if s.geoRemove != nil {
-		s.geoRemove()
+	if gm.geoRemove != nil {
+		gm.geoRemove()
 	}
-	s.geo = mon
-	if err := s.attachGeometry(); err != nil {
-		s.geo = nil
+	gm.geo = mon
+	if err := gm.attach(); err != nil {
+		gm.geo = nil
 		return err
 	}
-	note, err := s.startCOG(p)
+	note, err := s.mem.start(p)
 	if err != nil {
 		return err
 	}
@@ -96,14 +98,14 @@ func (s *Session) SetGeometry(p *geometry.Profile) error {
 		s.notes = append(s.notes, "this geometry profile was made before the memory gate was calibrated: only word-for-word repeats are answered from memory until `isagi calibrate` runs again")
 	}
 	if s.set.OGDAlpha > 0 {
-		if err := s.useOGD(s.set.OGDAlpha); err != nil {
+		if err := gm.useOGD(s.set.OGDAlpha); err != nil {
 			return err
 		}
 	}
 	// Toggles saved with the conversation (or given before the profile
 	// was ready) take effect now.
 	if s.set.Snipe != "" {
-		if err := s.useSnipe(s.set.Snipe); err != nil {
+		if err := gm.useSnipe(s.set.Snipe); err != nil {
 			return err
 		}
 	}
@@ -112,17 +114,18 @@ func (s *Session) SetGeometry(p *geometry.Profile) error {
 
 // attachGeometry registers the monitor on the current state (again after
 // the KV cache is reallocated).
-func (s *Session) attachGeometry() error {
-	if s.geo == nil {
+func (gm *Geometry) attach() error {
+	s := gm.s
+	if gm.geo == nil {
 		return nil
 	}
-	remove, err := s.st.AddHook(s.geo)
+	remove, err := s.st.AddHook(gm.geo)
 	if err != nil {
 		return err
 	}
-	s.geoRemove = remove
-	if s.explore != nil {
-		if s.exploreRemove, err = s.st.AddHook(s.explore); err != nil {
+	gm.geoRemove = remove
+	if gm.explore != nil {
+		if gm.exploreRemove, err = s.st.AddHook(gm.explore); err != nil {
 			return err
 		}
 	}
@@ -137,7 +140,7 @@ func (s *Session) attachGeometry() error {
 func (s *Session) Notes() []string {
 	n := s.notes
 	s.notes = nil
-	if w := s.waitingNote(); w != "" {
+	if w := s.mem.waitingNote(); w != "" {
 		n = append(n, w)
 	}
 	return n
@@ -145,32 +148,33 @@ func (s *Session) Notes() []string {
 
 // Geometry is the live geometry monitor, or nil when no profile is loaded.
 // Read it between replies only.
-func (s *Session) Geometry() *geometry.Monitor { return s.geo }
+func (gm *Geometry) Monitor() *geometry.Monitor { return gm.geo }
 
 // ErrNoGeometry is returned by Snipe toggles when no profile is loaded.
 var ErrNoGeometry = errors.New("no geometry profile loaded: run `isagi calibrate` (or /calibrate) first")
 
 // useSnipe enables exactly the projectors named in list ("a,b", "" or
 // "off" for none).
-func (s *Session) useSnipe(list string) error {
+func (gm *Geometry) useSnipe(list string) error {
+	s := gm.s
 	want := parseSnipe(list)
-	if s.geo == nil {
+	if gm.geo == nil {
 		if len(want) == 0 {
 			return nil
 		}
 		return ErrNoGeometry
 	}
-	before := s.geo.Snipes()
+	before := gm.geo.Snipes()
 	for _, name := range want {
-		if !slices.Contains(s.geo.Profile().CategoryNames(), name) {
-			return fmt.Errorf("no category %q (have %s)", name, strings.Join(s.geo.Profile().CategoryNames(), ", "))
+		if !slices.Contains(gm.geo.Profile().CategoryNames(), name) {
+			return fmt.Errorf("no category %q (have %s)", name, strings.Join(gm.geo.Profile().CategoryNames(), ", "))
 		}
 	}
-	for _, name := range s.geo.Profile().CategoryNames() {
-		if err := s.geo.SetSnipe(name, slices.Contains(want, name)); err != nil {
+	for _, name := range gm.geo.Profile().CategoryNames() {
+		if err := gm.geo.SetSnipe(name, slices.Contains(want, name)); err != nil {
 			// Put the previous set back so a refused toggle changes nothing.
-			for _, n := range s.geo.Profile().CategoryNames() {
-				_ = s.geo.SetSnipe(n, slices.Contains(before, n))
+			for _, n := range gm.geo.Profile().CategoryNames() {
+				_ = gm.geo.SetSnipe(n, slices.Contains(before, n))
 			}
 			return err
 		}
@@ -178,7 +182,7 @@ func (s *Session) useSnipe(list string) error {
 	// A projector below the last block changes the keys and values later
 	// blocks write, so the cached conversation no longer matches: it is
 	// recomputed on the next turn. At the last block only the logits move.
-	if !slices.Equal(before, s.geo.Snipes()) && s.geo.Profile().SnipeLayer < s.m.Layers-1 {
+	if !slices.Equal(before, gm.geo.Snipes()) && gm.geo.Profile().SnipeLayer < s.m.Layers-1 {
 		s.resetCache(s.set.Seed)
 	}
 	return nil
@@ -198,8 +202,9 @@ func parseSnipe(list string) []string {
 
 // ModelRef names this session's model for files bound to it (sessions,
 // caches, geometry profiles).
-func (s *Session) ModelRef() (miku.ModelRef, error) {
-	sum, err := s.ModelSHA256()
+func (pr *Probe) Ref() (miku.ModelRef, error) {
+	s := pr.s
+	sum, err := pr.SHA256()
 	if err != nil {
 		return miku.ModelRef{}, err
 	}
@@ -207,40 +212,42 @@ func (s *Session) ModelRef() (miku.ModelRef, error) {
 }
 
 // GeometryProfile is the profile running live, or nil.
-func (s *Session) GeometryProfile() *geometry.Profile {
-	if s.geo == nil {
+func (gm *Geometry) Profile() *geometry.Profile {
+	if gm.geo == nil {
 		return nil
 	}
-	return s.geo.Profile()
+	return gm.geo.Profile()
 }
 
 // Snipes lists the categories whose projector is on.
-func (s *Session) Snipes() []string {
-	if s.geo == nil {
+func (gm *Geometry) Snipes() []string {
+	if gm.geo == nil {
 		return nil
 	}
-	return s.geo.Snipes()
+	return gm.geo.Snipes()
 }
 
 // profilePath is where this model's profile lives ("" without a
 // ProfileDir).
-func (s *Session) profilePath() (string, error) {
-	if s.profileDir == "" {
+func (gm *Geometry) profilePath() (string, error) {
+	s := gm.s
+	if gm.profileDir == "" {
 		return "", nil
 	}
-	sum, err := s.ModelSHA256()
+	sum, err := s.pr.SHA256()
 	if err != nil {
 		return "", err
 	}
-	return geometry.ProfilePath(s.profileDir, sum), nil
+	return geometry.ProfilePath(gm.profileDir, sum), nil
 }
 
 // LoadGeometry attaches the model's stored profile (Options.ProfileDir,
 // found by the model's sha256) when there is one; no profile is not an
 // error. A damaged or foreign profile is: the caller shows it and the
 // session runs without gauges.
-func (s *Session) LoadGeometry() (loaded bool, err error) {
-	path, err := s.profilePath()
+func (gm *Geometry) Load() (loaded bool, err error) {
+	s := gm.s
+	path, err := gm.profilePath()
 	if err != nil || path == "" {
 		return false, err
 	}
@@ -251,7 +258,7 @@ func (s *Session) LoadGeometry() (loaded bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	if err := s.SetGeometry(p); err != nil {
+	if err := gm.Set(p); err != nil {
 		return false, fmt.Errorf("%s: %w", path, err)
 	}
 	return true, nil
@@ -261,26 +268,27 @@ func (s *Session) LoadGeometry() (loaded bool, err error) {
 // sets and default options, stores it under Options.ProfileDir and runs it
 // live. Cancelling ctx stops it and changes nothing. Not while a reply
 // streams: it uses the session's worker pool.
-func (s *Session) Calibrate(ctx context.Context, progress geometry.Progress) error {
+func (gm *Geometry) Calibrate(ctx context.Context, progress geometry.Progress) error {
+	s := gm.s
 	set, err := prompts.Default()
 	if err != nil {
 		return err
 	}
-	p, err := geometry.Calibrate(ctx, s.CalibrationSource(), set, geometry.DefaultOptions(), progress)
+	p, err := geometry.Calibrate(ctx, gm.CalibrationSource(), set, geometry.DefaultOptions(), progress)
 	if err != nil {
 		return err
 	}
-	if p.Model, err = s.ModelRef(); err != nil {
+	if p.Model, err = s.pr.Ref(); err != nil {
 		return err
 	}
-	path, err := s.profilePath()
+	path, err := gm.profilePath()
 	if err != nil {
 		return err
 	}
 	if path != "" {
-		if err := p.Save(path, s.appVersion); err != nil {
+		if err := p.Save(path, s.fl.appVersion); err != nil {
 			return err
 		}
 	}
-	return s.SetGeometry(p)
+	return gm.Set(p)
 }

@@ -158,24 +158,26 @@ func FileSHA256(path string) (string, error) {
 
 // GRCCache is this session's cache of built compressions, or nil when the
 // session has no cache directory.
-func (s *Session) GRCCache() (*GRCCache, error) {
-	if s.cacheDir == "" {
+func (cp *Compression) Cache() (*GRCCache, error) {
+	s := cp.s
+	if cp.cacheDir == "" {
 		return nil, nil
 	}
-	sum, err := s.ModelSHA256()
+	sum, err := s.pr.SHA256()
 	if err != nil {
 		return nil, err
 	}
 	return &GRCCache{
-		Dir:        s.cacheDir,
+		Dir:        cp.cacheDir,
 		Model:      miku.ModelRef{File: filepath.Base(s.info.Path), SHA256: sum, Arch: s.info.Arch, Name: s.info.Name},
-		AppVersion: s.appVersion,
+		AppVersion: s.fl.appVersion,
 	}, nil
 }
 
 // loadGRC reads uniform Q/K/V rank k from the cache (what /set rank uses).
-func (s *Session) loadGRC(k int) (*grc.Compression, error) {
-	c, err := s.GRCCache()
+func (cp *Compression) load(k int) (*grc.Compression, error) {
+	s := cp.s
+	c, err := cp.Cache()
 	if err != nil {
 		return nil, err
 	}
@@ -186,8 +188,9 @@ func (s *Session) loadGRC(k int) (*grc.Compression, error) {
 }
 
 // saveGRC writes g to the cache.
-func (s *Session) saveGRC(g *grc.Compression) error {
-	c, err := s.GRCCache()
+func (cp *Compression) save(g *grc.Compression) error {
+	s := cp.s
+	c, err := cp.Cache()
 	if err != nil {
 		return err
 	}

@@ -35,12 +35,12 @@ func demoSession(t *testing.T, profiles string) *Session {
 // means nothing on a tiny model, but every mechanism runs) and attaches it.
 func quickProfile(t *testing.T, s *Session) *geometry.Profile {
 	t.Helper()
-	p := quickprofile.Calibrate(t, s.CalibrationSource())
+	p := quickprofile.Calibrate(t, s.gm.CalibrationSource())
 	var err error
-	if p.Model, err = s.ModelRef(); err != nil {
+	if p.Model, err = s.pr.Ref(); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetGeometry(p); err != nil {
+	if err := s.gm.Set(p); err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -94,7 +94,7 @@ func TestSavedManifoldIsKept(t *testing.T) {
 	send(t, a, "And God said")
 	dir := t.TempDir()
 	file := filepath.Join(dir, "a.miku")
-	if err := a.Save(file, "test", clock); err != nil {
+	if err := a.Files().Save(context.Background(), file, SaveOptions{AppVersion: "test", Now: clock}); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := sectionsOf(t, file)[sectionCOG]; !ok {
@@ -125,11 +125,11 @@ func TestSavedManifoldIsKept(t *testing.T) {
 		path := variant(t, "no-profile", "", nil)
 		before := sectionsOf(t, path)
 		b := demoSession(t, t.TempDir()) // an empty profile directory
-		notes, err := b.Load(path, false)
+		notes, err := b.Files().Load(context.Background(), path, LoadOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if loaded, err := b.LoadGeometry(); loaded || err != nil {
+		if loaded, err := b.Geometry().Load(); loaded || err != nil {
 			t.Fatalf("LoadGeometry from an empty directory: %v, %v", loaded, err)
 		}
 		notes = append(notes, b.Notes()...)
@@ -140,7 +140,7 @@ func TestSavedManifoldIsKept(t *testing.T) {
 			t.Fatalf("the note was told twice: %q", again)
 		}
 		send(t, b, " more")
-		if err := b.SaveFile(path); err != nil {
+		if err := b.Files().Save(context.Background(), path, SaveOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		after := sectionsOf(t, path)
@@ -153,24 +153,24 @@ func TestSavedManifoldIsKept(t *testing.T) {
 		// LoadGeometry after the load, as isagi run --session does), the
 		// manifold is in use again and nothing is said about it.
 		c := demoSession(t, t.TempDir())
-		pp, err := c.profilePath()
+		pp, err := c.Geometry().profilePath()
 		if err != nil {
 			t.Fatal(err)
 		}
 		if err := p.Save(pp, "test"); err != nil {
 			t.Fatal(err)
 		}
-		notes, err = c.Load(path, false)
+		notes, err = c.Files().Load(context.Background(), path, LoadOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if loaded, err := c.LoadGeometry(); !loaded || err != nil {
+		if loaded, err := c.Geometry().Load(); !loaded || err != nil {
 			t.Fatalf("LoadGeometry: %v, %v", loaded, err)
 		}
 		if notes = append(notes, c.Notes()...); len(notes) != 0 {
 			t.Fatalf("notes with the profile attached: %q", notes)
 		}
-		if st, ok := c.ManifoldStats(); !ok || st.Trajectories != 1 {
+		if st, ok := c.Memory().Stats(); !ok || st.Trajectories != 1 {
 			t.Fatalf("the manifold did not come back: %+v, %v", st, ok)
 		}
 	})
@@ -195,21 +195,21 @@ func TestSavedManifoldIsKept(t *testing.T) {
 			path := variant(t, strings.ReplaceAll(c.name, " ", "-"), c.section, c.data)
 			before := sectionsOf(t, path)
 			s := demoSession(t, "")
-			if err := s.SetGeometry(p); err != nil {
+			if err := s.gm.Set(p); err != nil {
 				t.Fatal(err)
 			}
-			notes, err := s.Load(path, false)
+			notes, err := s.fl.Load(context.Background(), path, LoadOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !hasNote(notes, c.note, "kept in the session file unchanged") {
 				t.Fatalf("notes %q", notes)
 			}
-			if _, ok := s.ManifoldStats(); ok {
+			if _, ok := s.mem.Stats(); ok {
 				t.Fatal("a manifold is in use")
 			}
 			send(t, s, " more")
-			if err := s.SaveFile(path); err != nil {
+			if err := s.fl.Save(context.Background(), path, SaveOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			sameSections(t, sectionsOf(t, path), before, sectionCOG, sectionCOGProfile)
@@ -225,7 +225,7 @@ func TestUnknownSectionSurvivesLoadSave(t *testing.T) {
 	send(t, a, "And God said")
 	dir := t.TempDir()
 	f1 := filepath.Join(dir, "a.miku")
-	if err := a.Save(f1, "test", clock); err != nil {
+	if err := a.Files().Save(context.Background(), f1, SaveOptions{AppVersion: "test", Now: clock}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := miku.Read(f1)
@@ -242,12 +242,12 @@ func TestUnknownSectionSurvivesLoadSave(t *testing.T) {
 	}
 
 	b := demoSession(t, "")
-	notes, err := b.Load(f1, false)
+	notes, err := b.Files().Load(context.Background(), f1, LoadOptions{})
 	if err != nil || !hasNote(notes, `"x.future"`, "kept in the file unchanged") {
 		t.Fatalf("load: %v, notes %q", err, notes)
 	}
 	f2 := filepath.Join(dir, "b.miku")
-	if err := b.Save(f2, "test", clock); err != nil {
+	if err := b.Files().Save(context.Background(), f2, SaveOptions{AppVersion: "test", Now: clock}); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := os.ReadFile(f2); !bytes.Equal(got, orig) {
@@ -255,7 +255,7 @@ func TestUnknownSectionSurvivesLoadSave(t *testing.T) {
 	}
 	before := sectionsOf(t, f2)
 	send(t, b, " more")
-	if err := b.SaveFile(f2); err != nil {
+	if err := b.Files().Save(context.Background(), f2, SaveOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	sameSections(t, sectionsOf(t, f2), before, "x.future")
@@ -277,7 +277,7 @@ func TestNewConversationForgets(t *testing.T) {
 	}
 	dir := t.TempDir()
 	old := filepath.Join(dir, "old.miku")
-	if err := a.SaveFile(old); err != nil {
+	if err := a.Files().Save(context.Background(), old, SaveOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	oldBytes, err := os.ReadFile(old)
@@ -295,19 +295,19 @@ func TestNewConversationForgets(t *testing.T) {
 	if err := a.NewConversation(next); err != nil {
 		t.Fatal(err)
 	}
-	if a.File() != next || len(a.Transcript()) != 0 || len(a.Served()) != 0 {
-		t.Fatalf("after NewConversation: file %q, %d messages, %d served", a.File(), len(a.Transcript()), len(a.Served()))
+	if a.Files().Path() != next || len(a.Conversation().Transcript()) != 0 || len(a.Memory().Served()) != 0 {
+		t.Fatalf("after NewConversation: file %q, %d messages, %d served", a.Files().Path(), len(a.Conversation().Transcript()), len(a.Memory().Served()))
 	}
-	if used, _ := a.ContextUsed(); used != 0 {
+	if used, _ := a.Conversation().ContextUsed(); used != 0 {
 		t.Fatalf("the KV cache holds %d tokens", used)
 	}
-	if st, ok := a.ManifoldStats(); !ok || st.Trajectories != 0 || st.Growth != 0 {
+	if st, ok := a.Memory().Stats(); !ok || st.Trajectories != 0 || st.Growth != 0 {
 		t.Fatalf("the manifold after NewConversation: %+v, %v", st, ok)
 	}
 	const newPrompt = "In the beginning"
 	turn := send(t, a, newPrompt)
 	fresh := demoSession(t, "")
-	if err := fresh.SetGeometry(p); err != nil {
+	if err := fresh.Geometry().Set(p); err != nil {
 		t.Fatal(err)
 	}
 	if want := send(t, fresh, newPrompt); turn.Text != want.Text {
@@ -318,7 +318,7 @@ func TestNewConversationForgets(t *testing.T) {
 			t.Fatalf("the new conversation itself holds %q: pick other prompts", text)
 		}
 	}
-	if err := a.SaveFile(a.File()); err != nil { // the TUI's autosave
+	if err := a.Files().Save(context.Background(), a.Files().Path(), SaveOptions{}); err != nil { // the TUI's autosave
 		t.Fatal(err)
 	}
 	if got, _ := os.ReadFile(old); !bytes.Equal(got, oldBytes) {
@@ -343,7 +343,7 @@ func TestNewConversationForgets(t *testing.T) {
 		t.Fatal(err)
 	}
 	send(t, a, newPrompt)
-	if err := a.SaveFile(old); !errors.Is(err, ErrExists) {
+	if err := a.Files().Save(context.Background(), old, SaveOptions{}); !errors.Is(err, ErrExists) {
 		t.Fatalf("a new conversation saved over an existing file: %v", err)
 	}
 	if got, _ := os.ReadFile(old); !bytes.Equal(got, oldBytes) {
@@ -360,7 +360,7 @@ func TestDefaultMaxTokensFitsTheWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if _, window := s.ContextUsed(); s.Settings().MaxTokens > window/2 {
+	if _, window := s.cv.ContextUsed(); s.Settings().MaxTokens > window/2 {
 		t.Fatalf("default max_tokens %d in a %d-token window", s.Settings().MaxTokens, window)
 	}
 	turn, err := s.Send(context.Background(), "And God said", func(Event) {})

@@ -96,7 +96,7 @@ func Knobs() []Knob {
 				// The new state has no compression installed: forget the
 				// one in use so that apply installs it again (from memory,
 				// instantly) instead of believing it is still there.
-				s.grcKey = ""
+				s.comp.grcKey = ""
 				return nil
 			},
 		},
@@ -173,7 +173,7 @@ func Knobs() []Knob {
 				// Switched here rather than in apply alone: without a
 				// profile apply keeps the list waiting, but a user who
 				// types /set snipe must hear that nothing is loaded.
-				if err := s.useSnipe(value); err != nil {
+				if err := s.gm.useSnipe(value); err != nil {
 					return err
 				}
 				n.Snipe = strings.Join(parseSnipe(value), ",")
@@ -189,7 +189,7 @@ func Knobs() []Knob {
 				return strconv.FormatFloat(s.OGDAlpha, 'g', -1, 64)
 			},
 			set: func(s *Session, n *Settings, value string) (err error) {
-				if n.OGDAlpha, err = parseAlpha(value); err == nil && n.OGDAlpha > 0 && s.geo == nil {
+				if n.OGDAlpha, err = parseAlpha(value); err == nil && n.OGDAlpha > 0 && s.gm.geo == nil {
 					err = ErrNoGeometry
 				}
 				return err

@@ -173,7 +173,8 @@ func kvEntries(keep float64, window int) int {
 // useKV makes the state's cache fit n's kv_keep (a rebuilt cache: the
 // conversation is read again at the next turn), before the generator is
 // made.
-func (s *Session) useKV(n Settings) error {
+func (cp *Compression) useKV(n Settings) error {
+	s := cp.s
 	window := s.st.MaxPos()
 	if s.st.Cap() == kvEntries(n.KVKeep, window) {
 		return nil // a window small enough needs no fewer entries
@@ -182,34 +183,36 @@ func (s *Session) useKV(n Settings) error {
 }
 
 // useEviction installs n's eviction on the generator.
-func (s *Session) useEviction(n Settings) error {
+func (cp *Compression) useEviction(n Settings) error {
+	s := cp.s
 	if !evicting(n.KVKeep) || scorerName(n.KVScorer) == kvpress.None.String() {
-		s.kv = nil
+		cp.kv = nil
 		return s.gen.SetEviction(nil)
 	}
 	kind, err := kvpress.ParseKind(scorerName(n.KVScorer))
 	if err != nil {
 		return err
 	}
-	if s.kv == nil || s.kv.pol.Kind != kind {
-		s.kv = &kvState{pol: kvpress.Policy{Kind: kind, Seed: n.Seed}, kvHeads: s.m.KVHeads, heads: s.m.Layers * s.m.KVHeads}
+	if cp.kv == nil || cp.kv.pol.Kind != kind {
+		cp.kv = &kvState{pol: kvpress.Policy{Kind: kind, Seed: n.Seed}, kvHeads: s.m.KVHeads, heads: s.m.Layers * s.m.KVHeads}
 	}
-	k := s.kv
+	k := cp.kv
 	return s.gen.SetEviction(&generate.Eviction{Keep: n.KVKeep, Choose: k.choose})
 }
 
 // KV reports the cache and its eviction.
-func (s *Session) KV() KVStatus {
+func (cp *Compression) KV() KVStatus {
+	s := cp.s
 	c := &s.m.Config
 	st := KVStatus{
 		Keep: 1, Scorer: "none", Entries: s.st.Cap(), Window: s.st.MaxPos(),
 		Positions: s.st.Pos(), Kept: s.st.Len(), Evicted: s.st.Evicted(),
 		EntryBytes: 2 * c.Layers * c.KVDim() * 4,
 	}
-	if s.kv != nil {
-		st.On, st.Scorer, st.Keep = true, s.kv.pol.Kind.String(), s.set.KVKeep
+	if cp.kv != nil {
+		st.On, st.Scorer, st.Keep = true, cp.kv.pol.Kind.String(), s.set.KVKeep
 		st.Budget = int(math.Ceil(st.Keep * float64(st.Positions)))
-		st.Drift, st.Evictions = s.kv.drift, s.kv.evictions
+		st.Drift, st.Evictions = cp.kv.drift, cp.kv.evictions
 	}
 	st.SavedBytes = int64(st.Window-st.Entries) * int64(st.EntryBytes)
 	return st

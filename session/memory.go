@@ -131,22 +131,23 @@ func lengthFits(l string, n int) bool {
 }
 
 // memState is the session's live state now.
-func (s *Session) memState() memState {
+func (mem *Memory) state() memState {
+	s := mem.s
 	st := memState{Template: "completion", System: "none", Temp: tempClass(s.set), Snipe: "off", OGD: "off", GRC: "off"}
-	if t := s.conv.Template(); t != nil {
+	if t := s.cv.conv.Template(); t != nil {
 		st.Template = "chat:" + shortHash(t.Source())
 		if s.set.System != "" {
 			st.System = shortHash(s.set.System)
 		}
 	}
-	if sn := s.Snipes(); len(sn) > 0 {
+	if sn := s.gm.Snipes(); len(sn) > 0 {
 		st.Snipe = strings.Join(sn, ",")
 	}
-	if s.explore != nil && s.set.OGDAlpha > 0 {
+	if s.gm.explore != nil && s.set.OGDAlpha > 0 {
 		st.OGD = strconv.FormatFloat(s.set.OGDAlpha, 'g', -1, 64)
 	}
-	if s.grcKey != "" {
-		st.GRC = s.grcKey
+	if s.comp.grcKey != "" {
+		st.GRC = s.comp.grcKey
 	}
 	return st
 }
@@ -232,10 +233,11 @@ func stateDiff(key string, st memState, n int) string {
 // every answer stays portable, as every answer was before contexts were
 // recorded: an input is text to continue, served its continuation
 // wherever it is typed again (docs/geometry.md says what that costs).
-func (s *Session) memContext() cog.Context {
+func (mem *Memory) cogContext() cog.Context {
+	s := mem.s
 	h := sha256.New()
 	turns := 0
-	for _, m := range s.conv.Transcript() {
+	for _, m := range s.cv.conv.Transcript() {
 		content := m.Content
 		switch m.Role {
 		case "system":
@@ -251,7 +253,7 @@ func (s *Session) memContext() cog.Context {
 			h.Write([]byte(part))
 		}
 	}
-	return cog.Context{ID: "conv:" + hex.EncodeToString(h.Sum(nil))[:16], Portable: turns == 0 || !s.conv.Chat()}
+	return cog.Context{ID: "conv:" + hex.EncodeToString(h.Sum(nil))[:16], Portable: turns == 0 || !s.cv.conv.Chat()}
 }
 
 // memTurn is one turn's use of the manifold: the lookup, the decision and
@@ -272,7 +274,8 @@ type memTurn struct {
 
 // decide fills m.decision and m.why; m.dec.Serve is cleared when the
 // session may not serve (memory off, a forced regeneration).
-func (s *Session) decide(m *memTurn, force bool) {
+func (mem *Memory) decide(m *memTurn, force bool) {
+	s := mem.s
 	m.dec = m.gate.Decide(m.q, m.look)
 	m.decision, m.gateServed = m.dec.Reason.String(), m.dec.Serve
 	c := m.dec.Candidate
@@ -331,17 +334,17 @@ func (m *memTurn) augmentWith(off bool) string {
 // RETRIEVE-close answer that was not served is another request's, another
 // state's or another wording's, and keeps its own place (so switching a
 // knob back finds the answer made under it).
-func (s *Session) record(m *memTurn, input, answer, length string, now time.Time) error {
+func (mem *Memory) record(m *memTurn, input, answer, length string, now time.Time) error {
 	key := memKey(m.state, length)
 	var err error
 	if m.gateServed {
-		_, err = s.cog.ReplaceIn(m.dec.Candidate.Trajectory.ID, m.q, input, answer, key, m.where, now)
+		_, err = mem.cog.ReplaceIn(m.dec.Candidate.Trajectory.ID, m.q, input, answer, key, m.where, now)
 	} else {
 		tier := m.look.Nearest.Tier
 		if tier == cog.Retrieve {
 			tier = cog.Augment
 		}
-		_, err = s.cog.RecordIn(m.q, input, answer, key, m.where, tier, now)
+		_, err = mem.cog.RecordIn(m.q, input, answer, key, m.where, tier, now)
 	}
 	if err != nil {
 		return fmt.Errorf("session: storing the answer in the manifold: %w", err)
@@ -383,15 +386,17 @@ type servedFile struct {
 
 // Served lists the answers of this conversation that were served from
 // memory, oldest first (a copy).
-func (s *Session) Served() []ServedAnswer { return append([]ServedAnswer(nil), s.served...) }
+func (mem *Memory) Served() []ServedAnswer {
+	return append([]ServedAnswer(nil), mem.served...)
+}
 
 // servedSection is the section recording the served answers, or nil when
 // there are none.
-func (s *Session) servedSection() (*miku.Section, error) {
-	if len(s.served) == 0 {
+func (mem *Memory) servedSection() (*miku.Section, error) {
+	if len(mem.served) == 0 {
 		return nil, nil
 	}
-	b, err := json.Marshal(servedFile{Served: s.served})
+	b, err := json.Marshal(servedFile{Served: mem.served})
 	if err != nil {
 		return nil, fmt.Errorf("session: served answers: %w", err)
 	}
@@ -400,8 +405,8 @@ func (s *Session) servedSection() (*miku.Section, error) {
 
 // loadServed restores the record of served answers; a section that cannot
 // be read is left out with a note (the conversation itself is intact).
-func (s *Session) loadServed(f *miku.File) (notes []string) {
-	s.served = nil
+func (mem *Memory) loadServed(f *miku.File) (notes []string) {
+	mem.served = nil
 	sec, ok := f.Section(sectionCOGServed)
 	if !ok {
 		return nil
@@ -410,24 +415,25 @@ func (s *Session) loadServed(f *miku.File) (notes []string) {
 	if err := json.Unmarshal(sec.Data, &sf); err != nil {
 		return []string{fmt.Sprintf("the record of which answers came from memory could not be read (%v): the conversation is intact", err)}
 	}
-	s.served = sf.Served
+	mem.served = sf.Served
 	return nil
 }
 
 // lookup embeds input and looks it up under the live state; ok is false
 // without a manifold.
-func (s *Session) lookup(ctx context.Context, input string) (m memTurn, ok bool, err error) {
-	if s.cog == nil || s.embed == nil {
+func (mem *Memory) lookup(ctx context.Context, input string) (m memTurn, ok bool, err error) {
+	s := mem.s
+	if mem.cog == nil || s.gm.embed == nil {
 		return memTurn{}, false, nil
 	}
-	if m.q, err = s.embed.Embed(ctx, input); err != nil {
+	if m.q, err = s.gm.embed.Embed(ctx, input); err != nil {
 		return memTurn{}, false, fmt.Errorf("session: embedding the query: %w", err)
 	}
-	m.state, m.where = s.memState(), s.memContext()
-	if m.look, err = s.cog.FindIn(m.q, input, m.where.ID, accepts(m.state, s.set.MaxTokens)); err != nil {
+	m.state, m.where = mem.state(), mem.cogContext()
+	if m.look, err = mem.cog.FindIn(m.q, input, m.where.ID, accepts(m.state, s.set.MaxTokens)); err != nil {
 		return memTurn{}, false, fmt.Errorf("session: looking the query up: %w", err)
 	}
-	m.gate = s.geo.Profile().MemoryGate()
+	m.gate = s.gm.geo.Profile().MemoryGate()
 	return m, true, nil
 }
 
@@ -437,8 +443,9 @@ func (s *Session) lookup(ctx context.Context, input string) (m memTurn, ok bool,
 // the window as Send fits it. It is what `isagi eval cog --augment`
 // decodes, so that the measurement shows the model exactly what a session
 // shows it. Chat mode only: AUGMENT shows nothing in completion mode.
-func (s *Session) AugmentedPrompt(message, shown string) ([]int32, error) {
-	tmpl := s.conv.Template()
+func (mem *Memory) AugmentedPrompt(message, shown string) ([]int32, error) {
+	s := mem.s
+	tmpl := s.cv.conv.Template()
 	if tmpl == nil {
 		return nil, fmt.Errorf("session: %s has no chat template, and AUGMENT shows an earlier answer in chat mode only", s.Info().Name)
 	}

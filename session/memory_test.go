@@ -25,7 +25,7 @@ func chatMemory(t *testing.T) *Session {
 // system prompt is back.
 func TestMemoryChatSystemPrompt(t *testing.T) {
 	s := chatMemory(t)
-	st := s.memState()
+	st := s.mem.state()
 	if !strings.HasPrefix(st.Template, "chat:") || st.System != "none" || st.Temp != "greedy" {
 		t.Fatalf("chat state %+v", st)
 	}
@@ -38,20 +38,20 @@ func TestMemoryChatSystemPrompt(t *testing.T) {
 	if !again.COG.Retrieved || again.Text != answer {
 		t.Fatalf("a repeat under the same state was not served: %+v %q, want %q", again.COG, again.Text, answer)
 	}
-	s.SetSystem("Answer like a pirate.")
+	s.cv.SetSystem("Answer like a pirate.")
 	other := send(t, s, "Hello there")
 	if other.COG.Retrieved || other.COG.Decision != "other-state" || !strings.Contains(other.COG.Why, "system prompt changed") {
 		t.Fatalf("served under another system prompt: %+v", other.COG)
 	}
-	s.SetSystem("")
+	s.cv.SetSystem("")
 	if back := send(t, s, "Hello there"); !back.COG.Retrieved || back.Text != answer {
 		t.Fatalf("not served once the system prompt was back: %+v", back.COG)
 	}
-	if served := s.Served(); len(served) != 2 {
+	if served := s.mem.Served(); len(served) != 2 {
 		t.Fatalf("%d served answers recorded, want 2", len(served))
 	}
 	s.Clear()
-	if len(s.Served()) != 0 {
+	if len(s.mem.Served()) != 0 {
 		t.Fatal("Clear kept the record of served answers")
 	}
 }

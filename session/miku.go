@@ -21,6 +21,12 @@ var ErrOtherModel = errors.New("session was saved with another model")
 // sectionConversation is the .miku section holding the conversation.
 const sectionConversation = "conversation"
 
+// sectionTree is the .miku section holding the conversation tree (chat
+// mode): every branch, the one in use and how each reply was made. The
+// conversation section still holds the branch in use as messages, which
+// is what a reader that does not know the tree shows.
+const sectionTree = "conversation.tree"
+
 // savedConv is the JSON body of the conversation section.
 type savedConv struct {
 	Mode     string         `json:"mode"`
@@ -44,22 +50,23 @@ func savedConversation(mode Mode, r conversation.Record) savedConv {
 
 // ModelSHA256 is the sha256 of the model file (computed once, on first
 // use: a session file names its model by content, not by path).
-func (s *Session) ModelSHA256() (string, error) {
-	if s.sha != "" {
-		return s.sha, nil
+func (pr *Probe) SHA256() (string, error) {
+	s := pr.s
+	if pr.sha != "" {
+		return pr.sha, nil
 	}
-	if s.src == nil { // a file on disk: hashed by the one hashing path
+	if pr.src == nil { // a file on disk: hashed by the one hashing path
 		sum, err := FileSHA256(s.info.Path)
 		if err != nil {
 			return "", err
 		}
-		s.sha = sum
-		return s.sha, nil
+		pr.sha = sum
+		return pr.sha, nil
 	}
 	h := sha256.New()
-	h.Write(s.src)
-	s.sha = hex.EncodeToString(h.Sum(nil))
-	return s.sha, nil
+	h.Write(pr.src)
+	pr.sha = hex.EncodeToString(h.Sum(nil))
+	return pr.sha, nil
 }
 
 // ErrExists is returned by Save for a file that exists but that this
@@ -67,38 +74,48 @@ func (s *Session) ModelSHA256() (string, error) {
 // holds. SaveOverwrite saves over it when the user says so.
 var ErrExists = errors.New("exists and is not this session's file")
 
-// Save writes the conversation and the knobs to a .miku file, atomically:
-// an interrupted save leaves the previous file as it was. now stamps the
-// file (Updated; Created too for a new file).
+// SaveOptions say how Files.Save writes.
+type SaveOptions struct {
+	// Overwrite writes over whatever file is at the path (the TUI's /save!
+	// after the user confirmed).
+	Overwrite bool
+	// Lock is the lock on the path that the caller holds: isagi run
+	// --session keeps it from load to save, so that concurrent runs on
+	// one file take turns instead of overwriting each other. nil: Save
+	// takes the lock itself, waiting up to miku.LockWait.
+	Lock *miku.FileLock
+	// AppVersion is recorded in the file ("": the session's, from Options).
+	AppVersion string
+	// Now stamps the file (Updated; Created too for a new file); zero is
+	// the current time.
+	Now time.Time
+}
+
+// Save writes the conversation (every branch), the knobs and the living
+// state to a .miku file, atomically: an interrupted save leaves the
+// previous file as it was.
 //
 // Save never discards what someone else saved. Over the session's own
 // file (loaded or last saved) it writes only if the file is still as the
 // session left it; if another process (another TUI, an isagi run
 // --session) has saved it since, it fails with an error wrapping
 // miku.ErrChanged. A file that exists but is not the session's is refused
-// with ErrExists. Either way nothing is written; SaveOverwrite writes
-// anyway. It waits up to miku.LockWait for a concurrent save of the same
-// file (error wrapping miku.ErrLocked).
-func (s *Session) Save(path, appVersion string, now time.Time) error {
-	return s.save(path, appVersion, now, false, nil)
+// with ErrExists. Either way nothing is written; o.Overwrite writes
+// anyway. Without o.Lock it waits up to miku.LockWait (or until ctx ends)
+// for a concurrent save of the same file (error wrapping miku.ErrLocked).
+func (fl *Files) Save(ctx context.Context, path string, o SaveOptions) error {
+	if o.AppVersion == "" {
+		o.AppVersion = fl.appVersion
+	}
+	if o.Now.IsZero() {
+		o.Now = time.Now()
+	}
+	return fl.save(ctx, path, o.AppVersion, o.Now, o.Overwrite, o.Lock)
 }
 
-// SaveOverwrite is Save that writes over whatever file is at path (the
-// TUI's /save! after the user confirmed).
-func (s *Session) SaveOverwrite(path, appVersion string, now time.Time) error {
-	return s.save(path, appVersion, now, true, nil)
-}
-
-// SaveLocked is Save (with the session's app version and the current time)
-// to the file whose lock l the caller holds: isagi run --session keeps the
-// lock from load to save, so that concurrent runs on one file take turns
-// instead of overwriting each other.
-func (s *Session) SaveLocked(l *miku.FileLock) error {
-	return s.save(l.Path(), s.appVersion, time.Now(), false, l)
-}
-
-func (s *Session) save(path, appVersion string, now time.Time, overwrite bool, held *miku.FileLock) error {
-	ref, err := s.ModelRef()
+func (fl *Files) save(ctx context.Context, path, appVersion string, now time.Time, overwrite bool, held *miku.FileLock) error {
+	s := fl.s
+	ref, err := s.pr.Ref()
 	if err != nil {
 		return err
 	}
@@ -106,14 +123,14 @@ func (s *Session) save(path, appVersion string, now time.Time, overwrite bool, h
 	if err != nil {
 		return fmt.Errorf("session: knobs: %w", err)
 	}
-	conv, err := json.Marshal(savedConversation(s.info.Mode, s.conv.Record()))
+	conv, err := json.Marshal(savedConversation(s.info.Mode, s.cv.conv.Record()))
 	if err != nil {
 		return fmt.Errorf("session: conversation: %w", err)
 	}
-	own := s.file != "" && samePath(s.file, path)
+	own := fl.file != "" && samePath(fl.file, path)
 	created := now
-	if own && !s.created.IsZero() {
-		created = s.created
+	if own && !fl.created.IsZero() {
+		created = fl.created
 	}
 	f := &miku.File{
 		Header: miku.Header{
@@ -126,22 +143,29 @@ func (s *Session) save(path, appVersion string, now time.Time, overwrite bool, h
 		},
 		Sections: []miku.Section{{Name: sectionConversation, Required: true, Data: conv}},
 	}
-	cs, err := s.cogSections()
+	if s.cv.conv.Chat() {
+		tree, err := json.Marshal(s.cv.tree.saved())
+		if err != nil {
+			return fmt.Errorf("session: conversation tree: %w", err)
+		}
+		f.Sections = append(f.Sections, miku.Section{Name: sectionTree, Data: tree})
+	}
+	cs, err := s.mem.sections()
 	if err != nil {
 		return err
 	}
 	f.Sections = append(f.Sections, cs...)
-	if sv, err := s.servedSection(); err != nil {
+	if sv, err := s.mem.servedSection(); err != nil {
 		return err
 	} else if sv != nil {
 		f.Sections = append(f.Sections, *sv)
 	}
 	// Sections this build does not know go back as they came: a newer
 	// ISAGI's state survives a turn taken here.
-	f.Sections = append(f.Sections, s.carry...)
+	f.Sections = append(f.Sections, fl.carry...)
 	l := held
 	if l == nil {
-		ctx, cancel := context.WithTimeoutCause(context.Background(), miku.LockWait,
+		ctx, cancel := context.WithTimeoutCause(ctx, miku.LockWait,
 			fmt.Errorf("still locked after %v", miku.LockWait))
 		defer cancel()
 		if l, err = miku.Lock(ctx, path); err != nil {
@@ -153,7 +177,7 @@ func (s *Session) save(path, appVersion string, now time.Time, overwrite bool, h
 	}
 	var expect miku.Stamp // a file that is not the session's must not exist
 	if own {
-		expect = s.stamp
+		expect = fl.stamp
 	}
 	var st miku.Stamp
 	if overwrite {
@@ -174,7 +198,7 @@ func (s *Session) save(path, appVersion string, now time.Time, overwrite bool, h
 			return err
 		}
 	}
-	s.file, s.created, s.stamp = path, created, st
+	fl.file, fl.created, fl.stamp = path, created, st
 	return nil
 }
 
@@ -191,26 +215,33 @@ func samePath(a, b string) bool {
 
 // File is the session file this conversation was loaded from or last
 // saved to ("" if none): the TUI autosaves to it after every turn.
-func (s *Session) File() string { return s.file }
+func (fl *Files) Path() string { return fl.file }
 
-// Load restores the conversation and knobs of a .miku file into s. A file
-// saved with another model is refused (ErrOtherModel) unless force, in
-// which case the conversation and knobs load and the model-bound state
-// does not; the returned notes say what was skipped, including sections
-// this version does not know.
-func (s *Session) Load(path string, force bool) (notes []string, err error) {
-	return s.LoadCtx(context.Background(), path, force, nil)
+// LoadOptions say how Files.Load reads.
+type LoadOptions struct {
+	// Force loads a file saved with another model: the conversation and
+	// knobs load, the model-bound state does not (ErrOtherModel without it).
+	Force bool
+	// Progress is told the blocks done of a compression build (a file
+	// saved with a GRC rank not built yet); nil tells no one.
+	Progress func(done, total int)
 }
 
-// LoadCtx is Load whose compression build (a file saved with a GRC rank)
-// reports blocks done to progress and stops when ctx is cancelled, leaving
-// the session as it was.
-func (s *Session) LoadCtx(ctx context.Context, path string, force bool, progress func(done, total int)) (notes []string, err error) {
+// Load restores the conversation (every branch), the knobs and the living
+// state of a .miku file into the session. A file saved with another model
+// is refused (ErrOtherModel) unless o.Force, in which case the
+// conversation and knobs load and the model-bound state does not; the
+// returned notes say what was skipped, including sections this version
+// does not know. Cancelling ctx stops a compression build the knobs ask
+// for, leaving the session as it was.
+func (fl *Files) Load(ctx context.Context, path string, o LoadOptions) (notes []string, err error) {
+	force, progress := o.Force, o.Progress
+	s := fl.s
 	f, stamp, err := miku.ReadStamped(path)
 	if err != nil {
 		return nil, err
 	}
-	sum, err := s.ModelSHA256()
+	sum, err := s.pr.SHA256()
 	if err != nil {
 		return nil, err
 	}
@@ -221,7 +252,7 @@ func (s *Session) LoadCtx(ctx context.Context, path string, force bool, progress
 		}
 		notes = append(notes, fmt.Sprintf("saved with %s: conversation and knobs loaded", f.Header.Model.File))
 	}
-	skip, required := f.Unknown(sectionConversation, sectionCOG, sectionCOGProfile, sectionCOGServed)
+	skip, required := f.Unknown(sectionConversation, sectionTree, sectionCOG, sectionCOGProfile, sectionCOGServed)
 	if len(required) > 0 {
 		return nil, fmt.Errorf("%s: needs sections this version cannot read: %v — update ISAGI", path, required)
 	}
@@ -256,11 +287,20 @@ func (s *Session) LoadCtx(ctx context.Context, path string, force bool, progress
 	// The cache starts empty and the conversation is recomputed at the
 	// next turn; until then ContextUsed counts the conversation itself.
 	s.resetCache(s.set.Seed)
-	s.conv.Restore(conversation.Record{Messages: conv.Messages, Text: conv.Text, Parts: conv.Parts})
-	s.lastServed, s.lastInput = nil, ""
-	notes = append(notes, s.loadServed(f)...)
-	s.file, s.created, s.stamp, s.carry = path, f.Header.Created, stamp, carry
-	notes = append(notes, s.loadCOG(f, f.Header.Model.SHA256 == sum)...)
+	tree, treeNotes, err := loadTree(f, conv)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	notes = append(notes, treeNotes...)
+	s.cv.conv.Restore(conversation.Record{Messages: conv.Messages, Text: conv.Text, Parts: conv.Parts})
+	s.cv.tree = tree
+	if len(tree.nodes) > 0 {
+		s.cv.restore() // the branch in use, whole: the conversation section may have dropped its oldest turns
+	}
+	s.mem.lastServed, s.cv.lastInput = nil, ""
+	notes = append(notes, s.mem.loadServed(f)...)
+	fl.file, fl.created, fl.stamp, fl.carry = path, f.Header.Created, stamp, carry
+	notes = append(notes, s.mem.load(f, f.Header.Model.SHA256 == sum)...)
 	return notes, nil
 }
 
@@ -268,35 +308,28 @@ func (s *Session) LoadCtx(ctx context.Context, path string, force bool, progress
 // completion mode the user's inputs and the model's continuations
 // (RolePrompt, RoleContinuation) — the running text as one "text" entry
 // for a file saved before they were kept.
-func (s *Session) Transcript() []chat.Message { return s.conv.Transcript() }
+func (cv *Conversation) Transcript() []chat.Message { return cv.conv.Transcript() }
 
-// SaveFile is Save with the session's app version and the current time
-// (the TUI's /save, ctrl+s and autosave): errors.Is(err, ErrExists) means
-// path is someone else's file, errors.Is(err, miku.ErrChanged) that the
-// session's own file was saved by another process since this one loaded
-// or saved it; SaveFileOverwrite saves anyway.
-func (s *Session) SaveFile(path string) error {
-	return s.Save(path, s.appVersion, time.Now())
-}
-
-// SaveFileOverwrite is SaveOverwrite with the session's app version and
-// the current time (the TUI's /save! FILE).
-func (s *Session) SaveFileOverwrite(path string) error {
-	return s.SaveOverwrite(path, s.appVersion, time.Now())
-}
-
-// LoadFile is Load (the TUI's /load) followed by Notes: the TUI attaches
-// no profile after a load, so what the session cannot use is told at once.
-func (s *Session) LoadFile(path string, force bool) ([]string, error) {
-	return s.LoadFileCtx(context.Background(), path, force, nil)
-}
-
-// LoadFileCtx is LoadCtx (the TUI's /load, which shows the build's
-// progress and cancels it with esc) followed by Notes, as LoadFile.
-func (s *Session) LoadFileCtx(ctx context.Context, path string, force bool, progress func(done, total int)) ([]string, error) {
-	notes, err := s.LoadCtx(ctx, path, force, progress)
-	if err != nil {
-		return nil, err
+// loadTree is the conversation tree of a file: its tree section, or for a
+// file saved before trees were kept (format version 1) its conversation
+// as a single branch. A tree section that does not read is an error:
+// loading on without it would lose the branches at the next save.
+func loadTree(f *miku.File, conv savedConv) (*Tree, []string, error) {
+	sec, ok := f.Section(sectionTree)
+	if !ok {
+		t := NewTree()
+		if conv.Mode == ModeChat.String() && !t.follow(branchNodes(conv.Messages), f.Header.Updated) {
+			return NewTree(), []string{"the conversation's messages do not alternate between the user and the model: they load without a tree, and the next message starts one"}, nil
+		}
+		return t, nil, nil
 	}
-	return append(notes, s.Notes()...), nil
+	var st savedTree
+	if err := json.Unmarshal(sec.Data, &st); err != nil {
+		return nil, nil, fmt.Errorf("conversation tree section: %w", err)
+	}
+	t, err := treeFrom(st)
+	if err != nil {
+		return nil, nil, fmt.Errorf("conversation tree section: %w", err)
+	}
+	return t, nil, nil
 }

@@ -22,24 +22,24 @@ func TestSaveLoadSaveIsByteIdentical(t *testing.T) {
 	path := chatModel(t)
 	a := open(t, path, Options{Settings: greedy()})
 	send(t, a, "Hello world")
-	a.SetSystem("Answer briefly.")
+	a.Conversation().SetSystem("Answer briefly.")
 	send(t, a, "In 2024, 1000 people paid")
 	dir := t.TempDir()
 	f1 := filepath.Join(dir, "a.miku")
-	if err := a.Save(f1, "test", clock); err != nil {
+	if err := a.Files().Save(context.Background(), f1, SaveOptions{AppVersion: "test", Now: clock}); err != nil {
 		t.Fatal(err)
 	}
 
 	b := open(t, path, Options{})
-	notes, err := b.Load(f1, false)
+	notes, err := b.Files().Load(context.Background(), f1, LoadOptions{})
 	if err != nil || len(notes) != 0 {
 		t.Fatalf("load: %v %v", err, notes)
 	}
-	if b.Settings() != a.Settings() || len(b.Transcript()) != len(a.Transcript()) {
-		t.Fatalf("loaded settings %+v / %d messages, saved %+v / %d", b.Settings(), len(b.Transcript()), a.Settings(), len(a.Transcript()))
+	if b.Settings() != a.Settings() || len(b.Conversation().Transcript()) != len(a.Conversation().Transcript()) {
+		t.Fatalf("loaded settings %+v / %d messages, saved %+v / %d", b.Settings(), len(b.Conversation().Transcript()), a.Settings(), len(a.Conversation().Transcript()))
 	}
 	f2 := filepath.Join(dir, "b.miku")
-	if err := b.Save(f2, "test", clock); err != nil {
+	if err := b.Files().Save(context.Background(), f2, SaveOptions{AppVersion: "test", Now: clock}); err != nil {
 		t.Fatal(err)
 	}
 	d1, _ := os.ReadFile(f1)
@@ -58,18 +58,18 @@ func TestLoadRefusesAnotherModel(t *testing.T) {
 	s := open(t, fixture(t, "kjv/kjv-q8_0.gguf"), Options{Settings: greedy()})
 	send(t, s, "And God said")
 	file := filepath.Join(t.TempDir(), "kjv.miku")
-	if err := s.Save(file, "test", clock); err != nil {
+	if err := s.fl.Save(context.Background(), file, SaveOptions{AppVersion: "test", Now: clock}); err != nil {
 		t.Fatal(err)
 	}
 	other := open(t, fixture(t, "kjv/kjv-f32.gguf"), Options{})
-	if _, err := other.Load(file, false); !errors.Is(err, ErrOtherModel) || !strings.Contains(err.Error(), "kjv-q8_0.gguf") {
+	if _, err := other.Files().Load(context.Background(), file, LoadOptions{}); !errors.Is(err, ErrOtherModel) || !strings.Contains(err.Error(), "kjv-q8_0.gguf") {
 		t.Fatalf("loading another model's session: %v", err)
 	}
-	notes, err := other.Load(file, true)
+	notes, err := other.Files().Load(context.Background(), file, LoadOptions{Force: true})
 	if err != nil || len(notes) == 0 {
 		t.Fatalf("forced load: %v, notes %v", err, notes)
 	}
-	if got := other.Transcript(); len(got) != 2 || got[0].Role != RolePrompt || got[0].Content != "And God said" {
+	if got := other.Conversation().Transcript(); len(got) != 2 || got[0].Role != RolePrompt || got[0].Content != "And God said" {
 		t.Fatalf("forced load transcript %+v", got)
 	}
 }
@@ -81,7 +81,7 @@ func TestLoadSkipsUnknownSections(t *testing.T) {
 	send(t, s, "And God said")
 	dir := t.TempDir()
 	file := filepath.Join(dir, "s.miku")
-	if err := s.Save(file, "test", clock); err != nil {
+	if err := s.fl.Save(context.Background(), file, SaveOptions{AppVersion: "test", Now: clock}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := miku.Read(file)
@@ -92,7 +92,7 @@ func TestLoadSkipsUnknownSections(t *testing.T) {
 	if err := miku.Write(file, f); err != nil {
 		t.Fatal(err)
 	}
-	notes, err := s.Load(file, false)
+	notes, err := s.fl.Load(context.Background(), file, LoadOptions{})
 	if err != nil || len(notes) != 1 || !strings.Contains(notes[0], "hologram") {
 		t.Fatalf("unknown optional section: %v, %v", err, notes)
 	}
@@ -100,7 +100,7 @@ func TestLoadSkipsUnknownSections(t *testing.T) {
 	if err := miku.Write(file, f); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Load(file, false); err == nil || !strings.Contains(err.Error(), "hologram") {
+	if _, err := s.fl.Load(context.Background(), file, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "hologram") {
 		t.Fatalf("unknown required section: %v", err)
 	}
 }
@@ -114,14 +114,14 @@ func TestCompletionTranscriptKeepsTurns(t *testing.T) {
 	t1 := send(t, a, "And God said")
 	t2 := send(t, a, "In the beginning")
 	file := filepath.Join(t.TempDir(), "c.miku")
-	if err := a.Save(file, "test", clock); err != nil {
+	if err := a.Files().Save(context.Background(), file, SaveOptions{AppVersion: "test", Now: clock}); err != nil {
 		t.Fatal(err)
 	}
 	b := open(t, path, Options{})
-	if _, err := b.Load(file, false); err != nil {
+	if _, err := b.Files().Load(context.Background(), file, LoadOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	got := b.Transcript()
+	got := b.Conversation().Transcript()
 	want := []string{RolePrompt + ":And God said", RoleContinuation + ":" + t1.Text, RolePrompt + ":In the beginning", RoleContinuation + ":" + t2.Text}
 	if len(got) != len(want) {
 		t.Fatalf("%d transcript entries, want %d: %+v", len(got), len(want), got)
@@ -132,10 +132,10 @@ func TestCompletionTranscriptKeepsTurns(t *testing.T) {
 		}
 	}
 	// An older file: the same text without parts shows as one block.
-	rec := b.conv.Record()
+	rec := b.cv.conv.Record()
 	rec.Parts = nil
-	b.conv.Restore(rec)
-	if tr := b.Transcript(); len(tr) != 1 || tr[0].Role != "text" {
+	b.cv.conv.Restore(rec)
+	if tr := b.Conversation().Transcript(); len(tr) != 1 || tr[0].Role != "text" {
 		t.Fatalf("text without parts: %+v", tr)
 	}
 }
@@ -151,23 +151,23 @@ func TestLoadCtxBuildsWithProgressAndCancels(t *testing.T) {
 	}
 	send(t, a, "And God said")
 	file := filepath.Join(t.TempDir(), "r.miku")
-	if err := a.Save(file, "test", clock); err != nil {
+	if err := a.Files().Save(context.Background(), file, SaveOptions{AppVersion: "test", Now: clock}); err != nil {
 		t.Fatal(err)
 	}
 	b := open(t, path, Options{Settings: greedy()})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := b.LoadCtx(ctx, file, false, nil); !errors.Is(err, context.Canceled) {
+	if _, err := b.Files().Load(ctx, file, LoadOptions{}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("a cancelled load: %v", err)
 	}
-	if b.Info().Rank != 0 || len(b.Transcript()) != 0 || b.File() != "" {
-		t.Fatalf("a cancelled load changed the session: rank %d, %d messages, file %q", b.Info().Rank, len(b.Transcript()), b.File())
+	if b.Info().Rank != 0 || len(b.Conversation().Transcript()) != 0 || b.Files().Path() != "" {
+		t.Fatalf("a cancelled load changed the session: rank %d, %d messages, file %q", b.Info().Rank, len(b.Conversation().Transcript()), b.Files().Path())
 	}
 	calls := 0
-	if _, err := b.LoadCtx(context.Background(), file, false, func(done, total int) { calls++ }); err != nil {
+	if _, err := b.Files().Load(context.Background(), file, LoadOptions{Progress: func(done, total int) { calls++ }}); err != nil {
 		t.Fatal(err)
 	}
-	if b.Info().Rank != 64 || calls == 0 || len(b.Transcript()) == 0 {
-		t.Fatalf("after the load: rank %d, %d progress calls, %d messages", b.Info().Rank, calls, len(b.Transcript()))
+	if b.Info().Rank != 64 || calls == 0 || len(b.Conversation().Transcript()) == 0 {
+		t.Fatalf("after the load: rank %d, %d progress calls, %d messages", b.Info().Rank, calls, len(b.Conversation().Transcript()))
 	}
 }

@@ -13,13 +13,13 @@ import (
 // (SetGeometry); its knobs (max_tokens, temperature) size the replies, and
 // its conversation is left as it was (ExploreChain restores it).
 func EvaluateOGD(ctx context.Context, s *Session, starts []string, alphas []float64, seed uint64, progress geometry.Progress) (*geometry.OGDReport, error) {
-	if s.geo == nil {
+	if s.gm.geo == nil {
 		return nil, ErrNoGeometry
 	}
 	if progress == nil {
 		progress = func(string, int, int) {}
 	}
-	rep := geometry.NewOGDReport(alphas, s.geo.Profile().Overall.ROC.Tau)
+	rep := geometry.NewOGDReport(alphas, s.gm.geo.Profile().Overall.ROC.Tau)
 	rep.Concepts = len(starts)
 	zeros := make([]float64, len(alphas))
 	for i, c := range starts {
@@ -28,7 +28,7 @@ func EvaluateOGD(ctx context.Context, s *Session, starts []string, alphas []floa
 			explored bool
 			alphas   []float64
 		}{{true, alphas}, {false, zeros}} {
-			ch, err := s.ExploreChain(ctx, c, arm.alphas, seed+uint64(i), nil)
+			ch, err := s.gm.ExploreChain(ctx, c, arm.alphas, seed+uint64(i), nil)
 			if err != nil {
 				return nil, err
 			}

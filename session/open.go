@@ -10,7 +10,6 @@ import (
 	"github.com/isagi-lab/isagi/engine/backend"
 	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"github.com/isagi-lab/isagi/engine/chat"
-	"github.com/isagi-lab/isagi/engine/conversation"
 	"github.com/isagi-lab/isagi/engine/gguf"
 	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/engine/tensor"
@@ -74,7 +73,7 @@ func OpenBytes(name string, data []byte, o Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.src = data
+	s.pr.src = data
 	return s, nil
 }
 
@@ -123,7 +122,9 @@ func fromFile(f *gguf.File, path string, o Options) (*Session, error) {
 		set = DefaultSettings()
 		set.Seed = uint64(time.Now().UnixNano())
 	}
-	s := &Session{m: m, tok: tok, conv: conversation.New(tok, tmpl), b: b, closeB: closeB, info: info, appVersion: o.AppVersion, cacheDir: o.CacheDir, profileDir: o.ProfileDir}
+	s := newSession(m, tok, tmpl)
+	s.b, s.closeB, s.info = b, closeB, info
+	s.fl.appVersion, s.comp.cacheDir, s.gm.profileDir = o.AppVersion, o.CacheDir, o.ProfileDir
 	if err := s.resize(o.Ctx); err != nil {
 		closeB()
 		return nil, err
@@ -187,7 +188,7 @@ func kernelsOf(b backend.Backend) *tensor.Kernels {
 
 // ModelContext is the model's own context window (its training length):
 // the most Options.Ctx or num_ctx can give.
-func (s *Session) ModelContext() int { return s.m.CtxLen }
+func (pr *Probe) ModelContext() int { s := pr.s; return s.m.CtxLen }
 
 // resize (re)allocates the KV cache for ctx tokens, forgetting what it held.
 func (s *Session) resize(ctx int) error { return s.resizeKV(ctx, s.set.KVKeep) }
@@ -218,12 +219,12 @@ func (s *Session) resizeKV(ctx int, keep float64) error {
 	s.st = st
 	s.gen = nil // rebuilt by apply with the current settings
 	// A conversation kept through a resize is recomputed at the next turn.
-	s.cacheLags()
+	s.cv.lags()
 	// The drafter's cache and its hooks belong to the old state: apply
 	// makes a new one.
-	s.stopDraft()
-	s.draftKey = ""
-	if err := s.attachGeometry(); err != nil {
+	s.dr.stop()
+	s.dr.draftKey = ""
+	if err := s.gm.attach(); err != nil {
 		return err
 	}
 	s.info.ContextSize = st.MaxPos()

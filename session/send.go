@@ -48,50 +48,50 @@ const (
 
 func (s *Session) send(ctx context.Context, input string, mode sendMode, emit func(Event)) (Turn, error) {
 	start := time.Now()
-	s.lastInput, s.lastServed = input, nil
+	s.cv.lastInput, s.mem.lastServed = input, nil
 	var (
 		mem   memTurn
 		cogOn bool
 		err   error
 	)
 	if mode != sendNoMemory {
-		if mem, cogOn, err = s.lookup(ctx, input); err != nil {
+		if mem, cogOn, err = s.mem.lookup(ctx, input); err != nil {
 			return Turn{}, err
 		}
 	}
 	if cogOn {
-		s.decide(&mem, mode == sendForce)
+		s.mem.decide(&mem, mode == sendForce)
 		if mem.dec.Serve {
-			return s.serveRetrieved(input, &mem, start, emit)
+			return s.mem.serveRetrieved(input, &mem, start, emit)
 		}
 	}
 	augment := ""
-	if cogOn && s.conv.Chat() && mode != sendForce {
+	if cogOn && s.cv.conv.Chat() && mode != sendForce {
 		// A regeneration asks for a fresh answer: the one it replaces is
 		// not shown to the model.
 		augment = mem.augmentWith(s.set.MemoryOff)
 	}
-	if cogOn && s.explore != nil && s.ogdDir == nil {
+	if cogOn && s.gm.explore != nil && s.gm.ogdDir == nil {
 		// The manifold's top eigenvector moves as it grows: aim the step
 		// at where it points now.
-		if err := s.useOGD(s.set.OGDAlpha); err != nil {
+		if err := s.gm.useOGD(s.set.OGDAlpha); err != nil {
 			return Turn{}, err
 		}
 	}
 	reserve := min(s.set.MaxTokens, s.st.MaxPos()/2)
-	prompt, err := s.conv.Add(input, augment, s.st.MaxPos(), reserve)
+	prompt, err := s.cv.conv.Add(input, augment, s.st.MaxPos(), reserve)
 	if err != nil {
 		return Turn{}, fmt.Errorf("session: %w", err)
 	}
 	// Reuse the cached prefix: feed only what the KV cache does not hold.
 	feed := conversation.Reuse(s.gen, prompt.IDs)
 
-	dec := s.tok.NewDecoder(tokenizer.DecodeOptions{Continuation: !s.conv.Chat()})
+	dec := s.tok.NewDecoder(tokenizer.DecodeOptions{Continuation: !s.cv.conv.Chat()})
 	var reply strings.Builder
 	n := 0
 	var decodeStart time.Time
-	if s.geo != nil {
-		s.geo.BeginTurn()
+	if s.gm.geo != nil {
+		s.gm.geo.BeginTurn()
 	}
 	stats, err := s.gen.Generate(ctx, feed, generate.Options{MaxTokens: s.set.MaxTokens, Stop: s.stops}, func(id int32) error {
 		n++
@@ -110,17 +110,17 @@ func (s *Session) send(ctx context.Context, input string, mode sendMode, emit fu
 		if n > 1 {
 			ev.TokPerSec = float64(n-1) / time.Since(decodeStart).Seconds()
 		}
-		if s.geo != nil {
+		if s.gm.geo != nil {
 			// The reading of the position that chose this token: under
 			// speculative decoding the monitor has already read the drafts
 			// after it.
-			r, ok := s.geo.At(pos)
+			r, ok := s.gm.geo.At(pos)
 			if !ok {
-				r = s.geo.Last()
+				r = s.gm.geo.Last()
 			}
 			ev.Gauge, ev.Gauged = r, true
 			if n == 1 {
-				s.geo.BeginReply(r)
+				s.gm.geo.BeginReply(r)
 			}
 		}
 		emit(ev)
@@ -139,8 +139,8 @@ func (s *Session) send(ctx context.Context, input string, mode sendMode, emit fu
 		sp := stats.Spec
 		turn.Spec = &sp
 	}
-	if s.geo != nil {
-		sum := s.geo.Summary()
+	if s.gm.geo != nil {
+		sum := s.gm.geo.Summary()
 		turn.Geometry = &sum
 	}
 	switch {
@@ -153,24 +153,27 @@ func (s *Session) send(ctx context.Context, input string, mode sendMode, emit fu
 	// byte token); the conversation keeps valid text, so that a saved
 	// session reads back and saves again byte for byte.
 	kept := strings.ToValidUTF8(turn.Text, "\uFFFD")
-	s.conv.AddReply(kept)
+	s.cv.conv.AddReply(kept)
 	// The cache now holds the conversation as this turn fitted it (old
 	// turns dropped, the text trimmed): its length is the figure, and a
 	// count made before the turn must not add to it.
-	s.cacheHolds()
-	turn.ContextUsed, _ = s.ContextUsed()
+	s.cv.holds()
+	turn.ContextUsed, _ = s.cv.ContextUsed()
 	// A reply cut short by the user is not an answer to serve again.
 	if cogOn && err == nil && turn.Stop != "cancelled" {
 		answer := kept
-		if s.conv.Chat() {
+		if s.cv.conv.Chat() {
 			answer = strings.TrimSpace(kept)
 		}
 		// A regeneration replaces the stored answer it supersedes.
 		length := lengthClass(turn.Stop, turn.Tokens, s.set.MaxTokens)
-		if rerr := s.record(&mem, input, answer, length, time.Now()); rerr != nil {
+		if rerr := s.mem.record(&mem, input, answer, length, time.Now()); rerr != nil {
 			return turn, rerr
 		}
-		turn.COG = s.cogTurn(&mem, false)
+		turn.COG = s.mem.turn(&mem, false)
+	}
+	if mode != sendNoMemory {
+		s.cv.record(input, &turn)
 	}
 	return turn, err
 }

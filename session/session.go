@@ -159,6 +159,14 @@ type Turn struct {
 // Session is one conversation with a loaded model. It is not safe for
 // concurrent use: one Send at a time (the TUI runs it on a worker goroutine
 // and waits for it before the next).
+//
+// A Session is the turn loop — settings in, replies out — composed of parts
+// that each own their state: the conversation tree (Conversation), the GRC
+// compression and KV eviction (Compression), speculative drafting
+// (Drafting), the geometry profile and its projectors (Geometry), the
+// living manifold (Memory), the session file (Files) and the model's
+// residual stream read for analysis (Probe). A caller holds the part it
+// needs; docs/architecture.md walks one message through them.
 type Session struct {
 	m   *model.Model
 	tok *tokenizer.Tokenizer
@@ -172,69 +180,58 @@ type Session struct {
 	info   Info
 	set    Settings
 	stops  []int32
+	notes  []string // for the user, see Notes
 
-	conv *conversation.Conversation // the messages, or the running text in completion mode
-
-	src     []byte     // the model's bytes when opened from memory (the demo)
-	sha     string     // the model file's sha256, once computed
-	file    string     // the .miku file loaded or last saved
-	created time.Time  // that file's creation time
-	stamp   miku.Stamp // that file's content as loaded or last saved: a save over it checks it is unchanged
-
-	appVersion string // recorded in saved files
-
-	grcb     map[grc.Slots]*grc.Builder  // decompositions, made on the first /set rank
-	grcs     map[string]*grc.Compression // compressions built so far: switching back is instant
-	grcKey   string                      // the compression in use ("": none)
-	cacheDir string                      // where built ranks are cached on disk ("": nowhere)
-
-	drafter     *generate.ModelDrafter // the compressed drafter, or nil
-	kv          *kvState               // KV eviction, or nil
-	draftRemove func()                 // removes its hooks on the state (online basis)
-	draftKey    string                 // the speculation settings in force ("": off)
-
-	geo        *geometry.Monitor // the geometry profile running live, or nil
-	geoRemove  func()            // unregisters geo from the state
-	profileDir string            // where profiles are stored ("": nowhere)
-
-	// The living manifold (COG) and the exploration step (OGD), both in
-	// the geometry profile's coordinates.
-	cog   *cog.Manifold
-	cogFP string // the fingerprint of the profile cog was measured in
-	// cogKept is the session file's manifold while the session does not
-	// use it (no profile attached yet, another profile, unreadable): it is
-	// saved back as read, so that a machine without the profile never
-	// erases the memory. Never set together with cog.
-	cogKept *keptCOG
-	// carry are the file's sections this build does not know (a newer
-	// ISAGI's), saved back as read.
-	carry         []miku.Section
-	embed         *geometry.Embedder
-	explore       *geometry.Explorer
-	exploreRemove func()
-	ogdDir        []float64 // a fixed exploration direction (isagi explore), or nil
-	ogdSource     string
-	lastInput     string         // the last message sent, for Regenerate
-	lastServed    *served        // the last turn answered from memory, for Regenerate
-	served        []ServedAnswer // this conversation's answers served from memory (saved as cog.served)
-	notes         []string       // for the user, see Notes
-
-	// convTok is how many tokens the conversation is as the model reads
-	// it, for when the KV cache does not hold all of it: a loaded file's
-	// conversation, an exchange served from memory, a conversation kept
-	// through a reset of the cache are computed only at the next turn, but
-	// they fill the window from then on, and ContextUsed says so.
-	// convStale says the conversation changed since it was counted: it is
-	// counted again at the next ContextUsed (once per change, not per
-	// frame of the TUI). A decoded turn leaves the cache holding the
-	// conversation and sets both to zero: the cache's own length is exact.
-	convTok   int
-	convStale bool
+	cv   *Conversation
+	comp *Compression
+	dr   *Drafting
+	gm   *Geometry
+	mem  *Memory
+	fl   *Files
+	pr   *Probe
 
 	// forked says the session shares another's model (Fork): Close leaves
 	// the model and the backend to the session that loaded them.
 	forked bool
 }
+
+// newSession makes a session's shell with its parts wired to it; the
+// caller fills the model, the state and the settings.
+func newSession(m *model.Model, tok *tokenizer.Tokenizer, tmpl *chat.Template) *Session {
+	s := &Session{m: m, tok: tok}
+	s.cv = &Conversation{s: s, conv: conversation.New(tok, tmpl), tree: NewTree()}
+	s.comp = &Compression{s: s}
+	s.dr = &Drafting{s: s}
+	s.gm = &Geometry{s: s}
+	s.mem = &Memory{s: s}
+	s.fl = &Files{s: s}
+	s.pr = &Probe{s: s}
+	return s
+}
+
+// Conversation is the conversation part: its messages as a tree of
+// branches, the prompt fitted to the window and the KV cache's reuse.
+func (s *Session) Conversation() *Conversation { return s.cv }
+
+// Compression is the compression part: GRC ranks and KV eviction.
+func (s *Session) Compression() *Compression { return s.comp }
+
+// Drafting is the speculative decoding part.
+func (s *Session) Drafting() *Drafting { return s.dr }
+
+// Geometry is the geometry part: the profile, its live gauge, the Snipe
+// projectors and the OGD exploration step.
+func (s *Session) Geometry() *Geometry { return s.gm }
+
+// Memory is the living manifold (COG) part.
+func (s *Session) Memory() *Memory { return s.mem }
+
+// Files is the persistence part: the session's .miku file.
+func (s *Session) Files() *Files { return s.fl }
+
+// Probe is the part that reads the model itself: tokens, the residual
+// stream, embeddings and UGT coordinates.
+func (s *Session) Probe() *Probe { return s.pr }
 
 // Info describes the model and the compression in use.
 func (s *Session) Info() Info {
@@ -271,7 +268,7 @@ func (s *Session) Close() error {
 
 // closeStates closes the conversation's and the drafter's states.
 func (s *Session) closeStates() {
-	s.stopDraft()
+	s.dr.stop()
 	if s.st != nil {
 		s.st.Close()
 	}
@@ -282,32 +279,33 @@ func (s *Session) closeStates() {
 // cache lags the conversation (a session just loaded, an answer served
 // from memory, the cache reset by a setting), what the conversation will
 // occupy at the next turn — a resumed conversation does not read 0.
-func (s *Session) ContextUsed() (used, limit int) {
-	if s.convStale {
-		s.convTok, s.convStale = s.conversationTokens(), false
+func (cv *Conversation) ContextUsed() (used, limit int) {
+	s := cv.s
+	if cv.convStale {
+		cv.convTok, cv.convStale = cv.tokens(), false
 	}
 	// The larger of the two, not their sum: the cache holds a prefix of
 	// the conversation. The history holds the last sampled token too,
 	// which is not in the cache yet: a reply that filled the window would
 	// read 257/256 without the cap, and so would a loaded conversation
 	// longer than this session's window (the next turn drops or trims it).
-	return min(max(len(s.gen.History()), s.convTok), s.st.MaxPos()), s.st.MaxPos()
+	return min(max(len(s.gen.History()), cv.convTok), s.st.MaxPos()), s.st.MaxPos()
 }
 
 // cacheLags notes that the conversation changed without the KV cache
 // following it (or the cache was emptied with the conversation kept):
 // ContextUsed counts the conversation again.
-func (s *Session) cacheLags() { s.convStale = true }
+func (cv *Conversation) lags() { cv.convStale = true }
 
 // cacheHolds notes that a decoded turn left the KV cache holding the
 // conversation: ContextUsed reads the cache again.
-func (s *Session) cacheHolds() { s.convTok, s.convStale = 0, false }
+func (cv *Conversation) holds() { cv.convTok, cv.convStale = 0, false }
 
 // resetCache empties the KV cache (the next turn recomputes the
 // conversation from its first token) and restarts sampling from seed.
 func (s *Session) resetCache(seed uint64) {
 	s.gen.Reset(seed)
-	s.cacheLags()
+	s.cv.lags()
 }
 
 // conversationTokens is how many tokens the conversation is as the next
@@ -316,9 +314,10 @@ func (s *Session) resetCache(seed uint64) {
 // A conversation with nothing but a system message counts 0, as the cache
 // of a fresh conversation does; so does one that does not render (the
 // next turn says why), leaving the cache's count.
-func (s *Session) conversationTokens() int {
-	rec := s.conv.Record()
-	tmpl := s.conv.Template()
+func (cv *Conversation) tokens() int {
+	s := cv.s
+	rec := cv.conv.Record()
+	tmpl := cv.conv.Template()
 	if tmpl == nil {
 		if rec.Text == "" {
 			return 0
@@ -349,8 +348,9 @@ func (s *Session) conversationTokens() int {
 // from a fresh context against the memory built so far. The TUI's /clear
 // is NewConversation.
 func (s *Session) Clear() {
-	s.conv.Clear()
-	s.served, s.lastServed, s.lastInput = nil, nil, ""
+	s.cv.conv.Clear()
+	s.cv.tree = NewTree()
+	s.mem.served, s.mem.lastServed, s.cv.lastInput = nil, nil, ""
 	s.resetCache(s.set.Seed)
 }
 
@@ -373,27 +373,28 @@ const ClearForgets = "the messages, the KV cache, the answers served from memory
 // someone else has created it meanwhile.
 func (s *Session) NewConversation(file string) error {
 	var m *cog.Manifold
-	if s.geo != nil {
+	if s.gm.geo != nil {
 		var err error
-		if m, err = cog.New(cog.Config{Dim: s.geo.Profile().K}); err != nil {
+		if m, err = cog.New(cog.Config{Dim: s.gm.geo.Profile().K}); err != nil {
 			return fmt.Errorf("session: a new living manifold: %w", err)
 		}
 	}
 	s.Clear()
-	s.cog, s.cogKept, s.carry = m, nil, nil
+	s.mem.cog, s.mem.cogKept, s.fl.carry = m, nil, nil
 	if m != nil {
-		s.cogFP = s.geo.Profile().Fingerprint()
+		s.mem.cogFP = s.gm.geo.Profile().Fingerprint()
 	}
-	s.file, s.created, s.stamp = file, time.Time{}, miku.Stamp{}
+	s.fl.file, s.fl.created, s.fl.stamp = file, time.Time{}, miku.Stamp{}
 	return nil
 }
 
 // SetSystem sets (or, with "", removes) the system message of the
 // conversation; it applies from the next turn.
-func (s *Session) SetSystem(text string) {
+func (cv *Conversation) SetSystem(text string) {
+	s := cv.s
 	s.set.System = text
-	s.conv.SetSystem(text)
-	s.cacheLags()
+	cv.conv.SetSystem(text)
+	cv.lags()
 }
 
 // Set changes one setting by name, as /set does; Knobs lists the names,
@@ -429,7 +430,7 @@ func (s *Session) applyCtx(ctx context.Context, n Settings, progress func(done, 
 	if err := p.Validate(); err != nil {
 		return err
 	}
-	if err := s.useKV(n); err != nil {
+	if err := s.comp.useKV(n); err != nil {
 		return err
 	}
 	if s.gen == nil {
@@ -441,33 +442,33 @@ func (s *Session) applyCtx(ctx context.Context, n Settings, progress func(done, 
 	} else if err := s.gen.SetParams(p); err != nil {
 		return err
 	}
-	if s.drafter != nil {
-		if err := s.drafter.SetParams(p); err != nil {
+	if s.dr.drafter != nil {
+		if err := s.dr.drafter.SetParams(p); err != nil {
 			return err
 		}
 	}
-	if err := s.useEviction(n); err != nil {
+	if err := s.comp.useEviction(n); err != nil {
 		return err
 	}
-	if err := s.useRank(ctx, n, progress); err != nil {
+	if err := s.comp.use(ctx, n, progress); err != nil {
 		return err
 	}
-	if err := s.useDraft(ctx, n, progress); err != nil {
+	if err := s.dr.use(ctx, n, progress); err != nil {
 		return err
 	}
-	if s.geo != nil {
+	if s.gm.geo != nil {
 		// Without a profile the toggles wait in the settings until
 		// SetGeometry (a session saved with projectors on, loaded first).
-		if err := s.useSnipe(n.Snipe); err != nil {
+		if err := s.gm.useSnipe(n.Snipe); err != nil {
 			return err
 		}
-		if err := s.useOGD(n.OGDAlpha); err != nil {
+		if err := s.gm.useOGD(n.OGDAlpha); err != nil {
 			return err
 		}
 	}
 	s.set = n
-	if n.System != "" && !s.conv.HasSystem() {
-		s.SetSystem(n.System)
+	if n.System != "" && !s.cv.conv.HasSystem() {
+		s.cv.SetSystem(n.System)
 	}
 	return nil
 }
@@ -479,29 +480,30 @@ func (s *Session) applyCtx(ctx context.Context, n Settings, progress func(done, 
 // kept in memory once built, so switching back and forth is instant. The
 // KV cache was written under the old path, so the conversation is
 // recomputed on the next turn.
-func (s *Session) useRank(ctx context.Context, n Settings, progress func(done, total int)) error {
+func (cp *Compression) use(ctx context.Context, n Settings, progress func(done, total int)) error {
+	s := cp.s
 	want, key := GRCJob{}, ""
 	if n.Rank > 0 {
 		var err error
-		if want, err = s.grcSpec(n); err != nil {
+		if want, err = cp.spec(n); err != nil {
 			return err
 		}
 		key = want.Key()
 	}
-	if key == s.grcKey {
+	if key == cp.grcKey {
 		return nil
 	}
 	var g *grc.Compression
 	if key != "" {
 		var err error
-		if g, err = s.compression(ctx, want, progress); err != nil {
+		if g, err = cp.get(ctx, want, progress); err != nil {
 			return err
 		}
 	}
 	if err := grc.Use(s.st, g); err != nil {
 		return err
 	}
-	s.grcKey = key
+	cp.grcKey = key
 	s.resetCache(s.set.Seed)
 	return nil
 }
@@ -510,23 +512,24 @@ func (s *Session) useRank(ctx context.Context, n Settings, progress func(done, t
 // session built it already, else from the disk cache or built (the one
 // build path, shared with isagi run|bench|ppl --rank), and kept in memory
 // so that switching back is instant.
-func (s *Session) compression(ctx context.Context, job GRCJob, progress func(done, total int)) (*grc.Compression, error) {
+func (cp *Compression) get(ctx context.Context, job GRCJob, progress func(done, total int)) (*grc.Compression, error) {
+	s := cp.s
 	key := job.Key()
-	if g := s.grcs[key]; g != nil {
+	if g := cp.grcs[key]; g != nil {
 		return g, nil
 	}
-	if s.grcb == nil {
-		s.grcb = map[grc.Slots]*grc.Builder{}
+	if cp.grcb == nil {
+		cp.grcb = map[grc.Slots]*grc.Builder{}
 	}
-	gb := s.grcb[job.Spec.Slots]
+	gb := cp.grcb[job.Spec.Slots]
 	if gb == nil {
 		var err error
 		if gb, err = grc.NewBuilder(s.m, job.Spec.Slots); err != nil {
 			return nil, err
 		}
-		s.grcb[job.Spec.Slots] = gb
+		cp.grcb[job.Spec.Slots] = gb
 	}
-	cache, err := s.GRCCache()
+	cache, err := cp.Cache()
 	if err != nil {
 		cache = nil // no cache: build, and keep it in memory only
 	}
@@ -534,16 +537,17 @@ func (s *Session) compression(ctx context.Context, job GRCJob, progress func(don
 	if err != nil {
 		return nil, err
 	}
-	if s.grcs == nil {
-		s.grcs = map[string]*grc.Compression{}
+	if cp.grcs == nil {
+		cp.grcs = map[string]*grc.Compression{}
 	}
-	s.grcs[key] = g
+	cp.grcs[key] = g
 	return g, nil
 }
 
 // grcSpec is the compression the settings ask for (MCR calibrates on the
 // built-in text), checked by ResolveGRC as the command-line flags are.
-func (s *Session) grcSpec(n Settings) (GRCJob, error) {
+func (cp *Compression) spec(n Settings) (GRCJob, error) {
+	s := cp.s
 	req := GRCRequest{Rank: n.Rank, Slots: grc.QKV, Alloc: grc.AllocUniform}
 	var err error
 	if n.Slots != "" {

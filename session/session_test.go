@@ -67,15 +67,15 @@ func TestChatReusesCacheExactly(t *testing.T) {
 	}
 	t1 := send(t, a, "Hello world")
 	t2 := send(t, a, "In 2024, 1000 people paid")
-	used, _ := a.ContextUsed()
+	used, _ := a.Conversation().ContextUsed()
 	if t2.PromptTok >= used-t2.Tokens || t2.PromptTok == 0 {
 		t.Fatalf("second turn fed %d tokens of %d in context: the cache was not reused", t2.PromptTok, used)
 	}
 
 	b := open(t, path, Options{Settings: greedy()})
-	rb, ra := b.conv.Record(), a.conv.Record()
+	rb, ra := b.cv.conv.Record(), a.cv.conv.Record()
 	rb.Messages = append(rb.Messages, ra.Messages[:2]...) // user 1 and a's reply
-	b.conv.Restore(rb)
+	b.cv.conv.Restore(rb)
 	t2b := send(t, b, "In 2024, 1000 people paid")
 	if t2b.Text != t2.Text {
 		t.Fatalf("reply with cache reuse %q, from scratch %q (first reply %q)", t2.Text, t2b.Text, t1.Text)
@@ -90,21 +90,21 @@ func TestChatDropsOldestTurns(t *testing.T) {
 	for i := range 12 {
 		turn := send(t, s, "The quick brown fox jumps over the lazy dog")
 		dropped += turn.Dropped
-		if used, limit := s.ContextUsed(); used > limit {
+		if used, limit := s.cv.ContextUsed(); used > limit {
 			t.Fatalf("turn %d: %d tokens in a %d-token window", i, used, limit)
 		}
 	}
 	if dropped == 0 {
 		t.Fatal("twelve turns fit a 96-token window without dropping any: the test proves nothing")
 	}
-	before := slices.Clone(s.Transcript())
+	before := slices.Clone(s.cv.Transcript())
 	big := strings.Repeat("words ", 200)
 	if _, err := s.Send(context.Background(), big, func(Event) {}); !errors.Is(err, ErrTooLong) {
 		t.Fatalf("a message larger than the window: %v", err)
 	}
 	// The refused message takes nothing with it: the turns that would have
 	// been dropped to make room are still there.
-	if after := s.Transcript(); !reflect.DeepEqual(after, before) {
+	if after := s.cv.Transcript(); !reflect.DeepEqual(after, before) {
 		t.Fatalf("a refused message changed the conversation: %d messages before, %d after", len(before), len(after))
 	}
 }
@@ -153,7 +153,7 @@ func TestSettingsAndCancel(t *testing.T) {
 	if err := s.Set("num_ctx", "128"); err != nil {
 		t.Fatal(err)
 	}
-	if _, limit := s.ContextUsed(); limit != 128 {
+	if _, limit := s.cv.ContextUsed(); limit != 128 {
 		t.Fatalf("num_ctx 128 gave a %d-token window", limit)
 	}
 	if err := s.Set("max_tokens", "200"); err != nil {
@@ -170,7 +170,7 @@ func TestSettingsAndCancel(t *testing.T) {
 		t.Fatalf("cancel: err %v, %+v", err, turn)
 	}
 	s.Clear()
-	if used, _ := s.ContextUsed(); used != 0 {
+	if used, _ := s.cv.ContextUsed(); used != 0 {
 		t.Fatalf("after Clear %d tokens remain", used)
 	}
 }
@@ -221,7 +221,7 @@ func TestRankCache(t *testing.T) {
 		t.Fatalf("cache files %v", files)
 	}
 	b := open(t, path, Options{Settings: greedy(), CacheDir: dir})
-	g, err := b.loadGRC(96)
+	g, err := b.Compression().load(96)
 	if err != nil {
 		t.Fatalf("the cache written by the first session does not load: %v", err)
 	}
@@ -240,7 +240,7 @@ func TestRankCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := open(t, path, Options{Settings: greedy(), CacheDir: dir})
-	if _, err := c.loadGRC(96); err == nil {
+	if _, err := c.Compression().load(96); err == nil {
 		t.Fatal("a corrupted cache loaded")
 	}
 	if err := c.Set("rank", "96"); err != nil {
@@ -249,7 +249,7 @@ func TestRankCache(t *testing.T) {
 	if got := send(t, c, "And God said"); got.Text != want.Text {
 		t.Fatalf("after a rebuild %q, want %q", got.Text, want.Text)
 	}
-	if _, err := c.loadGRC(96); err != nil {
+	if _, err := c.Compression().load(96); err != nil {
 		t.Fatalf("the rebuild did not rewrite the cache: %v", err)
 	}
 }
@@ -299,7 +299,7 @@ func TestRankSlotsAllocAndCancel(t *testing.T) {
 // prompt carries it, the stored conversation keeps the message as typed.
 func TestAugmentedPrompt(t *testing.T) {
 	s := open(t, chatModel(t), Options{Settings: greedy()})
-	p, err := s.conv.Add("what is light?", "Light is what the LORD made first.", s.st.Cap(), 64)
+	p, err := s.cv.conv.Add("what is light?", "Light is what the LORD made first.", s.st.Cap(), 64)
 	ids := p.IDs
 	if err != nil {
 		t.Fatal(err)
@@ -308,7 +308,7 @@ func TestAugmentedPrompt(t *testing.T) {
 	if !strings.Contains(text, "Light is what the LORD made first.") || !strings.Contains(text, "what is light?") {
 		t.Fatalf("the augmented prompt lacks the earlier answer or the message:\n%s", text)
 	}
-	msgs := s.conv.Record().Messages
+	msgs := s.cv.conv.Record().Messages
 	if last := msgs[len(msgs)-1]; last.Role != "user" || last.Content != "what is light?" {
 		t.Fatalf("stored message %+v, want the message as typed", last)
 	}
