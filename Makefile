@@ -29,8 +29,8 @@ vet:
 unit:
 	$(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -run '^TestSpecSamplingMatchesVerifier$$' ./engine/generate
-	$(GO) test -count=1 -run '^(TestDocsChatTables|TestAgree)$$' ./internal/chatfixture
-	$(GO) test -count=1 ./internal/kvfixture
+	$(GO) test -count=1 -run '^(TestDocsChatTables|TestAgree)$$' ./internal/testkit/chatfixture
+	$(GO) test -count=1 ./internal/testkit/kvfixture
 
 fuzz:
 	$(GO) test ./engine/gguf -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
@@ -106,7 +106,7 @@ bench-remote:
 clean:
 	rm -rf bin
 
-# llama.cpp's reference outputs for internal/archgen's synthetic gemma3/phi3
+# llama.cpp's reference outputs for internal/testkit/archgen's synthetic gemma3/phi3
 # models: regenerate the files into a temporary directory and rewrite
 # engine/model/testdata/archs2/golden.json (see the README there). Not part
 # of `make test`: it needs Node 20 and the npm registry for the pinned
@@ -114,14 +114,14 @@ clean:
 .PHONY: ref-archs
 ref-archs:
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
-	$(GO) run ./internal/archgen/gen -out "$$tmp" -ablations && \
+	$(GO) run ./internal/testkit/archgen/gen -out "$$tmp" -ablations && \
 	(cd scripts/llamacpp-ref && npm ci --no-audit --no-fund --ignore-scripts) && \
 	node scripts/llamacpp-ref/ref.mjs golden "$$tmp" engine/model/testdata/archs2/golden.json
 
 # KV eviction's full table (docs/kv.md): every scorer × keep share × task ×
 # context length on the retrieval fixture, perplexity under eviction on the
 # kjv model, and decode speed at the longest context. Tens of minutes on
-# two cores; make test runs a small part of it (internal/kvfixture).
+# two cores; make test runs a small part of it (internal/testkit/kvfixture).
 KJV_TEXT ?= ../shared/fixtures/kjv/heldout.txt
 bench-kv: build
 	$(BIN) eval kv --model testdata/models/retrieval.gguf --haystack $(KJV_TEXT) --cases-per 10 --speed

@@ -3,6 +3,8 @@ package cog
 import (
 	"fmt"
 	"math"
+
+	"gonum.org/v1/gonum/floats"
 )
 
 // MinGate is the smallest serving threshold: a word-for-word repeat reads
@@ -167,12 +169,7 @@ func PlainDistance(a, b []float64) float64 {
 	if len(a) != len(b) {
 		return 1
 	}
-	var ab, aa, bb float64
-	for i := range a {
-		ab += a[i] * b[i]
-		aa += a[i] * a[i]
-		bb += b[i] * b[i]
-	}
+	ab, aa, bb := floats.Dot(a, b), floats.Dot(a, a), floats.Dot(b, b)
 	if !(aa > 0 && bb > 0) {
 		return 1
 	}

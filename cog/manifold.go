@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -247,13 +248,13 @@ func (m *Manifold) nearest(q []float64) (int, float64) {
 	k := m.metric.k
 	p := make([]float64, k)
 	m.metric.mulVec(p, q)
-	qq := dot(q, p)
+	qq := floats.Dot(q, p)
 	// Maximise the cosine: sim_i = (p·e_i)/‖e_i‖_M; the query's own norm
 	// is a common factor and is divided out once at the end.
 	best, bestSim := 0, math.Inf(-1)
 	emb := m.emb
 	for i := range n {
-		s := dot(p, emb[i*k:(i+1)*k]) * m.inv[i]
+		s := floats.Dot(p, emb[i*k:(i+1)*k]) * m.inv[i]
 		if s > bestSim {
 			best, bestSim = i, s
 		}
@@ -288,7 +289,7 @@ func (m *Manifold) scan(q []float64, norm, ctx string, accept func(string) bool)
 	k := m.metric.k
 	p := make([]float64, k)
 	m.metric.mulVec(p, q)
-	qq := dot(q, p)
+	qq := floats.Dot(q, p)
 	seen := map[string]bool{}
 	ok := func(key string) bool {
 		v, done := seen[key]
@@ -300,7 +301,7 @@ func (m *Manifold) scan(q []float64, norm, ctx string, accept func(string) bool)
 	}
 	emb := m.emb
 	for i := range n {
-		s := dot(p, emb[i*k:(i+1)*k]) * m.inv[i]
+		s := floats.Dot(p, emb[i*k:(i+1)*k]) * m.inv[i]
 		if s > r.nearest.sim {
 			r.nearest = best{slot: i, sim: s}
 		}
@@ -451,14 +452,14 @@ func (m *Manifold) sameIn(q []float64, norm, key string, where Context) (int, fl
 	k := m.metric.k
 	p := make([]float64, k)
 	m.metric.mulVec(p, q)
-	qq := dot(q, p)
+	qq := floats.Dot(q, p)
 	slot, sim := -1, math.Inf(-1)
 	for i := range m.entries {
 		e := &m.entries[i]
 		if e.norm != norm || e.key != key || e.ctx != where {
 			continue
 		}
-		if s := dot(p, m.emb[i*k:(i+1)*k]) * m.inv[i]; s > sim {
+		if s := floats.Dot(p, m.emb[i*k:(i+1)*k]) * m.inv[i]; s > sim {
 			slot, sim = i, s
 		}
 	}
@@ -638,7 +639,7 @@ func (m *Manifold) Project2D() ([]Point, error) {
 		e := m.emb[i*k : (i+1)*k]
 		c := [2]float64{}
 		for a := range axes {
-			c[a] = scale[a] * dot(u[a], e) * m.inv[i]
+			c[a] = scale[a] * floats.Dot(u[a], e) * m.inv[i]
 		}
 		pts[i] = Point{ID: m.entries[i].id, Cluster: m.entries[i].cluster, Tier: m.entries[i].tier, X: c[0], Y: c[1]}
 	}
@@ -659,7 +660,7 @@ func (m *Manifold) follow(ch Change) {
 	k := m.metric.k
 	for i := range m.entries {
 		e := m.emb[i*k : (i+1)*k]
-		t := dot(ch.Dir, e)
+		t := floats.Dot(ch.Dir, e)
 		q := m.quad[i] + ch.Eta*t*t
 		if ch.Guarded {
 			q += SPDFloor * m.norm2[i]
@@ -677,7 +678,7 @@ func (m *Manifold) resync() {
 	for i := range m.entries {
 		e := m.emb[i*k : (i+1)*k]
 		m.metric.mulVec(p, e)
-		m.quad[i] = dot(e, p)
+		m.quad[i] = floats.Dot(e, p)
 		m.inv[i] = invSqrt(m.quad[i])
 	}
 }
@@ -701,10 +702,10 @@ func (m *Manifold) add(e entry, q []float64) {
 	m.emb = append(m.emb, q...)
 	p := make([]float64, k)
 	m.metric.mulVec(p, q)
-	qq := dot(q, p)
+	qq := floats.Dot(q, p)
 	m.quad = append(m.quad, qq)
 	m.inv = append(m.inv, invSqrt(qq))
-	m.norm2 = append(m.norm2, dot(q, q))
+	m.norm2 = append(m.norm2, floats.Dot(q, q))
 	m.byID[e.id] = len(m.entries) - 1
 	m.members[e.cluster]++
 }

@@ -99,7 +99,7 @@ func (m *Metric) checkVec(name string, v []float64) error {
 func (m *Metric) mulVec(dst, v []float64) {
 	k := m.k
 	for i := range k {
-		dst[i] = dot(m.m[i*k:(i+1)*k], v)
+		dst[i] = floats.Dot(m.m[i*k:(i+1)*k], v)
 	}
 }
 
@@ -118,7 +118,7 @@ func (m *Metric) Distance(a, b []float64) (float64, error) {
 	ma := make([]float64, m.k)
 	m.mulVec(mb, b)
 	m.mulVec(ma, a)
-	return angular(dot(a, mb), dot(a, ma), dot(b, mb)), nil
+	return angular(floats.Dot(a, mb), floats.Dot(a, ma), floats.Dot(b, mb)), nil
 }
 
 // angular turns a bilinear form and the two quadratic forms into the
@@ -260,22 +260,4 @@ func (m *Metric) Eigen() ([]float64, *mat.Dense, error) {
 		}
 	}
 	return vals, out, nil
-}
-
-// dot is the inner loop of every query: four independent accumulators
-// let the CPU overlap the multiply-adds. len(b) must be ≥ len(a).
-func dot(a, b []float64) float64 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 float64
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
-	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
-	}
-	return (s0 + s1) + (s2 + s3)
 }

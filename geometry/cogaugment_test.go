@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/isagi-lab/isagi/geometry"
-	"github.com/isagi-lab/isagi/internal/fixtures"
-	"github.com/isagi-lab/isagi/internal/quickprofile"
+	"github.com/isagi-lab/isagi/internal/testkit/fixtures"
+	"github.com/isagi-lab/isagi/internal/testkit/quickprofile"
 	"github.com/isagi-lab/isagi/session"
 )
 

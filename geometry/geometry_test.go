@@ -14,7 +14,7 @@ import (
 
 	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/geometry"
-	"github.com/isagi-lab/isagi/internal/fixtures"
+	"github.com/isagi-lab/isagi/internal/testkit/fixtures"
 	"github.com/isagi-lab/isagi/prompts"
 	"github.com/isagi-lab/isagi/session"
 	"github.com/isagi-lab/isagi/snipe"

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/isagi-lab/isagi/prompts"
 	"github.com/isagi-lab/isagi/snipe"
 	"github.com/isagi-lab/isagi/teh"
@@ -224,7 +226,7 @@ func evaluatePositions(ctx context.Context, r *runner, p *Profile, set *prompts.
 func project(dir []float64, hs [][]float64) []float64 {
 	out := make([]float64, len(hs))
 	for i, h := range hs {
-		out[i] = dot(dir, h)
+		out[i] = floats.Dot(dir, h)
 	}
 	return out
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/isagi-lab/isagi/prompts"
@@ -209,7 +210,7 @@ func diffInMeans(ctx context.Context, r *runner, p *Profile, harmful, harmless [
 	for j := range d {
 		v[j] = mat.Sum(H.ColView(j))/float64(len(harmful)) - mat.Sum(B.ColView(j))/float64(len(harmless))
 	}
-	n := math.Sqrt(dot(v, v))
+	n := floats.Norm(v, 2)
 	if !(n > 0) {
 		return nil, nil
 	}
@@ -217,14 +218,6 @@ func diffInMeans(ctx context.Context, r *runner, p *Profile, harmful, harmless [
 		v[j] /= n
 	}
 	return mat.NewDense(d, 1, v), nil
-}
-
-func dot(a, b []float64) float64 {
-	var s float64
-	for i := range a {
-		s += a[i] * b[i]
-	}
-	return s
 }
 
 // withHook runs f with h registered on the runner's state (none when h is

@@ -9,7 +9,7 @@ import (
 
 	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/engine/tokenizer"
-	"github.com/isagi-lab/isagi/internal/fixtures"
+	"github.com/isagi-lab/isagi/internal/testkit/fixtures"
 )
 
 // The fast collateral path (last-block states rescored by the classifier)

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"unicode"
+
+	"gonum.org/v1/gonum/floats"
 )
 
 // Weights of the three parts of the creativity total. Equal thirds: the
@@ -113,7 +115,7 @@ func divergence(states [][]float64) (float64, error) {
 	pairs := 0
 	for i := range units {
 		for j := i + 1; j < len(units); j++ {
-			sum += math.Min(1, math.Max(0, 1-dot(units[i], units[j])))
+			sum += math.Min(1, math.Max(0, 1-floats.Dot(units[i], units[j])))
 			pairs++
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -124,7 +125,7 @@ func orthonormalise(a mat.Matrix, d, cols int) ([][]float64, error) {
 			}
 			c[i] = x
 		}
-		n0 := norm(c)
+		n0 := floats.Norm(c, 2) // scaled: huge or tiny entries neither overflow nor underflow
 		if n0 == 0 {
 			continue
 		}
@@ -136,13 +137,13 @@ func orthonormalise(a mat.Matrix, d, cols int) ([][]float64, error) {
 		// working precision ("twice is enough").
 		for range 2 {
 			for _, b := range basis {
-				t := dot(b, c)
+				t := floats.Dot(b, c)
 				for i := range c {
 					c[i] -= t * b[i]
 				}
 			}
 		}
-		n := norm(c)
+		n := floats.Norm(c, 2)
 		if n <= dependentTol {
 			continue
 		}
@@ -397,7 +398,7 @@ func unit(name string, v []float64) ([]float64, error) {
 	if err := finite(name, v); err != nil {
 		return nil, err
 	}
-	n := norm(v)
+	n := floats.Norm(v, 2)
 	if !(n > 0) || math.IsInf(n, 0) {
 		return nil, fmt.Errorf("%s has norm %v, no direction", name, n)
 	}
@@ -406,32 +407,6 @@ func unit(name string, v []float64) ([]float64, error) {
 		u[i] = x / n
 	}
 	return u, nil
-}
-
-// norm is ‖v‖₂, scaled so that neither huge nor tiny entries overflow or
-// underflow.
-func norm(v []float64) float64 {
-	var big float64
-	for _, x := range v {
-		big = math.Max(big, math.Abs(x))
-	}
-	if big == 0 || math.IsInf(big, 0) {
-		return big
-	}
-	var s float64
-	for _, x := range v {
-		t := x / big
-		s += t * t
-	}
-	return big * math.Sqrt(s)
-}
-
-func dot(a, b []float64) float64 {
-	var s float64
-	for i, x := range a {
-		s += x * b[i]
-	}
-	return s
 }
 
 func narrow(v []float64) []float32 {

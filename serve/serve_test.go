@@ -20,8 +20,8 @@ import (
 	"time"
 
 	"github.com/isagi-lab/isagi/demo"
-	"github.com/isagi-lab/isagi/internal/fixtures"
-	"github.com/isagi-lab/isagi/internal/quickprofile"
+	"github.com/isagi-lab/isagi/internal/testkit/fixtures"
+	"github.com/isagi-lab/isagi/internal/testkit/quickprofile"
 	"github.com/isagi-lab/isagi/session"
 )
 

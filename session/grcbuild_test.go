@@ -14,7 +14,7 @@ import (
 	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/engine/tensor"
 	"github.com/isagi-lab/isagi/engine/tokenizer"
-	"github.com/isagi-lab/isagi/internal/fixtures"
+	"github.com/isagi-lab/isagi/internal/testkit/fixtures"
 	"github.com/isagi-lab/isagi/miku"
 )
 

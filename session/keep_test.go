@@ -13,7 +13,7 @@ import (
 
 	"github.com/isagi-lab/isagi/demo"
 	"github.com/isagi-lab/isagi/geometry"
-	"github.com/isagi-lab/isagi/internal/quickprofile"
+	"github.com/isagi-lab/isagi/internal/testkit/quickprofile"
 	"github.com/isagi-lab/isagi/miku"
 )
 

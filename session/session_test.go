@@ -4,7 +4,7 @@ import (
 	"reflect"
 	"slices"
 
-	"github.com/isagi-lab/isagi/internal/fixtures"
+	"github.com/isagi-lab/isagi/internal/testkit/fixtures"
 
 	"context"
 	"errors"

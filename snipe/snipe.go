@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/isagi-lab/isagi/teh"
@@ -115,12 +116,8 @@ func Direction(hHarm, hBenign [][]float64) ([]float64, error) {
 	if err != nil {
 		return nil, fmt.Errorf("snipe: direction: benign: %w", err)
 	}
-	var n float64
-	for i := range mh {
-		mh[i] -= mb[i]
-		n += mh[i] * mh[i]
-	}
-	n = math.Sqrt(n)
+	floats.Sub(mh, mb)
+	n := floats.Norm(mh, 2)
 	if n == 0 {
 		return nil, fmt.Errorf("snipe: direction: harm and benign means coincide")
 	}
@@ -254,11 +251,7 @@ func apply[T float32 | float64](p *Projector, h []T) error {
 	// h_i −= ⟨Q[i, :], y⟩, again walking Q's rows in memory order.
 	for i := range h {
 		row := raw.Data[i*raw.Stride : i*raw.Stride+m]
-		var s float64
-		for j, q := range row {
-			s += q * y[j]
-		}
-		h[i] = T(float64(h[i]) - s)
+		h[i] = T(float64(h[i]) - floats.Dot(row, y))
 	}
 	return nil
 }

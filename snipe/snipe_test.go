@@ -9,7 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/isagi-lab/isagi/internal/geomtest"
+	"github.com/isagi-lab/isagi/internal/testkit/geomtest"
 	"github.com/isagi-lab/isagi/ugt"
 )
 

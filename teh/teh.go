@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/isagi-lab/isagi/ugt"
@@ -136,10 +137,7 @@ func score[T float32 | float64](s *Subspace, h []T) (float64, error) {
 	if rr == 0 {
 		return 0, nil
 	}
-	var yy float64
-	for _, v := range y {
-		yy += v * v
-	}
+	yy := floats.Dot(y, y)
 	v := 100 * math.Sqrt(yy/rr)
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0, fmt.Errorf("teh: hidden state is not finite")

@@ -7,7 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/isagi-lab/isagi/internal/geomtest"
+	"github.com/isagi-lab/isagi/internal/testkit/geomtest"
 )
 
 // state returns μ + Σ_j c_j B[:, j].

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -38,19 +39,19 @@ func Orthonormalize(a *mat.Dense) (*mat.Dense, error) {
 		cols[j] = c
 	}
 	for j, v := range cols {
-		n0 := norm(v)
+		n0 := floats.Norm(v, 2)
 		if n0 == 0 || math.IsNaN(n0) || math.IsInf(n0, 0) {
 			return nil, fmt.Errorf("ugt: orthonormalize: column %d has norm %g", j, n0)
 		}
 		for pass := 0; pass < 2; pass++ {
 			for _, q := range cols[:j] {
-				r := dot(q, v)
+				r := floats.Dot(q, v)
 				for i := range v {
 					v[i] -= r * q[i]
 				}
 			}
 		}
-		n := norm(v)
+		n := floats.Norm(v, 2)
 		if n <= dependentTol*n0 {
 			return nil, fmt.Errorf("ugt: orthonormalize: column %d is linearly dependent on the previous ones", j)
 		}
@@ -154,18 +155,6 @@ func signCanonical(b *mat.Dense) {
 			}
 		}
 	}
-}
-
-func dot(a, b []float64) float64 {
-	var s float64
-	for i, v := range a {
-		s += v * b[i]
-	}
-	return s
-}
-
-func norm(a []float64) float64 {
-	return math.Sqrt(dot(a, a))
 }
 
 // finite reports whether every entry of v is a finite number.

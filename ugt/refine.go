@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -143,7 +144,7 @@ func objective(m, b *mat.Dense, grad bool) (float64, *mat.Dense) {
 	norms := make([]float64, z)
 	for a := range rows {
 		rows[a] = c.RawRowView(a)
-		norms[a] = norm(rows[a])
+		norms[a] = floats.Norm(rows[a], 2)
 	}
 	pairs := float64(z * (z - 1) / 2)
 	var gc *mat.Dense
@@ -158,7 +159,7 @@ func objective(m, b *mat.Dense, grad bool) (float64, *mat.Dense) {
 				sum++ // cosine 0 by convention
 				continue
 			}
-			cos := dot(rows[a], rows[bb]) / (na * nb)
+			cos := floats.Dot(rows[a], rows[bb]) / (na * nb)
 			sum += 1 - cos
 			if !grad {
 				continue

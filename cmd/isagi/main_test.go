@@ -2,7 +2,7 @@ package main
 
 import (
 	"fmt"
-	"github.com/isagi-lab/isagi/internal/fixtures"
+	"github.com/isagi-lab/isagi/internal/testkit/fixtures"
 
 	"bytes"
 	"encoding/json"

@@ -13,7 +13,7 @@ import (
 	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/engine/sample"
 	"github.com/isagi-lab/isagi/engine/tokenizer"
-	"github.com/isagi-lab/isagi/internal/fixtures"
+	"github.com/isagi-lab/isagi/internal/testkit/fixtures"
 )
 
 // qwen2 opens the archs qwen2 fixture's tokenizer and a ChatML template.

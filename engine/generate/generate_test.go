@@ -1,7 +1,7 @@
 package generate
 
 import (
-	"github.com/isagi-lab/isagi/internal/fixtures"
+	"github.com/isagi-lab/isagi/internal/testkit/fixtures"
 
 	"context"
 	"encoding/json"

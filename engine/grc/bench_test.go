@@ -12,7 +12,7 @@ import (
 	"github.com/isagi-lab/isagi/engine/internal/synth"
 	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/engine/tensor"
-	"github.com/isagi-lab/isagi/internal/fixtures"
+	"github.com/isagi-lab/isagi/internal/testkit/fixtures"
 )
 
 // BenchmarkDecodeGRC measures decode speed with weights compressed to rank

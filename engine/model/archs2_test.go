@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/isagi-lab/isagi/internal/archgen"
+	"github.com/isagi-lab/isagi/internal/testkit/archgen"
 )
 
 // archs2Golden is engine/model/testdata/archs2/golden.json: llama.cpp's
-// outputs for the gemma3 and phi3 files internal/archgen writes (see that
+// outputs for the gemma3 and phi3 files internal/testkit/archgen writes (see that
 // folder's README for how they were made).
 type archs2Golden struct {
 	Models map[string]struct {

@@ -1,7 +1,7 @@
 package model
 
 import (
-	"github.com/isagi-lab/isagi/internal/fixtures"
+	"github.com/isagi-lab/isagi/internal/testkit/fixtures"
 
 	"encoding/json"
 	"errors"

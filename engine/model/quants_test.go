@@ -10,7 +10,7 @@ import (
 
 	"github.com/isagi-lab/isagi/engine/tensor"
 	"github.com/isagi-lab/isagi/engine/tokenizer"
-	"github.com/isagi-lab/isagi/internal/fixtures"
+	"github.com/isagi-lab/isagi/internal/testkit/fixtures"
 )
 
 // quantFiles are the files of ../shared/fixtures/quants: the kjv model

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // Reference outputs of llama.cpp, through @fugood/llama.node, for ISAGI's
-// synthetic architecture fixtures (internal/archgen).
+// synthetic architecture fixtures (internal/testkit/archgen).
 //
 //   node ref.mjs golden DIR OUT.json   run every model listed in DIR/index.json
-//                                      (written by `go run ./internal/archgen/gen
+//                                      (written by `go run ./internal/testkit/archgen/gen
 //                                      -out DIR -ablations`) and write the golden file
 //   node ref.mjs check ARCHS_DIR       run the harness on the older fixtures in
 //                                      ARCHS_DIR (gemma2, qwen3) and compare with
@@ -402,7 +402,7 @@ function golden(dir, outPath) {
   }
   const doc = {
     description:
-      'Reference outputs of llama.cpp for the synthetic gemma3/phi3 GGUF files that internal/archgen writes. See README.md.',
+      'Reference outputs of llama.cpp for the synthetic gemma3/phi3 GGUF files that internal/testkit/archgen writes. See README.md.',
     llama_node: `${PKG.name}@${PKG.version}`,
     llama_cpp: llamaCppInfo(),
     generator: index.generator,

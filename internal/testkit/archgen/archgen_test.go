@@ -17,7 +17,7 @@ import (
 
 // goldenPath is the golden file whose reference outputs were computed from
 // the exact bytes this package writes.
-const goldenPath = "../../engine/model/testdata/archs2/golden.json"
+const goldenPath = "../../../engine/model/testdata/archs2/golden.json"
 
 func allModels() []Model { return slices.Concat(Fixtures(), Ablations()) }
 

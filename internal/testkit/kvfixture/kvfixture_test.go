@@ -16,14 +16,14 @@ import (
 	"github.com/isagi-lab/isagi/engine/kvpress"
 	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/engine/tokenizer"
-	"github.com/isagi-lab/isagi/internal/fixtures"
 	"github.com/isagi-lab/isagi/internal/kveval"
 	"github.com/isagi-lab/isagi/internal/kvtask"
+	"github.com/isagi-lab/isagi/internal/testkit/fixtures"
 )
 
 const (
-	modelPath  = "../../testdata/models/retrieval.gguf"
-	fixtureDir = "../../scripts/fixtures/retrieval"
+	modelPath  = "../../../testdata/models/retrieval.gguf"
+	fixtureDir = "../../../scripts/fixtures/retrieval"
 )
 
 func open(t *testing.T) (*model.Model, *tokenizer.Tokenizer) {

@@ -28,9 +28,9 @@ import (
 var update = flag.Bool("update", false, "rewrite docs/geometry.md's chat-fixture tables from this run")
 
 const (
-	docsPath   = "../../docs/geometry.md"
+	docsPath   = "../../../docs/geometry.md"
 	heldoutDir = fixtureDir + "/heldout"
-	tableBegin = "<!-- chat-fixture tables: begin (written by `go test ./internal/chatfixture -run TestDocsChatTables -update`) -->"
+	tableBegin = "<!-- chat-fixture tables: begin (written by `go test ./internal/testkit/chatfixture -run TestDocsChatTables -update`) -->"
 	tableEnd   = "<!-- chat-fixture tables: end -->"
 	// The commands' settings the tables name.
 	docThreads     = 2

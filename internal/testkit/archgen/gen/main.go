@@ -3,7 +3,7 @@
 // its sha256 and what it exercises: the input of
 // scripts/llamacpp-ref/ref.mjs.
 //
-//	go run ./internal/archgen/gen -out DIR [-ablations]
+//	go run ./internal/testkit/archgen/gen -out DIR [-ablations]
 package main
 
 import (
@@ -15,7 +15,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/isagi-lab/isagi/internal/archgen"
+	"github.com/isagi-lab/isagi/internal/testkit/archgen"
 )
 
 // indexEntry is one file of index.json.
@@ -59,7 +59,7 @@ func run(dir string, withAblations bool) error {
 		Generator string       `json:"generator"`
 		Models    []indexEntry `json:"models"`
 	}
-	index.Generator = "github.com/isagi-lab/isagi/internal/archgen"
+	index.Generator = "github.com/isagi-lab/isagi/internal/testkit/archgen"
 	for _, m := range models {
 		path, err := archgen.Write(dir, m.Name)
 		if err != nil {
