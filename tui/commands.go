@@ -10,7 +10,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/isagi-lab/isagi/geometry"
 	"github.com/isagi-lab/isagi/gpu"
 	"github.com/isagi-lab/isagi/session"
 )
@@ -118,7 +117,7 @@ func (m *Model) runCommand(line string) tea.Cmd {
 }
 
 func cmdHelp(m *Model, _ string) tea.Cmd {
-	m.help.show = true
+	m.help.open()
 	return nil
 }
 
@@ -155,8 +154,7 @@ func cmdClear(m *Model, _ string) tea.Cmd {
 		return nil
 	}
 	// The panes' figures of the last turn describe the forgotten one.
-	m.geo.turn, m.geo.last, m.geo.live = nil, geometry.Reading{}, false
-	m.mani.last, m.mani.growth, m.mani.retrieved, m.mani.replyTEH = nil, nil, false, 0
+	forget := m.broadcast(newConversationMsg{})
 	m.refreshGeometry()
 	m.chat.clear()
 	msg := "conversation cleared — forgot " + session.ClearForgets + "."
@@ -170,7 +168,7 @@ func cmdClear(m *Model, _ string) tea.Cmd {
 	}
 	m.chat.add(entryInfo, msg)
 	m.refreshContext()
-	return nil
+	return forget
 }
 
 func cmdSystem(m *Model, arg string) tea.Cmd {
@@ -260,7 +258,7 @@ func (m *Model) thermalStep() tea.Cmd {
 		return nil
 	}
 	d := m.opts.Thermal.Decide(time.Now())
-	m.hw.decide(d)
+	m.hw.Update(thermalMsg{d})
 	if d.Rank == m.info.Rank {
 		return nil
 	}
@@ -304,7 +302,7 @@ func (m *Model) onSetDone(msg setDoneMsg) tea.Cmd {
 	}
 	m.chat.add(entryInfo, fmt.Sprintf("set %s = %s", msg.name, msg.value))
 	m.info = m.engine.Info() // num_ctx changes the context size, rank the Model pane
-	m.model.info = m.info
+	m.model.Update(infoMsg{m.info})
 	m.refreshContext()
 	return nil
 }

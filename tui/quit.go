@@ -90,9 +90,8 @@ func (m *Model) stopReply(by string) {
 	}
 	m.gen.cancel()
 	m.stopBy = by
-	m.chat.streamNote = "stopping…"
 	m.status = "stopping…"
-	m.chat.refresh()
+	m.broadcast(replyStoppingMsg{})
 }
 
 // requestQuit is a quit the user asked for (a second ctrl+c, /bye). It

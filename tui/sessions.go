@@ -230,7 +230,7 @@ func (m *Model) onLoadDone(msg loadDoneMsg) tea.Cmd {
 	m.showTranscript()
 	m.refreshGeometry() // the file may bring its manifold and toggles
 	m.info = m.engine.Info()
-	m.model.info = m.info
+	m.model.Update(infoMsg{m.info})
 	m.chat.add(entryInfo, "loaded "+msg.path)
 	for _, n := range msg.notes {
 		m.chat.add(entryNotice, n)
