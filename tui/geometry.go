@@ -214,6 +214,15 @@ func (p *geometryPane) notices(t session.Turn) []entry {
 	return []entry{{entryNotice, msg}}
 }
 
+// geometryCommands are the geometry stack's: its projectors and its
+// calibration.
+func geometryCommands() []slashCommand {
+	return []slashCommand{
+		{name: "/snipe", args: "[NAME on|off]", help: "Snipe projectors: list, or switch one", idle: true, run: cmdSnipe},
+		{name: "/calibrate", help: "build this model's geometry profile (esc cancels)", idle: true, run: cmdCalibrate},
+	}
+}
+
 // cmdSnipe toggles projectors: "/snipe" lists them, "/snipe NAME on|off",
 // "/snipe a,b" sets exactly those, "/snipe off" clears them.
 func cmdSnipe(m *Model, arg string) tea.Cmd {

@@ -35,6 +35,16 @@ func (h *helpOverlay) visible() bool { return h.show }
 func (h *helpOverlay) open()         { h.show = true }
 func (h *helpOverlay) close()        { h.show = false }
 
+// helpCommands are the help overlay's own.
+func helpCommands() []slashCommand {
+	return []slashCommand{{name: "/help", alias: "/?", help: "show keys and commands", run: cmdHelp}}
+}
+
+func cmdHelp(m *Model, _ string) tea.Cmd {
+	m.help.open()
+	return nil
+}
+
 func (h *helpOverlay) View(w, ht int) string {
 	keys := h.keys
 	hm := help.New()

@@ -98,6 +98,7 @@ type Model struct {
 	kvp   kvPane // the KV cache under eviction
 	mani  manifoldPane
 	help  helpOverlay
+	cmds  commandTable // the slash commands, by name
 
 	width, height int
 	hidePanes     bool
@@ -159,6 +160,7 @@ func New(e Engine, opts Options) *Model {
 		perf:   perfPane{energy: src != nil},
 		model:  modelPane{info: info},
 		help:   helpOverlay{keys: keys},
+		cmds:   newCommandTable(commands()),
 		ctx:    ctx,
 		cancel: cancel,
 		wg:     &sync.WaitGroup{},
