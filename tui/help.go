@@ -45,6 +45,7 @@ func cmdHelp(m *Model, _ string) tea.Cmd {
 	return nil
 }
 
+// View draws the overlay on a w×ht screen.
 func (h *helpOverlay) View(w, ht int) string {
 	keys := h.keys
 	hm := help.New()

@@ -56,7 +56,10 @@ func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
 
 // The messages below are the root's own: it makes them from what it
 // learns (a reply starts, the engine reports its state) and routes them to
-// the panes directly, so they never pass through the program.
+// the panes directly, so they never pass through the program. They change
+// what a pane shows and ask for nothing back: for them Update returns nil,
+// which the root passes on where it returns a command anyway and drops
+// where it returns none.
 
 // replyBeginMsg says a reply starts streaming: the chat shows its cursor,
 // the Perf pane goes live. regenerate marks ctrl+r, which replaces an
