@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/charmbracelet/bubbles/viewport"
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/glamour"
 	"github.com/charmbracelet/lipgloss"
 )
@@ -45,9 +46,12 @@ type chatPane struct {
 	streamNote string // shown under the streaming text, e.g. "stopping…"
 }
 
-func newChatPane(modelName string, markdown bool, mdStyle string) chatPane {
+func newChatPane(modelName string, markdown bool, mdStyle string, keys keyMap) chatPane {
 	vp := viewport.New(20, 5)
-	vp.KeyMap = viewport.KeyMap{} // the root model routes scroll keys; typing must not scroll
+	// Only the scroll keys: the root routes the chat no other key, and
+	// viewport's own defaults (the arrows, j, k, space…) belong to the
+	// input — typing must not scroll.
+	vp.KeyMap = viewport.KeyMap{HalfPageUp: keys.ScrollUp, HalfPageDown: keys.ScrollDown}
 	user, model := "you", modelName
 	if !markdown {
 		user, model = "prompt", "continuation"
@@ -69,6 +73,25 @@ func (c *chatPane) setSize(w, h int) {
 	if atBottom {
 		c.vp.GotoBottom()
 	}
+}
+
+// Update scrolls on the scroll keys (keys.ScrollUp, keys.ScrollDown) and
+// follows the streaming reply.
+func (c *chatPane) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		var cmd tea.Cmd
+		c.vp, cmd = c.vp.Update(msg)
+		return cmd
+	case replyBeginMsg:
+		c.beginReply()
+	case streamMsg:
+		c.appendReply(msg.text)
+	case replyStoppingMsg:
+		c.streamNote = "stopping…"
+		c.refresh()
+	}
+	return nil
 }
 
 func (c *chatPane) add(kind entryKind, text string) { c.addListing(kind, text, 0) }

@@ -10,7 +10,7 @@ import (
 // pinned when the window shrinks, instead of hiding the newest reply until
 // pgdn; one scrolled up stays where it was.
 func TestShrinkKeepsNewestInView(t *testing.T) {
-	c := newChatPane("model", false, "")
+	c := newChatPane("model", false, "", newKeyMap())
 	c.setSize(60, 30)
 	for i := range 40 {
 		c.add(entryInfo, "line "+strings.Repeat("x", i%7)+" number "+strconv.Itoa(i))

@@ -10,7 +10,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/isagi-lab/isagi/geometry"
 	"github.com/isagi-lab/isagi/gpu"
 	"github.com/isagi-lab/isagi/session"
 )
@@ -23,13 +22,55 @@ type slashCommand struct {
 	// unlisted keeps it out of the help overlay, whose lines are few at
 	// 80×24: another command's help names it (/load names /load!).
 	unlisted bool
-	run      func(m *Model, arg string) tea.Cmd
+	run      commandHandler
 }
 
-// commands is the slash-command table; the help overlay is generated from it.
+// commandHandler runs a command; arg is the text after its name, trimmed.
+type commandHandler func(m *Model, arg string) tea.Cmd
+
+// commands is every slash command in the order the help overlay lists
+// them. Each feature declares its own commands beside their handlers, in
+// its own file; this is the one place that says which features there are.
 func commands() []slashCommand {
+	var cmds []slashCommand
+	for _, group := range [][]slashCommand{
+		helpCommands(),         // help.go
+		conversationCommands(), // here: /clear and the settings
+		geometryCommands(),     // geometry.go
+		sessionCommands(),      // sessions.go
+		quitCommands(),         // quit.go
+	} {
+		cmds = append(cmds, group...)
+	}
+	return cmds
+}
+
+// commandTable finds a command by its name or its alias.
+type commandTable map[string]slashCommand
+
+// newCommandTable indexes cmds. A name given twice is a mistake in the
+// declarations, not something a user could cause: it panics, so that the
+// tests catch it rather than one command silently shadowing the other.
+func newCommandTable(cmds []slashCommand) commandTable {
+	t := commandTable{}
+	for _, c := range cmds {
+		for _, name := range []string{c.name, c.alias} {
+			if name == "" { // no alias, or a help continuation line
+				continue
+			}
+			if _, dup := t[name]; dup {
+				panic("tui: two slash commands are named " + name)
+			}
+			t[name] = c
+		}
+	}
+	return t
+}
+
+// conversationCommands start a new conversation and read or change the
+// settings.
+func conversationCommands() []slashCommand {
 	cmds := []slashCommand{
-		{name: "/help", alias: "/?", help: "show keys and commands", run: cmdHelp},
 		{name: "/clear", help: "new conversation: forget messages, cache, memory", idle: true, run: cmdClear},
 		{name: "/system", args: "TEXT", help: "set the system prompt", idle: true, run: cmdSystem},
 	}
@@ -42,13 +83,6 @@ func commands() []slashCommand {
 	}
 	return append(cmds,
 		slashCommand{name: "/show", help: "list settings and model info", idle: true, run: cmdShow},
-		slashCommand{name: "/snipe", args: "[NAME on|off]", help: "Snipe projectors: list, or switch one", idle: true, run: cmdSnipe},
-		slashCommand{name: "/calibrate", help: "build this model's geometry profile (esc cancels)", idle: true, run: cmdCalibrate},
-		slashCommand{name: "/save", args: "[FILE]", help: "save the session (.miku); then after every turn", idle: true, run: cmdSave},
-		slashCommand{name: "/save!", args: "FILE", help: "save over a file that is not this session's", idle: true, run: cmdSaveOver},
-		slashCommand{name: "/load", args: "FILE", help: "load a saved session (/load! if another model's)", idle: true, run: cmdLoad},
-		slashCommand{name: "/load!", args: "FILE", help: "load a session saved with another model (its conversation and knobs)", idle: true, run: cmdLoadForce, unlisted: true},
-		slashCommand{name: "/bye", help: "quit", run: cmdBye},
 	)
 }
 
@@ -98,28 +132,21 @@ func setUsage() (text string, hang int) {
 	return b.String(), 2 + nameW + 2 + valW + 2
 }
 
-// runCommand dispatches a line that starts with "/".
+// runCommand dispatches a line that starts with "/" through the table.
 func (m *Model) runCommand(line string) tea.Cmd {
 	name, arg, _ := strings.Cut(strings.TrimSpace(line), " ")
 	arg = strings.TrimSpace(arg)
 	name = strings.ToLower(name)
-	for _, c := range commands() {
-		if c.name == "" || c.name != name && (c.alias == "" || c.alias != name) {
-			continue
-		}
-		if c.idle && !m.gate(c.name) {
-			m.chat.add(entryError, m.status)
-			return nil
-		}
-		return c.run(m, arg)
+	c, ok := m.cmds[name]
+	if !ok {
+		m.chat.add(entryError, fmt.Sprintf("unknown command %s — /help lists the commands", name))
+		return nil
 	}
-	m.chat.add(entryError, fmt.Sprintf("unknown command %s — /help lists the commands", name))
-	return nil
-}
-
-func cmdHelp(m *Model, _ string) tea.Cmd {
-	m.help.show = true
-	return nil
+	if c.idle && !m.gate(c.name) {
+		m.chat.add(entryError, m.status)
+		return nil
+	}
+	return c.run(m, arg)
 }
 
 // Restarter is implemented by engines that can start a new conversation
@@ -155,8 +182,7 @@ func cmdClear(m *Model, _ string) tea.Cmd {
 		return nil
 	}
 	// The panes' figures of the last turn describe the forgotten one.
-	m.geo.turn, m.geo.last, m.geo.live = nil, geometry.Reading{}, false
-	m.mani.last, m.mani.growth, m.mani.retrieved, m.mani.replyTEH = nil, nil, false, 0
+	forget := m.broadcast(newConversationMsg{})
 	m.refreshGeometry()
 	m.chat.clear()
 	msg := "conversation cleared — forgot " + session.ClearForgets + "."
@@ -170,7 +196,7 @@ func cmdClear(m *Model, _ string) tea.Cmd {
 	}
 	m.chat.add(entryInfo, msg)
 	m.refreshContext()
-	return nil
+	return forget
 }
 
 func cmdSystem(m *Model, arg string) tea.Cmd {
@@ -260,7 +286,7 @@ func (m *Model) thermalStep() tea.Cmd {
 		return nil
 	}
 	d := m.opts.Thermal.Decide(time.Now())
-	m.hw.decide(d)
+	m.hw.Update(thermalMsg{d})
 	if d.Rank == m.info.Rank {
 		return nil
 	}
@@ -304,7 +330,7 @@ func (m *Model) onSetDone(msg setDoneMsg) tea.Cmd {
 	}
 	m.chat.add(entryInfo, fmt.Sprintf("set %s = %s", msg.name, msg.value))
 	m.info = m.engine.Info() // num_ctx changes the context size, rank the Model pane
-	m.model.info = m.info
+	m.model.Update(infoMsg{m.info})
 	m.refreshContext()
 	return nil
 }
@@ -341,9 +367,4 @@ func cmdShow(m *Model, _ string) tea.Cmd {
 	line("system", "%s", sys)
 	m.chat.addListing(entryInfo, strings.TrimSuffix(b.String(), "\n"), w+2)
 	return nil
-}
-
-// cmdBye quits as a second ctrl+c does: saved first, or asked.
-func cmdBye(m *Model, _ string) tea.Cmd {
-	return m.requestQuit()
 }

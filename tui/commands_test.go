@@ -170,3 +170,32 @@ func TestSystemInCompletionMode(t *testing.T) {
 		t.Errorf("chat mode: system prompt %q", got)
 	}
 }
+
+// TestCommandTable: every command the features declare is found by its
+// name and its alias, continuation lines are not commands, and two
+// declarations of one name are caught rather than one shadowing the other.
+func TestCommandTable(t *testing.T) {
+	cmds := commands()
+	table := newCommandTable(cmds)
+	n := 0
+	for _, c := range cmds {
+		for _, name := range []string{c.name, c.alias} {
+			if name == "" {
+				continue
+			}
+			n++
+			if got, ok := table[name]; !ok || got.name != c.name || got.run == nil {
+				t.Errorf("%s: found %v, command %q", name, ok, got.name)
+			}
+		}
+	}
+	if len(table) != n {
+		t.Errorf("the table has %d names, the commands %d", len(table), n)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("two commands named /bye: no panic")
+		}
+	}()
+	newCommandTable(append(cmds, quitCommands()...))
+}

@@ -4,13 +4,19 @@
 // the model.
 //
 // The root Model (tui.go) owns one sub-model per pane, each in its own file
-// (chat.go, input.go, perf.go, hardware.go, modelpane.go, help.go), routes
-// messages to them and lays their views out with lipgloss; styles live in
+// (chat.go, input.go, perf.go, hardware.go, modelpane.go, geometry.go,
+// kvpane.go, manifold.go, help.go), routes messages to them and lays their
+// views out with lipgloss. Each pane changes only in its own Update
+// (panes.go): the root routes keys by its key map and by what has the
+// focus — the help overlay while shown, the chat its scroll keys, the input
+// the rest — and broadcasts the reply's stream to every pane; it reads the
+// panes back through their views, never their fields. Styles live in
 // theme.go and key bindings in keys.go, so the help overlay is generated
-// from the same declarations the Update loop matches against. Slash commands
-// are a table in commands.go. ctrl+c stops, clears, and only pressed twice
-// quits, saving first or asking (quit.go); every width on screen is
-// measured as lipgloss lays it out, by grapheme cluster (width.go).
+// from the same declarations the panes match against. Slash commands are
+// a table (commands.go) that each feature fills with its own, beside their
+// handlers. ctrl+c stops, clears, and only pressed twice quits, saving
+// first or asking (quit.go); every width on screen is measured as lipgloss
+// lays it out, by grapheme cluster (width.go).
 //
 // The TUI talks to a model only through the Engine interface (satisfied by
 // *session.Session). A reply is generated on its own goroutine; its pieces

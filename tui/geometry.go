@@ -42,6 +42,35 @@ type geometryPane struct {
 	progress string // calibration in progress
 }
 
+// Update follows the streaming reply's gauge and records its turn, shows
+// a calibration's stages while it runs, and forgets the last turn's
+// figures with the conversation.
+func (p *geometryPane) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case streamMsg:
+		if msg.fresh {
+			p.observe(msg.ev)
+		}
+		if msg.done {
+			p.finish(msg.turn)
+		}
+	case calibratingMsg:
+		p.progress = "starting"
+	case jobProgressMsg:
+		if p.progress != "" { // a calibration: the pane shows the stage too
+			p.progress = msg.text
+		}
+	case calibMsg:
+		p.progress = ""
+	case newConversationMsg:
+		p.turn, p.last, p.live = nil, geometry.Reading{}, false
+	}
+	return nil
+}
+
+// attached is the profile the pane shows, nil when there is none.
+func (p *geometryPane) attached() *geometry.Profile { return p.profile }
+
 func (p *geometryPane) sync(g Geometry) {
 	p.profile = g.GeometryProfile()
 	p.snipes = map[string]bool{}
@@ -147,15 +176,18 @@ func (p *geometryPane) observe(ev session.Event) {
 	}
 }
 
-// finish records a turn's summary and returns the notices it deserves:
-// the categories whose gauge reached its threshold.
-func (p *geometryPane) finish(t session.Turn) []entry {
+// finish records a turn's summary.
+func (p *geometryPane) finish(t session.Turn) {
 	p.live = false
-	if t.Geometry == nil {
-		return nil
+	if t.Geometry != nil {
+		p.turn = t.Geometry
 	}
-	p.turn = t.Geometry
-	if len(t.Geometry.Flagged) == 0 || p.profile == nil {
+}
+
+// notices are what a turn deserves in the chat: the categories whose
+// gauge reached its threshold.
+func (p *geometryPane) notices(t session.Turn) []entry {
+	if t.Geometry == nil || len(t.Geometry.Flagged) == 0 || p.profile == nil {
 		return nil
 	}
 	var parts, weak []string
@@ -180,6 +212,15 @@ func (p *geometryPane) finish(t session.Turn) []entry {
 		msg += " — near chance on this model in calibration (" + strings.Join(weak, "; ") + "): read it as noise"
 	}
 	return []entry{{entryNotice, msg}}
+}
+
+// geometryCommands are the geometry stack's: its projectors and its
+// calibration.
+func geometryCommands() []slashCommand {
+	return []slashCommand{
+		{name: "/snipe", args: "[NAME on|off]", help: "Snipe projectors: list, or switch one", idle: true, run: cmdSnipe},
+		{name: "/calibrate", help: "build this model's geometry profile (esc cancels)", idle: true, run: cmdCalibrate},
+	}
 }
 
 // cmdSnipe toggles projectors: "/snipe" lists them, "/snipe NAME on|off",
@@ -273,7 +314,7 @@ func cmdCalibrate(m *Model, _ string) tea.Cmd {
 		m.chat.add(entryError, "this engine has no geometry stack")
 		return nil
 	}
-	m.geo.progress = "starting"
+	m.geo.Update(calibratingMsg{})
 	return m.startJob("calibrating the geometry profile", true, func(ctx context.Context, progress func(string)) tea.Msg {
 		err := g.Calibrate(ctx, func(stage string, done, total int) {
 			progress(fmt.Sprintf("%s %d/%d", stage, done, total))
@@ -283,7 +324,7 @@ func cmdCalibrate(m *Model, _ string) tea.Cmd {
 }
 
 func (m *Model) onCalib(msg calibMsg) tea.Cmd {
-	m.geo.progress = ""
+	m.geo.Update(msg)
 	switch {
 	case errors.Is(msg.err, context.Canceled):
 		m.chat.add(entryNotice, "calibration cancelled — nothing changed")
@@ -291,7 +332,7 @@ func (m *Model) onCalib(msg calibMsg) tea.Cmd {
 		m.chat.add(entryError, "calibration failed: "+msg.err.Error())
 	default:
 		m.refreshGeometry()
-		p := m.geo.profile
+		p := m.geo.attached()
 		m.chat.add(entryInfo, fmt.Sprintf("geometry profile built in %.1f s (%d prompts, basis %d×%d at block %d) — gauges are live; /snipe toggles projectors",
 			p.Stats.Seconds, p.Stats.Prompts, p.D, p.K, p.Layer))
 	}

@@ -264,10 +264,10 @@ func TestFlaggedNearChanceCarriesANote(t *testing.T) {
 	turn := func(flagged string) session.Turn {
 		return session.Turn{Geometry: &geometry.TurnSummary{Flagged: []string{flagged}}}
 	}
-	if got := p.finish(turn("privacy")); len(got) != 1 || !strings.Contains(got[0].text, "near chance") || !strings.Contains(got[0].text, "52% of harmful and 47% of benign") {
+	if got := p.notices(turn("privacy")); len(got) != 1 || !strings.Contains(got[0].text, "near chance") || !strings.Contains(got[0].text, "52% of harmful and 47% of benign") {
 		t.Errorf("near-chance gauge: %+v", got)
 	}
-	if got := p.finish(turn("illegal_advice")); len(got) != 1 || strings.Contains(got[0].text, "chance") {
+	if got := p.notices(turn("illegal_advice")); len(got) != 1 || strings.Contains(got[0].text, "chance") {
 		t.Errorf("a gauge that separates: %+v", got)
 	}
 }

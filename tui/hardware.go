@@ -87,10 +87,51 @@ func sampleSafely(src gpu.Source) (s gpu.Stats, err error) {
 	return src.Sample()
 }
 
-func (h *hardwarePane) update(m hwMsg) tea.Cmd {
-	h.stats, h.err, h.have = m.stats, m.err, m.err == nil
-	h.observeThermal()
-	return h.poll()
+// Init takes the first sample at once; the pane polls at 2 Hz from then
+// on (poll). With no source it does nothing.
+func (h *hardwarePane) Init() tea.Cmd {
+	if h.src == nil {
+		return nil
+	}
+	src := h.src
+	return func() tea.Msg {
+		s, err := sampleSafely(src)
+		return hwMsg{s, err}
+	}
+}
+
+// Update takes a telemetry sample and arms the next poll, follows the
+// thermal decisions of the streaming reply's Meter, and shows the rank the
+// controller chose between replies.
+func (h *hardwarePane) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case hwMsg:
+		h.stats, h.err, h.have = msg.stats, msg.err, msg.err == nil
+		h.observeThermal()
+		return h.poll()
+	case streamMsg:
+		if msg.fresh {
+			h.observeThermal()
+		}
+		if msg.done {
+			h.end()
+		}
+	case thermalMsg:
+		h.decide(msg.d)
+	}
+	return nil
+}
+
+// startMeter starts sampling for a reply that begins now, when there is a
+// source to read or a thermal controller th to feed, and shows that
+// sampler's readings until the reply ends; nil when there is neither.
+func (h *hardwarePane) startMeter(th *gpu.ThermalRank) *gpu.Meter {
+	if h.src == nil && th == nil {
+		return nil
+	}
+	mt := gpu.StartMeter(h.src, th, 0)
+	h.begin(mt)
+	return mt
 }
 
 // begin hands the pane the sampler of a reply that starts now.

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 )
 
@@ -12,9 +14,40 @@ import (
 // the whole screen but the status line.
 type helpOverlay struct {
 	show bool
+	keys keyMap
 }
 
-func (h *helpOverlay) View(keys keyMap, w, ht int) string {
+// Update takes the keys while the overlay is shown — it is modal: esc, ?,
+// f1 and q close it, and every other key is swallowed rather than acting
+// on a screen the user cannot see. Hidden, it takes none.
+func (h *helpOverlay) Update(msg tea.Msg) tea.Cmd {
+	k, ok := msg.(tea.KeyMsg)
+	if !ok || !h.show {
+		return nil
+	}
+	if key.Matches(k, h.keys.Stop, h.keys.Help) || k.String() == "q" {
+		h.show = false
+	}
+	return nil
+}
+
+func (h *helpOverlay) visible() bool { return h.show }
+func (h *helpOverlay) open()         { h.show = true }
+func (h *helpOverlay) close()        { h.show = false }
+
+// helpCommands are the help overlay's own.
+func helpCommands() []slashCommand {
+	return []slashCommand{{name: "/help", alias: "/?", help: "show keys and commands", run: cmdHelp}}
+}
+
+func cmdHelp(m *Model, _ string) tea.Cmd {
+	m.help.open()
+	return nil
+}
+
+// View draws the overlay on a w×ht screen.
+func (h *helpOverlay) View(w, ht int) string {
+	keys := h.keys
 	hm := help.New()
 	hm.ShowAll = true
 	hm.Styles.FullKey = theme.HelpKey

@@ -1,18 +1,20 @@
 package tui
 
 import (
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 )
 
-// inputPane is the message box. Enter is handled by the root model (send);
-// the root model also inserts a newline on keys.Newline.
+// inputPane is the message box. It has the keys the root does not take:
+// the editing keys and keys.Newline. Enter is the root's (send).
 type inputPane struct {
-	ed    editor
-	width int // the window's: the rule above the input spans it
+	ed      editor
+	width   int         // the window's: the rule above the input spans it
+	newline key.Binding // keys.Newline
 }
 
-func newInputPane(placeholder string) inputPane {
-	return inputPane{ed: newEditor(placeholder)}
+func newInputPane(placeholder string, keys keyMap) inputPane {
+	return inputPane{ed: newEditor(placeholder), newline: keys.Newline}
 }
 
 func (p *inputPane) setSize(w, h int) {
@@ -20,9 +22,16 @@ func (p *inputPane) setSize(w, h int) {
 	p.ed.setSize(w, h)
 }
 
-// update gives a key to the editor; other messages are ignored.
-func (p *inputPane) update(msg tea.Msg) tea.Cmd {
-	if k, ok := msg.(tea.KeyMsg); ok {
+// Update gives a key to the editor; keys.Newline breaks the line. Typed
+// or pasted text is inserted whatever it spells ("ctrl+j" typed is text,
+// see isText). Other messages are ignored.
+func (p *inputPane) Update(msg tea.Msg) tea.Cmd {
+	k, ok := msg.(tea.KeyMsg)
+	switch {
+	case !ok:
+	case !isText(k) && key.Matches(k, p.newline):
+		p.ed.newline()
+	default:
 		p.ed.update(k)
 	}
 	return nil
@@ -30,6 +39,14 @@ func (p *inputPane) update(msg tea.Msg) tea.Cmd {
 
 func (p *inputPane) value() string { return p.ed.value() }
 func (p *inputPane) reset()        { p.ed.reset() }
+
+// giveBack puts a message the engine refused back for the user to
+// shorten, unless something new has been typed meanwhile.
+func (p *inputPane) giveBack(text string) {
+	if p.empty() {
+		p.ed.insertString(text)
+	}
+}
 
 // empty reports whether nothing is typed, without copying the text (the
 // status line asks on every frame, and the input may hold a large paste).

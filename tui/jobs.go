@@ -120,9 +120,7 @@ func (m *Model) onJobProgress(msg jobProgressMsg) tea.Cmd {
 	if m.job == nil || msg.id != m.job.id {
 		return nil
 	}
-	if m.geo.progress != "" { // a calibration: its pane shows the stage too
-		m.geo.progress = msg.text
-	}
+	m.geo.Update(msg) // a calibration shows its stage in its pane too
 	m.status = m.job.label + ": " + msg.text
 	if m.job.cancel != nil {
 		m.status += " — esc cancels"

@@ -5,10 +5,11 @@ import (
 )
 
 // keyMap is every key the TUI answers to. The help overlay and the status
-// bar are generated from it; Update matches against the same bindings.
+// bar are generated from it; Update matches against the same bindings, and
+// the panes that own keys (chat, input, help) are built with them.
 type keyMap struct {
 	Send       key.Binding
-	Newline    key.Binding // also installed as the textarea's InsertNewline
+	Newline    key.Binding // the input pane's
 	Stop       key.Binding
 	Help       key.Binding
 	ScrollUp   key.Binding

@@ -3,6 +3,8 @@ package tui
 import (
 	"fmt"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"github.com/isagi-lab/isagi/engine/generate"
 
 	"github.com/isagi-lab/isagi/session"
@@ -26,6 +28,17 @@ func (m *Model) kvCache() (KVCache, bool) {
 type kvPane struct {
 	st session.KVStatus
 }
+
+// Update takes the cache's state.
+func (p *kvPane) Update(msg tea.Msg) tea.Cmd {
+	if msg, ok := msg.(kvMsg); ok {
+		p.st = msg.st
+	}
+	return nil
+}
+
+// on reports whether the cache evicts: only then is there a pane to show.
+func (p *kvPane) on() bool { return p.st.On }
 
 func (p *kvPane) lines() []string {
 	s := p.st

@@ -53,18 +53,50 @@ type manifoldPane struct {
 	profiled bool
 }
 
+// Update records each turn when its reply ends, takes back the answer
+// from memory that ctrl+r replaces, and forgets the last turn's figures
+// with the conversation (the manifold itself is the engine's: sync).
+func (p *manifoldPane) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case streamMsg:
+		if msg.done {
+			p.finish(msg.turn)
+		}
+	case replyBeginMsg:
+		if msg.regenerate {
+			p.retrieved = false
+		}
+	case newConversationMsg:
+		p.last, p.growth, p.retrieved, p.replyTEH = nil, nil, false, 0
+	}
+	return nil
+}
+
 func (p *manifoldPane) sync(e Manifold) {
 	p.stats, p.ok = e.ManifoldStats()
 }
 
-// finish records a turn and returns the notice a retrieval deserves.
-func (p *manifoldPane) finish(t session.Turn) []entry {
+// setProfiled says whether a geometry profile is attached.
+func (p *manifoldPane) setProfiled(on bool) { p.profiled = on }
+
+// active reports whether there is a manifold to show (and an α to turn).
+func (p *manifoldPane) active() bool { return p.ok }
+
+// alpha is the exploration knob's value.
+func (p *manifoldPane) alpha() float64 { return p.stats.Alpha }
+
+// served reports whether the last answer came from memory: ctrl+r can
+// regenerate it.
+func (p *manifoldPane) served() bool { return p.retrieved }
+
+// finish records a turn.
+func (p *manifoldPane) finish(t session.Turn) {
 	if t.Geometry != nil {
 		p.replyTEH = t.Geometry.Reply.Overall
 	}
 	if t.COG == nil {
 		p.retrieved = false
-		return nil
+		return
 	}
 	p.last = t.COG
 	p.retrieved = t.COG.Retrieved
@@ -72,7 +104,12 @@ func (p *manifoldPane) finish(t session.Turn) []entry {
 	if len(p.growth) > maxSamples {
 		p.growth = p.growth[len(p.growth)-maxSamples:]
 	}
-	if t.COG.Retrieved {
+}
+
+// notices are what a turn deserves in the chat: a note on an answer
+// served from memory.
+func (p *manifoldPane) notices(t session.Turn) []entry {
+	if t.COG != nil && t.COG.Retrieved {
 		// Why says which rule served it (word for word under τ, or the
 		// same request in any wording, here or as a portable answer).
 		return []entry{{entryNotice, "answered from memory: " + t.COG.Why + " — ctrl+r regenerates"}}
@@ -240,14 +277,14 @@ func centre(s string, w int) string {
 
 // nudgeAlpha moves the exploration knob by delta.
 func (m *Model) nudgeAlpha(delta float64) tea.Cmd {
-	if _, ok := m.manifold(); !ok || !m.mani.ok {
+	if _, ok := m.manifold(); !ok || !m.mani.active() {
 		m.status = "the OGD knob needs a geometry profile — /calibrate"
 		return nil
 	}
 	if !m.gate("changing α") {
 		return nil
 	}
-	a := math.Round((m.mani.stats.Alpha+delta)/alphaStep) * alphaStep
+	a := math.Round((m.mani.alpha()+delta)/alphaStep) * alphaStep
 	a = min(max(a, 0), alphaMax)
 	v := fmt.Sprintf("%.2f", a)
 	if a == 0 {
@@ -265,20 +302,18 @@ func (m *Model) nudgeAlpha(delta float64) tea.Cmd {
 // regenerate answers the last message again when it came from memory.
 func (m *Model) regenerate() tea.Cmd {
 	e, ok := m.manifold()
-	if !ok || !m.mani.retrieved {
+	if !ok || !m.mani.served() {
 		m.status = "ctrl+r regenerates an answer served from memory"
 		return nil
 	}
 	if !m.gate("regenerating") {
 		return nil
 	}
-	m.mani.retrieved = false
 	m.chat.add(entryInfo, "regenerating the last answer")
-	m.chat.beginReply()
-	m.perf.begin()
+	began := m.broadcast(replyBeginMsg{regenerate: true})
 	m.status = "generating — esc stops"
 	m.genID++
 	var cmd tea.Cmd
 	m.gen, cmd = startGeneration(m.ctx, m.wg, e.Regenerate, m.genID, m.startMeter())
-	return cmd
+	return tea.Batch(began, cmd)
 }

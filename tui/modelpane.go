@@ -4,12 +4,22 @@ import (
 	"fmt"
 	"strings"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"github.com/isagi-lab/isagi/session"
 )
 
 // modelPane describes the loaded model.
 type modelPane struct {
 	info session.Info
+}
+
+// Update takes the engine's Info when the root reads it again.
+func (m *modelPane) Update(msg tea.Msg) tea.Cmd {
+	if msg, ok := msg.(infoMsg); ok {
+		m.info = msg.info
+	}
+	return nil
 }
 
 func (m *modelPane) lines() []string {

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"github.com/isagi-lab/isagi/engine/generate"
 	"github.com/isagi-lab/isagi/gpu"
 	"github.com/isagi-lab/isagi/session"
@@ -33,6 +35,26 @@ type perfPane struct {
 }
 
 const maxSamples = 64
+
+// Update follows the reply — live while it streams, its figures when it
+// ends — and the context window's fill between replies.
+func (p *perfPane) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case replyBeginMsg:
+		p.begin()
+	case streamMsg:
+		if msg.fresh {
+			p.observe(msg.ev)
+		}
+		if msg.done {
+			p.finish(msg.turn)
+			p.measure(msg.turn.DecodeTokS, msg.power)
+		}
+	case contextMsg:
+		p.used, p.lim = msg.used, msg.limit
+	}
+	return nil
+}
 
 func (p *perfPane) begin() {
 	p.generating = true

@@ -40,6 +40,16 @@ type quitSaveMsg struct {
 	err  error
 }
 
+// quitCommands are the quit's own.
+func quitCommands() []slashCommand {
+	return []slashCommand{{name: "/bye", help: "quit", run: cmdBye}}
+}
+
+// cmdBye quits as a second ctrl+c does: saved first, or asked.
+func cmdBye(m *Model, _ string) tea.Cmd {
+	return m.requestQuit()
+}
+
 // interrupt is ctrl+c: stop, else clear, else quit on a second press.
 func (m *Model) interrupt() tea.Cmd {
 	switch {
@@ -90,9 +100,8 @@ func (m *Model) stopReply(by string) {
 	}
 	m.gen.cancel()
 	m.stopBy = by
-	m.chat.streamNote = "stopping…"
 	m.status = "stopping…"
-	m.chat.refresh()
+	m.broadcast(replyStoppingMsg{})
 }
 
 // requestQuit is a quit the user asked for (a second ctrl+c, /bye). It

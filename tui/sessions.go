@@ -92,6 +92,16 @@ type saveDoneMsg struct {
 	then func() tea.Cmd
 }
 
+// sessionCommands are the session files': save and load.
+func sessionCommands() []slashCommand {
+	return []slashCommand{
+		{name: "/save", args: "[FILE]", help: "save the session (.miku); then after every turn", idle: true, run: cmdSave},
+		{name: "/save!", args: "FILE", help: "save over a file that is not this session's", idle: true, run: cmdSaveOver},
+		{name: "/load", args: "FILE", help: "load a saved session (/load! if another model's)", idle: true, run: cmdLoad},
+		{name: "/load!", args: "FILE", help: "load a session saved with another model (its conversation and knobs)", idle: true, run: cmdLoadForce, unlisted: true},
+	}
+}
+
 func cmdSave(m *Model, arg string) tea.Cmd { return m.save(arg, false) }
 
 // cmdSaveOver is /save! FILE: the user has said to replace the file.
@@ -230,7 +240,7 @@ func (m *Model) onLoadDone(msg loadDoneMsg) tea.Cmd {
 	m.showTranscript()
 	m.refreshGeometry() // the file may bring its manifold and toggles
 	m.info = m.engine.Info()
-	m.model.info = m.info
+	m.model.Update(infoMsg{m.info})
 	m.chat.add(entryInfo, "loaded "+msg.path)
 	for _, n := range msg.notes {
 		m.chat.add(entryNotice, n)

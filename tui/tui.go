@@ -98,6 +98,7 @@ type Model struct {
 	kvp   kvPane // the KV cache under eviction
 	mani  manifoldPane
 	help  helpOverlay
+	cmds  commandTable // the slash commands, by name
 
 	width, height int
 	hidePanes     bool
@@ -153,11 +154,13 @@ func New(e Engine, opts Options) *Model {
 		opts:   opts,
 		info:   info,
 		keys:   keys,
-		chat:   newChatPane(info.Name, info.Mode == session.ModeChat, opts.MarkdownStyle),
-		input:  newInputPane(placeholder),
+		chat:   newChatPane(info.Name, info.Mode == session.ModeChat, opts.MarkdownStyle, keys),
+		input:  newInputPane(placeholder, keys),
 		hw:     hardwarePane{src: src, compute: compute},
 		perf:   perfPane{energy: src != nil},
 		model:  modelPane{info: info},
+		help:   helpOverlay{keys: keys},
+		cmds:   newCommandTable(commands()),
 		ctx:    ctx,
 		cancel: cancel,
 		wg:     &sync.WaitGroup{},
@@ -171,7 +174,7 @@ func New(e Engine, opts Options) *Model {
 	}
 	m.refreshGeometry()
 	if _, ok := m.geometry(); ok {
-		if m.geo.profile == nil {
+		if m.geo.attached() == nil {
 			m.chat.add(entryInfo, "No geometry profile for this model yet — /calibrate builds one (TEH harm gauges, Snipe projectors).")
 		}
 	}
@@ -204,20 +207,15 @@ func (m *Model) Close() {
 	m.wg.Wait()
 }
 
-// Init starts telemetry polling and the cursor blink.
+// Init starts telemetry polling.
 func (m *Model) Init() tea.Cmd {
-	var cmds []tea.Cmd
-	if m.hw.src != nil {
-		src := m.hw.src
-		cmds = append(cmds, func() tea.Msg { // first sample at once, then at 2 Hz
-			s, err := sampleSafely(src)
-			return hwMsg{s, err}
-		})
-	}
-	return tea.Batch(cmds...)
+	return m.hw.Init()
 }
 
-// Update routes a message to the panes.
+// Update routes a message to the panes: keys by the key map and by what
+// has the focus (onKey), the reply's stream to every pane, telemetry to the
+// Hardware pane; the engine's results (jobs, saves, loads) go to the root's
+// handlers, which tell the panes what changed.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m.frame.deferred = false
 	switch msg := msg.(type) {
@@ -254,7 +252,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case saveDoneMsg:
 		return m, m.onSaveDone(msg)
 	case hwMsg:
-		return m, m.hw.update(msg)
+		return m, m.hw.Update(msg)
 	case tea.KeyMsg:
 		// Keys come in bursts (typing, a paste): redraw at most once a
 		// frame while they do.
@@ -273,6 +271,10 @@ func isText(msg tea.KeyMsg) bool {
 	return msg.Paste || (msg.Type == tea.KeyRunes && len(msg.Runes) > 1) || msg.Type == tea.KeySpace
 }
 
+// onKey routes a key. The quit dialogue answers first; typed text always
+// goes to the input; the help overlay, when shown, is modal; then the
+// root's own bindings; the chat takes its scroll keys, and the input every
+// key left.
 func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 	k := m.keys
 	if m.q.asking {
@@ -284,37 +286,28 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		m.disarmQuit()
 	}
 	if isText(msg) {
-		m.help.show = false // the text is the user's: show where it went
-		m.input.update(msg)
-		return nil
+		m.help.close() // the text is the user's: show where it went
+		return m.input.Update(msg)
 	}
 	switch {
 	case key.Matches(msg, k.Newline):
-		m.input.ed.newline()
-		return nil
+		return m.input.Update(msg)
 	case key.Matches(msg, k.Quit):
 		return m.interrupt()
 	case key.Matches(msg, k.Suspend):
 		return tea.Suspend
-	case m.help.show:
-		if key.Matches(msg, k.Stop, k.Help) || msg.String() == "q" {
-			m.help.show = false
-		}
-		return nil
+	case m.help.visible():
+		return m.help.Update(msg)
 	case key.Matches(msg, k.Stop) && m.cancelJob():
 		return nil
 	case key.Matches(msg, k.Stop):
 		m.stopReply("esc")
 		return nil
 	case key.Matches(msg, k.Help) && (msg.String() != "?" || strings.TrimSpace(m.input.value()) == ""):
-		m.help.show = true
+		m.help.open()
 		return nil
-	case key.Matches(msg, k.ScrollUp):
-		m.chat.vp.HalfPageUp()
-		return nil
-	case key.Matches(msg, k.ScrollDown):
-		m.chat.vp.HalfPageDown()
-		return nil
+	case key.Matches(msg, k.ScrollUp, k.ScrollDown):
+		return m.chat.Update(msg)
 	case key.Matches(msg, k.Panes):
 		m.hidePanes = !m.hidePanes
 		m.layout()
@@ -336,7 +329,7 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Send):
 		return m.submit()
 	}
-	return m.input.update(msg)
+	return m.input.Update(msg)
 }
 
 // submit handles enter: a /command, or a message to the model.
@@ -362,13 +355,12 @@ func (m *Model) submit() tea.Cmd {
 	m.sent = text
 	m.stopBy = ""
 	m.chat.add(entryUser, text)
-	m.chat.beginReply()
-	m.perf.begin()
+	began := m.broadcast(replyBeginMsg{})
 	m.status = "generating — esc stops"
 	m.genID++
 	var cmd tea.Cmd
 	m.gen, cmd = startGeneration(m.ctx, m.wg, sendOf(m.engine, text), m.genID, m.startMeter())
-	return cmd
+	return tea.Batch(began, cmd)
 }
 
 // startMeter starts sampling the GPU for a reply that begins now, when
@@ -378,33 +370,23 @@ func (m *Model) submit() tea.Cmd {
 // mean power gives tokens per joule. startGeneration stops it.
 func (m *Model) startMeter() *gpu.Meter {
 	m.replyBegan = time.Now()
-	if m.hw.src == nil && m.opts.Thermal == nil {
-		return nil
-	}
-	mt := gpu.StartMeter(m.hw.src, m.opts.Thermal, 0)
-	m.hw.begin(mt)
-	return mt
+	return m.hw.startMeter(m.opts.Thermal)
 }
 
+// onStream hands the reply's news to every pane — the chat its text, the
+// Perf, Geometry and Hardware panes its figures, and at its end the turn —
+// then, at the end, writes the notes the turn deserves under it.
 func (m *Model) onStream(msg streamMsg) tea.Cmd {
 	if m.gen == nil || msg.id != m.gen.id {
 		return nil // from a generation already finished
 	}
-	if msg.fresh {
-		m.perf.observe(msg.ev)
-		m.geo.observe(msg.ev)
-		m.hw.observeThermal()
-	}
-	m.chat.appendReply(msg.text)
+	panes := m.broadcast(msg)
 	if !msg.done {
-		return m.gen.wait()
+		return tea.Batch(panes, m.gen.wait())
 	}
 	m.gen = nil
 	m.replyEnded = time.Now()
 	t := msg.turn
-	m.perf.finish(t)
-	m.perf.measure(t.DecodeTokS, msg.power)
-	m.hw.end()
 	var notes []entry
 	if t.Dropped > 0 {
 		notes = append(notes, entry{entryNotice, fmt.Sprintf("dropped %d oldest %s to fit the context window", t.Dropped, plural(t.Dropped, "turn", "turns"))})
@@ -428,15 +410,13 @@ func (m *Model) onStream(msg streamMsg) tea.Cmd {
 	case errors.Is(msg.err, session.ErrTooLong):
 		// Nothing was sent: give the text back so the user can shorten it.
 		notes = append(notes, entry{entryError, "not sent — " + strings.TrimPrefix(msg.err.Error(), "session: ") + ". The message is back in the input."})
-		if m.input.value() == "" {
-			m.input.ed.insertString(m.sent)
-		}
+		m.input.giveBack(m.sent)
 	case msg.err != nil:
 		notes = append(notes, entry{entryError, "generation failed: " + msg.err.Error()})
 	}
 	m.sent = ""
-	notes = append(notes, m.geo.finish(t)...)
-	notes = append(notes, m.mani.finish(t)...)
+	notes = append(notes, m.geo.notices(t)...)
+	notes = append(notes, m.mani.notices(t)...)
 	m.chat.endReply(t.Text, notes...)
 	m.refreshGeometry()
 	m.refreshContext()
@@ -447,13 +427,14 @@ func (m *Model) onStream(msg streamMsg) tea.Cmd {
 	// Autosave, then let the thermal controller pick a rank: one job
 	// after the other through the gate.
 	if cmd := m.autosave(m.thermalStep); cmd != nil {
-		return cmd
+		return tea.Batch(panes, cmd)
 	}
-	return m.thermalStep()
+	return tea.Batch(panes, m.thermalStep())
 }
 
 func (m *Model) refreshContext() {
-	m.perf.used, m.perf.lim = m.engine.ContextUsed()
+	used, limit := m.engine.ContextUsed()
+	m.perf.Update(contextMsg{used, limit})
 }
 
 func (m *Model) modeLabel() string {
@@ -563,12 +544,12 @@ func (m *Model) side(h int) string {
 	if _, ok := m.geometry(); ok {
 		rest = append(rest, sidePane{"Geometry", pane("Geometry", m.geo.lines(w)), "geometry " + m.geo.summary()})
 	}
-	if _, ok := m.manifold(); ok && m.mani.ok {
+	if _, ok := m.manifold(); ok && m.mani.active() {
 		rest = append(rest, sidePane{"Manifold", pane("Manifold", m.mani.lines(w)), "COG " + m.mani.summary()})
 	}
 	if k, ok := m.kvCache(); ok {
 		// Read at every frame: evictions happen while a reply streams.
-		if m.kvp.st = k.KV(); m.kvp.st.On {
+		if m.kvp.Update(kvMsg{k.KV()}); m.kvp.on() {
 			rest = append(rest, sidePane{"KV cache", pane("KV cache", m.kvp.lines()), m.kvp.summary()})
 		}
 	}
@@ -613,9 +594,9 @@ func (m *Model) View() string {
 }
 
 func (m *Model) render() string {
-	if m.help.show { // modal: the whole screen but the status line
+	if m.help.visible() { // modal: the whole screen but the status line
 		h := max(m.height-1, 1)
-		ov := lipgloss.NewStyle().Height(h).MaxHeight(h).MaxWidth(m.width).Render(m.help.View(m.keys, m.width, h))
+		ov := lipgloss.NewStyle().Height(h).MaxHeight(h).MaxWidth(m.width).Render(m.help.View(m.width, h))
 		return lipgloss.NewStyle().MaxWidth(m.width).MaxHeight(m.height).Render(ov + "\n" + m.statusBar())
 	}
 	bh := m.bodyHeight()
@@ -667,5 +648,5 @@ func (m *Model) refreshGeometry() {
 	if e, ok := m.manifold(); ok {
 		m.mani.sync(e)
 	}
-	m.mani.profiled = m.geo.profile != nil
+	m.mani.setProfiled(m.geo.attached() != nil)
 }
