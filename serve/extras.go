@@ -107,7 +107,7 @@ func (o *output) logprobsJSON(entries []lpEntry) any {
 	if !o.p.logprobs {
 		return nil
 	}
-	b := o.conv.TokenBytes
+	b := o.conv.Probe().TokenBytes
 	if o.p.chat {
 		content := make([]any, 0, len(entries))
 		for _, e := range entries {
@@ -217,7 +217,7 @@ func (s *stopper) text() string {
 // readingJSON is a TEH reading, overall and per category.
 func (s *Server) readingJSON(r geometry.Reading) map[string]any {
 	cats := map[string]float64{}
-	if p := s.root.GeometryProfile(); p != nil {
+	if p := s.root.Geometry().Profile(); p != nil {
 		for i, name := range p.CategoryNames() {
 			if i < r.N {
 				cats[name] = round(float64(r.Cat[i]), 4)
@@ -229,7 +229,7 @@ func (s *Server) readingJSON(r geometry.Reading) map[string]any {
 
 // tauJSON is the thresholds the TEH readings are compared with.
 func (s *Server) tauJSON() map[string]any {
-	p := s.root.GeometryProfile()
+	p := s.root.Geometry().Profile()
 	cats := map[string]float64{}
 	for _, c := range p.Categories {
 		cats[c.Name] = round(c.Gauge.ROC.Tau, 4)
@@ -276,7 +276,7 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 			clientGone(w, "while waiting for the model")
 			return
 		}
-		vec, n, err := s.root.Embedding(r.Context(), text, 0)
+		vec, n, err := s.root.Probe().Embedding(r.Context(), text, 0)
 		s.turn.release()
 		if err != nil {
 			if r.Context().Err() != nil {
@@ -318,9 +318,9 @@ func (s *Server) hidden(w http.ResponseWriter, r *http.Request) {
 		writeError(w, badRequest("text", "text is required"))
 		return
 	}
-	width := s.root.Dim() * len(req.Layers)
+	width := s.root.Probe().Dim() * len(req.Layers)
 	if req.UGT {
-		p := s.root.GeometryProfile()
+		p := s.root.Geometry().Profile()
 		if p == nil {
 			writeError(w, badRequest("ugt", "ugt: %v", session.ErrNoProfile))
 			return
@@ -331,11 +331,11 @@ func (s *Server) hidden(w http.ResponseWriter, r *http.Request) {
 		}
 		width = p.K
 	} else if len(req.Layers) == 0 {
-		writeError(w, badRequest("layers", "layers is required: the blocks to read (0..%d), -1 for the final norm; or ugt: true", s.root.Layers()-1))
+		writeError(w, badRequest("layers", "layers is required: the blocks to read (0..%d), -1 for the final norm; or ugt: true", s.root.Probe().Layers()-1))
 		return
 	}
-	if len(req.Layers) > s.root.Layers()+1 {
-		writeError(w, badRequest("layers", "layers holds %d entries; the model has %d blocks and the final norm", len(req.Layers), s.root.Layers()))
+	if len(req.Layers) > s.root.Probe().Layers()+1 {
+		writeError(w, badRequest("layers", "layers holds %d entries; the model has %d blocks and the final norm", len(req.Layers), s.root.Probe().Layers()))
 		return
 	}
 	maxTok := s.cfg.MaxHidden / max(width, 1)
@@ -358,21 +358,21 @@ func (s *Server) hidden(w http.ResponseWriter, r *http.Request) {
 		var coords [][]float64
 		var layer int
 		var tokens []int32
-		coords, layer, tokens, err = s.root.UGTCoords(r.Context(), req.Text, maxTok)
+		coords, layer, tokens, err = s.root.Probe().UGTCoords(r.Context(), req.Text, maxTok)
 		if err == nil {
 			resp["tokens"], resp["pieces"] = tokens, s.pieces(tokens)
-			resp["ugt"] = map[string]any{"layer": layer, "k": s.root.GeometryProfile().K, "coords": coords}
+			resp["ugt"] = map[string]any{"layer": layer, "k": s.root.Geometry().Profile().K, "coords": coords}
 		}
 	} else {
 		var h session.Hidden
-		h, err = s.root.Hidden(r.Context(), req.Text, req.Layers, maxTok)
+		h, err = s.root.Probe().Hidden(r.Context(), req.Text, req.Layers, maxTok)
 		if err == nil {
 			resp["tokens"], resp["pieces"] = h.Tokens, s.pieces(h.Tokens)
 			layers := make([]any, len(h.Layers))
 			for i, l := range h.Layers {
 				layers[i] = map[string]any{"layer": l, "states": h.States[i]}
 			}
-			resp["dim"], resp["layers"] = s.root.Dim(), layers
+			resp["dim"], resp["layers"] = s.root.Probe().Dim(), layers
 		}
 	}
 	s.turn.release()
@@ -394,7 +394,7 @@ func (s *Server) hidden(w http.ResponseWriter, r *http.Request) {
 func (s *Server) pieces(ids []int32) []string {
 	out := make([]string, len(ids))
 	for i, id := range ids {
-		out[i] = string(s.root.TokenBytes(id))
+		out[i] = string(s.root.Probe().TokenBytes(id))
 	}
 	return out
 }

@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/isagi-lab/isagi/engine/grc"
 	"math"
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/isagi-lab/isagi/engine/grc"
 
 	"github.com/isagi-lab/isagi/engine/chat"
 	"github.com/isagi-lab/isagi/engine/kvpress"
@@ -137,7 +138,7 @@ func (s *Server) parse(req *genRequest, isChat bool) (*plan, *apiError) {
 	if x.Save && s.cfg.SessionDir == "" {
 		return nil, badRequest("isagi.save", "this server saves no sessions: start it with --session-dir DIR")
 	}
-	prof := s.root.GeometryProfile()
+	prof := s.root.Geometry().Profile()
 	if (x.Snipe != nil && len(*x.Snipe) > 0) || (x.OGDAlpha != nil && *x.OGDAlpha != 0) || (x.Memory != nil && *x.Memory) {
 		if prof == nil {
 			return nil, badRequest("isagi", "isagi.snipe, isagi.ogd_alpha and isagi.memory need the model's geometry profile, and none is loaded: run `isagi calibrate` for this model")
@@ -153,8 +154,8 @@ func (s *Server) parse(req *genRequest, isChat bool) (*plan, *apiError) {
 	if x.OGDAlpha != nil && (!finite(*x.OGDAlpha) || *x.OGDAlpha < 0 || *x.OGDAlpha > 1) {
 		return nil, badRequest("isagi.ogd_alpha", "isagi.ogd_alpha must be between 0 and 1, not %v", *x.OGDAlpha)
 	}
-	if x.Rank != nil && (*x.Rank < 0 || *x.Rank > s.root.Dim()) {
-		return nil, badRequest("isagi.rank", "isagi.rank must be between 0 (off) and the model's width %d, not %d", s.root.Dim(), *x.Rank)
+	if x.Rank != nil && (*x.Rank < 0 || *x.Rank > s.root.Probe().Dim()) {
+		return nil, badRequest("isagi.rank", "isagi.rank must be between 0 (off) and the model's width %d, not %d", s.root.Probe().Dim(), *x.Rank)
 	}
 	if x.KVKeep != nil && (!finite(*x.KVKeep) || *x.KVKeep < 0.01 || *x.KVKeep > 1) {
 		return nil, badRequest("isagi.kv_keep", "isagi.kv_keep must be a share of the positions between 0.01 and 1 (1: no eviction), not %v", *x.KVKeep)
@@ -383,7 +384,7 @@ func (s *Server) prepare(ctx context.Context, conv *session.Session, p *plan) (*
 			return nil, badRequest("isagi.alloc", "isagi.alloc %q: %v", *x.Alloc, err)
 		}
 	}
-	built, err := conv.RankBuilt(set)
+	built, err := conv.Compression().Built(set)
 	if err != nil {
 		return nil, badRequest("isagi.rank", "isagi: %v", err)
 	}
@@ -397,18 +398,18 @@ func (s *Server) prepare(ctx context.Context, conv *session.Session, p *plan) (*
 	var input string
 	var promptTok int
 	if p.chat {
-		if input, err = conv.SetTranscript(p.msgs); err != nil {
+		if input, err = conv.Conversation().SetTranscript(p.msgs); err != nil {
 			return nil, badRequest("messages", "messages: %v", err)
 		}
-		promptTok, err = conv.PromptTokens(input)
+		promptTok, err = conv.Conversation().PromptTokens(input)
 	} else {
 		input = p.prompt
-		promptTok, err = conv.CompletionTokens(input)
+		promptTok, err = conv.Conversation().CompletionTokens(input)
 	}
 	if err != nil {
 		return nil, badRequest("messages", "the prompt could not be rendered: %v", err)
 	}
-	_, window := conv.ContextUsed()
+	_, window := conv.Conversation().ContextUsed()
 	maxTok := p.maxTok
 	var notes []string
 	switch {
@@ -439,7 +440,7 @@ func (s *Server) prepare(ctx context.Context, conv *session.Session, p *plan) (*
 	}
 	o := &output{s: s, conv: conv, p: p, input: input, promptTok: promptTok, set: set, notes: notes, offset: len(input)}
 	if p.logprobs {
-		o.lp = newLogprobs(p.top, conv.TokenBytes)
+		o.lp = newLogprobs(p.top, conv.Probe().TokenBytes)
 		remove, err := conv.AddHook(o.lp)
 		if err != nil {
 			return nil, &apiError{Status: http.StatusInternalServerError, Type: "server_error", Message: err.Error()}
@@ -540,7 +541,7 @@ func (o *output) run(ctx context.Context) {
 		o.finish = "length"
 	}
 	if turn.Stop == "retrieved" {
-		n, _ := o.conv.CountTokens(turn.Text)
+		n, _ := o.conv.Probe().CountTokens(turn.Text)
 		o.completion = n
 	}
 	var saved string
@@ -597,7 +598,7 @@ func (o *output) event(ev session.Event) {
 			}
 			// Every token moves the offset on, whether or not its entry
 			// could be read: offsets are positions in the text.
-			o.offset += len(o.conv.TokenBytes(ev.ID))
+			o.offset += len(o.conv.Probe().TokenBytes(ev.ID))
 		}
 		if ev.Gauged {
 			gauge = o.s.readingJSON(ev.Gauge)
@@ -707,11 +708,11 @@ func (o *output) fail(e *apiError) {
 // save writes a named session to the session directory.
 func (o *output) save() (string, *apiError) {
 	path := o.s.sessionPath(o.p.ext.SessionID)
-	err := o.conv.Save(path, o.s.cfg.AppVersion, time.Now())
+	err := o.conv.Files().Save(context.Background(), path, session.SaveOptions{AppVersion: o.s.cfg.AppVersion, Now: time.Now()})
 	if errors.Is(err, session.ErrExists) {
 		// A file of that name from an earlier run of the server: the id
 		// names it, so it is this session's to replace.
-		err = o.conv.SaveOverwrite(path, o.s.cfg.AppVersion, time.Now())
+		err = o.conv.Files().Save(context.Background(), path, session.SaveOptions{Overwrite: true, AppVersion: o.s.cfg.AppVersion, Now: time.Now()})
 	}
 	if err != nil {
 		return "", &apiError{Status: http.StatusInternalServerError, Type: "server_error", Message: fmt.Sprintf("the session could not be saved: %v", err)}
@@ -743,11 +744,11 @@ func (o *output) summary(saved string) map[string]any {
 	if o.set.OGDAlpha != 0 {
 		ext["ogd_alpha"] = o.set.OGDAlpha
 	}
-	if kv := o.conv.KV(); kv.On {
+	if kv := o.conv.Compression().KV(); kv.On {
 		ext["kv"] = map[string]any{"keep": kv.Keep, "scorer": kv.Scorer, "entries": kv.Entries, "window": kv.Window,
 			"positions": kv.Positions, "kept": kv.Kept, "evicted": kv.Evicted}
 	}
-	if prof := o.s.root.GeometryProfile(); prof != nil {
+	if prof := o.s.root.Geometry().Profile(); prof != nil {
 		teh := map[string]any{"tau": o.s.tauJSON(), "tokens": o.gauges}
 		if t.Geometry != nil {
 			g := t.Geometry

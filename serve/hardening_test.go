@@ -315,7 +315,7 @@ func TestCORS(t *testing.T) {
 func TestMaxTokensClamped(t *testing.T) {
 	root := demoSession(t)
 	_, ts := start(t, root, Config{})
-	_, window := root.ContextUsed()
+	_, window := root.Conversation().ContextUsed()
 	body := `{"model":"` + demoID + `","prompt":"In the beginning","max_tokens":100000,"temperature":0`
 	code, out := post(t, ts.URL+"/v1/completions", body+`}`)
 	if code != 200 {

@@ -55,12 +55,12 @@ func chatSession(t testing.TB) *session.Session {
 // the figures mean nothing, but every mechanism runs.
 func calibrated(t testing.TB, s *session.Session) *session.Session {
 	t.Helper()
-	p := quickprofile.Calibrate(t, s.CalibrationSource())
+	p := quickprofile.Calibrate(t, s.Geometry().CalibrationSource())
 	var err error
-	if p.Model, err = s.ModelRef(); err != nil {
+	if p.Model, err = s.Probe().Ref(); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetGeometry(p); err != nil {
+	if err := s.Geometry().Set(p); err != nil {
 		t.Fatal(err)
 	}
 	return s
@@ -550,10 +550,10 @@ func TestSessionSaves(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := other.Load(saved, false); err != nil {
+	if _, err := other.Files().Load(context.Background(), saved, session.LoadOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	tr := other.Transcript()
+	tr := other.Conversation().Transcript()
 	if len(tr) != 3 || tr[0].Role != "system" || tr[1].Content != "Hello" || tr[2].Role != "assistant" {
 		t.Fatalf("loaded transcript %+v", tr)
 	}
@@ -565,7 +565,7 @@ func TestSessionSaves(t *testing.T) {
 // from memory; the UGT coordinates come back.
 func TestGeometryExtensions(t *testing.T) {
 	root := calibrated(t, demoSession(t))
-	p := root.GeometryProfile()
+	p := root.Geometry().Profile()
 	_, ts := start(t, root, Config{})
 	cat := p.Categories[0].Name
 	body := fmt.Sprintf(`{"model":%q,"prompt":"And God said","max_tokens":6,"temperature":0,"isagi":{"snipe":[%q]}}`, demoID, cat)
@@ -611,8 +611,8 @@ func TestHiddenAndEmbeddings(t *testing.T) {
 	n := len(out["tokens"].([]any))
 	for i, l := range out["layers"].([]any) {
 		rows := l.(map[string]any)["states"].([]any)
-		if len(rows) != n || len(rows[0].([]any)) != root.Dim() {
-			t.Fatalf("layer %d: %d rows of %d, want %d of %d", i, len(rows), len(rows[0].([]any)), n, root.Dim())
+		if len(rows) != n || len(rows[0].([]any)) != root.Probe().Dim() {
+			t.Fatalf("layer %d: %d rows of %d, want %d of %d", i, len(rows), len(rows[0].([]any)), n, root.Probe().Dim())
 		}
 	}
 	code, out = post(t, ts.URL+"/v1/embeddings", `{"model":"`+demoID+`","input":["the LORD is my shepherd","and God said"]}`)
@@ -627,17 +627,17 @@ func TestHiddenAndEmbeddings(t *testing.T) {
 			v = append(v, x.(float64))
 			norm += x.(float64) * x.(float64)
 		}
-		if len(v) != root.Dim() || math.Abs(norm-1) > 1e-4 {
+		if len(v) != root.Probe().Dim() || math.Abs(norm-1) > 1e-4 {
 			t.Fatalf("embedding of %d values, norm² %v", len(v), norm)
 		}
 		vecs = append(vecs, v)
 	}
 	_, b64 := post(t, ts.URL+"/v1/embeddings", `{"model":"`+demoID+`","input":"the LORD is my shepherd","encoding_format":"base64"}`)
 	raw, err := base64.StdEncoding.DecodeString(path(b64, "data", 0, "embedding").(string))
-	if err != nil || len(raw) != 4*root.Dim() {
+	if err != nil || len(raw) != 4*root.Probe().Dim() {
 		t.Fatalf("base64 embedding: %v, %d bytes", err, len(raw))
 	}
-	for j := range root.Dim() {
+	for j := range root.Probe().Dim() {
 		if f := math.Float32frombits(binary.LittleEndian.Uint32(raw[4*j:])); f != float32(vecs[0][j]) {
 			t.Fatalf("value %d: base64 %v, float %v", j, f, vecs[0][j])
 		}

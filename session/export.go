@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/isagi-lab/isagi/engine/chat"
 	"github.com/isagi-lab/isagi/engine/conversation"
@@ -254,4 +255,51 @@ func (e *errWriter) Write(p []byte) (int, error) {
 	n, err := e.w.Write(p)
 	e.err = err
 	return n, err
+}
+
+// FileSummary describes a session file for a list of them (the TUI's
+// /sessions): read without the model.
+type FileSummary struct {
+	Path     string
+	Model    string // the model's name or file
+	Updated  time.Time
+	Messages int    // in the branch in use (chat), or the parts of the text
+	Branches int    // 1 for a conversation never branched
+	First    string // the first message, as a title
+}
+
+// Summarize reads the summary of the session file at path.
+func Summarize(path string) (FileSummary, error) {
+	f, err := miku.Read(path)
+	if err != nil {
+		return FileSummary{}, err
+	}
+	sum := FileSummary{Path: path, Model: f.Header.Model.Name, Updated: f.Header.Updated, Branches: 1}
+	if sum.Model == "" {
+		sum.Model = f.Header.Model.File
+	}
+	sec, ok := f.Section(sectionConversation)
+	if !ok {
+		return FileSummary{}, fmt.Errorf("%s: no conversation section", path)
+	}
+	var conv savedConv
+	if err := json.Unmarshal(sec.Data, &conv); err != nil {
+		return FileSummary{}, fmt.Errorf("%s: conversation section: %w", path, err)
+	}
+	if conv.Mode == ModeCompletion.String() {
+		sum.Messages = len(conv.Parts)
+		sum.First = conv.Text
+		return sum, nil
+	}
+	tree, _, err := loadTree(f, conv)
+	if err != nil {
+		return FileSummary{}, fmt.Errorf("%s: %w", path, err)
+	}
+	br := tree.Branch()
+	sum.Messages = len(br)
+	sum.Branches = max(tree.Leaves(), 1)
+	if len(br) > 0 {
+		sum.First = br[0].Content
+	}
+	return sum, nil
 }

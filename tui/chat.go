@@ -22,8 +22,9 @@ const (
 )
 
 type entry struct {
-	kind entryKind
-	text string
+	kind  entryKind
+	text  string
+	label string // shown beside the name: "message 2 ‹ 1/2 ›"
 }
 
 // chatPane is the conversation: finished entries (rendered once per width
@@ -95,6 +96,14 @@ func (c *chatPane) Update(msg tea.Msg) tea.Cmd {
 }
 
 func (c *chatPane) add(kind entryKind, text string) { c.addListing(kind, text, 0) }
+
+// addLabelled adds a message with a label beside its author's name.
+func (c *chatPane) addLabelled(kind entryKind, text, label string) {
+	e := entry{kind: kind, text: text, label: label}
+	c.entries = append(c.entries, e)
+	c.history = joinBlocks(c.history, c.render(e, 0))
+	c.refresh()
+}
 
 // addListing adds a two-column listing whose descriptions start at column
 // hang: when the pane is too narrow for a row, its description wraps under
@@ -192,9 +201,9 @@ func (c *chatPane) render(e entry, hang int) string {
 	w := max(c.width, 4)
 	switch e.kind {
 	case entryUser:
-		return theme.UserLabel.Render(c.userName) + "\n" + theme.User.Width(w-1).Render(abbreviate(e.text))
+		return theme.UserLabel.Render(c.userName) + c.labelOf(e) + "\n" + theme.User.Width(w-1).Render(abbreviate(e.text))
 	case entryAssistant:
-		return theme.ModelLabel.Render(c.modelName) + "\n" + c.renderMarkdown(e.text, w)
+		return theme.ModelLabel.Render(c.modelName) + c.labelOf(e) + "\n" + c.renderMarkdown(e.text, w)
 	case entryNotice:
 		return theme.Notice.Width(w).Render("⚠ " + e.text)
 	case entryError:
@@ -232,6 +241,14 @@ func (c *chatPane) renderMarkdown(text string, w int) string {
 	out = strings.Trim(out, "\n")
 	// glamour pads lines to the wrap width; clip anything wider than the pane
 	return lipgloss.NewStyle().MaxWidth(w).Render(out)
+}
+
+// labelOf is an entry's label as shown after its author's name.
+func (c *chatPane) labelOf(e entry) string {
+	if e.label == "" {
+		return ""
+	}
+	return "  " + theme.HeaderDim.Render(e.label)
 }
 
 func joinBlocks(a, b string) string {

@@ -42,7 +42,7 @@ func TestClearAfterSaveStartsANewFile(t *testing.T) {
 	const oldPrompt = "Zerubbabel spake unto Darius"
 	oldAnswer := ask(oldPrompt)
 	old := filepath.Join(dir, "old.miku")
-	if err := s.SaveFile(m.savePath(old)); err != nil { // /save old.miku
+	if err := s.Files().Save(context.Background(), m.savePath(old), session.SaveOptions{}); err != nil { // /save old.miku
 		t.Fatal(err)
 	}
 	oldBytes, err := os.ReadFile(old)
@@ -51,7 +51,7 @@ func TestClearAfterSaveStartsANewFile(t *testing.T) {
 	}
 
 	m.runCommand("/clear")
-	next := s.File()
+	next := s.Files().Path()
 	if next == "" || next == old || filepath.Dir(next) != dir {
 		t.Fatalf("after /clear the session saves to %q (the old file is %q, the session directory %q)", next, old, dir)
 	}
@@ -78,7 +78,7 @@ func TestClearAfterSaveStartsANewFile(t *testing.T) {
 	if got := m.savePath(""); got != next { // where ctrl+s and /save go
 		t.Fatalf("the next save goes to %q, /clear said %q", got, next)
 	}
-	if err := s.SaveFile(s.File()); err != nil { // the autosave after the turn
+	if err := s.Files().Save(context.Background(), s.Files().Path(), session.SaveOptions{}); err != nil { // the autosave after the turn
 		t.Fatal(err)
 	}
 	if got, _ := os.ReadFile(old); !bytes.Equal(got, oldBytes) {
@@ -96,7 +96,7 @@ func TestClearAfterSaveStartsANewFile(t *testing.T) {
 
 	// Another /clear in the same second names yet another file.
 	m.runCommand("/clear")
-	if again := s.File(); again == next || again == old || again == "" {
+	if again := s.Files().Path(); again == next || again == old || again == "" {
 		t.Fatalf("the second /clear saves to %q", again)
 	}
 }

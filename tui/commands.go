@@ -37,6 +37,7 @@ func commands() []slashCommand {
 		helpCommands(),         // help.go
 		conversationCommands(), // here: /clear and the settings
 		geometryCommands(),     // geometry.go
+		branchCommands(),       // branches.go
 		sessionCommands(),      // sessions.go
 		quitCommands(),         // quit.go
 	} {
@@ -173,8 +174,8 @@ func cmdClear(m *Model, _ string) tea.Cmd {
 		return nil
 	}
 	old, next := "", ""
-	if s, ok := m.sessions(); ok && s.File() != "" {
-		old = s.File()
+	if s, ok := m.sessions(); ok && s.Path() != "" {
+		old = s.Path()
 		next = m.newSavePath(old)
 	}
 	if err := r.NewConversation(next); err != nil {
@@ -214,7 +215,7 @@ func cmdSystem(m *Model, arg string) tea.Cmd {
 		m.chat.add(entryError, "this model has no chat template, so it has no system prompt: it continues the text you type")
 		return nil
 	}
-	m.engine.SetSystem(arg)
+	m.chatPart().SetSystem(arg)
 	m.chat.add(entryInfo, "system prompt set")
 	return nil
 }

@@ -17,8 +17,8 @@ import (
 // /calibrate only when its engine has it. Projectors are switched through
 // Engine.Set("snipe", "a,b" | "off").
 type Geometry interface {
-	// GeometryProfile is the profile running live, or nil.
-	GeometryProfile() *geometry.Profile
+	// Profile is the profile running live, or nil.
+	Profile() *geometry.Profile
 	// Snipes lists the categories whose projector is on.
 	Snipes() []string
 	// Calibrate builds, stores and attaches the model's profile; progress
@@ -27,8 +27,7 @@ type Geometry interface {
 }
 
 func (m *Model) geometry() (Geometry, bool) {
-	g, ok := m.engine.(Geometry)
-	return g, ok
+	return part[Geometry](m.engine, func(p parted) any { return p.Geometry() })
 }
 
 // geometryPane shows the TEH gauge of the token streaming now, the last
@@ -72,7 +71,7 @@ func (p *geometryPane) Update(msg tea.Msg) tea.Cmd {
 func (p *geometryPane) attached() *geometry.Profile { return p.profile }
 
 func (p *geometryPane) sync(g Geometry) {
-	p.profile = g.GeometryProfile()
+	p.profile = g.Profile()
 	p.snipes = map[string]bool{}
 	for _, s := range g.Snipes() {
 		p.snipes[s] = true
@@ -211,7 +210,7 @@ func (p *geometryPane) notices(t session.Turn) []entry {
 		// is not read as a finding about this turn.
 		msg += " — near chance on this model in calibration (" + strings.Join(weak, "; ") + "): read it as noise"
 	}
-	return []entry{{entryNotice, msg}}
+	return []entry{{kind: entryNotice, text: msg}}
 }
 
 // geometryCommands are the geometry stack's: its projectors and its
@@ -231,7 +230,7 @@ func cmdSnipe(m *Model, arg string) tea.Cmd {
 		m.chat.add(entryError, "this engine has no geometry stack")
 		return nil
 	}
-	p := g.GeometryProfile()
+	p := g.Profile()
 	if p == nil {
 		m.chat.add(entryError, "no geometry profile for this model — /calibrate builds one")
 		return nil

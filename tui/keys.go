@@ -37,7 +37,7 @@ func newKeyMap() keyMap {
 		Rotate:     key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "rotate the side panes")),
 		AlphaUp:    key.NewBinding(key.WithKeys("alt+up"), key.WithHelp("alt+↑", "OGD α up (explore more)")),
 		AlphaDown:  key.NewBinding(key.WithKeys("alt+down"), key.WithHelp("alt+↓", "OGD α down")),
-		Regenerate: key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "regenerate a remembered answer")),
+		Regenerate: key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "regenerate the last reply")),
 		Suspend:    key.NewBinding(key.WithKeys("ctrl+z"), key.WithHelp("ctrl+z", "suspend (fg resumes)")),
 		Quit:       key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "stop · clear input · twice: quit")),
 	}

@@ -18,8 +18,7 @@ type KVCache interface {
 }
 
 func (m *Model) kvCache() (KVCache, bool) {
-	k, ok := m.engine.(KVCache)
-	return k, ok
+	return part[KVCache](m.engine, func(p parted) any { return p.Compression() })
 }
 
 // kvPane shows the KV cache under eviction (kv_keep below 1): the budget,

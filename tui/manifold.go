@@ -16,17 +16,25 @@ import (
 // exploration step (*session.Session does). The α knob goes through
 // Engine.Set("ogd_alpha", …).
 type Manifold interface {
-	// ManifoldStats describes the manifold; ok is false while there is
-	// none (no geometry profile).
-	ManifoldStats() (session.ManifoldStats, bool)
+	// Stats describes the manifold; ok is false while there is none (no
+	// geometry profile).
+	Stats() (session.ManifoldStats, bool)
+}
+
+// Regenerator is implemented by conversations that can answer their last
+// message again (*session.Conversation does): ctrl+r and /regen.
+type Regenerator interface {
 	// Regenerate answers the last message again by generating, even when
 	// the manifold served it from memory.
 	Regenerate(ctx context.Context, emit func(session.Event)) (session.Turn, error)
 }
 
+func (m *Model) regenerator() (Regenerator, bool) {
+	return part[Regenerator](m.engine, func(p parted) any { return p.Conversation() })
+}
+
 func (m *Model) manifold() (Manifold, bool) {
-	g, ok := m.engine.(Manifold)
-	return g, ok
+	return part[Manifold](m.engine, func(p parted) any { return p.Memory() })
 }
 
 // alphaStep and alphaMax bound the α knob's keys (the product range of
@@ -73,7 +81,7 @@ func (p *manifoldPane) Update(msg tea.Msg) tea.Cmd {
 }
 
 func (p *manifoldPane) sync(e Manifold) {
-	p.stats, p.ok = e.ManifoldStats()
+	p.stats, p.ok = e.Stats()
 }
 
 // setProfiled says whether a geometry profile is attached.
@@ -112,7 +120,7 @@ func (p *manifoldPane) notices(t session.Turn) []entry {
 	if t.COG != nil && t.COG.Retrieved {
 		// Why says which rule served it (word for word under τ, or the
 		// same request in any wording, here or as a portable answer).
-		return []entry{{entryNotice, "answered from memory: " + t.COG.Why + " — ctrl+r regenerates"}}
+		return []entry{{kind: entryNotice, text: "answered from memory: " + t.COG.Why + " — ctrl+r regenerates"}}
 	}
 	return nil
 }
@@ -299,16 +307,32 @@ func (m *Model) nudgeAlpha(delta float64) tea.Cmd {
 	return nil
 }
 
-// regenerate answers the last message again when it came from memory.
+// regenerate answers the last message again (ctrl+r, /regen). In chat
+// mode any reply can be regenerated, and the old one stays as a version
+// (/branch prev); completion mode is one running text, from which only an
+// answer served from memory can be taken back.
 func (m *Model) regenerate() tea.Cmd {
-	e, ok := m.manifold()
-	if !ok || !m.mani.served() {
+	e, ok := m.regenerator()
+	if !ok {
+		m.status = "this engine cannot regenerate"
+		return nil
+	}
+	branched := false
+	if b, ok := m.brancher(); ok && m.info.Mode == session.ModeChat {
+		br := b.Branch()
+		if len(br) == 0 || br[len(br)-1].Role != session.RoleAssistant {
+			m.status = "there is no reply to regenerate"
+			return nil
+		}
+		branched = true
+	} else if !m.mani.served() {
 		m.status = "ctrl+r regenerates an answer served from memory"
 		return nil
 	}
 	if !m.gate("regenerating") {
 		return nil
 	}
+	m.rebranch = branched
 	m.chat.add(entryInfo, "regenerating the last answer")
 	began := m.broadcast(replyBeginMsg{regenerate: true})
 	m.status = "generating — esc stops"

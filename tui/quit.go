@@ -5,6 +5,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/isagi-lab/isagi/session"
 )
 
 // ctrl+c works as in llama-cli and `ollama run`: it stops what is running
@@ -122,15 +123,15 @@ func (m *Model) requestQuit() tea.Cmd {
 	}
 	m.q.whenFree = false
 	s, ok := m.sessions()
-	if !ok || len(s.Transcript()) == 0 {
+	if !ok || len(m.transcript()) == 0 {
 		// Nothing that could be saved, or nothing to save. An empty
 		// conversation (after /clear) is not written over the file
 		// either: the file keeps the last one.
 		return m.exit()
 	}
-	if path := s.File(); path != "" && !m.autosaveOff {
-		return m.startJob("saving "+path+" before quitting", false, func(context.Context, func(string)) tea.Msg {
-			return quitSaveMsg{path: path, err: s.SaveFile(path)}
+	if path := s.Path(); path != "" && !m.autosaveOff {
+		return m.startJob("saving "+path+" before quitting", false, func(ctx context.Context, _ func(string)) tea.Msg {
+			return quitSaveMsg{path: path, err: s.Save(ctx, path, session.SaveOptions{})}
 		})
 	}
 	m.askQuit()

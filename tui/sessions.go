@@ -7,6 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -20,24 +23,40 @@ import (
 // (*session.Session does). The TUI offers /save, /load, ctrl+s and
 // autosave only when its engine has it.
 type Sessions interface {
-	// SaveFile writes the conversation to path atomically. It refuses,
+	// Save writes the conversation to path atomically. It refuses,
 	// without writing, a path that exists and is not this session's file
 	// (session.ErrExists) and this session's own file when another process
-	// saved it since it was loaded or saved here (miku.ErrChanged).
-	SaveFile(path string) error
-	// SaveFileOverwrite is SaveFile that replaces whatever is at path.
-	SaveFileOverwrite(path string) error
-	// LoadFile restores a conversation; notes say what was skipped.
-	LoadFile(path string, force bool) (notes []string, err error)
-	// File is the session file loaded or last saved ("" if none).
-	File() string
+	// saved it since it was loaded or saved here (miku.ErrChanged), unless
+	// o.Overwrite.
+	Save(ctx context.Context, path string, o session.SaveOptions) error
+	// Load restores a conversation; notes say what was skipped. A
+	// compression the file asks for reports its build to o.Progress and
+	// stops when ctx is cancelled, changing nothing.
+	Load(ctx context.Context, path string, o session.LoadOptions) (notes []string, err error)
+	// Path is the session file loaded or last saved ("" if none).
+	Path() string
+}
+
+func (m *Model) sessions() (Sessions, bool) {
+	return part[Sessions](m.engine, func(p parted) any { return p.Files() })
+}
+
+// Transcripts is implemented by conversations that show what was said
+// (*session.Conversation does): a resumed session's chat, and whether
+// there is anything to save at quit.
+type Transcripts interface {
 	// Transcript is the conversation so far.
 	Transcript() []chat.Message
 }
 
-func (m *Model) sessions() (Sessions, bool) {
-	s, ok := m.engine.(Sessions)
-	return s, ok
+// transcript is the engine's conversation so far (nil when it does not
+// tell).
+func (m *Model) transcript() []chat.Message {
+	t, ok := part[Transcripts](m.engine, func(p parted) any { return p.Conversation() })
+	if !ok {
+		return nil
+	}
+	return t.Transcript()
 }
 
 // savePath picks where /save and ctrl+s write without an argument: the
@@ -46,8 +65,8 @@ func (m *Model) savePath(arg string) string {
 	if arg != "" {
 		return arg
 	}
-	if s, ok := m.sessions(); ok && s.File() != "" {
-		return s.File()
+	if s, ok := m.sessions(); ok && s.Path() != "" {
+		return s.Path()
 	}
 	return m.newSavePath("")
 }
@@ -86,10 +105,11 @@ func sameFile(a, b string) bool {
 // saveDoneMsg is the end of a save; then runs after it (autosave's
 // follow-up) whatever its outcome.
 type saveDoneMsg struct {
-	path string
-	auto bool
-	err  error
-	then func() tea.Cmd
+	path  string
+	auto  bool
+	first bool // the first autosave of a new conversation: say where it goes
+	err   error
+	then  func() tea.Cmd
 }
 
 // sessionCommands are the session files': save and load.
@@ -99,6 +119,7 @@ func sessionCommands() []slashCommand {
 		{name: "/save!", args: "FILE", help: "save over a file that is not this session's", idle: true, run: cmdSaveOver},
 		{name: "/load", args: "FILE", help: "load a saved session (/load! if another model's)", idle: true, run: cmdLoad},
 		{name: "/load!", args: "FILE", help: "load a session saved with another model (its conversation and knobs)", idle: true, run: cmdLoadForce, unlisted: true},
+		{name: "/sessions", args: "[N]", help: "list the saved conversations, newest first; /sessions N opens one", idle: true, run: cmdSessions},
 	}
 }
 
@@ -124,11 +145,7 @@ func (m *Model) save(arg string, overwrite bool) tea.Cmd {
 	path := m.savePath(arg)
 	return m.startJob("saving "+path, false, func(context.Context, func(string)) tea.Msg {
 		var err error
-		if overwrite {
-			err = s.SaveFileOverwrite(path)
-		} else {
-			err = s.SaveFile(path)
-		}
+		err = s.Save(context.Background(), path, session.SaveOptions{Overwrite: overwrite})
 		return saveDoneMsg{path: path, err: err}
 	})
 }
@@ -137,12 +154,20 @@ func (m *Model) save(arg string, overwrite bool) tea.Cmd {
 // then; it returns nil (and runs nothing) when there is no file.
 func (m *Model) autosave(then func() tea.Cmd) tea.Cmd {
 	s, ok := m.sessions()
-	if !ok || s.File() == "" || m.autosaveOff {
+	if !ok || m.autosaveOff {
 		return nil
 	}
-	path := s.File()
-	return m.startJob("saving "+path, false, func(context.Context, func(string)) tea.Msg {
-		return saveDoneMsg{path: path, auto: true, err: s.SaveFile(path), then: then}
+	path, first := s.Path(), false
+	if path == "" {
+		// A new conversation autosaves too, to a new file in the data
+		// directory (/sessions lists them), once it has something to keep.
+		if m.opts.SessionDir == "" || m.opts.NoAutosave || len(m.transcript()) == 0 {
+			return nil
+		}
+		path, first = m.newSavePath(""), true
+	}
+	return m.startJob("saving "+path, false, func(ctx context.Context, _ func(string)) tea.Msg {
+		return saveDoneMsg{path: path, auto: true, first: first, err: s.Save(ctx, path, session.SaveOptions{}), then: then}
 	})
 }
 
@@ -150,6 +175,8 @@ func (m *Model) onSaveDone(msg saveDoneMsg) tea.Cmd {
 	switch {
 	case msg.err == nil && !msg.auto:
 		m.chat.add(entryInfo, "saved to "+msg.path+" — it is saved again after every turn")
+	case msg.err == nil && msg.first:
+		m.chat.add(entryInfo, "this conversation autosaves to "+msg.path+" — /sessions lists the saved ones")
 	case errors.Is(msg.err, session.ErrExists):
 		m.chat.add(entryError, msg.path+" exists and is not this session's file — nothing was written. /save! "+msg.path+" replaces it; /save OTHER.miku keeps both.")
 	case errors.Is(msg.err, miku.ErrChanged):
@@ -171,13 +198,6 @@ func (m *Model) onSaveDone(msg saveDoneMsg) tea.Cmd {
 		return msg.then()
 	}
 	return nil
-}
-
-// LoadBuilder is implemented by engines whose session load can report
-// progress and be cancelled: loading a session saved with a compression
-// rank builds that compression (*session.Session does).
-type LoadBuilder interface {
-	LoadFileCtx(ctx context.Context, path string, force bool, progress func(done, total int)) (notes []string, err error)
 }
 
 // loadDoneMsg is the end of a /load.
@@ -205,18 +225,15 @@ func load(m *Model, arg string, force bool) tea.Cmd {
 		m.chat.add(entryInfo, "usage: /load FILE.miku (/load! FILE.miku for one saved with another model)")
 		return nil
 	}
-	lb, cancellable := m.engine.(LoadBuilder)
-	return m.startJob("loading "+arg, cancellable, func(ctx context.Context, progress func(string)) tea.Msg {
-		var (
-			notes []string
-			err   error
-		)
-		if cancellable {
-			notes, err = lb.LoadFileCtx(ctx, arg, force, func(done, total int) {
-				progress(fmt.Sprintf("building its compression, %d/%d blocks", done, total))
-			})
-		} else {
-			notes, err = s.LoadFile(arg, force)
+	e := m.engine
+	return m.startJob("loading "+arg, true, func(ctx context.Context, progress func(string)) tea.Msg {
+		notes, err := s.Load(ctx, arg, session.LoadOptions{Force: force, Progress: func(done, total int) {
+			progress(fmt.Sprintf("building its compression, %d/%d blocks", done, total))
+		}})
+		if err == nil {
+			// The TUI attaches no profile after a load: what the session
+			// cannot use is told at once.
+			notes = append(notes, notesOf(e)...)
 		}
 		return loadDoneMsg{path: arg, notes: notes, err: err}
 	})
@@ -252,12 +269,20 @@ func (m *Model) onLoadDone(msg loadDoneMsg) tea.Cmd {
 // showTranscript replaces the chat view with the engine's conversation
 // (after --load or /load).
 func (m *Model) showTranscript() {
-	s, ok := m.sessions()
-	if !ok {
+	m.chat.clear()
+	if b, ok := m.brancher(); ok && m.info.Mode == session.ModeChat {
+		n := 0
+		for _, msg := range b.Branch() {
+			kind := entryAssistant
+			if msg.Role == session.RoleUser {
+				kind = entryUser
+				n++
+			}
+			m.chat.addLabelled(kind, msg.Content, branchLabel(msg, n))
+		}
 		return
 	}
-	m.chat.clear()
-	for _, msg := range s.Transcript() {
+	for _, msg := range m.transcript() {
 		switch msg.Role {
 		case "user":
 			m.chat.add(entryUser, msg.Content)
@@ -269,4 +294,85 @@ func (m *Model) showTranscript() {
 			m.chat.add(entryInfo, fmt.Sprintf("%s: %s", msg.Role, msg.Content))
 		}
 	}
+}
+
+// maxListed bounds /sessions' list.
+const maxListed = 20
+
+// savedSessions are the session files in the data directory, newest first.
+func (m *Model) savedSessions() ([]string, error) {
+	if m.opts.SessionDir == "" {
+		return nil, errors.New("no data directory for sessions")
+	}
+	ents, err := os.ReadDir(m.opts.SessionDir)
+	if err != nil {
+		return nil, err
+	}
+	type file struct {
+		path string
+		mod  time.Time
+	}
+	var files []file
+	for _, e := range ents {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".miku") {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
+		files = append(files, file{filepath.Join(m.opts.SessionDir, e.Name()), info.ModTime()})
+	}
+	sort.SliceStable(files, func(i, j int) bool { return files[i].mod.After(files[j].mod) })
+	out := make([]string, len(files))
+	for i, f := range files {
+		out[i] = f.path
+	}
+	return out, nil
+}
+
+// cmdSessions lists the saved conversations (/sessions) or opens one
+// (/sessions N).
+func cmdSessions(m *Model, arg string) tea.Cmd {
+	files, err := m.savedSessions()
+	if err != nil {
+		m.chat.add(entryError, "no saved sessions to list: "+err.Error())
+		return nil
+	}
+	if arg = strings.TrimSpace(arg); arg != "" {
+		n, err := strconv.Atoi(arg)
+		if err != nil || n < 1 || n > min(len(files), maxListed) {
+			m.chat.add(entryError, fmt.Sprintf("%q is not a number from the list (/sessions shows it)", arg))
+			return nil
+		}
+		return load(m, files[n-1], false)
+	}
+	if len(files) == 0 {
+		m.chat.add(entryInfo, "no saved sessions in "+m.opts.SessionDir+" yet")
+		return nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "saved sessions in %s, newest first (/sessions N opens one):", m.opts.SessionDir)
+	for i, path := range files[:min(len(files), maxListed)] {
+		sum, err := session.Summarize(path)
+		if err != nil {
+			fmt.Fprintf(&b, "\n%2d  %s  (unreadable: %v)", i+1, filepath.Base(path), err)
+			continue
+		}
+		title := strings.Join(strings.Fields(sum.First), " ")
+		if r := []rune(title); len(r) > 48 {
+			title = string(r[:47]) + "…"
+		}
+		branches := ""
+		if sum.Branches > 1 {
+			branches = fmt.Sprintf(", %d branches", sum.Branches)
+		}
+		fmt.Fprintf(&b, "\n%2d  %s  %s · %d %s%s  %s", i+1, filepath.Base(path), sum.Updated.Local().Format("Jan 2 15:04"),
+			sum.Messages, plural(sum.Messages, "message", "messages"), branches, title)
+	}
+	if len(files) > maxListed {
+		fmt.Fprintf(&b, "\n… and %d older", len(files)-maxListed)
+	}
+	m.chat.add(entryInfo, b.String())
+	return nil
 }

@@ -27,10 +27,8 @@ type Engine interface {
 	// repeat_penalty, seed, num_ctx, max_tokens); it returns a clear error
 	// for an unknown name or a bad value.
 	Set(name, value string) error
-	SetSystem(text string)
 	// Clear forgets the conversation.
 	Clear()
-	ContextUsed() (used, limit int)
 	// Send streams one reply to input (a user message in chat mode; text to
 	// continue in completion mode). It blocks until the reply ends; emit is
 	// called on the calling goroutine for every piece. Cancelling ctx stops
@@ -64,6 +62,10 @@ type Options struct {
 	// "dark", "light", "notty" or "ascii". Empty: Run asks the terminal for
 	// its background; New uses "dark".
 	MarkdownStyle string
+	// NoAutosave keeps a new conversation from saving itself to a new file
+	// in SessionDir after its first turn (a loaded or saved one still
+	// autosaves to its own file).
+	NoAutosave bool
 	// Notes are shown in the chat at start (e.g. a geometry profile that
 	// could not be loaded).
 	Notes []string
@@ -119,6 +121,13 @@ type Model struct {
 
 	autosaveOff bool // the session file was saved elsewhere: do not overwrite it
 
+	// editing is the user message /edit put in the input (its node id;
+	// -1: none): enter sends the text as an edit of it. rebranch says the
+	// reply streaming now starts a new branch (an edit, a regeneration):
+	// the chat shows the whole branch when it ends.
+	editing  int
+	rebranch bool
+
 	q      quitState        // the ctrl+c dialogue (quit.go)
 	now    func() time.Time // the clock of the double press; tests set it
 	stopBy string           // the key that stopped the reply streaming now
@@ -150,27 +159,28 @@ func New(e Engine, opts Options) *Model {
 		placeholder = "Type text for the model to continue"
 	}
 	m := &Model{
-		engine: e,
-		opts:   opts,
-		info:   info,
-		keys:   keys,
-		chat:   newChatPane(info.Name, info.Mode == session.ModeChat, opts.MarkdownStyle, keys),
-		input:  newInputPane(placeholder, keys),
-		hw:     hardwarePane{src: src, compute: compute},
-		perf:   perfPane{energy: src != nil},
-		model:  modelPane{info: info},
-		help:   helpOverlay{keys: keys},
-		cmds:   newCommandTable(commands()),
-		ctx:    ctx,
-		cancel: cancel,
-		wg:     &sync.WaitGroup{},
-		width:  80,
-		height: 24,
-		now:    time.Now,
+		engine:  e,
+		opts:    opts,
+		info:    info,
+		keys:    keys,
+		chat:    newChatPane(info.Name, info.Mode == session.ModeChat, opts.MarkdownStyle, keys),
+		input:   newInputPane(placeholder, keys),
+		hw:      hardwarePane{src: src, compute: compute},
+		perf:    perfPane{energy: src != nil},
+		model:   modelPane{info: info},
+		help:    helpOverlay{keys: keys},
+		cmds:    newCommandTable(commands()),
+		ctx:     ctx,
+		cancel:  cancel,
+		wg:      &sync.WaitGroup{},
+		width:   80,
+		height:  24,
+		now:     time.Now,
+		editing: -1,
 	}
 	m.showTranscript() // a session resumed with --load
-	if s, ok := m.sessions(); ok && s.File() != "" {
-		m.chat.add(entryInfo, "resumed "+s.File()+" — saved again after every turn")
+	if s, ok := m.sessions(); ok && s.Path() != "" {
+		m.chat.add(entryInfo, "resumed "+s.Path()+" — saved again after every turn")
 	}
 	m.refreshGeometry()
 	if _, ok := m.geometry(); ok {
@@ -251,6 +261,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.onLoadDone(msg)
 	case saveDoneMsg:
 		return m, m.onSaveDone(msg)
+	case exportDoneMsg:
+		m.onExportDone(msg)
+		return m, nil
 	case hwMsg:
 		return m, m.hw.Update(msg)
 	case tea.KeyMsg:
@@ -299,6 +312,11 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 	case m.help.visible():
 		return m.help.Update(msg)
 	case key.Matches(msg, k.Stop) && m.cancelJob():
+		return nil
+	case key.Matches(msg, k.Stop) && m.gen == nil && m.editing >= 0:
+		m.editing = -1
+		m.input.reset()
+		m.status = "edit left — the conversation did not change"
 		return nil
 	case key.Matches(msg, k.Stop):
 		m.stopReply("esc")
@@ -354,12 +372,26 @@ func (m *Model) submit() tea.Cmd {
 	m.input.reset()
 	m.sent = text
 	m.stopBy = ""
-	m.chat.add(entryUser, text)
+	send := sendOf(m.engine, text)
+	label := ""
+	if b, ok := m.brancher(); ok && m.info.Mode == session.ModeChat {
+		label = fmt.Sprintf("message %d", userCount(b)+1)
+		if id := m.editing; id >= 0 {
+			// The edit replaces that message: its number is its place.
+			label = m.editLabel(b, id)
+			send = func(ctx context.Context, emit func(session.Event)) (session.Turn, error) {
+				return b.Edit(ctx, id, text, emit)
+			}
+			m.rebranch = true
+		}
+	}
+	m.editing = -1
+	m.chat.addLabelled(entryUser, text, label)
 	began := m.broadcast(replyBeginMsg{})
 	m.status = "generating — esc stops"
 	m.genID++
 	var cmd tea.Cmd
-	m.gen, cmd = startGeneration(m.ctx, m.wg, sendOf(m.engine, text), m.genID, m.startMeter())
+	m.gen, cmd = startGeneration(m.ctx, m.wg, send, m.genID, m.startMeter())
 	return tea.Batch(began, cmd)
 }
 
@@ -389,7 +421,7 @@ func (m *Model) onStream(msg streamMsg) tea.Cmd {
 	t := msg.turn
 	var notes []entry
 	if t.Dropped > 0 {
-		notes = append(notes, entry{entryNotice, fmt.Sprintf("dropped %d oldest %s to fit the context window", t.Dropped, plural(t.Dropped, "turn", "turns"))})
+		notes = append(notes, entry{kind: entryNotice, text: fmt.Sprintf("dropped %d oldest %s to fit the context window", t.Dropped, plural(t.Dropped, "turn", "turns"))})
 	}
 	switch t.Stop {
 	case "cancelled":
@@ -397,27 +429,38 @@ func (m *Model) onStream(msg streamMsg) tea.Cmd {
 		if m.stopBy != "" {
 			stopped += " (" + m.stopBy + ")"
 		}
-		notes = append(notes, entry{entryNotice, stopped})
+		notes = append(notes, entry{kind: entryNotice, text: stopped})
 	case "context full":
-		notes = append(notes, entry{entryNotice, "the context window is full — the reply was cut short"})
+		notes = append(notes, entry{kind: entryNotice, text: "the context window is full — the reply was cut short"})
 	case "token limit":
-		notes = append(notes, entry{entryInfo, fmt.Sprintf("reached max_tokens (%d)", t.Tokens)})
+		notes = append(notes, entry{kind: entryInfo, text: fmt.Sprintf("reached max_tokens (%d)", t.Tokens)})
 	}
 	if t.Trimmed > 0 {
-		notes = append(notes, entry{entryNotice, fmt.Sprintf("the text is longer than the context window: the model saw only its last part (%d earlier %s left out)", t.Trimmed, plural(t.Trimmed, "token", "tokens"))})
+		notes = append(notes, entry{kind: entryNotice, text: fmt.Sprintf("the text is longer than the context window: the model saw only its last part (%d earlier %s left out)", t.Trimmed, plural(t.Trimmed, "token", "tokens"))})
 	}
 	switch {
 	case errors.Is(msg.err, session.ErrTooLong):
 		// Nothing was sent: give the text back so the user can shorten it.
-		notes = append(notes, entry{entryError, "not sent — " + strings.TrimPrefix(msg.err.Error(), "session: ") + ". The message is back in the input."})
+		notes = append(notes, entry{kind: entryError, text: "not sent — " + strings.TrimPrefix(msg.err.Error(), "session: ") + ". The message is back in the input."})
 		m.input.giveBack(m.sent)
 	case msg.err != nil:
-		notes = append(notes, entry{entryError, "generation failed: " + msg.err.Error()})
+		notes = append(notes, entry{kind: entryError, text: "generation failed: " + msg.err.Error()})
 	}
 	m.sent = ""
 	notes = append(notes, m.geo.notices(t)...)
 	notes = append(notes, m.mani.notices(t)...)
-	m.chat.endReply(t.Text, notes...)
+	if m.rebranch {
+		// An edit or a regeneration: the branch shown changed above the
+		// reply. Show the branch whole, with its versions marked.
+		m.rebranch = false
+		m.chat.endReply(t.Text)
+		m.showTranscript()
+		for _, n := range notes {
+			m.chat.add(n.kind, n.text)
+		}
+	} else {
+		m.chat.endReply(t.Text, notes...)
+	}
 	m.refreshGeometry()
 	m.refreshContext()
 	m.status = ""
@@ -433,7 +476,7 @@ func (m *Model) onStream(msg streamMsg) tea.Cmd {
 }
 
 func (m *Model) refreshContext() {
-	used, limit := m.engine.ContextUsed()
+	used, limit := m.chatPart().ContextUsed()
 	m.perf.Update(contextMsg{used, limit})
 }
 

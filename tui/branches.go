@@ -1,0 +1,272 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/isagi-lab/isagi/session"
+)
+
+// The conversation tree in the chat: /edit, /regen, /branch, /rewind and
+// /export. Messages are numbered as the user counts them: "message 2" is
+// the user's second message in the branch shown.
+
+// Brancher is the conversation tree as the TUI drives it
+// (*session.Conversation implements it).
+type Brancher interface {
+	Branches
+	Edit(ctx context.Context, id int, text string, emit func(session.Event)) (session.Turn, error)
+	Export(w io.Writer, format string, all bool) error
+}
+
+func (m *Model) brancher() (Brancher, bool) {
+	return part[Brancher](m.engine, func(p parted) any { return p.Conversation() })
+}
+
+func branchCommands() []slashCommand {
+	return []slashCommand{
+		{name: "/edit", args: "[N]", help: "edit your message N (default: the last); enter sends it as a new branch", idle: true, run: cmdEdit},
+		{name: "/regen", help: "answer the last message again (the old reply stays as a version)", idle: true, run: cmdRegen},
+		{name: "/branch", args: "[N] prev|next", help: "switch to another version of the last reply, or of your message N", idle: true, run: cmdBranch},
+		{name: "/rewind", args: "N", help: "go back to before your message N (the rest stays as a branch)", idle: true, run: cmdRewind},
+		{name: "/export", args: "md|json|jsonl FILE [--all]", help: "write the branch (or every branch) to FILE", idle: true, run: cmdExport},
+	}
+}
+
+// userMessage is the node id of the user's n-th message (from 1) in the
+// branch, and the branch.
+func userMessage(b Branches, n int) (session.BranchMessage, bool) {
+	for _, msg := range b.Branch() {
+		if msg.Role == session.RoleUser {
+			if n--; n == 0 {
+				return msg, true
+			}
+		}
+	}
+	return session.BranchMessage{}, false
+}
+
+// userCount is how many messages of the user's the branch holds.
+func userCount(b Branches) int {
+	n := 0
+	for _, msg := range b.Branch() {
+		if msg.Role == session.RoleUser {
+			n++
+		}
+	}
+	return n
+}
+
+// messageArg reads a message number N, or the last when arg is "".
+func messageArg(b Branches, arg string) (session.BranchMessage, string) {
+	n := userCount(b)
+	if n == 0 {
+		return session.BranchMessage{}, "there is no message of yours in this conversation yet"
+	}
+	if arg != "" {
+		v, err := strconv.Atoi(arg)
+		if err != nil || v < 1 || v > n {
+			return session.BranchMessage{}, fmt.Sprintf("%q is not one of your messages: 1 to %d", arg, n)
+		}
+		n = v
+	}
+	msg, _ := userMessage(b, n)
+	return msg, ""
+}
+
+// cmdEdit puts one of the user's messages back in the input: enter sends
+// it as an edit, esc leaves the edit.
+func cmdEdit(m *Model, arg string) tea.Cmd {
+	b, ok := m.brancher()
+	if !ok || m.info.Mode == session.ModeCompletion {
+		m.chat.add(entryError, "this conversation cannot be edited (completion mode is one running text)")
+		return nil
+	}
+	msg, bad := messageArg(b, strings.TrimSpace(arg))
+	if bad != "" {
+		m.chat.add(entryError, bad)
+		return nil
+	}
+	m.editing = msg.ID
+	m.input.giveBack(msg.Content)
+	m.status = "editing your message — enter sends it as a new branch, esc leaves it"
+	return nil
+}
+
+// cmdRegen is ctrl+r as a command.
+func cmdRegen(m *Model, _ string) tea.Cmd { return m.regenerate() }
+
+// cmdBranch switches versions: /branch next (the last reply's), /branch 2
+// prev (your second message's).
+func cmdBranch(m *Model, arg string) tea.Cmd {
+	b, ok := m.brancher()
+	if !ok || m.info.Mode == session.ModeCompletion {
+		m.chat.add(entryError, "this conversation has no branches (completion mode is one running text)")
+		return nil
+	}
+	f := strings.Fields(arg)
+	usage := "usage: /branch prev|next (the last reply's versions) or /branch N prev|next (your message N's)"
+	if len(f) == 0 || len(f) > 2 {
+		m.chat.add(entryInfo, usage)
+		return nil
+	}
+	dir := f[len(f)-1]
+	delta := map[string]int{"prev": -1, "next": 1}[dir]
+	if delta == 0 {
+		m.chat.add(entryInfo, usage)
+		return nil
+	}
+	var target session.BranchMessage
+	if len(f) == 2 {
+		msg, bad := messageArg(b, f[0])
+		if bad != "" {
+			m.chat.add(entryError, bad)
+			return nil
+		}
+		target = msg
+	} else {
+		br := b.Branch()
+		if len(br) == 0 || br[len(br)-1].Role != session.RoleAssistant {
+			m.chat.add(entryError, "there is no reply to switch")
+			return nil
+		}
+		target = br[len(br)-1]
+	}
+	if target.Siblings < 2 {
+		what := "the last reply has"
+		if len(f) == 2 {
+			what = "message " + f[0] + " has"
+		}
+		m.chat.add(entryInfo, what+" one version only: /edit and /regen make others")
+		return nil
+	}
+	if err := b.Switch(target.ID, delta); err != nil {
+		m.chat.add(entryError, err.Error())
+		return nil
+	}
+	return m.branchMoved()
+}
+
+// cmdRewind ends the branch before the user's message N.
+func cmdRewind(m *Model, arg string) tea.Cmd {
+	b, ok := m.brancher()
+	if !ok || m.info.Mode == session.ModeCompletion {
+		m.chat.add(entryError, "this conversation cannot be rewound (completion mode is one running text)")
+		return nil
+	}
+	if strings.TrimSpace(arg) == "" {
+		m.chat.add(entryInfo, "usage: /rewind N — back to before your message N; the rest stays as a branch (/branch N next returns to it)")
+		return nil
+	}
+	msg, bad := messageArg(b, strings.TrimSpace(arg))
+	if bad != "" {
+		m.chat.add(entryError, bad)
+		return nil
+	}
+	if err := b.Rewind(msg.ID); err != nil {
+		m.chat.add(entryError, err.Error())
+		return nil
+	}
+	m.input.giveBack(msg.Content)
+	return m.branchMoved()
+}
+
+// branchMoved shows the branch now in use and saves it.
+func (m *Model) branchMoved() tea.Cmd {
+	m.showTranscript()
+	m.refreshContext()
+	return m.autosave(nil)
+}
+
+// cmdExport writes the conversation to a file.
+func cmdExport(m *Model, arg string) tea.Cmd {
+	b, ok := m.brancher()
+	if !ok {
+		m.chat.add(entryError, "this engine cannot export its conversation")
+		return nil
+	}
+	var all bool
+	var rest []string
+	for _, f := range strings.Fields(arg) {
+		if f == "--all" {
+			all = true
+			continue
+		}
+		rest = append(rest, f)
+	}
+	if len(rest) != 2 {
+		m.chat.add(entryInfo, "usage: /export md|json|jsonl FILE [--all] — the branch shown, or with --all every branch")
+		return nil
+	}
+	format, path := rest[0], rest[1]
+	if format != session.ExportMarkdown && format != session.ExportJSON && format != session.ExportJSONL {
+		m.chat.add(entryError, fmt.Sprintf("unknown format %q: %s", format, session.ExportFormats))
+		return nil
+	}
+	return m.startJob("exporting "+path, false, func(context.Context, func(string)) tea.Msg {
+		return exportDoneMsg{path: path, err: exportTo(b, path, format, all)}
+	})
+}
+
+// exportTo writes the export to a new file at path (an existing file is
+// not overwritten: the user names another).
+func exportTo(b Brancher, path, format string, all bool) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if err := b.Export(f, format, all); err != nil {
+		f.Close()
+		os.Remove(path)
+		return err
+	}
+	return f.Close()
+}
+
+// exportDoneMsg is the end of an /export.
+type exportDoneMsg struct {
+	path string
+	err  error
+}
+
+func (m *Model) onExportDone(msg exportDoneMsg) {
+	if msg.err != nil {
+		m.chat.add(entryError, "export failed: "+msg.err.Error())
+		return
+	}
+	m.chat.add(entryInfo, "exported to "+msg.path)
+}
+
+// branchLabel is what the chat shows beside a message of the branch: the
+// user's message number, and ‹ k/n › where there are other versions.
+func branchLabel(msg session.BranchMessage, n int) string {
+	var parts []string
+	if msg.Role == session.RoleUser {
+		parts = append(parts, fmt.Sprintf("message %d", n))
+	}
+	if msg.Siblings > 1 {
+		parts = append(parts, fmt.Sprintf("‹ %d/%d ›", msg.Sibling+1, msg.Siblings))
+	}
+	return strings.Join(parts, " ")
+}
+
+// editLabel is the label of an edit of node id: the message number it
+// takes the place of.
+func (m *Model) editLabel(b Branches, id int) string {
+	n := 0
+	for _, msg := range b.Branch() {
+		if msg.Role == session.RoleUser {
+			n++
+			if msg.ID == id {
+				return fmt.Sprintf("message %d (edited)", n)
+			}
+		}
+	}
+	return "edited"
+}

@@ -1,0 +1,73 @@
+package tui
+
+import (
+	"github.com/isagi-lab/isagi/session"
+)
+
+// parted is an engine made of parts, as *session.Session is: each feature
+// of the TUI talks to the part that owns it. A test's fake engine is not
+// parted and implements the features' interfaces itself.
+type parted interface {
+	Conversation() *session.Conversation
+	Compression() *session.Compression
+	Geometry() *session.Geometry
+	Memory() *session.Memory
+	Files() *session.Files
+}
+
+// Chat is the conversation part as the TUI uses it: the window's fill and
+// the system message. Every engine has it.
+type Chat interface {
+	ContextUsed() (used, limit int)
+	SetSystem(text string)
+}
+
+// Branches is implemented by conversations kept as a tree
+// (*session.Conversation is): edit an earlier message, regenerate a reply,
+// switch between versions and export. The TUI offers /edit, /regen,
+// /branch and /export only when its engine has it.
+type Branches interface {
+	Branch() []session.BranchMessage
+	Switch(id, delta int) error
+	Rewind(id int) error
+}
+
+// part finds the feature F of e: on its part when e is parted (get picks
+// the part), else on e itself.
+func part[F any](e Engine, get func(parted) any) (F, bool) {
+	if p, ok := e.(parted); ok {
+		f, ok := get(p).(F)
+		return f, ok
+	}
+	f, ok := e.(F)
+	return f, ok
+}
+
+// chatPart is the engine's conversation part.
+func (m *Model) chatPart() Chat {
+	c, ok := part[Chat](m.engine, func(p parted) any { return p.Conversation() })
+	if !ok {
+		return noChat{}
+	}
+	return c
+}
+
+// noChat stands in for an engine without the conversation part's methods.
+type noChat struct{}
+
+func (noChat) ContextUsed() (used, limit int) { return 0, 0 }
+func (noChat) SetSystem(string)               {}
+
+// branches is the engine's conversation tree, if it keeps one.
+func (m *Model) branches() (Branches, bool) {
+	return part[Branches](m.engine, func(p parted) any { return p.Conversation() })
+}
+
+// notesOf are what the engine has to tell after a load (a profile it
+// could not use…), when it keeps such notes.
+func notesOf(e Engine) []string {
+	if n, ok := e.(interface{ Notes() []string }); ok {
+		return n.Notes()
+	}
+	return nil
+}
