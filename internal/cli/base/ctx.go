@@ -4,10 +4,8 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/isagi-lab/isagi/engine/generate"
 	"github.com/isagi-lab/isagi/engine/gguf"
 	"github.com/isagi-lab/isagi/engine/model"
-	"github.com/isagi-lab/isagi/session"
 )
 
 // ctxCapNote is the warning for a --ctx above the model's context window.
@@ -50,16 +48,8 @@ func ContextFullError(capacity, window int, name string, generated int) error {
 // and errors.Is finds model.ErrContextFull behind it.
 type contextFull string
 
+// Error is the whole story.
 func (e contextFull) Error() string { return string(e) }
-func (e contextFull) Unwrap() error { return model.ErrContextFull }
 
-// sessionTurnError is what a scripted session turn (run --session) returns
-// once the session is saved: saveErr if saving failed, else a
-// ContextFullError when the reply stopped because the context was full.
-func sessionTurnError(s *session.Session, turn session.Turn, saveErr error) error {
-	if saveErr != nil || turn.Stop != generate.StopContext.String() {
-		return saveErr
-	}
-	_, capacity := s.ContextUsed()
-	return ContextFullError(capacity, s.ModelContext(), s.Info().Name, turn.Tokens)
-}
+// Unwrap is model.ErrContextFull.
+func (e contextFull) Unwrap() error { return model.ErrContextFull }

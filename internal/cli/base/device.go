@@ -51,6 +51,7 @@ const (
 	rpcHelp = "run the model on llama.cpp rpc-servers, split by layers across them (`host:port`,…); the protocol is unauthenticated: use it on a network you trust"
 )
 
+// Register registers --gpu, --cpu and --rpc.
 func (d *DeviceFlags) Register(fs *flag.FlagSet) {
 	fs.BoolVar(&d.gpu, "gpu", false, gpuHelp)
 	fs.BoolVar(&d.cpu, "cpu", false, cpuHelp)
@@ -237,10 +238,12 @@ func insecureWarnings(addrs []string) []string {
 // repeat what the flag's name says. It still wraps the error.
 type rpcError struct{ err error }
 
+// Error is the failure without remote.ErrUnavailable's words.
 func (e rpcError) Error() string {
 	return "--rpc: " + strings.TrimPrefix(e.err.Error(), remote.ErrUnavailable.Error()+": ")
 }
 
+// Unwrap is the failure.
 func (e rpcError) Unwrap() error { return e.err }
 
 // gpuAbsence says in a few words why no GPU runs the model.

@@ -1,3 +1,8 @@
+// Package base holds what isagi's commands share: usage errors and the
+// flag parsing that words them, the flags that choose and open a model
+// (model, device, GRC, KV eviction, speculative decoding, geometry
+// profile), and small printing helpers. It is cmd/go/internal/base's
+// counterpart for cmd/isagi.
 package base
 
 import (
@@ -184,5 +189,4 @@ func ArgsError(fs *flag.FlagSet, format string, a ...any) error {
 }
 
 // IsHelp says whether a is a request for help: -h, -help or --help.
-
 func IsHelp(a string) bool { return a == "-h" || a == "-help" || a == "--help" }

@@ -116,8 +116,6 @@ func ProgressLine(w io.Writer) geometry.Progress {
 	}
 }
 
-// cmdCalibrate is `isagi calibrate`: build and store a model's geometry
-
 // HeldoutSet is the shipped prompt sets, with the held-out pairs of dir
 // (--set) when it is given.
 func HeldoutSet(dir string) (*prompts.Set, error) {

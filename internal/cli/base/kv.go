@@ -17,6 +17,7 @@ type KVFlags struct {
 	scorer string
 }
 
+// Register registers --kv-keep and --kv-scorer.
 func (k *KVFlags) Register(fs *flag.FlagSet) {
 	fs.Float64Var(&k.keep, "kv-keep", 1, "KV eviction: keep this share of the positions in the KV cache (0.01…1; 1 keeps every one), so that a conversation runs to the whole context in that share of the memory")
 	fs.StringVar(&k.scorer, "kv-scorer", "manifold", "with --kv-keep: what the cache keeps: manifold, windowed, keydiff, knorm, streaming, random or none")

@@ -52,7 +52,7 @@ type ModelFlags struct {
 	// Version is the binary's version, recorded in the GRC cache's
 	// entries and in the sessions the commands open.
 	Version string
-	// paths is the store's layout (see storePaths), read once per command
+	// paths is the store's layout (see StorePaths), read once per command
 	// so that every file the command touches comes from one store.Paths;
 	// pathsErr says why a base directory of it is unknown, if one is.
 	paths    *store.Paths
@@ -84,6 +84,7 @@ type demoFlag struct{ mf *ModelFlags }
 // IsBoolFlag lets --demo stand alone.
 func (d demoFlag) IsBoolFlag() bool { return true }
 
+// String is the demo chosen, or "".
 func (d demoFlag) String() string {
 	if d.mf == nil || !d.mf.Demo {
 		return ""
@@ -440,7 +441,7 @@ func (mf *ModelFlags) Label() string {
 	return mf.Model
 }
 
-// Open is openFile then load.
+// Open is OpenFile then Load.
 func (mf *ModelFlags) Open() (*model.Model, *tokenizer.Tokenizer, *model.State, error) {
 	f, tok, err := mf.OpenFile()
 	if err != nil {

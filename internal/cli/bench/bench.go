@@ -1,3 +1,6 @@
+// Package bench is `isagi bench`: prefill and decode speed, the weight
+// bandwidth decoding reaches against the machine's, and with --draft the
+// speculative decoder's speed and acceptance.
 package bench
 
 import (

@@ -1,3 +1,5 @@
+// Package calibrate is `isagi calibrate`: build and store a model's
+// geometry profile.
 package calibrate
 
 import (

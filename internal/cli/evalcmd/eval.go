@@ -1,3 +1,6 @@
+// Package evalcmd is `isagi eval`: the geometry profile on held-out
+// prompts (teh, snipe, refusals), the memory gate (cog), Safe OGD (ogd),
+// KV eviction (kv) and the overlap of two profiles.
 package evalcmd
 
 import (

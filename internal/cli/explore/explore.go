@@ -1,3 +1,5 @@
+// Package explore is `isagi explore`: a Safe OGD exploration chain from
+// a seed concept.
 package explore
 
 import (

@@ -1,3 +1,5 @@
+// Package inspect is `isagi inspect`: a GGUF file's metadata, tensor
+// types and tensors.
 package inspect
 
 import (

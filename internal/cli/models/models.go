@@ -1,3 +1,4 @@
+// Package models is `isagi models`: the installed models.
 package models
 
 import (

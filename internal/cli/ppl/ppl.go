@@ -1,3 +1,4 @@
+// Package ppl is `isagi ppl`: perplexity of a model over a text.
 package ppl
 
 import (

@@ -1,3 +1,4 @@
+// Package pullcmd is `isagi pull`: download a GGUF model into the store.
 package pullcmd
 
 import (

@@ -1,3 +1,4 @@
+// Package servecmd is `isagi serve`: the OpenAI-compatible server.
 package servecmd
 
 import (

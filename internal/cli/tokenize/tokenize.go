@@ -1,3 +1,5 @@
+// Package tokenize is `isagi tokenize`: the token ids of a text, or the
+// text of token ids.
 package tokenize
 
 import (
