@@ -4,13 +4,15 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/isagi-lab/isagi/store"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/isagi-lab/isagi/internal/cli/clitest"
+	"github.com/isagi-lab/isagi/store"
 
 	"github.com/isagi-lab/isagi/engine/model"
 )
@@ -121,7 +123,7 @@ func TestRunDemo(t *testing.T) {
 // TestCtxAboveWindowWarns: --ctx above the model's window is used as the
 // window, and stderr says so once.
 func TestCtxAboveWindowWarns(t *testing.T) {
-	q8 := fixture(t, "kjv/kjv-q8_0.gguf")
+	q8 := clitest.Fixture(t, "kjv/kjv-q8_0.gguf")
 	_, errs, err := runCmd(t, "run", "--model", q8, "--ctx", "100000", "--prompt", "And God said", "-n", "2")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errs)
@@ -143,7 +145,7 @@ func TestCtxAboveWindowWarns(t *testing.T) {
 // fails (exit 1) and says why; the hint to raise --ctx is given only when
 // --ctx is below the model's window.
 func TestRunContextFull(t *testing.T) {
-	q8 := fixture(t, "kjv/kjv-q8_0.gguf")
+	q8 := clitest.Fixture(t, "kjv/kjv-q8_0.gguf")
 	_, _, err := runCmd(t, "run", "--model", q8, "--ctx", "24", "--prompt", "And God said", "-n", "100", "--temp", "0")
 	if !errors.Is(err, model.ErrContextFull) || !strings.Contains(err.Error(), "raise --ctx") {
 		t.Fatalf("small --ctx: %v", err)

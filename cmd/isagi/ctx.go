@@ -1,65 +1,18 @@
 package main
 
 import (
-	"fmt"
-	"path/filepath"
-
 	"github.com/isagi-lab/isagi/engine/generate"
-	"github.com/isagi-lab/isagi/engine/gguf"
-	"github.com/isagi-lab/isagi/engine/model"
+	"github.com/isagi-lab/isagi/internal/cli/base"
 	"github.com/isagi-lab/isagi/session"
 )
 
-// ctxCapNote is the warning for a --ctx above the model's context window.
-func ctxCapNote(asked int, name string, window int) string {
-	return fmt.Sprintf("--ctx %d is above %s's context window (%d tokens); using %d", asked, name, window, window)
-}
-
-// modelLabel names a loaded model in messages: its general.name, else the
-// file's name.
-func modelLabel(m *model.Model, f *gguf.File) string {
-	if m.Name != "" {
-		return m.Name
-	}
-	return filepath.Base(f.Path)
-}
-
-// contextFullError says why a scripted run stopped short: its context of
-// capacity tokens filled before -n tokens or an end-of-generation token
-// (generated is 0 when the prompt alone did not fit). It wraps
-// model.ErrContextFull, and main exits 1 for it: a script must not take a
-// cut-off reply for a finished one. The hint names what the user can
-// change — --ctx while it is below the model's window, the prompt or -n
-// once the window is all there is.
-func contextFullError(capacity, window int, name string, generated int) error {
-	var msg string
-	switch {
-	case generated == 0 && capacity < window:
-		msg = fmt.Sprintf("the prompt does not fit the %d-token context (raise --ctx, up to %s's %d)", capacity, name, window)
-	case generated == 0:
-		msg = fmt.Sprintf("the prompt does not fit %s's whole context window of %d tokens (shorten it)", name, capacity)
-	case capacity < window:
-		msg = fmt.Sprintf("the %d-token context filled after %d generated tokens (raise --ctx, up to %s's %d)", capacity, generated, name, window)
-	default:
-		msg = fmt.Sprintf("the context filled after %d generated tokens: %d tokens is %s's whole context window (shorten the prompt or lower -n)", generated, capacity, name)
-	}
-	return contextFull("stopped: " + msg)
-}
-
-// contextFull is contextFullError's error: its message is the whole story,
-// and errors.Is finds model.ErrContextFull behind it.
-type contextFull string
-
-func (e contextFull) Error() string { return string(e) }
-func (e contextFull) Unwrap() error { return model.ErrContextFull }
-
 // sessionTurnError is what a scripted session turn (run --session) returns
 // once the session is saved: saveErr if saving failed, else a
-// contextFullError when the reply stopped because the context was full.
+// base.ContextFullError when the reply stopped because the context was full.
 func sessionTurnError(s *session.Session, turn session.Turn, saveErr error) error {
 	if saveErr != nil || turn.Stop != generate.StopContext.String() {
 		return saveErr
 	}
 	_, capacity := s.ContextUsed()
-	return contextFullError(capacity, s.ModelContext(), s.Info().Name, turn.Tokens)
+	return base.ContextFullError(capacity, s.ModelContext(), s.Info().Name, turn.Tokens)
 }

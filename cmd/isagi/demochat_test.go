@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/isagi-lab/isagi/geometry"
+	"github.com/isagi-lab/isagi/internal/cli/base"
 )
 
 // --demo=chat runs the embedded chat model: it answers a small task and
@@ -22,8 +23,8 @@ func TestDemoChat(t *testing.T) {
 		t.Errorf("the chat demo on a small task: %v, %q", err, out)
 	}
 	_, _, err = runCmd(t, "run", "--demo=gpt", "--prompt", "hi")
-	if exitCode(err) != 2 || !strings.Contains(userMessage(err), `--demo=gpt: no demo model "gpt"`) {
-		t.Errorf("--demo=gpt: exit %d, %v", exitCode(err), err)
+	if base.ExitCode(err) != 2 || !strings.Contains(userMessage(err), `--demo=gpt: no demo model "gpt"`) {
+		t.Errorf("--demo=gpt: exit %d, %v", base.ExitCode(err), err)
 	}
 	// Plain --demo is still the KJV text generator.
 	out, _, err = runCmd(t, "run", "--demo", "-n", "4", "--prompt", "And God said")
@@ -37,8 +38,8 @@ func TestDemoChat(t *testing.T) {
 func TestDemoWordAfterFlag(t *testing.T) {
 	for _, args := range [][]string{{"--demo", "gpt"}, {"--demo", "chat", "extra"}, {"chat"}} {
 		_, _, err := runCmd(t, args...)
-		if exitCode(err) != 2 || !strings.Contains(userMessage(err), "unknown command") {
-			t.Errorf("isagi %v: exit %d, %v", args, exitCode(err), err)
+		if base.ExitCode(err) != 2 || !strings.Contains(userMessage(err), "unknown command") {
+			t.Errorf("isagi %v: exit %d, %v", args, base.ExitCode(err), err)
 		}
 	}
 }

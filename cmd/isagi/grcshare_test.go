@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/isagi-lab/isagi/internal/cli/base"
+	"github.com/isagi-lab/isagi/internal/cli/clitest"
 	"github.com/isagi-lab/isagi/session"
 )
 
@@ -14,11 +16,11 @@ import (
 // directory, so that --model takes its name.
 func installModel(t *testing.T, rel string) string {
 	t.Helper()
-	data, err := os.ReadFile(fixture(t, rel))
+	data, err := os.ReadFile(clitest.Fixture(t, rel))
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := defaultPaths(t).Models
+	dir := clitest.DefaultPaths(t).Models
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +34,7 @@ func installModel(t *testing.T, rel string) string {
 // cacheFiles lists the GRC cache.
 func cacheFiles(t *testing.T) []string {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(defaultPaths(t).GRCCache, "*.miku"))
+	files, err := filepath.Glob(filepath.Join(clitest.DefaultPaths(t).GRCCache, "*.miku"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +46,7 @@ func cacheFiles(t *testing.T) []string {
 // under the store's GRC cache directory; whichever comes second reads it
 // instead of building, and so does a second run.
 func TestRunAndSessionShareGRCCache(t *testing.T) {
-	isolateStore(t)
+	clitest.IsolateStore(t)
 	path := installModel(t, "kjv/kjv-q8_0.gguf")
 	args := []string{"run", "--rank", "64", "--model", "kjv-q8_0", "--prompt", "x", "-n", "2"}
 
@@ -65,8 +67,8 @@ func TestRunAndSessionShareGRCCache(t *testing.T) {
 	}
 
 	// The session opens the model as the TUI does, with the store's cache.
-	var mf modelFlags
-	s, err := session.Open(path, mf.sessionOptions(session.Options{AppVersion: version}))
+	var mf base.ModelFlags
+	s, err := session.Open(path, mf.SessionOptions(session.Options{AppVersion: version}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +97,7 @@ func TestRunAndSessionShareGRCCache(t *testing.T) {
 	}
 
 	// The other way round: a rank the session builds first is the run's.
-	s, err = session.Open(path, mf.sessionOptions(session.Options{AppVersion: version}))
+	s, err = session.Open(path, mf.SessionOptions(session.Options{AppVersion: version}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,8 +120,8 @@ func TestRunAndSessionShareGRCCache(t *testing.T) {
 // cache entry of its own, read back by the next run), and an empty file is
 // refused rather than taken for the built-in text.
 func TestRunCalibFile(t *testing.T) {
-	isolateStore(t)
-	q8 := fixture(t, "kjv/kjv-q8_0.gguf")
+	clitest.IsolateStore(t)
+	q8 := clitest.Fixture(t, "kjv/kjv-q8_0.gguf")
 	calib := filepath.Join(t.TempDir(), "calib.txt")
 	if err := os.WriteFile(calib, []byte("In the beginning God created the heaven and the earth. And the earth was without form, and void."), 0o644); err != nil {
 		t.Fatal(err)

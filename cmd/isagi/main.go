@@ -16,8 +16,19 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
+
+	"github.com/isagi-lab/isagi/internal/cli/base"
+	"github.com/isagi-lab/isagi/internal/cli/bench"
+	"github.com/isagi-lab/isagi/internal/cli/calibrate"
+	"github.com/isagi-lab/isagi/internal/cli/evalcmd"
+	"github.com/isagi-lab/isagi/internal/cli/explore"
+	"github.com/isagi-lab/isagi/internal/cli/inspect"
+	"github.com/isagi-lab/isagi/internal/cli/models"
+	"github.com/isagi-lab/isagi/internal/cli/ppl"
+	"github.com/isagi-lab/isagi/internal/cli/pullcmd"
+	"github.com/isagi-lab/isagi/internal/cli/servecmd"
+	"github.com/isagi-lab/isagi/internal/cli/tokenize"
 )
 
 // version is stamped by the build (-ldflags "-X main.version=…").
@@ -28,7 +39,7 @@ func main() {
 	if err != nil && !errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintln(os.Stderr, "isagi:", userMessage(err))
 	}
-	os.Exit(exitCode(err))
+	os.Exit(base.ExitCode(err))
 }
 
 // userMessage is err as one sentence for a person: a file the system
@@ -67,177 +78,6 @@ func userMessage(err error) string {
 func exists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
-}
-
-// exitCode is the process status for what run returned: 0 for success and
-// for a help request (the user asked for it and got it), 2 for a mistake
-// in the command line, as flag-parsing tools conventionally do, and 1 for
-// everything that went wrong once the command ran — a script can tell "you
-// called me wrong" from "it failed".
-func exitCode(err error) int {
-	var u usageError
-	switch {
-	case err == nil, errors.Is(err, flag.ErrHelp):
-		return 0
-	case errors.As(err, &u):
-		return 2
-	}
-	return 1
-}
-
-// usageError is a mistake in the command line (an unknown flag or command,
-// a missing argument, flags that do not go together): exit status 2.
-type usageError struct{ err error }
-
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
-
-// usagef is a usageError with a formatted message; %w wraps as in fmt.Errorf.
-func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
-
-// parseFlags parses args into fs. Unlike a bare fs.Parse it prints nothing
-// on a mistake — the returned usageError is the one line main prints,
-// pointing at --help — and on -h/--help it prints fs's usage to helpOut and
-// returns flag.ErrHelp, for which main exits 0. Subcommands pass stderr
-// (Go's flag convention, as before); `isagi --help` and the TUI's flag set
-// use stdout.
-func parseFlags(fs *flag.FlagSet, args []string, helpOut io.Writer) error {
-	addAliases(fs)
-	usage, out := fs.Usage, fs.Output()
-	fs.Usage = func() {}
-	fs.SetOutput(io.Discard)
-	err := fs.Parse(args)
-	fs.Usage = usage
-	if err == nil {
-		err = checkCounts(fs)
-	}
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		fs.SetOutput(helpOut)
-		fs.Usage()
-		fs.SetOutput(out)
-		return flag.ErrHelp
-	case err != nil:
-		fs.SetOutput(out)
-		err = errors.New(flagMessage(err.Error(), args))
-		if fs.Name() == "isagi" { // main already says "isagi:"
-			return usagef("%w (see \"isagi --help\")", err)
-		}
-		return usagef("%s: %w (see \"%s --help\")", fs.Name(), err, commandName(fs))
-	}
-	fs.SetOutput(out)
-	return nil
-}
-
-// flagAliases are the short flags and llama.cpp's long names that users of
-// llama-cli and ollama type, for the flag each stands for. A command gets
-// an alias only where it has the flag.
-func flagAliases() [][2]string {
-	return [][2]string{
-		{"m", "model"}, {"p", "prompt"}, {"c", "ctx"}, {"t", "threads"}, {"s", "seed"}, {"f", "file"},
-		{"ctx-size", "ctx"}, {"n-predict", "n"}, {"predict", "n"},
-	}
-}
-
-// flagGiven says whether the flag name was given on the command line,
-// under its own name or an alias.
-func flagGiven(fs *flag.FlagSet, name string) bool {
-	given := false
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name == name {
-			given = true
-		}
-		for _, a := range flagAliases() {
-			if a[0] == f.Name && a[1] == name {
-				given = true
-			}
-		}
-	})
-	return given
-}
-
-// addAliases registers fs's aliases, sharing the flag's value.
-func addAliases(fs *flag.FlagSet) {
-	for _, a := range flagAliases() {
-		if f := fs.Lookup(a[1]); f != nil && fs.Lookup(a[0]) == nil {
-			fs.Var(f.Value, a[0], dashed(a[0])+" is "+dashed(a[1]))
-		}
-	}
-}
-
-// checkCounts refuses a negative --threads or --ctx (0 means the default).
-func checkCounts(fs *flag.FlagSet) error {
-	for _, name := range []string{"threads", "ctx"} {
-		if f := fs.Lookup(name); f != nil {
-			if v, err := strconv.Atoi(f.Value.String()); err == nil && v < 0 {
-				return fmt.Errorf("--%s %d: give a positive number, or 0 for the default", name, v)
-			}
-		}
-	}
-	return nil
-}
-
-// flagMessage rewrites the flag package's errors for a person: an unknown
-// flag as it was typed ("--ctx-size", not "-ctx-size"), a flag named with
-// two dashes, and a value that is not a number without Go's parser names.
-func flagMessage(msg string, args []string) string {
-	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
-		for _, a := range args {
-			if a == "--" {
-				break
-			}
-			typed, _, _ := strings.Cut(a, "=")
-			if strings.TrimLeft(typed, "-") == name && strings.HasPrefix(typed, "-") {
-				return "unknown flag " + typed
-			}
-		}
-		return "unknown flag " + dashed(name)
-	}
-	if rest, ok := strings.CutPrefix(msg, "invalid value "); ok {
-		if v, tail, ok := strings.Cut(rest, " for flag -"); ok {
-			name, why, _ := strings.Cut(tail, ": ")
-			switch {
-			case strings.Contains(why, "parse error"), strings.Contains(why, "invalid syntax"), strings.Contains(why, "strconv."):
-				why = "not a number"
-			case strings.Contains(why, "out of range"):
-				why = "out of range"
-			}
-			return fmt.Sprintf("%s %s: %s", dashed(name), v, why)
-		}
-	}
-	// A value a boolean-style flag (--demo) refuses: the flag package says
-	// "invalid boolean value", which is not what the user typed.
-	if rest, ok := strings.CutPrefix(msg, "invalid boolean value "); ok {
-		if v, tail, ok := strings.Cut(rest, " for -"); ok {
-			name, why, _ := strings.Cut(tail, ": ")
-			return fmt.Sprintf("%s=%s: %s", dashed(name), strings.Trim(v, `"`), why)
-		}
-	}
-	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
-		return dashed(name) + " needs a value"
-	}
-	return msg
-}
-
-// dashed writes a flag's name as users type it: -n, --model.
-func dashed(name string) string {
-	if len(name) == 1 {
-		return "-" + name
-	}
-	return "--" + name
-}
-
-// commandName is how the user types fs's command: "isagi run".
-func commandName(fs *flag.FlagSet) string {
-	if fs.Name() == "isagi" {
-		return "isagi"
-	}
-	return "isagi " + fs.Name()
-}
-
-// argsError is a usageError about fs's positional arguments.
-func argsError(fs *flag.FlagSet, format string, a ...any) error {
-	return usagef("%s (see \"%s --help\")", fmt.Sprintf(format, a...), commandName(fs))
 }
 
 // usageHead and usageTail frame the top-level help; the TUI's flags go
@@ -293,34 +133,34 @@ func printUsage(w io.Writer) {
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || (strings.HasPrefix(args[0], "-") && !isHelp(args[0]) && args[0] != "--version") {
+	if len(args) == 0 || (strings.HasPrefix(args[0], "-") && !base.IsHelp(args[0]) && args[0] != "--version") {
 		return cmdTUI(args, stdout, stderr)
 	}
 	switch args[0] {
 	case "inspect":
-		return cmdInspect(args[1:], stdout, stderr)
+		return inspect.Main(args[1:], stdout, stderr)
 	case "run":
 		return cmdRun(args[1:], stdout, stderr)
 	case "bench":
-		return cmdBench(args[1:], stdout, stderr)
+		return bench.Main(version, args[1:], stdout, stderr)
 	case "tokenize":
-		return cmdTokenize(args[1:], stdout, stderr)
+		return tokenize.Main(args[1:], stdout, stderr)
 	case "pull":
-		return cmdPull(args[1:], stdout, stderr)
+		return pullcmd.Main(version, args[1:], stdout, stderr)
 	case "models":
-		return cmdModels(args[1:], stdout, stderr)
+		return models.Main(args[1:], stdout, stderr)
 	case "session":
 		return cmdSession(args[1:], stdout, stderr)
 	case "ppl":
-		return cmdPPL(args[1:], stdout, stderr)
+		return ppl.Main(version, args[1:], stdout, stderr)
 	case "calibrate":
-		return cmdCalibrate(args[1:], stdout, stderr)
+		return calibrate.Main(version, args[1:], stdout, stderr)
 	case "eval":
-		return cmdEval(args[1:], stdout, stderr)
+		return evalcmd.Main(version, args[1:], stdout, stderr)
 	case "explore":
-		return cmdExplore(args[1:], stdout, stderr)
+		return explore.Main(version, args[1:], stdout, stderr)
 	case "serve":
-		return cmdServe(args[1:], stdout, stderr)
+		return servecmd.Main(version, args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "isagi", version)
 		return nil
@@ -332,7 +172,5 @@ func run(args []string, stdout, stderr io.Writer) error {
 		printUsage(stdout)
 		return nil
 	}
-	return usagef("unknown command %q (see \"isagi --help\")", args[0])
+	return base.Usagef("unknown command %q (see \"isagi --help\")", args[0])
 }
-
-func isHelp(a string) bool { return a == "-h" || a == "-help" || a == "--help" }

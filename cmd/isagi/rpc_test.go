@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -13,6 +11,8 @@ import (
 	"time"
 
 	"github.com/isagi-lab/isagi/gpu/remote"
+	"github.com/isagi-lab/isagi/internal/cli/base"
+	"github.com/isagi-lab/isagi/internal/cli/clitest"
 	"github.com/isagi-lab/isagi/session"
 )
 
@@ -28,8 +28,8 @@ func TestRPCFlag(t *testing.T) {
 			t.Errorf("isagi %s --help: %v; --rpc missing from:\n%s", strings.Join(c, " "), err, help)
 		}
 		_, _, err = runCmd(t, append(c, "--rpc", "host")...)
-		if msg := userMessage(err); exitCode(err) != 2 || !strings.Contains(msg, `--rpc "host": "host" has no port`) {
-			t.Errorf("isagi %s --rpc host: exit %d, %q", strings.Join(c, " "), exitCode(err), msg)
+		if msg := userMessage(err); base.ExitCode(err) != 2 || !strings.Contains(msg, `--rpc "host": "host" has no port`) {
+			t.Errorf("isagi %s --rpc host: exit %d, %q", strings.Join(c, " "), base.ExitCode(err), msg)
 		}
 	}
 	run := []string{"run", "--demo", "--prompt", "x", "-n", "1"}
@@ -53,8 +53,8 @@ func TestRPCFlag(t *testing.T) {
 	} {
 		_, errs, err := runCmd(t, append(run, c.args...)...)
 		msg := userMessage(err)
-		if exitCode(err) != 2 || !strings.Contains(msg, c.want) || strings.Contains(msg, "\n") {
-			t.Errorf("%q: exit %d, %q; want exit 2 and one line with %q", c.args, exitCode(err), msg, c.want)
+		if base.ExitCode(err) != 2 || !strings.Contains(msg, c.want) || strings.Contains(msg, "\n") {
+			t.Errorf("%q: exit %d, %q; want exit 2 and one line with %q", c.args, base.ExitCode(err), msg, c.want)
 		}
 		if strings.Contains(errs, "warning") {
 			t.Errorf("%q: warned before the flags were accepted:\n%s", c.args, errs)
@@ -90,61 +90,21 @@ func TestRPCDialFailure(t *testing.T) {
 	}
 	// In process: the error still says why in remote's terms.
 	_, errs, err := runCmd(t, "bench", "--demo", "-p", "4", "-n", "2", "--rpc", addr)
-	if !errors.Is(err, remote.ErrUnavailable) || exitCode(err) != 1 || !oneLine("isagi: "+userMessage(err)+"\n") || errs != "" {
-		t.Errorf("bench: %v (exit %d), stderr %q", err, exitCode(err), errs)
+	if !errors.Is(err, remote.ErrUnavailable) || base.ExitCode(err) != 1 || !oneLine("isagi: "+userMessage(err)+"\n") || errs != "" {
+		t.Errorf("bench: %v (exit %d), stderr %q", err, base.ExitCode(err), errs)
 	}
 }
 
-// TestRPCInsecureWarning: each address that is not loopback is warned
-// about once, before it is dialled, however often the device is resolved;
-// loopback addresses are not.
-func TestRPCInsecureWarning(t *testing.T) {
-	got := insecureWarnings([]string{"127.0.0.1:1", "localhost:2", "[::1]:3", "10.255.255.1:1", "gpu-box:50052"})
-	want := []string{
-		"isagi: warning: 10.255.255.1:1 is not a loopback address; ggml's RPC protocol has no authentication or encryption — anyone who can reach it can read and change the model and the conversation",
-		"isagi: warning: gpu-box:50052 is not a loopback address; ggml's RPC protocol has no authentication or encryption — anyone who can reach it can read and change the model and the conversation",
-	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("insecureWarnings = %q, want %q", got, want)
-	}
-
-	var d deviceFlags
-	var out bytes.Buffer
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(&out)
-	d.register(fs)
-	if err := fs.Parse([]string{"--rpc", "10.255.255.1:1,10.255.255.2:1"}); err != nil {
-		t.Fatal(err)
-	}
-	// Non-routable: the dial fails at once or at this timeout.
-	d.rpcTimeout = 300 * time.Millisecond
-	start := time.Now()
-	for range 2 {
-		b, err := d.resolve()
-		if b != nil || err == nil || !strings.HasPrefix(err.Error(), "--rpc: rpc server 10.255.255.1:1") || strings.Contains(err.Error(), "\n") {
-			t.Fatalf("resolve: %v", err)
-		}
-	}
-	if time.Since(start) > 2*time.Second {
-		t.Errorf("two resolves took %v: the dial is not done once", time.Since(start))
-	}
-	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
-	if len(lines) != 2 || !strings.Contains(lines[0], "10.255.255.1:1 is not a loopback address") || !strings.Contains(lines[1], "10.255.255.2:1 is not a loopback address") {
-		t.Errorf("warnings:\n%s", out.String())
-	}
-	d.close() // nothing connected: a no-op
-}
-
-// TestRPCServersShown: the Hardware pane's label and bench's report (text
-// and JSON) show each server with its layers and memory, and bench the
-// traffic per decoded token.
+// TestRPCServersShown: the Hardware pane's label shows each server with
+// its layers and memory (bench's report: the bench package's
+// TestRPCReport).
 func TestRPCServersShown(t *testing.T) {
 	servers := []remote.ServerInfo{
 		{Addr: "127.0.0.1:50052", Free: 47 << 29, Total: 47 << 29, FirstLayer: 0, LayersCount: 15},
 		{Addr: "10.0.0.2:50052", Free: 11 << 30, Total: 12 << 30, FirstLayer: 15, LayersCount: 15},
 		{Addr: "10.0.0.3:50052", Free: 1 << 20, Total: 2 << 20, FirstLayer: -1},
 	}
-	lines := serverLines(servers, 30)
+	lines := base.ServerLines(servers, 30)
 	want := []string{
 		"127.0.0.1:50052 · layers 0–14 · 23.50 GiB free of 23.50 GiB",
 		"10.0.0.2:50052 · layers 15–29 · 11.00 GiB free of 12.00 GiB",
@@ -153,7 +113,7 @@ func TestRPCServersShown(t *testing.T) {
 	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
 		t.Errorf("serverLines = %q, want %q", lines, want)
 	}
-	if got := serverLines([]remote.ServerInfo{{Addr: "a:1", FirstLayer: -1}}, 0); got[0] != "a:1" {
+	if got := base.ServerLines([]remote.ServerInfo{{Addr: "a:1", FirstLayer: -1}}, 0); got[0] != "a:1" {
 		t.Errorf("without a layer count or memory: %q", got[0])
 	}
 	label := computeLabel(session.Info{Backend: "rpc × 3 (…)"}, strings.Join(lines[:2], "\n"))
@@ -161,53 +121,13 @@ func TestRPCServersShown(t *testing.T) {
 		t.Errorf("computeLabel = %q", label)
 	}
 
-	before := remote.Stats{Requests: 10, RoundTrips: 5, Sent: 1000, Received: 500, Graphs: 2, Recomputes: 1}
-	after := remote.Stats{Requests: 50, RoundTrips: 25, Sent: 1000 + 20*3174, Received: 500 + 20*2048, Graphs: 22, Recomputes: 17}
-	r := benchReport{Backend: "rpc × 3 (…)", DecodeToks: 21, Servers: servers, RPC: rpcPerToken(before, after, 20)}
-	if rpcPerToken(before, after, 0) != nil {
-		t.Error("traffic per token over no decode step")
-	}
-	var out bytes.Buffer
-	if err := r.write(&out, false, false); err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range []string{
-		"backend      rpc × 3 (…)\nserver       " + want[0] + "\nserver       " + want[1] + "\nserver       " + want[2] + "\n",
-		"rpc          1.0 round trips · 3.1 KiB sent · 2.0 KiB received · 0.8 recomputes per decoded token\n",
-	} {
-		if !strings.Contains(out.String(), w) {
-			t.Errorf("bench report lacks %q:\n%s", w, out.String())
-		}
-	}
-	out.Reset()
-	if err := r.write(&out, true, false); err != nil {
-		t.Fatal(err)
-	}
-	var j struct {
-		Servers []remote.ServerInfo `json:"servers"`
-		RPC     map[string]float64  `json:"rpc_per_token"`
-	}
-	if err := json.Unmarshal(out.Bytes(), &j); err != nil {
-		t.Fatal(err)
-	}
-	if len(j.Servers) != 3 || j.Servers[1] != servers[1] || j.RPC["round_trips"] != 1 || j.RPC["sent_bytes"] != 3174 || j.RPC["recomputes"] != 0.8 {
-		t.Errorf("bench --json: %+v\n%s", j, out.String())
-	}
-	// Without --rpc neither is there.
-	out.Reset()
-	if err := (benchReport{}).write(&out, true, false); err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(out.String(), "servers") || strings.Contains(out.String(), "rpc_per_token") {
-		t.Errorf("servers or traffic without --rpc:\n%s", out.String())
-	}
 }
 
 // startRPCServer runs ggml's rpc-server (../shared/tools/peers/bin) on a
 // loopback port for the test and returns its address.
 func startRPCServer(t *testing.T) string {
 	t.Helper()
-	bin := fixture(t, "../tools/peers/bin/rpc-server")
+	bin := clitest.Fixture(t, "../tools/peers/bin/rpc-server")
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -242,7 +162,7 @@ func TestRPCRunSession(t *testing.T) {
 	t.Setenv("XDG_DATA_HOME", dir)
 	file := dir + "/s.miku"
 	args := func(dev ...string) []string {
-		return append([]string{"run", "--model", fixture(t, "kjv/kjv-q8_0.gguf"), "--prompt", "And God said", "--temp", "0", "-n", "12"}, dev...)
+		return append([]string{"run", "--model", clitest.Fixture(t, "kjv/kjv-q8_0.gguf"), "--prompt", "And God said", "--temp", "0", "-n", "12"}, dev...)
 	}
 	want, errs, err := runCmd(t, args("--cpu")...)
 	if err != nil {
@@ -272,7 +192,7 @@ func TestRPCRunSession(t *testing.T) {
 	if got := text(); !strings.Contains(got, first) {
 		t.Errorf("after the turn through the server: %q, want %q", got, first)
 	}
-	if _, errs, err := runCmd(t, "run", "--model", fixture(t, "kjv/kjv-q8_0.gguf"), "--cpu", "--session", file, "--prompt", " more", "--temp", "0", "-n", "4"); err != nil {
+	if _, errs, err := runCmd(t, "run", "--model", clitest.Fixture(t, "kjv/kjv-q8_0.gguf"), "--cpu", "--session", file, "--prompt", " more", "--temp", "0", "-n", "4"); err != nil {
 		t.Fatalf("resuming on the CPU: %v\n%s", err, errs)
 	}
 	if got := text(); strings.Contains(got, first) {

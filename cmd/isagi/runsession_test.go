@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/isagi-lab/isagi/internal/cli/clitest"
 	"github.com/isagi-lab/isagi/miku"
 	"github.com/isagi-lab/isagi/session"
 )
@@ -50,20 +51,14 @@ func readSession(t *testing.T, file string) savedSession {
 	return s
 }
 
-// isolate keeps the run's data (profiles, GRC cache) out of the user's.
-func isolate(t *testing.T) {
-	t.Setenv("XDG_DATA_HOME", t.TempDir())
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-}
-
 // TestRunSessionConcurrentLoopsLoseNoTurn: two loops of run --session on
 // one file, side by side, each of 5 turns: every turn of both is in the
 // file afterwards (each run holds the file's lock from load to save, so
 // the runs take turns instead of saving over each other).
 func TestRunSessionConcurrentLoopsLoseNoTurn(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	file := filepath.Join(t.TempDir(), "s.miku")
-	q8 := fixture(t, "kjv/kjv-q8_0.gguf")
+	q8 := clitest.Fixture(t, "kjv/kjv-q8_0.gguf")
 	const loops, turns = 2, 5
 	var wg sync.WaitGroup
 	errs := make(chan error, loops*turns)
@@ -107,10 +102,10 @@ var generated = regexp.MustCompile(`(\d+) generated \(([^)]*)\)`)
 // and --seed given on the command line win over the saved settings (and
 // are saved with the session); flags not given keep the saved values.
 func TestRunSessionFlagsOverrideSaved(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "s.miku")
-	q8 := fixture(t, "kjv/kjv-q8_0.gguf")
+	q8 := clitest.Fixture(t, "kjv/kjv-q8_0.gguf")
 	if _, errb, err := runCmd(t, "run", "--model", q8, "--session", file, "--prompt", "And God said", "-n", "60", "--temp", "0"); err != nil {
 		t.Fatalf("%v\n%s", err, errb)
 	}
@@ -170,9 +165,9 @@ func TestRunSessionFlagsOverrideSaved(t *testing.T) {
 // GRC compression (as /set rank does) and is saved with it; --rank off
 // switches it back.
 func TestRunSessionRank(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	file := filepath.Join(t.TempDir(), "s.miku")
-	f32 := fixture(t, "kjv/kjv-f32.gguf")
+	f32 := clitest.Fixture(t, "kjv/kjv-f32.gguf")
 	_, errb, err := runCmd(t, "run", "--model", f32, "--session", file, "--prompt", "And God said", "-n", "2", "--rank", "64", "-v")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errb)
@@ -231,7 +226,7 @@ func TestSessionInfoNotAFile(t *testing.T) {
 // TestRunSessionDemo: run --session takes --demo as the TUI does: two runs
 // on one file leave a session of two turns, saved with the demo model.
 func TestRunSessionDemo(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	file := filepath.Join(t.TempDir(), "s.miku")
 	for i := range 2 {
 		if _, errs, err := runCmd(t, "run", "--demo", "--session", file, "--prompt", "And God said", "-n", "3"); err != nil {

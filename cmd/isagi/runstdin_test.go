@@ -5,6 +5,10 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/isagi-lab/isagi/internal/cli/base"
+
+	"github.com/isagi-lab/isagi/internal/cli/clitest"
 )
 
 // endlessZeros is an input that never ends, as /dev/zero. Past guard bytes
@@ -27,14 +31,14 @@ func (z *endlessZeros) Read(p []byte) (int, error) {
 // refused with one sentence once it passes the text limit, having read at
 // most one byte past it.
 func TestRunPromptStdinBounded(t *testing.T) {
-	isolate(t)
-	in := &endlessZeros{guard: 2 * maxTextBytes}
+	clitest.Isolate(t)
+	in := &endlessZeros{guard: 2 * base.MaxTextBytes}
 	var out, errb bytes.Buffer
-	err := cmdRunInput([]string{"--model", fixture(t, "kjv/kjv-q8_0.gguf"), "--prompt", "-"}, in, &out, &errb)
+	err := cmdRunInput([]string{"--model", clitest.Fixture(t, "kjv/kjv-q8_0.gguf"), "--prompt", "-"}, in, &out, &errb)
 	if err == nil || !strings.Contains(err.Error(), "larger than 64 MiB") {
 		t.Fatalf("want the input refused as larger than 64 MiB, got %v", err)
 	}
-	if in.served > maxTextBytes+1<<20 {
-		t.Fatalf("read %d bytes of stdin, want about the limit (%d)", in.served, maxTextBytes)
+	if in.served > base.MaxTextBytes+1<<20 {
+		t.Fatalf("read %d bytes of stdin, want about the limit (%d)", in.served, base.MaxTextBytes)
 	}
 }

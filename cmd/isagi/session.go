@@ -9,17 +9,18 @@ import (
 	"text/tabwriter"
 
 	"github.com/isagi-lab/isagi/cog"
+	"github.com/isagi-lab/isagi/internal/cli/base"
 	"github.com/isagi-lab/isagi/miku"
 )
 
 // cmdSession is `isagi session info FILE.miku [--json]`.
 func cmdSession(args []string, stdout, stderr io.Writer) error {
-	if len(args) > 0 && isHelp(args[0]) {
+	if len(args) > 0 && base.IsHelp(args[0]) {
 		fmt.Fprint(stderr, sessionUsage)
 		return flag.ErrHelp
 	}
 	if len(args) == 0 || args[0] != "info" {
-		return usagef("session needs a subcommand: isagi session info FILE.miku [--json] (see \"isagi session --help\")")
+		return base.Usagef("session needs a subcommand: isagi session info FILE.miku [--json] (see \"isagi session --help\")")
 	}
 	fs := flag.NewFlagSet("session info", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -32,7 +33,7 @@ func cmdSession(args []string, stdout, stderr io.Writer) error {
 	// Flags may follow the file name ("info s.miku --json").
 	var files []string
 	for rest := args[1:]; ; {
-		if err := parseFlags(fs, rest, stderr); err != nil {
+		if err := base.ParseFlags(fs, rest, stderr); err != nil {
 			return err
 		}
 		if fs.NArg() == 0 {
@@ -42,7 +43,7 @@ func cmdSession(args []string, stdout, stderr io.Writer) error {
 		rest = fs.Args()[1:]
 	}
 	if len(files) != 1 {
-		return argsError(fs, "session info needs one .miku file, got %d", len(files))
+		return base.ArgsError(fs, "session info needs one .miku file, got %d", len(files))
 	}
 	f, err := miku.Read(files[0])
 	if err != nil {

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/isagi-lab/isagi/internal/cli/base"
+
+	"github.com/isagi-lab/isagi/internal/cli/clitest"
 	"github.com/isagi-lab/isagi/internal/fsx/fsxtest"
 )
 
@@ -25,7 +28,7 @@ func runWithin(t *testing.T, args ...string) error {
 // directory for the model, refuse it at once with the sentence saying what
 // it is and what to give instead.
 func TestSpecialFileAsModel(t *testing.T) {
-	isolateStore(t)
+	clitest.IsolateStore(t)
 	for _, c := range fsxtest.Special(t) {
 		t.Run(c.Name, func(t *testing.T) {
 			hint := ": give the path of a .gguf model file"
@@ -63,9 +66,9 @@ func TestSpecialFileAsSession(t *testing.T) {
 // --chat-template-file, --calib, ppl --file) refuse special files, and
 // files over their bound, naming the flag.
 func TestSpecialFileAsInput(t *testing.T) {
-	isolateStore(t)
-	tok := fixture(t, "tokenizers/qwen3-bpe/tokenizer.gguf")
-	kjv := fixture(t, "kjv/kjv-q4_k_m.gguf")
+	clitest.IsolateStore(t)
+	tok := clitest.Fixture(t, "tokenizers/qwen3-bpe/tokenizer.gguf")
+	kjv := clitest.Fixture(t, "kjv/kjv-q4_k_m.gguf")
 	for _, c := range fsxtest.Special(t) {
 		t.Run(c.Name, func(t *testing.T) {
 			for flag, args := range map[string][]string{
@@ -88,7 +91,7 @@ func TestSpecialFileAsInput(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := f.Truncate(maxTextBytes + 1); err != nil {
+		if err := f.Truncate(base.MaxTextBytes + 1); err != nil {
 			t.Fatal(err)
 		}
 		f.Close()

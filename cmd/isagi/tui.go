@@ -2,8 +2,6 @@ package main
 
 import (
 	"bufio"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -17,6 +15,8 @@ import (
 	"github.com/isagi-lab/isagi/demo"
 	"github.com/isagi-lab/isagi/gpu"
 	"github.com/isagi-lab/isagi/hub"
+	"github.com/isagi-lab/isagi/internal/cli/base"
+	"github.com/isagi-lab/isagi/internal/cli/pullcmd"
 	"github.com/isagi-lab/isagi/miku"
 	"github.com/isagi-lab/isagi/session"
 	"github.com/isagi-lab/isagi/store"
@@ -26,84 +26,84 @@ import (
 // tuiFlags are the flags of `isagi` with no subcommand. They are
 // registered in one place so that the top-level help lists exactly these.
 type tuiFlags struct {
-	mf                    modelFlags
+	mf                    base.ModelFlags
 	load                  string
 	force                 bool
 	snipe, alpha, thermal string
 }
 
 func (t *tuiFlags) register(fs *flag.FlagSet) {
-	t.mf.registerModel(fs)
+	t.mf.RegisterModel(fs)
 	fs.StringVar(&t.load, "load", "", "resume a saved session (.miku); its model is found by name unless --model is given")
 	fs.BoolVar(&t.force, "force-model", false, "with --load: load the conversation even if it was saved with another model")
 	fs.StringVar(&t.snipe, "snipe", "", "turn Snipe projectors on at start, e.g. privacy,toxicity (needs the model's geometry profile: isagi calibrate)")
 	fs.StringVar(&t.alpha, "ogd-alpha", "", "start with the Safe OGD exploration step at α (0.05–0.30; needs the geometry profile)")
 	fs.StringVar(&t.thermal, "thermal-rank", "", "MIN:MAX: let the GPU temperature pick the GRC rank between turns (65–85 °C maps MAX→MIN; no GPU: MAX)")
-	t.mf.kv.register(fs)
+	t.mf.KV.Register(fs)
 }
 
 // cmdTUI is `isagi` with no subcommand: the chat interface.
 func cmdTUI(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("isagi", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var tf tuiFlags
+	tf := tuiFlags{mf: base.ModelFlags{Version: version}}
 	tf.register(fs)
-	defer tf.mf.dev.close()
+	defer tf.mf.Dev.Close()
 	fs.Usage = func() { printUsage(fs.Output()) }
-	if err := parseFlags(fs, args, stdout); err != nil {
+	if err := base.ParseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	rest := fs.Args()
-	if tf.mf.demo && tf.mf.which == "kjv" && len(rest) == 1 {
+	if tf.mf.Demo && tf.mf.Which == "kjv" && len(rest) == 1 {
 		// `isagi --demo chat` reads as the user means it: a bare --demo
 		// cannot take a value after a space, so the word that follows
 		// names the demo.
 		if _, _, ok := demo.Lookup(rest[0]); ok {
-			tf.mf.which, rest = rest[0], nil
+			tf.mf.Which, rest = rest[0], nil
 		}
 	}
 	if len(rest) != 0 {
-		return usagef("unknown command %q (see \"isagi --help\")", rest[0])
+		return base.Usagef("unknown command %q (see \"isagi --help\")", rest[0])
 	}
-	mf, useDemo, load, force := &tf.mf, &tf.mf.demo, &tf.load, &tf.force
+	mf, useDemo, load, force := &tf.mf, &tf.mf.Demo, &tf.load, &tf.force
 	snipe, alpha, thermal := &tf.snipe, &tf.alpha, &tf.thermal
-	if err := mf.checkSource(); err != nil {
+	if err := mf.CheckSource(); err != nil {
 		return err
 	}
-	if err := mf.kv.check(); err != nil {
+	if err := mf.KV.Check(); err != nil {
 		return err
 	}
 	kvSet := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { kvSet[f.Name] = true })
-	opts := mf.sessionOptions(session.Options{AppVersion: version})
-	if *load != "" && mf.model == "" && !*useDemo {
+	opts := mf.SessionOptions(session.Options{AppVersion: version})
+	if *load != "" && mf.Model == "" && !*useDemo {
 		// The session file names its model; find it unless told otherwise.
 		f, err := miku.Read(*load)
 		if err != nil {
 			return err
 		}
 		if which := savedDemo(f.Header.Model.File, f.Header.Model.SHA256); which != "" {
-			*useDemo, mf.which = true, which
-		} else if mf.model, err = mf.storePaths().Resolve(f.Header.Model.File); err != nil {
+			*useDemo, mf.Which = true, which
+		} else if mf.Model, err = mf.StorePaths().Resolve(f.Header.Model.File); err != nil {
 			return fmt.Errorf("%s was saved with %s, which is not installed: pass --model PATH (and --force-model for a different model): %w", *load, f.Header.Model.File, err)
 		}
 	}
 
-	if !*useDemo && mf.model == "" {
+	if !*useDemo && mf.Model == "" {
 		// Nothing on the command line: $ISAGI_MODEL or the config file may
 		// name a model; when nothing does, the first-start menu asks.
-		if _, err := mf.storePaths().Resolve(""); errors.Is(err, store.ErrNoModel) {
-			path, wantDemo, err := firstStart(mf.storePaths(), stdout, stderr)
+		if _, err := mf.StorePaths().Resolve(""); errors.Is(err, store.ErrNoModel) {
+			path, wantDemo, err := firstStart(mf.StorePaths(), stdout, stderr)
 			if errors.Is(err, errQuit) {
 				return nil
 			}
 			if err != nil {
 				return err
 			}
-			mf.model, mf.demo, mf.which = path, wantDemo, "kjv"
+			mf.Model, mf.Demo, mf.Which = path, wantDemo, "kjv"
 		}
 	}
-	s, err := mf.openSession(opts)
+	s, err := mf.OpenSession(opts)
 	if err != nil {
 		return err
 	}
@@ -131,7 +131,7 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("--ogd-alpha: %w", err)
 		}
 	}
-	for _, kv := range mf.kv.knobs() {
+	for _, kv := range mf.KV.Knobs() {
 		// Given flags win over a loaded session's settings.
 		if name := strings.ReplaceAll(kv[0], "_", "-"); kvSet[name] {
 			if err := s.Set(kv[0], kv[1]); err != nil {
@@ -140,7 +140,7 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	notes = append(notes, s.Notes()...)
-	sessionDir := mf.storePaths().Sessions
+	sessionDir := mf.StorePaths().Sessions
 	if sessionDir != "" {
 		if err := os.MkdirAll(sessionDir, 0o755); err != nil {
 			sessionDir = "" // the TUI then saves in the working directory
@@ -156,18 +156,18 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 	if *thermal != "" {
 		var lo, hi int
 		if _, err := fmt.Sscanf(*thermal, "%d:%d", &lo, &hi); err != nil {
-			return usagef("--thermal-rank %q: want MIN:MAX, e.g. 128:512", *thermal)
+			return base.Usagef("--thermal-rank %q: want MIN:MAX, e.g. 128:512", *thermal)
 		}
 		if th, err = gpu.NewThermalRank(gpu.ThermalConfig{RMin: lo, RMax: hi}, tel); err != nil {
 			return err
 		}
 	}
-	return tui.Run(s, tui.Options{Telemetry: tel, Compute: computeLabel(s.Info(), mf.dev.describe(s.Layers())), Version: version, SessionDir: sessionDir, Thermal: th, Notes: notes})
+	return tui.Run(s, tui.Options{Telemetry: tel, Compute: computeLabel(s.Info(), mf.Dev.Describe(s.Layers())), Version: version, SessionDir: sessionDir, Thermal: th, Notes: notes})
 }
 
 // computeLabel names the device that runs the model for the Hardware pane:
 // the session's backend when it names one, else the CPU kernels and
-// threads it reports. note (deviceFlags.describe) follows on the next
+// threads it reports. note (base.DeviceFlags.Describe) follows on the next
 // lines: when the GPU was passed over, why in a few words ("no CUDA GPU
 // found"); with --rpc, each server's layers and memory, a line each.
 func computeLabel(i session.Info, note string) string {
@@ -194,7 +194,7 @@ func firstStart(paths store.Paths, stdout, stderr io.Writer) (path string, useDe
 		return "", false, fmt.Errorf("no model installed: run `isagi pull %s`, pass --model FILE.gguf, or try `isagi --demo`", hub.DefaultShortName)
 	}
 	pull := func() (string, error) {
-		if err := cmdPull([]string{hub.DefaultShortName}, stdout, stderr); err != nil {
+		if err := pullcmd.Main(version, []string{hub.DefaultShortName}, stdout, stderr); err != nil {
 			return "", err
 		}
 		return paths.Resolve(hub.DefaultShortName)
@@ -308,20 +308,14 @@ func readAnswer(r *bufio.Reader) (string, error) {
 }
 
 // demoSHA256 identifies the embedded KJV model in session files.
-func demoSHA256() string { return bytesSHA256(demo.Model) }
-
-// bytesSHA256 is the hex sha256 of b.
-func bytesSHA256(b []byte) string {
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
-}
+func demoSHA256() string { return base.BytesSHA256(demo.Model) }
 
 // savedDemo is the demo model a session file was saved with, by name or
 // hash ("kjv", "chat"), or "".
 func savedDemo(file, sha string) string {
 	for _, which := range demo.Names() {
 		name, b, _ := demo.Lookup(which)
-		if file == name || sha == bytesSHA256(b) {
+		if file == name || sha == base.BytesSHA256(b) {
 			return which
 		}
 	}

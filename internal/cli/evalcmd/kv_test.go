@@ -1,0 +1,69 @@
+package evalcmd
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/isagi-lab/isagi/internal/cli/clitest"
+)
+
+// TestEvalKVCommand: eval kv reads a --cases file, prints one row per
+// task, length and scorer with a column per keep share, and --json the
+// same cells; --ppl adds perplexity under eviction; bad flags are one
+// clear line.
+func TestEvalKVCommand(t *testing.T) {
+	kjv := clitest.Fixture(t, "kjv/kjv-q8_0.gguf")
+	cases := filepath.Join(t.TempDir(), "cases.json")
+	ctx := strings.Repeat("And God said, Let there be light: and there was light. ", 12)
+	if err := os.WriteFile(cases, []byte(`[{"context":"`+ctx+`","question":" And God saw the light, that it was","answer":" good."}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, err := runCmd(t, "eval", "kv", "--model", kjv, "--cases", cases, "--scorers", "manifold,streaming", "--keeps", "1,0.5")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errs)
+	}
+	for _, want := range []string{"retrieval", "manifold", "streaming", "0.5"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	out, errs, err = runCmd(t, "eval", "kv", "--model", kjv, "--cases", cases, "--scorers", "keydiff", "--keeps", "1,0.25",
+		"--ppl", clitest.Fixture(t, "kjv/heldout.txt"), "--ppl-window", "128", "--json")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errs)
+	}
+	var rep struct {
+		Cells []struct {
+			Scorer string  `json:"scorer"`
+			Keep   float64 `json:"keep"`
+			Cases  int     `json:"cases"`
+		} `json:"retrieval"`
+		PPL []struct {
+			Keep float64 `json:"keep"`
+			PPL  float64 `json:"ppl"`
+		} `json:"ppl"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if len(rep.Cells) != 2 || rep.Cells[1].Keep != 0.25 || rep.Cells[1].Scorer != "keydiff" || len(rep.PPL) != 2 {
+		t.Fatalf("report %+v", rep)
+	}
+	if !(rep.PPL[0].PPL > 1 && rep.PPL[1].PPL > 1) {
+		t.Fatalf("perplexities %+v", rep.PPL)
+	}
+	for _, bad := range [][]string{
+		{"--cases", cases, "--keeps", "0"},
+		{"--cases", cases, "--scorers", "snapkv"},
+		{"--cases", cases, "--haystack", cases},
+		{},
+	} {
+		_, _, err := runCmd(t, append([]string{"eval", "kv", "--model", kjv}, bad...)...)
+		if err == nil {
+			t.Errorf("eval kv %v succeeded", bad)
+		}
+	}
+}

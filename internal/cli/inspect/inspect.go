@@ -1,0 +1,93 @@
+// Package inspect is `isagi inspect`: a GGUF file's metadata, tensor
+// types and tensors.
+package inspect
+
+import (
+	"cmp"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/isagi-lab/isagi/engine/gguf"
+	"github.com/isagi-lab/isagi/engine/model"
+	"github.com/isagi-lab/isagi/internal/cli/base"
+)
+
+// Main is `isagi inspect`: a GGUF file's metadata, tensor types and tensors.
+func Main(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	showTensors := fs.Bool("tensors", false, "list every tensor (default: a summary by type)")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), `Usage: isagi inspect [--tensors] MODEL.gguf
+
+Prints the GGUF version; every tensor type in the file with its count, and
+which of them this build cannot run (read from the header: no weights are
+loaded); every metadata key (arrays as type and length); and the tensors: a
+count and size per type, or with --tensors one line each (name, type, shape
+innermost first, bytes).
+
+Flags:
+`)
+		fs.PrintDefaults()
+		fmt.Fprint(fs.Output(), `
+Example:
+  isagi inspect --tensors ~/models/SmolLM2-135M-Instruct-Q8_0.gguf
+`)
+	}
+	if err := base.ParseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return base.ArgsError(fs, "inspect needs exactly one model file, got %d arguments", fs.NArg())
+	}
+	f, err := gguf.Open(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+
+	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(w, "file\t%s\n", f.Path)
+	fmt.Fprintf(w, "gguf version\t%d\n", f.Version)
+	fmt.Fprintf(w, "alignment\t%d\n", f.Alignment)
+	fmt.Fprintf(w, "data offset\t%d\n", f.DataOffset)
+	// Whether this build can run the file comes first, from the header
+	// alone, so the user learns it before any long metadata or a load.
+	types := base.CountTypes(f)
+	fmt.Fprintf(w, "tensor types\t%s\n", base.TypeSummary(types))
+	fmt.Fprintf(w, "cannot run\t%s\n", base.CannotRun(types))
+	if arch, err := f.Architecture(); err == nil && !model.SupportsArchitecture(arch) {
+		fmt.Fprintf(w, "architecture\t%s cannot run (this build runs %s)\n", arch, strings.Join(model.Architectures(), ", "))
+	}
+	fmt.Fprintf(w, "\nmetadata (%d keys)\t\n", len(f.KV))
+	for _, kv := range f.KV {
+		fmt.Fprintf(w, "  %s\t%s\n", kv.Key, kv.Value)
+	}
+
+	var total, elems uint64
+	for _, ti := range f.Tensors {
+		total += ti.Size
+		elems += ti.Elements()
+	}
+	fmt.Fprintf(w, "\ntensors\t%d, %s of data, %.2f M elements\n", len(f.Tensors), base.HumanBytes(total), float64(elems)/1e6)
+	byID := slices.Clone(types)
+	slices.SortFunc(byID, func(a, b base.TypeCount) int { return cmp.Compare(a.Type, b.Type) })
+	for _, c := range byID {
+		fmt.Fprintf(w, "  %s\t%d tensors, %s\n", c.Type, c.Tensors, base.HumanBytes(c.Bytes))
+	}
+	if *showTensors {
+		fmt.Fprintln(w)
+		for _, ti := range f.Tensors {
+			dims := make([]string, len(ti.Dims))
+			for i, d := range ti.Dims {
+				dims[i] = fmt.Sprint(d)
+			}
+			fmt.Fprintf(w, "  %s\t%s\t[%s]\t%s\n", ti.Name, ti.Type, strings.Join(dims, ", "), base.HumanBytes(ti.Size))
+		}
+	}
+	return w.Flush()
+}
