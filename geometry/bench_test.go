@@ -23,7 +23,7 @@ import (
 func BenchmarkDecodeGeometry(b *testing.B) {
 	p := kjvProfileB(b)
 	s := openKJV(b)
-	m := s.CalibrationSource().Model
+	m := s.Geometry().CalibrationSource().Model
 
 	b.Run("gauges+snipe", func(b *testing.B) {
 		onOff(b, m, worstCaseMonitor(b, p))

@@ -18,7 +18,7 @@ import (
 func TestLivingManifoldKJV(t *testing.T) {
 	p := kjvProfile(t)
 	s := openKJV(t)
-	if err := s.SetGeometry(p); err != nil {
+	if err := s.Geometry().Set(p); err != nil {
 		t.Fatal(err)
 	}
 	for _, kv := range [][2]string{{"temperature", "0"}, {"max_tokens", "12"}} {
@@ -58,7 +58,7 @@ func TestLivingManifoldKJV(t *testing.T) {
 	if growth[len(growth)-1] <= 0 {
 		t.Fatalf("ten turns left the metric at the identity (growth %v)", growth)
 	}
-	st, _ := s.ManifoldStats()
+	st, _ := s.Memory().Stats()
 	if st.Trajectories != 10 || len(st.Points) != 10 || len(st.TopEigen) == 0 {
 		t.Fatalf("manifold stats %+v", st)
 	}
@@ -82,18 +82,18 @@ func TestLivingManifoldKJV(t *testing.T) {
 	// Save and load into a fresh session: the manifold comes back once the
 	// same profile is attached.
 	path := filepath.Join(t.TempDir(), "s.miku")
-	if err := s.SaveFile(path); err != nil {
+	if err := s.Files().Save(context.Background(), path, session.SaveOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	s2 := openKJV(t)
-	notes, err := s2.Load(path, false)
+	notes, err := s2.Files().Load(context.Background(), path, session.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s2.SetGeometry(p); err != nil {
+	if err := s2.Geometry().Set(p); err != nil {
 		t.Fatal(err)
 	}
-	st2, ok := s2.ManifoldStats()
+	st2, ok := s2.Memory().Stats()
 	if !ok || st2.Trajectories != 10 || st2.Growth != st.Growth {
 		t.Fatalf("reloaded manifold %+v (notes %v), want %d trajectories, growth %g", st2, notes, 10, st.Growth)
 	}
@@ -107,7 +107,7 @@ func TestSafeOGD(t *testing.T) {
 	plain := openKJV(t)
 	explored := openKJV(t)
 	for _, s := range []*session.Session{plain, explored} {
-		if err := s.SetGeometry(p); err != nil {
+		if err := s.Geometry().Set(p); err != nil {
 			t.Fatal(err)
 		}
 		for _, kv := range [][2]string{{"temperature", "0"}, {"max_tokens", "16"}, {"ogd_alpha", "0"}} {
@@ -142,11 +142,11 @@ func TestSafeOGD(t *testing.T) {
 		t.Fatal("OGD without a profile was accepted")
 	}
 
-	c1, err := explored.ExploreChain(context.Background(), "a garden at dawn", []float64{0.2, 0.1, 0.05}, 7, nil)
+	c1, err := explored.Geometry().ExploreChain(context.Background(), "a garden at dawn", []float64{0.2, 0.1, 0.05}, 7, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c2, err := explored.ExploreChain(context.Background(), "a garden at dawn", []float64{0.2, 0.1, 0.05}, 7, nil)
+	c2, err := explored.Geometry().ExploreChain(context.Background(), "a garden at dawn", []float64{0.2, 0.1, 0.05}, 7, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func TestExplorerStepThroughTheEngine(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := openKJV(t)
-	st, err := s.CalibrationSource().Model.NewState(64, nil)
+	st, err := s.Geometry().CalibrationSource().Model.NewState(64, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +182,7 @@ func TestExplorerStepThroughTheEngine(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ids, err := s.CalibrationSource().Text("And the LORD spake unto Moses")
+	ids, err := s.Geometry().CalibrationSource().Text("And the LORD spake unto Moses")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +220,7 @@ func TestExplorerStepThroughTheEngine(t *testing.T) {
 func TestRegenerateRetrieved(t *testing.T) {
 	p := kjvProfile(t)
 	s := openKJV(t)
-	if err := s.SetGeometry(p); err != nil {
+	if err := s.Geometry().Set(p); err != nil {
 		t.Fatal(err)
 	}
 	for _, kv := range [][2]string{{"temperature", "0.9"}, {"seed", "5"}, {"max_tokens", "10"}} {
@@ -241,20 +241,20 @@ func TestRegenerateRetrieved(t *testing.T) {
 	// The running text, whole: the transcript cuts it into turns.
 	text := func() string {
 		var b strings.Builder
-		for _, m := range s.Transcript() {
+		for _, m := range s.Conversation().Transcript() {
 			b.WriteString(m.Content)
 		}
 		return b.String()
 	}
 	before := text()
-	fresh, err := s.Regenerate(ctx, func(session.Event) {})
+	fresh, err := s.Conversation().Regenerate(ctx, func(session.Event) {})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if fresh.Stop == "retrieved" || fresh.COG == nil || fresh.COG.Retrieved || fresh.Tokens == 0 {
 		t.Fatalf("regenerated turn %+v (COG %+v)", fresh, fresh.COG)
 	}
-	st, _ := s.ManifoldStats()
+	st, _ := s.Memory().Stats()
 	if st.Trajectories != 1 {
 		t.Fatalf("%d trajectories after regenerating: the fresh answer should replace the stored one", st.Trajectories)
 	}

@@ -47,7 +47,7 @@ func TestEvaluateCOGAugment(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	p := quickprofile.Calibrate(t, s.CalibrationSource())
+	p := quickprofile.Calibrate(t, s.Geometry().CalibrationSource())
 	items, err := geometry.ReadAugmentItems(strings.NewReader(augmentLine + "\n" +
 		`{"question": "In which town does Arlo live?", "answer": "Tolvo", "paraphrase": "Where does Arlo live?", "other": "Bexa lives in Brask.", "other_answer": "Brask"}` + "\n" +
 		`{"question": "In which town does Arlo live?", "answer": "Tolvo", "paraphrase": "In which town does Arlo live?", "other": "Bexa lives in Brask.", "other_answer": "Brask"}`))
@@ -57,9 +57,9 @@ func TestEvaluateCOGAugment(t *testing.T) {
 	var prompts []string
 	o := geometry.AugmentOptions{MaxTokens: 4, Prompt: func(message, shown string) ([]int32, error) {
 		prompts = append(prompts, message+"|"+shown)
-		return s.AugmentedPrompt(message, shown)
+		return s.Memory().AugmentedPrompt(message, shown)
 	}}
-	rep, err := geometry.EvaluateCOGAugment(context.Background(), s.CalibrationSource(), p, items, o, nil)
+	rep, err := geometry.EvaluateCOGAugment(context.Background(), s.Geometry().CalibrationSource(), p, items, o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,11 +94,11 @@ func TestEvaluateCOGAugment(t *testing.T) {
 	if !strings.Contains(strings.Join(prompts, "\n"), "Tell me which animal Eskel keeps.|Arlo has a goat.") {
 		t.Errorf("the control's prompt was never rendered: %q", prompts)
 	}
-	ids, err := s.AugmentedPrompt("Where does Arlo live?", "Arlo lives in Tolvo.")
+	ids, err := s.Memory().AugmentedPrompt("Where does Arlo live?", "Arlo lives in Tolvo.")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if text := s.CalibrationSource().Decode(ids); !strings.Contains(text, "An earlier answer to a similar question, for reference:\nArlo lives in Tolvo.\n\nWhere does Arlo live?") {
+	if text := s.Geometry().CalibrationSource().Decode(ids); !strings.Contains(text, "An earlier answer to a similar question, for reference:\nArlo lives in Tolvo.\n\nWhere does Arlo live?") {
 		t.Errorf("the AUGMENT prompt is not the session's:\n%s", text)
 	}
 }

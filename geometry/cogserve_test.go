@@ -19,7 +19,7 @@ import (
 func memorySession(t *testing.T) *session.Session {
 	t.Helper()
 	s := openKJV(t)
-	if err := s.SetGeometry(kjvProfile(t)); err != nil {
+	if err := s.Geometry().Set(kjvProfile(t)); err != nil {
 		t.Fatal(err)
 	}
 	for _, kv := range [][2]string{{"temperature", "0"}, {"max_tokens", "4"}} {
@@ -174,7 +174,7 @@ func TestMemoryKeyedOnLiveState(t *testing.T) {
 	// Memory off regenerated it: the fresh (greedy, identical) answer took
 	// the stored one's place instead of piling up beside it.
 	served()
-	if st, _ := s.ManifoldStats(); st.Trajectories != 4 {
+	if st, _ := s.Memory().Stats(); st.Trajectories != 4 {
 		t.Fatalf("%d trajectories, want 4: greedy (replaced in place), sampled, privacy, 6 tokens", st.Trajectories)
 	}
 }
@@ -225,7 +225,7 @@ func TestMemoryProfileWithoutGate(t *testing.T) {
 		t.Fatalf("gate of an old profile: %+v", g)
 	}
 	s := openKJV(t)
-	if err := s.SetGeometry(p); err != nil {
+	if err := s.Geometry().Set(p); err != nil {
 		t.Fatal(err)
 	}
 	notes := s.Notes()
@@ -266,7 +266,7 @@ func TestEvaluateCOG(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := openKJV(t)
-	rep, err := geometry.EvaluateCOG(context.Background(), s.CalibrationSource(), p, set, nil)
+	rep, err := geometry.EvaluateCOG(context.Background(), s.Geometry().CalibrationSource(), p, set, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,15 +316,15 @@ func TestMemorySessionFileRecordsServed(t *testing.T) {
 	if rep := send(t, s, "And Aaron said"); !rep.COG.Retrieved {
 		t.Fatalf("a word-for-word repeat was not served: %+v", rep.COG)
 	}
-	if _, err := s.Regenerate(context.Background(), func(session.Event) {}); err != nil {
+	if _, err := s.Conversation().Regenerate(context.Background(), func(session.Event) {}); err != nil {
 		t.Fatal(err)
 	}
-	served := s.Served()
+	served := s.Memory().Served()
 	if len(served) != 1 || served[0].Prompt != "And Moses said" || served[0].Stored != "And Moses said" || !(served[0].Gate < served[0].Tau) {
 		t.Fatalf("served record %+v", served)
 	}
 	path := filepath.Join(t.TempDir(), "s.miku")
-	if err := s.SaveFile(path); err != nil {
+	if err := s.Files().Save(context.Background(), path, session.SaveOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := miku.Read(path)
@@ -335,11 +335,11 @@ func TestMemorySessionFileRecordsServed(t *testing.T) {
 		t.Fatal("no cog.served section in the file")
 	}
 	s2 := memorySession(t)
-	notes, err := s2.Load(path, false)
+	notes, err := s2.Files().Load(context.Background(), path, session.LoadOptions{})
 	if err != nil || len(notes) != 0 {
 		t.Fatalf("load: %v, notes %q", err, notes)
 	}
-	if got := s2.Served(); len(got) != 1 || got[0] != served[0] {
+	if got := s2.Memory().Served(); len(got) != 1 || got[0] != served[0] {
 		t.Fatalf("reloaded record %+v, want %+v", got, served)
 	}
 }
@@ -352,7 +352,7 @@ func TestMemoryKeylessManifoldNotServed(t *testing.T) {
 	s := memorySession(t)
 	send(t, s, "And Moses said")
 	path := filepath.Join(t.TempDir(), "s.miku")
-	if err := s.SaveFile(path); err != nil {
+	if err := s.Files().Save(context.Background(), path, session.SaveOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	// Rewrite the manifold as an older build saved it: no keys.
@@ -385,7 +385,7 @@ func TestMemoryKeylessManifoldNotServed(t *testing.T) {
 		t.Fatal(err)
 	}
 	s2 := memorySession(t)
-	notes, err := s2.Load(path, false)
+	notes, err := s2.Files().Load(context.Background(), path, session.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -399,7 +399,7 @@ func TestMemoryKeylessManifoldNotServed(t *testing.T) {
 	if turn := send(t, s2, "And Moses said"); !turn.COG.Retrieved {
 		t.Fatalf("the fresh answer is not served: %+v", turn.COG)
 	}
-	if st, _ := s2.ManifoldStats(); st.Trajectories != 2 {
+	if st, _ := s2.Memory().Stats(); st.Trajectories != 2 {
 		t.Fatalf("%d trajectories, want the old one kept beside the new", st.Trajectories)
 	}
 }

@@ -75,9 +75,9 @@ func kjvProfileB(t testing.TB) *geometry.Profile {
 			return
 		}
 		defer s.Close()
-		profileVal, profileErr = geometry.Calibrate(context.Background(), s.CalibrationSource(), smallSet(t), smallOptions(), nil)
+		profileVal, profileErr = geometry.Calibrate(context.Background(), s.Geometry().CalibrationSource(), smallSet(t), smallOptions(), nil)
 		if profileErr == nil {
-			profileVal.Model, profileErr = s.ModelRef()
+			profileVal.Model, profileErr = s.Probe().Ref()
 		}
 	})
 	if profileErr != nil {
@@ -175,7 +175,7 @@ func TestProfileRoundTripAndRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer other.Close()
-	if err := other.SetGeometry(q); !errors.Is(err, geometry.ErrOtherModel) {
+	if err := other.Geometry().Set(q); !errors.Is(err, geometry.ErrOtherModel) {
 		t.Fatalf("profile of kjv-q8_0 on kjv-f16: %v, want ErrOtherModel", err)
 	}
 }
@@ -196,7 +196,7 @@ func equalDense(a, b []float64) bool {
 func gauges(t *testing.T, p *geometry.Profile, snipes string) ([]geometry.Reading, session.Turn) {
 	t.Helper()
 	s := openKJV(t)
-	if err := s.SetGeometry(p); err != nil {
+	if err := s.Geometry().Set(p); err != nil {
 		t.Fatal(err)
 	}
 	// Sampled, not greedy: the readings must repeat for a seed.
@@ -287,7 +287,7 @@ func TestProjectorIsExactlyTheProjection(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := openKJV(t)
-	st, err := s.CalibrationSource().Model.NewState(64, nil)
+	st, err := s.Geometry().CalibrationSource().Model.NewState(64, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,7 +297,7 @@ func TestProjectorIsExactlyTheProjection(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ids, err := s.CalibrationSource().Text("In the beginning God created the heaven and the earth.")
+	ids, err := s.Geometry().CalibrationSource().Text("In the beginning God created the heaven and the earth.")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -354,7 +354,7 @@ func TestSnipeToggle(t *testing.T) {
 	if err := s.Set("snipe", on); !errors.Is(err, session.ErrNoGeometry) {
 		t.Fatalf("snipe without a profile: %v", err)
 	}
-	if err := s.SetGeometry(p); err != nil {
+	if err := s.Geometry().Set(p); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Set("snipe", "no_such_category"); err == nil {
@@ -363,14 +363,14 @@ func TestSnipeToggle(t *testing.T) {
 	if err := s.Set("snipe", on); err != nil {
 		t.Fatal(err)
 	}
-	if got := s.Snipes(); len(got) != 1 || got[0] != on || s.Settings().Snipe != on {
+	if got := s.Geometry().Snipes(); len(got) != 1 || got[0] != on || s.Settings().Snipe != on {
 		t.Fatalf("snipes %v, setting %q", got, s.Settings().Snipe)
 	}
 	if err := s.Set("snipe", "off"); err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Snipes()) != 0 {
-		t.Fatalf("snipes after off: %v", s.Snipes())
+	if len(s.Geometry().Snipes()) != 0 {
+		t.Fatalf("snipes after off: %v", s.Geometry().Snipes())
 	}
 }
 
@@ -378,7 +378,7 @@ func TestEvaluate(t *testing.T) {
 	p := kjvProfile(t)
 	s := openKJV(t)
 	set := smallSet(t)
-	rep, err := geometry.EvaluateTEH(context.Background(), s.CalibrationSource(), p, set, nil)
+	rep, err := geometry.EvaluateTEH(context.Background(), s.Geometry().CalibrationSource(), p, set, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -396,7 +396,7 @@ func TestEvaluate(t *testing.T) {
 			t.Fatalf("%s: AUROC %v with TPR %g, FPR %g", c.Name, c.AUROC, c.TPR, c.FPR)
 		}
 	}
-	sr, err := geometry.EvaluateSnipe(context.Background(), s.CalibrationSource(), p, set, 64, nil)
+	sr, err := geometry.EvaluateSnipe(context.Background(), s.Geometry().CalibrationSource(), p, set, 64, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -412,7 +412,7 @@ func TestEvaluatePositions(t *testing.T) {
 	p := kjvProfile(t)
 	s := openKJV(t)
 	set := smallSet(t)
-	ps, err := geometry.EvaluateTEHPositions(context.Background(), s.CalibrationSource(), p, set, 4, nil)
+	ps, err := geometry.EvaluateTEHPositions(context.Background(), s.Geometry().CalibrationSource(), p, set, 4, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -435,14 +435,14 @@ func TestEvaluatePositions(t *testing.T) {
 	}
 	// The prompt mean is what EvaluateTEH reads; over the same pairs
 	// (without the zones) its operating point is the same gauge's.
-	rep, err := geometry.EvaluateTEH(context.Background(), s.CalibrationSource(), p, set, nil)
+	rep, err := geometry.EvaluateTEH(context.Background(), s.Geometry().CalibrationSource(), p, set, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ps[0].Overall.TP != rep.Overall.TP {
 		t.Errorf("prompt mean detects %d, eval teh %d, of the same harm prompts", ps[0].Overall.TP, rep.Overall.TP)
 	}
-	if _, err := geometry.EvaluateTEHPositions(context.Background(), s.CalibrationSource(), p, set, 0, nil); err == nil {
+	if _, err := geometry.EvaluateTEHPositions(context.Background(), s.Geometry().CalibrationSource(), p, set, 0, nil); err == nil {
 		t.Error("0 reply tokens accepted")
 	}
 }
@@ -457,14 +457,14 @@ func TestGaugePositionLast(t *testing.T) {
 	s := openKJV(t)
 	o := smallOptions()
 	o.GaugePosition = geometry.GaugeLast
-	p, err := geometry.Calibrate(context.Background(), s.CalibrationSource(), smallSet(t), o, nil)
+	p, err := geometry.Calibrate(context.Background(), s.Geometry().CalibrationSource(), smallSet(t), o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !p.GaugeAtLast() {
 		t.Fatalf("gauge position %q", p.GaugePosition)
 	}
-	if p.Model, err = s.ModelRef(); err != nil {
+	if p.Model, err = s.Probe().Ref(); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "last.geometry.miku")
@@ -475,11 +475,11 @@ func TestGaugePositionLast(t *testing.T) {
 	if err != nil || !back.GaugeAtLast() {
 		t.Fatalf("loaded back: %v, position %q", err, back.GaugePosition)
 	}
-	rep, err := geometry.EvaluateTEH(context.Background(), s.CalibrationSource(), p, smallSet(t), nil)
+	rep, err := geometry.EvaluateTEH(context.Background(), s.Geometry().CalibrationSource(), p, smallSet(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ps, err := geometry.EvaluateTEHPositions(context.Background(), s.CalibrationSource(), p, smallSet(t), 2, nil)
+	ps, err := geometry.EvaluateTEHPositions(context.Background(), s.Geometry().CalibrationSource(), p, smallSet(t), 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -487,7 +487,7 @@ func TestGaugePositionLast(t *testing.T) {
 		t.Errorf("eval teh detects %d, the last prompt token position %d, of the same harm prompts", rep.Overall.TP, ps[1].Overall.TP)
 	}
 	o.GaugePosition = "middle"
-	if _, err := geometry.Calibrate(context.Background(), s.CalibrationSource(), smallSet(t), o, nil); err == nil || !strings.Contains(err.Error(), "middle") {
+	if _, err := geometry.Calibrate(context.Background(), s.Geometry().CalibrationSource(), smallSet(t), o, nil); err == nil || !strings.Contains(err.Error(), "middle") {
 		t.Errorf("gauge position middle: %v", err)
 	}
 	// Live: the turn's prompt figure is the reading that chose the first
@@ -506,7 +506,7 @@ func TestGaugePositionLast(t *testing.T) {
 	// position's: the reading handed to BeginReply, not the latest one
 	// the monitor read (a drafted position's, once drafts run).
 	s2 := openKJV(t)
-	if err := s2.SetGeometry(&live); err != nil {
+	if err := s2.Geometry().Set(&live); err != nil {
 		t.Fatal(err)
 	}
 	for _, kv := range [][2]string{{"draft", "ngram"}, {"max_tokens", "24"}} {
@@ -637,7 +637,7 @@ func TestEvaluateRefusals(t *testing.T) {
 	p := kjvProfile(t)
 	s := openKJV(t)
 	set := smallSet(t)
-	rep, err := geometry.EvaluateRefusals(context.Background(), s.CalibrationSource(), p, set, geometry.RefusalOptions{PerCategory: 1, MaxTokens: 6}, nil)
+	rep, err := geometry.EvaluateRefusals(context.Background(), s.Geometry().CalibrationSource(), p, set, geometry.RefusalOptions{PerCategory: 1, MaxTokens: 6}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

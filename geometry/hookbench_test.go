@@ -53,7 +53,7 @@ func BenchmarkExplorerToken(b *testing.B) {
 func BenchmarkEmbedQuery(b *testing.B) {
 	p := kjvProfileB(b)
 	s := openKJV(b)
-	e, err := geometry.NewEmbedder(s.CalibrationSource(), p)
+	e, err := geometry.NewEmbedder(s.Geometry().CalibrationSource(), p)
 	if err != nil {
 		b.Fatal(err)
 	}

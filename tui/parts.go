@@ -71,3 +71,20 @@ func notesOf(e Engine) []string {
 	}
 	return nil
 }
+
+// The TUI finds the session's features on its parts by type assertion: a
+// renamed method would silently turn one off, so the build checks them.
+var (
+	_ parted      = (*session.Session)(nil)
+	_ Engine      = (*session.Session)(nil)
+	_ RankBuilder = (*session.Session)(nil)
+	_ Restarter   = (*session.Session)(nil)
+	_ Chat        = (*session.Conversation)(nil)
+	_ Brancher    = (*session.Conversation)(nil)
+	_ Regenerator = (*session.Conversation)(nil)
+	_ Transcripts = (*session.Conversation)(nil)
+	_ Sessions    = (*session.Files)(nil)
+	_ Geometry    = (*session.Geometry)(nil)
+	_ Manifold    = (*session.Memory)(nil)
+	_ KVCache     = (*session.Compression)(nil)
+)

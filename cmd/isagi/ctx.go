@@ -13,6 +13,6 @@ func sessionTurnError(s *session.Session, turn session.Turn, saveErr error) erro
 	if saveErr != nil || turn.Stop != generate.StopContext.String() {
 		return saveErr
 	}
-	_, capacity := s.ContextUsed()
-	return base.ContextFullError(capacity, s.ModelContext(), s.Info().Name, turn.Tokens)
+	_, capacity := s.Conversation().ContextUsed()
+	return base.ContextFullError(capacity, s.Probe().ModelContext(), s.Info().Name, turn.Tokens)
 }

@@ -436,7 +436,7 @@ func runSession(mf *base.ModelFlags, file, prompt string, p sample.Params, n int
 		}
 	}()
 	if _, err := os.Stat(file); err == nil {
-		notes, err := s.Load(file, force)
+		notes, err := s.Files().Load(context.Background(), file, session.LoadOptions{Force: force})
 		if err != nil {
 			return err
 		}
@@ -444,7 +444,7 @@ func runSession(mf *base.ModelFlags, file, prompt string, p sample.Params, n int
 			fmt.Fprintln(stderr, "isagi:", note)
 		}
 	}
-	geo, err := s.LoadGeometry()
+	geo, err := s.Geometry().Load()
 	if err != nil {
 		fmt.Fprintln(stderr, "isagi: geometry profile not loaded:", err)
 	}
@@ -556,7 +556,7 @@ func runSession(mf *base.ModelFlags, file, prompt string, p sample.Params, n int
 		return err
 	}
 	if verbose {
-		used, limit := s.ContextUsed()
+		used, limit := s.Conversation().ContextUsed()
 		fmt.Fprintf(stderr, "%d new prompt tokens, %d generated (%s); decode %.1f tok/s; context %d/%d; dropped %d turns\n",
 			turn.PromptTok, turn.Tokens, turn.Stop, turn.DecodeTokS, used, limit, turn.Dropped)
 		if i := s.Info(); i.Rank > 0 {
@@ -577,9 +577,9 @@ func runSession(mf *base.ModelFlags, file, prompt string, p sample.Params, n int
 			fmt.Fprintf(stderr, "teh: prompt %.1f%%, reply %.1f%%, peak %.1f%%\n", g.Prompt.Overall, g.Reply.Overall, g.Peak)
 		}
 		if turn.Spec != nil {
-			_, updates := s.Speculation()
+			_, updates := s.Drafting().Speculation()
 			base.PrintSpec(stderr, *turn.Spec, updates)
 		}
 	}
-	return sessionTurnError(s, turn, s.SaveLocked(lock))
+	return sessionTurnError(s, turn, s.Files().Save(context.Background(), lock.Path(), session.SaveOptions{Lock: lock}))
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -109,7 +110,7 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 	}
 	defer s.Close()
 	if *load != "" {
-		notes, err := s.Load(*load, *force)
+		notes, err := s.Files().Load(context.Background(), *load, session.LoadOptions{Force: *force})
 		if err != nil {
 			return err
 		}
@@ -118,7 +119,7 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	var notes []string
-	if _, err := s.LoadGeometry(); err != nil {
+	if _, err := s.Geometry().Load(); err != nil {
 		notes = append(notes, "geometry profile not loaded: "+err.Error())
 	}
 	if *snipe != "" {
@@ -162,7 +163,7 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	return tui.Run(s, tui.Options{Telemetry: tel, Compute: computeLabel(s.Info(), mf.Dev.Describe(s.Layers())), Version: version, SessionDir: sessionDir, Thermal: th, Notes: notes})
+	return tui.Run(s, tui.Options{Telemetry: tel, Compute: computeLabel(s.Info(), mf.Dev.Describe(s.Probe().Layers())), Version: version, SessionDir: sessionDir, Thermal: th, Notes: notes})
 }
 
 // computeLabel names the device that runs the model for the Hardware pane:
@@ -321,16 +322,6 @@ func savedDemo(file, sha string) string {
 	}
 	return ""
 }
-
-// The TUI finds these optional engine capabilities by type assertion; a
-// renamed method would silently turn them off, so the build checks them.
-var (
-	_ tui.RankBuilder = (*session.Session)(nil)
-	_ tui.LoadBuilder = (*session.Session)(nil)
-	_ tui.Sessions    = (*session.Session)(nil)
-	_ tui.Geometry    = (*session.Session)(nil)
-	_ tui.Manifold    = (*session.Session)(nil)
-)
 
 // plural picks the word for n things.
 func plural(n int, one, many string) string {

@@ -47,7 +47,7 @@ func (g *GeoFlags) ProfilePath(s *session.Session) (string, error) {
 	if dir == "" {
 		return "", fmt.Errorf("no data directory for profiles (pass --profile FILE): %w", g.pathsErr)
 	}
-	sum, err := s.ModelSHA256()
+	sum, err := s.Probe().SHA256()
 	if err != nil {
 		return "", err
 	}
@@ -68,7 +68,7 @@ func (g *GeoFlags) LoadProfile(s *session.Session) (*geometry.Profile, error) {
 	if err != nil {
 		return nil, err
 	}
-	sum, err := s.ModelSHA256()
+	sum, err := s.Probe().SHA256()
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +159,7 @@ func (g *GeoFlags) OpenExploring(n int, temp float64) (*session.Session, *geomet
 	}
 	p, err := g.LoadProfile(s)
 	if err == nil {
-		err = s.SetGeometry(p)
+		err = s.Geometry().Set(p)
 	}
 	for _, kv := range [][2]string{{"max_tokens", strconv.Itoa(n)}, {"temperature", strconv.FormatFloat(temp, 'g', -1, 64)}} {
 		if err == nil {

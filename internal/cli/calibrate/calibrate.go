@@ -86,12 +86,12 @@ Example:
 		Budget: *budget, MaxCoords: *maxCoords, MaxForbidden: def.MaxForbidden, BenignTokens: *benign, GaugePosition: gaugePos}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	p, err := geometry.Calibrate(ctx, s.CalibrationSource(), set, opt, base.ProgressLine(stderr))
+	p, err := geometry.Calibrate(ctx, s.Geometry().CalibrationSource(), set, opt, base.ProgressLine(stderr))
 	fmt.Fprintln(stderr)
 	if err != nil {
 		return err
 	}
-	p.Model, err = s.ModelRef()
+	p.Model, err = s.Probe().Ref()
 	if err != nil {
 		return err
 	}

@@ -157,11 +157,11 @@ func DemoProfile(t *testing.T) {
 	set.Benign.Train, set.Benign.Heldout = set.Benign.Train[:1], set.Benign.Heldout[:1]
 	o := geometry.DefaultOptions()
 	o.MaxCoords, o.MaxForbidden, o.BenignTokens = 1, 2, 32
-	p, err := geometry.Calibrate(context.Background(), s.CalibrationSource(), set, o, nil)
+	p, err := geometry.Calibrate(context.Background(), s.Geometry().CalibrationSource(), set, o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Model, err = s.ModelRef(); err != nil {
+	if p.Model, err = s.Probe().Ref(); err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(os.Getenv("XDG_DATA_HOME"), "isagi", "profiles")

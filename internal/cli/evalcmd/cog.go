@@ -108,7 +108,7 @@ func evalCOG(ctx context.Context, s *session.Session, p *geometry.Profile, asJSO
 	if err != nil {
 		return err
 	}
-	rep, err := geometry.EvaluateCOG(ctx, s.CalibrationSource(), p, set, base.ProgressLine(stderr))
+	rep, err := geometry.EvaluateCOG(ctx, s.Geometry().CalibrationSource(), p, set, base.ProgressLine(stderr))
 	fmt.Fprintln(stderr)
 	if err != nil {
 		return err
@@ -187,8 +187,8 @@ func evalCOGAugment(ctx context.Context, s *session.Session, p *geometry.Profile
 			return err
 		}
 	}
-	rep, err := geometry.EvaluateCOGAugment(ctx, s.CalibrationSource(), p, set,
-		geometry.AugmentOptions{Prompt: s.AugmentedPrompt, MaxTokens: replyTokens}, base.ProgressLine(stderr))
+	rep, err := geometry.EvaluateCOGAugment(ctx, s.Geometry().CalibrationSource(), p, set,
+		geometry.AugmentOptions{Prompt: s.Memory().AugmentedPrompt, MaxTokens: replyTokens}, base.ProgressLine(stderr))
 	fmt.Fprintln(stderr)
 	if err != nil {
 		return err

@@ -74,8 +74,8 @@ func TestEvalCOGAugment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := quickprofile.Calibrate(t, s.CalibrationSource())
-	if p.Model, err = s.ModelRef(); err != nil {
+	p := quickprofile.Calibrate(t, s.Geometry().CalibrationSource())
+	if p.Model, err = s.Probe().Ref(); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()

@@ -90,15 +90,15 @@ func Main(version string, args []string, stdout, stderr io.Writer) error {
 	switch which {
 	case "teh":
 		var r *geometry.TEHReport
-		r, err = geometry.EvaluateTEH(ctx, s.CalibrationSource(), p, set, base.ProgressLine(stderr))
+		r, err = geometry.EvaluateTEH(ctx, s.Geometry().CalibrationSource(), p, set, base.ProgressLine(stderr))
 		if err == nil && *positions {
-			r.Positions, err = geometry.EvaluateTEHPositions(ctx, s.CalibrationSource(), p, set, *replyTokens, base.ProgressLine(stderr))
+			r.Positions, err = geometry.EvaluateTEHPositions(ctx, s.Geometry().CalibrationSource(), p, set, *replyTokens, base.ProgressLine(stderr))
 		}
 		rep = r
 	case "refusals":
-		rep, err = geometry.EvaluateRefusals(ctx, s.CalibrationSource(), p, set, geometry.RefusalOptions{PerCategory: *perCat, MaxTokens: *replyTokens}, base.ProgressLine(stderr))
+		rep, err = geometry.EvaluateRefusals(ctx, s.Geometry().CalibrationSource(), p, set, geometry.RefusalOptions{PerCategory: *perCat, MaxTokens: *replyTokens}, base.ProgressLine(stderr))
 	default:
-		rep, err = geometry.EvaluateSnipe(ctx, s.CalibrationSource(), p, set, *benign, base.ProgressLine(stderr))
+		rep, err = geometry.EvaluateSnipe(ctx, s.Geometry().CalibrationSource(), p, set, *benign, base.ProgressLine(stderr))
 	}
 	fmt.Fprintln(stderr)
 	if err != nil {

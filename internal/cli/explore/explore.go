@@ -74,7 +74,7 @@ Example:
 		out.WriteString(ev.Piece)
 		out.Flush()
 	}
-	c, err := s.ExploreChain(ctx, fs.Arg(0), alphas, *seed, emit)
+	c, err := s.Geometry().ExploreChain(ctx, fs.Arg(0), alphas, *seed, emit)
 	if err != nil {
 		return err
 	}

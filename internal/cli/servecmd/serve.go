@@ -90,7 +90,7 @@ Flags:
 	}
 	defer s.Close()
 	logger := log.New(stderr, "isagi serve: ", log.LstdFlags)
-	if loaded, err := s.LoadGeometry(); err != nil {
+	if loaded, err := s.Geometry().Load(); err != nil {
 		logger.Printf("geometry profile not loaded: %v", err)
 	} else if !loaded {
 		logger.Printf("no geometry profile for this model: TEH, Snipe, OGD and memory need `isagi calibrate` first")

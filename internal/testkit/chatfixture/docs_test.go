@@ -65,7 +65,7 @@ func measure(t *testing.T) measured {
 	}
 	defer s.Close()
 	ctx := context.Background()
-	src := s.CalibrationSource()
+	src := s.Geometry().CalibrationSource()
 	set, err := prompts.Default()
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +73,7 @@ func measure(t *testing.T) measured {
 	if ms.prof, err = geometry.Calibrate(ctx, src, set, geometry.DefaultOptions(), nil); err != nil {
 		t.Fatal(err)
 	}
-	if ms.prof.Model, err = s.ModelRef(); err != nil {
+	if ms.prof.Model, err = s.Probe().Ref(); err != nil {
 		t.Fatal(err)
 	}
 	hs, err := prompts.Default()
@@ -92,7 +92,7 @@ func measure(t *testing.T) measured {
 	if ms.ref, err = geometry.EvaluateRefusals(ctx, src, ms.prof, set, geometry.RefusalOptions{MaxTokens: docRefusalToks}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetGeometry(ms.prof); err != nil {
+	if err := s.Geometry().Set(ms.prof); err != nil {
 		t.Fatal(err)
 	}
 	for _, kv := range [][2]string{{"max_tokens", strconv.Itoa(docOGDTokens)}, {"temperature", docOGDTemp}} {
