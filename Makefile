@@ -38,6 +38,7 @@ fuzz:
 	$(GO) test ./engine/chat -run '^$$' -fuzz '^FuzzTemplate$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./miku -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./miku -run '^$$' -fuzz '^FuzzDecodeFramed$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./session -run '^$$' -fuzz '^FuzzTreeSection$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./cog -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./geometry -run '^$$' -fuzz '^FuzzParseProfile$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./geometry -run '^$$' -fuzz '^FuzzReadAugmentItems$$' -fuzztime $(FUZZTIME)

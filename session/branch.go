@@ -55,9 +55,6 @@ func (cv *Conversation) Rewind(id int) error {
 	if !cv.conv.Chat() {
 		return ErrNoBranching
 	}
-	if n, ok := cv.tree.Node(id); ok && n.Role == RoleUser {
-		id = n.Parent
-	}
 	if err := cv.tree.rewind(id); err != nil {
 		return fmt.Errorf("session: %w", err)
 	}

@@ -75,7 +75,7 @@ type cogProfile struct {
 	K           int    `json:"k"`
 }
 
-// startCOG gives a newly attached profile its manifold: the one kept from
+// start gives a newly attached profile its manifold: the one kept from
 // a session file when it was measured in this profile, else a new one —
 // unless the file's manifold cannot be used with it, which stays kept
 // (saved back unchanged) and leaves the session without memory; note
@@ -173,7 +173,7 @@ func keylessNote(m *cog.Manifold) string {
 		n, map[bool]string{true: "answer", false: "answers"}[n == 1])
 }
 
-// cogTurn describes a turn's decision after it was recorded. A served
+// turn describes a turn's decision after it was recorded. A served
 // turn shows the trajectory it was served from; any other, the nearest.
 func (mem *Memory) turn(m *memTurn, retrieved bool) *COGTurn {
 	near := m.look.Nearest
@@ -214,7 +214,7 @@ func (mem *Memory) serveRetrieved(input string, m *memTurn, start time.Time, emi
 	return t, nil
 }
 
-// ManifoldStats describes the living manifold; ok is false without one.
+// Stats describes the living manifold; ok is false without one.
 func (mem *Memory) Stats() (ManifoldStats, bool) {
 	s := mem.s
 	if mem.cog == nil {
@@ -256,7 +256,7 @@ func (cv *Conversation) Regenerate(ctx context.Context, emit func(Event)) (Turn,
 	return s.send(ctx, input, sendForce, emit)
 }
 
-// popLastExchange removes the last user message and the replies after it
+// popLast removes the last user message and the replies after it
 // and returns the message.
 func (cv *Conversation) popLast() (string, bool) {
 	s := cv.s
@@ -362,7 +362,7 @@ func parseAlpha(value string) (float64, error) {
 	return a, nil
 }
 
-// cogSections are the manifold's sections for a session file: the one in
+// sections are the manifold's sections for a session file: the one in
 // use, or the one kept from the loaded file as it was read.
 func (mem *Memory) sections() ([]miku.Section, error) {
 	if mem.cog == nil {
@@ -384,7 +384,7 @@ func (mem *Memory) sections() ([]miku.Section, error) {
 	return []miku.Section{{Name: sectionCOG, Data: data}, {Name: sectionCOGProfile, Data: prof}}, nil
 }
 
-// loadCOG takes the living manifold of a session file in place of the
+// load takes the living manifold of a session file in place of the
 // session's: the memory belongs to the conversation and its file. It is
 // used at once when the profile it was measured in is attached, else kept
 // as read (and used if that profile is attached later, SetGeometry). A

@@ -92,7 +92,7 @@ func draftKey(n Settings) string {
 	return fmt.Sprintf("%s γ%d online=%v", n.Draft, n.DraftN, n.OnlineBasis)
 }
 
-// useDraft installs the drafter the settings ask for on the session's
+// use installs the drafter the settings ask for on the session's
 // generator (or none). A compressed drafter is a second State of the same
 // model, sharing the worker pool (drafter and verifier take turns), run
 // through a GRC of its rank built as /set rank builds one (from the cache
@@ -188,7 +188,7 @@ func (dr *Drafting) newDrafter(st *model.State, g *grc.Compression, online bool)
 	return md, remove, nil
 }
 
-// stopDraft drops the compressed drafter, its hooks on the verifier and
+// stop drops the compressed drafter, its hooks on the verifier and
 // what its state bound.
 func (dr *Drafting) stop() {
 	if dr.draftRemove != nil {

@@ -94,7 +94,7 @@ func (s *Session) Apply(ctx context.Context, n Settings, progress func(done, tot
 	return nil
 }
 
-// RankBuilt reports whether the compression the settings ask for needs no
+// Built reports whether the compression the settings ask for needs no
 // build: it is in memory (built by this session or a fork of its family)
 // or in the disk cache, from which it is then read into memory.
 func (cp *Compression) Built(n Settings) (bool, error) {

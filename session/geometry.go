@@ -42,7 +42,7 @@ func (gm *Geometry) CalibrationSource() geometry.Source {
 	return geometry.Source{Model: s.m, Backend: s.b, Prompt: prompt, Text: text, Decode: decode, Stop: stop, Chat: s.cv.conv.Template() != nil}
 }
 
-// SetGeometry runs profile p live from the next turn: a TEH gauge on every
+// Set runs profile p live from the next turn: a TEH gauge on every
 // token (Event.Gauge, Turn.Geometry) and Snipe projectors switched by the
 // "snipe" setting. A profile built for another model is refused (the
 // error wraps geometry.ErrOtherModel). nil detaches the profile.
@@ -112,7 +112,7 @@ func (gm *Geometry) Set(p *geometry.Profile) error {
 	return nil
 }
 
-// attachGeometry registers the monitor on the current state (again after
+// attach registers the monitor on the current state (again after
 // the KV cache is reallocated).
 func (gm *Geometry) attach() error {
 	s := gm.s
@@ -146,7 +146,7 @@ func (s *Session) Notes() []string {
 	return n
 }
 
-// Geometry is the live geometry monitor, or nil when no profile is loaded.
+// Monitor is the live geometry monitor, or nil when no profile is loaded.
 // Read it between replies only.
 func (gm *Geometry) Monitor() *geometry.Monitor { return gm.geo }
 
@@ -200,7 +200,7 @@ func parseSnipe(list string) []string {
 	return slices.Compact(out)
 }
 
-// ModelRef names this session's model for files bound to it (sessions,
+// Ref names this session's model for files bound to it (sessions,
 // caches, geometry profiles).
 func (pr *Probe) Ref() (miku.ModelRef, error) {
 	s := pr.s
@@ -211,7 +211,7 @@ func (pr *Probe) Ref() (miku.ModelRef, error) {
 	return miku.ModelRef{File: filepath.Base(s.info.Path), SHA256: sum, Arch: s.info.Arch, Name: s.info.Name}, nil
 }
 
-// GeometryProfile is the profile running live, or nil.
+// Profile is the profile running live, or nil.
 func (gm *Geometry) Profile() *geometry.Profile {
 	if gm.geo == nil {
 		return nil
@@ -241,7 +241,7 @@ func (gm *Geometry) profilePath() (string, error) {
 	return geometry.ProfilePath(gm.profileDir, sum), nil
 }
 
-// LoadGeometry attaches the model's stored profile (Options.ProfileDir,
+// Load attaches the model's stored profile (Options.ProfileDir,
 // found by the model's sha256) when there is one; no profile is not an
 // error. A damaged or foreign profile is: the caller shows it and the
 // session runs without gauges.

@@ -156,7 +156,7 @@ func FileSHA256(path string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// GRCCache is this session's cache of built compressions, or nil when the
+// Cache is this session's cache of built compressions, or nil when the
 // session has no cache directory.
 func (cp *Compression) Cache() (*GRCCache, error) {
 	s := cp.s
@@ -174,7 +174,7 @@ func (cp *Compression) Cache() (*GRCCache, error) {
 	}, nil
 }
 
-// loadGRC reads uniform Q/K/V rank k from the cache (what /set rank uses).
+// load reads uniform Q/K/V rank k from the cache (what /set rank uses).
 func (cp *Compression) load(k int) (*grc.Compression, error) {
 	s := cp.s
 	c, err := cp.Cache()
@@ -187,7 +187,7 @@ func (cp *Compression) load(k int) (*grc.Compression, error) {
 	return c.Load(s.m, grc.Spec{Slots: grc.QKV, K: k})
 }
 
-// saveGRC writes g to the cache.
+// save writes g to the cache.
 func (cp *Compression) save(g *grc.Compression) error {
 	s := cp.s
 	c, err := cp.Cache()

@@ -130,7 +130,7 @@ func lengthFits(l string, n int) bool {
 	return false
 }
 
-// memState is the session's live state now.
+// state is the session's live state now.
 func (mem *Memory) state() memState {
 	s := mem.s
 	st := memState{Template: "completion", System: "none", Temp: tempClass(s.set), Snipe: "off", OGD: "off", GRC: "off"}
@@ -218,7 +218,7 @@ func stateDiff(key string, st memState, n int) string {
 	return strings.Join(out, ", ")
 }
 
-// memContext is where in its conversation the next message is asked
+// cogContext is where in its conversation the next message is asked
 // (cog.Context): the conversation so far, fingerprinted — the user's
 // messages as the exact check reads them (cog.Normalize: a conversation
 // worded otherwise is the same one), the replies as they are, the system

@@ -48,7 +48,7 @@ func savedConversation(mode Mode, r conversation.Record) savedConv {
 	return savedConv{Mode: mode.String(), Messages: r.Messages, Text: r.Text, Parts: r.Parts}
 }
 
-// ModelSHA256 is the sha256 of the model file (computed once, on first
+// SHA256 is the sha256 of the model file (computed once, on first
 // use: a session file names its model by content, not by path).
 func (pr *Probe) SHA256() (string, error) {
 	s := pr.s
@@ -213,7 +213,7 @@ func samePath(a, b string) bool {
 	return err1 == nil && err2 == nil && aa == ab
 }
 
-// File is the session file this conversation was loaded from or last
+// Path is the session file this conversation was loaded from or last
 // saved to ("" if none): the TUI autosaves to it after every turn.
 func (fl *Files) Path() string { return fl.file }
 

@@ -292,12 +292,12 @@ func (cv *Conversation) ContextUsed() (used, limit int) {
 	return min(max(len(s.gen.History()), cv.convTok), s.st.MaxPos()), s.st.MaxPos()
 }
 
-// cacheLags notes that the conversation changed without the KV cache
+// lags notes that the conversation changed without the KV cache
 // following it (or the cache was emptied with the conversation kept):
 // ContextUsed counts the conversation again.
 func (cv *Conversation) lags() { cv.convStale = true }
 
-// cacheHolds notes that a decoded turn left the KV cache holding the
+// holds notes that a decoded turn left the KV cache holding the
 // conversation: ContextUsed reads the cache again.
 func (cv *Conversation) holds() { cv.convTok, cv.convStale = 0, false }
 
@@ -308,7 +308,7 @@ func (s *Session) resetCache(seed uint64) {
 	s.cv.lags()
 }
 
-// conversationTokens is how many tokens the conversation is as the next
+// tokens is how many tokens the conversation is as the next
 // turn's prompt starts: the chat messages through the template (without
 // the header that opens a reply), or the running text in completion mode.
 // A conversation with nothing but a system message counts 0, as the cache
@@ -473,7 +473,7 @@ func (s *Session) applyCtx(ctx context.Context, n Settings, progress func(done, 
 	return nil
 }
 
-// useRank switches the state's path to the GRC compression the settings
+// use switches the state's path to the GRC compression the settings
 // ask for (rank 0: off). The first switch for a slot set decomposes every
 // block (seconds to minutes on a large model; progress is told, ctx stops
 // it); a compression is read from the disk cache when it is there, and
@@ -508,7 +508,7 @@ func (cp *Compression) use(ctx context.Context, n Settings, progress func(done, 
 	return nil
 }
 
-// compression returns the compression job asks for: from memory when this
+// get returns the compression job asks for: from memory when this
 // session built it already, else from the disk cache or built (the one
 // build path, shared with isagi run|bench|ppl --rank), and kept in memory
 // so that switching back is instant.
@@ -544,7 +544,7 @@ func (cp *Compression) get(ctx context.Context, job GRCJob, progress func(done, 
 	return g, nil
 }
 
-// grcSpec is the compression the settings ask for (MCR calibrates on the
+// spec is the compression the settings ask for (MCR calibrates on the
 // built-in text), checked by ResolveGRC as the command-line flags are.
 func (cp *Compression) spec(n Settings) (GRCJob, error) {
 	s := cp.s

@@ -204,8 +204,12 @@ func (t *Tree) onBranch(parent, child int) bool {
 // follow makes the branch the messages msgs (user and assistant, in turn,
 // the user's first), reusing the nodes that match and adding the rest as a
 // new branch where they depart. It reports false, changing nothing, for
-// messages that do not alternate so.
+// messages that do not alternate so, or that end with the user's (a
+// branch ends with a reply).
 func (t *Tree) follow(msgs []Node, now time.Time) bool {
+	if len(msgs)%2 == 1 {
+		return false
+	}
 	for i, m := range msgs {
 		want := RoleUser
 		if i%2 == 1 {
@@ -236,11 +240,15 @@ func (t *Tree) leaf(id int) int {
 	return id
 }
 
-// rewind makes the branch end at id (-1: empty). The nodes after it stay,
-// on a branch the next message leaves.
+// rewind makes the branch end at id (-1: empty), or at a user message,
+// just before it: a branch ends with a reply. The nodes after it stay, on
+// a branch the next message leaves.
 func (t *Tree) rewind(id int) error {
 	if id < -1 || id >= len(t.nodes) {
 		return fmt.Errorf("no message %d in this conversation", id)
+	}
+	if id >= 0 && t.nodes[id].Role == RoleUser {
+		id = t.nodes[id].Parent
 	}
 	t.cur = id
 	return nil
@@ -335,6 +343,20 @@ func treeFrom(st savedTree) (*Tree, error) {
 	}
 	if t.cur < -1 || t.cur >= len(t.nodes) {
 		return nil, fmt.Errorf("the current message %d is not in the tree", t.cur)
+	}
+	answered := make([]bool, len(t.nodes))
+	for _, n := range t.nodes {
+		if n.Parent >= 0 {
+			answered[n.Parent] = true
+		}
+	}
+	for i, n := range t.nodes {
+		if n.Role == RoleUser && !answered[i] {
+			return nil, fmt.Errorf("message %d has no reply", i)
+		}
+	}
+	if t.cur >= 0 && t.nodes[t.cur].Role != RoleAssistant {
+		return nil, fmt.Errorf("the branch ends at message %d, which is not a reply", t.cur)
 	}
 	return t, nil
 }
