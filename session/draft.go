@@ -10,6 +10,7 @@ import (
 	"github.com/isagi-lab/isagi/engine/generate"
 	"github.com/isagi-lab/isagi/engine/grc"
 	"github.com/isagi-lab/isagi/engine/model"
+	"github.com/isagi-lab/isagi/engine/sample"
 )
 
 // OnlineEta0 is the online basis's step size η₀ (Paper 6 §5): η_t = η₀/√t.
@@ -169,20 +170,30 @@ func (dr *Drafting) use(ctx context.Context, n Settings, progress func(done, tot
 // asked; remove then takes its hooks off the conversation's state.
 func (dr *Drafting) newDrafter(st *model.State, g *grc.Compression, online bool) (md *generate.ModelDrafter, remove func(), err error) {
 	s := dr.s
+	return NewCompressedDrafter(s.m, s.st, st, g, s.gen.Params(), online)
+}
+
+// NewCompressedDrafter makes st — a second State of model m — compressed by
+// g, the speculative drafter of the verifier's state, sampling with p.
+// With online, the drafter's bases learn from the verifier's rejections
+// (the online basis, η₀ = OnlineEta0); remove then takes its hooks off the
+// verifier (nil without online). The one way a compressed drafter is
+// built: /set draft and isagi run|bench --draft.
+func NewCompressedDrafter(m *model.Model, verifier, st *model.State, g *grc.Compression, p sample.Params, online bool) (md *generate.ModelDrafter, remove func(), err error) {
 	if err := grc.Use(st, g); err != nil {
 		return nil, nil, err
 	}
-	md, err = generate.NewModelDrafter(st, s.gen.Params(), fmt.Sprintf("rank %d %s", g.K, g.Plan.Slots))
+	md, err = generate.NewModelDrafter(st, p, fmt.Sprintf("rank %d %s", g.K, g.Plan.Slots))
 	if err != nil {
 		return nil, nil, err
 	}
 	if online {
-		o, err := grc.NewOnline(s.m, g, OnlineEta0)
+		o, err := grc.NewOnline(m, g, OnlineEta0)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, fmt.Errorf("the online basis: %w", err)
 		}
-		if remove, err = md.Learn(s.st, o); err != nil {
-			return nil, nil, err
+		if remove, err = md.Learn(verifier, o); err != nil {
+			return nil, nil, fmt.Errorf("the online basis: %w", err)
 		}
 	}
 	return md, remove, nil

@@ -48,7 +48,7 @@ type fakeGeo struct {
 	regens    int
 }
 
-func (f *fakeGeo) ManifoldStats() (session.ManifoldStats, bool) {
+func (f *fakeGeo) Stats() (session.ManifoldStats, bool) {
 	f.gmu.Lock()
 	defer f.gmu.Unlock()
 	if f.profile == nil {
@@ -68,7 +68,7 @@ func (f *fakeGeo) Regenerate(ctx context.Context, emit func(session.Event)) (ses
 	return f.fakeEngine.Send(ctx, "(again)", emit)
 }
 
-func (f *fakeGeo) GeometryProfile() *geometry.Profile {
+func (f *fakeGeo) Profile() *geometry.Profile {
 	f.gmu.Lock()
 	defer f.gmu.Unlock()
 	return f.profile
@@ -156,8 +156,8 @@ func TestCalibrationCancels(t *testing.T) {
 	if sent, _, _, _ := e.snapshot(); len(sent) != 0 {
 		t.Fatalf("a message reached the engine during calibration: %q", sent)
 	}
-	if m.busyWith() != "" || e.GeometryProfile() != nil {
-		t.Fatalf("busy %q, profile %v after cancelling", m.busyWith(), e.GeometryProfile())
+	if m.busyWith() != "" || e.Profile() != nil {
+		t.Fatalf("busy %q, profile %v after cancelling", m.busyWith(), e.Profile())
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/isagi-lab/isagi/session"
 )
 
 // helpOverlay lists every key binding (from keyMap) and every slash command
@@ -80,10 +81,13 @@ func (h *helpOverlay) View(w, ht int) string {
 	cmdCol := b.String()
 	footer := theme.Dim.Render("esc or ? closes this help")
 
-	// side by side in a box; else stacked in a box; else stacked, unboxed
+	// side by side in a box; else stacked in a box; else stacked with the
+	// commands packed several to a line (a small terminal: 80×24); else
+	// stacked, unboxed
 	layouts := []string{
 		lipgloss.JoinHorizontal(lipgloss.Top, keysCol, "   ", cmdCol) + "\n\n" + footer,
 		keysCol + "\n\n" + cmdCol + "\n\n" + footer,
+		keysCol + "\n\n" + packedCommands(commands(), usage, max(w-4, 20)) + "\n\n" + footer,
 	}
 	for _, body := range layouts {
 		box := theme.HelpBox.Render(body)
@@ -92,5 +96,45 @@ func (h *helpOverlay) View(w, ht int) string {
 		}
 	}
 	body := keysCol + "\n" + cmdCol + "\n" + footer
+	if lipgloss.Height(body) > ht {
+		body = keysCol + "\n" + packedCommands(commands(), usage, w) + "\n" + footer
+	}
 	return lipgloss.NewStyle().MaxWidth(w).MaxHeight(ht).Render(body)
+}
+
+// packedCommands is the commands' usages without their help, several to
+// a line of width w, then the settings' names: what a small terminal has
+// room for.
+func packedCommands(cmds []slashCommand, usage func(slashCommand) string, w int) string {
+	var b strings.Builder
+	b.WriteString(theme.HelpTitle.Render("Commands") + "  " + theme.Dim.Render("(a larger window shows what each does)"))
+	line := ""
+	flush := func() {
+		if line != "" {
+			b.WriteString("\n" + line)
+		}
+		line = ""
+	}
+	add := func(word string, style lipgloss.Style) {
+		if line != "" && lipgloss.Width(line)+2+lipgloss.Width(word) > w {
+			flush()
+		}
+		if line != "" {
+			line += "  "
+		}
+		line += style.Render(word)
+	}
+	for _, c := range cmds {
+		if c.name == "" { // a continuation line of /set's help
+			continue
+		}
+		add(usage(c), theme.HelpKey)
+	}
+	flush()
+	add("settings:", theme.Dim)
+	for _, k := range session.KnobNames() {
+		add(k, lipgloss.NewStyle())
+	}
+	flush()
+	return b.String()
 }

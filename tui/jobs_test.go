@@ -43,7 +43,7 @@ func (b *buildingSaver) SetCtx(ctx context.Context, name, value string, progress
 	return b.Set(name, value)
 }
 
-func (b *buildingSaver) SaveFile(path string) error {
+func (b *buildingSaver) Save(ctx context.Context, path string, o session.SaveOptions) error {
 	if !b.inside.TryLock() {
 		b.mu.Lock()
 		b.overlap++
@@ -51,19 +51,19 @@ func (b *buildingSaver) SaveFile(path string) error {
 		return nil
 	}
 	defer b.inside.Unlock()
-	return b.savingEngine.SaveFile(path)
+	return b.savingEngine.Save(ctx, path, o)
 }
 
-func (b *buildingSaver) LoadFileCtx(ctx context.Context, path string, force bool, progress func(done, total int)) ([]string, error) {
+func (b *buildingSaver) Load(ctx context.Context, path string, o session.LoadOptions) ([]string, error) {
 	b.inside.Lock()
 	defer b.inside.Unlock()
-	progress(3, 30)
+	o.Progress(3, 30)
 	select {
 	case <-b.release:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	return b.savingEngine.LoadFile(path, force)
+	return b.savingEngine.Load(ctx, path, o)
 }
 
 func newBuildingSaver(slow bool) *buildingSaver {
@@ -146,8 +146,8 @@ func TestLoadRunsAsAJob(t *testing.T) {
 	tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
 	waitFor(t, tm, "load cancelled — the conversation did not change")
 	finish(t, tm)
-	if e.File() != "" {
-		t.Fatalf("a cancelled load opened %q", e.File())
+	if e.Path() != "" {
+		t.Fatalf("a cancelled load opened %q", e.Path())
 	}
 }
 
@@ -161,7 +161,14 @@ type conflictSaver struct {
 	over    []string
 }
 
-func (c *conflictSaver) SaveFile(path string) error {
+func (c *conflictSaver) Save(ctx context.Context, path string, o session.SaveOptions) error {
+	if o.Overwrite {
+		c.mu.Lock()
+		c.over = append(c.over, path)
+		c.changed = false
+		c.mu.Unlock()
+		return c.savingEngine.Save(ctx, path, o)
+	}
 	c.mu.Lock()
 	own, changed := c.file, c.changed
 	c.mu.Unlock()
@@ -171,15 +178,7 @@ func (c *conflictSaver) SaveFile(path string) error {
 	case path == own && changed:
 		return fmt.Errorf("session: %w", miku.ErrChanged)
 	}
-	return c.savingEngine.SaveFile(path)
-}
-
-func (c *conflictSaver) SaveFileOverwrite(path string) error {
-	c.mu.Lock()
-	c.over = append(c.over, path)
-	c.changed = false
-	c.mu.Unlock()
-	return c.savingEngine.SaveFile(path)
+	return c.savingEngine.Save(ctx, path, o)
 }
 
 // /save over someone else's file asks first; a session file saved by
@@ -250,11 +249,11 @@ func TestPaneLinesCutVisibly(t *testing.T) {
 // saved with another model.
 type otherModelSaver struct{ *savingEngine }
 
-func (o *otherModelSaver) LoadFile(path string, force bool) ([]string, error) {
-	if !force {
+func (o *otherModelSaver) Load(ctx context.Context, path string, opts session.LoadOptions) ([]string, error) {
+	if !opts.Force {
 		return nil, fmt.Errorf("%s: %w: pass --force-model to load the conversation anyway", path, session.ErrOtherModel)
 	}
-	return o.savingEngine.LoadFile(path, force)
+	return o.savingEngine.Load(ctx, path, opts)
 }
 
 // TestLoadOtherModelOffersLoadBang: the TUI does not tell the user to pass
@@ -270,7 +269,7 @@ func TestLoadOtherModelOffersLoadBang(t *testing.T) {
 	if f := frame(m); strings.Contains(f, "--force-model") {
 		t.Errorf("the TUI names a command-line flag:\n%s", f)
 	}
-	if e.File() != "other.miku" {
-		t.Errorf("file %q after /load!", e.File())
+	if e.Path() != "other.miku" {
+		t.Errorf("file %q after /load!", e.Path())
 	}
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"bytes"
+	"context"
 	"regexp"
 	"strings"
 	"sync"
@@ -368,7 +369,7 @@ type savingEngine struct {
 	file  string
 }
 
-func (s *savingEngine) SaveFile(path string) error {
+func (s *savingEngine) Save(_ context.Context, path string, _ session.SaveOptions) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.saved = append(s.saved, path)
@@ -376,16 +377,14 @@ func (s *savingEngine) SaveFile(path string) error {
 	return nil
 }
 
-func (s *savingEngine) SaveFileOverwrite(path string) error { return s.SaveFile(path) }
-
-func (s *savingEngine) LoadFile(path string, force bool) ([]string, error) {
+func (s *savingEngine) Load(_ context.Context, path string, _ session.LoadOptions) ([]string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.file = path
 	return []string{"skipped section \"hologram\""}, nil
 }
 
-func (s *savingEngine) File() string {
+func (s *savingEngine) Path() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.file

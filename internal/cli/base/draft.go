@@ -8,7 +8,6 @@ import (
 
 	"github.com/isagi-lab/isagi/engine/generate"
 	"github.com/isagi-lab/isagi/engine/gguf"
-	"github.com/isagi-lab/isagi/engine/grc"
 	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/engine/sample"
 	"github.com/isagi-lab/isagi/engine/tokenizer"
@@ -97,22 +96,15 @@ func (mf *ModelFlags) Drafter(d *DraftFlags, f *gguf.File, tok *tokenizer.Tokeni
 	if err != nil {
 		return nil, err
 	}
-	if err := grc.Use(dst, g); err != nil {
+	md, remove, err := session.NewCompressedDrafter(m, st, dst, g, p, d.Online)
+	if err != nil {
 		return nil, fmt.Errorf("--draft %s: %w", d.Draft, err)
 	}
-	md, err := generate.NewModelDrafter(dst, p, fmt.Sprintf("rank %d %s", g.K, g.Plan.Slots))
-	if err != nil {
-		return nil, err
-	}
 	out := &Drafted{Opts: generate.SpecOptions{Drafter: md, Gamma: d.N}, Model: md, Cleanup: func() {}}
+	if remove != nil {
+		out.Cleanup = remove
+	}
 	if d.Online {
-		o, err := grc.NewOnline(m, g, session.OnlineEta0)
-		if err != nil {
-			return nil, fmt.Errorf("--online-basis: %w", err)
-		}
-		if out.Cleanup, err = md.Learn(st, o); err != nil {
-			return nil, fmt.Errorf("--online-basis: %w", err)
-		}
 		if err := md.SetLearnShare(d.Share); err != nil {
 			return nil, fmt.Errorf("--online-share: %w", err)
 		}
