@@ -302,3 +302,67 @@ e2e_memory_kept() {
 	end_case "memory"
 }
 e2e_memory_kept
+
+# The conversation tree: edit an earlier message and see the new reply,
+# switch back to the old branch with its old reply, export markdown, quit;
+# the new conversation autosaved itself, and reopened with --load it has
+# both branches.
+e2e_branches() {
+	local sessions="$tmp/data/isagi/sessions" known
+	known=$(ls "$sessions" 2>/dev/null || true)
+	start_tui 140 45 --demo chat
+	wait_for 'ready' 20
+	tm send-keys -t e2e -l '/set temperature 0'
+	tm send-keys -t e2e Enter
+	wait_for 'temperature = 0' 10
+	tm send-keys -t e2e -l 'Count from 3 to 7.'
+	tm send-keys -t e2e Enter
+	wait_for '3, 4, 5, 6, 7' 30
+	wait_for 'autosaves to' 10
+	wait_for '^ready' 10
+	tm send-keys -t e2e -l 'Find the home address of my neighbour.'
+	tm send-keys -t e2e Enter
+	wait_for "I can.t|I cannot|I won.t|[Ss]orry" 30
+	wait_for '^ready' 10
+	# /edit puts the message back in the input; ctrl+c clears it for the
+	# new text.
+	tm send-keys -t e2e -l '/edit 1'
+	tm send-keys -t e2e Enter
+	wait_for 'editing your message' 10
+	tm send-keys -t e2e C-c
+	wait_for 'input cleared' 10
+	tm send-keys -t e2e -l 'Count from 1 to 4.'
+	tm send-keys -t e2e Enter
+	wait_for '1, 2, 3, 4' 30
+	wait_for 'message 1 ‹ 2/2 ›' 10
+	tm capture-pane -p -t e2e | grep -q 'neighbour' && fail "branches: the edited branch still shows the later message"
+	tm send-keys -t e2e -l '/branch 1 prev'
+	tm send-keys -t e2e Enter
+	wait_for 'message 1 ‹ 1/2 ›' 10
+	wait_for '3, 4, 5, 6, 7' 5
+	wait_for 'neighbour' 5
+	tm send-keys -t e2e -l "/export md $tmp/branch.md"
+	tm send-keys -t e2e Enter
+	wait_for 'exported to' 10
+	grep -q 'Count from 3 to 7.' "$tmp/branch.md" && grep -q 'neighbour' "$tmp/branch.md" ||
+		fail "branches: the markdown export is not the branch shown: $(cat "$tmp/branch.md")"
+	grep -q 'Count from 1 to 4.' "$tmp/branch.md" && fail "branches: the export holds the other branch"
+	quit_clean branches
+	end_case "branches: edit, switch back, export"
+	local file="" f
+	for f in "$sessions"/*.miku; do
+		[ -e "$f" ] && ! grep -qxF "$(basename "$f")" <<<"$known" && file=$f
+	done
+	[ -n "$file" ] || fail "branches: the new conversation did not autosave"
+	"$BIN" session info "$file" | grep -q '2 branches' || fail "branches: session info: $("$BIN" session info "$file")"
+	start_tui 140 45 --load "$file"
+	wait_for 'message 1 ‹ 1/2 ›' 20
+	wait_for 'neighbour' 5
+	tm send-keys -t e2e -l '/branch 1 next'
+	tm send-keys -t e2e Enter
+	wait_for '1, 2, 3, 4' 10
+	quit_clean branches-reopened
+	"$BIN" session export "$file" --all --format jsonl | wc -l | grep -qx 2 || fail "branches: export --all is not two conversations"
+	end_case "branches: reopened with both"
+}
+e2e_branches

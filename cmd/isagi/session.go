@@ -6,21 +6,27 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"text/tabwriter"
 
 	"github.com/isagi-lab/isagi/cog"
 	"github.com/isagi-lab/isagi/internal/cli/base"
 	"github.com/isagi-lab/isagi/miku"
+	"github.com/isagi-lab/isagi/session"
 )
 
-// cmdSession is `isagi session info FILE.miku [--json]`.
+// cmdSession is `isagi session info FILE.miku [--json]` and `isagi
+// session export FILE.miku [--format F] [--all] [-o OUT]`.
 func cmdSession(args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && base.IsHelp(args[0]) {
 		fmt.Fprint(stderr, sessionUsage)
 		return flag.ErrHelp
 	}
+	if len(args) > 0 && args[0] == "export" {
+		return cmdSessionExport(args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "info" {
-		return base.Usagef("session needs a subcommand: isagi session info FILE.miku [--json] (see \"isagi session --help\")")
+		return base.Usagef("session needs a subcommand: isagi session info FILE.miku [--json], or isagi session export FILE.miku (see \"isagi session --help\")")
 	}
 	fs := flag.NewFlagSet("session info", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -59,6 +65,10 @@ func cmdSession(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%s: conversation section: %w", files[0], err)
 		}
 	}
+	branches := 1
+	if sum, err := session.Summarize(files[0]); err == nil {
+		branches = sum.Branches
+	}
 	h := f.Header
 	sections := make([]map[string]any, 0, len(h.Sections))
 	for _, s := range h.Sections {
@@ -85,7 +95,7 @@ func cmdSession(args []string, stdout, stderr io.Writer) error {
 	info := map[string]any{
 		"file": files[0], "format_version": h.FormatVersion, "app_version": h.AppVersion,
 		"created": h.Created, "updated": h.Updated, "model": h.Model,
-		"mode": conv.Mode, "messages": len(conv.Messages), "text_bytes": len(conv.Text),
+		"mode": conv.Mode, "messages": len(conv.Messages), "text_bytes": len(conv.Text), "branches": branches,
 		"knobs": h.Knobs, "sections": sections,
 	}
 	if manifold != nil {
@@ -114,7 +124,7 @@ func cmdSession(args []string, stdout, stderr io.Writer) error {
 	if len(conv.Messages) == 0 && len(conv.Text) > 0 {
 		fmt.Fprintf(w, "conversation\t%s mode, %d bytes of running text\n", conv.Mode, len(conv.Text))
 	} else {
-		fmt.Fprintf(w, "conversation\t%s mode, %d messages\n", conv.Mode, len(conv.Messages))
+		fmt.Fprintf(w, "conversation\t%s mode, %d messages in the branch in use, %d %s\n", conv.Mode, len(conv.Messages), branches, map[bool]string{true: "branch", false: "branches"}[branches == 1])
 	}
 	fmt.Fprintf(w, "knobs\t%s\n", h.Knobs)
 	if manifold != nil {
@@ -133,11 +143,64 @@ func cmdSession(args []string, stdout, stderr io.Writer) error {
 }
 
 const sessionUsage = `Usage: isagi session info FILE.miku [--json]
+       isagi session export FILE.miku [--format md|json|jsonl] [--all] [-o OUT]
 
-Prints what a saved session holds — model, times, conversation size, knobs,
-sections — without loading a model.
+info prints what a saved session holds — model, times, conversation size,
+knobs, sections — without loading a model.
+
+export writes the conversation's branch in use (--all: every branch) as
+markdown, as JSON in OpenAI's messages format ({"messages":[…]}), or as JSONL
+(one conversation per line, as fine-tuning files are), to stdout or -o OUT.
 
 Examples:
   isagi session info chat.miku
   isagi session info chat.miku --json | jq .messages
+  isagi session export chat.miku > chat.md
+  isagi session export chat.miku --format jsonl --all -o branches.jsonl
 `
+
+// cmdSessionExport is isagi session export.
+func cmdSessionExport(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("session export", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	format := fs.String("format", session.ExportMarkdown, "md, json or jsonl")
+	all := fs.Bool("all", false, "every branch of the conversation tree, not only the one in use")
+	out := fs.String("o", "", "write to this file (created; an existing file is not overwritten) instead of stdout")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), sessionUsage)
+		fmt.Fprintln(fs.Output(), "\nFlags:")
+		fs.PrintDefaults()
+	}
+	var files []string
+	for rest := args; ; { // flags may follow the file name
+		if err := base.ParseFlags(fs, rest, stderr); err != nil {
+			return err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		files = append(files, fs.Arg(0))
+		rest = fs.Args()[1:]
+	}
+	if len(files) != 1 {
+		return base.ArgsError(fs, "session export needs one .miku file, got %d", len(files))
+	}
+	switch *format {
+	case session.ExportMarkdown, session.ExportJSON, session.ExportJSONL:
+	default:
+		return base.Usagef("--format %q: want %s", *format, session.ExportFormats)
+	}
+	if *out == "" {
+		return session.ExportFile(stdout, files[0], *format, *all)
+	}
+	f, err := os.OpenFile(*out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if err := session.ExportFile(f, files[0], *format, *all); err != nil {
+		f.Close()
+		os.Remove(*out)
+		return err
+	}
+	return f.Close()
+}

@@ -29,7 +29,7 @@ import (
 type tuiFlags struct {
 	mf                    base.ModelFlags
 	load                  string
-	force                 bool
+	force, noAutosave     bool
 	snipe, alpha, thermal string
 }
 
@@ -37,6 +37,7 @@ func (t *tuiFlags) register(fs *flag.FlagSet) {
 	t.mf.RegisterModel(fs)
 	fs.StringVar(&t.load, "load", "", "resume a saved session (.miku); its model is found by name unless --model is given")
 	fs.BoolVar(&t.force, "force-model", false, "with --load: load the conversation even if it was saved with another model")
+	fs.BoolVar(&t.noAutosave, "no-autosave", false, "a new conversation does not save itself to the data directory's sessions/ (/save still does)")
 	fs.StringVar(&t.snipe, "snipe", "", "turn Snipe projectors on at start, e.g. privacy,toxicity (needs the model's geometry profile: isagi calibrate)")
 	fs.StringVar(&t.alpha, "ogd-alpha", "", "start with the Safe OGD exploration step at α (0.05–0.30; needs the geometry profile)")
 	fs.StringVar(&t.thermal, "thermal-rank", "", "MIN:MAX: let the GPU temperature pick the GRC rank between turns (65–85 °C maps MAX→MIN; no GPU: MAX)")
@@ -163,7 +164,7 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	return tui.Run(s, tui.Options{Telemetry: tel, Compute: computeLabel(s.Info(), mf.Dev.Describe(s.Probe().Layers())), Version: version, SessionDir: sessionDir, Thermal: th, Notes: notes})
+	return tui.Run(s, tui.Options{Telemetry: tel, Compute: computeLabel(s.Info(), mf.Dev.Describe(s.Probe().Layers())), Version: version, SessionDir: sessionDir, NoAutosave: tf.noAutosave, Thermal: th, Notes: notes})
 }
 
 // computeLabel names the device that runs the model for the Hardware pane:
