@@ -6,7 +6,7 @@ FUZZTIME ?= 50000x
 BIN      := bin/isagi
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: bench-kv bench-remote all build test vet fmt-check unit fuzz e2e openai-client bench bench-kernels bench-peer clean ptx ptx-check device-check
+.PHONY: bench-ab bench-kv bench-remote all build test vet fmt-check unit fuzz e2e openai-client bench bench-kernels bench-peer clean ptx ptx-check device-check
 
 all: build
 
@@ -88,6 +88,12 @@ bench-kernels:
 	$(GO) test ./engine/tensor -run '^$$' -bench 'MatVecVsTriad' -benchtime 15x
 
 bench: bench-kernels
+
+# The application layer's cost per decoded token: the same greedy reply
+# through the engine alone (A) and through Session.Send (B), alternating
+# in one run; B/A must stay >= 0.98 (docs/architecture.md).
+bench-ab:
+	$(GO) test ./session -run '^$$' -bench '^BenchmarkAB$$' -benchtime 20x
 
 # isagi against native llama.cpp on the same synthetic GGUFs, both sides in
 # one run (docs/performance.md). Needs LLAMA_BIN (a llama.cpp build/bin) or
