@@ -142,6 +142,8 @@ func cmdRunInput(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	knobs.draft.Register(fs)
 	mf.KV.Register(fs)
 	fs.StringVar(&knobs.snipe, "snipe", "", "with --session: Snipe projectors on for this turn, e.g. privacy,toxicity (needs the geometry profile)")
+	fs.BoolVar(&knobs.regenerate, "regenerate", false, "with --session: answer the last message again instead of a new one (no --prompt); the old reply stays in the session as a branch")
+	fs.IntVar(&knobs.edit, "edit", 0, "with --session: --prompt replaces your message `N` (1 is the first of the branch in use) and is answered; the old branch stays in the session")
 	fs.StringVar(&knobs.alpha, "ogd-alpha", "", "with --session: the Safe OGD exploration step α for this turn (needs the geometry profile)")
 	p.Temperature, p.TopP, p.MinP, p.RepeatPenalty = 0.8, 0.95, 0.05, 1
 	fs.Usage = func() {
@@ -388,6 +390,11 @@ func floatFlag(dst *float32) func(string) error {
 type sessionKnobs struct {
 	snipe, alpha string
 	draft        base.DraftFlags
+	// regenerate answers the last message again; edit (from 1) answers
+	// the prompt in place of the user's message edit: both keep the old
+	// reply as a branch of the session's conversation tree.
+	regenerate bool
+	edit       int
 	// set holds the names of the flags given on the command line
 	// (flag.FlagSet.Visit): they override the session's saved settings.
 	set map[string]bool
@@ -397,7 +404,12 @@ type sessionKnobs struct {
 // then the session saved again. The model is --model or --demo, opened as
 // the TUI opens it.
 func runSession(mf *base.ModelFlags, file, prompt string, p sample.Params, n int, force, verbose bool, knobs sessionKnobs, stdout, stderr io.Writer) (err error) {
-	if prompt == "" {
+	switch {
+	case knobs.regenerate && (prompt != "" || knobs.edit != 0):
+		return base.Usagef("--regenerate answers the last message again: give no --prompt or --edit with it")
+	case knobs.edit < 0:
+		return base.Usagef("--edit %d: your messages are numbered from 1", knobs.edit)
+	case prompt == "" && !knobs.regenerate:
 		return errors.New("--session needs --prompt: the next message")
 	}
 	if knobs.set["rank-floor"] || knobs.set["calib"] {
@@ -546,10 +558,23 @@ func runSession(mf *base.ModelFlags, file, prompt string, p sample.Params, n int
 		}
 	}
 	out := bufio.NewWriter(stdout)
-	turn, err := s.Send(ctx, prompt, func(e session.Event) {
+	emit := func(e session.Event) {
 		out.WriteString(e.Piece)
 		out.Flush()
-	})
+	}
+	var turn session.Turn
+	switch cv := s.Conversation(); {
+	case knobs.regenerate:
+		turn, err = cv.Regenerate(ctx, emit)
+	case knobs.edit > 0:
+		id, ok := userNode(cv.Branch(), knobs.edit)
+		if !ok {
+			return fmt.Errorf("--edit %d: the conversation in %s has fewer messages of yours", knobs.edit, file)
+		}
+		turn, err = cv.Edit(ctx, id, prompt, emit)
+	default:
+		turn, err = s.Send(ctx, prompt, emit)
+	}
 	out.WriteByte('\n')
 	out.Flush()
 	if err != nil {
@@ -582,4 +607,16 @@ func runSession(mf *base.ModelFlags, file, prompt string, p sample.Params, n int
 		}
 	}
 	return sessionTurnError(s, turn, s.Files().Save(context.Background(), lock.Path(), session.SaveOptions{Lock: lock}))
+}
+
+// userNode is the node id of the user's n-th message (from 1) in branch.
+func userNode(branch []session.BranchMessage, n int) (int, bool) {
+	for _, m := range branch {
+		if m.Role == session.RoleUser {
+			if n--; n == 0 {
+				return m.ID, true
+			}
+		}
+	}
+	return 0, false
 }
