@@ -92,6 +92,7 @@ Usage:
   isagi pull MODEL                         download a GGUF model (hf.co/ORG/REPO[:FILE] or a short name)
   isagi models                             list installed models
   isagi session info s.miku [--json]       what a saved session holds
+  isagi session export s.miku [--all]      the conversation as markdown, JSON or JSONL
   isagi run --model M.gguf --prompt TEXT   stream a continuation to stdout
   isagi run --model M.gguf --chat --prompt TEXT   chat: one user turn, templated
   isagi bench --model M.gguf [--json]      prefill/decode speed vs memory bandwidth
