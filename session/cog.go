@@ -238,55 +238,6 @@ func (mem *Memory) Stats() (ManifoldStats, bool) {
 	return st, true
 }
 
-// Regenerate answers the last message again by generating, even when the
-// manifold would serve it from memory; the new answer replaces the stored
-// one. In chat mode the old reply stays in the tree as a sibling of the
-// new one (Switch goes back to it), and the KV cache is reused up to the
-// reply; in completion mode only a turn served from memory can be taken
-// back out of the running text.
-func (cv *Conversation) Regenerate(ctx context.Context, emit func(Event)) (Turn, error) {
-	s := cv.s
-	if cv.conv.Chat() {
-		return cv.regenerate(ctx, emit)
-	}
-	input, ok := cv.popLast()
-	if !ok {
-		return Turn{}, fmt.Errorf("session: no turn to regenerate")
-	}
-	return s.send(ctx, input, sendForce, emit)
-}
-
-// popLast removes the last user message and the replies after it
-// and returns the message.
-func (cv *Conversation) popLast() (string, bool) {
-	s := cv.s
-	cv.lags()
-	if !cv.conv.Chat() {
-		// Completion mode keeps one running text: only a turn served from
-		// memory is known exactly enough (its input and answer) to take
-		// back out of it.
-		sv := s.mem.lastServed
-		if sv == nil {
-			return "", false
-		}
-		in, ok := cv.conv.PopExchange(sv.input, sv.answer)
-		if ok {
-			s.mem.lastServed = nil
-			s.mem.dropServed()
-		}
-		return in, ok
-	}
-	if cv.lastInput == "" {
-		return "", false
-	}
-	in, ok := cv.conv.PopExchange("", "")
-	if ok && s.mem.lastServed != nil {
-		s.mem.lastServed = nil
-		s.mem.dropServed()
-	}
-	return in, ok
-}
-
 // dropServed forgets the last served answer, taken back out of the
 // conversation.
 func (mem *Memory) dropServed() {

@@ -44,27 +44,6 @@ type exportSource struct {
 	text   []chat.Message // completion mode's transcript (tree nil)
 }
 
-// Export writes the branch in use — or with all, every branch of the tree
-// — in format (ExportMarkdown, ExportJSON, ExportJSONL). JSON is OpenAI's
-// messages format, {"messages":[{"role":…,"content":…}]}, so that other
-// tools read it; with all it is {"current":i,"conversations":[…]}. JSONL
-// is one such conversation per line, as fine-tuning files are. Markdown
-// is for people: each branch a section when all. The system message comes
-// first in every branch. A completion-mode conversation is one branch: the
-// user's inputs and the model's continuations of the running text.
-func (cv *Conversation) Export(w io.Writer, format string, all bool) error {
-	src := exportSource{name: cv.s.info.Name}
-	if cv.conv.HasSystem() {
-		src.system = cv.conv.Record().Messages[0].Content
-	}
-	if cv.conv.Chat() {
-		src.tree = cv.tree
-	} else {
-		src.text = cv.conv.Transcript()
-	}
-	return export(w, format, all, src)
-}
-
 // ExportFile is Export of the session file at path, read without its
 // model: isagi session export.
 func ExportFile(w io.Writer, path, format string, all bool) error {

@@ -5,14 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/isagi-lab/isagi/engine/chat"
 	"github.com/isagi-lab/isagi/engine/tokenizer"
 	"github.com/isagi-lab/isagi/geometry"
-	"github.com/isagi-lab/isagi/miku"
 	"github.com/isagi-lab/isagi/prompts"
 )
 
@@ -198,17 +196,6 @@ func parseSnipe(list string) []string {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
-}
-
-// Ref names this session's model for files bound to it (sessions,
-// caches, geometry profiles).
-func (pr *Probe) Ref() (miku.ModelRef, error) {
-	s := pr.s
-	sum, err := pr.SHA256()
-	if err != nil {
-		return miku.ModelRef{}, err
-	}
-	return miku.ModelRef{File: filepath.Base(s.info.Path), SHA256: sum, Arch: s.info.Arch, Name: s.info.Name}, nil
 }
 
 // Profile is the profile running live, or nil.

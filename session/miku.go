@@ -2,8 +2,6 @@ package session
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -46,27 +44,6 @@ const (
 // savedConversation is the conversation section's body for r.
 func savedConversation(mode Mode, r conversation.Record) savedConv {
 	return savedConv{Mode: mode.String(), Messages: r.Messages, Text: r.Text, Parts: r.Parts}
-}
-
-// SHA256 is the sha256 of the model file (computed once, on first
-// use: a session file names its model by content, not by path).
-func (pr *Probe) SHA256() (string, error) {
-	s := pr.s
-	if pr.sha != "" {
-		return pr.sha, nil
-	}
-	if pr.src == nil { // a file on disk: hashed by the one hashing path
-		sum, err := FileSHA256(s.info.Path)
-		if err != nil {
-			return "", err
-		}
-		pr.sha = sum
-		return pr.sha, nil
-	}
-	h := sha256.New()
-	h.Write(pr.src)
-	pr.sha = hex.EncodeToString(h.Sum(nil))
-	return pr.sha, nil
 }
 
 // ErrExists is returned by Save for a file that exists but that this
@@ -303,12 +280,6 @@ func (fl *Files) Load(ctx context.Context, path string, o LoadOptions) (notes []
 	notes = append(notes, s.mem.load(f, f.Header.Model.SHA256 == sum)...)
 	return notes, nil
 }
-
-// Transcript is the conversation so far, for display: chat messages, or in
-// completion mode the user's inputs and the model's continuations
-// (RolePrompt, RoleContinuation) — the running text as one "text" entry
-// for a file saved before they were kept.
-func (cv *Conversation) Transcript() []chat.Message { return cv.conv.Transcript() }
 
 // loadTree is the conversation tree of a file: its tree section, or for a
 // file saved before trees were kept (format version 1) its conversation

@@ -186,10 +186,6 @@ func kernelsOf(b backend.Backend) *tensor.Kernels {
 	return nil
 }
 
-// ModelContext is the model's own context window (its training length):
-// the most Options.Ctx or num_ctx can give.
-func (pr *Probe) ModelContext() int { s := pr.s; return s.m.CtxLen }
-
 // resize (re)allocates the KV cache for ctx tokens, forgetting what it held.
 func (s *Session) resize(ctx int) error { return s.resizeKV(ctx, s.set.KVKeep) }
 

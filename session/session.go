@@ -10,7 +10,6 @@ package session
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/isagi-lab/isagi/miku"
@@ -274,72 +273,11 @@ func (s *Session) closeStates() {
 	}
 }
 
-// ContextUsed is how many tokens of the context window the conversation
-// fills, and the window's size: what the KV cache holds, or, when the
-// cache lags the conversation (a session just loaded, an answer served
-// from memory, the cache reset by a setting), what the conversation will
-// occupy at the next turn — a resumed conversation does not read 0.
-func (cv *Conversation) ContextUsed() (used, limit int) {
-	s := cv.s
-	if cv.convStale {
-		cv.convTok, cv.convStale = cv.tokens(), false
-	}
-	// The larger of the two, not their sum: the cache holds a prefix of
-	// the conversation. The history holds the last sampled token too,
-	// which is not in the cache yet: a reply that filled the window would
-	// read 257/256 without the cap, and so would a loaded conversation
-	// longer than this session's window (the next turn drops or trims it).
-	return min(max(len(s.gen.History()), cv.convTok), s.st.MaxPos()), s.st.MaxPos()
-}
-
-// lags notes that the conversation changed without the KV cache
-// following it (or the cache was emptied with the conversation kept):
-// ContextUsed counts the conversation again.
-func (cv *Conversation) lags() { cv.convStale = true }
-
-// holds notes that a decoded turn left the KV cache holding the
-// conversation: ContextUsed reads the cache again.
-func (cv *Conversation) holds() { cv.convTok, cv.convStale = 0, false }
-
 // resetCache empties the KV cache (the next turn recomputes the
 // conversation from its first token) and restarts sampling from seed.
 func (s *Session) resetCache(seed uint64) {
 	s.gen.Reset(seed)
 	s.cv.lags()
-}
-
-// tokens is how many tokens the conversation is as the next
-// turn's prompt starts: the chat messages through the template (without
-// the header that opens a reply), or the running text in completion mode.
-// A conversation with nothing but a system message counts 0, as the cache
-// of a fresh conversation does; so does one that does not render (the
-// next turn says why), leaving the cache's count.
-func (cv *Conversation) tokens() int {
-	s := cv.s
-	rec := cv.conv.Record()
-	tmpl := cv.conv.Template()
-	if tmpl == nil {
-		if rec.Text == "" {
-			return 0
-		}
-		ids, err := s.tok.Encode(rec.Text, tokenizer.EncodeOptions{AddSpecial: true})
-		if err != nil {
-			return 0
-		}
-		return len(ids)
-	}
-	if !slices.ContainsFunc(rec.Messages, func(m chat.Message) bool { return m.Role != "system" }) {
-		return 0
-	}
-	p, err := tmpl.Render(rec.Messages, chat.Options{})
-	if err != nil {
-		return 0
-	}
-	ids, err := s.tok.EncodePrompt(p.Text, p.User, tokenizer.EncodeOptions{})
-	if err != nil {
-		return 0
-	}
-	return len(ids)
 }
 
 // Clear forgets the conversation's messages, its KV cache and its record
@@ -386,15 +324,6 @@ func (s *Session) NewConversation(file string) error {
 	}
 	s.fl.file, s.fl.created, s.fl.stamp = file, time.Time{}, miku.Stamp{}
 	return nil
-}
-
-// SetSystem sets (or, with "", removes) the system message of the
-// conversation; it applies from the next turn.
-func (cv *Conversation) SetSystem(text string) {
-	s := cv.s
-	s.set.System = text
-	cv.conv.SetSystem(text)
-	cv.lags()
 }
 
 // Set changes one setting by name, as /set does; Knobs lists the names,
