@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/binary"
@@ -556,6 +557,20 @@ func TestSessionSaves(t *testing.T) {
 	tr := other.Conversation().Transcript()
 	if len(tr) != 3 || tr[0].Role != "system" || tr[1].Content != "Hello" || tr[2].Role != "assistant" {
 		t.Fatalf("loaded transcript %+v", tr)
+	}
+	// The same conversation sent again regenerated its reply: one message,
+	// two versions of the reply. A client that edits the message starts a
+	// branch beside it; the saved file holds all three.
+	edited := strings.Replace(body, `"content":"Hello"`, `"content":"Good morning"`, 1)
+	if code, out = post(t, ts.URL+"/v1/chat/completions", edited); code != 200 {
+		t.Fatal(out)
+	}
+	var md bytes.Buffer
+	if err := session.ExportFile(&md, saved, session.ExportJSONL, true); err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(strings.TrimSpace(md.String()), "\n"); len(lines) != 3 || !strings.Contains(lines[2], "Good morning") {
+		t.Fatalf("the saved tree's branches:\n%s", md.String())
 	}
 }
 
