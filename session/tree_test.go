@@ -389,3 +389,50 @@ func TestExport(t *testing.T) {
 		t.Fatalf("summary %+v %v", sum, err)
 	}
 }
+
+// TestRewindAndRefusals: a rewind keeps the messages after it as a
+// branch; an edit that cannot fit changes nothing; completion mode has no
+// branches.
+func TestRewindAndRefusals(t *testing.T) {
+	s := open(t, trainedChat(t), Options{Threads: 2, Ctx: 128, Settings: greedy()})
+	cv := s.Conversation()
+	send(t, s, "hello")
+	send(t, s, "how are you?")
+	b := cv.Branch()
+	if err := cv.Rewind(b[2].ID); err != nil { // before the second message
+		t.Fatal(err)
+	}
+	if got := cv.Branch(); len(got) != 2 {
+		t.Fatalf("after rewinding before message 2: %s", branchText(got))
+	}
+	if n := len(cv.Transcript()); n != 2 {
+		t.Fatalf("the engine conversation holds %d messages after the rewind", n)
+	}
+	send(t, s, "what is your name?")
+	if n := cv.Tree().Leaves(); n != 2 {
+		t.Fatalf("%d branches after a message sent from a rewind, want 2", n)
+	}
+	before := branchText(cv.Branch())
+	long := strings.Repeat("word ", 400)
+	if _, err := cv.Edit(context.Background(), cv.Branch()[0].ID, long, func(Event) {}); err == nil {
+		t.Fatal("an edit longer than the window was sent")
+	}
+	if got := branchText(cv.Branch()); got != before {
+		t.Fatalf("a refused edit moved the branch:\n%s\nwas\n%s", got, before)
+	}
+	if err := cv.Rewind(99); err == nil {
+		t.Fatal("rewound to a message that does not exist")
+	}
+	if _, err := cv.Edit(context.Background(), cv.Branch()[1].ID, "x", func(Event) {}); err == nil {
+		t.Fatal("edited a reply as if it were a user message")
+	}
+
+	text := open(t, filepath.Join("..", "demo", "kjv-q8_0.gguf"), Options{Threads: 2, Ctx: 256, Settings: greedy()})
+	send(t, text, "In the beginning")
+	if err := text.Conversation().Switch(0, 1); err != ErrNoBranching {
+		t.Fatalf("switch in completion mode: %v", err)
+	}
+	if len(text.Conversation().Branch()) != 0 {
+		t.Fatal("a completion-mode conversation has a branch")
+	}
+}
