@@ -43,9 +43,16 @@ func part[F any](e Engine, get func(parted) any) (F, bool) {
 	return f, ok
 }
 
-// chatPart is the engine's conversation part.
-func (m *Model) chatPart() Chat {
-	c, ok := part[Chat](m.engine, func(p parted) any { return p.Conversation() })
+// features finds the TUI's features on the engine each time one is asked
+// for, not once: a part may be replaced under the TUI (/clear starts a new
+// conversation, /load restores one), and each lookup is a type assertion,
+// cheap enough for every frame. Each feature's lookup sits beside its
+// interface, in the feature's file.
+type features struct{ e Engine }
+
+// chat is the engine's conversation part.
+func (f features) chat() Chat {
+	c, ok := part[Chat](f.e, func(p parted) any { return p.Conversation() })
 	if !ok {
 		return noChat{}
 	}
@@ -57,11 +64,6 @@ type noChat struct{}
 
 func (noChat) ContextUsed() (used, limit int) { return 0, 0 }
 func (noChat) SetSystem(string)               {}
-
-// branches is the engine's conversation tree, if it keeps one.
-func (m *Model) branches() (Branches, bool) {
-	return part[Branches](m.engine, func(p parted) any { return p.Conversation() })
-}
 
 // notesOf are what the engine has to tell after a load (a profile it
 // could not use…), when it keeps such notes.

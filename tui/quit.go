@@ -54,10 +54,10 @@ func cmdBye(m *Model, _ string) tea.Cmd {
 // interrupt is ctrl+c: stop, else clear, else quit on a second press.
 func (m *Model) interrupt() tea.Cmd {
 	switch {
-	case m.gen != nil:
+	case m.gate.gen != nil:
 		m.stopReply("ctrl+c")
 		return nil
-	case m.cancelJob():
+	case m.gate.cancelJob():
 		return nil
 	case !m.input.empty():
 		m.input.reset()
@@ -96,10 +96,10 @@ func (m *Model) onQuitDisarm(msg quitDisarmMsg) {
 // stopReply cancels the streaming reply; by names the key for the note
 // that follows it in the chat.
 func (m *Model) stopReply(by string) {
-	if m.gen == nil {
+	if m.gate.gen == nil {
 		return
 	}
-	m.gen.cancel()
+	m.gate.gen.cancel()
 	m.stopBy = by
 	m.status = "stopping…"
 	m.broadcast(replyStoppingMsg{})
@@ -110,27 +110,27 @@ func (m *Model) stopReply(by string) {
 // quits at once when there is nothing to lose, saves first when the
 // session autosaves to a file, and otherwise asks.
 func (m *Model) requestQuit() tea.Cmd {
-	if m.gen != nil {
+	if m.gate.gen != nil {
 		m.stopReply("quit")
 		m.q.whenFree = true
 		return nil
 	}
-	if m.job != nil {
-		m.cancelJob()
+	if m.gate.job != nil {
+		m.gate.cancelJob()
 		m.q.whenFree = true
-		m.status = "quitting once " + m.job.label + " ends…"
+		m.status = "quitting once " + m.gate.job.label + " ends…"
 		return nil
 	}
 	m.q.whenFree = false
-	s, ok := m.sessions()
-	if !ok || len(m.transcript()) == 0 {
+	s, ok := m.parts.sessions()
+	if !ok || len(m.parts.transcript()) == 0 {
 		// Nothing that could be saved, or nothing to save. An empty
 		// conversation (after /clear) is not written over the file
 		// either: the file keeps the last one.
 		return m.exit()
 	}
 	if path := s.Path(); path != "" && !m.autosaveOff {
-		return m.startJob("saving "+path+" before quitting", false, func(ctx context.Context, _ func(string)) tea.Msg {
+		return m.gate.startJob("saving "+path+" before quitting", false, func(ctx context.Context, _ func(string)) tea.Msg {
 			return quitSaveMsg{path: path, err: s.Save(ctx, path, session.SaveOptions{})}
 		})
 	}
@@ -141,7 +141,7 @@ func (m *Model) requestQuit() tea.Cmd {
 // resumeQuit continues a quit that waited for the engine, after a message
 // that may have freed it; cmd is what that message's handler returned.
 func (m *Model) resumeQuit(cmd tea.Cmd) tea.Cmd {
-	if !m.q.whenFree || m.ctx.Err() != nil { // not quitting, or exiting already
+	if !m.q.whenFree || m.gate.ctx.Err() != nil { // not quitting, or exiting already
 		return cmd
 	}
 	return tea.Batch(cmd, m.requestQuit()) // still busy: it waits again
@@ -185,14 +185,14 @@ func (m *Model) answerQuit(msg tea.KeyMsg) (tea.Cmd, bool) {
 // exit ends the program: every generation and job is cancelled, and Run
 // waits for the engine to be free.
 func (m *Model) exit() tea.Cmd {
-	m.cancel()
+	m.gate.cancel()
 	return tea.Quit
 }
 
 // interruptHint is what ctrl+c does now, for the status line.
 func (m *Model) interruptHint() string {
 	switch {
-	case m.gen != nil || m.job != nil && m.job.cancel != nil:
+	case m.gate.gen != nil || m.gate.job != nil && m.gate.job.cancel != nil:
 		return "stop"
 	case !m.input.empty():
 		return "clear"

@@ -14,7 +14,7 @@ import (
 
 // quitted reports whether the model has begun to exit (exit cancels the
 // context every generation and job runs under).
-func quitted(m *Model) bool { return m.ctx.Err() != nil }
+func quitted(m *Model) bool { return m.gate.ctx.Err() != nil }
 
 var ctrlC = tea.KeyMsg{Type: tea.KeyCtrlC}
 

@@ -37,8 +37,9 @@ type Sessions interface {
 	Path() string
 }
 
-func (m *Model) sessions() (Sessions, bool) {
-	return part[Sessions](m.engine, func(p parted) any { return p.Files() })
+// sessions is the engine's session files, if it keeps them.
+func (f features) sessions() (Sessions, bool) {
+	return part[Sessions](f.e, func(p parted) any { return p.Files() })
 }
 
 // Transcripts is implemented by conversations that show what was said
@@ -51,8 +52,8 @@ type Transcripts interface {
 
 // transcript is the engine's conversation so far (nil when it does not
 // tell).
-func (m *Model) transcript() []chat.Message {
-	t, ok := part[Transcripts](m.engine, func(p parted) any { return p.Conversation() })
+func (f features) transcript() []chat.Message {
+	t, ok := part[Transcripts](f.e, func(p parted) any { return p.Conversation() })
 	if !ok {
 		return nil
 	}
@@ -65,7 +66,7 @@ func (m *Model) savePath(arg string) string {
 	if arg != "" {
 		return arg
 	}
-	if s, ok := m.sessions(); ok && s.Path() != "" {
+	if s, ok := m.parts.sessions(); ok && s.Path() != "" {
 		return s.Path()
 	}
 	return m.newSavePath("")
@@ -137,13 +138,13 @@ func cmdSaveOver(m *Model, arg string) tea.Cmd {
 // save writes the session as a job (a session file may be locked for a
 // moment by an `isagi run --session` on it).
 func (m *Model) save(arg string, overwrite bool) tea.Cmd {
-	s, ok := m.sessions()
+	s, ok := m.parts.sessions()
 	if !ok {
 		m.chat.add(entryError, "this engine cannot save sessions")
 		return nil
 	}
 	path := m.savePath(arg)
-	return m.startJob("saving "+path, false, func(context.Context, func(string)) tea.Msg {
+	return m.gate.startJob("saving "+path, false, func(context.Context, func(string)) tea.Msg {
 		var err error
 		err = s.Save(context.Background(), path, session.SaveOptions{Overwrite: overwrite})
 		return saveDoneMsg{path: path, err: err}
@@ -153,7 +154,7 @@ func (m *Model) save(arg string, overwrite bool) tea.Cmd {
 // autosave writes the open session file after a turn, as a job, then runs
 // then; it returns nil (and runs nothing) when there is no file.
 func (m *Model) autosave(then func() tea.Cmd) tea.Cmd {
-	s, ok := m.sessions()
+	s, ok := m.parts.sessions()
 	if !ok || m.autosaveOff {
 		return nil
 	}
@@ -161,12 +162,12 @@ func (m *Model) autosave(then func() tea.Cmd) tea.Cmd {
 	if path == "" {
 		// A new conversation autosaves too, to a new file in the data
 		// directory (/sessions lists them), once it has something to keep.
-		if m.opts.SessionDir == "" || m.opts.NoAutosave || len(m.transcript()) == 0 {
+		if m.opts.SessionDir == "" || m.opts.NoAutosave || len(m.parts.transcript()) == 0 {
 			return nil
 		}
 		path, first = m.newSavePath(""), true
 	}
-	return m.startJob("saving "+path, false, func(ctx context.Context, _ func(string)) tea.Msg {
+	return m.gate.startJob("saving "+path, false, func(ctx context.Context, _ func(string)) tea.Msg {
 		return saveDoneMsg{path: path, auto: true, first: first, err: s.Save(ctx, path, session.SaveOptions{}), then: then}
 	})
 }
@@ -216,7 +217,7 @@ func cmdLoad(m *Model, arg string) tea.Cmd { return load(m, arg, false) }
 func cmdLoadForce(m *Model, arg string) tea.Cmd { return load(m, arg, true) }
 
 func load(m *Model, arg string, force bool) tea.Cmd {
-	s, ok := m.sessions()
+	s, ok := m.parts.sessions()
 	if !ok {
 		m.chat.add(entryError, "this engine cannot load sessions")
 		return nil
@@ -226,7 +227,7 @@ func load(m *Model, arg string, force bool) tea.Cmd {
 		return nil
 	}
 	e := m.engine
-	return m.startJob("loading "+arg, true, func(ctx context.Context, progress func(string)) tea.Msg {
+	return m.gate.startJob("loading "+arg, true, func(ctx context.Context, progress func(string)) tea.Msg {
 		notes, err := s.Load(ctx, arg, session.LoadOptions{Force: force, Progress: func(done, total int) {
 			progress(fmt.Sprintf("building its compression, %d/%d blocks", done, total))
 		}})
@@ -270,7 +271,7 @@ func (m *Model) onLoadDone(msg loadDoneMsg) tea.Cmd {
 // (after --load or /load).
 func (m *Model) showTranscript() {
 	m.chat.clear()
-	if b, ok := m.brancher(); ok && m.info.Mode == session.ModeChat {
+	if b, ok := m.parts.brancher(); ok && m.info.Mode == session.ModeChat {
 		n := 0
 		for _, msg := range b.Branch() {
 			kind := entryAssistant
@@ -282,7 +283,7 @@ func (m *Model) showTranscript() {
 		}
 		return
 	}
-	for _, msg := range m.transcript() {
+	for _, msg := range m.parts.transcript() {
 		switch msg.Role {
 		case "user":
 			m.chat.add(entryUser, msg.Content)

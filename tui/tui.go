@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -87,6 +86,7 @@ const (
 // them and lays them out; build it with New.
 type Model struct {
 	engine Engine
+	parts  features // the engine's optional features, looked up on its parts
 	opts   Options
 	info   session.Info
 	keys   keyMap
@@ -106,18 +106,12 @@ type Model struct {
 	hidePanes     bool
 	status        string
 
-	ctx    context.Context // cancelled on quit; parent of every generation
-	cancel context.CancelFunc
-	wg     *sync.WaitGroup // generations in flight
-	gen    *generation     // the reply streaming now, or nil
-	sent   string          // the message it answers (given back if refused)
-	genID  int
+	gate engineGate // the reply or the job that holds the engine (jobs.go)
+	sent string     // the message the streaming reply answers (given back if refused)
 
 	frame frameLimiter // bounds full redraws while text pours in
 
-	paneRot int  // ctrl+o: which side pane follows Perf
-	job     *job // the engine work running now that is not a reply, or nil
-	jobID   int
+	paneRot int // ctrl+o: which side pane follows Perf
 
 	autosaveOff bool // the session file was saved elsewhere: do not overwrite it
 
@@ -145,7 +139,6 @@ func New(e Engine, opts Options) *Model {
 	}
 	info := e.Info()
 	keys := newKeyMap()
-	ctx, cancel := context.WithCancel(context.Background())
 	src := opts.Telemetry
 	if src != nil {
 		src = &serialSource{src: src}
@@ -160,6 +153,7 @@ func New(e Engine, opts Options) *Model {
 	}
 	m := &Model{
 		engine:  e,
+		parts:   features{e},
 		opts:    opts,
 		info:    info,
 		keys:    keys,
@@ -170,20 +164,18 @@ func New(e Engine, opts Options) *Model {
 		model:   modelPane{info: info},
 		help:    helpOverlay{keys: keys},
 		cmds:    newCommandTable(commands()),
-		ctx:     ctx,
-		cancel:  cancel,
-		wg:      &sync.WaitGroup{},
 		width:   80,
 		height:  24,
 		now:     time.Now,
 		editing: -1,
 	}
+	m.gate = newEngineGate(&m.status)
 	m.showTranscript() // a session resumed with --load
-	if s, ok := m.sessions(); ok && s.Path() != "" {
+	if s, ok := m.parts.sessions(); ok && s.Path() != "" {
 		m.chat.add(entryInfo, "resumed "+s.Path()+" — saved again after every turn")
 	}
 	m.refreshGeometry()
-	if _, ok := m.geometry(); ok {
+	if _, ok := m.parts.geometry(); ok {
 		if m.geo.attached() == nil {
 			m.chat.add(entryInfo, "No geometry profile for this model yet — /calibrate builds one (TEH harm gauges, Snipe projectors).")
 		}
@@ -213,8 +205,8 @@ func Run(e Engine, opts Options) error {
 
 // Close cancels a running generation and waits for the engine to be free.
 func (m *Model) Close() {
-	m.cancel()
-	m.wg.Wait()
+	m.gate.cancel()
+	m.gate.wg.Wait()
 }
 
 // Init starts telemetry polling.
@@ -239,9 +231,17 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case streamMsg:
 		return m, m.resumeQuit(m.onStream(msg))
 	case jobProgressMsg:
-		return m, m.onJobProgress(msg)
+		cmd, ours := m.gate.onJobProgress(msg)
+		if ours {
+			m.geo.Update(msg) // a calibration shows its stage in its pane too
+		}
+		return m, cmd
 	case jobDoneMsg:
-		return m, m.resumeQuit(m.onJobDone(msg))
+		var cmd tea.Cmd
+		if result, ours := m.gate.onJobDone(msg); ours {
+			_, cmd = m.Update(result) // to the result's handler
+		}
+		return m, m.resumeQuit(cmd)
 	case quitSaveMsg:
 		return m, m.onQuitSave(msg)
 	case quitDisarmMsg:
@@ -311,9 +311,9 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		return tea.Suspend
 	case m.help.visible():
 		return m.help.Update(msg)
-	case key.Matches(msg, k.Stop) && m.cancelJob():
+	case key.Matches(msg, k.Stop) && m.gate.cancelJob():
 		return nil
-	case key.Matches(msg, k.Stop) && m.gen == nil && m.editing >= 0:
+	case key.Matches(msg, k.Stop) && m.gate.gen == nil && m.editing >= 0:
 		m.editing = -1
 		m.input.reset()
 		m.status = "edit left — the conversation did not change"
@@ -340,7 +340,7 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Regenerate):
 		return m.regenerate()
 	case key.Matches(msg, k.Save):
-		if !m.gate("saving") {
+		if !m.gate.free("saving") {
 			return nil
 		}
 		return cmdSave(m, "")
@@ -363,7 +363,7 @@ func (m *Model) submit() tea.Cmd {
 		m.layout()
 		return cmd
 	}
-	if !m.gate("sending") {
+	if !m.gate.free("sending") {
 		return nil // the message stays in the input
 	}
 	if strings.HasPrefix(trimmed, "//") { // "//x" sends "/x"
@@ -374,7 +374,7 @@ func (m *Model) submit() tea.Cmd {
 	m.stopBy = ""
 	send := sendOf(m.engine, text)
 	label := ""
-	if b, ok := m.brancher(); ok && m.info.Mode == session.ModeChat {
+	if b, ok := m.parts.brancher(); ok && m.info.Mode == session.ModeChat {
 		label = fmt.Sprintf("message %d", userCount(b)+1)
 		if id := m.editing; id >= 0 {
 			// The edit replaces that message: its number is its place.
@@ -389,10 +389,7 @@ func (m *Model) submit() tea.Cmd {
 	m.chat.addLabelled(entryUser, text, label)
 	began := m.broadcast(replyBeginMsg{})
 	m.status = "generating — esc stops"
-	m.genID++
-	var cmd tea.Cmd
-	m.gen, cmd = startGeneration(m.ctx, m.wg, send, m.genID, m.startMeter())
-	return tea.Batch(began, cmd)
+	return tea.Batch(began, m.gate.startReply(send, m.startMeter()))
 }
 
 // startMeter starts sampling the GPU for a reply that begins now, when
@@ -409,14 +406,14 @@ func (m *Model) startMeter() *gpu.Meter {
 // Perf, Geometry and Hardware panes its figures, and at its end the turn —
 // then, at the end, writes the notes the turn deserves under it.
 func (m *Model) onStream(msg streamMsg) tea.Cmd {
-	if m.gen == nil || msg.id != m.gen.id {
+	if m.gate.gen == nil || msg.id != m.gate.gen.id {
 		return nil // from a generation already finished
 	}
 	panes := m.broadcast(msg)
 	if !msg.done {
-		return tea.Batch(panes, m.gen.wait())
+		return tea.Batch(panes, m.gate.gen.wait())
 	}
-	m.gen = nil
+	m.gate.gen = nil
 	m.replyEnded = time.Now()
 	t := msg.turn
 	var notes []entry
@@ -476,7 +473,7 @@ func (m *Model) onStream(msg streamMsg) tea.Cmd {
 }
 
 func (m *Model) refreshContext() {
-	used, limit := m.chatPart().ContextUsed()
+	used, limit := m.parts.chat().ContextUsed()
 	m.perf.Update(contextMsg{used, limit})
 }
 
@@ -584,13 +581,13 @@ func (m *Model) side(h int) string {
 	type sidePane struct{ title, box, summary string } // summary: one line for the overflow box
 	panes := []sidePane{{"Perf", pane("Perf", m.perf.lines(w)), m.perf.summary()}}
 	var rest []sidePane
-	if _, ok := m.geometry(); ok {
+	if _, ok := m.parts.geometry(); ok {
 		rest = append(rest, sidePane{"Geometry", pane("Geometry", m.geo.lines(w)), "geometry " + m.geo.summary()})
 	}
-	if _, ok := m.manifold(); ok && m.mani.active() {
+	if _, ok := m.parts.manifold(); ok && m.mani.active() {
 		rest = append(rest, sidePane{"Manifold", pane("Manifold", m.mani.lines(w)), "COG " + m.mani.summary()})
 	}
-	if k, ok := m.kvCache(); ok {
+	if k, ok := m.parts.kvCache(); ok {
 		// Read at every frame: evictions happen while a reply streams.
 		if m.kvp.Update(kvMsg{k.KV()}); m.kvp.on() {
 			rest = append(rest, sidePane{"KV cache", pane("KV cache", m.kvp.lines()), m.kvp.summary()})
@@ -685,10 +682,10 @@ func sendOf(e Engine, input string) func(context.Context, func(session.Event)) (
 
 // refreshGeometry reads the geometry state between replies.
 func (m *Model) refreshGeometry() {
-	if g, ok := m.geometry(); ok {
+	if g, ok := m.parts.geometry(); ok {
 		m.geo.sync(g)
 	}
-	if e, ok := m.manifold(); ok {
+	if e, ok := m.parts.manifold(); ok {
 		m.mani.sync(e)
 	}
 	m.mani.setProfiled(m.geo.attached() != nil)
