@@ -180,9 +180,9 @@ func cmdRewind(m *Model, arg string) tea.Cmd {
 
 // branchMoved shows the branch now in use and saves it.
 func (m *Model) branchMoved() tea.Cmd {
-	m.showTranscript()
+	m.files.showTranscript(m.info.Mode)
 	m.refreshContext()
-	return m.autosave(nil)
+	return m.files.autosave(nil)
 }
 
 // cmdExport writes the conversation to a file.
@@ -236,12 +236,12 @@ type exportDoneMsg struct {
 	err  error
 }
 
-func (m *Model) onExportDone(msg exportDoneMsg) {
+// note is what the chat says of the export's end.
+func (msg exportDoneMsg) note() (entryKind, string) {
 	if msg.err != nil {
-		m.chat.add(entryError, "export failed: "+msg.err.Error())
-		return
+		return entryError, "export failed: " + msg.err.Error()
 	}
-	m.chat.add(entryInfo, "exported to "+msg.path)
+	return entryInfo, "exported to " + msg.path
 }
 
 // branchLabel is what the chat shows beside a message of the branch: the
@@ -259,7 +259,7 @@ func branchLabel(msg session.BranchMessage, n int) string {
 
 // editLabel is the label of an edit of node id: the message number it
 // takes the place of.
-func (m *Model) editLabel(b Branches, id int) string {
+func editLabel(b Branches, id int) string {
 	n := 0
 	for _, msg := range b.Branch() {
 		if msg.Role == session.RoleUser {

@@ -176,7 +176,7 @@ func cmdClear(m *Model, _ string) tea.Cmd {
 	old, next := "", ""
 	if s, ok := m.parts.sessions(); ok && s.Path() != "" {
 		old = s.Path()
-		next = m.newSavePath(old)
+		next = m.files.newSavePath(old)
 	}
 	if err := r.NewConversation(next); err != nil {
 		m.chat.add(entryError, "clear failed: "+err.Error())
@@ -190,7 +190,7 @@ func cmdClear(m *Model, _ string) tea.Cmd {
 	if old != "" {
 		// A new file: the old one may have been saved by another ISAGI
 		// (autosave off for it), which concerns the new one no more.
-		m.autosaveOff = false
+		m.files.autosaveOff = false
 		msg += " " + old + " keeps the old conversation; the next save goes to " + next + "."
 	} else if _, ok := m.parts.sessions(); ok {
 		msg += " It is not saved anywhere yet: /save [FILE] saves it."

@@ -113,7 +113,7 @@ type Model struct {
 
 	paneRot int // ctrl+o: which side pane follows Perf
 
-	autosaveOff bool // the session file was saved elsewhere: do not overwrite it
+	files sessionFiles // the session file: saves, autosave, loads (sessions.go)
 
 	// editing is the user message /edit put in the input (its node id;
 	// -1: none): enter sends the text as an edit of it. rebranch says the
@@ -122,9 +122,8 @@ type Model struct {
 	editing  int
 	rebranch bool
 
-	q      quitState        // the ctrl+c dialogue (quit.go)
-	now    func() time.Time // the clock of the double press; tests set it
-	stopBy string           // the key that stopped the reply streaming now
+	quit   quitDialog // the ctrl+c dialogue (quit.go)
+	stopBy string     // the key that stopped the reply streaming now
 
 	// When the reply streaming now (or the last one) began and ended: the
 	// thermal decisions made in between were made during it.
@@ -166,11 +165,12 @@ func New(e Engine, opts Options) *Model {
 		cmds:    newCommandTable(commands()),
 		width:   80,
 		height:  24,
-		now:     time.Now,
 		editing: -1,
 	}
 	m.gate = newEngineGate(&m.status)
-	m.showTranscript() // a session resumed with --load
+	m.quit = quitDialog{m: m, now: time.Now}
+	m.files = sessionFiles{parts: m.parts, chat: &m.chat, gate: &m.gate, dir: opts.SessionDir, noAutosave: opts.NoAutosave}
+	m.files.showTranscript(m.info.Mode) // a session resumed with --load
 	if s, ok := m.parts.sessions(); ok && s.Path() != "" {
 		m.chat.add(entryInfo, "resumed "+s.Path()+" — saved again after every turn")
 	}
@@ -229,7 +229,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.layout()
 		return m, nil
 	case streamMsg:
-		return m, m.resumeQuit(m.onStream(msg))
+		return m, m.quit.resume(m.onStream(msg))
 	case jobProgressMsg:
 		cmd, ours := m.gate.onJobProgress(msg)
 		if ours {
@@ -241,11 +241,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if result, ours := m.gate.onJobDone(msg); ours {
 			_, cmd = m.Update(result) // to the result's handler
 		}
-		return m, m.resumeQuit(cmd)
+		return m, m.quit.resume(cmd)
 	case quitSaveMsg:
-		return m, m.onQuitSave(msg)
+		return m, m.quit.onSave(msg)
 	case quitDisarmMsg:
-		m.onQuitDisarm(msg)
+		m.quit.onDisarm(msg)
 		return m, nil
 	case tea.ResumeMsg:
 		// Back from ctrl+z: Bubble Tea has restored the terminal (the
@@ -260,9 +260,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case loadDoneMsg:
 		return m, m.onLoadDone(msg)
 	case saveDoneMsg:
-		return m, m.onSaveDone(msg)
+		return m, m.files.onSaveDone(msg)
 	case exportDoneMsg:
-		m.onExportDone(msg)
+		m.chat.add(msg.note())
 		return m, nil
 	case hwMsg:
 		return m, m.hw.Update(msg)
@@ -290,13 +290,13 @@ func isText(msg tea.KeyMsg) bool {
 // key left.
 func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 	k := m.keys
-	if m.q.asking {
-		if cmd, used := m.answerQuit(msg); used {
+	if m.quit.asking {
+		if cmd, used := m.quit.answer(msg); used {
 			return cmd
 		}
 	}
 	if isText(msg) || !key.Matches(msg, k.Quit) {
-		m.disarmQuit()
+		m.quit.disarm()
 	}
 	if isText(msg) {
 		m.help.close() // the text is the user's: show where it went
@@ -306,7 +306,7 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Newline):
 		return m.input.Update(msg)
 	case key.Matches(msg, k.Quit):
-		return m.interrupt()
+		return m.quit.interrupt()
 	case key.Matches(msg, k.Suspend):
 		return tea.Suspend
 	case m.help.visible():
@@ -378,7 +378,7 @@ func (m *Model) submit() tea.Cmd {
 		label = fmt.Sprintf("message %d", userCount(b)+1)
 		if id := m.editing; id >= 0 {
 			// The edit replaces that message: its number is its place.
-			label = m.editLabel(b, id)
+			label = editLabel(b, id)
 			send = func(ctx context.Context, emit func(session.Event)) (session.Turn, error) {
 				return b.Edit(ctx, id, text, emit)
 			}
@@ -451,7 +451,7 @@ func (m *Model) onStream(msg streamMsg) tea.Cmd {
 		// reply. Show the branch whole, with its versions marked.
 		m.rebranch = false
 		m.chat.endReply(t.Text)
-		m.showTranscript()
+		m.files.showTranscript(m.info.Mode)
 		for _, n := range notes {
 			m.chat.add(n.kind, n.text)
 		}
@@ -466,7 +466,7 @@ func (m *Model) onStream(msg streamMsg) tea.Cmd {
 	}
 	// Autosave, then let the thermal controller pick a rank: one job
 	// after the other through the gate.
-	if cmd := m.autosave(m.thermalStep); cmd != nil {
+	if cmd := m.files.autosave(m.thermalStep); cmd != nil {
 		return tea.Batch(panes, cmd)
 	}
 	return tea.Batch(panes, m.thermalStep())
@@ -523,7 +523,7 @@ func (m *Model) statusBar() string {
 	for _, b := range m.keys.ShortHelp() {
 		verb, _, _ := strings.Cut(b.Help().Desc, " ")
 		if b.Help().Key == m.keys.Quit.Help().Key {
-			verb = m.interruptHint() // ctrl+c does what fits the moment
+			verb = m.quit.hint() // ctrl+c does what fits the moment
 		}
 		hints = append(hints, theme.StatusKey.Render(b.Help().Key)+" "+verb)
 	}
