@@ -43,11 +43,11 @@ func part[F any](e Engine, get func(parted) any) (F, bool) {
 	return f, ok
 }
 
-// features finds the TUI's features on the engine each time one is asked
-// for, not once: a part may be replaced under the TUI (/clear starts a new
-// conversation, /load restores one), and each lookup is a type assertion,
-// cheap enough for every frame. Each feature's lookup sits beside its
-// interface, in the feature's file.
+// features finds the TUI's optional features on the engine. It looks one
+// up each time it is asked — a type assertion, cheap enough for every
+// frame — rather than keeping what it found, so the TUI assumes nothing
+// about how long the engine keeps a part. Each lookup sits beside its
+// feature's interface, in the feature's file.
 type features struct{ e Engine }
 
 // chat is the engine's conversation part.

@@ -82,8 +82,11 @@ const (
 	wideMinWidth = 100 // below this the side panes collapse into one line
 )
 
-// Model is the root Bubble Tea model. It owns the panes, routes messages to
-// them and lays them out; build it with New.
+// Model is the root Bubble Tea model. It owns the panes and the features
+// (the gate, the session files, the quit dialogue), routes messages to
+// them and lays the panes out; build it with New. The features hold
+// pointers to the parts of it they share (the chat, the status line, the
+// gate), so a Model is never copied: New returns it by pointer.
 type Model struct {
 	engine Engine
 	parts  features // the engine's optional features, looked up on its parts
@@ -216,8 +219,9 @@ func (m *Model) Init() tea.Cmd {
 
 // Update routes a message to the panes: keys by the key map and by what
 // has the focus (onKey), the reply's stream to every pane, telemetry to the
-// Hardware pane; the engine's results (jobs, saves, loads) go to the root's
-// handlers, which tell the panes what changed.
+// Hardware pane; the engine's results (jobs, saves, loads) go to the
+// handlers of the features they belong to or to the root's, which tell the
+// panes what changed.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m.frame.deferred = false
 	switch msg := msg.(type) {
