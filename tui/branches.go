@@ -25,8 +25,9 @@ type Brancher interface {
 	Export(w io.Writer, format string, all bool) error
 }
 
-func (m *Model) brancher() (Brancher, bool) {
-	return part[Brancher](m.engine, func(p parted) any { return p.Conversation() })
+// brancher is the engine's conversation tree, if it keeps one.
+func (f features) brancher() (Brancher, bool) {
+	return part[Brancher](f.e, func(p parted) any { return p.Conversation() })
 }
 
 func branchCommands() []slashCommand {
@@ -83,7 +84,7 @@ func messageArg(b Branches, arg string) (session.BranchMessage, string) {
 // cmdEdit puts one of the user's messages back in the input: enter sends
 // it as an edit, esc leaves the edit.
 func cmdEdit(m *Model, arg string) tea.Cmd {
-	b, ok := m.brancher()
+	b, ok := m.parts.brancher()
 	if !ok || m.info.Mode == session.ModeCompletion {
 		m.chat.add(entryError, "this conversation cannot be edited (completion mode is one running text)")
 		return nil
@@ -105,7 +106,7 @@ func cmdRegen(m *Model, _ string) tea.Cmd { return m.regenerate() }
 // cmdBranch switches versions: /branch next (the last reply's), /branch 2
 // prev (your second message's).
 func cmdBranch(m *Model, arg string) tea.Cmd {
-	b, ok := m.brancher()
+	b, ok := m.parts.brancher()
 	if !ok || m.info.Mode == session.ModeCompletion {
 		m.chat.add(entryError, "this conversation has no branches (completion mode is one running text)")
 		return nil
@@ -155,7 +156,7 @@ func cmdBranch(m *Model, arg string) tea.Cmd {
 
 // cmdRewind ends the branch before the user's message N.
 func cmdRewind(m *Model, arg string) tea.Cmd {
-	b, ok := m.brancher()
+	b, ok := m.parts.brancher()
 	if !ok || m.info.Mode == session.ModeCompletion {
 		m.chat.add(entryError, "this conversation cannot be rewound (completion mode is one running text)")
 		return nil
@@ -179,14 +180,14 @@ func cmdRewind(m *Model, arg string) tea.Cmd {
 
 // branchMoved shows the branch now in use and saves it.
 func (m *Model) branchMoved() tea.Cmd {
-	m.showTranscript()
+	m.files.showTranscript(m.info.Mode)
 	m.refreshContext()
-	return m.autosave(nil)
+	return m.files.autosave(nil)
 }
 
 // cmdExport writes the conversation to a file.
 func cmdExport(m *Model, arg string) tea.Cmd {
-	b, ok := m.brancher()
+	b, ok := m.parts.brancher()
 	if !ok {
 		m.chat.add(entryError, "this engine cannot export its conversation")
 		return nil
@@ -209,7 +210,7 @@ func cmdExport(m *Model, arg string) tea.Cmd {
 		m.chat.add(entryError, fmt.Sprintf("unknown format %q: %s", format, session.ExportFormats))
 		return nil
 	}
-	return m.startJob("exporting "+path, false, func(context.Context, func(string)) tea.Msg {
+	return m.gate.startJob("exporting "+path, false, func(context.Context, func(string)) tea.Msg {
 		return exportDoneMsg{path: path, err: exportTo(b, path, format, all)}
 	})
 }
@@ -235,12 +236,12 @@ type exportDoneMsg struct {
 	err  error
 }
 
-func (m *Model) onExportDone(msg exportDoneMsg) {
+// note is what the chat says of the export's end.
+func (msg exportDoneMsg) note() (entryKind, string) {
 	if msg.err != nil {
-		m.chat.add(entryError, "export failed: "+msg.err.Error())
-		return
+		return entryError, "export failed: " + msg.err.Error()
 	}
-	m.chat.add(entryInfo, "exported to "+msg.path)
+	return entryInfo, "exported to " + msg.path
 }
 
 // branchLabel is what the chat shows beside a message of the branch: the
@@ -258,7 +259,7 @@ func branchLabel(msg session.BranchMessage, n int) string {
 
 // editLabel is the label of an edit of node id: the message number it
 // takes the place of.
-func (m *Model) editLabel(b Branches, id int) string {
+func editLabel(b Branches, id int) string {
 	n := 0
 	for _, msg := range b.Branch() {
 		if msg.Role == session.RoleUser {

@@ -42,7 +42,7 @@ func TestClearAfterSaveStartsANewFile(t *testing.T) {
 	const oldPrompt = "Zerubbabel spake unto Darius"
 	oldAnswer := ask(oldPrompt)
 	old := filepath.Join(dir, "old.miku")
-	if err := s.Files().Save(context.Background(), m.savePath(old), session.SaveOptions{}); err != nil { // /save old.miku
+	if err := s.Files().Save(context.Background(), m.files.savePath(old), session.SaveOptions{}); err != nil { // /save old.miku
 		t.Fatal(err)
 	}
 	oldBytes, err := os.ReadFile(old)
@@ -75,7 +75,7 @@ func TestClearAfterSaveStartsANewFile(t *testing.T) {
 			t.Fatalf("the new conversation itself holds %q: pick other prompts", text)
 		}
 	}
-	if got := m.savePath(""); got != next { // where ctrl+s and /save go
+	if got := m.files.savePath(""); got != next { // where ctrl+s and /save go
 		t.Fatalf("the next save goes to %q, /clear said %q", got, next)
 	}
 	if err := s.Files().Save(context.Background(), s.Files().Path(), session.SaveOptions{}); err != nil { // the autosave after the turn

@@ -143,7 +143,7 @@ func (m *Model) runCommand(line string) tea.Cmd {
 		m.chat.add(entryError, fmt.Sprintf("unknown command %s — /help lists the commands", name))
 		return nil
 	}
-	if c.idle && !m.gate(c.name) {
+	if c.idle && !m.gate.free(c.name) {
 		m.chat.add(entryError, m.status)
 		return nil
 	}
@@ -174,9 +174,9 @@ func cmdClear(m *Model, _ string) tea.Cmd {
 		return nil
 	}
 	old, next := "", ""
-	if s, ok := m.sessions(); ok && s.Path() != "" {
+	if s, ok := m.parts.sessions(); ok && s.Path() != "" {
 		old = s.Path()
-		next = m.newSavePath(old)
+		next = m.files.newSavePath(old)
 	}
 	if err := r.NewConversation(next); err != nil {
 		m.chat.add(entryError, "clear failed: "+err.Error())
@@ -190,9 +190,9 @@ func cmdClear(m *Model, _ string) tea.Cmd {
 	if old != "" {
 		// A new file: the old one may have been saved by another ISAGI
 		// (autosave off for it), which concerns the new one no more.
-		m.autosaveOff = false
+		m.files.autosaveOff = false
 		msg += " " + old + " keeps the old conversation; the next save goes to " + next + "."
-	} else if _, ok := m.sessions(); ok {
+	} else if _, ok := m.parts.sessions(); ok {
 		msg += " It is not saved anywhere yet: /save [FILE] saves it."
 	}
 	m.chat.add(entryInfo, msg)
@@ -215,7 +215,7 @@ func cmdSystem(m *Model, arg string) tea.Cmd {
 		m.chat.add(entryError, "this model has no chat template, so it has no system prompt: it continues the text you type")
 		return nil
 	}
-	m.chatPart().SetSystem(arg)
+	m.parts.chat().SetSystem(arg)
 	m.chat.add(entryInfo, "system prompt set")
 	return nil
 }
@@ -257,7 +257,7 @@ type RankBuilder interface {
 // changes nothing.
 func (m *Model) setRank(name, value string) tea.Cmd {
 	e := m.engine
-	return m.startJob("building the "+name+" "+value+" compression", true, func(ctx context.Context, progress func(string)) tea.Msg {
+	return m.gate.startJob("building the "+name+" "+value+" compression", true, func(ctx context.Context, progress func(string)) tea.Msg {
 		var err error
 		if rb, ok := e.(RankBuilder); ok {
 			err = rb.SetCtx(ctx, name, value, func(done, total int) {

@@ -26,8 +26,9 @@ type Geometry interface {
 	Calibrate(ctx context.Context, progress geometry.Progress) error
 }
 
-func (m *Model) geometry() (Geometry, bool) {
-	return part[Geometry](m.engine, func(p parted) any { return p.Geometry() })
+// geometry is the engine's geometry stack, if it has one.
+func (f features) geometry() (Geometry, bool) {
+	return part[Geometry](f.e, func(p parted) any { return p.Geometry() })
 }
 
 // geometryPane shows the TEH gauge of the token streaming now, the last
@@ -225,7 +226,7 @@ func geometryCommands() []slashCommand {
 // cmdSnipe toggles projectors: "/snipe" lists them, "/snipe NAME on|off",
 // "/snipe a,b" sets exactly those, "/snipe off" clears them.
 func cmdSnipe(m *Model, arg string) tea.Cmd {
-	g, ok := m.geometry()
+	g, ok := m.parts.geometry()
 	if !ok {
 		m.chat.add(entryError, "this engine has no geometry stack")
 		return nil
@@ -308,13 +309,13 @@ type calibMsg struct{ err error }
 
 // cmdCalibrate builds the model's profile as a job; esc cancels it.
 func cmdCalibrate(m *Model, _ string) tea.Cmd {
-	g, ok := m.geometry()
+	g, ok := m.parts.geometry()
 	if !ok {
 		m.chat.add(entryError, "this engine has no geometry stack")
 		return nil
 	}
 	m.geo.Update(calibratingMsg{})
-	return m.startJob("calibrating the geometry profile", true, func(ctx context.Context, progress func(string)) tea.Msg {
+	return m.gate.startJob("calibrating the geometry profile", true, func(ctx context.Context, progress func(string)) tea.Msg {
 		err := g.Calibrate(ctx, func(stage string, done, total int) {
 			progress(fmt.Sprintf("%s %d/%d", stage, done, total))
 		})

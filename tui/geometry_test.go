@@ -156,8 +156,8 @@ func TestCalibrationCancels(t *testing.T) {
 	if sent, _, _, _ := e.snapshot(); len(sent) != 0 {
 		t.Fatalf("a message reached the engine during calibration: %q", sent)
 	}
-	if m.busyWith() != "" || e.Profile() != nil {
-		t.Fatalf("busy %q, profile %v after cancelling", m.busyWith(), e.Profile())
+	if m.gate.busyWith() != "" || e.Profile() != nil {
+		t.Fatalf("busy %q, profile %v after cancelling", m.gate.busyWith(), e.Profile())
 	}
 }
 

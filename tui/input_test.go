@@ -102,7 +102,7 @@ func TestTypedKeyNamesAreText(t *testing.T) {
 	}
 	idle := func() bool {
 		free := make(chan bool, 1)
-		p.Send(probeMsg(func(m *Model) { free <- m.busyWith() == "" }))
+		p.Send(probeMsg(func(m *Model) { free <- m.gate.busyWith() == "" }))
 		return <-free
 	}
 	for !idle() {

@@ -3,8 +3,11 @@ package tui
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/isagi-lab/isagi/gpu"
+	"github.com/isagi-lab/isagi/session"
 )
 
 // The TUI runs all engine work through one gate. At most one thing touches
@@ -37,52 +40,82 @@ type jobDoneMsg struct {
 	result tea.Msg
 }
 
+// engineGate is the gate: it holds the reply streaming now and the job
+// running now, starts them, and refuses what would touch the engine while
+// either runs. Refusals and a job's progress go to the root's status line,
+// which it is given, as the user reads them there.
+type engineGate struct {
+	ctx    context.Context // cancelled on quit; parent of every generation and job
+	cancel context.CancelFunc
+	wg     *sync.WaitGroup // generations and jobs in flight: Close waits for them
+	gen    *generation     // the reply streaming now, or nil
+	genID  int
+	job    *job // the engine work running now that is not a reply, or nil
+	jobID  int
+	status *string // the root's status line
+}
+
+// newEngineGate is a free gate that reports to status.
+func newEngineGate(status *string) engineGate {
+	ctx, cancel := context.WithCancel(context.Background())
+	return engineGate{ctx: ctx, cancel: cancel, wg: &sync.WaitGroup{}, status: status}
+}
+
 // busyWith is what holds the engine now, or "" when it is free.
-func (m *Model) busyWith() string {
+func (g *engineGate) busyWith() string {
 	switch {
-	case m.gen != nil:
+	case g.gen != nil:
 		return "a reply is streaming"
-	case m.job != nil:
-		return m.job.label
+	case g.job != nil:
+		return g.job.label
 	}
 	return ""
 }
 
-// gate reports whether the engine is free for what; when it is not, it
+// free reports whether the engine is free for what; when it is not, it
 // says in the status line what what waits for.
-func (m *Model) gate(what string) bool {
-	b := m.busyWith()
+func (g *engineGate) free(what string) bool {
+	b := g.busyWith()
 	if b == "" {
 		return true
 	}
 	hint := ""
-	if m.gen != nil || m.job.cancel != nil {
+	if g.gen != nil || g.job.cancel != nil {
 		hint = " (esc stops it)"
 	}
-	m.status = fmt.Sprintf("%s must wait: %s%s", what, b, hint)
+	*g.status = fmt.Sprintf("%s must wait: %s%s", what, b, hint)
 	return false
 }
 
-// startJob runs work on a new goroutine, counted in m.wg so that Close
+// startReply streams a reply from send (the engine's Send or Regenerate),
+// sampled by meter when not nil. The caller has checked the gate.
+func (g *engineGate) startReply(send func(context.Context, func(session.Event)) (session.Turn, error), meter *gpu.Meter) tea.Cmd {
+	g.genID++
+	var cmd tea.Cmd
+	g.gen, cmd = startGeneration(g.ctx, g.wg, send, g.genID, meter)
+	return cmd
+}
+
+// startJob runs work on a new goroutine, counted in wg so that Close
 // waits for the engine to be free. work's result message is delivered to
 // Update when it ends; progress lines go to the status line. cancellable
 // jobs get a context that esc and quitting cancel. The caller has checked
 // the gate.
-func (m *Model) startJob(label string, cancellable bool, work func(ctx context.Context, progress func(string)) tea.Msg) tea.Cmd {
-	ctx, cancel := context.WithCancel(m.ctx)
-	m.jobID++
-	j := &job{id: m.jobID, label: label, progress: make(chan string, 1), done: make(chan tea.Msg, 1)}
+func (g *engineGate) startJob(label string, cancellable bool, work func(ctx context.Context, progress func(string)) tea.Msg) tea.Cmd {
+	ctx, cancel := context.WithCancel(g.ctx)
+	g.jobID++
+	j := &job{id: g.jobID, label: label, progress: make(chan string, 1), done: make(chan tea.Msg, 1)}
 	if cancellable {
 		j.cancel = cancel
 	}
-	m.job = j
-	m.status = label + "…"
+	g.job = j
+	*g.status = label + "…"
 	if cancellable {
-		m.status += " — esc cancels"
+		*g.status += " — esc cancels"
 	}
-	m.wg.Add(1)
+	g.wg.Add(1)
 	go func() {
-		defer m.wg.Done()
+		defer g.wg.Done()
 		defer cancel()
 		j.done <- work(ctx, j.report)
 	}()
@@ -116,35 +149,36 @@ func (j *job) wait() tea.Cmd {
 	}
 }
 
-func (m *Model) onJobProgress(msg jobProgressMsg) tea.Cmd {
-	if m.job == nil || msg.id != m.job.id {
-		return nil
+// onJobProgress shows the running job's progress line and waits for its
+// next news; ours is false for a message from a job already gone.
+func (g *engineGate) onJobProgress(msg jobProgressMsg) (cmd tea.Cmd, ours bool) {
+	if g.job == nil || msg.id != g.job.id {
+		return nil, false
 	}
-	m.geo.Update(msg) // a calibration shows its stage in its pane too
-	m.status = m.job.label + ": " + msg.text
-	if m.job.cancel != nil {
-		m.status += " — esc cancels"
+	*g.status = g.job.label + ": " + msg.text
+	if g.job.cancel != nil {
+		*g.status += " — esc cancels"
 	}
-	return m.job.wait()
+	return g.job.wait(), true
 }
 
-// onJobDone frees the gate and hands the result to its handler.
-func (m *Model) onJobDone(msg jobDoneMsg) tea.Cmd {
-	if m.job == nil || msg.id != m.job.id {
-		return nil
+// onJobDone frees the gate and gives back the job's result for its
+// handler; ours is false for a message from a job already gone.
+func (g *engineGate) onJobDone(msg jobDoneMsg) (result tea.Msg, ours bool) {
+	if g.job == nil || msg.id != g.job.id {
+		return nil, false
 	}
-	m.job = nil
-	m.status = ""
-	_, cmd := m.Update(msg.result)
-	return cmd
+	g.job = nil
+	*g.status = ""
+	return msg.result, true
 }
 
 // cancelJob stops the running job if it can be stopped.
-func (m *Model) cancelJob() bool {
-	if m.job == nil || m.job.cancel == nil {
+func (g *engineGate) cancelJob() bool {
+	if g.job == nil || g.job.cancel == nil {
 		return false
 	}
-	m.job.cancel()
-	m.status = "cancelling: " + m.job.label + "…"
+	g.job.cancel()
+	*g.status = "cancelling: " + g.job.label + "…"
 	return true
 }

@@ -17,8 +17,9 @@ type KVCache interface {
 	KV() session.KVStatus
 }
 
-func (m *Model) kvCache() (KVCache, bool) {
-	return part[KVCache](m.engine, func(p parted) any { return p.Compression() })
+// kvCache is the engine's KV cache, if it can evict.
+func (f features) kvCache() (KVCache, bool) {
+	return part[KVCache](f.e, func(p parted) any { return p.Compression() })
 }
 
 // kvPane shows the KV cache under eviction (kv_keep below 1): the budget,

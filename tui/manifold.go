@@ -29,12 +29,14 @@ type Regenerator interface {
 	Regenerate(ctx context.Context, emit func(session.Event)) (session.Turn, error)
 }
 
-func (m *Model) regenerator() (Regenerator, bool) {
-	return part[Regenerator](m.engine, func(p parted) any { return p.Conversation() })
+// regenerator is the engine's conversation, if it can answer again.
+func (f features) regenerator() (Regenerator, bool) {
+	return part[Regenerator](f.e, func(p parted) any { return p.Conversation() })
 }
 
-func (m *Model) manifold() (Manifold, bool) {
-	return part[Manifold](m.engine, func(p parted) any { return p.Memory() })
+// manifold is the engine's living manifold, if it has one.
+func (f features) manifold() (Manifold, bool) {
+	return part[Manifold](f.e, func(p parted) any { return p.Memory() })
 }
 
 // alphaStep and alphaMax bound the α knob's keys (the product range of
@@ -285,11 +287,11 @@ func centre(s string, w int) string {
 
 // nudgeAlpha moves the exploration knob by delta.
 func (m *Model) nudgeAlpha(delta float64) tea.Cmd {
-	if _, ok := m.manifold(); !ok || !m.mani.active() {
+	if _, ok := m.parts.manifold(); !ok || !m.mani.active() {
 		m.status = "the OGD knob needs a geometry profile — /calibrate"
 		return nil
 	}
-	if !m.gate("changing α") {
+	if !m.gate.free("changing α") {
 		return nil
 	}
 	a := math.Round((m.mani.alpha()+delta)/alphaStep) * alphaStep
@@ -312,13 +314,13 @@ func (m *Model) nudgeAlpha(delta float64) tea.Cmd {
 // (/branch prev); completion mode is one running text, from which only an
 // answer served from memory can be taken back.
 func (m *Model) regenerate() tea.Cmd {
-	e, ok := m.regenerator()
+	e, ok := m.parts.regenerator()
 	if !ok {
 		m.status = "this engine cannot regenerate"
 		return nil
 	}
 	branched := false
-	if b, ok := m.brancher(); ok && m.info.Mode == session.ModeChat {
+	if b, ok := m.parts.brancher(); ok && m.info.Mode == session.ModeChat {
 		br := b.Branch()
 		if len(br) == 0 || br[len(br)-1].Role != session.RoleAssistant {
 			m.status = "there is no reply to regenerate"
@@ -329,15 +331,12 @@ func (m *Model) regenerate() tea.Cmd {
 		m.status = "ctrl+r regenerates an answer served from memory"
 		return nil
 	}
-	if !m.gate("regenerating") {
+	if !m.gate.free("regenerating") {
 		return nil
 	}
 	m.rebranch = branched
 	m.chat.add(entryInfo, "regenerating the last answer")
 	began := m.broadcast(replyBeginMsg{regenerate: true})
 	m.status = "generating — esc stops"
-	m.genID++
-	var cmd tea.Cmd
-	m.gen, cmd = startGeneration(m.ctx, m.wg, e.Regenerate, m.genID, m.startMeter())
-	return tea.Batch(began, cmd)
+	return tea.Batch(began, m.gate.startReply(e.Regenerate, m.startMeter()))
 }

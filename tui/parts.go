@@ -43,9 +43,16 @@ func part[F any](e Engine, get func(parted) any) (F, bool) {
 	return f, ok
 }
 
-// chatPart is the engine's conversation part.
-func (m *Model) chatPart() Chat {
-	c, ok := part[Chat](m.engine, func(p parted) any { return p.Conversation() })
+// features finds the TUI's optional features on the engine. It looks one
+// up each time it is asked — a type assertion, cheap enough for every
+// frame — rather than keeping what it found, so the TUI assumes nothing
+// about how long the engine keeps a part. Each lookup sits beside its
+// feature's interface, in the feature's file.
+type features struct{ e Engine }
+
+// chat is the engine's conversation part.
+func (f features) chat() Chat {
+	c, ok := part[Chat](f.e, func(p parted) any { return p.Conversation() })
 	if !ok {
 		return noChat{}
 	}
@@ -57,11 +64,6 @@ type noChat struct{}
 
 func (noChat) ContextUsed() (used, limit int) { return 0, 0 }
 func (noChat) SetSystem(string)               {}
-
-// branches is the engine's conversation tree, if it keeps one.
-func (m *Model) branches() (Branches, bool) {
-	return part[Branches](m.engine, func(p parted) any { return p.Conversation() })
-}
 
 // notesOf are what the engine has to tell after a load (a profile it
 // could not use…), when it keeps such notes.

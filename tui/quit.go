@@ -25,11 +25,16 @@ const (
 	quitAskStatus   = "quit without saving? y/n"
 )
 
-// quitState is where the quit dialogue stands.
-type quitState struct {
-	armed    time.Time // the first ctrl+c on an idle screen; zero: none
-	asking   bool      // quitAskStatus is up, waiting for y or n
-	whenFree bool      // quit once the reply or job running now ends
+// quitDialog is the ctrl+c dialogue: where it stands, and its steps. It
+// holds the root, whose state it reads to decide (is a reply streaming, is
+// the input empty, is there a file to save to) and whose status line it
+// speaks on.
+type quitDialog struct {
+	m        *Model
+	now      func() time.Time // the clock of the double press; tests set it
+	armed    time.Time        // the first ctrl+c on an idle screen; zero: none
+	asking   bool             // quitAskStatus is up, waiting for y or n
+	whenFree bool             // quit once the reply or job running now ends
 }
 
 // quitDisarmMsg ends the window opened by the ctrl+c at at.
@@ -48,133 +53,142 @@ func quitCommands() []slashCommand {
 
 // cmdBye quits as a second ctrl+c does: saved first, or asked.
 func cmdBye(m *Model, _ string) tea.Cmd {
-	return m.requestQuit()
+	return m.quit.request()
 }
 
 // interrupt is ctrl+c: stop, else clear, else quit on a second press.
-func (m *Model) interrupt() tea.Cmd {
+func (q *quitDialog) interrupt() tea.Cmd {
+	m := q.m
 	switch {
-	case m.gen != nil:
+	case m.gate.gen != nil:
 		m.stopReply("ctrl+c")
 		return nil
-	case m.cancelJob():
+	case m.gate.cancelJob():
 		return nil
 	case !m.input.empty():
 		m.input.reset()
 		m.status = "input cleared"
 		return nil
-	case m.q.whenFree:
+	case q.whenFree:
 		return nil // already quitting, once the job ends
-	case !m.q.armed.IsZero() && m.now().Sub(m.q.armed) <= quitWindow:
-		m.disarmQuit()
-		return m.requestQuit()
+	case !q.armed.IsZero() && q.now().Sub(q.armed) <= quitWindow:
+		q.disarm()
+		return q.request()
 	}
-	at := m.now()
-	m.q.armed = at
+	at := q.now()
+	q.armed = at
 	m.status = quitArmedStatus
 	return tea.Tick(quitWindow, func(time.Time) tea.Msg { return quitDisarmMsg{at} })
 }
 
-// disarmQuit closes the double-press window: any other key in between
+// disarm closes the double-press window: any other key in between
 // means the user is still working.
-func (m *Model) disarmQuit() {
-	if m.q.armed.IsZero() {
+func (q *quitDialog) disarm() {
+	if q.armed.IsZero() {
 		return
 	}
-	m.q.armed = time.Time{}
-	if m.status == quitArmedStatus {
-		m.status = ""
+	q.armed = time.Time{}
+	if q.m.status == quitArmedStatus {
+		q.m.status = ""
 	}
 }
 
-func (m *Model) onQuitDisarm(msg quitDisarmMsg) {
-	if m.q.armed.Equal(msg.at) {
-		m.disarmQuit()
+// onDisarm ends the window the press at msg.at opened, unless a later
+// press opened another since.
+func (q *quitDialog) onDisarm(msg quitDisarmMsg) {
+	if q.armed.Equal(msg.at) {
+		q.disarm()
 	}
 }
 
 // stopReply cancels the streaming reply; by names the key for the note
 // that follows it in the chat.
 func (m *Model) stopReply(by string) {
-	if m.gen == nil {
+	if m.gate.gen == nil {
 		return
 	}
-	m.gen.cancel()
+	m.gate.gen.cancel()
 	m.stopBy = by
 	m.status = "stopping…"
 	m.broadcast(replyStoppingMsg{})
 }
 
-// requestQuit is a quit the user asked for (a second ctrl+c, /bye). It
+// request is a quit the user asked for (a second ctrl+c, /bye). It
 // waits for the engine to be free (stopping what can be stopped), then
 // quits at once when there is nothing to lose, saves first when the
 // session autosaves to a file, and otherwise asks.
-func (m *Model) requestQuit() tea.Cmd {
-	if m.gen != nil {
+func (q *quitDialog) request() tea.Cmd {
+	m := q.m
+	if m.gate.gen != nil {
 		m.stopReply("quit")
-		m.q.whenFree = true
+		q.whenFree = true
 		return nil
 	}
-	if m.job != nil {
-		m.cancelJob()
-		m.q.whenFree = true
-		m.status = "quitting once " + m.job.label + " ends…"
+	if m.gate.job != nil {
+		m.gate.cancelJob()
+		q.whenFree = true
+		m.status = "quitting once " + m.gate.job.label + " ends…"
 		return nil
 	}
-	m.q.whenFree = false
-	s, ok := m.sessions()
-	if !ok || len(m.transcript()) == 0 {
+	q.whenFree = false
+	s, ok := m.parts.sessions()
+	if !ok || len(m.parts.transcript()) == 0 {
 		// Nothing that could be saved, or nothing to save. An empty
 		// conversation (after /clear) is not written over the file
 		// either: the file keeps the last one.
-		return m.exit()
+		return q.exit()
 	}
-	if path := s.Path(); path != "" && !m.autosaveOff {
-		return m.startJob("saving "+path+" before quitting", false, func(ctx context.Context, _ func(string)) tea.Msg {
+	if path := s.Path(); path != "" && !m.files.autosaveOff {
+		return m.gate.startJob("saving "+path+" before quitting", false, func(ctx context.Context, _ func(string)) tea.Msg {
 			return quitSaveMsg{path: path, err: s.Save(ctx, path, session.SaveOptions{})}
 		})
 	}
-	m.askQuit()
+	q.ask()
 	return nil
 }
 
-// resumeQuit continues a quit that waited for the engine, after a message
+// resume continues a quit that waited for the engine, after a message
 // that may have freed it; cmd is what that message's handler returned.
-func (m *Model) resumeQuit(cmd tea.Cmd) tea.Cmd {
-	if !m.q.whenFree || m.ctx.Err() != nil { // not quitting, or exiting already
+func (q *quitDialog) resume(cmd tea.Cmd) tea.Cmd {
+	if !q.whenFree || q.m.gate.ctx.Err() != nil { // not quitting, or exiting already
 		return cmd
 	}
-	return tea.Batch(cmd, m.requestQuit()) // still busy: it waits again
+	return tea.Batch(cmd, q.request()) // still busy: it waits again
 }
 
-func (m *Model) onQuitSave(msg quitSaveMsg) tea.Cmd {
+// onSave quits once the save on the way out is done, or asks when it
+// failed.
+func (q *quitDialog) onSave(msg quitSaveMsg) tea.Cmd {
+	m := q.m
 	if msg.err == nil {
-		return m.exit()
+		return q.exit()
 	}
 	// Say why, as an autosave would (this also turns autosave off when
 	// someone else saved the file), then let the user decide.
-	cmd := m.onSaveDone(saveDoneMsg{path: msg.path, auto: true, err: msg.err})
-	m.askQuit()
+	cmd := m.files.onSaveDone(saveDoneMsg{path: msg.path, auto: true, err: msg.err})
+	q.ask()
 	return cmd
 }
 
-func (m *Model) askQuit() {
-	m.q.asking = true
-	m.status = quitAskStatus
+// ask puts the question to the user: quit without saving?
+func (q *quitDialog) ask() {
+	q.asking = true
+	q.m.status = quitAskStatus
 }
 
-// answerQuit handles a key while quitAskStatus is up: y quits; n, esc and
+// answer handles a key while quitAskStatus is up: y quits; n, esc and
 // ctrl+c keep the session; any other key keeps it too and then does what
 // it always does. It reports whether the key was used up.
-func (m *Model) answerQuit(msg tea.KeyMsg) (tea.Cmd, bool) {
-	m.q.asking = false
+func (q *quitDialog) answer(msg tea.KeyMsg) (tea.Cmd, bool) {
+	m := q.m
+	q.asking = false
 	m.status = ""
 	if isText(msg) {
 		return nil, false
 	}
 	switch msg.String() {
 	case "y", "Y":
-		return m.exit(), true
+		return q.exit(), true
 	case "n", "N", "esc", "ctrl+c":
 		m.status = "not quitting — ctrl+s saves the session"
 		return nil, true
@@ -184,15 +198,16 @@ func (m *Model) answerQuit(msg tea.KeyMsg) (tea.Cmd, bool) {
 
 // exit ends the program: every generation and job is cancelled, and Run
 // waits for the engine to be free.
-func (m *Model) exit() tea.Cmd {
-	m.cancel()
+func (q *quitDialog) exit() tea.Cmd {
+	q.m.gate.cancel()
 	return tea.Quit
 }
 
-// interruptHint is what ctrl+c does now, for the status line.
-func (m *Model) interruptHint() string {
+// hint is what ctrl+c does now, for the status line.
+func (q *quitDialog) hint() string {
+	m := q.m
 	switch {
-	case m.gen != nil || m.job != nil && m.job.cancel != nil:
+	case m.gate.gen != nil || m.gate.job != nil && m.gate.job.cancel != nil:
 		return "stop"
 	case !m.input.empty():
 		return "clear"

@@ -14,7 +14,7 @@ import (
 
 // quitted reports whether the model has begun to exit (exit cancels the
 // context every generation and job runs under).
-func quitted(m *Model) bool { return m.ctx.Err() != nil }
+func quitted(m *Model) bool { return m.gate.ctx.Err() != nil }
 
 var ctrlC = tea.KeyMsg{Type: tea.KeyCtrlC}
 
@@ -30,7 +30,7 @@ func TestCtrlCClearsThenQuitsOnSecondPress(t *testing.T) {
 	defer m.Close()
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	clock := time.Unix(1000, 0)
-	m.now = func() time.Time { return clock }
+	m.quit.now = func() time.Time { return clock }
 	if !strings.Contains(screen(m), "ctrl+c ×2 quit") {
 		t.Errorf("idle status line does not say ctrl+c twice quits:\n%s", screen(m))
 	}
@@ -73,11 +73,11 @@ func TestCtrlCPromptExpires(t *testing.T) {
 	m := New(newFake(), Options{})
 	defer m.Close()
 	at := time.Unix(1000, 0)
-	m.now = func() time.Time { return at }
+	m.quit.now = func() time.Time { return at }
 	m.Update(ctrlC)
 	m.Update(quitDisarmMsg{at})
-	if m.status != "" || !m.q.armed.IsZero() {
-		t.Fatalf("after the window: status %q, armed %v", m.status, m.q.armed)
+	if m.status != "" || !m.quit.armed.IsZero() {
+		t.Fatalf("after the window: status %q, armed %v", m.status, m.quit.armed)
 	}
 }
 

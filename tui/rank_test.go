@@ -63,7 +63,7 @@ func TestRankBuildCancels(t *testing.T) {
 	tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
 	waitFor(t, tm, "cancelled — the compression did not change")
 	m := finish(t, tm)
-	if m.busyWith() != "" || e.Info().Rank != 0 {
-		t.Fatalf("busy %q, rank %d after cancelling", m.busyWith(), e.Info().Rank)
+	if m.gate.busyWith() != "" || e.Info().Rank != 0 {
+		t.Fatalf("busy %q, rank %d after cancelling", m.gate.busyWith(), e.Info().Rank)
 	}
 }

@@ -37,8 +37,9 @@ type Sessions interface {
 	Path() string
 }
 
-func (m *Model) sessions() (Sessions, bool) {
-	return part[Sessions](m.engine, func(p parted) any { return p.Files() })
+// sessions is the engine's session files, if it keeps them.
+func (f features) sessions() (Sessions, bool) {
+	return part[Sessions](f.e, func(p parted) any { return p.Files() })
 }
 
 // Transcripts is implemented by conversations that show what was said
@@ -51,32 +52,46 @@ type Transcripts interface {
 
 // transcript is the engine's conversation so far (nil when it does not
 // tell).
-func (m *Model) transcript() []chat.Message {
-	t, ok := part[Transcripts](m.engine, func(p parted) any { return p.Conversation() })
+func (f features) transcript() []chat.Message {
+	t, ok := part[Transcripts](f.e, func(p parted) any { return p.Conversation() })
 	if !ok {
 		return nil
 	}
 	return t.Transcript()
 }
 
+// sessionFiles is the session-file feature: where /save, ctrl+s and
+// autosave write, the saves and their outcome, and the chat's view of a
+// loaded conversation. It writes through the gate, as a job, and tells
+// the user in the chat; it is handed both, and the engine's features.
+type sessionFiles struct {
+	parts features
+	chat  *chatPane
+	gate  *engineGate
+
+	dir         string // Options.SessionDir: where a new conversation's file goes
+	noAutosave  bool   // Options.NoAutosave: a new conversation waits for /save
+	autosaveOff bool   // the session file was saved elsewhere: do not overwrite it
+}
+
 // savePath picks where /save and ctrl+s write without an argument: the
 // open session file, else a new time-stamped file in Options.SessionDir.
-func (m *Model) savePath(arg string) string {
+func (f *sessionFiles) savePath(arg string) string {
 	if arg != "" {
 		return arg
 	}
-	if s, ok := m.sessions(); ok && s.Path() != "" {
+	if s, ok := f.parts.sessions(); ok && s.Path() != "" {
 		return s.Path()
 	}
-	return m.newSavePath("")
+	return f.newSavePath("")
 }
 
 // newSavePath is a new time-stamped file in Options.SessionDir for a
 // conversation that has none: one that does not exist (yet) and is not
 // avoid (the file a cleared conversation was saved to, perhaps within the
 // same second), "-2", "-3"… added to the name when needed.
-func (m *Model) newSavePath(avoid string) string {
-	dir := m.opts.SessionDir
+func (f *sessionFiles) newSavePath(avoid string) string {
+	dir := f.dir
 	if dir == "" {
 		dir = "."
 	}
@@ -123,7 +138,7 @@ func sessionCommands() []slashCommand {
 	}
 }
 
-func cmdSave(m *Model, arg string) tea.Cmd { return m.save(arg, false) }
+func cmdSave(m *Model, arg string) tea.Cmd { return m.files.save(arg, false) }
 
 // cmdSaveOver is /save! FILE: the user has said to replace the file.
 func cmdSaveOver(m *Model, arg string) tea.Cmd {
@@ -131,19 +146,19 @@ func cmdSaveOver(m *Model, arg string) tea.Cmd {
 		m.chat.add(entryInfo, "usage: /save! FILE.miku — saves over a file that is not this session's")
 		return nil
 	}
-	return m.save(arg, true)
+	return m.files.save(arg, true)
 }
 
 // save writes the session as a job (a session file may be locked for a
 // moment by an `isagi run --session` on it).
-func (m *Model) save(arg string, overwrite bool) tea.Cmd {
-	s, ok := m.sessions()
+func (f *sessionFiles) save(arg string, overwrite bool) tea.Cmd {
+	s, ok := f.parts.sessions()
 	if !ok {
-		m.chat.add(entryError, "this engine cannot save sessions")
+		f.chat.add(entryError, "this engine cannot save sessions")
 		return nil
 	}
-	path := m.savePath(arg)
-	return m.startJob("saving "+path, false, func(context.Context, func(string)) tea.Msg {
+	path := f.savePath(arg)
+	return f.gate.startJob("saving "+path, false, func(context.Context, func(string)) tea.Msg {
 		var err error
 		err = s.Save(context.Background(), path, session.SaveOptions{Overwrite: overwrite})
 		return saveDoneMsg{path: path, err: err}
@@ -152,47 +167,47 @@ func (m *Model) save(arg string, overwrite bool) tea.Cmd {
 
 // autosave writes the open session file after a turn, as a job, then runs
 // then; it returns nil (and runs nothing) when there is no file.
-func (m *Model) autosave(then func() tea.Cmd) tea.Cmd {
-	s, ok := m.sessions()
-	if !ok || m.autosaveOff {
+func (f *sessionFiles) autosave(then func() tea.Cmd) tea.Cmd {
+	s, ok := f.parts.sessions()
+	if !ok || f.autosaveOff {
 		return nil
 	}
 	path, first := s.Path(), false
 	if path == "" {
 		// A new conversation autosaves too, to a new file in the data
 		// directory (/sessions lists them), once it has something to keep.
-		if m.opts.SessionDir == "" || m.opts.NoAutosave || len(m.transcript()) == 0 {
+		if f.dir == "" || f.noAutosave || len(f.parts.transcript()) == 0 {
 			return nil
 		}
-		path, first = m.newSavePath(""), true
+		path, first = f.newSavePath(""), true
 	}
-	return m.startJob("saving "+path, false, func(ctx context.Context, _ func(string)) tea.Msg {
+	return f.gate.startJob("saving "+path, false, func(ctx context.Context, _ func(string)) tea.Msg {
 		return saveDoneMsg{path: path, auto: true, first: first, err: s.Save(ctx, path, session.SaveOptions{}), then: then}
 	})
 }
 
-func (m *Model) onSaveDone(msg saveDoneMsg) tea.Cmd {
+func (f *sessionFiles) onSaveDone(msg saveDoneMsg) tea.Cmd {
 	switch {
 	case msg.err == nil && !msg.auto:
-		m.chat.add(entryInfo, "saved to "+msg.path+" — it is saved again after every turn")
+		f.chat.add(entryInfo, "saved to "+msg.path+" — it is saved again after every turn")
 	case msg.err == nil && msg.first:
-		m.chat.add(entryInfo, "this conversation autosaves to "+msg.path+" — /sessions lists the saved ones")
+		f.chat.add(entryInfo, "this conversation autosaves to "+msg.path+" — /sessions lists the saved ones")
 	case errors.Is(msg.err, session.ErrExists):
-		m.chat.add(entryError, msg.path+" exists and is not this session's file — nothing was written. /save! "+msg.path+" replaces it; /save OTHER.miku keeps both.")
+		f.chat.add(entryError, msg.path+" exists and is not this session's file — nothing was written. /save! "+msg.path+" replaces it; /save OTHER.miku keeps both.")
 	case errors.Is(msg.err, miku.ErrChanged):
 		// Someone else saved this file since we loaded it: saving over it
 		// would silently drop their turns. Stop autosaving to it.
-		m.autosaveOff = true
-		m.chat.add(entryError, msg.path+" was saved by another ISAGI since this session loaded it — not overwritten, and autosave is off. /save NEW.miku keeps this conversation; /save! "+msg.path+" replaces theirs.")
+		f.autosaveOff = true
+		f.chat.add(entryError, msg.path+" was saved by another ISAGI since this session loaded it — not overwritten, and autosave is off. /save NEW.miku keeps this conversation; /save! "+msg.path+" replaces theirs.")
 	case errors.Is(msg.err, miku.ErrLocked):
-		m.chat.add(entryError, "save failed: "+msg.path+" is in use by another ISAGI (an `isagi run --session` on it); try again in a moment")
+		f.chat.add(entryError, "save failed: "+msg.path+" is in use by another ISAGI (an `isagi run --session` on it); try again in a moment")
 	case msg.err != nil && msg.auto:
-		m.chat.add(entryError, "autosave failed: "+msg.err.Error())
+		f.chat.add(entryError, "autosave failed: "+msg.err.Error())
 	case msg.err != nil:
-		m.chat.add(entryError, "save failed: "+msg.err.Error())
+		f.chat.add(entryError, "save failed: "+msg.err.Error())
 	}
 	if msg.err == nil {
-		m.autosaveOff = false
+		f.autosaveOff = false
 	}
 	if msg.then != nil {
 		return msg.then()
@@ -216,7 +231,7 @@ func cmdLoad(m *Model, arg string) tea.Cmd { return load(m, arg, false) }
 func cmdLoadForce(m *Model, arg string) tea.Cmd { return load(m, arg, true) }
 
 func load(m *Model, arg string, force bool) tea.Cmd {
-	s, ok := m.sessions()
+	s, ok := m.parts.sessions()
 	if !ok {
 		m.chat.add(entryError, "this engine cannot load sessions")
 		return nil
@@ -226,7 +241,7 @@ func load(m *Model, arg string, force bool) tea.Cmd {
 		return nil
 	}
 	e := m.engine
-	return m.startJob("loading "+arg, true, func(ctx context.Context, progress func(string)) tea.Msg {
+	return m.gate.startJob("loading "+arg, true, func(ctx context.Context, progress func(string)) tea.Msg {
 		notes, err := s.Load(ctx, arg, session.LoadOptions{Force: force, Progress: func(done, total int) {
 			progress(fmt.Sprintf("building its compression, %d/%d blocks", done, total))
 		}})
@@ -254,7 +269,7 @@ func (m *Model) onLoadDone(msg loadDoneMsg) tea.Cmd {
 		m.chat.add(entryError, "load failed: "+msg.err.Error())
 		return nil
 	}
-	m.showTranscript()
+	m.files.showTranscript(m.info.Mode)
 	m.refreshGeometry() // the file may bring its manifold and toggles
 	m.info = m.engine.Info()
 	m.model.Update(infoMsg{m.info})
@@ -267,10 +282,10 @@ func (m *Model) onLoadDone(msg loadDoneMsg) tea.Cmd {
 }
 
 // showTranscript replaces the chat view with the engine's conversation
-// (after --load or /load).
-func (m *Model) showTranscript() {
-	m.chat.clear()
-	if b, ok := m.brancher(); ok && m.info.Mode == session.ModeChat {
+// (after --load or /load), as a tree's branch when mode is chat.
+func (f *sessionFiles) showTranscript(mode session.Mode) {
+	f.chat.clear()
+	if b, ok := f.parts.brancher(); ok && mode == session.ModeChat {
 		n := 0
 		for _, msg := range b.Branch() {
 			kind := entryAssistant
@@ -278,20 +293,20 @@ func (m *Model) showTranscript() {
 				kind = entryUser
 				n++
 			}
-			m.chat.addLabelled(kind, msg.Content, branchLabel(msg, n))
+			f.chat.addLabelled(kind, msg.Content, branchLabel(msg, n))
 		}
 		return
 	}
-	for _, msg := range m.transcript() {
+	for _, msg := range f.parts.transcript() {
 		switch msg.Role {
 		case "user":
-			m.chat.add(entryUser, msg.Content)
+			f.chat.add(entryUser, msg.Content)
 		case session.RolePrompt:
-			m.chat.add(entryUser, msg.Content)
+			f.chat.add(entryUser, msg.Content)
 		case "assistant", "text", session.RoleContinuation:
-			m.chat.add(entryAssistant, msg.Content)
+			f.chat.add(entryAssistant, msg.Content)
 		default:
-			m.chat.add(entryInfo, fmt.Sprintf("%s: %s", msg.Role, msg.Content))
+			f.chat.add(entryInfo, fmt.Sprintf("%s: %s", msg.Role, msg.Content))
 		}
 	}
 }
@@ -300,11 +315,11 @@ func (m *Model) showTranscript() {
 const maxListed = 20
 
 // savedSessions are the session files in the data directory, newest first.
-func (m *Model) savedSessions() ([]string, error) {
-	if m.opts.SessionDir == "" {
+func (f *sessionFiles) savedSessions() ([]string, error) {
+	if f.dir == "" {
 		return nil, errors.New("no data directory for sessions")
 	}
-	ents, err := os.ReadDir(m.opts.SessionDir)
+	ents, err := os.ReadDir(f.dir)
 	if err != nil {
 		return nil, err
 	}
@@ -321,12 +336,12 @@ func (m *Model) savedSessions() ([]string, error) {
 		if err != nil {
 			continue
 		}
-		files = append(files, file{filepath.Join(m.opts.SessionDir, e.Name()), info.ModTime()})
+		files = append(files, file{filepath.Join(f.dir, e.Name()), info.ModTime()})
 	}
 	sort.SliceStable(files, func(i, j int) bool { return files[i].mod.After(files[j].mod) })
 	out := make([]string, len(files))
-	for i, f := range files {
-		out[i] = f.path
+	for i, file := range files {
+		out[i] = file.path
 	}
 	return out, nil
 }
@@ -334,7 +349,7 @@ func (m *Model) savedSessions() ([]string, error) {
 // cmdSessions lists the saved conversations (/sessions) or opens one
 // (/sessions N).
 func cmdSessions(m *Model, arg string) tea.Cmd {
-	files, err := m.savedSessions()
+	files, err := m.files.savedSessions()
 	if err != nil {
 		m.chat.add(entryError, "no saved sessions to list: "+err.Error())
 		return nil
@@ -348,11 +363,11 @@ func cmdSessions(m *Model, arg string) tea.Cmd {
 		return load(m, files[n-1], false)
 	}
 	if len(files) == 0 {
-		m.chat.add(entryInfo, "no saved sessions in "+m.opts.SessionDir+" yet")
+		m.chat.add(entryInfo, "no saved sessions in "+m.files.dir+" yet")
 		return nil
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "saved sessions in %s, newest first (/sessions N opens one):", m.opts.SessionDir)
+	fmt.Fprintf(&b, "saved sessions in %s, newest first (/sessions N opens one):", m.files.dir)
 	for i, path := range files[:min(len(files), maxListed)] {
 		sum, err := session.Summarize(path)
 		if err != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -83,10 +82,14 @@ const (
 	wideMinWidth = 100 // below this the side panes collapse into one line
 )
 
-// Model is the root Bubble Tea model. It owns the panes, routes messages to
-// them and lays them out; build it with New.
+// Model is the root Bubble Tea model. It owns the panes and the features
+// (the gate, the session files, the quit dialogue), routes messages to
+// them and lays the panes out; build it with New. The features hold
+// pointers to the parts of it they share (the chat, the status line, the
+// gate), so a Model is never copied: New returns it by pointer.
 type Model struct {
 	engine Engine
+	parts  features // the engine's optional features, looked up on its parts
 	opts   Options
 	info   session.Info
 	keys   keyMap
@@ -106,20 +109,14 @@ type Model struct {
 	hidePanes     bool
 	status        string
 
-	ctx    context.Context // cancelled on quit; parent of every generation
-	cancel context.CancelFunc
-	wg     *sync.WaitGroup // generations in flight
-	gen    *generation     // the reply streaming now, or nil
-	sent   string          // the message it answers (given back if refused)
-	genID  int
+	gate engineGate // the reply or the job that holds the engine (jobs.go)
+	sent string     // the message the streaming reply answers (given back if refused)
 
 	frame frameLimiter // bounds full redraws while text pours in
 
-	paneRot int  // ctrl+o: which side pane follows Perf
-	job     *job // the engine work running now that is not a reply, or nil
-	jobID   int
+	paneRot int // ctrl+o: which side pane follows Perf
 
-	autosaveOff bool // the session file was saved elsewhere: do not overwrite it
+	files sessionFiles // the session file: saves, autosave, loads (sessions.go)
 
 	// editing is the user message /edit put in the input (its node id;
 	// -1: none): enter sends the text as an edit of it. rebranch says the
@@ -128,9 +125,8 @@ type Model struct {
 	editing  int
 	rebranch bool
 
-	q      quitState        // the ctrl+c dialogue (quit.go)
-	now    func() time.Time // the clock of the double press; tests set it
-	stopBy string           // the key that stopped the reply streaming now
+	quit   quitDialog // the ctrl+c dialogue (quit.go)
+	stopBy string     // the key that stopped the reply streaming now
 
 	// When the reply streaming now (or the last one) began and ended: the
 	// thermal decisions made in between were made during it.
@@ -145,7 +141,6 @@ func New(e Engine, opts Options) *Model {
 	}
 	info := e.Info()
 	keys := newKeyMap()
-	ctx, cancel := context.WithCancel(context.Background())
 	src := opts.Telemetry
 	if src != nil {
 		src = &serialSource{src: src}
@@ -160,6 +155,7 @@ func New(e Engine, opts Options) *Model {
 	}
 	m := &Model{
 		engine:  e,
+		parts:   features{e},
 		opts:    opts,
 		info:    info,
 		keys:    keys,
@@ -170,20 +166,19 @@ func New(e Engine, opts Options) *Model {
 		model:   modelPane{info: info},
 		help:    helpOverlay{keys: keys},
 		cmds:    newCommandTable(commands()),
-		ctx:     ctx,
-		cancel:  cancel,
-		wg:      &sync.WaitGroup{},
 		width:   80,
 		height:  24,
-		now:     time.Now,
 		editing: -1,
 	}
-	m.showTranscript() // a session resumed with --load
-	if s, ok := m.sessions(); ok && s.Path() != "" {
+	m.gate = newEngineGate(&m.status)
+	m.quit = quitDialog{m: m, now: time.Now}
+	m.files = sessionFiles{parts: m.parts, chat: &m.chat, gate: &m.gate, dir: opts.SessionDir, noAutosave: opts.NoAutosave}
+	m.files.showTranscript(m.info.Mode) // a session resumed with --load
+	if s, ok := m.parts.sessions(); ok && s.Path() != "" {
 		m.chat.add(entryInfo, "resumed "+s.Path()+" — saved again after every turn")
 	}
 	m.refreshGeometry()
-	if _, ok := m.geometry(); ok {
+	if _, ok := m.parts.geometry(); ok {
 		if m.geo.attached() == nil {
 			m.chat.add(entryInfo, "No geometry profile for this model yet — /calibrate builds one (TEH harm gauges, Snipe projectors).")
 		}
@@ -213,8 +208,8 @@ func Run(e Engine, opts Options) error {
 
 // Close cancels a running generation and waits for the engine to be free.
 func (m *Model) Close() {
-	m.cancel()
-	m.wg.Wait()
+	m.gate.cancel()
+	m.gate.wg.Wait()
 }
 
 // Init starts telemetry polling.
@@ -224,8 +219,9 @@ func (m *Model) Init() tea.Cmd {
 
 // Update routes a message to the panes: keys by the key map and by what
 // has the focus (onKey), the reply's stream to every pane, telemetry to the
-// Hardware pane; the engine's results (jobs, saves, loads) go to the root's
-// handlers, which tell the panes what changed.
+// Hardware pane; the engine's results (jobs, saves, loads) go to the
+// handlers of the features they belong to or to the root's, which tell the
+// panes what changed.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m.frame.deferred = false
 	switch msg := msg.(type) {
@@ -237,15 +233,23 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.layout()
 		return m, nil
 	case streamMsg:
-		return m, m.resumeQuit(m.onStream(msg))
+		return m, m.quit.resume(m.onStream(msg))
 	case jobProgressMsg:
-		return m, m.onJobProgress(msg)
+		cmd, ours := m.gate.onJobProgress(msg)
+		if ours {
+			m.geo.Update(msg) // a calibration shows its stage in its pane too
+		}
+		return m, cmd
 	case jobDoneMsg:
-		return m, m.resumeQuit(m.onJobDone(msg))
+		var cmd tea.Cmd
+		if result, ours := m.gate.onJobDone(msg); ours {
+			_, cmd = m.Update(result) // to the result's handler
+		}
+		return m, m.quit.resume(cmd)
 	case quitSaveMsg:
-		return m, m.onQuitSave(msg)
+		return m, m.quit.onSave(msg)
 	case quitDisarmMsg:
-		m.onQuitDisarm(msg)
+		m.quit.onDisarm(msg)
 		return m, nil
 	case tea.ResumeMsg:
 		// Back from ctrl+z: Bubble Tea has restored the terminal (the
@@ -260,9 +264,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case loadDoneMsg:
 		return m, m.onLoadDone(msg)
 	case saveDoneMsg:
-		return m, m.onSaveDone(msg)
+		return m, m.files.onSaveDone(msg)
 	case exportDoneMsg:
-		m.onExportDone(msg)
+		m.chat.add(msg.note())
 		return m, nil
 	case hwMsg:
 		return m, m.hw.Update(msg)
@@ -290,13 +294,13 @@ func isText(msg tea.KeyMsg) bool {
 // key left.
 func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 	k := m.keys
-	if m.q.asking {
-		if cmd, used := m.answerQuit(msg); used {
+	if m.quit.asking {
+		if cmd, used := m.quit.answer(msg); used {
 			return cmd
 		}
 	}
 	if isText(msg) || !key.Matches(msg, k.Quit) {
-		m.disarmQuit()
+		m.quit.disarm()
 	}
 	if isText(msg) {
 		m.help.close() // the text is the user's: show where it went
@@ -306,14 +310,14 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Newline):
 		return m.input.Update(msg)
 	case key.Matches(msg, k.Quit):
-		return m.interrupt()
+		return m.quit.interrupt()
 	case key.Matches(msg, k.Suspend):
 		return tea.Suspend
 	case m.help.visible():
 		return m.help.Update(msg)
-	case key.Matches(msg, k.Stop) && m.cancelJob():
+	case key.Matches(msg, k.Stop) && m.gate.cancelJob():
 		return nil
-	case key.Matches(msg, k.Stop) && m.gen == nil && m.editing >= 0:
+	case key.Matches(msg, k.Stop) && m.gate.gen == nil && m.editing >= 0:
 		m.editing = -1
 		m.input.reset()
 		m.status = "edit left — the conversation did not change"
@@ -340,7 +344,7 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Regenerate):
 		return m.regenerate()
 	case key.Matches(msg, k.Save):
-		if !m.gate("saving") {
+		if !m.gate.free("saving") {
 			return nil
 		}
 		return cmdSave(m, "")
@@ -363,7 +367,7 @@ func (m *Model) submit() tea.Cmd {
 		m.layout()
 		return cmd
 	}
-	if !m.gate("sending") {
+	if !m.gate.free("sending") {
 		return nil // the message stays in the input
 	}
 	if strings.HasPrefix(trimmed, "//") { // "//x" sends "/x"
@@ -374,11 +378,11 @@ func (m *Model) submit() tea.Cmd {
 	m.stopBy = ""
 	send := sendOf(m.engine, text)
 	label := ""
-	if b, ok := m.brancher(); ok && m.info.Mode == session.ModeChat {
+	if b, ok := m.parts.brancher(); ok && m.info.Mode == session.ModeChat {
 		label = fmt.Sprintf("message %d", userCount(b)+1)
 		if id := m.editing; id >= 0 {
 			// The edit replaces that message: its number is its place.
-			label = m.editLabel(b, id)
+			label = editLabel(b, id)
 			send = func(ctx context.Context, emit func(session.Event)) (session.Turn, error) {
 				return b.Edit(ctx, id, text, emit)
 			}
@@ -389,10 +393,7 @@ func (m *Model) submit() tea.Cmd {
 	m.chat.addLabelled(entryUser, text, label)
 	began := m.broadcast(replyBeginMsg{})
 	m.status = "generating — esc stops"
-	m.genID++
-	var cmd tea.Cmd
-	m.gen, cmd = startGeneration(m.ctx, m.wg, send, m.genID, m.startMeter())
-	return tea.Batch(began, cmd)
+	return tea.Batch(began, m.gate.startReply(send, m.startMeter()))
 }
 
 // startMeter starts sampling the GPU for a reply that begins now, when
@@ -409,14 +410,14 @@ func (m *Model) startMeter() *gpu.Meter {
 // Perf, Geometry and Hardware panes its figures, and at its end the turn —
 // then, at the end, writes the notes the turn deserves under it.
 func (m *Model) onStream(msg streamMsg) tea.Cmd {
-	if m.gen == nil || msg.id != m.gen.id {
+	if m.gate.gen == nil || msg.id != m.gate.gen.id {
 		return nil // from a generation already finished
 	}
 	panes := m.broadcast(msg)
 	if !msg.done {
-		return tea.Batch(panes, m.gen.wait())
+		return tea.Batch(panes, m.gate.gen.wait())
 	}
-	m.gen = nil
+	m.gate.gen = nil
 	m.replyEnded = time.Now()
 	t := msg.turn
 	var notes []entry
@@ -454,7 +455,7 @@ func (m *Model) onStream(msg streamMsg) tea.Cmd {
 		// reply. Show the branch whole, with its versions marked.
 		m.rebranch = false
 		m.chat.endReply(t.Text)
-		m.showTranscript()
+		m.files.showTranscript(m.info.Mode)
 		for _, n := range notes {
 			m.chat.add(n.kind, n.text)
 		}
@@ -469,14 +470,14 @@ func (m *Model) onStream(msg streamMsg) tea.Cmd {
 	}
 	// Autosave, then let the thermal controller pick a rank: one job
 	// after the other through the gate.
-	if cmd := m.autosave(m.thermalStep); cmd != nil {
+	if cmd := m.files.autosave(m.thermalStep); cmd != nil {
 		return tea.Batch(panes, cmd)
 	}
 	return tea.Batch(panes, m.thermalStep())
 }
 
 func (m *Model) refreshContext() {
-	used, limit := m.chatPart().ContextUsed()
+	used, limit := m.parts.chat().ContextUsed()
 	m.perf.Update(contextMsg{used, limit})
 }
 
@@ -526,7 +527,7 @@ func (m *Model) statusBar() string {
 	for _, b := range m.keys.ShortHelp() {
 		verb, _, _ := strings.Cut(b.Help().Desc, " ")
 		if b.Help().Key == m.keys.Quit.Help().Key {
-			verb = m.interruptHint() // ctrl+c does what fits the moment
+			verb = m.quit.hint() // ctrl+c does what fits the moment
 		}
 		hints = append(hints, theme.StatusKey.Render(b.Help().Key)+" "+verb)
 	}
@@ -584,13 +585,13 @@ func (m *Model) side(h int) string {
 	type sidePane struct{ title, box, summary string } // summary: one line for the overflow box
 	panes := []sidePane{{"Perf", pane("Perf", m.perf.lines(w)), m.perf.summary()}}
 	var rest []sidePane
-	if _, ok := m.geometry(); ok {
+	if _, ok := m.parts.geometry(); ok {
 		rest = append(rest, sidePane{"Geometry", pane("Geometry", m.geo.lines(w)), "geometry " + m.geo.summary()})
 	}
-	if _, ok := m.manifold(); ok && m.mani.active() {
+	if _, ok := m.parts.manifold(); ok && m.mani.active() {
 		rest = append(rest, sidePane{"Manifold", pane("Manifold", m.mani.lines(w)), "COG " + m.mani.summary()})
 	}
-	if k, ok := m.kvCache(); ok {
+	if k, ok := m.parts.kvCache(); ok {
 		// Read at every frame: evictions happen while a reply streams.
 		if m.kvp.Update(kvMsg{k.KV()}); m.kvp.on() {
 			rest = append(rest, sidePane{"KV cache", pane("KV cache", m.kvp.lines()), m.kvp.summary()})
@@ -685,10 +686,10 @@ func sendOf(e Engine, input string) func(context.Context, func(session.Event)) (
 
 // refreshGeometry reads the geometry state between replies.
 func (m *Model) refreshGeometry() {
-	if g, ok := m.geometry(); ok {
+	if g, ok := m.parts.geometry(); ok {
 		m.geo.sync(g)
 	}
-	if e, ok := m.manifold(); ok {
+	if e, ok := m.parts.manifold(); ok {
 		m.mani.sync(e)
 	}
 	m.mani.setProfiled(m.geo.attached() != nil)

@@ -119,7 +119,7 @@ func TestSendStreamsReply(t *testing.T) {
 	if strings.Contains(f, "› hi there") {
 		t.Errorf("input not cleared after sending:\n%s", f)
 	}
-	if m.gen != nil {
+	if m.gate.gen != nil {
 		t.Error("generation still marked running")
 	}
 }
@@ -142,7 +142,7 @@ func TestEscCancels(t *testing.T) {
 		t.Error("the engine never saw its context cancelled")
 	}
 	checkFrame(t, m, 120, 40, "stopped (esc)", "stopped")
-	if m.gen != nil {
+	if m.gate.gen != nil {
 		t.Error("generation still marked running after esc")
 	}
 }
