@@ -253,6 +253,23 @@ func branchLabel(msg session.BranchMessage, n int) string {
 	}
 	if msg.Siblings > 1 {
 		parts = append(parts, fmt.Sprintf("‹ %d/%d ›", msg.Sibling+1, msg.Siblings))
+		// Versions of a reply differ by how they were made: say how.
+		if d := msg.Made; d != nil && msg.Role == session.RoleAssistant {
+			how := fmt.Sprintf("temp %g · seed %d", d.Temperature, d.Seed)
+			if d.Rank > 0 {
+				how += fmt.Sprintf(" · rank %d", d.Rank)
+			}
+			if d.Snipe != "" {
+				how += " · snipe " + d.Snipe
+			}
+			if d.OGDAlpha > 0 {
+				how += fmt.Sprintf(" · α %g", d.OGDAlpha)
+			}
+			if d.Stop == "retrieved" {
+				how = "from memory"
+			}
+			parts = append(parts, how)
+		}
 	}
 	return strings.Join(parts, " ")
 }
