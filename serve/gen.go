@@ -398,6 +398,9 @@ func (s *Server) prepare(ctx context.Context, conv *session.Session, p *plan) (*
 	var input string
 	var promptTok int
 	if p.chat {
+		if p.ext.SessionID == "" {
+			conv.Conversation().ForgetBranches()
+		}
 		if input, err = conv.Conversation().SetTranscript(p.msgs); err != nil {
 			return nil, badRequest("messages", "messages: %v", err)
 		}

@@ -38,6 +38,12 @@ func (cv *Conversation) Branch() []BranchMessage {
 // Tree is a copy of the whole conversation tree (every branch).
 func (cv *Conversation) Tree() *Tree { return cv.tree.Clone() }
 
+// ForgetBranches empties the tree, keeping the engine conversation and
+// the KV cache: a server's stateless requests set a whole conversation
+// each time (SetTranscript) and keep no history, so their pooled
+// conversation must not grow a tree of every client's messages.
+func (cv *Conversation) ForgetBranches() { cv.tree = NewTree() }
+
 // Switch moves to another version of message id: the sibling delta steps
 // away (wrapping around; -1 the previous, +1 the next), with the branch
 // that follows it as it was left. The KV cache keeps what the two
