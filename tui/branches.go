@@ -174,7 +174,6 @@ func cmdRewind(m *Model, arg string) tea.Cmd {
 		m.chat.add(entryError, err.Error())
 		return nil
 	}
-	m.input.giveBack(msg.Content)
 	return m.branchMoved()
 }
 
