@@ -592,8 +592,13 @@ func (m *Model) side(h int) string {
 		rest = append(rest, sidePane{"Manifold", pane("Manifold", m.mani.lines(w)), "COG " + m.mani.summary()})
 	}
 	if k, ok := m.parts.kvCache(); ok {
-		// Read at every frame: evictions happen while a reply streams.
-		if m.kvp.Update(kvMsg{k.KV()}); m.kvp.on() {
+		// Read between replies only: the engine is not safe to read while
+		// a reply runs on its worker goroutine (it moves the cache); the
+		// pane shows the cache as the last reply left it.
+		if m.gate.gen == nil {
+			m.kvp.Update(kvMsg{k.KV()})
+		}
+		if m.kvp.on() {
 			rest = append(rest, sidePane{"KV cache", pane("KV cache", m.kvp.lines()), m.kvp.summary()})
 		}
 	}
