@@ -247,6 +247,12 @@ func (fl *Files) Load(ctx context.Context, path string, o LoadOptions) (notes []
 	if err := json.Unmarshal(sec.Data, &conv); err != nil {
 		return nil, fmt.Errorf("%s: conversation section: %w", path, err)
 	}
+	// The tree is read before anything changes: a damaged one refuses the
+	// file with the session as it was.
+	tree, treeNotes, err := loadTree(f, conv)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	var set Settings
 	if len(f.Header.Knobs) > 0 {
 		if err := json.Unmarshal(f.Header.Knobs, &set); err != nil {
@@ -264,10 +270,6 @@ func (fl *Files) Load(ctx context.Context, path string, o LoadOptions) (notes []
 	// The cache starts empty and the conversation is recomputed at the
 	// next turn; until then ContextUsed counts the conversation itself.
 	s.resetCache(s.set.Seed)
-	tree, treeNotes, err := loadTree(f, conv)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
 	notes = append(notes, treeNotes...)
 	s.cv.conv.Restore(conversation.Record{Messages: conv.Messages, Text: conv.Text, Parts: conv.Parts})
 	s.cv.tree = tree

@@ -436,3 +436,41 @@ func TestRewindAndRefusals(t *testing.T) {
 		t.Fatal("a completion-mode conversation has a branch")
 	}
 }
+
+// TestDamagedTreeChangesNothing: a file whose tree section does not read
+// is refused, and the session is left as it was.
+func TestDamagedTreeChangesNothing(t *testing.T) {
+	a := open(t, trainedChat(t), Options{Threads: 2, Ctx: 256, Settings: greedy()})
+	send(t, a, "hello")
+	file := filepath.Join(t.TempDir(), "a.miku")
+	if err := a.Files().Save(context.Background(), file, SaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := miku.Read(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range f.Sections {
+		if f.Sections[i].Name == sectionTree {
+			f.Sections[i].Data = []byte(`{"nodes":[{"id":0,"parent":-1,"role":"assistant"}],"current":0,"last":[-1],"root_last":0}`)
+		}
+	}
+	data, err := miku.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	set := greedy()
+	set.Seed = 99
+	b := open(t, trainedChat(t), Options{Threads: 2, Ctx: 256, Settings: set})
+	send(t, b, "how are you?")
+	before := branchText(b.Conversation().Branch())
+	if _, err := b.Files().Load(context.Background(), file, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "conversation tree section") {
+		t.Fatalf("a damaged tree loaded: %v", err)
+	}
+	if got := branchText(b.Conversation().Branch()); got != before || b.Settings().Seed != 99 || b.Files().Path() != "" {
+		t.Fatalf("a refused file changed the session: %s (seed %d, file %q)", got, b.Settings().Seed, b.Files().Path())
+	}
+}
