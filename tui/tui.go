@@ -363,6 +363,10 @@ func (m *Model) submit() tea.Cmd {
 	}
 	if strings.HasPrefix(trimmed, "/") && !strings.HasPrefix(trimmed, "//") {
 		m.input.reset()
+		// A command ends an edit in progress (its text is gone from the
+		// input, and /load, /branch or /clear move the conversation under
+		// it); /edit starts a new one.
+		m.editing = -1
 		cmd := m.runCommand(trimmed)
 		m.layout()
 		return cmd
