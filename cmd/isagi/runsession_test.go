@@ -269,3 +269,54 @@ func TestRunSessionDemo(t *testing.T) {
 		t.Fatalf("saved with model %+v, want the demo", f.Header.Model)
 	}
 }
+
+// TestRunSessionBranches: run --session --regenerate and --edit make
+// branches of the saved conversation, and session export writes them.
+func TestRunSessionBranches(t *testing.T) {
+	clitest.Isolate(t)
+	file := filepath.Join(t.TempDir(), "b.miku")
+	model := filepath.Join("..", "..", "testdata", "models", "chat.gguf")
+	turn := func(args ...string) string {
+		t.Helper()
+		out, errs, err := runCmd(t, append([]string{"run", "--model", model, "--session", file, "--temp", "0", "-n", "16"}, args...)...)
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, errs)
+		}
+		return out
+	}
+	turn("--prompt", "Count from 3 to 7.")
+	turn("--regenerate")
+	turn("--edit", "1", "--prompt", "Count from 1 to 4.")
+	out, _, err := runCmd(t, "session", "export", file, "--all", "--format", "jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 3 || !strings.Contains(lines[2], "Count from 1 to 4.") {
+		t.Fatalf("export --all:\n%s", out)
+	}
+	md, _, err := runCmd(t, "session", "export", file)
+	if err != nil || !strings.Contains(md, "**User**\n\nCount from 1 to 4.") || strings.Contains(md, "3 to 7") {
+		t.Fatalf("export of the branch in use: %v\n%s", err, md)
+	}
+	dst := filepath.Join(t.TempDir(), "out.json")
+	if _, _, err := runCmd(t, "session", "export", file, "--format", "json", "-o", dst); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := runCmd(t, "session", "export", file, "--format", "json", "-o", dst); err == nil {
+		t.Fatal("export overwrote an existing file")
+	}
+	for _, bad := range [][]string{
+		{"session", "export", file, "--format", "html"},
+		{"session", "export"},
+		{"run", "--model", model, "--session", file, "--regenerate", "--prompt", "x"},
+		{"run", "--model", model, "--session", file, "--edit", "7", "--prompt", "x"},
+	} {
+		if _, _, err := runCmd(t, bad...); err == nil {
+			t.Errorf("%v accepted", bad)
+		}
+	}
+	info, _, err := runCmd(t, "session", "info", file)
+	if err != nil || !strings.Contains(info, "3 branches") {
+		t.Fatalf("session info: %v\n%s", err, info)
+	}
+}
