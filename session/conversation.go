@@ -35,6 +35,19 @@ func (cv *Conversation) Branch() []BranchMessage {
 	return out
 }
 
+// UserMessage is the user's n-th message (from 1) in branch, as people
+// count their messages: /edit N, /branch N, run --edit N.
+func UserMessage(branch []BranchMessage, n int) (BranchMessage, bool) {
+	for _, m := range branch {
+		if m.Role == RoleUser {
+			if n--; n == 0 {
+				return m, true
+			}
+		}
+	}
+	return BranchMessage{}, false
+}
+
 // Tree is a copy of the whole conversation tree (every branch).
 func (cv *Conversation) Tree() *Tree { return cv.tree.Clone() }
 
@@ -163,7 +176,7 @@ func (cv *Conversation) record(input string, t *Turn) {
 }
 
 // lastReply is the reply as the engine conversation kept it (valid UTF-8,
-// what a saved file holds), else text.
+// space trimmed in chat mode: what a saved file holds), else text.
 func (cv *Conversation) lastReply(text string) string {
 	rec := cv.conv.Record()
 	if n := len(rec.Messages); n > 0 && rec.Messages[n-1].Role == RoleAssistant {

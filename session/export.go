@@ -47,7 +47,7 @@ type exportSource struct {
 // ExportFile is Export of the session file at path, read without its
 // model: isagi session export.
 func ExportFile(w io.Writer, path, format string, all bool) error {
-	if err := checkFormat(format); err != nil {
+	if err := CheckExportFormat(format); err != nil {
 		return err
 	}
 	f, err := miku.Read(path)
@@ -83,8 +83,8 @@ func ExportFile(w io.Writer, path, format string, all bool) error {
 	return export(w, format, all, src)
 }
 
-// checkFormat refuses an unknown export format.
-func checkFormat(format string) error {
+// CheckExportFormat refuses an unknown export format.
+func CheckExportFormat(format string) error {
 	switch format {
 	case ExportMarkdown, ExportJSON, ExportJSONL:
 		return nil
@@ -94,7 +94,7 @@ func checkFormat(format string) error {
 
 // export writes src in format.
 func export(w io.Writer, format string, all bool, src exportSource) error {
-	if err := checkFormat(format); err != nil {
+	if err := CheckExportFormat(format); err != nil {
 		return err
 	}
 	branches, current := src.branches(all)
@@ -162,21 +162,12 @@ func (src exportSource) branches(all bool) ([]exportConversation, int) {
 	if !all {
 		return []exportConversation{branch(t.Branch())}, 0
 	}
-	has := make([]bool, t.Len())
-	for _, n := range t.nodes {
-		if n.Parent >= 0 {
-			has[n.Parent] = true
-		}
-	}
 	// The branch in use ends at the current node or runs on past it (a
 	// rewind): its leaf is where the current node's branch was left.
 	inUse := t.leaf(t.cur)
 	var out []exportConversation
 	current := 0
-	for id, h := range has {
-		if h {
-			continue
-		}
+	for _, id := range t.leaves() {
 		if id == inUse {
 			current = len(out)
 		}

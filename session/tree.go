@@ -130,20 +130,24 @@ func (t *Tree) Siblings(id int) (ids []int, index int) {
 }
 
 // Leaves is the number of branches: nodes no message follows.
-func (t *Tree) Leaves() int {
+func (t *Tree) Leaves() int { return len(t.leaves()) }
+
+// leaves are the ids of the nodes no message follows, oldest first: one
+// per branch.
+func (t *Tree) leaves() []int {
 	has := make([]bool, len(t.nodes))
 	for _, n := range t.nodes {
 		if n.Parent >= 0 {
 			has[n.Parent] = true
 		}
 	}
-	c := 0
-	for _, h := range has {
+	var ids []int
+	for id, h := range has {
 		if !h {
-			c++
+			ids = append(ids, id)
 		}
 	}
-	return c
+	return ids
 }
 
 // add appends a node under parent, puts it on the branch and makes it the

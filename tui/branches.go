@@ -40,19 +40,6 @@ func branchCommands() []slashCommand {
 	}
 }
 
-// userMessage is the node id of the user's n-th message (from 1) in the
-// branch, and the branch.
-func userMessage(b Branches, n int) (session.BranchMessage, bool) {
-	for _, msg := range b.Branch() {
-		if msg.Role == session.RoleUser {
-			if n--; n == 0 {
-				return msg, true
-			}
-		}
-	}
-	return session.BranchMessage{}, false
-}
-
 // userCount is how many messages of the user's the branch holds.
 func userCount(b Branches) int {
 	n := 0
@@ -77,7 +64,7 @@ func messageArg(b Branches, arg string) (session.BranchMessage, string) {
 		}
 		n = v
 	}
-	msg, _ := userMessage(b, n)
+	msg, _ := session.UserMessage(b.Branch(), n)
 	return msg, ""
 }
 
@@ -205,7 +192,7 @@ func cmdExport(m *Model, arg string) tea.Cmd {
 		return nil
 	}
 	format, path := rest[0], rest[1]
-	if format != session.ExportMarkdown && format != session.ExportJSON && format != session.ExportJSONL {
+	if session.CheckExportFormat(format) != nil {
 		m.chat.add(entryError, fmt.Sprintf("unknown format %q: %s", format, session.ExportFormats))
 		return nil
 	}

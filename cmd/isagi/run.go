@@ -567,11 +567,11 @@ func runSession(mf *base.ModelFlags, file, prompt string, p sample.Params, n int
 	case knobs.regenerate:
 		turn, err = cv.Regenerate(ctx, emit)
 	case knobs.edit > 0:
-		id, ok := userNode(cv.Branch(), knobs.edit)
+		msg, ok := session.UserMessage(cv.Branch(), knobs.edit)
 		if !ok {
 			return fmt.Errorf("--edit %d: the conversation in %s has fewer messages of yours", knobs.edit, file)
 		}
-		turn, err = cv.Edit(ctx, id, prompt, emit)
+		turn, err = cv.Edit(ctx, msg.ID, prompt, emit)
 	default:
 		turn, err = s.Send(ctx, prompt, emit)
 	}
@@ -607,16 +607,4 @@ func runSession(mf *base.ModelFlags, file, prompt string, p sample.Params, n int
 		}
 	}
 	return sessionTurnError(s, turn, s.Files().Save(context.Background(), lock.Path(), session.SaveOptions{Lock: lock}))
-}
-
-// userNode is the node id of the user's n-th message (from 1) in branch.
-func userNode(branch []session.BranchMessage, n int) (int, bool) {
-	for _, m := range branch {
-		if m.Role == session.RoleUser {
-			if n--; n == 0 {
-				return m.ID, true
-			}
-		}
-	}
-	return 0, false
 }

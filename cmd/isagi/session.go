@@ -36,17 +36,9 @@ func cmdSession(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(fs.Output(), "\nFlags:")
 		fs.PrintDefaults()
 	}
-	// Flags may follow the file name ("info s.miku --json").
-	var files []string
-	for rest := args[1:]; ; {
-		if err := base.ParseFlags(fs, rest, stderr); err != nil {
-			return err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		files = append(files, fs.Arg(0))
-		rest = fs.Args()[1:]
+	files, err := parseAround(fs, args[1:], stderr)
+	if err != nil {
+		return err
 	}
 	if len(files) != 1 {
 		return base.ArgsError(fs, "session info needs one .miku file, got %d", len(files))
@@ -171,23 +163,14 @@ func cmdSessionExport(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(fs.Output(), "\nFlags:")
 		fs.PrintDefaults()
 	}
-	var files []string
-	for rest := args; ; { // flags may follow the file name
-		if err := base.ParseFlags(fs, rest, stderr); err != nil {
-			return err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		files = append(files, fs.Arg(0))
-		rest = fs.Args()[1:]
+	files, err := parseAround(fs, args, stderr)
+	if err != nil {
+		return err
 	}
 	if len(files) != 1 {
 		return base.ArgsError(fs, "session export needs one .miku file, got %d", len(files))
 	}
-	switch *format {
-	case session.ExportMarkdown, session.ExportJSON, session.ExportJSONL:
-	default:
+	if session.CheckExportFormat(*format) != nil {
 		return base.Usagef("--format %q: want %s", *format, session.ExportFormats)
 	}
 	if *out == "" {
@@ -203,4 +186,20 @@ func cmdSessionExport(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	return f.Close()
+}
+
+// parseAround parses fs's flags wherever they stand among the file names
+// ("info s.miku --json") and returns the file names.
+func parseAround(fs *flag.FlagSet, args []string, stderr io.Writer) ([]string, error) {
+	var files []string
+	for rest := args; ; {
+		if err := base.ParseFlags(fs, rest, stderr); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return files, nil
+		}
+		files = append(files, fs.Arg(0))
+		rest = fs.Args()[1:]
+	}
 }
