@@ -36,6 +36,11 @@ type Compression struct {
 	BytesBefore, BytesAfter int64
 	// Check is what a cache is verified against on load (Verify).
 	Check Check
+	// Depth is what the build's calibration pass found (nil: it ran none).
+	Depth *Depth
+	// Bypass is every block's sink-bypass threshold on ‖h‖ (Profile.Bypass),
+	// nil when the bypass is off.
+	Bypass []float32
 
 	layers []grcLayer
 	maxK   int
@@ -58,6 +63,21 @@ type SlotStat struct {
 	// Lossless is set when K ≥ min(out, in) of the slot's group: the
 	// compressed form loses nothing but rounding.
 	Lossless bool `json:"lossless"`
+	// Rho is the Eckart–Young excess (Paper 1 §10): the slot's error
+	// under the group's shared basis over the least error any rank-K
+	// approximation of the slot alone has, Σ_{i>K} σ_i². It is ≥ 1; 1
+	// means the shared basis costs this slot nothing. 0 when it is not
+	// defined: the slot alone fits in rank K (its bound is zero) or the
+	// group is lossless. Under the gauge both errors are the γ-weighted
+	// ones the gauge minimises.
+	Rho float64 `json:"rho,omitempty"`
+	// K95 is the group's intrinsic dimension: the fewest components of its
+	// spectrum (the Gram the basis came from, or down's σ²) that hold 95 %
+	// of the energy (Paper 2 §2).
+	K95 int `json:"k95,omitempty"`
+	// Exact is how many of the group's input channels are kept exact
+	// (sink channels); its basis has K − Exact columns.
+	Exact int `json:"exact,omitempty"`
 }
 
 // Check is the depth-sink spectrum (Paper 2 §5.1): the top eigenvalues
@@ -67,6 +87,20 @@ type Check struct {
 	Layer  int       `json:"layer"`
 	Group  string    `json:"group"`
 	Values []float64 `json:"values"`
+}
+
+// Depth is what a compression's calibration pass measured of the model's
+// residual stream.
+type Depth struct {
+	// Sink is the depth-sink block detected (Profile.DepthSink), whose
+	// spectrum the cache check reads; Detected is false when the profile
+	// gave no answer and ⌊2L/3⌋ was kept.
+	Sink     int  `json:"sink"`
+	Detected bool `json:"detected"`
+	// IntrinsicDim is the PCA-95 dimension of the stream after each block.
+	IntrinsicDim []int `json:"intrinsic_dim"`
+	// Positions is how many positions the dimension was measured over.
+	Positions int `json:"positions"`
 }
 
 // grcGroup is one compressed group of a block: x̃ = in·x (k×inWidth), then
@@ -147,8 +181,41 @@ func groupName(g int) string {
 
 // gpBlock is one block's decompositions (nil until made).
 type gpBlock struct {
-	gram [3]*Decomposition // qkv, o, ffn up+gate
-	svd  *SVD              // ffn down
+	// gram is qkv, o and ffn up+gate's Gram decompositions per variant
+	// (o always under the plain one: no variant applies to it).
+	gram map[variant]*[3]*Decomposition
+	svd  *SVD // ffn down
+	// spectra are each slot's σ² per variant, for ρ, made on first use.
+	spectra map[variant]*[3][][]float64
+}
+
+// groupVariant is the variant group g is decomposed under: v for the
+// groups that read a norm, the plain one for the others.
+func groupVariant(g int, v variant) variant {
+	if readsNorm(g) {
+		return v
+	}
+	return variant{}
+}
+
+// dec returns block b's decomposition of group g under v, or nil.
+func (b *gpBlock) dec(g int, v variant) *Decomposition {
+	if d := b.gram[groupVariant(g, v)]; d != nil {
+		return d[g]
+	}
+	return nil
+}
+
+// setDec records block b's decomposition of group g under v.
+func (b *gpBlock) setDec(g int, v variant, d *Decomposition) {
+	if b.gram == nil {
+		b.gram = map[variant]*[3]*Decomposition{}
+	}
+	gv := groupVariant(g, v)
+	if b.gram[gv] == nil {
+		b.gram[gv] = new([3]*Decomposition)
+	}
+	b.gram[gv][g] = d
 }
 
 // Builder holds the decompositions of every block's compressed groups,
@@ -191,8 +258,13 @@ func (gb *Builder) Slots() Slots { return gb.slots }
 // calling progress(done, total) after each block. A cancelled ctx stops it
 // between groups with ctx.Err(); blocks already done are kept.
 func (gb *Builder) Decompose(ctx context.Context, progress func(done, total int)) error {
+	return gb.decomposeAll(ctx, variant{}, progress)
+}
+
+// decomposeAll is Decompose under variant v.
+func (gb *Builder) decomposeAll(ctx context.Context, v variant, progress func(done, total int)) error {
 	for l := range gb.blocks {
-		if err := gb.decompose(ctx, l); err != nil {
+		if err := gb.decompose(ctx, l, v); err != nil {
 			return err
 		}
 		if progress != nil {
@@ -202,31 +274,59 @@ func (gb *Builder) Decompose(ctx context.Context, progress func(done, total int)
 	return nil
 }
 
-// decompose makes block l's missing decompositions.
-func (gb *Builder) decompose(ctx context.Context, l int) error {
+// decompose makes block l's missing decompositions under variant v.
+func (gb *Builder) decompose(ctx context.Context, l int, v variant) error {
 	b := &gb.blocks[l]
 	for _, g := range groupsOf(gb.slots) {
-		if (g < 3 && b.gram[g] != nil) || (g == 3 && b.svd != nil) {
+		if (g < 3 && b.dec(g, v) != nil) || (g == 3 && b.svd != nil) {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		slots, err := dequantGroup(gb.m, g, l)
+		p, err := prepare(gb.m, g, l, groupVariant(g, v))
 		if err != nil {
 			return err
 		}
 		if g == 3 {
-			if b.svd, err = DecomposeSVD(slots[0]); err != nil {
+			if b.svd, err = DecomposeSVD(p.x[0]); err != nil {
 				return fmt.Errorf("grc: block %d FFN down: %w", l, err)
 			}
 			continue
 		}
-		if b.gram[g], err = Decompose(slots); err != nil {
+		d, err := Decompose(p.x)
+		if err != nil {
 			return fmt.Errorf("grc: block %d %s: %w", l, groupName(g), err)
 		}
+		b.setDec(g, v, d)
 	}
 	return nil
+}
+
+// slotSpectra returns the σ² of every matrix of group g of block l as its
+// variant prepares them (gauged, sink channels not removed), for ρ.
+func (gb *Builder) slotSpectra(p *prepared, g, l int, v variant) ([][]float64, error) {
+	b := &gb.blocks[l]
+	gv := groupVariant(g, v)
+	if b.spectra == nil {
+		b.spectra = map[variant]*[3][][]float64{}
+	}
+	if b.spectra[gv] == nil {
+		b.spectra[gv] = new([3][][]float64)
+	}
+	if got := b.spectra[gv][g]; got != nil {
+		return got, nil
+	}
+	out := make([][]float64, len(p.w))
+	for i := range p.w {
+		sp, err := slotSpectrum(p.gaugedFull(i))
+		if err != nil {
+			return nil, fmt.Errorf("grc: block %d %s: %w", l, groupName(g), err)
+		}
+		out[i] = sp
+	}
+	b.spectra[gv][g] = out
+	return out, nil
 }
 
 // dequantGroup returns group g of block l as float32 slots.
@@ -275,8 +375,9 @@ func (gb *Builder) BuildPlan(ctx context.Context, plan Plan, progress func(done,
 		return nil, err
 	}
 	g := &Compression{K: plan.K, Plan: plan}
+	v := variantOf(plan.Spec)
 	for l := range m.Layers {
-		if err := gb.decompose(ctx, l); err != nil {
+		if err := gb.decompose(ctx, l, v); err != nil {
 			return nil, err
 		}
 		var gl grcLayer
@@ -285,7 +386,7 @@ func (gb *Builder) BuildPlan(ctx context.Context, plan Plan, progress func(done,
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			grp, stats, err := gb.project(gi, l, plan.Ranks[l])
+			grp, stats, err := gb.project(gi, l, plan.Ranks[l], v)
 			if err != nil {
 				return nil, err
 			}
@@ -309,22 +410,33 @@ func (gb *Builder) BuildPlan(ctx context.Context, plan Plan, progress func(done,
 	}
 	g.Energy = qkvEnergy(g.Blocks)
 	g.Check = gb.check(plan)
+	if p := plan.Profile; p != nil {
+		sink, ok := p.DepthSink()
+		if !ok {
+			sink = g.Check.Layer
+		}
+		g.Depth = &Depth{Sink: sink, Detected: ok, IntrinsicDim: p.IntrinsicDim, Positions: p.IDPositions}
+		if plan.SinkBypass {
+			g.Bypass = p.Bypass()
+		}
+	}
 	return g, nil
 }
 
-// project builds group gi of block l at rank r.
-func (gb *Builder) project(gi, l, r int) (*grcGroup, []SlotStat, error) {
+// project builds group gi of block l at rank r under variant v.
+func (gb *Builder) project(gi, l, r int, v variant) (*grcGroup, []SlotStat, error) {
 	m := gb.m
 	ws, names, in, _ := groupInfo(m, gi, l)
 	k := groupK(m, gi, r)
 	lossless := groupLossless(m, gi, k)
-	store := func(rows, cols int, f []float32) (*tensor.Matrix, error) {
-		mm, err := quantizeMatrix(grcStorage(ws[0].Type, cols), rows, cols, f)
+	store := func(typ tensor.Type, rows, cols int, f []float32) (*tensor.Matrix, error) {
+		mm, err := quantizeMatrix(typ, rows, cols, f)
 		if err != nil {
 			return nil, fmt.Errorf("grc: block %d %s: %w", l, groupName(gi), err)
 		}
 		return mm, nil
 	}
+	typ := func(cols int) tensor.Type { return grcStorage(ws[0].Type, cols) }
 	grp := &grcGroup{k: k}
 	var stats []SlotStat
 	if gi == 3 {
@@ -333,37 +445,111 @@ func (gb *Builder) project(gi, l, r int) (*grcGroup, []SlotStat, error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("grc: block %d FFN down: %w", l, err)
 		}
-		if grp.in, err = store(k, in, b); err != nil {
+		if grp.in, err = store(typ(in), k, in, b); err != nil {
 			return nil, nil, err
 		}
-		out, err := store(ws[0].Rows, k, a)
+		out, err := store(typ(k), ws[0].Rows, k, a)
 		if err != nil {
 			return nil, nil, err
 		}
 		grp.out = []*tensor.Matrix{out}
-		stats = append(stats, SlotStat{Slot: SlotDown, K: k, Energy: f.Energy(k), Lossless: lossless})
+		// A truncated SVD is the Eckart–Young optimum itself: ρ = 1.
+		stats = append(stats, SlotStat{Slot: SlotDown, K: k, Energy: f.Energy(k), Lossless: lossless, K95: k95(f.Spectrum), Rho: rhoOf(1, lossless)})
 		return grp, stats, nil
 	}
-	slots, err := dequantGroup(m, gi, l)
+	gv := groupVariant(gi, v)
+	p, err := prepare(m, gi, l, gv)
 	if err != nil {
 		return nil, nil, err
 	}
-	b, proj, err := gb.blocks[l].gram[gi].Apply(k, slots)
+	dec := gb.blocks[l].dec(gi, v)
+	t := len(p.chans)
+	if t >= k {
+		return nil, nil, fmt.Errorf("grc: block %d %s: %d sink channels leave no room in rank %d", l, groupName(gi), t, k)
+	}
+	b, err := dec.Basis(k - t)
 	if err != nil {
 		return nil, nil, fmt.Errorf("grc: block %d %s: %w", l, groupName(gi), err)
 	}
-	if grp.in, err = store(k, in, b.Transposed()); err != nil {
+	// x̃ = In·x: the basis reads the gauged input D⁻¹x (x = γ⊙n, so the
+	// norm's γ is divided by s, the rescaling folded into it), then the
+	// exact channels read x itself. Out = [X_rest·P, W[:, S]].
+	inRows := make([]float32, k*in)
+	kb := k - t
+	for j := range kb {
+		for i := range in {
+			e := b.P[i*kb+j]
+			if p.scale != nil {
+				e /= p.scale[i]
+			}
+			inRows[j*in+i] = e
+		}
+	}
+	for j, c := range p.chans {
+		inRows[(kb+j)*in+c] = 1
+	}
+	inType := typ(in)
+	if p.scale != nil && inType == tensor.Q8_0 {
+		// 1/s spreads the basis's entries over orders of magnitude that
+		// one Q8_0 scale per 32 values would flatten: F16 keeps each.
+		inType = tensor.F16
+	}
+	if grp.in, err = store(inType, k, in, inRows); err != nil {
 		return nil, nil, err
 	}
+	var spectra [][]float64
+	if !lossless {
+		if spectra, err = gb.slotSpectra(p, gi, l, v); err != nil {
+			return nil, nil, err
+		}
+	}
+	kk := k95(dec.Spectrum)
 	for i, w := range ws {
-		mm, err := store(w.Rows, k, proj[i])
+		x := p.x[i]
+		xp := b.Project(x)
+		out := make([]float32, w.Rows*k)
+		full := p.gaugedFull(i)
+		total := sumSquares(full.W)
+		kept := sumSquares(xp)
+		for r := range w.Rows {
+			copy(out[r*k:r*k+kb], xp[r*kb:(r+1)*kb])
+			for j, c := range p.chans {
+				out[r*k+kb+j] = p.w[i].W[r*in+c]
+				g := full.W[r*in+c]
+				kept += float64(g) * float64(g)
+			}
+		}
+		mm, err := store(typ(k), w.Rows, k, out)
 		if err != nil {
 			return nil, nil, err
 		}
 		grp.out = append(grp.out, mm)
-		stats = append(stats, SlotStat{Slot: names[i], K: k, Energy: b.Energy[i], Lossless: lossless})
+		st := SlotStat{Slot: names[i], K: k, Energy: 1, Lossless: lossless, K95: kk, Exact: t}
+		if total > 0 {
+			st.Energy = min(kept/total, 1)
+		}
+		if !lossless {
+			st.Rho = rhoOf(excess(total-kept, tailAbove(spectra[i], k), total), false)
+		}
+		stats = append(stats, st)
 	}
 	return grp, stats, nil
+}
+
+// excess is ρ = err/bound, or 0 when the bound is (numerically) zero.
+func excess(err, bound, total float64) float64 {
+	if bound <= 1e-12*total || bound <= 0 {
+		return 0
+	}
+	return max(err, 0) / bound
+}
+
+// rhoOf is ρ as a SlotStat holds it: 0 (undefined) for lossless groups.
+func rhoOf(rho float64, lossless bool) float64 {
+	if lossless {
+		return 0
+	}
+	return rho
 }
 
 // quantizeMatrix stores rows×cols floats as a matrix of type typ.
@@ -402,21 +588,40 @@ func depthSink(layers int) int { return min(2*layers/3, layers-1) }
 // checkValues is how many top eigenvalues the depth-sink check compares.
 const checkValues = 8
 
-// check records the depth-sink spectrum of the plan's first group.
+// check records the depth-sink spectrum of the plan's first group, at the
+// block the calibration profile detects (Profile.DepthSink), or at ⌊2L/3⌋
+// without one.
 func (gb *Builder) check(plan Plan) Check {
 	l := depthSink(len(gb.blocks))
+	if plan.Profile != nil {
+		if s, ok := plan.Profile.DepthSink(); ok {
+			l = s
+		}
+	}
 	gi := groupsOf(plan.Slots)[0]
-	k := groupK(gb.m, gi, plan.Ranks[l])
+	v := variantOf(plan.Spec)
+	k := basisK(gb.m, gi, plan.Ranks[l], v)
 	c := Check{Layer: l, Group: groupName(gi)}
 	b := &gb.blocks[l]
 	for j := range min(checkValues, k) {
 		if gi == 3 {
 			c.Values = append(c.Values, b.svd.Sigma[j]*b.svd.Sigma[j])
 		} else {
-			c.Values = append(c.Values, b.gram[gi].Spectrum[j]*b.gram[gi].Scale)
+			d := b.dec(gi, v)
+			c.Values = append(c.Values, d.Spectrum[j]*d.Scale)
 		}
 	}
 	return c
+}
+
+// basisK is the number of basis columns group g has at block rank r under
+// v: its stored rank less the channels kept exact.
+func basisK(m *model.Model, g, r int, v variant) int {
+	k := groupK(m, g, r)
+	if readsNorm(g) {
+		k -= min(v.sink, k-1)
+	}
+	return k
 }
 
 // Verify re-derives the depth-sink block's top eigenvalues from this
@@ -442,17 +647,25 @@ func Verify(m *model.Model, g *Compression) error {
 		}
 	}
 	grp := *g.layers[c.Layer].group(gi)
-	if grp == nil || len(c.Values) > grp.k {
+	v := variantOf(g.Plan.Spec)
+	if grp == nil || len(c.Values) > basisK(m, gi, grp.k, v) {
 		return fmt.Errorf("grc: GRC check names %s at block %d, which is not compressed", c.Group, c.Layer)
 	}
-	slots, err := dequantGroup(m, gi, c.Layer)
+	// The basis rows are eigenvectors of the Gram of the group as its
+	// variant prepared it (gauged, exact channels removed), stored as
+	// P_jᵀ·D⁻¹ under the gauge: undo D to get them back.
+	pr, err := prepare(m, gi, c.Layer, groupVariant(gi, v))
 	if err != nil {
 		return err
 	}
+	slots := pr.x
 	p := make([]float32, grp.in.Cols)
 	for j, want := range c.Values {
 		if err := tensor.Dequantize(grp.in.Type, p, grp.in.Row(j)); err != nil {
 			return fmt.Errorf("grc: GRC check: %w", err)
+		}
+		for i := range pr.scale {
+			p[i] *= pr.scale[i]
 		}
 		var pp, r float64
 		for _, v := range p {

@@ -260,18 +260,18 @@ func TestGPPlanBounds(t *testing.T) {
 			t.Fatalf("default floor %d for d = 256", f)
 		}
 		gb, _ := NewBuilder(m, QKV|FFN)
-		variance, err := LayerVariance(context.Background(), m, nil, kjvTokens(200), 1, 128)
+		prof, err := LayerProfile(context.Background(), m, nil, kjvTokens(200), 1, 128)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("%s: σ² per layer %.4g", c.file, variance)
+		t.Logf("%s: σ² per layer %.4g", c.file, prof.Variance)
 		for _, sp := range []Spec{
 			{Alloc: AllocGP, K: 192},
 			{Alloc: AllocGP, K: 224, Floor: 180},
 			{Alloc: AllocMCR, K: 192, Calib: "00ff"},
 		} {
 			sp.Slots = gb.Slots()
-			plan, err := gb.Plan(context.Background(), sp, variance, nil)
+			plan, err := gb.Plan(context.Background(), sp, prof, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -307,7 +307,7 @@ func TestGPPlanBounds(t *testing.T) {
 			{Slots: gb.Slots(), Alloc: AllocMCR, K: 100},
 			{Slots: O, K: 100},
 		} {
-			if _, err := gb.Plan(context.Background(), bad, variance, nil); err == nil {
+			if _, err := gb.Plan(context.Background(), bad, prof, nil); err == nil {
 				t.Errorf("%+v accepted", bad)
 			}
 		}

@@ -3,6 +3,8 @@ package grc
 import (
 	"encoding/json"
 	"fmt"
+	"math"
+
 	"github.com/isagi-lab/isagi/engine/model"
 
 	"github.com/isagi-lab/isagi/engine/tensor"
@@ -15,21 +17,25 @@ const CacheFormat = 1
 
 // grcMeta is a cache file's knobs: what it holds and how it was planned.
 type grcMeta struct {
-	Format  int      `json:"format"`
-	K       int      `json:"k"`
-	Slots   string   `json:"slots"`
-	Alloc   string   `json:"alloc"`
-	Floor   int      `json:"floor,omitempty"`
-	Max     int      `json:"max,omitempty"`
-	Calib   string   `json:"calib,omitempty"`
-	Ranks   []int    `json:"ranks"`
-	Quantum int      `json:"quantum"`
-	Phases  []string `json:"phases,omitempty"`
-	Notes   []string `json:"notes,omitempty"`
-	Blocks  int      `json:"blocks"`
-	Stats   []Block  `json:"stats"`
-	Types   []uint32 `json:"types"` // per section
-	Check   Check    `json:"check"`
+	Format  int       `json:"format"`
+	K       int       `json:"k"`
+	Slots   string    `json:"slots"`
+	Alloc   string    `json:"alloc"`
+	Floor   int       `json:"floor,omitempty"`
+	Max     int       `json:"max,omitempty"`
+	Calib   string    `json:"calib,omitempty"`
+	Ranks   []int     `json:"ranks"`
+	Quantum int       `json:"quantum"`
+	Phases  []string  `json:"phases,omitempty"`
+	Notes   []string  `json:"notes,omitempty"`
+	Blocks  int       `json:"blocks"`
+	Stats   []Block   `json:"stats"`
+	Types   []uint32  `json:"types"` // per section
+	Check   Check     `json:"check"`
+	Gauge   bool      `json:"gauge,omitempty"`
+	Sink    int       `json:"sink_channels,omitempty"`
+	Bypass  []float32 `json:"bypass,omitempty"`
+	Depth   *Depth    `json:"depth,omitempty"`
 }
 
 // matrices lists a layer's compressed matrices in cache order: per group
@@ -61,6 +67,7 @@ func (g *Compression) CacheSections() (knobs []byte, sections []CacheBlob, err e
 		Format: CacheFormat, K: p.K, Slots: p.Slots.String(), Alloc: p.Alloc.String(),
 		Floor: p.Floor, Max: p.Max, Calib: p.Calib, Ranks: p.Ranks, Quantum: p.Quantum,
 		Phases: p.Phases, Notes: p.Notes, Blocks: len(g.layers), Stats: g.Blocks, Check: g.Check,
+		Gauge: p.Gauge, Sink: p.SinkChannels, Bypass: g.Bypass, Depth: g.Depth,
 	}
 	for l := range g.layers {
 		for i, m := range g.layers[l].matrices() {
@@ -90,10 +97,22 @@ func FromCache(m *model.Model, spec Spec, knobs []byte, sections []CacheBlob) (*
 		return nil, fmt.Errorf("grc: GRC cache knobs: %w", err)
 	}
 	if meta.Format != CacheFormat || meta.Slots != sp.Slots.String() || meta.Alloc != sp.Alloc.String() ||
-		meta.K != sp.K || meta.Floor != sp.Floor || meta.Max != sp.Max || meta.Calib != sp.Calib {
-		return nil, fmt.Errorf("grc: GRC cache holds format %d, slots %q, %s rank %d [%d, %d] %q; want format %d, slots %q, %s rank %d [%d, %d] %q",
-			meta.Format, meta.Slots, meta.Alloc, meta.K, meta.Floor, meta.Max, meta.Calib,
-			CacheFormat, sp.Slots, sp.Alloc, sp.K, sp.Floor, sp.Max, sp.Calib)
+		meta.K != sp.K || meta.Floor != sp.Floor || meta.Max != sp.Max || meta.Calib != sp.Calib ||
+		meta.Gauge != sp.Gauge || meta.Sink != sp.SinkChannels {
+		return nil, fmt.Errorf("grc: GRC cache holds format %d, slots %q, %s rank %d [%d, %d] %q gauge %v sink channels %d; want format %d, slots %q, %s rank %d [%d, %d] %q gauge %v sink channels %d",
+			meta.Format, meta.Slots, meta.Alloc, meta.K, meta.Floor, meta.Max, meta.Calib, meta.Gauge, meta.Sink,
+			CacheFormat, sp.Slots, sp.Alloc, sp.K, sp.Floor, sp.Max, sp.Calib, sp.Gauge, sp.SinkChannels)
+	}
+	if sp.SinkBypass != (meta.Bypass != nil) || meta.Bypass != nil && len(meta.Bypass) != m.Layers {
+		return nil, fmt.Errorf("grc: GRC cache has %d bypass thresholds, want them %v for %d blocks", len(meta.Bypass), sp.SinkBypass, m.Layers)
+	}
+	for _, t := range meta.Bypass {
+		if !(t >= 0) || math.IsInf(float64(t), 0) {
+			return nil, fmt.Errorf("grc: GRC cache holds a bypass threshold of %g", t)
+		}
+	}
+	if d := meta.Depth; d != nil && (len(d.IntrinsicDim) != m.Layers || d.Sink < 0 || d.Sink >= m.Layers) {
+		return nil, fmt.Errorf("grc: GRC cache's depth profile does not fit %d blocks", m.Layers)
 	}
 	plan := Plan{Spec: sp, Ranks: meta.Ranks, Quantum: meta.Quantum, Phases: meta.Phases, Notes: meta.Notes}
 	if err := checkRanks(m, plan); err != nil {
@@ -102,7 +121,7 @@ func FromCache(m *model.Model, spec Spec, knobs []byte, sections []CacheBlob) (*
 	if meta.Blocks != m.Layers || len(meta.Stats) != m.Layers {
 		return nil, fmt.Errorf("grc: GRC cache has %d blocks, the model %d", meta.Blocks, m.Layers)
 	}
-	g := &Compression{K: sp.K, Plan: plan, Check: meta.Check}
+	g := &Compression{K: sp.K, Plan: plan, Check: meta.Check, Bypass: meta.Bypass, Depth: meta.Depth}
 	next := 0
 	for l := range m.Layers {
 		r := plan.Ranks[l]
@@ -139,7 +158,9 @@ func FromCache(m *model.Model, spec Spec, knobs []byte, sections []CacheBlob) (*
 				if i >= len(stats) || stats[i].Slot != name {
 					return nil, fmt.Errorf("grc: GRC cache block %d lists other slots than %s", l, sp.Slots)
 				}
-				blk.Slots = append(blk.Slots, SlotStat{Slot: name, K: k, Energy: stats[i].Energy, Lossless: groupLossless(m, gi, k)})
+				st := stats[i]
+				st.K, st.Lossless = k, groupLossless(m, gi, k)
+				blk.Slots = append(blk.Slots, st)
 			}
 		}
 		if len(blk.Slots) != len(stats) {

@@ -177,8 +177,19 @@ type Spec struct {
 	// defaults, k_floor = ⌈0.55·Dim⌉ (Paper 2 §4: small models collapse
 	// below about 0.4·d) and k_max = Dim. Uniform takes neither.
 	Floor, Max int
-	// Calib identifies MCR's calibration tokens (CalibrationID).
+	// Calib identifies the calibration tokens (CalibrationID) of what
+	// depends on them: MCR's ranks and the sink bypass's thresholds.
 	Calib string
+	// Gauge folds |γ| of the norm a group reads into its matrices before
+	// truncation (Gauge; Q/K/V and gate/up only).
+	Gauge bool
+	// SinkChannels is T: each Q/K/V and gate/up group keeps its T heaviest
+	// input channels exact (SinkChannels) and truncates the rest at rank
+	// k − T, so a block's stored width stays k.
+	SinkChannels int
+	// SinkBypass runs positions whose residual stream is an outlier
+	// (‖h‖ > μ + 3σ over the calibration text) on the dense weights.
+	SinkBypass bool
 }
 
 // DefaultFloor is k_floor = ⌈0.55·Dim⌉.
@@ -193,10 +204,27 @@ func Resolve(m *model.Model, sp Spec) (Spec, error) {
 	if sp.K < 1 || sp.K > m.Dim {
 		return sp, fmt.Errorf("grc: GRC rank %d outside 1…%d (the embedding width)", sp.K, m.Dim)
 	}
+	if sp.Gauge && sp.Slots&(QKV|FFN) == 0 {
+		return sp, fmt.Errorf("grc: the gauge applies to qkv and ffn, not to slots %s", sp.Slots)
+	}
+	if sp.SinkChannels != 0 && sp.Slots&(QKV|FFN) == 0 {
+		return sp, fmt.Errorf("grc: sink channels apply to qkv and ffn, not to slots %s", sp.Slots)
+	}
+	if sp.SinkChannels < 0 || sp.SinkChannels >= min(sp.K, m.Dim) {
+		return sp, fmt.Errorf("grc: %d sink channels leave no room at rank %d (want 0…%d)", sp.SinkChannels, sp.K, sp.K-1)
+	}
+	wantCalib := sp.Alloc == AllocMCR || sp.SinkBypass
+	if wantCalib {
+		if sp.Calib == "" || strings.Trim(sp.Calib, "0123456789abcdef") != "" || len(sp.Calib) > 64 {
+			return sp, fmt.Errorf("grc: MCR and the sink bypass need a calibration id (hex), got %q", sp.Calib)
+		}
+	} else if sp.Calib != "" {
+		return sp, fmt.Errorf("grc: calibration is for mcr and the sink bypass, not %s alone", sp.Alloc)
+	}
 	switch sp.Alloc {
 	case AllocUniform:
-		if sp.Floor != 0 || sp.Max != 0 || sp.Calib != "" {
-			return sp, fmt.Errorf("grc: uniform rank takes no floor, cap or calibration (they are for gp and mcr)")
+		if sp.Floor != 0 || sp.Max != 0 {
+			return sp, fmt.Errorf("grc: uniform rank takes no floor or cap (they are for gp and mcr)")
 		}
 		return sp, nil
 	case AllocGP, AllocMCR:
@@ -212,26 +240,36 @@ func Resolve(m *model.Model, sp Spec) (Spec, error) {
 	if sp.Floor < 1 || sp.Floor > sp.Max || sp.Max > m.Dim {
 		return sp, fmt.Errorf("grc: GRC rank bounds [%d, %d] outside 1…%d", sp.Floor, sp.Max, m.Dim)
 	}
-	if sp.Alloc == AllocMCR {
-		if sp.Calib == "" || strings.Trim(sp.Calib, "0123456789abcdef") != "" || len(sp.Calib) > 64 {
-			return sp, fmt.Errorf("grc: MCR needs a calibration id (hex), got %q", sp.Calib)
-		}
-	} else if sp.Calib != "" {
-		return sp, fmt.Errorf("grc: gp takes no calibration (it is for mcr)")
+	if sp.SinkChannels >= sp.Floor {
+		return sp, fmt.Errorf("grc: %d sink channels leave no room at the floor rank %d", sp.SinkChannels, sp.Floor)
 	}
 	return sp, nil
 }
 
 // Key names the spec in a cache file name: the slot set ("qkv",
 // "qkv+o+ffn") for uniform rank, then for GP and MCR the allocation and
-// its bounds, and MCR's calibration id. Resolve the spec first.
+// its bounds, then "-gauge", "-sc<T>" and "-sb" for the mechanisms on,
+// and the calibration id when MCR or the bypass read one. Resolve the
+// spec first.
 func (sp Spec) Key() string {
 	k := strings.ReplaceAll(sp.Slots.String(), ",", "+")
 	switch sp.Alloc {
 	case AllocGP:
 		k += fmt.Sprintf("-gp-f%d-m%d", sp.Floor, sp.Max)
 	case AllocMCR:
-		k += fmt.Sprintf("-mcr-f%d-m%d-c%s", sp.Floor, sp.Max, sp.Calib)
+		k += fmt.Sprintf("-mcr-f%d-m%d", sp.Floor, sp.Max)
+	}
+	if sp.Gauge {
+		k += "-gauge"
+	}
+	if sp.SinkChannels > 0 {
+		k += fmt.Sprintf("-sc%d", sp.SinkChannels)
+	}
+	if sp.SinkBypass {
+		k += "-sb"
+	}
+	if sp.Calib != "" {
+		k += "-c" + sp.Calib
 	}
 	return k
 }
@@ -249,13 +287,18 @@ type Plan struct {
 	// profile that fell back to uniform, slots that are lossless or stored
 	// at their input width.
 	Notes []string
+	// Profile is the calibration pass the plan was made with (nil: none):
+	// BuildPlan detects the depth-sink block from it and takes the sink
+	// bypass's thresholds and the layers' intrinsic dimension.
+	Profile *Profile
 }
 
 // Plan resolves a spec into per-block ranks. GP decomposes every block
-// first (progress and cancellation as in Decompose); MCR needs variance,
-// the per-layer hidden-state variance from LayerVariance over the
-// calibration text that spec.Calib names.
-func (gb *Builder) Plan(ctx context.Context, spec Spec, variance []float64, progress func(done, total int)) (Plan, error) {
+// first (progress and cancellation as in Decompose); MCR and the sink
+// bypass need prof, the calibration pass (LayerProfile) over the text that
+// spec.Calib names. Without them prof may be nil; given, it is kept in the
+// plan for BuildPlan (depth-sink detection, intrinsic dimension).
+func (gb *Builder) Plan(ctx context.Context, spec Spec, prof *Profile, progress func(done, total int)) (Plan, error) {
 	m := gb.m
 	sp, err := Resolve(m, spec)
 	if err != nil {
@@ -265,7 +308,14 @@ func (gb *Builder) Plan(ctx context.Context, spec Spec, variance []float64, prog
 		return Plan{}, fmt.Errorf("grc: a spec for slots %s given to a builder for %s", sp.Slots, gb.slots)
 	}
 	L := m.Layers
-	plan := Plan{Spec: sp, Quantum: 1}
+	plan := Plan{Spec: sp, Quantum: 1, Profile: prof}
+	if prof != nil && len(prof.Variance) != L {
+		return Plan{}, fmt.Errorf("grc: a calibration profile of %d blocks for a model of %d", len(prof.Variance), L)
+	}
+	if sp.SinkBypass && prof == nil {
+		return Plan{}, fmt.Errorf("grc: the sink bypass needs the calibration pass")
+	}
+	v := variantOf(sp)
 	var a Allocation
 	switch sp.Alloc {
 	case AllocUniform:
@@ -274,13 +324,13 @@ func (gb *Builder) Plan(ctx context.Context, spec Spec, variance []float64, prog
 			plan.Ranks[l] = sp.K
 		}
 	case AllocGP:
-		if err := gb.Decompose(ctx, progress); err != nil {
+		if err := gb.decomposeAll(ctx, v, progress); err != nil {
 			return Plan{}, err
 		}
 		scores := make([]float64, L)
 		for l, b := range gb.blocks {
-			for _, d := range b.gram {
-				if d != nil {
+			for g := range 3 {
+				if d := b.dec(g, v); d != nil {
 					scores[l] += EffectiveRank(d.Spectrum)
 				}
 			}
@@ -291,11 +341,11 @@ func (gb *Builder) Plan(ctx context.Context, spec Spec, variance []float64, prog
 		plan.Quantum = quantum(m, sp.Slots)
 		a, err = GP(scores, sp.K, Bounds{Floor: sp.Floor, Max: sp.Max, Quantum: plan.Quantum})
 	case AllocMCR:
-		if len(variance) != L {
-			return Plan{}, fmt.Errorf("grc: MCR needs the hidden-state variance of all %d blocks, got %d", L, len(variance))
+		if prof == nil {
+			return Plan{}, fmt.Errorf("grc: MCR needs the hidden-state variance of all %d blocks", L)
 		}
 		plan.Quantum = quantum(m, sp.Slots)
-		a, err = MCR(variance, sp.K, Bounds{Floor: sp.Floor, Max: sp.Max, Quantum: plan.Quantum}, DefaultMCR())
+		a, err = MCR(prof.Variance, sp.K, Bounds{Floor: sp.Floor, Max: sp.Max, Quantum: plan.Quantum}, DefaultMCR())
 		for _, p := range a.Phases {
 			plan.Phases = append(plan.Phases, p.String())
 		}

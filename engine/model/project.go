@@ -13,12 +13,18 @@ import (
 // They alias the model's mapped file: read them, never write.
 type BlockWeights struct {
 	Q, K, V, O, Gate, Up, Down *tensor.Matrix
+	// AttnNorm and FFNNorm are the γ of the RMSNorms whose outputs Q/K/V
+	// and gate/up read (Dim values each): a reading matrix W sees
+	// γ ⊙ n, n the normalised stream, so engine/grc's gauge weighs W's
+	// columns by |γ|.
+	AttnNorm, FFNNorm []float32
 }
 
 // Block returns block l's weight matrices.
 func (m *Model) Block(l int) BlockWeights {
 	L := &m.layers[l]
-	return BlockWeights{Q: L.wq, K: L.wk, V: L.wv, O: L.wo, Gate: L.gate, Up: L.up, Down: L.down}
+	return BlockWeights{Q: L.wq, K: L.wk, V: L.wv, O: L.wo, Gate: L.gate, Up: L.up, Down: L.down,
+		AttnNorm: L.attnNorm, FFNNorm: L.ffnNorm}
 }
 
 // Projection is a slot group's product through a low-rank view of its
