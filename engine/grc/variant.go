@@ -56,9 +56,11 @@ func Gauge(gamma []float32) []float32 {
 	s := make([]float32, len(gamma))
 	var top float64
 	for _, g := range gamma {
-		top = max(top, math.Abs(float64(g)))
+		if a := math.Abs(float64(g)); a > top && !math.IsInf(a, 0) { // NaN compares false
+			top = a
+		}
 	}
-	if top == 0 || math.IsNaN(top) || math.IsInf(top, 0) {
+	if top == 0 {
 		for i := range s {
 			s[i] = 1
 		}
@@ -66,8 +68,8 @@ func Gauge(gamma []float32) []float32 {
 	}
 	var logSum float64
 	for i, g := range gamma {
-		v := max(math.Abs(float64(g)), gaugeFloor*top)
-		if math.IsNaN(v) {
+		v := math.Abs(float64(g))
+		if !(v >= gaugeFloor*top) || math.IsInf(v, 0) { // NaN too
 			v = gaugeFloor * top
 		}
 		s[i] = float32(v)
