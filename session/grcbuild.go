@@ -27,10 +27,16 @@ type GRCRequest struct {
 	// Floor is the least rank a block gets under GP and MCR; 0 means the
 	// model's default (grc.DefaultFloor).
 	Floor int
-	// CalibText is MCR's calibration text; "" means the built-in
+	// CalibText is the calibration text; "" means the built-in
 	// grc.CalibrationText (so a caller that reads the text from a file
-	// refuses an empty one). Only MCR takes one.
+	// refuses an empty one). Only MCR and the sink bypass, whose result
+	// depends on it, take one; every build reads the built-in text for its
+	// figures (intrinsic dimension, the depth-sink block).
 	CalibText string
+	// Gauge, SinkChannels and SinkBypass are grc.Spec's.
+	Gauge        bool
+	SinkChannels int
+	SinkBypass   bool
 }
 
 // GRCJob is a GRCRequest checked against a model: the spec that names its
@@ -40,8 +46,8 @@ type GRCJob struct {
 	// and MCR's calibration tokens are identified, so Spec.Key names the
 	// compression exactly.
 	Spec grc.Spec
-	// Calib holds MCR's calibration tokens (nil for uniform and GP), and
-	// BOS the token the calibration pass starts from.
+	// Calib holds the calibration pass's tokens, and BOS the token it
+	// starts from.
 	Calib []int32
 	BOS   int32
 }
@@ -55,27 +61,27 @@ func (j GRCJob) Key() string { return fmt.Sprintf("k%d-%s", j.Spec.K, j.Spec.Key
 // tokenised here because its tokens' id is part of the cache key (the same
 // text through another tokenizer is another calibration).
 func ResolveGRC(m *model.Model, tok *tokenizer.Tokenizer, req GRCRequest) (GRCJob, error) {
-	spec := grc.Spec{Slots: req.Slots, Alloc: req.Alloc, K: req.Rank, Floor: req.Floor}
+	spec := grc.Spec{Slots: req.Slots, Alloc: req.Alloc, K: req.Rank, Floor: req.Floor,
+		Gauge: req.Gauge, SinkChannels: req.SinkChannels, SinkBypass: req.SinkBypass}
 	if spec.Slots == 0 {
 		spec.Slots = grc.QKV
 	}
-	job := GRCJob{BOS: -1}
-	switch {
-	case spec.Alloc == grc.AllocMCR:
-		text := req.CalibText
-		if text == "" {
-			text = grc.CalibrationText
-		}
-		ids, err := tok.Encode(text, tokenizer.EncodeOptions{})
-		if err != nil {
-			return GRCJob{}, fmt.Errorf("session: tokenising the MCR calibration text: %w", err)
-		}
-		job.Calib, job.BOS = ids, tok.BOS()
-		spec.Calib = grc.CalibrationID(ids)
-	case req.CalibText != "":
-		return GRCJob{}, fmt.Errorf("session: calibration text is for mcr allocation, not %s", spec.Alloc)
+	calibrated := spec.Alloc == grc.AllocMCR || spec.SinkBypass
+	if req.CalibText != "" && !calibrated {
+		return GRCJob{}, fmt.Errorf("session: calibration text is for mcr allocation and the sink bypass, not %s alone", spec.Alloc)
 	}
-	var err error
+	text := req.CalibText
+	if text == "" {
+		text = grc.CalibrationText
+	}
+	ids, err := tok.Encode(text, tokenizer.EncodeOptions{})
+	if err != nil {
+		return GRCJob{}, fmt.Errorf("session: tokenising the calibration text: %w", err)
+	}
+	job := GRCJob{Calib: ids, BOS: tok.BOS()}
+	if calibrated {
+		spec.Calib = grc.CalibrationID(ids)
+	}
 	if job.Spec, err = grc.Resolve(m, spec); err != nil {
 		return GRCJob{}, err
 	}
@@ -83,7 +89,7 @@ func ResolveGRC(m *model.Model, tok *tokenizer.Tokenizer, req GRCRequest) (GRCJo
 }
 
 // BuildGRC returns the compression job asks for: read from cache when it
-// holds a valid copy, else planned and built — after MCR's calibration pass
+// holds a valid copy, else planned and built — after the calibration pass
 // over job.Calib on b (nil: the CPU, on a pool of its own), which nothing
 // else may be running on meanwhile — and written to cache (see
 // GRCCache.Get). gb is the builder to use, whose slot set must be the
@@ -99,8 +105,8 @@ func BuildGRC(ctx context.Context, m *model.Model, b backend.Backend, gb *grc.Bu
 			return nil, false, fmt.Errorf("session: GRC %s: %w", job.Spec.Slots, err)
 		}
 	}
-	variance := func(ctx context.Context) ([]float64, error) {
-		return grc.LayerVariance(ctx, m, b, job.Calib, job.BOS, 0)
+	profile := func(ctx context.Context) (*grc.Profile, error) {
+		return grc.LayerProfile(ctx, m, b, job.Calib, job.BOS, 0)
 	}
-	return cache.Get(ctx, m, gb, job.Spec, variance, progress)
+	return cache.Get(ctx, m, gb, job.Spec, profile, progress)
 }

@@ -43,23 +43,24 @@ func loadKJV(t *testing.T) (string, *model.Model, *tokenizer.Tokenizer, backend.
 	return path, m, tok, cpu.New(tensor.NewKernels(pool))
 }
 
-// TestResolveGRC: a request's defaults are filled in, MCR's calibration is
-// tokenised and identified (another text, another id), and what the model
-// refuses is an error.
+// TestResolveGRC: a request's defaults are filled in, the calibration text
+// is tokenised for every build (its figures) but identified in the key
+// only for MCR (another text, another id), and what the model refuses is
+// an error.
 func TestResolveGRC(t *testing.T) {
 	_, m, tok, _ := loadKJV(t)
 	job, err := ResolveGRC(m, tok, GRCRequest{Rank: 64})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (grc.Spec{Slots: grc.QKV, Alloc: grc.AllocUniform, K: 64}); job.Spec != want || job.Calib != nil || job.Key() != "k64-qkv" {
+	if want := (grc.Spec{Slots: grc.QKV, Alloc: grc.AllocUniform, K: 64}); job.Spec != want || len(job.Calib) == 0 || job.Key() != "k64-qkv" {
 		t.Errorf("uniform: %+v, key %q", job, job.Key())
 	}
 	job, err = ResolveGRC(m, tok, GRCRequest{Rank: 64, Slots: grc.QKV | grc.O, Alloc: grc.AllocGP})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if job.Spec.Floor != grc.DefaultFloor(m) || job.Spec.Max != m.Dim || job.Calib != nil {
+	if job.Spec.Floor != grc.DefaultFloor(m) || job.Spec.Max != m.Dim || job.Spec.Calib != "" {
 		t.Errorf("gp: %+v", job)
 	}
 

@@ -100,29 +100,35 @@ func (c *GRCCache) Save(m *model.Model, g *grc.Compression) error {
 
 // Get returns the compression spec asks for: from the cache when it holds
 // a valid one, else planned and built with gb (whose slot set must be
-// spec's) and saved. variance is called only for MCR and only on a miss
-// (the calibration pass). progress sees blocks done/total of the build
+// spec's) and saved. profile, the calibration pass, is called only on a
+// miss: MCR and the sink bypass need it; for the others it gives the
+// figures (intrinsic dimension, the depth-sink block), and a build goes on
+// without them when it fails or is nil. progress sees blocks done/total of the build
 // (twice for GP: the decompositions, then the projections); a cancelled
 // ctx stops it with ctx.Err(). A nil c builds without a cache; a cache
 // that cannot be written costs the next start a rebuild, nothing else.
 // built reports whether it was built.
 func (c *GRCCache) Get(ctx context.Context, m *model.Model, gb *grc.Builder, spec grc.Spec,
-	variance func(context.Context) ([]float64, error), progress func(done, total int)) (g *grc.Compression, built bool, err error) {
+	profile func(context.Context) (*grc.Profile, error), progress func(done, total int)) (g *grc.Compression, built bool, err error) {
 	if c != nil {
 		if g, err := c.Load(m, spec); err == nil {
 			return g, false, nil
 		}
 	}
-	var v []float64
-	if spec.Alloc == grc.AllocMCR {
-		if variance == nil {
-			return nil, false, errors.New("session: MCR allocation needs calibration")
+	needed := spec.Alloc == grc.AllocMCR || spec.SinkBypass
+	var prof *grc.Profile
+	switch {
+	case profile != nil:
+		if prof, err = profile(ctx); err != nil {
+			if needed || ctx.Err() != nil {
+				return nil, false, fmt.Errorf("session: calibration: %w", err)
+			}
+			prof = nil
 		}
-		if v, err = variance(ctx); err != nil {
-			return nil, false, fmt.Errorf("session: MCR calibration: %w", err)
-		}
+	case needed:
+		return nil, false, errors.New("session: MCR and the sink bypass need calibration")
 	}
-	plan, err := gb.Plan(ctx, spec, v, progress)
+	plan, err := gb.Plan(ctx, spec, prof, progress)
 	if err != nil {
 		return nil, false, err
 	}

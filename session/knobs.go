@@ -264,7 +264,7 @@ func Knobs() []Knob {
 				return nil
 			},
 		},
-	}, kvKnobs()...)
+	}, append(mechanismKnobs(), kvKnobs()...)...)
 }
 
 // onOff is a switch as the on/off knobs show it.

@@ -93,6 +93,14 @@ type Settings struct {
 	// over the blocks ("" = qkv, uniform).
 	Slots string `json:"slots,omitempty"`
 	Alloc string `json:"alloc,omitempty"`
+	// Gauge, SinkChannels and SinkBypass are Compression II's mechanisms
+	// (docs/grc.md): the γ-folded gauge, the input channels kept exact and
+	// the dense path for outlier positions. KVProj stores K and V in a
+	// rank-sized basis (needs a rank).
+	Gauge        bool `json:"gauge,omitempty"`
+	SinkChannels int  `json:"sink_channels,omitempty"`
+	SinkBypass   bool `json:"sink_bypass,omitempty"`
+	KVProj       bool `json:"kv_proj,omitempty"`
 	// Snipe lists the categories whose projector is on, comma-separated
 	// ("privacy,toxicity"); it needs a geometry profile.
 	Snipe string `json:"snipe,omitempty"`
@@ -477,7 +485,8 @@ func (cp *Compression) get(ctx context.Context, job GRCJob, progress func(done, 
 // built-in text), checked by ResolveGRC as the command-line flags are.
 func (cp *Compression) spec(n Settings) (GRCJob, error) {
 	s := cp.s
-	req := GRCRequest{Rank: n.Rank, Slots: grc.QKV, Alloc: grc.AllocUniform}
+	req := GRCRequest{Rank: n.Rank, Slots: grc.QKV, Alloc: grc.AllocUniform,
+		Gauge: n.Gauge, SinkChannels: n.SinkChannels, SinkBypass: n.SinkBypass}
 	var err error
 	if n.Slots != "" {
 		if req.Slots, err = grc.ParseSlots(n.Slots); err != nil {
