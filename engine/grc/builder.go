@@ -488,14 +488,16 @@ func (gb *Builder) project(gi, l, r int, v variant) (*grcGroup, []SlotStat, erro
 	for j, c := range p.chans {
 		inRows[(kb+j)*in+c] = 1
 	}
-	inType := typ(in)
-	if p.scale != nil && inType == tensor.Q8_0 {
-		// 1/s spreads the basis's entries over orders of magnitude that
-		// one Q8_0 scale per 32 values would flatten: F16 keeps each.
-		inType = tensor.F16
-	}
-	if grp.in, err = store(inType, k, in, inRows); err != nil {
+	if grp.in, err = store(typ(in), k, in, inRows); err != nil {
 		return nil, nil, err
+	}
+	if p.scale != nil && grp.in.Type == tensor.Q8_0 && gaugedRoundingError(grp.in, inRows, p.scale) > gaugeQ8Tolerance {
+		// 1/s spreads a basis row's entries over orders of magnitude, and
+		// one Q8_0 scale per 32 of them can flatten the small ones: where
+		// that costs more than Q8_0 costs a plain basis, F16 keeps each.
+		if grp.in, err = store(tensor.F16, k, in, inRows); err != nil {
+			return nil, nil, err
+		}
 	}
 	var spectra [][]float64
 	if !lossless {
@@ -534,6 +536,34 @@ func (gb *Builder) project(gi, l, r int, v variant) (*grcGroup, []SlotStat, erro
 		stats = append(stats, st)
 	}
 	return grp, stats, nil
+}
+
+// gaugeQ8Tolerance is the relative error of a gauged basis stored as Q8_0
+// above which it is stored as F16 instead: a few times what Q8_0's
+// rounding costs an orthonormal basis (~0.4 %).
+const gaugeQ8Tolerance = 0.01
+
+// gaugedRoundingError is ‖(In_q − In)·D‖_F / ‖In·D‖_F: the rounding of the
+// stored basis measured on the stream the gauge normalised (In·D = Pᵀ, so
+// this is how far the stored rows are from the eigenvectors).
+func gaugedRoundingError(q *tensor.Matrix, in []float32, scale []float32) float64 {
+	row := make([]float32, q.Cols)
+	var num, den float64
+	for r := range q.Rows {
+		if err := tensor.Dequantize(q.Type, row, q.Row(r)); err != nil {
+			return math.Inf(1)
+		}
+		for c, v := range row {
+			e := float64(v-in[r*q.Cols+c]) * float64(scale[c])
+			num += e * e
+			w := float64(in[r*q.Cols+c]) * float64(scale[c])
+			den += w * w
+		}
+	}
+	if den == 0 {
+		return 0
+	}
+	return math.Sqrt(num / den)
 }
 
 // excess is ρ = err/bound, or 0 when the bound is (numerically) zero.

@@ -60,6 +60,9 @@ type ModelFlags struct {
 	// kv is KV eviction (--kv-keep, --kv-scorer), for the commands that
 	// register it; the zero value evicts nothing.
 	KV KVFlags
+	// Mech is Compression II's mechanisms (--gauge, --sink-channels,
+	// --sink-bypass, --kv-proj), registered with the GRC flags.
+	Mech MechFlags
 }
 
 // Help for the flags that name the model and size the run, shared by every
@@ -154,7 +157,8 @@ func (mf *ModelFlags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&mf.Slots, "slots", "qkv", "with --rank: what to compress: qkv, or a comma-separated set of qkv, o and ffn (gate+up by one basis, down by SVD), or all")
 	fs.StringVar(&mf.Alloc, "alloc", "uniform", "with --rank: rank per block: uniform, gp (from the weights' spectra) or mcr (from hidden-state variance over --calib)")
 	fs.IntVar(&mf.Floor, "rank-floor", 0, "with --alloc gp|mcr: the least rank a block gets (default ⌈0.55 × embedding width⌉)")
-	fs.StringVar(&mf.Calib, "calib", "", "with --alloc mcr: calibration text file (default: a short built-in English text)")
+	fs.StringVar(&mf.Calib, "calib", "", "with --alloc mcr or --sink-bypass: calibration text file (default: a short built-in English text)")
+	mf.Mech.register(fs)
 	mf.Log = fs.Output()
 }
 
@@ -166,6 +170,9 @@ func (mf *ModelFlags) grcRequest() (*session.GRCRequest, error) {
 		if mf.Slots != "qkv" || mf.Alloc != "uniform" || mf.Floor != 0 || mf.Calib != "" {
 			return nil, errors.New("--slots, --alloc, --rank-floor and --calib need --rank K")
 		}
+		if mf.Mech.any() {
+			return nil, errors.New("--gauge, --sink-channels, --sink-bypass and --kv-proj need --rank K")
+		}
 		return nil, nil
 	}
 	k, err := strconv.Atoi(mf.Rank)
@@ -173,6 +180,7 @@ func (mf *ModelFlags) grcRequest() (*session.GRCRequest, error) {
 		return nil, fmt.Errorf("--rank %q: want a number or off", mf.Rank)
 	}
 	req := &session.GRCRequest{Rank: k, Floor: mf.Floor}
+	mf.Mech.apply(req)
 	if req.Slots, err = grc.ParseSlots(mf.Slots); err != nil {
 		return nil, fmt.Errorf("--slots: %w", err)
 	}
@@ -180,7 +188,7 @@ func (mf *ModelFlags) grcRequest() (*session.GRCRequest, error) {
 		return nil, fmt.Errorf("--alloc: %w", err)
 	}
 	switch {
-	case req.Alloc == grc.AllocMCR && mf.Calib != "":
+	case (req.Alloc == grc.AllocMCR || req.SinkBypass) && mf.Calib != "":
 		b, err := fsx.ReadRegular(mf.Calib, MaxTextBytes)
 		if err != nil {
 			return nil, fmt.Errorf("--calib: %w", err)
@@ -192,7 +200,7 @@ func (mf *ModelFlags) grcRequest() (*session.GRCRequest, error) {
 		}
 		req.CalibText = string(b)
 	case mf.Calib != "":
-		return nil, errors.New("--calib is for --alloc mcr")
+		return nil, errors.New("--calib is for --alloc mcr and --sink-bypass")
 	}
 	return req, nil
 }
@@ -214,7 +222,7 @@ func (mf *ModelFlags) useGRC(f *gguf.File, tok *tokenizer.Tokenizer, m *model.Mo
 	if err := grc.Use(st, g); err != nil {
 		return fmt.Errorf("GRC: %w", err)
 	}
-	return nil
+	return mf.useKVProj(m, st, g, mf.Mech.KVProj)
 }
 
 // buildGRC returns the compression req asks for, from the shared cache or
@@ -224,12 +232,16 @@ func (mf *ModelFlags) buildGRC(f *gguf.File, tok *tokenizer.Tokenizer, m *model.
 	if err != nil {
 		return nil, fmt.Errorf("rank %d, slots %s, alloc %s: %w", req.Rank, req.Slots, req.Alloc, err)
 	}
-	if job.Spec.Alloc == grc.AllocMCR {
+	if job.Spec.Calib != "" {
 		name := "the built-in calibration text"
 		if mf.Calib != "" {
 			name = mf.Calib
 		}
-		fmt.Fprintf(mf.Log, "isagi: MCR calibration: %s, %d tokens\n", name, len(job.Calib))
+		what := "sink-bypass calibration"
+		if job.Spec.Alloc == grc.AllocMCR {
+			what = "MCR calibration"
+		}
+		fmt.Fprintf(mf.Log, "isagi: %s: %s, %d tokens\n", what, name, len(job.Calib))
 	}
 	var cache *session.GRCCache
 	if dir := mf.StorePaths().GRCCache; dir != "" {

@@ -25,7 +25,7 @@ func Main(version string, args []string, stdout, stderr io.Writer) error {
 	defer mf.Dev.Close()
 	file := fs.String("file", "", "text file to score")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), `Usage: isagi ppl (--model FILE.gguf | --demo) --file TEXT [--ctx N] [--threads N] [--rank K --slots S --alloc A]
+		fmt.Fprint(fs.Output(), `Usage: isagi ppl (--model FILE.gguf | --demo) --file TEXT [--ctx N] [--threads N] [--rank K --slots S --alloc A] [--gauge] [--sink-channels T] [--sink-bypass] [--kv-proj]
 
 Perplexity of the model over a text, as llama.cpp's perplexity tool
 computes it: the text is cut into windows of --ctx tokens (default: the
@@ -38,6 +38,11 @@ With --rank the model runs GRC-compressed: --slots picks the weights
 weights' spectra; mcr from hidden-state variance over --calib FILE, or over
 a short built-in English text when --calib is not given). Built
 compressions are cached in <data dir>/geometry, shared with the TUI.
+
+--gauge, --sink-channels T, --sink-bypass and --kv-proj (docs/grc.md) are
+measured against the compression without them in the same run: one line
+per variant on stdout (every mechanism off, each alone, all), the last one
+"ppl=<value>" with every mechanism given on.
 
 Examples:
   isagi ppl --demo --file heldout.txt --ctx 128
@@ -55,8 +60,17 @@ Examples:
 	if err != nil {
 		return fmt.Errorf("--file: %w", err)
 	}
-	m, tok, st, err := mf.Open()
+	vs, err := mf.Variants()
 	if err != nil {
+		return err
+	}
+	f, tok, err := mf.OpenFile()
+	if err != nil {
+		return err
+	}
+	m, st, err := mf.Load(f, tok)
+	if err != nil {
+		f.Close()
 		return err
 	}
 	defer m.Close()
@@ -66,16 +80,41 @@ Examples:
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	start := time.Now()
-	r, err := generate.Perplexity(ctx, st, ids, tok.BOS(), func(done, total int) {
-		eta := time.Duration(float64(time.Since(start)) / float64(done) * float64(total-done))
-		fmt.Fprintf(stderr, "\r[%-30s] %d/%d windows, %s left ", base.Bar(done, total, 30), done, total, eta.Round(time.Second))
-	})
-	fmt.Fprintln(stderr)
-	if err != nil {
-		return err
+	score := func() (generate.PerplexityResult, error) {
+		start := time.Now()
+		r, err := generate.Perplexity(ctx, st, ids, tok.BOS(), func(done, total int) {
+			eta := time.Duration(float64(time.Since(start)) / float64(done) * float64(total-done))
+			fmt.Fprintf(stderr, "\r[%-30s] %d/%d windows, %s left ", base.Bar(done, total, 30), done, total, eta.Round(time.Second))
+		})
+		fmt.Fprintln(stderr)
+		if err == nil {
+			fmt.Fprintf(stderr, "%d tokens scored in %d windows of %d, %.1f s\n", r.Scored, r.Chunks, st.Cap(), time.Since(start).Seconds())
+		}
+		return r, err
 	}
-	fmt.Fprintf(stderr, "%d tokens scored in %d windows of %d, %.1f s\n", r.Scored, r.Chunks, st.Cap(), time.Since(start).Seconds())
-	fmt.Fprintf(stdout, "ppl=%.4f\n", r.PPL)
+	if vs == nil {
+		r, err := score()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "ppl=%.4f\n", r.PPL)
+		return nil
+	}
+	// Each variant on the same state, one after the other: the same
+	// windows, the same tokens, only the compression differs.
+	var last float64
+	for _, v := range vs {
+		fmt.Fprintf(stderr, "isagi: variant %s\n", v.Label)
+		if err := mf.UseVariant(f, tok, m, st, v); err != nil {
+			return fmt.Errorf("variant %s: %w", v.Label, err)
+		}
+		r, err := score()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%-22s ppl=%.4f\n", v.Label, r.PPL)
+		last = r.PPL
+	}
+	fmt.Fprintf(stdout, "ppl=%.4f\n", last)
 	return nil
 }

@@ -1,0 +1,120 @@
+package base
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/isagi-lab/isagi/engine/gguf"
+	"github.com/isagi-lab/isagi/engine/grc"
+	"github.com/isagi-lab/isagi/engine/model"
+	"github.com/isagi-lab/isagi/engine/tokenizer"
+	"github.com/isagi-lab/isagi/session"
+)
+
+// MechFlags are Compression II's flags (docs/grc.md), on run, ppl and
+// bench: each needs --rank, and ppl and bench report every one given off
+// and on in the same run (Variants).
+type MechFlags struct {
+	Gauge, SinkBypass, KVProj bool
+	SinkChannels              int
+}
+
+// register adds the flags to fs.
+func (mf *MechFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&mf.Gauge, "gauge", false, "with --rank: fold the norms' |γ| into Q/K/V and gate/up before truncating (exact; the error weighted as the model reads)")
+	fs.IntVar(&mf.SinkChannels, "sink-channels", 0, "with --rank: keep the T heaviest input channels of Q/K/V and gate/up exact, truncating the rest at rank K−T")
+	fs.BoolVar(&mf.SinkBypass, "sink-bypass", false, "with --rank: positions whose residual norm exceeds μ+3σ (over --calib) run every block on the dense weights")
+	fs.BoolVar(&mf.KVProj, "kv-proj", false, "with --rank: store K and V in a basis of the rank's share of each head, so the KV cache shrinks with the rank")
+}
+
+// any reports whether a mechanism is on.
+func (mf MechFlags) any() bool {
+	return mf.Gauge || mf.SinkBypass || mf.KVProj || mf.SinkChannels != 0
+}
+
+// apply writes the mechanisms into a request.
+func (mf MechFlags) apply(req *session.GRCRequest) {
+	req.Gauge, req.SinkChannels, req.SinkBypass = mf.Gauge, mf.SinkChannels, mf.SinkBypass
+}
+
+// Variant is one configuration ppl and bench compare: the compression the
+// flags ask for with some of its mechanisms off.
+type Variant struct {
+	// Label names it: "off", "+gauge", "+sink-channels 8", …, "all".
+	Label string
+	req   session.GRCRequest
+	mech  MechFlags
+}
+
+// Variants lists what ppl and bench measure in one run when mechanisms
+// are given: the compression with every mechanism off, then each given
+// mechanism alone, then (when more than one is given) all of them — the
+// configuration the flags ask for is the last. nil without mechanisms.
+func (mf *ModelFlags) Variants() ([]Variant, error) {
+	req, err := mf.grcRequest()
+	if err != nil || req == nil || !mf.Mech.any() {
+		return nil, err
+	}
+	off := *req
+	off.Gauge, off.SinkChannels, off.SinkBypass = false, 0, false
+	if off.Alloc != grc.AllocMCR {
+		off.CalibText = ""
+	}
+	with := func(label string, m MechFlags) Variant {
+		v := Variant{Label: label, req: off, mech: m}
+		m.apply(&v.req)
+		if m.SinkBypass {
+			v.req.CalibText = req.CalibText
+		}
+		return v
+	}
+	vs := []Variant{with("off", MechFlags{})}
+	given := 0
+	if mf.Mech.Gauge {
+		vs, given = append(vs, with("+gauge", MechFlags{Gauge: true})), given+1
+	}
+	if t := mf.Mech.SinkChannels; t != 0 {
+		vs, given = append(vs, with(fmt.Sprintf("+sink-channels %d", t), MechFlags{SinkChannels: t})), given+1
+	}
+	if mf.Mech.SinkBypass {
+		vs, given = append(vs, with("+sink-bypass", MechFlags{SinkBypass: true})), given+1
+	}
+	if mf.Mech.KVProj {
+		vs, given = append(vs, with("+kv-proj", MechFlags{KVProj: true})), given+1
+	}
+	if given > 1 {
+		vs = append(vs, with("all", mf.Mech))
+	}
+	return vs, nil
+}
+
+// UseVariant switches st to variant v's compression (built or read from
+// the cache as --rank's is) and KV layout.
+func (mf *ModelFlags) UseVariant(f *gguf.File, tok *tokenizer.Tokenizer, m *model.Model, st *model.State, v Variant) error {
+	g, err := mf.buildGRC(f, tok, m, st, v.req)
+	if err != nil {
+		return err
+	}
+	if err := grc.Use(st, g); err != nil {
+		return fmt.Errorf("GRC: %w", err)
+	}
+	return mf.useKVProj(m, st, g, v.mech.KVProj)
+}
+
+// VariantLabels joins the variants' labels, for messages.
+func VariantLabels(vs []Variant) string {
+	var s []string
+	for _, v := range vs {
+		s = append(s, v.Label)
+	}
+	return strings.Join(s, ", ")
+}
+
+// useKVProj stores st's K and V in the rank's basis (on), or as they are.
+func (mf *ModelFlags) useKVProj(m *model.Model, st *model.State, g *grc.Compression, on bool) error {
+	if on {
+		return fmt.Errorf("--kv-proj is not wired yet")
+	}
+	return nil
+}
