@@ -76,6 +76,13 @@ type Info struct {
 	// BytesBefore and BytesAfter are the compressed slots' weight bytes
 	// one token reads without and with the compression.
 	BytesBefore, BytesAfter int64
+	// Depth is what the compression's calibration pass found: the
+	// depth-sink block and the stream's intrinsic dimension per block (nil
+	// for a compression built before Compression II, or without one).
+	Depth *grc.Depth
+	// Mechanisms names Compression II's mechanisms the compression uses
+	// ("gauge", "sink channels 8", "sink bypass").
+	Mechanisms []string
 }
 
 // Settings are the knobs a user can change between turns (/set).
@@ -254,6 +261,16 @@ func (s *Session) Info() Info {
 		i.RankSpec = g.Plan.Slots.String() + " " + g.Plan.Alloc.String()
 		i.RankSlots = g.Summary()
 		i.BytesBefore, i.BytesAfter = g.BytesBefore, g.BytesAfter
+		i.Depth = g.Depth
+		if g.Plan.Gauge {
+			i.Mechanisms = append(i.Mechanisms, "gauge")
+		}
+		if t := g.Plan.SinkChannels; t > 0 {
+			i.Mechanisms = append(i.Mechanisms, fmt.Sprintf("sink channels %d", t))
+		}
+		if g.Plan.SinkBypass {
+			i.Mechanisms = append(i.Mechanisms, "sink bypass")
+		}
 	}
 	return i
 }

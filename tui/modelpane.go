@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -77,7 +78,25 @@ func slotLines(i session.Info) []string {
 		if sl.Lossless > 0 {
 			e += " lossless×" + fmt.Sprint(sl.Lossless)
 		}
+		if sl.MeanRho > 0 {
+			e += fmt.Sprintf(" ρ%.1f", sl.MeanRho)
+		}
+		if sl.MeanK95 > 0 {
+			e += fmt.Sprintf(" k95 %.0f", sl.MeanK95)
+		}
 		out = append(out, theme.Label.Render(fmt.Sprintf("  %-5s", sl.Slot))+fmt.Sprintf("%-9s %s", k, e))
+	}
+	if len(i.Mechanisms) > 0 {
+		out = append(out, kv("with", strings.Join(i.Mechanisms, " · ")))
+	}
+	if d := i.Depth; d != nil {
+		how := "detected"
+		if !d.Detected {
+			how = "⌊2L/3⌋"
+		}
+		out = append(out, kv("sink", fmt.Sprintf("block %d of %d (%s)", d.Sink, len(d.IntrinsicDim), how)))
+		lo, hi := slices.Min(d.IntrinsicDim), slices.Max(d.IntrinsicDim)
+		out = append(out, kv("dim", fmt.Sprintf("%d–%d by block (PCA-95)", lo, hi)))
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/isagi-lab/isagi/engine/grc"
 	"github.com/isagi-lab/isagi/session"
 )
 
@@ -23,6 +24,25 @@ func TestModelPaneNamesTheDevice(t *testing.T) {
 		got := ansi.Strip(strings.Join(p.lines(), "\n"))
 		if !strings.Contains(got, c.want) {
 			t.Errorf("model pane for %q:\n%s\nwant a line %q", c.info.Backend, got, c.want)
+		}
+	}
+}
+
+// TestModelPaneShowsCompressionFigures: ρ, the groups' k95, the
+// mechanisms in use, the detected depth-sink block and the stream's
+// intrinsic dimension are on the pane when the compression has them.
+func TestModelPaneShowsCompressionFigures(t *testing.T) {
+	info := session.Info{
+		Rank: 128, RankSpec: "qkv uniform", BytesBefore: 1 << 20, BytesAfter: 1 << 19,
+		RankSlots:  []grc.SlotSummary{{Slot: grc.SlotQ, MinK: 128, MaxK: 128, MeanEnergy: 0.91, MeanRho: 2.25, MeanK95: 140}},
+		Mechanisms: []string{"gauge", "sink channels 8"},
+		Depth:      &grc.Depth{Sink: 5, Detected: true, IntrinsicDim: []int{71, 76, 81, 86, 89, 92}},
+	}
+	p := modelPane{info: info}
+	got := ansi.Strip(strings.Join(p.lines(), "\n"))
+	for _, want := range []string{"91.0% ρ2.2 k95 140", "gauge · sink channels 8", "block 5 of 6 (detected)", "71–92 by block (PCA-95)"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("model pane:\n%s\nwant %q", got, want)
 		}
 	}
 }

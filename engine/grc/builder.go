@@ -799,6 +799,11 @@ type SlotSummary struct {
 	MeanEnergy, MinEnergy float64
 	// Lossless counts the blocks where the slot loses nothing.
 	Lossless int
+	// MeanRho is the mean Eckart–Young excess over the blocks where it is
+	// defined (SlotStat.Rho), 0 where it is nowhere; MeanK95 the mean
+	// intrinsic dimension of the slot's group.
+	MeanRho float64
+	MeanK95 float64
 }
 
 // Summary is every compressed slot's ranks and energy over the blocks, in
@@ -807,7 +812,7 @@ func (g *Compression) Summary() []SlotSummary {
 	var out []SlotSummary
 	for s := SlotQ; s <= SlotDown; s++ {
 		sum := SlotSummary{Slot: s, MinEnergy: math.Inf(1), MinK: math.MaxInt}
-		n := 0
+		n, nr := 0, 0
 		for _, b := range g.Blocks {
 			for _, st := range b.Slots {
 				if st.Slot != s {
@@ -817,13 +822,22 @@ func (g *Compression) Summary() []SlotSummary {
 				sum.MinK, sum.MaxK = min(sum.MinK, st.K), max(sum.MaxK, st.K)
 				sum.MeanEnergy += st.Energy
 				sum.MinEnergy = min(sum.MinEnergy, st.Energy)
+				sum.MeanK95 += float64(st.K95)
+				if st.Rho > 0 {
+					sum.MeanRho += st.Rho
+					nr++
+				}
 				if st.Lossless {
 					sum.Lossless++
 				}
 			}
 		}
+		if nr > 0 {
+			sum.MeanRho /= float64(nr)
+		}
 		if n > 0 {
 			sum.MeanEnergy /= float64(n)
+			sum.MeanK95 /= float64(n)
 			out = append(out, sum)
 		}
 	}
