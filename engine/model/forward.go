@@ -238,9 +238,9 @@ func (s *State) Truncate(n int) {
 }
 
 // KVAt copies the cached keys and values of layer at pos (each
-// KVHeads·HeadDim wide, KVHeads·r with a KV projection) into k and v, for tests and tools that compare
-// caches. It fails for a position not computed yet, or on a backend that
-// cannot read its cache back.
+// KVHeads·HeadDim wide, KVHeads·r with a KV projection) into k and v, for
+// tests and tools that compare caches. It fails for a position not
+// computed yet, or on a backend that cannot read its cache back.
 func (s *State) KVAt(layer, pos int, k, v []float32) error {
 	c := &s.m.Config
 	r, ok := s.b.(backend.KVReader)
