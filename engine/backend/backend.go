@@ -256,6 +256,37 @@ type KVReader interface {
 	ReadKV(kv KV, layer, slot int, k, v []float32)
 }
 
+// HeadProjector is optionally implemented by a backend that can map every
+// attention head of a batch through a small per-head matrix: a State whose
+// KV cache is stored in a rank-r basis per KV head (engine/model's
+// KVProjection) projects its queries, keys and values into that basis
+// before the cache and the attention, and expands the attention's output
+// back to the head size before O. A backend without it cannot run such a
+// state; the model refuses the projection.
+type HeadProjector interface {
+	// HeadProject maps each of the heads heads of n rows of src through its
+	// group's block of m, into dst. m (bound with Matrix from an F32
+	// tensor.Matrix) stacks G = heads/perHead blocks of r×w, block g being
+	// rows g·r…(g+1)·r−1; head h uses block h/perHead, so that one matrix
+	// serves the query heads grouped onto their KV head (perHead =
+	// Heads/KVHeads) and the KV heads themselves (perHead = 1). r is m's
+	// rows over G and w its columns.
+	//
+	// Without transpose, src rows hold heads slices of w values and dst
+	// rows heads slices of r:
+	//
+	//	dst[i, h·r:(h+1)·r] = M_{h/perHead} · src[i, h·w:(h+1)·w]
+	//
+	// With transpose the blocks run backwards (w×r), from slices of r to
+	// slices of w:
+	//
+	//	dst[i, h·w:(h+1)·w] = M_{h/perHead}ᵀ · src[i, h·r:(h+1)·r]
+	//
+	// dst and src are distinct buffers. Rows are packed at heads·r and
+	// heads·w values from the start of each buffer row.
+	HeadProject(dst, src Buffer, n, heads, perHead int, m Matrix, transpose bool)
+}
+
 // Placer is optionally implemented by a backend that spreads a model over
 // several devices by layers (the remote backend's servers): the model
 // calls Place before binding the weights of each layer, with layer −1 for

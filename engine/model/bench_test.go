@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -156,4 +157,59 @@ func BenchmarkPrefill(b *testing.B) {
 			b.ReportMetric(float64(len(prompt))*float64(b.N)/b.Elapsed().Seconds(), "tok/s")
 		})
 	}
+}
+
+// BenchmarkDecodeKVProjection measures decode with the KV cache projected
+// to r = HeadDim/2 against the dense cache on kjv-q8_0, in the same run
+// and alternating (dense, projected, dense, …, 64 tokens from an empty
+// cache each), so that the four per-head products the projection adds
+// (q, k, v in, the attention's output out) are seen against the same
+// machine state. "ratio" is projected tok/s over dense tok/s, the median
+// of the rounds; "ratio-min" and "ratio-max" their spread; "kv-ratio" the
+// cache's bytes over the dense cache's.
+func BenchmarkDecodeKVProjection(b *testing.B) {
+	pool := tensor.NewPool(0)
+	defer pool.Close()
+	k := tensor.NewKernels(pool)
+	m, dense := benchState(b, fixture(b, "kjv/kjv-q8_0.gguf"), k)
+	proj, err := m.NewState(dense.Cap(), k)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := proj.SetKVProjection(handKV(b, &m.Config, m.HeadDim/2, 1)); err != nil {
+		b.Fatal(err)
+	}
+	logits := make([]float32, m.Vocab)
+	tok := []int32{5}
+	decode := func(s *State) float64 {
+		s.Reset()
+		t0 := time.Now()
+		for range 64 {
+			if err := s.Forward(tok, logits); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return time.Since(t0).Seconds() / 64
+	}
+	for t0 := time.Now(); time.Since(t0) < 2*time.Second; { // warm the mapped weights
+		decode(dense)
+		decode(proj)
+	}
+	var ratios []float64
+	var tD, tP float64
+	b.ResetTimer()
+	for b.Loop() {
+		for range 10 {
+			d, p := decode(dense), decode(proj)
+			tD, tP = tD+d, tP+p
+			ratios = append(ratios, d/p)
+		}
+	}
+	slices.Sort(ratios)
+	b.ReportMetric(float64(len(ratios))/tD, "dense-tok/s")
+	b.ReportMetric(float64(len(ratios))/tP, "proj-tok/s")
+	b.ReportMetric(ratios[len(ratios)/2], "ratio")
+	b.ReportMetric(ratios[0], "ratio-min")
+	b.ReportMetric(ratios[len(ratios)-1], "ratio-max")
+	b.ReportMetric(float64(proj.KVBytes())/float64(dense.KVBytes()), "kv-ratio")
 }

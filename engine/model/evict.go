@@ -15,7 +15,8 @@ import (
 // can run past its cache's capacity up to SetMaxPos.
 
 // Chooser picks the entries one layer's KV head keeps: keys holds n rows of
-// hd values (the cached keys, RoPE applied, in position order), pos their
+// hd values (the cached keys, RoPE applied, in position order; hd is the
+// head size, or r under a KV projection: the keys as cached), pos their
 // positions, and it writes the len(keep) slots to keep into keep, in
 // ascending order. engine/kvpress's Policy.Choose is one.
 type Chooser func(layer, head int, keys []float32, n, hd int, pos []int32, keep []int32)
@@ -96,6 +97,7 @@ func (s *State) Evict(m int, choose Chooser) error {
 	}
 	c := &s.m.Config
 	heads := c.Layers * c.KVHeads
+	hd := s.kvHeadDim() // r per head under a KV projection: the keys as cached
 	e := &s.ev
 	if len(e.keep) != heads || cap(e.flat) < heads*s.ctx {
 		e.flat = make([]int32, heads*s.ctx)
@@ -108,7 +110,7 @@ func (s *State) Evict(m int, choose Chooser) error {
 			keep := e.flat[lg*s.ctx : lg*s.ctx+m]
 			pos := e.pos[:s.n]
 			cp.Positions(s.kv, l, h, pos)
-			choose(l, h, cp.Keys(s.kv, l, h, s.n), s.n, c.HeadDim, pos, keep)
+			choose(l, h, cp.Keys(s.kv, l, h, s.n), s.n, hd, pos, keep)
 			e.keep[lg] = keep
 		}
 	}
@@ -133,6 +135,8 @@ func (s *State) CopyFrom(src *State) error {
 		return fmt.Errorf("model: backend %s cannot copy KV caches", s.b.Name())
 	case src.m != s.m || src.ctx != s.ctx || src.b.Domain() != s.b.Domain():
 		return fmt.Errorf("model: copying a state of another model, cache size or backend")
+	case src.KVProjection() != s.KVProjection():
+		return fmt.Errorf("model: copying a state whose KV cache is stored in another projection")
 	}
 	if err := cp.CopyKV(s.kv, src.kv, src.n); err != nil {
 		return fmt.Errorf("model: %w", err)

@@ -59,6 +59,10 @@ type State struct {
 	// by the host matrix they came from: its to release.
 	owned  map[*tensor.Matrix]backend.Matrix
 	closed bool
+
+	// KV-cache projection (kvproj.go): the projection the cache is stored
+	// in, its matrices on the backend and its activations, or nil.
+	kvp *kvRun
 }
 
 // stateWeights are the model's weights as the state's backend holds them.
@@ -196,6 +200,8 @@ func (s *State) Close() {
 	s.releaseOwned(nil)
 	s.owned, s.proj = nil, nil
 	s.lin = slices.Clone(s.dense.lin)
+	s.kvp.release(s.b)
+	s.kvp = nil
 }
 
 // Pos is the number of positions computed so far (the next token's position).
@@ -232,9 +238,9 @@ func (s *State) Truncate(n int) {
 }
 
 // KVAt copies the cached keys and values of layer at pos (each
-// KVHeads·HeadDim wide) into k and v, for tests and tools that compare
-// caches. It fails for a position not computed yet, or on a backend that
-// cannot read its cache back.
+// KVHeads·HeadDim wide, KVHeads·r with a KV projection) into k and v, for
+// tests and tools that compare caches. It fails for a position not
+// computed yet, or on a backend that cannot read its cache back.
 func (s *State) KVAt(layer, pos int, k, v []float32) error {
 	c := &s.m.Config
 	r, ok := s.b.(backend.KVReader)
@@ -243,8 +249,8 @@ func (s *State) KVAt(layer, pos int, k, v []float32) error {
 		return fmt.Errorf("model: backend %s cannot read its KV cache back", s.b.Name())
 	case layer < 0 || layer >= c.Layers || pos < s.TruncateFloor() || pos >= s.pos:
 		return fmt.Errorf("model: no cached position %d of layer %d (%d positions, %d layers, %d evicted)", pos, layer, s.pos, c.Layers, s.pos-s.n)
-	case len(k) != c.KVDim() || len(v) != c.KVDim():
-		return fmt.Errorf("model: KVAt needs buffers of %d values, got %d and %d", c.KVDim(), len(k), len(v))
+	case len(k) != c.KVHeads*s.kvHeadDim() || len(v) != c.KVHeads*s.kvHeadDim():
+		return fmt.Errorf("model: KVAt needs buffers of %d values, got %d and %d", c.KVHeads*s.kvHeadDim(), len(k), len(v))
 	}
 	r.ReadKV(s.kv, layer, pos-(s.pos-s.n), k, v)
 	return nil

@@ -6,6 +6,7 @@ package model
 //	q, k, v = Wq·h, Wk·h, Wv·h
 //	q, k = RMSNorm per head (q), (k)                   gemma3
 //	q, k = RoPE(q), RoPE(k); cache k, v                base per layer (gemma3)
+//	(a KV projection: q, k, v in its rank-r basis, then back; kvproj.go)
 //	a = attention(q, K, V), scores scaled by 1/√key_length (the 27B
 //	    models: √(Dim/Heads)), soft-capped (gemma2), a sliding window on
 //	    the local layers
@@ -28,8 +29,10 @@ func gemmaBlock(s *State, l, n, pos0 int) {
 	}
 	b.RoPE(s.q, n, c.Heads, c.HeadDim, pos0, A.rope)
 	b.RoPE(s.kb, n, c.KVHeads, c.HeadDim, pos0, A.rope)
-	b.StoreKV(s.kv, l, s.n, n, s.kb, s.vb) // slots: positions until an eviction
-	b.Attend(s.att, s.q, s.kv, l, s.n, n, A.attend)
+	q, k, v, att, o := s.kvIn(l, n, A.attend) // the state's own, or in a KV projection's basis
+	b.StoreKV(s.kv, l, s.n, n, k, v)          // slots: positions until an eviction
+	b.Attend(att, q, s.kv, l, s.n, n, o)
+	s.kvOut(l, n)
 	s.linear(&L.o, s.att, n, s.xb)
 	b.RMSNorm(s.xb, s.xb, W.postAttnNorm, n, c.Eps)
 	b.Add(s.x, s.xb, n)

@@ -6,6 +6,7 @@ package model
 //	q, k, v = Wq·h (+bq), Wk·h (+bk), Wv·h (+bv)      biases: qwen2
 //	q, k = RMSNorm per head (q), (k)                   qwen3
 //	q, k = RoPE(q), RoPE(k); cache k, v
+//	(a KV projection: q, k, v in its rank-r basis, then back; kvproj.go)
 //	x += Wo · attention(q, K, V)
 //	h = RMSNorm(x)
 //	x += Wdown · (silu(Wgate·h) ⊙ Wup·h)
@@ -34,8 +35,10 @@ func llamaBlock(s *State, l, n, pos0 int) {
 	}
 	b.RoPE(s.q, n, c.Heads, c.HeadDim, pos0, A.rope)
 	b.RoPE(s.kb, n, c.KVHeads, c.HeadDim, pos0, A.rope)
-	b.StoreKV(s.kv, l, s.n, n, s.kb, s.vb) // slots: positions until an eviction
-	b.Attend(s.att, s.q, s.kv, l, s.n, n, A.attend)
+	q, k, v, att, o := s.kvIn(l, n, A.attend) // the state's own, or in a KV projection's basis
+	b.StoreKV(s.kv, l, s.n, n, k, v)          // slots: positions until an eviction
+	b.Attend(att, q, s.kv, l, s.n, n, o)
+	s.kvOut(l, n)
 	s.linear(&L.o, s.att, n, s.xb)
 	b.Add(s.x, s.xb, n)
 

@@ -18,13 +18,17 @@ type BlockWeights struct {
 	// γ ⊙ n, n the normalised stream, so engine/grc's gauge weighs W's
 	// columns by |γ|.
 	AttnNorm, FFNNorm []float32
+	// QNorm and KNorm are the per-head RMSNorm weights of Q and K
+	// (HeadDim each; qwen3, gemma3), nil for a model without them: they
+	// scale each head coordinate of q and k before RoPE.
+	QNorm, KNorm []float32
 }
 
 // Block returns block l's weight matrices.
 func (m *Model) Block(l int) BlockWeights {
 	L := &m.layers[l]
 	return BlockWeights{Q: L.wq, K: L.wk, V: L.wv, O: L.wo, Gate: L.gate, Up: L.up, Down: L.down,
-		AttnNorm: L.attnNorm, FFNNorm: L.ffnNorm}
+		AttnNorm: L.attnNorm, FFNNorm: L.ffnNorm, QNorm: L.qNorm, KNorm: L.kNorm}
 }
 
 // Projection is a slot group's product through a low-rank view of its

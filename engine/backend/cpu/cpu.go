@@ -30,6 +30,7 @@ type Backend struct {
 	// coef and row are Project's scratch: the k coefficients B·x of a
 	// row, and a dequantised basis row when the basis is not F32.
 	coef, row []float32
+	hproj     headProjTask
 }
 
 // batchSize is the most rows an operation takes: the model's own prefill
