@@ -121,6 +121,7 @@ func Knobs() []Knob {
 			set: func(s *Session, n *Settings, value string) (err error) {
 				if value == "off" || value == "0" {
 					n.Rank = 0
+					n.KVProj = false // sized by the rank: nothing to size it without one
 					return nil
 				}
 				if n.Rank, err = strconv.Atoi(value); err == nil && (n.Rank < 1 || n.Rank > s.m.Dim) {

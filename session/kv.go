@@ -209,6 +209,9 @@ func (cp *Compression) KV() KVStatus {
 		Positions: s.st.Pos(), Kept: s.st.Len(), Evicted: s.st.Evicted(),
 		EntryBytes: 2 * c.Layers * c.KVDim() * 4,
 	}
+	if n := s.st.Cap(); n > 0 {
+		st.EntryBytes = int(s.st.KVBytes() / int64(n)) // smaller under a KV projection
+	}
 	if cp.kv != nil {
 		st.On, st.Scorer, st.Keep = true, cp.kv.pol.Kind.String(), s.set.KVKeep
 		st.Budget = int(math.Ceil(st.Keep * float64(st.Positions)))

@@ -7,6 +7,7 @@ import (
 	"github.com/isagi-lab/isagi/engine/conversation"
 	"github.com/isagi-lab/isagi/engine/generate"
 	"github.com/isagi-lab/isagi/engine/grc"
+	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/geometry"
 	"github.com/isagi-lab/isagi/miku"
 )
@@ -49,6 +50,7 @@ type Compression struct {
 	grcKey   string                      // the compression in use ("": none)
 	cacheDir string                      // where built ranks are cached on disk ("": nowhere)
 	kv       *kvState                    // KV eviction, or nil
+	kvProj   map[int]*model.KVProjection // KV projections made so far, by rank
 }
 
 // Drafting is the speculative decoding part of a Session.

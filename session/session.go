@@ -83,6 +83,13 @@ type Info struct {
 	// Mechanisms names Compression II's mechanisms the compression uses
 	// ("gauge", "sink channels 8", "sink bypass").
 	Mechanisms []string
+	// KVRank is the values each KV head caches per key and value under a
+	// KV projection (0: none), of HeadDim; KVEntryBefore and KVEntryAfter
+	// are one position's bytes without and with it, KVSaved what the
+	// projection saves over the whole cache.
+	KVRank, HeadDim             int
+	KVEntryBefore, KVEntryAfter int64
+	KVSaved                     int64
 }
 
 // Settings are the knobs a user can change between turns (/set).
@@ -272,6 +279,12 @@ func (s *Session) Info() Info {
 			i.Mechanisms = append(i.Mechanisms, "sink bypass")
 		}
 	}
+	if p := s.st.KVProjection(); p != nil {
+		before, after := p.ValuesPerToken()
+		i.KVRank, i.HeadDim = p.Rank(), s.m.HeadDim
+		i.KVEntryBefore, i.KVEntryAfter = int64(before)*4, int64(after)*4
+		i.KVSaved = int64(s.st.Cap()) * (i.KVEntryBefore - i.KVEntryAfter)
+	}
 	return i
 }
 
@@ -405,6 +418,9 @@ func (s *Session) applyCtx(ctx context.Context, n Settings, progress func(done, 
 		return err
 	}
 	if err := s.comp.use(ctx, n, progress); err != nil {
+		return err
+	}
+	if err := s.comp.useKVProj(n); err != nil {
 		return err
 	}
 	if err := s.dr.use(ctx, n, progress); err != nil {

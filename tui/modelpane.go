@@ -89,6 +89,10 @@ func slotLines(i session.Info) []string {
 	if len(i.Mechanisms) > 0 {
 		out = append(out, kv("with", strings.Join(i.Mechanisms, " · ")))
 	}
+	if i.KVRank > 0 {
+		out = append(out, kv("kv", fmt.Sprintf("%d of %d per head · %s→%s/pos · %s saved",
+			i.KVRank, i.HeadDim, fmtBytes(i.KVEntryBefore), fmtBytes(i.KVEntryAfter), fmtBytes(i.KVSaved))))
+	}
 	if d := i.Depth; d != nil {
 		how := "detected"
 		if !d.Detected {

@@ -37,10 +37,11 @@ func TestModelPaneShowsCompressionFigures(t *testing.T) {
 		RankSlots:  []grc.SlotSummary{{Slot: grc.SlotQ, MinK: 128, MaxK: 128, MeanEnergy: 0.91, MeanRho: 2.25, MeanK95: 140}},
 		Mechanisms: []string{"gauge", "sink channels 8"},
 		Depth:      &grc.Depth{Sink: 5, Detected: true, IntrinsicDim: []int{71, 76, 81, 86, 89, 92}},
+		KVRank:     16, HeadDim: 32, KVEntryBefore: 6144, KVEntryAfter: 3072, KVSaved: 3 << 20,
 	}
 	p := modelPane{info: info}
 	got := ansi.Strip(strings.Join(p.lines(), "\n"))
-	for _, want := range []string{"91.0% ρ2.2 k95 140", "gauge · sink channels 8", "block 5 of 6 (detected)", "71–92 by block (PCA-95)"} {
+	for _, want := range []string{"91.0% ρ2.2 k95 140", "gauge · sink channels 8", "block 5 of 6 (detected)", "71–92 by block (PCA-95)", "16 of 32 per head · 6.0 KiB→3.0 KiB/pos · 3.0 MiB saved"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("model pane:\n%s\nwant %q", got, want)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/engine/tokenizer"
 	"github.com/isagi-lab/isagi/session"
+	"github.com/isagi-lab/isagi/store"
 )
 
 // MechFlags are Compression II's flags (docs/grc.md), on run, ppl and
@@ -111,18 +112,40 @@ func VariantLabels(vs []Variant) string {
 	return strings.Join(s, ", ")
 }
 
-// useKVProj stores st's K and V in the rank's basis (on), or as they are.
+// useKVProj stores st's K and V in the rank's share of each head (on:
+// grc.KVRank of g's rank, grc.KVProjectionFor), or as the model has them
+// (off). Either way the state is emptied when its layout changes.
 func (mf *ModelFlags) useKVProj(m *model.Model, st *model.State, g *grc.Compression, on bool) error {
-	if on {
-		return fmt.Errorf("--kv-proj is not wired yet")
+	if !on {
+		if err := st.SetKVProjection(nil); err != nil {
+			return fmt.Errorf("--kv-proj: %w", err)
+		}
+		return nil
 	}
+	r := grc.KVRank(m.HeadDim, g.K, m.Dim)
+	if p := st.KVProjection(); p != nil && p.Rank() == r {
+		return nil
+	}
+	p, err := grc.KVProjectionFor(m, r)
+	if err != nil {
+		return fmt.Errorf("--kv-proj: %w", err)
+	}
+	if err := st.SetKVProjection(p); err != nil {
+		return fmt.Errorf("--kv-proj: %w", err)
+	}
+	before, after := p.ValuesPerToken()
+	fmt.Fprintf(mf.Log, "isagi: KV projection: %d of %d values per KV head, %s → %s per position\n",
+		r, m.HeadDim, store.HumanBytes(int64(before)*4), store.HumanBytes(int64(after)*4))
 	return nil
 }
 
 // KVBytesPerToken is what one position takes in st's KV cache: K and V of
-// every layer, float32.
+// every layer, float32, at r per head under a KV projection.
 func KVBytesPerToken(m *model.Model, st *model.State) int64 {
-	return int64(m.Layers) * 2 * int64(m.KVDim()) * 4
+	if n := int64(st.Cap()); n > 0 {
+		return st.KVBytes() / n
+	}
+	return 0
 }
 
 // Bypassed is how many block runs of st went dense under the sink bypass.
