@@ -744,7 +744,11 @@ func (g *Compression) Layers() int { return len(g.layers) }
 // Block is block l's projected groups (model.Projections).
 func (g *Compression) Block(l int) model.BlockProjections {
 	gl := &g.layers[l]
-	return model.BlockProjections{QKV: gl.qkv.projection(), O: gl.o.projection(), FFN: gl.ffn.projection(), Down: gl.down.projection()}
+	bp := model.BlockProjections{QKV: gl.qkv.projection(), O: gl.o.projection(), FFN: gl.ffn.projection(), Down: gl.down.projection()}
+	if l < len(g.Bypass) {
+		bp.Bypass = g.Bypass[l]
+	}
+	return bp
 }
 
 // projection is the group as the model runs it (nil when not compressed).

@@ -63,6 +63,8 @@ type State struct {
 	// KV-cache projection (kvproj.go): the projection the cache is stored
 	// in, its matrices on the backend and its activations, or nil.
 	kvp *kvRun
+	// bp is the sink bypass of the projections in use (bypass.go), or nil.
+	bp *bypassRun
 }
 
 // stateWeights are the model's weights as the state's backend holds them.
@@ -198,7 +200,7 @@ func (s *State) Close() {
 	}
 	s.closed = true
 	s.releaseOwned(nil)
-	s.owned, s.proj = nil, nil
+	s.owned, s.proj, s.bp = nil, nil, nil
 	s.lin = slices.Clone(s.dense.lin)
 	s.kvp.release(s.b)
 	s.kvp = nil
@@ -312,6 +314,9 @@ func (s *State) step(tokens []int32, out []float32) error {
 		b.Scale(s.x, n, float32(math.Sqrt(float64(D))))
 	}
 	for l := range m.layers {
+		if s.bp != nil {
+			s.flagSinks(l, n)
+		}
 		m.arch.block(s, l, n, pos0)
 		if l < len(s.hooks.at) && len(s.hooks.at[l]) > 0 {
 			s.afterBlock(l, n, pos0)
@@ -392,8 +397,25 @@ func softCap(z []float32, cap float32) {
 
 // linear runs a slot: dst[i] = W_i·x for its products, through its
 // projection x̃ = Pᵀx when the slot is compressed. One input's products go
-// to the backend together (one dispatch when decoding).
+// to the backend together (one dispatch when decoding). Rows the sink
+// bypass flagged for this block get the dense products instead.
 func (s *State) linear(L *linear, x backend.Buffer, n int, dst ...backend.Buffer) {
+	var dense *linear
+	if s.bp != nil && len(s.bp.rows) > 0 && L.in != nil {
+		dense = s.denseOf(L)
+		if n == 1 && dense != nil {
+			// Decoding a sink: the one row runs dense, nothing projected.
+			L, dense = dense, nil
+		}
+	}
+	s.product(L, x, n, dst)
+	if dense != nil {
+		s.bypassRows(dense, x, dst)
+	}
+}
+
+// product is linear's products, dense or through the projection.
+func (s *State) product(L *linear, x backend.Buffer, n int, dst []backend.Buffer) {
 	in := x
 	if L.in != nil {
 		s.b.Linear(s.xt, L.in, x, n)

@@ -44,6 +44,11 @@ type Projection struct {
 // gate and up; O and Down have one each.
 type BlockProjections struct {
 	QKV, O, FFN, Down *Projection
+	// Bypass is the sink bypass's threshold: a position whose residual
+	// stream entering the block has a norm above it runs every group of
+	// the block on the dense weights (an outlier — an attention sink —
+	// projects badly onto a low-rank basis). 0 never bypasses.
+	Bypass float32
 }
 
 // Projections replace some of every block's products with projected ones.
@@ -151,6 +156,10 @@ func (s *State) SetProjections(p Projections) error {
 			*g.dst = pl
 		}
 	}
+	var bp *bypassRun
+	if err == nil {
+		bp, err = s.newBypass(blocks)
+	}
 	if err != nil {
 		// Release what this call bound; what the state owned stays.
 		for t, w := range owned {
@@ -161,7 +170,7 @@ func (s *State) SetProjections(p Projections) error {
 		return err
 	}
 	s.releaseOwned(owned)
-	s.owned, s.lin, s.proj = owned, lin, p
+	s.owned, s.lin, s.proj, s.bp = owned, lin, p, bp
 	return nil
 }
 

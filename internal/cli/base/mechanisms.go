@@ -149,4 +149,4 @@ func KVBytesPerToken(m *model.Model, st *model.State) int64 {
 }
 
 // Bypassed is how many block runs of st went dense under the sink bypass.
-func Bypassed(st *model.State) int64 { return 0 }
+func Bypassed(st *model.State) int64 { return st.Bypassed() }
