@@ -135,7 +135,7 @@ func cmdRunInput(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	seed := fs.Int64("seed", -1, "random seed; the same seed gives the same tokens (default: from the clock)")
 	verbose := fs.Bool("v", false, "print timing statistics to stderr")
 	sessionFile := fs.String("session", "", "append this turn to a .miku session file (created if missing): the prompt is the next user message. "+
-		"The session's saved settings are the defaults; -n, --temp, --top-k, --top-p, --min-p, --repeat-penalty, --seed, --rank, --slots and --alloc given here override them and are saved with the session. "+
+		"The session's saved settings are the defaults; -n, --temp, --top-k, --top-p, --min-p, --repeat-penalty, --seed, --rank, --slots, --alloc, --gauge, --sink-channels, --sink-bypass and --kv-proj given here override them and are saved with the session. "+
 		"The file is locked from load to save: runs on the same file take turns")
 	force := fs.Bool("force-model", false, "with --session: continue a session saved with another model")
 	var knobs sessionKnobs
@@ -481,6 +481,22 @@ func runSession(mf *base.ModelFlags, file, prompt string, p sample.Params, n int
 			}
 		}
 	}
+	// The mechanisms first, so that a --rank given with them builds once;
+	// the KV projection last, as the rank sizes it.
+	mech := mf.Mech.Knobs()
+	setMech := func(kvs [][2]string) error {
+		for _, kv := range kvs {
+			if name := strings.ReplaceAll(kv[0], "_", "-"); knobs.set[name] {
+				if err := s.SetCtx(ctx, kv[0], kv[1], nil); err != nil {
+					return fmt.Errorf("--%s: %w", name, err)
+				}
+			}
+		}
+		return nil
+	}
+	if err := setMech(mech[:len(mech)-1]); err != nil {
+		return err
+	}
 	if knobs.set["rank"] || knobs.set["slots"] || knobs.set["alloc"] {
 		// The TUI's /set path: the compression is built (or read from
 		// the shared cache) by the session, and saved with its settings.
@@ -518,6 +534,9 @@ func runSession(mf *base.ModelFlags, file, prompt string, p sample.Params, n int
 		if err != nil {
 			return fmt.Errorf("--rank %s: %w", rank, err)
 		}
+	}
+	if err := setMech(mech[len(mech)-1:]); err != nil {
+		return err
 	}
 	for _, kv := range mf.KV.Knobs() {
 		if name := strings.ReplaceAll(kv[0], "_", "-"); knobs.set[name] {

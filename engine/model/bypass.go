@@ -34,6 +34,9 @@ func (s *State) newBypass(blocks []BlockProjections) (*bypassRun, error) {
 		if math.IsNaN(float64(t)) || math.IsInf(float64(t), 0) || t < 0 {
 			return nil, fmt.Errorf("model: block %d: a bypass threshold of %g", l, t)
 		}
+		if bp.QKV == nil && bp.O == nil && bp.FFN == nil && bp.Down == nil {
+			t = 0 // nothing projected: nothing to run dense instead
+		}
 		if t > 0 && thr == nil {
 			thr = make([]float32, len(blocks))
 		}

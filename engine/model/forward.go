@@ -403,8 +403,9 @@ func (s *State) linear(L *linear, x backend.Buffer, n int, dst ...backend.Buffer
 	var dense *linear
 	if s.bp != nil && len(s.bp.rows) > 0 && L.in != nil {
 		dense = s.denseOf(L)
-		if n == 1 && dense != nil {
-			// Decoding a sink: the one row runs dense, nothing projected.
+		if len(s.bp.rows) == n && dense != nil {
+			// Every row a sink (decoding one, always): the group runs
+			// dense, nothing projected.
 			L, dense = dense, nil
 		}
 	}

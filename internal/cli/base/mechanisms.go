@@ -3,6 +3,7 @@ package base
 import (
 	"flag"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/isagi-lab/isagi/engine/gguf"
@@ -150,3 +151,21 @@ func KVBytesPerToken(m *model.Model, st *model.State) int64 {
 
 // Bypassed is how many block runs of st went dense under the sink bypass.
 func Bypassed(st *model.State) int64 { return st.Bypassed() }
+
+// Knobs are the session settings the mechanism flags stand for (run
+// --session sets the ones given on its command line), kv_proj last: the
+// rank sizes it.
+func (mf MechFlags) Knobs() [][2]string {
+	return [][2]string{
+		{"gauge", onOff(mf.Gauge)}, {"sink_channels", strconv.Itoa(mf.SinkChannels)},
+		{"sink_bypass", onOff(mf.SinkBypass)}, {"kv_proj", onOff(mf.KVProj)},
+	}
+}
+
+// onOff is a switch as the session's on/off settings take it.
+func onOff(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
+}
