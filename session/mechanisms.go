@@ -28,11 +28,11 @@ func mechanismKnobs() []Knob {
 		}
 	}
 	return []Knob{
-		onOffKnob("gauge", "GRC: fold the norms' |γ| into Q/K/V and gate/up first",
+		onOffKnob("gauge", "GRC: fold the norms' |γ| into the reads",
 			func(s *Settings) *bool { return &s.Gauge }),
 		{
 			Name: "sink_channels", Values: "0…rank-1", Build: true,
-			Help:  "GRC: input channels Q/K/V and gate/up keep exact",
+			Help:  "GRC: input channels kept exact",
 			Value: func(s Settings, _ Info) string { return strconv.Itoa(s.SinkChannels) },
 			set: func(_ *Session, n *Settings, value string) (err error) {
 				if n.SinkChannels, err = strconv.Atoi(value); err == nil && n.SinkChannels < 0 {
@@ -44,7 +44,7 @@ func mechanismKnobs() []Knob {
 		onOffKnob("sink_bypass", "GRC: outlier positions (‖h‖ > μ+3σ) run dense",
 			func(s *Settings) *bool { return &s.SinkBypass }),
 		{
-			Name: "kv_proj", Values: "on|off", Help: "KV cache in the rank's share of each head (needs a rank)",
+			Name: "kv_proj", Values: "on|off", Help: "KV cache in the rank's share of a head",
 			Value: func(s Settings, _ Info) string { return onOff(s.KVProj) },
 			set: func(s *Session, n *Settings, value string) error {
 				on, err := parseOnOff(value)

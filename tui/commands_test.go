@@ -139,8 +139,8 @@ func TestSetBuildKnobsRunAsJobs(t *testing.T) {
 	if strings.Join(e.ctx, ";") != strings.Join(build, ";") {
 		t.Errorf("SetCtx got %q, want %q", e.ctx, build)
 	}
-	if len(build) != 4 {
-		t.Errorf("build knobs %q, want rank, slots, alloc and draft", build)
+	if len(build) != 7 {
+		t.Errorf("build knobs %q, want rank, slots, alloc, draft, gauge, sink_channels and sink_bypass", build)
 	}
 	if _, sets, _, _ := e.snapshot(); len(sets) != 1 || sets[0] != [2]string{"temp", "0.3"} {
 		t.Errorf("Set got %q, want only temp 0.3", sets)

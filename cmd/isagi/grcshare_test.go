@@ -154,7 +154,7 @@ func TestRunCalibFile(t *testing.T) {
 	if _, _, err := runCmd(t, args...); err == nil || !strings.Contains(err.Error(), "--calib: "+calib+" is empty") {
 		t.Errorf("empty --calib file: %v", err)
 	}
-	if _, _, err := runCmd(t, "run", "--model", q8, "--rank", "64", "--calib", calib, "--prompt", "x", "-n", "1"); err == nil || err.Error() != "--calib is for --alloc mcr" {
+	if _, _, err := runCmd(t, "run", "--model", q8, "--rank", "64", "--calib", calib, "--prompt", "x", "-n", "1"); err == nil || err.Error() != "--calib is for --alloc mcr and --sink-bypass" {
 		t.Errorf("--calib without mcr: %v", err)
 	}
 }
