@@ -169,3 +169,37 @@ func onOff(on bool) string {
 	}
 	return "off"
 }
+
+// Figures is one line of what a compression measured that its String
+// leaves out: each slot's mean Eckart–Young excess ρ and its group's k95,
+// the depth-sink block, the stream's intrinsic dimension per block and
+// the bypass's thresholds; "" when it has none.
+func Figures(g *grc.Compression) string {
+	var parts []string
+	var rho, dim []string
+	for _, s := range g.Summary() {
+		if s.MeanRho > 0 {
+			rho = append(rho, fmt.Sprintf("%s %.2f", s.Slot, s.MeanRho))
+		}
+		if s.MeanK95 > 0 {
+			dim = append(dim, fmt.Sprintf("%s %.0f", s.Slot, s.MeanK95))
+		}
+	}
+	if len(rho) > 0 {
+		parts = append(parts, "ρ "+strings.Join(rho, " "))
+	}
+	if len(dim) > 0 {
+		parts = append(parts, "k95 "+strings.Join(dim, " "))
+	}
+	if d := g.Depth; d != nil {
+		how := "detected"
+		if !d.Detected {
+			how = "⌊2L/3⌋, none detected"
+		}
+		parts = append(parts, fmt.Sprintf("depth sink block %d (%s); stream PCA-95 by block %v", d.Sink, how, d.IntrinsicDim))
+	}
+	if g.Bypass != nil {
+		parts = append(parts, fmt.Sprintf("bypass ‖h‖ above %.4g", g.Bypass))
+	}
+	return strings.Join(parts, "; ")
+}

@@ -280,6 +280,9 @@ func (mf *ModelFlags) buildGRC(f *gguf.File, tok *tokenizer.Tokenizer, m *model.
 	for _, n := range g.Plan.Notes {
 		fmt.Fprintln(mf.Log, "isagi: note:", n)
 	}
+	if fig := Figures(g); fig != "" {
+		fmt.Fprintln(mf.Log, "isagi:", fig)
+	}
 	return g, nil
 }
 

@@ -24,6 +24,7 @@ func Main(version string, args []string, stdout, stderr io.Writer) error {
 	mf.Register(fs)
 	defer mf.Dev.Close()
 	file := fs.String("file", "", "text file to score")
+	parseSpecial := fs.Bool("parse-special", false, "turn control-token text such as <|im_end|> into control tokens, to score chat-formatted text (trusted text only)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: isagi ppl (--model FILE.gguf | --demo) --file TEXT [--ctx N] [--threads N] [--rank K --slots S --alloc A] [--gauge] [--sink-channels T] [--sink-bypass] [--kv-proj]
 
@@ -74,7 +75,11 @@ Examples:
 		return err
 	}
 	defer m.Close()
-	ids, err := tok.Encode(string(text), tokenizer.EncodeOptions{})
+	encode := tok.Encode
+	if *parseSpecial {
+		encode = tok.EncodeMarkup
+	}
+	ids, err := encode(string(text), tokenizer.EncodeOptions{})
 	if err != nil {
 		return err
 	}
