@@ -3,6 +3,7 @@ GO       ?= go
 # An execution count, not a duration: go1.26's fuzz coordinator can fail a
 # duration run with a spurious "context deadline exceeded" (golang/go#75804).
 FUZZTIME ?= 50000x
+FUZZTIME_SLOW ?= 5000x
 BIN      := bin/isagi
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
@@ -39,6 +40,8 @@ fuzz:
 	$(GO) test ./miku -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./miku -run '^$$' -fuzz '^FuzzDecodeFramed$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./session -run '^$$' -fuzz '^FuzzTreeSection$$' -fuzztime $(FUZZTIME)
+	# A cache that decodes is verified against the weights (one block's products, ~3 ms): a tenth of the executions.
+	$(GO) test ./engine/grc -run '^$$' -fuzz '^FuzzFromCache$$' -fuzztime $(FUZZTIME_SLOW)
 	$(GO) test ./cog -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./geometry -run '^$$' -fuzz '^FuzzParseProfile$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./geometry -run '^$$' -fuzz '^FuzzReadAugmentItems$$' -fuzztime $(FUZZTIME)

@@ -8,7 +8,7 @@
 #
 # Knobs: PART (all|ppl|bench), PPL_MODELS ("kjv chat"), MECH (the mechanism flags, default every
 # one: --gauge --sink-channels 8 --sink-bypass --kv-proj), SLOTS ("qkv
-# qkv,o,ffn"), SHAPES for bench ("smollm2-135m llama-1b", synthetic Q8_0
+# qkv,o,ffn"), BENCH_SLOTS (qkv,o,ffn), SHAPES for bench ("smollm2-135m llama-1b", synthetic Q8_0
 # files written by engine/internal/synth), THREADS, OUT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +19,7 @@ PPL_MODELS=${PPL_MODELS:-kjv chat}
 MECH=${MECH:---gauge --sink-channels 8 --sink-bypass --kv-proj}
 SLOTS=${SLOTS:-qkv qkv,o,ffn}
 SHAPES=${SHAPES:-smollm2-135m llama-1b}
+BENCH_SLOTS=${BENCH_SLOTS:-qkv,o,ffn}
 mkdir -p "$OUT"
 go build -o "$OUT/isagi" ./cmd/isagi
 # A data directory of its own, so every compression is built here, not
@@ -75,9 +76,9 @@ if [ "$PART" != ppl ]; then
 		f="$OUT/$s-Q8_0.gguf"
 		[ -f "$f" ] || go run ./engine/internal/synth/synthgguf -random "$s" Q8_0 "$f"
 		d=$("$OUT/isagi" inspect "$f" | awk '/embedding_length/ {print $NF}')
-		echo "### bench $s Q8_0 (d = $d), rank $((d / 2)), slots qkv,o,ffn"
+		echo "### bench $s Q8_0 (d = $d), rank $((d / 2)), slots $BENCH_SLOTS"
 		# shellcheck disable=SC2086
-		"$OUT/isagi" bench --model "$f" -p 128 -n 64 --rank $((d / 2)) --slots qkv,o,ffn $MECH "${thr[@]}" | tee "$OUT/bench-$s.txt"
+		"$OUT/isagi" bench --model "$f" -p 128 -n 64 --rank $((d / 2)) --slots "$BENCH_SLOTS" $MECH "${thr[@]}" | tee "$OUT/bench-$s.txt"
 		echo
 	done
 fi

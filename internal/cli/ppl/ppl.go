@@ -117,6 +117,9 @@ Examples:
 		if err != nil {
 			return err
 		}
+		if n := base.Bypassed(st); n > 0 {
+			fmt.Fprintf(stderr, "isagi: sink bypass: %d block runs went dense\n", n)
+		}
 		fmt.Fprintf(stdout, "%-22s ppl=%.4f\n", v.Label, r.PPL)
 		last = r.PPL
 	}
