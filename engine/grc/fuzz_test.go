@@ -21,14 +21,7 @@ func FuzzFromCache(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	plan, err := gb.Plan(context.Background(), spec, prof, nil)
-	if err != nil {
-		f.Fatal(err)
-	}
-	g, err := gb.BuildPlan(context.Background(), plan, nil)
-	if err != nil {
-		f.Fatal(err)
-	}
+	g := buildSpec(f, gb, spec, prof)
 	knobs, secs, err := g.CacheSections()
 	if err != nil {
 		f.Fatal(err)

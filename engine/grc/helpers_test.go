@@ -1,6 +1,7 @@
 package grc
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"testing"
@@ -39,4 +40,19 @@ func openModel(t testing.TB, rel string) *model.Model {
 // stories is the part of stories260k/golden.json these tests read.
 type stories struct {
 	ProbeTokens []int32 `json:"probe_tokens"`
+}
+
+// buildSpec plans spec (with the calibration profile prof, or nil) and
+// builds it with gb.
+func buildSpec(tb testing.TB, gb *Builder, spec Spec, prof *Profile) *Compression {
+	tb.Helper()
+	plan, err := gb.Plan(context.Background(), spec, prof, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	g, err := gb.BuildPlan(context.Background(), plan, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return g
 }

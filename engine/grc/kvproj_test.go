@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/isagi-lab/isagi/engine/internal/orth"
 	"github.com/isagi-lab/isagi/engine/model"
 )
 
@@ -187,40 +188,7 @@ func randomKV(t *testing.T, m *model.Model, r int) *model.KVProjection {
 				}
 			}
 			layers[l].Keep = append(layers[l].Keep, keep)
-			// Gram–Schmidt of random rows.
-			var rows [][]float64
-			for len(rows) < r {
-				v := make([]float64, c.HeadDim)
-				for i := range v {
-					v[i] = rng.NormFloat64()
-				}
-				for range 2 {
-					for _, u := range rows {
-						var dot float64
-						for i := range v {
-							dot += v[i] * u[i]
-						}
-						for i := range v {
-							v[i] -= dot * u[i]
-						}
-					}
-				}
-				var n float64
-				for _, x := range v {
-					n += x * x
-				}
-				n = math.Sqrt(n)
-				for i := range v {
-					v[i] /= n
-				}
-				rows = append(rows, v)
-			}
-			var basis []float32
-			for _, v := range rows {
-				for _, x := range v {
-					basis = append(basis, float32(x))
-				}
-			}
+			basis := orth.Rows(rng, r, c.HeadDim)
 			layers[l].V = append(layers[l].V, basis)
 		}
 	}

@@ -224,14 +224,7 @@ func TestMechanismsFullRankExact(t *testing.T) {
 		{Slots: QKV | FFN, K: m.Dim, SinkChannels: 8},
 		{Slots: QKV | FFN, K: m.Dim, Gauge: true, SinkChannels: 8},
 	} {
-		plan, err := gb.Plan(context.Background(), sp, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, err := gb.BuildPlan(context.Background(), plan, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		g := buildSpec(t, gb, sp, nil)
 		if err := Verify(m, g); err != nil {
 			t.Fatalf("%+v: a fresh build fails its check: %v", sp, err)
 		}
@@ -255,11 +248,7 @@ func TestMechanismsFullRankExact(t *testing.T) {
 	}
 	// Below full rank: the sink channels' columns are stored whole.
 	sp := Spec{Slots: QKV | FFN, K: 96, SinkChannels: 4}
-	plan, _ := gb.Plan(context.Background(), sp, nil, nil)
-	g, err := gb.BuildPlan(context.Background(), plan, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := buildSpec(t, gb, sp, nil)
 	p, err := prepare(m, 0, 0, variantOf(sp))
 	if err != nil {
 		t.Fatal(err)
@@ -386,14 +375,7 @@ func TestProfileDepthSinkAndBypass(t *testing.T) {
 	}
 	t.Logf("kjv: intrinsic dim %v, ‖h‖ μ %.3g σ %.3g", prof.IntrinsicDim, prof.NormMean, prof.NormStd)
 	gb, _ := NewBuilder(m, QKV)
-	plan, err := gb.Plan(context.Background(), Spec{Slots: QKV, K: 128, SinkBypass: true, Calib: "00"}, prof, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := gb.BuildPlan(context.Background(), plan, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := buildSpec(t, gb, Spec{Slots: QKV, K: 128, SinkBypass: true, Calib: "00"}, prof)
 	sink, _ := prof.DepthSink()
 	if g.Depth == nil || g.Depth.Sink != sink || g.Check.Layer != sink || len(g.Bypass) != m.Layers || g.Bypass[0] != 0 {
 		t.Fatalf("depth %+v check layer %d bypass %v", g.Depth, g.Check.Layer, g.Bypass)
@@ -405,7 +387,7 @@ func TestProfileDepthSinkAndBypass(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := FromCache(m, plan.Spec, knobs, secs)
+	back, err := FromCache(m, g.Plan.Spec, knobs, secs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,53 +18,14 @@ var bypassPrompt = []int32{1, 300, 391, 394, 500, 601, 702, 33, 44, 1000}
 // shows the sink (block 1's input, the stream after block 0, does not yet).
 var bypassBlocks = []int{2, 3, 4, 5}
 
-// orthonormal returns k orthonormal rows of width d (Gram–Schmidt over
-// Gaussian rows, in float64).
-func orthonormal(rng *rand.Rand, k, d int) []float64 {
-	b := make([]float64, k*d)
-	for i := range k {
-		r := b[i*d : (i+1)*d]
-		for {
-			for c := range r {
-				r[c] = rng.NormFloat64()
-			}
-			for j := range i {
-				q := b[j*d : (j+1)*d]
-				var dot float64
-				for c := range r {
-					dot += r[c] * q[c]
-				}
-				for c := range r {
-					r[c] -= dot * q[c]
-				}
-			}
-			var nn float64
-			for _, v := range r {
-				nn += v * v
-			}
-			if nn > 1e-6 {
-				for c := range r {
-					r[c] /= math.Sqrt(nn)
-				}
-				break
-			}
-		}
-	}
-	return b
-}
-
 // randomProjection is a group's product through a random rank-k basis P:
 // In = P, Out[i] = W_i·Pᵀ, so that the group computes W_i·PᵀP·x, a lossy
 // view of W_i·x.
 func randomProjection(t testing.TB, rng *rand.Rand, k int, ws ...*tensor.Matrix) *Projection {
 	t.Helper()
 	d := ws[0].Cols
-	p := orthonormal(rng, k, d)
-	in := make([]float32, len(p))
-	for i, v := range p {
-		in[i] = float32(v)
-	}
-	pr := &Projection{In: f32Matrix(t, k, d, in)}
+	p := randomBasis(rng, k, d)
+	pr := &Projection{In: f32Matrix(t, k, d, p)}
 	row := make([]float32, d)
 	for _, w := range ws {
 		out := make([]float32, w.Rows*k)
@@ -75,7 +36,7 @@ func randomProjection(t testing.TB, rng *rand.Rand, k int, ws ...*tensor.Matrix)
 			for j := range k {
 				var dot float64
 				for c, x := range row {
-					dot += float64(x) * p[j*d+c]
+					dot += float64(x) * float64(p[j*d+c])
 				}
 				out[r*k+j] = float32(dot)
 			}

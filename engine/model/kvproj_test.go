@@ -8,49 +8,12 @@ import (
 
 	"github.com/isagi-lab/isagi/engine/backend"
 	"github.com/isagi-lab/isagi/engine/backend/cpu"
+	"github.com/isagi-lab/isagi/engine/internal/orth"
 )
 
-// randomBasis returns r orthonormal rows of d values (Gram–Schmidt in
-// float64 of random rows): a value basis no better than chance, which at
-// r = d is a rotation.
-func randomBasis(rng *rand.Rand, r, d int) []float32 {
-	rows := make([][]float64, 0, r)
-	for len(rows) < r {
-		v := make([]float64, d)
-		for i := range v {
-			v[i] = rng.NormFloat64()
-		}
-		for pass := 0; pass < 2; pass++ { // twice: orthogonal to rounding
-			for _, u := range rows {
-				var dot float64
-				for i := range v {
-					dot += v[i] * u[i]
-				}
-				for i := range v {
-					v[i] -= dot * u[i]
-				}
-			}
-		}
-		var n float64
-		for _, x := range v {
-			n += x * x
-		}
-		if n = math.Sqrt(n); n < 1e-6 {
-			continue
-		}
-		for i := range v {
-			v[i] /= n
-		}
-		rows = append(rows, v)
-	}
-	out := make([]float32, 0, r*d)
-	for _, v := range rows {
-		for _, x := range v {
-			out = append(out, float32(x))
-		}
-	}
-	return out
-}
+// randomBasis returns r orthonormal rows of d values drawn by chance: a
+// value basis no better than chance, which at r = d is a rotation.
+func randomBasis(rng *rand.Rand, r, d int) []float32 { return orth.Rows(rng, r, d) }
 
 // handKV is a projection of rank r for c made by chance: each head keeps
 // the units of a random order until r coordinates are kept (a single unit
