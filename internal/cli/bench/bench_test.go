@@ -82,3 +82,39 @@ func TestBenchDraftJSON(t *testing.T) {
 		t.Error("a missing --prompt-file was accepted")
 	}
 }
+
+// TestBenchVariants: bench measures the mechanisms' variants side by side,
+// and the KV projection's row holds half the KV bytes per position at
+// rank d/2.
+func TestBenchVariants(t *testing.T) {
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	out, errs, err := runCmd(t, "bench", "--model", clitest.Fixture(t, "kjv/kjv-q8_0.gguf"), "-p", "16", "-n", "8", "--json", "--no-probe",
+		"--rank", "128", "--kv-proj", "--sink-bypass")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errs)
+	}
+	var r struct {
+		KVBytes  int64 `json:"kv_bytes_per_token"`
+		Variants []struct {
+			Label   string  `json:"variant"`
+			Decode  float64 `json:"decode_tok_s"`
+			KVBytes int64   `json:"kv_bytes_per_token"`
+		} `json:"variants"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	if len(r.Variants) != 4 {
+		t.Fatalf("variants %+v", r.Variants)
+	}
+	kv := map[string]int64{}
+	for _, v := range r.Variants {
+		if v.Decode <= 0 {
+			t.Errorf("%s: decode %g tok/s", v.Label, v.Decode)
+		}
+		kv[v.Label] = v.KVBytes
+	}
+	if kv["off"] != 2*kv["+kv-proj"] || kv["+sink-bypass"] != kv["off"] || r.KVBytes != kv["all"] {
+		t.Errorf("KV bytes per position %v, report %d", kv, r.KVBytes)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/isagi-lab/isagi/internal/cli/clitest"
@@ -35,5 +36,52 @@ func TestPPL(t *testing.T) {
 	var ppl float64
 	if _, err := fmt.Sscanf(out, "ppl=%g\n", &ppl); err != nil || ppl <= 1 || ppl > 1000 {
 		t.Fatalf("output %q (%v)", out, err)
+	}
+}
+
+// TestPPLVariants: with mechanisms given, ppl scores every variant in one
+// run — all off, each alone, all — one line each, and ends with the
+// "ppl=" line of the configuration asked for; a mechanism without --rank
+// is refused.
+func TestPPLVariants(t *testing.T) {
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	text := filepath.Join(t.TempDir(), "t.txt")
+	held, err := os.ReadFile(clitest.Fixture(t, "kjv/heldout.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(text, held[:3000], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := clitest.Fixture(t, "kjv/kjv-q8_0.gguf")
+	out, errs, err := runCmd(t, "ppl", "--model", m, "--file", text, "--ctx", "128", "--rank", "64", "--gauge", "--kv-proj")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var labels []string
+	vals := map[string]float64{}
+	for _, l := range lines[:len(lines)-1] {
+		f := strings.Fields(l)
+		var v float64
+		if _, err := fmt.Sscanf(f[len(f)-1], "ppl=%g", &v); err != nil {
+			t.Fatalf("line %q: %v", l, err)
+		}
+		label := strings.Join(f[:len(f)-1], " ")
+		labels = append(labels, label)
+		vals[label] = v
+	}
+	if strings.Join(labels, ",") != "off,+gauge,+kv-proj,all" {
+		t.Fatalf("variants %q\n%s", labels, out)
+	}
+	var last float64
+	if _, err := fmt.Sscanf(lines[len(lines)-1], "ppl=%g", &last); err != nil || last != vals["all"] {
+		t.Errorf("last line %q, all %g", lines[len(lines)-1], vals["all"])
+	}
+	if vals["+kv-proj"] == vals["off"] || !strings.Contains(errs, "KV projection: 8 of 32 values per KV head") {
+		t.Errorf("the KV projection changed nothing: %v\n%s", vals, errs)
+	}
+	if _, _, err := runCmd(t, "ppl", "--model", m, "--file", text, "--gauge"); err == nil || !strings.Contains(err.Error(), "need --rank") {
+		t.Errorf("--gauge without --rank: %v", err)
 	}
 }
