@@ -1,9 +1,15 @@
 package session
 
 import (
+	"context"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/isagi-lab/isagi/engine/backend"
+	"github.com/isagi-lab/isagi/engine/backend/cpu"
+	"github.com/isagi-lab/isagi/engine/tensor"
 )
 
 // TestCompressionIIKnobs: the mechanisms' settings build the compression
@@ -45,5 +51,49 @@ func TestCompressionIIKnobs(t *testing.T) {
 	}
 	if turn := send(t, s, "And God said"); turn.Tokens == 0 {
 		t.Fatal("an empty reply after rank off")
+	}
+}
+
+// TestKVProjOnABackendWithout: a backend that cannot project its KV cache
+// refuses kv_proj in one sentence, and a session saved with it opens there
+// without it, saying so.
+func TestKVProjOnABackendWithout(t *testing.T) {
+	path := fixture(t, "kjv/kjv-q8_0.gguf")
+	s := open(t, path, Options{Settings: greedy()})
+	for _, kv := range [][2]string{{"rank", "128"}, {"kv_proj", "on"}} {
+		if err := s.Set(kv[0], kv[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(t, s, "And God said")
+	file := filepath.Join(t.TempDir(), "kv.miku")
+	if err := s.Files().Save(context.Background(), file, SaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	o := Options{Settings: greedy(), Threads: 1, Backend: func(th int) (backend.Backend, error) {
+		pool := tensor.NewPool(th)
+		t.Cleanup(pool.Close)
+		return &testBackend{Backend: cpu.New(tensor.NewKernels(pool)), n: &backendCounts{}}, nil
+	}}
+	r, err := Open(path, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	if err := r.Set("rank", "128"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Set("kv_proj", "on"); err == nil || !strings.Contains(err.Error(), "test backend cannot project its KV cache") {
+		t.Fatalf("kv_proj on a backend without: %v", err)
+	}
+	notes, err := r.Files().Load(context.Background(), file, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(notes, "\n"), "kv_proj on") || r.Settings().KVProj || r.Settings().Rank != 128 {
+		t.Fatalf("loaded: notes %q, settings %+v", notes, r.Settings())
+	}
+	if turn := send(t, r, "And God said"); turn.Tokens == 0 {
+		t.Fatal("an empty reply after loading")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/isagi-lab/isagi/engine/backend"
 	"github.com/isagi-lab/isagi/engine/chat"
 	"github.com/isagi-lab/isagi/engine/conversation"
 	"github.com/isagi-lab/isagi/miku"
@@ -257,6 +258,12 @@ func (fl *Files) Load(ctx context.Context, path string, o LoadOptions) (notes []
 	if len(f.Header.Knobs) > 0 {
 		if err := json.Unmarshal(f.Header.Knobs, &set); err != nil {
 			return nil, fmt.Errorf("%s: knobs: %w", path, err)
+		}
+		if _, ok := s.b.(backend.HeadProjector); set.KVProj && !ok {
+			// A layout of the cache, not of the conversation: the file
+			// opens, without it.
+			set.KVProj = false
+			notes = append(notes, fmt.Sprintf("this session stored its KV cache projected (kv_proj on); %s cannot, so it runs without", s.b.Name()))
 		}
 		if err := s.applyCtx(ctx, set, progress); err != nil {
 			return nil, fmt.Errorf("%s: knobs: %w", path, err)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -166,12 +167,23 @@ func BenchmarkPrefill(b *testing.B) {
 // (q, k, v in, the attention's output out) are seen against the same
 // machine state. "ratio" is projected tok/s over dense tok/s, the median
 // of the rounds; "ratio-min" and "ratio-max" their spread; "kv-ratio" the
-// cache's bytes over the dense cache's.
+// cache's bytes over the dense cache's. ISAGI_BENCH_MODEL names another
+// GGUF file (a synthetic shape: engine/internal/synth), and
+// ISAGI_BENCH_DEPTH a context to decode after (prefilled once; each round
+// rewinds to it), for the cost of attending over a longer cache.
 func BenchmarkDecodeKVProjection(b *testing.B) {
 	pool := tensor.NewPool(0)
 	defer pool.Close()
 	k := tensor.NewKernels(pool)
-	m, dense := benchState(b, fixture(b, "kjv/kjv-q8_0.gguf"), k)
+	path := os.Getenv("ISAGI_BENCH_MODEL")
+	if path == "" {
+		path = fixture(b, "kjv/kjv-q8_0.gguf")
+	}
+	depth, _ := strconv.Atoi(os.Getenv("ISAGI_BENCH_DEPTH"))
+	m, dense := benchState(b, path, k)
+	if depth < 0 || depth+64 > dense.Cap() {
+		b.Fatalf("ISAGI_BENCH_DEPTH %d: the cache holds %d positions", depth, dense.Cap())
+	}
 	proj, err := m.NewState(dense.Cap(), k)
 	if err != nil {
 		b.Fatal(err)
@@ -181,8 +193,17 @@ func BenchmarkDecodeKVProjection(b *testing.B) {
 	}
 	logits := make([]float32, m.Vocab)
 	tok := []int32{5}
+	prompt := make([]int32, depth)
+	for i := range prompt {
+		prompt[i] = int32(3 + i*7%(m.Vocab-3))
+	}
+	for _, s := range []*State{dense, proj} {
+		if err := s.Forward(prompt, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
 	decode := func(s *State) float64 {
-		s.Reset()
+		s.Truncate(depth)
 		t0 := time.Now()
 		for range 64 {
 			if err := s.Forward(tok, logits); err != nil {
