@@ -20,7 +20,9 @@ func runCmd(t *testing.T, args ...string) (string, string, error) {
 	return clitest.Run(t, func(a []string, o, e io.Writer) error { return Main("dev", a, o, e) }, args[1:]...)
 }
 
-func TestPPL(t *testing.T) {
+// heldoutText is the first 3000 bytes of kjv's held-out text, in a file.
+func heldoutText(t *testing.T) string {
+	t.Helper()
 	text := filepath.Join(t.TempDir(), "t.txt")
 	held, err := os.ReadFile(clitest.Fixture(t, "kjv/heldout.txt"))
 	if err != nil {
@@ -29,6 +31,11 @@ func TestPPL(t *testing.T) {
 	if err := os.WriteFile(text, held[:3000], 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return text
+}
+
+func TestPPL(t *testing.T) {
+	text := heldoutText(t)
 	out, errs, err := runCmd(t, "ppl", "--model", clitest.Fixture(t, "kjv/kjv-q8_0.gguf"), "--file", text, "--ctx", "128")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errs)
@@ -45,14 +52,7 @@ func TestPPL(t *testing.T) {
 // is refused.
 func TestPPLVariants(t *testing.T) {
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
-	text := filepath.Join(t.TempDir(), "t.txt")
-	held, err := os.ReadFile(clitest.Fixture(t, "kjv/heldout.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(text, held[:3000], 0o644); err != nil {
-		t.Fatal(err)
-	}
+	text := heldoutText(t)
 	m := clitest.Fixture(t, "kjv/kjv-q8_0.gguf")
 	out, errs, err := runCmd(t, "ppl", "--model", m, "--file", text, "--ctx", "128", "--rank", "64", "--gauge", "--kv-proj")
 	if err != nil {
