@@ -102,9 +102,10 @@ func (c *GRCCache) Save(m *model.Model, g *grc.Compression) error {
 // a valid one, else planned and built with gb (whose slot set must be
 // spec's) and saved. profile, the calibration pass, is called only on a
 // miss: MCR and the sink bypass need it; for the others it gives the
-// figures (intrinsic dimension, the depth-sink block), and a build goes on
-// without them when it fails or is nil. progress sees blocks done/total of the build
-// (twice for GP: the decompositions, then the projections); a cancelled
+// figures (intrinsic dimension, the depth-sink block), and a build goes
+// on without them when it fails or is nil. progress sees blocks
+// done/total of the build (twice for GP: the decompositions, then the
+// projections); a cancelled
 // ctx stops it with ctx.Err(). A nil c builds without a cache; a cache
 // that cannot be written costs the next start a rebuild, nothing else.
 // built reports whether it was built.
