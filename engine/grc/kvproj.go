@@ -5,10 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/isagi-lab/isagi/engine/model"
-	"github.com/isagi-lab/isagi/engine/tensor"
 )
 
 // KVRank is the per-head rank of a KV-cache projection that keeps the same
@@ -55,18 +52,11 @@ func KVProjectionFor(m *model.Model, r int) (*model.KVProjection, error) {
 	layers := make([]model.KVLayer, c.Layers)
 	for l := range layers {
 		bw := m.Block(l)
-		q, err := dequantAll(bw.Q)
+		qkv, err := dequantGroup(m, 0, l) // Q, K, V
 		if err != nil {
-			return nil, fmt.Errorf("grc: block %d Q: %w", l, err)
+			return nil, err
 		}
-		k, err := dequantAll(bw.K)
-		if err != nil {
-			return nil, fmt.Errorf("grc: block %d K: %w", l, err)
-		}
-		v, err := dequantAll(bw.V)
-		if err != nil {
-			return nil, fmt.Errorf("grc: block %d V: %w", l, err)
-		}
+		q, k, v := qkv[0].W, qkv[1].W, qkv[2].W
 		imp := keyImportance(c, units, q, k, bw.QNorm, bw.KNorm)
 		L := &layers[l]
 		for h := range c.KVHeads {
@@ -87,18 +77,6 @@ func KVProjectionFor(m *model.Model, r int) (*model.KVProjection, error) {
 		return nil, fmt.Errorf("grc: %w", err)
 	}
 	return p, nil
-}
-
-// dequantAll is w as rows×cols floats.
-func dequantAll(w *tensor.Matrix) ([]float32, error) {
-	if w == nil {
-		return nil, fmt.Errorf("no weights")
-	}
-	f := make([]float32, w.Rows*w.Cols)
-	if err := tensor.Dequantize(w.Type, f, w.Data); err != nil {
-		return nil, err
-	}
-	return f, nil
 }
 
 // keyImportance is, per KV head and unit, the importance of the unit per
@@ -180,29 +158,22 @@ func keepUnits(units [][]int, imp []float64, r int) ([]int, error) {
 
 // valueBasis is KV head h's value basis: the top r eigenvectors of the
 // Gram of its rows of W_V (rows h·hd…, dim columns), as r rows of hd,
-// sign-canonical.
+// sign-canonical — the rank-r basis of Wᵀ's input space, which is the
+// head's output space.
 func valueBasis(v []float32, h, hd, dim, r int) ([]float32, error) {
-	w := mat.NewDense(hd, dim, nil)
+	wt := Matrix{Rows: dim, Cols: hd, W: make([]float32, dim*hd)}
 	for i := range hd {
 		for j, x := range v[(h*hd+i)*dim : (h*hd+i+1)*dim] {
-			w.Set(i, j, float64(x))
+			wt.W[j*hd+i] = x
 		}
 	}
-	g := mat.NewSymDense(hd, nil)
-	g.SymOuterK(1, w) // W Wᵀ
-	var eig mat.EigenSym
-	if !eig.Factorize(g, true) {
-		return nil, fmt.Errorf("value Gram: eigendecomposition did not converge")
+	dec, err := Decompose([]Matrix{wt})
+	if err != nil {
+		return nil, fmt.Errorf("value Gram: %w", err)
 	}
-	var vecs mat.Dense
-	eig.VectorsTo(&vecs)
-	out := make([]float32, r*hd)
-	for j := range r {
-		col := hd - 1 - j // EigenSym sorts ascending; we want largest first
-		sign := canonicalSign(hd, func(i int) float64 { return vecs.At(i, col) })
-		for i := range hd {
-			out[j*hd+i] = float32(sign * vecs.At(i, col))
-		}
+	b, err := dec.Basis(r)
+	if err != nil {
+		return nil, fmt.Errorf("value Gram: %w", err)
 	}
-	return out, nil
+	return b.Transposed(), nil
 }
