@@ -90,11 +90,7 @@ func Decompose(slots []Matrix) (*Decomposition, error) {
 		if s.Cols != d || s.Rows <= 0 || len(s.W) != s.Rows*s.Cols {
 			return nil, fmt.Errorf("grc: slot of %d×%d with %d values does not read a %d-wide input", s.Rows, s.Cols, len(s.W), d)
 		}
-		for r0 := 0; r0 < s.Rows; r0 += gramChunk {
-			r1 := min(r0+gramChunk, s.Rows)
-			w := mat.NewDense(r1-r0, d, widenInto(buf[:(r1-r0)*d], s.W[r0*d:r1*d]))
-			g.SymRankK(g, 1, w.T()) // G += WᵀW
-		}
+		addGram(g, s, buf)
 		rows += s.Rows
 	}
 	scale := mat.Norm(g, 2) // Frobenius for a matrix
@@ -118,6 +114,17 @@ func Decompose(slots []Matrix) (*Decomposition, error) {
 		}
 	}
 	return dec, nil
+}
+
+// addGram adds sᵀs to g (s.Cols wide), widening gramChunk rows at a time
+// into buf (at least min(gramChunk, s.Rows)·s.Cols long).
+func addGram(g *mat.SymDense, s Matrix, buf []float64) {
+	d := s.Cols
+	for r0 := 0; r0 < s.Rows; r0 += gramChunk {
+		r1 := min(r0+gramChunk, s.Rows)
+		w := mat.NewDense(r1-r0, d, widenInto(buf[:(r1-r0)*d], s.W[r0*d:r1*d]))
+		g.SymRankK(g, 1, w.T()) // G += WᵀW
+	}
 }
 
 // canonicalSign is the sign that makes a vector's largest-magnitude entry

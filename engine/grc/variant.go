@@ -227,14 +227,9 @@ func slotSpectrum(x Matrix) ([]float64, error) {
 	if x.Rows < x.Cols {
 		g.SymRankK(g, 1, mat.NewDense(x.Rows, x.Cols, widen(x.W))) // XXᵀ: few rows
 	} else {
-		// XᵀX a chunk of rows at a time, as Decompose does: a wide FFN
-		// matrix is never widened whole.
-		d := x.Cols
-		buf := make([]float64, min(gramChunk, x.Rows)*d)
-		for r0 := 0; r0 < x.Rows; r0 += gramChunk {
-			r1 := min(r0+gramChunk, x.Rows)
-			g.SymRankK(g, 1, mat.NewDense(r1-r0, d, widenInto(buf[:(r1-r0)*d], x.W[r0*d:r1*d])).T())
-		}
+		// XᵀX as Decompose takes it: a wide FFN matrix is never widened
+		// whole.
+		addGram(g, x, make([]float64, min(gramChunk, x.Rows)*x.Cols))
 	}
 	var eig mat.EigenSym
 	if !eig.Factorize(g, false) {
