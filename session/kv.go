@@ -203,14 +203,10 @@ func (cp *Compression) useEviction(n Settings) error {
 // KV reports the cache and its eviction.
 func (cp *Compression) KV() KVStatus {
 	s := cp.s
-	c := &s.m.Config
 	st := KVStatus{
 		Keep: 1, Scorer: "none", Entries: s.st.Cap(), Window: s.st.MaxPos(),
 		Positions: s.st.Pos(), Kept: s.st.Len(), Evicted: s.st.Evicted(),
-		EntryBytes: 2 * c.Layers * c.KVDim() * 4,
-	}
-	if n := s.st.Cap(); n > 0 {
-		st.EntryBytes = int(s.st.KVBytes() / int64(n)) // smaller under a KV projection
+		EntryBytes: int(s.st.KVEntryBytes()), // smaller under a KV projection
 	}
 	if cp.kv != nil {
 		st.On, st.Scorer, st.Keep = true, cp.kv.pol.Kind.String(), s.set.KVKeep

@@ -364,9 +364,13 @@ func (s *State) kvHeadDim() int {
 // KVBytes is the size of the state's KV cache, keys and values of every
 // layer at its capacity (Cap), in float32 as the backends store it: with
 // a KV projection, r/HeadDim of what it is without.
-func (s *State) KVBytes() int64 {
+func (s *State) KVBytes() int64 { return int64(s.ctx) * s.KVEntryBytes() }
+
+// KVEntryBytes is one cache entry's keys and values over every layer, in
+// float32: r values per KV head under a KV projection, HeadDim without.
+func (s *State) KVEntryBytes() int64 {
 	c := &s.m.Config
-	return 2 * 4 * int64(c.Layers) * int64(s.ctx) * int64(c.KVHeads) * int64(s.kvHeadDim())
+	return 2 * 4 * int64(c.Layers) * int64(c.KVHeads) * int64(s.kvHeadDim())
 }
 
 // kvIn is a block's side of the KV projection before the cache: with one,

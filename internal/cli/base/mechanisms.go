@@ -104,15 +104,6 @@ func (mf *ModelFlags) UseVariant(f *gguf.File, tok *tokenizer.Tokenizer, m *mode
 	return mf.useKVProj(m, st, g, v.mech.KVProj)
 }
 
-// VariantLabels joins the variants' labels, for messages.
-func VariantLabels(vs []Variant) string {
-	var s []string
-	for _, v := range vs {
-		s = append(s, v.Label)
-	}
-	return strings.Join(s, ", ")
-}
-
 // useKVProj stores st's K and V in the rank's share of each head (on:
 // grc.KVRank of g's rank, grc.KVProjectionFor), or as the model has them
 // (off). Either way the state is emptied when its layout changes.
@@ -139,18 +130,6 @@ func (mf *ModelFlags) useKVProj(m *model.Model, st *model.State, g *grc.Compress
 		r, m.HeadDim, store.HumanBytes(int64(before)*4), store.HumanBytes(int64(after)*4))
 	return nil
 }
-
-// KVBytesPerToken is what one position takes in st's KV cache: K and V of
-// every layer, float32, at r per head under a KV projection.
-func KVBytesPerToken(m *model.Model, st *model.State) int64 {
-	if n := int64(st.Cap()); n > 0 {
-		return st.KVBytes() / n
-	}
-	return 0
-}
-
-// Bypassed is how many block runs of st went dense under the sink bypass.
-func Bypassed(st *model.State) int64 { return st.Bypassed() }
 
 // Knobs are the session settings the mechanism flags stand for (run
 // --session sets the ones given on its command line), kv_proj last: the

@@ -39,7 +39,11 @@ func TestVariants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := VariantLabels(vs); got != "off, +gauge, +sink-channels 4, +kv-proj, all" {
+	var labels []string
+	for _, v := range vs {
+		labels = append(labels, v.Label)
+	}
+	if got := strings.Join(labels, ", "); got != "off, +gauge, +sink-channels 4, +kv-proj, all" {
 		t.Errorf("variants %q", got)
 	}
 	if last := vs[len(vs)-1]; !last.req.Gauge || last.req.SinkChannels != 4 || !last.mech.KVProj || vs[0].req.Gauge || vs[0].mech.KVProj {

@@ -180,7 +180,7 @@ Examples:
 		r.GRCWeightRatio = float64(weights) / float64(m.WeightBytes())
 	}
 	r.WeightMB = float64(weights) / 1e6
-	r.KVBytes = base.KVBytesPerToken(m, st)
+	r.KVBytes = st.KVEntryBytes()
 	r.Variants = variants
 	r.WeightGBs = r.DecodeTokS * float64(weights) / 1e9
 	// The triad probe measures the host's memory: it is the decode's

@@ -62,7 +62,7 @@ func benchVariants(mf *base.ModelFlags, vs []base.Variant, f *gguf.File, m *mode
 			if g := grc.Of(st); g != nil {
 				weights += g.BytesAfter - g.BytesBefore
 			}
-			rows[i] = variantRow{Label: v.Label, WeightMB: float64(weights) / 1e6, KVBytes: base.KVBytesPerToken(m, st), Bypassed: base.Bypassed(st)}
+			rows[i] = variantRow{Label: v.Label, WeightMB: float64(weights) / 1e6, KVBytes: st.KVEntryBytes(), Bypassed: st.Bypassed()}
 		}
 	}
 	for i := range rows {

@@ -117,7 +117,7 @@ Examples:
 		if err != nil {
 			return err
 		}
-		if n := base.Bypassed(st); n > 0 {
+		if n := st.Bypassed(); n > 0 {
 			fmt.Fprintf(stderr, "isagi: sink bypass: %d block runs went dense\n", n)
 		}
 		fmt.Fprintf(stdout, "%-22s ppl=%.4f\n", v.Label, r.PPL)
