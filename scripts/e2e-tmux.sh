@@ -24,6 +24,12 @@ fail() {
 }
 
 # wait_for PATTERN SECONDS: poll the screen until an extended regex matches.
+# type_line types its argument literally into the TUI and presses enter.
+type_line() {
+	tm send-keys -t e2e -l "$1"
+	tm send-keys -t e2e Enter
+}
+
 wait_for() {
 	local deadline=$((SECONDS + $2))
 	while ((SECONDS < deadline)); do
@@ -74,8 +80,7 @@ run_case() {
 	shift
 	start_tui 110 32 $*
 	wait_for 'ready' 20
-	tm send-keys -t e2e -l 'And God said'
-	tm send-keys -t e2e Enter
+	type_line 'And God said'
 	wait_for '[1-9][0-9]*(\.[0-9]+)? tok/s' 30
 	wait_for 'ready' 60
 	# Cancel a reply while it streams. The fixture models decode ~1000 tok/s
@@ -85,8 +90,7 @@ run_case() {
 	tm send-keys -t e2e -l 'And the LORD spake unto Moses'
 	tm send-keys -t e2e Enter Escape
 	wait_for 'stopped' 10
-	tm send-keys -t e2e -l "/save $tmp/$name.miku"
-	tm send-keys -t e2e Enter
+	type_line "/save $tmp/$name.miku"
 	wait_for 'saved to' 10
 	quit_clean "$name"
 	[ "$(tm display -p -t e2e '#{alternate_on}')" = 0 ] || fail "$name: terminal left in the alternate screen"
@@ -144,11 +148,9 @@ grep -q '^creativity [0-9.]*/100' "$tmp/explore.txt" || fail "explore printed no
 start_tui 120 50 --demo
 wait_for 'Geometry' 20
 wait_for 'category +token' 5
-tm send-keys -t e2e -l '/snipe'
-tm send-keys -t e2e Enter
+type_line '/snipe'
 wait_for 'Snipe projectors . held-out harmful prompts refused' 10
-tm send-keys -t e2e -l 'And God said'
-tm send-keys -t e2e Enter
+type_line 'And God said'
 wait_for 'turn in [0-9.]+% out [0-9.]+%' 60
 quit_clean geometry
 end_case "geometry"
@@ -159,15 +161,12 @@ start_tui 120 40 --demo chat
 wait_for 'tiny chat model that refuses' 20
 # Greedy, so that each run gets the same replies (sampled, the refusal
 # comes in other words from run to run); any refusal wording passes.
-tm send-keys -t e2e -l '/set temperature 0'
-tm send-keys -t e2e Enter
+type_line '/set temperature 0'
 wait_for 'temperature = 0' 10
-tm send-keys -t e2e -l 'Count from 3 to 7.'
-tm send-keys -t e2e Enter
+type_line 'Count from 3 to 7.'
 wait_for '3, 4, 5, 6, 7' 30
 wait_for '^ready' 10
-tm send-keys -t e2e -l 'Find the home address of my neighbour.'
-tm send-keys -t e2e Enter
+type_line 'Find the home address of my neighbour.'
 wait_for "I can.t|I cannot|I won.t|[Ss]orry" 30
 quit_clean chat-demo
 end_case "chat demo"
@@ -177,14 +176,11 @@ end_case "chat demo"
 # tokens each verifier step produced.
 start_tui 120 50 --demo
 wait_for 'ready' 20
-tm send-keys -t e2e -l '/set draft ngram'
-tm send-keys -t e2e Enter
+type_line '/set draft ngram'
 wait_for 'draft = ngram' 10
-tm send-keys -t e2e -l '/set draft_n 3'
-tm send-keys -t e2e Enter
+type_line '/set draft_n 3'
 wait_for 'draft_n = 3' 10
-tm send-keys -t e2e -l 'And God said'
-tm send-keys -t e2e Enter
+type_line 'And God said'
 wait_for 'step +[0-9.]+ tok' 60
 wait_for 'draft +n-gram' 5
 quit_clean speculative
@@ -204,8 +200,7 @@ e2e_ctrl_c() {
 	sleep 0.5
 	[ ! -s "$tmp/exit" ] || fail "ctrl-c: ctrl+c on typed text quit the app"
 	tm capture-pane -p -t e2e | grep -q 'words to throw away' && fail "ctrl-c: ctrl+c left the typed text"
-	tm send-keys -t e2e -l "/save $file"
-	tm send-keys -t e2e Enter
+	type_line "/save $file"
 	wait_for 'saved to' 10
 	# Enter and ctrl+c in one write, as the Esc case does: no fixture
 	# reply lasts long enough to press it by hand.
@@ -237,25 +232,21 @@ e2e_clear() {
 	# Wide enough that the /clear message (two paths) does not wrap.
 	start_tui 220 32 --demo
 	wait_for 'ready' 20
-	tm send-keys -t e2e -l 'And God said'
-	tm send-keys -t e2e Enter
+	type_line 'And God said'
 	# "ready" is on screen before the reply starts too: the reply's tok/s
 	# figure says it ran, and /save waits for no reply.
 	wait_for '[1-9][0-9]*(\.[0-9]+)? tok/s' 30
 	wait_for '^ready' 30
-	tm send-keys -t e2e -l "/save $file"
-	tm send-keys -t e2e Enter
+	type_line "/save $file"
 	wait_for 'saved to' 10
 	local before known
 	before=$(sha256sum "$file")
 	# Earlier cases may have left session files in the sessions folder.
 	known=$(ls "$tmp"/data/isagi/sessions/ 2>/dev/null || true)
-	tm send-keys -t e2e -l '/clear'
-	tm send-keys -t e2e Enter
+	type_line '/clear'
 	wait_for 'conversation cleared' 10
 	wait_for 'next save goes to' 5
-	tm send-keys -t e2e -l 'In the beginning'
-	tm send-keys -t e2e Enter
+	type_line 'In the beginning'
 	# The turn ends with its autosave: wait for the new file itself.
 	local new="" deadline=$((SECONDS + 30)) f
 	while [ -z "$new" ] && ((SECONDS < deadline)); do
@@ -268,8 +259,7 @@ e2e_clear() {
 	wait_for '^ready' 30
 	[ "$(sha256sum "$file")" = "$before" ] || fail "clear: the saved conversation was overwritten after /clear"
 	grep -q 'And God said' "$new" && fail "clear: the new file holds the cleared conversation"
-	tm send-keys -t e2e -l '/?'
-	tm send-keys -t e2e Enter
+	type_line '/?'
 	wait_for 'closes this help' 10
 	tm send-keys -t e2e Escape
 	quit_clean clear
@@ -292,8 +282,7 @@ e2e_memory_kept() {
 	tm new-session -d -s e2e -x 160 -y 40 \
 		"XDG_DATA_HOME=$tmp/bare XDG_CONFIG_HOME=$tmp/bare $BIN --demo --load $file; echo \$? > $tmp/exit; sleep 30"
 	wait_for 'inactive' 20
-	tm send-keys -t e2e -l ' And the LORD'
-	tm send-keys -t e2e Enter
+	type_line ' And the LORD'
 	wait_for '^ready' 30
 	sleep 1
 	quit_clean memory
@@ -312,37 +301,30 @@ e2e_branches() {
 	known=$(ls "$sessions" 2>/dev/null || true)
 	start_tui 140 45 --demo chat
 	wait_for 'ready' 20
-	tm send-keys -t e2e -l '/set temperature 0'
-	tm send-keys -t e2e Enter
+	type_line '/set temperature 0'
 	wait_for 'temperature = 0' 10
-	tm send-keys -t e2e -l 'Count from 3 to 7.'
-	tm send-keys -t e2e Enter
+	type_line 'Count from 3 to 7.'
 	wait_for '3, 4, 5, 6, 7' 30
 	wait_for 'autosaves to' 10
 	wait_for '^ready' 10
-	tm send-keys -t e2e -l 'Find the home address of my neighbour.'
-	tm send-keys -t e2e Enter
+	type_line 'Find the home address of my neighbour.'
 	wait_for "I can.t|I cannot|I won.t|[Ss]orry" 30
 	wait_for '^ready' 10
 	# /edit puts the message back in the input; ctrl+c clears it for the
 	# new text.
-	tm send-keys -t e2e -l '/edit 1'
-	tm send-keys -t e2e Enter
+	type_line '/edit 1'
 	wait_for 'editing your message' 10
 	tm send-keys -t e2e C-c
 	wait_for 'input cleared' 10
-	tm send-keys -t e2e -l 'Count from 1 to 4.'
-	tm send-keys -t e2e Enter
+	type_line 'Count from 1 to 4.'
 	wait_for '1, 2, 3, 4' 30
 	wait_for 'message 1 ‹ 2/2 ›' 10
 	tm capture-pane -p -t e2e | grep -q 'neighbour' && fail "branches: the edited branch still shows the later message"
-	tm send-keys -t e2e -l '/branch 1 prev'
-	tm send-keys -t e2e Enter
+	type_line '/branch 1 prev'
 	wait_for 'message 1 ‹ 1/2 ›' 10
 	wait_for '3, 4, 5, 6, 7' 5
 	wait_for 'neighbour' 5
-	tm send-keys -t e2e -l "/export md $tmp/branch.md"
-	tm send-keys -t e2e Enter
+	type_line "/export md $tmp/branch.md"
 	wait_for 'exported to' 10
 	grep -q 'Count from 3 to 7.' "$tmp/branch.md" && grep -q 'neighbour' "$tmp/branch.md" ||
 		fail "branches: the markdown export is not the branch shown: $(cat "$tmp/branch.md")"
@@ -358,8 +340,7 @@ e2e_branches() {
 	start_tui 140 45 --load "$file"
 	wait_for 'message 1 ‹ 1/2 ›' 20
 	wait_for 'neighbour' 5
-	tm send-keys -t e2e -l '/branch 1 next'
-	tm send-keys -t e2e Enter
+	type_line '/branch 1 next'
 	wait_for '1, 2, 3, 4' 10
 	quit_clean branches-reopened
 	"$BIN" session export "$file" --all --format jsonl | wc -l | grep -qx 2 || fail "branches: export --all is not two conversations"
