@@ -6,14 +6,17 @@
 # come in two sets:
 #
 #	scripts/device-bundle.sh        set a: stories260K, archs, kjv q4_k_m
-#	                                and the quants that fit (the small ones,
-#	                                q2_k, q3_k_m, q4_0, q5_0, q5_k_m, q6_k,
-#	                                iq4_xs; kjv
-#	                                q8_0 is demo/kjv-q8_0.gguf, in the
-#	                                tree), the kernel, leak, memcheck, CLI
-#	                                and speed checks
-#	scripts/device-bundle.sh b      set b: kjv f32, f16, q4_k_s and the
-#	                                other quants: conformance only
+#	                                and the quants that fit beside isagi
+#	                                (35 MB with its two embedded models):
+#	                                q2_k, q4_0; kjv q8_0 is
+#	                                demo/kjv-q8_0.gguf, in the tree), the
+#	                                kernel, leak, memcheck, CLI and speed
+#	                                checks
+#	scripts/device-bundle.sh b      set b: kjv f16, q4_k_s and the quants
+#	                                q3_k_s, q4_1, q5_1, iq4_nl, q5_0:
+#	                                conformance only
+#	scripts/device-bundle.sh c      set c: kjv f32 and the quants q3_k_m, q5_k_m,
+#	                                q6_k, iq4_xs: conformance only
 set -euo pipefail
 cd "$(dirname "$0")/.."
 set_=${1:-a}
@@ -25,25 +28,34 @@ export CGO_ENABLED=1
 # Stripped (-s -w): the symbol tables would take a fifth of the transfer.
 go test -c -ldflags "-s -w" -o .device/cuda.test ./gpu/cuda
 go build -ldflags "-s -w" -o .device/synthgguf ./engine/internal/synth/synthgguf
-go build -ldflags "-s -w -X main.version=$(git describe --tags --always --dirty 2>/dev/null || echo dev)" -o .device/isagi ./cmd/isagi
-gzip -6 .device/cuda.test .device/synthgguf .device/isagi
+# Only set a runs the command-line checks, and isagi alone is 18 MB packed.
+if [ "$set_" = a ]; then
+	go build -ldflags "-s -w -X main.version=$(git describe --tags --always --dirty 2>/dev/null || echo dev)" -o .device/isagi ./cmd/isagi
+fi
+gzip -6 .device/*.test .device/synthgguf $([ -e .device/isagi ] && echo .device/isagi)
 case "$set_" in
 a)
 	cp "$fx"/stories260k/*.gguf .device/fixtures/stories260k/
 	cp "$fx"/kjv/kjv-q4_k_m.gguf .device/fixtures/kjv/
 	cp "$fx"/archs/*.gguf .device/fixtures/archs/
-	for q in qwen2-q4_k_m llama-rope-freqs-q4_k_m kjv-q2_k kjv-q3_k_m kjv-q4_0 kjv-q5_0 kjv-q5_k_m kjv-q6_k kjv-iq4_xs; do
+	for q in qwen2-q4_k_m llama-rope-freqs-q4_k_m kjv-q2_k kjv-q4_0; do
 		cp "$fx/quants/$q.gguf" .device/fixtures/quants/
 	done
 	;;
 b)
-	cp "$fx"/kjv/kjv-f32.gguf "$fx"/kjv/kjv-f16.gguf "$fx"/kjv/kjv-q4_k_s.gguf .device/fixtures/kjv/
-	for q in kjv-q3_k_s kjv-q4_1 kjv-q5_1 kjv-iq4_nl; do
+	cp "$fx"/kjv/kjv-f16.gguf "$fx"/kjv/kjv-q4_k_s.gguf .device/fixtures/kjv/
+	for q in kjv-q3_k_s kjv-q4_1 kjv-q5_1 kjv-iq4_nl kjv-q5_0; do
+		cp "$fx/quants/$q.gguf" .device/fixtures/quants/
+	done
+	;;
+c)
+	cp "$fx"/kjv/kjv-f32.gguf .device/fixtures/kjv/
+	for q in kjv-q3_k_m kjv-q5_k_m kjv-q6_k kjv-iq4_xs; do
 		cp "$fx/quants/$q.gguf" .device/fixtures/quants/
 	done
 	;;
 *)
-	echo "device-bundle: set a or b, not $set_" >&2
+	echo "device-bundle: set a, b or c, not $set_" >&2
 	exit 2
 	;;
 esac
