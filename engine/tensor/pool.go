@@ -23,36 +23,65 @@ type Task interface {
 // between tokens, and parking after it keeps an idle program idle.
 const spinFor = 2 * time.Millisecond
 
-// worker is one background goroutine of a Pool. The caller publishes a part
-// by writing job and then storing a new seq; the worker runs it and reports
-// through the pool's pending count. sleeping and wake are the parking
-// handshake (see await).
+// chunksPer is how many chunks a Run deals per participant. The
+// participants claim chunks one at a time from a shared counter, so a
+// thread that runs slowly (its core shared with another busy process) takes
+// fewer of them instead of holding everyone up with an equal share: with
+// one busy process on a 2-vCPU machine, an even split made 2-thread decode
+// slower than 1-thread decode. Four per participant bounds what a thread
+// descheduled mid-chunk leaves the others waiting for, at one atomic add per
+// chunk.
+const chunksPer = 4
+
+// A worker's state word is its generation shifted left by two, or'ed with
+// one of these phases. The caller publishes a generation; the worker
+// accepts it (and then must finish it) or the caller, finding every chunk
+// claimed, revokes it first, so the caller never waits for a worker that
+// has not started: under contention a worker can be off its core for
+// milliseconds.
+const (
+	phaseRevoked   = 0 // the caller finished without this worker
+	phasePublished = 1
+	phaseRunning   = 2
+	phaseDone      = 3
+)
+
+// worker is one background goroutine of a Pool. The caller publishes a
+// generation by storing it in state; the worker claims chunks of the
+// pool's job until none are left, then marks the generation done. sleeping
+// and wake are the parking handshake (see await).
 type worker struct {
-	job      part
-	seq      atomic.Uint64
+	state    atomic.Uint64
 	sleeping atomic.Bool
 	wake     chan struct{}
 	_        [64]byte // keep each worker's hot fields off its neighbours' cache line
 }
 
-// part is one worker's share of a Run call.
-type part struct {
-	t      Task
-	lo, hi int
+// job is one Run call: n indices in chunks chunks.
+type job struct {
+	t         Task
+	n, chunks int
 }
 
-// Pool is a fixed set of worker goroutines that split an index range into
-// contiguous parts. The goroutines live as long as the Pool, because starting
-// goroutines per matrix×vector call costs more than a small matvec itself.
-// A Pool may be shared; concurrent Run calls are serialised.
+// Pool is a fixed set of worker goroutines that run a Task over an index
+// range, split into chunks that the caller and the workers claim as they
+// go. The goroutines live as long as the Pool, because starting goroutines
+// per matrix×vector call costs more than a small matvec itself. A Pool may
+// be shared; concurrent Run calls are serialised.
 type Pool struct {
 	mu      sync.Mutex
 	size    int
 	workers []*worker
-	seq     uint64       // last published generation; written under mu
-	pending atomic.Int64 // parts of the current Run not yet finished
-	closed  atomic.Bool
-	once    sync.Once
+	seq     uint64 // last published generation; written under mu
+	// job is the current Run's. The caller writes it before publishing a
+	// generation and clears it after every accepting worker is done; a
+	// worker reads it only after accepting, so the two never overlap.
+	job    job
+	_      [64]byte
+	next   atomic.Int64 // the next unclaimed chunk of the current Run
+	_      [64]byte
+	closed atomic.Bool
+	once   sync.Once
 }
 
 // NewPool starts a pool of n workers, counting the calling goroutine as one.
@@ -70,34 +99,49 @@ func NewPool(n int) *Pool {
 	return p
 }
 
-// loop is a worker's life: wait for a new generation, run its part, repeat.
+// loop is a worker's life: wait for a new generation, accept it unless it
+// was revoked, claim chunks until none are left, repeat.
 func (p *Pool) loop(w *worker) {
 	var last uint64
 	for {
-		last = p.await(w, last)
+		s := p.await(w, last)
 		if p.closed.Load() {
 			return
 		}
-		j := w.job
-		j.t.Run(j.lo, j.hi)
-		w.job = part{} // drop the task so the pool holds no caller memory
-		p.pending.Add(-1)
+		last = s >> 2
+		if s&3 != phasePublished || !w.state.CompareAndSwap(s, s&^3|phaseRunning) {
+			continue // revoked: the caller ran every chunk without us
+		}
+		p.drain()
+		w.state.Store(s&^3 | phaseDone)
 	}
 }
 
-// await polls w.seq until it moves past last, parking after spinFor, and
-// returns the new generation. The parking handshake cannot lose a wake-up:
-// the worker sets sleeping before its final look at seq, and the publisher
-// stores seq before it clears sleeping, so one of the two sees the other.
-// A token can come late, though: a publisher whose seq this worker already
-// saw (and whose part it already ran) may be preempted between storing seq
-// and clearing sleeping, and then clear a later park's flag. So a wake-up
-// is only a reason to look again, never news in itself.
+// drain claims and runs chunks of the current job until none are left.
+func (p *Pool) drain() {
+	j := &p.job
+	for {
+		c := int(p.next.Add(1) - 1)
+		if c >= j.chunks {
+			return
+		}
+		j.t.Run(j.n*c/j.chunks, j.n*(c+1)/j.chunks)
+	}
+}
+
+// await polls w's generation until it moves past last, parking after
+// spinFor, and returns the new state. The parking handshake cannot lose a
+// wake-up: the worker sets sleeping before its final look at the state,
+// and the publisher stores the state before it clears sleeping, so one of
+// the two sees the other. A token can come late, though: a publisher whose
+// generation this worker already saw may be preempted between storing the
+// state and clearing sleeping, and then clear a later park's flag. So a
+// wake-up is only a reason to look again, never news in itself.
 func (p *Pool) await(w *worker, last uint64) uint64 {
 	for {
 		deadline := time.Now().Add(spinFor)
 		for i := 1; ; i++ {
-			if s := w.seq.Load(); s != last || p.closed.Load() {
+			if s := w.state.Load(); s>>2 != last || p.closed.Load() {
 				return s
 			}
 			if i&255 != 0 {
@@ -112,23 +156,22 @@ func (p *Pool) await(w *worker, last uint64) uint64 {
 			runtime.Gosched()
 		}
 		w.sleeping.Store(true)
-		if s := w.seq.Load(); s != last || p.closed.Load() {
+		if s := w.state.Load(); s>>2 != last || p.closed.Load() {
 			if !w.sleeping.CompareAndSwap(true, false) {
 				<-w.wake // a publisher saw us asleep and sends a token: take it
 			}
 			return s
 		}
 		<-w.wake
-		if s := w.seq.Load(); s != last || p.closed.Load() {
+		if s := w.state.Load(); s>>2 != last || p.closed.Load() {
 			return s
 		}
 	}
 }
 
-// publish hands w its part of generation seq, waking it if it has parked.
-func (w *worker) publish(j part, seq uint64) {
-	w.job = j
-	w.seq.Store(seq)
+// publish offers w generation gen, waking it if it has parked.
+func (w *worker) publish(gen uint64) {
+	w.state.Store(gen<<2 | phasePublished)
 	if w.sleeping.CompareAndSwap(true, false) {
 		w.wake <- struct{}{}
 	}
@@ -137,8 +180,10 @@ func (w *worker) publish(j part, seq uint64) {
 // Size is the number of goroutines that share a Run, the caller included.
 func (p *Pool) Size() int { return p.size }
 
-// Run splits [0, n) into at most Size contiguous parts of near-equal length,
-// runs t on each in parallel and returns when all are done.
+// Run runs t over [0, n) in parallel, in contiguous chunks that the caller
+// and the workers claim as they go, and returns when all are done. Which
+// goroutine runs which chunk varies from call to call, so a Task's results
+// must not depend on how its range is split.
 func (p *Pool) Run(n int, t Task) {
 	if n <= 0 {
 		return
@@ -151,20 +196,29 @@ func (p *Pool) Run(n int, t Task) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.seq++
-	p.pending.Store(int64(parts - 1))
-	for i := 1; i < parts; i++ {
-		p.workers[i-1].publish(part{t, n * i / parts, n * (i + 1) / parts}, p.seq)
+	gen := p.seq
+	p.job = job{t: t, n: n, chunks: min(n, parts*chunksPer)}
+	p.next.Store(0)
+	helpers := p.workers[:parts-1]
+	for _, w := range helpers {
+		w.publish(gen)
 	}
-	t.Run(0, n/parts)
-	for i := 0; p.pending.Load() != 0; i++ {
-		if i&255 == 255 {
-			// A worker that parked takes a while to come back; yield so a
-			// pool larger than GOMAXPROCS still makes progress.
-			runtime.Gosched()
-		} else {
-			spinPause()
+	p.drain()
+	for _, w := range helpers {
+		if w.state.CompareAndSwap(gen<<2|phasePublished, gen<<2|phaseRevoked) {
+			continue
+		}
+		for i := 0; w.state.Load() != gen<<2|phaseDone; i++ {
+			if i&255 == 255 {
+				// A descheduled worker takes a while to come back; yield
+				// so a pool larger than GOMAXPROCS still makes progress.
+				runtime.Gosched()
+			} else {
+				spinPause()
+			}
 		}
 	}
+	p.job = job{} // drop the task so the pool holds no caller memory
 }
 
 // Close stops the workers. Run must not be called after Close.

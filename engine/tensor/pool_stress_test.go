@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -66,4 +67,30 @@ func TestPoolStress(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// TestPoolRunRevokesLateWorker: with one processor the worker cannot start
+// while the caller runs, so the caller claims every chunk, revokes the
+// worker's generation instead of waiting for it, and the worker, when it
+// gets to run, must skip that generation and still serve the next.
+func TestPoolRunRevokesLateWorker(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	p := NewPool(2)
+	defer p.Close()
+	w := p.workers[0]
+	for round := range 3 {
+		c := &countTask{hits: make([]atomic.Int32, 64)}
+		p.Run(64, c)
+		for i := range c.hits {
+			if h := c.hits[i].Load(); h != 1 {
+				t.Fatalf("round %d: index %d ran %d times", round, i, h)
+			}
+		}
+		if round == 0 {
+			if ph := w.state.Load() & 3; ph != phaseRevoked {
+				t.Fatalf("the worker's phase after a run it could not join is %d, want revoked (%d)", ph, phaseRevoked)
+			}
+		}
+		runtime.Gosched() // let the worker see the revoked generation
+	}
 }

@@ -74,7 +74,10 @@ func WriteWith(path string, s Shape, typ tensor.Type, o Options) error {
 	}
 	kv("general.architecture", gguf.String("llama"))
 	kv("general.name", gguf.String("synthetic"))
-	kv("llama.context_length", gguf.Uint32(2048))
+	// Room for the long-context benchmarks (decode at a depth of 8K tokens,
+	// scripts/bench-peer.sh): a runtime sizes its cache from the context it
+	// is asked for, not from this window.
+	kv("llama.context_length", gguf.Uint32(16384))
 	kv("llama.embedding_length", gguf.Uint32(uint32(s.Dim)))
 	kv("llama.block_count", gguf.Uint32(uint32(s.Layers)))
 	kv("llama.feed_forward_length", gguf.Uint32(uint32(s.FFN)))
