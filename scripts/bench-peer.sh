@@ -1,31 +1,63 @@
 #!/usr/bin/env bash
-# isagi against native llama.cpp on the same GGUF files: prefill and decode
-# tok/s, both sides on this machine in one run, alternated, each side's best
-# over ROUNDS. Prints a markdown table (docs/performance.md keeps one) and
-# leaves every raw figure in $OUT/raw.jsonl.
+# isagi against native llama.cpp on the same GGUF files, both sides on this
+# machine in one run, alternated. Prints one markdown report
+# (docs/performance.md keeps one) and leaves every raw figure in
+# $OUT/raw.jsonl. Sections (SECTIONS, default all four):
+#
+#   types       prefill at each P in PS and decode, every type in TYPES at
+#               each shape in SHAPES, at each thread count in THREADS
+#   big         decode (and prefill) at the 3B and 8B shapes (BIG_SHAPES,
+#               BIG_TYPES), with the decode's weight bandwidth as a share of
+#               the STREAM triad measured by isagi bench in the same run
+#   depth       decode at each depth in DEPTHS (and the prefill of that many
+#               tokens: the 4K row is the long-prompt prefill) on DEPTH_MODEL
+#   contention  decode at 1 and 2 threads while one busy process spins on
+#               the machine
 #
 #   LLAMA_BIN=/path/to/llama.cpp/build/bin scripts/bench-peer.sh
 #   LLAMACPP_SRC=/path/to/llama.cpp scripts/bench-peer.sh   # builds it first
 #
-# llama.cpp is built natively (GGML_NATIVE, this CPU's ISA) from a source
-# tree you provide (git clone https://github.com/ggml-org/llama.cpp); the
-# build takes ~15 minutes on 2 cores. The models are synthetic (random
-# weights, real shapes): engine/internal/synth writes F16, and llama.cpp's own
-# llama-quantize makes every other type, so both sides read llama.cpp's layout
-# (Q4_K_M mixes in Q6_K exactly as it does for downloaded models).
+# llama.cpp is built natively (GGML_NATIVE, this CPU's ISA); the build takes
+# ~15 minutes on 2 cores (../shared/tools/peers/build_llamacpp.sh does the
+# same). The models are synthetic (random weights, real shapes):
+# engine/internal/synth writes F16, and llama.cpp's own llama-quantize makes
+# every other type, so both sides read llama.cpp's layout (Q4_K_M mixes in
+# Q6_K and, at SmolLM2's 576-wide rows, Q5_0 exactly as for a downloaded
+# file). The 3B and 8B files are random encoded blocks written directly
+# (synthgguf -random: quantising a 16 GB F16 file would take longer than the
+# benchmark).
 #
-# Knobs: OUT (work dir, default /tmp/isagi-bench-peer), SHAPES
-# ("smollm2-135m llama-1b"), TYPES ("Q8_0 Q4_0 Q4_K_M Q6_K F16"), THREADS
-# ("1 2"), ROUNDS (2), P (128) and N (64) prompt and decode tokens.
+# Each (model, side, threads) is measured ROUNDS times, the sides taking
+# turns; the report shows each side's median at its best thread count with
+# the rounds' min–max. llama.cpp's figures come from llama-bench (-r 1 per
+# round) and, for depths, llama-batched-bench (decode after a prefilled
+# context; this llama-bench has no depth option). llama.cpp keeps its KV
+# cache in f16 by default; isagi's is f32 unless KV_TYPE says otherwise.
+#
+# Knobs: OUT (work dir, default /tmp/isagi-bench-peer), SECTIONS, SHAPES
+# ("smollm2-135m llama-1b"), TYPES (every common type), PS ("128 512"), N
+# (64), THREADS ("1 2"), ROUNDS (3), BIG_SHAPES ("llama-3b llama-8b"),
+# BIG_TYPES ("Q4_K_M Q8_0"), BIG_THREADS ("2"), DEPTH_MODEL (smollm2-135m
+# Q8_0), DEPTHS ("512 2048 4096 8192"), DEPTH_N (32), DEPTH_THREADS (2),
+# KV_TYPE (isagi --kv-type for the depth section, when isagi has it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/isagi-bench-peer}
+SECTIONS=${SECTIONS:-types big depth contention}
 SHAPES=${SHAPES:-smollm2-135m llama-1b}
-TYPES=${TYPES:-Q8_0 Q4_0 Q4_K_M Q6_K F16}
-THREADS=${THREADS:-1 2}
-ROUNDS=${ROUNDS:-2}
-P=${P:-128}
+TYPES=${TYPES:-Q8_0 Q4_0 Q4_1 Q5_0 Q5_1 IQ4_NL IQ4_XS Q2_K Q3_K_M Q4_K_M Q5_K_M Q6_K F16 BF16}
+PS=${PS:-128 512}
 N=${N:-64}
+THREADS=${THREADS:-1 2}
+ROUNDS=${ROUNDS:-3}
+BIG_SHAPES=${BIG_SHAPES:-llama-3b llama-8b}
+BIG_TYPES=${BIG_TYPES:-Q4_K_M Q8_0}
+BIG_THREADS=${BIG_THREADS:-2}
+DEPTH_MODEL=${DEPTH_MODEL:-smollm2-135m-Q8_0}
+DEPTHS=${DEPTHS:-512 2048 4096 8192}
+DEPTH_N=${DEPTH_N:-32}
+DEPTH_THREADS=${DEPTH_THREADS:-2}
+KV_TYPE=${KV_TYPE:-}
 mkdir -p "$OUT"
 
 if [ -z "${LLAMA_BIN:-}" ]; then
@@ -34,87 +66,172 @@ if [ -z "${LLAMA_BIN:-}" ]; then
 		exit 2
 	fi
 	LLAMA_BIN=$OUT/llamacpp/bin
-	if [ ! -x "$LLAMA_BIN/llama-bench" ]; then
+	if [ ! -x "$LLAMA_BIN/llama-batched-bench" ]; then
 		cmake -S "$LLAMACPP_SRC" -B "$OUT/llamacpp" -DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=ON \
 			-DLLAMA_CURL=OFF -DBUILD_SHARED_LIBS=OFF >/dev/null
-		cmake --build "$OUT/llamacpp" -j"$(nproc)" --target llama-bench llama-quantize >/dev/null
+		cmake --build "$OUT/llamacpp" -j"$(nproc)" --target llama-bench llama-quantize llama-batched-bench >/dev/null
 	fi
 fi
-for t in llama-bench llama-quantize; do
-	[ -x "$LLAMA_BIN/$t" ] || { echo "bench-peer: no $t in $LLAMA_BIN" >&2; exit 2; }
+need=(llama-bench llama-quantize)
+case " $SECTIONS " in *" depth "*) need+=(llama-batched-bench) ;; esac
+for t in "${need[@]}"; do
+	[ -x "$LLAMA_BIN/$t" ] || { echo "bench-peer: no $t in $LLAMA_BIN (cmake --build BUILD --target $t)" >&2; exit 2; }
 done
 
 go build -o "$OUT/isagi" ./cmd/isagi
-models=()
-for s in $SHAPES; do
-	f16=$OUT/$s-F16.gguf
-	[ -s "$f16" ] || go run ./engine/internal/synth/synthgguf "$s" F16 "$f16"
-	for ty in $TYPES; do
-		m=$OUT/$s-$ty.gguf
-		if [ "$ty" != F16 ] && [ ! -s "$m" ]; then
-			"$LLAMA_BIN/llama-quantize" "$f16" "$m" "$ty" >/dev/null 2>&1 ||
-				{ echo "bench-peer: llama-quantize $ty failed" >&2; exit 1; }
-		fi
-		models+=("$m")
-	done
-done
+go build -o "$OUT/synthgguf" ./engine/internal/synth/synthgguf
+
+# model SHAPE TYPE: the file's path, written on first use.
+model() {
+	local s=$1 ty=$2 m=$OUT/$1-$2.gguf
+	if [ ! -s "$m" ]; then
+		case " $BIG_SHAPES " in
+		*" $s "*) "$OUT/synthgguf" -random "$s" "$ty" "$m" ;;
+		*)
+			local f16=$OUT/$s-F16.gguf
+			[ -s "$f16" ] || "$OUT/synthgguf" "$s" F16 "$f16"
+			if [ "$ty" != F16 ]; then
+				"$LLAMA_BIN/llama-quantize" "$f16" "$m" "$ty" >/dev/null 2>&1 ||
+					{ echo "bench-peer: llama-quantize $ty failed" >&2; exit 1; }
+			fi
+			;;
+		esac
+	fi
+	echo "$m"
+}
 
 raw=$OUT/raw.jsonl
 : >"$raw"
-for m in "${models[@]}"; do
-	name=$(basename "$m" .gguf)
-	for t in $THREADS; do
-		for r in $(seq "$ROUNDS"); do
-			"$OUT/isagi" bench --model "$m" --threads "$t" -p "$P" -n "$N" --json --no-probe |
-				python3 -c 'import json,sys; d=json.load(sys.stdin); print(json.dumps({"model":sys.argv[1],"side":"isagi","t":int(sys.argv[2]),"pp":d["prefill_tok_s"],"tg":d["decode_tok_s"]}))' "$name" "$t" >>"$raw"
-			"$LLAMA_BIN/llama-bench" -m "$m" -t "$t" -p "$P" -n "$N" -r 3 -o jsonl 2>/dev/null |
-				python3 -c 'import json,sys
-r={"model":sys.argv[1],"side":"llama.cpp","t":int(sys.argv[2])}
-for d in map(json.loads, sys.stdin):
-    r["pp" if d["n_prompt"] else "tg"]=d["avg_ts"]
-    r["build"]=d.get("build_commit", "?")
-print(json.dumps(r))' "$name" "$t" >>"$raw"
+# rec SECTION MODEL SIDE THREADS P N [EXTRA-JSON]: reads one side's JSON on
+# stdin and appends a record.
+rec() {
+	python3 -c '
+import json, sys
+sec, model, side, t, p, n = sys.argv[1:7]
+extra = sys.argv[7] if len(sys.argv) > 7 else ""
+r = {"section": sec, "model": model, "side": side, "t": int(t), "p": int(p), "n": int(n)}
+r.update(json.loads(extra or "{}"))
+text = sys.stdin.read()
+try:
+    if side == "isagi":
+        d = json.loads(text)
+        r.update(pp=d["prefill_tok_s"], tg=d["decode_tok_s"], weight_mb=d["weight_mb_per_token"],
+                 triad=d.get("triad_gb_s", 0), kv=d.get("kv_bytes_per_token", 0), kernels=d.get("kernels", ""))
+    elif side == "llama.cpp":
+        for d in map(json.loads, text.split("\n")[:-1] if text.endswith("\n") else text.split("\n")):
+            r["pp" if d["n_prompt"] else "tg"] = d["avg_ts"]
+            r["build"] = d.get("build_commit", "?")
+    else:  # llama-batched-bench
+        d = [json.loads(l) for l in text.splitlines() if l.startswith("{")][-1]
+        r.update(side="llama.cpp", pp=d["speed_pp"], tg=d["speed_tg"])
+except Exception as e:
+    r["error"] = f"{type(e).__name__}: {e}: {text[-300:]!r}"
+print(json.dumps(r))' "$@" >>"$raw"
+}
+
+isagi_bench() { # MODEL THREADS P N [flags…]
+	local m=$1 t=$2 p=$3 n=$4
+	shift 4
+	timeout 1800 "$OUT/isagi" bench --model "$m" --threads "$t" -p "$p" -n "$n" --json "$@" 2>"$OUT/isagi.err" || true
+}
+
+# One round of each side per (model, threads, P); -r 1 so that llama.cpp's
+# rounds are measured like isagi's, and the spread is over the same count.
+types_section() {
+	for s in $SHAPES; do
+		for ty in $TYPES; do
+			local m name
+			m=$(model "$s" "$ty")
+			name=$s-$ty
+			for r in $(seq "$ROUNDS"); do
+				for t in $THREADS; do
+					for p in $PS; do
+						local n=$N
+						[ "$p" = "${PS%% *}" ] || n=1 # decode is read at the first P only
+						isagi_bench "$m" "$t" "$p" "$n" --no-probe | rec types "$name" isagi "$t" "$p" "$n"
+					done
+					"$LLAMA_BIN/llama-bench" -m "$m" -t "$t" -p "$(echo $PS | tr ' ' ,)" -n "$N" -r 1 -o jsonl 2>/dev/null |
+						python3 -c '
+import json, sys
+for l in sys.stdin:
+    d = json.loads(l)
+    print(json.dumps({"n_prompt": d["n_prompt"], "n_gen": d["n_gen"], "avg_ts": d["avg_ts"], "build_commit": d.get("build_commit", "?")}))' >"$OUT/lb.jsonl"
+					for p in $PS; do
+						grep "\"n_prompt\": $p," "$OUT/lb.jsonl" | rec types "$name" llama.cpp "$t" "$p" 0 || true
+					done
+					grep '"n_prompt": 0,' "$OUT/lb.jsonl" | rec types "$name" llama.cpp "$t" 0 "$N" || true
+				done
+			done
+			echo "bench-peer: $name done" >&2
 		done
 	done
-	echo "bench-peer: $name done" >&2
+}
+
+big_section() {
+	for s in $BIG_SHAPES; do
+		for ty in $BIG_TYPES; do
+			local m name
+			m=$(model "$s" "$ty")
+			name=$s-$ty
+			for r in $(seq "$ROUNDS"); do
+				for t in $BIG_THREADS; do
+					isagi_bench "$m" "$t" 64 32 | rec big "$name" isagi "$t" 64 32
+					"$LLAMA_BIN/llama-bench" -m "$m" -t "$t" -p 64 -n 32 -r 1 -o jsonl 2>/dev/null |
+						rec big "$name" llama.cpp "$t" 64 32
+				done
+			done
+			echo "bench-peer: $name done" >&2
+			[ -n "${KEEP_BIG:-}" ] || rm -f "$m" # 2–9 GB each
+		done
+	done
+}
+
+depth_section() {
+	local m t=$DEPTH_THREADS kv=()
+	m=$(model "${DEPTH_MODEL%-*}" "${DEPTH_MODEL##*-}")
+	[ -z "$KV_TYPE" ] || kv=(--kv-type "$KV_TYPE")
+	for r in $(seq "$ROUNDS"); do
+		for d in $DEPTHS; do
+			isagi_bench "$m" "$t" "$d" "$DEPTH_N" --no-probe "${kv[@]}" | rec depth "$DEPTH_MODEL" isagi "$t" "$d" "$DEPTH_N"
+			timeout 1800 "$LLAMA_BIN/llama-batched-bench" -m "$m" -t "$t" -c $((d + DEPTH_N)) -b 2048 -ub 512 \
+				-npp "$d" -ntg "$DEPTH_N" -npl 1 --output-format jsonl 2>/dev/null |
+				rec depth "$DEPTH_MODEL" batched "$t" "$d" "$DEPTH_N"
+		done
+	done
+	echo "bench-peer: depths done" >&2
+}
+
+# A busy process for the whole section: one core is taken, so the second
+# thread of a 2-thread decode shares it with a spinning loop.
+contention_section() {
+	local m
+	m=$(model "${DEPTH_MODEL%-*}" "${DEPTH_MODEL##*-}")
+	python3 -c 'while True: pass' &
+	local busy=$!
+	trap 'kill $busy 2>/dev/null' EXIT
+	for r in $(seq "$ROUNDS"); do
+		for t in 1 2; do
+			isagi_bench "$m" "$t" 32 "$N" --no-probe | rec contention "$DEPTH_MODEL" isagi "$t" 32 "$N"
+			"$LLAMA_BIN/llama-bench" -m "$m" -t "$t" -p 0 -n "$N" -r 1 -o jsonl 2>/dev/null |
+				rec contention "$DEPTH_MODEL" llama.cpp "$t" 0 "$N"
+		done
+	done
+	kill $busy 2>/dev/null || true
+	trap - EXIT
+	echo "bench-peer: contention done" >&2
+}
+
+for sec in $SECTIONS; do
+	case $sec in
+	types) types_section ;;
+	big) big_section ;;
+	depth) depth_section ;;
+	contention) contention_section ;;
+	*) echo "bench-peer: unknown section $sec" >&2; exit 2 ;;
+	esac
 done
 
-python3 - "$raw" "$P" <<'EOF'
-import json, sys
-best = {}
-for d in map(json.loads, open(sys.argv[1])):
-    k = (d["model"], d["side"], d["t"])
-    b = best.setdefault(k, {"pp": 0, "tg": 0})
-    b["pp"], b["tg"] = max(b["pp"], d["pp"]), max(b["tg"], d["tg"])
-models = list(dict.fromkeys(k[0] for k in best))
-threads = sorted({k[2] for k in best})
-print(f"| model | threads | isagi prefill{sys.argv[2]} / decode tok/s | llama.cpp prefill / decode | ratio prefill / decode |")
-print("|---|---:|---|---|---|")
-for m in models:
-    for t in threads:
-        i, l = best.get((m, "isagi", t)), best.get((m, "llama.cpp", t))
-        if not i or not l:
-            continue
-        print(f"| {m} | {t} | {i['pp']:.0f} / {i['tg']:.1f} | {l['pp']:.0f} / {l['tg']:.1f} | "
-              f"**{i['pp']/l['pp']:.2f}** / **{i['tg']/l['tg']:.2f}** |")
-print()
-print("Each side at its best thread count:")
-print()
-print(f"| model | isagi prefill{sys.argv[2]} / decode tok/s | llama.cpp prefill / decode | ratio prefill / decode |")
-print("|---|---|---|---|")
-for m in models:
-    top = {}
-    for side in ("isagi", "llama.cpp"):
-        rs = [v for k, v in best.items() if k[0] == m and k[1] == side]
-        if rs:
-            top[side] = {"pp": max(r["pp"] for r in rs), "tg": max(r["tg"] for r in rs)}
-    if len(top) < 2:
-        continue
-    i, l = top["isagi"], top["llama.cpp"]
-    print(f"| {m} | {i['pp']:.0f} / {i['tg']:.1f} | {l['pp']:.0f} / {l['tg']:.1f} | "
-          f"**{i['pp']/l['pp']:.2f}** / **{i['tg']/l['tg']:.2f}** |")
-EOF
-echo
-flags=$(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -E '^(avx2|fma|f16c|avx512f|avx512bw|avx512vl|avx512_vnni|avx_vnni)$' | tr '\n' ' ')
-echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) threads; flags: $flags"
-echo "llama.cpp build $(python3 -c 'import json,sys; print(next((d["build"] for d in map(json.loads, open(sys.argv[1])) if "build" in d), "?"))' "$raw"); isagi $(git describe --always --dirty)"
+flags=$(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -E '^(avx2|fma|f16c|avx512f|avx512bw|avx512vl|avx512_vnni|avx512_bf16|avx_vnni|amx_tile)$' | tr '\n' ' ')
+python3 scripts/bench-peer-table.py "$raw" \
+	"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) threads; flags: $flags" \
+	"isagi $(git describe --always --dirty); $(cat "$LLAMA_BIN/../../VERSION" 2>/dev/null || echo "llama.cpp build $(python3 -c 'import json,sys; print(next((d["build"] for d in map(json.loads, open(sys.argv[1])) if "build" in d), "?"))' "$raw")")"
