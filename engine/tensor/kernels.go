@@ -90,6 +90,7 @@ type Kernels struct {
 	abuf  actBuf
 	mv    mvTask
 	mm    mmTask
+	qt    quantTask
 	owned bool
 	// A batch whose last group has three tokens runs it padded to four
 	// through the four-token kernel (one pass over the weights instead of
@@ -238,111 +239,208 @@ const mmTile = 64
 // (one token per row) and dst is n×w.Rows row-major, so dst row i equals
 // MatVec of X row i. Prefill uses it to read each weight once per n tokens.
 func (k *Kernels) MatMul(dst []float32, w *Matrix, x []float32, n int) {
-	checkShape(w, dst, x, n)
+	k.MatMuls(x, n, MatMulOp{Dst: dst, W: w})
+}
+
+// MatMulOp is one product of a fused MatMuls call: Dst = X·Wᵀ.
+type MatMulOp struct {
+	Dst []float32
+	W   *Matrix
+}
+
+// MatMuls is MatMul for several matrices that read the same n rows x (a
+// batch's Q, K and V; or its gate and up), in one dispatch to the pool and
+// with x quantised once: the quantisation runs on one thread while the
+// others wait, so doing it once instead of three times is time the whole
+// pool gets back. Every W must have the same columns; at most 4 products.
+// Each Dst is bit for bit what MatMul gives alone.
+func (k *Kernels) MatMuls(x []float32, n int, ops ...MatMulOp) {
+	if len(ops) > maxFused || len(ops) == 0 {
+		panic(fmt.Sprintf("tensor: MatMuls fuses 1 to %d products, got %d", maxFused, len(ops)))
+	}
 	if n == 1 {
-		k.MatVec(dst, w, x)
+		var mv [maxFused]MatVecOp
+		for i, op := range ops {
+			mv[i] = MatVecOp(op)
+		}
+		k.MatVecs(x, mv[:len(ops)]...)
 		return
 	}
 	t := &k.mm
-	*t = mmTask{w: w, dst: dst, x: x, n: n, rows: k.rows[w.Type], gemm4: k.gemm4[w.Type], quant: usesAct(w.Type)}
-	// A last group of three tokens of a quantised type goes through the
-	// four-token kernel with the third token repeated: the kernel's results
-	// per token are the one-token kernel's bit for bit, and it reads the
-	// weights once instead of three times (a speculative verifier's γ = 2
-	// batch is one such group: SmolLM2-shaped Q8_0, 8.9 → 6.7 ms). A
-	// remainder of one or two stays on the one-token kernel, whose second
-	// pass finds the tile in cache; so does F16, whose "four-token" kernel
-	// is two two-token passes (padding measured slower: 13 → 16 ms).
+	*t = mmTask{x: x, n: n, nops: len(ops)}
+	cols := ops[0].W.Cols
 	full := n &^ 3
-	t.pad = t.gemm4 != nil && t.quant && n-full == 3
+	quant, vnni, pad := false, false, false
+	for i, op := range ops {
+		if op.W.Cols != cols {
+			panic(fmt.Sprintf("tensor: MatMuls of %d- and %d-column matrices", cols, op.W.Cols))
+		}
+		checkShape(op.W, op.Dst, x, n)
+		o := mmOp{w: op.W, dst: op.Dst, rows: k.rows[op.W.Type], gemm4: k.gemm4[op.W.Type], quant: usesAct(op.W.Type), tile0: t.tiles}
+		// A last group of three tokens of a quantised type goes through
+		// the four-token kernel with the third token repeated: the
+		// kernel's results per token are the one-token kernel's bit for
+		// bit, and it reads the weights once instead of three times (a
+		// speculative verifier's γ = 2 batch is one such group:
+		// SmolLM2-shaped Q8_0, 8.9 → 6.7 ms). A remainder of one or two
+		// stays on the one-token kernel, whose second pass finds the tile
+		// in cache; so does F16, whose "four-token" kernel is two
+		// two-token passes (padding measured slower: 13 → 16 ms).
+		o.pad = o.gemm4 != nil && o.quant && n-full == 3
+		if o.pad {
+			o.opad0 = t.padRows
+			t.padRows += op.W.Rows
+		}
+		quant = quant || o.quant
+		vnni = vnni || k.gemmU[op.W.Type]
+		pad = pad || o.pad
+		t.ops[i] = o
+		t.tiles += (op.W.Rows + mmTile - 1) / mmTile
+	}
 	rowsIn := n // activation rows, the padded one included
-	if t.pad {
+	if pad {
 		rowsIn = full + 4
 	}
-	if t.quant {
-		k.abuf.ensure(rowsIn, w.Cols)
+	if quant {
+		k.abuf.ensure(rowsIn, cols)
 		t.abuf = &k.abuf
-		for i := range n {
-			quantizeAct(k.abuf.row(i, w.Cols), x[i*w.Cols:(i+1)*w.Cols])
+		k.quantizeRows(x, n, cols)
+		if pad {
+			k.abuf.copyRow(n, n-1, cols)
 		}
-		if t.pad {
-			k.abuf.copyRow(n, n-1, w.Cols)
-		}
-		if groups := rowsIn &^ 3; k.gemmU[w.Type] && groups >= 4 {
-			prepActVNNI(&k.abuf, groups, w.Cols)
+		if groups := rowsIn &^ 3; vnni && groups >= 4 {
+			prepActVNNI(&k.abuf, groups, cols)
 			t.vnni = true
 		}
 	}
-	if t.pad {
-		if need := 4 * w.Rows; cap(k.opad) < need {
+	if pad {
+		if need := 4 * t.padRows; cap(k.opad) < need {
 			k.opad = make([]float32, need)
 		}
-		k.opad = k.opad[:4*w.Rows]
-		t.opad = k.opad
+		t.opad = k.opad[:4*t.padRows]
 	}
-	k.pool.Run((w.Rows+mmTile-1)/mmTile, t)
-	if t.pad {
-		copy(dst[full*w.Rows:n*w.Rows], k.opad[:3*w.Rows])
+	k.pool.Run(t.tiles, t)
+	for i := range t.nops {
+		if o := &t.ops[i]; o.pad {
+			// opad holds four rows of padRows outputs; this product's
+			// are columns opad0… of each.
+			for j := range 3 {
+				src := t.opad[j*t.padRows+o.opad0:][:o.w.Rows]
+				copy(o.dst[(full+j)*o.w.Rows:(full+j+1)*o.w.Rows], src)
+			}
+		}
 	}
 	*t = mmTask{}
 }
 
-type mmTask struct {
+// quantizeRows quantises n rows of x into k.abuf, across the pool when the
+// batch is large enough to pay for a dispatch.
+func (k *Kernels) quantizeRows(x []float32, n, cols int) {
+	if n < 16 || k.pool.Size() == 1 {
+		for i := range n {
+			quantizeAct(k.abuf.row(i, cols), x[i*cols:(i+1)*cols])
+		}
+		return
+	}
+	q := &k.qt
+	*q = quantTask{b: &k.abuf, x: x, cols: cols}
+	k.pool.Run(n, q)
+	*q = quantTask{}
+}
+
+// quantTask quantises a range of activation rows.
+type quantTask struct {
+	b    *actBuf
+	x    []float32
+	cols int
+}
+
+func (q *quantTask) Run(lo, hi int) {
+	for i := lo; i < hi; i++ {
+		quantizeAct(q.b.row(i, q.cols), q.x[i*q.cols:(i+1)*q.cols])
+	}
+}
+
+// mmOp is one product of an mmTask; its tiles are numbered from tile0 in
+// the task's global tile range.
+type mmOp struct {
 	w     *Matrix
 	dst   []float32
+	rows  rowsFn
+	gemm4 gemm4Fn
+	quant bool
+	tile0 int
+	// pad: the last three tokens run as a group of four (the third
+	// repeated in abuf), their outputs to the task's opad, at column
+	// opad0 of its rows.
+	pad   bool
+	opad0 int
+}
+
+type mmTask struct {
+	ops   [maxFused]mmOp
+	nops  int
+	tiles int
 	x     []float32
 	n     int
 	abuf  *actBuf
-	quant bool
-	rows  rowsFn
-	gemm4 gemm4Fn
 	vnni  bool // abuf holds u and dT (prepActVNNI)
-	// pad: the last three tokens run as a group of four (the third
-	// repeated in abuf), their outputs to opad (4 × rows).
-	pad  bool
-	opad []float32
+	// opad is four rows of padRows outputs: the padded groups of every
+	// padding product, side by side.
+	padRows int
+	opad    []float32
 }
 
 func (t *mmTask) Run(lo, hi int) {
-	w, rb, cols, rows := t.w, t.w.rowBytes, t.w.Cols, t.w.Rows
 	for tile := lo; tile < hi; tile++ {
-		r0, r1 := tile*mmTile, min((tile+1)*mmTile, rows)
-		i0 := 0
-		if t.gemm4 != nil {
-			// Four tokens per pass over the tile's rows, then the
-			// remainder one by one.
-			for ; i0+4 <= t.n; i0 += 4 {
-				var x []float32
-				if !t.quant {
-					x = t.x[i0*cols : (i0+4)*cols]
-				}
-				t.gemm4(w.Data[r0*rb:r1*rb], x, t.group(i0), r1-r0, t.dst[i0*rows+r0:], rows)
-			}
-			if t.pad {
-				t.gemm4(w.Data[r0*rb:r1*rb], nil, t.group(i0), r1-r0, t.opad[r0:], rows)
-				continue // every token of this tile is done
-			}
+		o := &t.ops[0]
+		for i := 1; i < t.nops && tile >= t.ops[i].tile0; i++ {
+			o = &t.ops[i]
 		}
-		for i := i0; i < t.n; i++ {
-			var a act
-			var xi []float32
-			if t.quant {
-				a = t.abuf.row(i, cols)
-			} else {
-				xi = t.x[i*cols : (i+1)*cols]
-			}
-			t.rows(w.Data[r0*rb:r1*rb], xi, a, t.dst[i*rows+r0:i*rows+r1])
-		}
+		t.runTile(o, tile-o.tile0)
 	}
 }
 
-// group is the quantised activations of tokens i0…i0+3 (the zero act for
-// float types, which read x).
-func (t *mmTask) group(i0 int) act {
-	if !t.quant {
+// runTile runs product o's tile of rows.
+func (t *mmTask) runTile(o *mmOp, tile int) {
+	w, cols, rows := o.w, o.w.Cols, o.w.Rows
+	rb := w.rowBytes
+	r0, r1 := tile*mmTile, min((tile+1)*mmTile, rows)
+	i0 := 0
+	if o.gemm4 != nil {
+		// Four tokens per pass over the tile's rows, then the
+		// remainder one by one.
+		for ; i0+4 <= t.n; i0 += 4 {
+			var x []float32
+			if !o.quant {
+				x = t.x[i0*cols : (i0+4)*cols]
+			}
+			o.gemm4(w.Data[r0*rb:r1*rb], x, t.group(o, i0), r1-r0, o.dst[i0*rows+r0:], rows)
+		}
+		if o.pad {
+			o.gemm4(w.Data[r0*rb:r1*rb], nil, t.group(o, i0), r1-r0, t.opad[o.opad0+r0:], t.padRows)
+			return // every token of this tile is done
+		}
+	}
+	for i := i0; i < t.n; i++ {
+		var a act
+		var xi []float32
+		if o.quant {
+			a = t.abuf.row(i, cols)
+		} else {
+			xi = t.x[i*cols : (i+1)*cols]
+		}
+		o.rows(w.Data[r0*rb:r1*rb], xi, a, o.dst[i*rows+r0:i*rows+r1])
+	}
+}
+
+// group is the quantised activations of tokens i0…i0+3 for product o (the
+// zero act for float types, which read x).
+func (t *mmTask) group(o *mmOp, i0 int) act {
+	if !o.quant {
 		return act{}
 	}
-	cols := t.w.Cols
+	cols := o.w.Cols
 	nb := cols / QK
 	a := act{
 		qs: t.abuf.qs[i0*cols : (i0+4)*cols],

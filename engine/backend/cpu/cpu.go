@@ -19,7 +19,7 @@ import (
 type Backend struct {
 	k *tensor.Kernels
 	// ops is reused by Linears so that a decode step allocates nothing.
-	ops [4]tensor.MatVecOp
+	ops [4]tensor.MatMulOp
 	cos []float32 // RoPE tables for a batch: [row][Dim/2]
 	sin []float32
 	// ropeFor says which batch the tables hold: every layer of a batch
@@ -226,10 +226,11 @@ func (b *Backend) Linear(dst backend.Buffer, w backend.Matrix, x backend.Buffer,
 	b.k.MatMul(d.data[:n*m.Rows], m, s.data[:n*m.Cols], n)
 }
 
-// Linears runs the products of one row in one dispatch of the pool; for a
-// batch, one matrix-matrix product each.
+// Linears runs the products of one input in one dispatch of the pool, the
+// input quantised once (for a batch, the products' rows are packed at
+// their widths, as in Linear).
 func (b *Backend) Linears(x backend.Buffer, n int, ops ...backend.LinearOp) {
-	if n != 1 || len(ops) > len(b.ops) {
+	if len(ops) > len(b.ops) || !sameCols(ops) {
 		for _, op := range ops {
 			b.Linear(op.Dst, op.W, x, n)
 		}
@@ -238,11 +239,22 @@ func (b *Backend) Linears(x backend.Buffer, n int, ops ...backend.LinearOp) {
 	s := hb(x)
 	for i, op := range ops {
 		m := hm(op.W).m
-		b.ops[i] = tensor.MatVecOp{Dst: hb(op.Dst).data[:m.Rows], W: m}
+		b.ops[i] = tensor.MatMulOp{Dst: hb(op.Dst).data[:n*m.Rows], W: m}
 	}
-	in := s.data[:hm(ops[0].W).m.Cols]
-	b.k.MatVecs(in, b.ops[:len(ops)]...)
+	cols := hm(ops[0].W).m.Cols
+	b.k.MatMuls(s.data[:n*cols], n, b.ops[:len(ops)]...)
 	clear(b.ops[:]) // drop the references until the next call
+}
+
+// sameCols reports whether every product reads inputs of one width, as a
+// fused call requires.
+func sameCols(ops []backend.LinearOp) bool {
+	for _, op := range ops[1:] {
+		if hm(op.W).m.Cols != hm(ops[0].W).m.Cols {
+			return false
+		}
+	}
+	return true
 }
 
 // AddBias adds b to n rows of x.
