@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-var kquantGemm4Types = []Type{Q4_K, Q5_K, Q6_K}
+var kquantGemm4Types = []Type{Q4_K, Q5_K, Q6_K, Q2_K, Q3_K, IQ4_XS}
 
 // TestKQuantGemm4Wide: TestMatMulEqualsMatVec runs one super-block per row;
 // the four-token K-quant kernels also carry accumulators, pointers and
@@ -15,7 +15,8 @@ var kquantGemm4Types = []Type{Q4_K, Q5_K, Q6_K}
 // here. Among the tokens are one of zeros (zero scales and sums) and one
 // of values so tiny that the quantiser's 127/amax overflows and the AVX2
 // quantiser gives codes of −128, the extreme the kernels' integer sums
-// must take.
+// must take. Q2_K and Q3_K also get rows of 128 super-blocks, the most
+// their kernels' stack frame holds, and of 129, which run token by token.
 func TestKQuantGemm4Wide(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	k := NewKernels(nil)
@@ -24,7 +25,11 @@ func TestKQuantGemm4Wide(t *testing.T) {
 		if hasAVX2 && k.gemm4[typ] == nil {
 			t.Errorf("%s: no four-token kernel on an AVX2 CPU", typ)
 		}
-		for _, cols := range []int{512, 2048} {
+		widths := []int{512, 2048}
+		if typ == Q2_K || typ == Q3_K {
+			widths = append(widths, 128*QKK, 129*QKK)
+		}
+		for _, cols := range widths {
 			const rows, n = 70, 9
 			w, err := NewMatrix(typ, rows, cols, randomWeights(rng, typ, rows, cols))
 			if err != nil {
