@@ -406,18 +406,30 @@ g4q3end:
 // ---------------------------------------------------------------------------
 // IQ4_XS
 //
-// The Rows kernel pairs sub-blocks j and j+1 in the 128-bit lanes of one
-// code vector, so each token's activations have to be regathered to match
-// ([x_j[0:16] | x_j+1[0:16]] and the same for 16:32). Here the levels are
-// regathered instead, once for the four tokens: block j's levels become
-// [weights 0..15 | 16..31], and a token's activation block is one plain
-// load. As in the Rows kernel, a level's sign moves onto the activation
+// Sub-block j is activation block j. The Rows kernel pairs blocks j and
+// j+1 in the two 128-bit lanes of its vectors (one for weights 0..15 of
+// each block, one for 16..31), adds the two after widening, and ends with
+// a VPHADDD tree and a VPERMD. Here the pairs are blocks j and j+4
+// (j = 0..3): U_j = [levels of weights 0..15 of j | of j+4] and V_j = [of
+// 16..31 | of 16..31], gathered once for the four tokens, and each token's
+// activations are gathered the same way, as the Rows kernel gathers them;
+// the tree over the four pairs then leaves the blocks in order, so no
+// VPERMD. As in the Rows kernel, a level's sign moves onto the activation
 // (VPSIGNB) so VPMADDUBSW can take |level| unsigned: the same products,
-// so the same exact sums. |level| stays in Y4..Y11, the signed levels wait
-// on the stack for VPSIGNB's memory operand.
+// so the same exact sums (an activation code of −128 included).
 //
-// Frame: end-8 the weights' end; f-40 the sub-blocks' d·(ls − 32);
-// lv-296..-40 the eight blocks' signed levels, 32 bytes each.
+// A super-block runs in two halves of two pairs, whose signed levels and
+// magnitudes fill Y4..Y7 and Y8..Y11; each half serves the four tokens in
+// turn, and a token's sums over the first half wait on the stack for the
+// second. Y15 holds the words 1 outside the decoding. (Keeping all eight
+// blocks' levels instead, the signed ones on the stack for VPSIGNB's
+// memory operand, with one plain load per activation block and twice the
+// VPHADDDs, took 0.82–0.85 of the one-token kernels' time on a Zen 5
+// where this takes 0.72: VPHADDD is dear there, and so are loads of a
+// store of the same super-block.)
+//
+// Frame, 32-byte aligned from R9: 0..127 the four tokens' first-half
+// sums, 128 the sub-blocks' d·(ls − 32); end-8 the weights' end.
 
 // kvalues_iq4nl as signed bytes (iq4nlValue in quant_legacy.go).
 DATA k23gIQ4Values<>+0(SB)/8, $0xf6eaddcfbfad9881
@@ -450,64 +462,83 @@ DATA k23gDword32<>+16(SB)/8, $0x0000002000000020
 DATA k23gDword32<>+24(SB)/8, $0x0000002000000020
 GLOBL k23gDword32<>(SB), RODATA|NOPTR, $32
 
-// IQ4XSLEV decodes sub-blocks j and j+1 (32 code bytes at qoff(SI)): their
-// levels, looked up in Y11, regathered per block into lva and lvb, their
-// magnitudes into absa and absb. Clobbers Y12..Y15.
-#define IQ4XSLEV(qoff, lva, lvb, absa, absb) \
-	VMOVDQU    qoff(SI), Y12; \
-	VPSRLW     $4, Y12, Y13; \
-	VPAND      k23gMask0F<>(SB), Y12, Y12; \
-	VPAND      k23gMask0F<>(SB), Y13, Y13; \
-	VPSHUFB    Y12, Y11, Y12; \
-	VPSHUFB    Y13, Y11, Y13; \
-	VPERM2I128 $0x20, Y13, Y12, Y14; \
-	VPERM2I128 $0x31, Y13, Y12, Y15; \
-	VMOVDQU    Y14, lva; \
-	VMOVDQU    Y15, lvb; \
-	VPABSB     Y14, absa; \
-	VPABSB     Y15, absb
+// IQ4XSLEV decodes the pair of blocks j and j+4, whose codes are the 16
+// bytes at qoff(SI) and at qoff+64(SI): U = [levels of weights 0..15 of j
+// | of j+4] into lvu, V = [16..31 of j | of j+4] into lvv (levels looked
+// up in Y14, codes masked with Y15), their magnitudes into absu and absv.
+// Clobbers Y12, Y13.
+#define IQ4XSLEV(qoff, lvu, lvv, absu, absv) \
+	VMOVDQU     qoff(SI), X12; \
+	VINSERTI128 $1, qoff+64(SI), Y12, Y12; \
+	VPSRLW      $4, Y12, Y13; \
+	VPAND       Y15, Y12, Y12; \
+	VPAND       Y15, Y13, Y13; \
+	VPSHUFB     Y12, Y14, lvu; \
+	VPSHUFB     Y13, Y14, lvv; \
+	VPABSB      lvu, absu; \
+	VPABSB      lvv, absv
 
-// IQ4XSBLK leaves in r one token's eight dword partial sums of block j
-// (activations at xoff(xr), signed levels at lv, magnitudes in abs): pair
-// sums reach 2·127·128 = 32512, within int16, as in the Rows kernel.
-#define IQ4XSBLK(xr, xoff, lv, abs, r) \
-	VMOVDQU    xoff(xr), r; \
-	VPSIGNB    lv, r, r; \
-	VPMADDUBSW r, abs, r; \
-	VPMADDWD   k23gOnes16<>(SB), r, r
+// IQ4XSHALF decodes the pairs (j, j+4) and (j+1, j+5) whose first codes
+// are at qoff(SI) into Y4..Y11, then puts the words 1 in Y15.
+#define IQ4XSHALF(qoff) \
+	VBROADCASTI128 k23gIQ4Values<>(SB), Y14; \
+	VMOVDQU        k23gMask0F<>(SB), Y15; \
+	IQ4XSLEV(qoff, Y4, Y5, Y8, Y9); \
+	IQ4XSLEV(qoff+16, Y6, Y7, Y10, Y11); \
+	VMOVDQU        k23gOnes16<>(SB), Y15
 
-// IQ4XSTOK completes one token's super-block: its eight block sums in
-// order (VPHADDD trees over blocks 0..3 and 4..7, then the two lanes of
-// each added), then the Rows kernel's acc += float(Σ)·((d·(ls − 32))·dx).
-#define IQ4XSTOK(xr, dx, acc) \
-	IQ4XSBLK(xr, 0, lv-296(SP), Y4, Y12); \
-	IQ4XSBLK(xr, 32, lv-264(SP), Y5, Y13); \
-	VPHADDD     Y13, Y12, Y12; \
-	IQ4XSBLK(xr, 64, lv-232(SP), Y6, Y13); \
-	IQ4XSBLK(xr, 96, lv-200(SP), Y7, Y14); \
-	VPHADDD     Y14, Y13, Y13; \
-	VPHADDD     Y13, Y12, Y12; \
-	IQ4XSBLK(xr, 128, lv-168(SP), Y8, Y13); \
-	IQ4XSBLK(xr, 160, lv-136(SP), Y9, Y14); \
-	VPHADDD     Y14, Y13, Y13; \
-	IQ4XSBLK(xr, 192, lv-104(SP), Y10, Y14); \
-	IQ4XSBLK(xr, 224, lv-72(SP), Y11, Y15); \
-	VPHADDD     Y15, Y14, Y14; \
-	VPHADDD     Y14, Y13, Y13; \
-	VPERM2I128  $0x20, Y13, Y12, Y14; \
-	VPERM2I128  $0x31, Y13, Y12, Y15; \
-	VPADDD      Y15, Y14, Y14; \
-	VCVTDQ2PS   Y14, Y14; \
-	VMOVUPS     f-40(SP), Y15; \
-	VMULPS      dx, Y15, Y15; \
-	VFMADD231PS Y15, Y14, acc
+// IQ4XSPAIR leaves in yr one token's dword partial sums of blocks j (low
+// lane) and j+4 (high lane), block j's activations at xoff(xr): those
+// matching U and V, gathered as the Rows kernel gathers its pairs, signed
+// by the levels and times their magnitudes. Pair sums reach
+// 2·127·128 = 32512, within int16, as in the Rows kernel. Clobbers yt.
+#define IQ4XSPAIR(xr, xoff, lvu, lvv, absu, absv, xr_, yr, xt, yt) \
+	VMOVDQU     xoff(xr), xr_; \
+	VINSERTI128 $1, xoff+128(xr), yr, yr; \
+	VMOVDQU     xoff+16(xr), xt; \
+	VINSERTI128 $1, xoff+144(xr), yt, yt; \
+	VPSIGNB     lvu, yr, yr; \
+	VPSIGNB     lvv, yt, yt; \
+	VPMADDUBSW  yr, absu, yr; \
+	VPMADDUBSW  yt, absv, yt; \
+	VPMADDWD    Y15, yr, yr; \
+	VPMADDWD    Y15, yt, yt; \
+	VPADDD      yt, yr, yr
+
+// IQ4XSTWO folds one token's two pairs of the current half (block j's
+// activations at xoff(xr)) into Y12: per lane, [j, j, j+1, j+1] (low) or
+// [j+4, j+4, j+5, j+5] (high) partial sums. Clobbers Y13, Y14.
+#define IQ4XSTWO(xr, xoff) \
+	IQ4XSPAIR(xr, xoff, Y4, Y5, Y8, Y9, X12, Y12, X13, Y13); \
+	IQ4XSPAIR(xr, xoff+32, Y6, Y7, Y10, Y11, X13, Y13, X14, Y14); \
+	VPHADDD Y13, Y12, Y12
+
+// IQ4XSFIRST keeps a token's sums over the first half at p.
+#define IQ4XSFIRST(xr, p) \
+	IQ4XSTWO(xr, 0); \
+	VMOVDQA Y12, p
+
+// IQ4XSSECOND completes a token's super-block: its sums over the second
+// half and the first's at p folded into the eight block sums in order,
+// then the Rows kernel's acc += float(Σ)·((d·(ls − 32))·dx).
+#define IQ4XSSECOND(xr, p, dx, acc) \
+	IQ4XSTWO(xr, 64); \
+	VMOVDQA     p, Y13; \
+	VPHADDD     Y12, Y13, Y12; \
+	VCVTDQ2PS   Y12, Y12; \
+	VMOVAPS     128(R9), Y14; \
+	VMULPS      dx, Y14, Y14; \
+	VFMADD231PS Y14, Y12, acc
 
 // func gemm4IQ4XSAVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32, ostride int)
 //
 // For rows consecutive IQ4_XS rows of nsb super-blocks and four tokens
 // whose codes are xq + t·256·nsb and scales xd + t·8·nsb:
 // out[t·ostride + r] = row r · token t, bit for bit dotIQ4XSRowsAVX2's.
-TEXT ·gemm4IQ4XSAVX2(SB), NOSPLIT, $296-56
+TEXT ·gemm4IQ4XSAVX2(SB), NOSPLIT, $200-56
+	LEAQ  buf-200(SP), R9 // 160 bytes from the next 32-byte boundary
+	ADDQ  $31, R9
+	ANDQ  $~31, R9
 	MOVQ  w+0(FP), SI
 	MOVQ  out+40(FP), R13
 	MOVQ  nsb+24(FP), CX
@@ -543,19 +574,19 @@ g4xsloop:
 	VCVTDQ2PS    Y12, Y12
 	K23G4HALF8(0, X13, Y13)
 	VMULPS       Y13, Y12, Y12
-	VMOVUPS      Y12, f-40(SP)
-
-	VBROADCASTI128 k23gIQ4Values<>(SB), Y11
-	IQ4XSLEV(8, lv-296(SP), lv-264(SP), Y4, Y5)
-	IQ4XSLEV(40, lv-232(SP), lv-200(SP), Y6, Y7)
-	IQ4XSLEV(72, lv-168(SP), lv-136(SP), Y8, Y9)
-	IQ4XSLEV(104, lv-104(SP), lv-72(SP), Y10, Y11) // the last use of Y11's table
+	VMOVAPS      Y12, 128(R9)
 	K23G4TOKENS
 
-	IQ4XSTOK(DI, (R8), Y0)
-	IQ4XSTOK(R10, (R8)(DX*1), Y1)
-	IQ4XSTOK(R11, (R8)(DX*2), Y2)
-	IQ4XSTOK(AX, (R8)(BX*1), Y3)
+	IQ4XSHALF(8)
+	IQ4XSFIRST(DI, 0(R9))
+	IQ4XSFIRST(R10, 32(R9))
+	IQ4XSFIRST(R11, 64(R9))
+	IQ4XSFIRST(AX, 96(R9))
+	IQ4XSHALF(40)
+	IQ4XSSECOND(DI, 0(R9), (R8), Y0)
+	IQ4XSSECOND(R10, 32(R9), (R8)(DX*1), Y1)
+	IQ4XSSECOND(R11, 64(R9), (R8)(DX*2), Y2)
+	IQ4XSSECOND(AX, 96(R9), (R8)(BX*1), Y3)
 
 	ADDQ $136, SI
 	ADDQ $256, DI
