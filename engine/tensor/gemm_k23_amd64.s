@@ -17,8 +17,9 @@
 // R14 = 3·R12; AX is scratch until the per-token pointers are set);
 // R8 token 0's activation scales, token t's DX·t bytes further (BX = 3·DX).
 // CX counts super-blocks, R13 walks out. Y0..Y3 are tokens 0..3's float
-// accumulators (the Rows kernels' Y0), Y4..Y11 a super-block's eight
-// decoded code vectors (one per activation block), Y12..Y15 scratch.
+// accumulators (the Rows kernels' Y0), Y4..Y11 the decoded weights (Q2_K
+// and Q3_K: a super-block's eight code vectors, one per activation block;
+// IQ4_XS: see there), Y12..Y15 scratch.
 
 // PF is how far ahead of the loads the weights are prefetched, as in
 // gemm_k_amd64.s: the first four tokens of a tile read its rows from DRAM.
