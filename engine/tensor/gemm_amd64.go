@@ -40,6 +40,7 @@ func useArchGemm4(g *[BF16 + 1]gemm4Fn, u *[BF16 + 1]bool, vnni bool) string {
 	g[F16] = gemm4F16Asm
 	useKQuantGemm4(g)
 	useLegacyGemm4(g)
+	useK23Gemm4(g)
 	if !vnni || !hasVNNI {
 		return "avx2"
 	}

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-var kquantGemm4Types = []Type{Q4_K, Q5_K, Q6_K}
+var kquantGemm4Types = []Type{Q4_K, Q5_K, Q6_K, Q2_K, Q3_K, IQ4_XS}
 
 // TestKQuantGemm4Wide: TestMatMulEqualsMatVec runs one super-block per row;
 // the four-token K-quant kernels also carry accumulators, pointers and
@@ -15,7 +15,8 @@ var kquantGemm4Types = []Type{Q4_K, Q5_K, Q6_K}
 // here. Among the tokens are one of zeros (zero scales and sums) and one
 // of values so tiny that the quantiser's 127/amax overflows and the AVX2
 // quantiser gives codes of −128, the extreme the kernels' integer sums
-// must take.
+// must take. Q2_K and Q3_K also get rows of 128 super-blocks, the most
+// their kernels' stack frame holds, and of 129, which run token by token.
 func TestKQuantGemm4Wide(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	k := NewKernels(nil)
@@ -24,7 +25,11 @@ func TestKQuantGemm4Wide(t *testing.T) {
 		if hasAVX2 && k.gemm4[typ] == nil {
 			t.Errorf("%s: no four-token kernel on an AVX2 CPU", typ)
 		}
-		for _, cols := range []int{512, 2048} {
+		widths := []int{512, 2048}
+		if typ == Q2_K || typ == Q3_K {
+			widths = append(widths, 128*QKK, 129*QKK)
+		}
+		for _, cols := range widths {
 			const rows, n = 70, 9
 			w, err := NewMatrix(typ, rows, cols, randomWeights(rng, typ, rows, cols))
 			if err != nil {
@@ -50,47 +55,51 @@ func TestKQuantGemm4Wide(t *testing.T) {
 	}
 }
 
-// BenchmarkMatMulKQuant is prefill of 128 tokens through K-quant matrices of
-// the small models' shapes (1536×512 in cache, 8192×2048 from DRAM), with
-// the four-token kernels against the one-token Rows kernels. Each iteration
-// times one MatMul of each back to back and the benchmark reports the
-// median of their time ratios ("x-rows", below 1 is faster) besides both
-// medians in milliseconds: pairing keeps the ratio meaningful on a shared
-// machine. ns/op is the pair.
+// BenchmarkMatMulKQuant is prefill of 64 and 128 tokens through K-quant
+// matrices of the small models' shapes (1536×512 in cache; the 1B FFN's
+// 8192×2048 and 2048×8192 from DRAM), with the four-token kernels against
+// the one-token Rows kernels. Each iteration times one MatMul of each back
+// to back and the benchmark reports the median of their time ratios
+// ("x-rows", below 1 is faster) besides both medians in milliseconds:
+// pairing keeps the ratio meaningful on a shared machine. ns/op is the
+// pair.
 func BenchmarkMatMulKQuant(b *testing.B) {
-	const n = 128
 	k4 := NewKernels(nil)
 	defer k4.Close()
 	k1 := NewKernels(k4.Pool())
 	k1.gemm4 = [BF16 + 1]gemm4Fn{}
-	for _, shape := range []struct{ rows, cols int }{{1536, 512}, {8192, 2048}} {
+	for _, shape := range []struct{ rows, cols int }{{1536, 512}, {8192, 2048}, {2048, 8192}} {
 		for _, typ := range kquantGemm4Types {
 			rng := rand.New(rand.NewPCG(uint64(shape.cols), uint64(typ)))
 			w, err := NewMatrix(typ, shape.rows, shape.cols, randomWeights(rng, typ, shape.rows, shape.cols))
 			if err != nil {
 				b.Fatal(err)
 			}
-			x := randomVec(rng, n*shape.cols)
-			y := make([]float32, n*shape.rows)
-			b.Run(fmt.Sprintf("%dx%d/%s", shape.rows, shape.cols, typ), func(b *testing.B) {
-				k4.MatMul(y, w, x, n)
-				k1.MatMul(y, w, x, n)
-				var ratios, t4, t1 []float64
-				for b.Loop() {
-					s0 := time.Now()
+			const nmax = 128
+			x := randomVec(rng, nmax*shape.cols)
+			y := make([]float32, nmax*shape.rows)
+			for _, n := range []int{64, nmax} {
+				x, y := x[:n*shape.cols], y[:n*shape.rows]
+				b.Run(fmt.Sprintf("%dx%d/n%d/%s", shape.rows, shape.cols, n, typ), func(b *testing.B) {
 					k4.MatMul(y, w, x, n)
-					s1 := time.Now()
 					k1.MatMul(y, w, x, n)
-					s2 := time.Now()
-					a, c := s1.Sub(s0).Seconds(), s2.Sub(s1).Seconds()
-					ratios = append(ratios, a/c)
-					t4 = append(t4, a*1e3)
-					t1 = append(t1, c*1e3)
-				}
-				b.ReportMetric(median(ratios), "x-rows")
-				b.ReportMetric(median(t4), "ms")
-				b.ReportMetric(median(t1), "rows-ms")
-			})
+					var ratios, t4, t1 []float64
+					for b.Loop() {
+						s0 := time.Now()
+						k4.MatMul(y, w, x, n)
+						s1 := time.Now()
+						k1.MatMul(y, w, x, n)
+						s2 := time.Now()
+						a, c := s1.Sub(s0).Seconds(), s2.Sub(s1).Seconds()
+						ratios = append(ratios, a/c)
+						t4 = append(t4, a*1e3)
+						t1 = append(t1, c*1e3)
+					}
+					b.ReportMetric(median(ratios), "x-rows")
+					b.ReportMetric(median(t4), "ms")
+					b.ReportMetric(median(t1), "rows-ms")
+				})
+			}
 		}
 	}
 }
