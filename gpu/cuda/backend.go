@@ -318,7 +318,7 @@ func (b *Backend) NewKV(layers, ctx int, a backend.Attention) (backend.KV, error
 	n := layers * ctx * a.KVHeads * a.HeadDim
 	switch {
 	case a.KV != backend.KVF32:
-		return nil, fmt.Errorf("cuda: a %s KV cache is not supported: the CUDA backend stores keys and values as f32 only", a.KV)
+		return nil, fmt.Errorf("cuda: KV cache type %s is not supported: the CUDA backend stores keys and values as f32 only", a.KV)
 	case layers <= 0 || ctx <= 0 || a.KVHeads <= 0 || a.HeadDim <= 0 || n/layers/ctx != a.KVHeads*a.HeadDim || n > 1<<33:
 		return nil, fmt.Errorf("cuda: KV cache of %d positions is too large", ctx)
 	case a.HeadDim > maxHeadDim:

@@ -141,7 +141,7 @@ func (b *Backend) Alloc(rows, width int) (backend.Buffer, error) {
 // refused).
 func (b *Backend) NewKV(layers, ctx int, a backend.Attention) (backend.KV, error) {
 	if a.KV != backend.KVF32 {
-		return nil, fmt.Errorf("remote: a %s KV cache is not supported: the rpc-server backend stores keys and values as f32 only", a.KV)
+		return nil, fmt.Errorf("remote: KV cache type %s is not supported: the rpc-server backend stores keys and values as f32 only", a.KV)
 	}
 	c := &kv{layers: layers, ctx: ctx, a: a, k: make([]rmem, layers), v: make([]rmem, layers), srv: make([]int, layers)}
 	size := uint64(ctx * a.KVHeads * a.HeadDim * 4)

@@ -13,7 +13,7 @@ import (
 func TestNewKVRefusesCompactTypes(t *testing.T) {
 	for _, typ := range []backend.KVType{backend.KVF16, backend.KVQ8_0} {
 		_, err := new(Backend).NewKV(2, 16, backend.Attention{Heads: 4, KVHeads: 2, HeadDim: 64, KV: typ})
-		if err == nil || !strings.Contains(err.Error(), typ.String()+" KV cache is not supported") {
+		if err == nil || !strings.Contains(err.Error(), "KV cache type "+typ.String()+" is not supported") {
 			t.Errorf("%s: %v, want a refusal naming the type", typ, err)
 		}
 	}

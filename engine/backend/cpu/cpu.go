@@ -488,7 +488,7 @@ func (b *Backend) Compact(cache backend.KV, n int, keep [][]int32) error {
 func (b *Backend) CopyKV(dstKV, srcKV backend.KV, n int) error {
 	d, s := dstKV.(*kv), srcKV.(*kv)
 	if d.a.KV != s.a.KV {
-		return fmt.Errorf("cpu: copying a %s KV cache into a %s one: both must store one type", s.a.KV, d.a.KV)
+		return fmt.Errorf("cpu: copying a KV cache of type %s into one of type %s: both must store one type", s.a.KV, d.a.KV)
 	}
 	if d.ctx != s.ctx || d.a != s.a || len(d.kb) != len(s.kb) || n < 0 || n > d.ctx {
 		return fmt.Errorf("cpu: copying %d slots between caches of %d and %d positions (%d and %d bytes)", n, d.ctx, s.ctx, len(d.kb), len(s.kb))
