@@ -102,9 +102,10 @@ func TestKVTypeKJVGolden(t *testing.T) {
 	// Measured when written, of 162 golden tokens on every file: f32 and
 	// f16 caches 162/162/130 (kjv-f32/f16/q8_0 weights; Q8_0 weights flip
 	// step 16 of "And God said", a 0.020 margin llama.cpp flips too), q8_0
-	// 130/130/130 (the same flip, from the cache's rounding). The floor
-	// leaves room for one more near-tie flip late in a run, not for a
-	// wrong kernel, which diverges within a few steps.
+	// 130/130/162 (the cache's rounding flips the same near-tie, and on
+	// Q8_0 weights flips it back). The floor leaves room for one more
+	// near-tie flip late in a run, not for a wrong kernel, which diverges
+	// within a few steps.
 	const floorQ8 = 120
 	for _, file := range []string{"kjv/kjv-f32.gguf", "kjv/kjv-f16.gguf", "kjv/kjv-q8_0.gguf"} {
 		m := openModel(t, file)
@@ -137,7 +138,7 @@ func TestKVTypeKJVGolden(t *testing.T) {
 			t.Errorf("%s: an f16 cache reproduces %d of the %d golden tokens", base, agree[backend.KVF16], total)
 		}
 		if agree[backend.KVQ8_0] < floorQ8 {
-			t.Errorf("%s: a q8_0 cache reproduces %d golden tokens, below the floor of %d (130 measured)", base, agree[backend.KVQ8_0], floorQ8)
+			t.Errorf("%s: a q8_0 cache reproduces %d golden tokens, below the floor of %d (130 or 162 measured)", base, agree[backend.KVQ8_0], floorQ8)
 		}
 	}
 }

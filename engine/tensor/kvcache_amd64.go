@@ -14,3 +14,9 @@ func dotQ8_0F32RowsAVX2(w *byte, x *float32, nb, rows int, out *float32)
 
 //go:noescape
 func weightedSumQ8_0AVX2(out *float32, v *byte, w *float32, nb, keys int)
+
+//go:noescape
+func dotF16Rows4AVX2(w *uint16, x *float32, n, rows int, out *float32)
+
+//go:noescape
+func dotQ8_0F32Rows4AVX2(w *byte, x *float32, nb, rows int, out *float32)

@@ -121,12 +121,10 @@ whdone:
 	RET
 
 // Q8SCALE loads the f16 scale at off(SI) into every lane of y (x its low
-// half). Clobbers AX.
+// half): the half broadcast, then widened.
 #define Q8SCALE(off, x, y) \
-	MOVWLZX      off(SI), AX; \
-	VMOVD        AX, x; \
-	VCVTPH2PS    x, x; \
-	VBROADCASTSS x, y
+	VPBROADCASTW off(SI), x; \
+	VCVTPH2PS    x, y
 
 // Q8WIDEN widens the 32 int8 codes at off(SI) to floats in a, b, c, d.
 #define Q8WIDEN(off, a, b, c, d) \
@@ -212,17 +210,13 @@ wq2:
 wq2key:
 	TESTQ        CX, CX
 	JEQ          wq2store
-	VMOVSS       (R9), X15
-	MOVWLZX      (SI), AX
-	VMOVD        AX, X12
-	VCVTPH2PS    X12, X12
-	VMULSS       X15, X12, X12
-	VBROADCASTSS X12, Y12
-	MOVWLZX      34(SI), AX
-	VMOVD        AX, X13
-	VCVTPH2PS    X13, X13
-	VMULSS       X15, X13, X13
-	VBROADCASTSS X13, Y13
+	VBROADCASTSS (R9), Y15
+	VPBROADCASTW (SI), X12
+	VCVTPH2PS    X12, Y12
+	VMULPS       Y15, Y12, Y12
+	VPBROADCASTW 34(SI), X13
+	VCVTPH2PS    X13, Y13
+	VMULPS       Y15, Y13, Y13
 	Q8WIDEN(2, Y8, Y9, Y10, Y11)
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
@@ -266,12 +260,10 @@ wq1:
 wq1key:
 	TESTQ        CX, CX
 	JEQ          wq1store
-	VMOVSS       (R9), X15
-	MOVWLZX      (SI), AX
-	VMOVD        AX, X12
-	VCVTPH2PS    X12, X12
-	VMULSS       X15, X12, X12
-	VBROADCASTSS X12, Y12
+	VBROADCASTSS (R9), Y15
+	VPBROADCASTW (SI), X12
+	VCVTPH2PS    X12, Y12
+	VMULPS       Y15, Y12, Y12
 	Q8WIDEN(2, Y8, Y9, Y10, Y11)
 	VFMADD231PS  Y8, Y12, Y0
 	VFMADD231PS  Y9, Y12, Y1
@@ -293,5 +285,172 @@ wq1store:
 	JMP     wq1
 
 wqdone:
+	VZEROUPPER
+	RET
+
+// FOLD4 folds the eight-lane sums of four rows, a b c d, into their four
+// totals in the low half of a (x its 128-bit name), and stores them at
+// (R13). Clobbers b, c and X1.
+#define FOLD4(a, b, c, d, x) \
+	VHADDPS      b, a, a; \
+	VHADDPS      d, c, c; \
+	VHADDPS      c, a, a; \
+	VEXTRACTF128 $1, a, X1; \
+	VADDPS       X1, x, x; \
+	VMOVUPS      x, (R13)
+
+// func dotF16Rows4AVX2(w *uint16, x *float32, n, rows int, out *float32)
+// rows (a multiple of 4) consecutive f16 rows of n values (a multiple of
+// 8) times x, four rows at a time: each group of 8 of x is loaded once for
+// the four, and the four sums are folded together, where a row alone
+// spends as long on its fold as on its 64 products.
+TEXT ·dotF16Rows4AVX2(SB), NOSPLIT, $0-40
+	MOVQ w+0(FP), SI
+	MOVQ out+32(FP), R13
+	MOVQ n+16(FP), R10
+	SHLQ $1, R10               // bytes per row
+	LEAQ (R10)(R10*2), R11     // three rows
+	MOVQ rows+24(FP), R8
+
+f4row:
+	CMPQ   R8, $4
+	JLT    f4end
+	MOVQ   x+8(FP), DI
+	MOVQ   n+16(FP), CX
+	MOVQ   SI, DX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+
+f4loop16:
+	CMPQ        CX, $16
+	JLT         f4loop8
+	VMOVUPS     (DI), Y14
+	VMOVUPS     32(DI), Y15
+	VCVTPH2PS   (DX), Y8
+	VCVTPH2PS   16(DX), Y9
+	VCVTPH2PS   (DX)(R10*1), Y10
+	VCVTPH2PS   16(DX)(R10*1), Y11
+	VFMADD231PS Y14, Y8, Y0
+	VFMADD231PS Y15, Y9, Y4
+	VFMADD231PS Y14, Y10, Y1
+	VFMADD231PS Y15, Y11, Y5
+	VCVTPH2PS   (DX)(R10*2), Y8
+	VCVTPH2PS   16(DX)(R10*2), Y9
+	VCVTPH2PS   (DX)(R11*1), Y10
+	VCVTPH2PS   16(DX)(R11*1), Y11
+	VFMADD231PS Y14, Y8, Y2
+	VFMADD231PS Y15, Y9, Y6
+	VFMADD231PS Y14, Y10, Y3
+	VFMADD231PS Y15, Y11, Y7
+	ADDQ        $32, DX
+	ADDQ        $64, DI
+	SUBQ        $16, CX
+	JMP         f4loop16
+
+f4loop8:
+	CMPQ        CX, $8
+	JLT         f4done
+	VMOVUPS     (DI), Y14
+	VCVTPH2PS   (DX), Y8
+	VCVTPH2PS   (DX)(R10*1), Y9
+	VCVTPH2PS   (DX)(R10*2), Y10
+	VCVTPH2PS   (DX)(R11*1), Y11
+	VFMADD231PS Y14, Y8, Y0
+	VFMADD231PS Y14, Y9, Y1
+	VFMADD231PS Y14, Y10, Y2
+	VFMADD231PS Y14, Y11, Y3
+	ADDQ        $16, DX
+	ADDQ        $32, DI
+	SUBQ        $8, CX
+	JMP         f4loop8
+
+f4done:
+	VADDPS Y4, Y0, Y0
+	VADDPS Y5, Y1, Y1
+	VADDPS Y6, Y2, Y2
+	VADDPS Y7, Y3, Y3
+	FOLD4(Y0, Y1, Y2, Y3, X0)
+	ADDQ   $16, R13
+	LEAQ   (SI)(R10*4), SI
+	SUBQ   $4, R8
+	JMP    f4row
+
+f4end:
+	VZEROUPPER
+	RET
+
+// Q8DOT4 adds one row's Q8_0 block — its f16 scale at d, its codes at q0
+// to q3, 8 each — times x's block (Y12..Y15) into acc. Clobbers Y4..Y8.
+#define Q8DOT4(d, q0, q1, q2, q3, acc) \
+	VPBROADCASTW d, X8; \
+	VCVTPH2PS    X8, Y8; \
+	VPMOVSXBD    q0, Y4; \
+	VPMOVSXBD    q1, Y5; \
+	VPMOVSXBD    q2, Y6; \
+	VPMOVSXBD    q3, Y7; \
+	VCVTDQ2PS    Y4, Y4; \
+	VCVTDQ2PS    Y5, Y5; \
+	VCVTDQ2PS    Y6, Y6; \
+	VCVTDQ2PS    Y7, Y7; \
+	VMULPS       Y12, Y4, Y4; \
+	VMULPS       Y14, Y6, Y6; \
+	VFMADD231PS  Y13, Y5, Y4; \
+	VFMADD231PS  Y15, Y7, Y6; \
+	VADDPS       Y6, Y4, Y4; \
+	VFMADD231PS  Y4, Y8, acc
+
+// func dotQ8_0F32Rows4AVX2(w *byte, x *float32, nb, rows int, out *float32)
+// rows (a multiple of 4) consecutive rows of nb Q8_0 blocks times x (not
+// quantised), four rows at a time: x's block is loaded once for the four,
+// and the four sums are folded together.
+TEXT ·dotQ8_0F32Rows4AVX2(SB), NOSPLIT, $0-40
+	MOVQ  w+0(FP), SI
+	MOVQ  out+32(FP), R13
+	MOVQ  nb+16(FP), R10
+	IMULQ $34, R10             // bytes per row
+	LEAQ  (R10)(R10*2), R11    // three rows
+	MOVQ  rows+24(FP), R8
+
+q4row:
+	CMPQ   R8, $4
+	JLT    q4end
+	MOVQ   x+8(FP), DI
+	MOVQ   nb+16(FP), CX
+	MOVQ   SI, DX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+
+q4blk:
+	TESTQ   CX, CX
+	JEQ     q4done
+	VMOVUPS (DI), Y12
+	VMOVUPS 32(DI), Y13
+	VMOVUPS 64(DI), Y14
+	VMOVUPS 96(DI), Y15
+	Q8DOT4((DX), 2(DX), 10(DX), 18(DX), 26(DX), Y0)
+	Q8DOT4((DX)(R10*1), 2(DX)(R10*1), 10(DX)(R10*1), 18(DX)(R10*1), 26(DX)(R10*1), Y1)
+	Q8DOT4((DX)(R10*2), 2(DX)(R10*2), 10(DX)(R10*2), 18(DX)(R10*2), 26(DX)(R10*2), Y2)
+	Q8DOT4((DX)(R11*1), 2(DX)(R11*1), 10(DX)(R11*1), 18(DX)(R11*1), 26(DX)(R11*1), Y3)
+	ADDQ    $34, DX
+	ADDQ    $128, DI
+	DECQ    CX
+	JMP     q4blk
+
+q4done:
+	FOLD4(Y0, Y1, Y2, Y3, X0)
+	ADDQ $16, R13
+	LEAQ (SI)(R10*4), SI
+	SUBQ $4, R8
+	JMP  q4row
+
+q4end:
 	VZEROUPPER
 	RET

@@ -22,3 +22,11 @@ func weightedSumQ8_0AVX2(out *float32, v *byte, w *float32, nb, keys int) {
 func dotF16RowsAVX2(w *uint16, x *float32, n, rows int, out *float32) {
 	panic("tensor: no AVX2 off amd64")
 }
+
+func dotF16Rows4AVX2(w *uint16, x *float32, n, rows int, out *float32) {
+	panic("tensor: no AVX2 off amd64")
+}
+
+func dotQ8_0F32Rows4AVX2(w *byte, x *float32, nb, rows int, out *float32) {
+	panic("tensor: no AVX2 off amd64")
+}
