@@ -142,7 +142,7 @@ func (dr *Drafting) use(ctx context.Context, n Settings, progress func(done, tot
 		// The drafter runs on the session's backend: it alternates with
 		// the conversation's state on this goroutine, never beside it.
 		// It holds every position (it does not evict).
-		st, err := s.m.NewStateOn(s.st.MaxPos(), s.b)
+		st, err := s.m.NewStateWith(s.st.MaxPos(), s.b, model.StateOptions{KV: s.kvType})
 		if err != nil {
 			return err
 		}

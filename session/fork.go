@@ -44,6 +44,7 @@ func (s *Session) Fork(ctx int, set Settings) (*Session, error) {
 	}
 	f := newSession(s.m, s.tok, s.cv.conv.Template())
 	f.b, f.closeB, f.info, f.stops, f.forked = b, closeB, s.info, s.stops, true
+	f.kvType = s.kvType
 	f.pr.src, f.pr.sha, f.fl.appVersion = s.pr.src, s.pr.sha, s.fl.appVersion
 	f.comp.grcb, f.comp.grcs, f.comp.cacheDir = s.comp.grcb, s.comp.grcs, s.comp.cacheDir
 	f.gm.profileDir = s.gm.profileDir

@@ -27,7 +27,12 @@ type Options struct {
 	// Ctx is the context window in tokens; 0 means the model's, at most
 	// 4096. Above the model's window it is capped to it, with a note (see
 	// Session.Notes).
-	Ctx      int
+	Ctx int
+	// KVType is how the conversation's KV cache (and the drafter's)
+	// stores keys and values: f32 (the zero value), f16 or q8_0 (see
+	// backend.KVType). Like Ctx it belongs to the process, not to the
+	// session file: a .miku does not record it.
+	KVType   backend.KVType
 	Settings Settings
 	Demo     bool // the file is an embedded demo model
 	// DemoLabel says what that demo model is (Info.DemoLabel).
@@ -123,7 +128,7 @@ func fromFile(f *gguf.File, path string, o Options) (*Session, error) {
 		set.Seed = uint64(time.Now().UnixNano())
 	}
 	s := newSession(m, tok, tmpl)
-	s.b, s.closeB, s.info = b, closeB, info
+	s.b, s.closeB, s.info, s.kvType = b, closeB, info, o.KVType
 	s.fl.appVersion, s.comp.cacheDir, s.gm.profileDir = o.AppVersion, o.CacheDir, o.ProfileDir
 	if err := s.resize(o.Ctx); err != nil {
 		closeB()
@@ -199,7 +204,7 @@ func (s *Session) resizeKV(ctx int, keep float64) error {
 		return fmt.Errorf("session: a context of %d tokens is too small", ctx)
 	}
 	ctx = min(ctx, s.m.CtxLen)
-	st, err := s.m.NewStateOn(kvEntries(keep, ctx), s.b)
+	st, err := s.m.NewStateWith(kvEntries(keep, ctx), s.b, model.StateOptions{KV: s.kvType})
 	if err != nil {
 		return err
 	}

@@ -197,6 +197,7 @@ type Session struct {
 	b      backend.Backend
 	closeB func()
 	st     *model.State
+	kvType backend.KVType // how st's cache stores keys and values (Options.KVType)
 	gen    *generate.Generator
 	info   Info
 	set    Settings

@@ -18,6 +18,9 @@
 package backend
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/isagi-lab/isagi/engine/tensor"
 )
 
@@ -70,9 +73,83 @@ type Rope struct {
 	PosScale float32
 }
 
-// Attention describes a model's attention heads.
+// Attention describes a model's attention heads, and how its KV cache
+// stores them.
 type Attention struct {
 	Heads, KVHeads, HeadDim int
+	// KV is the element type of the cache's keys and values; the zero
+	// value is KVF32. A backend that cannot store a type refuses it in
+	// NewKV rather than store another.
+	KV KVType
+}
+
+// KVType is how a KV cache stores its keys and values: llama.cpp's
+// cache types (-ctk/-ctv), one type for both. The attention reads the
+// stored type directly; only the rounding of what is stored differs.
+type KVType uint8
+
+const (
+	// KVF32 stores float32: the reference, 4 bytes a value.
+	KVF32 KVType = iota
+	// KVF16 stores IEEE binary16, rounded to nearest even: 2 bytes a value.
+	KVF16
+	// KVQ8_0 stores each head's row in llama.cpp's Q8_0 blocks: 32 values
+	// as one f16 scale d = max|x|/127 and 32 int8 codes round(x/d), 34
+	// bytes per 32 values. The head size must be a multiple of 32.
+	KVQ8_0
+)
+
+// String is the type's name: f32, f16 or q8_0.
+func (t KVType) String() string {
+	switch t {
+	case KVF32:
+		return "f32"
+	case KVF16:
+		return "f16"
+	case KVQ8_0:
+		return "q8_0"
+	}
+	return fmt.Sprintf("KVType(%d)", uint8(t))
+}
+
+// KVTypes are the types, in the order of their names in messages.
+func KVTypes() []KVType { return []KVType{KVF32, KVF16, KVQ8_0} }
+
+// ParseKVType reads a type's name (f32, f16 or q8_0; case does not matter).
+func ParseKVType(s string) (KVType, error) {
+	for _, t := range KVTypes() {
+		if strings.EqualFold(s, t.String()) {
+			return t, nil
+		}
+	}
+	return 0, fmt.Errorf("KV cache type %q: want f32, f16 or q8_0", s)
+}
+
+// CheckHeadDim says why t cannot store heads of headDim values, or nil:
+// Q8_0 blocks are 32 values, so its heads are a multiple of 32.
+func (t KVType) CheckHeadDim(headDim int) error {
+	switch {
+	case t > KVQ8_0:
+		return fmt.Errorf("unknown KV cache type %d", uint8(t))
+	case headDim <= 0:
+		return fmt.Errorf("KV heads of %d values", headDim)
+	case t == KVQ8_0 && headDim%32 != 0:
+		return fmt.Errorf("a q8_0 KV cache stores heads in blocks of 32 values, and these heads hold %d: use f16 or f32", headDim)
+	}
+	return nil
+}
+
+// RowBytes is the bytes one cached key (or value) of a head of headDim
+// values takes: 4·headDim for f32, 2·headDim for f16, 34·headDim/32 for
+// q8_0 (headDim a multiple of 32, see CheckHeadDim).
+func (t KVType) RowBytes(headDim int) int {
+	switch t {
+	case KVF16:
+		return 2 * headDim
+	case KVQ8_0:
+		return (headDim + 31) / 32 * 34
+	}
+	return 4 * headDim
 }
 
 // AttendOptions are one layer's variations on plain causal attention.
@@ -132,7 +209,9 @@ type Backend interface {
 	// Alloc returns a zeroed buffer of rows × width.
 	Alloc(rows, width int) (Buffer, error)
 	// NewKV allocates a key/value cache of ctx positions for layers layers
-	// of a.KVHeads heads, and the attention's scratch for a.Heads heads.
+	// of a.KVHeads heads, stored as a.KV, and the attention's scratch for
+	// a.Heads heads. A backend that cannot store a.KV (or a.HeadDim in it)
+	// fails, saying so.
 	NewKV(layers, ctx int, a Attention) (KV, error)
 
 	// Embed writes the rows of table (a [vocab × width] matrix) for tokens
@@ -227,7 +306,8 @@ type Failer interface {
 type Compactor interface {
 	// Keys returns layer's cached keys of KV head head at slots 0…n−1:
 	// n·HeadDim values of host memory, to read before the next operation
-	// on kv (a host backend returns the cache itself).
+	// on kv (a host backend returns the cache itself when it stores f32,
+	// and the keys decoded into scratch of its own for another KVType).
 	Keys(kv KV, layer, head, n int) []float32
 	// Positions writes the positions of layer's KV head head at slots
 	// 0…len(dst)−1 into dst.
@@ -251,8 +331,8 @@ type Compactor interface {
 // speculative verifier's cache after a rollback against a fresh prefill).
 type KVReader interface {
 	// ReadKV copies the keys and values of layer at slot (KVHeads·HeadDim
-	// each, heads in order) into k and v; a slot is the position unless the
-	// cache was compacted (Compactor).
+	// each, heads in order) into k and v, decoded from the cache's KVType;
+	// a slot is the position unless the cache was compacted (Compactor).
 	ReadKV(kv KV, layer, slot int, k, v []float32)
 }
 

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/isagi-lab/isagi/engine/backend"
+	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"github.com/isagi-lab/isagi/engine/internal/synth"
 	"github.com/isagi-lab/isagi/engine/tensor"
 )
@@ -233,4 +235,88 @@ func BenchmarkDecodeKVProjection(b *testing.B) {
 	b.ReportMetric(ratios[0], "ratio-min")
 	b.ReportMetric(ratios[len(ratios)-1], "ratio-max")
 	b.ReportMetric(float64(proj.KVBytes())/float64(dense.KVBytes()), "kv-ratio")
+}
+
+// BenchmarkDecodeKVType measures decode speed with each KV cache type
+// (f32, f16, q8_0) on one model, at a depth: ISAGI_BENCH_MODEL names the
+// GGUF file (default kjv-q8_0), ISAGI_BENCH_DEPTH the context decoded
+// after (default 1024, prefilled once per type; each round rewinds to
+// it). Rounds alternate the types, 32 tokens each, so that the machine's
+// drift falls on all of them alike; it reports each type's tok/s and the
+// median, least and most of its per-round ratio to f32.
+func BenchmarkDecodeKVType(b *testing.B) {
+	pool := tensor.NewPool(0)
+	defer pool.Close()
+	k := tensor.NewKernels(pool)
+	path := os.Getenv("ISAGI_BENCH_MODEL")
+	if path == "" {
+		path = fixture(b, "kjv/kjv-q8_0.gguf")
+	}
+	depth := 1024
+	if v := os.Getenv("ISAGI_BENCH_DEPTH"); v != "" {
+		depth, _ = strconv.Atoi(v)
+	}
+	m, err := Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Close()
+	ctx := depth + 64
+	if depth < 0 || ctx > m.CtxLen {
+		b.Fatalf("ISAGI_BENCH_DEPTH %d: the model's context is %d positions", depth, m.CtxLen)
+	}
+	types := []backend.KVType{backend.KVF32, backend.KVF16, backend.KVQ8_0}
+	states := make([]*State, len(types))
+	prompt := make([]int32, depth)
+	for i := range prompt {
+		prompt[i] = int32(3 + i*7%(m.Vocab-3))
+	}
+	for i, typ := range types {
+		if states[i], err = m.NewStateWith(ctx, cpu.New(k), StateOptions{KV: typ}); err != nil {
+			b.Fatal(err)
+		}
+		if err := states[i].Forward(prompt, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	logits := make([]float32, m.Vocab)
+	tok := []int32{5}
+	const steps = 32
+	decode := func(s *State) float64 {
+		s.Truncate(depth)
+		t0 := time.Now()
+		for range steps {
+			if err := s.Forward(tok, logits); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return time.Since(t0).Seconds() / steps
+	}
+	for _, s := range states { // warm the mapped weights
+		decode(s)
+	}
+	per := make([][]float64, len(types)) // seconds a token, per round
+	b.ResetTimer()
+	for b.Loop() {
+		for range 3 {
+			for i, s := range states {
+				per[i] = append(per[i], decode(s))
+			}
+		}
+	}
+	for i, typ := range types {
+		var sum float64
+		ratios := make([]float64, len(per[i]))
+		for r, t := range per[i] {
+			sum += t
+			ratios[r] = per[0][r] / t // tok/s over f32's in the same round
+		}
+		slices.Sort(ratios)
+		b.ReportMetric(float64(len(per[i]))/sum, typ.String()+"-tok/s")
+		if i > 0 {
+			b.ReportMetric(ratios[len(ratios)/2], typ.String()+"-ratio")
+			b.ReportMetric(ratios[0], typ.String()+"-ratio-min")
+			b.ReportMetric(ratios[len(ratios)-1], typ.String()+"-ratio-max")
+		}
+	}
 }

@@ -126,7 +126,7 @@ func (s *State) Evict(m int, choose Chooser) error {
 // CopyFrom makes s hold what src holds: its positions, its cached entries
 // (evicted or not) and its logits-free state, for a context read once and
 // continued several ways. Both states must be of one model with caches of
-// one size, on backends of one domain that can evict. Hooks are not
+// one size and type, on backends of one domain that can evict. Hooks are not
 // copied, nor told.
 func (s *State) CopyFrom(src *State) error {
 	cp, ok := s.b.(backend.Compactor)
@@ -137,6 +137,8 @@ func (s *State) CopyFrom(src *State) error {
 		return fmt.Errorf("model: copying a state of another model, cache size or backend")
 	case src.KVProjection() != s.KVProjection():
 		return fmt.Errorf("model: copying a state whose KV cache is stored in another projection")
+	case src.kvType != s.kvType:
+		return fmt.Errorf("model: copying a state whose KV cache stores %s into one that stores %s", src.kvType, s.kvType)
 	}
 	if err := cp.CopyKV(s.kv, src.kv, src.n); err != nil {
 		return fmt.Errorf("model: %w", err)

@@ -39,7 +39,8 @@ type State struct {
 	batch     int // the most tokens one step runs: MaxBatch or the backend's less
 	hooks     hookSet
 	kv        backend.KV
-	dense     *bound // the model's weights on this backend's domain, shared
+	kvType    backend.KVType // how kv stores keys and values (StateOptions.KV)
+	dense     *bound         // the model's weights on this backend's domain, shared
 	w         stateWeights
 	// lay is, per block, how it rotates and attends in this state: set
 	// once, so that a block reads its own and branches on nothing.
@@ -145,6 +146,23 @@ func (m *Model) NewState(ctx int, kernels *tensor.Kernels) (*State, error) {
 // NewStateOn is NewState on a given backend. The model's weights are bound
 // on b's domain the first time a State is made there, and shared after.
 func (m *Model) NewStateOn(ctx int, b backend.Backend) (*State, error) {
+	return m.NewStateWith(ctx, b, StateOptions{})
+}
+
+// StateOptions are what NewStateWith varies in a state beyond its size and
+// backend. The zero value is NewStateOn's state.
+type StateOptions struct {
+	// KV is how the state's KV cache stores keys and values: float32 (the
+	// zero value, the reference), f16 or q8_0 (see backend.KVType). It is
+	// fixed for the state's life: a KV projection (SetKVProjection)
+	// reallocates the cache in the same type. A backend that cannot store
+	// the type, or a q8_0 cache of heads that are not a multiple of 32
+	// values, fails NewStateWith.
+	KV backend.KVType
+}
+
+// NewStateWith is NewStateOn with options: the KV cache's type.
+func (m *Model) NewStateWith(ctx int, b backend.Backend, o StateOptions) (*State, error) {
 	if b == nil {
 		return nil, fmt.Errorf("model: no backend")
 	}
@@ -152,7 +170,7 @@ func (m *Model) NewStateOn(ctx int, b backend.Backend) (*State, error) {
 		ctx = m.CtxLen
 	}
 	c := &m.Config
-	s := &State{m: m, b: b, ctx: ctx, maxPos: ctx, lay: m.layerRuns(ctx), batch: min(MaxBatch, b.BatchSize())}
+	s := &State{m: m, b: b, ctx: ctx, maxPos: ctx, lay: m.layerRuns(ctx), batch: min(MaxBatch, b.BatchSize()), kvType: o.KV}
 	if s.batch < 1 {
 		return nil, fmt.Errorf("model: backend %s takes batches of %d rows", b.Name(), b.BatchSize())
 	}
@@ -160,7 +178,7 @@ func (m *Model) NewStateOn(ctx int, b backend.Backend) (*State, error) {
 		s.k = h.Kernels()
 	}
 	var err error
-	if s.kv, err = b.NewKV(c.Layers, ctx, backend.Attention{Heads: c.Heads, KVHeads: c.KVHeads, HeadDim: c.HeadDim}); err != nil {
+	if s.kv, err = b.NewKV(c.Layers, ctx, backend.Attention{Heads: c.Heads, KVHeads: c.KVHeads, HeadDim: c.HeadDim, KV: o.KV}); err != nil {
 		return nil, fmt.Errorf("model: %w", err)
 	}
 	if s.dense, err = m.bind(b); err != nil {
@@ -185,6 +203,11 @@ func (m *Model) NewStateOn(ctx int, b backend.Backend) (*State, error) {
 
 // Model is the model this state runs.
 func (s *State) Model() *Model { return s.m }
+
+// KVType is how the state's KV cache stores keys and values
+// (StateOptions.KV): states made to continue or mirror this one (a
+// drafter, a copy for CopyFrom) take the same.
+func (s *State) KVType() backend.KVType { return s.kvType }
 
 // BatchSize is the most tokens one step of Forward runs: MaxBatch, or the
 // backend's BatchSize when that is smaller.

@@ -299,10 +299,10 @@ func (s *State) SetKVProjection(p *KVProjection) error {
 		}
 		width = p.r
 	}
-	kv, err := s.b.NewKV(c.Layers, s.ctx, backend.Attention{Heads: c.Heads, KVHeads: c.KVHeads, HeadDim: width})
+	kv, err := s.b.NewKV(c.Layers, s.ctx, backend.Attention{Heads: c.Heads, KVHeads: c.KVHeads, HeadDim: width, KV: s.kvType})
 	if err != nil {
 		run.release(s.b)
-		return fmt.Errorf("model: KV cache of %d values per head: %w", width, err)
+		return fmt.Errorf("model: KV cache (%s) of %d values per head: %w", s.kvType, width, err)
 	}
 	// Empty the state on the old cache first: Truncate tells the hooks
 	// and undoes a compaction there; the new cache starts uncompacted.
@@ -362,15 +362,16 @@ func (s *State) kvHeadDim() int {
 }
 
 // KVBytes is the size of the state's KV cache, keys and values of every
-// layer at its capacity (Cap), in float32 as the backends store it: with
-// a KV projection, r/HeadDim of what it is without.
+// layer at its capacity (Cap), in the cache's type (KVType): with a KV
+// projection, about r/HeadDim of what it is without.
 func (s *State) KVBytes() int64 { return int64(s.ctx) * s.KVEntryBytes() }
 
 // KVEntryBytes is one cache entry's keys and values over every layer, in
-// float32: r values per KV head under a KV projection, HeadDim without.
+// the cache's type: r values per KV head under a KV projection, HeadDim
+// without, at 4 bytes each for f32, 2 for f16 and 34 per 32 for q8_0.
 func (s *State) KVEntryBytes() int64 {
 	c := &s.m.Config
-	return 2 * 4 * int64(c.Layers) * int64(c.KVHeads) * int64(s.kvHeadDim())
+	return 2 * int64(c.Layers) * int64(c.KVHeads) * int64(s.kvType.RowBytes(s.kvHeadDim()))
 }
 
 // kvIn is a block's side of the KV projection before the cache: with one,

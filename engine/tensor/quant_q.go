@@ -100,26 +100,37 @@ func quantQ8_0(dst []byte, src []float32) error {
 		if err := quantCheckFinite(x[:], i); err != nil {
 			return err
 		}
-		var amax float32
-		for _, v := range x {
-			amax = max(amax, float32(math.Abs(float64(v))))
-		}
-		d := amax / 127
-		var id float32
-		if d != 0 {
-			id = 1 / d
-		}
+		d, id := q8_0Scale(x)
 		dh, err := quantScaleF16(d, i)
 		if err != nil {
 			return err
 		}
-		b := (*[q8_0Bytes]byte)(dst[i*q8_0Bytes:])
-		quantStore16(b[0:2], dh)
-		for j, v := range x {
-			q := math.Round(float64(float32(v * id))) // round the product to float32 first, as C does
-			q = math.Max(-127, math.Min(127, q))
-			b[2+j] = byte(int8(q))
-		}
+		q8_0Block((*[q8_0Bytes]byte)(dst[i*q8_0Bytes:]), dh, x, id)
 	}
 	return nil
+}
+
+// q8_0Scale is a Q8_0 block's scale d = max|x|/127 and its inverse (0 for
+// an all-zero block), as ggml's reference computes them.
+func q8_0Scale(x *[QK]float32) (d, id float32) {
+	var amax float32
+	for _, v := range x {
+		amax = max(amax, float32(math.Abs(float64(v))))
+	}
+	d = amax / 127
+	if d != 0 {
+		id = 1 / d
+	}
+	return d, id
+}
+
+// q8_0Block writes the block: the f16 scale dh, then q = round(x·id) half
+// away from zero (C roundf), clamped to ±127.
+func q8_0Block(b *[q8_0Bytes]byte, dh uint16, x *[QK]float32, id float32) {
+	quantStore16(b[0:2], dh)
+	for j, v := range x {
+		q := math.Round(float64(float32(v * id))) // round the product to float32 first, as C does
+		q = math.Max(-127, math.Min(127, q))
+		b[2+j] = byte(int8(q))
+	}
 }

@@ -311,11 +311,14 @@ func (b *Backend) Alloc(rows, width int) (backend.Buffer, error) {
 	return &buf{p: p, rows: rows, width: width}, nil
 }
 
-// NewKV allocates a float32 cache on the device, like the CPU's (an f16
-// cache flips near-ties of the goldens).
+// NewKV allocates a float32 cache on the device, like the CPU's default
+// (an f16 cache flips near-ties of the goldens). The device kernels read
+// float32 only, so a compact type (a.KV) is refused.
 func (b *Backend) NewKV(layers, ctx int, a backend.Attention) (backend.KV, error) {
 	n := layers * ctx * a.KVHeads * a.HeadDim
 	switch {
+	case a.KV != backend.KVF32:
+		return nil, fmt.Errorf("cuda: KV cache type %s is not supported: the CUDA backend stores keys and values as f32 only", a.KV)
 	case layers <= 0 || ctx <= 0 || a.KVHeads <= 0 || a.HeadDim <= 0 || n/layers/ctx != a.KVHeads*a.HeadDim || n > 1<<33:
 		return nil, fmt.Errorf("cuda: KV cache of %d positions is too large", ctx)
 	case a.HeadDim > maxHeadDim:

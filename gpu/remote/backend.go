@@ -136,8 +136,13 @@ func (b *Backend) Alloc(rows, width int) (backend.Buffer, error) {
 	return buf, nil
 }
 
-// NewKV implements backend.Backend: each layer's cache on its server.
+// NewKV implements backend.Backend: each layer's cache on its server, in
+// float32 (the servers' graphs read no other type, so a compact a.KV is
+// refused).
 func (b *Backend) NewKV(layers, ctx int, a backend.Attention) (backend.KV, error) {
+	if a.KV != backend.KVF32 {
+		return nil, fmt.Errorf("remote: KV cache type %s is not supported: the rpc-server backend stores keys and values as f32 only", a.KV)
+	}
 	c := &kv{layers: layers, ctx: ctx, a: a, k: make([]rmem, layers), v: make([]rmem, layers), srv: make([]int, layers)}
 	size := uint64(ctx * a.KVHeads * a.HeadDim * 4)
 	b.c.io.Lock()

@@ -40,9 +40,7 @@ func (t *attnTask) Run(lo, hi int) {
 	for u := lo; u < hi; u++ {
 		h, part := u/t.split, u%t.split
 		g := h / group
-		base := (t.layer*a.KVHeads + g) * c.ctx * HD
-		kc := c.k[base : base+c.ctx*HD]
-		vc := c.v[base : base+c.ctx*HD]
+		row0 := (t.layer*a.KVHeads + g) * c.ctx // the head's slot 0
 		sc := c.scores[u*c.ctx : (u+1)*c.ctx]
 		for i := part; i < t.n; i += t.split {
 			p := t.pos0 + i // attends to slots first…p
@@ -56,7 +54,7 @@ func (t *attnTask) Run(lo, hi int) {
 			qrow := t.q.data[i*t.q.width:]
 			q := qrow[h*HD : (h+1)*HD]
 			w := sc[:p+1-first]
-			tensor.DotRows(kc[first*HD:(p+1)*HD], q, w)
+			c.dots(row0+first, q, w)
 			mx := float32(math.Inf(-1))
 			for j := range w {
 				w[j] *= scale
@@ -71,7 +69,36 @@ func (t *attnTask) Run(lo, hi int) {
 			for j := range w {
 				w[j] *= inv
 			}
-			tensor.WeightedSum(orow[h*HD:(h+1)*HD], vc[first*HD:(p+1)*HD], w)
+			c.weightedSum(orow[h*HD:(h+1)*HD], row0+first, w)
 		}
+	}
+}
+
+// dots writes the scores q·key of rows r0…r0+len(w)−1 into w, reading the
+// cache's type in place: one kernel call per query row, whatever the type
+// (the f32 case first, as it was before there were others).
+func (c *kv) dots(r0 int, q, w []float32) {
+	switch HD := len(q); c.a.KV {
+	case backend.KVF32:
+		tensor.DotRows(c.k[r0*HD:(r0+len(w))*HD], q, w)
+	case backend.KVF16:
+		tensor.DotRowsF16(c.kh[r0*HD:(r0+len(w))*HD], q, w)
+	case backend.KVQ8_0:
+		rb := c.rowBytes
+		tensor.DotRowsQ8_0(c.kb[r0*rb:(r0+len(w))*rb], q, w)
+	}
+}
+
+// weightedSum writes Σ_j w[j]·value(r0+j) into out, reading the cache's
+// type in place.
+func (c *kv) weightedSum(out []float32, r0 int, w []float32) {
+	switch HD := len(out); c.a.KV {
+	case backend.KVF32:
+		tensor.WeightedSum(out, c.v[r0*HD:(r0+len(w))*HD], w)
+	case backend.KVF16:
+		tensor.WeightedSumF16(out, c.vh[r0*HD:(r0+len(w))*HD], w)
+	case backend.KVQ8_0:
+		rb := c.rowBytes
+		tensor.WeightedSumQ8_0(out, c.vb[r0*rb:(r0+len(w))*rb], w)
 	}
 }

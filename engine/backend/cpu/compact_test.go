@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -50,15 +51,28 @@ func refAttend(q []float32, keys, vals [][]float32, pos []int, p, window int, sc
 // rows stored after), to 1e-5, for grouped-query heads that each keep
 // their own entries, with and without a sliding window (measured in
 // positions), over two compactions.
+//
+// It runs for every KV type: the reference holds the keys and values as
+// the type rounds them (roundKV), so a compact cache must agree with it
+// as the float32 one does.
 func TestCompactedAttention(t *testing.T) {
+	for _, c := range []struct {
+		typ backend.KVType
+		hd  int
+	}{{backend.KVF32, 8}, {backend.KVF16, 8}, {backend.KVF16, 12}, {backend.KVQ8_0, 32}, {backend.KVQ8_0, 64}} {
+		t.Run(fmt.Sprintf("%s/hd%d", c.typ, c.hd), func(t *testing.T) { compactedAttention(t, c.typ, c.hd) })
+	}
+}
+
+func compactedAttention(t *testing.T, typ backend.KVType, hd int) {
 	const (
-		layers, heads, kvHeads, hd = 2, 4, 2, 8
-		ctx                        = 64
+		layers, heads, kvHeads = 2, 4, 2
+		ctx                    = 64
 	)
 	r := rand.New(rand.NewPCG(3, 4))
 	for _, window := range []int{0, 20} {
 		b := New(nil)
-		a := backend.Attention{Heads: heads, KVHeads: kvHeads, HeadDim: hd}
+		a := backend.Attention{Heads: heads, KVHeads: kvHeads, HeadDim: hd, KV: typ}
 		cache, err := b.NewKV(layers, ctx, a)
 		if err != nil {
 			t.Fatal(err)
@@ -86,7 +100,7 @@ func TestCompactedAttention(t *testing.T) {
 					for i := range rows {
 						row := hb(kbuf).data[i*kvHeads*hd+g*hd:]
 						vrow := hb(vbuf).data[i*kvHeads*hd+g*hd:]
-						ref[l*kvHeads+g] = append(ref[l*kvHeads+g], entry{slices.Clone(row[:hd]), slices.Clone(vrow[:hd]), pos + i})
+						ref[l*kvHeads+g] = append(ref[l*kvHeads+g], entry{roundKV(typ, row[:hd]), roundKV(typ, vrow[:hd]), pos + i})
 					}
 				}
 			}
@@ -110,10 +124,10 @@ func TestCompactedAttention(t *testing.T) {
 								ks, vs, ps = append(ks, e.k), append(vs, e.v), append(ps, e.pos)
 							}
 						}
-						want := refAttend(hb(qbuf).data[i*heads*hd+h*hd:][:hd], ks, vs, ps, p, window, 1/math.Sqrt(hd))
+						want := refAttend(hb(qbuf).data[i*heads*hd+h*hd:][:hd], ks, vs, ps, p, window, 1/math.Sqrt(float64(hd)))
 						got := hb(obuf).data[i*heads*hd+h*hd:][:hd]
 						for d := range hd {
-							if math.Abs(float64(got[d])-want[d]) > 1e-5 {
+							if math.Abs(float64(got[d])-want[d]) > 2e-5 {
 								t.Fatalf("window %d, %s: layer %d head %d row %d dim %d: %g, want %g", window, what, l, h, i, d, got[d], want[d])
 							}
 						}

@@ -95,15 +95,25 @@ type vec struct{ v []float32 }
 
 func (v *vec) Len() int { return len(v.v) }
 
-// kv is a host KV cache laid out per KV head, [layer][kvHead][ctx][headDim],
-// so that one head's keys are contiguous for the attention's dot products;
-// scores is the attention's scratch, a row of ctx per unit of work (a query
-// head, or a quarter of a batch's rows of one; see attnTask).
+// kv is a host KV cache laid out per KV head, [layer][kvHead][ctx][row],
+// so that one head's keys are contiguous for the attention's dot products.
+// A row is HeadDim values in the cache's type (a.KV): float32 in k and v,
+// binary16 in kh and vh, or Q8_0 blocks; kb and vb are the same memory as
+// bytes (the only storage for Q8_0), which Compact and CopyKV move a row
+// of rowBytes at a time whatever the type. scores is the attention's
+// scratch, a row of ctx per unit of work (a query head, or a quarter of a
+// batch's rows of one; see attnTask).
 type kv struct {
-	k, v   []float32
-	scores []float32
-	ctx    int
-	a      backend.Attention
+	k, v     []float32 // KVF32
+	kh, vh   []uint16  // KVF16
+	kb, vb   []byte    // every type's rows as bytes
+	rowBytes int
+	scores   []float32
+	ctx      int
+	a        backend.Attention
+	// keys is Keys's scratch for a compact type: one head's keys decoded,
+	// allocated at the first eviction and reused after.
+	keys []float32
 	// After a compaction (Compact), slot s < base of layer l's KV head g
 	// holds the entry of position pos[(l·KVHeads+g)·ctx+s], and every slot
 	// from base on holds position s+shift (the rows stored since follow one
@@ -168,14 +178,31 @@ func (b *Backend) Alloc(rows, width int) (backend.Buffer, error) {
 	return &buf{data: make([]float32, rows*width), width: width}, nil
 }
 
-// NewKV allocates a float32 cache: it reproduces the reference logits
-// exactly, where an f16 cache flips a near-tie in the stories260K golden.
+// NewKV allocates a cache of a.KV: float32 by default, since it
+// reproduces the reference logits exactly where an f16 cache flips a
+// near-tie in the stories260K golden; f16 or Q8_0 when asked for, at half
+// or 34/128 of the bytes (Q8_0 only for heads of a multiple of 32 values).
 func (b *Backend) NewKV(layers, ctx int, a backend.Attention) (backend.KV, error) {
+	if err := a.KV.CheckHeadDim(a.HeadDim); err != nil {
+		return nil, fmt.Errorf("cpu: %w", err)
+	}
 	n := layers * ctx * a.KVHeads * a.HeadDim
-	if layers <= 0 || ctx <= 0 || n/layers/ctx != a.KVHeads*a.HeadDim || n > 1<<33 {
+	if layers <= 0 || ctx <= 0 || a.KVHeads <= 0 || n/layers/ctx != a.KVHeads*a.HeadDim || n > 1<<33 {
 		return nil, fmt.Errorf("cpu: KV cache of %d positions is too large", ctx)
 	}
-	return &kv{k: make([]float32, n), v: make([]float32, n), scores: make([]float32, a.Heads*attnSplit*ctx), ctx: ctx, a: a}, nil
+	c := &kv{scores: make([]float32, a.Heads*attnSplit*ctx), ctx: ctx, a: a, rowBytes: a.KV.RowBytes(a.HeadDim)}
+	switch a.KV {
+	case backend.KVF32:
+		c.k, c.v = make([]float32, n), make([]float32, n)
+		c.kb, c.vb = asBytes(c.k), asBytes(c.v)
+	case backend.KVF16:
+		c.kh, c.vh = make([]uint16, n), make([]uint16, n)
+		c.kb, c.vb = u16Bytes(c.kh), u16Bytes(c.vh)
+	case backend.KVQ8_0:
+		m := n / a.HeadDim * c.rowBytes
+		c.kb, c.vb = make([]byte, m), make([]byte, m)
+	}
+	return c, nil
 }
 
 // Embed dequantises the tokens' rows of the table.
@@ -331,37 +358,91 @@ func (b *Backend) RoPE(x backend.Buffer, n, heads, headDim, pos0 int, r backend.
 	}
 }
 
-// StoreKV copies n rows of keys and values into the cache, head by head.
+// StoreKV writes n rows of keys and values into the cache, head by head,
+// encoded to the cache's type.
 func (b *Backend) StoreKV(cache backend.KV, layer, slot0, n int, k, v backend.Buffer) {
 	c, ks, vs := cache.(*kv), hb(k), hb(v)
 	HD := c.a.HeadDim
 	for i := range n {
 		ki, vi := ks.data[i*ks.width:], vs.data[i*vs.width:]
 		for g := range c.a.KVHeads {
-			off := ((layer*c.a.KVHeads+g)*c.ctx + slot0 + i) * HD
-			copy(c.k[off:off+HD], ki[g*HD:(g+1)*HD])
-			copy(c.v[off:off+HD], vi[g*HD:(g+1)*HD])
+			r := (layer*c.a.KVHeads+g)*c.ctx + slot0 + i
+			c.store(r, ki[g*HD:(g+1)*HD], vi[g*HD:(g+1)*HD])
 		}
 	}
 }
 
-// ReadKV implements backend.KVReader.
+// store encodes one head's key and value into row r.
+func (c *kv) store(r int, k, v []float32) {
+	HD := c.a.HeadDim
+	switch c.a.KV {
+	case backend.KVF32:
+		copy(c.k[r*HD:(r+1)*HD], k)
+		copy(c.v[r*HD:(r+1)*HD], v)
+	case backend.KVF16:
+		tensor.EncodeF16(c.kh[r*HD:(r+1)*HD], k)
+		tensor.EncodeF16(c.vh[r*HD:(r+1)*HD], v)
+	case backend.KVQ8_0:
+		rb := c.rowBytes
+		tensor.EncodeQ8_0(c.kb[r*rb:(r+1)*rb], k)
+		tensor.EncodeQ8_0(c.vb[r*rb:(r+1)*rb], v)
+	}
+}
+
+// decode writes rows r0…r0+len(dst)/HeadDim−1 of keys (or of values,
+// with values) to dst as float32.
+func (c *kv) decode(dst []float32, r0 int, values bool) {
+	HD, rb := c.a.HeadDim, c.rowBytes
+	rows := len(dst) / HD
+	switch c.a.KV {
+	case backend.KVF32:
+		src := c.k
+		if values {
+			src = c.v
+		}
+		copy(dst, src[r0*HD:(r0+rows)*HD])
+	case backend.KVF16:
+		src := c.kh
+		if values {
+			src = c.vh
+		}
+		tensor.DecodeF16(dst, src[r0*HD:(r0+rows)*HD])
+	case backend.KVQ8_0:
+		src := c.kb
+		if values {
+			src = c.vb
+		}
+		tensor.DecodeQ8_0(dst, src[r0*rb:(r0+rows)*rb])
+	}
+}
+
+// ReadKV implements backend.KVReader, decoding the cache's type.
 func (b *Backend) ReadKV(cache backend.KV, layer, slot int, k, v []float32) {
 	c := cache.(*kv)
 	HD := c.a.HeadDim
 	for g := range c.a.KVHeads {
-		off := ((layer*c.a.KVHeads+g)*c.ctx + slot) * HD
-		copy(k[g*HD:(g+1)*HD], c.k[off:off+HD])
-		copy(v[g*HD:(g+1)*HD], c.v[off:off+HD])
+		r := (layer*c.a.KVHeads+g)*c.ctx + slot
+		c.decode(k[g*HD:(g+1)*HD], r, false)
+		c.decode(v[g*HD:(g+1)*HD], r, true)
 	}
 }
 
-// Keys implements backend.Compactor: the cache's own memory.
+// Keys implements backend.Compactor: the cache's own memory when it holds
+// float32; otherwise the keys decoded into the cache's scratch, which the
+// next call overwrites (the contract's "read before the next operation").
 func (b *Backend) Keys(cache backend.KV, layer, head, n int) []float32 {
 	c := cache.(*kv)
 	HD := c.a.HeadDim
-	off := (layer*c.a.KVHeads + head) * c.ctx * HD
-	return c.k[off : off+n*HD]
+	r := (layer*c.a.KVHeads + head) * c.ctx
+	if c.a.KV == backend.KVF32 {
+		return c.k[r*HD : (r+n)*HD]
+	}
+	if len(c.keys) < c.ctx*HD {
+		c.keys = make([]float32, c.ctx*HD)
+	}
+	dst := c.keys[:n*HD]
+	c.decode(dst, r, false)
+	return dst
 }
 
 // Positions implements backend.Compactor.
@@ -396,15 +477,16 @@ func (b *Backend) Compact(cache backend.KV, n int, keep [][]int32) error {
 	if c.pos == nil {
 		c.pos = make([]int32, heads*c.ctx)
 	}
-	HD := c.a.HeadDim
+	rb := c.rowBytes
 	for lg, ks := range keep {
 		base := lg * c.ctx
 		for j, s := range ks {
 			c.pos[base+j] = int32(c.posOf(lg, int(s)))
 			if int(s) != j {
-				src, dst := (base+int(s))*HD, (base+j)*HD
-				copy(c.k[dst:dst+HD], c.k[src:src+HD])
-				copy(c.v[dst:dst+HD], c.v[src:src+HD])
+				// Rows move as bytes: the same for every type.
+				src, dst := (base+int(s))*rb, (base+j)*rb
+				copy(c.kb[dst:dst+rb], c.kb[src:src+rb])
+				copy(c.vb[dst:dst+rb], c.vb[src:src+rb])
 			}
 		}
 	}
@@ -417,14 +499,17 @@ func (b *Backend) Compact(cache backend.KV, n int, keep [][]int32) error {
 // CopyKV implements backend.Compactor.
 func (b *Backend) CopyKV(dstKV, srcKV backend.KV, n int) error {
 	d, s := dstKV.(*kv), srcKV.(*kv)
-	if d.ctx != s.ctx || d.a != s.a || len(d.k) != len(s.k) || n < 0 || n > d.ctx {
-		return fmt.Errorf("cpu: copying %d slots between caches of %d and %d positions (%d and %d values)", n, d.ctx, s.ctx, len(d.k), len(s.k))
+	if d.a.KV != s.a.KV {
+		return fmt.Errorf("cpu: copying a KV cache of type %s into one of type %s: both must store one type", s.a.KV, d.a.KV)
 	}
-	HD := d.a.HeadDim
+	if d.ctx != s.ctx || d.a != s.a || len(d.kb) != len(s.kb) || n < 0 || n > d.ctx {
+		return fmt.Errorf("cpu: copying %d slots between caches of %d and %d positions (%d and %d bytes)", n, d.ctx, s.ctx, len(d.kb), len(s.kb))
+	}
+	rb := d.rowBytes
 	for lg := range d.layers() * d.a.KVHeads {
-		off := lg * d.ctx * HD
-		copy(d.k[off:off+n*HD], s.k[off:off+n*HD])
-		copy(d.v[off:off+n*HD], s.v[off:off+n*HD])
+		off := lg * d.ctx * rb
+		copy(d.kb[off:off+n*rb], s.kb[off:off+n*rb])
+		copy(d.vb[off:off+n*rb], s.vb[off:off+n*rb])
 	}
 	d.base, d.shift = s.base, s.shift
 	if s.pos != nil {
@@ -443,7 +528,7 @@ func (b *Backend) Uncompact(cache backend.KV) {
 }
 
 // layers is the number of layers the cache holds.
-func (c *kv) layers() int { return len(c.k) / (c.ctx * c.a.KVHeads * c.a.HeadDim) }
+func (c *kv) layers() int { return len(c.kb) / (c.ctx * c.a.KVHeads * c.rowBytes) }
 
 // Attend runs causal attention, the query heads split across the pool.
 func (b *Backend) Attend(out, q backend.Buffer, cache backend.KV, layer, slot0, n int, o backend.AttendOptions) {
@@ -558,6 +643,22 @@ func asF32(b []byte) []float32 {
 		return nil
 	}
 	return unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), len(b)/4)
+}
+
+// asBytes views float32s as their bytes, and u16Bytes uint16s: the
+// cache's rows as Compact and CopyKV move them.
+func asBytes(f []float32) []byte {
+	if len(f) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&f[0])), 4*len(f))
+}
+
+func u16Bytes(h []uint16) []byte {
+	if len(h) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&h[0])), 2*len(h))
 }
 
 func addInto(dst, src []float32) {

@@ -92,7 +92,8 @@ func (mf *ModelFlags) Drafter(d *DraftFlags, f *gguf.File, tok *tokenizer.Tokeni
 	if err != nil {
 		return nil, fmt.Errorf("--draft %s: %w", d.Draft, err)
 	}
-	dst, err := m.NewStateOn(st.Cap(), st.Backend())
+	// The drafter's cache stores what the verifier's does (--kv-type).
+	dst, err := m.NewStateWith(st.Cap(), st.Backend(), model.StateOptions{KV: st.KVType()})
 	if err != nil {
 		return nil, err
 	}

@@ -40,6 +40,9 @@ type ModelFlags struct {
 	Backend func(threads int) (backend.Backend, error)
 	Dev     DeviceFlags // --gpu, --cpu: what sets Backend (device.go)
 	Ctx     int
+	// KVType is --kv-type: how the KV cache stores keys and values (f32
+	// by default; f16 or q8_0), for the commands that register --ctx.
+	KVType backend.KVType
 	// CtxDefault is the window when --ctx is not given; 0 means the
 	// model's, at most 4096 (bench sizes it to its own prompt and reply).
 	CtxDefault int
@@ -72,6 +75,7 @@ const (
 	demoHelp    = "use a built-in demo model instead of --model: --demo is a tiny KJV text generator, --demo=chat a tiny chat model that refuses harmful requests (neither is an assistant)"
 	threadsHelp = "worker threads (default: the number of cores)"
 	ctxHelp     = "context window in tokens (default: the model's, at most 4096; above the model's window it is capped, with a warning)"
+	kvTypeHelp  = "KV cache type: f32 (the default), f16 (half the memory) or q8_0 (about a quarter; heads must be a multiple of 32 values); f16 and q8_0 run on the CPU backend only"
 )
 
 // RegisterSource registers --model and --demo: which model to load.
@@ -143,10 +147,34 @@ func (mf *ModelFlags) resolveDevice() error {
 	return nil
 }
 
-// RegisterModel registers what the TUI takes: the model, --threads and --ctx.
+// RegisterModel registers what the TUI takes: the model, --threads, --ctx
+// and --kv-type.
 func (mf *ModelFlags) RegisterModel(fs *flag.FlagSet) {
 	mf.RegisterThreads(fs)
 	fs.IntVar(&mf.Ctx, "ctx", 0, ctxHelp)
+	fs.Var(kvTypeFlag{&mf.KVType}, "kv-type", kvTypeHelp)
+}
+
+// kvTypeFlag is --kv-type: a backend.KVType by its name.
+type kvTypeFlag struct{ t *backend.KVType }
+
+// String is the type's name (f32 for the flag's zero value).
+func (f kvTypeFlag) String() string {
+	if f.t == nil {
+		return backend.KVF32.String()
+	}
+	return f.t.String()
+}
+
+// Set reads f32, f16 or q8_0.
+func (f kvTypeFlag) Set(v string) error {
+	t, err := backend.ParseKVType(v)
+	if err != nil {
+		// The flag package names the flag and the value already.
+		return errors.New("want f32, f16 or q8_0")
+	}
+	*f.t = t
+	return nil
 }
 
 // Register registers every model flag of the scripted commands: the
@@ -385,7 +413,7 @@ func (mf *ModelFlags) Load(f *gguf.File, tok *tokenizer.Tokenizer) (*model.Model
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := m.NewStateOn(mf.KV.entries(ctx), b)
+	st, err := m.NewStateWith(mf.KV.entries(ctx), b, model.StateOptions{KV: mf.KVType})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -432,6 +460,7 @@ func (mf *ModelFlags) OpenSession(opts session.Options) (*session.Session, error
 	if mf.Ctx != 0 {
 		opts.Ctx = mf.Ctx
 	}
+	opts.KVType = mf.KVType
 	if mf.Demo {
 		opts.Demo = true
 		if mf.Which == "chat" {

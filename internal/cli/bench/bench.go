@@ -47,7 +47,7 @@ func Main(version string, args []string, stdout, stderr io.Writer) error {
 	prompts := fs.Int("prompts", 8, "with --draft: how many prompts (lines of --prompt-file, or random prompts) to decode, plainly and speculatively in turn")
 	fs.Usage = func() {
 		w := fs.Output()
-		fmt.Fprint(w, `Usage: isagi bench (--model FILE.gguf | --demo) [-p 128] [-n 64] [--json] [--threads N] [--rank K ...]
+		fmt.Fprint(w, `Usage: isagi bench (--model FILE.gguf | --demo) [-p 128] [-n 64] [--json] [--threads N] [--kv-type T] [--rank K ...]
 
 Measures prefill and decode speed, the weight bandwidth decoding reaches
 (weights streamed per token × tokens per second) and its ratio to this
@@ -67,6 +67,11 @@ With GPU telemetry (NVML) the report adds the GPU's mean power over the
 decode and tokens per joule (decode tok/s over that power; json:
 power_w, tokens_per_joule). While the model runs on the CPU these
 describe the GPU beside it, not the decode.
+
+With --kv-type f16 or q8_0 the KV cache stores keys and values in half
+or about a quarter of the bytes (json: kv_type, kv_bytes_per_token);
+attention reads them in place, so the decode at a long context reads
+less memory (docs/kvcache.md).
 
 With --rank the model runs GRC-compressed (see --slots and --alloc; the
 compression is read from or written to the same cache the TUI uses) and
@@ -180,7 +185,7 @@ Examples:
 		r.GRCWeightRatio = float64(weights) / float64(m.WeightBytes())
 	}
 	r.WeightMB = float64(weights) / 1e6
-	r.KVBytes = st.KVEntryBytes()
+	r.KVType, r.KVBytes = st.KVType().String(), st.KVEntryBytes()
 	r.Variants = variants
 	r.WeightGBs = r.DecodeTokS * float64(weights) / 1e9
 	// The triad probe measures the host's memory: it is the decode's
@@ -227,7 +232,7 @@ func (r benchReport) write(w io.Writer, asJSON, probe bool) error {
 	if r.TokensPerJoule != nil {
 		fmt.Fprintf(w, "energy       %s at %.1f W mean GPU power over the decode (%d samples)\n", gpu.FormatTokensPerJoule(*r.TokensPerJoule), *r.PowerW, r.PowerSamples)
 	}
-	fmt.Fprintf(w, "kv cache     %s per position\n", store.HumanBytes(r.KVBytes))
+	fmt.Fprintf(w, "kv cache     %s per position (%s)\n", store.HumanBytes(r.KVBytes), r.KVType)
 	writeVariants(w, r.Variants)
 	return nil
 }
@@ -359,8 +364,10 @@ type benchReport struct {
 	// layers each ran; RPC is their traffic per decoded token.
 	Servers []remote.ServerInfo `json:"servers,omitempty"`
 	RPC     *rpcTraffic         `json:"rpc_per_token,omitempty"`
-	// KVBytes is the KV cache's bytes per position; Variants the
+	// KVType is how the KV cache stores keys and values (--kv-type) and
+	// KVBytes its bytes per position in that type; Variants the
 	// mechanisms' variants measured side by side (--gauge …).
+	KVType   string       `json:"kv_type"`
 	KVBytes  int64        `json:"kv_bytes_per_token"`
 	Variants []variantRow `json:"variants,omitempty"`
 }

@@ -118,3 +118,30 @@ func TestBenchVariants(t *testing.T) {
 		t.Errorf("KV bytes per position %v, report %d", kv, r.KVBytes)
 	}
 }
+
+// TestBenchKVType: --kv-type is reported with the KV bytes per position
+// it stores (kjv: 6 layers, 4 KV heads of 32 values), and a type that
+// does not exist is a usage error.
+func TestBenchKVType(t *testing.T) {
+	m := clitest.Fixture(t, "kjv/kjv-q8_0.gguf")
+	for typ, bytes := range map[string]int64{"f32": 6144, "f16": 3072, "q8_0": 1632} {
+		out, errs, err := runCmd(t, "bench", "--model", m, "-p", "16", "-n", "8", "--json", "--no-probe", "--kv-type", typ)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", typ, err, errs)
+		}
+		var r struct {
+			KVType  string  `json:"kv_type"`
+			KVBytes int64   `json:"kv_bytes_per_token"`
+			Decode  float64 `json:"decode_tok_s"`
+		}
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("not JSON: %v\n%s", err, out)
+		}
+		if r.KVType != typ || r.KVBytes != bytes || r.Decode <= 0 {
+			t.Errorf("--kv-type %s: report %+v, want %d bytes per position", typ, r, bytes)
+		}
+	}
+	if _, _, err := runCmd(t, "bench", "--model", m, "--kv-type", "q4_0"); err == nil || base.ExitCode(err) != 2 {
+		t.Errorf("--kv-type q4_0: %v (want a usage error)", err)
+	}
+}

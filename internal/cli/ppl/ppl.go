@@ -26,7 +26,7 @@ func Main(version string, args []string, stdout, stderr io.Writer) error {
 	file := fs.String("file", "", "text file to score")
 	parseSpecial := fs.Bool("parse-special", false, "turn control-token text such as <|im_end|> into control tokens, to score chat-formatted text (trusted text only)")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), `Usage: isagi ppl (--model FILE.gguf | --demo) --file TEXT [--ctx N] [--threads N] [--rank K --slots S --alloc A] [--gauge] [--sink-channels T] [--sink-bypass] [--kv-proj]
+		fmt.Fprint(fs.Output(), `Usage: isagi ppl (--model FILE.gguf | --demo) --file TEXT [--ctx N] [--kv-type T] [--threads N] [--rank K --slots S --alloc A] [--gauge] [--sink-channels T] [--sink-bypass] [--kv-proj]
 
 Perplexity of the model over a text, as llama.cpp's perplexity tool
 computes it: the text is cut into windows of --ctx tokens (default: the
