@@ -32,14 +32,15 @@
 # the rounds' min–max. llama.cpp's figures come from llama-bench (-r 1 per
 # round) and, for depths, llama-batched-bench (decode after a prefilled
 # context; this llama-bench has no depth option). llama.cpp keeps its KV
-# cache in f16 by default; isagi's is f32 unless KV_TYPE says otherwise.
+# cache in f16 by default; isagi's is f32 by default, and the depth section
+# runs isagi with each of KV_TYPES.
 #
 # Knobs: OUT (work dir, default /tmp/isagi-bench-peer), SECTIONS, SHAPES
 # ("smollm2-135m llama-1b"), TYPES (every common type), PS ("128 512"), N
 # (64), THREADS ("1 2"), ROUNDS (3), BIG_SHAPES ("llama-3b llama-8b"),
 # BIG_TYPES ("Q4_K_M Q8_0"), BIG_THREADS ("2"), DEPTH_MODEL (smollm2-135m
-# Q8_0), DEPTHS ("512 2048 4096 8192"), DEPTH_N (32), DEPTH_THREADS (2),
-# KV_TYPE (isagi --kv-type for the depth section, when isagi has it).
+# Q8_0), DEPTHS ("512 2048 4096 8192"), DEPTH_N (64), DEPTH_THREADS (2),
+# KV_TYPES (isagi's --kv-type values for the depth section, "f32 f16").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/isagi-bench-peer}
@@ -55,9 +56,9 @@ BIG_TYPES=${BIG_TYPES:-Q4_K_M Q8_0}
 BIG_THREADS=${BIG_THREADS:-2}
 DEPTH_MODEL=${DEPTH_MODEL:-smollm2-135m-Q8_0}
 DEPTHS=${DEPTHS:-512 2048 4096 8192}
-DEPTH_N=${DEPTH_N:-32}
+DEPTH_N=${DEPTH_N:-64}
 DEPTH_THREADS=${DEPTH_THREADS:-2}
-KV_TYPE=${KV_TYPE:-}
+KV_TYPES=${KV_TYPES:-f32 f16}
 mkdir -p "$OUT"
 
 if [ -z "${LLAMA_BIN:-}" ]; then
@@ -187,12 +188,14 @@ big_section() {
 }
 
 depth_section() {
-	local m t=$DEPTH_THREADS kv=()
+	local m t=$DEPTH_THREADS
 	m=$(model "${DEPTH_MODEL%-*}" "${DEPTH_MODEL##*-}")
-	[ -z "$KV_TYPE" ] || kv=(--kv-type "$KV_TYPE")
 	for r in $(seq "$ROUNDS"); do
 		for d in $DEPTHS; do
-			isagi_bench "$m" "$t" "$d" "$DEPTH_N" --no-probe "${kv[@]}" | rec depth "$DEPTH_MODEL" isagi "$t" "$d" "$DEPTH_N"
+			for kt in $KV_TYPES; do
+				isagi_bench "$m" "$t" "$d" "$DEPTH_N" --no-probe --kv-type "$kt" |
+					rec depth "$DEPTH_MODEL" isagi "$t" "$d" "$DEPTH_N" "{\"kvt\": \"$kt\"}"
+			done
 			timeout 1800 "$LLAMA_BIN/llama-batched-bench" -m "$m" -t "$t" -c $((d + DEPTH_N)) -b 2048 -ub 512 \
 				-npp "$d" -ntg "$DEPTH_N" -npl 1 --output-format jsonl 2>/dev/null |
 				rec depth "$DEPTH_MODEL" batched "$t" "$d" "$DEPTH_N"
