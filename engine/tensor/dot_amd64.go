@@ -162,4 +162,10 @@ func siluMulAVX2(gate, u *float32, n int)
 func expShiftAVX2(x *float32, n int, m float32) float32
 
 //go:noescape
+func scaleMaxAVX2(x *float32, n int, s float32) float32
+
+//go:noescape
+func scaleAVX2(x *float32, n int, s float32)
+
+//go:noescape
 func weightedSumAVX2(out, v, w *float32, n, keys int)

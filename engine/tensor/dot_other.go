@@ -26,5 +26,7 @@ func dotRowsF32(m, x, out []float32) {
 
 func siluMulAVX2(gate, u *float32, n int)               { panic("tensor: no AVX2 off amd64") }
 func expShiftAVX2(x *float32, n int, m float32) float32 { panic("tensor: no AVX2 off amd64") }
+func scaleMaxAVX2(x *float32, n int, s float32) float32 { panic("tensor: no AVX2 off amd64") }
+func scaleAVX2(x *float32, n int, s float32)            { panic("tensor: no AVX2 off amd64") }
 
 func weightedSumAVX2(out, v, w *float32, n, keys int) { panic("tensor: no AVX2 off amd64") }

@@ -113,3 +113,65 @@ expdone:
 	VZEROUPPER
 	MOVSS        X0, ret+24(FP)
 	RET
+
+// func scaleMaxAVX2(x *float32, n int, s float32) float32
+// x[i] *= s for n a multiple of 8; returns the largest product, or NaN
+// when one is NaN (VMAXPS alone would drop it: it returns its second
+// operand when either is NaN, so the unordered lanes are collected apart).
+TEXT ·scaleMaxAVX2(SB), NOSPLIT, $0-28
+	MOVQ         x+0(FP), DI
+	MOVQ         n+8(FP), CX
+	VBROADCASTSS s+16(FP), Y15
+	MOVL         $0xff800000, AX // −Inf
+	MOVL         AX, X14
+	VBROADCASTSS X14, Y14        // running maxima
+	VXORPS       Y13, Y13, Y13   // lanes that saw a NaN
+
+smax8:
+	CMPQ    CX, $8
+	JLT     smaxdone
+	VMULPS  (DI), Y15, Y0
+	VMOVUPS Y0, (DI)
+	VCMPPS  $3, Y0, Y0, Y1       // unordered: NaN
+	VORPS   Y1, Y13, Y13
+	VMAXPS  Y14, Y0, Y14
+	ADDQ    $32, DI
+	SUBQ    $8, CX
+	JMP     smax8
+
+smaxdone:
+	VEXTRACTF128 $1, Y14, X1
+	VMAXPS       X1, X14, X0
+	VPERMILPS    $0x4e, X0, X1
+	VMAXPS       X1, X0, X0
+	VPERMILPS    $0xb1, X0, X1
+	VMAXPS       X1, X0, X0
+	VPTEST       Y13, Y13
+	JEQ          smaxret
+	MOVL         $0x7fc00000, AX // NaN
+	MOVL         AX, X0
+
+smaxret:
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+// func scaleAVX2(x *float32, n int, s float32)
+// x[i] *= s for n a multiple of 8.
+TEXT ·scaleAVX2(SB), NOSPLIT, $0-20
+	MOVQ         x+0(FP), DI
+	MOVQ         n+8(FP), CX
+	VBROADCASTSS s+16(FP), Y15
+
+scale8:
+	CMPQ    CX, $8
+	JLT     scaledone
+	VMULPS  (DI), Y15, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, DI
+	SUBQ    $8, CX
+	JMP     scale8
+
+scaledone:
+	VZEROUPPER
+	RET

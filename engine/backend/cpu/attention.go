@@ -55,20 +55,23 @@ func (t *attnTask) Run(lo, hi int) {
 			q := qrow[h*HD : (h+1)*HD]
 			w := sc[:p+1-first]
 			c.dots(row0+first, q, w)
-			mx := float32(math.Inf(-1))
-			for j := range w {
-				w[j] *= scale
-				if softCap > 0 {
-					w[j] = softCap * float32(math.Tanh(float64(w[j]/softCap)))
+			// The scaling, the maximum and the normalisation are the
+			// elementwise loops they always were, in vector kernels: at a
+			// 4K-token prompt these loops in Go took a seventh of the
+			// prefill.
+			var mx float32
+			if softCap > 0 {
+				mx = float32(math.Inf(-1))
+				for j := range w {
+					w[j] = softCap * float32(math.Tanh(float64(w[j]*scale/softCap)))
+					mx = max(mx, w[j])
 				}
-				mx = max(mx, w[j])
+			} else {
+				mx = tensor.ScaleMax(w, scale)
 			}
 			sum := tensor.ExpShift(w, mx)
 			orow := t.out.data[i*t.out.width:]
-			inv := 1 / sum
-			for j := range w {
-				w[j] *= inv
-			}
+			tensor.Scale(w, 1/sum)
 			c.weightedSum(orow[h*HD:(h+1)*HD], row0+first, w)
 		}
 	}
