@@ -1,5 +1,7 @@
 package tensor
 
+import "encoding/binary"
+
 // Packed Q4_0: the rows of a Q4_0 matrix interleaved sixteen at a time, so
 // that one vector lane holds one row and one block's float work (the f16
 // scale's conversion, the int→float conversion, the scaling and the FMA) is
@@ -37,18 +39,23 @@ const (
 )
 
 // packQ4_0 interleaves groups g0…g1−1 of src (Q4_0 rows of nb blocks) into
-// dst, which holds the whole packed matrix.
+// dst, which holds the whole packed matrix. It writes dst in order, reading
+// sixteen rows side by side, and moves four code bytes at once: a
+// load-time cost of about a memory copy.
 func packQ4_0(dst, src []byte, nb, g0, g1 int) {
 	rb := nb * q4_0Bytes
+	le := binary.LittleEndian
 	for g := g0; g < g1; g++ {
+		gs := src[g*packRows*rb:][:packRows*rb]
 		for b := range nb {
 			o := dst[(g*nb+b)*packBlockBytes:][:packBlockBytes]
 			for r := range packRows {
-				blk := src[(g*packRows+r)*rb+b*q4_0Bytes:][:q4_0Bytes]
-				o[2*r], o[2*r+1] = blk[0], blk[1]
-				for v := range 4 {
-					copy(o[32+64*v+4*r:][:4], blk[2+4*v:][:4])
-				}
+				blk := gs[r*rb+b*q4_0Bytes:][:q4_0Bytes]
+				le.PutUint16(o[2*r:], le.Uint16(blk))
+				le.PutUint32(o[32+4*r:], le.Uint32(blk[2:]))
+				le.PutUint32(o[96+4*r:], le.Uint32(blk[6:]))
+				le.PutUint32(o[160+4*r:], le.Uint32(blk[10:]))
+				le.PutUint32(o[224+4*r:], le.Uint32(blk[14:]))
 			}
 		}
 	}
