@@ -14,20 +14,12 @@
 // VPMADDUBSW sums here stay below 8·2·15·127 = 30480, far from int16
 // saturation), and the float operations are the same lane for lane.
 
-// PF is how far ahead the weights are prefetched, as in dot_amd64.s.
-#define PF 2048
-
-// PF2BLK prefetches the nine lines of two 288-byte blocks, PF ahead.
-#define PF2BLK \
-	PREFETCHT0 PF(SI); \
-	PREFETCHT0 PF+64(SI); \
-	PREFETCHT0 PF+128(SI); \
-	PREFETCHT0 PF+192(SI); \
-	PREFETCHT0 PF+256(SI); \
-	PREFETCHT0 PF+320(SI); \
-	PREFETCHT0 PF+384(SI); \
-	PREFETCHT0 PF+448(SI); \
-	PREFETCHT0 PF+512(SI)
+// No software prefetch: unlike the one-token kernels of dot_amd64.s, these
+// read one sequential stream of 288-byte blocks with enough work per byte
+// for the hardware prefetcher to keep up. Measured streaming sixteen
+// 8192×2048 matrices (150 MB) through the VNNI decode kernel on the 2-vCPU
+// EPYC VM, five alternating rounds: 20–29 GB/s without, 19–26 GB/s with
+// PREFETCHT0 2 KiB ahead at one thread; 13–16 against 10–13 at two.
 
 DATA mask0f<>+0(SB)/8, $0x0f0f0f0f0f0f0f0f
 DATA mask0f<>+8(SB)/8, $0x0f0f0f0f0f0f0f0f
@@ -107,7 +99,6 @@ zrgroup:
 zrloop2:
 	CMPQ CX, $2
 	JLT  zrtail
-	PF2BLK
 	ZUNPACK(0)
 	ZTOK(DI, 0, (R9), (R10), Z17, Z18, Z0)
 	ZUNPACK(288)
@@ -188,7 +179,6 @@ zggroup:
 zgloop2:
 	CMPQ CX, $2
 	JLT  zgtail
-	PF2BLK
 	ZBLK4(0, 0, 0, Z0, Z2, Z4, Z6)
 	ZBLK4(288, 32, 4, Z1, Z3, Z5, Z7)
 	ADDQ $576, SI
@@ -307,7 +297,6 @@ yrhalf:
 yrloop2:
 	CMPQ CX, $2
 	JLT  yrtail
-	PF2BLK
 	YUNPACK(0)
 	YTOK(DI, 0, (R9), (R10), Y0)
 	YUNPACK(288)
@@ -378,7 +367,6 @@ y2half:
 y2loop2:
 	CMPQ CX, $2
 	JLT  y2tail
-	PF2BLK
 	YUNPACK(0)
 	YTOK(DI, 0, (R9), (R10), Y0)
 	YTOK(R11, 0, (R9)(DX*1), (R10)(DX*1), Y2)
