@@ -237,9 +237,9 @@ func (t *mvTask) Run(lo, hi int) {
 		op := &t.ops[i]
 		r0, r1 := max(lo, op.start)-op.start, min(hi, op.start+op.w.Rows)-op.start
 		if op.prows != nil && r0 < r1 {
-			// The packed kernel runs whole groups: this range takes
-			// those that start in it, the group it starts inside
-			// (and any rows past hi) belonging to the range before it.
+			// The packed kernel runs whole groups: a range runs the
+			// groups that start in it, rows past hi included, and
+			// leaves the group it starts inside to the range before.
 			pr := op.w.packedRows
 			g0, g1 := (r0+packRows-1)/packRows, (min(r1, pr)+packRows-1)/packRows
 			if g0 < g1 {
