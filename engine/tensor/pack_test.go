@@ -157,3 +157,23 @@ func BenchmarkPack(b *testing.B) {
 		k.Pack(w)
 	}
 }
+
+// TestPackedNaN: a NaN in the input makes every packed output NaN, as it
+// does on the unpacked kernels (its block's scale is NaN, its codes 0).
+func TestPackedNaN(t *testing.T) {
+	k := NewKernels(NewPool(1))
+	defer k.pool.Close()
+	rng := rand.New(rand.NewPCG(47, 48))
+	w, _ := NewMatrix(Q4_0, 32, 96, randomWeights(rng, Q4_0, 32, 96))
+	p := k.Pack(w)
+	x := randomVec(rng, 4*96)
+	x[40], x[96+40] = float32(math.NaN()), float32(math.NaN())
+	y := make([]float32, 4*32)
+	k.MatMul(y, p, x, 4)
+	k.MatVec(y[2*32:3*32], p, x[:96])
+	for i, v := range y {
+		if t0 := i / 32; (t0 < 3) != math.IsNaN(float64(v)) {
+			t.Fatalf("token %d row %d: %g", t0, i%32, v)
+		}
+	}
+}
