@@ -6,8 +6,9 @@ import "encoding/binary"
 // that one vector lane holds one row and one block's float work (the f16
 // scale's conversion, the int→float conversion, the scaling and the FMA) is
 // a single vector instruction for sixteen rows, where the GGUF layout needs
-// it once per row. llama.cpp repacks Q4_0 the same way at load
-// (block_q4_0x8); the layout and the kernels here are this package's own.
+// it once per row. llama.cpp repacks Q4_0 at load likewise, eight rows at
+// a time (block_q4_0x8); the layout and the kernels here are this
+// package's own.
 //
 // Group g (rows 16g…16g+15) holds, for each block column b in turn,
 // packBlockBytes = 16·18 bytes:
@@ -40,8 +41,10 @@ const (
 
 // packQ4_0 interleaves groups g0…g1−1 of src (Q4_0 rows of nb blocks) into
 // dst, which holds the whole packed matrix. It writes dst in order, reading
-// sixteen rows side by side, and moves four code bytes at once: a
-// load-time cost of about a memory copy.
+// sixteen rows side by side, and moves four code bytes at once: ~1.9 GB/s
+// a thread on memory already faulted in. From a freshly mapped file the
+// page faults (source and copy) dominate: a Llama-1B-shaped file's 547 MB
+// of Q4_0 took 1.4 s on the 2-vCPU VM.
 func packQ4_0(dst, src []byte, nb, g0, g1 int) {
 	rb := nb * q4_0Bytes
 	le := binary.LittleEndian
