@@ -14,6 +14,10 @@ type act struct {
 	qs []int8    // n codes
 	d  []float32 // n/32 scales: x ≈ d·q
 	s  []float32 // n/32 block sums d·Σq, for the weights' offsets (Q4_0's −8, K-quant mins)
+	// n/32 integers −8·Σq: the packed Q4_0 kernels start each block's
+	// integer sum from it, so that Σ(w−8)·q comes out exact and needs no
+	// float term of its own (see packQ4_0).
+	m8 []int32
 
 	// For the VNNI prefill kernels only, over four tokens: the codes plus
 	// 128, and the tokens' scales side by side per block (see prepActVNNI).
@@ -53,6 +57,7 @@ func quantizeActGo(a act, x []float32) {
 			// ±Inf gets a NaN scale and sum, so every output it touches is
 			// NaN and the bad input shows instead of being rounded away.
 			clear(qb)
+			a.m8[b] = 0
 			if amax < actTiny {
 				a.d[b], a.s[b] = 0, 0
 			} else {
@@ -71,6 +76,7 @@ func quantizeActGo(a act, x []float32) {
 		}
 		a.d[b] = d
 		a.s[b] = d * float32(sum)
+		a.m8[b] = -8 * sum
 	}
 }
 
@@ -85,6 +91,7 @@ func abs32(v float32) float32 { return math.Float32frombits(math.Float32bits(v) 
 type actBuf struct {
 	qs   []int8
 	d, s []float32
+	m8   []int32
 	u    []uint8   // see act.u
 	dT   []float32 // see act.dT
 }
@@ -98,6 +105,7 @@ func (b *actBuf) ensure(n, cols int) {
 	if need := n * cols / QK; cap(b.d) < need {
 		b.d = make([]float32, need)
 		b.s = make([]float32, need)
+		b.m8 = make([]int32, need)
 	}
 }
 
@@ -107,6 +115,7 @@ func (b *actBuf) copyRow(dst, src, cols int) {
 	copy(b.qs[dst*cols:(dst+1)*cols], b.qs[src*cols:(src+1)*cols])
 	copy(b.d[dst*nb:(dst+1)*nb], b.d[src*nb:(src+1)*nb])
 	copy(b.s[dst*nb:(dst+1)*nb], b.s[src*nb:(src+1)*nb])
+	copy(b.m8[dst*nb:(dst+1)*nb], b.m8[src*nb:(src+1)*nb])
 }
 
 // row returns activation row i of a buffer laid out as rows of cols elements.
@@ -116,5 +125,6 @@ func (b *actBuf) row(i, cols int) act {
 		qs: b.qs[i*cols : (i+1)*cols],
 		d:  b.d[i*nb : (i+1)*nb],
 		s:  b.s[i*nb : (i+1)*nb],
+		m8: b.m8[i*nb : (i+1)*nb],
 	}
 }

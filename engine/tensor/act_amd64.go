@@ -6,7 +6,7 @@ import "math"
 func absMaxAVX2(x *float32, amax *float32, nb int) (total float32)
 
 //go:noescape
-func quantizeActAVX2(x *float32, qs *int8, d, s *float32, nb int)
+func quantizeActAVX2(x *float32, qs *int8, d, s *float32, m8 *int32, nb int)
 
 // quantizeActArch quantises with AVX2 when the CPU has it, in two passes
 // (block maxima, then codes) over an x that is still in L1. VMAXPS cannot
@@ -22,6 +22,6 @@ func quantizeActArch(a act, x []float32) bool {
 	if math.IsNaN(float64(t)) || math.IsInf(float64(t), 0) {
 		return false
 	}
-	quantizeActAVX2(&x[0], &a.qs[0], &a.d[0], &a.s[0], nb)
+	quantizeActAVX2(&x[0], &a.qs[0], &a.d[0], &a.s[0], &a.m8[0], nb)
 	return true
 }

@@ -63,18 +63,20 @@ amdone:
 	MOVSS        X0, total+24(FP)
 	RET
 
-// func quantizeActAVX2(x *float32, qs *int8, d, s *float32, nb int)
+// func quantizeActAVX2(x *float32, qs *int8, d, s *float32, m8 *int32, nb int)
 //
 // On entry d[b] holds block b's amax (from absMaxAVX2); on return d[b] =
 // amax/127 (0 when amax < actTiny), q = RNE(x·(127/amax)) (VCVTPS2DQ
-// rounds half-even under the default MXCSR) and s[b] = d·Σq: the same
-// float32 operations as quantizeActGo, so both give identical bytes.
-TEXT ·quantizeActAVX2(SB), NOSPLIT, $0-40
+// rounds half-even under the default MXCSR), s[b] = d·Σq and m8[b] =
+// −8·Σq: the same operations as quantizeActGo, so both give identical bytes.
+// SI x, DI qs, R8 d, R9 s, R10 m8, CX blocks left.
+TEXT ·quantizeActAVX2(SB), NOSPLIT, $0-48
 	MOVQ x+0(FP), SI
 	MOVQ qs+8(FP), DI
 	MOVQ d+16(FP), R8
 	MOVQ s+24(FP), R9
-	MOVQ nb+32(FP), CX
+	MOVQ m8+32(FP), R10
+	MOVQ nb+40(FP), CX
 
 	MOVL         $0x42fe0000, AX   // 127.0
 	VMOVD        AX, X14
@@ -119,6 +121,9 @@ qaloop:
 	VPADDD       X9, X8, X8
 	VPSHUFD      $0xb1, X8, X9
 	VPADDD       X9, X8, X8
+	VMOVD        X8, AX
+	IMULL        $-8, AX
+	MOVL         AX, (R10)         // m8 = −8·Σq
 	VCVTDQ2PS    X8, X8
 	VMULSS       X8, X6, X8        // s = d·Σq
 	VMOVSS       X8, (R9)
@@ -133,6 +138,7 @@ qaloop:
 	ADDQ $32, DI
 	ADDQ $4, R8
 	ADDQ $4, R9
+	ADDQ $4, R10
 	DECQ CX
 	JMP  qaloop
 

@@ -51,8 +51,8 @@ func TestQuantizeActPathsIdentical(t *testing.T) {
 				}
 			}
 			for b := range g.d {
-				if g.d[b] != a.d[b] || g.s[b] != a.s[b] {
-					t.Fatalf("n=%d trial %d: block %d: go d=%g s=%g, asm d=%g s=%g", n, trial, b, g.d[b], g.s[b], a.d[b], a.s[b])
+				if g.d[b] != a.d[b] || g.s[b] != a.s[b] || g.m8[b] != a.m8[b] {
+					t.Fatalf("n=%d trial %d: block %d: go d=%g s=%g m8=%d, asm d=%g s=%g m8=%d", n, trial, b, g.d[b], g.s[b], g.m8[b], a.d[b], a.s[b], a.m8[b])
 				}
 			}
 		}

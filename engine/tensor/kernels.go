@@ -13,6 +13,11 @@ type Matrix struct {
 	Rows, Cols int
 	Data       []byte
 	rowBytes   int
+	// packed is rows 0…packedRows−1 of a Q4_0 matrix in the interleaved
+	// layout of packQ4_0 (nil when Kernels.Pack made none); set once,
+	// before any product reads the matrix.
+	packed     []byte
+	packedRows int
 }
 
 // NewMatrix checks that data holds exactly rows×cols elements of type t and
@@ -87,11 +92,14 @@ type Kernels struct {
 	rows  [BF16 + 1]rowsFn
 	gemm4 [BF16 + 1]gemm4Fn
 	gemmU [BF16 + 1]bool // gemm4 reads act.u and act.dT
-	abuf  actBuf
-	mv    mvTask
-	mm    mmTask
-	qt    quantTask
-	owned bool
+	// The packed Q4_0 kernels (see pack.go), nil where there are none.
+	prows  packedRowsFn
+	pgemm4 packedGemm4Fn
+	abuf   actBuf
+	mv     mvTask
+	mm     mmTask
+	qt     quantTask
+	owned  bool
 	// A batch whose last group has three tokens runs it padded to four
 	// through the four-token kernel (one pass over the weights instead of
 	// three): the group's four outputs per row land here.
@@ -128,6 +136,7 @@ func newKernelsVNNI(pool *Pool, useAsm, vnni bool) *Kernels {
 	if useAsm {
 		k.path = useArchDots(&k.rows, k.path)
 		k.gpath = useArchGemm4(&k.gemm4, &k.gemmU, vnni)
+		k.prows, k.pgemm4 = usePacked(vnni)
 	}
 	return k
 }
@@ -189,6 +198,9 @@ func (k *Kernels) MatVecs(x []float32, ops ...MatVecOp) {
 	for i, op := range ops {
 		checkShape(op.W, op.Dst, x, 1)
 		t.ops[i] = mvOp{w: op.W, dst: op.Dst, rows: k.rows[op.W.Type], start: t.rows}
+		if op.W.packedRows > 0 {
+			t.ops[i].prows = k.prows
+		}
 		t.rows += op.W.Rows
 		quant = quant || usesAct(op.W.Type)
 	}
@@ -206,7 +218,8 @@ type mvOp struct {
 	w     *Matrix
 	dst   []float32
 	rows  rowsFn
-	start int // first global row of this product
+	prows packedRowsFn // non-nil: rows below w.packedRows run packed
+	start int          // first global row of this product
 }
 
 // mvTask is a set of products over one vector, with rows numbered
@@ -223,6 +236,18 @@ func (t *mvTask) Run(lo, hi int) {
 	for i := range t.n {
 		op := &t.ops[i]
 		r0, r1 := max(lo, op.start)-op.start, min(hi, op.start+op.w.Rows)-op.start
+		if op.prows != nil && r0 < r1 {
+			// The packed kernel runs whole groups: a range runs the
+			// groups that start in it, rows past hi included, and
+			// leaves the group it starts inside to the range before.
+			pr := op.w.packedRows
+			g0, g1 := (r0+packRows-1)/packRows, (min(r1, pr)+packRows-1)/packRows
+			if g0 < g1 {
+				gb := op.w.Cols / QK * packBlockBytes
+				op.prows(op.w.packed[g0*gb:g1*gb], t.a, op.dst[g0*packRows:g1*packRows])
+			}
+			r0 = max(r0, pr)
+		}
 		if r0 < r1 {
 			rb := op.w.rowBytes
 			op.rows(op.w.Data[r0*rb:r1*rb], t.x, t.a, op.dst[r0:r1])
@@ -277,6 +302,9 @@ func (k *Kernels) MatMuls(x []float32, n int, ops ...MatMulOp) {
 		}
 		checkShape(op.W, op.Dst, x, n)
 		o := mmOp{w: op.W, dst: op.Dst, rows: k.rows[op.W.Type], gemm4: k.gemm4[op.W.Type], quant: usesAct(op.W.Type), tile0: t.tiles}
+		if op.W.packedRows > 0 && k.prows != nil {
+			o.prows, o.pgemm4 = k.prows, k.pgemm4
+		}
 		// A last group of three tokens of a quantised type goes through
 		// the four-token kernel with the third token repeated: the
 		// kernel's results per token are the one-token kernel's bit for
@@ -292,7 +320,9 @@ func (k *Kernels) MatMuls(x []float32, n int, ops ...MatMulOp) {
 			t.padRows += op.W.Rows
 		}
 		quant = quant || o.quant
-		vnni = vnni || k.gemmU[op.W.Type]
+		// A packed matrix needs the VNNI activations only for its
+		// unpacked tail rows.
+		vnni = vnni || k.gemmU[op.W.Type] && (o.prows == nil || op.W.packedRows < op.W.Rows)
 		pad = pad || o.pad
 		t.ops[i] = o
 		t.tiles += (op.W.Rows + mmTile - 1) / mmTile
@@ -370,6 +400,9 @@ type mmOp struct {
 	gemm4 gemm4Fn
 	quant bool
 	tile0 int
+	// Non-nil for a packed matrix: rows below w.packedRows run on these.
+	prows  packedRowsFn
+	pgemm4 packedGemm4Fn
 	// pad: the last three tokens run as a group of four (the third
 	// repeated in abuf), their outputs to the task's opad, at column
 	// opad0 of its rows.
@@ -406,6 +439,16 @@ func (t *mmTask) runTile(o *mmOp, tile int) {
 	w, cols, rows := o.w, o.w.Cols, o.w.Rows
 	rb := w.rowBytes
 	r0, r1 := tile*mmTile, min((tile+1)*mmTile, rows)
+	if o.prows != nil && r0 < w.packedRows {
+		// mmTile is a multiple of packRows: the tile's packed rows are
+		// whole groups.
+		pr := min(r1, w.packedRows)
+		t.runPacked(o, r0, pr)
+		r0 = pr
+		if r0 == r1 {
+			return
+		}
+	}
 	i0 := 0
 	if o.gemm4 != nil {
 		// Four tokens per pass over the tile's rows, then the
@@ -434,6 +477,26 @@ func (t *mmTask) runTile(o *mmOp, tile int) {
 	}
 }
 
+// runPacked runs product o's rows r0…r1−1, whole groups of its packed
+// copy, for every token: four at a time, then the rest one by one.
+func (t *mmTask) runPacked(o *mmOp, r0, r1 int) {
+	w, rows := o.w, o.w.Rows
+	gb := w.Cols / QK * packBlockBytes
+	p := w.packed[r0/packRows*gb : r1/packRows*gb]
+	groups := (r1 - r0) / packRows
+	i0 := 0
+	for ; i0+4 <= t.n; i0 += 4 {
+		o.pgemm4(p, t.group(o, i0), groups, o.dst[i0*rows+r0:], rows)
+	}
+	if o.pad {
+		o.pgemm4(p, t.group(o, i0), groups, t.opad[o.opad0+r0:], t.padRows)
+		return
+	}
+	for i := i0; i < t.n; i++ {
+		o.prows(p, t.abuf.row(i, w.Cols), o.dst[i*rows+r0:i*rows+r1])
+	}
+}
+
 // group is the quantised activations of tokens i0…i0+3 for product o (the
 // zero act for float types, which read x).
 func (t *mmTask) group(o *mmOp, i0 int) act {
@@ -446,6 +509,7 @@ func (t *mmTask) group(o *mmOp, i0 int) act {
 		qs: t.abuf.qs[i0*cols : (i0+4)*cols],
 		d:  t.abuf.d[i0*nb : (i0+4)*nb],
 		s:  t.abuf.s[i0*nb : (i0+4)*nb],
+		m8: t.abuf.m8[i0*nb : (i0+4)*nb],
 	}
 	if t.vnni {
 		a.u = t.abuf.u[i0*cols : (i0+4)*cols]

@@ -214,17 +214,41 @@ func testMatMulEqualsMatVec(t *testing.T, k *Kernels) {
 					t.Fatal(err)
 				}
 				x := randomVec(rng, n*cols)
-				got := make([]float32, n*rows)
-				k.MatMul(got, w, x, n)
-				want := make([]float32, rows)
-				for i := range n {
-					k.MatVec(want, w, x[i*cols:(i+1)*cols])
-					for r := range rows {
-						if got[i*rows+r] != want[r] {
-							t.Fatalf("%s %s %d×%d, n=%d: token %d row %d: matmul %g, matvec %g", k.PrefillPath(), typ, rows, cols, n, i, r, got[i*rows+r], want[r])
-						}
-					}
+				// A Q4_0 matrix both as read from the file and packed
+				// (its packed rows and its unpacked tail).
+				for _, w := range slices.Compact([]*Matrix{w, k.Pack(w)}) {
+					checkMatMulEqualsMatVec(t, k, w, x, n)
 				}
+			}
+		}
+	}
+	// Packed Q4_0 with odd and single-block rows (the kernels' tail block).
+	for _, cols := range []int{32, 96, 160} {
+		for _, rows := range []int{16, 48, 79} {
+			w, _ := NewMatrix(Q4_0, rows, cols, randomWeights(rng, Q4_0, rows, cols))
+			if w = k.Pack(w); w.Packed() == 0 && k.prows != nil {
+				t.Fatalf("%d×%d Q4_0 not packed", rows, cols)
+			}
+			for _, n := range []int{3, 6, 9} {
+				checkMatMulEqualsMatVec(t, k, w, randomVec(rng, n*cols), n)
+			}
+		}
+	}
+}
+
+// checkMatMulEqualsMatVec fails unless MatMul gives each of the n tokens
+// in x exactly what MatVec gives it.
+func checkMatMulEqualsMatVec(t *testing.T, k *Kernels, w *Matrix, x []float32, n int) {
+	t.Helper()
+	rows, cols := w.Rows, w.Cols
+	got := make([]float32, n*rows)
+	k.MatMul(got, w, x, n)
+	want := make([]float32, rows)
+	for i := range n {
+		k.MatVec(want, w, x[i*cols:(i+1)*cols])
+		for r := range rows {
+			if got[i*rows+r] != want[r] {
+				t.Fatalf("%s %s %d×%d (%d rows packed), n=%d: token %d row %d: matmul %g, matvec %g", k.PrefillPath(), w.Type, rows, cols, w.Packed(), n, i, r, got[i*rows+r], want[r])
 			}
 		}
 	}
@@ -239,6 +263,7 @@ func TestThreadCountInvariant(t *testing.T) {
 	k1, k3 := NewKernels(p1), NewKernels(p3)
 	for _, typ := range kernelTypes {
 		w, _ := NewMatrix(typ, 101, 512, randomWeights(rng, typ, 101, 512))
+		w = k1.Pack(w) // Q4_0: 96 rows in groups that 3 threads' ranges cut
 		x := randomVec(rng, 512)
 		a, b := make([]float32, 101), make([]float32, 101)
 		k1.MatVec(a, w, x)
@@ -257,6 +282,7 @@ func TestKernelsAllocateNothing(t *testing.T) {
 	defer k.Close()
 	for _, typ := range kernelTypes {
 		w, _ := NewMatrix(typ, 300, 512, randomWeights(rng, typ, 300, 512))
+		w = k.Pack(w)
 		x := randomVec(rng, 4*512)
 		y := make([]float32, 4*300)
 		k.MatMul(y, w, x, 4) // grow scratch once

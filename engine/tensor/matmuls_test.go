@@ -14,7 +14,7 @@ func TestMatMulsEqualsMatVec(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 32))
 	for _, vnni := range []bool{true, false} {
 		k := newKernelsVNNI(NewPool(3), true, vnni)
-		for _, types := range [][]Type{{Q4_K, Q4_K, Q6_K}, {Q8_0, F16}, {Q4_0, Q5_0, Q8_0, Q6_K}, {F32}} {
+		for _, types := range [][]Type{{Q4_K, Q4_K, Q6_K}, {Q8_0, F16}, {Q4_0, Q5_0, Q8_0, Q6_K}, {F32}, {Q4_0, Q4_0, Q4_0}} {
 			const cols = 256
 			for _, n := range []int{1, 2, 3, 7, 19} {
 				ops := make([]MatMulOp, len(types))
@@ -24,7 +24,7 @@ func TestMatMulsEqualsMatVec(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					ops[i] = MatMulOp{Dst: make([]float32, n*rows), W: w}
+					ops[i] = MatMulOp{Dst: make([]float32, n*rows), W: k.Pack(w)}
 				}
 				x := randomVec(rng, n*cols)
 				k.MatMuls(x, n, ops...)
@@ -53,9 +53,9 @@ func TestMatMulsAllocatesNothing(t *testing.T) {
 	defer k.pool.Close()
 	const n, cols = 23, 512
 	var ops []MatMulOp
-	for _, typ := range []Type{Q8_0, Q4_K, F16} {
+	for _, typ := range []Type{Q8_0, Q4_K, F16, Q4_0} {
 		w, _ := NewMatrix(typ, 96, cols, randomWeights(rng, typ, 96, cols))
-		ops = append(ops, MatMulOp{Dst: make([]float32, n*96), W: w})
+		ops = append(ops, MatMulOp{Dst: make([]float32, n*96), W: k.Pack(w)})
 	}
 	x := randomVec(rng, n*cols)
 	k.MatMuls(x, n, ops...)

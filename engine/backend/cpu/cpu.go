@@ -38,8 +38,9 @@ type Backend struct {
 // the CPU runs prompts exactly as before the backend reported a size.
 const batchSize = 64
 
-// domain is the host's one weight domain: a host Matrix only wraps the
-// mapped tensor, so every CPU backend can use every other's.
+// domain is the host's one weight domain: a host Matrix wraps the mapped
+// tensor (with, for Q4_0, a packed copy that every CPU backend's kernels
+// read alike), so every CPU backend can use every other's.
 type domain struct{}
 
 // New returns a CPU backend over k (a new pool with one worker per core
@@ -157,12 +158,16 @@ func hb(x backend.Buffer) *buf      { return x.(*buf) }
 func hm(m backend.Matrix) *mat      { return m.(*mat) }
 func hv(v backend.Vector) []float32 { return v.(*vec).v }
 
-// Matrix wraps m: host products read the mapped bytes directly.
+// Matrix wraps m: host products read the mapped bytes directly, except
+// that a Q4_0 matrix gets a copy of its rows interleaved for the packed
+// kernels (tensor.Kernels.Pack), made here once per model and as large as
+// the matrix; Data, which embedding lookups and projections read, stays
+// the mapped bytes.
 func (b *Backend) Matrix(m *tensor.Matrix) (backend.Matrix, error) {
 	if m == nil {
 		return nil, fmt.Errorf("cpu: nil matrix")
 	}
-	return &mat{m}, nil
+	return &mat{b.k.Pack(m)}, nil
 }
 
 // Vector copies v.

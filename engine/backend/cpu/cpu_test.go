@@ -165,3 +165,67 @@ func TestShare(t *testing.T) {
 	}
 	var _ backend.Backend = sb
 }
+
+// TestQ4_0Packed: a Q4_0 weight bound here runs on its packed copy where
+// the CPU has packed kernels, a batch's rows equal one row's products bit
+// for bit, and embedding lookups still read the GGUF bytes.
+func TestQ4_0Packed(t *testing.T) {
+	const rows, cols = 72, 256 // four groups of sixteen and an unpacked tail of eight
+	rng := rand.New(rand.NewPCG(9, 10))
+	v := make([]float32, rows*cols)
+	for i := range v {
+		v[i] = float32(rng.NormFloat64())
+	}
+	data := make([]byte, rows*cols/32*18)
+	if err := tensor.Quantize(tensor.Q4_0, data, v); err != nil {
+		t.Fatal(err)
+	}
+	m, err := tensor.NewMatrix(tensor.Q4_0, rows, cols, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := New(tensor.NewKernels(tensor.NewPool(2)))
+	defer b.k.Close()
+	bm, err := b.Matrix(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 64 rows where the CPU has packed kernels, none elsewhere.
+	if got, want := hm(bm).m.Packed(), b.k.Pack(m).Packed(); got != want || want != 0 && want != 64 {
+		t.Fatalf("bound matrix has %d packed rows, Pack gives %d", got, want)
+	}
+	t.Logf("%d of %d rows packed", hm(bm).m.Packed(), rows)
+
+	const n = 5
+	x, _ := b.Alloc(n, cols)
+	for i := range hb(x).data {
+		hb(x).data[i] = float32(rng.NormFloat64())
+	}
+	batch, _ := b.Alloc(n, rows)
+	one, _ := b.Alloc(1, rows)
+	xi, _ := b.Alloc(1, cols)
+	b.Linear(batch, bm, x, n)
+	for i := range n {
+		copy(hb(xi).data, hb(x).data[i*cols:(i+1)*cols])
+		b.Linear(one, bm, xi, 1)
+		for r := range rows {
+			if g, w := hb(batch).data[i*rows+r], hb(one).data[r]; g != w {
+				t.Fatalf("token %d row %d: batch %g, alone %g", i, r, g, w)
+			}
+		}
+	}
+
+	emb, _ := b.Alloc(1, cols)
+	if err := b.Embed(emb, bm, []int32{70}); err != nil {
+		t.Fatal(err)
+	}
+	want := make([]float32, cols)
+	if err := tensor.Dequantize(tensor.Q4_0, want, m.Row(70)); err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range want {
+		if hb(emb).data[i] != w {
+			t.Fatalf("embedding element %d: %g, want %g", i, hb(emb).data[i], w)
+		}
+	}
+}
