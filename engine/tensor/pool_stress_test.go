@@ -94,3 +94,62 @@ func TestPoolRunRevokesLateWorker(t *testing.T) {
 		runtime.Gosched() // let the worker see the revoked generation
 	}
 }
+
+// TestPoolStallBackoff: each stall within soloMax of the last doubles the
+// solo period up to soloMax, and a stall after a quiet spell starts again
+// from soloMin.
+func TestPoolStallBackoff(t *testing.T) {
+	p := NewPool(2)
+	defer p.Close()
+	now := time.Now()
+	want := []time.Duration{soloMin, 2 * soloMin, 4 * soloMin}
+	for i, w := range want {
+		now = now.Add(time.Millisecond)
+		p.noteStall(now)
+		if p.soloFor != w || !p.soloUntil.Equal(now.Add(w)) {
+			t.Fatalf("stall %d: solo for %v until +%v, want %v", i, p.soloFor, p.soloUntil.Sub(now), w)
+		}
+	}
+	for range 20 {
+		now = now.Add(time.Millisecond)
+		p.noteStall(now)
+	}
+	if p.soloFor != soloMax {
+		t.Fatalf("after many stalls the solo period is %v, want the cap %v", p.soloFor, soloMax)
+	}
+	p.noteStall(now.Add(2 * soloMax))
+	if p.soloFor != soloMin {
+		t.Fatalf("a stall after a quiet spell starts a solo period of %v, want %v", p.soloFor, soloMin)
+	}
+}
+
+// TestPoolRunsSoloAfterStall: during a solo period the caller runs every
+// index itself and publishes nothing to its workers; after it, they are
+// used again.
+func TestPoolRunsSoloAfterStall(t *testing.T) {
+	p := NewPool(2)
+	defer p.Close()
+	w := p.workers[0]
+	p.noteStall(time.Now())
+	before := w.state.Load()
+	c := &countTask{hits: make([]atomic.Int32, 64)}
+	p.Run(64, c)
+	for i := range c.hits {
+		if h := c.hits[i].Load(); h != 1 {
+			t.Fatalf("solo run: index %d ran %d times", i, h)
+		}
+	}
+	if w.state.Load() != before {
+		t.Fatal("a solo run published work to a worker")
+	}
+	p.soloUntil = time.Now().Add(-time.Millisecond)
+	p.Run(64, c)
+	if w.state.Load()>>2 == before>>2 {
+		t.Fatal("after the solo period the run did not publish to its worker")
+	}
+	for i := range c.hits {
+		if h := c.hits[i].Load(); h != 2 {
+			t.Fatalf("index %d ran %d times over two runs", i, h)
+		}
+	}
+}
