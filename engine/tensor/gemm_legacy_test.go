@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
-	"time"
 )
 
 var legacyGemm4Types = []Type{Q4_1, Q5_0, Q5_1, IQ4_NL, BF16}
@@ -95,23 +94,7 @@ func BenchmarkMatMulLegacy(b *testing.B) {
 				x := randomVec(rng, n*shape.cols)
 				y := make([]float32, n*shape.rows)
 				b.Run(fmt.Sprintf("%dx%d/%s/n%d", shape.rows, shape.cols, typ, n), func(b *testing.B) {
-					k4.MatMul(y, w, x, n)
-					k1.MatMul(y, w, x, n)
-					var ratios, t4, t1 []float64
-					for b.Loop() {
-						s0 := time.Now()
-						k4.MatMul(y, w, x, n)
-						s1 := time.Now()
-						k1.MatMul(y, w, x, n)
-						s2 := time.Now()
-						a, c := s1.Sub(s0).Seconds(), s2.Sub(s1).Seconds()
-						ratios = append(ratios, a/c)
-						t4 = append(t4, a*1e3)
-						t1 = append(t1, c*1e3)
-					}
-					b.ReportMetric(median(ratios), "x-rows")
-					b.ReportMetric(median(t4), "ms")
-					b.ReportMetric(median(t1), "rows-ms")
+					benchPairedMatMul(b, k4, k1, w, x, y, n)
 				})
 			}
 		}
