@@ -82,29 +82,7 @@ type Pool struct {
 	_      [64]byte
 	closed atomic.Bool
 	once   sync.Once
-	// Contention control, read and written by the caller under mu: after
-	// a stall (see stallAfter) runs go solo until soloUntil, for a period
-	// that doubles with each stall and resets after a quiet second.
-	soloUntil time.Time
-	soloFor   time.Duration
-	lastStall time.Time
 }
-
-// stallAfter is how long the caller may wait for a worker's last chunk
-// before it takes the worker to have lost its core. A chunk of a decode
-// step takes microseconds; a descheduled thread comes back after the
-// scheduler's slice, milliseconds. With one busy process on a 2-vCPU VM the
-// second thread lost its core often enough that 2-thread decode ran at
-// 0.73× 1-thread decode even with chunks claimed as they go, because every
-// stall costs the whole step a slice.
-const stallAfter = 300 * time.Microsecond
-
-// soloMin and soloMax bound how long the pool runs on the caller alone
-// after a stall before it tries its workers again.
-const (
-	soloMin = 10 * time.Millisecond
-	soloMax = time.Second
-)
 
 // NewPool starts a pool of n workers, counting the calling goroutine as one.
 // n < 1 means runtime.GOMAXPROCS(0).
@@ -139,14 +117,13 @@ func (p *Pool) loop(w *worker) {
 	}
 }
 
-// drain claims and runs chunks of the current job until none are left,
-// and returns how many it ran.
-func (p *Pool) drain() int {
+// drain claims and runs chunks of the current job until none are left.
+func (p *Pool) drain() {
 	j := &p.job
-	for ran := 0; ; ran++ {
+	for {
 		c := int(p.next.Add(1) - 1)
 		if c >= j.chunks {
-			return ran
+			return
 		}
 		j.t.Run(j.n*c/j.chunks, j.n*(c+1)/j.chunks)
 	}
@@ -206,9 +183,7 @@ func (p *Pool) Size() int { return p.size }
 // Run runs t over [0, n) in parallel, in contiguous chunks that the caller
 // and the workers claim as they go, and returns when all are done. Which
 // goroutine runs which chunk varies from call to call, so a Task's results
-// must not depend on how its range is split. After a worker stalls (it lost
-// its core to another process mid-chunk), runs stay on the caller alone for
-// a while, so that a busy machine costs no more than running on one thread.
+// must not depend on how its range is split.
 func (p *Pool) Run(n int, t Task) {
 	if n <= 0 {
 		return
@@ -220,10 +195,6 @@ func (p *Pool) Run(n int, t Task) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.soloFor > 0 && time.Now().Before(p.soloUntil) {
-		t.Run(0, n)
-		return
-	}
 	p.seq++
 	gen := p.seq
 	p.job = job{t: t, n: n, chunks: min(n, parts*chunksPer)}
@@ -232,51 +203,22 @@ func (p *Pool) Run(n int, t Task) {
 	for _, w := range helpers {
 		w.publish(gen)
 	}
-	began := time.Now()
-	ran := p.drain()
-	var waitFrom time.Time
-	stalled := false
-	// A worker may still be in its last chunk, as long as one of ours;
-	// waiting much longer than that means it lost its core.
-	limit := stallAfter
-	if ran > 0 {
-		limit += 2 * time.Since(began) / time.Duration(ran)
-	}
+	p.drain()
 	for _, w := range helpers {
 		if w.state.CompareAndSwap(gen<<2|phasePublished, gen<<2|phaseRevoked) {
 			continue
 		}
 		for i := 0; w.state.Load() != gen<<2|phaseDone; i++ {
-			if i&255 != 255 {
+			if i&255 == 255 {
+				// A descheduled worker takes a while to come back; yield
+				// so a pool larger than GOMAXPROCS still makes progress.
+				runtime.Gosched()
+			} else {
 				spinPause()
-				continue
-			}
-			// A descheduled worker takes a while to come back; yield so
-			// a pool larger than GOMAXPROCS still makes progress, and
-			// look at the clock only this often, so that the usual wait
-			// of a few microseconds costs nothing.
-			runtime.Gosched()
-			if waitFrom.IsZero() {
-				waitFrom = time.Now()
-			} else if !stalled && time.Since(waitFrom) > limit {
-				stalled = true
 			}
 		}
 	}
 	p.job = job{} // drop the task so the pool holds no caller memory
-	if stalled {
-		p.noteStall(time.Now())
-	}
-}
-
-// noteStall starts a solo period at now: twice the last one, or soloMin
-// when the last stall was more than soloMax ago.
-func (p *Pool) noteStall(now time.Time) {
-	if now.Sub(p.lastStall) > soloMax {
-		p.soloFor = 0
-	}
-	p.soloFor = min(max(2*p.soloFor, soloMin), soloMax)
-	p.soloUntil, p.lastStall = now.Add(p.soloFor), now
 }
 
 // Close stops the workers. Run must not be called after Close.
