@@ -26,11 +26,12 @@ const spinFor = 2 * time.Millisecond
 // chunksPer is how many chunks a Run deals per participant. The
 // participants claim chunks one at a time from a shared counter, so a
 // thread that runs slowly (its core shared with another busy process) takes
-// fewer of them instead of holding everyone up with an equal share: with
-// one busy process on a 2-vCPU machine, an even split made 2-thread decode
-// slower than 1-thread decode. Four per participant bounds what a thread
-// descheduled mid-chunk leaves the others waiting for, at one atomic add per
-// chunk.
+// fewer of them instead of holding everyone up with an equal share. Four per
+// participant bounds what a thread descheduled mid-chunk leaves the others
+// waiting for, at one atomic add per chunk. (With one busy process on a
+// 2-vCPU VM, 2-thread decode still measured 0.73 of 1-thread decode with
+// this: most of that loss is the caller's own time off its core;
+// docs/performance.md.)
 const chunksPer = 4
 
 // A worker's state word is its generation shifted left by two, or'ed with
