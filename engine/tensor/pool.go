@@ -83,6 +83,13 @@ type Pool struct {
 	_      [64]byte
 	closed atomic.Bool
 	once   sync.Once
+
+	// solo makes Run run every part on the caller; adapt decides it
+	// (adapt.go), under adaptMu, from the steps Mark times.
+	solo    atomic.Bool
+	adaptMu sync.Mutex
+	adapt   adaptCtl
+	fixed   bool // SetAdaptive(false): always parallel
 }
 
 // NewPool starts a pool of n workers, counting the calling goroutine as one.
@@ -190,7 +197,7 @@ func (p *Pool) Run(n int, t Task) {
 		return
 	}
 	parts := min(p.size, n)
-	if parts == 1 {
+	if parts == 1 || p.solo.Load() {
 		t.Run(0, n)
 		return
 	}
@@ -220,6 +227,43 @@ func (p *Pool) Run(n int, t Task) {
 		}
 	}
 	p.job = job{} // drop the task so the pool holds no caller memory
+}
+
+// Mark tells the pool that the caller starts a step of n tokens: a
+// forward pass, whose Runs follow until the next Mark. The pool times
+// steps of equal size and runs them in parallel or all on the caller,
+// whichever measures faster (adapt.go): under contention for the cores the
+// solo mode can be the faster. A pool of one, or one made fixed by
+// SetAdaptive(false), ignores it.
+func (p *Pool) Mark(n int) {
+	if p.size == 1 {
+		return
+	}
+	p.adaptMu.Lock()
+	if !p.fixed {
+		p.solo.Store(p.adapt.mark(n, time.Now()))
+	}
+	p.adaptMu.Unlock()
+}
+
+// SetAdaptive turns the choice of mode on (the default) or off; off, every
+// Run is parallel again.
+func (p *Pool) SetAdaptive(on bool) {
+	p.adaptMu.Lock()
+	p.fixed = !on
+	if !on {
+		p.adapt = adaptCtl{}
+		p.solo.Store(false)
+	}
+	p.adaptMu.Unlock()
+}
+
+// Steps returns how many timed steps ran in parallel and how many solo
+// since the pool started.
+func (p *Pool) Steps() (parallel, solo int) {
+	p.adaptMu.Lock()
+	defer p.adaptMu.Unlock()
+	return p.adapt.steps[0], p.adapt.steps[1]
 }
 
 // Close stops the workers. Run must not be called after Close.

@@ -210,8 +210,11 @@ func (b *Backend) NewKV(layers, ctx int, a backend.Attention) (backend.KV, error
 	return c, nil
 }
 
-// Embed dequantises the tokens' rows of the table.
+// Embed dequantises the tokens' rows of the table. It starts every step of
+// the model, so it is where the pool learns that one begins (Pool.Mark:
+// under contention for the cores the pool may run the step on one thread).
 func (b *Backend) Embed(dst backend.Buffer, table backend.Matrix, tokens []int32) error {
+	b.k.Pool().Mark(len(tokens))
 	d, t := hb(dst), hm(table).m
 	D := d.width
 	for i, tok := range tokens {

@@ -41,6 +41,7 @@ func Main(version string, args []string, stdout, stderr io.Writer) error {
 	genLen := fs.Int("n", 64, "tokens to decode")
 	asJSON := fs.Bool("json", false, "print one JSON object (prefill_tok_s, decode_tok_s, …)")
 	noProbe := fs.Bool("no-probe", false, "skip the memory-bandwidth probe")
+	pinThreads := fs.Bool("pin-threads", false, "run every step on all the threads (the pool otherwise runs a step on one thread while that measures faster: under contention for the cores)")
 	var df base.DraftFlags
 	df.Register(fs)
 	promptFile := fs.String("prompt-file", "", "with --draft: text whose lines are the prompts (the first -p tokens of each; held-out text measures acceptance honestly), instead of random token ids")
@@ -67,6 +68,12 @@ With GPU telemetry (NVML) the report adds the GPU's mean power over the
 decode and tokens per joule (decode tok/s over that power; json:
 power_w, tokens_per_joule). While the model runs on the CPU these
 describe the GPU beside it, not the decode.
+
+On the CPU the pool times decode steps on all its threads and on one, and
+keeps the faster: on a machine whose cores are busy with other work, one
+thread can be the faster. The report says how many of the timed steps ran
+on one thread (json: solo_steps, parallel_steps); --pin-threads turns the
+choice off.
 
 With --kv-type f16 or q8_0 the KV cache stores keys and values in half
 or about a quarter of the bytes (json: kv_type, kv_bytes_per_token);
@@ -154,6 +161,15 @@ Examples:
 		cluster = rb.Cluster()
 		first = func() { before = cluster.Stats() }
 	}
+	var pool *tensor.Pool
+	var par0, solo0 int
+	if k := st.Kernels(); k != nil {
+		pool = k.Pool()
+		if *pinThreads {
+			pool.SetAdaptive(false)
+		}
+		par0, solo0 = pool.Steps()
+	}
 	stats, power, err := benchMetered(context.Background(), st, tok.BOS(), *promptLen, *genLen, tel, first)
 	if err != nil {
 		return err
@@ -172,6 +188,8 @@ Examples:
 	}
 	if k := st.Kernels(); k != nil {
 		r.Threads, r.Kernels = k.Pool().Size(), k.Path()
+		par, solo := pool.Steps()
+		r.ParallelSteps, r.SoloSteps = par-par0, solo-solo0
 	}
 	if cluster != nil {
 		r.Servers = cluster.Servers(m.Layers)
@@ -218,6 +236,9 @@ func (r benchReport) write(w io.Writer, asJSON, probe bool) error {
 		fmt.Fprintf(w, "compression  %s\n", r.GRC)
 	}
 	fmt.Fprintf(w, "backend      %s\n", r.Backend)
+	if r.SoloSteps > 0 {
+		fmt.Fprintf(w, "threads      %d of %d timed steps ran on one thread (it measured faster: the cores are busy)\n", r.SoloSteps, r.SoloSteps+r.ParallelSteps)
+	}
 	writeServers(w, r.Servers)
 	if r.DeviceNote != "" {
 		fmt.Fprintf(w, "device       %s\n", r.DeviceNote)
@@ -337,19 +358,23 @@ type benchReport struct {
 	WeightType string `json:"weight_type"`
 	// Backend is what ran the model ("cpu avx2 × 2 threads", "cuda NVIDIA
 	// H100 …"); DeviceNote says why the CPU ran it when no GPU could.
-	Backend      string  `json:"backend"`
-	DeviceNote   string  `json:"device_note,omitempty"`
-	Threads      int     `json:"threads,omitempty"`
-	Kernels      string  `json:"kernels,omitempty"`
-	PromptToks   int     `json:"prompt_tokens"`
-	DecodeToks   int     `json:"decode_tokens"`
-	PrefillTokS  float64 `json:"prefill_tok_s"`
-	DecodeTokS   float64 `json:"decode_tok_s"`
-	TTFTms       float64 `json:"time_to_first_token_ms"`
-	WeightMB     float64 `json:"weight_mb_per_token"`
-	WeightGBs    float64 `json:"weight_gb_s"`
-	TriadGBs     float64 `json:"triad_gb_s,omitempty"`
-	RatioToTriad float64 `json:"ratio_to_triad,omitempty"`
+	Backend    string `json:"backend"`
+	DeviceNote string `json:"device_note,omitempty"`
+	Threads    int    `json:"threads,omitempty"`
+	Kernels    string `json:"kernels,omitempty"`
+	// ParallelSteps and SoloSteps count the measured steps the pool timed
+	// on all its threads and on one (tensor.Pool.Mark).
+	ParallelSteps int     `json:"parallel_steps,omitempty"`
+	SoloSteps     int     `json:"solo_steps,omitempty"`
+	PromptToks    int     `json:"prompt_tokens"`
+	DecodeToks    int     `json:"decode_tokens"`
+	PrefillTokS   float64 `json:"prefill_tok_s"`
+	DecodeTokS    float64 `json:"decode_tok_s"`
+	TTFTms        float64 `json:"time_to_first_token_ms"`
+	WeightMB      float64 `json:"weight_mb_per_token"`
+	WeightGBs     float64 `json:"weight_gb_s"`
+	TriadGBs      float64 `json:"triad_gb_s,omitempty"`
+	RatioToTriad  float64 `json:"ratio_to_triad,omitempty"`
 	// GRC describes the compression in use (--rank), GRCRanks its rank per
 	// block and GRCWeightRatio the bytes a token reads relative to the
 	// uncompressed model.
