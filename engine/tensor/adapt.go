@@ -17,8 +17,9 @@ import "time"
 // directly. The pool probes the mode it is not using now and then: soon
 // after a change in step time (contention starting), rarely when the last
 // probe lost by far, and at least every ~100 steps while solo (a solo
-// step's time does not show contention ending). Steps of other sizes (a prefill) end the
-// window and run in the mode chosen.
+// step's time does not show contention ending). Steps of more than
+// adaptMaxTokens tokens (a prompt's) end the window untimed and run in the
+// mode the decode chose.
 
 const (
 	// adaptWindow is the steps timed per window; its median is the
@@ -46,6 +47,11 @@ const (
 	// free up again; each costs four slower steps, about 1.5% of a 100-step
 	// gap under contention.
 	adaptMaxGapSolo = 32
+	// adaptMaxTokens is the largest step timed: decode's, a speculative
+	// verifier's. A prompt's steps differ in depth (the second 64 tokens
+	// attend to twice the keys), so windows of them would not compare;
+	// they run in the mode the decode chose.
+	adaptMaxTokens = 8
 )
 
 // adaptCtl is a Pool's choice between the parallel and the solo mode (see
@@ -72,7 +78,7 @@ type adaptCtl struct {
 func (c *adaptCtl) mark(n int, now time.Time) (solo bool) {
 	prev := c.last
 	c.last = now
-	if n != c.n || prev.IsZero() {
+	if n != c.n || n > adaptMaxTokens || prev.IsZero() {
 		// A step of another size ended the window: start a new one (in
 		// the same mode; a probe under way goes on).
 		c.n, c.k, c.skip = n, 0, false
