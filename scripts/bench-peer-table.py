@@ -146,14 +146,20 @@ def main():
     if cont:
         m = cont[0]["model"]
         print(f"### Under contention: {m} decode with one busy process on the machine (tok/s)\n")
-        print("| side | 1 thread | 2 threads | 2 ÷ 1 |")
-        print("|---|---:|---:|---:|")
-        for side in ("isagi", "llama.cpp"):
-            one = stats([r.get("tg") for r in cont if r["side"] == side and r["t"] == 1])
-            two = stats([r.get("tg") for r in cont if r["side"] == side and r["t"] == 2])
+        print("| side | 1 thread | 2 threads | 2 ÷ 1 | 2-thread steps run on one thread |")
+        print("|---|---:|---:|---:|---:|")
+        # isagi's pool times its decode steps on both threads and on one
+        # and keeps the faster; "pinned" is --pin-threads, the choice off.
+        for side, pinned, label in (("isagi", False, "isagi"), ("isagi", True, "isagi --pin-threads"), ("llama.cpp", False, "llama.cpp")):
+            mine = [r for r in cont if r["side"] == side and bool(r.get("pinned")) == pinned]
+            one = stats([r.get("tg") for r in cont if r["side"] == side and r["t"] == 1 and not r.get("pinned")])
+            two = stats([r.get("tg") for r in mine if r["t"] == 2])
             f = lambda s: "–" if s is None else f"{s[0]:.1f} ({s[1]:.1f}–{s[2]:.1f})"
             rt = "–" if not one or not two else f"**{two[0] / one[0]:.2f}**"
-            print(f"| {side} | {f(one)} | {f(two)} | {rt} |")
+            solo = sum(r.get("solo_steps", 0) for r in mine if r["t"] == 2)
+            steps = solo + sum(r.get("parallel_steps", 0) for r in mine if r["t"] == 2)
+            share = f"{solo} of {steps}" if steps else "–"
+            print(f"| {label} | {f(one) if not pinned else '–'} | {f(two)} | {rt} | {share} |")
         print()
 
 

@@ -117,7 +117,8 @@ try:
     if side == "isagi":
         d = json.loads(text)
         r.update(pp=d["prefill_tok_s"], tg=d["decode_tok_s"], weight_mb=d["weight_mb_per_token"],
-                 triad=d.get("triad_gb_s", 0), kv=d.get("kv_bytes_per_token", 0), kernels=d.get("kernels", ""))
+                 triad=d.get("triad_gb_s", 0), kv=d.get("kv_bytes_per_token", 0), kernels=d.get("kernels", ""),
+                 solo_steps=d.get("solo_steps", 0), parallel_steps=d.get("parallel_steps", 0))
     elif side == "llama.cpp":
         for d in map(json.loads, text.split("\n")[:-1] if text.endswith("\n") else text.split("\n")):
             r["pp" if d["n_prompt"] else "tg"] = d["avg_ts"]
@@ -215,6 +216,11 @@ contention_section() {
 	for r in $(seq "$ROUNDS"); do
 		for t in 1 2; do
 			isagi_bench "$m" "$t" 32 "$N" --no-probe | rec contention "$DEPTH_MODEL" isagi "$t" 32 "$N"
+			if [ "$t" = 2 ]; then
+				# The pool's choice of mode off: what 2 threads give without it.
+				isagi_bench "$m" 2 32 "$N" --no-probe --pin-threads |
+					rec contention "$DEPTH_MODEL" isagi 2 32 "$N" '{"pinned": true}'
+			fi
 			"$LLAMA_BIN/llama-bench" -m "$m" -t "$t" -p 0 -n "$N" -r 1 -o jsonl 2>/dev/null |
 				rec contention "$DEPTH_MODEL" llama.cpp "$t" 0 "$N"
 		done

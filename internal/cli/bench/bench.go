@@ -137,7 +137,10 @@ Examples:
 	// prompt as long as the measured one up to 512 tokens: after an
 	// 8-token warm-up the first 128-token prefill measured 1.27× slower
 	// than the second (llama-bench warms up with the measured test too).
-	if _, err := generate.Bench(context.Background(), st, tok.BOS(), min(*promptLen, 512), min(*genLen, 4)); err != nil {
+	// Its 16 decode steps are enough for the pool to have timed both of
+	// its modes once (Pool.Mark), a cost a process pays once, not per
+	// generation.
+	if _, err := generate.Bench(context.Background(), st, tok.BOS(), min(*promptLen, 512), min(*genLen, 16)); err != nil {
 		return err
 	}
 	var variants []variantRow
