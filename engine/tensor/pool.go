@@ -193,11 +193,21 @@ func (p *Pool) Size() int { return p.size }
 // goroutine runs which chunk varies from call to call, so a Task's results
 // must not depend on how its range is split.
 func (p *Pool) Run(n int, t Task) {
+	if n > 0 && p.solo.Load() {
+		t.Run(0, n)
+		return
+	}
+	p.runParallel(n, t)
+}
+
+// runParallel is Run on every thread, whatever mode the pool chose (the
+// memory probe measures the machine, not the mode).
+func (p *Pool) runParallel(n int, t Task) {
 	if n <= 0 {
 		return
 	}
 	parts := min(p.size, n)
-	if parts == 1 || p.solo.Load() {
+	if parts == 1 {
 		t.Run(0, n)
 		return
 	}

@@ -38,9 +38,10 @@ type Bandwidth struct {
 // probeChunk is the number of floats a probe task handles per index: 64 KiB.
 const probeChunk = 16384
 
-// ProbeBandwidth measures memory bandwidth on pool with arrays of size bytes
-// each (use several times the last-level cache), repeating each kernel
-// for at least d and keeping the best pass, as STREAM reports.
+// ProbeBandwidth measures memory bandwidth on all of pool's threads (even
+// while the pool runs its steps solo) with arrays of size bytes each (use
+// several times the last-level cache), repeating each kernel for at least
+// d and keeping the best pass, as STREAM reports.
 func ProbeBandwidth(pool *Pool, size int, d time.Duration) (Bandwidth, error) {
 	n := size / 4 / probeChunk * probeChunk
 	if n == 0 {
@@ -55,12 +56,12 @@ func ProbeBandwidth(pool *Pool, size int, d time.Duration) (Bandwidth, error) {
 	// Fresh memory streams slowly for its first passes in a VM (the host
 	// maps it lazily), so warm up before timing.
 	for range 3 {
-		pool.Run(n/probeChunk, tt)
-		pool.Run(n/probeChunk, st)
+		pool.runParallel(n/probeChunk, tt)
+		pool.runParallel(n/probeChunk, st)
 	}
 	return Bandwidth{
-		Triad: best(func() { pool.Run(n/probeChunk, tt) }, float64(12*n), d),
-		Read:  best(func() { pool.Run(n/probeChunk, st) }, float64(4*n), d),
+		Triad: best(func() { pool.runParallel(n/probeChunk, tt) }, float64(12*n), d),
+		Read:  best(func() { pool.runParallel(n/probeChunk, st) }, float64(4*n), d),
 	}, nil
 }
 
