@@ -57,6 +57,7 @@ func useArchDots(rows *[BF16 + 1]rowsFn, path string) string {
 	rows[Q4_K] = rowsQ4KAsm
 	rows[Q5_K] = rowsQ5KAsm
 	rows[Q6_K] = rowsQ6KAsm
+	useKVNNIDots(rows) // Q4_K and Q6_K on AVX-512 VNNI, same results
 	rows[Q4_1] = rowsQ4_1Asm
 	rows[Q5_0] = rowsQ5_0Asm
 	rows[Q5_1] = rowsQ5_1Asm
