@@ -12,9 +12,8 @@ import "time"
 //
 // So the pool times the two ways of running, in windows of equal work, and
 // keeps the faster: steps of the same number of tokens (decode's one token
-// a step) are alike, so the median step of a window run in parallel and of
-// a window run solo (every part on the caller, the workers parked) compare
-// directly. The pool probes the mode it is not using now and then: soon
+// a step) are alike, so a window of them run in parallel and a window run
+// solo (every part on the caller, the workers parked) compare directly. The pool probes the mode it is not using now and then: soon
 // after a change in step time (contention starting), rarely when the last
 // probe lost by far, and at least every ~100 steps while solo (a solo
 // step's time does not show contention ending). Steps of more than
@@ -22,30 +21,34 @@ import "time"
 // mode the decode chose.
 
 const (
-	// adaptWindow is the steps timed per window; its median is the
-	// window's time, so one step stretched by a pause does not decide.
-	adaptWindow = 3
+	// adaptWindow is the steps timed per window. A window's time is
+	// their sum, the throughput itself: under contention the parallel
+	// mode loses by its stalls (a step waits a scheduler slice for a
+	// descheduled worker), which a median would hide.
+	adaptWindow = 4
 	// adaptGain is how much faster a probed mode must be to be kept: the
 	// probe runs after the window it is compared with, a little deeper
-	// into the context, so a tie leaves the mode as it is.
-	adaptGain = 0.95
+	// into the context, and a busy machine's windows wobble, so a near tie
+	// leaves the mode as it is.
+	adaptGain = 0.9
 	// adaptFar: a probe this much slower (or more) than the mode in use
-	// puts the next probe off for adaptMaxGap windows, so an idle
-	// machine, where the parallel mode wins by 1.3–1.8×, spends almost
-	// nothing on probes.
+	// puts the next probe off for the most windows, so an idle machine,
+	// where the parallel mode wins by 1.3–1.8×, spends almost nothing on
+	// probes.
 	adaptFar = 1.2
-	// adaptJump: a window this much slower or faster than the one before
-	// it means the machine changed: probe again after the next window.
+	// adaptJump: a parallel window this much slower than the one before it
+	// means another process started to compete: probe after the next
+	// window.
 	adaptJump = 1.25
 	// adaptMaxGap is the most windows between probes of the solo mode
-	// (~400 decode steps): while the parallel mode is kept, contention
+	// (~500 decode steps): while the parallel mode is kept, contention
 	// shows as a jump in its step time, so the probes need not look for it.
 	adaptMaxGap = 128
 	// adaptMaxGapSolo is the most windows between probes of the parallel
 	// mode. A solo step takes as long whether another process is busy or
 	// not (it has a core either way), so only a probe sees the machine
-	// free up again; each costs four slower steps, about 1.5% of a 100-step
-	// gap under contention.
+	// free up again; each costs five slower steps, about 4% of the
+	// 128-step gap under contention.
 	adaptMaxGapSolo = 32
 	// adaptMaxTokens is the largest step timed: decode's, a speculative
 	// verifier's. A prompt's steps differ in depth (the second 64 tokens
@@ -58,14 +61,14 @@ const (
 // the comment above). It is driven by mark, called at the start of every
 // step, and is not safe for concurrent use (Pool.Mark locks it).
 type adaptCtl struct {
-	last    time.Time // the previous mark
-	n       int       // tokens per step in the current run of marks
-	solo    bool      // the mode running now
-	skip    bool      // the step now running follows a switch: not timed
-	probing bool      // the window running now is a probe of the other mode
-	times   [adaptWindow]time.Duration
+	last    time.Time     // the previous mark
+	n       int           // tokens per step in the current run of marks
+	solo    bool          // the mode running now
+	skip    bool          // the step now running follows a switch: not timed
+	probing bool          // the window running now is a probe of the other mode
 	k       int           // steps timed in the window running now
-	ref     time.Duration // median step of the last window in the kept mode
+	sum     time.Duration // and their time
+	ref     time.Duration // the last window in the kept mode
 	gap     int           // windows between probes, doubled by each lost probe
 	left    int           // windows before the next probe
 	// steps counts the timed steps run in each mode (parallel, solo).
@@ -81,17 +84,17 @@ func (c *adaptCtl) mark(n int, now time.Time) (solo bool) {
 	if n != c.n || n > adaptMaxTokens || prev.IsZero() {
 		// A step of another size ended the window: start a new one (in
 		// the same mode; a probe under way goes on).
-		c.n, c.k, c.skip = n, 0, false
+		c.n, c.k, c.sum, c.skip = n, 0, 0, false
 		return c.solo
 	}
 	if c.skip {
 		// The step that just ended ran while the other mode's threads
 		// were still winding down (a worker spins for spinFor before it
-		// parks).
+		// parks) or waking up.
 		c.skip = false
 		return c.solo
 	}
-	c.times[c.k] = now.Sub(prev)
+	c.sum += now.Sub(prev)
 	c.k++
 	if c.solo {
 		c.steps[1]++
@@ -101,15 +104,15 @@ func (c *adaptCtl) mark(n int, now time.Time) (solo bool) {
 	if c.k < adaptWindow {
 		return c.solo
 	}
-	c.k = 0
-	med := medianDur(c.times[:])
+	w := c.sum
+	c.k, c.sum = 0, 0
 	if c.probing {
 		c.probing = false
 		switch {
-		case float64(med) < adaptGain*float64(c.ref):
-			// The probed mode is faster: keep it, and look back soon
-			// in case the machine is still changing.
-			c.ref, c.gap = med, 1
+		case float64(w) < adaptGain*float64(c.ref):
+			// The probed mode is faster: keep it, and look back after
+			// two windows in case the machine is still changing.
+			c.ref, c.gap = w, 2
 		default:
 			// Back to the kept mode, and the next probe later.
 			c.solo, c.skip = !c.solo, true
@@ -117,7 +120,7 @@ func (c *adaptCtl) mark(n int, now time.Time) (solo bool) {
 			if c.solo {
 				most = adaptMaxGapSolo
 			}
-			if float64(med) > adaptFar*float64(c.ref) {
+			if float64(w) > adaptFar*float64(c.ref) {
 				c.gap = most
 			} else {
 				c.gap = min(2*max(c.gap, 1), most)
@@ -126,23 +129,12 @@ func (c *adaptCtl) mark(n int, now time.Time) (solo bool) {
 		c.left = c.gap
 		return c.solo
 	}
-	if c.ref > 0 && (float64(med) > adaptJump*float64(c.ref) || float64(c.ref) > adaptJump*float64(med)) {
+	if !c.solo && c.ref > 0 && float64(w) > adaptJump*float64(c.ref) {
 		c.gap, c.left = 1, min(c.left, 1)
 	}
-	c.ref = med
+	c.ref = w
 	if c.left--; c.left <= 0 {
 		c.probing, c.solo, c.skip = true, !c.solo, true
 	}
 	return c.solo
-}
-
-// medianDur is the median of d, which it sorts in place (an insertion
-// sort: sort.Slice would allocate on decode's path).
-func medianDur(d []time.Duration) time.Duration {
-	for i := 1; i < len(d); i++ {
-		for j := i; j > 0 && d[j] < d[j-1]; j-- {
-			d[j], d[j-1] = d[j-1], d[j]
-		}
-	}
-	return d[len(d)/2]
 }
