@@ -47,7 +47,9 @@ func useArchGemm4(g *[BF16 + 1]gemm4Fn, u *[BF16 + 1]bool, vnni bool) string {
 	g[Q8_0] = gemm4Q8_0VNNIAsm
 	g[Q4_0] = gemm4Q4_0VNNIAsm
 	u[Q8_0], u[Q4_0] = true, true
-	g[F16] = gemm4F16AVX512Asm // any CPU with AVX512-VNNI has AVX512F and VL
+	// Any CPU with AVX512-VNNI has AVX512F and VL (f16_avx512_amd64.go).
+	g[F16] = gemm4F16ZAsm
+	g[BF16] = gemm4BF16ZAsm
 	return "avx512vnni"
 }
 
