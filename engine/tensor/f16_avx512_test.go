@@ -25,7 +25,7 @@ var (
 // halfModes are the kinds of input TestGemm4HalfAVX512 tries, each a
 // weights mode for halfWeights and an activations mode for specialVec.
 var halfModes = []struct {
-	name    string
+	name   string
 	wm, xm int
 }{
 	{"normal", 0, 0},
