@@ -1,3 +1,4 @@
+#include "funcdata.h"
 #include "textflag.h"
 
 // F16 and BF16 weights against float32 activations for prefill, on 512-bit
@@ -25,7 +26,7 @@
 // activations from L2 for every three rows. Measured on the 2-vCPU Zen 5
 // VM, one thread, 64-row tiles of an 8192-wide F16 or BF16 matrix against
 // 128 tokens: unchunked 113-120 GFLOP/s, chunks of 4096 110-120, of 2048
-// 147-167, of 1024 142-158 (FMA peak ~210). Between chunks the
+// 147-167, of 1024 142-158 (FMA peak ~220). Between chunks the
 // accumulators wait in the frame, the float32 bits as they were, so the
 // chunking changes no arithmetic.
 //
@@ -253,7 +254,8 @@
 // row r · token t. Rows go three at a time, then one at a time. The two
 // differ only in WCVT16 and WCVT8 (the assembler's macros cannot make
 // labels, so the control flow is written out twice). Their frames are the
-// parked accumulators; they are not NOSPLIT, so the stack grows to fit.
+// parked accumulators (no pointers); they are not NOSPLIT, so the stack
+// grows to fit.
 
 // GPARKBYTES is the frame: 512 bytes of accumulators for each of GROWS rows.
 #define GPARKBYTES 32768
@@ -264,6 +266,7 @@
 
 // func gemm4F16AVX512(w *uint16, x *float32, n, rows int, out *float32, ostride int)
 TEXT ·gemm4F16AVX512(SB), 0, $32768-48
+	NO_LOCAL_POINTERS
 	MOVQ  n+16(FP), DX
 	SHLQ  $2, DX
 	LEAQ  (DX)(DX*2), BX
@@ -425,6 +428,7 @@ gf4endchunk:
 
 // func gemm4BF16AVX512(w *uint16, x *float32, n, rows int, out *float32, ostride int)
 TEXT ·gemm4BF16AVX512(SB), 0, $32768-48
+	NO_LOCAL_POINTERS
 	MOVQ  n+16(FP), DX
 	SHLQ  $2, DX
 	LEAQ  (DX)(DX*2), BX
