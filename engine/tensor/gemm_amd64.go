@@ -49,8 +49,12 @@ func useArchGemm4(g *[BF16 + 1]gemm4Fn, u *[BF16 + 1]bool, vnni bool) string {
 	u[Q8_0], u[Q4_0] = true, true
 	if hasZMM {
 		g[IQ4_NL], u[IQ4_NL] = gemm4IQ4NLVNNIAsm, true // reads dT (and m8), not u
+		// 512-bit kernels (f16_avx512_amd64.go).
+		g[F16] = gemm4F16ZAsm
+		g[BF16] = gemm4BF16ZAsm
+	} else {
+		g[F16] = gemm4F16AVX512Asm // any CPU with AVX512-VNNI has AVX512F and VL
 	}
-	g[F16] = gemm4F16AVX512Asm // any CPU with AVX512-VNNI has AVX512F and VL
 	return "avx512vnni"
 }
 
