@@ -14,7 +14,7 @@ import (
 // entries at a time amortises the scoring: decode pays it once every
 // Interval/(1−Keep) tokens, and allocates nothing for it after the first.
 // A state of Cap entries then runs to MaxPos positions (model.State's
-// SetMaxPos) as long as Cap ≥ Keep·MaxPos + Interval + model.MaxBatch.
+// SetMaxPos) as long as Cap ≥ Keep·MaxPos + Interval + EvictChunk.
 type Eviction struct {
 	Keep     float64 // the share of positions kept, in (0, 1]
 	Interval int     // entries beyond the budget before an eviction; 0: DefaultEvictInterval
@@ -24,10 +24,15 @@ type Eviction struct {
 // DefaultEvictInterval is Eviction.Interval's default.
 const DefaultEvictInterval = 64
 
+// EvictChunk is the most prompt tokens a generator with eviction runs in
+// one step (without, it is model.MaxBatch): the cache needs this much room
+// beyond the budget, so a smaller step keeps a small window's cache small.
+const EvictChunk = 64
+
 // EvictCap is the cache size, in entries, that eviction at keep needs for
 // a state to run to maxPos positions.
 func EvictCap(keep float64, maxPos int) int {
-	return min(maxPos, int(math.Ceil(keep*float64(maxPos)))+DefaultEvictInterval+model.MaxBatch)
+	return min(maxPos, int(math.Ceil(keep*float64(maxPos)))+DefaultEvictInterval+EvictChunk)
 }
 
 // SetEviction turns eviction on (e non-nil) or off. The state must be able

@@ -207,12 +207,16 @@ func (g *Generator) Generate(ctx context.Context, prompt []int32, opts Options, 
 		g.pending = false
 	}
 	// Prefill in batches so a long prompt can be cancelled between them.
-	for i := 0; i < len(prompt); i += model.MaxBatch {
+	step := model.MaxBatch
+	if g.evict != nil {
+		step = EvictChunk
+	}
+	for i := 0; i < len(prompt); i += step {
 		if err := ctx.Err(); err != nil {
 			st.Reason = StopCancelled
 			return st, err
 		}
-		chunk := prompt[i:min(i+model.MaxBatch, len(prompt))]
+		chunk := prompt[i:min(i+step, len(prompt))]
 		var out []float32
 		if i+len(chunk) == len(prompt) {
 			out = g.logits

@@ -36,7 +36,7 @@ type Backend struct {
 // batchSize is the most rows an operation takes: the model's own prefill
 // step (engine/model.MaxBatch, which this package must not import), so that
 // the CPU runs prompts exactly as before the backend reported a size.
-const batchSize = 64
+const batchSize = 256
 
 // domain is the host's one weight domain: a host Matrix wraps the mapped
 // tensor (with, for Q4_0, a packed copy that every CPU backend's kernels
@@ -57,7 +57,7 @@ func New(k *tensor.Kernels) *Backend {
 // Kernels are the kernels the backend runs on.
 func (b *Backend) Kernels() *tensor.Kernels { return b.k }
 
-// BatchSize is 64 rows, the model's prefill step.
+// BatchSize is 256 rows, the model's prefill step.
 func (b *Backend) BatchSize() int { return batchSize }
 
 // Share returns a backend on new kernels over the same worker pool:

@@ -160,8 +160,8 @@ func TestShare(t *testing.T) {
 	if s.Domain() != b.Domain() || New(nil).Domain() != b.Domain() {
 		t.Fatal("CPU backends must share one weight domain")
 	}
-	if b.BatchSize() != 64 {
-		t.Fatalf("batch size %d, want the model's 64", b.BatchSize())
+	if b.BatchSize() != 256 {
+		t.Fatalf("batch size %d, want the model's 256", b.BatchSize())
 	}
 	var _ backend.Backend = sb
 }
