@@ -34,11 +34,15 @@ const (
 	// adaptFar: a probe this much slower (or more) than the mode in use
 	// puts the next probe off for the most windows, so an idle machine,
 	// where the parallel mode wins by 1.3–1.8×, spends almost nothing on
-	// probes.
-	adaptFar = 1.2
-	// adaptJump: a parallel window this much slower than the one before it
-	// means another process started to compete: probe after the next
-	// window.
+	// probes. A closer loss waits four times as long as the last gap
+	// (eight windows at first): a memory-bound decode (a 1B F16 file)
+	// gains less from its second thread, and each probe costs five slower
+	// steps.
+	adaptFar = 1.1
+	// adaptJump: two parallel windows in a row this much slower than the
+	// kept mode's running average mean another process started to
+	// compete: probe after the next window. (One slow window is the
+	// VM's noise as often as not.)
 	adaptJump = 1.25
 	// adaptMaxGap is the most windows between probes of the solo mode
 	// (~500 decode steps): while the parallel mode is kept, contention
@@ -69,7 +73,9 @@ type adaptCtl struct {
 	k       int           // steps timed in the window running now
 	sum     time.Duration // and their time
 	ref     time.Duration // the last window in the kept mode
-	gap     int           // windows between probes, doubled by each lost probe
+	avg     time.Duration // the kept mode's windows, a running average
+	slow    int           // parallel windows in a row past adaptJump·avg
+	gap     int           // windows between probes, grown by each lost probe
 	left    int           // windows before the next probe
 	// steps counts the timed steps run in each mode (parallel, solo).
 	steps [2]int
@@ -112,7 +118,7 @@ func (c *adaptCtl) mark(n int, now time.Time) (solo bool) {
 		case float64(w) < adaptGain*float64(c.ref):
 			// The probed mode is faster: keep it, and look back after
 			// two windows in case the machine is still changing.
-			c.ref, c.gap = w, 2
+			c.ref, c.avg, c.slow, c.gap = w, w, 0, 2
 		default:
 			// Back to the kept mode, and the next probe later.
 			c.solo, c.skip = !c.solo, true
@@ -123,16 +129,23 @@ func (c *adaptCtl) mark(n int, now time.Time) (solo bool) {
 			if float64(w) > adaptFar*float64(c.ref) {
 				c.gap = most
 			} else {
-				c.gap = min(2*max(c.gap, 1), most)
+				c.gap = min(max(4*c.gap, 8), most)
 			}
 		}
 		c.left = c.gap
 		return c.solo
 	}
-	if !c.solo && c.ref > 0 && float64(w) > adaptJump*float64(c.ref) {
-		c.gap, c.left = 1, min(c.left, 1)
+	if c.avg == 0 {
+		c.avg = w
 	}
-	c.ref = w
+	if !c.solo && float64(w) > adaptJump*float64(c.avg) {
+		if c.slow++; c.slow >= 2 {
+			c.gap, c.left, c.slow = 1, min(c.left, 1), 0
+		}
+	} else {
+		c.slow = 0
+	}
+	c.ref, c.avg = w, c.avg+(w-c.avg)/4
 	if c.left--; c.left <= 0 {
 		c.probing, c.solo, c.skip = true, !c.solo, true
 	}
