@@ -152,3 +152,16 @@ func TestAdaptStalls(t *testing.T) {
 		t.Fatalf("%d parallel, %d solo steps, ended solo: %v", par, solo, c.solo)
 	}
 }
+
+// TestAdaptCloseCall: where the second thread gains little (a
+// memory-bound decode), a lost probe is close, and the probes must still
+// grow rare.
+func TestAdaptCloseCall(t *testing.T) {
+	var c adaptCtl
+	now := time.Unix(0, 0)
+	par, solo := simulate(&c, &now, 2000, 1, costs(10*time.Millisecond, 108*time.Millisecond/10))
+	if c.solo || solo > 40 {
+		t.Fatalf("%d parallel, %d solo steps, ended solo: %v", par, solo, c.solo)
+	}
+	t.Logf("close call: %d parallel, %d solo", par, solo)
+}
