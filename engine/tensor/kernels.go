@@ -312,8 +312,9 @@ func (k *Kernels) MatMuls(x []float32, n int, ops ...MatMulOp) {
 		// speculative verifier's γ = 2 batch is one such group:
 		// SmolLM2-shaped Q8_0, 8.9 → 6.7 ms). A remainder of one or two
 		// stays on the one-token kernel, whose second pass finds the tile
-		// in cache; so does F16, whose "four-token" kernel is two
-		// two-token passes (padding measured slower: 13 → 16 ms).
+		// in cache; so does F16, whose AVX2 "four-token" kernel is two
+		// two-token passes (padding measured slower: 13 → 16 ms; not
+		// measured with the 512-bit four-token kernel).
 		o.pad = o.gemm4 != nil && o.quant && n-full == 3
 		if o.pad {
 			o.opad0 = t.padRows
