@@ -39,6 +39,9 @@ const (
 	// gains less from its second thread, and each probe costs five slower
 	// steps.
 	adaptFar = 1.1
+	// adaptAbort: a probe whose steps so far run this much slower than
+	// the kept mode's window pace ends there, lost by far.
+	adaptAbort = 1.5
 	// adaptJump: two parallel windows in a row this much slower than the
 	// kept mode's running average mean another process started to
 	// compete: probe after the next window. (One slow window is the
@@ -51,9 +54,10 @@ const (
 	// adaptMaxGapSolo is the most windows between probes of the parallel
 	// mode. A solo step takes as long whether another process is busy or
 	// not (it has a core either way), so only a probe sees the machine
-	// free up again; each costs five slower steps, about 4% of the
-	// 128-step gap under contention.
-	adaptMaxGapSolo = 32
+	// free up again. Under contention a probe costs its untimed first
+	// step and the step that ends it (adaptAbort), each up to four solo
+	// steps' time: a few percent of this 256-step gap.
+	adaptMaxGapSolo = 64
 	// adaptMaxTokens is the largest step timed: decode's, a speculative
 	// verifier's. A prompt's steps differ in depth (the second 64 tokens
 	// attend to twice the keys), so windows of them would not compare;
@@ -107,15 +111,20 @@ func (c *adaptCtl) mark(n int, now time.Time) (solo bool) {
 	} else {
 		c.steps[0]++
 	}
-	if c.k < adaptWindow {
+	// A probe already past adaptAbort times the kept mode's pace has
+	// lost: under contention a parallel step can take four solo ones
+	// (it waits for a descheduled worker), and the rest of the window
+	// would only add to the cost.
+	lost := c.probing && float64(c.sum)*adaptWindow > adaptAbort*float64(c.k)*float64(c.ref)
+	if c.k < adaptWindow && !lost {
 		return c.solo
 	}
-	w := c.sum
+	w := c.sum * adaptWindow / time.Duration(c.k)
 	c.k, c.sum = 0, 0
 	if c.probing {
 		c.probing = false
 		switch {
-		case float64(w) < adaptGain*float64(c.ref):
+		case !lost && float64(w) < adaptGain*float64(c.ref):
 			// The probed mode is faster: keep it, and look back after
 			// two windows in case the machine is still changing.
 			c.ref, c.avg, c.slow, c.gap = w, w, 0, 2
@@ -126,7 +135,7 @@ func (c *adaptCtl) mark(n int, now time.Time) (solo bool) {
 			if c.solo {
 				most = adaptMaxGapSolo
 			}
-			if float64(w) > adaptFar*float64(c.ref) {
+			if lost || float64(w) > adaptFar*float64(c.ref) {
 				c.gap = most
 			} else {
 				c.gap = min(max(4*c.gap, 8), most)

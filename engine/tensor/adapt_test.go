@@ -76,12 +76,12 @@ func TestAdaptFollowsChange(t *testing.T) {
 	}
 	// It stops: parallel wins again.
 	solo := 0
-	for range 3 {
+	for range 6 {
 		_, s := simulate(&c, &now, 60, 1, costs(10*time.Millisecond, 15*time.Millisecond))
 		solo += s
 	}
 	if c.solo {
-		t.Fatalf("still solo 180 steps after contention ended (%d solo)", solo)
+		t.Fatalf("still solo 360 steps after contention ended (%d solo)", solo)
 	}
 }
 
@@ -164,4 +164,17 @@ func TestAdaptCloseCall(t *testing.T) {
 		t.Fatalf("%d parallel, %d solo steps, ended solo: %v", par, solo, c.solo)
 	}
 	t.Logf("close call: %d parallel, %d solo", par, solo)
+}
+
+// TestAdaptAbort: where a parallel step costs four solo ones, a probe of
+// the parallel mode ends at its first timed step.
+func TestAdaptAbort(t *testing.T) {
+	var c adaptCtl
+	now := time.Unix(0, 0)
+	par, solo := simulate(&c, &now, 2000, 1, costs(40*time.Millisecond, 10*time.Millisecond))
+	// The first window, then per probe its untimed first step and one
+	// timed step, a probe every adaptMaxGapSolo windows.
+	if most := adaptWindow + 1 + 2*(1+2000/(adaptMaxGapSolo*adaptWindow)); !c.solo || par > most {
+		t.Fatalf("%d parallel steps (at most %d), %d solo, ended solo: %v", par, most, solo, c.solo)
+	}
 }
