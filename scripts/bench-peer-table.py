@@ -115,6 +115,9 @@ def main():
         if any(r["triad"] for r in big if r["side"] == "isagi"):
             t = stats([r["triad"] for r in big if r["side"] == "isagi"])
             print(f"\nSTREAM triad (isagi bench's probe, same run): {t[0]:.1f} GB/s ({t[1]:.1f}–{t[2]:.1f}).")
+            rd = stats([r.get("read", 0) for r in big if r["side"] == "isagi" and r.get("read")])
+            if rd:
+                print(f"Read-only stream (the same probe): {rd[0]:.1f} GB/s ({rd[1]:.1f}–{rd[2]:.1f}).")
         print()
 
     depth = [r for r in rows if r["section"] == "depth"]

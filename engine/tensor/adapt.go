@@ -44,9 +44,10 @@ const (
 	adaptAbort = 1.5
 	// adaptJump: two parallel windows in a row this much slower than the
 	// kept mode's running average mean another process started to
-	// compete: probe after the next window. (One slow window is the
-	// VM's noise as often as not.)
-	adaptJump = 1.25
+	// compete (its stalls make parallel steps 2–4× slower): probe after
+	// the next window. A lower bar (1.25) let the VM's noise set off
+	// probes that cost an idle SmolLM2 decode 3–6%.
+	adaptJump = 1.5
 	// adaptMaxGap is the most windows between probes of the solo mode
 	// (~500 decode steps): while the parallel mode is kept, contention
 	// shows as a jump in its step time, so the probes need not look for it.

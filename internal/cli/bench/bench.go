@@ -222,6 +222,7 @@ Examples:
 		}
 		r.TriadGBs = bw.Triad / 1e9
 		r.RatioToTriad = r.WeightGBs / r.TriadGBs
+		r.ReadGBs = bw.Read / 1e9
 	}
 	return r.write(stdout, *asJSON, probe)
 }
@@ -254,7 +255,7 @@ func (r benchReport) write(w io.Writer, asJSON, probe bool) error {
 	}
 	fmt.Fprintf(w, "weights      %.2f GB/s while decoding\n", r.WeightGBs)
 	if probe {
-		fmt.Fprintf(w, "memory       %.2f GB/s (triad); decode reaches %.0f%% of it\n", r.TriadGBs, 100*r.RatioToTriad)
+		fmt.Fprintf(w, "memory       %.2f GB/s (triad), %.2f GB/s (read); decode reaches %.0f%% of the triad\n", r.TriadGBs, r.ReadGBs, 100*r.RatioToTriad)
 	}
 	if r.TokensPerJoule != nil {
 		fmt.Fprintf(w, "energy       %s at %.1f W mean GPU power over the decode (%d samples)\n", gpu.FormatTokensPerJoule(*r.TokensPerJoule), *r.PowerW, r.PowerSamples)
@@ -378,6 +379,10 @@ type benchReport struct {
 	WeightGBs     float64 `json:"weight_gb_s"`
 	TriadGBs      float64 `json:"triad_gb_s,omitempty"`
 	RatioToTriad  float64 `json:"ratio_to_triad,omitempty"`
+	// ReadGBs is the probe's read-only stream (a sum over one array): a
+	// decode reads its weights and writes almost nothing, so this, not
+	// the triad, is the bandwidth it can reach.
+	ReadGBs float64 `json:"read_gb_s,omitempty"`
 	// GRC describes the compression in use (--rank), GRCRanks its rank per
 	// block and GRCWeightRatio the bytes a token reads relative to the
 	// uncompressed model.
