@@ -25,15 +25,10 @@ const halfChunk = 2048
 // is not a multiple of 8 take the portable dot, token by token, as
 // floatRows has them.
 func gemm4F16ZAsm(w []byte, x []float32, _ act, rows int, out []float32, ostride int) {
-	n := len(x) / 4
-	if n%8 != 0 || n == 0 {
-		for t := range 4 {
-			perRow(dotF16Go)(w[:rows*2*n], x[t*n:(t+1)*n], act{}, out[t*ostride:t*ostride+rows])
-		}
+	n, done := gemm4HalfChecks(w, x, rows, out, ostride, dotF16Go)
+	if done {
 		return
 	}
-	_ = w[rows*2*n-1]
-	_ = out[3*ostride+rows-1]
 	for r := 0; r < rows; r += halfRows {
 		gemm4F16AVX512((*uint16)(ptr(w[r*2*n:])), &x[0], n, min(halfRows, rows-r), &out[r], ostride)
 	}
@@ -41,15 +36,10 @@ func gemm4F16ZAsm(w []byte, x []float32, _ act, rows int, out []float32, ostride
 
 // gemm4BF16ZAsm is gemm4F16ZAsm for BF16.
 func gemm4BF16ZAsm(w []byte, x []float32, _ act, rows int, out []float32, ostride int) {
-	n := len(x) / 4
-	if n%8 != 0 || n == 0 {
-		for t := range 4 {
-			perRow(dotBF16Go)(w[:rows*2*n], x[t*n:(t+1)*n], act{}, out[t*ostride:t*ostride+rows])
-		}
+	n, done := gemm4HalfChecks(w, x, rows, out, ostride, dotBF16Go)
+	if done {
 		return
 	}
-	_ = w[rows*2*n-1]
-	_ = out[3*ostride+rows-1]
 	for r := 0; r < rows; r += halfRows {
 		gemm4BF16AVX512((*uint16)(ptr(w[r*2*n:])), &x[0], n, min(halfRows, rows-r), &out[r], ostride)
 	}

@@ -95,18 +95,31 @@ func gemm4Q4_0Asm(w []byte, _ []float32, a act, rows int, out []float32, ostride
 	gemm4Q4_0AVX2(&w[0], &a.qs[0], &a.d[0], &a.s[0], nb, rows, &out[0], ostride)
 }
 
-// gemm4F16Asm mirrors floatRows: rows whose length is not a multiple of 8
-// take the portable dot, token by token, as they do there.
-func gemm4F16Asm(w []byte, x []float32, _ act, rows int, out []float32, ostride int) {
-	n := len(x) / 4
+// gemm4HalfChecks serves the four-token kernels of 16-bit float weights:
+// rows whose length is not a multiple of 8 (or empty) take portable,
+// token by token, as floatRows has them, and it reports done; otherwise it
+// bounds-checks what the kernels read and write, which the assembly
+// cannot, and returns the row length n.
+func gemm4HalfChecks(w []byte, x []float32, rows int, out []float32, ostride int, portable dotFn) (n int, done bool) {
+	n = len(x) / 4
 	if n%8 != 0 || n == 0 {
 		for t := range 4 {
-			perRow(dotF16Go)(w[:rows*2*n], x[t*n:(t+1)*n], act{}, out[t*ostride:t*ostride+rows])
+			perRow(portable)(w[:rows*2*n], x[t*n:(t+1)*n], act{}, out[t*ostride:t*ostride+rows])
 		}
-		return
+		return n, true
 	}
 	_ = w[rows*2*n-1]
 	_ = out[3*ostride+rows-1]
+	return n, false
+}
+
+// gemm4F16Asm mirrors floatRows: rows whose length is not a multiple of 8
+// take the portable dot, token by token, as they do there.
+func gemm4F16Asm(w []byte, x []float32, _ act, rows int, out []float32, ostride int) {
+	n, done := gemm4HalfChecks(w, x, rows, out, ostride, dotF16Go)
+	if done {
+		return
+	}
 	// Two tokens per pass (four would need sixteen accumulators).
 	gemm2F16AVX2((*uint16)(ptr(w)), &x[0], n, rows, &out[0], ostride)
 	gemm2F16AVX2((*uint16)(ptr(w)), &x[2*n], n, rows, &out[2*ostride], ostride)

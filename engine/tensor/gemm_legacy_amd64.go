@@ -67,15 +67,10 @@ func gemm4IQ4NLAsm(w []byte, _ []float32, a act, rows int, out []float32, ostrid
 // whose length is not a multiple of 8 take the portable dot, token by
 // token, as floatRows has them.
 func gemm4BF16Asm(w []byte, x []float32, _ act, rows int, out []float32, ostride int) {
-	n := len(x) / 4
-	if n%8 != 0 || n == 0 {
-		for t := range 4 {
-			perRow(dotBF16Go)(w[:rows*2*n], x[t*n:(t+1)*n], act{}, out[t*ostride:t*ostride+rows])
-		}
+	n, done := gemm4HalfChecks(w, x, rows, out, ostride, dotBF16Go)
+	if done {
 		return
 	}
-	_ = w[rows*2*n-1]
-	_ = out[3*ostride+rows-1]
 	gemm2BF16AVX2((*uint16)(ptr(w)), &x[0], n, rows, &out[0], ostride)
 	gemm2BF16AVX2((*uint16)(ptr(w)), &x[2*n], n, rows, &out[2*ostride], ostride)
 }
