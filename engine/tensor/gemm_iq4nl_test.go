@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"testing"
-	"time"
 )
 
 // iq4nlEdgeScales are f16 block scales that the VNNI prefill kernel must
@@ -106,25 +104,7 @@ func BenchmarkGemm4IQ4NL(b *testing.B) {
 			x := randomVec(rng, n*s.cols)
 			y := make([]float32, n*s.rows)
 			b.Run(fmt.Sprintf("t%d/%dx%d/n%d", threads, s.rows, s.cols, n), func(b *testing.B) {
-				kv.MatMul(y, w, x, n)
-				ka.MatMul(y, w, x, n)
-				var ratios, tv, ta []float64
-				for b.Loop() {
-					s0 := time.Now()
-					kv.MatMul(y, w, x, n)
-					s1 := time.Now()
-					ka.MatMul(y, w, x, n)
-					s2 := time.Now()
-					v, a := s1.Sub(s0).Seconds(), s2.Sub(s1).Seconds()
-					ratios = append(ratios, v/a)
-					tv = append(tv, v*1e3)
-					ta = append(ta, a*1e3)
-				}
-				b.ReportMetric(median(ratios), "x-avx2")
-				b.ReportMetric(slices.Min(ratios), "lo")
-				b.ReportMetric(slices.Max(ratios), "hi")
-				b.ReportMetric(median(tv), "ms")
-				b.ReportMetric(median(ta), "avx2-ms")
+				benchPaired(b, kv, ka, w, x, y, n, "avx2")
 			})
 		}
 		pool.Close()

@@ -3,6 +3,7 @@ package tensor
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 )
@@ -94,21 +95,30 @@ func BenchmarkMatMulKQuant(b *testing.B) {
 // and both medians in milliseconds: pairing keeps the ratio meaningful on
 // a shared machine.
 func benchPairedMatMul(b *testing.B, k4, k1 *Kernels, w *Matrix, x, y []float32, n int) {
-	k4.MatMul(y, w, x, n)
-	k1.MatMul(y, w, x, n)
-	var ratios, t4, t1 []float64
+	benchPaired(b, k4, k1, w, x, y, n, "rows")
+}
+
+// benchPaired is benchPairedMatMul with the second side named other: the
+// ratio is "x-"+other (with its range "lo" and "hi"), the times "ms" and
+// other+"-ms".
+func benchPaired(b *testing.B, k, ko *Kernels, w *Matrix, x, y []float32, n int, other string) {
+	k.MatMul(y, w, x, n)
+	ko.MatMul(y, w, x, n)
+	var ratios, t, to []float64
 	for b.Loop() {
 		s0 := time.Now()
-		k4.MatMul(y, w, x, n)
+		k.MatMul(y, w, x, n)
 		s1 := time.Now()
-		k1.MatMul(y, w, x, n)
+		ko.MatMul(y, w, x, n)
 		s2 := time.Now()
 		a, c := s1.Sub(s0).Seconds(), s2.Sub(s1).Seconds()
 		ratios = append(ratios, a/c)
-		t4 = append(t4, a*1e3)
-		t1 = append(t1, c*1e3)
+		t = append(t, a*1e3)
+		to = append(to, c*1e3)
 	}
-	b.ReportMetric(median(ratios), "x-rows")
-	b.ReportMetric(median(t4), "ms")
-	b.ReportMetric(median(t1), "rows-ms")
+	b.ReportMetric(median(ratios), "x-"+other)
+	b.ReportMetric(slices.Min(ratios), "lo")
+	b.ReportMetric(slices.Max(ratios), "hi")
+	b.ReportMetric(median(t), "ms")
+	b.ReportMetric(median(to), other+"-ms")
 }
