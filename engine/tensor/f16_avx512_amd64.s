@@ -252,13 +252,150 @@
 // for rows consecutive rows (at most GROWS) of n elements (n a multiple of
 // 8, n > 0) and four tokens at x, x+n, x+2n, x+3n, out[t·ostride + r] =
 // row r · token t. Rows go three at a time, then one at a time. The two
-// differ only in WCVT16 and WCVT8 (the assembler's macros cannot make
-// labels, so the control flow is written out twice). Their frames are the
-// parked accumulators (no pointers); they are not NOSPLIT, so the stack
-// grows to fit.
+// differ only in WCVT16 and WCVT8, so both expand one body, GEMM4HALF
+// (its labels are local to each TEXT block). Their frames are the parked
+// accumulators (no pointers); they are not NOSPLIT, so the stack grows to
+// fit.
 
 // GPARKBYTES is the frame: 512 bytes of accumulators for each of GROWS rows.
 #define GPARKBYTES 32768
+
+// GEMM4HALF is the body of both kernels: it reads WCVT16 and WCVT8 as
+// defined where it is expanded. At the end of a row's chunk, R9 is at the
+// chunk's end, which is the row's end if 2·R14 + R9 − SI = R11.
+#define GEMM4HALF \
+	NO_LOCAL_POINTERS; \
+	MOVQ  n+16(FP), DX; \
+	SHLQ  $2, DX; \
+	LEAQ  (DX)(DX*2), BX; \
+	MOVQ  n+16(FP), R11; \
+	SHLQ  $1, R11; \
+	MOVQ  ostride+40(FP), R12; \
+	SHLQ  $2, R12; \
+	LEAQ  (R12)(R12*2), AX; \
+	MOVL  $0xff, CX; \
+	KMOVW CX, K1; \
+	XORQ  R14, R14; \
+gf4chunk: \
+	MOVQ w+0(FP), SI; \
+	LEAQ (SI)(R14*2), SI; \
+	MOVQ out+32(FP), R13; \
+	MOVQ rows+24(FP), R8; \
+	LEAQ park-GPARKBYTES(SP), R15; \
+gf4row3: \
+	CMPQ R8, $3; \
+	JLT  gf4row1; \
+	MOVQ x+8(FP), DI; \
+	LEAQ (DI)(R14*4), DI; \
+	MOVQ n+16(FP), CX; \
+	SUBQ R14, CX; \
+	CMPQ CX, $GCHUNK; \
+	JLE  gf4z3; \
+	MOVQ $GCHUNK, CX; \
+gf4z3: \
+	MOVQ   SI, R9; \
+	LEAQ   (SI)(R11*1), R10; \
+	TESTQ  R14, R14; \
+	JNE    gf4u3; \
+	GZERO3; \
+	JMP    gf4loop3; \
+gf4u3: \
+	GUNPARK3; \
+gf4loop3: \
+	CMPQ CX, $32; \
+	JLT  gf4tail3; \
+	GHALF(0, 0, Z0, Z2, Z4, Z6, Z8, Z10, Z12, Z14, Z16, Z18, Z20, Z22); \
+	GHALF(32, 64, Z1, Z3, Z5, Z7, Z9, Z11, Z13, Z15, Z17, Z19, Z21, Z23); \
+	ADDQ $64, R9; \
+	ADDQ $64, R10; \
+	ADDQ $128, DI; \
+	SUBQ $32, CX; \
+	JMP  gf4loop3; \
+gf4tail3: \
+	CMPQ CX, $8; \
+	JLT  gf4done3; \
+	GTAIL3; \
+	ADDQ $16, R9; \
+	ADDQ $16, R10; \
+	ADDQ $32, DI; \
+	SUBQ $8, CX; \
+	JMP  gf4tail3; \
+gf4done3: \
+	MOVQ R9, CX; \
+	SUBQ SI, CX; \
+	LEAQ (CX)(R14*2), CX; \
+	CMPQ CX, R11; \
+	JEQ  gf4fold3; \
+	GPARK3; \
+	JMP  gf4next3; \
+gf4fold3: \
+	GFOLD4(0, Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7, Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7); \
+	GFOLD4(4, Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15, Y8, Y9, Y10, Y11, Y12, Y13, Y14, Y15); \
+	GFOLD4(8, Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23, Y16, Y17, Y18, Y19, Y20, Y21, Y22, Y23); \
+gf4next3: \
+	ADDQ $12, R13; \
+	ADDQ $1536, R15; \
+	LEAQ (SI)(R11*2), SI; \
+	ADDQ R11, SI; \
+	SUBQ $3, R8; \
+	JMP  gf4row3; \
+gf4row1: \
+	TESTQ R8, R8; \
+	JEQ   gf4endchunk; \
+	MOVQ  x+8(FP), DI; \
+	LEAQ  (DI)(R14*4), DI; \
+	MOVQ  n+16(FP), CX; \
+	SUBQ  R14, CX; \
+	CMPQ  CX, $GCHUNK; \
+	JLE   gf4z1; \
+	MOVQ  $GCHUNK, CX; \
+gf4z1: \
+	MOVQ  SI, R9; \
+	TESTQ R14, R14; \
+	JNE   gf4u1; \
+	GZERO1; \
+	JMP   gf4loop1; \
+gf4u1: \
+	GUNPARK1; \
+gf4loop1: \
+	CMPQ CX, $32; \
+	JLT  gf4tail1; \
+	GHALF1(0, 0, Z0, Z2, Z4, Z6); \
+	GHALF1(32, 64, Z1, Z3, Z5, Z7); \
+	ADDQ $64, R9; \
+	ADDQ $128, DI; \
+	SUBQ $32, CX; \
+	JMP  gf4loop1; \
+gf4tail1: \
+	CMPQ CX, $8; \
+	JLT  gf4done1; \
+	GTAIL1; \
+	ADDQ $16, R9; \
+	ADDQ $32, DI; \
+	SUBQ $8, CX; \
+	JMP  gf4tail1; \
+gf4done1: \
+	MOVQ R9, CX; \
+	SUBQ SI, CX; \
+	LEAQ (CX)(R14*2), CX; \
+	CMPQ CX, R11; \
+	JEQ  gf4fold1; \
+	GPARK1; \
+	JMP  gf4next1; \
+gf4fold1: \
+	GFOLD4(0, Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7, Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7); \
+gf4next1: \
+	ADDQ $4, R13; \
+	ADDQ $512, R15; \
+	ADDQ R11, SI; \
+	DECQ R8; \
+	JMP  gf4row1; \
+gf4endchunk: \
+	ADDQ $GCHUNK, R14; \
+	CMPQ R14, n+16(FP); \
+	JLT  gf4chunk; \
+	VZEROUPPER; \
+	RET
 
 // F16: VCVTPH2PS, as dotF16RowsAVX2.
 #define WCVT16(m, z) VCVTPH2PS m, z
@@ -266,157 +403,7 @@
 
 // func gemm4F16AVX512(w *uint16, x *float32, n, rows int, out *float32, ostride int)
 TEXT ·gemm4F16AVX512(SB), 0, $32768-48
-	NO_LOCAL_POINTERS
-	MOVQ  n+16(FP), DX
-	SHLQ  $2, DX
-	LEAQ  (DX)(DX*2), BX
-	MOVQ  n+16(FP), R11
-	SHLQ  $1, R11
-	MOVQ  ostride+40(FP), R12
-	SHLQ  $2, R12
-	LEAQ  (R12)(R12*2), AX
-	MOVL  $0xff, CX
-	KMOVW CX, K1
-	XORQ  R14, R14
-
-gf4chunk:
-	MOVQ w+0(FP), SI
-	LEAQ (SI)(R14*2), SI
-	MOVQ out+32(FP), R13
-	MOVQ rows+24(FP), R8
-	LEAQ park-GPARKBYTES(SP), R15
-
-gf4row3:
-	CMPQ R8, $3
-	JLT  gf4row1
-	MOVQ x+8(FP), DI
-	LEAQ (DI)(R14*4), DI
-	MOVQ n+16(FP), CX
-	SUBQ R14, CX
-	CMPQ CX, $GCHUNK
-	JLE  gf4z3
-	MOVQ $GCHUNK, CX
-
-gf4z3:
-	MOVQ   SI, R9
-	LEAQ   (SI)(R11*1), R10
-	TESTQ  R14, R14
-	JNE    gf4u3
-	GZERO3
-	JMP    gf4loop3
-
-gf4u3:
-	GUNPARK3
-
-gf4loop3:
-	CMPQ CX, $32
-	JLT  gf4tail3
-	GHALF(0, 0, Z0, Z2, Z4, Z6, Z8, Z10, Z12, Z14, Z16, Z18, Z20, Z22)
-	GHALF(32, 64, Z1, Z3, Z5, Z7, Z9, Z11, Z13, Z15, Z17, Z19, Z21, Z23)
-	ADDQ $64, R9
-	ADDQ $64, R10
-	ADDQ $128, DI
-	SUBQ $32, CX
-	JMP  gf4loop3
-
-gf4tail3:
-	CMPQ CX, $8
-	JLT  gf4done3
-	GTAIL3
-	ADDQ $16, R9
-	ADDQ $16, R10
-	ADDQ $32, DI
-	SUBQ $8, CX
-	JMP  gf4tail3
-
-gf4done3:
-	// R9 is at the chunk's end, the row's end if 2·R14 + R9 - SI = R11.
-	MOVQ R9, CX
-	SUBQ SI, CX
-	LEAQ (CX)(R14*2), CX
-	CMPQ CX, R11
-	JEQ  gf4fold3
-	GPARK3
-	JMP  gf4next3
-
-gf4fold3:
-	GFOLD4(0, Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7, Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7)
-	GFOLD4(4, Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15, Y8, Y9, Y10, Y11, Y12, Y13, Y14, Y15)
-	GFOLD4(8, Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23, Y16, Y17, Y18, Y19, Y20, Y21, Y22, Y23)
-
-gf4next3:
-	ADDQ $12, R13
-	ADDQ $1536, R15
-	LEAQ (SI)(R11*2), SI
-	ADDQ R11, SI
-	SUBQ $3, R8
-	JMP  gf4row3
-
-gf4row1:
-	TESTQ R8, R8
-	JEQ   gf4endchunk
-	MOVQ  x+8(FP), DI
-	LEAQ  (DI)(R14*4), DI
-	MOVQ  n+16(FP), CX
-	SUBQ  R14, CX
-	CMPQ  CX, $GCHUNK
-	JLE   gf4z1
-	MOVQ  $GCHUNK, CX
-
-gf4z1:
-	MOVQ  SI, R9
-	TESTQ R14, R14
-	JNE   gf4u1
-	GZERO1
-	JMP   gf4loop1
-
-gf4u1:
-	GUNPARK1
-
-gf4loop1:
-	CMPQ CX, $32
-	JLT  gf4tail1
-	GHALF1(0, 0, Z0, Z2, Z4, Z6)
-	GHALF1(32, 64, Z1, Z3, Z5, Z7)
-	ADDQ $64, R9
-	ADDQ $128, DI
-	SUBQ $32, CX
-	JMP  gf4loop1
-
-gf4tail1:
-	CMPQ CX, $8
-	JLT  gf4done1
-	GTAIL1
-	ADDQ $16, R9
-	ADDQ $32, DI
-	SUBQ $8, CX
-	JMP  gf4tail1
-
-gf4done1:
-	MOVQ R9, CX
-	SUBQ SI, CX
-	LEAQ (CX)(R14*2), CX
-	CMPQ CX, R11
-	JEQ  gf4fold1
-	GPARK1
-	JMP  gf4next1
-
-gf4fold1:
-	GFOLD4(0, Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7, Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7)
-
-gf4next1:
-	ADDQ $4, R13
-	ADDQ $512, R15
-	ADDQ R11, SI
-	DECQ R8
-	JMP  gf4row1
-
-gf4endchunk:
-	ADDQ $GCHUNK, R14
-	CMPQ R14, n+16(FP)
-	JLT  gf4chunk
-	VZEROUPPER
-	RET
+	GEMM4HALF
 
 #undef WCVT16
 #undef WCVT8
@@ -428,154 +415,4 @@ gf4endchunk:
 
 // func gemm4BF16AVX512(w *uint16, x *float32, n, rows int, out *float32, ostride int)
 TEXT ·gemm4BF16AVX512(SB), 0, $32768-48
-	NO_LOCAL_POINTERS
-	MOVQ  n+16(FP), DX
-	SHLQ  $2, DX
-	LEAQ  (DX)(DX*2), BX
-	MOVQ  n+16(FP), R11
-	SHLQ  $1, R11
-	MOVQ  ostride+40(FP), R12
-	SHLQ  $2, R12
-	LEAQ  (R12)(R12*2), AX
-	MOVL  $0xff, CX
-	KMOVW CX, K1
-	XORQ  R14, R14
-
-gb4chunk:
-	MOVQ w+0(FP), SI
-	LEAQ (SI)(R14*2), SI
-	MOVQ out+32(FP), R13
-	MOVQ rows+24(FP), R8
-	LEAQ park-GPARKBYTES(SP), R15
-
-gb4row3:
-	CMPQ R8, $3
-	JLT  gb4row1
-	MOVQ x+8(FP), DI
-	LEAQ (DI)(R14*4), DI
-	MOVQ n+16(FP), CX
-	SUBQ R14, CX
-	CMPQ CX, $GCHUNK
-	JLE  gb4z3
-	MOVQ $GCHUNK, CX
-
-gb4z3:
-	MOVQ   SI, R9
-	LEAQ   (SI)(R11*1), R10
-	TESTQ  R14, R14
-	JNE    gb4u3
-	GZERO3
-	JMP    gb4loop3
-
-gb4u3:
-	GUNPARK3
-
-gb4loop3:
-	CMPQ CX, $32
-	JLT  gb4tail3
-	GHALF(0, 0, Z0, Z2, Z4, Z6, Z8, Z10, Z12, Z14, Z16, Z18, Z20, Z22)
-	GHALF(32, 64, Z1, Z3, Z5, Z7, Z9, Z11, Z13, Z15, Z17, Z19, Z21, Z23)
-	ADDQ $64, R9
-	ADDQ $64, R10
-	ADDQ $128, DI
-	SUBQ $32, CX
-	JMP  gb4loop3
-
-gb4tail3:
-	CMPQ CX, $8
-	JLT  gb4done3
-	GTAIL3
-	ADDQ $16, R9
-	ADDQ $16, R10
-	ADDQ $32, DI
-	SUBQ $8, CX
-	JMP  gb4tail3
-
-gb4done3:
-	// R9 is at the chunk's end, the row's end if 2·R14 + R9 - SI = R11.
-	MOVQ R9, CX
-	SUBQ SI, CX
-	LEAQ (CX)(R14*2), CX
-	CMPQ CX, R11
-	JEQ  gb4fold3
-	GPARK3
-	JMP  gb4next3
-
-gb4fold3:
-	GFOLD4(0, Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7, Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7)
-	GFOLD4(4, Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15, Y8, Y9, Y10, Y11, Y12, Y13, Y14, Y15)
-	GFOLD4(8, Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23, Y16, Y17, Y18, Y19, Y20, Y21, Y22, Y23)
-
-gb4next3:
-	ADDQ $12, R13
-	ADDQ $1536, R15
-	LEAQ (SI)(R11*2), SI
-	ADDQ R11, SI
-	SUBQ $3, R8
-	JMP  gb4row3
-
-gb4row1:
-	TESTQ R8, R8
-	JEQ   gb4endchunk
-	MOVQ  x+8(FP), DI
-	LEAQ  (DI)(R14*4), DI
-	MOVQ  n+16(FP), CX
-	SUBQ  R14, CX
-	CMPQ  CX, $GCHUNK
-	JLE   gb4z1
-	MOVQ  $GCHUNK, CX
-
-gb4z1:
-	MOVQ  SI, R9
-	TESTQ R14, R14
-	JNE   gb4u1
-	GZERO1
-	JMP   gb4loop1
-
-gb4u1:
-	GUNPARK1
-
-gb4loop1:
-	CMPQ CX, $32
-	JLT  gb4tail1
-	GHALF1(0, 0, Z0, Z2, Z4, Z6)
-	GHALF1(32, 64, Z1, Z3, Z5, Z7)
-	ADDQ $64, R9
-	ADDQ $128, DI
-	SUBQ $32, CX
-	JMP  gb4loop1
-
-gb4tail1:
-	CMPQ CX, $8
-	JLT  gb4done1
-	GTAIL1
-	ADDQ $16, R9
-	ADDQ $32, DI
-	SUBQ $8, CX
-	JMP  gb4tail1
-
-gb4done1:
-	MOVQ R9, CX
-	SUBQ SI, CX
-	LEAQ (CX)(R14*2), CX
-	CMPQ CX, R11
-	JEQ  gb4fold1
-	GPARK1
-	JMP  gb4next1
-
-gb4fold1:
-	GFOLD4(0, Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7, Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7)
-
-gb4next1:
-	ADDQ $4, R13
-	ADDQ $512, R15
-	ADDQ R11, SI
-	DECQ R8
-	JMP  gb4row1
-
-gb4endchunk:
-	ADDQ $GCHUNK, R14
-	CMPQ R14, n+16(FP)
-	JLT  gb4chunk
-	VZEROUPPER
-	RET
+	GEMM4HALF
