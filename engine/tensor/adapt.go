@@ -13,9 +13,10 @@ import "time"
 // So the pool times the two ways of running, in windows of equal work, and
 // keeps the faster: steps of the same number of tokens (decode's one token
 // a step) are alike, so a window of them run in parallel and a window run
-// solo (every part on the caller, the workers parked) compare directly. The pool probes the mode it is not using now and then: soon
-// after a change in step time (contention starting), rarely when the last
-// probe lost by far, and at least every ~100 steps while solo (a solo
+// solo (every part on the caller, the workers parked) compare directly.
+// The pool probes the mode it is not using now and then: soon after
+// parallel steps slow down (contention starting), rarely when the last
+// probe lost by far, and at least every ~256 steps while solo (a solo
 // step's time does not show contention ending). Steps of more than
 // adaptMaxTokens tokens (a prompt's) end the window untimed and run in the
 // mode the decode chose.
