@@ -28,10 +28,10 @@ func gemm2F16AVX2(w *uint16, x *float32, n, rows int, out *float32, ostride int)
 func gemm4Q4_0AVX2(w *byte, xq *int8, xd, xs *float32, nb, rows int, out *float32, ostride int)
 
 // useArchGemm4 installs the four-token prefill kernels the CPU can run,
-// the VNNI ones where it has them and vnni is true, marks in u the types
-// whose kernel reads act.u and act.dT (see prepActVNNI), and returns the
-// path's name ("avx2", "avx512vnni") or "" for none.
-func useArchGemm4(g *[BF16 + 1]gemm4Fn, u *[BF16 + 1]bool, vnni bool) string {
+// the VNNI ones where it has them and vnni is true, marks in u what of
+// prepActVNNI's each type's kernel reads, and returns the path's name
+// ("avx2", "avx512vnni") or "" for none.
+func useArchGemm4(g *[BF16 + 1]gemm4Fn, u *[BF16 + 1]vnniAct, vnni bool) string {
 	if !hasAVX2 {
 		return ""
 	}
@@ -46,9 +46,9 @@ func useArchGemm4(g *[BF16 + 1]gemm4Fn, u *[BF16 + 1]bool, vnni bool) string {
 	}
 	g[Q8_0] = gemm4Q8_0VNNIAsm
 	g[Q4_0] = gemm4Q4_0VNNIAsm
-	u[Q8_0], u[Q4_0] = true, true
+	u[Q8_0], u[Q4_0] = actU|actDT, actU|actDT
 	if hasZMM {
-		g[IQ4_NL], u[IQ4_NL] = gemm4IQ4NLVNNIAsm, true // reads dT (and m8), not u
+		g[IQ4_NL], u[IQ4_NL] = gemm4IQ4NLVNNIAsm, actDT // and m8
 		// 512-bit kernels (f16_avx512_amd64.go).
 		g[F16] = gemm4F16ZAsm
 		g[BF16] = gemm4BF16ZAsm
@@ -59,17 +59,19 @@ func useArchGemm4(g *[BF16 + 1]gemm4Fn, u *[BF16 + 1]bool, vnni bool) string {
 }
 
 // prepActVNNI adds to n activation rows of cols elements what the VNNI
-// kernels read besides the codes: the codes plus 128 (u) and, per group of
-// four tokens, the four scales of each block side by side (dT).
-func prepActVNNI(b *actBuf, n, cols int) {
+// kernels read besides the codes: per group of four tokens, the four
+// scales of each block side by side (dT), and with u the codes plus 128.
+func prepActVNNI(b *actBuf, n, cols int, u bool) {
 	nb := cols / QK
-	if need := n * cols; cap(b.u) < need {
-		b.u = make([]uint8, need)
-	}
 	if need := n * nb; cap(b.dT) < need {
 		b.dT = make([]float32, need)
 	}
-	toUnsignedAVX2(&b.u[0], &b.qs[0], n*cols)
+	if u {
+		if need := n * cols; cap(b.u) < need {
+			b.u = make([]uint8, need)
+		}
+		toUnsignedAVX2(&b.u[0], &b.qs[0], n*cols)
+	}
 	for g := range n / 4 {
 		dT, d := b.dT[g*4*nb:(g+1)*4*nb], b.d[g*4*nb:(g+1)*4*nb]
 		for t := range 4 {

@@ -91,7 +91,7 @@ type Kernels struct {
 	gpath string // the prefill kernels' path, "" when there are none
 	rows  [BF16 + 1]rowsFn
 	gemm4 [BF16 + 1]gemm4Fn
-	gemmU [BF16 + 1]bool // gemm4 reads act.u and act.dT
+	gemmU [BF16 + 1]vnniAct // what of prepActVNNI's gemm4 reads
 	// The packed Q4_0 kernels (see pack.go), nil where there are none.
 	prows  packedRowsFn
 	pgemm4 packedGemm4Fn
@@ -295,7 +295,8 @@ func (k *Kernels) MatMuls(x []float32, n int, ops ...MatMulOp) {
 	*t = mmTask{x: x, n: n, nops: len(ops)}
 	cols := ops[0].W.Cols
 	full := n &^ 3
-	quant, vnni, pad := false, false, false
+	quant, pad := false, false
+	var vnni vnniAct
 	for i, op := range ops {
 		if op.W.Cols != cols {
 			panic(fmt.Sprintf("tensor: MatMuls of %d- and %d-column matrices", cols, op.W.Cols))
@@ -323,7 +324,9 @@ func (k *Kernels) MatMuls(x []float32, n int, ops ...MatMulOp) {
 		quant = quant || o.quant
 		// A packed matrix needs the VNNI activations only for its
 		// unpacked tail rows.
-		vnni = vnni || k.gemmU[op.W.Type] && (o.prows == nil || op.W.packedRows < op.W.Rows)
+		if o.prows == nil || op.W.packedRows < op.W.Rows {
+			vnni |= k.gemmU[op.W.Type]
+		}
 		pad = pad || o.pad
 		t.ops[i] = o
 		t.tiles += (op.W.Rows + mmTile - 1) / mmTile
@@ -339,9 +342,9 @@ func (k *Kernels) MatMuls(x []float32, n int, ops ...MatMulOp) {
 		if pad {
 			k.abuf.copyRow(n, n-1, cols)
 		}
-		if groups := rowsIn &^ 3; vnni && groups >= 4 {
-			prepActVNNI(&k.abuf, groups, cols)
-			t.vnni = true
+		if groups := rowsIn &^ 3; vnni != 0 && groups >= 4 {
+			prepActVNNI(&k.abuf, groups, cols, vnni&actU != 0)
+			t.vnni = vnni
 		}
 	}
 	if pad {
@@ -392,6 +395,15 @@ func (q *quantTask) Run(lo, hi int) {
 	}
 }
 
+// vnniAct says which of prepActVNNI's activations a four-token kernel
+// reads, so that a MatMuls prepares only those.
+type vnniAct uint8
+
+const (
+	actDT vnniAct = 1 << iota // the four tokens' block scales side by side
+	actU                      // the codes plus 128
+)
+
 // mmOp is one product of an mmTask; its tiles are numbered from tile0 in
 // the task's global tile range.
 type mmOp struct {
@@ -418,7 +430,7 @@ type mmTask struct {
 	x     []float32
 	n     int
 	abuf  *actBuf
-	vnni  bool // abuf holds u and dT (prepActVNNI)
+	vnni  vnniAct // what abuf holds of prepActVNNI's
 	// opad is four rows of padRows outputs: the padded groups of every
 	// padding product, side by side.
 	padRows int
@@ -512,8 +524,10 @@ func (t *mmTask) group(o *mmOp, i0 int) act {
 		s:  t.abuf.s[i0*nb : (i0+4)*nb],
 		m8: t.abuf.m8[i0*nb : (i0+4)*nb],
 	}
-	if t.vnni {
+	if t.vnni&actU != 0 {
 		a.u = t.abuf.u[i0*cols : (i0+4)*cols]
+	}
+	if t.vnni&actDT != 0 {
 		a.dT = t.abuf.dT[i0*nb : (i0+4)*nb]
 	}
 	return a

@@ -26,7 +26,7 @@ var iq4nlEdgeScales = []uint16{0x7e01, 0xfe3f, 0x7c00, 0xfc00, 0x0000, 0x8000, 0
 func TestGemm4IQ4NLVNNI(t *testing.T) {
 	k := NewKernels(NewPool(2))
 	defer k.pool.Close()
-	if !k.gemmU[IQ4_NL] {
+	if k.gemmU[IQ4_NL] == 0 {
 		t.Skip("no AVX-512 VNNI IQ4_NL prefill kernel on this CPU")
 	}
 	rng := rand.New(rand.NewPCG(71, 72))
@@ -90,10 +90,10 @@ func BenchmarkGemm4IQ4NL(b *testing.B) {
 		pool := NewPool(threads)
 		kv := NewKernels(pool)
 		ka := NewKernels(pool)
-		if !kv.gemmU[IQ4_NL] {
+		if kv.gemmU[IQ4_NL] == 0 {
 			b.Skip("no AVX-512 VNNI IQ4_NL prefill kernel on this CPU")
 		}
-		ka.gemm4[IQ4_NL], ka.gemmU[IQ4_NL] = gemm4IQ4NLAsm, false
+		ka.gemm4[IQ4_NL], ka.gemmU[IQ4_NL] = gemm4IQ4NLAsm, 0
 		for _, s := range []struct{ rows, cols int }{
 			{2048, 2048}, {512, 2048}, {8192, 2048}, {2048, 8192},
 			{576, 576}, {192, 576}, {1536, 576}, {576, 1536},
