@@ -23,10 +23,6 @@ type act struct {
 	// 128, and the tokens' scales side by side per block (see prepActVNNI).
 	u  []uint8
 	dT []float32
-
-	// For BF16 weights on the pair kernels (bf16.go): the activations
-	// rounded to bfloat16.
-	h []uint16
 }
 
 // quantizeAct fills a (whose slices have room for len(x) elements) from x,
@@ -98,10 +94,6 @@ type actBuf struct {
 	m8   []int32
 	u    []uint8   // see act.u
 	dT   []float32 // see act.dT
-	h    []uint16  // see act.h
-	// xr is the activations rounded to bfloat16 and widened back, for
-	// BF16's float kernels (bf16.go).
-	xr []float32
 }
 
 // rows returns a view of n rows of cols elements each, growing the storage

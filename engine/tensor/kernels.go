@@ -95,11 +95,7 @@ type Kernels struct {
 	// The packed Q4_0 kernels (see pack.go), nil where there are none.
 	prows  packedRowsFn
 	pgemm4 packedGemm4Fn
-	// bf16h: BF16's kernels are the pair kernels, which read the
-	// activations as bfloat16 (act.h); otherwise they read them rounded
-	// to bfloat16 as float32 (bf16.go).
-	bf16h bool
-	abuf  actBuf
+	abuf   actBuf
 	mv     mvTask
 	mm     mmTask
 	qt     quantTask
@@ -120,9 +116,8 @@ func newKernels(pool *Pool, useAsm bool) *Kernels {
 	return newKernelsVNNI(pool, useAsm, true)
 }
 
-// newKernelsVNNI is newKernels with the VNNI prefill kernels and BF16's
-// pair kernels allowed or not, so that tests can run the AVX2 ones (and
-// BF16's rounded float32 activations) on a CPU that has both.
+// newKernelsVNNI is newKernels with the VNNI prefill kernels allowed or not,
+// so that tests can run the AVX2 ones on a CPU that has both.
 func newKernelsVNNI(pool *Pool, useAsm, vnni bool) *Kernels {
 	k := &Kernels{pool: pool}
 	if pool == nil {
@@ -142,9 +137,6 @@ func newKernelsVNNI(pool *Pool, useAsm, vnni bool) *Kernels {
 		k.path = useArchDots(&k.rows, k.path)
 		k.gpath = useArchGemm4(&k.gemm4, &k.gemmU, vnni)
 		k.prows, k.pgemm4 = usePacked(vnni)
-		if vnni {
-			k.bf16h = useBF16Pairs(&k.rows, &k.gemm4)
-		}
 	}
 	return k
 }
@@ -201,34 +193,22 @@ func (k *Kernels) MatVecs(x []float32, ops ...MatVecOp) {
 		panic(fmt.Sprintf("tensor: MatVecs fuses at most %d products, got %d", maxFused, len(ops)))
 	}
 	t := &k.mv
-	*t = mvTask{}
-	quant, bf := false, false
+	*t = mvTask{x: x}
+	quant := false
 	for i, op := range ops {
 		checkShape(op.W, op.Dst, x, 1)
-		t.ops[i] = mvOp{w: op.W, dst: op.Dst, x: x, rows: k.rows[op.W.Type], start: t.rows}
+		t.ops[i] = mvOp{w: op.W, dst: op.Dst, rows: k.rows[op.W.Type], start: t.rows}
 		if op.W.packedRows > 0 {
 			t.ops[i].prows = k.prows
 		}
 		t.rows += op.W.Rows
 		quant = quant || usesAct(op.W.Type)
-		bf = bf || op.W.Type == BF16
 	}
 	t.n = len(ops)
 	if quant {
 		k.abuf.ensure(1, len(x))
 		t.a = k.abuf.row(0, len(x))
 		quantizeAct(t.a, x)
-	}
-	if bf {
-		xr := k.prepBF16(x, 1, len(x))
-		if k.bf16h {
-			t.a.h = k.abuf.h[:len(x)]
-		}
-		for i := range t.n {
-			if t.ops[i].w.Type == BF16 {
-				t.ops[i].x = xr
-			}
-		}
 	}
 	k.pool.Run(t.rows, t)
 	*t = mvTask{}
@@ -237,7 +217,6 @@ func (k *Kernels) MatVecs(x []float32, ops ...MatVecOp) {
 type mvOp struct {
 	w     *Matrix
 	dst   []float32
-	x     []float32 // the input as this type's kernel reads it
 	rows  rowsFn
 	prows packedRowsFn // non-nil: rows below w.packedRows run packed
 	start int          // first global row of this product
@@ -249,6 +228,7 @@ type mvTask struct {
 	ops  [maxFused]mvOp
 	n    int
 	rows int
+	x    []float32
 	a    act
 }
 
@@ -270,7 +250,7 @@ func (t *mvTask) Run(lo, hi int) {
 		}
 		if r0 < r1 {
 			rb := op.w.rowBytes
-			op.rows(op.w.Data[r0*rb:r1*rb], op.x, t.a, op.dst[r0:r1])
+			op.rows(op.w.Data[r0*rb:r1*rb], t.x, t.a, op.dst[r0:r1])
 		}
 	}
 }
@@ -312,17 +292,17 @@ func (k *Kernels) MatMuls(x []float32, n int, ops ...MatMulOp) {
 		return
 	}
 	t := &k.mm
-	*t = mmTask{n: n, nops: len(ops)}
+	*t = mmTask{x: x, n: n, nops: len(ops)}
 	cols := ops[0].W.Cols
 	full := n &^ 3
-	quant, pad, bf := false, false, false
+	quant, pad := false, false
 	var vnni vnniAct
 	for i, op := range ops {
 		if op.W.Cols != cols {
 			panic(fmt.Sprintf("tensor: MatMuls of %d- and %d-column matrices", cols, op.W.Cols))
 		}
 		checkShape(op.W, op.Dst, x, n)
-		o := mmOp{w: op.W, dst: op.Dst, x: x, rows: k.rows[op.W.Type], gemm4: k.gemm4[op.W.Type], quant: usesAct(op.W.Type), tile0: t.tiles}
+		o := mmOp{w: op.W, dst: op.Dst, rows: k.rows[op.W.Type], gemm4: k.gemm4[op.W.Type], quant: usesAct(op.W.Type), tile0: t.tiles}
 		if op.W.packedRows > 0 && k.prows != nil {
 			o.prows, o.pgemm4 = k.prows, k.pgemm4
 		}
@@ -342,7 +322,6 @@ func (k *Kernels) MatMuls(x []float32, n int, ops ...MatMulOp) {
 			t.padRows += op.W.Rows
 		}
 		quant = quant || o.quant
-		bf = bf || op.W.Type == BF16
 		// A packed matrix needs the VNNI activations only for its
 		// unpacked tail rows.
 		if o.prows == nil || op.W.packedRows < op.W.Rows {
@@ -366,17 +345,6 @@ func (k *Kernels) MatMuls(x []float32, n int, ops ...MatMulOp) {
 		if groups := rowsIn &^ 3; vnni != 0 && groups >= 4 {
 			prepActVNNI(&k.abuf, groups, cols, vnni&actU != 0)
 			t.vnni = vnni
-		}
-	}
-	if bf {
-		xr := k.prepBF16(x, n, cols)
-		if k.bf16h {
-			t.h = k.abuf.h
-		}
-		for i := range t.nops {
-			if o := &t.ops[i]; o.w.Type == BF16 {
-				o.x, o.bf = xr, true
-			}
 		}
 	}
 	if pad {
@@ -414,57 +382,17 @@ func (k *Kernels) quantizeRows(x []float32, n, cols int) {
 	*q = quantTask{}
 }
 
-// quantTask quantises a range of activation rows, or with bf rounds them
-// to bfloat16 (see prepBF16).
+// quantTask quantises a range of activation rows.
 type quantTask struct {
 	b    *actBuf
 	x    []float32
 	cols int
-	bf   bool
-	h    bool
 }
 
 func (q *quantTask) Run(lo, hi int) {
-	if q.bf {
-		src := q.x[lo*q.cols : hi*q.cols]
-		if q.h {
-			toBF16Arch(q.b.h[lo*q.cols:hi*q.cols], src)
-		} else {
-			roundBF16(q.b.xr[lo*q.cols:hi*q.cols], src)
-		}
-		return
-	}
 	for i := lo; i < hi; i++ {
 		quantizeAct(q.b.row(i, q.cols), q.x[i*q.cols:(i+1)*q.cols])
 	}
-}
-
-// prepBF16 rounds n rows of x to bfloat16 for BF16 weights: into abuf.h
-// for the pair kernels, or else into abuf.xr, which it returns (nil with
-// the pair kernels, which read no float32 input). Across the pool when the
-// batch pays for a dispatch, as quantizeRows does.
-func (k *Kernels) prepBF16(x []float32, n, cols int) []float32 {
-	b := &k.abuf
-	if k.bf16h {
-		if cap(b.h) < n*cols {
-			b.h = make([]uint16, n*cols)
-		}
-		b.h = b.h[:n*cols]
-	} else if cap(b.xr) < n*cols {
-		b.xr = make([]float32, n*cols)
-	}
-	q := &k.qt
-	*q = quantTask{b: b, x: x, cols: cols, bf: true, h: k.bf16h}
-	if n < 16 || k.pool.Size() == 1 {
-		q.Run(0, n)
-	} else {
-		k.pool.Run(n, q)
-	}
-	*q = quantTask{}
-	if k.bf16h {
-		return nil
-	}
-	return b.xr[:n*cols]
 }
 
 // vnniAct says which of prepActVNNI's activations a four-token kernel
@@ -481,11 +409,9 @@ const (
 type mmOp struct {
 	w     *Matrix
 	dst   []float32
-	x     []float32 // the input as this type's kernels read it (nil: quantised or bfloat16 only)
 	rows  rowsFn
 	gemm4 gemm4Fn
 	quant bool
-	bf    bool // BF16: the kernels may read the bfloat16 activations
 	tile0 int
 	// Non-nil for a packed matrix: rows below w.packedRows run on these.
 	prows  packedRowsFn
@@ -501,10 +427,10 @@ type mmTask struct {
 	ops   [maxFused]mmOp
 	nops  int
 	tiles int
+	x     []float32
 	n     int
 	abuf  *actBuf
-	vnni  vnniAct  // what abuf holds of prepActVNNI's
-	h     []uint16 // the bfloat16 activations of a BF16 product
+	vnni  vnniAct // what abuf holds of prepActVNNI's
 	// opad is four rows of padRows outputs: the padded groups of every
 	// padding product, side by side.
 	padRows int
@@ -542,8 +468,8 @@ func (t *mmTask) runTile(o *mmOp, tile int) {
 		// remainder one by one.
 		for ; i0+4 <= t.n; i0 += 4 {
 			var x []float32
-			if o.x != nil {
-				x = o.x[i0*cols : (i0+4)*cols]
+			if !o.quant {
+				x = t.x[i0*cols : (i0+4)*cols]
 			}
 			o.gemm4(w.Data[r0*rb:r1*rb], x, t.group(o, i0), r1-r0, o.dst[i0*rows+r0:], rows)
 		}
@@ -557,11 +483,8 @@ func (t *mmTask) runTile(o *mmOp, tile int) {
 		var xi []float32
 		if o.quant {
 			a = t.abuf.row(i, cols)
-		} else if o.x != nil {
-			xi = o.x[i*cols : (i+1)*cols]
-		}
-		if o.bf && t.h != nil {
-			a.h = t.h[i*cols : (i+1)*cols]
+		} else {
+			xi = t.x[i*cols : (i+1)*cols]
 		}
 		o.rows(w.Data[r0*rb:r1*rb], xi, a, o.dst[i*rows+r0:i*rows+r1])
 	}
@@ -591,9 +514,6 @@ func (t *mmTask) runPacked(o *mmOp, r0, r1 int) {
 // zero act for float types, which read x).
 func (t *mmTask) group(o *mmOp, i0 int) act {
 	if !o.quant {
-		if o.bf && t.h != nil {
-			return act{h: t.h[i0*o.w.Cols : (i0+4)*o.w.Cols]}
-		}
 		return act{}
 	}
 	cols := o.w.Cols
