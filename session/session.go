@@ -61,7 +61,7 @@ type Info struct {
 	// Backend is what runs the model (backend.Backend.Name), e.g.
 	// "cpu avx2 × 4 threads".
 	Backend string
-	Kernels string // the CPU's kernels, "avx2" or "go" ("" on another backend)
+	Kernels string // the CPU's decode kernels, "avx512vnni", "avx2" or "go" ("" on another backend)
 	Threads int
 	// Rank is the GRC rank (0: uncompressed; the mean rank under gp and
 	// mcr allocation); RankSpec the slots and allocation ("qkv uniform");

@@ -44,7 +44,9 @@ func dotQ6KRowsAVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32)
 func axpyAVX2(alpha float32, x, y *float32, n int)
 
 // useArchDots installs the AVX2 kernels when the CPU (and OS) support AVX2,
-// FMA and F16C — every x86-64 CPU since Haswell and Zen 1.
+// FMA and F16C — every x86-64 CPU since Haswell and Zen 1 — and the 512-bit
+// VNNI ones where it has them, and names the path: "avx512vnni" when any
+// VNNI kernel is in, else "avx2".
 func useArchDots(rows *[BF16 + 1]rowsFn, path string) string {
 	if !hasAVX2 {
 		return path
@@ -65,6 +67,10 @@ func useArchDots(rows *[BF16 + 1]rowsFn, path string) string {
 	rows[Q2_K] = rowsQ2KAsm
 	rows[Q3_K] = rowsQ3KAsm
 	rows[IQ4_XS] = rowsIQ4XSAsm
+	if hasZMM {
+		// useKVNNIDots put the 512-bit VNNI kernels in for Q4_K and Q6_K.
+		return "avx512vnni"
+	}
 	return "avx2"
 }
 

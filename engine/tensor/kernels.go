@@ -141,8 +141,9 @@ func newKernelsVNNI(pool *Pool, useAsm, vnni bool) *Kernels {
 	return k
 }
 
-// Path names the dot-product implementation in use ("avx2", or "go" for the
-// portable one), for logs and bench reports.
+// Path names the one-token (decode) kernels in use, for logs and bench
+// reports: "avx512vnni" where some types run 512-bit VNNI kernels (the
+// others AVX2), "avx2", or "go" for the portable ones.
 func (k *Kernels) Path() string { return k.path }
 
 // PrefillPath names the batched (prefill) kernels in use: "avx512vnni",
