@@ -241,6 +241,10 @@ for sec in $SECTIONS; do
 done
 
 flags=$(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -E '^(avx2|fma|f16c|avx512f|avx512bw|avx512vl|avx512_vnni|avx512_bf16|avx_vnni|amx_tile)$' | tr '\n' ' ')
+# On a CPU with AMX, a native llama.cpp build puts the weights of its AMX
+# types (Q4_0, Q4_1, Q8_0, Q4_K, Q5_K, Q6_K, IQ4_XS) in an AMX buffer and
+# runs their prefill on the tile unit: the table must say so.
+case " $flags " in *" amx_tile "*) flags="$flags(llama.cpp: AMX prefill for Q4_0/Q4_1/Q8_0/Q4_K/Q5_K/Q6_K/IQ4_XS)" ;; esac
 python3 scripts/bench-peer-table.py "$raw" \
 	"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) threads; flags: $flags" \
 	"isagi $(git describe --always --dirty); $(cat "$LLAMA_BIN/../../VERSION" 2>/dev/null || echo "llama.cpp build $(python3 -c 'import json,sys; print(next((d["build"] for d in map(json.loads, open(sys.argv[1])) if "build" in d), "?"))' "$raw")")"
