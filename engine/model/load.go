@@ -187,6 +187,8 @@ func (l *loader) matrix(name string, rows, cols int) *tensor.Matrix {
 		l.fail(name, "%v", err)
 		return nil
 	}
+	// A packed copy (tensor.Kernels.Pack) lets the file's pages go.
+	m.SetEvict(l.f.Evict)
 	return m
 }
 
@@ -211,6 +213,7 @@ func (l *loader) split(name string, cols int, rows ...int) []*tensor.Matrix {
 			l.fail(name, "part %d: %v", i, err)
 			return make([]*tensor.Matrix, len(rows))
 		}
+		m.SetEvict(l.f.Evict)
 		out[i] = m
 		at += r
 	}

@@ -18,7 +18,17 @@ type Matrix struct {
 	// before any product reads the matrix.
 	packed     []byte
 	packedRows int
+	// evict, when set, is told which bytes of Data a packed copy stands in
+	// for (see SetEvict).
+	evict func([]byte)
 }
+
+// SetEvict gives m a function that Kernels.Pack calls with the rows of Data
+// its packed copy replaces in the products, so that a mapped file's pages
+// need not stay resident beside the copy (gguf.File.Evict). Data must stay
+// readable after the call: other readers (embedding lookups, GRC, device
+// uploads) still read it. Set it before the matrix is packed.
+func (m *Matrix) SetEvict(f func([]byte)) { m.evict = f }
 
 // NewMatrix checks that data holds exactly rows×cols elements of type t and
 // that this package can compute with t.

@@ -105,6 +105,9 @@ func (k *Kernels) Pack(m *Matrix) *Matrix {
 	p.packedRows = groups * packRows
 	t := &packTask{dst: p.packed, src: m.Data, nb: nb}
 	k.pool.Run(groups, t)
+	if m.evict != nil {
+		m.evict(m.Data[:p.packedRows*m.rowBytes])
+	}
 	return &p
 }
 
