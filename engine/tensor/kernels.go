@@ -13,11 +13,13 @@ type Matrix struct {
 	Rows, Cols int
 	Data       []byte
 	rowBytes   int
-	// packed is rows 0…packedRows−1 of a Q4_0 matrix in the interleaved
-	// layout of packQ4_0 (nil when Kernels.Pack made none); set once,
-	// before any product reads the matrix.
-	packed     []byte
-	packedRows int
+	// packed is rows 0…packedRows−1 in the interleaved layout of the
+	// type's packer (packQ4_0, packQ4K; nil when Kernels.Pack made none),
+	// packedGroup bytes per group of sixteen rows; set once, before any
+	// product reads the matrix.
+	packed      []byte
+	packedRows  int
+	packedGroup int
 	// evict, when set, is told which bytes of Data a packed copy stands in
 	// for (see SetEvict).
 	evict func([]byte)
@@ -102,9 +104,10 @@ type Kernels struct {
 	rows  [BF16 + 1]rowsFn
 	gemm4 [BF16 + 1]gemm4Fn
 	gemmU [BF16 + 1]vnniAct // what of prepActVNNI's gemm4 reads
-	// The packed Q4_0 kernels (see pack.go), nil where there are none.
-	prows  packedRowsFn
-	pgemm4 packedGemm4Fn
+	// The packed kernels by type (pack.go, packk.go), nil where there
+	// are none.
+	prows  [BF16 + 1]packedRowsFn
+	pgemm4 [BF16 + 1]packedGemm4Fn
 	abuf   actBuf
 	mv     mvTask
 	mm     mmTask
@@ -146,7 +149,7 @@ func newKernelsVNNI(pool *Pool, useAsm, vnni bool) *Kernels {
 	if useAsm {
 		k.path = useArchDots(&k.rows, k.path)
 		k.gpath = useArchGemm4(&k.gemm4, &k.gemmU, vnni)
-		k.prows, k.pgemm4 = usePacked(vnni)
+		usePacked(&k.prows, &k.pgemm4, vnni)
 	}
 	return k
 }
@@ -210,7 +213,7 @@ func (k *Kernels) MatVecs(x []float32, ops ...MatVecOp) {
 		checkShape(op.W, op.Dst, x, 1)
 		t.ops[i] = mvOp{w: op.W, dst: op.Dst, rows: k.rows[op.W.Type], start: t.rows}
 		if op.W.packedRows > 0 {
-			t.ops[i].prows = k.prows
+			t.ops[i].prows = k.prows[op.W.Type]
 		}
 		t.rows += op.W.Rows
 		quant = quant || usesAct(op.W.Type)
@@ -254,7 +257,7 @@ func (t *mvTask) Run(lo, hi int) {
 			pr := op.w.packedRows
 			g0, g1 := (r0+packRows-1)/packRows, (min(r1, pr)+packRows-1)/packRows
 			if g0 < g1 {
-				gb := op.w.Cols / QK * packBlockBytes
+				gb := op.w.packedGroup
 				op.prows(op.w.packed[g0*gb:g1*gb], t.a, op.dst[g0*packRows:g1*packRows])
 			}
 			r0 = max(r0, pr)
@@ -314,8 +317,8 @@ func (k *Kernels) MatMuls(x []float32, n int, ops ...MatMulOp) {
 		}
 		checkShape(op.W, op.Dst, x, n)
 		o := mmOp{w: op.W, dst: op.Dst, rows: k.rows[op.W.Type], gemm4: k.gemm4[op.W.Type], quant: usesAct(op.W.Type), tile0: t.tiles}
-		if op.W.packedRows > 0 && k.prows != nil {
-			o.prows, o.pgemm4 = k.prows, k.pgemm4
+		if op.W.packedRows > 0 && k.prows[op.W.Type] != nil {
+			o.prows, o.pgemm4 = k.prows[op.W.Type], k.pgemm4[op.W.Type]
 		}
 		// A last group of three tokens of a quantised type goes through
 		// the four-token kernel with the third token repeated: the
@@ -505,7 +508,7 @@ func (t *mmTask) runTile(o *mmOp, tile int) {
 // copy, for every token: four at a time, then the rest one by one.
 func (t *mmTask) runPacked(o *mmOp, r0, r1 int) {
 	w, rows := o.w, o.w.Rows
-	gb := w.Cols / QK * packBlockBytes
+	gb := w.packedGroup
 	p := w.packed[r0/packRows*gb : r1/packRows*gb]
 	groups := (r1 - r0) / packRows
 	i0 := 0

@@ -226,10 +226,22 @@ func testMatMulEqualsMatVec(t *testing.T, k *Kernels) {
 	for _, cols := range []int{32, 96, 160} {
 		for _, rows := range []int{16, 48, 79} {
 			w, _ := NewMatrix(Q4_0, rows, cols, randomWeights(rng, Q4_0, rows, cols))
-			if w = k.Pack(w); w.Packed() == 0 && k.prows != nil {
+			if w = k.Pack(w); w.Packed() == 0 && k.prows[Q4_0] != nil {
 				t.Fatalf("%d×%d Q4_0 not packed", rows, cols)
 			}
 			for _, n := range []int{3, 6, 9} {
+				checkMatMulEqualsMatVec(t, k, w, randomVec(rng, n*cols), n)
+			}
+		}
+	}
+	// Packed Q4_K (AVX-512 VNNI only), with unpacked tail rows.
+	for _, cols := range []int{256, 768} {
+		for _, rows := range []int{16, 79, 130} {
+			w, _ := NewMatrix(Q4_K, rows, cols, randomWeights(rng, Q4_K, rows, cols))
+			if w = k.Pack(w); w.Packed() == 0 && k.prows[Q4_K] != nil {
+				t.Fatalf("%d×%d Q4_K not packed", rows, cols)
+			}
+			for _, n := range []int{3, 6, 9, 70} {
 				checkMatMulEqualsMatVec(t, k, w, randomVec(rng, n*cols), n)
 			}
 		}

@@ -64,46 +64,59 @@ func packQ4_0(dst, src []byte, nb, g0, g1 int) {
 	}
 }
 
-// packTask packs a range of groups on the pool.
+// packTask packs a range of groups on the pool with a type's packer
+// (packQ4_0, packQ4K), n being its blocks or super-blocks per row.
 type packTask struct {
 	dst, src []byte
-	nb       int
+	n        int
+	pack     func(dst, src []byte, n, g0, g1 int)
 }
 
-func (p *packTask) Run(lo, hi int) { packQ4_0(p.dst, p.src, p.nb, lo, hi) }
+func (p *packTask) Run(lo, hi int) { p.pack(p.dst, p.src, p.n, lo, hi) }
 
-// packedRowsFn is a packed Q4_0 decode kernel: out[r] = (row r)·a for the
-// len(out) rows (a whole number of groups) whose packed blocks p holds.
+// packedRowsFn is a packed decode kernel (Q4_0's, Q4_K's): out[r] = (row
+// r)·a for the len(out) rows (a whole number of groups) whose packed blocks
+// p holds.
 type packedRowsFn func(p []byte, a act, out []float32)
 
-// packedGemm4Fn is a packed Q4_0 prefill kernel: for the groups of rows p
+// packedGemm4Fn is a packed prefill kernel: for the groups of rows p
 // holds and four tokens' activations a (each token's laid end to end), it
 // sets out[t·ostride+r] = (row r)·(token t), bit for bit what the
 // packedRowsFn gives each token alone.
 type packedGemm4Fn func(p []byte, a act, groups int, out []float32, ostride int)
 
-// Pack returns m ready for these kernels' fastest products. A Q4_0 matrix
-// of at least 16 rows, on kernels that have packed Q4_0 kernels (x86-64
-// with AVX2), comes back as a new Matrix with the same Data — other readers
-// of the GGUF bytes (embedding lookups, GRC, device uploads) see no change —
-// and, besides it, a copy of its first Rows&^15 rows in the packed layout
-// (see packQ4_0), which MatVec and MatMul then read instead; the remaining
-// rows still run from Data. Any other matrix comes back as it is.
+// Pack returns m ready for these kernels' fastest products. A matrix of at
+// least 16 rows of a type these kernels have packed kernels for — Q4_0 on
+// x86-64 with AVX2, Q4_K with AVX-512 VNNI — comes back as a new Matrix with
+// the same Data — other readers of the GGUF bytes (embedding lookups, GRC,
+// device uploads) see no change — and, besides it, a copy of its first
+// Rows&^15 rows in the type's packed layout (packQ4_0, packQ4K), which
+// MatVec and MatMul then read instead; the remaining rows still run from
+// Data. Any other matrix comes back as it is.
 //
-// The copy costs as much memory as the rows it holds and is made once,
-// across the pool; the CPU backend packs each weight when a model is bound
-// to it. Every Kernels that has the packed kernels computes the same
-// results from a packed matrix; kernels that have none read Data.
+// The copy costs as much memory as the rows it holds (Q4_K's 1.06 times)
+// and is made once, across the pool; the CPU backend packs each weight when
+// a model is bound to it, and the mapped pages it replaces are let go (see
+// SetEvict). Every Kernels that has a type's packed kernels computes the
+// same results from a packed matrix; kernels that have none read Data.
 func (k *Kernels) Pack(m *Matrix) *Matrix {
-	if m.Type != Q4_0 || k.prows == nil || m.Rows < packRows || m.packed != nil {
+	if m.Type > BF16 || k.prows[m.Type] == nil || m.Rows < packRows || m.packed != nil {
 		return m
 	}
 	groups := m.Rows / packRows
-	nb := m.Cols / QK
 	p := *m
-	p.packed = make([]byte, groups*nb*packBlockBytes)
+	t := &packTask{src: m.Data}
+	switch m.Type {
+	case Q4_0:
+		t.n, t.pack, p.packedGroup = m.Cols/QK, packQ4_0, m.Cols/QK*packBlockBytes
+	case Q4_K:
+		t.n, t.pack, p.packedGroup = m.Cols/QKK, packQ4K, m.Cols/QKK*packKBlockBytes
+	default:
+		return m
+	}
+	p.packed = make([]byte, groups*p.packedGroup)
 	p.packedRows = groups * packRows
-	t := &packTask{dst: p.packed, src: m.Data, nb: nb}
+	t.dst = p.packed
 	k.pool.Run(groups, t)
 	if m.evict != nil {
 		m.evict(m.Data[:p.packedRows*m.rowBytes])

@@ -18,17 +18,21 @@ func rowsQ4_0x16AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nb, groups int, 
 //go:noescape
 func gemm2Q4_0x16AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nb, groups int, out *float32, ostride int)
 
-// usePacked returns the packed Q4_0 kernels the CPU can run: the AVX-512
-// VNNI ones where it has them and vnni is true, else the AVX2 ones, or
-// none without AVX2. Both compute the same numbers (pack_amd64.s).
-func usePacked(vnni bool) (packedRowsFn, packedGemm4Fn) {
+// usePacked installs the packed kernels the CPU can run: for Q4_0 the
+// AVX-512 VNNI ones where it has them and vnni is true, else the AVX2 ones
+// (both compute the same numbers, pack_amd64.s), and none without AVX2;
+// for Q4_K the VNNI ones (packk_amd64.s) only: without them Q4_K is not
+// packed and keeps its GGUF-layout kernels.
+func usePacked(rows *[BF16 + 1]packedRowsFn, gemm4 *[BF16 + 1]packedGemm4Fn, vnni bool) {
 	if !hasAVX2 {
-		return nil, nil
+		return
 	}
 	if vnni && hasZMM {
-		return rowsPackedVNNI, gemm4PackedVNNI
+		rows[Q4_0], gemm4[Q4_0] = rowsPackedVNNI, gemm4PackedVNNI
+		rows[Q4_K], gemm4[Q4_K] = rowsPackedQ4K, gemm4PackedQ4K
+		return
 	}
-	return rowsPackedAVX2, gemm4PackedAVX2
+	rows[Q4_0], gemm4[Q4_0] = rowsPackedAVX2, gemm4PackedAVX2
 }
 
 // packedChecks bounds-checks what a packed kernel reads and writes for

@@ -37,7 +37,7 @@ func TestPackedQ4_0(t *testing.T) {
 	pool := NewPool(2)
 	defer pool.Close()
 	paths := []*Kernels{newKernelsVNNI(pool, true, true), newKernelsVNNI(pool, true, false)}
-	if paths[0].prows == nil {
+	if paths[0].prows[Q4_0] == nil {
 		t.Skip("no packed kernels on this CPU")
 	}
 	rng := rand.New(rand.NewPCG(41, 42))
@@ -90,8 +90,9 @@ func TestPackedQ4_0(t *testing.T) {
 	}
 }
 
-// TestPackLeavesOthers: only Q4_0 matrices of at least one group are
-// packed, and never by kernels without packed kernels.
+// TestPackLeavesOthers: only Q4_0 and (with AVX-512 VNNI) Q4_K matrices of
+// at least one group are packed, and never by kernels without packed
+// kernels.
 func TestPackLeavesOthers(t *testing.T) {
 	rng := rand.New(rand.NewPCG(43, 44))
 	k, kg := NewKernels(NewPool(1)), newKernels(nil, false)
@@ -100,15 +101,20 @@ func TestPackLeavesOthers(t *testing.T) {
 	for _, c := range []struct {
 		typ  Type
 		rows int
-	}{{Q8_0, 64}, {Q4_K, 64}, {Q4_0, 15}} {
+	}{{Q8_0, 64}, {Q6_K, 64}, {Q4_K, 15}, {Q4_0, 15}} {
 		w, _ := NewMatrix(c.typ, c.rows, 256, randomWeights(rng, c.typ, c.rows, 256))
 		if k.Pack(w) != w {
 			t.Errorf("%s with %d rows was packed", c.typ, c.rows)
 		}
 	}
-	w, _ := NewMatrix(Q4_0, 64, 256, randomWeights(rng, Q4_0, 64, 256))
-	if kg.Pack(w) != w {
-		t.Error("the portable kernels packed a matrix")
+	for _, typ := range []Type{Q4_0, Q4_K} {
+		w, _ := NewMatrix(typ, 64, 256, randomWeights(rng, typ, 64, 256))
+		if kg.Pack(w) != w {
+			t.Errorf("the portable kernels packed a %s matrix", typ)
+		}
+		if kv := newKernelsVNNI(k.pool, true, false); typ == Q4_K && kv.Pack(w) != w {
+			t.Error("kernels without the VNNI ones packed a Q4_K matrix")
+		}
 	}
 }
 

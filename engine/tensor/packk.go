@@ -1,0 +1,76 @@
+package tensor
+
+import (
+	"encoding/binary"
+	"math"
+)
+
+// Packed Q4_K: the rows of a Q4_K matrix interleaved sixteen at a time, as
+// packed Q4_0 (pack.go) interleaves its rows, so that a 512-bit lane holds
+// one row and each 32-weight sub-block's float work is one instruction for
+// sixteen rows. In the GGUF layout the K-quant kernels do that work once
+// per row, which on the Xeon of the third session kept Q4_K's prefill at a
+// quarter of the VNNI unit's rate while packed Q4_0 ran near it.
+//
+// Group g (rows 16g…16g+15) holds, for each 256-weight super-block column
+// in turn, packKBlockBytes = 2432 bytes:
+//
+//	[0, 64)       the sixteen rows' super-block scales d as float32;
+//	[64, 128)     their −dmin as float32 (f16 widened: exact);
+//	[128, 256)    the 6-bit sub-block scales, sub-block j's sixteen rows
+//	              at 128+16j (unpacked from the 12 scale bytes);
+//	[256, 384)    the 6-bit sub-block mins, likewise at 256+16j;
+//	[384, 2432)   eight sub-blocks of 256 bytes, each in packed Q4_0's code
+//	              layout: four vectors V0…V3 of 64 bytes, dword r of Vv
+//	              holding row r's weights 4v…4v+3 in its low nibbles and
+//	              16+4v…16+4v+3 in its high ones.
+//
+// That is 4.75 bits a weight against the GGUF's 4.5.
+//
+// Arithmetic (decode and prefill kernels alike, every lane alike): for row
+// r and token t, sub-block j (global index J over the row's 32-blocks)
+// gives the exact integer i = Σ q·x (nibbles 0…15 times the activation
+// codes), then
+//
+//	acc = fma(f32(d·sc_j)·dx_J, float(i), acc)
+//	acc = fma(f32(−dmin·m_j), s_J, acc)
+//
+// where dx_J is the token's block scale and s_J its block sum dx·Σx (act.s),
+// and d·sc_j and −dmin·m_j are exact (an 11-bit significand times a 6-bit
+// integer). One chain per (row, token): its two FMAs a sub-block are
+// shorter than the sub-block's other work. The result is acc.
+
+// packKBlockBytes is one 256-column super-block of a group of sixteen Q4_K
+// rows in the packed layout.
+const packKBlockBytes = 2432
+
+// packQ4K interleaves groups g0…g1−1 of src (Q4_K rows of nsb super-blocks)
+// into dst, which holds the whole packed matrix.
+func packQ4K(dst, src []byte, nsb, g0, g1 int) {
+	rb := nsb * q4KBytes
+	le := binary.LittleEndian
+	for g := g0; g < g1; g++ {
+		gs := src[g*packRows*rb:][:packRows*rb]
+		for sb := range nsb {
+			o := dst[(g*nsb+sb)*packKBlockBytes:][:packKBlockBytes]
+			for r := range packRows {
+				blk := gs[r*rb+sb*q4KBytes:][:q4KBytes]
+				le.PutUint32(o[4*r:], math.Float32bits(f16At(blk, 0)))
+				le.PutUint32(o[64+4*r:], math.Float32bits(-f16At(blk, 2)))
+				sc, m := unpackK4(blk[4:16])
+				for j := range 8 {
+					o[128+16*j+r] = sc[j]
+					o[256+16*j+r] = m[j]
+					// Sub-block 2c is the low nibbles of bytes
+					// 16+32c…, sub-block 2c+1 their high ones.
+					qs, shift := blk[16+32*(j/2):][:32], uint(4*(j%2))
+					v := o[384+256*j:][:256]
+					for b := range 16 {
+						lo, hi := qs[b]>>shift&15, qs[b+16]>>shift&15
+						v[64*(b/4)+4*r+b%4] = lo | hi<<4
+					}
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,157 @@
+package tensor
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// packedQ4KRef is packed Q4_K's arithmetic (packk.go) in Go, one row at a
+// time from the GGUF bytes. The FMA is float64's rounded to float32, as in
+// packedRef: the product is exact in float64, and a double rounding of the
+// sum could only differ on a tie, which the fixed seeds below do not hit.
+func packedQ4KRef(row []byte, a act) float32 {
+	fma := func(x, y, z float32) float32 { return float32(math.FMA(float64(x), float64(y), float64(z))) }
+	var acc float32
+	for sb := range len(a.d) / 8 {
+		blk := row[sb*q4KBytes:][:q4KBytes]
+		d, dmin := f16At(blk, 0), f16At(blk, 2)
+		sc, m := unpackK4(blk[4:16])
+		for j := range 8 {
+			J := sb*8 + j
+			qs, shift := blk[16+32*(j/2):][:32], uint(4*(j%2))
+			xq := a.qs[J*QK:][:QK]
+			var i int32
+			for l, q := range qs {
+				i += int32(q>>shift&15) * int32(xq[l])
+			}
+			acc = fma(d*float32(sc[j])*a.d[J], float32(i), acc)
+			acc = fma(-dmin*float32(m[j]), a.s[J], acc)
+		}
+	}
+	return acc
+}
+
+// TestPackedQ4K checks the packed Q4_K kernels bit for bit: the decode
+// kernel against packedQ4KRef, the four-token kernel against the decode
+// kernel per token, over several widths and group counts, and both close
+// to the float64 dot of the dequantised row (the kernels' only freedom is
+// float rounding).
+func TestPackedQ4K(t *testing.T) {
+	if !hasZMM {
+		t.Skip("no AVX-512 VNNI")
+	}
+	rng := rand.New(rand.NewPCG(43, 44))
+	for _, cols := range []int{256, 768, 2048} {
+		for _, groups := range []int{1, 2, 5} {
+			t.Run(fmt.Sprintf("%dx%d", groups*16, cols), func(t *testing.T) {
+				rows := groups * packRows
+				data := randomWeights(rng, Q4_K, rows, cols)
+				nsb := cols / QKK
+				p := make([]byte, groups*nsb*packKBlockBytes)
+				packQ4K(p, data, nsb, 0, groups)
+				var buf actBuf
+				buf.ensure(4, cols)
+				x := randomVec(rng, 4*cols)
+				for tok := range 4 {
+					quantizeAct(buf.row(tok, cols), x[tok*cols:(tok+1)*cols])
+				}
+				one := make([]float32, 4*rows)
+				rb := nsb * q4KBytes
+				for tok := range 4 {
+					a := buf.row(tok, cols)
+					rowsPackedQ4K(p, a, one[tok*rows:(tok+1)*rows])
+					xseen := actValues(x[tok*cols : (tok+1)*cols])
+					for r := range rows {
+						row := data[r*rb : (r+1)*rb]
+						want := packedQ4KRef(row, a)
+						if got := one[tok*rows+r]; math.Float32bits(got) != math.Float32bits(want) {
+							t.Fatalf("row %d token %d: kernel %v, reference %v", r, tok, got, want)
+						}
+						exact, mag := refDot(t, Q4_K, row, xseen)
+						if d := math.Abs(float64(one[tok*rows+r]) - exact); d > 1e-5*mag+1e-30 {
+							t.Fatalf("row %d token %d: %v, float64 %v (|diff| %g > 1e-5·%g)", r, tok, one[tok*rows+r], exact, d, mag)
+						}
+					}
+				}
+				const ostride = 97
+				four := make([]float32, 3*ostride+rows)
+				a4 := act{qs: buf.qs[:4*cols], d: buf.d[:4*cols/QK], s: buf.s[:4*cols/QK]}
+				gemm4PackedQ4K(p, a4, groups, four, ostride)
+				for tok := range 4 {
+					for r := range rows {
+						if got, want := four[tok*ostride+r], one[tok*rows+r]; math.Float32bits(got) != math.Float32bits(want) {
+							t.Fatalf("row %d token %d: four-token %v, one-token %v", r, tok, got, want)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkPackedQ4K compares Q4_K's four-token prefill kernel over the
+// GGUF rows (the tensor's installed gemm4) with the packed one, and the
+// decode kernels likewise, one thread, 64-row tiles of a 4096×4096 matrix
+// as runTile hands them out, 64 tokens.
+func BenchmarkPackedQ4K(b *testing.B) {
+	if !hasZMM {
+		b.Skip("no AVX-512 VNNI")
+	}
+	const rows, cols, n = 4096, 4096, 64
+	rng := rand.New(rand.NewPCG(1, 1))
+	data := randomWeights(rng, Q4_K, rows, cols)
+	nsb := cols / QKK
+	p := make([]byte, rows/packRows*nsb*packKBlockBytes)
+	packQ4K(p, data, nsb, 0, rows/packRows)
+	var buf actBuf
+	buf.ensure(n, cols)
+	x := randomVec(rng, n*cols)
+	for i := range n {
+		quantizeAct(buf.row(i, cols), x[i*cols:(i+1)*cols])
+	}
+	k := newKernelsVNNI(NewPool(1), true, true)
+	out := make([]float32, n*rows)
+	rb := nsb * q4KBytes
+	group := func(i0 int) act {
+		nb := cols / QK
+		return act{qs: buf.qs[i0*cols : (i0+4)*cols], d: buf.d[i0*nb : (i0+4)*nb], s: buf.s[i0*nb : (i0+4)*nb]}
+	}
+	gflops := func(b *testing.B, tokens int) {
+		b.ReportMetric(float64(b.N)*float64(rows*cols*tokens*2)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+	}
+	b.Run("gemm4/gguf", func(b *testing.B) {
+		for range b.N {
+			for r0 := 0; r0 < rows; r0 += 64 {
+				for i0 := 0; i0 < n; i0 += 4 {
+					k.gemm4[Q4_K](data[r0*rb:(r0+64)*rb], nil, group(i0), 64, out[i0*rows+r0:], rows)
+				}
+			}
+		}
+		gflops(b, n)
+	})
+	b.Run("gemm4/packed", func(b *testing.B) {
+		gb := nsb * packKBlockBytes
+		for range b.N {
+			for r0 := 0; r0 < rows; r0 += 64 {
+				for i0 := 0; i0 < n; i0 += 4 {
+					gemm4PackedQ4K(p[r0/packRows*gb:(r0+64)/packRows*gb], group(i0), 4, out[i0*rows+r0:], rows)
+				}
+			}
+		}
+		gflops(b, n)
+	})
+	b.Run("rows/gguf", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for range b.N {
+			k.rows[Q4_K](data, nil, buf.row(0, cols), out[:rows])
+		}
+	})
+	b.Run("rows/packed", func(b *testing.B) {
+		b.SetBytes(int64(len(p)))
+		for range b.N {
+			rowsPackedQ4K(p, buf.row(0, cols), out[:rows])
+		}
+	})
+}
