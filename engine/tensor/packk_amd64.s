@@ -182,3 +182,197 @@ kgloop:
 kgend:
 	VZEROUPPER
 	RET
+
+// ---- Packed Q6_K (packk.go) ----
+//
+// Per super-block Z30 = the rows' d. Per 32-block j: Z16/Z17 = d·sc of its
+// two halves (exact), and the 6-bit codes rebuilt into Z8…Z15 in the order
+// of the Q4_K kernels (L0, U0, L1, U1, …: Lv holds weights 4v…4v+3, Uv
+// 16+4v…16+4v+3): the low four bits from Nv, the top two from H0 (L) or H1
+// (U), moved to bits 4…5 by a word shift (left 4, left 2, none, right 2
+// for v = 0…3; what a shift carries across bytes lands outside bits 4…5
+// and is masked off) and merged by VPTERNLOGD: 0xF8 is A | (B & C), 0xE4
+// is (A & C) | (B & ~C). Z31 = 0x0F bytes, Z29 = 0x30 bytes; Z18…Z21
+// scratch before the tokens use them.
+
+// K6V rebuilds Lv into l and Uv into u from N at noff(SI), the top bits
+// (Z18/Z19) moved by op $amt into Z20/Z21 (VPSLLW $0 for none).
+#define K6V(noff, l, u, op, amt) \
+	op         $amt, Z18, Z20; \
+	VPANDD     noff(SI), Z31, l; \
+	VPTERNLOGD $0xF8, Z29, Z20, l; \
+	op         $amt, Z19, Z21; \
+	VPANDD     Z29, Z21, Z21; \
+	VPSRLW     $4, noff(SI), u; \
+	VPTERNLOGD $0xE4, Z31, Z21, u
+
+#define K6SUB(j) \
+	VPMOVSXBD 64+32*j(SI), Z16; \
+	VCVTDQ2PS Z16, Z16; \
+	VMULPS    Z30, Z16, Z16; \
+	VPMOVSXBD 80+32*j(SI), Z17; \
+	VCVTDQ2PS Z17, Z17; \
+	VMULPS    Z30, Z17, Z17; \
+	VMOVDQU64 320+384*j+256(SI), Z18; \
+	VMOVDQU64 320+384*j+320(SI), Z19; \
+	K6V(320+384*j, Z8, Z9, VPSLLW, 4); \
+	K6V(320+384*j+64, Z10, Z11, VPSLLW, 2); \
+	K6V(320+384*j+128, Z12, Z13, VPSLLW, 0); \
+	K6V(320+384*j+192, Z14, Z15, VPSRLW, 2)
+
+// K6TOK adds one token's share of the rebuilt 32-block to acc: codes at
+// xoff(xb), block scale at daddr, the halves' −32·Σx at m0 and m1; isum
+// and sc are scratch.
+#define K6TOK(xb, xoff, daddr, m0, m1, isum, sc, acc) \
+	VPBROADCASTD  m0, isum; \
+	VPDPBUSD.BCST xoff(xb), Z8, isum; \
+	VPDPBUSD.BCST xoff+4(xb), Z10, isum; \
+	VPDPBUSD.BCST xoff+8(xb), Z12, isum; \
+	VPDPBUSD.BCST xoff+12(xb), Z14, isum; \
+	VCVTDQ2PS     isum, isum; \
+	VMULPS.BCST   daddr, Z16, sc; \
+	VFMADD231PS   isum, sc, acc; \
+	VPBROADCASTD  m1, isum; \
+	VPDPBUSD.BCST xoff+16(xb), Z9, isum; \
+	VPDPBUSD.BCST xoff+20(xb), Z11, isum; \
+	VPDPBUSD.BCST xoff+24(xb), Z13, isum; \
+	VPDPBUSD.BCST xoff+28(xb), Z15, isum; \
+	VCVTDQ2PS     isum, isum; \
+	VMULPS.BCST   daddr, Z17, sc; \
+	VFMADD231PS   isum, sc, acc
+
+#define K6MASKS \
+	MOVL         $0x0f0f0f0f, AX; \
+	VPBROADCASTD AX, Z31; \
+	MOVL         $0x30303030, AX; \
+	VPBROADCASTD AX, Z29
+
+#define K6SUB1(j) \
+	K6SUB(j); \
+	K6TOK(DI, 32*j, 4*j(R9), 8*j(R10), 8*j+4(R10), Z18, Z19, Z0)
+
+// func rowsQ6Kx16VNNI(p *byte, xq *int8, xd *float32, m32 *int32, nsb, groups int, out *float32)
+//
+// out[r] = row r · x for groups·16 packed rows of nsb super-blocks. SI
+// weights, DI codes, R9 block scales, R10 half sums (each at the current
+// super-block), CX super-blocks left, R8 groups left, R13 out, Z0 the sums.
+TEXT ·rowsQ6Kx16VNNI(SB), NOSPLIT, $0-56
+	MOVQ p+0(FP), SI
+	MOVQ out+48(FP), R13
+	MOVQ groups+40(FP), R8
+	K6MASKS
+
+k6rgroup:
+	TESTQ  R8, R8
+	JEQ    k6rend
+	MOVQ   xq+8(FP), DI
+	MOVQ   xd+16(FP), R9
+	MOVQ   m32+24(FP), R10
+	MOVQ   nsb+32(FP), CX
+	VPXORD Z0, Z0, Z0
+
+k6rloop:
+	VMOVUPS (SI), Z30
+	K6SUB1(0)
+	K6SUB1(1)
+	K6SUB1(2)
+	K6SUB1(3)
+	K6SUB1(4)
+	K6SUB1(5)
+	K6SUB1(6)
+	K6SUB1(7)
+	ADDQ $3392, SI
+	ADDQ $256, DI
+	ADDQ $32, R9
+	ADDQ $64, R10
+	DECQ CX
+	JNZ  k6rloop
+
+	VMOVUPS Z0, (R13)
+	ADDQ    $64, R13
+	DECQ    R8
+	JMP     k6rgroup
+
+k6rend:
+	VZEROUPPER
+	RET
+
+// K6SUB4 is 32-block j for four tokens: codes at DI, R11, R12, R14; block
+// scales from R9 (DX bytes a token, BX three) and half sums from R10 (AX
+// bytes a token, R15 three); token t's sums in Z(t).
+#define K6SUB4(j) \
+	K6SUB(j); \
+	K6TOK(DI, 32*j, 4*j(R9), 8*j(R10), 8*j+4(R10), Z18, Z19, Z0); \
+	K6TOK(R11, 32*j, 4*j(R9)(DX*1), 8*j(R10)(AX*1), 8*j+4(R10)(AX*1), Z20, Z21, Z1); \
+	K6TOK(R12, 32*j, 4*j(R9)(DX*2), 8*j(R10)(AX*2), 8*j+4(R10)(AX*2), Z22, Z23, Z2); \
+	K6TOK(R14, 32*j, 4*j(R9)(BX*1), 8*j(R10)(R15*1), 8*j+4(R10)(R15*1), Z24, Z25, Z3)
+
+// func gemm4Q6Kx16VNNI(p *byte, xq *int8, xd *float32, m32 *int32, nsb, groups int, out *float32, ostride int)
+//
+// out[t·ostride + r] = row r · token t for groups·16 packed rows and four
+// tokens whose codes are xq + t·256·nsb, block scales xd + t·8·nsb and half
+// sums m32 + t·16·nsb. Registers as rowsQ6Kx16VNNI, plus R11, R12, R14 the
+// codes of tokens 1…3.
+TEXT ·gemm4Q6Kx16VNNI(SB), NOSPLIT, $0-64
+	K6MASKS
+	MOVQ p+0(FP), SI
+	MOVQ nsb+32(FP), DX
+	MOVQ DX, AX
+	SHLQ $5, DX                // scales: 8 blocks · 4 bytes a super-block
+	LEAQ (DX)(DX*2), BX
+	SHLQ $6, AX                // half sums: 16 · 4 bytes a super-block
+	LEAQ (AX)(AX*2), R15
+	MOVQ out+48(FP), R13
+	MOVQ groups+40(FP), R8
+
+k6ggroup:
+	TESTQ  R8, R8
+	JEQ    k6gend
+	MOVQ   xq+8(FP), DI
+	MOVQ   nsb+32(FP), CX
+	SHLQ   $8, CX              // codes per token
+	LEAQ   (DI)(CX*1), R11
+	LEAQ   (R11)(CX*1), R12
+	LEAQ   (R12)(CX*1), R14
+	MOVQ   xd+16(FP), R9
+	MOVQ   m32+24(FP), R10
+	MOVQ   nsb+32(FP), CX
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+
+k6gloop:
+	VMOVUPS (SI), Z30
+	K6SUB4(0)
+	K6SUB4(1)
+	K6SUB4(2)
+	K6SUB4(3)
+	K6SUB4(4)
+	K6SUB4(5)
+	K6SUB4(6)
+	K6SUB4(7)
+	ADDQ $3392, SI
+	ADDQ $256, DI
+	ADDQ $256, R11
+	ADDQ $256, R12
+	ADDQ $256, R14
+	ADDQ $32, R9
+	ADDQ $64, R10
+	DECQ CX
+	JNZ  k6gloop
+
+	MOVQ    ostride+56(FP), R11
+	SHLQ    $2, R11
+	VMOVUPS Z0, (R13)
+	VMOVUPS Z1, (R13)(R11*1)
+	VMOVUPS Z2, (R13)(R11*2)
+	LEAQ    (R11)(R11*2), R11
+	VMOVUPS Z3, (R13)(R11*1)
+	ADDQ    $64, R13
+	DECQ    R8
+	JMP     k6ggroup
+
+k6gend:
+	VZEROUPPER
+	RET

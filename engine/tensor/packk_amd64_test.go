@@ -155,3 +155,84 @@ func BenchmarkPackedQ4K(b *testing.B) {
 		}
 	})
 }
+
+// packedQ6KRef is packed Q6_K's arithmetic (packk.go) in Go, one row at a
+// time from the GGUF bytes (the FMA as in packedQ4KRef).
+func packedQ6KRef(row []byte, a act) float32 {
+	fma := func(x, y, z float32) float32 { return float32(math.FMA(float64(x), float64(y), float64(z))) }
+	var acc float32
+	for sb := range len(a.d) / 8 {
+		blk := row[sb*q6KBytes:][:q6KBytes]
+		d := f16At(blk, 208)
+		q := q6KCodes(blk)
+		for j := range 8 {
+			J := sb*8 + j
+			for h := range 2 {
+				var i int32
+				for l := range 16 {
+					e := 32*j + 16*h + l
+					i += (int32(q[e]) - 32) * int32(a.qs[sb*QKK+e])
+				}
+				sc := float32(int8(blk[192+2*j+h]))
+				acc = fma(d*sc*a.d[J], float32(i), acc)
+			}
+		}
+	}
+	return acc
+}
+
+// TestPackedQ6K is TestPackedQ4K for Q6_K.
+func TestPackedQ6K(t *testing.T) {
+	if !hasZMM {
+		t.Skip("no AVX-512 VNNI")
+	}
+	rng := rand.New(rand.NewPCG(45, 46))
+	for _, cols := range []int{256, 768, 2048} {
+		for _, groups := range []int{1, 2, 5} {
+			t.Run(fmt.Sprintf("%dx%d", groups*16, cols), func(t *testing.T) {
+				rows := groups * packRows
+				data := randomWeights(rng, Q6_K, rows, cols)
+				nsb := cols / QKK
+				p := make([]byte, groups*nsb*packK6BlockBytes)
+				packQ6K(p, data, nsb, 0, groups)
+				var buf actBuf
+				buf.ensure(4, cols)
+				x := randomVec(rng, 4*cols)
+				for tok := range 4 {
+					quantizeAct(buf.row(tok, cols), x[tok*cols:(tok+1)*cols])
+				}
+				buf.prepM32(4, cols)
+				one := make([]float32, 4*rows)
+				rb := nsb * q6KBytes
+				for tok := range 4 {
+					a := buf.row(tok, cols)
+					rowsPackedQ6K(p, a, one[tok*rows:(tok+1)*rows])
+					xseen := actValues(x[tok*cols : (tok+1)*cols])
+					for r := range rows {
+						row := data[r*rb : (r+1)*rb]
+						want := packedQ6KRef(row, a)
+						if got := one[tok*rows+r]; math.Float32bits(got) != math.Float32bits(want) {
+							t.Fatalf("row %d token %d: kernel %v, reference %v", r, tok, got, want)
+						}
+						exact, mag := refDot(t, Q6_K, row, xseen)
+						if d := math.Abs(float64(one[tok*rows+r]) - exact); d > 1e-5*mag+1e-30 {
+							t.Fatalf("row %d token %d: %v, float64 %v (|diff| %g > 1e-5·%g)", r, tok, one[tok*rows+r], exact, d, mag)
+						}
+					}
+				}
+				const ostride = 97
+				four := make([]float32, 3*ostride+rows)
+				nb := cols / QK
+				a4 := act{qs: buf.qs[:4*cols], d: buf.d[:4*nb], s: buf.s[:4*nb], m32: buf.m32[:8*nb]}
+				gemm4PackedQ6K(p, a4, groups, four, ostride)
+				for tok := range 4 {
+					for r := range rows {
+						if got, want := four[tok*ostride+r], one[tok*rows+r]; math.Float32bits(got) != math.Float32bits(want) {
+							t.Fatalf("row %d token %d: four-token %v, one-token %v", r, tok, got, want)
+						}
+					}
+				}
+			})
+		}
+	}
+}
