@@ -20,9 +20,12 @@ type act struct {
 	m8 []int32
 
 	// For the VNNI prefill kernels only, over four tokens: the codes plus
-	// 128, and the tokens' scales side by side per block (see prepActVNNI).
+	// 128, the tokens' scales and block sums side by side per block, and
+	// the codes interleaved for the Q5_0 kernel (see prepActVNNI).
 	u  []uint8
 	dT []float32
+	sT []float32
+	qX []int8
 
 	// For the packed Q6_K kernels: per 16-element half, −32·Σq, which
 	// starts the half's integer sum so that Σ(q−32)·x comes out exact
@@ -99,6 +102,8 @@ type actBuf struct {
 	m8   []int32
 	u    []uint8   // see act.u
 	dT   []float32 // see act.dT
+	sT   []float32 // see act.sT
+	qX   []int8    // see act.qX
 	m32  []int32   // see act.m32
 }
 

@@ -49,6 +49,9 @@ func useArchGemm4(g *[BF16 + 1]gemm4Fn, u *[BF16 + 1]vnniAct, vnni bool) string 
 	u[Q8_0], u[Q4_0] = actU|actDT, actU|actDT
 	if hasZMM {
 		g[IQ4_NL], u[IQ4_NL] = gemm4IQ4NLVNNIAsm, actDT // and m8
+		if hasQ50Z {
+			g[Q5_0], u[Q5_0] = gemm4Q5_0VNNIAsm, actDT|actST|actQX
+		}
 		// 512-bit kernels (f16_avx512_amd64.go).
 		g[F16] = gemm4F16ZAsm
 		g[BF16] = gemm4BF16ZAsm
@@ -58,22 +61,47 @@ func useArchGemm4(g *[BF16 + 1]gemm4Fn, u *[BF16 + 1]vnniAct, vnni bool) string 
 	return "avx512vnni"
 }
 
-// prepActVNNI adds to n activation rows of cols elements what the VNNI
-// kernels read besides the codes: per group of four tokens, the four
-// scales of each block side by side (dT), and with u the codes plus 128.
-func prepActVNNI(b *actBuf, n, cols int, u bool) {
+// prepActVNNI adds to n activation rows of cols elements (n a multiple of
+// four) what the VNNI kernels read besides the codes, as far as what asks
+// for it: per group of four tokens, the four scales of each block side by
+// side (actDT) and likewise the four block sums (actST); the codes plus
+// 128 (actU); and the codes as the Q5_0 kernel reads them (actQX, see
+// byPairs).
+func prepActVNNI(b *actBuf, n, cols int, what vnniAct) {
 	nb := cols / QK
-	if need := n * nb; cap(b.dT) < need {
-		b.dT = make([]float32, need)
-	}
-	if u {
+	if what&actU != 0 {
 		if need := n * cols; cap(b.u) < need {
 			b.u = make([]uint8, need)
 		}
 		toUnsignedAVX2(&b.u[0], &b.qs[0], n*cols)
 	}
+	if what&actDT != 0 {
+		if need := n * nb; cap(b.dT) < need {
+			b.dT = make([]float32, need)
+		}
+		sideBySide(b.dT, b.d, n, nb)
+	}
+	if what&actST != 0 {
+		if need := n * nb; cap(b.sT) < need {
+			b.sT = make([]float32, need)
+		}
+		sideBySide(b.sT, b.s, n, nb)
+	}
+	if what&actQX != 0 {
+		if need := n * cols; cap(b.qX) < need {
+			b.qX = make([]int8, need)
+		}
+		byPairs(b.qX, b.qs, n, cols)
+	}
+}
+
+// sideBySide sets dst, per group of four rows of nb values of src, to the
+// four rows' values of each column side by side: dst[4j+t] = src[t·nb+j]
+// within the group, the order in which a four-token kernel's lane 4b+t
+// reads token t's value for block b.
+func sideBySide(dst, src []float32, n, nb int) {
 	for g := range n / 4 {
-		dT, d := b.dT[g*4*nb:(g+1)*4*nb], b.d[g*4*nb:(g+1)*4*nb]
+		dT, d := dst[g*4*nb:(g+1)*4*nb], src[g*4*nb:(g+1)*4*nb]
 		for t := range 4 {
 			for j := range nb {
 				dT[4*j+t] = d[t*nb+j]

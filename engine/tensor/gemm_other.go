@@ -6,4 +6,4 @@ package tensor
 func useArchGemm4(*[BF16 + 1]gemm4Fn, *[BF16 + 1]vnniAct, bool) string { return "" }
 
 // prepActVNNI is never called off amd64 (no kernel needs it).
-func prepActVNNI(*actBuf, int, int, bool) {}
+func prepActVNNI(*actBuf, int, int, vnniAct) {}

@@ -377,7 +377,7 @@ func (k *Kernels) MatMuls(x []float32, n int, ops ...MatMulOp) {
 			}
 		}
 		if groups := rowsIn &^ 3; vnni != 0 && groups >= 4 {
-			prepActVNNI(&k.abuf, groups, cols, vnni&actU != 0)
+			prepActVNNI(&k.abuf, groups, cols, vnni)
 			t.vnni = vnni
 		}
 	}
@@ -436,6 +436,8 @@ type vnniAct uint8
 const (
 	actDT vnniAct = 1 << iota // the four tokens' block scales side by side
 	actU                      // the codes plus 128
+	actST                     // the four tokens' block sums side by side
+	actQX                     // the codes interleaved for the Q5_0 kernel (byPairs)
 )
 
 // mmOp is one product of an mmTask; its tiles are numbered from tile0 in
@@ -564,6 +566,12 @@ func (t *mmTask) group(o *mmOp, i0 int) act {
 	}
 	if t.vnni&actDT != 0 {
 		a.dT = t.abuf.dT[i0*nb : (i0+4)*nb]
+	}
+	if t.vnni&actST != 0 {
+		a.sT = t.abuf.sT[i0*nb : (i0+4)*nb]
+	}
+	if t.vnni&actQX != 0 {
+		a.qX = t.abuf.qX[i0*cols : (i0+4)*cols]
 	}
 	return a
 }
