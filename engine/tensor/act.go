@@ -26,11 +26,6 @@ type act struct {
 	dT []float32
 	sT []float32
 	qX []int8
-
-	// For the packed Q6_K kernels: per 16-element half, −32·Σq, which
-	// starts the half's integer sum so that Σ(q−32)·x comes out exact
-	// (see packQ6K; filled by prepM32 only where such a matrix runs).
-	m32 []int32
 }
 
 // quantizeAct fills a (whose slices have room for len(x) elements) from x,
@@ -104,7 +99,6 @@ type actBuf struct {
 	dT   []float32 // see act.dT
 	sT   []float32 // see act.sT
 	qX   []int8    // see act.qX
-	m32  []int32   // see act.m32
 }
 
 // rows returns a view of n rows of cols elements each, growing the storage
@@ -117,7 +111,6 @@ func (b *actBuf) ensure(n, cols int) {
 		b.d = make([]float32, need)
 		b.s = make([]float32, need)
 		b.m8 = make([]int32, need)
-		b.m32 = make([]int32, 2*need)
 	}
 }
 
@@ -134,22 +127,9 @@ func (b *actBuf) copyRow(dst, src, cols int) {
 func (b *actBuf) row(i, cols int) act {
 	nb := cols / QK
 	return act{
-		qs:  b.qs[i*cols : (i+1)*cols],
-		d:   b.d[i*nb : (i+1)*nb],
-		s:   b.s[i*nb : (i+1)*nb],
-		m8:  b.m8[i*nb : (i+1)*nb],
-		m32: b.m32[2*i*nb : 2*(i+1)*nb],
-	}
-}
-
-// prepM32 fills m32 for n activation rows of cols elements from their
-// codes (see act.m32).
-func (b *actBuf) prepM32(n, cols int) {
-	for h := range n * cols / 16 {
-		var s int32
-		for _, q := range b.qs[16*h : 16*h+16] {
-			s += int32(q)
-		}
-		b.m32[h] = -32 * s
+		qs: b.qs[i*cols : (i+1)*cols],
+		d:  b.d[i*nb : (i+1)*nb],
+		s:  b.s[i*nb : (i+1)*nb],
+		m8: b.m8[i*nb : (i+1)*nb],
 	}
 }

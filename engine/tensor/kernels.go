@@ -223,23 +223,9 @@ func (k *Kernels) MatVecs(x []float32, ops ...MatVecOp) {
 		k.abuf.ensure(1, len(x))
 		t.a = k.abuf.row(0, len(x))
 		quantizeAct(t.a, x)
-		if t.needM32() {
-			k.abuf.prepM32(1, len(x))
-		}
 	}
 	k.pool.Run(t.rows, t)
 	*t = mvTask{}
-}
-
-// needM32 reports whether a product runs packed Q6_K, whose kernels read
-// act.m32.
-func (t *mvTask) needM32() bool {
-	for i := range t.n {
-		if t.ops[i].prows != nil && t.ops[i].w.Type == Q6_K {
-			return true
-		}
-	}
-	return false
 }
 
 type mvOp struct {
@@ -369,12 +355,6 @@ func (k *Kernels) MatMuls(x []float32, n int, ops ...MatMulOp) {
 		k.quantizeRows(x, n, cols)
 		if pad {
 			k.abuf.copyRow(n, n-1, cols)
-		}
-		for i := range t.nops {
-			if o := &t.ops[i]; o.prows != nil && o.w.Type == Q6_K {
-				k.abuf.prepM32(rowsIn, cols)
-				break
-			}
 		}
 		if groups := rowsIn &^ 3; vnni != 0 && groups >= 4 {
 			prepActVNNI(&k.abuf, groups, cols, vnni)
@@ -555,11 +535,10 @@ func (t *mmTask) group(o *mmOp, i0 int) act {
 	cols := o.w.Cols
 	nb := cols / QK
 	a := act{
-		qs:  t.abuf.qs[i0*cols : (i0+4)*cols],
-		d:   t.abuf.d[i0*nb : (i0+4)*nb],
-		s:   t.abuf.s[i0*nb : (i0+4)*nb],
-		m8:  t.abuf.m8[i0*nb : (i0+4)*nb],
-		m32: t.abuf.m32[2*i0*nb : 2*(i0+4)*nb],
+		qs: t.abuf.qs[i0*cols : (i0+4)*cols],
+		d:  t.abuf.d[i0*nb : (i0+4)*nb],
+		s:  t.abuf.s[i0*nb : (i0+4)*nb],
+		m8: t.abuf.m8[i0*nb : (i0+4)*nb],
 	}
 	if t.vnni&actU != 0 {
 		a.u = t.abuf.u[i0*cols : (i0+4)*cols]

@@ -87,15 +87,14 @@ type packedGemm4Fn func(p []byte, a act, groups int, out []float32, ostride int)
 
 // Pack returns m ready for these kernels' fastest products. A matrix of at
 // least 16 rows of a type these kernels have packed kernels for — Q4_0 on
-// x86-64 with AVX2, Q4_K and Q6_K with AVX-512 VNNI — comes back as a new Matrix with
+// x86-64 with AVX2, Q4_K with AVX-512 VNNI — comes back as a new Matrix with
 // the same Data — other readers of the GGUF bytes (embedding lookups, GRC,
 // device uploads) see no change — and, besides it, a copy of its first
-// Rows&^15 rows in the type's packed layout (packQ4_0, packQ4K, packQ6K), which
+// Rows&^15 rows in the type's packed layout (packQ4_0, packQ4K), which
 // MatVec and MatMul then read instead; the remaining rows still run from
 // Data. Any other matrix comes back as it is.
 //
-// The copy costs as much memory as the rows it holds (Q4_K's 1.06 times,
-// Q6_K's 1.005)
+// The copy costs as much memory as the rows it holds (Q4_K's 1.06 times)
 // and is made once, across the pool; the CPU backend packs each weight when
 // a model is bound to it, and the mapped pages it replaces are let go (see
 // SetEvict). Every Kernels that has a type's packed kernels computes the
@@ -112,8 +111,6 @@ func (k *Kernels) Pack(m *Matrix) *Matrix {
 		t.n, t.pack, p.packedGroup = m.Cols/QK, packQ4_0, m.Cols/QK*packBlockBytes
 	case Q4_K:
 		t.n, t.pack, p.packedGroup = m.Cols/QKK, packQ4K, m.Cols/QKK*packKBlockBytes
-	case Q6_K:
-		t.n, t.pack, p.packedGroup = m.Cols/QKK, packQ6K, m.Cols/QKK*packK6BlockBytes
 	default:
 		return m
 	}

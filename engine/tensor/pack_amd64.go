@@ -21,8 +21,8 @@ func gemm2Q4_0x16AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nb, groups int,
 // usePacked installs the packed kernels the CPU can run: for Q4_0 the
 // AVX-512 VNNI ones where it has them and vnni is true, else the AVX2 ones
 // (both compute the same numbers, pack_amd64.s), and none without AVX2;
-// for Q4_K and Q6_K the VNNI ones (packk_amd64.s) only: without them those
-// types are not packed and keep their GGUF-layout kernels.
+// for Q4_K the VNNI ones (packk_amd64.s) only: without them Q4_K is not
+// packed and keeps its GGUF-layout kernels.
 func usePacked(rows *[BF16 + 1]packedRowsFn, gemm4 *[BF16 + 1]packedGemm4Fn, vnni bool) {
 	if !hasAVX2 {
 		return
@@ -30,7 +30,6 @@ func usePacked(rows *[BF16 + 1]packedRowsFn, gemm4 *[BF16 + 1]packedGemm4Fn, vnn
 	if vnni && hasZMM {
 		rows[Q4_0], gemm4[Q4_0] = rowsPackedVNNI, gemm4PackedVNNI
 		rows[Q4_K], gemm4[Q4_K] = rowsPackedQ4K, gemm4PackedQ4K
-		rows[Q6_K], gemm4[Q6_K] = rowsPackedQ6K, gemm4PackedQ6K
 		return
 	}
 	rows[Q4_0], gemm4[Q4_0] = rowsPackedAVX2, gemm4PackedAVX2

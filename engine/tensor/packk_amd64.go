@@ -30,35 +30,3 @@ func gemm4PackedQ4K(p []byte, a act, groups int, out []float32, ostride int) {
 	nsb := packedQ4KChecks(p, a, 4, groups, out, ostride)
 	gemm4Q4Kx16VNNI(&p[0], &a.qs[0], &a.d[0], &a.s[0], nsb, groups, &out[0], ostride)
 }
-
-//go:noescape
-func rowsQ6Kx16VNNI(p *byte, xq *int8, xd *float32, m32 *int32, nsb, groups int, out *float32)
-
-//go:noescape
-func gemm4Q6Kx16VNNI(p *byte, xq *int8, xd *float32, m32 *int32, nsb, groups int, out *float32, ostride int)
-
-// packedQ6KChecks bounds-checks what a packed Q6_K kernel reads and writes
-// for tokens tokens of a, and returns the super-blocks per row.
-func packedQ6KChecks(p []byte, a act, tokens, groups int, out []float32, ostride int) int {
-	nsb := len(a.d) / tokens / 8
-	_ = p[groups*nsb*packK6BlockBytes-1]
-	_ = a.qs[tokens*nsb*QKK-1]
-	_ = a.m32[tokens*nsb*16-1]
-	_ = out[(tokens-1)*ostride+groups*packRows-1]
-	return nsb
-}
-
-// rowsPackedQ6K is the packed Q6_K decode kernel (packk_amd64.s); a.m32
-// must be filled (actBuf.prepM32).
-func rowsPackedQ6K(p []byte, a act, out []float32) {
-	groups := len(out) / packRows
-	nsb := packedQ6KChecks(p, a, 1, groups, out, 0)
-	rowsQ6Kx16VNNI(&p[0], &a.qs[0], &a.d[0], &a.m32[0], nsb, groups, &out[0])
-}
-
-// gemm4PackedQ6K is the packed Q6_K prefill kernel: per token, bit for bit
-// rowsPackedQ6K.
-func gemm4PackedQ6K(p []byte, a act, groups int, out []float32, ostride int) {
-	nsb := packedQ6KChecks(p, a, 4, groups, out, ostride)
-	gemm4Q6Kx16VNNI(&p[0], &a.qs[0], &a.d[0], &a.m32[0], nsb, groups, &out[0], ostride)
-}
