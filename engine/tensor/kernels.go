@@ -13,9 +13,9 @@ type Matrix struct {
 	Rows, Cols int
 	Data       []byte
 	rowBytes   int
-	// packed is rows 0…packedRows−1 of a Q4_0 matrix in the interleaved
-	// layout of packQ4_0 (nil when Kernels.Pack made none); set once,
-	// before any product reads the matrix.
+	// packed is rows 0…packedRows−1 of a Q4_0 or Q8_0 matrix in the
+	// interleaved layout of packQ4_0 or packQ8_0 (nil when Kernels.Pack
+	// made none); set once, before any product reads the matrix.
 	packed     []byte
 	packedRows int
 }
@@ -92,9 +92,8 @@ type Kernels struct {
 	rows  [BF16 + 1]rowsFn
 	gemm4 [BF16 + 1]gemm4Fn
 	gemmU [BF16 + 1]vnniAct // what of prepActVNNI's gemm4 reads
-	// The packed Q4_0 kernels (see pack.go), nil where there are none.
-	prows  packedRowsFn
-	pgemm4 packedGemm4Fn
+	// The packed kernels per type (see pack.go), zero where there are none.
+	packed [BF16 + 1]packedFns
 	abuf   actBuf
 	mv     mvTask
 	mm     mmTask
@@ -136,7 +135,7 @@ func newKernelsVNNI(pool *Pool, useAsm, vnni bool) *Kernels {
 	if useAsm {
 		k.path = useArchDots(&k.rows, k.path)
 		k.gpath = useArchGemm4(&k.gemm4, &k.gemmU, vnni)
-		k.prows, k.pgemm4 = usePacked(vnni)
+		usePacked(&k.packed, vnni)
 	}
 	return k
 }
@@ -199,7 +198,7 @@ func (k *Kernels) MatVecs(x []float32, ops ...MatVecOp) {
 		checkShape(op.W, op.Dst, x, 1)
 		t.ops[i] = mvOp{w: op.W, dst: op.Dst, rows: k.rows[op.W.Type], start: t.rows}
 		if op.W.packedRows > 0 {
-			t.ops[i].prows = k.prows
+			t.ops[i].prows = k.packed[op.W.Type].rows
 		}
 		t.rows += op.W.Rows
 		quant = quant || usesAct(op.W.Type)
@@ -243,7 +242,7 @@ func (t *mvTask) Run(lo, hi int) {
 			pr := op.w.packedRows
 			g0, g1 := (r0+packRows-1)/packRows, (min(r1, pr)+packRows-1)/packRows
 			if g0 < g1 {
-				gb := op.w.Cols / QK * packBlockBytes
+				gb := op.w.Cols / QK * packedBlockBytes(op.w.Type)
 				op.prows(op.w.packed[g0*gb:g1*gb], t.a, op.dst[g0*packRows:g1*packRows])
 			}
 			r0 = max(r0, pr)
@@ -303,8 +302,8 @@ func (k *Kernels) MatMuls(x []float32, n int, ops ...MatMulOp) {
 		}
 		checkShape(op.W, op.Dst, x, n)
 		o := mmOp{w: op.W, dst: op.Dst, rows: k.rows[op.W.Type], gemm4: k.gemm4[op.W.Type], quant: usesAct(op.W.Type), tile0: t.tiles}
-		if op.W.packedRows > 0 && k.prows != nil {
-			o.prows, o.pgemm4 = k.prows, k.pgemm4
+		if pk := k.packed[op.W.Type]; op.W.packedRows > 0 && pk.rows != nil {
+			o.prows, o.pgemm4 = pk.rows, pk.gemm4
 		}
 		// A last group of three tokens of a quantised type goes through
 		// the four-token kernel with the third token repeated: the
@@ -494,7 +493,7 @@ func (t *mmTask) runTile(o *mmOp, tile int) {
 // copy, for every token: four at a time, then the rest one by one.
 func (t *mmTask) runPacked(o *mmOp, r0, r1 int) {
 	w, rows := o.w, o.w.Rows
-	gb := w.Cols / QK * packBlockBytes
+	gb := w.Cols / QK * packedBlockBytes(w.Type)
 	p := w.packed[r0/packRows*gb : r1/packRows*gb]
 	groups := (r1 - r0) / packRows
 	i0 := 0

@@ -2,16 +2,16 @@ package tensor
 
 import "encoding/binary"
 
-// Packed Q4_0: the rows of a Q4_0 matrix interleaved sixteen at a time, so
-// that one vector lane holds one row and one block's float work (the f16
-// scale's conversion, the int→float conversion, the scaling and the FMA) is
-// a single vector instruction for sixteen rows, where the GGUF layout needs
-// it once per row. llama.cpp repacks Q4_0 at load likewise, eight rows at
-// a time (block_q4_0x8); the layout and the kernels here are this
-// package's own.
+// Packed Q4_0 and Q8_0: the rows of a matrix interleaved sixteen at a
+// time, so that one vector lane holds one row and one block's float work
+// (the f16 scale's conversion, the int→float conversion, the scaling and
+// the FMA) is a single vector instruction for sixteen rows, where the GGUF
+// layout needs it once per row. llama.cpp repacks Q4_0 and Q8_0 at load
+// likewise, eight or four rows at a time (block_q4_0x8, block_q8_0x4);
+// the layouts and the kernels here are this package's own.
 //
-// Group g (rows 16g…16g+15) holds, for each block column b in turn,
-// packBlockBytes = 16·18 bytes:
+// Q4_0: group g (rows 16g…16g+15) holds, for each block column b in turn,
+// 16·18 = 288 bytes:
 //
 //	[0, 32)    the sixteen rows' f16 scales, row r at 2r;
 //	[32, 288)  four vectors V0…V3 of 64 bytes: dword r of Vv is row r's
@@ -24,20 +24,40 @@ import "encoding/binary"
 // whole; a 256-bit one takes rows 0–7 (the low half of each vector and the
 // first 16 scale bytes) or rows 8–15 (the high halves).
 //
+// Q8_0: likewise, 16·34 = 544 bytes a block column: the sixteen scales,
+// then eight vectors V0…V7 whose dword r is row r's code bytes 4v…4v+3,
+// each XORed with 0x80 — the code plus 128, unsigned — because VPDPBUSD
+// multiplies unsigned bytes (the weights, one row per lane) by signed ones
+// (an activation dword broadcast to every lane). Σ(q+128)·x = Σq·x +
+// 128·Σx, so the sum starts from −128·Σx = 16·m8 instead of m8. Only the
+// AVX-512 VNNI kernels read it: without them a Q8_0 matrix is not packed.
+//
 // Arithmetic (every packed kernel, decode and prefill, each lane alike):
 // for row r and token t, block b contributes the exact integer
-// i_b = Σ_j (q_j−8)·x_j, started from the activations' m8 = −8·Σx and
-// completed by the unsigned nibbles times the signed codes, then
+// i_b = Σ_j q_j·x_j (Q4_0's q_j being its nibble less 8), started from
+// the activations' m8 = −8·Σx (Q4_0) or 16·m8 (Q8_0) and completed by the
+// unsigned codes times the signed activations, then
 // acc = fma(f32(d_b)·dx_b, float(i_b), acc) with even blocks on one
 // accumulator and odd blocks on another, and the result is even + odd.
 // Integer sums are exact in any order, so the kernels may split them as
 // they like; the float operations are fixed, which is what makes a token's
 // prefill output bit for bit its decode output.
+//
+// The copy doubles the weights' memory for the packed types (see Kernels.Pack).
 
-const (
-	packRows       = 16                   // rows per interleaved group
-	packBlockBytes = packRows * q4_0Bytes // one block column of a group
-)
+const packRows = 16 // rows per interleaved group
+
+// packedBlockBytes is one block column of a group of t's packed layout (0
+// for a type that has none).
+func packedBlockBytes(t Type) int {
+	switch t {
+	case Q4_0:
+		return packRows * q4_0Bytes
+	case Q8_0:
+		return packRows * q8_0Bytes
+	}
+	return 0
+}
 
 // packQ4_0 interleaves groups g0…g1−1 of src (Q4_0 rows of nb blocks) into
 // dst, which holds the whole packed matrix. It writes dst in order, reading
@@ -51,7 +71,7 @@ func packQ4_0(dst, src []byte, nb, g0, g1 int) {
 	for g := g0; g < g1; g++ {
 		gs := src[g*packRows*rb:][:packRows*rb]
 		for b := range nb {
-			o := dst[(g*nb+b)*packBlockBytes:][:packBlockBytes]
+			o := dst[(g*nb+b)*packRows*q4_0Bytes:][:packRows*q4_0Bytes]
 			for r := range packRows {
 				blk := gs[r*rb+b*q4_0Bytes:][:q4_0Bytes]
 				le.PutUint16(o[2*r:], le.Uint16(blk))
@@ -64,46 +84,81 @@ func packQ4_0(dst, src []byte, nb, g0, g1 int) {
 	}
 }
 
+// packQ8_0 is packQ4_0 for Q8_0: the same walk, eight code dwords a row
+// and block, each flipped to unsigned (XOR 0x80 per byte).
+func packQ8_0(dst, src []byte, nb, g0, g1 int) {
+	rb := nb * q8_0Bytes
+	le := binary.LittleEndian
+	for g := g0; g < g1; g++ {
+		gs := src[g*packRows*rb:][:packRows*rb]
+		for b := range nb {
+			o := dst[(g*nb+b)*packRows*q8_0Bytes:][:packRows*q8_0Bytes]
+			for r := range packRows {
+				blk := gs[r*rb+b*q8_0Bytes:][:q8_0Bytes]
+				le.PutUint16(o[2*r:], le.Uint16(blk))
+				for v := range 8 {
+					le.PutUint32(o[32+64*v+4*r:], le.Uint32(blk[2+4*v:])^0x80808080)
+				}
+			}
+		}
+	}
+}
+
 // packTask packs a range of groups on the pool.
 type packTask struct {
 	dst, src []byte
 	nb       int
+	q8       bool
 }
 
-func (p *packTask) Run(lo, hi int) { packQ4_0(p.dst, p.src, p.nb, lo, hi) }
+func (p *packTask) Run(lo, hi int) {
+	if p.q8 {
+		packQ8_0(p.dst, p.src, p.nb, lo, hi)
+		return
+	}
+	packQ4_0(p.dst, p.src, p.nb, lo, hi)
+}
 
-// packedRowsFn is a packed Q4_0 decode kernel: out[r] = (row r)·a for the
+// packedRowsFn is a packed decode kernel: out[r] = (row r)·a for the
 // len(out) rows (a whole number of groups) whose packed blocks p holds.
 type packedRowsFn func(p []byte, a act, out []float32)
 
-// packedGemm4Fn is a packed Q4_0 prefill kernel: for the groups of rows p
+// packedGemm4Fn is a packed prefill kernel: for the groups of rows p
 // holds and four tokens' activations a (each token's laid end to end), it
 // sets out[t·ostride+r] = (row r)·(token t), bit for bit what the
 // packedRowsFn gives each token alone.
 type packedGemm4Fn func(p []byte, a act, groups int, out []float32, ostride int)
 
-// Pack returns m ready for these kernels' fastest products. A Q4_0 matrix
-// of at least 16 rows, on kernels that have packed Q4_0 kernels (x86-64
-// with AVX2), comes back as a new Matrix with the same Data — other readers
-// of the GGUF bytes (embedding lookups, GRC, device uploads) see no change —
-// and, besides it, a copy of its first Rows&^15 rows in the packed layout
-// (see packQ4_0), which MatVec and MatMul then read instead; the remaining
-// rows still run from Data. Any other matrix comes back as it is.
+// packedFns is one type's packed kernels; a Kernels holds one per type,
+// zero for the types it does not pack.
+type packedFns struct {
+	rows  packedRowsFn
+	gemm4 packedGemm4Fn
+}
+
+// Pack returns m ready for these kernels' fastest products. A Q4_0 or
+// Q8_0 matrix of at least 16 rows, on kernels that have packed kernels for
+// its type (x86-64 with AVX2 for Q4_0, with AVX-512 VNNI for Q8_0), comes
+// back as a new Matrix with the same Data — other readers of the GGUF
+// bytes (embedding lookups, GRC, device uploads) see no change — and,
+// besides it, a copy of its first Rows&^15 rows in the packed layout (see
+// packQ4_0, packQ8_0), which MatVec and MatMul then read instead; the
+// remaining rows still run from Data. Any other matrix comes back as it is.
 //
 // The copy costs as much memory as the rows it holds and is made once,
 // across the pool; the CPU backend packs each weight when a model is bound
-// to it. Every Kernels that has the packed kernels computes the same
-// results from a packed matrix; kernels that have none read Data.
+// to it. Every Kernels that has the packed kernels of a type computes the
+// same results from a packed matrix; kernels that have none read Data.
 func (k *Kernels) Pack(m *Matrix) *Matrix {
-	if m.Type != Q4_0 || k.prows == nil || m.Rows < packRows || m.packed != nil {
+	if k.packed[m.Type].rows == nil || m.Rows < packRows || m.packed != nil {
 		return m
 	}
 	groups := m.Rows / packRows
 	nb := m.Cols / QK
 	p := *m
-	p.packed = make([]byte, groups*nb*packBlockBytes)
+	p.packed = make([]byte, groups*nb*packedBlockBytes(m.Type))
 	p.packedRows = groups * packRows
-	t := &packTask{dst: p.packed, src: m.Data, nb: nb}
+	t := &packTask{dst: p.packed, src: m.Data, nb: nb, q8: m.Type == Q8_0}
 	k.pool.Run(groups, t)
 	return &p
 }

@@ -18,25 +18,35 @@ func rowsQ4_0x16AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nb, groups int, 
 //go:noescape
 func gemm2Q4_0x16AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nb, groups int, out *float32, ostride int)
 
-// usePacked returns the packed Q4_0 kernels the CPU can run: the AVX-512
+//go:noescape
+func rowsQ8_0x16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nb, groups int, out *float32)
+
+//go:noescape
+func gemm4Q8_0x16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nb, groups int, out *float32, ostride int)
+
+// usePacked sets the packed kernels the CPU can run. Q4_0: the AVX-512
 // VNNI ones where it has them and vnni is true, else the AVX2 ones, or
-// none without AVX2. Both compute the same numbers (pack_amd64.s).
-func usePacked(vnni bool) (packedRowsFn, packedGemm4Fn) {
+// none without AVX2; both compute the same numbers (pack_amd64.s). Q8_0:
+// the AVX-512 VNNI ones or none — its packed codes are unsigned for
+// VPDPBUSD, and on AVX2 the GGUF layout's kernels are what it has.
+func usePacked(pk *[BF16 + 1]packedFns, vnni bool) {
 	if !hasAVX2 {
-		return nil, nil
+		return
 	}
 	if vnni && hasZMM {
-		return rowsPackedVNNI, gemm4PackedVNNI
+		pk[Q4_0] = packedFns{rowsPackedVNNI, gemm4PackedVNNI}
+		pk[Q8_0] = packedFns{rowsPackedQ8VNNI, gemm4PackedQ8VNNI}
+		return
 	}
-	return rowsPackedAVX2, gemm4PackedAVX2
+	pk[Q4_0] = packedFns{rowsPackedAVX2, gemm4PackedAVX2}
 }
 
 // packedChecks bounds-checks what a packed kernel reads and writes for
-// tokens tokens of a whose rows are nb blocks, and returns nb and the
-// groups of rows.
-func packedChecks(p []byte, a act, tokens, groups int, out []float32, ostride int) int {
+// tokens tokens of a whose rows are nb blocks of bb packed bytes a group,
+// and returns nb and the groups of rows.
+func packedChecks(p []byte, a act, tokens, groups, bb int, out []float32, ostride int) int {
 	nb := len(a.d) / tokens
-	_ = p[groups*nb*packBlockBytes-1]
+	_ = p[groups*nb*bb-1]
 	_ = a.qs[tokens*nb*QK-1]
 	_ = a.m8[tokens*nb-1]
 	_ = out[(tokens-1)*ostride+groups*packRows-1]
@@ -45,26 +55,37 @@ func packedChecks(p []byte, a act, tokens, groups int, out []float32, ostride in
 
 func rowsPackedVNNI(p []byte, a act, out []float32) {
 	groups := len(out) / packRows
-	nb := packedChecks(p, a, 1, groups, out, 0)
+	nb := packedChecks(p, a, 1, groups, packRows*q4_0Bytes, out, 0)
 	rowsQ4_0x16VNNI(&p[0], &a.qs[0], &a.m8[0], &a.d[0], nb, groups, &out[0])
 }
 
 func gemm4PackedVNNI(p []byte, a act, groups int, out []float32, ostride int) {
-	nb := packedChecks(p, a, 4, groups, out, ostride)
+	nb := packedChecks(p, a, 4, groups, packRows*q4_0Bytes, out, ostride)
 	gemm4Q4_0x16VNNI(&p[0], &a.qs[0], &a.m8[0], &a.d[0], nb, groups, &out[0], ostride)
 }
 
 func rowsPackedAVX2(p []byte, a act, out []float32) {
 	groups := len(out) / packRows
-	nb := packedChecks(p, a, 1, groups, out, 0)
+	nb := packedChecks(p, a, 1, groups, packRows*q4_0Bytes, out, 0)
 	rowsQ4_0x16AVX2(&p[0], &a.qs[0], &a.m8[0], &a.d[0], nb, groups, &out[0])
 }
 
 // gemm4PackedAVX2 runs the four tokens as two pairs: AVX2's sixteen
 // registers hold no more than two tokens' sums beside the unpacked block.
 func gemm4PackedAVX2(p []byte, a act, groups int, out []float32, ostride int) {
-	nb := packedChecks(p, a, 4, groups, out, ostride)
+	nb := packedChecks(p, a, 4, groups, packRows*q4_0Bytes, out, ostride)
 	for t := 0; t < 4; t += 2 {
 		gemm2Q4_0x16AVX2(&p[0], &a.qs[t*nb*QK], &a.m8[t*nb], &a.d[t*nb], nb, groups, &out[t*ostride], ostride)
 	}
+}
+
+func rowsPackedQ8VNNI(p []byte, a act, out []float32) {
+	groups := len(out) / packRows
+	nb := packedChecks(p, a, 1, groups, packRows*q8_0Bytes, out, 0)
+	rowsQ8_0x16VNNI(&p[0], &a.qs[0], &a.m8[0], &a.d[0], nb, groups, &out[0])
+}
+
+func gemm4PackedQ8VNNI(p []byte, a act, groups int, out []float32, ostride int) {
+	nb := packedChecks(p, a, 4, groups, packRows*q8_0Bytes, out, ostride)
+	gemm4Q8_0x16VNNI(&p[0], &a.qs[0], &a.m8[0], &a.d[0], nb, groups, &out[0], ostride)
 }

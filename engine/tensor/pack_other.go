@@ -4,4 +4,4 @@ package tensor
 
 // usePacked has no packed kernels to offer off amd64: Kernels.Pack leaves
 // matrices as they are and the portable kernels read Data.
-func usePacked(bool) (packedRowsFn, packedGemm4Fn) { return nil, nil }
+func usePacked(*[BF16 + 1]packedFns, bool) {}
