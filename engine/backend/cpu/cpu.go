@@ -39,8 +39,8 @@ type Backend struct {
 const batchSize = 256
 
 // domain is the host's one weight domain: a host Matrix wraps the mapped
-// tensor (with, for Q4_0 and Q8_0, a packed copy that every CPU backend's kernels
-// read alike), so every CPU backend can use every other's.
+// tensor (with, for Q4_0 and Q8_0, a packed copy that every CPU backend's
+// kernels read alike), so every CPU backend can use every other's.
 type domain struct{}
 
 // New returns a CPU backend over k (a new pool with one worker per core
