@@ -16,7 +16,8 @@ type act struct {
 	s  []float32 // n/32 block sums d·Σq, for the weights' offsets (Q4_0's −8, K-quant mins)
 	// n/32 integers −8·Σq: the packed Q4_0 kernels start each block's
 	// integer sum from it, so that Σ(w−8)·q comes out exact and needs no
-	// float term of its own (see packQ4_0).
+	// float term of its own (see packQ4_0); the packed Q8_0 ones from
+	// 16·m8 = −128·Σq, taking back the 128 their unsigned codes add.
 	m8 []int32
 
 	// For the VNNI prefill kernels only, over four tokens: the codes plus

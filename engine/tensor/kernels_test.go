@@ -222,15 +222,18 @@ func testMatMulEqualsMatVec(t *testing.T, k *Kernels) {
 			}
 		}
 	}
-	// Packed Q4_0 with odd and single-block rows (the kernels' tail block).
-	for _, cols := range []int{32, 96, 160} {
-		for _, rows := range []int{16, 48, 79} {
-			w, _ := NewMatrix(Q4_0, rows, cols, randomWeights(rng, Q4_0, rows, cols))
-			if w = k.Pack(w); w.Packed() == 0 && k.prows[Q4_0] != nil {
-				t.Fatalf("%d×%d Q4_0 not packed", rows, cols)
-			}
-			for _, n := range []int{3, 6, 9} {
-				checkMatMulEqualsMatVec(t, k, w, randomVec(rng, n*cols), n)
+	// Packed Q4_0 and Q8_0 with odd and single-block rows (the kernels'
+	// tail block).
+	for _, typ := range []Type{Q4_0, Q8_0} {
+		for _, cols := range []int{32, 96, 160} {
+			for _, rows := range []int{16, 48, 79} {
+				w, _ := NewMatrix(typ, rows, cols, randomWeights(rng, typ, rows, cols))
+				if w = k.Pack(w); w.Packed() == 0 && k.prows[typ] != nil {
+					t.Fatalf("%d×%d %s not packed", rows, cols, typ)
+				}
+				for _, n := range []int{3, 6, 9} {
+					checkMatMulEqualsMatVec(t, k, w, randomVec(rng, n*cols), n)
+				}
 			}
 		}
 	}
@@ -275,7 +278,7 @@ func TestThreadCountInvariant(t *testing.T) {
 	k1, k3 := NewKernels(p1), NewKernels(p3)
 	for _, typ := range kernelTypes {
 		w, _ := NewMatrix(typ, 101, 512, randomWeights(rng, typ, 101, 512))
-		w = k1.Pack(w) // Q4_0: 96 rows in groups that 3 threads' ranges cut
+		w = k1.Pack(w) // Q4_0, Q8_0: 96 rows in groups that 3 threads' ranges cut
 		x := randomVec(rng, 512)
 		a, b := make([]float32, 101), make([]float32, 101)
 		k1.MatVec(a, w, x)

@@ -2,16 +2,16 @@ package tensor
 
 import "encoding/binary"
 
-// Packed Q4_0: the rows of a Q4_0 matrix interleaved sixteen at a time, so
-// that one vector lane holds one row and one block's float work (the f16
-// scale's conversion, the int→float conversion, the scaling and the FMA) is
-// a single vector instruction for sixteen rows, where the GGUF layout needs
-// it once per row. llama.cpp repacks Q4_0 at load likewise, eight rows at
-// a time (block_q4_0x8); the layout and the kernels here are this
-// package's own.
+// Packed Q4_0 and Q8_0: the rows of a matrix interleaved sixteen at a
+// time, so that one vector lane holds one row and one block's float work
+// (the f16 scale's conversion, the int→float conversion, the scaling and
+// the FMA) is a single vector instruction for sixteen rows, where the GGUF
+// layout needs it once per row. llama.cpp repacks Q4_0 at load likewise,
+// eight rows at a time (block_q4_0x8); the layouts and the kernels here are
+// this package's own.
 //
-// Group g (rows 16g…16g+15) holds, for each block column b in turn,
-// packBlockBytes = 16·18 bytes:
+// Q4_0: group g (rows 16g…16g+15) holds, for each block column b in turn,
+// 16·18 = 288 bytes:
 //
 //	[0, 32)    the sixteen rows' f16 scales, row r at 2r;
 //	[32, 288)  four vectors V0…V3 of 64 bytes: dword r of Vv is row r's
@@ -24,15 +24,33 @@ import "encoding/binary"
 // whole; a 256-bit one takes rows 0–7 (the low half of each vector and the
 // first 16 scale bytes) or rows 8–15 (the high halves).
 //
+// Q8_0: likewise, 16·34 = 544 bytes a block column: the sixteen scales,
+// then eight vectors V0…V7 whose dword r is row r's code bytes 4v…4v+3,
+// each XORed with 0x80 — the code plus 128, unsigned — because VPDPBUSD
+// multiplies unsigned bytes (the weights, one row per lane) by signed ones
+// (an activation dword broadcast to every lane). Σ(q+128)·x = Σq·x +
+// 128·Σx, so the sum starts from −128·Σx = 16·m8 instead of m8. Only the
+// AVX-512 VNNI kernels read it: without them a Q8_0 matrix is not packed.
+//
 // Arithmetic (every packed kernel, decode and prefill, each lane alike):
 // for row r and token t, block b contributes the exact integer
-// i_b = Σ_j (q_j−8)·x_j, started from the activations' m8 = −8·Σx and
-// completed by the unsigned nibbles times the signed codes, then
+// i_b = Σ_j q_j·x_j (Q4_0's q_j being its nibble less 8), started from
+// the activations' m8 = −8·Σx (Q4_0) or 16·m8 (Q8_0) and completed by the
+// unsigned codes times the signed activations, then
 // acc = fma(f32(d_b)·dx_b, float(i_b), acc) with even blocks on one
 // accumulator and odd blocks on another, and the result is even + odd.
 // Integer sums are exact in any order, so the kernels may split them as
 // they like; the float operations are fixed, which is what makes a token's
 // prefill output bit for bit its decode output.
+//
+// What packing Q8_0 costs and buys, at the Llama-1B shape (113 matrices,
+// 1104 MB, the tied output matrix included) on the 2-vCPU Intel VM, file
+// in the page cache, two threads: Pack over all of them took 0.40–0.49 s,
+// and `isagi bench -p 1 -n 1` ran 0.4 s longer (2.65–2.74 → 3.07–3.17 s;
+// the unpacked run faults the mapped pages in later, in its first tokens);
+// the copy raised bench's maximum RSS from 1.92 to 3.00 GB. For that,
+// 128-token prefill ran 3× faster (85–93 → 253–279 tok/s) and decode
+// ~1.1× (17.2–18.1 → 18.4–20.4 tok/s).
 
 const (
 	packRows       = 16                   // rows per interleaved group
@@ -64,8 +82,29 @@ func packQ4_0(dst, src []byte, nb, g0, g1 int) {
 	}
 }
 
+// packQ8_0 is packQ4_0 for Q8_0: the same walk, eight code dwords a row
+// and block, each flipped to unsigned (XOR 0x80 per byte); ~2.2 GB/s a
+// thread on memory already faulted in.
+func packQ8_0(dst, src []byte, nb, g0, g1 int) {
+	rb := nb * q8_0Bytes
+	le := binary.LittleEndian
+	for g := g0; g < g1; g++ {
+		gs := src[g*packRows*rb:][:packRows*rb]
+		for b := range nb {
+			o := dst[(g*nb+b)*packRows*q8_0Bytes:][:packRows*q8_0Bytes]
+			for r := range packRows {
+				blk := gs[r*rb+b*q8_0Bytes:][:q8_0Bytes]
+				le.PutUint16(o[2*r:], le.Uint16(blk))
+				for v := range 8 {
+					le.PutUint32(o[32+64*v+4*r:], le.Uint32(blk[2+4*v:])^0x80808080)
+				}
+			}
+		}
+	}
+}
+
 // packTask packs a range of groups on the pool with a type's packer
-// (packQ4_0, packQ4K), n being its blocks or super-blocks per row.
+// (packQ4_0, packQ8_0, packQ4K), n being its blocks or super-blocks per row.
 type packTask struct {
 	dst, src []byte
 	n        int
@@ -87,10 +126,10 @@ type packedGemm4Fn func(p []byte, a act, groups int, out []float32, ostride int)
 
 // Pack returns m ready for these kernels' fastest products. A matrix of at
 // least 16 rows of a type these kernels have packed kernels for — Q4_0 on
-// x86-64 with AVX2, Q4_K with AVX-512 VNNI — comes back as a new Matrix with
+// x86-64 with AVX2, Q8_0 and Q4_K with AVX-512 VNNI — comes back as a new Matrix with
 // the same Data — other readers of the GGUF bytes (embedding lookups, GRC,
 // device uploads) see no change — and, besides it, a copy of its first
-// Rows&^15 rows in the type's packed layout (packQ4_0, packQ4K), which
+// Rows&^15 rows in the type's packed layout (packQ4_0, packQ8_0, packQ4K), which
 // MatVec and MatMul then read instead; the remaining rows still run from
 // Data. Any other matrix comes back as it is.
 //
@@ -109,6 +148,8 @@ func (k *Kernels) Pack(m *Matrix) *Matrix {
 	switch m.Type {
 	case Q4_0:
 		t.n, t.pack, p.packedGroup = m.Cols/QK, packQ4_0, m.Cols/QK*packBlockBytes
+	case Q8_0:
+		t.n, t.pack, p.packedGroup = m.Cols/QK, packQ8_0, m.Cols/QK*packRows*q8_0Bytes
 	case Q4_K:
 		t.n, t.pack, p.packedGroup = m.Cols/QKK, packQ4K, m.Cols/QKK*packKBlockBytes
 	default:

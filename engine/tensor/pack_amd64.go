@@ -16,19 +16,27 @@ func gemm4Q4_0x16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nb, groups int,
 func rowsQ4_0x16AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nb, groups int, out *float32)
 
 //go:noescape
+func rowsQ8_0x16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nb, groups int, out *float32)
+
+//go:noescape
+func gemm4Q8_0x16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nb, groups int, out *float32, ostride int)
+
+//go:noescape
 func gemm2Q4_0x16AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nb, groups int, out *float32, ostride int)
 
 // usePacked installs the packed kernels the CPU can run: for Q4_0 the
 // AVX-512 VNNI ones where it has them and vnni is true, else the AVX2 ones
 // (both compute the same numbers, pack_amd64.s), and none without AVX2;
-// for Q4_K the VNNI ones (packk_amd64.s) only: without them Q4_K is not
-// packed and keeps its GGUF-layout kernels.
+// for Q8_0 (pack_amd64.s: its packed codes are unsigned for VPDPBUSD) and
+// Q4_K (packk_amd64.s) the VNNI ones only: without them those types are not
+// packed and keep their GGUF-layout kernels.
 func usePacked(rows *[BF16 + 1]packedRowsFn, gemm4 *[BF16 + 1]packedGemm4Fn, vnni bool) {
 	if !hasAVX2 {
 		return
 	}
 	if vnni && hasZMM {
 		rows[Q4_0], gemm4[Q4_0] = rowsPackedVNNI, gemm4PackedVNNI
+		rows[Q8_0], gemm4[Q8_0] = rowsPackedQ8VNNI, gemm4PackedQ8VNNI
 		rows[Q4_K], gemm4[Q4_K] = rowsPackedQ4K, gemm4PackedQ4K
 		return
 	}
@@ -39,8 +47,13 @@ func usePacked(rows *[BF16 + 1]packedRowsFn, gemm4 *[BF16 + 1]packedGemm4Fn, vnn
 // tokens tokens of a whose rows are nb blocks, and returns nb and the
 // groups of rows.
 func packedChecks(p []byte, a act, tokens, groups int, out []float32, ostride int) int {
+	return packedChecksB(p, a, tokens, groups, packBlockBytes, out, ostride)
+}
+
+// packedChecksB is packedChecks for blocks of bb packed bytes a group.
+func packedChecksB(p []byte, a act, tokens, groups, bb int, out []float32, ostride int) int {
 	nb := len(a.d) / tokens
-	_ = p[groups*nb*packBlockBytes-1]
+	_ = p[groups*nb*bb-1]
 	_ = a.qs[tokens*nb*QK-1]
 	_ = a.m8[tokens*nb-1]
 	_ = out[(tokens-1)*ostride+groups*packRows-1]
@@ -71,4 +84,17 @@ func gemm4PackedAVX2(p []byte, a act, groups int, out []float32, ostride int) {
 	for t := 0; t < 4; t += 2 {
 		gemm2Q4_0x16AVX2(&p[0], &a.qs[t*nb*QK], &a.m8[t*nb], &a.d[t*nb], nb, groups, &out[t*ostride], ostride)
 	}
+}
+
+// rowsPackedQ8VNNI and gemm4PackedQ8VNNI are packed Q8_0's kernels
+// (pack_amd64.s); they read m8 as the Q4_0 ones do, shifted to 16·m8.
+func rowsPackedQ8VNNI(p []byte, a act, out []float32) {
+	groups := len(out) / packRows
+	nb := packedChecksB(p, a, 1, groups, packRows*q8_0Bytes, out, 0)
+	rowsQ8_0x16VNNI(&p[0], &a.qs[0], &a.m8[0], &a.d[0], nb, groups, &out[0])
+}
+
+func gemm4PackedQ8VNNI(p []byte, a act, groups int, out []float32, ostride int) {
+	nb := packedChecksB(p, a, 4, groups, packRows*q8_0Bytes, out, ostride)
+	gemm4Q8_0x16VNNI(&p[0], &a.qs[0], &a.m8[0], &a.d[0], nb, groups, &out[0], ostride)
 }

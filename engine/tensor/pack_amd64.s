@@ -1,6 +1,6 @@
 #include "textflag.h"
 
-// Packed Q4_0 kernels (layout and arithmetic: pack.go). Each block of a
+// Packed Q4_0 and Q8_0 kernels (layouts and arithmetic: pack.go). Each block of a
 // group of sixteen rows is 288 bytes: 32 bytes of f16 scales, then four
 // 64-byte vectors V0…V3 whose dword r is row r's code bytes 4v…4v+3. Low
 // nibbles of Vv meet activation dword v, high nibbles dword 4+v.
@@ -214,6 +214,184 @@ zgdone:
 	JMP     zggroup
 
 zgend:
+	VZEROUPPER
+	RET
+
+// ---- Q8_0, AVX-512 VNNI: sixteen rows per ZMM ----
+
+// A packed Q8_0 block of a group is 544 bytes: 32 bytes of f16 scales,
+// then eight 64-byte vectors V0…V7 whose dword r is row r's code bytes
+// 4v…4v+3 plus 128 (unsigned), which meet activation dword v. Each block's
+// integer sum starts from 16·m8 = −128·Σx, taking back what the +128 adds
+// (|Σx| ≤ 32·127, so every partial sum stays far inside int32); the float
+// work is the Q4_0 kernels' (ZTOK), so the decode and the four-token
+// kernel agree bit for bit.
+
+// Q8LOAD loads the block at woff(SI): Z8…Z15 = V0…V7, Z16 its scales.
+#define Q8LOAD(woff) \
+	VMOVDQU64 woff+32(SI), Z8; \
+	VMOVDQU64 woff+96(SI), Z9; \
+	VMOVDQU64 woff+160(SI), Z10; \
+	VMOVDQU64 woff+224(SI), Z11; \
+	VMOVDQU64 woff+288(SI), Z12; \
+	VMOVDQU64 woff+352(SI), Z13; \
+	VMOVDQU64 woff+416(SI), Z14; \
+	VMOVDQU64 woff+480(SI), Z15; \
+	VCVTPH2PS woff(SI), Z16
+
+// Q8TOK is ZTOK for the loaded Q8_0 block: one token's codes at xoff(xb),
+// its m8 at maddr and scale at daddr, into acc; isum and sc are scratch.
+#define Q8TOK(xb, xoff, maddr, daddr, isum, sc, acc) \
+	VPBROADCASTD  maddr, isum; \
+	VPSLLD        $4, isum, isum; \
+	VPDPBUSD.BCST xoff(xb), Z8, isum; \
+	VPDPBUSD.BCST xoff+4(xb), Z9, isum; \
+	VPDPBUSD.BCST xoff+8(xb), Z10, isum; \
+	VPDPBUSD.BCST xoff+12(xb), Z11, isum; \
+	VPDPBUSD.BCST xoff+16(xb), Z12, isum; \
+	VPDPBUSD.BCST xoff+20(xb), Z13, isum; \
+	VPDPBUSD.BCST xoff+24(xb), Z14, isum; \
+	VPDPBUSD.BCST xoff+28(xb), Z15, isum; \
+	VCVTDQ2PS     isum, isum; \
+	VMULPS.BCST   daddr, Z16, sc; \
+	VFMADD231PS   isum, sc, acc
+
+// func rowsQ8_0x16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nb, groups int, out *float32)
+//
+// rowsQ4_0x16VNNI for packed Q8_0. SI weights, DI codes, R9 m8, R10
+// scales (each at the current block), CX blocks left, R8 groups left, R13
+// out; Z0/Z1 even/odd-block sums, Z8–Z16 the block, Z17–Z20 scratch.
+TEXT ·rowsQ8_0x16VNNI(SB), NOSPLIT, $0-56
+	MOVQ p+0(FP), SI
+	MOVQ out+48(FP), R13
+	MOVQ groups+40(FP), R8
+
+q8rgroup:
+	TESTQ  R8, R8
+	JEQ    q8rend
+	MOVQ   xq+8(FP), DI
+	MOVQ   m8+16(FP), R9
+	MOVQ   xd+24(FP), R10
+	MOVQ   nb+32(FP), CX
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+
+q8rloop2:
+	CMPQ CX, $2
+	JLT  q8rtail
+	Q8LOAD(0)
+	Q8TOK(DI, 0, (R9), (R10), Z17, Z18, Z0)
+	Q8LOAD(544)
+	Q8TOK(DI, 32, 4(R9), 4(R10), Z19, Z20, Z1)
+	ADDQ $1088, SI
+	ADDQ $64, DI
+	ADDQ $8, R9
+	ADDQ $8, R10
+	SUBQ $2, CX
+	JMP  q8rloop2
+
+q8rtail:
+	TESTQ CX, CX
+	JEQ   q8rdone
+	Q8LOAD(0)
+	Q8TOK(DI, 0, (R9), (R10), Z17, Z18, Z0)
+	ADDQ  $544, SI
+
+q8rdone:
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS Z0, (R13)
+	ADDQ    $64, R13
+	DECQ    R8
+	JMP     q8rgroup
+
+q8rend:
+	VZEROUPPER
+	RET
+
+// Q8BLK4 is ZBLK4 for a packed Q8_0 block: the block at woff(SI) for four
+// tokens (codes at xoff from DI, R11, R12, R14; m8 and scales at moff from
+// R9 and R10, DX bytes a token, BX = 3·DX) into a0…a3.
+#define Q8BLK4(woff, xoff, moff, a0, a1, a2, a3) \
+	Q8LOAD(woff); \
+	Q8TOK(DI, xoff, moff(R9), moff(R10), Z17, Z21, a0); \
+	Q8TOK(R11, xoff, moff(R9)(DX*1), moff(R10)(DX*1), Z18, Z22, a1); \
+	Q8TOK(R12, xoff, moff(R9)(DX*2), moff(R10)(DX*2), Z19, Z23, a2); \
+	Q8TOK(R14, xoff, moff(R9)(BX*1), moff(R10)(BX*1), Z20, Z24, a3)
+
+// func gemm4Q8_0x16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nb, groups int, out *float32, ostride int)
+//
+// gemm4Q4_0x16VNNI for packed Q8_0, with its register plan: SI weights;
+// DI, R11, R12, R14 the four tokens' codes; R9 m8 and R10 scales of
+// token 0 (DX bytes per token, BX three tokens); CX blocks left, R8 groups
+// left, R13 out. Token t sums even blocks in Z(2t), odd ones in Z(2t+1);
+// Z8–Z16 the block, Z17–Z24 scratch.
+TEXT ·gemm4Q8_0x16VNNI(SB), NOSPLIT, $0-64
+	MOVQ p+0(FP), SI
+	MOVQ nb+32(FP), DX
+	SHLQ $2, DX
+	LEAQ (DX)(DX*2), BX
+	MOVQ out+48(FP), R13
+	MOVQ groups+40(FP), R8
+
+q8ggroup:
+	TESTQ  R8, R8
+	JEQ    q8gend
+	MOVQ   xq+8(FP), DI
+	MOVQ   nb+32(FP), AX
+	SHLQ   $5, AX              // codes per token
+	LEAQ   (DI)(AX*1), R11
+	LEAQ   (R11)(AX*1), R12
+	LEAQ   (R12)(AX*1), R14
+	MOVQ   m8+16(FP), R9
+	MOVQ   xd+24(FP), R10
+	MOVQ   nb+32(FP), CX
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+
+q8gloop2:
+	CMPQ CX, $2
+	JLT  q8gtail
+	Q8BLK4(0, 0, 0, Z0, Z2, Z4, Z6)
+	Q8BLK4(544, 32, 4, Z1, Z3, Z5, Z7)
+	ADDQ $1088, SI
+	ADDQ $64, DI
+	ADDQ $64, R11
+	ADDQ $64, R12
+	ADDQ $64, R14
+	ADDQ $8, R9
+	ADDQ $8, R10
+	SUBQ $2, CX
+	JMP  q8gloop2
+
+q8gtail:
+	TESTQ CX, CX
+	JEQ   q8gdone
+	Q8BLK4(0, 0, 0, Z0, Z2, Z4, Z6)
+	ADDQ  $544, SI
+
+q8gdone:
+	VADDPS  Z1, Z0, Z0
+	VADDPS  Z3, Z2, Z2
+	VADDPS  Z5, Z4, Z4
+	VADDPS  Z7, Z6, Z6
+	MOVQ    ostride+56(FP), AX
+	SHLQ    $2, AX
+	VMOVUPS Z0, (R13)
+	VMOVUPS Z2, (R13)(AX*1)
+	VMOVUPS Z4, (R13)(AX*2)
+	LEAQ    (AX)(AX*2), AX
+	VMOVUPS Z6, (R13)(AX*1)
+	ADDQ    $64, R13
+	DECQ    R8
+	JMP     q8ggroup
+
+q8gend:
 	VZEROUPPER
 	RET
 

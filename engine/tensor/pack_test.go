@@ -8,91 +8,119 @@ import (
 	"time"
 )
 
-// packedRef is the packed kernels' arithmetic (pack.go) in Go, one row at a
-// time from the GGUF bytes: exact integer block sums, a float32 scale
-// product, one FMA per block on the even or odd chain, even + odd. The FMA
-// is float64's rounded to float32: the product is exact in float64, and a
-// double rounding of the sum could only differ on a tie, which the fixed
-// seeds below do not hit.
-func packedRef(row []byte, a act) float32 {
+// packedRef is the packed kernels' arithmetic (pack.go) in Go, one row of
+// type typ (Q4_0 or Q8_0) at a time from the GGUF bytes: exact integer
+// block sums, a float32 scale product, one FMA per block on the even or
+// odd chain, even + odd. The FMA is float64's rounded to float32: the
+// product is exact in float64, and a double rounding of the sum could only
+// differ on a tie, which the fixed seeds below do not hit.
+func packedRef(typ Type, row []byte, a act) float32 {
 	var acc [2]float32
 	for b := range len(a.d) {
-		blk := row[b*q4_0Bytes:][:q4_0Bytes]
 		xq := a.qs[b*QK:][:QK]
-		i := a.m8[b]
-		for j, q := range blk[2:] {
-			i += int32(q&15)*int32(xq[j]) + int32(q>>4)*int32(xq[j+16])
+		var i int32
+		var s float32
+		switch typ {
+		case Q4_0:
+			blk := row[b*q4_0Bytes:][:q4_0Bytes]
+			i = a.m8[b]
+			for j, q := range blk[2:] {
+				i += int32(q&15)*int32(xq[j]) + int32(q>>4)*int32(xq[j+16])
+			}
+			s = f16At(blk, 0) * a.d[b]
+		case Q8_0:
+			blk := row[b*q8_0Bytes:][:q8_0Bytes]
+			for j, q := range blk[2:] {
+				i += int32(int8(q)) * int32(xq[j])
+			}
+			s = f16At(blk, 0) * a.d[b]
 		}
-		s := f16At(blk, 0) * a.d[b]
 		acc[b%2] = float32(math.FMA(float64(s), float64(float32(i)), float64(acc[b%2])))
 	}
 	return acc[0] + acc[1]
 }
 
-// TestPackedQ4_0: both packed paths (AVX-512 VNNI where the CPU has it,
-// AVX2) give the arithmetic of packedRef bit for bit, for packed rows and
-// the unpacked tail alike close to the float64 reference, and packing
-// leaves Data alone.
-func TestPackedQ4_0(t *testing.T) {
+// TestPacked: every packed path of each packed type (Q4_0: AVX-512 VNNI
+// where the CPU has it, AVX2; Q8_0: AVX-512 VNNI) gives the arithmetic of
+// packedRef bit for bit, for packed rows and the unpacked tail alike
+// close to the float64 reference, four tokens at once exactly what each
+// gives alone, and packing leaves Data alone. Kernels without packed
+// kernels for a type leave its matrices unpacked.
+func TestPacked(t *testing.T) {
 	pool := NewPool(2)
 	defer pool.Close()
 	paths := []*Kernels{newKernelsVNNI(pool, true, true), newKernelsVNNI(pool, true, false)}
-	if paths[0].prows[Q4_0] == nil {
-		t.Skip("no packed kernels on this CPU")
-	}
 	rng := rand.New(rand.NewPCG(41, 42))
-	for _, cols := range []int{32, 96, 512, 2048} {
-		for _, rows := range []int{16, 35, 128} {
-			data := randomWeights(rng, Q4_0, rows, cols)
-			orig := append([]byte(nil), data...)
-			w, _ := NewMatrix(Q4_0, rows, cols, data)
-			x := randomVec(rng, cols)
-			var buf actBuf
-			buf.ensure(1, cols)
-			a := buf.row(0, cols)
-			quantizeAct(a, x)
-			xseen := actValues(x)
-			var first []float32
-			for _, k := range paths {
-				p := k.Pack(w)
-				if p == w || p.Packed() != rows&^15 || k.Pack(p) != p {
-					t.Fatalf("%d×%d: Pack gave %d packed rows (same matrix %v)", rows, cols, p.Packed(), p == w)
-				}
-				y := make([]float32, rows)
-				k.MatVec(y, p, x)
-				for r := range rows {
-					if r < p.Packed() {
-						if want := packedRef(w.Row(r), a); y[r] != want {
-							t.Fatalf("%d×%d row %d: packed %g, reference arithmetic %g", rows, cols, r, y[r], want)
+	for _, typ := range []Type{Q4_0, Q8_0} {
+		if paths[0].prows[typ] == nil {
+			t.Logf("%s: no packed kernels on this CPU", typ)
+			continue
+		}
+		for _, cols := range []int{32, 96, 512, 2048} {
+			for _, rows := range []int{16, 35, 128} {
+				data := randomWeights(rng, typ, rows, cols)
+				orig := append([]byte(nil), data...)
+				w, _ := NewMatrix(typ, rows, cols, data)
+				x := randomVec(rng, 5*cols)
+				var buf actBuf
+				buf.ensure(1, cols)
+				a := buf.row(0, cols)
+				quantizeAct(a, x[:cols])
+				xseen := actValues(x[:cols])
+				var first []float32
+				for _, k := range paths {
+					p := k.Pack(w)
+					if k.prows[typ] == nil {
+						if p != w {
+							t.Fatalf("%s: packed by kernels without packed %s kernels", k.PrefillPath(), typ)
+						}
+						continue
+					}
+					if p == w || p.Packed() != rows&^15 || k.Pack(p) != p {
+						t.Fatalf("%s %d×%d: Pack gave %d packed rows (same matrix %v)", typ, rows, cols, p.Packed(), p == w)
+					}
+					y := make([]float32, rows)
+					k.MatVec(y, p, x[:cols])
+					for r := range rows {
+						if r < p.Packed() {
+							if want := packedRef(typ, w.Row(r), a); y[r] != want {
+								t.Fatalf("%s %d×%d row %d: packed %g, reference arithmetic %g", typ, rows, cols, r, y[r], want)
+							}
+						}
+						want, mag := refDot(t, typ, w.Row(r), xseen)
+						if d := math.Abs(float64(y[r]) - want); d > 1e-5*mag+1e-30 {
+							t.Errorf("%s %d×%d row %d: got %g, want %g", typ, rows, cols, r, y[r], want)
 						}
 					}
-					want, mag := refDot(t, Q4_0, w.Row(r), xseen)
-					if d := math.Abs(float64(y[r]) - want); d > 1e-5*mag+1e-30 {
-						t.Errorf("%d×%d row %d: got %g, want %g", rows, cols, r, y[r], want)
-					}
-				}
-				if first == nil {
-					first = y
-				} else {
-					for r := range y {
-						if y[r] != first[r] {
-							t.Fatalf("%d×%d row %d: AVX2 %g, VNNI %g", rows, cols, r, y[r], first[r])
+					if first == nil {
+						first = y
+					} else {
+						for r := range y {
+							if y[r] != first[r] {
+								t.Fatalf("%s %d×%d row %d: AVX2 %g, VNNI %g", typ, rows, cols, r, y[r], first[r])
+							}
 						}
 					}
+					// Four tokens and a padded three (n = 4, 5: the
+					// packed prefill kernel, then decode's for the fifth;
+					// n = 3: one group, padded).
+					for _, n := range []int{3, 4, 5} {
+						checkMatMulEqualsMatVec(t, k, p, x[:n*cols], n)
+					}
 				}
-			}
-			for i := range data {
-				if data[i] != orig[i] {
-					t.Fatalf("%d×%d: packing changed Data at byte %d", rows, cols, i)
+				for i := range data {
+					if data[i] != orig[i] {
+						t.Fatalf("%s %d×%d: packing changed Data at byte %d", typ, rows, cols, i)
+					}
 				}
 			}
 		}
 	}
 }
 
-// TestPackLeavesOthers: only Q4_0 and (with AVX-512 VNNI) Q4_K matrices of
-// at least one group are packed, and never by kernels without packed
-// kernels.
+// TestPackLeavesOthers: only Q4_0, Q8_0 and Q4_K matrices of at least one
+// group are packed, and never by kernels without packed kernels (Q8_0 and
+// Q4_K have none without AVX-512 VNNI).
 func TestPackLeavesOthers(t *testing.T) {
 	rng := rand.New(rand.NewPCG(43, 44))
 	k, kg := NewKernels(NewPool(1)), newKernels(nil, false)
@@ -101,66 +129,81 @@ func TestPackLeavesOthers(t *testing.T) {
 	for _, c := range []struct {
 		typ  Type
 		rows int
-	}{{Q8_0, 64}, {Q6_K, 64}, {Q4_K, 15}, {Q4_0, 15}} {
+	}{{Q6_K, 64}, {Q5_0, 64}, {F16, 64}, {Q4_0, 15}, {Q8_0, 15}, {Q4_K, 15}} {
 		w, _ := NewMatrix(c.typ, c.rows, 256, randomWeights(rng, c.typ, c.rows, 256))
 		if k.Pack(w) != w {
 			t.Errorf("%s with %d rows was packed", c.typ, c.rows)
 		}
 	}
-	for _, typ := range []Type{Q4_0, Q4_K} {
+	kv := newKernelsVNNI(k.pool, true, false)
+	for _, typ := range []Type{Q4_0, Q8_0, Q4_K} {
 		w, _ := NewMatrix(typ, 64, 256, randomWeights(rng, typ, 64, 256))
 		if kg.Pack(w) != w {
 			t.Errorf("the portable kernels packed a %s matrix", typ)
 		}
-		if kv := newKernelsVNNI(k.pool, true, false); typ == Q4_K && kv.Pack(w) != w {
-			t.Error("kernels without the VNNI ones packed a Q4_K matrix")
+		if typ != Q4_0 && kv.Pack(w) != w {
+			t.Errorf("kernels without the VNNI ones packed a %s matrix", typ)
 		}
 	}
 }
 
-// BenchmarkPackedQ4_0 times Q4_0 decode (n=1) and prefill products on one
-// thread, packed against as read from the file, alternating the two in
-// each iteration so that a noisy machine slows both alike: "x-unpacked" is
-// the median ratio of packed to unpacked time, "ms" the packed time.
-func BenchmarkPackedQ4_0(b *testing.B) {
+// BenchmarkPacked times Q4_0 and Q8_0 decode (n=1) and prefill products
+// on one thread, packed against as read from the file, alternating the two
+// in each iteration so that a noisy machine slows both alike:
+// "x-unpacked" is the median ratio of packed to unpacked time, "ms" the
+// packed time.
+func BenchmarkPacked(b *testing.B) {
 	k := NewKernels(NewPool(1))
 	defer k.pool.Close()
-	for _, shape := range []struct{ rows, cols int }{{1536, 576}, {576, 1536}, {2048, 2048}, {8192, 2048}, {2048, 8192}} {
-		rng := rand.New(rand.NewPCG(uint64(shape.rows), uint64(shape.cols)))
-		w, _ := NewMatrix(Q4_0, shape.rows, shape.cols, randomWeights(rng, Q4_0, shape.rows, shape.cols))
-		p := k.Pack(w)
-		for _, n := range []int{1, 4, 128} {
-			x := randomVec(rng, n*shape.cols)
-			y := make([]float32, n*shape.rows)
-			b.Run(fmt.Sprintf("%dx%d/n%d", shape.rows, shape.cols, n), func(b *testing.B) {
-				var ratios, tp []float64
-				for b.Loop() {
-					s0 := time.Now()
-					k.MatMul(y, p, x, n)
-					s1 := time.Now()
-					k.MatMul(y, w, x, n)
-					s2 := time.Now()
-					a, c := s1.Sub(s0).Seconds(), s2.Sub(s1).Seconds()
-					ratios = append(ratios, a/c)
-					tp = append(tp, a*1e3)
-				}
-				b.ReportMetric(median(ratios), "x-unpacked")
-				b.ReportMetric(median(tp), "ms")
-			})
+	for _, typ := range []Type{Q4_0, Q8_0} {
+		for _, shape := range []struct{ rows, cols int }{{1536, 576}, {576, 1536}, {2048, 2048}, {8192, 2048}, {2048, 8192}} {
+			rng := rand.New(rand.NewPCG(uint64(shape.rows), uint64(shape.cols)))
+			w, _ := NewMatrix(typ, shape.rows, shape.cols, randomWeights(rng, typ, shape.rows, shape.cols))
+			p := k.Pack(w)
+			if p == w {
+				b.Skipf("%s: no packed kernels on this CPU", typ)
+			}
+			for _, n := range []int{1, 4, 128} {
+				x := randomVec(rng, n*shape.cols)
+				y := make([]float32, n*shape.rows)
+				b.Run(fmt.Sprintf("%s/%dx%d/n%d", typ, shape.rows, shape.cols, n), func(b *testing.B) {
+					var ratios, tp []float64
+					for b.Loop() {
+						s0 := time.Now()
+						k.MatMul(y, p, x, n)
+						s1 := time.Now()
+						k.MatMul(y, w, x, n)
+						s2 := time.Now()
+						a, c := s1.Sub(s0).Seconds(), s2.Sub(s1).Seconds()
+						ratios = append(ratios, a/c)
+						tp = append(tp, a*1e3)
+					}
+					b.ReportMetric(median(ratios), "x-unpacked")
+					b.ReportMetric(median(tp), "ms")
+				})
+			}
 		}
 	}
 }
 
-// BenchmarkPack times packing a Llama-1B-shaped FFN matrix (8192×2048
-// Q4_0, 9 MiB) on one thread; "MB/s" counts the matrix's bytes.
+// BenchmarkPack times packing a Llama-1B-shaped FFN matrix (8192×2048,
+// 9 MiB of Q4_0, 17 MiB of Q8_0) on one thread; "MB/s" counts the
+// matrix's bytes.
 func BenchmarkPack(b *testing.B) {
 	k := NewKernels(NewPool(1))
 	defer k.pool.Close()
-	rng := rand.New(rand.NewPCG(45, 46))
-	w, _ := NewMatrix(Q4_0, 8192, 2048, randomWeights(rng, Q4_0, 8192, 2048))
-	b.SetBytes(int64(len(w.Data)))
-	for b.Loop() {
-		k.Pack(w)
+	for _, typ := range []Type{Q4_0, Q8_0} {
+		rng := rand.New(rand.NewPCG(45, 46))
+		w, _ := NewMatrix(typ, 8192, 2048, randomWeights(rng, typ, 8192, 2048))
+		if k.Pack(w) == w {
+			b.Skipf("%s: no packed kernels on this CPU", typ)
+		}
+		b.Run(typ.String(), func(b *testing.B) {
+			b.SetBytes(int64(len(w.Data)))
+			for b.Loop() {
+				k.Pack(w)
+			}
+		})
 	}
 }
 
@@ -170,16 +213,18 @@ func TestPackedNaN(t *testing.T) {
 	k := NewKernels(NewPool(1))
 	defer k.pool.Close()
 	rng := rand.New(rand.NewPCG(47, 48))
-	w, _ := NewMatrix(Q4_0, 32, 96, randomWeights(rng, Q4_0, 32, 96))
-	p := k.Pack(w)
-	x := randomVec(rng, 4*96)
-	x[40], x[96+40] = float32(math.NaN()), float32(math.NaN())
-	y := make([]float32, 4*32)
-	k.MatMul(y, p, x, 4)
-	k.MatVec(y[2*32:3*32], p, x[:96])
-	for i, v := range y {
-		if t0 := i / 32; (t0 < 3) != math.IsNaN(float64(v)) {
-			t.Fatalf("token %d row %d: %g", t0, i%32, v)
+	for _, typ := range []Type{Q4_0, Q8_0} {
+		w, _ := NewMatrix(typ, 32, 96, randomWeights(rng, typ, 32, 96))
+		p := k.Pack(w)
+		x := randomVec(rng, 4*96)
+		x[40], x[96+40] = float32(math.NaN()), float32(math.NaN())
+		y := make([]float32, 4*32)
+		k.MatMul(y, p, x, 4)
+		k.MatVec(y[2*32:3*32], p, x[:96])
+		for i, v := range y {
+			if t0 := i / 32; (t0 < 3) != math.IsNaN(float64(v)) {
+				t.Fatalf("%s (%d rows packed) token %d row %d: %g", typ, p.Packed(), t0, i%32, v)
+			}
 		}
 	}
 }

@@ -166,21 +166,29 @@ func TestShare(t *testing.T) {
 	var _ backend.Backend = sb
 }
 
-// TestQ4_0Packed: a Q4_0 weight bound here runs on its packed copy where
-// the CPU has packed kernels, a batch's rows equal one row's products bit
-// for bit, and embedding lookups still read the GGUF bytes.
-func TestQ4_0Packed(t *testing.T) {
+// TestPacked: a Q4_0 or Q8_0 weight bound here runs on its packed copy
+// where the CPU has packed kernels for its type, a batch's rows equal one
+// row's products bit for bit, and embedding lookups still read the GGUF
+// bytes.
+func TestPacked(t *testing.T) {
+	for _, typ := range []tensor.Type{tensor.Q4_0, tensor.Q8_0} {
+		t.Run(typ.String(), func(t *testing.T) { testPacked(t, typ) })
+	}
+}
+
+func testPacked(t *testing.T, typ tensor.Type) {
 	const rows, cols = 72, 256 // four groups of sixteen and an unpacked tail of eight
 	rng := rand.New(rand.NewPCG(9, 10))
 	v := make([]float32, rows*cols)
 	for i := range v {
 		v[i] = float32(rng.NormFloat64())
 	}
-	data := make([]byte, rows*cols/32*18)
-	if err := tensor.Quantize(tensor.Q4_0, data, v); err != nil {
+	rb, _ := typ.RowBytes(cols)
+	data := make([]byte, rows*int(rb))
+	if err := tensor.Quantize(typ, data, v); err != nil {
 		t.Fatal(err)
 	}
-	m, err := tensor.NewMatrix(tensor.Q4_0, rows, cols, data)
+	m, err := tensor.NewMatrix(typ, rows, cols, data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +228,7 @@ func TestQ4_0Packed(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := make([]float32, cols)
-	if err := tensor.Dequantize(tensor.Q4_0, want, m.Row(70)); err != nil {
+	if err := tensor.Dequantize(typ, want, m.Row(70)); err != nil {
 		t.Fatal(err)
 	}
 	for i, w := range want {
