@@ -237,15 +237,17 @@ func testMatMulEqualsMatVec(t *testing.T, k *Kernels) {
 			}
 		}
 	}
-	// Packed Q4_K (AVX-512 VNNI only), with unpacked tail rows.
-	for _, cols := range []int{256, 768} {
-		for _, rows := range []int{16, 79, 130} {
-			w, _ := NewMatrix(Q4_K, rows, cols, randomWeights(rng, Q4_K, rows, cols))
-			if w = k.Pack(w); w.Packed() == 0 && k.prows[Q4_K] != nil {
-				t.Fatalf("%d×%d Q4_K not packed", rows, cols)
-			}
-			for _, n := range []int{3, 6, 9, 70} {
-				checkMatMulEqualsMatVec(t, k, w, randomVec(rng, n*cols), n)
+	// Packed Q4_1 and Q4_K (AVX-512 VNNI only), with unpacked tail rows.
+	for _, typ := range []Type{Q4_1, Q4_K} {
+		for _, cols := range []int{256, 768} {
+			for _, rows := range []int{16, 79, 130} {
+				w, _ := NewMatrix(typ, rows, cols, randomWeights(rng, typ, rows, cols))
+				if w = k.Pack(w); w.Packed() == 0 && k.prows[typ] != nil {
+					t.Fatalf("%d×%d %s not packed", rows, cols, typ)
+				}
+				for _, n := range []int{3, 6, 9, 70} {
+					checkMatMulEqualsMatVec(t, k, w, randomVec(rng, n*cols), n)
+				}
 			}
 		}
 	}

@@ -104,7 +104,8 @@ func packQ8_0(dst, src []byte, nb, g0, g1 int) {
 }
 
 // packTask packs a range of groups on the pool with a type's packer
-// (packQ4_0, packQ8_0, packQ4K), n being its blocks or super-blocks per row.
+// (packQ4_0, packQ8_0, packQ4_1, packQ4K), n being its blocks or
+// super-blocks per row.
 type packTask struct {
 	dst, src []byte
 	n        int
@@ -126,10 +127,11 @@ type packedGemm4Fn func(p []byte, a act, groups int, out []float32, ostride int)
 
 // Pack returns m ready for these kernels' fastest products. A matrix of at
 // least 16 rows of a type these kernels have packed kernels for — Q4_0 on
-// x86-64 with AVX2, Q8_0 and Q4_K with AVX-512 VNNI — comes back as a new Matrix with
+// x86-64 with AVX2, Q8_0, Q4_1 and Q4_K with AVX-512 VNNI — comes back as a new Matrix with
 // the same Data — other readers of the GGUF bytes (embedding lookups, GRC,
 // device uploads) see no change — and, besides it, a copy of its first
-// Rows&^15 rows in the type's packed layout (packQ4_0, packQ8_0, packQ4K), which
+// Rows&^15 rows in the type's packed layout (packQ4_0, packQ8_0, packQ4_1,
+// packQ4K), which
 // MatVec and MatMul then read instead; the remaining rows still run from
 // Data. Any other matrix comes back as it is.
 //
@@ -150,6 +152,8 @@ func (k *Kernels) Pack(m *Matrix) *Matrix {
 		t.n, t.pack, p.packedGroup = m.Cols/QK, packQ4_0, m.Cols/QK*packBlockBytes
 	case Q8_0:
 		t.n, t.pack, p.packedGroup = m.Cols/QK, packQ8_0, m.Cols/QK*packRows*q8_0Bytes
+	case Q4_1:
+		t.n, t.pack, p.packedGroup = m.Cols/QK, packQ4_1, m.Cols/QK*packRows*q4_1Bytes
 	case Q4_K:
 		t.n, t.pack, p.packedGroup = m.Cols/QKK, packQ4K, m.Cols/QKK*packKBlockBytes
 	default:

@@ -74,3 +74,41 @@ func packQ4K(dst, src []byte, nsb, g0, g1 int) {
 		}
 	}
 }
+
+// Packed Q4_1: sixteen rows interleaved as packed Q4_0's, each 32-block
+// column of a group 16·20 = 320 bytes, the size of the GGUF rows:
+//
+//	[0, 32)     the sixteen rows' f16 scales d, row r at 2r;
+//	[32, 64)    their f16 offsets m;
+//	[64, 320)   four vectors V0…V3 of 64 bytes in packed Q4_0's code
+//	            layout (Q4_1's nibbles sit as Q4_0's do).
+//
+// Arithmetic: for row r and token t, block b gives the exact integer
+// i = Σ q·x (nibbles 0…15 times the activation codes), then
+//
+//	acc = fma(f32(d)·dx_b, float(i), acc)
+//	acc = fma(f32(m), s_b, acc)
+//
+// with s_b the token's block sum dx·Σx (act.s), one chain per (row,
+// token) as packed Q4_K's; the result is acc.
+
+// packQ4_1 interleaves groups g0…g1−1 of src (Q4_1 rows of nb blocks) into
+// dst, which holds the whole packed matrix.
+func packQ4_1(dst, src []byte, nb, g0, g1 int) {
+	rb := nb * q4_1Bytes
+	le := binary.LittleEndian
+	for g := g0; g < g1; g++ {
+		gs := src[g*packRows*rb:][:packRows*rb]
+		for b := range nb {
+			o := dst[(g*nb+b)*packRows*q4_1Bytes:][:packRows*q4_1Bytes]
+			for r := range packRows {
+				blk := gs[r*rb+b*q4_1Bytes:][:q4_1Bytes]
+				le.PutUint16(o[2*r:], le.Uint16(blk))
+				le.PutUint16(o[32+2*r:], le.Uint16(blk[2:]))
+				for v := range 4 {
+					le.PutUint32(o[64+64*v+4*r:], le.Uint32(blk[4+4*v:]))
+				}
+			}
+		}
+	}
+}

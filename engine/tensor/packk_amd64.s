@@ -182,3 +182,128 @@ kgloop:
 kgend:
 	VZEROUPPER
 	RET
+
+// ---- Packed Q4_1 (packk.go) ----
+//
+// Per block: Z16 = the rows' d, Z17 = their m (f16 widened), the codes
+// unpacked into Z8…Z15 as for Q4_K; then per token KTOK, whose second FMA
+// adds m·s.
+
+// K1BLK prepares the block at woff(SI).
+#define K1BLK(woff) \
+	VCVTPH2PS woff(SI), Z16; \
+	VCVTPH2PS woff+32(SI), Z17; \
+	VPANDD    woff+64(SI), Z31, Z8; \
+	VPSRLW    $4, woff+64(SI), Z9; \
+	VPANDD    Z31, Z9, Z9; \
+	VPANDD    woff+128(SI), Z31, Z10; \
+	VPSRLW    $4, woff+128(SI), Z11; \
+	VPANDD    Z31, Z11, Z11; \
+	VPANDD    woff+192(SI), Z31, Z12; \
+	VPSRLW    $4, woff+192(SI), Z13; \
+	VPANDD    Z31, Z13, Z13; \
+	VPANDD    woff+256(SI), Z31, Z14; \
+	VPSRLW    $4, woff+256(SI), Z15; \
+	VPANDD    Z31, Z15, Z15
+
+// func rowsQ4_1x16VNNI(p *byte, xq *int8, xd, xs *float32, nb, groups int, out *float32)
+//
+// out[r] = row r · x for groups·16 packed rows of nb blocks. SI weights,
+// DI codes, R9 block scales, R10 block sums, CX blocks left, R8 groups
+// left, R13 out, Z0 the sums.
+TEXT ·rowsQ4_1x16VNNI(SB), NOSPLIT, $0-56
+	MOVQ p+0(FP), SI
+	MOVQ out+48(FP), R13
+	MOVQ groups+40(FP), R8
+	KMASK0F_Z31
+
+k1rgroup:
+	TESTQ  R8, R8
+	JEQ    k1rend
+	MOVQ   xq+8(FP), DI
+	MOVQ   xd+16(FP), R9
+	MOVQ   xs+24(FP), R10
+	MOVQ   nb+32(FP), CX
+	VPXORD Z0, Z0, Z0
+
+k1rloop:
+	K1BLK(0)
+	KTOK(DI, 0, (R9), (R10), Z18, Z19, Z0)
+	ADDQ $320, SI
+	ADDQ $32, DI
+	ADDQ $4, R9
+	ADDQ $4, R10
+	DECQ CX
+	JNZ  k1rloop
+
+	VMOVUPS Z0, (R13)
+	ADDQ    $64, R13
+	DECQ    R8
+	JMP     k1rgroup
+
+k1rend:
+	VZEROUPPER
+	RET
+
+// func gemm4Q4_1x16VNNI(p *byte, xq *int8, xd, xs *float32, nb, groups int, out *float32, ostride int)
+//
+// out[t·ostride + r] = row r · token t for groups·16 packed rows and four
+// tokens whose codes are xq + t·32·nb, block scales xd + t·nb and block
+// sums xs + t·nb. Registers as rowsQ4_1x16VNNI, plus R11, R12, R14 the
+// codes of tokens 1…3 and DX (BX) the bytes of one (three) tokens' scales.
+TEXT ·gemm4Q4_1x16VNNI(SB), NOSPLIT, $0-64
+	KMASK0F_Z31
+	MOVQ p+0(FP), SI
+	MOVQ nb+32(FP), DX
+	SHLQ $2, DX
+	LEAQ (DX)(DX*2), BX
+	MOVQ out+48(FP), R13
+	MOVQ groups+40(FP), R8
+
+k1ggroup:
+	TESTQ  R8, R8
+	JEQ    k1gend
+	MOVQ   xq+8(FP), DI
+	MOVQ   nb+32(FP), CX
+	SHLQ   $5, CX              // codes per token
+	LEAQ   (DI)(CX*1), R11
+	LEAQ   (R11)(CX*1), R12
+	LEAQ   (R12)(CX*1), R14
+	MOVQ   xd+16(FP), R9
+	MOVQ   xs+24(FP), R10
+	MOVQ   nb+32(FP), CX
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+
+k1gloop:
+	K1BLK(0)
+	KTOK(DI, 0, (R9), (R10), Z18, Z19, Z0)
+	KTOK(R11, 0, (R9)(DX*1), (R10)(DX*1), Z20, Z21, Z1)
+	KTOK(R12, 0, (R9)(DX*2), (R10)(DX*2), Z22, Z23, Z2)
+	KTOK(R14, 0, (R9)(BX*1), (R10)(BX*1), Z24, Z25, Z3)
+	ADDQ $320, SI
+	ADDQ $32, DI
+	ADDQ $32, R11
+	ADDQ $32, R12
+	ADDQ $32, R14
+	ADDQ $4, R9
+	ADDQ $4, R10
+	DECQ CX
+	JNZ  k1gloop
+
+	MOVQ    ostride+56(FP), AX
+	SHLQ    $2, AX
+	VMOVUPS Z0, (R13)
+	VMOVUPS Z1, (R13)(AX*1)
+	VMOVUPS Z2, (R13)(AX*2)
+	LEAQ    (AX)(AX*2), AX
+	VMOVUPS Z3, (R13)(AX*1)
+	ADDQ    $64, R13
+	DECQ    R8
+	JMP     k1ggroup
+
+k1gend:
+	VZEROUPPER
+	RET

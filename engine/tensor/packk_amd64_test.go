@@ -155,3 +155,75 @@ func BenchmarkPackedQ4K(b *testing.B) {
 		}
 	})
 }
+
+// packedQ4_1Ref is packed Q4_1's arithmetic (packk.go) in Go, one row at a
+// time from the GGUF bytes (the FMA as in packedQ4KRef).
+func packedQ4_1Ref(row []byte, a act) float32 {
+	fma := func(x, y, z float32) float32 { return float32(math.FMA(float64(x), float64(y), float64(z))) }
+	var acc float32
+	for b := range len(a.d) {
+		blk := row[b*q4_1Bytes:][:q4_1Bytes]
+		xq := a.qs[b*QK:][:QK]
+		var i int32
+		for j, q := range blk[4:] {
+			i += int32(q&15)*int32(xq[j]) + int32(q>>4)*int32(xq[j+16])
+		}
+		acc = fma(f16At(blk, 0)*a.d[b], float32(i), acc)
+		acc = fma(f16At(blk, 2), a.s[b], acc)
+	}
+	return acc
+}
+
+// TestPackedQ4_1 is TestPackedQ4K for Q4_1.
+func TestPackedQ4_1(t *testing.T) {
+	if !hasZMM {
+		t.Skip("no AVX-512 VNNI")
+	}
+	rng := rand.New(rand.NewPCG(47, 48))
+	for _, cols := range []int{32, 96, 576, 2048} {
+		for _, groups := range []int{1, 2, 5} {
+			t.Run(fmt.Sprintf("%dx%d", groups*16, cols), func(t *testing.T) {
+				rows := groups * packRows
+				data := randomWeights(rng, Q4_1, rows, cols)
+				nb := cols / QK
+				p := make([]byte, groups*nb*packRows*q4_1Bytes)
+				packQ4_1(p, data, nb, 0, groups)
+				var buf actBuf
+				buf.ensure(4, cols)
+				x := randomVec(rng, 4*cols)
+				for tok := range 4 {
+					quantizeAct(buf.row(tok, cols), x[tok*cols:(tok+1)*cols])
+				}
+				one := make([]float32, 4*rows)
+				rb := nb * q4_1Bytes
+				for tok := range 4 {
+					a := buf.row(tok, cols)
+					rowsPackedQ4_1(p, a, one[tok*rows:(tok+1)*rows])
+					xseen := actValues(x[tok*cols : (tok+1)*cols])
+					for r := range rows {
+						row := data[r*rb : (r+1)*rb]
+						want := packedQ4_1Ref(row, a)
+						if got := one[tok*rows+r]; math.Float32bits(got) != math.Float32bits(want) {
+							t.Fatalf("row %d token %d: kernel %v, reference %v", r, tok, got, want)
+						}
+						exact, mag := refDot(t, Q4_1, row, xseen)
+						if d := math.Abs(float64(one[tok*rows+r]) - exact); d > 1e-5*mag+1e-30 {
+							t.Fatalf("row %d token %d: %v, float64 %v (|diff| %g > 1e-5·%g)", r, tok, one[tok*rows+r], exact, d, mag)
+						}
+					}
+				}
+				const ostride = 97
+				four := make([]float32, 3*ostride+rows)
+				a4 := act{qs: buf.qs[:4*cols], d: buf.d[:4*nb], s: buf.s[:4*nb]}
+				gemm4PackedQ4_1(p, a4, groups, four, ostride)
+				for tok := range 4 {
+					for r := range rows {
+						if got, want := four[tok*ostride+r], one[tok*rows+r]; math.Float32bits(got) != math.Float32bits(want) {
+							t.Fatalf("row %d token %d: four-token %v, one-token %v", r, tok, got, want)
+						}
+					}
+				}
+			})
+		}
+	}
+}
