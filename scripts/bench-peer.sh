@@ -79,6 +79,8 @@ for t in "${need[@]}"; do
 	[ -x "$LLAMA_BIN/$t" ] || { echo "bench-peer: no $t in $LLAMA_BIN (cmake --build BUILD --target $t)" >&2; exit 2; }
 done
 
+# The version is taken with the build: the tree may move on during a long run.
+isagi_version=$(git describe --always --dirty)
 go build -o "$OUT/isagi" ./cmd/isagi
 go build -o "$OUT/synthgguf" ./engine/internal/synth/synthgguf
 
@@ -247,4 +249,4 @@ flags=$(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -E '^(avx2|fma|f16c
 case " $flags " in *" amx_tile "*) flags="$flags(llama.cpp: AMX prefill for Q4_0/Q4_1/Q8_0/Q4_K/Q5_K/Q6_K/IQ4_XS)" ;; esac
 python3 scripts/bench-peer-table.py "$raw" \
 	"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) threads; flags: $flags" \
-	"isagi $(git describe --always --dirty); $(cat "$LLAMA_BIN/../../VERSION" 2>/dev/null || echo "llama.cpp build $(python3 -c 'import json,sys; print(next((d["build"] for d in map(json.loads, open(sys.argv[1])) if "build" in d), "?"))' "$raw")")"
+	"isagi $isagi_version; $(cat "$LLAMA_BIN/../../VERSION" 2>/dev/null || echo "llama.cpp build $(python3 -c 'import json,sys; print(next((d["build"] for d in map(json.loads, open(sys.argv[1])) if "build" in d), "?"))' "$raw")")"
