@@ -8,7 +8,8 @@ import "encoding/binary"
 // the FMA) is a single vector instruction for sixteen rows, where the GGUF
 // layout needs it once per row. llama.cpp repacks Q4_0 at load likewise,
 // eight rows at a time (block_q4_0x8); the layouts and the kernels here are
-// this package's own.
+// this package's own. Packed Q4_1 and Q4_K, whose offsets and mins add a
+// second FMA, are in packk.go.
 //
 // Q4_0: group g (rows 16g…16g+15) holds, for each block column b in turn,
 // 16·18 = 288 bytes:
@@ -48,7 +49,9 @@ import "encoding/binary"
 // in the page cache, two threads: Pack over all of them took 0.40–0.49 s,
 // and `isagi bench -p 1 -n 1` ran 0.4 s longer (2.65–2.74 → 3.07–3.17 s;
 // the unpacked run faults the mapped pages in later, in its first tokens);
-// the copy raised bench's maximum RSS from 1.92 to 3.00 GB. For that,
+// the copy raised bench's maximum RSS from 1.92 to 3.00 GB, before the
+// replaced pages were let go (SetEvict; `isagi run`'s maximum RSS is now
+// 1,133 MB against 1,111 unpacked). For that,
 // 128-token prefill ran 3× faster (85–93 → 253–279 tok/s) and decode
 // ~1.1× (17.2–18.1 → 18.4–20.4 tok/s).
 
@@ -114,9 +117,8 @@ type packTask struct {
 
 func (p *packTask) Run(lo, hi int) { p.pack(p.dst, p.src, p.n, lo, hi) }
 
-// packedRowsFn is a packed decode kernel (Q4_0's, Q4_K's): out[r] = (row
-// r)·a for the len(out) rows (a whole number of groups) whose packed blocks
-// p holds.
+// packedRowsFn is a packed decode kernel: out[r] = (row r)·a for the
+// len(out) rows (a whole number of groups) whose packed blocks p holds.
 type packedRowsFn func(p []byte, a act, out []float32)
 
 // packedGemm4Fn is a packed prefill kernel: for the groups of rows p
@@ -126,14 +128,14 @@ type packedRowsFn func(p []byte, a act, out []float32)
 type packedGemm4Fn func(p []byte, a act, groups int, out []float32, ostride int)
 
 // Pack returns m ready for these kernels' fastest products. A matrix of at
-// least 16 rows of a type these kernels have packed kernels for — Q4_0 on
-// x86-64 with AVX2, Q8_0, Q4_1 and Q4_K with AVX-512 VNNI — comes back as a new Matrix with
-// the same Data — other readers of the GGUF bytes (embedding lookups, GRC,
-// device uploads) see no change — and, besides it, a copy of its first
-// Rows&^15 rows in the type's packed layout (packQ4_0, packQ8_0, packQ4_1,
-// packQ4K), which
-// MatVec and MatMul then read instead; the remaining rows still run from
-// Data. Any other matrix comes back as it is.
+// least 16 rows of a type these kernels have packed kernels for (Q4_0 on
+// x86-64 with AVX2; Q8_0, Q4_1 and Q4_K with AVX-512 VNNI) comes back as a
+// new Matrix with the same Data, which other readers of the GGUF bytes
+// (embedding lookups, GRC, device uploads) still read, and besides it a
+// copy of its first Rows&^15 rows in the type's packed layout (packQ4_0,
+// packQ8_0, packQ4_1, packQ4K), which MatVec and MatMul then read instead;
+// the remaining rows still run from Data. Any other matrix comes back as
+// it is.
 //
 // The copy costs as much memory as the rows it holds (Q4_K's 1.06 times)
 // and is made once, across the pool; the CPU backend packs each weight when

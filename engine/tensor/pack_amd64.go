@@ -27,9 +27,9 @@ func gemm2Q4_0x16AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nb, groups int,
 // usePacked installs the packed kernels the CPU can run: for Q4_0 the
 // AVX-512 VNNI ones where it has them and vnni is true, else the AVX2 ones
 // (both compute the same numbers, pack_amd64.s), and none without AVX2;
-// for Q8_0 (pack_amd64.s: its packed codes are unsigned for VPDPBUSD) and
-// Q4_1 and Q4_K (packk_amd64.s) the VNNI ones only: without them those types are not
-// packed and keep their GGUF-layout kernels.
+// for Q8_0 (pack_amd64.s: its packed codes are unsigned for VPDPBUSD), Q4_1
+// and Q4_K (packk_amd64.s) the VNNI ones only: without them those types
+// are not packed and keep their GGUF-layout kernels.
 func usePacked(rows *[BF16 + 1]packedRowsFn, gemm4 *[BF16 + 1]packedGemm4Fn, vnni bool) {
 	if !hasAVX2 {
 		return
