@@ -33,60 +33,78 @@ func packedQ4KRef(row []byte, a act) float32 {
 	return acc
 }
 
-// TestPackedQ4K checks the packed Q4_K kernels bit for bit: the decode
-// kernel against packedQ4KRef, the four-token kernel against the decode
-// kernel per token, over several widths and group counts, and both close
-// to the float64 dot of the dequantised row (the kernels' only freedom is
-// float rounding).
-func TestPackedQ4K(t *testing.T) {
+// TestPackedQ4_1AndQ4K checks the packed Q4_1 and Q4_K kernels bit for
+// bit: the decode kernel against the type's Go reference, the four-token
+// kernel against the decode kernel per token, over several widths and
+// group counts, and both close to the float64 dot of the dequantised row
+// (the kernels' only freedom is float rounding).
+func TestPackedQ4_1AndQ4K(t *testing.T) {
 	if !hasZMM {
 		t.Skip("no AVX-512 VNNI")
 	}
 	rng := rand.New(rand.NewPCG(43, 44))
-	for _, cols := range []int{256, 768, 2048} {
-		for _, groups := range []int{1, 2, 5} {
-			t.Run(fmt.Sprintf("%dx%d", groups*16, cols), func(t *testing.T) {
-				rows := groups * packRows
-				data := randomWeights(rng, Q4_K, rows, cols)
-				nsb := cols / QKK
-				p := make([]byte, groups*nsb*packKBlockBytes)
-				packQ4K(p, data, nsb, 0, groups)
-				var buf actBuf
-				buf.ensure(4, cols)
-				x := randomVec(rng, 4*cols)
-				for tok := range 4 {
-					quantizeAct(buf.row(tok, cols), x[tok*cols:(tok+1)*cols])
-				}
-				one := make([]float32, 4*rows)
-				rb := nsb * q4KBytes
-				for tok := range 4 {
-					a := buf.row(tok, cols)
-					rowsPackedQ4K(p, a, one[tok*rows:(tok+1)*rows])
-					xseen := actValues(x[tok*cols : (tok+1)*cols])
-					for r := range rows {
-						row := data[r*rb : (r+1)*rb]
-						want := packedQ4KRef(row, a)
-						if got := one[tok*rows+r]; math.Float32bits(got) != math.Float32bits(want) {
-							t.Fatalf("row %d token %d: kernel %v, reference %v", r, tok, got, want)
-						}
-						exact, mag := refDot(t, Q4_K, row, xseen)
-						if d := math.Abs(float64(one[tok*rows+r]) - exact); d > 1e-5*mag+1e-30 {
-							t.Fatalf("row %d token %d: %v, float64 %v (|diff| %g > 1e-5·%g)", r, tok, one[tok*rows+r], exact, d, mag)
+	for _, c := range []struct {
+		typ   Type
+		cols  []int
+		group func(cols int) int // packed bytes of a group of sixteen rows
+		pack  func(dst, src []byte, nb, g0, g1 int)
+		n     func(cols int) int // the packer's blocks per row
+		ref   dotFn
+		rows  packedRowsFn
+		gemm4 packedGemm4Fn
+	}{
+		{Q4_1, []int{32, 96, 576, 2048}, func(c int) int { return c / QK * packRows * q4_1Bytes }, packQ4_1,
+			func(c int) int { return c / QK }, func(w []byte, _ []float32, a act) float32 { return packedQ4_1Ref(w, a) },
+			rowsPackedQ4_1, gemm4PackedQ4_1},
+		{Q4_K, []int{256, 768, 2048}, func(c int) int { return c / QKK * packKBlockBytes }, packQ4K,
+			func(c int) int { return c / QKK }, func(w []byte, _ []float32, a act) float32 { return packedQ4KRef(w, a) },
+			rowsPackedQ4K, gemm4PackedQ4K},
+	} {
+		for _, cols := range c.cols {
+			for _, groups := range []int{1, 2, 5} {
+				t.Run(fmt.Sprintf("%s/%dx%d", c.typ, groups*16, cols), func(t *testing.T) {
+					rows := groups * packRows
+					data := randomWeights(rng, c.typ, rows, cols)
+					p := make([]byte, groups*c.group(cols))
+					c.pack(p, data, c.n(cols), 0, groups)
+					var buf actBuf
+					buf.ensure(4, cols)
+					x := randomVec(rng, 4*cols)
+					for tok := range 4 {
+						quantizeAct(buf.row(tok, cols), x[tok*cols:(tok+1)*cols])
+					}
+					one := make([]float32, 4*rows)
+					rb := len(data) / rows
+					for tok := range 4 {
+						a := buf.row(tok, cols)
+						c.rows(p, a, one[tok*rows:(tok+1)*rows])
+						xseen := actValues(x[tok*cols : (tok+1)*cols])
+						for r := range rows {
+							row := data[r*rb : (r+1)*rb]
+							want := c.ref(row, nil, a)
+							if got := one[tok*rows+r]; math.Float32bits(got) != math.Float32bits(want) {
+								t.Fatalf("row %d token %d: kernel %v, reference %v", r, tok, got, want)
+							}
+							exact, mag := refDot(t, c.typ, row, xseen)
+							if d := math.Abs(float64(one[tok*rows+r]) - exact); d > 1e-5*mag+1e-30 {
+								t.Fatalf("row %d token %d: %v, float64 %v (|diff| %g > 1e-5·%g)", r, tok, one[tok*rows+r], exact, d, mag)
+							}
 						}
 					}
-				}
-				const ostride = 97
-				four := make([]float32, 3*ostride+rows)
-				a4 := act{qs: buf.qs[:4*cols], d: buf.d[:4*cols/QK], s: buf.s[:4*cols/QK]}
-				gemm4PackedQ4K(p, a4, groups, four, ostride)
-				for tok := range 4 {
-					for r := range rows {
-						if got, want := four[tok*ostride+r], one[tok*rows+r]; math.Float32bits(got) != math.Float32bits(want) {
-							t.Fatalf("row %d token %d: four-token %v, one-token %v", r, tok, got, want)
+					const ostride = 97
+					four := make([]float32, 3*ostride+rows)
+					nb := cols / QK
+					a4 := act{qs: buf.qs[:4*cols], d: buf.d[:4*nb], s: buf.s[:4*nb]}
+					c.gemm4(p, a4, groups, four, ostride)
+					for tok := range 4 {
+						for r := range rows {
+							if got, want := four[tok*ostride+r], one[tok*rows+r]; math.Float32bits(got) != math.Float32bits(want) {
+								t.Fatalf("row %d token %d: four-token %v, one-token %v", r, tok, got, want)
+							}
 						}
 					}
-				}
-			})
+				})
+			}
 		}
 	}
 }
@@ -172,58 +190,4 @@ func packedQ4_1Ref(row []byte, a act) float32 {
 		acc = fma(f16At(blk, 2), a.s[b], acc)
 	}
 	return acc
-}
-
-// TestPackedQ4_1 is TestPackedQ4K for Q4_1.
-func TestPackedQ4_1(t *testing.T) {
-	if !hasZMM {
-		t.Skip("no AVX-512 VNNI")
-	}
-	rng := rand.New(rand.NewPCG(47, 48))
-	for _, cols := range []int{32, 96, 576, 2048} {
-		for _, groups := range []int{1, 2, 5} {
-			t.Run(fmt.Sprintf("%dx%d", groups*16, cols), func(t *testing.T) {
-				rows := groups * packRows
-				data := randomWeights(rng, Q4_1, rows, cols)
-				nb := cols / QK
-				p := make([]byte, groups*nb*packRows*q4_1Bytes)
-				packQ4_1(p, data, nb, 0, groups)
-				var buf actBuf
-				buf.ensure(4, cols)
-				x := randomVec(rng, 4*cols)
-				for tok := range 4 {
-					quantizeAct(buf.row(tok, cols), x[tok*cols:(tok+1)*cols])
-				}
-				one := make([]float32, 4*rows)
-				rb := nb * q4_1Bytes
-				for tok := range 4 {
-					a := buf.row(tok, cols)
-					rowsPackedQ4_1(p, a, one[tok*rows:(tok+1)*rows])
-					xseen := actValues(x[tok*cols : (tok+1)*cols])
-					for r := range rows {
-						row := data[r*rb : (r+1)*rb]
-						want := packedQ4_1Ref(row, a)
-						if got := one[tok*rows+r]; math.Float32bits(got) != math.Float32bits(want) {
-							t.Fatalf("row %d token %d: kernel %v, reference %v", r, tok, got, want)
-						}
-						exact, mag := refDot(t, Q4_1, row, xseen)
-						if d := math.Abs(float64(one[tok*rows+r]) - exact); d > 1e-5*mag+1e-30 {
-							t.Fatalf("row %d token %d: %v, float64 %v (|diff| %g > 1e-5·%g)", r, tok, one[tok*rows+r], exact, d, mag)
-						}
-					}
-				}
-				const ostride = 97
-				four := make([]float32, 3*ostride+rows)
-				a4 := act{qs: buf.qs[:4*cols], d: buf.d[:4*nb], s: buf.s[:4*nb]}
-				gemm4PackedQ4_1(p, a4, groups, four, ostride)
-				for tok := range 4 {
-					for r := range rows {
-						if got, want := four[tok*ostride+r], one[tok*rows+r]; math.Float32bits(got) != math.Float32bits(want) {
-							t.Fatalf("row %d token %d: four-token %v, one-token %v", r, tok, got, want)
-						}
-					}
-				}
-			})
-		}
-	}
 }
