@@ -16,9 +16,9 @@ var kvnniCases = struct{ rows, cols []int }{
 
 // TestKVNNIDecodeMatchesAVX2: on a CPU with AVX-512 VNNI, the VNNI decode
 // kernel of each K-quant type gives the AVX2 kernel's results bit for bit.
-// Among the activations are a block of zeros, one so tiny that the
-// quantiser gives codes of −128, and one with a NaN; random weights cover
-// every code and scale bit pattern.
+// Among the activations are a block of zeros, one so tiny that it falls
+// below actTiny and quantises to zeros as well, and one with a NaN; random
+// weights cover every code and scale bit pattern.
 func TestKVNNIDecodeMatchesAVX2(t *testing.T) {
 	if !hasZMM {
 		t.Skip("no AVX-512 VNNI")

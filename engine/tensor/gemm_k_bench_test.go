@@ -14,9 +14,9 @@ var kquantGemm4Types = []Type{Q4_K, Q5_K, Q6_K, Q2_K, Q3_K, IQ4_XS}
 // the four-token K-quant kernels also carry accumulators, pointers and
 // strides across super-blocks, so rows of 2 and 8 super-blocks are checked
 // here. Among the tokens are one of zeros (zero scales and sums) and one
-// of values so tiny that the quantiser's 127/amax overflows and the AVX2
-// quantiser gives codes of −128, the extreme the kernels' integer sums
-// must take. Q2_K and Q3_K also get rows of 128 super-blocks, the most
+// of values so tiny that they fall below actTiny and quantise to zeros
+// too (the quantiser's codes stay within ±127). Q2_K and Q3_K also get rows
+// of 128 super-blocks, the most
 // their kernels' stack frame holds, and of 129, which run token by token.
 func TestKQuantGemm4Wide(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
