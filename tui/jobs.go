@@ -14,7 +14,9 @@ import (
 // the engine at a time: a streaming reply (generation) or one job (a
 // compression build, a calibration, a session load or save, a /set). Every
 // action that needs the engine asks the gate first and is refused with the
-// reason while something else runs; long jobs report progress in the
+// reason while something else runs, except a line entered during the
+// autosave after a turn, which is held until the save ends (the user did
+// not start that save, and it takes a moment); long jobs report progress in the
 // status line and stop with esc. A job's worker never blocks on the UI:
 // progress overwrites a one-slot mailbox and the result goes to a buffered
 // channel, so quitting (which cancels the jobs and waits for the engine to
@@ -27,6 +29,10 @@ type job struct {
 	cancel   context.CancelFunc // nil: it cannot be stopped
 	progress chan string        // the newest progress line (one slot, overwritten)
 	done     chan tea.Msg       // the result, sent once (buffered)
+	// autosave: the save that follows a turn. The user did not ask for
+	// it, so what they enter meanwhile waits for it instead of being
+	// refused (Model.submit).
+	autosave bool
 }
 
 // jobProgressMsg and jobDoneMsg come from the job with the given id.

@@ -181,9 +181,11 @@ func (f *sessionFiles) autosave(then func() tea.Cmd) tea.Cmd {
 		}
 		path, first = f.newSavePath(""), true
 	}
-	return f.gate.startJob("saving "+path, false, func(ctx context.Context, _ func(string)) tea.Msg {
+	cmd := f.gate.startJob("saving "+path, false, func(ctx context.Context, _ func(string)) tea.Msg {
 		return saveDoneMsg{path: path, auto: true, first: first, err: s.Save(ctx, path, session.SaveOptions{}), then: then}
 	})
+	f.gate.job.autosave = true
+	return cmd
 }
 
 func (f *sessionFiles) onSaveDone(msg saveDoneMsg) tea.Cmd {

@@ -110,7 +110,10 @@ type Model struct {
 	status        string
 
 	gate engineGate // the reply or the job that holds the engine (jobs.go)
-	sent string     // the message the streaming reply answers (given back if refused)
+	// afterSave: enter was pressed during an autosave; the input is
+	// submitted when the save ends.
+	afterSave bool
+	sent      string // the message the streaming reply answers (given back if refused)
 
 	frame frameLimiter // bounds full redraws while text pours in
 
@@ -264,7 +267,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case loadDoneMsg:
 		return m, m.onLoadDone(msg)
 	case saveDoneMsg:
-		return m, m.files.onSaveDone(msg)
+		cmd := m.files.onSaveDone(msg)
+		if m.afterSave {
+			// Enter was pressed while this autosave ran: the line in the
+			// input goes now.
+			m.afterSave = false
+			cmd = tea.Batch(cmd, m.submit())
+		}
+		return m, cmd
 	case exportDoneMsg:
 		m.chat.add(msg.note())
 		return m, nil
@@ -359,6 +369,14 @@ func (m *Model) submit() tea.Cmd {
 	text := m.input.value()
 	trimmed := strings.TrimSpace(text)
 	if trimmed == "" {
+		return nil
+	}
+	if j := m.gate.job; j != nil && j.autosave && m.gate.gen == nil {
+		// The save after a turn takes a moment the user did not ask
+		// for: what they entered runs when it ends (the saveDoneMsg
+		// case), not refused with "must wait".
+		m.afterSave = true
+		m.status = "after the autosave: " + trimmed
 		return nil
 	}
 	if strings.HasPrefix(trimmed, "/") && !strings.HasPrefix(trimmed, "//") {
