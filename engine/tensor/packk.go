@@ -61,13 +61,17 @@ func packQ4K(dst, src []byte, nsb, g0, g1 int) {
 				for j := range 8 {
 					o[128+16*j+r] = sc[j]
 					o[256+16*j+r] = m[j]
-					// Sub-block 2c is the low nibbles of bytes
-					// 16+32c…, sub-block 2c+1 their high ones.
-					qs, shift := blk[16+32*(j/2):][:32], uint(4*(j%2))
-					v := o[384+256*j:][:256]
-					for b := range 16 {
-						lo, hi := qs[b]>>shift&15, qs[b+16]>>shift&15
-						v[64*(b/4)+4*r+b%4] = lo | hi<<4
+				}
+				// Sub-blocks 2c and 2c+1 are the low and high nibbles
+				// of bytes 16+32c…; four bytes at a time (bytes b and
+				// b+16 of a sub-block become one packed byte).
+				for c := range 4 {
+					qs := blk[16+32*c:][:32]
+					lo, hi := o[384+256*2*c:][:256], o[384+256*(2*c+1):][:256]
+					for v := range 4 {
+						a, b := le.Uint32(qs[4*v:]), le.Uint32(qs[16+4*v:])
+						le.PutUint32(lo[64*v+4*r:], a&0x0f0f0f0f|(b&0x0f0f0f0f)<<4)
+						le.PutUint32(hi[64*v+4*r:], a>>4&0x0f0f0f0f|b&0xf0f0f0f0)
 					}
 				}
 			}
