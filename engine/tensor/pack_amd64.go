@@ -45,43 +45,54 @@ func usePacked(rows *[BF16 + 1]packedRowsFn, gemm4 *[BF16 + 1]packedGemm4Fn, vnn
 }
 
 // packedChecks bounds-checks what a packed kernel reads and writes for
-// tokens tokens of a whose rows are nb blocks, and returns nb and the
-// groups of rows.
-func packedChecks(p []byte, a act, tokens, groups int, out []float32, ostride int) int {
-	return packedChecksB(p, a, tokens, groups, packBlockBytes, out, ostride)
-}
-
-// packedChecksB is packedChecks for blocks of bb packed bytes a group.
-func packedChecksB(p []byte, a act, tokens, groups, bb int, out []float32, ostride int) int {
+// tokens tokens of a whose rows are nb 32-blocks of bb packed bytes a group
+// (the packed Q4_K super-block counts as eight), besides the per-block
+// side data: the caller checks m8 or s, whichever its kernel reads.
+// It returns nb.
+func packedChecks(p []byte, a act, tokens, groups, bb int, out []float32, ostride int) int {
 	nb := len(a.d) / tokens
 	_ = p[groups*nb*bb-1]
 	_ = a.qs[tokens*nb*QK-1]
-	_ = a.m8[tokens*nb-1]
 	_ = out[(tokens-1)*ostride+groups*packRows-1]
+	return nb
+}
+
+// packedChecksM8 is packedChecks for the kernels that read m8 (Q4_0, Q8_0).
+func packedChecksM8(p []byte, a act, tokens, groups, bb int, out []float32, ostride int) int {
+	nb := packedChecks(p, a, tokens, groups, bb, out, ostride)
+	_ = a.m8[tokens*nb-1]
+	return nb
+}
+
+// packedChecksS is packedChecks for the kernels that read the block sums s
+// (Q4_1, Q4_K).
+func packedChecksS(p []byte, a act, tokens, groups, bb int, out []float32, ostride int) int {
+	nb := packedChecks(p, a, tokens, groups, bb, out, ostride)
+	_ = a.s[tokens*nb-1]
 	return nb
 }
 
 func rowsPackedVNNI(p []byte, a act, out []float32) {
 	groups := len(out) / packRows
-	nb := packedChecks(p, a, 1, groups, out, 0)
+	nb := packedChecksM8(p, a, 1, groups, packBlockBytes, out, 0)
 	rowsQ4_0x16VNNI(&p[0], &a.qs[0], &a.m8[0], &a.d[0], nb, groups, &out[0])
 }
 
 func gemm4PackedVNNI(p []byte, a act, groups int, out []float32, ostride int) {
-	nb := packedChecks(p, a, 4, groups, out, ostride)
+	nb := packedChecksM8(p, a, 4, groups, packBlockBytes, out, ostride)
 	gemm4Q4_0x16VNNI(&p[0], &a.qs[0], &a.m8[0], &a.d[0], nb, groups, &out[0], ostride)
 }
 
 func rowsPackedAVX2(p []byte, a act, out []float32) {
 	groups := len(out) / packRows
-	nb := packedChecks(p, a, 1, groups, out, 0)
+	nb := packedChecksM8(p, a, 1, groups, packBlockBytes, out, 0)
 	rowsQ4_0x16AVX2(&p[0], &a.qs[0], &a.m8[0], &a.d[0], nb, groups, &out[0])
 }
 
 // gemm4PackedAVX2 runs the four tokens as two pairs: AVX2's sixteen
 // registers hold no more than two tokens' sums beside the unpacked block.
 func gemm4PackedAVX2(p []byte, a act, groups int, out []float32, ostride int) {
-	nb := packedChecks(p, a, 4, groups, out, ostride)
+	nb := packedChecksM8(p, a, 4, groups, packBlockBytes, out, ostride)
 	for t := 0; t < 4; t += 2 {
 		gemm2Q4_0x16AVX2(&p[0], &a.qs[t*nb*QK], &a.m8[t*nb], &a.d[t*nb], nb, groups, &out[t*ostride], ostride)
 	}
@@ -91,11 +102,11 @@ func gemm4PackedAVX2(p []byte, a act, groups int, out []float32, ostride int) {
 // (pack_amd64.s); they read m8 as the Q4_0 ones do, shifted to 16·m8.
 func rowsPackedQ8VNNI(p []byte, a act, out []float32) {
 	groups := len(out) / packRows
-	nb := packedChecksB(p, a, 1, groups, packRows*q8_0Bytes, out, 0)
+	nb := packedChecksM8(p, a, 1, groups, packRows*q8_0Bytes, out, 0)
 	rowsQ8_0x16VNNI(&p[0], &a.qs[0], &a.m8[0], &a.d[0], nb, groups, &out[0])
 }
 
 func gemm4PackedQ8VNNI(p []byte, a act, groups int, out []float32, ostride int) {
-	nb := packedChecksB(p, a, 4, groups, packRows*q8_0Bytes, out, ostride)
+	nb := packedChecksM8(p, a, 4, groups, packRows*q8_0Bytes, out, ostride)
 	gemm4Q8_0x16VNNI(&p[0], &a.qs[0], &a.m8[0], &a.d[0], nb, groups, &out[0], ostride)
 }

@@ -39,8 +39,9 @@ type Backend struct {
 const batchSize = 256
 
 // domain is the host's one weight domain: a host Matrix wraps the mapped
-// tensor (with, for Q4_0 and Q8_0, a packed copy that every CPU backend's
-// kernels read alike), so every CPU backend can use every other's.
+// tensor (with, for the packed types, a packed copy that every CPU
+// backend's kernels read alike, or Data where they have no packed kernels
+// for the type), so every CPU backend can use every other's.
 type domain struct{}
 
 // New returns a CPU backend over k (a new pool with one worker per core
@@ -159,11 +160,12 @@ func hm(m backend.Matrix) *mat      { return m.(*mat) }
 func hv(v backend.Vector) []float32 { return v.(*vec).v }
 
 // Matrix wraps m: host products read the mapped bytes directly, except
-// that a Q4_0 matrix (and a Q8_0 one, on CPUs with AVX-512 VNNI) gets a
-// copy of its rows interleaved for the packed kernels
-// (tensor.Kernels.Pack), made here once per model and as large as the
-// matrix; Data, which embedding lookups and projections read, stays the
-// mapped bytes.
+// that a Q4_0 matrix (and a Q8_0, Q4_1 or Q4_K one, on CPUs with AVX-512
+// VNNI) gets a copy of its rows interleaved for the packed kernels
+// (tensor.Kernels.Pack), made here once per model and about as large as
+// the matrix; Data, which embedding lookups and projections read, stays
+// the mapped bytes, whose pages the copy replaces are let go (they read
+// back from the file).
 func (b *Backend) Matrix(m *tensor.Matrix) (backend.Matrix, error) {
 	if m == nil {
 		return nil, fmt.Errorf("cpu: nil matrix")
