@@ -274,3 +274,19 @@ func editLabel(b Branches, id int) string {
 	}
 	return "edited"
 }
+
+// madeVersion reports whether the last message the user sent on the branch
+// shown has other versions: it was sent where one already stood.
+func (m *Model) madeVersion() bool {
+	b, ok := m.parts.brancher()
+	if !ok || m.info.Mode != session.ModeChat {
+		return false
+	}
+	br := b.Branch()
+	for i := len(br) - 1; i >= 0; i-- {
+		if br[i].Role == session.RoleUser {
+			return br[i].Siblings > 1
+		}
+	}
+	return false
+}

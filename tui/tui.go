@@ -472,6 +472,11 @@ func (m *Model) onStream(msg streamMsg) tea.Cmd {
 	m.sent = ""
 	notes = append(notes, m.geo.notices(t)...)
 	notes = append(notes, m.mani.notices(t)...)
+	if !m.rebranch && msg.err == nil && m.madeVersion() {
+		// A message sent after /rewind is a new version of the one
+		// that was there: show its ‹ k/n › marker now, as after an edit.
+		m.rebranch = true
+	}
 	if m.rebranch {
 		// An edit or a regeneration: the branch shown changed above the
 		// reply. Show the branch whole, with its versions marked.
@@ -614,10 +619,11 @@ func (m *Model) side(h int) string {
 		rest = append(rest, sidePane{"Manifold", pane("Manifold", m.mani.lines(w)), "COG " + m.mani.summary()})
 	}
 	if k, ok := m.parts.kvCache(); ok {
-		// Read between replies only: the engine is not safe to read while
-		// a reply runs on its worker goroutine (it moves the cache); the
-		// pane shows the cache as the last reply left it.
-		if m.gate.gen == nil {
+		// Read only while the engine is free: it is not safe to read
+		// while a reply or a job (a /load resets the cache) runs on its
+		// worker goroutine; the pane shows the cache as the last one left
+		// it.
+		if m.gate.busyWith() == "" {
 			m.kvp.Update(kvMsg{k.KV()})
 		}
 		if m.kvp.on() {

@@ -48,6 +48,41 @@ func waitFor(t *testing.T, tm *teatest.TestModel, want ...string) {
 	_ = seen
 }
 
+// term follows a program's status bar across waits. The renderer
+// redraws only the lines that changed, at most once a frame, so a reply
+// on a fast fixture can begin and end between two frames ("generating"
+// is never drawn), and the last status bar drawn is the one on screen.
+type term struct {
+	tm     *teatest.TestModel
+	status string // the status bar last drawn
+}
+
+// wait reads the output until every string has appeared in it and, when
+// idle is set, the status bar says "ready": the reply and the autosave
+// after it are over.
+func (sc *term) wait(t *testing.T, idle bool, want ...string) {
+	t.Helper()
+	teatest.WaitFor(t, sc.tm.Output(), func(b []byte) bool {
+		s := ansi.Strip(string(b))
+		status := sc.status
+		for _, l := range strings.Split(s, "\n") {
+			if strings.Contains(l, "f1 help") || strings.Contains(l, "? help") {
+				status = strings.TrimSpace(l)
+			}
+		}
+		for _, w := range want {
+			if !strings.Contains(s, w) {
+				return false
+			}
+		}
+		if idle && !strings.HasPrefix(status, "ready") {
+			return false
+		}
+		sc.status = status
+		return true
+	}, teatest.WithDuration(waitTimeout), teatest.WithCheckInterval(10*time.Millisecond))
+}
+
 func typeLine(tm *teatest.TestModel, s string) {
 	tm.Type(s)
 	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
