@@ -19,6 +19,11 @@ type act struct {
 	// float term of its own (see packQ4_0); the packed Q8_0 ones from
 	// 16·m8 = −128·Σq, taking back the 128 their unsigned codes add.
 	m8 []int32
+	// For the packed Q6_K kernels only: per four codes, −32·Σq, which
+	// starts each four-weight lane's integer sum so that Σ(w−32)·q comes
+	// out exact (see packk6.go; filled by actBuf.prepM4 only where such a
+	// matrix runs, else nil). Its stride per token is the codes' in bytes.
+	m4 []int32
 
 	// For the VNNI prefill kernels only, over four tokens: the codes plus
 	// 128, the tokens' scales and block sums side by side per block, and
@@ -96,6 +101,7 @@ type actBuf struct {
 	qs   []int8
 	d, s []float32
 	m8   []int32
+	m4   []int32   // see act.m4; its length is what prepM4 filled
 	u    []uint8   // see act.u
 	dT   []float32 // see act.dT
 	sT   []float32 // see act.sT
@@ -112,6 +118,22 @@ func (b *actBuf) ensure(n, cols int) {
 		b.d = make([]float32, need)
 		b.s = make([]float32, need)
 		b.m8 = make([]int32, need)
+	}
+	b.m4 = b.m4[:0] // this product's, if it needs them: prepM4
+}
+
+// prepM4 fills m4 for the first n activation rows of cols elements from
+// their codes (see act.m4), which must be quantised first.
+func (b *actBuf) prepM4(n, cols int) {
+	need := n * cols / 4
+	if cap(b.m4) < need {
+		b.m4 = make([]int32, need)
+	}
+	b.m4 = b.m4[:need]
+	qs := b.qs[:4*need]
+	for g := range b.m4 {
+		q := qs[4*g : 4*g+4]
+		b.m4[g] = -32 * (int32(q[0]) + int32(q[1]) + int32(q[2]) + int32(q[3]))
 	}
 }
 
@@ -132,5 +154,15 @@ func (b *actBuf) row(i, cols int) act {
 		d:  b.d[i*nb : (i+1)*nb],
 		s:  b.s[i*nb : (i+1)*nb],
 		m8: b.m8[i*nb : (i+1)*nb],
+		m4: b.m4M(i, 1, cols),
 	}
+}
+
+// m4M returns the corrections of n activation rows from row i, or nil
+// where prepM4 did not fill them.
+func (b *actBuf) m4M(i, n, cols int) []int32 {
+	if len(b.m4) < (i+n)*cols/4 {
+		return nil
+	}
+	return b.m4[i*cols/4 : (i+n)*cols/4]
 }

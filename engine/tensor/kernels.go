@@ -224,9 +224,24 @@ func (k *Kernels) MatVecs(x []float32, ops ...MatVecOp) {
 		k.abuf.ensure(1, len(x))
 		t.a = k.abuf.row(0, len(x))
 		quantizeAct(t.a, x)
+		if needM4(t.ops[:t.n]) {
+			k.abuf.prepM4(1, len(x))
+			t.a.m4 = k.abuf.m4
+		}
 	}
 	k.pool.Run(t.rows, t)
 	*t = mvTask{}
+}
+
+// needM4 reports whether one of ops runs packed Q6_K, whose kernels read
+// act.m4.
+func needM4(ops []mvOp) bool {
+	for i := range ops {
+		if ops[i].prows != nil && ops[i].w.Type == Q6_K {
+			return true
+		}
+	}
+	return false
 }
 
 type mvOp struct {
@@ -356,6 +371,12 @@ func (k *Kernels) MatMuls(x []float32, n int, ops ...MatMulOp) {
 		k.quantizeRows(x, n, cols)
 		if pad {
 			k.abuf.copyRow(n, n-1, cols)
+		}
+		for i := range t.nops {
+			if o := &t.ops[i]; o.prows != nil && o.w.Type == Q6_K {
+				k.abuf.prepM4(rowsIn, cols)
+				break
+			}
 		}
 		if groups := rowsIn &^ 3; vnni != 0 && groups >= 4 {
 			prepActVNNI(&k.abuf, groups, cols, vnni)
@@ -540,6 +561,7 @@ func (t *mmTask) group(o *mmOp, i0 int) act {
 		d:  t.abuf.d[i0*nb : (i0+4)*nb],
 		s:  t.abuf.s[i0*nb : (i0+4)*nb],
 		m8: t.abuf.m8[i0*nb : (i0+4)*nb],
+		m4: t.abuf.m4M(i0, 4, cols),
 	}
 	if t.vnni&actU != 0 {
 		a.u = t.abuf.u[i0*cols : (i0+4)*cols]

@@ -28,8 +28,9 @@ func gemm2Q4_0x16AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nb, groups int,
 // AVX-512 VNNI ones where it has them and vnni is true, else the AVX2 ones
 // (both compute the same numbers, pack_amd64.s), and none without AVX2;
 // for Q8_0 (pack_amd64.s: its packed codes are unsigned for VPDPBUSD), Q4_1
-// and Q4_K (packk_amd64.s) the VNNI ones only: without them those types
-// are not packed and keep their GGUF-layout kernels.
+// and Q4_K (packk_amd64.s) and Q6_K (packk6_amd64.s) the VNNI ones only:
+// without them those types are not packed and keep their GGUF-layout
+// kernels.
 func usePacked(rows *[BF16 + 1]packedRowsFn, gemm4 *[BF16 + 1]packedGemm4Fn, vnni bool) {
 	if !hasAVX2 {
 		return
@@ -39,6 +40,7 @@ func usePacked(rows *[BF16 + 1]packedRowsFn, gemm4 *[BF16 + 1]packedGemm4Fn, vnn
 		rows[Q8_0], gemm4[Q8_0] = rowsPackedQ8VNNI, gemm4PackedQ8VNNI
 		rows[Q4_1], gemm4[Q4_1] = rowsPackedQ4_1, gemm4PackedQ4_1
 		rows[Q4_K], gemm4[Q4_K] = rowsPackedQ4K, gemm4PackedQ4K
+		rows[Q6_K], gemm4[Q6_K] = rowsPackedQ6K, gemm4PackedQ6K
 		return
 	}
 	rows[Q4_0], gemm4[Q4_0] = rowsPackedAVX2, gemm4PackedAVX2
