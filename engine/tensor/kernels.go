@@ -14,8 +14,8 @@ type Matrix struct {
 	Data       []byte
 	rowBytes   int
 	// packed is rows 0…packedRows−1 in the interleaved layout of the
-	// type's packer (packQ4_0, packQ8_0, packQ4_1, packQ4K; nil when
-	// Kernels.Pack made none),
+	// type's packer (packQ4_0, packQ8_0, packQ4_1, packQ4K, packQ5K,
+	// packQ6K; nil when Kernels.Pack made none),
 	// packedGroup bytes per group of sixteen rows; set once, before any
 	// product reads the matrix.
 	packed      []byte

@@ -28,9 +28,9 @@ func gemm2Q4_0x16AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nb, groups int,
 // AVX-512 VNNI ones where it has them and vnni is true, else the AVX2 ones
 // (both compute the same numbers, pack_amd64.s), and none without AVX2;
 // for Q8_0 (pack_amd64.s: its packed codes are unsigned for VPDPBUSD), Q4_1
-// and Q4_K (packk_amd64.s) and Q6_K (packk6_amd64.s) the VNNI ones only:
-// without them those types are not packed and keep their GGUF-layout
-// kernels.
+// and Q4_K (packk_amd64.s), Q5_K (packk5_amd64.s) and Q6_K (packk6_amd64.s)
+// the VNNI ones only: without them those types are not packed and keep
+// their GGUF-layout kernels.
 func usePacked(rows *[BF16 + 1]packedRowsFn, gemm4 *[BF16 + 1]packedGemm4Fn, vnni bool) {
 	if !hasAVX2 {
 		return
@@ -40,6 +40,7 @@ func usePacked(rows *[BF16 + 1]packedRowsFn, gemm4 *[BF16 + 1]packedGemm4Fn, vnn
 		rows[Q8_0], gemm4[Q8_0] = rowsPackedQ8VNNI, gemm4PackedQ8VNNI
 		rows[Q4_1], gemm4[Q4_1] = rowsPackedQ4_1, gemm4PackedQ4_1
 		rows[Q4_K], gemm4[Q4_K] = rowsPackedQ4K, gemm4PackedQ4K
+		rows[Q5_K], gemm4[Q5_K] = rowsPackedQ5K, gemm4PackedQ5K
 		rows[Q6_K], gemm4[Q6_K] = rowsPackedQ6K, gemm4PackedQ6K
 		return
 	}
@@ -48,9 +49,9 @@ func usePacked(rows *[BF16 + 1]packedRowsFn, gemm4 *[BF16 + 1]packedGemm4Fn, vnn
 
 // packedChecks bounds-checks what a packed kernel reads and writes for
 // tokens tokens of a whose rows are nb 32-blocks of bb packed bytes a group
-// (the packed Q4_K super-block counts as eight), besides the per-block
-// side data: the caller checks m8 or s, whichever its kernel reads.
-// It returns nb.
+// (the packed Q4_K and Q5_K super-blocks count as eight), besides the
+// per-block side data: the caller checks m8 or s, whichever its kernel
+// reads. It returns nb.
 func packedChecks(p []byte, a act, tokens, groups, bb int, out []float32, ostride int) int {
 	nb := len(a.d) / tokens
 	_ = p[groups*nb*bb-1]
@@ -67,7 +68,7 @@ func packedChecksM8(p []byte, a act, tokens, groups, bb int, out []float32, ostr
 }
 
 // packedChecksS is packedChecks for the kernels that read the block sums s
-// (Q4_1, Q4_K).
+// (Q4_1, Q4_K, Q5_K).
 func packedChecksS(p []byte, a act, tokens, groups, bb int, out []float32, ostride int) int {
 	nb := packedChecks(p, a, tokens, groups, bb, out, ostride)
 	_ = a.s[tokens*nb-1]
