@@ -45,25 +45,12 @@ import (
 // rows in the packed layout.
 const packK6BlockBytes = 3392
 
-// q6KCodes returns the 256 six-bit codes (0…63) of a Q6_K super-block in
-// weight order.
-func q6KCodes(blk []byte) (q [256]uint8) {
-	for h := range 2 {
-		ql := blk[64*h : 64*h+64]
-		qh := blk[128+32*h : 160+32*h]
-		for l := range 32 {
-			hb := qh[l]
-			q[128*h+l] = ql[l]&15 | (hb&3)<<4
-			q[128*h+l+32] = ql[l+32]&15 | (hb>>2&3)<<4
-			q[128*h+l+64] = ql[l]>>4 | (hb>>4&3)<<4
-			q[128*h+l+96] = ql[l+32]>>4 | (hb>>6&3)<<4
-		}
-	}
-	return q
-}
-
 // packQ6K interleaves groups g0…g1−1 of src (Q6_K rows of nsb super-blocks)
-// into dst, which holds the whole packed matrix.
+// into dst, which holds the whole packed matrix. It moves four weights at
+// a time: in the GGUF block, 32-block j = 4h+c (half h of 128 weights) has
+// weight l's low four bits in ql[64h+32(c&1)+l], shifted by 4(c>>1), and
+// its top two in qh[32h+l] at bits 2c…2c+1, so four consecutive weights
+// are one dword of each, shifted and masked.
 func packQ6K(dst, src []byte, nsb, g0, g1 int) {
 	rb := nsb * q6KBytes
 	le := binary.LittleEndian
@@ -77,17 +64,20 @@ func packQ6K(dst, src []byte, nsb, g0, g1 int) {
 				for h := range 16 {
 					o[64+16*h+r] = blk[192+h]
 				}
-				q := q6KCodes(blk)
 				for j := range 8 {
+					h, c := j/4, j%4
+					ql := blk[64*h+32*(c&1):][:32]
+					qh := blk[128+32*h:][:32]
+					nsh, hsh := uint(4*(c>>1)), uint(2*c)
+					// Weights l…l+3 of the block, a byte each.
+					nib := func(l int) uint32 { return le.Uint32(ql[l:]) >> nsh & 0x0f0f0f0f }
+					top := func(l int) uint32 { return le.Uint32(qh[l:]) >> hsh & 0x03030303 }
 					for p := range 2 {
-						qb := q[32*j+16*p:][:16] // lanes 4p…4p+3, four weights each
 						v := o[320+384*j+192*p:][:192]
-						for i := range 4 {
-							l0, l1, l2, l3 := qb[i], qb[4+i], qb[8+i], qb[12+i]
-							v[4*r+i] = l0&15 | (l2&15)<<4
-							v[64+4*r+i] = l1&15 | (l3&15)<<4
-							v[128+4*r+i] = l0>>4 | (l1>>4)<<2 | (l2>>4)<<4 | (l3>>4)<<6
-						}
+						l := 16 * p
+						le.PutUint32(v[4*r:], nib(l)|nib(l+8)<<4)
+						le.PutUint32(v[64+4*r:], nib(l+4)|nib(l+12)<<4)
+						le.PutUint32(v[128+4*r:], top(l)|top(l+4)<<2|top(l+8)<<4|top(l+12)<<6)
 					}
 				}
 			}
