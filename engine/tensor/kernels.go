@@ -109,11 +109,14 @@ type Kernels struct {
 	// are none.
 	prows  [BF16 + 1]packedRowsFn
 	pgemm4 [BF16 + 1]packedGemm4Fn
-	abuf   actBuf
-	mv     mvTask
-	mm     mmTask
-	qt     quantTask
-	owned  bool
+	// Sixteen-token packed prefill kernels (AMX, packk_amx_amd64.s), nil
+	// where there are none; per token bit for bit pgemm4's.
+	pgemm16 [BF16 + 1]packedGemm4Fn
+	abuf    actBuf
+	mv      mvTask
+	mm      mmTask
+	qt      quantTask
+	owned   bool
 	// A batch whose last group has three tokens runs it padded to four
 	// through the four-token kernel (one pass over the weights instead of
 	// three): the group's four outputs per row land here.
@@ -151,6 +154,9 @@ func newKernelsVNNI(pool *Pool, useAsm, vnni bool) *Kernels {
 		k.path = useArchDots(&k.rows, k.path)
 		k.gpath = useArchGemm4(&k.gemm4, &k.gemmU, vnni)
 		usePacked(&k.prows, &k.pgemm4, vnni)
+		if vnni && useAMX(&k.pgemm16) {
+			k.gpath += "+amx"
+		}
 	}
 	return k
 }
@@ -160,8 +166,9 @@ func newKernelsVNNI(pool *Pool, useAsm, vnni bool) *Kernels {
 // others AVX2), "avx2", or "go" for the portable ones.
 func (k *Kernels) Path() string { return k.path }
 
-// PrefillPath names the batched (prefill) kernels in use: "avx512vnni",
-// "avx2", or "" when prefill runs the one-token kernels.
+// PrefillPath names the batched (prefill) kernels in use: "avx512vnni"
+// (with "+amx" where some types' run on the AMX tiles), "avx2", or ""
+// when prefill runs the one-token kernels.
 func (k *Kernels) PrefillPath() string { return k.gpath }
 
 // Pool is the worker pool the kernels run on.
@@ -334,7 +341,7 @@ func (k *Kernels) MatMuls(x []float32, n int, ops ...MatMulOp) {
 		checkShape(op.W, op.Dst, x, n)
 		o := mmOp{w: op.W, dst: op.Dst, rows: k.rows[op.W.Type], gemm4: k.gemm4[op.W.Type], quant: usesAct(op.W.Type), tile0: t.tiles}
 		if op.W.packedRows > 0 && k.prows[op.W.Type] != nil {
-			o.prows, o.pgemm4 = k.prows[op.W.Type], k.pgemm4[op.W.Type]
+			o.prows, o.pgemm4, o.pgemm16 = k.prows[op.W.Type], k.pgemm4[op.W.Type], k.pgemm16[op.W.Type]
 		}
 		// A last group of three tokens of a quantised type goes through
 		// the four-token kernel with the third token repeated: the
@@ -452,8 +459,9 @@ type mmOp struct {
 	quant bool
 	tile0 int
 	// Non-nil for a packed matrix: rows below w.packedRows run on these.
-	prows  packedRowsFn
-	pgemm4 packedGemm4Fn
+	prows   packedRowsFn
+	pgemm4  packedGemm4Fn
+	pgemm16 packedGemm4Fn // nil: none; else whole groups of sixteen tokens run on it
 	// pad: the last three tokens run as a group of four (the third
 	// repeated in abuf), their outputs to the task's opad, at column
 	// opad0 of its rows.
@@ -536,6 +544,11 @@ func (t *mmTask) runPacked(o *mmOp, r0, r1 int) {
 	p := w.packed[r0/packRows*gb : r1/packRows*gb]
 	groups := (r1 - r0) / packRows
 	i0 := 0
+	if o.pgemm16 != nil {
+		for ; i0+16 <= t.n; i0 += 16 {
+			o.pgemm16(p, t.group16(o, i0), groups, o.dst[i0*rows+r0:], rows)
+		}
+	}
 	for ; i0+4 <= t.n; i0 += 4 {
 		o.pgemm4(p, t.group(o, i0), groups, o.dst[i0*rows+r0:], rows)
 	}
@@ -545,6 +558,18 @@ func (t *mmTask) runPacked(o *mmOp, r0, r1 int) {
 	}
 	for i := i0; i < t.n; i++ {
 		o.prows(p, t.abuf.row(i, w.Cols), o.dst[i*rows+r0:i*rows+r1])
+	}
+}
+
+// group16 is the quantised activations of tokens i0…i0+15 for product o,
+// as the sixteen-token packed kernels read them (codes, scales, sums).
+func (t *mmTask) group16(o *mmOp, i0 int) act {
+	cols := o.w.Cols
+	nb := cols / QK
+	return act{
+		qs: t.abuf.qs[i0*cols : (i0+16)*cols],
+		d:  t.abuf.d[i0*nb : (i0+16)*nb],
+		s:  t.abuf.s[i0*nb : (i0+16)*nb],
 	}
 }
 
