@@ -9,8 +9,9 @@ import "encoding/binary"
 // layout needs it once per row. llama.cpp repacks Q4_0 at load likewise,
 // eight rows at a time (block_q4_0x8); the layouts and the kernels here are
 // this package's own. Packed Q4_1 and Q4_K, whose offsets and mins add a
-// second FMA, are in packk.go, and packed Q5_K, Q4_K's with a fifth bit, in
-// packk5.go.
+// second FMA, are in packk.go, packed Q5_K, Q4_K's with a fifth bit, in
+// packk5.go, packed Q6_K in packk6.go and packed IQ4_XS, whose levels are
+// looked up from packed Q4_0's nibbles, in packiq4xs.go.
 //
 // Q4_0: group g (rows 16g…16g+15) holds, for each block column b in turn,
 // 16·18 = 288 bytes:
@@ -108,8 +109,8 @@ func packQ8_0(dst, src []byte, nb, g0, g1 int) {
 }
 
 // packTask packs a range of groups on the pool with a type's packer
-// (packQ4_0, packQ8_0, packQ4_1, packQ4K, packQ5K, packQ6K), n being its
-// blocks or super-blocks per row.
+// (packQ4_0, packQ8_0, packQ4_1, packQ4K, packQ5K, packQ6K, packIQ4XS), n
+// being its blocks or super-blocks per row.
 type packTask struct {
 	dst, src []byte
 	n        int
@@ -130,21 +131,21 @@ type packedGemm4Fn func(p []byte, a act, groups int, out []float32, ostride int)
 
 // Pack returns m ready for these kernels' fastest products. A matrix of at
 // least 16 rows of a type these kernels have packed kernels for (Q4_0 on
-// x86-64 with AVX2; Q8_0, Q4_1, Q4_K, Q5_K and Q6_K with AVX-512 VNNI)
-// comes back as a new Matrix with the same Data, which other readers of
-// the GGUF bytes (embedding lookups, GRC, device uploads) still read, and
-// besides it a copy of its first Rows&^15 rows in the type's packed layout
-// (packQ4_0, packQ8_0, packQ4_1, packQ4K, packQ5K, packQ6K), which MatVec
-// and MatMul then read instead; the remaining rows still run from Data.
-// Any other matrix comes back as it is.
+// x86-64 with AVX2; Q8_0, Q4_1, Q4_K, Q5_K, Q6_K and IQ4_XS with AVX-512
+// VNNI) comes back as a new Matrix with the same Data, which other readers
+// of the GGUF bytes (embedding lookups, GRC, device uploads) still read,
+// and besides it a copy of its first Rows&^15 rows in the type's packed
+// layout (packQ4_0, packQ8_0, packQ4_1, packQ4K, packQ5K, packQ6K,
+// packIQ4XS), which MatVec and MatMul then read instead; the remaining rows
+// still run from Data. Any other matrix comes back as it is.
 //
 // The copy costs as much memory as the rows it holds (Q4_K's 1.06 times,
-// Q5_K's 1.05, Q6_K's 1.01) and is made once, across the pool; the CPU
-// backend packs each weight when a model is bound to it, and the mapped
-// pages it replaces are let go (see SetEvict). Every Kernels that has a
-// type's packed kernels computes the same results from a packed matrix
-// (for Q6_K the very numbers of its GGUF-layout kernels); kernels that
-// have none read Data.
+// Q5_K's 1.05, Q6_K's 1.01, IQ4_XS's 1.03) and is made once, across the
+// pool; the CPU backend packs each weight when a model is bound to it, and
+// the mapped pages it replaces are let go (see SetEvict). Every Kernels
+// that has a type's packed kernels computes the same results from a packed
+// matrix (for Q6_K the very numbers of its GGUF-layout kernels); kernels
+// that have none read Data.
 func (k *Kernels) Pack(m *Matrix) *Matrix {
 	if m.Type > BF16 || k.prows[m.Type] == nil || m.Rows < packRows || m.packed != nil {
 		return m
@@ -165,6 +166,8 @@ func (k *Kernels) Pack(m *Matrix) *Matrix {
 		t.n, t.pack, p.packedGroup = m.Cols/QKK, packQ5K, m.Cols/QKK*packK5BlockBytes
 	case Q6_K:
 		t.n, t.pack, p.packedGroup = m.Cols/QKK, packQ6K, m.Cols/QKK*packK6BlockBytes
+	case IQ4_XS:
+		t.n, t.pack, p.packedGroup = m.Cols/QKK, packIQ4XS, m.Cols/QKK*packXSBlockBytes
 	default:
 		return m
 	}

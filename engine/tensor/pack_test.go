@@ -118,9 +118,9 @@ func TestPacked(t *testing.T) {
 	}
 }
 
-// TestPackLeavesOthers: only Q4_0, Q8_0, Q4_1, Q4_K, Q5_K and Q6_K matrices
-// of at least one group are packed, and never by kernels without packed
-// kernels (all but Q4_0 have none without AVX-512 VNNI).
+// TestPackLeavesOthers: only Q4_0, Q8_0, Q4_1, Q4_K, Q5_K, Q6_K and IQ4_XS
+// matrices of at least one group are packed, and never by kernels without
+// packed kernels (all but Q4_0 have none without AVX-512 VNNI).
 func TestPackLeavesOthers(t *testing.T) {
 	rng := rand.New(rand.NewPCG(43, 44))
 	k, kg := NewKernels(NewPool(1)), newKernels(nil, false)
@@ -129,14 +129,14 @@ func TestPackLeavesOthers(t *testing.T) {
 	for _, c := range []struct {
 		typ  Type
 		rows int
-	}{{Q3_K, 64}, {Q5_0, 64}, {F16, 64}, {Q4_0, 15}, {Q8_0, 15}, {Q4_1, 15}, {Q4_K, 15}, {Q5_K, 15}, {Q6_K, 15}} {
+	}{{Q3_K, 64}, {Q5_0, 64}, {F16, 64}, {Q4_0, 15}, {Q8_0, 15}, {Q4_1, 15}, {Q4_K, 15}, {Q5_K, 15}, {Q6_K, 15}, {IQ4_XS, 15}} {
 		w, _ := NewMatrix(c.typ, c.rows, 256, randomWeights(rng, c.typ, c.rows, 256))
 		if k.Pack(w) != w {
 			t.Errorf("%s with %d rows was packed", c.typ, c.rows)
 		}
 	}
 	kv := newKernelsVNNI(k.pool, true, false)
-	for _, typ := range []Type{Q4_0, Q8_0, Q4_1, Q4_K, Q5_K, Q6_K} {
+	for _, typ := range []Type{Q4_0, Q8_0, Q4_1, Q4_K, Q5_K, Q6_K, IQ4_XS} {
 		w, _ := NewMatrix(typ, 64, 256, randomWeights(rng, typ, 64, 256))
 		if kg.Pack(w) != w {
 			t.Errorf("the portable kernels packed a %s matrix", typ)

@@ -160,7 +160,7 @@ func hm(m backend.Matrix) *mat      { return m.(*mat) }
 func hv(v backend.Vector) []float32 { return v.(*vec).v }
 
 // Matrix wraps m: host products read the mapped bytes directly, except
-// that a Q4_0 matrix (and a Q8_0, Q4_1, Q4_K, Q5_K or Q6_K one, on CPUs
+// that a Q4_0 matrix (and a Q8_0, Q4_1, Q4_K, Q5_K, Q6_K or IQ4_XS one, on CPUs
 // with AVX-512 VNNI) gets a copy of its rows interleaved for the packed kernels
 // (tensor.Kernels.Pack), made here once per model and about as large as
 // the matrix; Data, which embedding lookups and projections read, stays
