@@ -235,6 +235,7 @@ func BenchmarkPackedIQ4XS(b *testing.B) {
 		}
 		gflops(b, n)
 	})
+	benchAMX16(b, k, IQ4_XS, p, nsb*packXSBlockBytes, &buf, rows, cols, n, out)
 	b.Run("rows/gguf", func(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		for range b.N {

@@ -201,6 +201,7 @@ func BenchmarkPackedQ5K(b *testing.B) {
 		}
 		gflops(b, n)
 	})
+	benchAMX16(b, k, Q5_K, p, nsb*packK5BlockBytes, &buf, rows, cols, n, out)
 	b.Run("rows/gguf", func(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		for range b.N {

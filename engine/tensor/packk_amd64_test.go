@@ -160,21 +160,7 @@ func BenchmarkPackedQ4K(b *testing.B) {
 		}
 		gflops(b, n)
 	})
-	if k.pgemm16[Q4_K] != nil {
-		b.Run("gemm16/amx", func(b *testing.B) {
-			gb := nsb * packKBlockBytes
-			nb := cols / QK
-			for range b.N {
-				for r0 := 0; r0 < rows; r0 += 64 {
-					for i0 := 0; i0 < n; i0 += 16 {
-						a := act{qs: buf.qs[i0*cols : (i0+16)*cols], d: buf.d[i0*nb : (i0+16)*nb], s: buf.s[i0*nb : (i0+16)*nb]}
-						k.pgemm16[Q4_K](p[r0/packRows*gb:(r0+64)/packRows*gb], a, 4, out[i0*rows+r0:], rows)
-					}
-				}
-			}
-			gflops(b, n)
-		})
-	}
+	benchAMX16(b, k, Q4_K, p, nsb*packKBlockBytes, &buf, rows, cols, n, out)
 	b.Run("rows/gguf", func(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		for range b.N {
