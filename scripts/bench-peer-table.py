@@ -66,7 +66,10 @@ def main():
     print(f"{version}  ")
     kernels = {r["kernels"] for r in rows if r.get("kernels")}
     if kernels:
-        print(f"isagi kernels: {', '.join(sorted(kernels))}")
+        print(f"isagi kernels: {', '.join(sorted(kernels))}  ")
+    prefill = {r["prefill_kernels"] for r in rows if r.get("prefill_kernels")}
+    if prefill:
+        print(f"isagi prefill kernels: {', '.join(sorted(prefill))}")
     print()
     sel = defaultdict(list)
     for r in rows:

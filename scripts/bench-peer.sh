@@ -119,7 +119,7 @@ try:
     if side == "isagi":
         d = json.loads(text)
         r.update(pp=d["prefill_tok_s"], tg=d["decode_tok_s"], weight_mb=d["weight_mb_per_token"],
-                 triad=d.get("triad_gb_s", 0), read=d.get("read_gb_s", 0), kv=d.get("kv_bytes_per_token", 0), kernels=d.get("kernels", ""),
+                 triad=d.get("triad_gb_s", 0), read=d.get("read_gb_s", 0), kv=d.get("kv_bytes_per_token", 0), kernels=d.get("kernels", ""), prefill_kernels=d.get("prefill_kernels", ""),
                  solo_steps=d.get("solo_steps", 0), parallel_steps=d.get("parallel_steps", 0))
     elif side == "llama.cpp":
         for d in map(json.loads, text.split("\n")[:-1] if text.endswith("\n") else text.split("\n")):

@@ -190,7 +190,7 @@ Examples:
 		TTFTms:      float64(stats.TimeToFirst.Microseconds()) / 1000,
 	}
 	if k := st.Kernels(); k != nil {
-		r.Threads, r.Kernels = k.Pool().Size(), k.Path()
+		r.Threads, r.Kernels, r.PrefillKernels = k.Pool().Size(), k.Path(), k.PrefillPath()
 		par, solo := pool.Steps()
 		r.ParallelSteps, r.SoloSteps = par-par0, solo-solo0
 	}
@@ -366,6 +366,9 @@ type benchReport struct {
 	DeviceNote string `json:"device_note,omitempty"`
 	Threads    int    `json:"threads,omitempty"`
 	Kernels    string `json:"kernels,omitempty"`
+	// PrefillKernels names the batched kernels ("avx512vnni+amx" where
+	// some types' prefill runs on AMX tiles).
+	PrefillKernels string `json:"prefill_kernels,omitempty"`
 	// ParallelSteps and SoloSteps count the measured steps the pool timed
 	// on all its threads and on one (tensor.Pool.Mark).
 	ParallelSteps int     `json:"parallel_steps,omitempty"`
