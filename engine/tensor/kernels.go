@@ -15,7 +15,7 @@ type Matrix struct {
 	rowBytes   int
 	// packed is rows 0…packedRows−1 in the interleaved layout of the
 	// type's packer (packQ4_0, packQ8_0, packQ4_1, packQ4K, packQ5K,
-	// packQ6K; nil when Kernels.Pack made none),
+	// packQ6K, packIQ4XS; nil when Kernels.Pack made none),
 	// packedGroup bytes per group of sixteen rows; set once, before any
 	// product reads the matrix.
 	packed      []byte
