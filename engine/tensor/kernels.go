@@ -240,16 +240,19 @@ func (k *Kernels) MatVecs(x []float32, ops ...MatVecOp) {
 	*t = mvTask{}
 }
 
-// needM4 reports whether one of ops runs packed Q6_K, whose kernels read
-// act.m4.
+// needM4 reports whether one of ops runs packed Q6_K.
 func needM4(ops []mvOp) bool {
 	for i := range ops {
-		if ops[i].prows != nil && ops[i].w.Type == Q6_K {
+		if readsM4(ops[i].prows, ops[i].w.Type) {
 			return true
 		}
 	}
 	return false
 }
+
+// readsM4 reports whether a product of type t on packed kernel prows (nil:
+// unpacked) reads act.m4: packed Q6_K's do.
+func readsM4(prows packedRowsFn, t Type) bool { return prows != nil && t == Q6_K }
 
 type mvOp struct {
 	w     *Matrix
@@ -380,7 +383,7 @@ func (k *Kernels) MatMuls(x []float32, n int, ops ...MatMulOp) {
 			k.abuf.copyRow(n, n-1, cols)
 		}
 		for i := range t.nops {
-			if o := &t.ops[i]; o.prows != nil && o.w.Type == Q6_K {
+			if readsM4(t.ops[i].prows, t.ops[i].w.Type) {
 				k.abuf.prepM4(rowsIn, cols)
 				break
 			}

@@ -182,70 +182,8 @@ func TestPackedIQ4XSMatrix(t *testing.T) {
 	}
 }
 
-// BenchmarkPackedIQ4XS compares IQ4_XS's four-token prefill kernel over the
-// GGUF rows (the tensor's installed gemm4, AVX2) with the packed one, and
-// the decode kernels likewise, one thread, 64-row tiles of a 4096×4096
-// matrix as runTile hands them out, 64 tokens (BenchmarkPackedQ4K's
-// harness).
+// BenchmarkPackedIQ4XS times IQ4_XS's kernels, packed against the GGUF layout
+// (benchPacked).
 func BenchmarkPackedIQ4XS(b *testing.B) {
-	if !hasZMM {
-		b.Skip("no AVX-512 VNNI")
-	}
-	const rows, cols, n = 4096, 4096, 64
-	rng := rand.New(rand.NewPCG(1, 1))
-	data := randomWeights(rng, IQ4_XS, rows, cols)
-	nsb := cols / QKK
-	p := make([]byte, rows/packRows*nsb*packXSBlockBytes)
-	packIQ4XS(p, data, nsb, 0, rows/packRows)
-	var buf actBuf
-	buf.ensure(n, cols)
-	x := randomVec(rng, n*cols)
-	for i := range n {
-		quantizeAct(buf.row(i, cols), x[i*cols:(i+1)*cols])
-	}
-	k := newKernelsVNNI(NewPool(1), true, true)
-	defer k.pool.Close()
-	out := make([]float32, n*rows)
-	rb := nsb * iq4xsBytes
-	group := func(i0 int) act {
-		nb := cols / QK
-		return act{qs: buf.qs[i0*cols : (i0+4)*cols], d: buf.d[i0*nb : (i0+4)*nb], s: buf.s[i0*nb : (i0+4)*nb], m8: buf.m8[i0*nb : (i0+4)*nb]}
-	}
-	gflops := func(b *testing.B, tokens int) {
-		b.ReportMetric(float64(b.N)*float64(rows*cols*tokens*2)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-	}
-	b.Run("gemm4/gguf", func(b *testing.B) {
-		for range b.N {
-			for r0 := 0; r0 < rows; r0 += 64 {
-				for i0 := 0; i0 < n; i0 += 4 {
-					k.gemm4[IQ4_XS](data[r0*rb:(r0+64)*rb], nil, group(i0), 64, out[i0*rows+r0:], rows)
-				}
-			}
-		}
-		gflops(b, n)
-	})
-	b.Run("gemm4/packed", func(b *testing.B) {
-		gb := nsb * packXSBlockBytes
-		for range b.N {
-			for r0 := 0; r0 < rows; r0 += 64 {
-				for i0 := 0; i0 < n; i0 += 4 {
-					gemm4PackedIQ4XS(p[r0/packRows*gb:(r0+64)/packRows*gb], group(i0), 4, out[i0*rows+r0:], rows)
-				}
-			}
-		}
-		gflops(b, n)
-	})
-	benchAMX16(b, k, IQ4_XS, p, nsb*packXSBlockBytes, &buf, rows, cols, n, out)
-	b.Run("rows/gguf", func(b *testing.B) {
-		b.SetBytes(int64(len(data)))
-		for range b.N {
-			k.rows[IQ4_XS](data, nil, buf.row(0, cols), out[:rows])
-		}
-	})
-	b.Run("rows/packed", func(b *testing.B) {
-		b.SetBytes(int64(len(p)))
-		for range b.N {
-			rowsPackedIQ4XS(p, buf.row(0, cols), out[:rows])
-		}
-	})
+	benchPacked(b, IQ4_XS, iq4xsBytes, packXSBlockBytes, packIQ4XS, rowsPackedIQ4XS, gemm4PackedIQ4XS)
 }

@@ -150,68 +150,8 @@ func TestPackedQ5KMatrix(t *testing.T) {
 	}
 }
 
-// BenchmarkPackedQ5K compares Q5_K's four-token prefill kernel over the
-// GGUF rows (the tensor's installed gemm4) with the packed one, and the
-// decode kernels likewise, one thread, 64-row tiles of a 4096×4096 matrix
-// as runTile hands them out, 64 tokens (BenchmarkPackedQ4K's harness).
+// BenchmarkPackedQ5K times Q5_K's kernels, packed against the GGUF layout
+// (benchPacked).
 func BenchmarkPackedQ5K(b *testing.B) {
-	if !hasZMM {
-		b.Skip("no AVX-512 VNNI")
-	}
-	const rows, cols, n = 4096, 4096, 64
-	rng := rand.New(rand.NewPCG(1, 1))
-	data := randomWeights(rng, Q5_K, rows, cols)
-	nsb := cols / QKK
-	p := make([]byte, rows/packRows*nsb*packK5BlockBytes)
-	packQ5K(p, data, nsb, 0, rows/packRows)
-	var buf actBuf
-	buf.ensure(n, cols)
-	x := randomVec(rng, n*cols)
-	for i := range n {
-		quantizeAct(buf.row(i, cols), x[i*cols:(i+1)*cols])
-	}
-	k := newKernelsVNNI(NewPool(1), true, true)
-	out := make([]float32, n*rows)
-	rb := nsb * q5KBytes
-	group := func(i0 int) act {
-		nb := cols / QK
-		return act{qs: buf.qs[i0*cols : (i0+4)*cols], d: buf.d[i0*nb : (i0+4)*nb], s: buf.s[i0*nb : (i0+4)*nb]}
-	}
-	gflops := func(b *testing.B, tokens int) {
-		b.ReportMetric(float64(b.N)*float64(rows*cols*tokens*2)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-	}
-	b.Run("gemm4/gguf", func(b *testing.B) {
-		for range b.N {
-			for r0 := 0; r0 < rows; r0 += 64 {
-				for i0 := 0; i0 < n; i0 += 4 {
-					k.gemm4[Q5_K](data[r0*rb:(r0+64)*rb], nil, group(i0), 64, out[i0*rows+r0:], rows)
-				}
-			}
-		}
-		gflops(b, n)
-	})
-	b.Run("gemm4/packed", func(b *testing.B) {
-		gb := nsb * packK5BlockBytes
-		for range b.N {
-			for r0 := 0; r0 < rows; r0 += 64 {
-				for i0 := 0; i0 < n; i0 += 4 {
-					gemm4PackedQ5K(p[r0/packRows*gb:(r0+64)/packRows*gb], group(i0), 4, out[i0*rows+r0:], rows)
-				}
-			}
-		}
-		gflops(b, n)
-	})
-	benchAMX16(b, k, Q5_K, p, nsb*packK5BlockBytes, &buf, rows, cols, n, out)
-	b.Run("rows/gguf", func(b *testing.B) {
-		b.SetBytes(int64(len(data)))
-		for range b.N {
-			k.rows[Q5_K](data, nil, buf.row(0, cols), out[:rows])
-		}
-	})
-	b.Run("rows/packed", func(b *testing.B) {
-		b.SetBytes(int64(len(p)))
-		for range b.N {
-			rowsPackedQ5K(p, buf.row(0, cols), out[:rows])
-		}
-	})
+	benchPacked(b, Q5_K, q5KBytes, packK5BlockBytes, packQ5K, rowsPackedQ5K, gemm4PackedQ5K)
 }

@@ -124,67 +124,8 @@ func TestPackedQ6KProducts(t *testing.T) {
 	}
 }
 
-// BenchmarkPackedQ6K compares Q6_K's four-token prefill kernel over the
-// GGUF rows with the packed one, and the decode kernels likewise, as
-// BenchmarkPackedQ4K does.
+// BenchmarkPackedQ6K times Q6_K's kernels, packed against the GGUF layout
+// (benchPacked).
 func BenchmarkPackedQ6K(b *testing.B) {
-	if !hasZMM {
-		b.Skip("no AVX-512 VNNI")
-	}
-	const rows, cols, n = 4096, 4096, 64
-	rng := rand.New(rand.NewPCG(1, 1))
-	data := randomWeights(rng, Q6_K, rows, cols)
-	nsb := cols / QKK
-	p := make([]byte, rows/packRows*nsb*packK6BlockBytes)
-	packQ6K(p, data, nsb, 0, rows/packRows)
-	var buf actBuf
-	buf.ensure(n, cols)
-	x := randomVec(rng, n*cols)
-	for i := range n {
-		quantizeAct(buf.row(i, cols), x[i*cols:(i+1)*cols])
-	}
-	buf.prepM4(n, cols)
-	k := newKernelsVNNI(NewPool(1), true, true)
-	out := make([]float32, n*rows)
-	rb := nsb * q6KBytes
-	group := func(i0 int) act {
-		nb := cols / QK
-		return act{qs: buf.qs[i0*cols : (i0+4)*cols], d: buf.d[i0*nb : (i0+4)*nb], s: buf.s[i0*nb : (i0+4)*nb], m4: buf.m4M(i0, 4, cols)}
-	}
-	gflops := func(b *testing.B, tokens int) {
-		b.ReportMetric(float64(b.N)*float64(rows*cols*tokens*2)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-	}
-	b.Run("gemm4/gguf", func(b *testing.B) {
-		for range b.N {
-			for r0 := 0; r0 < rows; r0 += 64 {
-				for i0 := 0; i0 < n; i0 += 4 {
-					k.gemm4[Q6_K](data[r0*rb:(r0+64)*rb], nil, group(i0), 64, out[i0*rows+r0:], rows)
-				}
-			}
-		}
-		gflops(b, n)
-	})
-	b.Run("gemm4/packed", func(b *testing.B) {
-		gb := nsb * packK6BlockBytes
-		for range b.N {
-			for r0 := 0; r0 < rows; r0 += 64 {
-				for i0 := 0; i0 < n; i0 += 4 {
-					gemm4PackedQ6K(p[r0/packRows*gb:(r0+64)/packRows*gb], group(i0), 4, out[i0*rows+r0:], rows)
-				}
-			}
-		}
-		gflops(b, n)
-	})
-	b.Run("rows/gguf", func(b *testing.B) {
-		b.SetBytes(int64(len(data)))
-		for range b.N {
-			k.rows[Q6_K](data, nil, buf.row(0, cols), out[:rows])
-		}
-	})
-	b.Run("rows/packed", func(b *testing.B) {
-		b.SetBytes(int64(len(p)))
-		for range b.N {
-			rowsPackedQ6K(p, buf.row(0, cols), out[:rows])
-		}
-	})
+	benchPacked(b, Q6_K, q6KBytes, packK6BlockBytes, packQ6K, rowsPackedQ6K, gemm4PackedQ6K)
 }

@@ -109,70 +109,10 @@ func TestPackedQ4_1AndQ4K(t *testing.T) {
 	}
 }
 
-// BenchmarkPackedQ4K compares Q4_K's four-token prefill kernel over the
-// GGUF rows (the tensor's installed gemm4) with the packed one, and the
-// decode kernels likewise, one thread, 64-row tiles of a 4096×4096 matrix
-// as runTile hands them out, 64 tokens.
+// BenchmarkPackedQ4K times Q4_K's kernels, packed against the GGUF layout
+// (benchPacked).
 func BenchmarkPackedQ4K(b *testing.B) {
-	if !hasZMM {
-		b.Skip("no AVX-512 VNNI")
-	}
-	const rows, cols, n = 4096, 4096, 64
-	rng := rand.New(rand.NewPCG(1, 1))
-	data := randomWeights(rng, Q4_K, rows, cols)
-	nsb := cols / QKK
-	p := make([]byte, rows/packRows*nsb*packKBlockBytes)
-	packQ4K(p, data, nsb, 0, rows/packRows)
-	var buf actBuf
-	buf.ensure(n, cols)
-	x := randomVec(rng, n*cols)
-	for i := range n {
-		quantizeAct(buf.row(i, cols), x[i*cols:(i+1)*cols])
-	}
-	k := newKernelsVNNI(NewPool(1), true, true)
-	out := make([]float32, n*rows)
-	rb := nsb * q4KBytes
-	group := func(i0 int) act {
-		nb := cols / QK
-		return act{qs: buf.qs[i0*cols : (i0+4)*cols], d: buf.d[i0*nb : (i0+4)*nb], s: buf.s[i0*nb : (i0+4)*nb]}
-	}
-	gflops := func(b *testing.B, tokens int) {
-		b.ReportMetric(float64(b.N)*float64(rows*cols*tokens*2)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-	}
-	b.Run("gemm4/gguf", func(b *testing.B) {
-		for range b.N {
-			for r0 := 0; r0 < rows; r0 += 64 {
-				for i0 := 0; i0 < n; i0 += 4 {
-					k.gemm4[Q4_K](data[r0*rb:(r0+64)*rb], nil, group(i0), 64, out[i0*rows+r0:], rows)
-				}
-			}
-		}
-		gflops(b, n)
-	})
-	b.Run("gemm4/packed", func(b *testing.B) {
-		gb := nsb * packKBlockBytes
-		for range b.N {
-			for r0 := 0; r0 < rows; r0 += 64 {
-				for i0 := 0; i0 < n; i0 += 4 {
-					gemm4PackedQ4K(p[r0/packRows*gb:(r0+64)/packRows*gb], group(i0), 4, out[i0*rows+r0:], rows)
-				}
-			}
-		}
-		gflops(b, n)
-	})
-	benchAMX16(b, k, Q4_K, p, nsb*packKBlockBytes, &buf, rows, cols, n, out)
-	b.Run("rows/gguf", func(b *testing.B) {
-		b.SetBytes(int64(len(data)))
-		for range b.N {
-			k.rows[Q4_K](data, nil, buf.row(0, cols), out[:rows])
-		}
-	})
-	b.Run("rows/packed", func(b *testing.B) {
-		b.SetBytes(int64(len(p)))
-		for range b.N {
-			rowsPackedQ4K(p, buf.row(0, cols), out[:rows])
-		}
-	})
+	benchPacked(b, Q4_K, q4KBytes, packKBlockBytes, packQ4K, rowsPackedQ4K, gemm4PackedQ4K)
 }
 
 // packedQ4_1Ref is packed Q4_1's arithmetic (packk.go) in Go, one row at a
@@ -191,4 +131,74 @@ func packedQ4_1Ref(row []byte, a act) float32 {
 		acc = fma(f16At(blk, 2), a.s[b], acc)
 	}
 	return acc
+}
+
+// benchPacked compares a type's four-token prefill kernel over the GGUF
+// rows (the tensor's installed gemm4) with the packed one and, where the
+// kernels have one, the sixteen-token AMX kernel, and the decode kernels
+// likewise: one thread, 64-row tiles of a 4096×4096 matrix as runTile
+// hands them out, 64 tokens. sb is the type's GGUF super-block bytes, bb
+// its packed bytes a super-block column of a group.
+func benchPacked(b *testing.B, typ Type, sb, bb int, pack func(dst, src []byte, nsb, g0, g1 int), rowsFn packedRowsFn, gemm4 packedGemm4Fn) {
+	if !hasZMM {
+		b.Skip("no AVX-512 VNNI")
+	}
+	const rows, cols, n = 4096, 4096, 64
+	rng := rand.New(rand.NewPCG(1, 1))
+	data := randomWeights(rng, typ, rows, cols)
+	nsb := cols / QKK
+	p := make([]byte, rows/packRows*nsb*bb)
+	pack(p, data, nsb, 0, rows/packRows)
+	var buf actBuf
+	buf.ensure(n, cols)
+	x := randomVec(rng, n*cols)
+	for i := range n {
+		quantizeAct(buf.row(i, cols), x[i*cols:(i+1)*cols])
+	}
+	buf.prepM4(n, cols)
+	k := newKernelsVNNI(NewPool(1), true, true)
+	defer k.pool.Close()
+	out := make([]float32, n*rows)
+	rb, gb := nsb*sb, nsb*bb
+	group := func(i0 int) act {
+		nb := cols / QK
+		return act{qs: buf.qs[i0*cols : (i0+4)*cols], d: buf.d[i0*nb : (i0+4)*nb], s: buf.s[i0*nb : (i0+4)*nb],
+			m8: buf.m8[i0*nb : (i0+4)*nb], m4: buf.m4M(i0, 4, cols)}
+	}
+	gflops := func(b *testing.B, tokens int) {
+		b.ReportMetric(float64(b.N)*float64(rows*cols*tokens*2)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+	}
+	b.Run("gemm4/gguf", func(b *testing.B) {
+		for range b.N {
+			for r0 := 0; r0 < rows; r0 += 64 {
+				for i0 := 0; i0 < n; i0 += 4 {
+					k.gemm4[typ](data[r0*rb:(r0+64)*rb], nil, group(i0), 64, out[i0*rows+r0:], rows)
+				}
+			}
+		}
+		gflops(b, n)
+	})
+	b.Run("gemm4/packed", func(b *testing.B) {
+		for range b.N {
+			for r0 := 0; r0 < rows; r0 += 64 {
+				for i0 := 0; i0 < n; i0 += 4 {
+					gemm4(p[r0/packRows*gb:(r0+64)/packRows*gb], group(i0), 4, out[i0*rows+r0:], rows)
+				}
+			}
+		}
+		gflops(b, n)
+	})
+	benchAMX16(b, k, typ, p, gb, &buf, rows, cols, n, out)
+	b.Run("rows/gguf", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for range b.N {
+			k.rows[typ](data, nil, buf.row(0, cols), out[:rows])
+		}
+	})
+	b.Run("rows/packed", func(b *testing.B) {
+		b.SetBytes(int64(len(p)))
+		for range b.N {
+			rowsFn(p, buf.row(0, cols), out[:rows])
+		}
+	})
 }
