@@ -1,4 +1,5 @@
 #include "textflag.h"
+#include "ahead_amd64.h"
 
 // Packed Q4_0 and Q8_0 kernels (layouts and arithmetic: pack.go). Each block of a
 // group of sixteen rows is 288 bytes: 32 bytes of f16 scales, then four
@@ -99,6 +100,15 @@ zrgroup:
 zrloop2:
 	CMPQ CX, $2
 	JLT  zrtail
+	PFL(0)
+	PFL(64)
+	PFL(128)
+	PFL(192)
+	PFL(256)
+	PFL(320)
+	PFL(384)
+	PFL(448)
+	PFL(512)
 	ZUNPACK(0)
 	ZTOK(DI, 0, (R9), (R10), Z17, Z18, Z0)
 	ZUNPACK(288)
@@ -279,6 +289,23 @@ q8rgroup:
 q8rloop2:
 	CMPQ CX, $2
 	JLT  q8rtail
+	PFL(0)
+	PFL(64)
+	PFL(128)
+	PFL(192)
+	PFL(256)
+	PFL(320)
+	PFL(384)
+	PFL(448)
+	PFL(512)
+	PFL(576)
+	PFL(640)
+	PFL(704)
+	PFL(768)
+	PFL(832)
+	PFL(896)
+	PFL(960)
+	PFL(1024)
 	Q8LOAD(0)
 	Q8TOK(DI, 0, (R9), (R10), Z17, Z18, Z0)
 	Q8LOAD(544)
@@ -475,6 +502,15 @@ yrhalf:
 yrloop2:
 	CMPQ CX, $2
 	JLT  yrtail
+	PFL(0)
+	PFL(64)
+	PFL(128)
+	PFL(192)
+	PFL(256)
+	PFL(320)
+	PFL(384)
+	PFL(448)
+	PFL(512)
 	YUNPACK(0)
 	YTOK(DI, 0, (R9), (R10), Y0)
 	YUNPACK(288)

@@ -1,4 +1,5 @@
 #include "textflag.h"
+#include "ahead_amd64.h"
 
 // Packed IQ4_XS kernels (layout and arithmetic: packiq4xs.go), sixteen rows
 // per ZMM lane, on AVX-512 VNNI. Per super-block: Z30 the rows' d; per
@@ -94,13 +95,48 @@ xsrgroup:
 
 xsrloop:
 	VMOVUPS (SI), Z30
+	PFL(0)
+	PFL(64)
+	PFL(128)
+	PFL(192)
+	PFL(256)
 	XSSUB1(0)
+	PFL(320)
+	PFL(384)
+	PFL(448)
+	PFL(512)
 	XSSUB1(1)
+	PFL(576)
+	PFL(640)
+	PFL(704)
+	PFL(768)
+	PFL(832)
 	XSSUB1(2)
+	PFL(896)
+	PFL(960)
+	PFL(1024)
+	PFL(1088)
 	XSSUB1(3)
+	PFL(1152)
+	PFL(1216)
+	PFL(1280)
+	PFL(1344)
 	XSSUB1(4)
+	PFL(1408)
+	PFL(1472)
+	PFL(1536)
+	PFL(1600)
+	PFL(1664)
 	XSSUB1(5)
+	PFL(1728)
+	PFL(1792)
+	PFL(1856)
+	PFL(1920)
 	XSSUB1(6)
+	PFL(1984)
+	PFL(2048)
+	PFL(2112)
+	PFL(2176)
 	XSSUB1(7)
 	ADDQ $2240, SI
 	ADDQ $256, DI

@@ -1,4 +1,5 @@
 #include "textflag.h"
+#include "ahead_amd64.h"
 
 // Packed Q4_K kernels (layout and arithmetic: packk.go), sixteen rows per
 // ZMM lane, on AVX-512 VNNI. Per super-block: Z30 the rows' d, Z29 their
@@ -81,13 +82,51 @@ krgroup:
 krloop:
 	VMOVUPS (SI), Z30
 	VMOVUPS 64(SI), Z29
+	PFL(0)
+	PFL(64)
+	PFL(128)
+	PFL(192)
+	PFL(256)
 	KSUB1(0)
+	PFL(320)
+	PFL(384)
+	PFL(448)
+	PFL(512)
+	PFL(576)
 	KSUB1(1)
+	PFL(640)
+	PFL(704)
+	PFL(768)
+	PFL(832)
+	PFL(896)
 	KSUB1(2)
+	PFL(960)
+	PFL(1024)
+	PFL(1088)
+	PFL(1152)
 	KSUB1(3)
+	PFL(1216)
+	PFL(1280)
+	PFL(1344)
+	PFL(1408)
+	PFL(1472)
 	KSUB1(4)
+	PFL(1536)
+	PFL(1600)
+	PFL(1664)
+	PFL(1728)
+	PFL(1792)
 	KSUB1(5)
+	PFL(1856)
+	PFL(1920)
+	PFL(1984)
+	PFL(2048)
+	PFL(2112)
 	KSUB1(6)
+	PFL(2176)
+	PFL(2240)
+	PFL(2304)
+	PFL(2368)
 	KSUB1(7)
 	ADDQ $2432, SI
 	ADDQ $256, DI
@@ -227,6 +266,11 @@ k1rgroup:
 	VPXORD Z0, Z0, Z0
 
 k1rloop:
+	PFL(0)
+	PFL(64)
+	PFL(128)
+	PFL(192)
+	PFL(256)
 	K1BLK(0)
 	KTOK(DI, 0, (R9), (R10), Z18, Z19, Z0)
 	ADDQ $320, SI

@@ -1,0 +1,17 @@
+// Prefetching for the packed one-token (decode) kernels: pack_amd64.s,
+// packk_amd64.s, packk5_amd64.s, packk6_amd64.s, packiq4xs_amd64.s.
+//
+// Decoding streams every weight once per token, and each thread reads one
+// sequential stream of packed groups. On the 2-vCPU Xeon VM (Sapphire
+// Rapids class) the hardware prefetchers alone kept too few of those
+// misses in flight: streaming four 72 MiB packed Q4_0 matrices through
+// MatVec at two threads, ten alternated rounds, ran 22.8–23.2 GB/s
+// without software prefetch, 26.4 with PREFETCHT0 and 26.9–27.7 with
+// PREFETCHT1 2 KiB ahead (27.6–29.2 at 4 KiB, less at 1 KiB); one thread
+// 11.9–12.1 against 14.2–14.4. PREFETCHT1 fills L2 only, so the
+// prefetches do not take the L1 fill buffers the kernel's own loads need;
+// one prefetch per 64-byte line consumed, none beyond.
+//
+// AHEAD is the distance, PFL one line of it from the weights at SI.
+#define AHEAD 2048
+#define PFL(off) PREFETCHT1 AHEAD+off(SI)
