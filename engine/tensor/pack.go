@@ -172,6 +172,7 @@ func (k *Kernels) Pack(m *Matrix) *Matrix {
 		return m
 	}
 	p.packed = make([]byte, groups*p.packedGroup)
+	adviseHuge(p.packed) // before the packers write it: decode reads it in huge pages
 	p.packedRows = groups * packRows
 	t.dst = p.packed
 	k.pool.Run(groups, t)

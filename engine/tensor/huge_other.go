@@ -1,0 +1,7 @@
+//go:build !linux
+
+package tensor
+
+// adviseHuge does nothing here: transparent huge pages are Linux's (see
+// huge_linux.go).
+func adviseHuge([]byte) {}
