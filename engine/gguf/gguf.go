@@ -143,6 +143,10 @@ type File struct {
 	names   map[string]int
 }
 
+// Mapped reports whether the file's data is a memory mapping of the file
+// (whose pages Evict may let go) rather than ordinary memory.
+func (f *File) Mapped() bool { return f.release != nil }
+
 // Close releases the file's mapping. Metadata stays valid; TensorData
 // returns nil afterwards, and slices it returned earlier must no longer be
 // used. Close is idempotent.

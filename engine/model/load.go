@@ -187,8 +187,12 @@ func (l *loader) matrix(name string, rows, cols int) *tensor.Matrix {
 		l.fail(name, "%v", err)
 		return nil
 	}
-	// A packed copy (tensor.Kernels.Pack) lets the file's pages go.
-	m.SetEvict(l.f.Evict)
+	// A packed copy (tensor.Kernels.Pack) lets the file's pages go. A file
+	// read into ordinary memory has none to let go, and Pack makes no
+	// plain copies of its matrices.
+	if l.f.Mapped() {
+		m.SetEvict(l.f.Evict)
+	}
 	return m
 }
 
@@ -213,7 +217,9 @@ func (l *loader) split(name string, cols int, rows ...int) []*tensor.Matrix {
 			l.fail(name, "part %d: %v", i, err)
 			return make([]*tensor.Matrix, len(rows))
 		}
-		m.SetEvict(l.f.Evict)
+		if l.f.Mapped() {
+			m.SetEvict(l.f.Evict)
+		}
 		out[i] = m
 		at += r
 	}

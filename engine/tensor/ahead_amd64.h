@@ -9,8 +9,10 @@
 // without software prefetch, 26.4 with PREFETCHT0 and 26.9–27.7 with
 // PREFETCHT1 2 KiB ahead (27.6–29.2 at 4 KiB, less at 1 KiB); one thread
 // 11.9–12.1 against 14.2–14.4. PREFETCHT1 fills L2 only, so the
-// prefetches do not take the L1 fill buffers the kernel's own loads need;
-// one prefetch per 64-byte line consumed, none beyond.
+// prefetches do not take the L1 fill buffers the kernel's own loads need.
+// One prefetch per 64-byte line the loop consumes. On the 2-vCPU EPYC
+// VM of the earlier sessions PREFETCHT0 had measured no gain for the packed
+// Q4_0 kernel (pack_amd64.s); Zen 5 is to re-measure with this.
 //
 // AHEAD is the distance, PFL one line of it from the weights at SI.
 #define AHEAD 2048

@@ -143,6 +143,46 @@ func BenchmarkMatVecVsTriad(b *testing.B) {
 	}
 }
 
+// BenchmarkMatVecPacked is decode as the CPU backend runs it: four
+// Llama-1B-wide matrices of 128 MiB (2048 columns), packed where the type
+// has packed kernels and advised into huge pages as the backend's are
+// (Kernels.Pack), each streamed once per iteration through MatVec on every
+// thread. "MB/s" counts the bytes the kernels read; the bandwidth probe
+// (BenchmarkBandwidth) is what to hold it against. 512 MiB in all, so that
+// a pass is not served from a large last-level cache (the Xeon VM reports
+// 480 MiB).
+func BenchmarkMatVecPacked(b *testing.B) {
+	const cols, mats = 2048, 4
+	k := NewKernels(nil)
+	defer k.Close()
+	for _, typ := range []Type{Q4_0, Q8_0, Q4_1, Q4_K, Q5_K, Q6_K, IQ4_XS, F16, BF16} {
+		rb, _ := typ.RowBytes(cols)
+		rows := benchBytes / int(rb) / packRows * packRows
+		ms := make([]*Matrix, mats)
+		bytes := 0
+		for i := range ms {
+			rng := rand.New(rand.NewPCG(uint64(i), uint64(typ)))
+			w, err := NewMatrix(typ, rows, cols, randomWeights(rng, typ, rows, cols))
+			if err != nil {
+				b.Fatal(err)
+			}
+			w.SetEvict(func([]byte) {}) // as for a mapped file: F16 and BF16 are copied too
+			ms[i] = k.Pack(w)
+			bytes += max(len(ms[i].packed), len(ms[i].Data))
+		}
+		x := randomVec(rand.New(rand.NewPCG(5, 6)), cols)
+		y := make([]float32, rows)
+		b.Run(fmt.Sprintf("%s/packed=%v", typ, ms[0].Packed() > 0), func(b *testing.B) {
+			b.SetBytes(int64(bytes))
+			for b.Loop() {
+				for _, m := range ms {
+					k.MatVec(y, m, x)
+				}
+			}
+		})
+	}
+}
+
 func median(v []float64) float64 {
 	if len(v) == 0 {
 		return 0

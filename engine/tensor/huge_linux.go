@@ -32,3 +32,7 @@ func adviseHuge(b []byte) {
 		_ = syscall.Madvise(b[lo:hi], syscall.MADV_HUGEPAGE)
 	}
 }
+
+// hugePages reports that adviseHuge can give memory huge pages here, so
+// that copying a mapped matrix into such memory (Kernels.Pack) can pay.
+const hugePages = true

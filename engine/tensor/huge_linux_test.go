@@ -3,6 +3,7 @@ package tensor
 import (
 	"bufio"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -42,6 +43,59 @@ func TestPackAdvisesHugePages(t *testing.T) {
 	}
 	if !strings.Contains(" "+flags+" ", " hg ") {
 		t.Fatalf("packed copy at %#x: VmFlags %q lack hg (MADV_HUGEPAGE)", lo, flags)
+	}
+}
+
+// TestPackCopiesFloatIntoHugePages checks Pack's copy of a mapped F16 or
+// BF16 matrix: its Data is a new buffer advised into huge pages, the
+// original bytes are handed to evict whole, the copy is not copied again,
+// and products from it equal those from the original bit for bit. A
+// matrix without evict (not from a mapping) is left as it is.
+func TestPackCopiesFloatIntoHugePages(t *testing.T) {
+	if _, err := os.Stat("/sys/kernel/mm/transparent_hugepage/enabled"); err != nil {
+		t.Skip("this kernel has no transparent huge pages")
+	}
+	k := NewKernels(NewPool(2))
+	defer k.pool.Close()
+	const rows, cols = 1040, 2048 // 4.06 MiB of F16
+	for _, typ := range []Type{F16, BF16} {
+		rng := rand.New(rand.NewPCG(9, uint64(typ)))
+		w, err := NewMatrix(typ, rows, cols, randomWeights(rng, typ, rows, cols))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k.Pack(w) != w {
+			t.Fatalf("%s: a matrix without evict was copied", typ)
+		}
+		var evicted []byte
+		w.SetEvict(func(b []byte) { evicted = b })
+		p := k.Pack(w)
+		if p == w || &p.Data[0] == &w.Data[0] {
+			t.Fatalf("%s: Pack made no copy", typ)
+		}
+		if len(evicted) != len(w.Data) || &evicted[0] != &w.Data[0] {
+			t.Fatalf("%s: evict got %d bytes, want the %d of the original", typ, len(evicted), len(w.Data))
+		}
+		if k.Pack(p) != p {
+			t.Fatalf("%s: the copy was copied again", typ)
+		}
+		lo := (uintptr(unsafe.Pointer(&p.Data[0])) + (2<<20 - 1)) &^ (2<<20 - 1)
+		flags, err := vmFlags(lo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(" "+flags+" ", " hg ") {
+			t.Fatalf("%s copy at %#x: VmFlags %q lack hg (MADV_HUGEPAGE)", typ, lo, flags)
+		}
+		x := randomVec(rng, cols)
+		y0, y1 := make([]float32, rows), make([]float32, rows)
+		k.MatVec(y0, w, x)
+		k.MatVec(y1, p, x)
+		for i := range y0 {
+			if math.Float32bits(y0[i]) != math.Float32bits(y1[i]) {
+				t.Fatalf("%s row %d: %v from the copy, %v from the original", typ, i, y1[i], y0[i])
+			}
+		}
 	}
 }
 

@@ -5,3 +5,6 @@ package tensor
 // adviseHuge does nothing here: transparent huge pages are Linux's (see
 // huge_linux.go).
 func adviseHuge([]byte) {}
+
+// hugePages reports that adviseHuge does nothing here.
+const hugePages = false

@@ -30,7 +30,9 @@ type Matrix struct {
 // its packed copy replaces in the products, so that a mapped file's pages
 // need not stay resident beside the copy (gguf.File.Evict). Data must stay
 // readable after the call: other readers (embedding lookups, GRC, device
-// uploads) still read it. Set it before the matrix is packed.
+// uploads) still read it. Set it before the matrix is packed, and only on
+// a matrix whose Data lies in a file mapping: Pack copies such an F16 or
+// BF16 matrix into huge pages (there is a page cache to refault from).
 func (m *Matrix) SetEvict(f func([]byte)) { m.evict = f }
 
 // NewMatrix checks that data holds exactly rows×cols elements of type t and

@@ -146,7 +146,15 @@ type packedGemm4Fn func(p []byte, a act, groups int, out []float32, ostride int)
 // that has a type's packed kernels computes the same results from a packed
 // matrix (for Q6_K the very numbers of its GGUF-layout kernels); kernels
 // that have none read Data.
+//
+// An F16 or BF16 matrix read from a mapped file (SetEvict) comes back with
+// Data copied, as it is, into memory advised into huge pages (see
+// adviseHuge), where the system has them: its decode reads Data directly,
+// and the file's 4 KiB pages cost it a TLB miss every 2,048 weights.
 func (k *Kernels) Pack(m *Matrix) *Matrix {
+	if (m.Type == F16 || m.Type == BF16) && m.evict != nil && hugePages && len(m.Data) >= 2<<20 {
+		return k.copyHuge(m)
+	}
 	if m.Type > BF16 || k.prows[m.Type] == nil || m.Rows < packRows || m.packed != nil {
 		return m
 	}
@@ -181,6 +189,26 @@ func (k *Kernels) Pack(m *Matrix) *Matrix {
 	}
 	return &p
 }
+
+// copyHuge returns m with Data copied across the pool into memory advised
+// into huge pages, and lets the mapped pages go.
+func (k *Kernels) copyHuge(m *Matrix) *Matrix {
+	p := *m
+	p.Data = make([]byte, len(m.Data))
+	adviseHuge(p.Data)
+	k.pool.Run(m.Rows, &copyTask{dst: p.Data, src: m.Data, rb: m.rowBytes})
+	p.evict = nil // Data is the copy now, nothing of it to let go
+	m.evict(m.Data)
+	return &p
+}
+
+// copyTask copies rows [lo, hi) of rb bytes each.
+type copyTask struct {
+	dst, src []byte
+	rb       int
+}
+
+func (c *copyTask) Run(lo, hi int) { copy(c.dst[lo*c.rb:hi*c.rb], c.src[lo*c.rb:hi*c.rb]) }
 
 // Packed reports how many leading rows of m the packed kernels read from
 // its packed copy (0 when m has none; see Kernels.Pack).

@@ -15,12 +15,13 @@
 // VPMADDUBSW sums here stay below 8·2·15·127 = 30480, far from int16
 // saturation), and the float operations are the same lane for lane.
 
-// No software prefetch: unlike the one-token kernels of dot_amd64.s, these
-// read one sequential stream of 288-byte blocks with enough work per byte
-// for the hardware prefetcher to keep up. Measured streaming sixteen
-// 8192×2048 matrices (150 MB) through the VNNI decode kernel on the 2-vCPU
-// EPYC VM, five alternating rounds: 20–29 GB/s without, 19–26 GB/s with
-// PREFETCHT0 2 KiB ahead at one thread; 13–16 against 10–13 at two.
+// The one-token kernels prefetch their weights into L2 (PFL, ahead_amd64.h).
+// On the 2-vCPU EPYC VM the hardware prefetcher had kept up with this one
+// sequential stream (sixteen 8192×2048 matrices, five alternated rounds:
+// 20–29 GB/s without, 19–26 GB/s with PREFETCHT0 2 KiB ahead at one
+// thread; 13–16 against 10–13 at two); on the Xeon VM it did not, and the
+// L2 prefetch of ahead_amd64.h gained 15–20% there. Zen 5 is to re-measure.
+// The four-token kernels, which spend far more work per byte, have none.
 
 DATA mask0f<>+0(SB)/8, $0x0f0f0f0f0f0f0f0f
 DATA mask0f<>+8(SB)/8, $0x0f0f0f0f0f0f0f0f
