@@ -14,6 +14,10 @@
 // VM of the earlier sessions PREFETCHT0 had measured no gain for the packed
 // Q4_0 kernel (pack_amd64.s); Zen 5 is to re-measure with this.
 //
-// AHEAD is the distance, PFL one line of it from the weights at SI.
+// AHEAD is the distance, PFL one line of it from the weights at SI, PFL2,
+// PFL4 and PFL8 that many lines from off on.
 #define AHEAD 2048
 #define PFL(off) PREFETCHT1 AHEAD+off(SI)
+#define PFL2(off) PFL(off); PFL(off+64)
+#define PFL4(off) PFL2(off); PFL2(off+128)
+#define PFL8(off) PFL4(off); PFL4(off+256)

@@ -101,14 +101,7 @@ zrgroup:
 zrloop2:
 	CMPQ CX, $2
 	JLT  zrtail
-	PFL(0)
-	PFL(64)
-	PFL(128)
-	PFL(192)
-	PFL(256)
-	PFL(320)
-	PFL(384)
-	PFL(448)
+	PFL8(0)
 	PFL(512)
 	ZUNPACK(0)
 	ZTOK(DI, 0, (R9), (R10), Z17, Z18, Z0)
@@ -290,22 +283,8 @@ q8rgroup:
 q8rloop2:
 	CMPQ CX, $2
 	JLT  q8rtail
-	PFL(0)
-	PFL(64)
-	PFL(128)
-	PFL(192)
-	PFL(256)
-	PFL(320)
-	PFL(384)
-	PFL(448)
-	PFL(512)
-	PFL(576)
-	PFL(640)
-	PFL(704)
-	PFL(768)
-	PFL(832)
-	PFL(896)
-	PFL(960)
+	PFL8(0)
+	PFL8(512)
 	PFL(1024)
 	Q8LOAD(0)
 	Q8TOK(DI, 0, (R9), (R10), Z17, Z18, Z0)
@@ -503,14 +482,7 @@ yrhalf:
 yrloop2:
 	CMPQ CX, $2
 	JLT  yrtail
-	PFL(0)
-	PFL(64)
-	PFL(128)
-	PFL(192)
-	PFL(256)
-	PFL(320)
-	PFL(384)
-	PFL(448)
+	PFL8(0)
 	PFL(512)
 	YUNPACK(0)
 	YTOK(DI, 0, (R9), (R10), Y0)
