@@ -8,7 +8,9 @@
 // MatVec at two threads, ten alternated rounds, ran 22.8–23.2 GB/s
 // without software prefetch, 26.4 with PREFETCHT0 and 26.9–27.7 with
 // PREFETCHT1 2 KiB ahead (27.6–29.2 at 4 KiB, less at 1 KiB); one thread
-// 11.9–12.1 against 14.2–14.4. PREFETCHT1 fills L2 only, so the
+// 11.9–12.1 against 14.2–14.4. In the model 4 KiB was no better: 3B Q4_K_M
+// decode 10.8–11.8 tok/s against 11.6–12.0 at 2 KiB, 1B Q4_0 38.3–40.7
+// against 36.5–38.3 (three alternated runs). PREFETCHT1 fills L2 only, so the
 // prefetches do not take the L1 fill buffers the kernel's own loads need.
 // One prefetch per 64-byte line the loop consumes. On the 2-vCPU EPYC
 // VM of the earlier sessions PREFETCHT0 had measured no gain for the packed
