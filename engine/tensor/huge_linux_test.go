@@ -36,18 +36,7 @@ func TestPackAdvisesHugePages(t *testing.T) {
 	if p.packed == nil {
 		t.Fatal("Q4_0 matrix was not packed")
 	}
-	base := uintptr(unsafe.Pointer(&p.packed[0]))
-	lo := (base + (2<<20 - 1)) &^ (2<<20 - 1) // the advised interior's start: 4.5 MiB hold a whole 2 MiB after it
-	flags, err := vmFlags(lo)
-	if errors.Is(err, errNoFlags) {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(" "+flags+" ", " hg ") {
-		t.Fatalf("packed copy at %#x: VmFlags %q lack hg (MADV_HUGEPAGE)", lo, flags)
-	}
+	requireAdvised(t, "Q4_0 packed copy", p.packed) // 4.5 MiB: a whole aligned 2 MiB inside
 }
 
 // TestPackCopiesFloatIntoHugePages checks Pack's copy of a mapped F16 or
@@ -83,17 +72,7 @@ func TestPackCopiesFloatIntoHugePages(t *testing.T) {
 		if k.Pack(p) != p {
 			t.Fatalf("%s: the copy was copied again", typ)
 		}
-		lo := (uintptr(unsafe.Pointer(&p.Data[0])) + (2<<20 - 1)) &^ (2<<20 - 1)
-		flags, err := vmFlags(lo)
-		if errors.Is(err, errNoFlags) {
-			t.Skip(err)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(" "+flags+" ", " hg ") {
-			t.Fatalf("%s copy at %#x: VmFlags %q lack hg (MADV_HUGEPAGE)", typ, lo, flags)
-		}
+		requireAdvised(t, typ.String()+" copy", p.Data)
 		x := randomVec(rng, cols)
 		y0, y1 := make([]float32, rows), make([]float32, rows)
 		k.MatVec(y0, w, x)
@@ -103,6 +82,24 @@ func TestPackCopiesFloatIntoHugePages(t *testing.T) {
 				t.Fatalf("%s row %d: %v from the copy, %v from the original", typ, i, y1[i], y0[i])
 			}
 		}
+	}
+}
+
+// requireAdvised fails t unless the first 2 MiB-aligned address of b
+// (which must hold a whole aligned 2 MiB) lies in a mapping with the "hg"
+// flag, MADV_HUGEPAGE's mark; it skips t where smaps shows no flags.
+func requireAdvised(t *testing.T, what string, b []byte) {
+	t.Helper()
+	lo := (uintptr(unsafe.Pointer(&b[0])) + (2<<20 - 1)) &^ (2<<20 - 1)
+	flags, err := vmFlags(lo)
+	if errors.Is(err, errNoFlags) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(" "+flags+" ", " hg ") {
+		t.Fatalf("%s at %#x: VmFlags %q lack hg (MADV_HUGEPAGE)", what, lo, flags)
 	}
 }
 
