@@ -17,9 +17,15 @@
 // Q4_0 kernel (pack_amd64.s); Zen 5 is to re-measure with this.
 //
 // AHEAD is the distance, PFL one line of it from the weights at SI, PFL2,
-// PFL4 and PFL8 that many lines from off on.
+// PFL4 and PFL8 that many lines from off on. PFLB… are the same for the
+// second group's weights at R11, where a decode kernel walks two groups
+// at once.
 #define AHEAD 2048
 #define PFL(off) PREFETCHT1 AHEAD+off(SI)
 #define PFL2(off) PFL(off); PFL(off+64)
 #define PFL4(off) PFL2(off); PFL2(off+128)
 #define PFL8(off) PFL4(off); PFL4(off+256)
+#define PFLB(off) PREFETCHT1 AHEAD+off(R11)
+#define PFLB2(off) PFLB(off); PFLB(off+64)
+#define PFLB4(off) PFLB2(off); PFLB2(off+128)
+#define PFLB8(off) PFLB4(off); PFLB4(off+256)

@@ -39,20 +39,23 @@ GLOBL ones16<>(SB), RODATA|NOPTR, $32
 
 // ZUNPACK splits the block at woff(SI) into its nibbles, Z8/Z9 = V0 low/high
 // … Z14/Z15 = V3 low/high, and converts its scales into Z16. Z31 = 0x0F bytes.
-#define ZUNPACK(woff) \
-	VPANDD    woff+32(SI), Z31, Z8; \
-	VPSRLW    $4, woff+32(SI), Z9; \
+#define ZUNPACK(woff) ZUNPACKR(woff, SI)
+
+// ZUNPACKR is ZUNPACK for the block at woff(base).
+#define ZUNPACKR(woff, base) \
+	VPANDD    woff+32(base), Z31, Z8; \
+	VPSRLW    $4, woff+32(base), Z9; \
 	VPANDD    Z31, Z9, Z9; \
-	VPANDD    woff+96(SI), Z31, Z10; \
-	VPSRLW    $4, woff+96(SI), Z11; \
+	VPANDD    woff+96(base), Z31, Z10; \
+	VPSRLW    $4, woff+96(base), Z11; \
 	VPANDD    Z31, Z11, Z11; \
-	VPANDD    woff+160(SI), Z31, Z12; \
-	VPSRLW    $4, woff+160(SI), Z13; \
+	VPANDD    woff+160(base), Z31, Z12; \
+	VPSRLW    $4, woff+160(base), Z13; \
 	VPANDD    Z31, Z13, Z13; \
-	VPANDD    woff+224(SI), Z31, Z14; \
-	VPSRLW    $4, woff+224(SI), Z15; \
+	VPANDD    woff+224(base), Z31, Z14; \
+	VPSRLW    $4, woff+224(base), Z15; \
 	VPANDD    Z31, Z15, Z15; \
-	VCVTPH2PS woff(SI), Z16
+	VCVTPH2PS woff(base), Z16
 
 // ZTOK adds one token's share of the unpacked block to acc: the token's
 // codes at xoff(xb), its m8 at maddr and scale at daddr; isum and sc are
@@ -82,11 +85,74 @@ GLOBL ones16<>(SB), RODATA|NOPTR, $32
 // out[r] = row r · x for groups·16 packed rows of nb blocks.
 // SI weights, DI codes, R9 m8, R10 scales (each at the current block),
 // CX blocks left, R8 groups left, R13 out; Z0/Z1 even/odd-block sums.
+//
+// Groups go two at a time (R11 the second's weights, BX the bytes of a
+// group, Z2/Z3 its sums), then a last odd one alone: two streams of
+// weights per thread keep more of decode's misses in flight than one
+// (docs/performance.md). Each group's sums are bit for bit those of the
+// one-group loop.
 TEXT ·rowsQ4_0x16VNNI(SB), NOSPLIT, $0-56
 	MOVQ p+0(FP), SI
 	MOVQ out+48(FP), R13
 	MOVQ groups+40(FP), R8
+	MOVQ nb+32(FP), BX
+	IMULQ $288, BX
 	MASK0F_Z31
+
+zrpair:
+	CMPQ   R8, $2
+	JLT    zrgroup
+	LEAQ   (SI)(BX*1), R11
+	MOVQ   xq+8(FP), DI
+	MOVQ   m8+16(FP), R9
+	MOVQ   xd+24(FP), R10
+	MOVQ   nb+32(FP), CX
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+
+zrploop2:
+	CMPQ CX, $2
+	JLT  zrptail
+	PFL8(0)
+	PFL(512)
+	PFLB8(0)
+	PFLB(512)
+	ZUNPACK(0)
+	ZTOK(DI, 0, (R9), (R10), Z17, Z18, Z0)
+	ZUNPACKR(0, R11)
+	ZTOK(DI, 0, (R9), (R10), Z21, Z22, Z2)
+	ZUNPACK(288)
+	ZTOK(DI, 32, 4(R9), 4(R10), Z19, Z20, Z1)
+	ZUNPACKR(288, R11)
+	ZTOK(DI, 32, 4(R9), 4(R10), Z23, Z24, Z3)
+	ADDQ $576, SI
+	ADDQ $576, R11
+	ADDQ $64, DI
+	ADDQ $8, R9
+	ADDQ $8, R10
+	SUBQ $2, CX
+	JMP  zrploop2
+
+zrptail:
+	TESTQ CX, CX
+	JEQ   zrpdone
+	ZUNPACK(0)
+	ZTOK(DI, 0, (R9), (R10), Z17, Z18, Z0)
+	ZUNPACKR(0, R11)
+	ZTOK(DI, 0, (R9), (R10), Z21, Z22, Z2)
+	ADDQ  $288, R11
+
+zrpdone:
+	VADDPS  Z1, Z0, Z0
+	VADDPS  Z3, Z2, Z2
+	VMOVUPS Z0, (R13)
+	VMOVUPS Z2, 64(R13)
+	ADDQ    $128, R13
+	MOVQ    R11, SI
+	SUBQ    $2, R8
+	JMP     zrpair
 
 zrgroup:
 	TESTQ  R8, R8
@@ -232,16 +298,19 @@ zgend:
 // kernel agree bit for bit.
 
 // Q8LOAD loads the block at woff(SI): Z8…Z15 = V0…V7, Z16 its scales.
-#define Q8LOAD(woff) \
-	VMOVDQU64 woff+32(SI), Z8; \
-	VMOVDQU64 woff+96(SI), Z9; \
-	VMOVDQU64 woff+160(SI), Z10; \
-	VMOVDQU64 woff+224(SI), Z11; \
-	VMOVDQU64 woff+288(SI), Z12; \
-	VMOVDQU64 woff+352(SI), Z13; \
-	VMOVDQU64 woff+416(SI), Z14; \
-	VMOVDQU64 woff+480(SI), Z15; \
-	VCVTPH2PS woff(SI), Z16
+#define Q8LOAD(woff) Q8LOADR(woff, SI)
+
+// Q8LOADR is Q8LOAD for the block at woff(base).
+#define Q8LOADR(woff, base) \
+	VMOVDQU64 woff+32(base), Z8; \
+	VMOVDQU64 woff+96(base), Z9; \
+	VMOVDQU64 woff+160(base), Z10; \
+	VMOVDQU64 woff+224(base), Z11; \
+	VMOVDQU64 woff+288(base), Z12; \
+	VMOVDQU64 woff+352(base), Z13; \
+	VMOVDQU64 woff+416(base), Z14; \
+	VMOVDQU64 woff+480(base), Z15; \
+	VCVTPH2PS woff(base), Z16
 
 // Q8TOK is ZTOK for the loaded Q8_0 block: one token's codes at xoff(xb),
 // its m8 at maddr and scale at daddr, into acc; isum and sc are scratch.
@@ -264,11 +333,72 @@ zgend:
 //
 // rowsQ4_0x16VNNI for packed Q8_0. SI weights, DI codes, R9 m8, R10
 // scales (each at the current block), CX blocks left, R8 groups left, R13
-// out; Z0/Z1 even/odd-block sums, Z8–Z16 the block, Z17–Z20 scratch.
+// out; Z0/Z1 even/odd-block sums, Z8–Z16 the block, Z17–Z20 scratch;
+// groups two at a time as there (Z2/Z3 the second's sums, Z21–Z24 its
+// scratch).
 TEXT ·rowsQ8_0x16VNNI(SB), NOSPLIT, $0-56
 	MOVQ p+0(FP), SI
 	MOVQ out+48(FP), R13
 	MOVQ groups+40(FP), R8
+	MOVQ nb+32(FP), BX
+	IMULQ $544, BX
+
+q8rpair:
+	CMPQ   R8, $2
+	JLT    q8rgroup
+	LEAQ   (SI)(BX*1), R11
+	MOVQ   xq+8(FP), DI
+	MOVQ   m8+16(FP), R9
+	MOVQ   xd+24(FP), R10
+	MOVQ   nb+32(FP), CX
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+
+q8rploop2:
+	CMPQ CX, $2
+	JLT  q8rptail
+	PFL8(0)
+	PFL8(512)
+	PFL(1024)
+	PFLB8(0)
+	PFLB8(512)
+	PFLB(1024)
+	Q8LOAD(0)
+	Q8TOK(DI, 0, (R9), (R10), Z17, Z18, Z0)
+	Q8LOADR(0, R11)
+	Q8TOK(DI, 0, (R9), (R10), Z21, Z22, Z2)
+	Q8LOAD(544)
+	Q8TOK(DI, 32, 4(R9), 4(R10), Z19, Z20, Z1)
+	Q8LOADR(544, R11)
+	Q8TOK(DI, 32, 4(R9), 4(R10), Z23, Z24, Z3)
+	ADDQ $1088, SI
+	ADDQ $1088, R11
+	ADDQ $64, DI
+	ADDQ $8, R9
+	ADDQ $8, R10
+	SUBQ $2, CX
+	JMP  q8rploop2
+
+q8rptail:
+	TESTQ CX, CX
+	JEQ   q8rpdone
+	Q8LOAD(0)
+	Q8TOK(DI, 0, (R9), (R10), Z17, Z18, Z0)
+	Q8LOADR(0, R11)
+	Q8TOK(DI, 0, (R9), (R10), Z21, Z22, Z2)
+	ADDQ  $544, R11
+
+q8rpdone:
+	VADDPS  Z1, Z0, Z0
+	VADDPS  Z3, Z2, Z2
+	VMOVUPS Z0, (R13)
+	VMOVUPS Z2, 64(R13)
+	ADDQ    $128, R13
+	MOVQ    R11, SI
+	SUBQ    $2, R8
+	JMP     q8rpair
 
 q8rgroup:
 	TESTQ  R8, R8

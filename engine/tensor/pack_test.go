@@ -228,3 +228,57 @@ func TestPackedNaN(t *testing.T) {
 		}
 	}
 }
+
+// TestPackedRowsAnyGroups: a packed decode kernel gives each group of
+// sixteen rows bit for bit the same sums whether it runs that group alone
+// or within any run of groups, wherever the run starts. The kernels walk
+// groups two at a time and a last odd one alone (pack_amd64.s and the
+// packk*_amd64.s files), and a pool's chunk may start on any group.
+func TestPackedRowsAnyGroups(t *testing.T) {
+	pool := NewPool(1)
+	defer pool.Close()
+	rng := rand.New(rand.NewPCG(47, 48))
+	const groups, cols = 7, 512
+	tested := 0
+	for _, k := range []*Kernels{newKernelsVNNI(pool, true, true), newKernelsVNNI(pool, true, false)} {
+		for _, typ := range []Type{Q4_0, Q8_0, Q4_1, Q4_K, Q5_K, Q6_K, IQ4_XS} {
+			prows := k.prows[typ]
+			if prows == nil {
+				continue
+			}
+			tested++
+			w, _ := NewMatrix(typ, groups*packRows, cols, randomWeights(rng, typ, groups*packRows, cols))
+			p := k.Pack(w)
+			if p.Packed() != groups*packRows {
+				t.Fatalf("%s: %d packed rows, want %d", typ, p.Packed(), groups*packRows)
+			}
+			var buf actBuf
+			buf.ensure(1, cols)
+			quantizeAct(buf.row(0, cols), randomVec(rng, cols))
+			if readsM4(prows, typ) {
+				buf.prepM4(1, cols)
+			}
+			a := buf.row(0, cols)
+			gb := p.packedGroup
+			alone := make([]float32, groups*packRows)
+			for g := range groups {
+				prows(p.packed[g*gb:(g+1)*gb], a, alone[g*packRows:(g+1)*packRows])
+			}
+			for g0 := range groups {
+				for g1 := g0 + 1; g1 <= groups; g1++ {
+					out := make([]float32, (g1-g0)*packRows)
+					prows(p.packed[g0*gb:g1*gb], a, out)
+					for r, v := range out {
+						if want := alone[g0*packRows+r]; math.Float32bits(v) != math.Float32bits(want) {
+							t.Fatalf("%s (%s) groups %d…%d row %d: %v, alone %v", typ, k.PrefillPath(), g0, g1-1, r, v, want)
+						}
+					}
+				}
+			}
+		}
+	}
+	if tested == 0 {
+		t.Skip("no packed kernels on this CPU")
+	}
+	t.Logf("%d packed decode kernels", tested)
+}

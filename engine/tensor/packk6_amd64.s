@@ -2,8 +2,9 @@
 #include "ahead_amd64.h"
 
 // Packed Q6_K kernels (layout and arithmetic: packk6.go), sixteen rows per
-// ZMM lane, on AVX-512 VNNI. Z27 = 0x0F bytes, Z28 = 0x30 bytes, Z29 =
-// 0x20 bytes, Z21 the super-block's d.
+// ZMM lane, on AVX-512 VNNI. Z27 = 0x0F bytes, Z28 = 0x30 bytes, Z21 the
+// super-block's d (Z29 the second group's, where the decode kernel walks
+// two groups at once).
 //
 // Each lane's integer sum Σ (q−32)·x is started from −32·Σx over its four
 // activation codes (act.m4, broadcast from memory: R15 is the distance
@@ -19,19 +20,22 @@
 // from H, moved to bits 4…5 by a word shift (left 4, left 2, none, right
 // 2; what a word shift carries across bytes lands outside bits 4…5 and is
 // masked off). VPTERNLOGD 0xF8 is A | (B & C), 0xE4 (A & C) | (B & ~C).
-#define K6CODES(B, c0, c1, c2, c3, t1, t2, t3) \
-	VPSLLW     $4, B+128(SI), t1; \
-	VPANDD     B(SI), Z27, c0; \
+#define K6CODES(B, c0, c1, c2, c3, t1, t2, t3) K6CODESR(B, SI, c0, c1, c2, c3, t1, t2, t3)
+
+// K6CODESR is K6CODES for the super-block at base.
+#define K6CODESR(B, base, c0, c1, c2, c3, t1, t2, t3) \
+	VPSLLW     $4, B+128(base), t1; \
+	VPANDD     B(base), Z27, c0; \
 	VPTERNLOGD $0xF8, Z28, t1, c0; \
-	VPSLLW     $2, B+128(SI), t2; \
-	VPANDD     B+64(SI), Z27, c1; \
+	VPSLLW     $2, B+128(base), t2; \
+	VPANDD     B+64(base), Z27, c1; \
 	VPTERNLOGD $0xF8, Z28, t2, c1; \
-	VPANDD     B+128(SI), Z28, t3; \
-	VPSRLW     $4, B(SI), c2; \
+	VPANDD     B+128(base), Z28, t3; \
+	VPSRLW     $4, B(base), c2; \
 	VPTERNLOGD $0xE4, Z27, t3, c2; \
-	VPSRLW     $2, B+128(SI), t1; \
+	VPSRLW     $2, B+128(base), t1; \
 	VPANDD     Z28, t1, t1; \
-	VPSRLW     $4, B+64(SI), c3; \
+	VPSRLW     $4, B+64(base), c3; \
 	VPTERNLOGD $0xE4, Z27, t1, c3
 
 // K6LANE adds one lane of one token to acc: the integer sum started from
@@ -47,8 +51,11 @@
 // K6TOK adds one token's four lanes of a part: its activation codes at
 // xoff(xb) (the part's sixteen) and their corrections, block scale at
 // daddr; codes in Z16…Z19, the half's scales in Z20; acc0…acc3.
-#define K6TOK(xb, xoff, daddr, acc0, acc1, acc2, acc3) \
-	VMULPS.BCST daddr, Z21, Z22; \
+#define K6TOK(xb, xoff, daddr, acc0, acc1, acc2, acc3) K6TOKD(xb, xoff, daddr, Z21, acc0, acc1, acc2, acc3)
+
+// K6TOKD is K6TOK for a super-block whose d is in dv.
+#define K6TOKD(xb, xoff, daddr, dv, acc0, acc1, acc2, acc3) \
+	VMULPS.BCST daddr, dv, Z22; \
 	K6LANE(xoff(xb)(R15*1), xoff(xb), Z16, Z20, Z22, Z23, acc0); \
 	K6LANE(xoff+4(xb)(R15*1), xoff+4(xb), Z17, Z20, Z22, Z24, acc1); \
 	K6LANE(xoff+8(xb)(R15*1), xoff+8(xb), Z18, Z20, Z22, Z25, acc2); \
@@ -56,8 +63,11 @@
 
 // K6SCALE loads the sixteen rows' scales of one half (at off(SI)) as
 // floats into Z20.
-#define K6SCALE(off) \
-	VPMOVSXBD off(SI), Z20; \
+#define K6SCALE(off) K6SCALER(off, SI)
+
+// K6SCALER is K6SCALE for the super-block at base.
+#define K6SCALER(off, base) \
+	VPMOVSXBD off(base), Z20; \
 	VCVTDQ2PS Z20, Z20
 
 #define K6MASKS \
@@ -87,19 +97,137 @@
 	VADDPS d, c, c; \
 	VADDPS c, a, a
 
+// K6BLOCK2 is block j for one token of two groups at once: the group at
+// SI (d in Z21) into Z0…Z7 as K6BLOCK1, the next at R11 (d in Z29) into
+// Z8…Z15.
+#define K6BLOCK2(j) \
+	K6CODES(320+384*j, Z16, Z17, Z18, Z19, Z23, Z24, Z25); \
+	K6SCALE(64+32*j); \
+	K6TOK(DI, 32*j, 4*j(R9), Z0, Z1, Z2, Z3); \
+	K6CODESR(320+384*j, R11, Z16, Z17, Z18, Z19, Z23, Z24, Z25); \
+	K6SCALER(64+32*j, R11); \
+	K6TOKD(DI, 32*j, 4*j(R9), Z29, Z8, Z9, Z10, Z11); \
+	K6CODES(320+384*j+192, Z16, Z17, Z18, Z19, Z23, Z24, Z25); \
+	K6SCALE(64+32*j+16); \
+	K6TOK(DI, 32*j+16, 4*j(R9), Z4, Z5, Z6, Z7); \
+	K6CODESR(320+384*j+192, R11, Z16, Z17, Z18, Z19, Z23, Z24, Z25); \
+	K6SCALER(64+32*j+16, R11); \
+	K6TOKD(DI, 32*j+16, 4*j(R9), Z29, Z12, Z13, Z14, Z15)
+
 // func rowsQ6Kx16VNNI(p *byte, xq *int8, xd *float32, m4 *int32, nsb, groups int, out *float32)
 //
 // out[r] = row r · x for groups·16 packed rows of nsb super-blocks. SI
 // weights, DI codes, R9 block scales (each at the current super-block),
 // R15 m4 − xq, CX super-blocks left, R8 groups left, R13 out; Z0…Z7 the
 // accumulators.
+//
+// Groups go two at a time (R11 the second's weights, BX the bytes of a
+// group, Z8…Z15 its accumulators), then a last odd one alone: two streams
+// of weights per thread keep more of decode's misses in flight than one
+// (docs/performance.md). Each group's sums are bit for bit those of the
+// one-group loop.
 TEXT ·rowsQ6Kx16VNNI(SB), NOSPLIT, $0-56
-	MOVQ p+0(FP), SI
-	MOVQ out+48(FP), R13
-	MOVQ groups+40(FP), R8
-	MOVQ m4+24(FP), R15
-	SUBQ xq+8(FP), R15
+	MOVQ  p+0(FP), SI
+	MOVQ  out+48(FP), R13
+	MOVQ  groups+40(FP), R8
+	MOVQ  m4+24(FP), R15
+	SUBQ  xq+8(FP), R15
+	MOVQ  nsb+32(FP), BX
+	IMULQ $3392, BX
 	K6MASKS
+
+k6rpair:
+	CMPQ   R8, $2
+	JLT    k6rgroup
+	LEAQ   (SI)(BX*1), R11
+	MOVQ   xq+8(FP), DI
+	MOVQ   xd+16(FP), R9
+	MOVQ   nsb+32(FP), CX
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+
+k6rploop:
+	VMOVUPS (SI), Z21
+	VMOVUPS (R11), Z29
+	PFL4(0)
+	PFL2(256)
+	PFL(384)
+	PFLB4(0)
+	PFLB2(256)
+	PFLB(384)
+	K6BLOCK2(0)
+	PFL4(448)
+	PFL2(704)
+	PFL(832)
+	PFLB4(448)
+	PFLB2(704)
+	PFLB(832)
+	K6BLOCK2(1)
+	PFL4(896)
+	PFL2(1152)
+	PFLB4(896)
+	PFLB2(1152)
+	K6BLOCK2(2)
+	PFL4(1280)
+	PFL2(1536)
+	PFL(1664)
+	PFLB4(1280)
+	PFLB2(1536)
+	PFLB(1664)
+	K6BLOCK2(3)
+	PFL4(1728)
+	PFL2(1984)
+	PFL(2112)
+	PFLB4(1728)
+	PFLB2(1984)
+	PFLB(2112)
+	K6BLOCK2(4)
+	PFL4(2176)
+	PFL2(2432)
+	PFLB4(2176)
+	PFLB2(2432)
+	K6BLOCK2(5)
+	PFL4(2560)
+	PFL2(2816)
+	PFL(2944)
+	PFLB4(2560)
+	PFLB2(2816)
+	PFLB(2944)
+	K6BLOCK2(6)
+	PFL4(3008)
+	PFL2(3264)
+	PFLB4(3008)
+	PFLB2(3264)
+	K6BLOCK2(7)
+	ADDQ $3392, SI
+	ADDQ $3392, R11
+	ADDQ $256, DI
+	ADDQ $32, R9
+	DECQ CX
+	JNZ  k6rploop
+
+	K6HSUM(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	K6HSUM(Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15)
+	VMOVUPS Z0, (R13)
+	VMOVUPS Z8, 64(R13)
+	ADDQ    $128, R13
+	MOVQ    R11, SI
+	SUBQ    $2, R8
+	JMP     k6rpair
 
 k6rgroup:
 	TESTQ  R8, R8

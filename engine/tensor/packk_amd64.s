@@ -11,24 +11,28 @@
 
 // KSUB prepares sub-block j of the super-block at SI: its scale and min
 // vectors and its unpacked codes.
-#define KSUB(j) \
-	VPMOVZXBD 128+16*j(SI), Z16; \
+#define KSUB(j) KSUBR(j, SI, Z30, Z29)
+
+// KSUBR is KSUB for the super-block at base, whose d and −dmin are in dv
+// and mv.
+#define KSUBR(j, base, dv, mv) \
+	VPMOVZXBD 128+16*j(base), Z16; \
 	VCVTDQ2PS Z16, Z16; \
-	VMULPS    Z30, Z16, Z16; \
-	VPMOVZXBD 256+16*j(SI), Z17; \
+	VMULPS    dv, Z16, Z16; \
+	VPMOVZXBD 256+16*j(base), Z17; \
 	VCVTDQ2PS Z17, Z17; \
-	VMULPS    Z29, Z17, Z17; \
-	VPANDD    384+256*j(SI), Z31, Z8; \
-	VPSRLW    $4, 384+256*j(SI), Z9; \
+	VMULPS    mv, Z17, Z17; \
+	VPANDD    384+256*j(base), Z31, Z8; \
+	VPSRLW    $4, 384+256*j(base), Z9; \
 	VPANDD    Z31, Z9, Z9; \
-	VPANDD    448+256*j(SI), Z31, Z10; \
-	VPSRLW    $4, 448+256*j(SI), Z11; \
+	VPANDD    448+256*j(base), Z31, Z10; \
+	VPSRLW    $4, 448+256*j(base), Z11; \
 	VPANDD    Z31, Z11, Z11; \
-	VPANDD    512+256*j(SI), Z31, Z12; \
-	VPSRLW    $4, 512+256*j(SI), Z13; \
+	VPANDD    512+256*j(base), Z31, Z12; \
+	VPSRLW    $4, 512+256*j(base), Z13; \
 	VPANDD    Z31, Z13, Z13; \
-	VPANDD    576+256*j(SI), Z31, Z14; \
-	VPSRLW    $4, 576+256*j(SI), Z15; \
+	VPANDD    576+256*j(base), Z31, Z14; \
+	VPSRLW    $4, 576+256*j(base), Z15; \
 	VPANDD    Z31, Z15, Z15
 
 // KTOK adds one token's share of the prepared sub-block to acc: its codes
@@ -58,17 +62,101 @@
 	KSUB(j); \
 	KTOK(DI, 32*j, 4*j(R9), 4*j(R10), Z18, Z19, Z0)
 
+// KSUB2 is sub-block j for one token of two groups at once: the group at
+// SI (d, −dmin in Z30, Z29; sums in Z0) and the next at R11 (Z28, Z27;
+// Z1).
+#define KSUB2(j) \
+	KSUB(j); \
+	KTOK(DI, 32*j, 4*j(R9), 4*j(R10), Z18, Z19, Z0); \
+	KSUBR(j, R11, Z28, Z27); \
+	KTOK(DI, 32*j, 4*j(R9), 4*j(R10), Z20, Z21, Z1)
+
 // func rowsQ4Kx16VNNI(p *byte, xq *int8, xd, xs *float32, nsb, groups int, out *float32)
 //
 // out[r] = row r · x for groups·16 packed rows of nsb super-blocks.
 // SI weights, DI codes, R9 block scales, R10 block sums (each at the
 // current super-block), CX super-blocks left, R8 groups left, R13 out,
 // Z0 the sums.
+//
+// Groups go two at a time (R11 the second's weights, BX the bytes of a
+// group, Z1 its sums), then a last odd one alone: each thread then reads
+// two streams of weights, which keeps more of decode's misses in flight
+// than one does (measured in docs/performance.md). Each group's sums are
+// bit for bit those of the one-group loop.
 TEXT ·rowsQ4Kx16VNNI(SB), NOSPLIT, $0-56
-	MOVQ p+0(FP), SI
-	MOVQ out+48(FP), R13
-	MOVQ groups+40(FP), R8
+	MOVQ  p+0(FP), SI
+	MOVQ  out+48(FP), R13
+	MOVQ  groups+40(FP), R8
+	MOVQ  nsb+32(FP), BX
+	IMULQ $2432, BX
 	KMASK0F_Z31
+
+krpair:
+	CMPQ   R8, $2
+	JLT    krgroup
+	LEAQ   (SI)(BX*1), R11
+	MOVQ   xq+8(FP), DI
+	MOVQ   xd+16(FP), R9
+	MOVQ   xs+24(FP), R10
+	MOVQ   nsb+32(FP), CX
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+
+krploop:
+	VMOVUPS (SI), Z30
+	VMOVUPS 64(SI), Z29
+	VMOVUPS (R11), Z28
+	VMOVUPS 64(R11), Z27
+	PFL4(0)
+	PFL(256)
+	PFLB4(0)
+	PFLB(256)
+	KSUB2(0)
+	PFL4(320)
+	PFL(576)
+	PFLB4(320)
+	PFLB(576)
+	KSUB2(1)
+	PFL4(640)
+	PFL(896)
+	PFLB4(640)
+	PFLB(896)
+	KSUB2(2)
+	PFL4(960)
+	PFLB4(960)
+	KSUB2(3)
+	PFL4(1216)
+	PFL(1472)
+	PFLB4(1216)
+	PFLB(1472)
+	KSUB2(4)
+	PFL4(1536)
+	PFL(1792)
+	PFLB4(1536)
+	PFLB(1792)
+	KSUB2(5)
+	PFL4(1856)
+	PFL(2112)
+	PFLB4(1856)
+	PFLB(2112)
+	KSUB2(6)
+	PFL4(2176)
+	PFLB4(2176)
+	KSUB2(7)
+	ADDQ $2432, SI
+	ADDQ $2432, R11
+	ADDQ $256, DI
+	ADDQ $32, R9
+	ADDQ $32, R10
+	DECQ CX
+	JNZ  krploop
+
+	VMOVUPS Z0, (R13)
+	VMOVUPS Z1, 64(R13)
+	ADDQ    $128, R13
+	MOVQ    R11, SI
+	SUBQ    $2, R8
+	JMP     krpair
 
 krgroup:
 	TESTQ  R8, R8
