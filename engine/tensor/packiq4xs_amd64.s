@@ -24,25 +24,31 @@ DATA xsLevelsU<>+0(SB)/8, $0x766a5d4f3f2d1801
 DATA xsLevelsU<>+8(SB)/8, $0xf1d9c5b5a6998d81
 GLOBL xsLevelsU<>(SB), RODATA|NOPTR, $16
 
-// XSLEV turns the 64-byte code vector at off(SI) into the levels of its low
+// XSLEV turns the 64-byte code vector at off(base) into the levels of its low
 // nibbles (lo) and its high nibbles (hi).
-#define XSLEV(off, lo, hi) \
-	VPANDD  off(SI), Z31, lo; \
-	VPSRLW  $4, off(SI), hi; \
+#define XSLEV(off, lo, hi) XSLEVR(off, lo, hi, SI)
+
+// XSLEVR is XSLEV for the vector at off(base).
+#define XSLEVR(off, lo, hi, base) \
+	VPANDD  off(base), Z31, lo; \
+	VPSRLW  $4, off(base), hi; \
 	VPANDD  Z31, hi, hi; \
 	VPSHUFB lo, Z28, lo; \
 	VPSHUFB hi, Z28, hi
 
 // XSSUB prepares sub-block j of the super-block at SI: its scale vector
 // d·ls_j and its levels.
-#define XSSUB(j) \
-	VPMOVSXBD 64+16*j(SI), Z16; \
+#define XSSUB(j) XSSUBR(j, SI, Z30)
+
+// XSSUBR is XSSUB for the super-block at base, whose d is in dv.
+#define XSSUBR(j, base, dv) \
+	VPMOVSXBD 64+16*j(base), Z16; \
 	VCVTDQ2PS Z16, Z16; \
-	VMULPS    Z30, Z16, Z16; \
-	XSLEV(192+256*j, Z8, Z9); \
-	XSLEV(256+256*j, Z10, Z11); \
-	XSLEV(320+256*j, Z12, Z13); \
-	XSLEV(384+256*j, Z14, Z15)
+	VMULPS    dv, Z16, Z16; \
+	XSLEVR(192+256*j, Z8, Z9, base); \
+	XSLEVR(256+256*j, Z10, Z11, base); \
+	XSLEVR(320+256*j, Z12, Z13, base); \
+	XSLEVR(384+256*j, Z14, Z15, base)
 
 // XSTOK adds one token's share of the prepared sub-block to acc: its codes
 // at xoff(xb), m8 at maddr and block scale at daddr; isum and sc are
@@ -72,17 +78,87 @@ GLOBL xsLevelsU<>(SB), RODATA|NOPTR, $16
 	XSSUB(j); \
 	XSTOK(DI, 32*j, 4*j(R9), 4*j(R10), Z17, Z18, Z0)
 
+// XSSUB2 is sub-block j for one token of two groups at once: the group at
+// SI (d in Z30, sums in Z0) and the next at R11 (Z29, Z1).
+#define XSSUB2(j) \
+	XSSUB(j); \
+	XSTOK(DI, 32*j, 4*j(R9), 4*j(R10), Z17, Z18, Z0); \
+	XSSUBR(j, R11, Z29); \
+	XSTOK(DI, 32*j, 4*j(R9), 4*j(R10), Z19, Z20, Z1)
+
 // func rowsIQ4XSx16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nsb, groups int, out *float32)
 //
 // out[r] = row r · x for groups·16 packed rows of nsb super-blocks.
 // SI weights, DI codes, R9 m8, R10 block scales (each at the current
 // super-block), CX super-blocks left, R8 groups left, R13 out, Z0 the
-// sums.
+// sums; groups two at a time as packk_amd64.s's rowsQ4Kx16VNNI (R11 the
+// second's weights, BX the bytes of a group, Z1 its sums).
 TEXT ·rowsIQ4XSx16VNNI(SB), NOSPLIT, $0-56
-	MOVQ p+0(FP), SI
-	MOVQ out+48(FP), R13
-	MOVQ groups+40(FP), R8
+	MOVQ  p+0(FP), SI
+	MOVQ  out+48(FP), R13
+	MOVQ  groups+40(FP), R8
+	MOVQ  nsb+32(FP), BX
+	IMULQ $2240, BX
 	XSCONSTS
+
+xsrpair:
+	CMPQ   R8, $2
+	JLT    xsrgroup
+	LEAQ   (SI)(BX*1), R11
+	MOVQ   xq+8(FP), DI
+	MOVQ   m8+16(FP), R9
+	MOVQ   xd+24(FP), R10
+	MOVQ   nsb+32(FP), CX
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+
+xsrploop:
+	VMOVUPS (SI), Z30
+	VMOVUPS (R11), Z29
+	PFL4(0)
+	PFL(256)
+	PFLB4(0)
+	PFLB(256)
+	XSSUB2(0)
+	PFL4(320)
+	PFLB4(320)
+	XSSUB2(1)
+	PFL4(576)
+	PFL(832)
+	PFLB4(576)
+	PFLB(832)
+	XSSUB2(2)
+	PFL4(896)
+	PFLB4(896)
+	XSSUB2(3)
+	PFL4(1152)
+	PFLB4(1152)
+	XSSUB2(4)
+	PFL4(1408)
+	PFL(1664)
+	PFLB4(1408)
+	PFLB(1664)
+	XSSUB2(5)
+	PFL4(1728)
+	PFLB4(1728)
+	XSSUB2(6)
+	PFL4(1984)
+	PFLB4(1984)
+	XSSUB2(7)
+	ADDQ $2240, SI
+	ADDQ $2240, R11
+	ADDQ $256, DI
+	ADDQ $32, R9
+	ADDQ $32, R10
+	DECQ CX
+	JNZ  xsrploop
+
+	VMOVUPS Z0, (R13)
+	VMOVUPS Z1, 64(R13)
+	ADDQ    $128, R13
+	MOVQ    R11, SI
+	SUBQ    $2, R8
+	JMP     xsrpair
 
 xsrgroup:
 	TESTQ  R8, R8

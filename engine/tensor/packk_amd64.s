@@ -292,33 +292,74 @@ kgend:
 // unpacked into Z8…Z15 as for Q4_K; then per token KTOK, whose second FMA
 // adds m·s.
 
-// K1BLK prepares the block at woff(SI).
-#define K1BLK(woff) \
-	VCVTPH2PS woff(SI), Z16; \
-	VCVTPH2PS woff+32(SI), Z17; \
-	VPANDD    woff+64(SI), Z31, Z8; \
-	VPSRLW    $4, woff+64(SI), Z9; \
+// K1BLK prepares the block at woff(base).
+#define K1BLK(woff) K1BLKR(woff, SI)
+
+// K1BLKR is K1BLK for the block at woff(base).
+#define K1BLKR(woff, base) \
+	VCVTPH2PS woff(base), Z16; \
+	VCVTPH2PS woff+32(base), Z17; \
+	VPANDD    woff+64(base), Z31, Z8; \
+	VPSRLW    $4, woff+64(base), Z9; \
 	VPANDD    Z31, Z9, Z9; \
-	VPANDD    woff+128(SI), Z31, Z10; \
-	VPSRLW    $4, woff+128(SI), Z11; \
+	VPANDD    woff+128(base), Z31, Z10; \
+	VPSRLW    $4, woff+128(base), Z11; \
 	VPANDD    Z31, Z11, Z11; \
-	VPANDD    woff+192(SI), Z31, Z12; \
-	VPSRLW    $4, woff+192(SI), Z13; \
+	VPANDD    woff+192(base), Z31, Z12; \
+	VPSRLW    $4, woff+192(base), Z13; \
 	VPANDD    Z31, Z13, Z13; \
-	VPANDD    woff+256(SI), Z31, Z14; \
-	VPSRLW    $4, woff+256(SI), Z15; \
+	VPANDD    woff+256(base), Z31, Z14; \
+	VPSRLW    $4, woff+256(base), Z15; \
 	VPANDD    Z31, Z15, Z15
 
 // func rowsQ4_1x16VNNI(p *byte, xq *int8, xd, xs *float32, nb, groups int, out *float32)
 //
 // out[r] = row r · x for groups·16 packed rows of nb blocks. SI weights,
 // DI codes, R9 block scales, R10 block sums, CX blocks left, R8 groups
-// left, R13 out, Z0 the sums.
+// left, R13 out, Z0 the sums; groups two at a time as in rowsQ4Kx16VNNI
+// (R11 the second's weights, BX the bytes of a group, Z1 its sums).
 TEXT ·rowsQ4_1x16VNNI(SB), NOSPLIT, $0-56
-	MOVQ p+0(FP), SI
-	MOVQ out+48(FP), R13
-	MOVQ groups+40(FP), R8
+	MOVQ  p+0(FP), SI
+	MOVQ  out+48(FP), R13
+	MOVQ  groups+40(FP), R8
+	MOVQ  nb+32(FP), BX
+	IMULQ $320, BX
 	KMASK0F_Z31
+
+k1rpair:
+	CMPQ   R8, $2
+	JLT    k1rgroup
+	LEAQ   (SI)(BX*1), R11
+	MOVQ   xq+8(FP), DI
+	MOVQ   xd+16(FP), R9
+	MOVQ   xs+24(FP), R10
+	MOVQ   nb+32(FP), CX
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+
+k1rploop:
+	PFL4(0)
+	PFL(256)
+	PFLB4(0)
+	PFLB(256)
+	K1BLK(0)
+	KTOK(DI, 0, (R9), (R10), Z18, Z19, Z0)
+	K1BLKR(0, R11)
+	KTOK(DI, 0, (R9), (R10), Z20, Z21, Z1)
+	ADDQ $320, SI
+	ADDQ $320, R11
+	ADDQ $32, DI
+	ADDQ $4, R9
+	ADDQ $4, R10
+	DECQ CX
+	JNZ  k1rploop
+
+	VMOVUPS Z0, (R13)
+	VMOVUPS Z1, 64(R13)
+	ADDQ    $128, R13
+	MOVQ    R11, SI
+	SUBQ    $2, R8
+	JMP     k1rpair
 
 k1rgroup:
 	TESTQ  R8, R8
