@@ -231,9 +231,10 @@ func TestPackedNaN(t *testing.T) {
 
 // TestPackedRowsAnyGroups: a packed decode kernel gives each group of
 // sixteen rows bit for bit the same sums whether it runs that group alone
-// or within any run of groups, wherever the run starts. The kernels walk
-// groups two at a time and a last odd one alone (pack_amd64.s and the
-// packk*_amd64.s files), and a pool's chunk may start on any group.
+// or within any run of groups, wherever the run starts. Most of them walk
+// groups two at a time and a last odd one alone (the VNNI Q4_0, Q8_0,
+// Q4_1, Q4_K, Q6_K and IQ4_XS kernels), and a pool's chunk may start on
+// any group.
 func TestPackedRowsAnyGroups(t *testing.T) {
 	pool := NewPool(1)
 	defer pool.Close()
