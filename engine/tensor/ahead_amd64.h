@@ -1,10 +1,10 @@
 // Prefetching for the packed one-token (decode) kernels: pack_amd64.s,
 // packk_amd64.s, packk5_amd64.s, packk6_amd64.s, packiq4xs_amd64.s.
 //
-// Decoding streams every weight once per token, and each thread reads one
-// sequential stream of packed groups. On the 2-vCPU Xeon VM (Sapphire
-// Rapids class) the hardware prefetchers alone kept too few of those
-// misses in flight: streaming four 72 MiB packed Q4_0 matrices through
+// Decoding streams every weight once per token, and each thread reads a
+// run of packed groups: one sequential stream, or two in the kernels that
+// walk two groups at once. On the 2-vCPU Xeon VM (Sapphire Rapids class)
+// the hardware prefetchers alone kept too few of those misses in flight: streaming four 72 MiB packed Q4_0 matrices through
 // MatVec at two threads, ten alternated rounds, ran 22.8–23.2 GB/s
 // without software prefetch, 26.4 with PREFETCHT0 and 26.9–27.7 with
 // PREFETCHT1 2 KiB ahead (27.6–29.2 at 4 KiB, less at 1 KiB); one thread
