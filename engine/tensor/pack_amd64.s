@@ -92,10 +92,10 @@ GLOBL ones16<>(SB), RODATA|NOPTR, $32
 // (docs/performance.md). Each group's sums are bit for bit those of the
 // one-group loop.
 TEXT ·rowsQ4_0x16VNNI(SB), NOSPLIT, $0-56
-	MOVQ p+0(FP), SI
-	MOVQ out+48(FP), R13
-	MOVQ groups+40(FP), R8
-	MOVQ nb+32(FP), BX
+	MOVQ  p+0(FP), SI
+	MOVQ  out+48(FP), R13
+	MOVQ  groups+40(FP), R8
+	MOVQ  nb+32(FP), BX
 	IMULQ $288, BX
 	MASK0F_Z31
 
@@ -337,10 +337,10 @@ zgend:
 // groups two at a time as there (Z2/Z3 the second's sums, Z21–Z24 its
 // scratch).
 TEXT ·rowsQ8_0x16VNNI(SB), NOSPLIT, $0-56
-	MOVQ p+0(FP), SI
-	MOVQ out+48(FP), R13
-	MOVQ groups+40(FP), R8
-	MOVQ nb+32(FP), BX
+	MOVQ  p+0(FP), SI
+	MOVQ  out+48(FP), R13
+	MOVQ  groups+40(FP), R8
+	MOVQ  nb+32(FP), BX
 	IMULQ $544, BX
 
 q8rpair:

@@ -24,7 +24,7 @@ DATA xsLevelsU<>+0(SB)/8, $0x766a5d4f3f2d1801
 DATA xsLevelsU<>+8(SB)/8, $0xf1d9c5b5a6998d81
 GLOBL xsLevelsU<>(SB), RODATA|NOPTR, $16
 
-// XSLEV turns the 64-byte code vector at off(base) into the levels of its low
+// XSLEV turns the 64-byte code vector at off(SI) into the levels of its low
 // nibbles (lo) and its high nibbles (hi).
 #define XSLEV(off, lo, hi) XSLEVR(off, lo, hi, SI)
 

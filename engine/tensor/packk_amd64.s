@@ -292,7 +292,7 @@ kgend:
 // unpacked into Z8…Z15 as for Q4_K; then per token KTOK, whose second FMA
 // adds m·s.
 
-// K1BLK prepares the block at woff(base).
+// K1BLK prepares the block at woff(SI).
 #define K1BLK(woff) K1BLKR(woff, SI)
 
 // K1BLKR is K1BLK for the block at woff(base).
