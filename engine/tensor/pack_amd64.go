@@ -29,8 +29,9 @@ func gemm2Q4_0x16AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nb, groups int,
 // (both compute the same numbers, pack_amd64.s), and none without AVX2;
 // for Q8_0 (pack_amd64.s: its packed codes are unsigned for VPDPBUSD), Q4_1
 // and Q4_K (packk_amd64.s), Q5_K (packk5_amd64.s), Q6_K (packk6_amd64.s)
-// and IQ4_XS (packiq4xs_amd64.s) the VNNI ones only: without them those
-// types are not packed and keep their GGUF-layout kernels.
+// IQ4_XS (packiq4xs_amd64.s) and IQ4_NL, Q5_0 and Q5_1
+// (packlegacy_amd64.s) the VNNI ones only: without them those types are
+// not packed and keep their GGUF-layout kernels.
 func usePacked(rows *[BF16 + 1]packedRowsFn, gemm4 *[BF16 + 1]packedGemm4Fn, vnni bool) {
 	if !hasAVX2 {
 		return
@@ -43,6 +44,9 @@ func usePacked(rows *[BF16 + 1]packedRowsFn, gemm4 *[BF16 + 1]packedGemm4Fn, vnn
 		rows[Q5_K], gemm4[Q5_K] = rowsPackedQ5K, gemm4PackedQ5K
 		rows[Q6_K], gemm4[Q6_K] = rowsPackedQ6K, gemm4PackedQ6K
 		rows[IQ4_XS], gemm4[IQ4_XS] = rowsPackedIQ4XS, gemm4PackedIQ4XS
+		rows[IQ4_NL], gemm4[IQ4_NL] = rowsPackedIQ4NL, gemm4PackedIQ4NL
+		rows[Q5_0], gemm4[Q5_0] = rowsPackedQ5_0, gemm4PackedQ5_0
+		rows[Q5_1], gemm4[Q5_1] = rowsPackedQ5_1, gemm4PackedQ5_1
 		return
 	}
 	rows[Q4_0], gemm4[Q4_0] = rowsPackedAVX2, gemm4PackedAVX2
@@ -62,7 +66,7 @@ func packedChecks(p []byte, a act, tokens, groups, bb int, out []float32, ostrid
 }
 
 // packedChecksM8 is packedChecks for the kernels that read m8 (Q4_0, Q8_0,
-// IQ4_XS).
+// IQ4_XS, IQ4_NL, Q5_0).
 func packedChecksM8(p []byte, a act, tokens, groups, bb int, out []float32, ostride int) int {
 	nb := packedChecks(p, a, tokens, groups, bb, out, ostride)
 	_ = a.m8[tokens*nb-1]
@@ -70,7 +74,7 @@ func packedChecksM8(p []byte, a act, tokens, groups, bb int, out []float32, ostr
 }
 
 // packedChecksS is packedChecks for the kernels that read the block sums s
-// (Q4_1, Q4_K, Q5_K).
+// (Q4_1, Q4_K, Q5_K, Q5_1).
 func packedChecksS(p []byte, a act, tokens, groups, bb int, out []float32, ostride int) int {
 	nb := packedChecks(p, a, tokens, groups, bb, out, ostride)
 	_ = a.s[tokens*nb-1]

@@ -1,6 +1,7 @@
 package tensor
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -8,13 +9,18 @@ import (
 	"time"
 )
 
-// packedRef is the packed kernels' arithmetic (pack.go) in Go, one row of
-// type typ (Q4_0 or Q8_0) at a time from the GGUF bytes: exact integer
-// block sums, a float32 scale product, one FMA per block on the even or
-// odd chain, even + odd. The FMA is float64's rounded to float32: the
-// product is exact in float64, and a double rounding of the sum could only
-// differ on a tie, which the fixed seeds below do not hit.
+// packedRef is the packed kernels' arithmetic (pack.go, packlegacy.go) in
+// Go, one row of type typ (Q4_0, Q8_0, IQ4_NL, Q5_0 or Q5_1) at a time
+// from the GGUF bytes: exact integer block sums, taken straight from the
+// codes (not through m8 or the +128 some kernels add and take back), a
+// float32 scale product, one FMA per block on the even or odd chain, even
+// + odd (Q5_1: packedQ5_1Ref). The FMA is float64's rounded to float32:
+// the product is exact in float64, and a double rounding of the sum could
+// only differ on a tie, which the fixed seeds below do not hit.
 func packedRef(typ Type, row []byte, a act) float32 {
+	if typ == Q5_1 {
+		return packedQ5_1Ref(row, a)
+	}
 	var acc [2]float32
 	for b := range len(a.d) {
 		xq := a.qs[b*QK:][:QK]
@@ -34,14 +40,50 @@ func packedRef(typ Type, row []byte, a act) float32 {
 				i += int32(int8(q)) * int32(xq[j])
 			}
 			s = f16At(blk, 0) * a.d[b]
+		case IQ4_NL:
+			blk := row[b*iq4nlBytes:][:iq4nlBytes]
+			for j, q := range blk[2:] {
+				i += int32(iq4nlValue(q))*int32(xq[j]) + int32(iq4nlValue(q>>4))*int32(xq[j+16])
+			}
+			s = f16At(blk, 0) * a.d[b]
+		case Q5_0:
+			blk := row[b*q5_0Bytes:][:q5_0Bytes]
+			qh := legacyQH(blk[2:6])
+			for j, q := range blk[6:] {
+				lo := int32(q&15) | int32(qh>>j&1)<<4
+				hi := int32(q>>4) | int32(qh>>(j+16)&1)<<4
+				i += (lo-16)*int32(xq[j]) + (hi-16)*int32(xq[j+16])
+			}
+			s = f16At(blk, 0) * a.d[b]
 		}
 		acc[b%2] = float32(math.FMA(float64(s), float64(float32(i)), float64(acc[b%2])))
 	}
 	return acc[0] + acc[1]
 }
 
+// packedQ5_1Ref is packed Q5_1's arithmetic (packlegacy.go) in Go, one row
+// at a time from the GGUF bytes: packed Q4_1's (packedQ4_1Ref) with codes
+// 0…31.
+func packedQ5_1Ref(row []byte, a act) float32 {
+	var acc float32
+	for b := range len(a.d) {
+		blk := row[b*q5_1Bytes:][:q5_1Bytes]
+		xq := a.qs[b*QK:][:QK]
+		qh := legacyQH(blk[4:8])
+		var i int32
+		for j, q := range blk[8:] {
+			lo := int32(q&15) | int32(qh>>j&1)<<4
+			hi := int32(q>>4) | int32(qh>>(j+16)&1)<<4
+			i += lo*int32(xq[j]) + hi*int32(xq[j+16])
+		}
+		acc = float32(math.FMA(float64(f16At(blk, 0)*a.d[b]), float64(float32(i)), float64(acc)))
+		acc = float32(math.FMA(float64(f16At(blk, 2)), float64(a.s[b]), float64(acc)))
+	}
+	return acc
+}
+
 // TestPacked: every packed path of each packed type (Q4_0: AVX-512 VNNI
-// where the CPU has it, AVX2; Q8_0: AVX-512 VNNI) gives the arithmetic of
+// where the CPU has it, AVX2; Q8_0, IQ4_NL, Q5_0, Q5_1: AVX-512 VNNI) gives the arithmetic of
 // packedRef bit for bit, for packed rows and the unpacked tail alike
 // close to the float64 reference, four tokens at once exactly what each
 // gives alone, and packing leaves Data alone. Kernels without packed
@@ -51,7 +93,7 @@ func TestPacked(t *testing.T) {
 	defer pool.Close()
 	paths := []*Kernels{newKernelsVNNI(pool, true, true), newKernelsVNNI(pool, true, false)}
 	rng := rand.New(rand.NewPCG(41, 42))
-	for _, typ := range []Type{Q4_0, Q8_0} {
+	for _, typ := range []Type{Q4_0, Q8_0, IQ4_NL, Q5_0, Q5_1} {
 		if paths[0].prows[typ] == nil {
 			t.Logf("%s: no packed kernels on this CPU", typ)
 			continue
@@ -118,8 +160,8 @@ func TestPacked(t *testing.T) {
 	}
 }
 
-// TestPackLeavesOthers: only Q4_0, Q8_0, Q4_1, Q4_K, Q5_K, Q6_K and IQ4_XS
-// matrices of at least one group are packed, and never by kernels without
+// TestPackLeavesOthers: only Q4_0, Q8_0, Q4_1, Q5_0, Q5_1, IQ4_NL, Q4_K,
+// Q5_K, Q6_K and IQ4_XS matrices of at least one group are packed, and never by kernels without
 // packed kernels (all but Q4_0 have none without AVX-512 VNNI).
 func TestPackLeavesOthers(t *testing.T) {
 	rng := rand.New(rand.NewPCG(43, 44))
@@ -129,14 +171,15 @@ func TestPackLeavesOthers(t *testing.T) {
 	for _, c := range []struct {
 		typ  Type
 		rows int
-	}{{Q3_K, 64}, {Q5_0, 64}, {F16, 64}, {Q4_0, 15}, {Q8_0, 15}, {Q4_1, 15}, {Q4_K, 15}, {Q5_K, 15}, {Q6_K, 15}, {IQ4_XS, 15}} {
+	}{{Q3_K, 64}, {Q2_K, 64}, {F16, 64}, {Q4_0, 15}, {Q8_0, 15}, {Q4_1, 15}, {Q5_0, 15}, {Q5_1, 15}, {IQ4_NL, 15},
+		{Q4_K, 15}, {Q5_K, 15}, {Q6_K, 15}, {IQ4_XS, 15}} {
 		w, _ := NewMatrix(c.typ, c.rows, 256, randomWeights(rng, c.typ, c.rows, 256))
 		if k.Pack(w) != w {
 			t.Errorf("%s with %d rows was packed", c.typ, c.rows)
 		}
 	}
 	kv := newKernelsVNNI(k.pool, true, false)
-	for _, typ := range []Type{Q4_0, Q8_0, Q4_1, Q4_K, Q5_K, Q6_K, IQ4_XS} {
+	for _, typ := range []Type{Q4_0, Q8_0, Q4_1, Q5_0, Q5_1, IQ4_NL, Q4_K, Q5_K, Q6_K, IQ4_XS} {
 		w, _ := NewMatrix(typ, 64, 256, randomWeights(rng, typ, 64, 256))
 		if kg.Pack(w) != w {
 			t.Errorf("the portable kernels packed a %s matrix", typ)
@@ -213,7 +256,7 @@ func TestPackedNaN(t *testing.T) {
 	k := NewKernels(NewPool(1))
 	defer k.pool.Close()
 	rng := rand.New(rand.NewPCG(47, 48))
-	for _, typ := range []Type{Q4_0, Q8_0} {
+	for _, typ := range []Type{Q4_0, Q8_0, IQ4_NL, Q5_0, Q5_1} {
 		w, _ := NewMatrix(typ, 32, 96, randomWeights(rng, typ, 32, 96))
 		p := k.Pack(w)
 		x := randomVec(rng, 4*96)
@@ -233,8 +276,8 @@ func TestPackedNaN(t *testing.T) {
 // sixteen rows bit for bit the same sums whether it runs that group alone
 // or within any run of groups, wherever the run starts. Most of them walk
 // groups two at a time and a last odd one alone (the VNNI Q4_0, Q8_0,
-// Q4_1, Q4_K, Q6_K and IQ4_XS kernels), and a pool's chunk may start on
-// any group.
+// Q4_1, Q5_0, Q5_1, IQ4_NL, Q4_K, Q6_K and IQ4_XS kernels), and a pool's
+// chunk may start on any group.
 func TestPackedRowsAnyGroups(t *testing.T) {
 	pool := NewPool(1)
 	defer pool.Close()
@@ -242,7 +285,7 @@ func TestPackedRowsAnyGroups(t *testing.T) {
 	const groups, cols = 7, 512
 	tested := 0
 	for _, k := range []*Kernels{newKernelsVNNI(pool, true, true), newKernelsVNNI(pool, true, false)} {
-		for _, typ := range []Type{Q4_0, Q8_0, Q4_1, Q4_K, Q5_K, Q6_K, IQ4_XS} {
+		for _, typ := range []Type{Q4_0, Q8_0, Q4_1, Q5_0, Q5_1, IQ4_NL, Q4_K, Q5_K, Q6_K, IQ4_XS} {
 			prows := k.prows[typ]
 			if prows == nil {
 				continue
@@ -282,4 +325,52 @@ func TestPackedRowsAnyGroups(t *testing.T) {
 		t.Skip("no packed kernels on this CPU")
 	}
 	t.Logf("%d packed decode kernels", tested)
+}
+
+// TestPackedLegacyExtreme runs packed IQ4_NL, Q5_0 and Q5_1 where their
+// integer sums are largest: every activation code 127 (x all 1) and every
+// code of the largest magnitude (IQ4_NL's level −127; Q5_0's q−16 = −16
+// and then +15; Q5_1's 31, every fifth bit set), each decode output
+// bit for bit packedRef's and each four-token output its decode output's.
+func TestPackedLegacyExtreme(t *testing.T) {
+	k := newKernelsVNNI(NewPool(1), true, true)
+	defer k.pool.Close()
+	const rows, cols = 48, 768
+	for _, c := range []struct {
+		typ   Type
+		fill  byte // every byte after the f16 values
+		heads int  // the f16 values' bytes
+	}{{IQ4_NL, 0, 2}, {Q5_0, 0, 2}, {Q5_0, 0xff, 2}, {Q5_1, 0xff, 4}} {
+		if k.prows[c.typ] == nil {
+			t.Skipf("%s: no packed kernels on this CPU", c.typ)
+		}
+		bs := c.typ.BlockBytes()
+		data := make([]byte, rows*cols/QK*bs)
+		for b := 0; b < len(data); b += bs {
+			for h := 0; h < c.heads; h += 2 {
+				binary.LittleEndian.PutUint16(data[b+h:], F32ToF16(0.5))
+			}
+			for j := b + c.heads; j < b+bs; j++ {
+				data[j] = c.fill
+			}
+		}
+		w, _ := NewMatrix(c.typ, rows, cols, data)
+		p := k.Pack(w)
+		x := make([]float32, 4*cols)
+		for i := range x {
+			x[i] = 1
+		}
+		var buf actBuf
+		buf.ensure(1, cols)
+		a := buf.row(0, cols)
+		quantizeAct(a, x[:cols])
+		y := make([]float32, rows)
+		k.MatVec(y, p, x[:cols])
+		for r, v := range y {
+			if want := packedRef(c.typ, w.Row(r), a); math.Float32bits(v) != math.Float32bits(want) {
+				t.Fatalf("%s fill %#x row %d: packed %v, reference arithmetic %v", c.typ, c.fill, r, v, want)
+			}
+		}
+		checkMatMulEqualsMatVec(t, k, p, x, 4)
+	}
 }

@@ -1,0 +1,63 @@
+package tensor
+
+//go:noescape
+func rowsIQ4NLx16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nb, groups int, out *float32)
+
+//go:noescape
+func gemm4IQ4NLx16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nb, groups int, out *float32, ostride int)
+
+//go:noescape
+func rowsQ5_0x16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nb, groups int, out *float32)
+
+//go:noescape
+func gemm4Q5_0x16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nb, groups int, out *float32, ostride int)
+
+//go:noescape
+func rowsQ5_1x16VNNI(p *byte, xq *int8, xd, xs *float32, nb, groups int, out *float32)
+
+//go:noescape
+func gemm4Q5_1x16VNNI(p *byte, xq *int8, xd, xs *float32, nb, groups int, out *float32, ostride int)
+
+// rowsPackedIQ4NL is the packed IQ4_NL decode kernel (packlegacy_amd64.s).
+// It reads m8, from which it starts each block's integer sum.
+func rowsPackedIQ4NL(p []byte, a act, out []float32) {
+	groups := len(out) / packRows
+	nb := packedChecksM8(p, a, 1, groups, packBlockBytes, out, 0)
+	rowsIQ4NLx16VNNI(&p[0], &a.qs[0], &a.m8[0], &a.d[0], nb, groups, &out[0])
+}
+
+// gemm4PackedIQ4NL is the packed IQ4_NL prefill kernel: per token, bit for
+// bit rowsPackedIQ4NL.
+func gemm4PackedIQ4NL(p []byte, a act, groups int, out []float32, ostride int) {
+	nb := packedChecksM8(p, a, 4, groups, packBlockBytes, out, ostride)
+	gemm4IQ4NLx16VNNI(&p[0], &a.qs[0], &a.m8[0], &a.d[0], nb, groups, &out[0], ostride)
+}
+
+// rowsPackedQ5_0 is the packed Q5_0 decode kernel (packlegacy_amd64.s).
+// It reads m8, from which it starts each block's integer sum.
+func rowsPackedQ5_0(p []byte, a act, out []float32) {
+	groups := len(out) / packRows
+	nb := packedChecksM8(p, a, 1, groups, packRows*q5_0Bytes, out, 0)
+	rowsQ5_0x16VNNI(&p[0], &a.qs[0], &a.m8[0], &a.d[0], nb, groups, &out[0])
+}
+
+// gemm4PackedQ5_0 is the packed Q5_0 prefill kernel: per token, bit for
+// bit rowsPackedQ5_0.
+func gemm4PackedQ5_0(p []byte, a act, groups int, out []float32, ostride int) {
+	nb := packedChecksM8(p, a, 4, groups, packRows*q5_0Bytes, out, ostride)
+	gemm4Q5_0x16VNNI(&p[0], &a.qs[0], &a.m8[0], &a.d[0], nb, groups, &out[0], ostride)
+}
+
+// rowsPackedQ5_1 is the packed Q5_1 decode kernel (packlegacy_amd64.s).
+func rowsPackedQ5_1(p []byte, a act, out []float32) {
+	groups := len(out) / packRows
+	nb := packedChecksS(p, a, 1, groups, packRows*q5_1Bytes, out, 0)
+	rowsQ5_1x16VNNI(&p[0], &a.qs[0], &a.d[0], &a.s[0], nb, groups, &out[0])
+}
+
+// gemm4PackedQ5_1 is the packed Q5_1 prefill kernel: per token, bit for
+// bit rowsPackedQ5_1.
+func gemm4PackedQ5_1(p []byte, a act, groups int, out []float32, ostride int) {
+	nb := packedChecksS(p, a, 4, groups, packRows*q5_1Bytes, out, ostride)
+	gemm4Q5_1x16VNNI(&p[0], &a.qs[0], &a.d[0], &a.s[0], nb, groups, &out[0], ostride)
+}
