@@ -11,38 +11,48 @@
 // lane) and the two FMAs of the contract. Z31 = 0x0F bytes, Z28 = 0x10
 // bytes; K1, K2 take turns holding a code vector's fifth bits.
 
-// K5LO and K5HI put code vector c of sub-block j in zc: the low (shr = 0) or
-// high (shr = 4) nibbles of the 64 bytes at qoff(SI), plus 16 in the bytes
-// that the mask at 2432+64j+8c(SI) marks. A word shift leaks the next
+// K5LO and K5HI put code vector c of sub-block j in zc: the low (K5LO) or
+// high (K5HI) nibbles of the 64 bytes at qoff(SI), plus 16 in the bytes
+// that the mask at 640+320j+8c(SI) marks (sub-block j's codes are at
+// 384+320j, its masks 256 bytes on). A word shift leaks the next
 // byte's low nibble into a byte's high one; the mask of 0x0F drops it.
-#define K5LO(j, c, qoff, zc, k) \
-	KMOVQ  2432+64*j+8*c(SI), k; \
-	VPANDD qoff(SI), Z31, zc; \
+#define K5LO(j, c, qoff, zc, k) K5LOR(j, c, qoff, zc, k, SI)
+
+#define K5HI(j, c, qoff, zc, k) K5HIR(j, c, qoff, zc, k, SI)
+
+// K5LOR and K5HIR are K5LO and K5HI for the super-block at base.
+#define K5LOR(j, c, qoff, zc, k, base) \
+	KMOVQ  640+320*j+8*c(base), k; \
+	VPANDD qoff(base), Z31, zc; \
 	VPADDB Z28, zc, k, zc
 
-#define K5HI(j, c, qoff, zc, k) \
-	KMOVQ  2432+64*j+8*c(SI), k; \
-	VPSRLW $4, qoff(SI), zc; \
+#define K5HIR(j, c, qoff, zc, k, base) \
+	KMOVQ  640+320*j+8*c(base), k; \
+	VPSRLW $4, qoff(base), zc; \
 	VPANDD Z31, zc, zc; \
 	VPADDB Z28, zc, k, zc
 
 // K5SUB prepares sub-block j of the super-block at SI: its scale and min
 // vectors (as packk_amd64.s's KSUB) and its codes.
-#define K5SUB(j) \
-	VPMOVZXBD 128+16*j(SI), Z16; \
+#define K5SUB(j) K5SUBR(j, SI, Z30, Z29)
+
+// K5SUBR is K5SUB for the super-block at base, whose d and −dmin are in dv
+// and mv.
+#define K5SUBR(j, base, dv, mv) \
+	VPMOVZXBD 128+16*j(base), Z16; \
 	VCVTDQ2PS Z16, Z16; \
-	VMULPS    Z30, Z16, Z16; \
-	VPMOVZXBD 256+16*j(SI), Z17; \
+	VMULPS    dv, Z16, Z16; \
+	VPMOVZXBD 256+16*j(base), Z17; \
 	VCVTDQ2PS Z17, Z17; \
-	VMULPS    Z29, Z17, Z17; \
-	K5LO(j, 0, 384+256*j, Z8, K1); \
-	K5HI(j, 1, 384+256*j, Z9, K2); \
-	K5LO(j, 2, 448+256*j, Z10, K1); \
-	K5HI(j, 3, 448+256*j, Z11, K2); \
-	K5LO(j, 4, 512+256*j, Z12, K1); \
-	K5HI(j, 5, 512+256*j, Z13, K2); \
-	K5LO(j, 6, 576+256*j, Z14, K1); \
-	K5HI(j, 7, 576+256*j, Z15, K2)
+	VMULPS    mv, Z17, Z17; \
+	K5LOR(j, 0, 384+320*j, Z8, K1, base); \
+	K5HIR(j, 1, 384+320*j, Z9, K2, base); \
+	K5LOR(j, 2, 448+320*j, Z10, K1, base); \
+	K5HIR(j, 3, 448+320*j, Z11, K2, base); \
+	K5LOR(j, 4, 512+320*j, Z12, K1, base); \
+	K5HIR(j, 5, 512+320*j, Z13, K2, base); \
+	K5LOR(j, 6, 576+320*j, Z14, K1, base); \
+	K5HIR(j, 7, 576+320*j, Z15, K2, base)
 
 // K5TOK adds one token's share of the prepared sub-block to acc: its codes
 // at xoff(xb), block scale at daddr and block sum at saddr; isum and sc are
@@ -73,17 +83,101 @@
 	K5SUB(j); \
 	K5TOK(DI, 32*j, 4*j(R9), 4*j(R10), Z18, Z19, Z0)
 
+// K5SUB2 is sub-block j for one token of two groups at once: the group at
+// SI (d, −dmin in Z30, Z29; sums in Z0) and the next at R11 (Z27, Z26;
+// Z1).
+#define K5SUB2(j) \
+	K5SUB(j); \
+	K5TOK(DI, 32*j, 4*j(R9), 4*j(R10), Z18, Z19, Z0); \
+	K5SUBR(j, R11, Z27, Z26); \
+	K5TOK(DI, 32*j, 4*j(R9), 4*j(R10), Z20, Z21, Z1)
+
 // func rowsQ5Kx16VNNI(p *byte, xq *int8, xd, xs *float32, nsb, groups int, out *float32)
 //
 // out[r] = row r · x for groups·16 packed rows of nsb super-blocks.
 // SI weights, DI codes, R9 block scales, R10 block sums (each at the
 // current super-block), CX super-blocks left, R8 groups left, R13 out,
-// Z0 the sums.
+// Z0 the sums; groups two at a time as packk_amd64.s's rowsQ4Kx16VNNI (R11
+// the second's weights, BX the bytes of a group, Z1 its sums), then a last
+// odd one alone.
 TEXT ·rowsQ5Kx16VNNI(SB), NOSPLIT, $0-56
-	MOVQ p+0(FP), SI
-	MOVQ out+48(FP), R13
-	MOVQ groups+40(FP), R8
+	MOVQ  p+0(FP), SI
+	MOVQ  out+48(FP), R13
+	MOVQ  groups+40(FP), R8
+	MOVQ  nsb+32(FP), BX
+	IMULQ $2944, BX
 	K5MASKS
+
+k5rpair:
+	CMPQ   R8, $2
+	JLT    k5rgroup
+	LEAQ   (SI)(BX*1), R11
+	MOVQ   xq+8(FP), DI
+	MOVQ   xd+16(FP), R9
+	MOVQ   xs+24(FP), R10
+	MOVQ   nsb+32(FP), CX
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+
+k5rploop:
+	VMOVUPS (SI), Z30
+	VMOVUPS 64(SI), Z29
+	VMOVUPS (R11), Z27
+	VMOVUPS 64(R11), Z26
+	PFL4(0)
+	PFL2(256)
+	PFLB4(0)
+	PFLB2(256)
+	K5SUB2(0)
+	PFL4(384)
+	PFL2(640)
+	PFLB4(384)
+	PFLB2(640)
+	K5SUB2(1)
+	PFL4(768)
+	PFL2(1024)
+	PFLB4(768)
+	PFLB2(1024)
+	K5SUB2(2)
+	PFL4(1152)
+	PFL(1408)
+	PFLB4(1152)
+	PFLB(1408)
+	K5SUB2(3)
+	PFL4(1472)
+	PFL2(1728)
+	PFLB4(1472)
+	PFLB2(1728)
+	K5SUB2(4)
+	PFL4(1856)
+	PFL2(2112)
+	PFLB4(1856)
+	PFLB2(2112)
+	K5SUB2(5)
+	PFL4(2240)
+	PFL2(2496)
+	PFLB4(2240)
+	PFLB2(2496)
+	K5SUB2(6)
+	PFL4(2624)
+	PFL(2880)
+	PFLB4(2624)
+	PFLB(2880)
+	K5SUB2(7)
+	ADDQ $2944, SI
+	ADDQ $2944, R11
+	ADDQ $256, DI
+	ADDQ $32, R9
+	ADDQ $32, R10
+	DECQ CX
+	JNZ  k5rploop
+
+	VMOVUPS Z0, (R13)
+	VMOVUPS Z1, 64(R13)
+	ADDQ    $128, R13
+	MOVQ    R11, SI
+	SUBQ    $2, R8
+	JMP     k5rpair
 
 k5rgroup:
 	TESTQ  R8, R8

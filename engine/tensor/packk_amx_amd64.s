@@ -167,35 +167,36 @@ GLOBL amxQ4Kcfg<>(SB), RODATA|NOPTR, $64
 
 // AMXB5 is AMXB for packed Q5_K (packk5.go): each code vector also takes
 // 16 in the bytes its fifth-bit mask marks (code vector c of sub-block j,
-// in the order V0 low, V0 high, V1 low, …, at 2432+64j+8c(SI)). Z28 = 0x10
+// in the order V0 low, V0 high, V1 low, …, at 640+320j+8c(SI), after the
+// sub-block's codes at 384+320j). Z28 = 0x10
 // bytes.
 #define AMXB5(j, boff) \
-	KMOVQ     2432+64*j(SI), K1; \
-	VPANDD    384+256*j(SI), Z31, Z20; \
+	KMOVQ     640+320*j(SI), K1; \
+	VPANDD    384+320*j(SI), Z31, Z20; \
 	VPADDB    Z28, Z20, K1, Z20; \
-	KMOVQ     2432+64*j+8(SI), K2; \
-	VPSRLW    $4, 384+256*j(SI), Z24; \
+	KMOVQ     640+320*j+8(SI), K2; \
+	VPSRLW    $4, 384+320*j(SI), Z24; \
 	VPANDD    Z31, Z24, Z24; \
 	VPADDB    Z28, Z24, K2, Z24; \
-	KMOVQ     2432+64*j+16(SI), K3; \
-	VPANDD    448+256*j(SI), Z31, Z21; \
+	KMOVQ     640+320*j+16(SI), K3; \
+	VPANDD    448+320*j(SI), Z31, Z21; \
 	VPADDB    Z28, Z21, K3, Z21; \
-	KMOVQ     2432+64*j+24(SI), K4; \
-	VPSRLW    $4, 448+256*j(SI), Z25; \
+	KMOVQ     640+320*j+24(SI), K4; \
+	VPSRLW    $4, 448+320*j(SI), Z25; \
 	VPANDD    Z31, Z25, Z25; \
 	VPADDB    Z28, Z25, K4, Z25; \
-	KMOVQ     2432+64*j+32(SI), K5; \
-	VPANDD    512+256*j(SI), Z31, Z22; \
+	KMOVQ     640+320*j+32(SI), K5; \
+	VPANDD    512+320*j(SI), Z31, Z22; \
 	VPADDB    Z28, Z22, K5, Z22; \
-	KMOVQ     2432+64*j+40(SI), K6; \
-	VPSRLW    $4, 512+256*j(SI), Z26; \
+	KMOVQ     640+320*j+40(SI), K6; \
+	VPSRLW    $4, 512+320*j(SI), Z26; \
 	VPANDD    Z31, Z26, Z26; \
 	VPADDB    Z28, Z26, K6, Z26; \
-	KMOVQ     2432+64*j+48(SI), K7; \
-	VPANDD    576+256*j(SI), Z31, Z23; \
+	KMOVQ     640+320*j+48(SI), K7; \
+	VPANDD    576+320*j(SI), Z31, Z23; \
 	VPADDB    Z28, Z23, K7, Z23; \
-	KMOVQ     2432+64*j+56(SI), K1; \
-	VPSRLW    $4, 576+256*j(SI), Z27; \
+	KMOVQ     640+320*j+56(SI), K1; \
+	VPSRLW    $4, 576+320*j(SI), Z27; \
 	VPANDD    Z31, Z27, Z27; \
 	VPADDB    Z28, Z27, K1, Z27; \
 	VMOVDQU64 Z20, boff(SP); \
