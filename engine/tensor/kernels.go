@@ -14,8 +14,7 @@ type Matrix struct {
 	Data       []byte
 	rowBytes   int
 	// packed is rows 0…packedRows−1 in the interleaved layout of the
-	// type's packer (packQ4_0, packQ8_0, packQ4_1, packQ4K, packQ5K,
-	// packQ6K, packIQ4XS; nil when Kernels.Pack made none),
+	// type's packer (see Kernels.Pack; nil when it made none),
 	// packedGroup bytes per group of sixteen rows; set once, before any
 	// product reads the matrix.
 	packed      []byte
@@ -242,7 +241,7 @@ func (k *Kernels) MatVecs(x []float32, ops ...MatVecOp) {
 	*t = mvTask{}
 }
 
-// needM4 reports whether one of ops runs packed Q6_K.
+// needM4 reports whether one of ops runs packed Q6_K, Q3_K or Q2_K.
 func needM4(ops []mvOp) bool {
 	for i := range ops {
 		if readsM4(ops[i].prows, ops[i].w.Type) {
@@ -253,8 +252,10 @@ func needM4(ops []mvOp) bool {
 }
 
 // readsM4 reports whether a product of type t on packed kernel prows (nil:
-// unpacked) reads act.m4: packed Q6_K's do.
-func readsM4(prows packedRowsFn, t Type) bool { return prows != nil && t == Q6_K }
+// unpacked) reads act.m4: packed Q6_K's, Q3_K's and Q2_K's do.
+func readsM4(prows packedRowsFn, t Type) bool {
+	return prows != nil && (t == Q6_K || t == Q3_K || t == Q2_K)
+}
 
 type mvOp struct {
 	w     *Matrix

@@ -12,7 +12,8 @@ import "encoding/binary"
 // second FMA, are in packk.go, packed Q5_K, Q4_K's with a fifth bit, in
 // packk5.go, packed Q6_K in packk6.go and packed IQ4_XS, whose levels are
 // looked up from packed Q4_0's nibbles, in packiq4xs.go, and packed
-// IQ4_NL, Q5_0 and Q5_1 in packlegacy.go.
+// IQ4_NL, Q5_0 and Q5_1 in packlegacy.go and packed Q2_K and Q3_K in
+// packk23.go.
 //
 // Q4_0: group g (rows 16g…16g+15) holds, for each block column b in turn,
 // 16·18 = 288 bytes:
@@ -111,7 +112,7 @@ func packQ8_0(dst, src []byte, nb, g0, g1 int) {
 
 // packTask packs a range of groups on the pool with a type's packer
 // (packQ4_0, packQ8_0, packQ4_1, packQ4K, packQ5K, packQ6K, packIQ4XS,
-// packQ5_0, packQ5_1), n being its blocks or super-blocks per row.
+// packQ5_0, packQ5_1, packQ2K, packQ3K), n being its blocks or super-blocks per row.
 type packTask struct {
 	dst, src []byte
 	n        int
@@ -132,17 +133,17 @@ type packedGemm4Fn func(p []byte, a act, groups int, out []float32, ostride int)
 
 // Pack returns m ready for these kernels' fastest products. A matrix of at
 // least 16 rows of a type these kernels have packed kernels for (Q4_0 on
-// x86-64 with AVX2; Q8_0, Q4_1, Q5_0, Q5_1, IQ4_NL, Q4_K, Q5_K, Q6_K and
-// IQ4_XS with AVX-512 VNNI) comes back as a new Matrix with the same Data,
-// which other readers of the GGUF bytes (embedding lookups, GRC, device
-// uploads) still read, and besides it a copy of its first Rows&^15 rows
-// in the type's packed layout (packQ4_0, packQ8_0, packQ4_1, packQ5_0,
-// packQ5_1, packQ4K, packQ5K, packQ6K, packIQ4XS; IQ4_NL's is packQ4_0's),
+// x86-64 with AVX2; every other quantised type with AVX-512 VNNI) comes
+// back as a new Matrix with the same Data, which other readers of the GGUF
+// bytes (embedding lookups, GRC, device uploads) still read, and besides
+// it a copy of its first Rows&^15 rows in the type's packed layout
+// (packQ4_0, packQ8_0, packQ4_1, packQ5_0, packQ5_1, packQ2K, packQ3K,
+// packQ4K, packQ5K, packQ6K, packIQ4XS; IQ4_NL's is packQ4_0's),
 // which MatVec and MatMul then read instead; the remaining rows still run
 // from Data. Any other matrix comes back as it is.
 //
-// The copy costs as much memory as the rows it holds (Q4_K's 1.06 times,
-// Q5_K's 1.05, Q6_K's 1.01, IQ4_XS's 1.03) and is made once, across the
+// The copy costs as much memory as the rows it holds (Q3_K's 1.05 times,
+// Q2_K's 1.00, Q4_K's 1.06, Q5_K's 1.05, Q6_K's 1.01, IQ4_XS's 1.03) and is made once, across the
 // pool; the CPU backend packs each weight when a model is bound to it, and
 // the mapped pages it replaces are let go (see SetEvict). Every Kernels
 // that has a type's packed kernels computes the same results from a packed
@@ -172,6 +173,10 @@ func (k *Kernels) Pack(m *Matrix) *Matrix {
 		t.n, t.pack, p.packedGroup = m.Cols/QK, packQ4_1, m.Cols/QK*packRows*q4_1Bytes
 	case Q4_K:
 		t.n, t.pack, p.packedGroup = m.Cols/QKK, packQ4K, m.Cols/QKK*packKBlockBytes
+	case Q2_K:
+		t.n, t.pack, p.packedGroup = m.Cols/QKK, packQ2K, m.Cols/QKK*packK2BlockBytes
+	case Q3_K:
+		t.n, t.pack, p.packedGroup = m.Cols/QKK, packQ3K, m.Cols/QKK*packK3BlockBytes
 	case Q5_K:
 		t.n, t.pack, p.packedGroup = m.Cols/QKK, packQ5K, m.Cols/QKK*packK5BlockBytes
 	case Q6_K:

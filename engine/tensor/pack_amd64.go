@@ -28,9 +28,9 @@ func gemm2Q4_0x16AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nb, groups int,
 // AVX-512 VNNI ones where it has them and vnni is true, else the AVX2 ones
 // (both compute the same numbers, pack_amd64.s), and none without AVX2;
 // for Q8_0 (pack_amd64.s: its packed codes are unsigned for VPDPBUSD), Q4_1
-// and Q4_K (packk_amd64.s), Q5_K (packk5_amd64.s), Q6_K (packk6_amd64.s)
-// IQ4_XS (packiq4xs_amd64.s) and IQ4_NL, Q5_0 and Q5_1
-// (packlegacy_amd64.s) the VNNI ones only: without them those types are
+// and Q4_K (packk_amd64.s), Q5_K (packk5_amd64.s), Q6_K (packk6_amd64.s),
+// IQ4_XS (packiq4xs_amd64.s), IQ4_NL, Q5_0 and Q5_1 (packlegacy_amd64.s)
+// and Q2_K and Q3_K (packk23_amd64.s) the VNNI ones only: without them those types are
 // not packed and keep their GGUF-layout kernels.
 func usePacked(rows *[BF16 + 1]packedRowsFn, gemm4 *[BF16 + 1]packedGemm4Fn, vnni bool) {
 	if !hasAVX2 {
@@ -47,6 +47,8 @@ func usePacked(rows *[BF16 + 1]packedRowsFn, gemm4 *[BF16 + 1]packedGemm4Fn, vnn
 		rows[IQ4_NL], gemm4[IQ4_NL] = rowsPackedIQ4NL, gemm4PackedIQ4NL
 		rows[Q5_0], gemm4[Q5_0] = rowsPackedQ5_0, gemm4PackedQ5_0
 		rows[Q5_1], gemm4[Q5_1] = rowsPackedQ5_1, gemm4PackedQ5_1
+		rows[Q3_K], gemm4[Q3_K] = rowsPackedQ3K, gemm4PackedQ3K
+		rows[Q2_K], gemm4[Q2_K] = rowsPackedQ2K, gemm4PackedQ2K
 		return
 	}
 	rows[Q4_0], gemm4[Q4_0] = rowsPackedAVX2, gemm4PackedAVX2

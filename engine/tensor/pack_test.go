@@ -160,9 +160,10 @@ func TestPacked(t *testing.T) {
 	}
 }
 
-// TestPackLeavesOthers: only Q4_0, Q8_0, Q4_1, Q5_0, Q5_1, IQ4_NL, Q4_K,
-// Q5_K, Q6_K and IQ4_XS matrices of at least one group are packed, and never by kernels without
-// packed kernels (all but Q4_0 have none without AVX-512 VNNI).
+// TestPackLeavesOthers: only quantised matrices of at least one group are
+// packed (F16 and BF16 ones are copied, not packed, and only from a mapped
+// file), and never by kernels without packed kernels (all but Q4_0 have
+// none without AVX-512 VNNI).
 func TestPackLeavesOthers(t *testing.T) {
 	rng := rand.New(rand.NewPCG(43, 44))
 	k, kg := NewKernels(NewPool(1)), newKernels(nil, false)
@@ -171,15 +172,15 @@ func TestPackLeavesOthers(t *testing.T) {
 	for _, c := range []struct {
 		typ  Type
 		rows int
-	}{{Q3_K, 64}, {Q2_K, 64}, {F16, 64}, {Q4_0, 15}, {Q8_0, 15}, {Q4_1, 15}, {Q5_0, 15}, {Q5_1, 15}, {IQ4_NL, 15},
-		{Q4_K, 15}, {Q5_K, 15}, {Q6_K, 15}, {IQ4_XS, 15}} {
+	}{{F16, 64}, {BF16, 64}, {F32, 64}, {Q4_0, 15}, {Q8_0, 15}, {Q4_1, 15}, {Q5_0, 15}, {Q5_1, 15}, {IQ4_NL, 15},
+		{Q2_K, 15}, {Q3_K, 15}, {Q4_K, 15}, {Q5_K, 15}, {Q6_K, 15}, {IQ4_XS, 15}} {
 		w, _ := NewMatrix(c.typ, c.rows, 256, randomWeights(rng, c.typ, c.rows, 256))
 		if k.Pack(w) != w {
 			t.Errorf("%s with %d rows was packed", c.typ, c.rows)
 		}
 	}
 	kv := newKernelsVNNI(k.pool, true, false)
-	for _, typ := range []Type{Q4_0, Q8_0, Q4_1, Q5_0, Q5_1, IQ4_NL, Q4_K, Q5_K, Q6_K, IQ4_XS} {
+	for _, typ := range []Type{Q4_0, Q8_0, Q4_1, Q5_0, Q5_1, IQ4_NL, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS} {
 		w, _ := NewMatrix(typ, 64, 256, randomWeights(rng, typ, 64, 256))
 		if kg.Pack(w) != w {
 			t.Errorf("the portable kernels packed a %s matrix", typ)
@@ -276,8 +277,8 @@ func TestPackedNaN(t *testing.T) {
 // sixteen rows bit for bit the same sums whether it runs that group alone
 // or within any run of groups, wherever the run starts. Most of them walk
 // groups two at a time and a last odd one alone (the VNNI Q4_0, Q8_0,
-// Q4_1, Q5_0, Q5_1, IQ4_NL, Q4_K, Q6_K and IQ4_XS kernels), and a pool's
-// chunk may start on any group.
+// Q4_1, Q5_0, Q5_1, IQ4_NL, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K and IQ4_XS
+// kernels), and a pool's chunk may start on any group.
 func TestPackedRowsAnyGroups(t *testing.T) {
 	pool := NewPool(1)
 	defer pool.Close()
@@ -285,7 +286,7 @@ func TestPackedRowsAnyGroups(t *testing.T) {
 	const groups, cols = 7, 512
 	tested := 0
 	for _, k := range []*Kernels{newKernelsVNNI(pool, true, true), newKernelsVNNI(pool, true, false)} {
-		for _, typ := range []Type{Q4_0, Q8_0, Q4_1, Q5_0, Q5_1, IQ4_NL, Q4_K, Q5_K, Q6_K, IQ4_XS} {
+		for _, typ := range []Type{Q4_0, Q8_0, Q4_1, Q5_0, Q5_1, IQ4_NL, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS} {
 			prows := k.prows[typ]
 			if prows == nil {
 				continue

@@ -1,0 +1,175 @@
+package tensor
+
+import (
+	"encoding/binary"
+	"math"
+)
+
+// Packed Q2_K and Q3_K.
+//
+// Packed Q3_K: sixteen rows interleaved as for Q4_K (packk.go), one row per
+// 512-bit lane, so that each 32-weight block's float work is one
+// instruction for sixteen rows and the integer work is VPDPBUSD's, where
+// the GGUF-layout kernels (dot_k23_amd64.s) unpack, scale and sum one row
+// at a time.
+//
+// Group g (rows 16g…16g+15) holds, for each 256-weight super-block column
+// in turn, packK3BlockBytes = 1856 bytes:
+//
+//	[0, 64)       the sixteen rows' d as float32 (f16 widened: exact);
+//	[64, 320)     the signed scales (−32…31) of the sixteen 16-weight
+//	              halves, half h's sixteen rows at 64+16h (unpacked from
+//	              the 12 scale bytes);
+//	[320, 1856)   eight 32-weight blocks of 192 bytes, block j at
+//	              320+192j:
+//	              [0, 64)    a vector A whose byte i of dword r holds, at
+//	                         bits 2k…2k+1, the low two bits of row r's
+//	                         weight 4k+i (k = 0…3: the block's first
+//	                         half);
+//	              [64, 128)  a vector B likewise for weights 16+4k+i
+//	                         (the second half);
+//	              [128, 192) eight 64-bit masks, mask k (k = 0…7) at
+//	                         128+8k, its bit 4r+i the high bit of row r's
+//	                         weight 4k+i.
+//
+// That is 3.625 bits a weight against the GGUF's 3.4375. Code k of a block
+// (the four weights that meet activation dword k) is a shift of A or B and
+// a mask of 0x03, plus 4 in the bytes its mask marks (VPADDB under an
+// opmask, as packed Q5_K's fifth bits, packk5.go): c = low + 4·high, 0…7,
+// and the weight is c − 4.
+//
+// Arithmetic (decode and prefill kernels alike, every lane alike): for row
+// r and token t, block b (global index over the row's 32-blocks) gives the
+// exact integer
+//
+//	p_b = s_0·Σ_{w<16} (c_w − 4)·x_w + s_1·Σ_{w≥16} (c_w − 4)·x_w
+//
+// with s_0, s_1 the scales of its two halves: each half's sum starts from
+// −4·Σx over the half (the four m4 corrections of act.m4 that cover it,
+// summed and divided by 8: m4 is −32·Σx per four codes) and is completed
+// by VPDPBUSD (the codes, unsigned, times one signed activation dword
+// broadcast to every lane); then
+//
+//	acc = fma(f32(d)·dx_b, float(p_b), acc)
+//
+// with even blocks on one chain and odd ones on another, and the result
+// is even + odd. |p_b| ≤ 2·32·16·4·127 < 2^24, exact in int32 and in
+// float32. The GGUF-layout kernels sum in another order, so a packed
+// matrix's outputs differ from its unpacked ones by float rounding only;
+// the packed decode and prefill kernels agree bit for bit.
+
+// packK3BlockBytes is one 256-column super-block of a group of sixteen Q3_K
+// rows in the packed layout.
+const packK3BlockBytes = 64 + 256 + 8*192
+
+// packQ3K interleaves groups g0…g1−1 of src (Q3_K rows of nsb super-blocks)
+// into dst, which holds the whole packed matrix. It moves four weights at
+// a time: in the GGUF block, 32-block j has weight l's low bits in
+// qs[32(j/4)+l] at bits 2(j%4)…2(j%4)+1 and its high bit in hmask[l] at
+// bit j, so four consecutive weights are one dword of each, shifted and
+// masked.
+func packQ3K(dst, src []byte, nsb, g0, g1 int) {
+	rb := nsb * q3KBytes
+	le := binary.LittleEndian
+	for g := g0; g < g1; g++ {
+		gs := src[g*packRows*rb:][:packRows*rb]
+		for sb := range nsb {
+			o := dst[(g*nsb+sb)*packK3BlockBytes:][:packK3BlockBytes]
+			var masks [8][8]uint64 // [block][k]
+			for r := range packRows {
+				blk := gs[r*rb+sb*q3KBytes:][:q3KBytes]
+				le.PutUint32(o[4*r:], math.Float32bits(f16At(blk, 108)))
+				for h, s := range q3KScales((*[12]byte)(blk[96:108])) {
+					o[64+16*h+r] = byte(s)
+				}
+				hm := blk[:32]
+				for j := range 8 {
+					qs := blk[32+32*(j/4):][:32]
+					shift := uint(2 * (j % 4))
+					var ab [2]uint32
+					for k := range 8 {
+						low := le.Uint32(qs[4*k:]) >> shift & 0x03030303
+						ab[k/4] |= low << (2 * (k % 4))
+						// The multiply moves bits 0, 8, 16, 24 to bits
+						// 24…27 (see packQ5K): row r's nibble of mask k.
+						high := le.Uint32(hm[4*k:]) >> j & 0x01010101
+						masks[j][k] |= uint64(high*0x01020408>>24) << (4 * r)
+					}
+					v := o[320+192*j:][:128]
+					le.PutUint32(v[4*r:], ab[0])
+					le.PutUint32(v[64+4*r:], ab[1])
+				}
+			}
+			for j := range 8 {
+				for k, m := range masks[j] {
+					le.PutUint64(o[320+192*j+128+8*k:], m)
+				}
+			}
+		}
+	}
+}
+
+// Packed Q2_K: packed Q3_K's code vectors without the masks (Q2_K's codes
+// are the two low bits alone, 0…3), behind the GGUF's own scale bytes, so
+// that a group's super-block column is as many bytes as its sixteen GGUF
+// super-blocks (packK2BlockBytes = 1344):
+//
+//	[0, 32)       the sixteen rows' f16 d, row r at 2r;
+//	[32, 64)      their f16 dmin;
+//	[64, 320)     the scale bytes of the sixteen 16-weight halves (scale
+//	              in the low nibble, min in the high one, as the GGUF
+//	              has them), half h's sixteen rows at 64+16h;
+//	[320, 1344)   eight 32-weight blocks of 128 bytes, block j at
+//	              320+128j: vectors A and B as packed Q3_K's.
+//
+// Arithmetic: for row r and token t, block b gives the exact integers
+//
+//	p_b = sc_0·Σ_{w<16} q_w·x_w + sc_1·Σ_{w≥16} q_w·x_w
+//	n_b = −(m_0·Σ_{w<16} x_w + m_1·Σ_{w≥16} x_w)
+//
+// (each half's Σx from the four m4 corrections that cover it, summed and
+// divided by −32), then
+//
+//	acc = fma(f32(d)·dx_b, float(p_b), acc)
+//	acc = fma(f32(dmin)·dx_b, float(n_b), acc)
+//
+// with even blocks on one chain and odd ones on another, even + odd.
+// |p_b| ≤ 2·15·3·127·16 and |n_b| ≤ 2·15·127·16: exact in int32 and in
+// float32.
+
+// packK2BlockBytes is one 256-column super-block of a group of sixteen Q2_K
+// rows in the packed layout.
+const packK2BlockBytes = 64 + 256 + 8*128
+
+// packQ2K interleaves groups g0…g1−1 of src (Q2_K rows of nsb super-blocks)
+// into dst, which holds the whole packed matrix: the codes as packQ3K
+// moves them (Q2_K's qs sit as Q3_K's do, from byte 16).
+func packQ2K(dst, src []byte, nsb, g0, g1 int) {
+	rb := nsb * q2KBytes
+	le := binary.LittleEndian
+	for g := g0; g < g1; g++ {
+		gs := src[g*packRows*rb:][:packRows*rb]
+		for sb := range nsb {
+			o := dst[(g*nsb+sb)*packK2BlockBytes:][:packK2BlockBytes]
+			for r := range packRows {
+				blk := gs[r*rb+sb*q2KBytes:][:q2KBytes]
+				le.PutUint16(o[2*r:], le.Uint16(blk[80:]))
+				le.PutUint16(o[32+2*r:], le.Uint16(blk[82:]))
+				for h := range 16 {
+					o[64+16*h+r] = blk[h]
+				}
+				for j := range 8 {
+					qs := blk[16+32*(j/4):][:32]
+					shift := uint(2 * (j % 4))
+					var ab [2]uint32
+					for k := range 8 {
+						ab[k/4] |= (le.Uint32(qs[4*k:]) >> shift & 0x03030303) << (2 * (k % 4))
+					}
+					v := o[320+128*j:][:128]
+					le.PutUint32(v[4*r:], ab[0])
+					le.PutUint32(v[64+4*r:], ab[1])
+				}
+			}
+		}
+	}
+}
