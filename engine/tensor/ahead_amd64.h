@@ -1,5 +1,6 @@
 // Prefetching for the packed one-token (decode) kernels: pack_amd64.s,
-// packk_amd64.s, packk5_amd64.s, packk6_amd64.s, packiq4xs_amd64.s.
+// packk_amd64.s, packk5_amd64.s, packk6_amd64.s, packiq4xs_amd64.s,
+// packlegacy_amd64.s, packk23_amd64.s.
 //
 // Decoding streams every weight once per token, and each thread reads a
 // run of packed groups: one sequential stream, or two in the kernels that

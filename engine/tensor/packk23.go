@@ -18,8 +18,10 @@ import (
 //
 //	[0, 64)       the sixteen rows' d as float32 (f16 widened: exact);
 //	[64, 320)     the signed scales (−32…31) of the sixteen 16-weight
-//	              halves, half h's sixteen rows at 64+16h (unpacked from
-//	              the 12 scale bytes);
+//	              halves (unpacked from the 12 scale bytes), 32 bytes a
+//	              block j at 64+32j: byte 2r the scale of row r's half 2j,
+//	              byte 2r+1 that of its half 2j+1 (widened to words, one
+//	              dword a row, for VPMADDWD);
 //	[320, 1856)   eight 32-weight blocks of 192 bytes, block j at
 //	              320+192j:
 //	              [0, 64)    a vector A whose byte i of dword r holds, at
@@ -48,7 +50,8 @@ import (
 // −4·Σx over the half (the four m4 corrections of act.m4 that cover it,
 // summed and divided by 8: m4 is −32·Σx per four codes) and is completed
 // by VPDPBUSD (the codes, unsigned, times one signed activation dword
-// broadcast to every lane); then
+// broadcast to every lane); the two sums (|sum| ≤ 4·127·16, an int16) go
+// into one dword's two words and VPMADDWD scales and adds them; then
 //
 //	acc = fma(f32(d)·dx_b, float(p_b), acc)
 //
@@ -80,7 +83,7 @@ func packQ3K(dst, src []byte, nsb, g0, g1 int) {
 				blk := gs[r*rb+sb*q3KBytes:][:q3KBytes]
 				le.PutUint32(o[4*r:], math.Float32bits(f16At(blk, 108)))
 				for h, s := range q3KScales((*[12]byte)(blk[96:108])) {
-					o[64+16*h+r] = byte(s)
+					o[64+32*(h/2)+2*r+h%2] = byte(s)
 				}
 				hm := blk[:32]
 				for j := range 8 {
@@ -118,7 +121,9 @@ func packQ3K(dst, src []byte, nsb, g0, g1 int) {
 //	[32, 64)      their f16 dmin;
 //	[64, 320)     the scale bytes of the sixteen 16-weight halves (scale
 //	              in the low nibble, min in the high one, as the GGUF
-//	              has them), half h's sixteen rows at 64+16h;
+//	              has them), 32 bytes a block j at 64+32j as packed
+//	              Q3_K's scales: byte 2r row r's half 2j, byte 2r+1 its
+//	              half 2j+1;
 //	[320, 1344)   eight 32-weight blocks of 128 bytes, block j at
 //	              320+128j: vectors A and B as packed Q3_K's.
 //
@@ -128,7 +133,8 @@ func packQ3K(dst, src []byte, nsb, g0, g1 int) {
 //	n_b = −(m_0·Σ_{w<16} x_w + m_1·Σ_{w≥16} x_w)
 //
 // (each half's Σx from the four m4 corrections that cover it, summed and
-// divided by −32), then
+// divided by −32; each pair of products by one VPMADDWD, as for Q3_K),
+// then
 //
 //	acc = fma(f32(d)·dx_b, float(p_b), acc)
 //	acc = fma(f32(dmin)·dx_b, float(n_b), acc)
@@ -156,7 +162,7 @@ func packQ2K(dst, src []byte, nsb, g0, g1 int) {
 				le.PutUint16(o[2*r:], le.Uint16(blk[80:]))
 				le.PutUint16(o[32+2*r:], le.Uint16(blk[82:]))
 				for h := range 16 {
-					o[64+16*h+r] = blk[h]
+					o[64+32*(h/2)+2*r+h%2] = blk[h]
 				}
 				for j := range 8 {
 					qs := blk[16+32*(j/4):][:32]

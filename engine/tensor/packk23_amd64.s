@@ -2,13 +2,15 @@
 #include "ahead_amd64.h"
 
 // Packed Q3_K and Q2_K kernels (layouts and arithmetic: packk23.go),
-// sixteen rows per ZMM lane, on AVX-512 VNNI. Q3_K: Per super-block: Z29 the rows' d; per block
-// j: Z16, Z17 the scales of its two halves as int32, its codes 0…7 in
-// Z8…Z15 (code k meets activation dword k) once for every token; per
-// token Z24, Z25 the halves' corrections −4·Σx, then each half's exact
-// integer sum by VPDPBUSD, the two scaled by VPMULLD and added (p_b), and
-// the one FMA of the contract. Z31 = 0x03 bytes, Z30 = 0x04 bytes, added
-// under an opmask (K1…K4 in turn) to the codes whose high bit is set.
+// sixteen rows per ZMM lane, on AVX-512 VNNI. Q3_K: per super-block, Z29
+// the rows' d; per block j, Z16 the scales of its two halves as the two
+// words of each row's dword and its codes 0…7 in Z8…Z15 (code k meets
+// activation dword k), once for every token; per token, Z24 and Z25 the
+// halves' corrections −4·Σx, each half's exact integer sum by VPDPBUSD,
+// the two sums put in one dword's words and scaled and added by VPMADDWD
+// (p_b), and the one FMA of the contract. Z31 = 0x03 bytes, Z30 = 0x04
+// bytes, added under an opmask (K1…K4 in turn) to the codes whose high
+// bit is set; Z17 = 0x0000FFFF dwords, the low words' select.
 //
 // The integer sums stay far inside int32 (|p_b| < 2^24, packk23.go): they
 // are exact in any order, and p_b converts to float32 exactly.
@@ -17,7 +19,9 @@
 	MOVL         $0x03030303, AX; \
 	VPBROADCASTD AX, Z31; \
 	MOVL         $0x04040404, AX; \
-	VPBROADCASTD AX, Z30
+	VPBROADCASTD AX, Z30; \
+	MOVL         $0xffff, AX; \
+	VPBROADCASTD AX, Z17
 
 // K3LO puts the two bits at the bottom of each byte of the vector at
 // off(base) in zc, plus 4 in the bytes that the mask at moff(base) marks;
@@ -34,11 +38,10 @@
 	VPANDD Z31, zc, zc; \
 	VPADDB Z30, zc, k, zc
 
-// K3PREP prepares block j of the super-block at base: Z16, Z17 its halves'
+// K3PREP prepares block j of the super-block at base: Z16 its halves'
 // scales, Z8…Z15 its codes.
 #define K3PREP(j, base) \
-	VPMOVSXBD 64+32*j(base), Z16; \
-	VPMOVSXBD 80+32*j(base), Z17; \
+	VPMOVSXBW 64+32*j(base), Z16; \
 	K3LO(320+192*j, 448+192*j, base, Z8, K1); \
 	K3SH(2, 320+192*j, 456+192*j, base, Z9, K2); \
 	K3SH(4, 320+192*j, 464+192*j, base, Z10, K3); \
@@ -68,7 +71,9 @@
 
 // K3TOK adds one token's share of the prepared block to acc: its codes at
 // xoff(xb), its block scale at daddr, the rows' d in dv, its corrections
-// in Z24, Z25; i0, i1 and sc are scratch.
+// in Z24, Z25; i0, i1 and sc are scratch. VPTERNLOGD $0xe2 keeps the bits
+// of i0 where Z17 has them and takes i1's elsewhere: the first half's sum
+// in each low word, the second's (shifted up) in the high one.
 #define K3TOK(xb, xoff, daddr, dv, i0, i1, sc, acc) \
 	VMOVDQA64     Z24, i0; \
 	VPDPBUSD.BCST xoff(xb), Z8, i0; \
@@ -80,9 +85,9 @@
 	VPDPBUSD.BCST xoff+20(xb), Z13, i1; \
 	VPDPBUSD.BCST xoff+24(xb), Z14, i1; \
 	VPDPBUSD.BCST xoff+28(xb), Z15, i1; \
-	VPMULLD       Z16, i0, i0; \
-	VPMULLD       Z17, i1, i1; \
-	VPADDD        i1, i0, i0; \
+	VPSLLD        $16, i1, i1; \
+	VPTERNLOGD    $0xe2, i1, Z17, i0; \
+	VPMADDWD      Z16, i0, i0; \
 	VCVTDQ2PS     i0, i0; \
 	VMULPS.BCST   daddr, dv, sc; \
 	VFMADD231PS   i0, sc, acc
@@ -304,16 +309,27 @@ k3gend:
 // ---- Q2_K ----
 //
 // Per super-block: the rows' d and dmin widened from f16; per block j:
-// Z16, Z17 its halves' scales and m0, m1 their mins as int32, its codes
-// 0…3 in Z8…Z15 once for every token; per token Z24, Z25 the halves'
-// −Σx, each half's exact integer sum by VPDPBUSD, p_b and n_b by VPMULLD,
-// and the two FMAs of the contract. Z31 = 0x03 bytes, Z30 = 0x0F dwords.
+// Z16 its halves' scales and m their mins, as the two words of each row's
+// dword, and its codes 0…3 in Z8…Z15, once for every token; per token Z24
+// the halves' −Σx as the two words of a dword, each half's exact integer
+// sum by VPDPBUSD, p_b and n_b by VPMADDWD as for Q3_K, and the two FMAs
+// of the contract. Z31 = 0x03 bytes, Z30 = 0x000F words, Z17 = 0x0000FFFF
+// dwords.
 
 #define K2CONSTS \
 	MOVL         $0x03030303, AX; \
 	VPBROADCASTD AX, Z31; \
-	MOVL         $0x0f, AX; \
-	VPBROADCASTD AX, Z30
+	MOVL         $0x000f000f, AX; \
+	VPBROADCASTD AX, Z30; \
+	MOVL         $0xffff, AX; \
+	VPBROADCASTD AX, Z17
+
+// K2CORR sets Z24 to one token's −Σx over the first half of a block in
+// each low word and over the second in each high one (|Σx| ≤ 16·127).
+#define K2CORR(maddr) \
+	K23CORR(maddr, 5); \
+	VPSLLD     $16, Z25, Z25; \
+	VPTERNLOGD $0xe2, Z25, Z17, Z24
 
 // K2CODES unpacks the code vector at off(base) into its four codes.
 #define K2CODES(off, base, z0, z1, z2, z3) \
@@ -325,23 +341,19 @@ k3gend:
 	VPSRLW $6, off(base), z3; \
 	VPANDD Z31, z3, z3
 
-// K2PREP prepares block j of the super-block at base: Z16, Z17 its halves'
-// scales, m0, m1 their mins, Z8…Z15 its codes.
-#define K2PREP(j, base, m0, m1) \
-	VPMOVZXBD 64+32*j(base), Z16; \
-	VPSRLD    $4, Z16, m0; \
+// K2PREP prepares block j of the super-block at base: Z16 its halves'
+// scales, m their mins, Z8…Z15 its codes.
+#define K2PREP(j, base, m) \
+	VPMOVZXBW 64+32*j(base), Z16; \
+	VPSRLW    $4, Z16, m; \
 	VPANDD    Z30, Z16, Z16; \
-	VPMOVZXBD 80+32*j(base), Z17; \
-	VPSRLD    $4, Z17, m1; \
-	VPANDD    Z30, Z17, Z17; \
 	K2CODES(320+128*j, base, Z8, Z9, Z10, Z11); \
 	K2CODES(384+128*j, base, Z12, Z13, Z14, Z15)
 
 // K2TOK adds one token's share of the prepared block to acc: its codes at
 // xoff(xb), its block scale at daddr, the rows' d and dmin in dv and mv,
-// the mins in m0, m1 and the token's −Σx in Z24, Z25; i0, i1 and sc are
-// scratch.
-#define K2TOK(xb, xoff, daddr, dv, mv, m0, m1, i0, i1, sc, acc) \
+// the mins in m and the token's −Σx in Z24; i0, i1 and sc are scratch.
+#define K2TOK(xb, xoff, daddr, dv, mv, m, i0, i1, sc, acc) \
 	VPXORD        i0, i0, i0; \
 	VPDPBUSD.BCST xoff(xb), Z8, i0; \
 	VPDPBUSD.BCST xoff+4(xb), Z9, i0; \
@@ -352,12 +364,10 @@ k3gend:
 	VPDPBUSD.BCST xoff+20(xb), Z13, i1; \
 	VPDPBUSD.BCST xoff+24(xb), Z14, i1; \
 	VPDPBUSD.BCST xoff+28(xb), Z15, i1; \
-	VPMULLD       Z16, i0, i0; \
-	VPMULLD       Z17, i1, i1; \
-	VPADDD        i1, i0, i0; \
-	VPMULLD       Z24, m0, i1; \
-	VPMULLD       Z25, m1, sc; \
-	VPADDD        sc, i1, i1; \
+	VPSLLD        $16, i1, i1; \
+	VPTERNLOGD    $0xe2, i1, Z17, i0; \
+	VPMADDWD      Z16, i0, i0; \
+	VPMADDWD      Z24, m, i1; \
 	VCVTDQ2PS     i0, i0; \
 	VCVTDQ2PS     i1, i1; \
 	VMULPS.BCST   daddr, dv, sc; \
@@ -367,22 +377,22 @@ k3gend:
 
 // K2BLK2 is block j for one token of two groups at once: the group at SI
 // (d, dmin in Z29, Z28; sums in a) and the next at R11 (Z7, Z6; b); codes
-// at DI, m4 at R9, block scales at R10; Z4, Z5 the mins.
+// at DI, m4 at R9, block scales at R10; Z4 the mins.
 #define K2BLK2(j, a, b) \
 	PFL2(320+128*j); \
 	PFLB2(320+128*j); \
-	K23CORR(32*j(R9), 5); \
-	K2PREP(j, SI, Z4, Z5); \
-	K2TOK(DI, 32*j, 4*j(R10), Z29, Z28, Z4, Z5, Z18, Z19, Z20, a); \
-	K2PREP(j, R11, Z4, Z5); \
-	K2TOK(DI, 32*j, 4*j(R10), Z7, Z6, Z4, Z5, Z21, Z22, Z23, b)
+	K2CORR(32*j(R9)); \
+	K2PREP(j, SI, Z4); \
+	K2TOK(DI, 32*j, 4*j(R10), Z29, Z28, Z4, Z18, Z19, Z20, a); \
+	K2PREP(j, R11, Z4); \
+	K2TOK(DI, 32*j, 4*j(R10), Z7, Z6, Z4, Z21, Z22, Z23, b)
 
 // K2BLK1 is block j for one token of the group at SI (sums in a).
 #define K2BLK1(j, a) \
 	PFL2(320+128*j); \
-	K23CORR(32*j(R9), 5); \
-	K2PREP(j, SI, Z4, Z5); \
-	K2TOK(DI, 32*j, 4*j(R10), Z29, Z28, Z4, Z5, Z18, Z19, Z20, a)
+	K2CORR(32*j(R9)); \
+	K2PREP(j, SI, Z4); \
+	K2TOK(DI, 32*j, 4*j(R10), Z29, Z28, Z4, Z18, Z19, Z20, a)
 
 // func rowsQ2Kx16VNNI(p *byte, xq *int8, xd *float32, m4 *int32, nsb, groups int, out *float32)
 //
@@ -485,17 +495,17 @@ k2rend:
 
 // K2BLK4 is block j for four tokens, as K3BLK4: codes at DI, R11, R12,
 // R14, each token's m4 AX bytes after its codes, block scales from R10
-// (DX bytes per token, BX three tokens); the mins in Z21, Z22.
+// (DX bytes per token, BX three tokens); the mins in Z21.
 #define K2BLK4(j, a0, a1, a2, a3) \
-	K2PREP(j, SI, Z21, Z22); \
-	K23CORR(32*j(DI)(AX*1), 5); \
-	K2TOK(DI, 32*j, 4*j(R10), Z29, Z28, Z21, Z22, Z18, Z19, Z20, a0); \
-	K23CORR(32*j(R11)(AX*1), 5); \
-	K2TOK(R11, 32*j, 4*j(R10)(DX*1), Z29, Z28, Z21, Z22, Z18, Z19, Z20, a1); \
-	K23CORR(32*j(R12)(AX*1), 5); \
-	K2TOK(R12, 32*j, 4*j(R10)(DX*2), Z29, Z28, Z21, Z22, Z18, Z19, Z20, a2); \
-	K23CORR(32*j(R14)(AX*1), 5); \
-	K2TOK(R14, 32*j, 4*j(R10)(BX*1), Z29, Z28, Z21, Z22, Z18, Z19, Z20, a3)
+	K2PREP(j, SI, Z21); \
+	K2CORR(32*j(DI)(AX*1)); \
+	K2TOK(DI, 32*j, 4*j(R10), Z29, Z28, Z21, Z18, Z19, Z20, a0); \
+	K2CORR(32*j(R11)(AX*1)); \
+	K2TOK(R11, 32*j, 4*j(R10)(DX*1), Z29, Z28, Z21, Z18, Z19, Z20, a1); \
+	K2CORR(32*j(R12)(AX*1)); \
+	K2TOK(R12, 32*j, 4*j(R10)(DX*2), Z29, Z28, Z21, Z18, Z19, Z20, a2); \
+	K2CORR(32*j(R14)(AX*1)); \
+	K2TOK(R14, 32*j, 4*j(R10)(BX*1), Z29, Z28, Z21, Z18, Z19, Z20, a3)
 
 // func gemm4Q2Kx16VNNI(p *byte, xq *int8, xd *float32, m4 *int32, nsb, groups int, out *float32, ostride int)
 //
