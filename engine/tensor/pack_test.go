@@ -231,12 +231,12 @@ func BenchmarkPacked(b *testing.B) {
 }
 
 // BenchmarkPack times packing a Llama-1B-shaped FFN matrix (8192×2048,
-// 9 MiB of Q4_0, 17 MiB of Q8_0) on one thread; "MB/s" counts the
-// matrix's bytes.
+// 9 MiB of Q4_0, 17 MiB of Q8_0) of each packed type on one thread; "MB/s"
+// counts the matrix's bytes.
 func BenchmarkPack(b *testing.B) {
 	k := NewKernels(NewPool(1))
 	defer k.pool.Close()
-	for _, typ := range []Type{Q4_0, Q8_0} {
+	for _, typ := range []Type{Q4_0, Q8_0, Q4_1, Q5_0, Q5_1, IQ4_NL, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS} {
 		rng := rand.New(rand.NewPCG(45, 46))
 		w, _ := NewMatrix(typ, 8192, 2048, randomWeights(rng, typ, 8192, 2048))
 		if k.Pack(w) == w {

@@ -70,7 +70,8 @@ const packK3BlockBytes = 64 + 256 + 8*192
 // a time: in the GGUF block, 32-block j has weight l's low bits in
 // qs[32(j/4)+l] at bits 2(j%4)…2(j%4)+1 and its high bit in hmask[l] at
 // bit j, so four consecutive weights are one dword of each, shifted and
-// masked.
+// masked. On one thread it packs about 1 GB/s of GGUF rows
+// (BenchmarkPack).
 func packQ3K(dst, src []byte, nsb, g0, g1 int) {
 	rb := nsb * q3KBytes
 	le := binary.LittleEndian
@@ -85,22 +86,29 @@ func packQ3K(dst, src []byte, nsb, g0, g1 int) {
 				for h, s := range q3KScales((*[12]byte)(blk[96:108])) {
 					o[64+32*(h/2)+2*r+h%2] = byte(s)
 				}
-				hm := blk[:32]
-				for j := range 8 {
-					qs := blk[32+32*(j/4):][:32]
-					shift := uint(2 * (j % 4))
-					var ab [2]uint32
-					for k := range 8 {
-						low := le.Uint32(qs[4*k:]) >> shift & 0x03030303
-						ab[k/4] |= low << (2 * (k % 4))
-						// The multiply moves bits 0, 8, 16, 24 to bits
-						// 24…27 (see packQ5K): row r's nibble of mask k.
-						high := le.Uint32(hm[4*k:]) >> j & 0x01010101
-						masks[j][k] |= uint64(high*0x01020408>>24) << (4 * r)
+				// Four weights' low bits are a dword of qs shifted (one
+				// load serves the four blocks that share the bytes), and
+				// their high bits a dword of hmask (one load serves all
+				// eight blocks).
+				var ab [8][2]uint32 // [block][half]
+				for k := range 8 {
+					for n := range 2 {
+						q := le.Uint32(blk[32+32*n+4*k:])
+						for s := range 4 {
+							ab[4*n+s][k/4] |= (q >> (2 * s) & 0x03030303) << (2 * (k % 4))
+						}
 					}
+					// The multiply moves bits 0, 8, 16, 24 to bits 24…27
+					// (see packQ5K): row r's nibble of mask k.
+					h := le.Uint32(blk[4*k:])
+					for j := range 8 {
+						masks[j][k] |= uint64((h>>j&0x01010101)*0x01020408>>24) << (4 * r)
+					}
+				}
+				for j := range 8 {
 					v := o[320+192*j:][:128]
-					le.PutUint32(v[4*r:], ab[0])
-					le.PutUint32(v[64+4*r:], ab[1])
+					le.PutUint32(v[4*r:], ab[j][0])
+					le.PutUint32(v[64+4*r:], ab[j][1])
 				}
 			}
 			for j := range 8 {
@@ -164,16 +172,19 @@ func packQ2K(dst, src []byte, nsb, g0, g1 int) {
 				for h := range 16 {
 					o[64+32*(h/2)+2*r+h%2] = blk[h]
 				}
-				for j := range 8 {
-					qs := blk[16+32*(j/4):][:32]
-					shift := uint(2 * (j % 4))
-					var ab [2]uint32
-					for k := range 8 {
-						ab[k/4] |= (le.Uint32(qs[4*k:]) >> shift & 0x03030303) << (2 * (k % 4))
+				var ab [8][2]uint32 // [block][half], as in packQ3K
+				for k := range 8 {
+					for n := range 2 {
+						q := le.Uint32(blk[16+32*n+4*k:])
+						for s := range 4 {
+							ab[4*n+s][k/4] |= (q >> (2 * s) & 0x03030303) << (2 * (k % 4))
+						}
 					}
+				}
+				for j := range 8 {
 					v := o[320+128*j:][:128]
-					le.PutUint32(v[4*r:], ab[0])
-					le.PutUint32(v[64+4*r:], ab[1])
+					le.PutUint32(v[4*r:], ab[j][0])
+					le.PutUint32(v[64+4*r:], ab[j][1])
 				}
 			}
 		}

@@ -52,18 +52,6 @@ import "encoding/binary"
 // rounding only; each packed decode kernel and its four-token kernel agree
 // bit for bit.
 
-// packQ5Masks returns a Q5 block's fifth bits qh (weight w's at bit w) as
-// the packed masks' nibbles: nibble c = 2v+h holds the fifth bits of
-// weights 16h+4v…16h+4v+3, the code bytes of vector c.
-func packQ5Masks(qh uint32) (n [8]uint64) {
-	for v := range 4 {
-		for h := range 2 {
-			n[2*v+h] = uint64(qh >> (16*h + 4*v) & 15)
-		}
-	}
-	return n
-}
-
 // packQ5_0 interleaves groups g0…g1−1 of src (Q5_0 rows of nb blocks) into
 // dst, which holds the whole packed matrix.
 func packQ5_0(dst, src []byte, nb, g0, g1 int) {
@@ -79,7 +67,9 @@ func packQ5_1(dst, src []byte, nb, g0, g1 int) {
 // packQ5 is packQ5_0 and packQ5_1: blocks of bb bytes whose first head
 // bytes (d, or d and m) are f16 values, then the four qh bytes and the
 // sixteen code bytes. The f16 values go at 32 bytes a value, the masks
-// after them and the codes last.
+// after them and the codes last. Mask 2v+h takes, at bits 4r…4r+3, the
+// fifth bits of row r's weights 16h+4v…16h+4v+3: qh's bits 16h+4v…
+// 16h+4v+3.
 func packQ5(dst, src []byte, nb, g0, g1, bb, head int) {
 	rb := nb * bb
 	le := binary.LittleEndian
@@ -88,22 +78,30 @@ func packQ5(dst, src []byte, nb, g0, g1, bb, head int) {
 		gs := src[g*packRows*rb:][:packRows*rb]
 		for b := range nb {
 			o := dst[(g*nb+b)*packRows*bb:][:packRows*bb]
-			var masks [8]uint64
+			var m [8]uint64
 			for r := range packRows {
 				blk := gs[r*rb+b*bb:][:bb]
-				for h := 0; h < head; h += 2 {
-					le.PutUint16(o[16*h+2*r:], le.Uint16(blk[h:]))
+				le.PutUint16(o[2*r:], le.Uint16(blk))
+				if head == 4 {
+					le.PutUint16(o[32+2*r:], le.Uint16(blk[2:]))
 				}
-				for c, n := range packQ5Masks(le.Uint32(blk[head:])) {
-					masks[c] |= n << (4 * r)
-				}
+				qh, sh := uint64(le.Uint32(blk[head:])), 4*r
+				m[0] |= qh & 15 << sh
+				m[1] |= qh >> 16 & 15 << sh
+				m[2] |= qh >> 4 & 15 << sh
+				m[3] |= qh >> 20 & 15 << sh
+				m[4] |= qh >> 8 & 15 << sh
+				m[5] |= qh >> 24 & 15 << sh
+				m[6] |= qh >> 12 & 15 << sh
+				m[7] |= qh >> 28 & 15 << sh
 				qs := blk[head+4:][:16]
-				for v := range 4 {
-					le.PutUint32(o[co+64*v+4*r:], le.Uint32(qs[4*v:]))
-				}
+				le.PutUint32(o[co+4*r:], le.Uint32(qs))
+				le.PutUint32(o[co+64+4*r:], le.Uint32(qs[4:]))
+				le.PutUint32(o[co+128+4*r:], le.Uint32(qs[8:]))
+				le.PutUint32(o[co+192+4*r:], le.Uint32(qs[12:]))
 			}
-			for c, m := range masks {
-				le.PutUint64(o[mo+8*c:], m)
+			for c, v := range m {
+				le.PutUint64(o[mo+8*c:], v)
 			}
 		}
 	}
