@@ -19,12 +19,12 @@ type act struct {
 	// float term of its own (see packQ4_0); the packed Q8_0 ones from
 	// 16·m8 = −128·Σq, taking back the 128 their unsigned codes add.
 	m8 []int32
-	// For the packed Q6_K and Q3_K kernels only: per four codes, −32·Σq,
-	// which starts each four-weight lane's integer sum so that Σ(w−32)·q
-	// comes out exact (see packk6.go; packed Q3_K sums four of them into
-	// a half-block's −4·Σq, packk23.go; filled by actBuf.prepM4 only where
-	// such a matrix runs, else nil). Its stride per token is the codes' in
-	// bytes.
+	// For the packed Q6_K, Q3_K and Q2_K kernels only: per four codes,
+	// −32·Σq, which starts each four-weight lane's integer sum so that
+	// Σ(w−32)·q comes out exact (see packk6.go; packed Q3_K and Q2_K sum
+	// four of them into a half-block's −4·Σq or −Σq, packk23.go; filled
+	// by actBuf.prepM4 only where such a matrix runs, else nil). Its
+	// stride per token is the codes' in bytes.
 	m4 []int32
 
 	// For the VNNI prefill kernels only, over four tokens: the codes plus

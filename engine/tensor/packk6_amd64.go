@@ -6,7 +6,7 @@ func rowsQ6Kx16VNNI(p *byte, xq *int8, xd *float32, m4 *int32, nsb, groups int, 
 //go:noescape
 func gemm4Q6Kx16VNNI(p *byte, xq *int8, xd *float32, m4 *int32, nsb, groups int, out *float32, ostride int)
 
-// packedChecksM4 is packedChecks for the packed Q6_K and Q3_K kernels,
+// packedChecksM4 is packedChecks for the packed Q6_K, Q3_K and Q2_K kernels,
 // which read the four-code corrections m4 (actBuf.prepM4), bb being the
 // type's packed bytes a super-block column of a group; it returns the
 // super-blocks per row.
