@@ -70,7 +70,7 @@ const packK3BlockBytes = 64 + 256 + 8*192
 // a time: in the GGUF block, 32-block j has weight l's low bits in
 // qs[32(j/4)+l] at bits 2(j%4)…2(j%4)+1 and its high bit in hmask[l] at
 // bit j, so four consecutive weights are one dword of each, shifted and
-// masked. On one thread it packs about 1 GB/s of GGUF rows
+// masked. On one thread it packs about 0.5 GB/s of GGUF rows
 // (BenchmarkPack).
 func packQ3K(dst, src []byte, nsb, g0, g1 int) {
 	rb := nsb * q3KBytes

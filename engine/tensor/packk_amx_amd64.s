@@ -168,8 +168,7 @@ GLOBL amxQ4Kcfg<>(SB), RODATA|NOPTR, $64
 // AMXB5 is AMXB for packed Q5_K (packk5.go): each code vector also takes
 // 16 in the bytes its fifth-bit mask marks (code vector c of sub-block j,
 // in the order V0 low, V0 high, V1 low, …, at 640+320j+8c(SI), after the
-// sub-block's codes at 384+320j). Z28 = 0x10
-// bytes.
+// sub-block's codes at 384+320j). Z28 = 0x10 bytes.
 #define AMXB5(j, boff) \
 	KMOVQ     640+320*j(SI), K1; \
 	VPANDD    384+320*j(SI), Z31, Z20; \
