@@ -112,7 +112,8 @@ func packQ8_0(dst, src []byte, nb, g0, g1 int) {
 
 // packTask packs a range of groups on the pool with a type's packer
 // (packQ4_0, packQ8_0, packQ4_1, packQ4K, packQ5K, packQ6K, packIQ4XS,
-// packQ5_0, packQ5_1, packQ2K, packQ3K), n being its blocks or super-blocks per row.
+// packQ5_0, packQ5_1, packQ2K, packQ3K), n being its blocks or
+// super-blocks per row.
 type packTask struct {
 	dst, src []byte
 	n        int
@@ -138,14 +139,15 @@ type packedGemm4Fn func(p []byte, a act, groups int, out []float32, ostride int)
 // bytes (embedding lookups, GRC, device uploads) still read, and besides
 // it a copy of its first Rows&^15 rows in the type's packed layout
 // (packQ4_0, packQ8_0, packQ4_1, packQ5_0, packQ5_1, packQ2K, packQ3K,
-// packQ4K, packQ5K, packQ6K, packIQ4XS; IQ4_NL's is packQ4_0's),
-// which MatVec and MatMul then read instead; the remaining rows still run
-// from Data. Any other matrix comes back as it is.
+// packQ4K, packQ5K, packQ6K, packIQ4XS; IQ4_NL's is packQ4_0's), which
+// MatVec and MatMul then read instead; the remaining rows still run from
+// Data. Any other matrix comes back as it is.
 //
 // The copy costs as much memory as the rows it holds (Q3_K's 1.05 times,
-// Q2_K's 1.00, Q4_K's 1.06, Q5_K's 1.05, Q6_K's 1.01, IQ4_XS's 1.03) and is made once, across the
-// pool; the CPU backend packs each weight when a model is bound to it, and
-// the mapped pages it replaces are let go (see SetEvict). Every Kernels
+// Q2_K's 1.00, Q4_K's 1.06, Q5_K's 1.05, Q6_K's 1.01, IQ4_XS's 1.03) and
+// is made once, across the pool; the CPU backend packs each weight when a
+// model is bound to it, and the mapped pages it replaces are let go (see
+// SetEvict). Every Kernels
 // that has a type's packed kernels computes the same results from a packed
 // matrix (for Q6_K the very numbers of its GGUF-layout kernels); kernels
 // that have none read Data.
