@@ -27,8 +27,13 @@ fmt-check:
 vet:
 	$(GO) vet ./...
 
+# Tests that need another project's program (ggml's rpc-server, through
+# ISAGI_RPC_SERVER or PATH) skip without it; go test shows a passing
+# package's skips only under -v, so each skip also writes one line to a
+# file, printed after the run.
 unit:
-	$(GO) test -race -count=1 ./...
+	@skips=$$(mktemp); ISAGI_TEST_SKIPS=$$skips $(GO) test -race -count=1 ./...; rc=$$?; \
+	sort -u $$skips; rm -f $$skips; exit $$rc
 	$(GO) test -count=1 -run '^TestSpecSamplingMatchesVerifier$$' ./engine/generate
 	$(GO) test -count=1 -run '^(TestDocsChatTables|TestAgree)$$' ./internal/testkit/chatfixture
 	$(GO) test -count=1 ./internal/testkit/kvfixture
@@ -99,15 +104,18 @@ bench-ab:
 	$(GO) test ./session -run '^$$' -bench '^BenchmarkAB$$' -benchtime 20x
 
 # isagi against native llama.cpp on the same synthetic GGUFs, both sides in
-# one run (docs/performance.md). Needs LLAMA_BIN (a llama.cpp build/bin) or
-# LLAMACPP_SRC (a llama.cpp source tree, built natively first, ~15 min).
+# one run (docs/performance.md). Needs LLAMA_BIN: the bin folder of your own
+# native llama.cpp build (this repository builds no other project's code).
 bench-peer:
 	scripts/bench-peer.sh
 
 # Decode and prefill through one and two loopback rpc-servers against the
-# local CPU backend, alternated in one run (docs/remote.md).
+# local CPU backend, alternated in one run (docs/remote.md). Needs
+# ISAGI_RPC_SERVER (or rpc-server on PATH): your own build of ggml's.
 REMOTE_MODELS ?= /tmp/isagi-bench-remote
 bench-remote:
+	@[ -n "$$ISAGI_RPC_SERVER" ] || command -v rpc-server >/dev/null || \
+		{ echo "bench-remote: no rpc-server: set ISAGI_RPC_SERVER to your own build of ggml's rpc-server (docs/remote.md)" >&2; exit 2; }
 	mkdir -p $(REMOTE_MODELS)
 	for s in $${ISAGI_REMOTE_SHAPES:-smollm2-135m llama-1b}; do for t in $${ISAGI_REMOTE_TYPES:-Q8_0 Q4_0}; do \
 		[ -f $(REMOTE_MODELS)/$$s-$$t.gguf ] || $(GO) run ./engine/internal/synth/synthgguf -random $$s $$t $(REMOTE_MODELS)/$$s-$$t.gguf || exit 1; done; done

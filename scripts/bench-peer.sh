@@ -15,11 +15,11 @@
 #               the machine
 #
 #   LLAMA_BIN=/path/to/llama.cpp/build/bin scripts/bench-peer.sh
-#   LLAMACPP_SRC=/path/to/llama.cpp scripts/bench-peer.sh   # builds it first
 #
-# llama.cpp is built natively (GGML_NATIVE, this CPU's ISA); the build takes
-# ~15 minutes on 2 cores (../shared/tools/peers/build_llamacpp.sh does the
-# same). The models are synthetic (random weights, real shapes):
+# The native llama.cpp build is your own: this script builds nothing of
+# another project's. Build it natively (GGML_NATIVE, this CPU's ISA) with
+# the targets llama-bench, llama-quantize and, for the depth section,
+# llama-batched-bench, and point LLAMA_BIN at its bin folder. The models are synthetic (random weights, real shapes):
 # engine/internal/synth writes F16, and llama.cpp's own llama-quantize makes
 # every other type, so both sides read llama.cpp's layout (Q4_K_M mixes in
 # Q6_K and, at SmolLM2's 576-wide rows, Q5_0 exactly as for a downloaded
@@ -62,21 +62,13 @@ KV_TYPES=${KV_TYPES:-f32 f16}
 mkdir -p "$OUT"
 
 if [ -z "${LLAMA_BIN:-}" ]; then
-	if [ -z "${LLAMACPP_SRC:-}" ]; then
-		echo "bench-peer: set LLAMA_BIN to a llama.cpp build/bin, or LLAMACPP_SRC to a llama.cpp source tree to build" >&2
-		exit 2
-	fi
-	LLAMA_BIN=$OUT/llamacpp/bin
-	if [ ! -x "$LLAMA_BIN/llama-batched-bench" ]; then
-		cmake -S "$LLAMACPP_SRC" -B "$OUT/llamacpp" -DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=ON \
-			-DLLAMA_CURL=OFF -DBUILD_SHARED_LIBS=OFF >/dev/null
-		cmake --build "$OUT/llamacpp" -j"$(nproc)" --target llama-bench llama-quantize llama-batched-bench >/dev/null
-	fi
+	echo "bench-peer: set LLAMA_BIN to the bin folder of your own native llama.cpp build (docs/performance.md)" >&2
+	exit 2
 fi
 need=(llama-bench llama-quantize)
 case " $SECTIONS " in *" depth "*) need+=(llama-batched-bench) ;; esac
 for t in "${need[@]}"; do
-	[ -x "$LLAMA_BIN/$t" ] || { echo "bench-peer: no $t in $LLAMA_BIN (cmake --build BUILD --target $t)" >&2; exit 2; }
+	[ -x "$LLAMA_BIN/$t" ] || { echo "bench-peer: no $t in $LLAMA_BIN (build that target in your llama.cpp build)" >&2; exit 2; }
 done
 
 # The version is taken with the build: the tree may move on during a long run.

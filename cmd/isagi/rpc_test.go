@@ -13,6 +13,7 @@ import (
 	"github.com/isagi-lab/isagi/gpu/remote"
 	"github.com/isagi-lab/isagi/internal/cli/base"
 	"github.com/isagi-lab/isagi/internal/cli/clitest"
+	"github.com/isagi-lab/isagi/internal/testkit/peer"
 	"github.com/isagi-lab/isagi/session"
 )
 
@@ -123,11 +124,12 @@ func TestRPCServersShown(t *testing.T) {
 
 }
 
-// startRPCServer runs ggml's rpc-server (../shared/tools/peers/bin) on a
-// loopback port for the test and returns its address.
+// startRPCServer runs ggml's rpc-server ($ISAGI_RPC_SERVER or rpc-server
+// on PATH; the test skips without one) on a loopback port for the test and
+// returns its address.
 func startRPCServer(t *testing.T) string {
 	t.Helper()
-	bin := clitest.Fixture(t, "../tools/peers/bin/rpc-server")
+	bin := peer.RPCServer(t)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

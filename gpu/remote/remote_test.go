@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"net"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -16,21 +15,11 @@ import (
 	"github.com/isagi-lab/isagi/engine/backend"
 	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"github.com/isagi-lab/isagi/engine/tensor"
+	"github.com/isagi-lab/isagi/internal/testkit/peer"
 )
 
-// sharedDir is ../shared beside the checkout, where the fixtures and the
-// peer binaries are.
+// sharedDir is ../shared beside the checkout, where the fixtures are.
 func sharedDir() string { return filepath.Join("..", "..", "..", "shared") }
-
-// rpcServerPath is ggml's rpc-server, protocol 5.1.0
-// (../shared/tools/peers/bin/README.md).
-func rpcServerPath(t testing.TB) string {
-	p := filepath.Join(sharedDir(), "tools", "peers", "bin", "rpc-server")
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("ggml's rpc-server is missing (expected at shared/tools/peers/bin/rpc-server beside the repository): %v", err)
-	}
-	return p
-}
 
 // freePort returns a loopback port nothing listens on.
 func freePort(t testing.TB) int {
@@ -42,12 +31,13 @@ func freePort(t testing.TB) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-// startServer runs an rpc-server on a loopback port for the test and
-// returns its address; it is killed at the test's end. Its output goes to
-// the test log when the test fails.
+// startServer runs an rpc-server (ggml's, protocol 5.1.0: $ISAGI_RPC_SERVER
+// or rpc-server on PATH; the test skips without one) on a loopback port for
+// the test and returns its address; it is killed at the test's end. Its
+// output goes to the test log when the test fails.
 func startServer(t testing.TB, threads int) (addr string, cmd *exec.Cmd) {
 	t.Helper()
-	bin := rpcServerPath(t)
+	bin := peer.RPCServer(t)
 	for try := 0; ; try++ {
 		port := freePort(t)
 		cmd = exec.Command(bin, "-H", "127.0.0.1", "-p", fmt.Sprint(port), "-t", fmt.Sprint(threads))
