@@ -52,23 +52,23 @@ fuzz:
 	$(GO) test ./geometry -run '^$$' -fuzz '^FuzzReadAugmentItems$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./prompts -run '^$$' -fuzz '^FuzzParseHeldoutLines$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./serve -run '^$$' -fuzz '^FuzzDecodeRequest$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./gpu/remote -run '^$$' -fuzz '^FuzzHandshake$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./engine/backend/remote -run '^$$' -fuzz '^FuzzHandshake$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./engine/kvpress -run '^$$' -fuzz '^FuzzChoose$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/kvtask -run '^$$' -fuzz '^FuzzReadCases$$' -fuzztime $(FUZZTIME)
 
-# The CUDA kernels (gpu/cuda/kernels/*.cu) as PTX for compute_80, which the
+# The CUDA kernels (engine/backend/cuda/kernels/*.cu) as PTX for compute_80, which the
 # driver JIT-compiles on Ampere, Hopper and later. The PTX is committed and
 # embedded, so building Go never needs nvcc; run this after editing a .cu.
 # It needs nvcc 11.8, the version the committed PTX was made with (Debian
 # bookworm's nvidia-cuda-toolkit: scripts/cuda-toolkit.sh installs it).
 NVCC      ?= nvcc
 NVCCFLAGS := --gpu-architecture=compute_80 -ptx -O3
-KERNELS   := $(wildcard gpu/cuda/kernels/*.cu)
+KERNELS   := $(wildcard engine/backend/cuda/kernels/*.cu)
 
 ptx: $(KERNELS:.cu=.ptx)
 
-gpu/cuda/kernels/%.ptx: gpu/cuda/kernels/%.cu gpu/cuda/kernels/quant.cuh
-	cd gpu/cuda/kernels && $(NVCC) $(NVCCFLAGS) $*.cu -o $*.ptx
+engine/backend/cuda/kernels/%.ptx: engine/backend/cuda/kernels/%.cu engine/backend/cuda/kernels/quant.cuh
+	cd engine/backend/cuda/kernels && $(NVCC) $(NVCCFLAGS) $*.cu -o $*.ptx
 
 # The committed PTX is what the source compiles to, and ptxas accepts it
 # for sm_90 (the H100): installs the toolkit first when nvcc is missing.
@@ -119,7 +119,7 @@ bench-remote:
 	mkdir -p $(REMOTE_MODELS)
 	for s in $${ISAGI_REMOTE_SHAPES:-smollm2-135m llama-1b}; do for t in $${ISAGI_REMOTE_TYPES:-Q8_0 Q4_0}; do \
 		[ -f $(REMOTE_MODELS)/$$s-$$t.gguf ] || $(GO) run ./engine/internal/synth/synthgguf -random $$s $$t $(REMOTE_MODELS)/$$s-$$t.gguf || exit 1; done; done
-	ISAGI_REMOTE_SPEED=1 ISAGI_REMOTE_MODELS=$(REMOTE_MODELS) $(GO) test ./gpu/remote -run '^TestSpeed$$' -count=1 -v -timeout 60m | grep -v '^=== \|^--- \|^    '
+	ISAGI_REMOTE_SPEED=1 ISAGI_REMOTE_MODELS=$(REMOTE_MODELS) $(GO) test ./engine/backend/remote -run '^TestSpeed$$' -count=1 -v -timeout 60m | grep -v '^=== \|^--- \|^    '
 
 clean:
 	rm -rf bin

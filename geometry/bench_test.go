@@ -2,6 +2,7 @@ package geometry_test
 
 import (
 	"context"
+	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"slices"
 	"testing"
 
@@ -44,7 +45,7 @@ func BenchmarkDecodeGeometry(b *testing.B) {
 // onOff alternates greedy decoding without and with hook and reports the
 // medians and the median of the paired ratios.
 func onOff(b *testing.B, m *model.Model, hook any) {
-	st, err := m.NewState(256, nil)
+	st, err := m.NewStateOn(256, cpu.New(nil))
 	if err != nil {
 		b.Fatal(err)
 	}

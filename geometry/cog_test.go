@@ -3,6 +3,7 @@ package geometry_test
 import (
 	"context"
 	"fmt"
+	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"math"
 	"path/filepath"
 	"strings"
@@ -172,7 +173,7 @@ func TestExplorerStepThroughTheEngine(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := openKJV(t)
-	st, err := s.Geometry().CalibrationSource().Model.NewState(64, nil)
+	st, err := s.Geometry().CalibrationSource().Model.NewStateOn(64, cpu.New(nil))
 	if err != nil {
 		t.Fatal(err)
 	}

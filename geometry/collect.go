@@ -3,6 +3,7 @@ package geometry
 import (
 	"context"
 	"fmt"
+	"github.com/isagi-lab/isagi/engine/backend/cpu"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -139,7 +140,7 @@ func newRunner(src Source) (*runner, error) {
 		err error
 	)
 	if src.Backend == nil {
-		st, err = src.Model.NewState(window, nil)
+		st, err = src.Model.NewStateOn(window, cpu.New(nil))
 	} else {
 		st, err = src.Model.NewStateOn(window, src.Backend)
 	}

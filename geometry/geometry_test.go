@@ -3,6 +3,7 @@ package geometry_test
 import (
 	"context"
 	"errors"
+	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -287,7 +288,7 @@ func TestProjectorIsExactlyTheProjection(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := openKJV(t)
-	st, err := s.Geometry().CalibrationSource().Model.NewState(64, nil)
+	st, err := s.Geometry().CalibrationSource().Model.NewStateOn(64, cpu.New(nil))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs Debian bookworm's CUDA toolkit 11.8 (nvcc, ptxas; no GPU needed)
 # when nvcc is missing: the toolkit that made the committed PTX of
-# gpu/cuda/kernels. It lives in Debian's non-free component, which this
+# engine/backend/cuda/kernels. It lives in Debian's non-free component, which this
 # enables. Needs root and the Debian package registry (about a minute).
 set -euo pipefail
 if command -v nvcc >/dev/null 2>&1 && command -v ptxas >/dev/null 2>&1; then

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Prepares what scripts/device-check.sh needs on a GPU machine that has no
-# Go: the test binary of gpu/cuda, synthgguf and isagi, built here, and the
+# Go: the test binary of engine/backend/cuda, synthgguf and isagi, built here, and the
 # fixture models, all under .device/ (ignored by git; the device tool carries
 # it). The transfer is limited to 64 MiB with the work tree, so the fixtures
 # come in two sets:
@@ -26,7 +26,7 @@ rm -rf .device
 mkdir -p .device/fixtures/kjv .device/fixtures/quants .device/fixtures/archs .device/fixtures/stories260k
 export CGO_ENABLED=1
 # Stripped (-s -w): the symbol tables would take a fifth of the transfer.
-go test -c -ldflags "-s -w" -o .device/cuda.test ./gpu/cuda
+go test -c -ldflags "-s -w" -o .device/cuda.test ./engine/backend/cuda
 go build -ldflags "-s -w" -o .device/synthgguf ./engine/internal/synth/synthgguf
 # Only set a runs the command-line checks, and isagi alone is 18 MB packed.
 if [ "$set_" = a ]; then

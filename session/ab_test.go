@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"sort"
 	"testing"
 
@@ -56,7 +57,7 @@ func BenchmarkAB(b *testing.B) {
 	}
 	pool := tensor.NewPool(threads)
 	defer pool.Close()
-	st, err := m.NewState(512, tensor.NewKernels(pool))
+	st, err := m.NewStateOn(512, cpu.New(tensor.NewKernels(pool)))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/isagi-lab/isagi/gpu/remote"
+	"github.com/isagi-lab/isagi/engine/backend/remote"
 	"github.com/isagi-lab/isagi/internal/cli/base"
 	"github.com/isagi-lab/isagi/internal/cli/clitest"
 	"github.com/isagi-lab/isagi/internal/testkit/peer"

@@ -1,9 +1,8 @@
 // Package backend is the compute seam of the engine: the coarse operations
 // a transformer's forward pass is made of, over buffers the backend owns.
-// engine/model writes its forward pass once against Backend; the CPU
-// implementation (engine/backend/cpu) runs it on the host with the tensor
-// kernels, and a device backend (CUDA, behind its build tag) implements the
-// same interface over device memory.
+// engine/model writes its forward pass once against Backend, and three
+// siblings implement it: cpu (the host, with the tensor kernels), cuda
+// (device memory on an NVIDIA GPU) and remote (ggml rpc-servers).
 //
 // The operations are coarse on purpose — a whole RMSNorm over a batch, a
 // whole attention over every head — so that a device backend issues one

@@ -2,6 +2,7 @@ package conversation
 
 import (
 	"errors"
+	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"reflect"
 	"slices"
 	"strings"
@@ -108,7 +109,7 @@ func TestReuseFeedsOnlyNewTokens(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	st, err := m.NewState(64, nil)
+	st, err := m.NewStateOn(64, cpu.New(nil))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package generate
 import (
 	"context"
 	"errors"
+	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"slices"
 	"testing"
 
@@ -21,7 +22,7 @@ func evictGen(t testing.TB, keep float64, window int, p sample.Params) (*Generat
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.Close() })
-	st, err := m.NewState(EvictCap(keep, window), nil)
+	st, err := m.NewStateOn(EvictCap(keep, window), cpu.New(nil))
 	if err != nil {
 		t.Fatal(err)
 	}

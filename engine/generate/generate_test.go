@@ -1,6 +1,7 @@
 package generate
 
 import (
+	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"github.com/isagi-lab/isagi/internal/testkit/fixtures"
 
 	"context"
@@ -23,7 +24,7 @@ func newGen(t testing.TB, file string, ctx int, p sample.Params) *Generator {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.Close() })
-	st, err := m.NewState(ctx, nil)
+	st, err := m.NewStateOn(ctx, cpu.New(nil))
 	if err != nil {
 		t.Fatal(err)
 	}

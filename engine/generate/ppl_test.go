@@ -2,6 +2,7 @@ package generate
 
 import (
 	"context"
+	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"math"
 	"os"
 	"testing"
@@ -124,7 +125,7 @@ func heldoutSetup(t *testing.T, file string) (*model.Model, *tokenizer.Tokenizer
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := m.NewState(128, nil)
+	st, err := m.NewStateOn(128, cpu.New(nil))
 	if err != nil {
 		t.Fatal(err)
 	}

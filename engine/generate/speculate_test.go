@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -55,7 +56,7 @@ func openModel(t testing.TB, rel string) *model.Model {
 // speculation by d at γ gamma (nil d: plain).
 func specGen(t testing.TB, m *model.Model, p sample.Params, d Drafter, gamma int, hooks ...any) *Generator {
 	t.Helper()
-	st, err := m.NewState(0, nil)
+	st, err := m.NewStateOn(0, cpu.New(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +86,7 @@ func compressedState(t testing.TB, m *model.Model, slots grc.Slots, k int) *mode
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := m.NewState(0, nil)
+	st, err := m.NewStateOn(0, cpu.New(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +192,7 @@ func TestSpecSamplingMatchesVerifier(t *testing.T) {
 		}
 		return out
 	}
-	vst, err := m.NewState(0, nil)
+	vst, err := m.NewStateOn(0, cpu.New(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,7 +310,7 @@ func TestSpecRollbackKV(t *testing.T) {
 	if n != len(g.History())-1 {
 		t.Fatalf("state at %d, history %d (the last pending)", n, len(g.History()))
 	}
-	fresh, err := m.NewState(0, nil)
+	fresh, err := m.NewStateOn(0, cpu.New(nil))
 	if err != nil {
 		t.Fatal(err)
 	}

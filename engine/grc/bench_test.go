@@ -2,6 +2,7 @@ package grc
 
 import (
 	"fmt"
+	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"math"
 	"path/filepath"
 	"slices"
@@ -46,7 +47,7 @@ func BenchmarkDecodeGRC(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		s, err := m.NewState(min(m.CtxLen, 256), k)
+		s, err := m.NewStateOn(min(m.CtxLen, 256), cpu.New(k))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"math"
 	"slices"
 
@@ -135,7 +136,7 @@ func LayerProfile(ctx context.Context, m *model.Model, b backend.Backend, tokens
 		err error
 	)
 	if b == nil {
-		st, err = m.NewState(window, nil)
+		st, err = m.NewStateOn(window, cpu.New(nil))
 	} else {
 		st, err = m.NewStateOn(window, b)
 	}

@@ -34,7 +34,7 @@ func benchState(b *testing.B, path string, k *tensor.Kernels) (*Model, *State) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { m.Close() })
-	s, err := m.NewState(min(m.CtxLen, 1024), k)
+	s, err := m.NewStateOn(min(m.CtxLen, 1024), cpu.New(k))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func BenchmarkDecodeKVProjection(b *testing.B) {
 	if depth < 0 || depth+64 > dense.Cap() {
 		b.Fatalf("ISAGI_BENCH_DEPTH %d: the cache holds %d positions", depth, dense.Cap())
 	}
-	proj, err := m.NewState(dense.Cap(), k)
+	proj, err := m.NewStateOn(dense.Cap(), cpu.New(k))
 	if err != nil {
 		b.Fatal(err)
 	}

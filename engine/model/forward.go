@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/isagi-lab/isagi/engine/backend"
-	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"github.com/isagi-lab/isagi/engine/tensor"
 )
 
@@ -138,16 +137,9 @@ type blockLinears struct {
 	qkv, o, ffn, down linear
 }
 
-// NewState allocates a state whose KV cache holds ctx positions (the model's
-// own context length when ctx ≤ 0, never more), running on the CPU backend
-// over kernels: the convenience of tests and tools; applications choose a
-// backend and call NewStateOn. kernels may be shared by States that are
-// never used at the same time; nil makes a new pool.
-func (m *Model) NewState(ctx int, kernels *tensor.Kernels) (*State, error) {
-	return m.NewStateOn(ctx, cpu.New(kernels))
-}
-
-// NewStateOn is NewState on a given backend. The model's weights are bound
+// NewStateOn allocates a state whose KV cache holds ctx positions (the
+// model's own context length when ctx ≤ 0, never more), running on backend
+// b (engine/backend/cpu's New for the host). The model's weights are bound
 // on b's domain the first time a State is made there, and shared after.
 func (m *Model) NewStateOn(ctx int, b backend.Backend) (*State, error) {
 	return m.NewStateWith(ctx, b, StateOptions{})

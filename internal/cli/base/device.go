@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/isagi-lab/isagi/engine/backend"
-	"github.com/isagi-lab/isagi/gpu/cuda"
-	"github.com/isagi-lab/isagi/gpu/cuda/cu"
-	"github.com/isagi-lab/isagi/gpu/remote"
+	"github.com/isagi-lab/isagi/engine/backend/cuda"
+	"github.com/isagi-lab/isagi/engine/backend/cuda/cu"
+	"github.com/isagi-lab/isagi/engine/backend/remote"
 )
 
 // DeviceFlags choose what runs the model: the GPU when one is usable, else

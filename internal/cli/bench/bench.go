@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/isagi-lab/isagi/engine/backend/remote"
 	"github.com/isagi-lab/isagi/engine/generate"
 	"github.com/isagi-lab/isagi/engine/gguf"
 	"github.com/isagi-lab/isagi/engine/grc"
@@ -23,7 +24,6 @@ import (
 	"github.com/isagi-lab/isagi/engine/tensor"
 	"github.com/isagi-lab/isagi/engine/tokenizer"
 	"github.com/isagi-lab/isagi/gpu"
-	"github.com/isagi-lab/isagi/gpu/remote"
 	"github.com/isagi-lab/isagi/internal/cli/base"
 	"github.com/isagi-lab/isagi/internal/fsx"
 	"github.com/isagi-lab/isagi/store"

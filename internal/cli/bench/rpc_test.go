@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/isagi-lab/isagi/gpu/remote"
+	"github.com/isagi-lab/isagi/engine/backend/remote"
 )
 
 // TestRPCReport: bench's report (text and JSON) shows each rpc-server with

@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"os"
 	"slices"
 	"testing"
@@ -64,7 +65,7 @@ func TestAgreeWithLlamaCpp(t *testing.T) {
 	if len(doc.Cases) < 8 {
 		t.Fatalf("%d cross-checked cases", len(doc.Cases))
 	}
-	st, err := m.NewState(0, nil)
+	st, err := m.NewStateOn(0, cpu.New(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +126,7 @@ func TestEvalKVSmall(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := kveval.Options{Scorers: []kvpress.Kind{kvpress.Manifold, kvpress.Streaming}, Keeps: []float64{1, 0.5}, Extra: 4}
-	cells, err := kveval.Retrieval(context.Background(), m, tk, func(n int) (*model.State, error) { return m.NewState(n, nil) }, cases, o, nil)
+	cells, err := kveval.Retrieval(context.Background(), m, tk, func(n int) (*model.State, error) { return m.NewStateOn(n, cpu.New(nil)) }, cases, o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

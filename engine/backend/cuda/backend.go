@@ -8,8 +8,8 @@ import (
 	"unsafe"
 
 	"github.com/isagi-lab/isagi/engine/backend"
+	"github.com/isagi-lab/isagi/engine/backend/cuda/cu"
 	"github.com/isagi-lab/isagi/engine/tensor"
-	"github.com/isagi-lab/isagi/gpu/cuda/cu"
 )
 
 // MaxBatch is the most rows one operation takes: the engine's prefill step.

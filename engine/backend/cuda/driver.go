@@ -3,7 +3,7 @@ package cuda
 import (
 	"unsafe"
 
-	"github.com/isagi-lab/isagi/gpu/cuda/cu"
+	"github.com/isagi-lab/isagi/engine/backend/cuda/cu"
 )
 
 // driver is the part of the CUDA driver a Device uses once it is open:

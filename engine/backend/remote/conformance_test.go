@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"math"
 	"os"
 	"path/filepath"
@@ -118,7 +119,7 @@ func conform(t *testing.T, c *Cluster, path string) {
 		t.Fatal(err)
 	}
 	defer rs.Close()
-	cs, err := m.NewState(256, nil)
+	cs, err := m.NewStateOn(256, cpu.New(nil))
 	if err != nil {
 		t.Fatal(err)
 	}

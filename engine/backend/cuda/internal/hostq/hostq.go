@@ -1,6 +1,6 @@
 //go:build cgo
 
-// Package hostq builds the CUDA kernels' weight decoders (gpu/cuda/kernels/
+// Package hostq builds the CUDA kernels' weight decoders (engine/backend/cuda/kernels/
 // quant.cuh) with the host C compiler, so that tests compare them with the
 // CPU engine's decoders without a GPU. It exists for tests only: nothing in
 // the product imports it, and without cgo it is empty (the tests skip).
@@ -8,7 +8,7 @@ package hostq
 
 /*
 #cgo CFLAGS: -O1
-#include "quant.h" // a link to gpu/cuda/kernels/quant.cuh, here so that the build cache sees its changes
+#include "quant.h" // a link to engine/backend/cuda/kernels/quant.cuh, here so that the build cache sees its changes
 
 static int unit(int t, const uint8_t *row, int u, float *y) { return dq_unit(t, row, u, y); }
 static float elem(int t, const uint8_t *row, int u, int l) { return de_elem(t, row, u, l); }

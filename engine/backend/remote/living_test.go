@@ -2,6 +2,7 @@ package remote
 
 import (
 	"fmt"
+	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -71,7 +72,7 @@ func TestLiving(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer rs.Close()
-			cs, err := m.NewState(512, nil)
+			cs, err := m.NewStateOn(512, cpu.New(nil))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -19,7 +19,7 @@ import (
 )
 
 // sharedDir is ../shared beside the checkout, where the fixtures are.
-func sharedDir() string { return filepath.Join("..", "..", "..", "shared") }
+func sharedDir() string { return filepath.Join("..", "..", "..", "..", "shared") }
 
 // freePort returns a loopback port nothing listens on.
 func freePort(t testing.TB) int {

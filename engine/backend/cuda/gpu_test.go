@@ -15,10 +15,10 @@ import (
 
 	"github.com/isagi-lab/isagi/engine/backend"
 	"github.com/isagi-lab/isagi/engine/backend/cpu"
+	"github.com/isagi-lab/isagi/engine/backend/cuda/cu"
 	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/engine/tensor"
 	"github.com/isagi-lab/isagi/gpu"
-	"github.com/isagi-lab/isagi/gpu/cuda/cu"
 )
 
 // The tests named TestGPU… and BenchmarkGPU… need a GPU: they skip without
@@ -70,7 +70,7 @@ func fixtureDir() string {
 	if d := os.Getenv("ISAGI_FIXTURES"); d != "" {
 		return d
 	}
-	return filepath.Join("..", "..", "..", "shared", "fixtures")
+	return filepath.Join("..", "..", "..", "..", "shared", "fixtures")
 }
 
 func randVec(r *rand.Rand, n int, scale float64) []float32 {
@@ -409,7 +409,7 @@ func TestGPUConformance(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer gs.Close()
-			cs, err := m.NewState(256, nil)
+			cs, err := m.NewStateOn(256, cpu.New(nil))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,8 +8,8 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/isagi-lab/isagi/engine/backend/cuda/cu"
 	"github.com/isagi-lab/isagi/engine/tensor"
-	"github.com/isagi-lab/isagi/gpu/cuda/cu"
 )
 
 // The kernels as PTX for compute_80 (make ptx), JIT-compiled by the driver

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/isagi-lab/isagi/engine/backend/cuda/cu"
 	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/engine/tensor"
-	"github.com/isagi-lab/isagi/gpu/cuda/cu"
 )
 
 // These tests run the host side of the backend — memory plan, launch
@@ -407,7 +407,7 @@ func TestSharesOnRecorder(t *testing.T) {
 // TestDocsListTheTypes keeps docs/gpu.md's list of the weight types the
 // kernels decode in step with the code.
 func TestDocsListTheTypes(t *testing.T) {
-	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "gpu.md"))
+	doc, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "gpu.md"))
 	if err != nil {
 		t.Fatal(err)
 	}

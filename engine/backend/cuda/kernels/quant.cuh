@@ -1,7 +1,7 @@
 // quant.cuh — the GGUF weight decoders of the CUDA kernels, written once for
 // two compilers. nvcc builds them into the kernels (matmul.cu); the host C
 // compiler builds the same source, with QFN defined as plain `static inline`,
-// into a test-only harness (gpu/cuda/internal/hostq) that Go tests compare
+// into a test-only harness (engine/backend/cuda/internal/hostq) that Go tests compare
 // block by block with the CPU engine's decoders (engine/tensor). Most bugs of
 // a GGUF engine on a new device are in these layouts, and this way they are
 // found without a GPU.
@@ -289,7 +289,7 @@ QFN void dq_iq4_xs(const uint8_t *row, int u, float *y) {
 }
 
 // dq_unit decodes unit u of a row of type t; it returns 0 for a type it
-// does not know (the host never uploads one: see gpu/cuda's supported set).
+// does not know (the host never uploads one: see engine/backend/cuda's supported set).
 QFN int dq_unit(int t, const uint8_t *row, int u, float *y) {
 	switch (t) {
 	case T_F32: dq_f32(row, u, y); return 1;
@@ -438,7 +438,7 @@ QFN float de_elem(int t, const uint8_t *row, int u, int l) {
 // multiply-adds, so a lane has U·E loads in flight. NT, E and U are
 // constants at every call in the kernels, so the arrays are registers; the
 // host harness runs the same function lane by lane and checks that the
-// 32 lanes' sums are the row's products (gpu/cuda/internal/hostq).
+// 32 lanes' sums are the row's products (engine/backend/cuda/internal/hostq).
 #define MM_MAXNT 8
 #define MM_MAXE 4
 #define MM_MAXU 4
