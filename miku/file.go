@@ -76,7 +76,12 @@ func readFile(path string, beforeOpen func(path string)) ([]byte, error) {
 		return nil, fmt.Errorf("miku: %s: %d bytes is too large to load", path, size)
 	}
 	data := make([]byte, size)
-	n := copy(data, head[:min(size, int64(len(head)))])
+	// head holds the file's first bytes only when it was read above; a
+	// file shorter than the magic is read whole below.
+	n := 0
+	if size >= int64(len(head)) {
+		n = copy(data, head[:])
+	}
 	// A file that shrank under us (a writer not using Write) reads short
 	// and then fails Decode as truncated; one that grew is read to its
 	// size at open and fails the footer check.

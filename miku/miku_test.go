@@ -212,6 +212,27 @@ func TestTruncatedEveryPrefix(t *testing.T) {
 	}
 }
 
+// TestReadShortPrefixes: Read of a file holding a prefix of a .miku says
+// truncated, as Decode of the same bytes does, also below the 8 bytes of
+// the magic (Read once decoded an unread header buffer for those).
+func TestReadShortPrefixes(t *testing.T) {
+	b := mustMarshal(t, sample())
+	dir := t.TempDir()
+	for _, n := range []int{1, 2, 4, 7, 8, 9, 40, len(b) - 1} {
+		path := filepath.Join(dir, fmt.Sprintf("p%d.miku", n))
+		if err := os.WriteFile(path, b[:n], 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Read(path)
+		if !errors.Is(err, ErrTruncated) && !errors.Is(err, ErrCorrupt) {
+			t.Errorf("Read of a %d-byte prefix: %v, want truncated", n, err)
+		}
+		if errors.Is(err, ErrNotMiku) {
+			t.Errorf("Read of a %d-byte prefix calls it not a .miku file: %v", n, err)
+		}
+	}
+}
+
 func TestFlipSectionBytes(t *testing.T) {
 	in := sample()
 	b := mustMarshal(t, in)
