@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -159,7 +160,14 @@ func Lock(ctx context.Context, path string) (*FileLock, error) {
 		if errors.Is(err, ErrLocked) {
 			return nil, fmt.Errorf("miku: %s is %w", path, err)
 		}
-		return nil, fmt.Errorf("miku: lock %s: %w", path, err)
+		// The lock file is ours, not the user's: name the folder that
+		// refused it and why, not the hidden file's path.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			dir := filepath.Dir(path)
+			return nil, fmt.Errorf("miku: cannot save %s: the folder %s does not take new files (%w)", path, dir, pe.Err)
+		}
+		return nil, fmt.Errorf("miku: cannot lock %s: %w", path, err)
 	}
 	return &FileLock{path: path, lf: lf, held: true}, nil
 }

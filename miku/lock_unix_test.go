@@ -245,3 +245,19 @@ func increment(path string, hold bool) error {
 		}
 	}
 }
+
+// TestLockUnwritableFolder: a folder that takes no new files (/proc) is
+// named in the refusal, and the hidden lock file's name is not.
+func TestLockUnwritableFolder(t *testing.T) {
+	if _, err := os.Stat("/proc/self"); err != nil {
+		t.Skip("no /proc on this system")
+	}
+	_, err := Lock(context.Background(), "/proc/foo.miku")
+	if err == nil {
+		t.Fatal("Lock in /proc succeeded")
+	}
+	msg := err.Error()
+	if strings.Contains(msg, ".lock") || !strings.Contains(msg, "the folder /proc does not take new files") {
+		t.Errorf("got %q, want the folder named and no lock file", msg)
+	}
+}

@@ -58,6 +58,16 @@ quit_clean() {
 	[ "$(cat "$tmp/exit" 2>/dev/null)" = 0 ] || fail "$1: isagi did not exit cleanly (status $(cat "$tmp/exit" 2>/dev/null || echo none))"
 }
 
+# ours PATTERN: the pids of this test's processes whose command line
+# matches PATTERN. Each case's pane shell leads a session of its own, so
+# the test looks only there: another isagi on the machine (a user's, or a
+# parallel run of this script) is none of its business.
+ours() {
+	local sid
+	sid=$(tm display -p -t e2e '#{pane_pid}' 2>/dev/null) || return 1
+	pgrep -s "$sid" -f "$1"
+}
+
 # end_case NAME: close the case's tmux session and report it.
 end_case() {
 	tm kill-session -t e2e
@@ -94,7 +104,7 @@ run_case() {
 	wait_for 'saved to' 10
 	quit_clean "$name"
 	[ "$(tm display -p -t e2e '#{alternate_on}')" = 0 ] || fail "$name: terminal left in the alternate screen"
-	if pgrep -f "^$BIN" >/dev/null; then fail "$name: an isagi process is still running"; fi
+	if ours "^$BIN" >/dev/null; then fail "$name: an isagi process is still running"; fi
 	end_case "$name"
 }
 
@@ -115,7 +125,8 @@ printf 'PASTEEND' >>"$tmp/paste.txt"
 tm load-buffer -b big "$tmp/paste.txt"
 tm paste-buffer -b big -t e2e
 wait_for 'PASTEEND' 30
-pid=$(pgrep -f "^$BIN --demo" | head -1)
+pid=$(ours "^$BIN --demo" | head -1)
+[ -n "$pid" ] || fail "keys: no isagi process found in the test's terminal"
 rss=$(ps -o rss= -p "$pid" | tr -d ' ')
 ((rss < 400000)) || fail "keys: ${rss} KiB resident after a 60 KB paste"
 tm send-keys -t e2e Enter

@@ -148,6 +148,11 @@ func handshake(c net.Conn, addr string, timeout time.Duration) (*conn, error) {
 	k.timeout = timeout
 	if err != nil {
 		c.Close()
+		// A greeting answered with a length no rpc-server sends (an HTTP
+		// server's "HTTP/1.1" read as a length) is another service.
+		if rs := (*replySizeError)(nil); errors.As(err, &rs) {
+			return nil, fmt.Errorf("%s is not a ggml rpc-server: it answered the greeting with %d bytes where an rpc-server answers %d (another service on that port?)", addr, rs.got, rs.want)
+		}
 		if isTimeout(errors.Unwrap(err)) || strings.Contains(err.Error(), "did not answer") {
 			return nil, fmt.Errorf("rpc server %s accepted the connection but did not answer within %s: it serves one client at a time — is another isagi or llama.cpp connected to it?", addr, helloTimeout)
 		}
@@ -295,6 +300,17 @@ func (k *conn) writeTimeout(n int) time.Duration {
 	return k.timeout + time.Duration(n/(10<<20))*time.Second
 }
 
+// replySizeError is a reply whose length is not the command's: the peer
+// speaks another protocol, or is not an rpc-server at all.
+type replySizeError struct {
+	got  uint64
+	want int
+}
+
+func (e *replySizeError) Error() string {
+	return fmt.Sprintf("reply of %d bytes where %d were expected", e.got, e.want)
+}
+
 // call sends a command and reads its reply, which must be len(out) bytes.
 func (k *conn) call(cmd byte, in []byte, out []byte) error {
 	if err := k.send(cmd, in); err != nil {
@@ -315,7 +331,7 @@ func (k *conn) reply(cmd byte, out []byte) error {
 		return k.fail(cmdName(cmd), err)
 	}
 	if n := binary.LittleEndian.Uint64(k.sz[:]); n != uint64(len(out)) {
-		return k.fail(cmdName(cmd), fmt.Errorf("reply of %d bytes where %d were expected", n, len(out)))
+		return k.fail(cmdName(cmd), &replySizeError{got: n, want: len(out)})
 	}
 	if _, err := io.ReadFull(k.r, out); err != nil {
 		return k.fail(cmdName(cmd), err)
