@@ -6,9 +6,10 @@ import (
 )
 
 // signedPct writes 100·v as a percentage with exactly one sign: "+3.2%",
-// "−120.4%" (a typographic minus, as the panes use), "0.0%". A change of
-// the harm gauge is written as signedPct(−reduction): a projector that
-// raises the gauge shows "+", one that lowers it "−", never both.
+// "−120.4%" (a typographic minus, as the panes use), "0.0%". The Geometry
+// pane and /snipe write a projector's collateral with it: a projector that
+// raises the benign cross-entropy shows "+", one that lowers it "−" (the
+// chat fixture's negative collateral), never both.
 func signedPct(v float64, digits int) string {
 	p := 100 * v
 	s := fmt.Sprintf("%.*f", digits, math.Abs(p))
