@@ -35,7 +35,7 @@ step() { # name, timeout, command…
 	[ $rc = 0 ] || { status=1; grep -E -- '--- FAIL|FAIL|Error|error|panic' "$OUT/$name.log" | head -20 | tee -a "$S"; }
 }
 if [ "$set_" = a ]; then
-	step kernels 90 "$B"/cuda.test -test.run '^(TestGPUProducts|TestGPUOps)$' -test.v
+	step kernels 90 "$B"/cuda.test -test.run '^TestGPUBackend$' -test.v
 fi
 step conformance 120 "$B"/cuda.test -test.run '^TestGPUConformance$' -test.v
 if [ "$set_" = a ]; then

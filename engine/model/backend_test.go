@@ -6,7 +6,9 @@ import (
 )
 
 // testBackend is what the golden and behaviour tests of this package run
-// on. They are the backends' conformance suite: a device backend is
-// checked by returning it here (behind its build tag) and running the same
-// tests — stories260K, kjv, the K-quants, the archs goldens, GRC and hooks.
+// on: the CPU. The device backends are not checked here. Their
+// conformance is engine/backend/backendtest, which runs every operation
+// on a backend against the CPU backend, and their own tests decode the
+// fixture models greedily beside the CPU engine (cuda's
+// TestGPUConformance, remote's TestConformance).
 func testBackend() backend.Backend { return cpu.New(nil) }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/isagi-lab/isagi/engine/backend"
+	"github.com/isagi-lab/isagi/engine/backend/backendtest"
 	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"github.com/isagi-lab/isagi/engine/backend/cuda/cu"
 	"github.com/isagi-lab/isagi/engine/model"
@@ -73,259 +72,21 @@ func fixtureDir() string {
 	return filepath.Join("..", "..", "..", "..", "shared", "fixtures")
 }
 
-func randVec(r *rand.Rand, n int, scale float64) []float32 {
-	v := make([]float32, n)
-	for i := range v {
-		v[i] = float32(r.NormFloat64() * scale)
-	}
-	return v
-}
-
-// TestGPUProducts checks every weight type's products (decode's and the
-// batched one) and embedding rows against a float64 reference made from the
-// engine's decoder.
-func TestGPUProducts(t *testing.T) {
+// TestGPUBackend runs the backends' conformance suite
+// (engine/backend/backendtest) on the GPU: every weight type's products
+// (1, 5 and 64 rows, alone and fused, and the logits) against a float64
+// reference and the CPU backend, embedding rows bit for bit, and every
+// other operation against the CPU backend from the same inputs, at
+// backendtest's default tolerances: the kernels compute in float32 and
+// round a quantised product's activations to the CPU's grid (quant_act).
+func TestGPUBackend(t *testing.T) {
 	g := gpuDevice(t)
 	b, err := g.NewBackend()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	r := rand.New(rand.NewPCG(3, 4))
-	for _, typ := range tensor.ComputableTypes() {
-		for _, cols := range []int{512, 72} {
-			if cols%typ.BlockLen() != 0 {
-				continue
-			}
-			const rows = 70
-			data := make([]byte, rows*cols/typ.BlockLen()*typ.BlockBytes())
-			if err := tensor.FillRandom(typ, data, uint64(cols), 0.05); err != nil {
-				t.Fatal(err)
-			}
-			m, err := tensor.NewMatrix(typ, rows, cols, data)
-			if err != nil {
-				t.Fatal(err)
-			}
-			w := make([]float32, rows*cols)
-			if err := tensor.Dequantize(typ, w, data); err != nil {
-				t.Fatal(err)
-			}
-			dm, err := b.Matrix(m)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, n := range []int{1, 5, 64} {
-				x := randVec(r, n*cols, 1)
-				xb, _ := b.Alloc(MaxBatch, cols)
-				yb, _ := b.Alloc(MaxBatch, rows)
-				b.Write(xb, 0, x)
-				if typ != tensor.F32 && typ != tensor.F16 && typ != tensor.BF16 {
-					x = actRound(x) // the reference sees what the CPU's quantised products see
-				}
-				b.Linear(yb, dm, xb, n)
-				got := append([]float32(nil), b.Host(yb, 0, n)...)
-				if err := b.Err(); err != nil {
-					t.Fatal(err)
-				}
-				var worst float64
-				for i := range n {
-					for o := range rows {
-						var ref, mag float64
-						for c := range cols {
-							p := float64(w[o*cols+c]) * float64(x[i*cols+c])
-							ref += p
-							mag += math.Abs(p)
-						}
-						e := math.Abs(float64(got[i*rows+o])-ref) / (mag + 1e-30)
-						worst = max(worst, e)
-					}
-				}
-				if worst > 1e-5 {
-					t.Errorf("%v %d×%d, %d rows: relative error %.3g", typ, rows, cols, n, worst)
-				}
-			}
-			// Embedding rows decode exactly as the engine's decoder does.
-			eb, _ := b.Alloc(MaxBatch, cols)
-			ids := []int32{0, 69, 3, 3}
-			if err := b.Embed(eb, dm, ids); err != nil {
-				t.Fatal(err)
-			}
-			got := b.Host(eb, 0, len(ids))
-			for i, id := range ids {
-				for c := range cols {
-					if math.Float32bits(got[i*cols+c]) != math.Float32bits(w[int(id)*cols+c]) {
-						t.Fatalf("%v: embedding row %d, column %d: %g, want %g", typ, id, c, got[i*cols+c], w[int(id)*cols+c])
-					}
-				}
-			}
-		}
-	}
-}
-
-// actRound puts x on the CPU engine's activation grid for quantised
-// products: per block of 32, d = amax/127 and q = round-half-even(x·127/amax),
-// x̂ = d·q (engine/tensor's act, which quant_act reproduces).
-func actRound(x []float32) []float32 {
-	out := make([]float32, len(x))
-	for b := 0; b+32 <= len(x); b += 32 {
-		var amax float32
-		for _, v := range x[b : b+32] {
-			amax = max(amax, float32(math.Abs(float64(v))))
-		}
-		if amax == 0 {
-			continue
-		}
-		d, id := amax/127, 127/amax
-		for i, v := range x[b : b+32] {
-			out[b+i] = d * float32(math.RoundToEven(float64(v*id)))
-		}
-	}
-	return out
-}
-
-// compare fails when a and b differ by more than tol relative to the
-// largest magnitude of b (plus tol absolute).
-func compare(t *testing.T, what string, got, want []float32, tol float64) {
-	t.Helper()
-	var big, worst float64
-	for _, v := range want {
-		big = max(big, math.Abs(float64(v)))
-	}
-	at := 0
-	for i := range want {
-		if e := math.Abs(float64(got[i]) - float64(want[i])); e > worst || math.IsNaN(e) {
-			worst, at = e, i
-		}
-	}
-	if worst > tol*(big+1) || math.IsNaN(worst) {
-		t.Errorf("%s: differs by %.3g at %d (%g against %g; largest value %g)", what, worst, at, got[at], want[at], big)
-	}
-}
-
-// TestGPUOps runs every other operation on the GPU and on the CPU backend
-// from the same inputs.
-func TestGPUOps(t *testing.T) {
-	g := gpuDevice(t)
-	gb, err := g.NewBackend()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer gb.Close()
-	cb := cpu.New(nil)
-	r := rand.New(rand.NewPCG(5, 6))
-	type pair struct{ c, g backend.Buffer }
-	alloc := func(rows, width int, v []float32) pair {
-		c, _ := cb.Alloc(rows, width)
-		d, _ := gb.Alloc(rows, width)
-		if v != nil {
-			cb.Write(c, 0, v)
-			gb.Write(d, 0, v)
-		}
-		return pair{c, d}
-	}
-	vec := func(v []float32) (backend.Vector, backend.Vector) {
-		c, _ := cb.Vector(v)
-		d, _ := gb.Vector(v)
-		return c, d
-	}
-	check := func(what string, p pair, n int, tol float64) {
-		t.Helper()
-		want := cb.Host(p.c, 0, n)
-		got := gb.Host(p.g, 0, n)
-		if err := gb.Err(); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-		compare(t, what, got, want, tol)
-	}
-	const n, D = 5, 576
-	x := alloc(8, D, randVec(r, 8*D, 1))
-	out := alloc(8, D, nil)
-	wc, wg := vec(randVec(r, D, 1))
-	cb.RMSNorm(out.c, x.c, wc, n, 1e-5)
-	gb.RMSNorm(out.g, x.g, wg, n, 1e-5)
-	check("RMSNorm", out, n, 1e-6)
-
-	hc, hg := vec(randVec(r, 64, 1))
-	cb.HeadRMSNorm(x.c, hc, n, 9, 1e-6)
-	gb.HeadRMSNorm(x.g, hg, n, 9, 1e-6)
-	check("HeadRMSNorm", x, n, 1e-6)
-
-	bc, bg := vec(randVec(r, D, 1))
-	cb.AddBias(x.c, bc, n)
-	gb.AddBias(x.g, bg, n)
-	check("AddBias", x, n, 1e-7)
-
-	u := alloc(8, D, randVec(r, 8*D, 1))
-	gl := alloc(8, D, randVec(r, 8*D, 3))
-	cb.SwiGLU(gl.c, u.c, n)
-	gb.SwiGLU(gl.g, u.g, n)
-	check("SwiGLU", gl, n, 1e-6)
-	ge := alloc(8, D, randVec(r, 8*D, 4))
-	cb.GeGLU(ge.c, u.c, n)
-	gb.GeGLU(ge.g, u.g, n)
-	check("GeGLU", ge, n, 1e-6)
-
-	cb.Scale(x.c, n, 1.7)
-	gb.Scale(x.g, n, 1.7)
-	check("Scale", x, n, 1e-7)
-	cb.Add(x.c, u.c, n)
-	gb.Add(x.g, u.g, n)
-	check("Add", x, n, 1e-7)
-
-	freqs := make([]float32, 32)
-	for i := range freqs {
-		freqs[i] = 1 + float32(i)/7
-	}
-	for _, rp := range []backend.Rope{
-		{Base: 10000, Dim: 64},
-		{Base: 1e6, Dim: 64, Neox: true},
-		{Base: 500000, Dim: 64, Freqs: freqs},
-		{Base: 10000, Dim: 32, Scale: 1.2, PosScale: 0.125},
-	} {
-		q := alloc(8, D, randVec(r, 8*D, 1))
-		cb.RoPE(q.c, n, 9, 64, 1000, rp)
-		gb.RoPE(q.g, n, 9, 64, 1000, rp)
-		check(fmt.Sprintf("RoPE %+v", rp), q, n, 1e-5)
-	}
-
-	// Attention with grouped heads, over a cache filled in two steps.
-	for _, o := range []backend.AttendOptions{{}, {SoftCap: 5}, {Window: 6}, {Scale: 0.3}} {
-		for _, hd := range []int{64, 256, 16} {
-			a := backend.Attention{Heads: 8, KVHeads: 2, HeadDim: hd}
-			kc, _ := cb.NewKV(2, 32, a)
-			kg, _ := gb.NewKV(2, 32, a)
-			for _, step := range []struct{ pos0, n int }{{0, 11}, {11, 5}, {16, 1}} {
-				k := alloc(MaxBatch, 2*hd, randVec(r, MaxBatch*2*hd, 1))
-				v := alloc(MaxBatch, 2*hd, randVec(r, MaxBatch*2*hd, 1))
-				q := alloc(MaxBatch, 8*hd, randVec(r, MaxBatch*8*hd, 1))
-				o2 := alloc(MaxBatch, 8*hd, nil)
-				cb.StoreKV(kc, 1, step.pos0, step.n, k.c, v.c)
-				gb.StoreKV(kg, 1, step.pos0, step.n, k.g, v.g)
-				cb.Attend(o2.c, q.c, kc, 1, step.pos0, step.n, o)
-				gb.Attend(o2.g, q.g, kg, 1, step.pos0, step.n, o)
-				check(fmt.Sprintf("Attend %+v hd %d at %d", o, hd, step.pos0), o2, step.n, 1e-5)
-			}
-			kr, vr := make([]float32, 2*hd), make([]float32, 2*hd)
-			kw, vw := make([]float32, 2*hd), make([]float32, 2*hd)
-			cb.ReadKV(kc, 1, 13, kw, vw)
-			gb.ReadKV(kg, 1, 13, kr, vr)
-			compare(t, "ReadKV keys", kr, kw, 0)
-			compare(t, "ReadKV values", vr, vw, 0)
-		}
-	}
-
-	// A rank-3 projection.
-	basis := make([]byte, 3*D*4)
-	for i, v := range randVec(r, 3*D, 0.05) {
-		u := math.Float32bits(v)
-		basis[4*i], basis[4*i+1], basis[4*i+2], basis[4*i+3] = byte(u), byte(u>>8), byte(u>>16), byte(u>>24)
-	}
-	bm, _ := tensor.NewMatrix(tensor.F32, 3, D, basis)
-	pc, _ := cb.Matrix(bm)
-	pg, _ := gb.Matrix(bm)
-	cb.Project(x.c, 1, 3, pc, -0.7)
-	gb.Project(x.g, 1, 3, pg, -0.7)
-	check("Project", x, n, 1e-5)
+	backendtest.Run(t, b, suiteConfig(false))
 }
 
 // conformanceModels are the fixture models the GPU must agree with the CPU

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/isagi-lab/isagi/engine/backend/backendtest"
 	"github.com/isagi-lab/isagi/engine/backend/cuda/cu"
 	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/engine/tensor"
@@ -450,5 +451,52 @@ func TestDeviceFailureStopsForward(t *testing.T) {
 	f.fail = nil
 	if err := st.Forward([]int32{4}, logits); err == nil {
 		t.Error("the backend ran again after a device error")
+	}
+}
+
+// suiteConfig is how this backend runs the conformance suite: every type
+// the kernels decode, at the default tolerances (float32 throughout, and a
+// quantised product's activations on the CPU's grid). values is false on
+// the recording driver, whose kernels do not run.
+func suiteConfig(values bool) backendtest.Config {
+	return backendtest.Config{Tol: backendtest.DefaultTolerances(), Types: SupportedTypes(), NoValues: !values}
+}
+
+// TestSuiteOnRecorder runs the conformance suite (engine/backend/backendtest)
+// on the recording driver: every operation of the interface, for every type
+// the kernels decode, must launch kernels that match their PTX signatures
+// on live memory, every kernel must be launched by some check, and copies
+// must round-trip; the values are
+// TestGPUBackend's to check, on a GPU. Closing the backend and the device
+// frees everything the suite allocated.
+func TestSuiteOnRecorder(t *testing.T) {
+	g, f := newFakeDevice(t)
+	b, err := g.NewBackend()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.record = true
+	backendtest.Run(t, b, suiteConfig(false))
+	for _, e := range f.errs {
+		t.Error(e)
+	}
+	names := map[string]bool{}
+	for _, l := range f.launches {
+		names[l.name] = true
+	}
+	for _, n := range KernelNames() {
+		if !names[n] {
+			t.Errorf("the suite never launched kernel %s: an operation or type goes unchecked on the GPU", n)
+		}
+	}
+	t.Logf("%d launches of %d kernels", len(f.launches), len(names))
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.mem) != 0 {
+		t.Errorf("%d allocations left after Close", len(f.mem))
 	}
 }
