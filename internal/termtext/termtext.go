@@ -1,0 +1,69 @@
+// Package termtext makes text from outside the program safe to put on a
+// terminal. A session file, a model's output, a GGUF's metadata or a
+// server's reply may hold control characters: ESC starts sequences that
+// retitle the terminal, clear it, move the cursor or (in some terminals)
+// write to the clipboard, and the C1 controls (U+0080–U+009F) are the
+// same sequences in one character. Such text is shown, not obeyed.
+package termtext
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Clean returns s with every control character other than newline and tab
+// replaced by a visible stand-in: the C0 controls and DEL by their Unicode
+// control pictures (ESC shows as ␛, BEL as ␇), the C1 controls by U+FFFD,
+// as are bytes that are not UTF-8 (some terminals read a lone 0x9B byte as
+// a CSI). A carriage return before a newline is dropped (a CRLF line end),
+// any other shows as ␍: alone it moves the cursor back over what was
+// written. Text without any of these is returned as it is, unallocated.
+func Clean(s string) string {
+	if Safe(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			b.WriteRune(utf8.RuneError)
+		case r == '\r' && i+1 < len(s) && s[i+1] == '\n':
+			// a CRLF line end: the newline alone
+		case r == '\n' || r == '\t':
+			b.WriteRune(r)
+		case r < 0x20:
+			b.WriteRune(0x2400 + r)
+		case r == 0x7f:
+			b.WriteRune(0x2421)
+		case r >= 0x80 && r <= 0x9f:
+			b.WriteRune(utf8.RuneError)
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// Safe reports whether s can go to a terminal as it is: valid UTF-8 with
+// no control character but newline and tab.
+func Safe(s string) bool {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f {
+				return false
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && size <= 1) || (r >= 0x80 && r <= 0x9f) {
+			return false
+		}
+		i += size
+	}
+	return true
+}

@@ -1,0 +1,56 @@
+package termtext
+
+import (
+	"testing"
+	"unicode/utf8"
+)
+
+func TestClean(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"plain text\nand a\ttab", "plain text\nand a\ttab"},
+		{"\x1b]0;TITLE\x07", "␛]0;TITLE␇"},
+		{"\x1b[2J\x1b[H", "␛[2J␛[H"},
+		{"a\r\nb", "a\nb"},
+		{"over\rwrite", "over␍write"},
+		{"end\r", "end␍"},
+		{"\u009b2J", "\uFFFD2J"},
+		{"\x9b2J", "\uFFFD2J"},
+		{"del\x7f", "del␡"},
+		{"nul\x00", "nul␀"},
+		{"héllo — 日本", "héllo — 日本"},
+	} {
+		if got := Clean(c.in); got != c.want {
+			t.Errorf("Clean(%q) = %q, want %q", c.in, got, c.want)
+		}
+		if Safe(c.in) != (c.in == c.want) {
+			t.Errorf("Safe(%q) = %v", c.in, Safe(c.in))
+		}
+	}
+}
+
+func TestCleanAllocatesNothingForSafeText(t *testing.T) {
+	s := "a plain reply, with ünïcode and a\nnewline"
+	if n := testing.AllocsPerRun(100, func() { _ = Clean(s) }); n != 0 {
+		t.Errorf("Clean of safe text allocated %v times", n)
+	}
+}
+
+// FuzzClean: whatever goes in, what comes out is safe, and safe text is
+// unchanged.
+func FuzzClean(f *testing.F) {
+	for _, s := range []string{"", "\x1b[31mred\x1b[0m", "\x1b]52;c;aGk=\x07", "a\r\nb\rc", "\xc2\x9b", "\xff\xfe", "日本\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := Clean(s)
+		if !Safe(out) {
+			t.Fatalf("Clean(%q) = %q is not safe", s, out)
+		}
+		if !utf8.ValidString(out) {
+			t.Fatalf("Clean(%q) = %q is not UTF-8", s, out)
+		}
+		if Safe(s) && out != s {
+			t.Fatalf("safe %q changed to %q", s, out)
+		}
+	})
+}
