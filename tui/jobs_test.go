@@ -10,7 +10,6 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/isagi-lab/isagi/engine/chat"
 	"github.com/isagi-lab/isagi/miku"
 	"github.com/isagi-lab/isagi/session"
 )
@@ -211,8 +210,8 @@ func TestSaveNeverOverwritesOthers(t *testing.T) {
 // resumedCompletion is a completion-mode session resumed from a file.
 type resumedCompletion struct{ *savingEngine }
 
-func (r *resumedCompletion) Transcript() []chat.Message {
-	return []chat.Message{
+func (r *resumedCompletion) Transcript() []session.Message {
+	return []session.Message{
 		{Role: session.RolePrompt, Content: "The wise"},
 		{Role: session.RoleContinuation, Content: " man built his house."},
 		{Role: session.RolePrompt, Content: "In the beginning"},

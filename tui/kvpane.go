@@ -5,8 +5,6 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/isagi-lab/isagi/engine/generate"
-
 	"github.com/isagi-lab/isagi/session"
 )
 
@@ -45,7 +43,7 @@ func (p *kvPane) lines() []string {
 	lines := []string{
 		kv("scorer", fmt.Sprintf("%s · keep %g", s.Scorer, s.Keep)),
 		kv("cache", fmt.Sprintf("%d of %d positions", s.Entries, s.Window)),
-		kv("budget", fmt.Sprintf("%d (+%d before evicting)", s.Budget, generate.DefaultEvictInterval)),
+		kv("budget", fmt.Sprintf("%d (+%d before evicting)", s.Budget, session.EvictInterval)),
 		kv("kept", fmt.Sprintf("%d of %d run", s.Kept, s.Positions)),
 		kv("evicted", fmt.Sprintf("%d · %d×", s.Evicted, s.Evictions)),
 		kv("saved", fmtBytes(s.SavedBytes)),

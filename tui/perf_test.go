@@ -8,7 +8,6 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/isagi-lab/isagi/engine/generate"
 	"github.com/isagi-lab/isagi/session"
 )
 
@@ -20,7 +19,7 @@ func TestPerfPaneSpeculation(t *testing.T) {
 	var p perfPane
 	p.finish(session.Turn{Tokens: 40, DecodeTokS: 90, TimeToFirst: time.Millisecond})
 	plain := len(p.lines(30))
-	p.finish(session.Turn{Tokens: 40, DecodeTokS: 120, Spec: &generate.SpecStats{
+	p.finish(session.Turn{Tokens: 40, DecodeTokS: 120, Spec: &session.SpecStats{
 		Drafter: "rank 64 qkv", Steps: 10, Drafted: 40, Accepted: 30, SpecTokens: 40, Gamma: 4, Measured: 1.34,
 	}})
 	got := ansi.Strip(strings.Join(p.lines(30), "\n"))
@@ -32,7 +31,7 @@ func TestPerfPaneSpeculation(t *testing.T) {
 	if len(p.lines(30)) <= plain {
 		t.Error("the speculative lines are missing")
 	}
-	p.finish(session.Turn{Tokens: 40, DecodeTokS: 90, Spec: &generate.SpecStats{Drafter: "n-gram", Off: true, Alpha: 0.2, Plain: 39}})
+	p.finish(session.Turn{Tokens: 40, DecodeTokS: 90, Spec: &session.SpecStats{Drafter: "n-gram", Off: true, Alpha: 0.2, Plain: 39}})
 	if got := ansi.Strip(strings.Join(p.lines(30), "\n")); !strings.Contains(got, "off: α 0.20, slower than plain") {
 		t.Errorf("the pane does not say drafting is off:\n%s", got)
 	}

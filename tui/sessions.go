@@ -14,7 +14,6 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/isagi-lab/isagi/engine/chat"
 	"github.com/isagi-lab/isagi/miku"
 	"github.com/isagi-lab/isagi/session"
 )
@@ -47,12 +46,12 @@ func (f features) sessions() (Sessions, bool) {
 // there is anything to save at quit.
 type Transcripts interface {
 	// Transcript is the conversation so far.
-	Transcript() []chat.Message
+	Transcript() []session.Message
 }
 
 // transcript is the engine's conversation so far (nil when it does not
 // tell).
-func (f features) transcript() []chat.Message {
+func (f features) transcript() []session.Message {
 	t, ok := part[Transcripts](f.e, func(p parted) any { return p.Conversation() })
 	if !ok {
 		return nil

@@ -13,7 +13,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest"
 
-	"github.com/isagi-lab/isagi/engine/chat"
 	"github.com/isagi-lab/isagi/gpu"
 	"github.com/isagi-lab/isagi/session"
 )
@@ -425,8 +424,8 @@ func (s *savingEngine) Path() string {
 	return s.file
 }
 
-func (s *savingEngine) Transcript() []chat.Message {
-	return []chat.Message{{Role: "user", Content: "restored question"}, {Role: "assistant", Content: "restored answer"}}
+func (s *savingEngine) Transcript() []session.Message {
+	return []session.Message{{Role: "user", Content: "restored question"}, {Role: "assistant", Content: "restored answer"}}
 }
 
 // TestSessionsSaveLoadAutosave: a resumed conversation is shown at start;
