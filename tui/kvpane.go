@@ -8,16 +8,16 @@ import (
 	"github.com/isagi-lab/isagi/session"
 )
 
-// KVCache is implemented by engines whose KV cache can evict single
+// KVCache is implemented by sessions whose KV cache can evict single
 // entries (*session.Session does): the KV pane reads it, and kv_keep and
-// kv_scorer go through Engine.Set.
+// kv_scorer go through Session.Set.
 type KVCache interface {
 	KV() session.KVStatus
 }
 
-// kvCache is the engine's KV cache, if it can evict.
+// kvCache is the session's KV cache, if it can evict.
 func (f features) kvCache() (KVCache, bool) {
-	return part[KVCache](f.e, func(p parted) any { return p.Compression() })
+	return part[KVCache](f.sess, func(p parted) any { return p.Compression() })
 }
 
 // kvPane shows the KV cache under eviction (kv_keep below 1): the budget,

@@ -41,19 +41,19 @@ func TestPerfPaneSpeculation(t *testing.T) {
 	}
 }
 
-// fakeServing is a fake engine that answers the inputs in serve from
+// fakeServing is a fake session that answers the inputs in serve from
 // memory as the session does: one piece with no token (ID -1) and no
 // speed, a turn with no decode that stops "retrieved", the manifold's
-// decision marked Retrieved. Anything else is decoded by the fakeEngine.
+// decision marked Retrieved. Anything else is decoded by the fakeSession.
 type fakeServing struct {
-	*fakeEngine
+	*fakeSession
 	serve map[string]string
 }
 
 func (f *fakeServing) Send(ctx context.Context, input string, emit func(session.Event)) (session.Turn, error) {
 	ans, ok := f.serve[input]
 	if !ok {
-		return f.fakeEngine.Send(ctx, input, emit)
+		return f.fakeSession.Send(ctx, input, emit)
 	}
 	f.mu.Lock()
 	f.sent = append(f.sent, input)
@@ -70,7 +70,7 @@ func (f *fakeServing) Send(ctx context.Context, input string, emit func(session.
 // decoded speed, and shows no "– tok/s" that reads as a fault; the next
 // decoded reply shows its speed again.
 func TestPerfPaneServedFromMemory(t *testing.T) {
-	e := &fakeServing{fakeEngine: newFake(), serve: map[string]string{"again": "In the beginning."}}
+	e := &fakeServing{fakeSession: newFake(), serve: map[string]string{"again": "In the beginning."}}
 	tm := start(t, e, 120, 40)
 	typeLine(tm, "hello")
 	waitFor(t, tm, "fake model", "42.5 tok/s decode")
