@@ -17,8 +17,8 @@ import (
 )
 
 // Session is what the TUI needs from the session it shows;
-// *session.Session implements it, tests use a fake. Only Send runs while the UI is live; the other
-// methods are called between replies.
+// *session.Session implements it, tests use a fake. Only Send runs while
+// the UI is live; the other methods are called between replies.
 type Session interface {
 	Info() session.Info
 	Settings() session.Settings
