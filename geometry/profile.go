@@ -23,7 +23,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/isagi-lab/isagi/cog"
-	"github.com/isagi-lab/isagi/internal/fsx"
+	"github.com/isagi-lab/isagi/engine/regfile"
 	"github.com/isagi-lab/isagi/miku"
 	"github.com/isagi-lab/isagi/teh"
 )
@@ -308,7 +308,7 @@ const maxProfileBytes = 1 << 30
 // and so is a path that is not a regular file (a device such as /dev/zero
 // never ends) or a file over 1 GiB.
 func LoadProfile(path string, layers int) (*Profile, error) {
-	data, err := fsx.ReadRegular(path, maxProfileBytes)
+	data, err := regfile.ReadRegular(path, maxProfileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("geometry: %w", err)
 	}

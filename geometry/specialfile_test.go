@@ -6,20 +6,20 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/isagi-lab/isagi/engine/regfile"
 	"github.com/isagi-lab/isagi/geometry"
-	"github.com/isagi-lab/isagi/internal/fsx"
-	"github.com/isagi-lab/isagi/internal/fsx/fsxtest"
+	"github.com/isagi-lab/isagi/internal/testkit/specialfile"
 )
 
 // TestLoadProfileRefusesSpecialFiles: a device never ends and a FIFO
 // blocks its reader, so LoadProfile refuses them (and directories)
 // promptly, and refuses an oversized file before reading it.
 func TestLoadProfileRefusesSpecialFiles(t *testing.T) {
-	for _, c := range fsxtest.Special(t) {
+	for _, c := range specialfile.Special(t) {
 		t.Run(c.Name, func(t *testing.T) {
-			err := fsxtest.Within(t, func() error { _, err := geometry.LoadProfile(c.Path, -1); return err })
+			err := specialfile.Within(t, func() error { _, err := geometry.LoadProfile(c.Path, -1); return err })
 			want := "geometry: " + c.Path + " is not a regular file (" + c.Kind + ")"
-			if !errors.Is(err, fsx.ErrNotRegular) || err.Error() != want {
+			if !errors.Is(err, regfile.ErrNotRegular) || err.Error() != want {
 				t.Errorf("got %v, want %q", err, want)
 			}
 		})
@@ -36,7 +36,7 @@ func TestLoadProfileRefusesSpecialFiles(t *testing.T) {
 		}
 		f.Close()
 		_, err = geometry.LoadProfile(p, -1)
-		if want := "geometry: " + p + " is too large (1073741825 bytes; the limit is 1 GiB)"; !errors.Is(err, fsx.ErrTooLarge) || err.Error() != want {
+		if want := "geometry: " + p + " is too large (1073741825 bytes; the limit is 1 GiB)"; !errors.Is(err, regfile.ErrTooLarge) || err.Error() != want {
 			t.Errorf("got %v, want %q", err, want)
 		}
 	})

@@ -24,7 +24,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/isagi-lab/isagi/internal/fsx"
+	"github.com/isagi-lab/isagi/engine/regfile"
 )
 
 // DefaultBaseURL is the Hugging Face Hub.
@@ -693,9 +693,9 @@ func (d *download) digest() (name, got, want string) {
 // the file's digest is the Hub's, else a clause naming both ("its sha256
 // is …, the Hub lists …").
 func (c *Client) checkInstalled(ctx context.Context, ref Ref, info FileInfo, dest string, progress func(Progress)) (string, error) {
-	// fsx.Open: dest may have been replaced by a FIFO since it was
+	// regfile.Open: dest may have been replaced by a FIFO since it was
 	// stat'ed, and opening that would wait for a writer.
-	f, err := fsx.Open(dest)
+	f, _, err := regfile.Open(dest)
 	if err != nil {
 		return "", fmt.Errorf("checking the installed %s: %w", dest, err)
 	}

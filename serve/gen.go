@@ -10,18 +10,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/isagi-lab/isagi/engine/grc"
-
-	"github.com/isagi-lab/isagi/engine/chat"
-	"github.com/isagi-lab/isagi/engine/kvpress"
 	"github.com/isagi-lab/isagi/session"
 )
 
 // plan is a validated generation request.
 type plan struct {
 	chat     bool
-	msgs     []chat.Message // chat
-	prompt   string         // completion
+	msgs     []session.Message // chat
+	prompt   string            // completion
 	stream   bool
 	usage    bool   // stream_options.include_usage
 	maxTok   int    // 0: up to the context
@@ -62,7 +58,7 @@ func (s *Server) parse(req *genRequest, isChat bool) (*plan, *apiError) {
 			default:
 				return nil, badRequest(fmt.Sprintf("messages[%d].role", i), "messages[%d].role %q is not one of system, developer, user, assistant", i, m.Role)
 			}
-			p.msgs = append(p.msgs, chat.Message{Role: m.Role, Content: text})
+			p.msgs = append(p.msgs, session.Message{Role: m.Role, Content: text})
 		}
 	} else {
 		if req.Prompt == nil || len(*req.Prompt) == 0 {
@@ -161,7 +157,7 @@ func (s *Server) parse(req *genRequest, isChat bool) (*plan, *apiError) {
 		return nil, badRequest("isagi.kv_keep", "isagi.kv_keep must be a share of the positions between 0.01 and 1 (1: no eviction), not %v", *x.KVKeep)
 	}
 	if x.KVScorer != nil {
-		if _, err := kvpress.ParseKind(*x.KVScorer); err != nil {
+		if err := session.CheckKVScorer(*x.KVScorer); err != nil {
 			return nil, badRequest("isagi.kv_scorer", "isagi.kv_scorer: %v", err)
 		}
 	}
@@ -375,12 +371,12 @@ func (s *Server) prepare(ctx context.Context, conv *session.Session, p *plan) (*
 	// The slot set and the allocation are checked on their own first, so
 	// that a bad one is blamed on its own field, not on the rank.
 	if x := p.ext; x.Slots != nil && *x.Slots != "" {
-		if _, err := grc.ParseSlots(*x.Slots); err != nil {
+		if err := session.CheckSlots(*x.Slots); err != nil {
 			return nil, badRequest("isagi.slots", "isagi.slots %q: %v", *x.Slots, err)
 		}
 	}
 	if x := p.ext; x.Alloc != nil && *x.Alloc != "" {
-		if _, err := grc.ParseAlloc(*x.Alloc); err != nil {
+		if err := session.CheckAlloc(*x.Alloc); err != nil {
 			return nil, badRequest("isagi.alloc", "isagi.alloc %q: %v", *x.Alloc, err)
 		}
 	}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/isagi-lab/isagi/engine/grc"
 	"github.com/isagi-lab/isagi/engine/model"
-	"github.com/isagi-lab/isagi/internal/fsx"
+	"github.com/isagi-lab/isagi/engine/regfile"
 	"github.com/isagi-lab/isagi/miku"
 )
 
@@ -148,8 +148,8 @@ func (c *GRCCache) Get(ctx context.Context, m *model.Model, gb *grc.Builder, spe
 // refused: hashing a device such as /dev/zero would never end, and opening
 // a FIFO would wait for a writer.
 func FileSHA256(path string) (string, error) {
-	f, err := fsx.Open(path)
-	if errors.Is(err, fsx.ErrNotRegular) {
+	f, _, err := regfile.Open(path)
+	if errors.Is(err, regfile.ErrNotRegular) {
 		return "", fmt.Errorf("session: %w", err) // the sentence names the path
 	}
 	if err != nil {

@@ -6,18 +6,18 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/isagi-lab/isagi/internal/fsx"
-	"github.com/isagi-lab/isagi/internal/fsx/fsxtest"
+	"github.com/isagi-lab/isagi/engine/regfile"
+	"github.com/isagi-lab/isagi/internal/testkit/specialfile"
 )
 
 // TestFileSHA256RefusesSpecialFiles: hashing /dev/zero would never end and
 // a FIFO would block the open, so both (and directories) are refused.
 func TestFileSHA256RefusesSpecialFiles(t *testing.T) {
-	for _, c := range fsxtest.Special(t) {
+	for _, c := range specialfile.Special(t) {
 		t.Run(c.Name, func(t *testing.T) {
-			err := fsxtest.Within(t, func() error { _, err := FileSHA256(c.Path); return err })
+			err := specialfile.Within(t, func() error { _, err := FileSHA256(c.Path); return err })
 			want := "session: " + c.Path + " is not a regular file (" + c.Kind + ")"
-			if !errors.Is(err, fsx.ErrNotRegular) || err.Error() != want {
+			if !errors.Is(err, regfile.ErrNotRegular) || err.Error() != want {
 				t.Errorf("got %v, want %q", err, want)
 			}
 		})

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 
-	"github.com/isagi-lab/isagi/internal/fsx"
+	"github.com/isagi-lab/isagi/engine/regfile"
 )
 
 // Config is the user's config file, Paths.Config.
@@ -75,7 +75,7 @@ const maxConfigBytes = 1 << 20
 func loadConfig(p string) (Config, error) {
 	// Not os.ReadFile: a config path that is a FIFO or a device (a
 	// symbolic link to /dev/zero, say) must be refused, not read forever.
-	b, err := fsx.ReadRegular(p, maxConfigBytes)
+	b, err := regfile.ReadRegular(p, maxConfigBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Config{}, nil
 	}

@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/isagi-lab/isagi/engine/regfile"
 	"github.com/isagi-lab/isagi/hub"
-	"github.com/isagi-lab/isagi/internal/fsx"
 )
 
 // ErrNoModel is wrapped by Resolve's errors when no model could be found.
@@ -73,7 +73,7 @@ func resolveValue(v, source, dir string) (string, error) {
 	} else if err == nil {
 		// A device or a FIFO would be read (or waited on) forever. The
 		// error does not wrap ErrNoModel: a model was named, wrongly.
-		if err := fsx.CheckRegular(v); err != nil {
+		if err := regfile.Check(v); err != nil {
 			return "", fmt.Errorf("%s: %w: give the path of a .gguf model file", source, err)
 		}
 		return v, nil

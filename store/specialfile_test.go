@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/isagi-lab/isagi/internal/fsx"
-	"github.com/isagi-lab/isagi/internal/fsx/fsxtest"
+	"github.com/isagi-lab/isagi/engine/regfile"
+	"github.com/isagi-lab/isagi/internal/testkit/specialfile"
 )
 
 // TestResolveRefusesSpecialFiles: a model value naming a device or a FIFO
@@ -16,7 +16,7 @@ import (
 // message, which wraps ErrNoModel).
 func TestResolveRefusesSpecialFiles(t *testing.T) {
 	isolate(t)
-	for _, c := range fsxtest.Special(t) {
+	for _, c := range specialfile.Special(t) {
 		t.Run(c.Name, func(t *testing.T) {
 			for _, src := range []string{"--model", "$" + EnvModel} {
 				flag := c.Path
@@ -25,7 +25,7 @@ func TestResolveRefusesSpecialFiles(t *testing.T) {
 					t.Setenv(EnvModel, c.Path)
 				}
 				paths := defaultPaths(t) // not in Within's goroutine, where t.Fatal must not run
-				err := fsxtest.Within(t, func() error { _, err := paths.Resolve(flag); return err })
+				err := specialfile.Within(t, func() error { _, err := paths.Resolve(flag); return err })
 				if c.Kind == "a directory" {
 					if !errors.Is(err, ErrNoModel) || !strings.Contains(err.Error(), "which is a directory") {
 						t.Errorf("%s: %v", src, err)
@@ -33,7 +33,7 @@ func TestResolveRefusesSpecialFiles(t *testing.T) {
 					continue
 				}
 				want := src + ": " + c.Path + " is not a regular file (" + c.Kind + "): give the path of a .gguf model file"
-				if !errors.Is(err, fsx.ErrNotRegular) || errors.Is(err, ErrNoModel) || err.Error() != want {
+				if !errors.Is(err, regfile.ErrNotRegular) || errors.Is(err, ErrNoModel) || err.Error() != want {
 					t.Errorf("got %v, want %q", err, want)
 				}
 			}
@@ -51,15 +51,15 @@ func TestConfigRefusesSpecialFiles(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(config, App), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range fsxtest.Special(t) {
+	for _, c := range specialfile.Special(t) {
 		t.Run(c.Name, func(t *testing.T) {
 			os.Remove(p)
 			if err := os.Symlink(c.Path, p); err != nil {
 				t.Skip("no symbolic links:", err)
 			}
-			err := fsxtest.Within(t, func() error { _, err := paths.LoadConfig(); return err })
+			err := specialfile.Within(t, func() error { _, err := paths.LoadConfig(); return err })
 			want := "config file: " + p + " is not a regular file (" + c.Kind + ")"
-			if !errors.Is(err, fsx.ErrNotRegular) || err.Error() != want {
+			if !errors.Is(err, regfile.ErrNotRegular) || err.Error() != want {
 				t.Errorf("got %v, want %q", err, want)
 			}
 		})
@@ -68,7 +68,7 @@ func TestConfigRefusesSpecialFiles(t *testing.T) {
 	if err := os.WriteFile(p, []byte(`{"model": "`+strings.Repeat("x", 1<<20)+`"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := paths.LoadConfig(); !errors.Is(err, fsx.ErrTooLarge) || !strings.Contains(err.Error(), p) {
+	if _, err := paths.LoadConfig(); !errors.Is(err, regfile.ErrTooLarge) || !strings.Contains(err.Error(), p) {
 		t.Errorf("oversized config: %v", err)
 	}
 }

@@ -25,9 +25,9 @@ type Brancher interface {
 	Export(w io.Writer, format string, all bool) error
 }
 
-// brancher is the engine's conversation tree, if it keeps one.
+// brancher is the session's conversation tree, if it keeps one.
 func (f features) brancher() (Brancher, bool) {
-	return part[Brancher](f.e, func(p parted) any { return p.Conversation() })
+	return part[Brancher](f.sess, func(p parted) any { return p.Conversation() })
 }
 
 func branchCommands() []slashCommand {

@@ -12,7 +12,7 @@ import (
 	"github.com/isagi-lab/isagi/session"
 )
 
-// The session is the engine /clear starts new conversations on.
+// /clear starts new conversations on the session.
 var _ Restarter = (*session.Session)(nil)
 
 // Hardening II, item 2: /clear after /save starts a conversation that is

@@ -18,7 +18,7 @@ import (
 type slashCommand struct {
 	name, args, help string
 	alias            string // another name for it, e.g. "/?" for /help
-	idle             bool   // needs the engine: refused while a reply streams
+	idle             bool   // needs the session: refused while a reply streams
 	// unlisted keeps it out of the help overlay, whose lines are few at
 	// 80×24: another command's help names it (/load names /load!).
 	unlisted bool
@@ -150,7 +150,7 @@ func (m *Model) runCommand(line string) tea.Cmd {
 	return c.run(m, arg)
 }
 
-// Restarter is implemented by engines that can start a new conversation
+// Restarter is implemented by sessions that can start a new conversation
 // in place of the current one (*session.Session does): /clear uses it, so
 // that what it forgets is gone from the next save too, and the cleared
 // conversation's file is never saved over.
@@ -165,9 +165,9 @@ type Restarter interface {
 // in its file as it is; the new one autosaves to a new file, named in the
 // message.
 func cmdClear(m *Model, _ string) tea.Cmd {
-	r, ok := m.engine.(Restarter)
+	r, ok := m.sess.(Restarter)
 	if !ok {
-		m.engine.Clear()
+		m.sess.Clear()
 		m.chat.clear()
 		m.chat.add(entryInfo, "conversation cleared")
 		m.refreshContext()
@@ -202,14 +202,14 @@ func cmdClear(m *Model, _ string) tea.Cmd {
 
 func cmdSystem(m *Model, arg string) tea.Cmd {
 	if arg == "" {
-		cur := m.engine.Settings().System
+		cur := m.sess.Settings().System
 		if cur == "" {
 			cur = "(none)"
 		}
 		m.chat.add(entryInfo, "system prompt: "+cur+"\nusage: /system TEXT")
 		return nil
 	}
-	if m.engine.Info().Mode == session.ModeCompletion {
+	if m.sess.Info().Mode == session.ModeCompletion {
 		// Without a chat template there is nowhere to put a system
 		// prompt: saying "set" would promise an effect it cannot have.
 		m.chat.add(entryError, "this model has no chat template, so it has no system prompt: it continues the text you type")
@@ -241,12 +241,12 @@ func cmdSet(m *Model, arg string) tea.Cmd {
 	if k, ok := session.LookupKnob(f[0]); ok && k.Build {
 		return m.setRank(f[0], f[1])
 	}
-	return m.onSetDone(setDoneMsg{name: f[0], value: f[1], err: m.engine.Set(f[0], f[1])})
+	return m.onSetDone(setDoneMsg{name: f[0], value: f[1], err: m.sess.Set(f[0], f[1])})
 }
 
-// RankBuilder is implemented by engines whose compression knobs can report
+// RankBuilder is implemented by sessions whose compression knobs can report
 // progress and be cancelled (*session.Session does); others are set with
-// Engine.Set and cannot be stopped.
+// Session.Set and cannot be stopped.
 type RankBuilder interface {
 	SetCtx(ctx context.Context, name, value string, progress func(done, total int)) error
 }
@@ -256,15 +256,15 @@ type RankBuilder interface {
 // large model. The status line shows the blocks done; esc cancels and
 // changes nothing.
 func (m *Model) setRank(name, value string) tea.Cmd {
-	e := m.engine
+	sess := m.sess
 	return m.gate.startJob("building the "+name+" "+value+" compression", true, func(ctx context.Context, progress func(string)) tea.Msg {
 		var err error
-		if rb, ok := e.(RankBuilder); ok {
+		if rb, ok := sess.(RankBuilder); ok {
 			err = rb.SetCtx(ctx, name, value, func(done, total int) {
 				progress(fmt.Sprintf("%d/%d blocks", done, total))
 			})
 		} else {
-			err = e.Set(name, value)
+			err = sess.Set(name, value)
 		}
 		if errors.Is(err, context.Canceled) {
 			err = errors.New("cancelled — the compression did not change")
@@ -318,7 +318,7 @@ func decidedDuring(log []gpu.Decision, from, to time.Time) string {
 	return strings.Join(parts, ", ")
 }
 
-// setDoneMsg reports a /set that ran (or finished) on the engine.
+// setDoneMsg reports a /set that ran (or finished) on the session.
 type setDoneMsg struct {
 	name, value string
 	err         error
@@ -330,7 +330,7 @@ func (m *Model) onSetDone(msg setDoneMsg) tea.Cmd {
 		return nil
 	}
 	m.chat.add(entryInfo, fmt.Sprintf("set %s = %s", msg.name, msg.value))
-	m.info = m.engine.Info() // num_ctx changes the context size, rank the Model pane
+	m.info = m.sess.Info() // num_ctx changes the context size, rank the Model pane
 	m.model.Update(infoMsg{m.info})
 	m.refreshContext()
 	return nil
@@ -340,7 +340,7 @@ func (m *Model) onSetDone(msg setDoneMsg) tea.Cmd {
 // current value (as /set takes it back), then the compression in use and
 // the system prompt.
 func cmdShow(m *Model, _ string) tea.Cmd {
-	s, i := m.engine.Settings(), m.engine.Info()
+	s, i := m.sess.Settings(), m.sess.Info()
 	knobs := session.Knobs()
 	w := len("compression")
 	for _, k := range knobs {

@@ -58,7 +58,7 @@ func TestSetUsageFromTable(t *testing.T) {
 		}
 	}
 	if _, sets, _, _ := e.snapshot(); len(sets) != 0 {
-		t.Errorf("usage reached the engine: %q", sets)
+		t.Errorf("usage reached the session: %q", sets)
 	}
 }
 
@@ -103,7 +103,7 @@ func TestShowListsEveryKnob(t *testing.T) {
 
 // ctxRecorder records which of Set and SetCtx each /set reached.
 type ctxRecorder struct {
-	*fakeEngine
+	*fakeSession
 	mu  sync.Mutex
 	ctx []string
 }
@@ -119,7 +119,7 @@ func (r *ctxRecorder) SetCtx(_ context.Context, name, value string, progress fun
 // TestSetBuildKnobsRunAsJobs: the knobs the table marks Build go through
 // SetCtx (progress, esc cancels); the others, aliases included, through Set.
 func TestSetBuildKnobsRunAsJobs(t *testing.T) {
-	e := &ctxRecorder{fakeEngine: newFake()}
+	e := &ctxRecorder{fakeSession: newFake()}
 	tm := start(t, e, 120, 40)
 	var build []string
 	for _, k := range session.Knobs() {

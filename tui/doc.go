@@ -18,7 +18,7 @@
 // first or asking (quit.go); every width on screen is measured as lipgloss
 // lays it out, by grapheme cluster (width.go).
 //
-// The TUI talks to a model only through the Engine interface (satisfied by
+// The TUI talks to the model only through the Session interface (satisfied by
 // *session.Session). A reply is generated on its own goroutine; its pieces
 // are collected under a mutex and delivered to Update as typed messages at
 // most ~20 times a second (stream.go), so neither side ever waits on the

@@ -11,9 +11,9 @@ import (
 	"github.com/isagi-lab/isagi/session"
 )
 
-// fakeEngine streams scripted pieces with small sleeps and records what the
+// fakeSession streams scripted pieces with small sleeps and records what the
 // TUI asked of it.
-type fakeEngine struct {
+type fakeSession struct {
 	info   session.Info
 	pieces []string      // the reply, piece by piece
 	delay  time.Duration // between pieces
@@ -36,8 +36,8 @@ type fakeEngine struct {
 	used      int
 }
 
-func newFake() *fakeEngine {
-	return &fakeEngine{
+func newFake() *fakeSession {
+	return &fakeSession{
 		info: session.Info{
 			Name: "SmolLM2 135M Instruct", Path: "/models/smollm2-135m-instruct-q8_0.gguf",
 			Arch: "llama", Params: 134_515_008, FileBytes: 144_806_400, WeightType: "Q8_0",
@@ -50,15 +50,15 @@ func newFake() *fakeEngine {
 	}
 }
 
-func (f *fakeEngine) Info() session.Info { return f.info }
+func (f *fakeSession) Info() session.Info { return f.info }
 
-func (f *fakeEngine) Settings() session.Settings {
+func (f *fakeSession) Settings() session.Settings {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.settings
 }
 
-func (f *fakeEngine) Set(name, value string) error {
+func (f *fakeSession) Set(name, value string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.sets = append(f.sets, [2]string{name, value})
@@ -81,26 +81,26 @@ func (f *fakeEngine) Set(name, value string) error {
 	return fmt.Errorf("unknown setting %q", name)
 }
 
-func (f *fakeEngine) SetSystem(text string) {
+func (f *fakeSession) SetSystem(text string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.settings.System = text
 }
 
-func (f *fakeEngine) Clear() {
+func (f *fakeSession) Clear() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.cleared++
 	f.used = 0
 }
 
-func (f *fakeEngine) ContextUsed() (int, int) {
+func (f *fakeSession) ContextUsed() (int, int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.used, f.info.ContextSize
 }
 
-func (f *fakeEngine) Send(ctx context.Context, input string, emit func(session.Event)) (session.Turn, error) {
+func (f *fakeSession) Send(ctx context.Context, input string, emit func(session.Event)) (session.Turn, error) {
 	f.mu.Lock()
 	f.sent = append(f.sent, input)
 	f.mu.Unlock()
@@ -148,7 +148,7 @@ func (f *fakeEngine) Send(ctx context.Context, input string, emit func(session.E
 	return turn, nil
 }
 
-func (f *fakeEngine) snapshot() (sent []string, sets [][2]string, cleared int, cancelled bool) {
+func (f *fakeSession) snapshot() (sent []string, sets [][2]string, cleared int, cancelled bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]string(nil), f.sent...), append([][2]string(nil), f.sets...), f.cleared, f.cancelled

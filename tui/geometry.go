@@ -12,10 +12,10 @@ import (
 	"github.com/isagi-lab/isagi/session"
 )
 
-// Geometry is implemented by engines that can run a geometry profile
+// Geometry is implemented by sessions that can run a geometry profile
 // (*session.Session does). The TUI shows the Geometry pane, /snipe and
-// /calibrate only when its engine has it. Projectors are switched through
-// Engine.Set("snipe", "a,b" | "off").
+// /calibrate only when its session has it. Projectors are switched through
+// Session.Set("snipe", "a,b" | "off").
 type Geometry interface {
 	// Profile is the profile running live, or nil.
 	Profile() *geometry.Profile
@@ -26,9 +26,9 @@ type Geometry interface {
 	Calibrate(ctx context.Context, progress geometry.Progress) error
 }
 
-// geometry is the engine's geometry stack, if it has one.
+// geometry is the session's geometry stack, if it has one.
 func (f features) geometry() (Geometry, bool) {
-	return part[Geometry](f.e, func(p parted) any { return p.Geometry() })
+	return part[Geometry](f.sess, func(p parted) any { return p.Geometry() })
 }
 
 // geometryPane shows the TEH gauge of the token streaming now, the last
@@ -286,7 +286,7 @@ func cmdSnipe(m *Model, arg string) tea.Cmd {
 	if value == "" {
 		value = "off"
 	}
-	if err := m.engine.Set("snipe", value); err != nil {
+	if err := m.sess.Set("snipe", value); err != nil {
 		m.chat.add(entryError, err.Error())
 		return nil
 	}

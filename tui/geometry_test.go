@@ -37,9 +37,9 @@ func fakeProfile() *geometry.Profile {
 	return p
 }
 
-// fakeGeo is a fake engine with the geometry stack.
+// fakeGeo is a fake session with the geometry stack.
 type fakeGeo struct {
-	*fakeEngine
+	*fakeSession
 	gmu       sync.Mutex
 	profile   *geometry.Profile
 	snipes    []string
@@ -65,7 +65,7 @@ func (f *fakeGeo) Regenerate(ctx context.Context, emit func(session.Event)) (ses
 	f.gmu.Lock()
 	f.regens++
 	f.gmu.Unlock()
-	return f.fakeEngine.Send(ctx, "(again)", emit)
+	return f.fakeSession.Send(ctx, "(again)", emit)
 }
 
 func (f *fakeGeo) Profile() *geometry.Profile {
@@ -82,9 +82,9 @@ func (f *fakeGeo) Snipes() []string {
 
 func (f *fakeGeo) Set(name, value string) error {
 	if name == "ogd_alpha" {
-		f.fakeEngine.mu.Lock()
-		f.fakeEngine.sets = append(f.fakeEngine.sets, [2]string{name, value})
-		f.fakeEngine.mu.Unlock()
+		f.fakeSession.mu.Lock()
+		f.fakeSession.sets = append(f.fakeSession.sets, [2]string{name, value})
+		f.fakeSession.mu.Unlock()
 		f.gmu.Lock()
 		defer f.gmu.Unlock()
 		f.alpha = 0
@@ -94,11 +94,11 @@ func (f *fakeGeo) Set(name, value string) error {
 		return nil
 	}
 	if name != "snipe" {
-		return f.fakeEngine.Set(name, value)
+		return f.fakeSession.Set(name, value)
 	}
-	f.fakeEngine.mu.Lock()
-	f.fakeEngine.sets = append(f.fakeEngine.sets, [2]string{name, value})
-	f.fakeEngine.mu.Unlock()
+	f.fakeSession.mu.Lock()
+	f.fakeSession.sets = append(f.fakeSession.sets, [2]string{name, value})
+	f.fakeSession.mu.Unlock()
 	f.gmu.Lock()
 	defer f.gmu.Unlock()
 	f.snipes = nil
@@ -129,7 +129,7 @@ func (f *fakeGeo) Calibrate(ctx context.Context, progress geometry.Progress) err
 }
 
 func TestGeometryPaneOffersCalibration(t *testing.T) {
-	e := &fakeGeo{fakeEngine: newFake()}
+	e := &fakeGeo{fakeSession: newFake()}
 	tm := start(t, e, 120, 50)
 	waitFor(t, tm, "Geometry", "no profile for this model", "/calibrate builds one")
 	typeLine(tm, "/calibrate")
@@ -145,7 +145,7 @@ func TestGeometryPaneOffersCalibration(t *testing.T) {
 }
 
 func TestCalibrationCancels(t *testing.T) {
-	e := &fakeGeo{fakeEngine: newFake(), calibSlow: true}
+	e := &fakeGeo{fakeSession: newFake(), calibSlow: true}
 	tm := start(t, e, 120, 50)
 	typeLine(tm, "/calibrate")
 	waitFor(t, tm, "calibrating…", "esc cancels")
@@ -154,7 +154,7 @@ func TestCalibrationCancels(t *testing.T) {
 	waitFor(t, tm, "calibration cancelled — nothing changed")
 	m := finish(t, tm)
 	if sent, _, _, _ := e.snapshot(); len(sent) != 0 {
-		t.Fatalf("a message reached the engine during calibration: %q", sent)
+		t.Fatalf("a message reached the session during calibration: %q", sent)
 	}
 	if m.gate.busyWith() != "" || e.Profile() != nil {
 		t.Fatalf("busy %q, profile %v after cancelling", m.gate.busyWith(), e.Profile())
@@ -162,7 +162,7 @@ func TestCalibrationCancels(t *testing.T) {
 }
 
 func TestGeometryLiveGaugeAndSnipe(t *testing.T) {
-	e := &fakeGeo{fakeEngine: newFake(), profile: fakeProfile()}
+	e := &fakeGeo{fakeSession: newFake(), profile: fakeProfile()}
 	e.gauge = func(i int) geometry.Reading {
 		r := geometry.Reading{Overall: 7.5 + float32(i), N: 8}
 		r.Cat[0] = 31.4 // privacy well over its τ of 10 %
@@ -181,12 +181,12 @@ func TestGeometryLiveGaugeAndSnipe(t *testing.T) {
 	_, sets, _, _ := e.snapshot()
 	want := [][2]string{{"snipe", "privacy"}, {"snipe", "off"}}
 	if fmt.Sprint(sets) != fmt.Sprint(want) {
-		t.Fatalf("engine sets %v, want %v", sets, want)
+		t.Fatalf("session sets %v, want %v", sets, want)
 	}
 }
 
 func TestManifoldPaneRetrieveRegenerateAndAlpha(t *testing.T) {
-	e := &fakeGeo{fakeEngine: newFake(), profile: fakeProfile()}
+	e := &fakeGeo{fakeSession: newFake(), profile: fakeProfile()}
 	e.cog = &session.COGTurn{Tier: "retrieve", Distance: 0.0123, Retrieved: true, Growth: 0.0561, Trajectories: 3,
 		Decision: "served", Why: "same request as a stored one, same live state", Gate: 0.0021, Tau: 0.0373}
 	tm := start(t, e, 130, 80)
@@ -208,7 +208,7 @@ func TestManifoldPaneRetrieveRegenerateAndAlpha(t *testing.T) {
 	_, sets, _, _ := e.snapshot()
 	want := [][2]string{{"ogd_alpha", "0.05"}, {"ogd_alpha", "0.10"}, {"ogd_alpha", "0.05"}}
 	if fmt.Sprint(sets) != fmt.Sprint(want) {
-		t.Fatalf("engine sets %v, want %v", sets, want)
+		t.Fatalf("session sets %v, want %v", sets, want)
 	}
 	if e.regens != 1 {
 		t.Fatalf("%d regenerations, want 1", e.regens)
@@ -218,7 +218,7 @@ func TestManifoldPaneRetrieveRegenerateAndAlpha(t *testing.T) {
 // At 100×30 the side column cannot hold every pane: the ones that do not
 // fit still show a line each, so the Hardware pane never falls off.
 func TestSidePanesNeverFallOff(t *testing.T) {
-	e := &fakeGeo{fakeEngine: newFake(), profile: fakeProfile()}
+	e := &fakeGeo{fakeSession: newFake(), profile: fakeProfile()}
 	tm := start(t, e, 100, 30)
 	waitFor(t, tm, "more · ctrl+o rotates")
 	m := finish(t, tm)
@@ -231,7 +231,7 @@ func TestSidePanesNeverFallOff(t *testing.T) {
 // A near-miss in the RETRIEVE tier is generated, and the Manifold pane
 // says why it was not served; a narrow pane wraps the reason.
 func TestManifoldPaneSaysWhyNotServed(t *testing.T) {
-	e := &fakeGeo{fakeEngine: newFake(), profile: fakeProfile()}
+	e := &fakeGeo{fakeSession: newFake(), profile: fakeProfile()}
 	e.cog = &session.COGTurn{Tier: "retrieve", Distance: 0.0111, Nearest: "And Moses said", Growth: 0.0561, Trajectories: 3,
 		Decision: "other-request", Why: `not the same request as the nearest, "And Moses said" (d 0.0111)`, Gate: -1, Tau: 0.0373}
 	tm := start(t, e, 130, 80)

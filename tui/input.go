@@ -40,7 +40,7 @@ func (p *inputPane) Update(msg tea.Msg) tea.Cmd {
 func (p *inputPane) value() string { return p.ed.value() }
 func (p *inputPane) reset()        { p.ed.reset() }
 
-// giveBack puts a message the engine refused back for the user to
+// giveBack puts a message the session refused back for the user to
 // shorten, unless something new has been typed meanwhile.
 func (p *inputPane) giveBack(text string) {
 	if p.empty() {

@@ -16,9 +16,9 @@ import (
 // input is the bytes written to the returned writer, so the messages are
 // the ones Bubble Tea's own input parser makes of them (a paste without
 // bracketed paste arrives as runs of characters split at spaces).
-func typedProgram(t testing.TB, e Engine) (*Model, *tea.Program, io.WriteCloser, chan error) {
+func typedProgram(t testing.TB, sess Session) (*Model, *tea.Program, io.WriteCloser, chan error) {
 	t.Helper()
-	m := New(e, Options{Version: "test"})
+	m := New(sess, Options{Version: "test"})
 	pr, pw := io.Pipe()
 	p := tea.NewProgram(probed{m}, tea.WithInput(pr), tea.WithOutput(io.Discard), tea.WithoutSignalHandler())
 	done := make(chan error, 1)

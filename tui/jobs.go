@@ -10,19 +10,19 @@ import (
 	"github.com/isagi-lab/isagi/session"
 )
 
-// The TUI runs all engine work through one gate. At most one thing touches
-// the engine at a time: a streaming reply (generation) or one job (a
+// The TUI runs all session work through one gate. At most one thing touches
+// the session at a time: a streaming reply (generation) or one job (a
 // compression build, a calibration, a session load or save, a /set). Every
-// action that needs the engine asks the gate first and is refused with the
+// action that needs the session asks the gate first and is refused with the
 // reason while something else runs, except a line entered during the
 // autosave after a turn, which is held until the save ends (the user did
 // not start that save, and it takes a moment); long jobs report progress in the
 // status line and stop with esc. A job's worker never blocks on the UI:
 // progress overwrites a one-slot mailbox and the result goes to a buffered
-// channel, so quitting (which cancels the jobs and waits for the engine to
+// channel, so quitting (which cancels the jobs and waits for the session to
 // be free) cannot hang on a send nobody reads.
 
-// job is one piece of engine work running off the UI goroutine.
+// job is one piece of session work running off the UI goroutine.
 type job struct {
 	id       int
 	label    string             // what the status line says, e.g. "building the rank 128 compression"
@@ -46,29 +46,29 @@ type jobDoneMsg struct {
 	result tea.Msg
 }
 
-// engineGate is the gate: it holds the reply streaming now and the job
-// running now, starts them, and refuses what would touch the engine while
+// sessionGate is the gate: it holds the reply streaming now and the job
+// running now, starts them, and refuses what would touch the session while
 // either runs. Refusals and a job's progress go to the root's status line,
 // which it is given, as the user reads them there.
-type engineGate struct {
+type sessionGate struct {
 	ctx    context.Context // cancelled on quit; parent of every generation and job
 	cancel context.CancelFunc
 	wg     *sync.WaitGroup // generations and jobs in flight: Close waits for them
 	gen    *generation     // the reply streaming now, or nil
 	genID  int
-	job    *job // the engine work running now that is not a reply, or nil
+	job    *job // the session work running now that is not a reply, or nil
 	jobID  int
 	status *string // the root's status line
 }
 
-// newEngineGate is a free gate that reports to status.
-func newEngineGate(status *string) engineGate {
+// newSessionGate is a free gate that reports to status.
+func newSessionGate(status *string) sessionGate {
 	ctx, cancel := context.WithCancel(context.Background())
-	return engineGate{ctx: ctx, cancel: cancel, wg: &sync.WaitGroup{}, status: status}
+	return sessionGate{ctx: ctx, cancel: cancel, wg: &sync.WaitGroup{}, status: status}
 }
 
-// busyWith is what holds the engine now, or "" when it is free.
-func (g *engineGate) busyWith() string {
+// busyWith is what holds the session now, or "" when it is free.
+func (g *sessionGate) busyWith() string {
 	switch {
 	case g.gen != nil:
 		return "a reply is streaming"
@@ -78,9 +78,9 @@ func (g *engineGate) busyWith() string {
 	return ""
 }
 
-// free reports whether the engine is free for what; when it is not, it
+// free reports whether the session is free for what; when it is not, it
 // says in the status line what what waits for.
-func (g *engineGate) free(what string) bool {
+func (g *sessionGate) free(what string) bool {
 	b := g.busyWith()
 	if b == "" {
 		return true
@@ -93,9 +93,9 @@ func (g *engineGate) free(what string) bool {
 	return false
 }
 
-// startReply streams a reply from send (the engine's Send or Regenerate),
+// startReply streams a reply from send (the session's Send or Regenerate),
 // sampled by meter when not nil. The caller has checked the gate.
-func (g *engineGate) startReply(send func(context.Context, func(session.Event)) (session.Turn, error), meter *gpu.Meter) tea.Cmd {
+func (g *sessionGate) startReply(send func(context.Context, func(session.Event)) (session.Turn, error), meter *gpu.Meter) tea.Cmd {
 	g.genID++
 	var cmd tea.Cmd
 	g.gen, cmd = startGeneration(g.ctx, g.wg, send, g.genID, meter)
@@ -103,11 +103,11 @@ func (g *engineGate) startReply(send func(context.Context, func(session.Event)) 
 }
 
 // startJob runs work on a new goroutine, counted in wg so that Close
-// waits for the engine to be free. work's result message is delivered to
+// waits for the session to be free. work's result message is delivered to
 // Update when it ends; progress lines go to the status line. cancellable
 // jobs get a context that esc and quitting cancel. The caller has checked
 // the gate.
-func (g *engineGate) startJob(label string, cancellable bool, work func(ctx context.Context, progress func(string)) tea.Msg) tea.Cmd {
+func (g *sessionGate) startJob(label string, cancellable bool, work func(ctx context.Context, progress func(string)) tea.Msg) tea.Cmd {
 	ctx, cancel := context.WithCancel(g.ctx)
 	g.jobID++
 	j := &job{id: g.jobID, label: label, progress: make(chan string, 1), done: make(chan tea.Msg, 1)}
@@ -157,7 +157,7 @@ func (j *job) wait() tea.Cmd {
 
 // onJobProgress shows the running job's progress line and waits for its
 // next news; ours is false for a message from a job already gone.
-func (g *engineGate) onJobProgress(msg jobProgressMsg) (cmd tea.Cmd, ours bool) {
+func (g *sessionGate) onJobProgress(msg jobProgressMsg) (cmd tea.Cmd, ours bool) {
 	if g.job == nil || msg.id != g.job.id {
 		return nil, false
 	}
@@ -170,7 +170,7 @@ func (g *engineGate) onJobProgress(msg jobProgressMsg) (cmd tea.Cmd, ours bool) 
 
 // onJobDone frees the gate and gives back the job's result for its
 // handler; ours is false for a message from a job already gone.
-func (g *engineGate) onJobDone(msg jobDoneMsg) (result tea.Msg, ours bool) {
+func (g *sessionGate) onJobDone(msg jobDoneMsg) (result tea.Msg, ours bool) {
 	if g.job == nil || msg.id != g.job.id {
 		return nil, false
 	}
@@ -180,7 +180,7 @@ func (g *engineGate) onJobDone(msg jobDoneMsg) (result tea.Msg, ours bool) {
 }
 
 // cancelJob stops the running job if it can be stopped.
-func (g *engineGate) cancelJob() bool {
+func (g *sessionGate) cancelJob() bool {
 	if g.job == nil || g.job.cancel == nil {
 		return false
 	}

@@ -10,7 +10,6 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/isagi-lab/isagi/engine/chat"
 	"github.com/isagi-lab/isagi/miku"
 	"github.com/isagi-lab/isagi/session"
 )
@@ -20,7 +19,7 @@ import (
 // that nothing else touches it while a build or load runs: the race
 // detector and the overlap counter both catch a save during a build.
 type buildingSaver struct {
-	*savingEngine
+	*savingSession
 	slow    bool
 	inside  sync.Mutex // held while a build or load runs
 	overlap int
@@ -51,7 +50,7 @@ func (b *buildingSaver) Save(ctx context.Context, path string, o session.SaveOpt
 		return nil
 	}
 	defer b.inside.Unlock()
-	return b.savingEngine.Save(ctx, path, o)
+	return b.savingSession.Save(ctx, path, o)
 }
 
 func (b *buildingSaver) Load(ctx context.Context, path string, o session.LoadOptions) ([]string, error) {
@@ -63,11 +62,11 @@ func (b *buildingSaver) Load(ctx context.Context, path string, o session.LoadOpt
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	return b.savingEngine.Load(ctx, path, o)
+	return b.savingSession.Load(ctx, path, o)
 }
 
 func newBuildingSaver(slow bool) *buildingSaver {
-	return &buildingSaver{savingEngine: &savingEngine{fakeEngine: newFake()}, slow: slow, release: make(chan struct{})}
+	return &buildingSaver{savingSession: &savingSession{fakeSession: newFake()}, slow: slow, release: make(chan struct{})}
 }
 
 // ctrl+s, /save and a message during a compression build wait for it.
@@ -93,7 +92,7 @@ func TestSaveDuringBuildWaits(t *testing.T) {
 		t.Fatalf("%d saves during the build, %d in all: %v", e.overlap, len(e.saved), e.saved)
 	}
 	if sent, _, _, _ := e.snapshot(); len(sent) != 0 {
-		t.Fatalf("a message reached the engine during the build: %q", sent)
+		t.Fatalf("a message reached the session during the build: %q", sent)
 	}
 	if m.input.value() != "hello" {
 		t.Fatalf("the refused message left the input: %q", m.input.value())
@@ -120,7 +119,7 @@ func TestQuitMidBuildReturns(t *testing.T) {
 }
 
 // /load runs off the UI goroutine: the UI stays live and shows progress
-// while the file's compression builds, other engine actions wait, and esc
+// while the file's compression builds, other session actions wait, and esc
 // cancels it.
 func TestLoadRunsAsAJob(t *testing.T) {
 	e := newBuildingSaver(false)
@@ -135,7 +134,7 @@ func TestLoadRunsAsAJob(t *testing.T) {
 	waitFor(t, tm, "loaded /tmp/big.miku", "hologram")
 	m := finish(t, tm)
 	if sent, _, _, _ := e.snapshot(); len(sent) != 0 {
-		t.Fatalf("a message reached the engine during the load: %q", sent)
+		t.Fatalf("a message reached the session during the load: %q", sent)
 	}
 	if m.input.value() != "still typing" {
 		t.Fatalf("input %q after the load", m.input.value())
@@ -158,7 +157,7 @@ func TestLoadRunsAsAJob(t *testing.T) {
 // own (ErrExists) unless overwritten, its own file once someone else saved
 // it (miku.ErrChanged).
 type conflictSaver struct {
-	*savingEngine
+	*savingSession
 	foreign string // this path exists and is not the session's
 	changed bool   // the session's own file was saved elsewhere
 	over    []string
@@ -170,7 +169,7 @@ func (c *conflictSaver) Save(ctx context.Context, path string, o session.SaveOpt
 		c.over = append(c.over, path)
 		c.changed = false
 		c.mu.Unlock()
-		return c.savingEngine.Save(ctx, path, o)
+		return c.savingSession.Save(ctx, path, o)
 	}
 	c.mu.Lock()
 	own, changed := c.file, c.changed
@@ -181,13 +180,13 @@ func (c *conflictSaver) Save(ctx context.Context, path string, o session.SaveOpt
 	case path == own && changed:
 		return fmt.Errorf("session: %w", miku.ErrChanged)
 	}
-	return c.savingEngine.Save(ctx, path, o)
+	return c.savingSession.Save(ctx, path, o)
 }
 
 // /save over someone else's file asks first; a session file saved by
 // another ISAGI is never overwritten by a save or an autosave.
 func TestSaveNeverOverwritesOthers(t *testing.T) {
-	e := &conflictSaver{savingEngine: &savingEngine{fakeEngine: newFake()}, foreign: "/tmp/theirs.miku"}
+	e := &conflictSaver{savingSession: &savingSession{fakeSession: newFake()}, foreign: "/tmp/theirs.miku"}
 	tm := start(t, e, 140, 40)
 	typeLine(tm, "/save /tmp/theirs.miku")
 	waitFor(t, tm, "exists and is not this session's file", "nothing was written")
@@ -209,10 +208,10 @@ func TestSaveNeverOverwritesOthers(t *testing.T) {
 }
 
 // resumedCompletion is a completion-mode session resumed from a file.
-type resumedCompletion struct{ *savingEngine }
+type resumedCompletion struct{ *savingSession }
 
-func (r *resumedCompletion) Transcript() []chat.Message {
-	return []chat.Message{
+func (r *resumedCompletion) Transcript() []session.Message {
+	return []session.Message{
 		{Role: session.RolePrompt, Content: "The wise"},
 		{Role: session.RoleContinuation, Content: " man built his house."},
 		{Role: session.RolePrompt, Content: "In the beginning"},
@@ -223,7 +222,7 @@ func (r *resumedCompletion) Transcript() []chat.Message {
 // A resumed session looks like the live one: each turn under its label,
 // and a line naming the file.
 func TestResumedSessionShowsTurns(t *testing.T) {
-	e := &resumedCompletion{&savingEngine{fakeEngine: newFake(), file: "/tmp/s.miku"}}
+	e := &resumedCompletion{&savingSession{fakeSession: newFake(), file: "/tmp/s.miku"}}
 	e.info.Mode = session.ModeCompletion
 	tm := start(t, e, 120, 40)
 	waitFor(t, tm, "resumed /tmp/s.miku", "man built his house.", "was the word.")
@@ -250,19 +249,19 @@ func TestPaneLinesCutVisibly(t *testing.T) {
 
 // otherModelSaver loads a file only when forced, as the session refuses one
 // saved with another model.
-type otherModelSaver struct{ *savingEngine }
+type otherModelSaver struct{ *savingSession }
 
 func (o *otherModelSaver) Load(ctx context.Context, path string, opts session.LoadOptions) ([]string, error) {
 	if !opts.Force {
 		return nil, fmt.Errorf("%s: %w: pass --force-model to load the conversation anyway", path, session.ErrOtherModel)
 	}
-	return o.savingEngine.Load(ctx, path, opts)
+	return o.savingSession.Load(ctx, path, opts)
 }
 
 // TestLoadOtherModelOffersLoadBang: the TUI does not tell the user to pass
 // a command-line flag it cannot take: it offers /load!, which loads.
 func TestLoadOtherModelOffersLoadBang(t *testing.T) {
-	e := &otherModelSaver{&savingEngine{fakeEngine: newFake()}}
+	e := &otherModelSaver{&savingSession{fakeSession: newFake()}}
 	tm := start(t, e, 140, 40)
 	typeLine(tm, "/load other.miku")
 	waitFor(t, tm, "other.miku was saved with another model: /load! other.miku loads")

@@ -5,21 +5,19 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/isagi-lab/isagi/engine/generate"
-
 	"github.com/isagi-lab/isagi/session"
 )
 
-// KVCache is implemented by engines whose KV cache can evict single
+// KVCache is implemented by sessions whose KV cache can evict single
 // entries (*session.Session does): the KV pane reads it, and kv_keep and
-// kv_scorer go through Engine.Set.
+// kv_scorer go through Session.Set.
 type KVCache interface {
 	KV() session.KVStatus
 }
 
-// kvCache is the engine's KV cache, if it can evict.
+// kvCache is the session's KV cache, if it can evict.
 func (f features) kvCache() (KVCache, bool) {
-	return part[KVCache](f.e, func(p parted) any { return p.Compression() })
+	return part[KVCache](f.sess, func(p parted) any { return p.Compression() })
 }
 
 // kvPane shows the KV cache under eviction (kv_keep below 1): the budget,
@@ -45,7 +43,7 @@ func (p *kvPane) lines() []string {
 	lines := []string{
 		kv("scorer", fmt.Sprintf("%s · keep %g", s.Scorer, s.Keep)),
 		kv("cache", fmt.Sprintf("%d of %d positions", s.Entries, s.Window)),
-		kv("budget", fmt.Sprintf("%d (+%d before evicting)", s.Budget, generate.DefaultEvictInterval)),
+		kv("budget", fmt.Sprintf("%d (+%d before evicting)", s.Budget, session.EvictInterval)),
 		kv("kept", fmt.Sprintf("%d of %d run", s.Kept, s.Positions)),
 		kv("evicted", fmt.Sprintf("%d · %d×", s.Evicted, s.Evictions)),
 		kv("saved", fmtBytes(s.SavedBytes)),

@@ -12,9 +12,9 @@ import (
 	"github.com/isagi-lab/isagi/session"
 )
 
-// Manifold is implemented by engines with the living manifold and the
+// Manifold is implemented by sessions with the living manifold and the
 // exploration step (*session.Session does). The α knob goes through
-// Engine.Set("ogd_alpha", …).
+// Session.Set("ogd_alpha", …).
 type Manifold interface {
 	// Stats describes the manifold; ok is false while there is none (no
 	// geometry profile).
@@ -29,14 +29,14 @@ type Regenerator interface {
 	Regenerate(ctx context.Context, emit func(session.Event)) (session.Turn, error)
 }
 
-// regenerator is the engine's conversation, if it can answer again.
+// regenerator is the session's conversation, if it can answer again.
 func (f features) regenerator() (Regenerator, bool) {
-	return part[Regenerator](f.e, func(p parted) any { return p.Conversation() })
+	return part[Regenerator](f.sess, func(p parted) any { return p.Conversation() })
 }
 
-// manifold is the engine's living manifold, if it has one.
+// manifold is the session's living manifold, if it has one.
 func (f features) manifold() (Manifold, bool) {
-	return part[Manifold](f.e, func(p parted) any { return p.Memory() })
+	return part[Manifold](f.sess, func(p parted) any { return p.Memory() })
 }
 
 // alphaStep and alphaMax bound the α knob's keys (the product range of
@@ -65,7 +65,7 @@ type manifoldPane struct {
 
 // Update records each turn when its reply ends, takes back the answer
 // from memory that ctrl+r replaces, and forgets the last turn's figures
-// with the conversation (the manifold itself is the engine's: sync).
+// with the conversation (the manifold itself is the session's: sync).
 func (p *manifoldPane) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case streamMsg:
@@ -300,7 +300,7 @@ func (m *Model) nudgeAlpha(delta float64) tea.Cmd {
 	if a == 0 {
 		v = "off"
 	}
-	if err := m.engine.Set("ogd_alpha", v); err != nil {
+	if err := m.sess.Set("ogd_alpha", v); err != nil {
 		m.chat.add(entryError, err.Error())
 		return nil
 	}

@@ -15,7 +15,7 @@ type modelPane struct {
 	info session.Info
 }
 
-// Update takes the engine's Info when the root reads it again.
+// Update takes the session's Info when the root reads it again.
 func (m *modelPane) Update(msg tea.Msg) tea.Cmd {
 	if msg, ok := msg.(infoMsg); ok {
 		m.info = msg.info

@@ -9,7 +9,7 @@ import (
 
 // pane is a sub-model of the root Model: it keeps its own state and
 // changes it in Update, from the messages the root routes to it — the keys
-// that are its own, the streaming reply, the engine's results — and the
+// that are its own, the streaming reply, the session's results — and the
 // root reads it back through its views and a few small methods, never
 // through its fields. A pane ignores the messages that do not concern it,
 // so the root can hand one to all of them (broadcast).
@@ -55,7 +55,7 @@ func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
 }
 
 // The messages below are the root's own: it makes them from what it
-// learns (a reply starts, the engine reports its state) and routes them to
+// learns (a reply starts, the session reports its state) and routes them to
 // the panes directly, so they never pass through the program. They change
 // what a pane shows and ask for nothing back: for them Update returns nil,
 // which the root passes on where it returns a command anyway and drops
@@ -67,7 +67,7 @@ func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
 type replyBeginMsg struct{ regenerate bool }
 
 // replyStoppingMsg says the user stopped the streaming reply; it ends when
-// the engine lets go, and the chat says so meanwhile.
+// the session lets go, and the chat says so meanwhile.
 type replyStoppingMsg struct{}
 
 // newConversationMsg says /clear replaced the conversation: the panes'
@@ -77,7 +77,7 @@ type newConversationMsg struct{}
 // contextMsg is how full the context window is, read between replies.
 type contextMsg struct{ used, limit int }
 
-// infoMsg is the engine's Info, read again after what may change it (a
+// infoMsg is the session's Info, read again after what may change it (a
 // /set of num_ctx or rank, a /load).
 type infoMsg struct{ info session.Info }
 

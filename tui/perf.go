@@ -7,7 +7,6 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/isagi-lab/isagi/engine/generate"
 	"github.com/isagi-lab/isagi/gpu"
 	"github.com/isagi-lab/isagi/session"
 )
@@ -23,7 +22,7 @@ type perfPane struct {
 	tokens     int
 	used, lim  int
 	generating bool
-	spec       *generate.SpecStats // the last turn's speculative decoding, or nil
+	spec       *session.SpecStats // the last turn's speculative decoding, or nil
 	// served says the last reply was served from the living manifold's
 	// memory: nothing was decoded, so it has no speed of its own. The pane
 	// says so rather than "– tok/s", which reads as a fault.

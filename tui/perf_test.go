@@ -8,7 +8,6 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/isagi-lab/isagi/engine/generate"
 	"github.com/isagi-lab/isagi/session"
 )
 
@@ -20,7 +19,7 @@ func TestPerfPaneSpeculation(t *testing.T) {
 	var p perfPane
 	p.finish(session.Turn{Tokens: 40, DecodeTokS: 90, TimeToFirst: time.Millisecond})
 	plain := len(p.lines(30))
-	p.finish(session.Turn{Tokens: 40, DecodeTokS: 120, Spec: &generate.SpecStats{
+	p.finish(session.Turn{Tokens: 40, DecodeTokS: 120, Spec: &session.SpecStats{
 		Drafter: "rank 64 qkv", Steps: 10, Drafted: 40, Accepted: 30, SpecTokens: 40, Gamma: 4, Measured: 1.34,
 	}})
 	got := ansi.Strip(strings.Join(p.lines(30), "\n"))
@@ -32,7 +31,7 @@ func TestPerfPaneSpeculation(t *testing.T) {
 	if len(p.lines(30)) <= plain {
 		t.Error("the speculative lines are missing")
 	}
-	p.finish(session.Turn{Tokens: 40, DecodeTokS: 90, Spec: &generate.SpecStats{Drafter: "n-gram", Off: true, Alpha: 0.2, Plain: 39}})
+	p.finish(session.Turn{Tokens: 40, DecodeTokS: 90, Spec: &session.SpecStats{Drafter: "n-gram", Off: true, Alpha: 0.2, Plain: 39}})
 	if got := ansi.Strip(strings.Join(p.lines(30), "\n")); !strings.Contains(got, "off: α 0.20, slower than plain") {
 		t.Errorf("the pane does not say drafting is off:\n%s", got)
 	}
@@ -42,19 +41,19 @@ func TestPerfPaneSpeculation(t *testing.T) {
 	}
 }
 
-// fakeServing is a fake engine that answers the inputs in serve from
+// fakeServing is a fake session that answers the inputs in serve from
 // memory as the session does: one piece with no token (ID -1) and no
 // speed, a turn with no decode that stops "retrieved", the manifold's
-// decision marked Retrieved. Anything else is decoded by the fakeEngine.
+// decision marked Retrieved. Anything else is decoded by the fakeSession.
 type fakeServing struct {
-	*fakeEngine
+	*fakeSession
 	serve map[string]string
 }
 
 func (f *fakeServing) Send(ctx context.Context, input string, emit func(session.Event)) (session.Turn, error) {
 	ans, ok := f.serve[input]
 	if !ok {
-		return f.fakeEngine.Send(ctx, input, emit)
+		return f.fakeSession.Send(ctx, input, emit)
 	}
 	f.mu.Lock()
 	f.sent = append(f.sent, input)
@@ -71,7 +70,7 @@ func (f *fakeServing) Send(ctx context.Context, input string, emit func(session.
 // decoded speed, and shows no "– tok/s" that reads as a fault; the next
 // decoded reply shows its speed again.
 func TestPerfPaneServedFromMemory(t *testing.T) {
-	e := &fakeServing{fakeEngine: newFake(), serve: map[string]string{"again": "In the beginning."}}
+	e := &fakeServing{fakeSession: newFake(), serve: map[string]string{"again": "In the beginning."}}
 	tm := start(t, e, 120, 40)
 	typeLine(tm, "hello")
 	waitFor(t, tm, "fake model", "42.5 tok/s decode")

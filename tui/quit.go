@@ -114,7 +114,7 @@ func (m *Model) stopReply(by string) {
 }
 
 // request is a quit the user asked for (a second ctrl+c, /bye). It
-// waits for the engine to be free (stopping what can be stopped), then
+// waits for the session to be free (stopping what can be stopped), then
 // quits at once when there is nothing to lose, saves first when the
 // session autosaves to a file, and otherwise asks.
 func (q *quitDialog) request() tea.Cmd {
@@ -147,7 +147,7 @@ func (q *quitDialog) request() tea.Cmd {
 	return nil
 }
 
-// resume continues a quit that waited for the engine, after a message
+// resume continues a quit that waited for the session, after a message
 // that may have freed it; cmd is what that message's handler returned.
 func (q *quitDialog) resume(cmd tea.Cmd) tea.Cmd {
 	if !q.whenFree || q.m.gate.ctx.Err() != nil { // not quitting, or exiting already
@@ -197,7 +197,7 @@ func (q *quitDialog) answer(msg tea.KeyMsg) (tea.Cmd, bool) {
 }
 
 // exit ends the program: every generation and job is cancelled, and Run
-// waits for the engine to be free.
+// waits for the session to be free.
 func (q *quitDialog) exit() tea.Cmd {
 	q.m.gate.cancel()
 	return tea.Quit

@@ -93,7 +93,7 @@ func TestCtrlCStopsReply(t *testing.T) {
 	tm.Send(ctrlC)
 	waitFor(t, tm, "stopped (ctrl+c)")
 	if _, _, _, cancelled := e.snapshot(); !cancelled {
-		t.Error("the engine never saw its context cancelled")
+		t.Error("the session never saw its context cancelled")
 	}
 	tm.Send(ctrlC)
 	waitFor(t, tm, "press ctrl+c again to quit")
@@ -103,7 +103,7 @@ func TestCtrlCStopsReply(t *testing.T) {
 
 // A session that autosaves to a file is saved on the way out.
 func TestQuitSavesTheSessionFile(t *testing.T) {
-	e := &savingEngine{fakeEngine: newFake(), file: "/tmp/resumed.miku"}
+	e := &savingSession{fakeSession: newFake(), file: "/tmp/resumed.miku"}
 	tm := start(t, e, 120, 40)
 	waitFor(t, tm, "restored answer")
 	tm.Send(ctrlC)
@@ -118,7 +118,7 @@ func TestQuitSavesTheSessionFile(t *testing.T) {
 
 // /bye quits the same way: saved first.
 func TestByeSavesTheSessionFile(t *testing.T) {
-	e := &savingEngine{fakeEngine: newFake(), file: "/tmp/resumed.miku"}
+	e := &savingSession{fakeSession: newFake(), file: "/tmp/resumed.miku"}
 	tm := start(t, e, 120, 40)
 	typeLine(tm, "/bye")
 	tm.WaitFinished(t, teatest.WithFinalTimeout(waitTimeout))
@@ -132,7 +132,7 @@ func TestByeSavesTheSessionFile(t *testing.T) {
 // A conversation saved nowhere is not dropped without asking: n keeps it,
 // y quits without writing anything.
 func TestQuitAsksBeforeDroppingAnUnsavedConversation(t *testing.T) {
-	e := &savingEngine{fakeEngine: newFake()} // a conversation, no file
+	e := &savingSession{fakeSession: newFake()} // a conversation, no file
 	m := New(e, Options{})
 	defer m.Close()
 	m.Update(ctrlC)
@@ -158,7 +158,7 @@ func TestQuitAsksBeforeDroppingAnUnsavedConversation(t *testing.T) {
 // When the save on the way out fails (another ISAGI saved the file), the
 // user is told why and asked; nothing is overwritten.
 func TestQuitAsksWhenTheSaveFails(t *testing.T) {
-	e := &conflictSaver{savingEngine: &savingEngine{fakeEngine: newFake(), file: "/tmp/mine.miku"}, changed: true}
+	e := &conflictSaver{savingSession: &savingSession{fakeSession: newFake(), file: "/tmp/mine.miku"}, changed: true}
 	tm := start(t, e, 140, 40)
 	waitFor(t, tm, "restored answer")
 	tm.Send(ctrlC)

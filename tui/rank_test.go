@@ -15,7 +15,7 @@ import (
 // rankFake builds compressions block by block, reporting progress, and
 // can be made to wait for cancellation.
 type rankFake struct {
-	*fakeEngine
+	*fakeSession
 	slow bool
 }
 
@@ -48,7 +48,7 @@ func (f *rankFake) Info() session.Info {
 }
 
 func TestRankBuildShowsProgressAndSlots(t *testing.T) {
-	e := &rankFake{fakeEngine: newFake()}
+	e := &rankFake{fakeSession: newFake()}
 	tm := start(t, e, 120, 50)
 	typeLine(tm, "/set rank 128")
 	waitFor(t, tm, "set rank = 128", "128 · 0.61× bytes", "qkv,o,ffn gp", "k128–160  97.1%", "64.2%")
@@ -56,7 +56,7 @@ func TestRankBuildShowsProgressAndSlots(t *testing.T) {
 }
 
 func TestRankBuildCancels(t *testing.T) {
-	e := &rankFake{fakeEngine: newFake(), slow: true}
+	e := &rankFake{fakeSession: newFake(), slow: true}
 	tm := start(t, e, 120, 50)
 	typeLine(tm, "/set rank 128")
 	waitFor(t, tm, "blocks — esc cancels")

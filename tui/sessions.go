@@ -14,14 +14,13 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/isagi-lab/isagi/engine/chat"
 	"github.com/isagi-lab/isagi/miku"
 	"github.com/isagi-lab/isagi/session"
 )
 
-// Sessions is implemented by engines that keep .miku session files
+// Sessions is implemented by sessions that keep .miku files
 // (*session.Session does). The TUI offers /save, /load, ctrl+s and
-// autosave only when its engine has it.
+// autosave only when its session has it.
 type Sessions interface {
 	// Save writes the conversation to path atomically. It refuses,
 	// without writing, a path that exists and is not this session's file
@@ -37,9 +36,9 @@ type Sessions interface {
 	Path() string
 }
 
-// sessions is the engine's session files, if it keeps them.
+// sessions is the session's .miku files, if it keeps them.
 func (f features) sessions() (Sessions, bool) {
-	return part[Sessions](f.e, func(p parted) any { return p.Files() })
+	return part[Sessions](f.sess, func(p parted) any { return p.Files() })
 }
 
 // Transcripts is implemented by conversations that show what was said
@@ -47,13 +46,13 @@ func (f features) sessions() (Sessions, bool) {
 // there is anything to save at quit.
 type Transcripts interface {
 	// Transcript is the conversation so far.
-	Transcript() []chat.Message
+	Transcript() []session.Message
 }
 
-// transcript is the engine's conversation so far (nil when it does not
+// transcript is the session's conversation so far (nil when it does not
 // tell).
-func (f features) transcript() []chat.Message {
-	t, ok := part[Transcripts](f.e, func(p parted) any { return p.Conversation() })
+func (f features) transcript() []session.Message {
+	t, ok := part[Transcripts](f.sess, func(p parted) any { return p.Conversation() })
 	if !ok {
 		return nil
 	}
@@ -63,11 +62,11 @@ func (f features) transcript() []chat.Message {
 // sessionFiles is the session-file feature: where /save, ctrl+s and
 // autosave write, the saves and their outcome, and the chat's view of a
 // loaded conversation. It writes through the gate, as a job, and tells
-// the user in the chat; it is handed both, and the engine's features.
+// the user in the chat; it is handed both, and the session's features.
 type sessionFiles struct {
 	parts features
 	chat  *chatPane
-	gate  *engineGate
+	gate  *sessionGate
 
 	dir         string // Options.SessionDir: where a new conversation's file goes
 	noAutosave  bool   // Options.NoAutosave: a new conversation waits for /save
@@ -242,7 +241,7 @@ func load(m *Model, arg string, force bool) tea.Cmd {
 		m.chat.add(entryInfo, "usage: /load FILE.miku (/load! FILE.miku for one saved with another model)")
 		return nil
 	}
-	e := m.engine
+	sess := m.sess
 	return m.gate.startJob("loading "+arg, true, func(ctx context.Context, progress func(string)) tea.Msg {
 		notes, err := s.Load(ctx, arg, session.LoadOptions{Force: force, Progress: func(done, total int) {
 			progress(fmt.Sprintf("building its compression, %d/%d blocks", done, total))
@@ -250,7 +249,7 @@ func load(m *Model, arg string, force bool) tea.Cmd {
 		if err == nil {
 			// The TUI attaches no profile after a load: what the session
 			// cannot use is told at once.
-			notes = append(notes, notesOf(e)...)
+			notes = append(notes, notesOf(sess)...)
 		}
 		return loadDoneMsg{path: arg, notes: notes, err: err}
 	})
@@ -273,7 +272,7 @@ func (m *Model) onLoadDone(msg loadDoneMsg) tea.Cmd {
 	}
 	m.files.showTranscript(m.info.Mode)
 	m.refreshGeometry() // the file may bring its manifold and toggles
-	m.info = m.engine.Info()
+	m.info = m.sess.Info()
 	m.model.Update(infoMsg{m.info})
 	m.chat.add(entryInfo, "loaded "+msg.path)
 	for _, n := range msg.notes {
@@ -283,7 +282,7 @@ func (m *Model) onLoadDone(msg loadDoneMsg) tea.Cmd {
 	return nil
 }
 
-// showTranscript replaces the chat view with the engine's conversation
+// showTranscript replaces the chat view with the session's conversation
 // (after --load or /load), as a tree's branch when mode is chat.
 func (f *sessionFiles) showTranscript(mode session.Mode) {
 	f.chat.clear()

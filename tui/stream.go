@@ -18,10 +18,10 @@ import (
 // ~20 redraws a second and the decoder never waits for the screen.
 const frameInterval = 50 * time.Millisecond
 
-// generation is one reply being streamed. The engine goroutine writes into
-// it through emit and finish (never blocking: a mutex and a 1-slot
-// notification); Update reads it through streamMsg values delivered by the
-// wait command.
+// generation is one reply being streamed. The goroutine running the
+// session writes into it through emit and finish (never blocking: a mutex
+// and a 1-slot notification); Update reads it through streamMsg values
+// delivered by the wait command.
 type generation struct {
 	id     int
 	cancel context.CancelFunc
@@ -36,7 +36,7 @@ type generation struct {
 	turn      session.Turn
 	err       error
 	delivered time.Time
-	// The decode window, as the engine's Event.Elapsed of the first and
+	// The decode window, as the session's Event.Elapsed of the first and
 	// the last token: reusing its clock reads keeps emit free of them.
 	decoding          bool
 	firstTok, lastTok time.Duration
@@ -55,8 +55,8 @@ type streamMsg struct {
 	power gpu.Window // with done: the GPU's mean draw over the decode
 }
 
-// startGeneration runs send (the engine's Send or Regenerate) on a new goroutine (counted in wg so Run can
-// wait for the engine to be released) and returns the command that
+// startGeneration runs send (the session's Send or Regenerate) on a new goroutine (counted in wg so Run can
+// wait for the session to be released) and returns the command that
 // delivers its first message. It is started directly rather than from a
 // tea.Cmd so that wg is incremented before Update returns: a quit that
 // follows at once still waits for it. meter, when not nil, is sampling the

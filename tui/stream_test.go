@@ -10,13 +10,13 @@ import (
 	"github.com/isagi-lab/isagi/session"
 )
 
-// burstEngine emits n pieces as fast as it can.
-type burstEngine struct {
-	*fakeEngine
+// burstSession emits n pieces as fast as it can.
+type burstSession struct {
+	*fakeSession
 	n int
 }
 
-func (b *burstEngine) Send(ctx context.Context, _ string, emit func(session.Event)) (session.Turn, error) {
+func (b *burstSession) Send(ctx context.Context, _ string, emit func(session.Event)) (session.Turn, error) {
 	for i := 0; i < b.n; i++ {
 		emit(session.Event{Piece: "x", Tokens: i + 1, TokPerSec: 1000})
 	}
@@ -27,7 +27,7 @@ func (b *burstEngine) Send(ctx context.Context, _ string, emit func(session.Even
 // all, a long reply still runs to the end.
 func TestStreamNeverBlocksDecoder(t *testing.T) {
 	var wg sync.WaitGroup
-	e := &burstEngine{fakeEngine: newFake(), n: 200_000}
+	e := &burstSession{fakeSession: newFake(), n: 200_000}
 	startGeneration(context.Background(), &wg, sendOf(e, "go"), 1, nil) // nobody runs the wait command
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()

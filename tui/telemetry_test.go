@@ -67,11 +67,11 @@ func (g *warmingGPU) meanOver(from, to time.Time) float64 {
 	return sum / steps
 }
 
-// timedEngine is the fake engine with a prefill (a pause before the first
+// timedSession is the fake session with a prefill (a pause before the first
 // token) that records, in wall time, when its reply began and ended, its
 // first and last token, and when the TUI first changed a setting.
-type timedEngine struct {
-	*fakeEngine
+type timedSession struct {
+	*fakeSession
 	prefill time.Duration
 
 	tmu                       sync.Mutex
@@ -79,7 +79,7 @@ type timedEngine struct {
 	firstSet                  time.Time
 }
 
-func (e *timedEngine) Send(ctx context.Context, input string, emit func(session.Event)) (session.Turn, error) {
+func (e *timedSession) Send(ctx context.Context, input string, emit func(session.Event)) (session.Turn, error) {
 	start := time.Now()
 	e.tmu.Lock()
 	e.began = start
@@ -89,7 +89,7 @@ func (e *timedEngine) Send(ctx context.Context, input string, emit func(session.
 	case <-ctx.Done():
 		return session.Turn{Stop: "cancelled"}, ctx.Err()
 	}
-	turn, err := e.fakeEngine.Send(ctx, input, func(ev session.Event) {
+	turn, err := e.fakeSession.Send(ctx, input, func(ev session.Event) {
 		now := time.Now()
 		ev.Elapsed = now.Sub(start) // since this Send began, prefill included, as session's are
 		e.tmu.Lock()
@@ -106,26 +106,26 @@ func (e *timedEngine) Send(ctx context.Context, input string, emit func(session.
 	return turn, err
 }
 
-func (e *timedEngine) Set(name, value string) error {
+func (e *timedSession) Set(name, value string) error {
 	e.tmu.Lock()
 	if e.firstSet.IsZero() {
 		e.firstSet = time.Now()
 	}
 	e.tmu.Unlock()
-	return e.fakeEngine.Set(name, value)
+	return e.fakeSession.Set(name, value)
 }
 
-func (e *timedEngine) times() (began, first, last, ended, firstSet time.Time) {
+func (e *timedSession) times() (began, first, last, ended, firstSet time.Time) {
 	e.tmu.Lock()
 	defer e.tmu.Unlock()
 	return e.began, e.first, e.last, e.ended, e.firstSet
 }
 
-func newTimed(pieces int, delay, prefill time.Duration) *timedEngine {
+func newTimed(pieces int, delay, prefill time.Duration) *timedSession {
 	f := newFake()
 	f.pieces = strings.SplitAfter(strings.TrimSpace(strings.Repeat("word ", pieces)), " ")
 	f.delay = delay
-	return &timedEngine{fakeEngine: f, prefill: prefill}
+	return &timedSession{fakeSession: f, prefill: prefill}
 }
 
 // TestThermalDecidesDuringDecode: with a warming GPU the thermal
@@ -162,7 +162,7 @@ func TestThermalDecidesDuringDecode(t *testing.T) {
 	last := th.Log()[len(th.Log())-1]
 	_, sets, _, _ := e.snapshot()
 	if len(sets) != 1 || sets[0] != [2]string{"rank", fmt.Sprint(last.Rank)} {
-		t.Errorf("engine saw %v; the controller's last decision was rank %d", sets, last.Rank)
+		t.Errorf("session saw %v; the controller's last decision was rank %d", sets, last.Rank)
 	}
 	if f := frame(m); !strings.Contains(f, fmt.Sprintf("thermal rank %d", last.Rank)) || strings.Contains(f, "next turn") {
 		t.Errorf("after the reply the pane should show the applied rank %d:\n%s", last.Rank, f)

@@ -16,10 +16,10 @@ import (
 	"github.com/isagi-lab/isagi/session"
 )
 
-// Engine is what the TUI needs from a model; *session.Session implements
-// it, tests use a fake. Only Send runs while the UI is live; the other
-// methods are called between replies.
-type Engine interface {
+// Session is what the TUI needs from the session it shows;
+// *session.Session implements it, tests use a fake. Only Send runs while
+// the UI is live; the other methods are called between replies.
+type Session interface {
 	Info() session.Info
 	Settings() session.Settings
 	// Set changes a setting by name (temperature, top_p, top_k, min_p,
@@ -88,11 +88,11 @@ const (
 // pointers to the parts of it they share (the chat, the status line, the
 // gate), so a Model is never copied: New returns it by pointer.
 type Model struct {
-	engine Engine
-	parts  features // the engine's optional features, looked up on its parts
-	opts   Options
-	info   session.Info
-	keys   keyMap
+	sess  Session
+	parts features // the session's optional features, looked up on its parts
+	opts  Options
+	info  session.Info
+	keys  keyMap
 
 	chat  chatPane
 	input inputPane
@@ -109,7 +109,7 @@ type Model struct {
 	hidePanes     bool
 	status        string
 
-	gate engineGate // the reply or the job that holds the engine (jobs.go)
+	gate sessionGate // the reply or the job that holds the session (jobs.go)
 	// afterSave: enter was pressed during an autosave; the input is
 	// submitted when the save ends.
 	afterSave bool
@@ -136,13 +136,13 @@ type Model struct {
 	replyBegan, replyEnded time.Time
 }
 
-// New builds the root model for e. Run wraps it in a program; tests drive
+// New builds the root model for sess. Run wraps it in a program; tests drive
 // it with teatest.
-func New(e Engine, opts Options) *Model {
+func New(sess Session, opts Options) *Model {
 	if opts.MarkdownStyle == "" {
 		opts.MarkdownStyle = "dark"
 	}
-	info := e.Info()
+	info := sess.Info()
 	keys := newKeyMap()
 	src := opts.Telemetry
 	if src != nil {
@@ -157,8 +157,8 @@ func New(e Engine, opts Options) *Model {
 		placeholder = "Type text for the model to continue"
 	}
 	m := &Model{
-		engine:  e,
-		parts:   features{e},
+		sess:    sess,
+		parts:   features{sess},
 		opts:    opts,
 		info:    info,
 		keys:    keys,
@@ -173,7 +173,7 @@ func New(e Engine, opts Options) *Model {
 		height:  24,
 		editing: -1,
 	}
-	m.gate = newEngineGate(&m.status)
+	m.gate = newSessionGate(&m.status)
 	m.quit = quitDialog{m: m, now: time.Now}
 	m.files = sessionFiles{parts: m.parts, chat: &m.chat, gate: &m.gate, dir: opts.SessionDir, noAutosave: opts.NoAutosave}
 	m.files.showTranscript(m.info.Mode) // a session resumed with --load
@@ -196,20 +196,20 @@ func New(e Engine, opts Options) *Model {
 
 // Run shows the TUI on the terminal (alternate screen) until the user
 // quits, then waits for any generation to stop.
-func Run(e Engine, opts Options) error {
+func Run(sess Session, opts Options) error {
 	if opts.MarkdownStyle == "" {
 		opts.MarkdownStyle = "dark"
 		if !lipgloss.HasDarkBackground() {
 			opts.MarkdownStyle = "light"
 		}
 	}
-	m := New(e, opts)
+	m := New(sess, opts)
 	_, err := tea.NewProgram(m, tea.WithAltScreen()).Run()
 	m.Close()
 	return err
 }
 
-// Close cancels a running generation and waits for the engine to be free.
+// Close cancels a running generation and waits for the session to be free.
 func (m *Model) Close() {
 	m.gate.cancel()
 	m.gate.wg.Wait()
@@ -222,7 +222,7 @@ func (m *Model) Init() tea.Cmd {
 
 // Update routes a message to the panes: keys by the key map and by what
 // has the focus (onKey), the reply's stream to every pane, telemetry to the
-// Hardware pane; the engine's results (jobs, saves, loads) go to the
+// Hardware pane; the session's results (jobs, saves, loads) go to the
 // handlers of the features they belong to or to the root's, which tell the
 // panes what changed.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -398,7 +398,7 @@ func (m *Model) submit() tea.Cmd {
 	m.input.reset()
 	m.sent = text
 	m.stopBy = ""
-	send := sendOf(m.engine, text)
+	send := sendOf(m.sess, text)
 	label := ""
 	if b, ok := m.parts.brancher(); ok && m.info.Mode == session.ModeChat {
 		label = fmt.Sprintf("message %d", userCount(b)+1)
@@ -619,7 +619,7 @@ func (m *Model) side(h int) string {
 		rest = append(rest, sidePane{"Manifold", pane("Manifold", m.mani.lines(w)), "COG " + m.mani.summary()})
 	}
 	if k, ok := m.parts.kvCache(); ok {
-		// Read only while the engine is free: it is not safe to read
+		// Read only while the session is free: it is not safe to read
 		// while a reply or a job (a /load resets the cache) runs on its
 		// worker goroutine; the pane shows the cache as the last one left
 		// it.
@@ -710,10 +710,10 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// sendOf is the engine's Send of one message, as startGeneration runs it.
-func sendOf(e Engine, input string) func(context.Context, func(session.Event)) (session.Turn, error) {
+// sendOf is the session's Send of one message, as startGeneration runs it.
+func sendOf(sess Session, input string) func(context.Context, func(session.Event)) (session.Turn, error) {
 	return func(ctx context.Context, emit func(session.Event)) (session.Turn, error) {
-		return e.Send(ctx, input, emit)
+		return sess.Send(ctx, input, emit)
 	}
 }
 

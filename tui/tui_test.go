@@ -13,21 +13,20 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest"
 
-	"github.com/isagi-lab/isagi/engine/chat"
 	"github.com/isagi-lab/isagi/gpu"
 	"github.com/isagi-lab/isagi/session"
 )
 
 const waitTimeout = 20 * time.Second // generous: waitFor returns as soon as the screen shows it, and CI machines are shared
 
-func start(t *testing.T, e Engine, w, h int, opts ...Options) *teatest.TestModel {
+func start(t *testing.T, sess Session, w, h int, opts ...Options) *teatest.TestModel {
 	t.Helper()
 	var o Options
 	if len(opts) > 0 {
 		o = opts[0]
 	}
 	o.Version = "v0.0.0-test"
-	return teatest.NewTestModel(t, New(e, o), teatest.WithInitialTermSize(w, h))
+	return teatest.NewTestModel(t, New(sess, o), teatest.WithInitialTermSize(w, h))
 }
 
 // waitFor reads the program's output until every string has appeared in it
@@ -144,7 +143,7 @@ func TestSendStreamsReply(t *testing.T) {
 	m := finish(t, tm)
 	sent, _, _, _ := e.snapshot()
 	if len(sent) != 1 || sent[0] != "hi there" {
-		t.Fatalf("engine got %q, want [\"hi there\"]", sent)
+		t.Fatalf("session got %q, want [\"hi there\"]", sent)
 	}
 	f := checkFrame(t, m, 120, 40, "you", "hi there", "42.5 tok/s", "120 ms", "310 tok/s")
 	// finished answers are markdown: the ** markers are gone, the list is bulleted
@@ -174,7 +173,7 @@ func TestEscCancels(t *testing.T) {
 	}
 	m := finish(t, tm)
 	if _, _, _, cancelled := e.snapshot(); !cancelled {
-		t.Error("the engine never saw its context cancelled")
+		t.Error("the session never saw its context cancelled")
 	}
 	checkFrame(t, m, 120, 40, "stopped (esc)", "stopped")
 	if m.gate.gen != nil {
@@ -182,7 +181,7 @@ func TestEscCancels(t *testing.T) {
 	}
 }
 
-func TestQuitMidGenerationReleasesEngine(t *testing.T) {
+func TestQuitMidGenerationReleasesSession(t *testing.T) {
 	e := newFake()
 	e.pieces = strings.SplitAfter(strings.Repeat("word ", 2000), " ")
 	e.delay = 5 * time.Millisecond
@@ -396,15 +395,15 @@ func TestCapture(t *testing.T) {
 	t.Logf("100×30 capture:\n%s", b.String())
 }
 
-// savingEngine is a fake that also keeps session files.
-type savingEngine struct {
-	*fakeEngine
+// savingSession is a fake that also keeps session files.
+type savingSession struct {
+	*fakeSession
 	mu    sync.Mutex
 	saved []string
 	file  string
 }
 
-func (s *savingEngine) Save(_ context.Context, path string, _ session.SaveOptions) error {
+func (s *savingSession) Save(_ context.Context, path string, _ session.SaveOptions) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.saved = append(s.saved, path)
@@ -412,28 +411,28 @@ func (s *savingEngine) Save(_ context.Context, path string, _ session.SaveOption
 	return nil
 }
 
-func (s *savingEngine) Load(_ context.Context, path string, _ session.LoadOptions) ([]string, error) {
+func (s *savingSession) Load(_ context.Context, path string, _ session.LoadOptions) ([]string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.file = path
 	return []string{"skipped section \"hologram\""}, nil
 }
 
-func (s *savingEngine) Path() string {
+func (s *savingSession) Path() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.file
 }
 
-func (s *savingEngine) Transcript() []chat.Message {
-	return []chat.Message{{Role: "user", Content: "restored question"}, {Role: "assistant", Content: "restored answer"}}
+func (s *savingSession) Transcript() []session.Message {
+	return []session.Message{{Role: "user", Content: "restored question"}, {Role: "assistant", Content: "restored answer"}}
 }
 
 // TestSessionsSaveLoadAutosave: a resumed conversation is shown at start;
 // /save writes, later turns autosave to the same file; ctrl+s saves; /load
 // shows the loaded conversation and its notes.
 func TestSessionsSaveLoadAutosave(t *testing.T) {
-	e := &savingEngine{fakeEngine: newFake()}
+	e := &savingSession{fakeSession: newFake()}
 	tm := start(t, e, 120, 40, Options{SessionDir: "/tmp/isagi-sessions"})
 	waitFor(t, tm, "restored question", "restored answer")
 	typeLine(tm, "/save /tmp/x.miku")
@@ -453,7 +452,7 @@ func TestSessionsSaveLoadAutosave(t *testing.T) {
 	}
 }
 
-// TestSetRankRunsOffTheUIGoroutine: /set rank goes to the engine from a
+// TestSetRankRunsOffTheUIGoroutine: /set rank goes to the session from a
 // command, and the result shows when it is done.
 func TestSetRankRunsOffTheUIGoroutine(t *testing.T) {
 	e := newFake()
@@ -463,7 +462,7 @@ func TestSetRankRunsOffTheUIGoroutine(t *testing.T) {
 	finish(t, tm)
 	_, sets, _, _ := e.snapshot()
 	if len(sets) != 1 || sets[0] != [2]string{"rank", "64"} {
-		t.Fatalf("engine saw %v", sets)
+		t.Fatalf("session saw %v", sets)
 	}
 }
 
@@ -487,6 +486,6 @@ func TestThermalRankAfterATurn(t *testing.T) {
 	finish(t, tm)
 	_, sets, _, _ := e.snapshot()
 	if len(sets) != 1 || sets[0] != [2]string{"rank", "64"} {
-		t.Fatalf("engine saw %v", sets)
+		t.Fatalf("session saw %v", sets)
 	}
 }

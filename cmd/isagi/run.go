@@ -18,10 +18,10 @@ import (
 	"github.com/isagi-lab/isagi/engine/generate"
 	"github.com/isagi-lab/isagi/engine/gguf"
 	"github.com/isagi-lab/isagi/engine/model"
+	"github.com/isagi-lab/isagi/engine/regfile"
 	"github.com/isagi-lab/isagi/engine/sample"
 	"github.com/isagi-lab/isagi/engine/tokenizer"
 	"github.com/isagi-lab/isagi/internal/cli/base"
-	"github.com/isagi-lab/isagi/internal/fsx"
 	"github.com/isagi-lab/isagi/miku"
 	"github.com/isagi-lab/isagi/session"
 )
@@ -56,7 +56,7 @@ func (cf *chatFlags) render(f *gguf.File, tok *tokenizer.Tokenizer, prompt strin
 	var tmpl *chat.Template
 	var err error
 	if cf.templateFile != "" {
-		src, rerr := fsx.ReadRegular(cf.templateFile, base.MaxTemplateBytes)
+		src, rerr := regfile.ReadRegular(cf.templateFile, base.MaxTemplateBytes)
 		if rerr != nil {
 			return nil, chat.Prompt{}, nil, fmt.Errorf("--chat-template-file: %w", rerr)
 		}
@@ -72,7 +72,7 @@ func (cf *chatFlags) render(f *gguf.File, tok *tokenizer.Tokenizer, prompt strin
 	}
 	var msgs []chat.Message
 	if cf.messages != "" {
-		data, err := fsx.ReadRegular(cf.messages, base.MaxTextBytes)
+		data, err := regfile.ReadRegular(cf.messages, base.MaxTextBytes)
 		if err != nil {
 			return nil, chat.Prompt{}, nil, fmt.Errorf("--messages: %w", err)
 		}
@@ -185,7 +185,7 @@ Examples:
 		if *prompt != "" || *promptIDs != "" {
 			return base.Usagef("give --file or --prompt (or --prompt-ids), not both")
 		}
-		b, err := fsx.ReadRegular(*promptFile, base.MaxTextBytes)
+		b, err := regfile.ReadRegular(*promptFile, base.MaxTextBytes)
 		if err != nil {
 			return fmt.Errorf("--file: %w", err)
 		}

@@ -9,19 +9,19 @@ import (
 	"github.com/isagi-lab/isagi/internal/cli/base"
 
 	"github.com/isagi-lab/isagi/internal/cli/clitest"
-	"github.com/isagi-lab/isagi/internal/fsx/fsxtest"
+	"github.com/isagi-lab/isagi/internal/testkit/specialfile"
 )
 
 // notRegular is the sentence every reader gives for a special file.
-func notRegular(c fsxtest.Case) string {
+func notRegular(c specialfile.Case) string {
 	return c.Path + " is not a regular file (" + c.Kind + ")"
 }
 
-// runWithin runs the command with fsxtest.Within, so that a command that
+// runWithin runs the command with specialfile.Within, so that a command that
 // reads a device forever or waits on a FIFO fails the test, not CI.
 func runWithin(t *testing.T, args ...string) error {
 	t.Helper()
-	return fsxtest.Within(t, func() error { _, _, err := runCmd(t, args...); return err })
+	return specialfile.Within(t, func() error { _, _, err := runCmd(t, args...); return err })
 }
 
 // TestSpecialFileAsModel: inspect and run, given a device, a FIFO or a
@@ -29,7 +29,7 @@ func runWithin(t *testing.T, args ...string) error {
 // it is and what to give instead.
 func TestSpecialFileAsModel(t *testing.T) {
 	clitest.IsolateStore(t)
-	for _, c := range fsxtest.Special(t) {
+	for _, c := range specialfile.Special(t) {
 		t.Run(c.Name, func(t *testing.T) {
 			hint := ": give the path of a .gguf model file"
 			if err := runWithin(t, "inspect", c.Path); err == nil || err.Error() != notRegular(c)+hint {
@@ -51,7 +51,7 @@ func TestSpecialFileAsModel(t *testing.T) {
 // reading it as a .miku file, naming it and saying what it is. (package
 // miku words the sentence its own way: "a device", "a named pipe".)
 func TestSpecialFileAsSession(t *testing.T) {
-	for _, c := range fsxtest.Special(t) {
+	for _, c := range specialfile.Special(t) {
 		t.Run(c.Name, func(t *testing.T) {
 			err := runWithin(t, "session", "info", c.Path)
 			word := map[string]string{"a character device": "device", "a directory": "directory", "a FIFO": "pipe"}[c.Kind]
@@ -69,7 +69,7 @@ func TestSpecialFileAsInput(t *testing.T) {
 	clitest.IsolateStore(t)
 	tok := clitest.Fixture(t, "tokenizers/qwen3-bpe/tokenizer.gguf")
 	kjv := clitest.Fixture(t, "kjv/kjv-q4_k_m.gguf")
-	for _, c := range fsxtest.Special(t) {
+	for _, c := range specialfile.Special(t) {
 		t.Run(c.Name, func(t *testing.T) {
 			for flag, args := range map[string][]string{
 				"--messages":           {"run", "--model", tok, "--chat", "--show-prompt", "--messages", c.Path},

@@ -286,6 +286,26 @@ func (g *Generator) Generate(ctx context.Context, prompt []int32, opts Options, 
 	}
 }
 
+// plainStep runs the pending token and samples one.
+func (g *Generator) plainStep(out func(int32) (bool, error)) error {
+	t0 := time.Now()
+	g.one[0] = g.history[len(g.history)-1]
+	if err := g.state.Forward(g.one[:], g.logits); err != nil {
+		return err
+	}
+	g.pending = false
+	if s := g.spec; s != nil {
+		s.ctl.plain(time.Since(t0))
+		s.stats.Plain++
+		s.stats.Gamma = 0
+	}
+	tok := g.sampler.Sample(g.logits, g.history)
+	g.history = append(g.history, tok)
+	g.pending = true
+	_, err := out(tok)
+	return err
+}
+
 func (g *Generator) finish(st Stats, decodeStart time.Time) Stats {
 	if g.spec != nil {
 		st.Spec = g.spec.end()

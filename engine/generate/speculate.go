@@ -257,26 +257,6 @@ func (g *Generator) step(generated int, opts Options, out func(tok int32) (more 
 	return g.verify(n, start, tDraft, out)
 }
 
-// plainStep runs the pending token and samples one.
-func (g *Generator) plainStep(out func(int32) (bool, error)) error {
-	t0 := time.Now()
-	g.one[0] = g.history[len(g.history)-1]
-	if err := g.state.Forward(g.one[:], g.logits); err != nil {
-		return err
-	}
-	g.pending = false
-	if s := g.spec; s != nil {
-		s.ctl.plain(time.Since(t0))
-		s.stats.Plain++
-		s.stats.Gamma = 0
-	}
-	tok := g.sampler.Sample(g.logits, g.history)
-	g.history = append(g.history, tok)
-	g.pending = true
-	_, err := out(tok)
-	return err
-}
-
 // verify checks n drafted tokens in one forward pass of the pending token
 // and the drafts, keeps the accepted prefix and one more token, and rolls
 // the state back over the rest.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/isagi-lab/isagi/internal/fsx/fsxtest"
+	"github.com/isagi-lab/isagi/internal/testkit/specialfile"
 )
 
 // TestOpenAndReadFallback opens the same files through Open (a mapping on
@@ -125,11 +125,11 @@ func TestTensorDataBounds(t *testing.T) {
 // FIFO blocks its reader, so Open and the read fallback must refuse them
 // (and directories) before reading, promptly, in one sentence.
 func TestOpenRefusesSpecialFiles(t *testing.T) {
-	for _, c := range fsxtest.Special(t) {
+	for _, c := range specialfile.Special(t) {
 		t.Run(c.Name, func(t *testing.T) {
 			want := c.Path + " is not a regular file (" + c.Kind + "): give the path of a .gguf model file"
 			for name, open := range map[string]func(string) (*File, error){"Open": Open, "openRead": openRead} {
-				err := fsxtest.Within(t, func() error {
+				err := specialfile.Within(t, func() error {
 					f, err := open(c.Path)
 					if err == nil {
 						f.Close()

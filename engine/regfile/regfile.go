@@ -1,12 +1,14 @@
-// Package regfile opens the files that engine packages read from a path
-// (GGUF models, files to hash) and refuses anything that is not a regular
-// file. A character device such as /dev/zero never reaches end of file,
-// so reading or hashing it runs forever while memory climbs, and opening
-// a FIFO for reading blocks until a writer appears. Symbolic links are
-// followed.
+// Package regfile opens and reads the files isagi reads from a path (GGUF
+// models, files to hash, and every file a user names: flags, arguments,
+// the config file) and refuses anything that is not a regular file. A
+// character device such as /dev/zero or /dev/urandom never reaches end of
+// file, so reading or hashing it runs forever while memory climbs, and
+// opening a FIFO for reading blocks until a writer appears: either would
+// hang isagi instead of reporting a mistyped path. Symbolic links are
+// followed: a link to a regular file is a regular file.
 //
-// It lives in the engine because the engine imports nothing outside
-// engine/; isagi's internal/fsx builds its bounded reads on it.
+// It lives in the engine, the ground floor, because the engine imports
+// nothing outside engine/ and every layer above reads files the same way.
 package regfile
 
 import (

@@ -7,13 +7,13 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/isagi-lab/isagi/internal/fsx/fsxtest"
+	"github.com/isagi-lab/isagi/internal/testkit/specialfile"
 )
 
 func TestOpenRefusesSpecialFiles(t *testing.T) {
-	for _, c := range fsxtest.Special(t) {
+	for _, c := range specialfile.Special(t) {
 		t.Run(c.Name, func(t *testing.T) {
-			err := fsxtest.Within(t, func() error {
+			err := specialfile.Within(t, func() error {
 				f, _, err := Open(c.Path)
 				if err == nil {
 					f.Close()

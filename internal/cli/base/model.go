@@ -21,9 +21,9 @@ import (
 	"github.com/isagi-lab/isagi/engine/gguf"
 	"github.com/isagi-lab/isagi/engine/grc"
 	"github.com/isagi-lab/isagi/engine/model"
+	"github.com/isagi-lab/isagi/engine/regfile"
 	"github.com/isagi-lab/isagi/engine/tensor"
 	"github.com/isagi-lab/isagi/engine/tokenizer"
-	"github.com/isagi-lab/isagi/internal/fsx"
 	"github.com/isagi-lab/isagi/miku"
 	"github.com/isagi-lab/isagi/session"
 	"github.com/isagi-lab/isagi/store"
@@ -217,7 +217,7 @@ func (mf *ModelFlags) grcRequest() (*session.GRCRequest, error) {
 	}
 	switch {
 	case (req.Alloc == grc.AllocMCR || req.SinkBypass) && mf.Calib != "":
-		b, err := fsx.ReadRegular(mf.Calib, MaxTextBytes)
+		b, err := regfile.ReadRegular(mf.Calib, MaxTextBytes)
 		if err != nil {
 			return nil, fmt.Errorf("--calib: %w", err)
 		}

@@ -20,12 +20,12 @@ import (
 	"github.com/isagi-lab/isagi/engine/gguf"
 	"github.com/isagi-lab/isagi/engine/grc"
 	"github.com/isagi-lab/isagi/engine/model"
+	"github.com/isagi-lab/isagi/engine/regfile"
 	"github.com/isagi-lab/isagi/engine/sample"
 	"github.com/isagi-lab/isagi/engine/tensor"
 	"github.com/isagi-lab/isagi/engine/tokenizer"
 	"github.com/isagi-lab/isagi/gpu"
 	"github.com/isagi-lab/isagi/internal/cli/base"
-	"github.com/isagi-lab/isagi/internal/fsx"
 	"github.com/isagi-lab/isagi/store"
 )
 
@@ -514,7 +514,7 @@ func benchPrompts(tok *tokenizer.Tokenizer, vocab int, file string, n, promptLen
 		}
 		return out, nil
 	}
-	b, err := fsx.ReadRegular(file, base.MaxTextBytes)
+	b, err := regfile.ReadRegular(file, base.MaxTextBytes)
 	if err != nil {
 		return nil, fmt.Errorf("--prompt-file: %w", err)
 	}

@@ -14,9 +14,9 @@ import (
 
 	"github.com/isagi-lab/isagi/engine/kvpress"
 	"github.com/isagi-lab/isagi/engine/model"
+	"github.com/isagi-lab/isagi/engine/regfile"
 	"github.com/isagi-lab/isagi/engine/tokenizer"
 	"github.com/isagi-lab/isagi/internal/cli/base"
-	"github.com/isagi-lab/isagi/internal/fsx"
 	"github.com/isagi-lab/isagi/internal/kveval"
 	"github.com/isagi-lab/isagi/internal/kvtask"
 )
@@ -183,7 +183,7 @@ func kvCases(haystack, file, tasks, lengths string, per int, seed uint64, tok *t
 	if per < 1 {
 		return nil, base.Usagef("--cases-per %d: want 1 or more", per)
 	}
-	text, err := fsx.ReadRegular(haystack, base.MaxTextBytes)
+	text, err := regfile.ReadRegular(haystack, base.MaxTextBytes)
 	if err != nil {
 		return nil, fmt.Errorf("--haystack: %w", err)
 	}
@@ -200,7 +200,7 @@ func kvCases(haystack, file, tasks, lengths string, per int, seed uint64, tok *t
 
 // kvPPL is perplexity under every scorer and keep share.
 func kvPPL(ctx context.Context, m *model.Model, tok *tokenizer.Tokenizer, newState func(int) (*model.State, error), file string, window int, o kveval.Options) ([]kveval.PPLRow, error) {
-	text, err := fsx.ReadRegular(file, base.MaxTextBytes)
+	text, err := regfile.ReadRegular(file, base.MaxTextBytes)
 	if err != nil {
 		return nil, fmt.Errorf("--ppl: %w", err)
 	}

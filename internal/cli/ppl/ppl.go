@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/isagi-lab/isagi/engine/generate"
+	"github.com/isagi-lab/isagi/engine/regfile"
 	"github.com/isagi-lab/isagi/engine/tokenizer"
 	"github.com/isagi-lab/isagi/internal/cli/base"
-	"github.com/isagi-lab/isagi/internal/fsx"
 )
 
 // Main is `isagi ppl`: perplexity of a model over a text file.
@@ -57,7 +57,7 @@ Examples:
 	if *file == "" || fs.NArg() != 0 {
 		return base.ArgsError(fs, "ppl needs --file TEXT and no arguments")
 	}
-	text, err := fsx.ReadRegular(*file, base.MaxTextBytes)
+	text, err := regfile.ReadRegular(*file, base.MaxTextBytes)
 	if err != nil {
 		return fmt.Errorf("--file: %w", err)
 	}

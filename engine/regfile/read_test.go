@@ -1,4 +1,4 @@
-package fsx
+package regfile
 
 import (
 	"bytes"
@@ -9,19 +9,19 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/isagi-lab/isagi/internal/fsx/fsxtest"
+	"github.com/isagi-lab/isagi/internal/testkit/specialfile"
 )
 
 // TestSpecialFilesRefused: devices, a directory and a FIFO are refused by
 // every entry point, promptly, with a sentence naming the path and its kind.
 func TestSpecialFilesRefused(t *testing.T) {
-	for _, c := range fsxtest.Special(t) {
+	for _, c := range specialfile.Special(t) {
 		t.Run(c.Name, func(t *testing.T) {
 			want := c.Path + " is not a regular file (" + c.Kind + ")"
 			for name, f := range map[string]func() error{
-				"CheckRegular": func() error { return CheckRegular(c.Path) },
+				"CheckRegular": func() error { return Check(c.Path) },
 				"Open": func() error {
-					f, err := Open(c.Path)
+					f, _, err := Open(c.Path)
 					if err == nil {
 						f.Close()
 					}
@@ -29,7 +29,7 @@ func TestSpecialFilesRefused(t *testing.T) {
 				},
 				"ReadRegular": func() error { _, err := ReadRegular(c.Path, 1<<20); return err },
 			} {
-				err := fsxtest.Within(t, f)
+				err := specialfile.Within(t, f)
 				if !errors.Is(err, ErrNotRegular) || err.Error() != want {
 					t.Errorf("%s: got %v, want %q", name, err, want)
 				}
@@ -66,7 +66,7 @@ func TestReadRegular(t *testing.T) {
 		if err := os.Symlink("/dev/zero", devlink); err != nil {
 			t.Fatal(err)
 		}
-		if err := CheckRegular(devlink); !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "character device") {
+		if err := Check(devlink); !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "character device") {
 			t.Errorf("link to /dev/zero: %v", err)
 		}
 	}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package fsxtest
+package specialfile
 
 import (
 	"path/filepath"

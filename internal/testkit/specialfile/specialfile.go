@@ -1,8 +1,8 @@
-// Package fsxtest gives tests the special files that every reader of a
+// Package specialfile gives tests the special files that every reader of a
 // user-named path must refuse promptly: devices that never reach end of
 // file, a directory, and a FIFO, whose opening blocks until a writer
 // appears.
-package fsxtest
+package specialfile
 
 import (
 	"os"
