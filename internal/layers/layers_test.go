@@ -32,6 +32,9 @@ var order = []layer{
 	{"interface", []string{
 		"cmd/isagi", "internal/cli", "tui", "serve",
 		"scripts/serveload", // a load generator: a client of serve over HTTP
+		// What reaches a terminal is cleaned there, by the interface: a
+		// session writes text to an io.Writer and knows no terminal.
+		"internal/termtext",
 	}},
 	{"application", []string{"session"}},
 	{"mechanisms", []string{
