@@ -15,6 +15,30 @@ import (
 	"github.com/isagi-lab/isagi/engine/tokenizer"
 )
 
+// Conversation is the conversation part of a Session: the messages, kept
+// as a tree of branches (see tree.go), and the engine conversation of the
+// branch in use, which fits the prompt into the window and reuses the KV
+// cache.
+type Conversation struct {
+	s    *Session
+	conv *conversation.Conversation // the branch in use: messages, or the running text in completion mode
+	tree *Tree                      // every branch (chat mode)
+
+	lastInput string // the last message sent, for Regenerate
+
+	// convTok is how many tokens the conversation is as the model reads
+	// it, for when the KV cache does not hold all of it: a loaded file's
+	// conversation, an exchange served from memory, a conversation kept
+	// through a reset of the cache are computed only at the next turn, but
+	// they fill the window from then on, and ContextUsed says so.
+	// convStale says the conversation changed since it was counted: it is
+	// counted again at the next ContextUsed (once per change, not per
+	// frame of the TUI). A decoded turn leaves the cache holding the
+	// conversation and sets both to zero: the cache's own length is exact.
+	convTok   int
+	convStale bool
+}
+
 // BranchMessage is one message of the branch in use, with its place among
 // its siblings: the UI's ‹ Sibling+1/Siblings › marker.
 type BranchMessage struct {

@@ -86,33 +86,6 @@ func (s *Session) Apply(ctx context.Context, n Settings, progress func(done, tot
 	return nil
 }
 
-// Built reports whether the compression the settings ask for needs no
-// build: it is in memory (built by this session or a fork of its family)
-// or in the disk cache, from which it is then read into memory.
-func (cp *Compression) Built(n Settings) (bool, error) {
-	s := cp.s
-	if n.Rank <= 0 {
-		return true, nil
-	}
-	job, err := cp.spec(n)
-	if err != nil {
-		return false, err
-	}
-	if cp.grcs[job.Key()] != nil {
-		return true, nil
-	}
-	cache, err := cp.Cache()
-	if err != nil || cache == nil {
-		return false, nil
-	}
-	g, err := cache.Load(s.m, job.Spec)
-	if err != nil || g == nil {
-		return false, nil
-	}
-	cp.grcs[job.Key()] = g
-	return true, nil
-}
-
 // ErrLastNotUser is returned by SetTranscript for chat messages that do not
 // end with the user's: there is nothing to answer.
 var ErrLastNotUser = errors.New("the last message must be the user's")

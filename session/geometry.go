@@ -11,8 +11,23 @@ import (
 	"github.com/isagi-lab/isagi/engine/chat"
 	"github.com/isagi-lab/isagi/engine/tokenizer"
 	"github.com/isagi-lab/isagi/geometry"
+	"github.com/isagi-lab/isagi/ogd"
 	"github.com/isagi-lab/isagi/prompts"
 )
+
+// Geometry is the geometry part of a Session: the profile running live
+// (the TEH gauge), the Snipe projectors and the OGD exploration step.
+type Geometry struct {
+	s             *Session
+	geo           *geometry.Monitor // the geometry profile running live, or nil
+	geoRemove     func()            // unregisters geo from the state
+	profileDir    string            // where profiles are stored ("": nowhere)
+	embed         *geometry.Embedder
+	explore       *geometry.Explorer
+	exploreRemove func()
+	ogdDir        []float64 // a fixed exploration direction (isagi explore), or nil
+	ogdSource     string
+}
 
 // CalibrationSource is this session's model as geometry calibration needs
 // it: prompts tokenised as a first user turn (chat mode) or as text after
@@ -278,4 +293,125 @@ func (gm *Geometry) Calibrate(ctx context.Context, progress geometry.Progress) e
 		}
 	}
 	return gm.Set(p)
+}
+
+// useOGD sets the exploration step: α = 0 removes it.
+func (gm *Geometry) useOGD(alpha float64) error {
+	s := gm.s
+	if alpha == 0 {
+		if gm.exploreRemove != nil {
+			gm.exploreRemove()
+		}
+		gm.explore, gm.exploreRemove = nil, nil
+		return nil
+	}
+	if gm.geo == nil {
+		return ErrNoGeometry
+	}
+	p := gm.geo.Profile()
+	dir, source := gm.ogdDir, gm.ogdSource
+	if dir == nil {
+		var err error
+		if dir, source, err = geometry.Direction(p, s.mem.metric()); err != nil {
+			return err
+		}
+	}
+	x, err := geometry.NewExplorer(p, dir, alpha, source)
+	if err != nil {
+		return err
+	}
+	if gm.exploreRemove != nil {
+		gm.exploreRemove()
+	}
+	remove, err := s.st.AddHook(x)
+	if err != nil {
+		return err
+	}
+	if p.Layer < s.m.Layers-1 && (gm.explore == nil || gm.explore.P.Alpha() != alpha) {
+		s.resetCache(s.set.Seed) // later blocks' keys and values change
+	}
+	gm.explore, gm.exploreRemove = x, remove
+	return nil
+}
+
+// SetOGDDirection fixes the exploration direction (d wide; nil goes back
+// to the default: the manifold's top eigenvector, else the first UGT
+// axis). It applies from the next Set("ogd_alpha", …).
+func (gm *Geometry) SetOGDDirection(dir []float64, source string) {
+	gm.ogdDir, gm.ogdSource = dir, source
+}
+
+// ExploreChain runs successive generations with decreasing α
+// (docs/mechanisms.md §8): the first continues concept, each later one the
+// previous output, all steered along the concept's direction (its state
+// minus the profile's mean state) with the forbidden subspace removed.
+// Each step is a fresh conversation with a seed derived from seed, so a
+// chain is reproducible; the living manifold is neither consulted nor
+// changed. emit, if set, sees every piece. The session's conversation and
+// knobs are restored afterwards.
+func (gm *Geometry) ExploreChain(ctx context.Context, concept string, alphas []float64, seed uint64, emit func(step int, ev Event)) (*Chain, error) {
+	s := gm.s
+	if gm.geo == nil || gm.embed == nil {
+		return nil, ErrNoGeometry
+	}
+	p := gm.geo.Profile()
+	hc, err := gm.embed.State(ctx, concept)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := ogd.ConceptDirection([][]float64{hc}, [][]float64{p.Mu})
+	if err != nil {
+		return nil, fmt.Errorf("session: the concept's direction: %w", err)
+	}
+	saved, rec := s.set, s.cv.conv.Record()
+	defer func() {
+		gm.SetOGDDirection(nil, "")
+		s.cv.conv.Restore(rec)
+		s.resetCache(saved.Seed)
+		_ = s.apply(saved)
+	}()
+	gm.SetOGDDirection(dir, "concept: "+concept)
+	ch := &Chain{Concept: concept, Direction: "concept: " + concept}
+	var states [][]float64
+	gen := func(step int, alpha float64, stepSeed uint64, prev string) (string, error) {
+		if prev == "" {
+			prev = concept
+		}
+		s.cv.conv.Clear()
+		n := saved
+		n.Seed, n.OGDAlpha = stepSeed, alpha
+		if err := s.apply(n); err != nil {
+			return "", err
+		}
+		s.resetCache(stepSeed)
+		turn, err := s.send(ctx, prev, sendNoMemory, func(ev Event) {
+			if emit != nil {
+				emit(step, ev)
+			}
+		})
+		if err != nil {
+			return "", err
+		}
+		st := ChainStep{Alpha: alpha, Seed: stepSeed, Text: turn.Text}
+		if g := turn.Geometry; g != nil {
+			st.TEH, st.TEHPeak = g.Reply.Overall, g.Peak
+		}
+		h, err := gm.embed.State(ctx, turn.Text)
+		if err != nil {
+			return "", err
+		}
+		states = append(states, h)
+		ch.Steps = append(ch.Steps, st)
+		return turn.Text, nil
+	}
+	texts, err := ogd.Chain(alphas, seed, gen)
+	if err != nil {
+		return nil, err
+	}
+	if len(texts) >= 2 {
+		if ch.Score, err = ogd.Creativity(texts, states); err != nil {
+			return nil, err
+		}
+	}
+	return ch, nil
 }

@@ -13,8 +13,25 @@ import (
 
 	"github.com/isagi-lab/isagi/cog"
 	"github.com/isagi-lab/isagi/engine/conversation"
+	"github.com/isagi-lab/isagi/geometry"
 	"github.com/isagi-lab/isagi/miku"
+	"gonum.org/v1/gonum/mat"
 )
+
+// Memory is the living manifold (COG) part of a Session, in the geometry
+// profile's coordinates.
+type Memory struct {
+	s     *Session
+	cog   *cog.Manifold
+	cogFP string // the fingerprint of the profile cog was measured in
+	// cogKept is the session file's manifold while the session does not
+	// use it (no profile attached yet, another profile, unreadable): it is
+	// saved back as read, so that a machine without the profile never
+	// erases the memory. Never set together with cog.
+	cogKept    *keptCOG
+	lastServed *served        // the last turn answered from memory, for Regenerate
+	served     []ServedAnswer // this conversation's answers served from memory (saved as cog.served)
+}
 
 // When the living manifold serves a stored answer (docs/geometry.md, "When
 // an answer is served from memory"): the tiers are the geometry, and the
@@ -456,4 +473,216 @@ func (mem *Memory) AugmentedPrompt(message, shown string) ([]int32, error) {
 		return nil, fmt.Errorf("session: the augmented prompt: %w", err)
 	}
 	return p.IDs, nil
+}
+
+// start gives a newly attached profile its manifold: the one kept from
+// a session file when it was measured in this profile, else a new one —
+// unless the file's manifold cannot be used with it, which stays kept
+// (saved back unchanged) and leaves the session without memory; note
+// says why.
+func (mem *Memory) start(p *geometry.Profile) (note string, err error) {
+	s := mem.s
+	emb, err := geometry.NewEmbedder(s.gm.CalibrationSource(), p)
+	if err != nil {
+		return "", err
+	}
+	s.gm.embed = emb
+	if mem.cogKept != nil {
+		mem.cog, mem.cogFP = nil, ""
+		return mem.useKept(p), nil
+	}
+	m, err := cog.New(cog.Config{Dim: p.K})
+	if err != nil {
+		return "", err
+	}
+	mem.cog, mem.cogFP = m, p.Fingerprint()
+	return "", nil
+}
+
+// useKept starts using the kept manifold if it was measured in p, and
+// otherwise says why it stays unused ("" when it is in use and there is
+// nothing to tell).
+func (mem *Memory) useKept(p *geometry.Profile) string {
+	k := mem.cogKept
+	if !k.usable {
+		return k.why
+	}
+	fp := p.Fingerprint()
+	if k.fp != fp {
+		return fmt.Sprintf("the saved living manifold was measured with another geometry profile (%s; this one is %s): %s", k.fp, fp, keptSuffix)
+	}
+	m, err := cog.Decode(k.sections[0].Data)
+	if err == nil && m.Dim() != p.K {
+		err = fmt.Errorf("%d coordinates, the profile has %d", m.Dim(), p.K)
+	}
+	if err != nil {
+		k.usable, k.why = false, fmt.Sprintf("the saved living manifold could not be read (%v): %s", err, keptSuffix)
+		return k.why
+	}
+	mem.cog, mem.cogFP, mem.cogKept = m, fp, nil
+	return keylessNote(m)
+}
+
+// waitingNote says, once, that the kept manifold waits for a profile
+// ("" when there is nothing to say): a caller that attaches the profile
+// after loading the file (isagi run --session, the TUI's start) asks
+// Notes after it, so only a profile that did not come is told.
+func (mem *Memory) waitingNote() string {
+	s := mem.s
+	k := mem.cogKept
+	if k == nil || !k.usable || s.gm.geo != nil || k.told {
+		return ""
+	}
+	k.told = true
+	return fmt.Sprintf("the saved living manifold is inactive: it was measured with geometry profile %s, and no geometry profile is attached (none for this model here); it is kept in the session file unchanged, and is used again wherever that profile is attached", k.fp)
+}
+
+// turn describes a turn's decision after it was recorded. A served
+// turn shows the trajectory it was served from; any other, the nearest.
+func (mem *Memory) turn(m *memTurn, retrieved bool) *COGTurn {
+	near := m.look.Nearest
+	if retrieved {
+		near = m.dec.Candidate
+	}
+	t := &COGTurn{Tier: near.Tier.String(), Distance: near.Distance, Retrieved: retrieved,
+		Decision: m.decision, Why: m.why, SameContext: retrieved && m.dec.InContext, Gate: m.dec.Plain, Tau: m.gate.Tau,
+		Growth: mem.cog.Growth(), Trajectories: mem.cog.Len()}
+	if near.Found {
+		t.Nearest = near.Trajectory.Prompt
+	}
+	return t
+}
+
+// serveRetrieved answers from memory: the stored answer, streamed as one
+// piece, added to the conversation like a generated one, and noted in the
+// record of served answers the session file keeps.
+func (mem *Memory) serveRetrieved(input string, m *memTurn, start time.Time, emit func(Event)) (Turn, error) {
+	s := mem.s
+	c := m.dec.Candidate
+	ans := c.Trajectory.Answer
+	mem.lastServed = &served{input: input, answer: ans}
+	s.cv.conv.AddExchange(input, ans)
+	// Nothing was decoded: the cache lacks the exchange until the next
+	// turn, but the conversation holds it.
+	s.cv.lags()
+	emit(Event{Piece: ans, Elapsed: time.Since(start), ID: -1})
+	now := time.Now()
+	if err := mem.cog.Touch(c.Trajectory.ID, now); err != nil {
+		return Turn{}, err
+	}
+	mem.served = append(mem.served, ServedAnswer{Prompt: input, Answer: ans, Stored: c.Trajectory.Prompt,
+		Trajectory: c.Trajectory.ID, Distance: c.Distance, Gate: m.dec.Plain, Tau: m.gate.Tau, SameContext: m.dec.InContext, Time: now.UTC()})
+	t := Turn{Text: ans, Stop: "retrieved", COG: mem.turn(m, true)}
+	t.ContextUsed, _ = s.cv.ContextUsed()
+	s.cv.record(input, &t)
+	return t, nil
+}
+
+// Stats describes the living manifold; ok is false without one.
+func (mem *Memory) Stats() (ManifoldStats, bool) {
+	s := mem.s
+	if mem.cog == nil {
+		return ManifoldStats{}, false
+	}
+	st := ManifoldStats{Growth: mem.cog.Growth(), Trajectories: mem.cog.Len(), Clusters: mem.cog.Clusters(), Alpha: s.set.OGDAlpha,
+		MemoryOff: s.set.MemoryOff}
+	if s.gm.geo != nil {
+		g := s.gm.geo.Profile().MemoryGate()
+		st.Tau, st.Calibrated = g.Tau, g.Calibrated
+	}
+	if ev, err := mem.cog.TopEigen(min(4, mem.cog.Dim())); err == nil {
+		st.TopEigen = ev
+	}
+	if pts, err := mem.cog.Project2D(); err == nil {
+		st.Points = pts
+	}
+	if s.gm.explore != nil {
+		st.Direction = s.gm.explore.Source
+	}
+	return st, true
+}
+
+// dropServed forgets the last served answer, taken back out of the
+// conversation.
+func (mem *Memory) dropServed() {
+	if n := len(mem.served); n > 0 {
+		mem.served = mem.served[:n-1]
+	}
+}
+
+func (mem *Memory) metric() *mat.SymDense {
+	if mem.cog == nil {
+		return nil
+	}
+	return mem.cog.Metric()
+}
+
+// sections are the manifold's sections for a session file: the one in
+// use, or the one kept from the loaded file as it was read.
+func (mem *Memory) sections() ([]miku.Section, error) {
+	if mem.cog == nil {
+		if mem.cogKept != nil {
+			return mem.cogKept.sections, nil
+		}
+		return nil, nil
+	}
+	data, err := mem.cog.MarshalBinary()
+	if err != nil {
+		return nil, fmt.Errorf("session: the living manifold: %w", err)
+	}
+	prof, err := json.Marshal(cogProfile{Fingerprint: mem.cogFP, K: mem.cog.Dim()})
+	if err != nil {
+		return nil, fmt.Errorf("session: the living manifold's profile record: %w", err)
+	}
+	// Not required: an older reader keeps the conversation and skips the
+	// manifold.
+	return []miku.Section{{Name: sectionCOG, Data: data}, {Name: sectionCOGProfile, Data: prof}}, nil
+}
+
+// load takes the living manifold of a session file in place of the
+// session's: the memory belongs to the conversation and its file. It is
+// used at once when the profile it was measured in is attached, else kept
+// as read (and used if that profile is attached later, SetGeometry). A
+// file without one starts a new manifold when a profile is attached.
+// sameModel is false for a file saved with another model (loaded with
+// force), whose manifold is kept and never used.
+func (mem *Memory) load(f *miku.File, sameModel bool) (notes []string) {
+	s := mem.s
+	mem.cog, mem.cogFP, mem.cogKept = nil, "", nil
+	sec, ok := f.Section(sectionCOG)
+	if !ok {
+		if s.gm.geo != nil {
+			m, err := cog.New(cog.Config{Dim: s.gm.geo.Profile().K})
+			if err != nil {
+				return []string{"the living manifold could not start: " + err.Error()}
+			}
+			mem.cog, mem.cogFP = m, s.gm.geo.Profile().Fingerprint()
+		}
+		return nil
+	}
+	k := &keptCOG{sections: []miku.Section{cloneSection(sec)}}
+	ps, hasProf := f.Section(sectionCOGProfile)
+	if hasProf {
+		k.sections = append(k.sections, cloneSection(ps))
+	}
+	var prof cogProfile
+	switch {
+	case !sameModel:
+		k.why = "the saved living manifold belongs to the other model and is not used: " + keptSuffix
+	case !hasProf || json.Unmarshal(ps.Data, &prof) != nil:
+		k.why = "the saved living manifold has no readable profile record, so it cannot be used: " + keptSuffix
+	default:
+		k.fp, k.usable = prof.Fingerprint, true
+	}
+	mem.cogKept = k
+	if !k.usable {
+		return []string{k.why}
+	}
+	if s.gm.geo == nil {
+		return nil // used by SetGeometry, or told by Notes
+	}
+	if note := mem.useKept(s.gm.geo.Profile()); note != "" {
+		return []string{note}
+	}
+	return nil
 }

@@ -16,6 +16,14 @@ import (
 	"github.com/isagi-lab/isagi/ugt"
 )
 
+// Probe reads the model itself for analysis, on scratch states of its
+// own: tokens, the residual stream, embeddings, UGT coordinates.
+type Probe struct {
+	s   *Session
+	src []byte // the model's bytes when opened from memory (the demo)
+	sha string // the model file's sha256, once computed
+}
+
 // TokenBytes is the text of one token on its own (nil out of range).
 func (pr *Probe) TokenBytes(id int32) []byte { return pr.s.tok.TokenBytes(id) }
 

@@ -13,6 +13,14 @@ import (
 	"github.com/isagi-lab/isagi/engine/sample"
 )
 
+// Drafting is the speculative decoding part of a Session.
+type Drafting struct {
+	s           *Session
+	drafter     *generate.ModelDrafter // the compressed drafter, or nil
+	draftRemove func()                 // removes its hooks on the state (online basis)
+	draftKey    string                 // the speculation settings in force ("": off)
+}
+
 // OnlineEta0 is the online basis's step size η₀ (Paper 6 §5): η_t = η₀/√t.
 const OnlineEta0 = 0.01
 

@@ -14,6 +14,19 @@ import (
 	"github.com/isagi-lab/isagi/miku"
 )
 
+// Files is the persistence part of a Session: the .miku file it was
+// loaded from or last saved to.
+type Files struct {
+	s       *Session
+	file    string     // the .miku file loaded or last saved
+	created time.Time  // that file's creation time
+	stamp   miku.Stamp // that file's content as loaded or last saved: a save over it checks it is unchanged
+	// carry are the file's sections this build does not know (a newer
+	// ISAGI's), saved back as read.
+	carry      []miku.Section
+	appVersion string // recorded in saved files
+}
+
 // ErrOtherModel is returned by Load for a session saved with another model.
 var ErrOtherModel = errors.New("session was saved with another model")
 
