@@ -25,6 +25,34 @@ type Compression struct {
 	kvProj   map[int]*model.KVProjection // KV projections made so far, by rank
 }
 
+// newCompression is the compression part of s, uncompressed; cacheDir is
+// where built ranks are cached ("": nowhere).
+func newCompression(s *Session, cacheDir string) *Compression {
+	return &Compression{s: s, cacheDir: cacheDir}
+}
+
+// fork is the compression part of f, a fork of this part's session: the
+// family shares the compressions built so far (a rank built for one
+// conversation is instant for the others) and the cache on disk.
+func (cp *Compression) fork(f *Session) *Compression {
+	if cp.grcb == nil {
+		cp.grcb = map[grc.Slots]*grc.Builder{}
+	}
+	if cp.grcs == nil {
+		cp.grcs = map[string]*grc.Compression{}
+	}
+	return &Compression{s: f, grcb: cp.grcb, grcs: cp.grcs, cacheDir: cp.cacheDir}
+}
+
+// inUse names the compression in use ("": none), as GRCJob.Key does.
+func (cp *Compression) inUse() string { return cp.grcKey }
+
+// reset forgets the compression in use when the session's state is
+// replaced (resize): the new state has none installed, and the next
+// apply installs it again (from memory, instantly) instead of believing
+// it is still there.
+func (cp *Compression) reset() { cp.grcKey = "" }
+
 // use switches the state's path to the GRC compression the settings
 // ask for (rank 0: off). The first switch for a slot set decomposes every
 // block (seconds to minutes on a large model; progress is told, ctx stops
@@ -157,7 +185,7 @@ func (cp *Compression) Cache() (*GRCCache, error) {
 	return &GRCCache{
 		Dir:        cp.cacheDir,
 		Model:      miku.ModelRef{File: filepath.Base(s.info.Path), SHA256: sum, Arch: s.info.Arch, Name: s.info.Name},
-		AppVersion: s.fl.appVersion,
+		AppVersion: s.appVersion,
 	}, nil
 }
 

@@ -19,15 +19,25 @@ import (
 // (the TEH gauge), the Snipe projectors and the OGD exploration step.
 type Geometry struct {
 	s             *Session
-	geo           *geometry.Monitor // the geometry profile running live, or nil
-	geoRemove     func()            // unregisters geo from the state
-	profileDir    string            // where profiles are stored ("": nowhere)
-	embed         *geometry.Embedder
+	geo           *geometry.Monitor  // the geometry profile running live, or nil
+	geoRemove     func()             // unregisters geo from the state
+	profileDir    string             // where profiles are stored ("": nowhere)
+	embedder      *geometry.Embedder // the profile's coordinates of a text (the memory's, the chains'), or nil
 	explore       *geometry.Explorer
 	exploreRemove func()
 	ogdDir        []float64 // a fixed exploration direction (isagi explore), or nil
 	ogdSource     string
 }
+
+// newGeometry is the geometry part of s, with no profile yet; profileDir
+// is where profiles are stored ("": nowhere).
+func newGeometry(s *Session, profileDir string) *Geometry {
+	return &Geometry{s: s, profileDir: profileDir}
+}
+
+// fork is the geometry part of f, a fork of this part's session: it
+// stores profiles in the same place (fork attaches the profile itself).
+func (gm *Geometry) fork(f *Session) *Geometry { return newGeometry(f, gm.profileDir) }
 
 // CalibrationSource is this session's model as geometry calibration needs
 // it: prompts tokenised as a first user turn (chat mode) or as text after
@@ -40,7 +50,7 @@ func (gm *Geometry) CalibrationSource() geometry.Source {
 		return s.tok.Encode(t, tokenizer.EncodeOptions{AddSpecial: true})
 	}
 	prompt := text
-	if tmpl := s.cv.conv.Template(); tmpl != nil {
+	if tmpl := s.cv.template(); tmpl != nil {
 		prompt = func(t string) ([]int32, error) {
 			p, err := tmpl.Render([]chat.Message{{Role: "user", Content: t}}, chat.Options{AddGenerationPrompt: true})
 			if err != nil {
@@ -52,7 +62,7 @@ func (gm *Geometry) CalibrationSource() geometry.Source {
 	decode := func(ids []int32) string { return s.tok.Decode(ids, tokenizer.DecodeOptions{Continuation: true}) }
 	stops := s.stops
 	stop := func(id int32) bool { return isStop(id, stops) }
-	return geometry.Source{Model: s.m, Backend: s.b, Prompt: prompt, Text: text, Decode: decode, Stop: stop, Chat: s.cv.conv.Template() != nil}
+	return geometry.Source{Model: s.m, Backend: s.b, Prompt: prompt, Text: text, Decode: decode, Stop: stop, Chat: s.cv.template() != nil}
 }
 
 // Set runs profile p live from the next turn: a TEH gauge on every
@@ -66,16 +76,10 @@ func (gm *Geometry) Set(p *geometry.Profile) error {
 			gm.geoRemove()
 		}
 		_ = gm.useOGD(0)
-		// The memory outlives its profile: kept, it is saved with the
-		// conversation and used again when the profile comes back.
-		if s.mem.cog != nil {
-			cs, err := s.mem.sections()
-			if err != nil {
-				return err
-			}
-			s.mem.cogKept = &keptCOG{sections: cs, fp: s.mem.cogFP, usable: true}
+		if err := s.mem.detach(); err != nil {
+			return err
 		}
-		gm.geo, gm.geoRemove, s.mem.cog, s.mem.cogFP, gm.embed = nil, nil, nil, "", nil
+		gm.geo, gm.geoRemove, gm.embedder = nil, nil, nil
 		return nil
 	}
 	sum, err := s.pr.SHA256()
@@ -100,6 +104,11 @@ func (gm *Geometry) Set(p *geometry.Profile) error {
 		gm.geo = nil
 		return err
 	}
+	emb, err := geometry.NewEmbedder(gm.CalibrationSource(), p)
+	if err != nil {
+		return err
+	}
+	gm.embedder = emb
 	note, err := s.mem.start(p)
 	if err != nil {
 		return err
@@ -288,7 +297,7 @@ func (gm *Geometry) Calibrate(ctx context.Context, progress geometry.Progress) e
 		return err
 	}
 	if path != "" {
-		if err := p.Save(path, s.fl.appVersion); err != nil {
+		if err := p.Save(path, s.appVersion); err != nil {
 			return err
 		}
 	}
@@ -351,11 +360,11 @@ func (gm *Geometry) SetOGDDirection(dir []float64, source string) {
 // knobs are restored afterwards.
 func (gm *Geometry) ExploreChain(ctx context.Context, concept string, alphas []float64, seed uint64, emit func(step int, ev Event)) (*Chain, error) {
 	s := gm.s
-	if gm.geo == nil || gm.embed == nil {
+	if gm.geo == nil || gm.embedder == nil {
 		return nil, ErrNoGeometry
 	}
 	p := gm.geo.Profile()
-	hc, err := gm.embed.State(ctx, concept)
+	hc, err := gm.embedder.State(ctx, concept)
 	if err != nil {
 		return nil, err
 	}
@@ -363,10 +372,10 @@ func (gm *Geometry) ExploreChain(ctx context.Context, concept string, alphas []f
 	if err != nil {
 		return nil, fmt.Errorf("session: the concept's direction: %w", err)
 	}
-	saved, rec := s.set, s.cv.conv.Record()
+	saved, rec := s.set, s.cv.snapshot()
 	defer func() {
 		gm.SetOGDDirection(nil, "")
-		s.cv.conv.Restore(rec)
+		s.cv.rollback(rec)
 		s.resetCache(saved.Seed)
 		_ = s.apply(saved)
 	}()
@@ -377,7 +386,7 @@ func (gm *Geometry) ExploreChain(ctx context.Context, concept string, alphas []f
 		if prev == "" {
 			prev = concept
 		}
-		s.cv.conv.Clear()
+		s.cv.clearMessages()
 		n := saved
 		n.Seed, n.OGDAlpha = stepSeed, alpha
 		if err := s.apply(n); err != nil {
@@ -396,7 +405,7 @@ func (gm *Geometry) ExploreChain(ctx context.Context, concept string, alphas []f
 		if g := turn.Geometry; g != nil {
 			st.TEH, st.TEHPeak = g.Reply.Overall, g.Peak
 		}
-		h, err := gm.embed.State(ctx, turn.Text)
+		h, err := gm.embedder.State(ctx, turn.Text)
 		if err != nil {
 			return "", err
 		}
@@ -414,4 +423,82 @@ func (gm *Geometry) ExploreChain(ctx context.Context, concept string, alphas []f
 		}
 	}
 	return ch, nil
+}
+
+// What the session and the other parts ask of the geometry.
+
+// use applies the settings' Snipe projectors and exploration step.
+// Without a profile the toggles wait in the settings until Set (a session
+// saved with projectors on, loaded first).
+func (gm *Geometry) use(n Settings) error {
+	if gm.geo == nil {
+		return nil
+	}
+	if err := gm.useSnipe(n.Snipe); err != nil {
+		return err
+	}
+	return gm.useOGD(n.OGDAlpha)
+}
+
+// reaim aims a running exploration step at where the manifold's top
+// eigenvector points now (it moves as the manifold grows), unless the
+// direction is fixed (SetOGDDirection).
+func (gm *Geometry) reaim() error {
+	if gm.explore == nil || gm.ogdDir != nil {
+		return nil
+	}
+	return gm.useOGD(gm.s.set.OGDAlpha)
+}
+
+// exploring reports whether an exploration step runs.
+func (gm *Geometry) exploring() bool { return gm.explore != nil }
+
+// direction is the running exploration step's direction ("" without one).
+func (gm *Geometry) direction() string {
+	if gm.explore == nil {
+		return ""
+	}
+	return gm.explore.Source
+}
+
+// embeds reports whether texts can be embedded in the profile's
+// coordinates (a profile is attached).
+func (gm *Geometry) embeds() bool { return gm.embedder != nil }
+
+// embed is text's coordinates in the profile (embeds must be true).
+func (gm *Geometry) embed(ctx context.Context, text string) ([]float64, error) {
+	return gm.embedder.Embed(ctx, text)
+}
+
+// beginTurn starts a turn on the live gauge; gauged says a profile runs,
+// and reading may be asked for the turn's tokens.
+func (gm *Geometry) beginTurn() (gauged bool) {
+	if gm.geo == nil {
+		return false
+	}
+	gm.geo.BeginTurn()
+	return true
+}
+
+// reading is the gauge's reading of the position that chose a token (pos):
+// under speculative decoding the monitor has already read the drafts
+// after it. The first token's reading begins the reply.
+func (gm *Geometry) reading(pos int, first bool) geometry.Reading {
+	r, ok := gm.geo.At(pos)
+	if !ok {
+		r = gm.geo.Last()
+	}
+	if first {
+		gm.geo.BeginReply(r)
+	}
+	return r
+}
+
+// turnSummary is the gauge over the turn, or nil without a profile.
+func (gm *Geometry) turnSummary() *geometry.TurnSummary {
+	if gm.geo == nil {
+		return nil
+	}
+	sum := gm.geo.Summary()
+	return &sum
 }

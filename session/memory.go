@@ -33,6 +33,10 @@ type Memory struct {
 	served     []ServedAnswer // this conversation's answers served from memory (saved as cog.served)
 }
 
+// newMemory is the memory part of s, without a manifold until a geometry
+// profile is attached.
+func newMemory(s *Session) *Memory { return &Memory{s: s} }
+
 // When the living manifold serves a stored answer (docs/geometry.md, "When
 // an answer is served from memory"): the tiers are the geometry, and the
 // gate decides. An answer is served only for the same request (the exact
@@ -151,7 +155,7 @@ func lengthFits(l string, n int) bool {
 func (mem *Memory) state() memState {
 	s := mem.s
 	st := memState{Template: "completion", System: "none", Temp: tempClass(s.set), Snipe: "off", OGD: "off", GRC: "off"}
-	if t := s.cv.conv.Template(); t != nil {
+	if t := s.cv.template(); t != nil {
 		st.Template = "chat:" + shortHash(t.Source())
 		if s.set.System != "" {
 			st.System = shortHash(s.set.System)
@@ -160,11 +164,11 @@ func (mem *Memory) state() memState {
 	if sn := s.gm.Snipes(); len(sn) > 0 {
 		st.Snipe = strings.Join(sn, ",")
 	}
-	if s.gm.explore != nil && s.set.OGDAlpha > 0 {
+	if s.gm.exploring() && s.set.OGDAlpha > 0 {
 		st.OGD = strconv.FormatFloat(s.set.OGDAlpha, 'g', -1, 64)
 	}
-	if s.comp.grcKey != "" {
-		st.GRC = s.comp.grcKey
+	if key := s.comp.inUse(); key != "" {
+		st.GRC = key
 	}
 	return st
 }
@@ -254,7 +258,7 @@ func (mem *Memory) cogContext() cog.Context {
 	s := mem.s
 	h := sha256.New()
 	turns := 0
-	for _, m := range s.cv.conv.Transcript() {
+	for _, m := range s.cv.Transcript() {
 		content := m.Content
 		switch m.Role {
 		case "system":
@@ -270,7 +274,7 @@ func (mem *Memory) cogContext() cog.Context {
 			h.Write([]byte(part))
 		}
 	}
-	return cog.Context{ID: "conv:" + hex.EncodeToString(h.Sum(nil))[:16], Portable: turns == 0 || !s.cv.conv.Chat()}
+	return cog.Context{ID: "conv:" + hex.EncodeToString(h.Sum(nil))[:16], Portable: turns == 0 || !s.cv.chat()}
 }
 
 // memTurn is one turn's use of the manifold: the lookup, the decision and
@@ -440,17 +444,17 @@ func (mem *Memory) loadServed(f *miku.File) (notes []string) {
 // without a manifold.
 func (mem *Memory) lookup(ctx context.Context, input string) (m memTurn, ok bool, err error) {
 	s := mem.s
-	if mem.cog == nil || s.gm.embed == nil {
+	if mem.cog == nil || !s.gm.embeds() {
 		return memTurn{}, false, nil
 	}
-	if m.q, err = s.gm.embed.Embed(ctx, input); err != nil {
+	if m.q, err = s.gm.embed(ctx, input); err != nil {
 		return memTurn{}, false, fmt.Errorf("session: embedding the query: %w", err)
 	}
 	m.state, m.where = mem.state(), mem.cogContext()
 	if m.look, err = mem.cog.FindIn(m.q, input, m.where.ID, accepts(m.state, s.set.MaxTokens)); err != nil {
 		return memTurn{}, false, fmt.Errorf("session: looking the query up: %w", err)
 	}
-	m.gate = s.gm.geo.Profile().MemoryGate()
+	m.gate = s.gm.Profile().MemoryGate()
 	return m, true, nil
 }
 
@@ -462,7 +466,7 @@ func (mem *Memory) lookup(ctx context.Context, input string) (m memTurn, ok bool
 // shows it. Chat mode only: AUGMENT shows nothing in completion mode.
 func (mem *Memory) AugmentedPrompt(message, shown string) ([]int32, error) {
 	s := mem.s
-	tmpl := s.cv.conv.Template()
+	tmpl := s.cv.template()
 	if tmpl == nil {
 		return nil, fmt.Errorf("session: %s has no chat template, and AUGMENT shows an earlier answer in chat mode only", s.Info().Name)
 	}
@@ -481,12 +485,6 @@ func (mem *Memory) AugmentedPrompt(message, shown string) ([]int32, error) {
 // (saved back unchanged) and leaves the session without memory; note
 // says why.
 func (mem *Memory) start(p *geometry.Profile) (note string, err error) {
-	s := mem.s
-	emb, err := geometry.NewEmbedder(s.gm.CalibrationSource(), p)
-	if err != nil {
-		return "", err
-	}
-	s.gm.embed = emb
 	if mem.cogKept != nil {
 		mem.cog, mem.cogFP = nil, ""
 		return mem.useKept(p), nil
@@ -530,7 +528,7 @@ func (mem *Memory) useKept(p *geometry.Profile) string {
 func (mem *Memory) waitingNote() string {
 	s := mem.s
 	k := mem.cogKept
-	if k == nil || !k.usable || s.gm.geo != nil || k.told {
+	if k == nil || !k.usable || s.gm.Profile() != nil || k.told {
 		return ""
 	}
 	k.told = true
@@ -561,10 +559,7 @@ func (mem *Memory) serveRetrieved(input string, m *memTurn, start time.Time, emi
 	c := m.dec.Candidate
 	ans := c.Trajectory.Answer
 	mem.lastServed = &served{input: input, answer: ans}
-	s.cv.conv.AddExchange(input, ans)
-	// Nothing was decoded: the cache lacks the exchange until the next
-	// turn, but the conversation holds it.
-	s.cv.lags()
+	s.cv.addExchange(input, ans) // nothing was decoded: the cache lacks it until the next turn
 	emit(Event{Piece: ans, Elapsed: time.Since(start), ID: -1})
 	now := time.Now()
 	if err := mem.cog.Touch(c.Trajectory.ID, now); err != nil {
@@ -586,8 +581,8 @@ func (mem *Memory) Stats() (ManifoldStats, bool) {
 	}
 	st := ManifoldStats{Growth: mem.cog.Growth(), Trajectories: mem.cog.Len(), Clusters: mem.cog.Clusters(), Alpha: s.set.OGDAlpha,
 		MemoryOff: s.set.MemoryOff}
-	if s.gm.geo != nil {
-		g := s.gm.geo.Profile().MemoryGate()
+	if p := s.gm.Profile(); p != nil {
+		g := p.MemoryGate()
 		st.Tau, st.Calibrated = g.Tau, g.Calibrated
 	}
 	if ev, err := mem.cog.TopEigen(min(4, mem.cog.Dim())); err == nil {
@@ -596,9 +591,7 @@ func (mem *Memory) Stats() (ManifoldStats, bool) {
 	if pts, err := mem.cog.Project2D(); err == nil {
 		st.Points = pts
 	}
-	if s.gm.explore != nil {
-		st.Direction = s.gm.explore.Source
-	}
+	st.Direction = s.gm.direction()
 	return st, true
 }
 
@@ -651,12 +644,12 @@ func (mem *Memory) load(f *miku.File, sameModel bool) (notes []string) {
 	mem.cog, mem.cogFP, mem.cogKept = nil, "", nil
 	sec, ok := f.Section(sectionCOG)
 	if !ok {
-		if s.gm.geo != nil {
-			m, err := cog.New(cog.Config{Dim: s.gm.geo.Profile().K})
+		if p := s.gm.Profile(); p != nil {
+			m, err := cog.New(cog.Config{Dim: p.K})
 			if err != nil {
 				return []string{"the living manifold could not start: " + err.Error()}
 			}
-			mem.cog, mem.cogFP = m, s.gm.geo.Profile().Fingerprint()
+			mem.cog, mem.cogFP = m, p.Fingerprint()
 		}
 		return nil
 	}
@@ -678,11 +671,68 @@ func (mem *Memory) load(f *miku.File, sameModel bool) (notes []string) {
 	if !k.usable {
 		return []string{k.why}
 	}
-	if s.gm.geo == nil {
+	p := s.gm.Profile()
+	if p == nil {
 		return nil // used by SetGeometry, or told by Notes
 	}
-	if note := mem.useKept(s.gm.geo.Profile()); note != "" {
+	if note := mem.useKept(p); note != "" {
 		return []string{note}
 	}
 	return nil
 }
+
+// restart starts the memory again, empty, for a new conversation: a new
+// manifold in profile p's coordinates (none without p), the kept one
+// dropped. An error changes nothing.
+func (mem *Memory) restart(p *geometry.Profile) error {
+	var m *cog.Manifold
+	if p != nil {
+		var err error
+		if m, err = cog.New(cog.Config{Dim: p.K}); err != nil {
+			return fmt.Errorf("session: a new living manifold: %w", err)
+		}
+	}
+	mem.cog, mem.cogKept = m, nil
+	if m != nil {
+		mem.cogFP = p.Fingerprint()
+	}
+	return nil
+}
+
+// detach stops using the manifold as its profile is detached: the memory
+// outlives its profile, kept, saved with the conversation and used again
+// when the profile comes back.
+func (mem *Memory) detach() error {
+	if mem.cog != nil {
+		cs, err := mem.sections()
+		if err != nil {
+			return err
+		}
+		mem.cogKept = &keptCOG{sections: cs, fp: mem.cogFP, usable: true}
+	}
+	mem.cog, mem.cogFP = nil, ""
+	return nil
+}
+
+// last is the last turn if it was answered from memory: its input and
+// answer (ok false otherwise), for Regenerate to take it back.
+func (mem *Memory) last() (input, answer string, ok bool) {
+	if mem.lastServed == nil {
+		return "", "", false
+	}
+	return mem.lastServed.input, mem.lastServed.answer, true
+}
+
+// forgetLast forgets which turn was last answered from memory: another
+// turn came after it, or the conversation moved.
+func (mem *Memory) forgetLast() { mem.lastServed = nil }
+
+// takeBackLast forgets the last answer served from memory, taken back out
+// of the conversation, and its record.
+func (mem *Memory) takeBackLast() {
+	mem.lastServed = nil
+	mem.dropServed()
+}
+
+// clearServed forgets the conversation's answers served from memory.
+func (mem *Memory) clearServed() { mem.served, mem.lastServed = nil, nil }

@@ -12,12 +12,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/isagi-lab/isagi/miku"
-
-	"github.com/isagi-lab/isagi/cog"
 	"github.com/isagi-lab/isagi/engine/backend"
 	"github.com/isagi-lab/isagi/engine/chat"
-	"github.com/isagi-lab/isagi/engine/conversation"
 	"github.com/isagi-lab/isagi/engine/generate"
 	"github.com/isagi-lab/isagi/engine/grc"
 	"github.com/isagi-lab/isagi/engine/model"
@@ -203,6 +199,9 @@ type Session struct {
 	set    Settings
 	stops  []int32
 	notes  []string // for the user, see Notes
+	// appVersion is recorded in the files the session writes: session
+	// files, cached ranks, geometry profiles (Options.AppVersion).
+	appVersion string
 
 	cv   *Conversation
 	comp *Compression
@@ -218,16 +217,18 @@ type Session struct {
 }
 
 // newSession makes a session's shell with its parts wired to it; the
-// caller fills the model, the state and the settings.
-func newSession(m *model.Model, tok *tokenizer.Tokenizer, tmpl *chat.Template) *Session {
-	s := &Session{m: m, tok: tok}
-	s.cv = &Conversation{s: s, conv: conversation.New(tok, tmpl), tree: NewTree()}
-	s.comp = &Compression{s: s}
-	s.dr = &Drafting{s: s}
-	s.gm = &Geometry{s: s}
-	s.mem = &Memory{s: s}
-	s.fl = &Files{s: s}
-	s.pr = &Probe{s: s}
+// caller fills the model, the state and the settings. o says where the
+// parts keep their files (the GRC cache, the geometry profiles) and what
+// version the files record.
+func newSession(m *model.Model, tok *tokenizer.Tokenizer, tmpl *chat.Template, o Options) *Session {
+	s := &Session{m: m, tok: tok, appVersion: o.AppVersion}
+	s.cv = newConversation(s, tmpl)
+	s.comp = newCompression(s, o.CacheDir)
+	s.dr = newDrafting(s)
+	s.gm = newGeometry(s, o.ProfileDir)
+	s.mem = newMemory(s)
+	s.fl = newFiles(s)
+	s.pr = newProbe(s)
 	return s
 }
 
@@ -325,9 +326,8 @@ func (s *Session) resetCache(seed uint64) {
 // from a fresh context against the memory built so far. The TUI's /clear
 // is NewConversation.
 func (s *Session) Clear() {
-	s.cv.conv.Clear()
-	s.cv.tree = NewTree()
-	s.mem.served, s.mem.lastServed, s.cv.lastInput = nil, nil, ""
+	s.cv.clear()
+	s.mem.clearServed()
 	s.resetCache(s.set.Seed)
 }
 
@@ -349,19 +349,12 @@ const ClearForgets = "the messages, the KV cache, the answers served from memory
 // It must not exist yet: Save creates it, and refuses (ErrExists) if
 // someone else has created it meanwhile.
 func (s *Session) NewConversation(file string) error {
-	var m *cog.Manifold
-	if s.gm.geo != nil {
-		var err error
-		if m, err = cog.New(cog.Config{Dim: s.gm.geo.Profile().K}); err != nil {
-			return fmt.Errorf("session: a new living manifold: %w", err)
-		}
+	// The memory goes first: a manifold that cannot start changes nothing.
+	if err := s.mem.restart(s.gm.Profile()); err != nil {
+		return err
 	}
 	s.Clear()
-	s.mem.cog, s.mem.cogKept, s.fl.carry = m, nil, nil
-	if m != nil {
-		s.mem.cogFP = s.gm.geo.Profile().Fingerprint()
-	}
-	s.fl.file, s.fl.created, s.fl.stamp = file, time.Time{}, miku.Stamp{}
+	s.fl.restart(file)
 	return nil
 }
 
@@ -410,10 +403,8 @@ func (s *Session) applyCtx(ctx context.Context, n Settings, progress func(done, 
 	} else if err := s.gen.SetParams(p); err != nil {
 		return err
 	}
-	if s.dr.drafter != nil {
-		if err := s.dr.drafter.SetParams(p); err != nil {
-			return err
-		}
+	if err := s.dr.setParams(p); err != nil {
+		return err
 	}
 	if err := s.comp.useEviction(n); err != nil {
 		return err
@@ -427,18 +418,11 @@ func (s *Session) applyCtx(ctx context.Context, n Settings, progress func(done, 
 	if err := s.dr.use(ctx, n, progress); err != nil {
 		return err
 	}
-	if s.gm.geo != nil {
-		// Without a profile the toggles wait in the settings until
-		// SetGeometry (a session saved with projectors on, loaded first).
-		if err := s.gm.useSnipe(n.Snipe); err != nil {
-			return err
-		}
-		if err := s.gm.useOGD(n.OGDAlpha); err != nil {
-			return err
-		}
+	if err := s.gm.use(n); err != nil {
+		return err
 	}
 	s.set = n
-	if n.System != "" && !s.cv.conv.HasSystem() {
+	if n.System != "" && !s.cv.hasSystem() {
 		s.cv.SetSystem(n.System)
 	}
 	return nil
