@@ -183,7 +183,9 @@ type Turn struct {
 // (Drafting), the geometry profile and its projectors (Geometry), the
 // living manifold (Memory), the session file (Files) and the model's
 // residual stream read for analysis (Probe). A caller holds the part it
-// needs; docs/architecture.md walks one message through them.
+// needs; docs/architecture.md walks one message through them. Only a
+// part's own methods touch its fields (walls_test.go checks it): what the
+// parts share — the model, the state, the settings — is the Session's.
 type Session struct {
 	m   *model.Model
 	tok *tokenizer.Tokenizer
