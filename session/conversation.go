@@ -15,6 +15,36 @@ import (
 	"github.com/isagi-lab/isagi/engine/tokenizer"
 )
 
+// Conversation is the conversation part of a Session: the messages, kept
+// as a tree of branches (see tree.go), and the engine conversation of the
+// branch in use, which fits the prompt into the window and reuses the KV
+// cache.
+type Conversation struct {
+	s    *Session
+	conv *conversation.Conversation // the branch in use: messages, or the running text in completion mode
+	tree *Tree                      // every branch (chat mode)
+
+	lastInput string // the last message sent, for Regenerate
+
+	// convTok is how many tokens the conversation is as the model reads
+	// it, for when the KV cache does not hold all of it: a loaded file's
+	// conversation, an exchange served from memory, a conversation kept
+	// through a reset of the cache are computed only at the next turn, but
+	// they fill the window from then on, and ContextUsed says so.
+	// convStale says the conversation changed since it was counted: it is
+	// counted again at the next ContextUsed (once per change, not per
+	// frame of the TUI). A decoded turn leaves the cache holding the
+	// conversation and sets both to zero: the cache's own length is exact.
+	convTok   int
+	convStale bool
+}
+
+// newConversation is the conversation part of s, empty, rendered with
+// tmpl (nil: completion mode).
+func newConversation(s *Session, tmpl *chat.Template) *Conversation {
+	return &Conversation{s: s, conv: conversation.New(s.tok, tmpl), tree: NewTree()}
+}
+
 // BranchMessage is one message of the branch in use, with its place among
 // its siblings: the UI's ‹ Sibling+1/Siblings › marker.
 type BranchMessage struct {
@@ -120,7 +150,7 @@ func (cv *Conversation) regenerate(ctx context.Context, emit func(Event)) (Turn,
 		return Turn{}, fmt.Errorf("session: no reply to regenerate")
 	}
 	msg, _ := cv.tree.Node(reply.Parent)
-	served := cv.s.mem.lastServed != nil
+	_, _, served := cv.s.mem.last()
 	if err := cv.tree.rewind(msg.Parent); err != nil {
 		return Turn{}, fmt.Errorf("session: %w", err)
 	}
@@ -152,7 +182,7 @@ func (cv *Conversation) restore() {
 	}
 	cv.conv.Restore(conversation.Record{Messages: msgs})
 	cv.lastInput = ""
-	cv.s.mem.lastServed = nil
+	cv.s.mem.forgetLast()
 	cv.lags()
 }
 
@@ -225,14 +255,13 @@ func (cv *Conversation) popLast() (string, bool) {
 		// Completion mode keeps one running text: only a turn served from
 		// memory is known exactly enough (its input and answer) to take
 		// back out of it.
-		sv := s.mem.lastServed
-		if sv == nil {
+		input, answer, served := s.mem.last()
+		if !served {
 			return "", false
 		}
-		in, ok := cv.conv.PopExchange(sv.input, sv.answer)
+		in, ok := cv.conv.PopExchange(input, answer)
 		if ok {
-			s.mem.lastServed = nil
-			s.mem.dropServed()
+			s.mem.takeBackLast()
 		}
 		return in, ok
 	}
@@ -240,9 +269,8 @@ func (cv *Conversation) popLast() (string, bool) {
 		return "", false
 	}
 	in, ok := cv.conv.PopExchange("", "")
-	if ok && s.mem.lastServed != nil {
-		s.mem.lastServed = nil
-		s.mem.dropServed()
+	if _, _, served := s.mem.last(); ok && served {
+		s.mem.takeBackLast()
 	}
 	return in, ok
 }
@@ -431,4 +459,82 @@ func (cv *Conversation) SetSystem(text string) {
 	s.set.System = text
 	cv.conv.SetSystem(text)
 	cv.lags()
+}
+
+// What the session and the other parts ask of the conversation.
+
+// chat reports whether the conversation is in chat mode (a template
+// renders it), not a running text.
+func (cv *Conversation) chat() bool { return cv.conv.Chat() }
+
+// template is the chat template the conversation renders with (nil in
+// completion mode).
+func (cv *Conversation) template() *chat.Template { return cv.conv.Template() }
+
+// hasSystem reports whether the conversation has a system message.
+func (cv *Conversation) hasSystem() bool { return cv.conv.HasSystem() }
+
+// sending notes input as the message a turn is about to answer, for
+// Regenerate.
+func (cv *Conversation) sending(input string) { cv.lastInput = input }
+
+// add adds input (with augment, the memory's earlier answer shown, or "")
+// and fits the prompt into window tokens with reserve left for the reply.
+func (cv *Conversation) add(input, augment string, window, reserve int) (conversation.Prompt, error) {
+	return cv.conv.Add(input, augment, window, reserve)
+}
+
+// addReply adds a decoded reply.
+func (cv *Conversation) addReply(reply string) { cv.conv.AddReply(reply) }
+
+// addExchange adds an exchange nothing was decoded for (an answer served
+// from memory): the cache lacks it until the next turn, but the
+// conversation holds it.
+func (cv *Conversation) addExchange(input, answer string) {
+	cv.conv.AddExchange(input, answer)
+	cv.lags()
+}
+
+// clear forgets the messages (the system message stays), the tree and the
+// last message sent.
+func (cv *Conversation) clear() {
+	cv.conv.Clear()
+	cv.tree = NewTree()
+	cv.lastInput = ""
+}
+
+// snapshot is the engine conversation's messages as they are now, for
+// rollback: the tree is not part of it.
+func (cv *Conversation) snapshot() conversation.Record { return cv.conv.Record() }
+
+// rollback puts back the messages of a snapshot.
+func (cv *Conversation) rollback(rec conversation.Record) { cv.conv.Restore(rec) }
+
+// clearMessages forgets the engine conversation's messages (the system
+// message stays), keeping the tree: a step of an exploration chain
+// starts from nothing and is rolled back after.
+func (cv *Conversation) clearMessages() { cv.conv.Clear() }
+
+// asText sets an empty completion-mode conversation in place of this one
+// until back is called: Complete continues raw text whatever the
+// template, and leaves the conversation as it was.
+func (cv *Conversation) asText() (back func()) {
+	saved := cv.conv
+	cv.conv = conversation.New(cv.s.tok, nil)
+	return func() { cv.conv = saved }
+}
+
+// savedTree is the tree as a session file stores it.
+func (cv *Conversation) savedTree() savedTree { return cv.tree.saved() }
+
+// load takes a session file's conversation: its messages and its tree,
+// whose branch in use it follows when the tree has one (the conversation
+// section may have dropped the oldest turns).
+func (cv *Conversation) load(rec conversation.Record, tree *Tree) {
+	cv.conv.Restore(rec)
+	cv.tree = tree
+	if tree.Len() > 0 {
+		cv.restore()
+	}
+	cv.lastInput = ""
 }

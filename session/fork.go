@@ -5,9 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-
-	"github.com/isagi-lab/isagi/engine/conversation"
-	"github.com/isagi-lab/isagi/engine/grc"
 )
 
 // This file holds what a server needs beyond the TUI's one conversation:
@@ -36,18 +33,12 @@ func (s *Session) Fork(ctx int, set Settings) (*Session, error) {
 	if c, ok := b.(io.Closer); ok {
 		closeB = func() { _ = c.Close() }
 	}
-	if s.comp.grcb == nil {
-		s.comp.grcb = map[grc.Slots]*grc.Builder{}
-	}
-	if s.comp.grcs == nil {
-		s.comp.grcs = map[string]*grc.Compression{}
-	}
-	f := newSession(s.m, s.tok, s.cv.conv.Template())
+	f := newSession(s.m, s.tok, s.cv.template(), Options{AppVersion: s.appVersion})
 	f.b, f.closeB, f.info, f.stops, f.forked = b, closeB, s.info, s.stops, true
 	f.kvType = s.kvType
-	f.pr.src, f.pr.sha, f.fl.appVersion = s.pr.src, s.pr.sha, s.fl.appVersion
-	f.comp.grcb, f.comp.grcs, f.comp.cacheDir = s.comp.grcb, s.comp.grcs, s.comp.cacheDir
-	f.gm.profileDir = s.gm.profileDir
+	// What the family shares: the model's bytes and hash, the
+	// compressions built so far and the directories.
+	f.pr, f.comp, f.gm = s.pr.fork(f), s.comp.fork(f), s.gm.fork(f)
 	if err := f.fork(s, ctx, set); err != nil {
 		f.Close()
 		return nil, err
@@ -86,33 +77,6 @@ func (s *Session) Apply(ctx context.Context, n Settings, progress func(done, tot
 	return nil
 }
 
-// Built reports whether the compression the settings ask for needs no
-// build: it is in memory (built by this session or a fork of its family)
-// or in the disk cache, from which it is then read into memory.
-func (cp *Compression) Built(n Settings) (bool, error) {
-	s := cp.s
-	if n.Rank <= 0 {
-		return true, nil
-	}
-	job, err := cp.spec(n)
-	if err != nil {
-		return false, err
-	}
-	if cp.grcs[job.Key()] != nil {
-		return true, nil
-	}
-	cache, err := cp.Cache()
-	if err != nil || cache == nil {
-		return false, nil
-	}
-	g, err := cache.Load(s.m, job.Spec)
-	if err != nil || g == nil {
-		return false, nil
-	}
-	cp.grcs[job.Key()] = g
-	return true, nil
-}
-
 // ErrLastNotUser is returned by SetTranscript for chat messages that do not
 // end with the user's: there is nothing to answer.
 var ErrLastNotUser = errors.New("the last message must be the user's")
@@ -129,9 +93,8 @@ func (s *Session) SendNoMemory(ctx context.Context, input string, emit func(Even
 // conversation is left as it was; the KV cache keeps what it computed, so
 // a later turn reuses whatever prefix the two share.
 func (s *Session) Complete(ctx context.Context, text string, emit func(Event)) (Turn, error) {
-	saved := s.cv.conv
-	s.cv.conv = conversation.New(s.tok, nil)
-	defer func() { s.cv.conv = saved }()
+	back := s.cv.asText()
+	defer back()
 	return s.send(ctx, text, sendNoMemory, emit)
 }
 

@@ -11,8 +11,33 @@ import (
 	"github.com/isagi-lab/isagi/engine/chat"
 	"github.com/isagi-lab/isagi/engine/tokenizer"
 	"github.com/isagi-lab/isagi/geometry"
+	"github.com/isagi-lab/isagi/ogd"
 	"github.com/isagi-lab/isagi/prompts"
 )
+
+// Geometry is the geometry part of a Session: the profile running live
+// (the TEH gauge), the Snipe projectors and the OGD exploration step.
+type Geometry struct {
+	s             *Session
+	geo           *geometry.Monitor  // the geometry profile running live, or nil
+	geoRemove     func()             // unregisters geo from the state
+	profileDir    string             // where profiles are stored ("": nowhere)
+	embedder      *geometry.Embedder // the profile's coordinates of a text (the memory's, the chains'), or nil
+	explore       *geometry.Explorer
+	exploreRemove func()
+	ogdDir        []float64 // a fixed exploration direction (isagi explore), or nil
+	ogdSource     string
+}
+
+// newGeometry is the geometry part of s, with no profile yet; profileDir
+// is where profiles are stored ("": nowhere).
+func newGeometry(s *Session, profileDir string) *Geometry {
+	return &Geometry{s: s, profileDir: profileDir}
+}
+
+// fork is the geometry part of f, a fork of this part's session: it
+// stores profiles in the same place (fork attaches the profile itself).
+func (gm *Geometry) fork(f *Session) *Geometry { return newGeometry(f, gm.profileDir) }
 
 // CalibrationSource is this session's model as geometry calibration needs
 // it: prompts tokenised as a first user turn (chat mode) or as text after
@@ -25,7 +50,7 @@ func (gm *Geometry) CalibrationSource() geometry.Source {
 		return s.tok.Encode(t, tokenizer.EncodeOptions{AddSpecial: true})
 	}
 	prompt := text
-	if tmpl := s.cv.conv.Template(); tmpl != nil {
+	if tmpl := s.cv.template(); tmpl != nil {
 		prompt = func(t string) ([]int32, error) {
 			p, err := tmpl.Render([]chat.Message{{Role: "user", Content: t}}, chat.Options{AddGenerationPrompt: true})
 			if err != nil {
@@ -37,7 +62,7 @@ func (gm *Geometry) CalibrationSource() geometry.Source {
 	decode := func(ids []int32) string { return s.tok.Decode(ids, tokenizer.DecodeOptions{Continuation: true}) }
 	stops := s.stops
 	stop := func(id int32) bool { return isStop(id, stops) }
-	return geometry.Source{Model: s.m, Backend: s.b, Prompt: prompt, Text: text, Decode: decode, Stop: stop, Chat: s.cv.conv.Template() != nil}
+	return geometry.Source{Model: s.m, Backend: s.b, Prompt: prompt, Text: text, Decode: decode, Stop: stop, Chat: s.cv.template() != nil}
 }
 
 // Set runs profile p live from the next turn: a TEH gauge on every
@@ -51,16 +76,10 @@ func (gm *Geometry) Set(p *geometry.Profile) error {
 			gm.geoRemove()
 		}
 		_ = gm.useOGD(0)
-		// The memory outlives its profile: kept, it is saved with the
-		// conversation and used again when the profile comes back.
-		if s.mem.cog != nil {
-			cs, err := s.mem.sections()
-			if err != nil {
-				return err
-			}
-			s.mem.cogKept = &keptCOG{sections: cs, fp: s.mem.cogFP, usable: true}
+		if err := s.mem.detach(); err != nil {
+			return err
 		}
-		gm.geo, gm.geoRemove, s.mem.cog, s.mem.cogFP, gm.embed = nil, nil, nil, "", nil
+		gm.geo, gm.geoRemove, gm.embedder = nil, nil, nil
 		return nil
 	}
 	sum, err := s.pr.SHA256()
@@ -85,6 +104,11 @@ func (gm *Geometry) Set(p *geometry.Profile) error {
 		gm.geo = nil
 		return err
 	}
+	emb, err := geometry.NewEmbedder(gm.CalibrationSource(), p)
+	if err != nil {
+		return err
+	}
+	gm.embedder = emb
 	note, err := s.mem.start(p)
 	if err != nil {
 		return err
@@ -273,9 +297,208 @@ func (gm *Geometry) Calibrate(ctx context.Context, progress geometry.Progress) e
 		return err
 	}
 	if path != "" {
-		if err := p.Save(path, s.fl.appVersion); err != nil {
+		if err := p.Save(path, s.appVersion); err != nil {
 			return err
 		}
 	}
 	return gm.Set(p)
+}
+
+// useOGD sets the exploration step: α = 0 removes it.
+func (gm *Geometry) useOGD(alpha float64) error {
+	s := gm.s
+	if alpha == 0 {
+		if gm.exploreRemove != nil {
+			gm.exploreRemove()
+		}
+		gm.explore, gm.exploreRemove = nil, nil
+		return nil
+	}
+	if gm.geo == nil {
+		return ErrNoGeometry
+	}
+	p := gm.geo.Profile()
+	dir, source := gm.ogdDir, gm.ogdSource
+	if dir == nil {
+		var err error
+		if dir, source, err = geometry.Direction(p, s.mem.metric()); err != nil {
+			return err
+		}
+	}
+	x, err := geometry.NewExplorer(p, dir, alpha, source)
+	if err != nil {
+		return err
+	}
+	if gm.exploreRemove != nil {
+		gm.exploreRemove()
+	}
+	remove, err := s.st.AddHook(x)
+	if err != nil {
+		return err
+	}
+	if p.Layer < s.m.Layers-1 && (gm.explore == nil || gm.explore.P.Alpha() != alpha) {
+		s.resetCache(s.set.Seed) // later blocks' keys and values change
+	}
+	gm.explore, gm.exploreRemove = x, remove
+	return nil
+}
+
+// SetOGDDirection fixes the exploration direction (d wide; nil goes back
+// to the default: the manifold's top eigenvector, else the first UGT
+// axis). It applies from the next Set("ogd_alpha", …).
+func (gm *Geometry) SetOGDDirection(dir []float64, source string) {
+	gm.ogdDir, gm.ogdSource = dir, source
+}
+
+// ExploreChain runs successive generations with decreasing α
+// (docs/mechanisms.md §8): the first continues concept, each later one the
+// previous output, all steered along the concept's direction (its state
+// minus the profile's mean state) with the forbidden subspace removed.
+// Each step is a fresh conversation with a seed derived from seed, so a
+// chain is reproducible; the living manifold is neither consulted nor
+// changed. emit, if set, sees every piece. The session's conversation and
+// knobs are restored afterwards.
+func (gm *Geometry) ExploreChain(ctx context.Context, concept string, alphas []float64, seed uint64, emit func(step int, ev Event)) (*Chain, error) {
+	s := gm.s
+	if gm.geo == nil || gm.embedder == nil {
+		return nil, ErrNoGeometry
+	}
+	p := gm.geo.Profile()
+	hc, err := gm.embedder.State(ctx, concept)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := ogd.ConceptDirection([][]float64{hc}, [][]float64{p.Mu})
+	if err != nil {
+		return nil, fmt.Errorf("session: the concept's direction: %w", err)
+	}
+	saved, rec := s.set, s.cv.snapshot()
+	defer func() {
+		gm.SetOGDDirection(nil, "")
+		s.cv.rollback(rec)
+		s.resetCache(saved.Seed)
+		_ = s.apply(saved)
+	}()
+	gm.SetOGDDirection(dir, "concept: "+concept)
+	ch := &Chain{Concept: concept, Direction: "concept: " + concept}
+	var states [][]float64
+	gen := func(step int, alpha float64, stepSeed uint64, prev string) (string, error) {
+		if prev == "" {
+			prev = concept
+		}
+		s.cv.clearMessages()
+		n := saved
+		n.Seed, n.OGDAlpha = stepSeed, alpha
+		if err := s.apply(n); err != nil {
+			return "", err
+		}
+		s.resetCache(stepSeed)
+		turn, err := s.send(ctx, prev, sendNoMemory, func(ev Event) {
+			if emit != nil {
+				emit(step, ev)
+			}
+		})
+		if err != nil {
+			return "", err
+		}
+		st := ChainStep{Alpha: alpha, Seed: stepSeed, Text: turn.Text}
+		if g := turn.Geometry; g != nil {
+			st.TEH, st.TEHPeak = g.Reply.Overall, g.Peak
+		}
+		h, err := gm.embedder.State(ctx, turn.Text)
+		if err != nil {
+			return "", err
+		}
+		states = append(states, h)
+		ch.Steps = append(ch.Steps, st)
+		return turn.Text, nil
+	}
+	texts, err := ogd.Chain(alphas, seed, gen)
+	if err != nil {
+		return nil, err
+	}
+	if len(texts) >= 2 {
+		if ch.Score, err = ogd.Creativity(texts, states); err != nil {
+			return nil, err
+		}
+	}
+	return ch, nil
+}
+
+// What the session and the other parts ask of the geometry.
+
+// use applies the settings' Snipe projectors and exploration step.
+// Without a profile the toggles wait in the settings until Set (a session
+// saved with projectors on, loaded first).
+func (gm *Geometry) use(n Settings) error {
+	if gm.geo == nil {
+		return nil
+	}
+	if err := gm.useSnipe(n.Snipe); err != nil {
+		return err
+	}
+	return gm.useOGD(n.OGDAlpha)
+}
+
+// reaim aims a running exploration step at where the manifold's top
+// eigenvector points now (it moves as the manifold grows), unless the
+// direction is fixed (SetOGDDirection).
+func (gm *Geometry) reaim() error {
+	if gm.explore == nil || gm.ogdDir != nil {
+		return nil
+	}
+	return gm.useOGD(gm.s.set.OGDAlpha)
+}
+
+// exploring reports whether an exploration step runs.
+func (gm *Geometry) exploring() bool { return gm.explore != nil }
+
+// direction is the running exploration step's direction ("" without one).
+func (gm *Geometry) direction() string {
+	if gm.explore == nil {
+		return ""
+	}
+	return gm.explore.Source
+}
+
+// embeds reports whether texts can be embedded in the profile's
+// coordinates (a profile is attached).
+func (gm *Geometry) embeds() bool { return gm.embedder != nil }
+
+// embed is text's coordinates in the profile (embeds must be true).
+func (gm *Geometry) embed(ctx context.Context, text string) ([]float64, error) {
+	return gm.embedder.Embed(ctx, text)
+}
+
+// beginTurn starts a turn on the live gauge; gauged says a profile runs,
+// and reading may be asked for the turn's tokens.
+func (gm *Geometry) beginTurn() (gauged bool) {
+	if gm.geo == nil {
+		return false
+	}
+	gm.geo.BeginTurn()
+	return true
+}
+
+// reading is the gauge's reading of the position that chose a token (pos):
+// under speculative decoding the monitor has already read the drafts
+// after it. The first token's reading begins the reply.
+func (gm *Geometry) reading(pos int, first bool) geometry.Reading {
+	r, ok := gm.geo.At(pos)
+	if !ok {
+		r = gm.geo.Last()
+	}
+	if first {
+		gm.geo.BeginReply(r)
+	}
+	return r
+}
+
+// turnSummary is the gauge over the turn, or nil without a profile.
+func (gm *Geometry) turnSummary() *geometry.TurnSummary {
+	if gm.geo == nil {
+		return nil
+	}
+	sum := gm.geo.Summary()
+	return &sum
 }

@@ -90,14 +90,9 @@ func Knobs() []Knob {
 				if c < 16 || c > s.m.CtxLen {
 					return fmt.Errorf("the model allows 16 to %d tokens", s.m.CtxLen)
 				}
-				if err := s.resize(c); err != nil {
-					return err
-				}
-				// The new state has no compression installed: forget the
-				// one in use so that apply installs it again (from memory,
-				// instantly) instead of believing it is still there.
-				s.comp.grcKey = ""
-				return nil
+				// The new state has no compression installed: resize
+				// forgets the one in use, so that apply installs it again.
+				return s.resize(c)
 			},
 		},
 		{
@@ -190,7 +185,7 @@ func Knobs() []Knob {
 				return strconv.FormatFloat(s.OGDAlpha, 'g', -1, 64)
 			},
 			set: func(s *Session, n *Settings, value string) (err error) {
-				if n.OGDAlpha, err = parseAlpha(value); err == nil && n.OGDAlpha > 0 && s.gm.geo == nil {
+				if n.OGDAlpha, err = parseAlpha(value); err == nil && n.OGDAlpha > 0 && s.gm.Profile() == nil {
 					err = ErrNoGeometry
 				}
 				return err

@@ -6,8 +6,6 @@ import (
 	"strconv"
 
 	"github.com/isagi-lab/isagi/engine/backend"
-	"github.com/isagi-lab/isagi/engine/grc"
-	"github.com/isagi-lab/isagi/engine/model"
 )
 
 // mechanismKnobs are Compression II's settings (docs/grc.md): each builds
@@ -61,41 +59,6 @@ func mechanismKnobs() []Knob {
 			},
 		},
 	}
-}
-
-// useKVProj stores the state's keys and values in the rank's share of
-// each head when n asks for it (grc.KVRank of the compression's rank), or
-// as the model has them. A change of layout empties the cache: the
-// conversation is read again at the next turn. The projection of each
-// rank is made once and kept.
-func (cp *Compression) useKVProj(n Settings) error {
-	s := cp.s
-	var want *model.KVProjection
-	if n.KVProj {
-		g := grc.Of(s.st)
-		if g == nil {
-			return ErrKVProjNeedsRank
-		}
-		r := grc.KVRank(s.m.HeadDim, g.K, s.m.Dim)
-		if want = cp.kvProj[r]; want == nil {
-			var err error
-			if want, err = grc.KVProjectionFor(s.m, r); err != nil {
-				return err
-			}
-			if cp.kvProj == nil {
-				cp.kvProj = map[int]*model.KVProjection{}
-			}
-			cp.kvProj[r] = want
-		}
-	}
-	if s.st.KVProjection() == want {
-		return nil
-	}
-	if err := s.st.SetKVProjection(want); err != nil {
-		return err
-	}
-	s.resetCache(n.Seed)
-	return nil
 }
 
 // ErrKVProjNeedsRank is kv_proj on without a compression: the rank is

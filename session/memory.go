@@ -13,8 +13,29 @@ import (
 
 	"github.com/isagi-lab/isagi/cog"
 	"github.com/isagi-lab/isagi/engine/conversation"
+	"github.com/isagi-lab/isagi/geometry"
 	"github.com/isagi-lab/isagi/miku"
+	"gonum.org/v1/gonum/mat"
 )
+
+// Memory is the living manifold (COG) part of a Session, in the geometry
+// profile's coordinates.
+type Memory struct {
+	s     *Session
+	cog   *cog.Manifold
+	cogFP string // the fingerprint of the profile cog was measured in
+	// cogKept is the session file's manifold while the session does not
+	// use it (no profile attached yet, another profile, unreadable): it is
+	// saved back as read, so that a machine without the profile never
+	// erases the memory. Never set together with cog.
+	cogKept    *keptCOG
+	lastServed *served        // the last turn answered from memory, for Regenerate
+	served     []ServedAnswer // this conversation's answers served from memory (saved as cog.served)
+}
+
+// newMemory is the memory part of s, without a manifold until a geometry
+// profile is attached.
+func newMemory(s *Session) *Memory { return &Memory{s: s} }
 
 // When the living manifold serves a stored answer (docs/geometry.md, "When
 // an answer is served from memory"): the tiers are the geometry, and the
@@ -134,7 +155,7 @@ func lengthFits(l string, n int) bool {
 func (mem *Memory) state() memState {
 	s := mem.s
 	st := memState{Template: "completion", System: "none", Temp: tempClass(s.set), Snipe: "off", OGD: "off", GRC: "off"}
-	if t := s.cv.conv.Template(); t != nil {
+	if t := s.cv.template(); t != nil {
 		st.Template = "chat:" + shortHash(t.Source())
 		if s.set.System != "" {
 			st.System = shortHash(s.set.System)
@@ -143,11 +164,11 @@ func (mem *Memory) state() memState {
 	if sn := s.gm.Snipes(); len(sn) > 0 {
 		st.Snipe = strings.Join(sn, ",")
 	}
-	if s.gm.explore != nil && s.set.OGDAlpha > 0 {
+	if s.gm.exploring() && s.set.OGDAlpha > 0 {
 		st.OGD = strconv.FormatFloat(s.set.OGDAlpha, 'g', -1, 64)
 	}
-	if s.comp.grcKey != "" {
-		st.GRC = s.comp.grcKey
+	if key := s.comp.inUse(); key != "" {
+		st.GRC = key
 	}
 	return st
 }
@@ -237,7 +258,7 @@ func (mem *Memory) cogContext() cog.Context {
 	s := mem.s
 	h := sha256.New()
 	turns := 0
-	for _, m := range s.cv.conv.Transcript() {
+	for _, m := range s.cv.Transcript() {
 		content := m.Content
 		switch m.Role {
 		case "system":
@@ -253,7 +274,7 @@ func (mem *Memory) cogContext() cog.Context {
 			h.Write([]byte(part))
 		}
 	}
-	return cog.Context{ID: "conv:" + hex.EncodeToString(h.Sum(nil))[:16], Portable: turns == 0 || !s.cv.conv.Chat()}
+	return cog.Context{ID: "conv:" + hex.EncodeToString(h.Sum(nil))[:16], Portable: turns == 0 || !s.cv.chat()}
 }
 
 // memTurn is one turn's use of the manifold: the lookup, the decision and
@@ -423,17 +444,17 @@ func (mem *Memory) loadServed(f *miku.File) (notes []string) {
 // without a manifold.
 func (mem *Memory) lookup(ctx context.Context, input string) (m memTurn, ok bool, err error) {
 	s := mem.s
-	if mem.cog == nil || s.gm.embed == nil {
+	if mem.cog == nil || !s.gm.embeds() {
 		return memTurn{}, false, nil
 	}
-	if m.q, err = s.gm.embed.Embed(ctx, input); err != nil {
+	if m.q, err = s.gm.embed(ctx, input); err != nil {
 		return memTurn{}, false, fmt.Errorf("session: embedding the query: %w", err)
 	}
 	m.state, m.where = mem.state(), mem.cogContext()
 	if m.look, err = mem.cog.FindIn(m.q, input, m.where.ID, accepts(m.state, s.set.MaxTokens)); err != nil {
 		return memTurn{}, false, fmt.Errorf("session: looking the query up: %w", err)
 	}
-	m.gate = s.gm.geo.Profile().MemoryGate()
+	m.gate = s.gm.Profile().MemoryGate()
 	return m, true, nil
 }
 
@@ -445,7 +466,7 @@ func (mem *Memory) lookup(ctx context.Context, input string) (m memTurn, ok bool
 // shows it. Chat mode only: AUGMENT shows nothing in completion mode.
 func (mem *Memory) AugmentedPrompt(message, shown string) ([]int32, error) {
 	s := mem.s
-	tmpl := s.cv.conv.Template()
+	tmpl := s.cv.template()
 	if tmpl == nil {
 		return nil, fmt.Errorf("session: %s has no chat template, and AUGMENT shows an earlier answer in chat mode only", s.Info().Name)
 	}
@@ -457,3 +478,261 @@ func (mem *Memory) AugmentedPrompt(message, shown string) ([]int32, error) {
 	}
 	return p.IDs, nil
 }
+
+// start gives a newly attached profile its manifold: the one kept from
+// a session file when it was measured in this profile, else a new one —
+// unless the file's manifold cannot be used with it, which stays kept
+// (saved back unchanged) and leaves the session without memory; note
+// says why.
+func (mem *Memory) start(p *geometry.Profile) (note string, err error) {
+	if mem.cogKept != nil {
+		mem.cog, mem.cogFP = nil, ""
+		return mem.useKept(p), nil
+	}
+	m, err := cog.New(cog.Config{Dim: p.K})
+	if err != nil {
+		return "", err
+	}
+	mem.cog, mem.cogFP = m, p.Fingerprint()
+	return "", nil
+}
+
+// useKept starts using the kept manifold if it was measured in p, and
+// otherwise says why it stays unused ("" when it is in use and there is
+// nothing to tell).
+func (mem *Memory) useKept(p *geometry.Profile) string {
+	k := mem.cogKept
+	if !k.usable {
+		return k.why
+	}
+	fp := p.Fingerprint()
+	if k.fp != fp {
+		return fmt.Sprintf("the saved living manifold was measured with another geometry profile (%s; this one is %s): %s", k.fp, fp, keptSuffix)
+	}
+	m, err := cog.Decode(k.sections[0].Data)
+	if err == nil && m.Dim() != p.K {
+		err = fmt.Errorf("%d coordinates, the profile has %d", m.Dim(), p.K)
+	}
+	if err != nil {
+		k.usable, k.why = false, fmt.Sprintf("the saved living manifold could not be read (%v): %s", err, keptSuffix)
+		return k.why
+	}
+	mem.cog, mem.cogFP, mem.cogKept = m, fp, nil
+	return keylessNote(m)
+}
+
+// waitingNote says, once, that the kept manifold waits for a profile
+// ("" when there is nothing to say): a caller that attaches the profile
+// after loading the file (isagi run --session, the TUI's start) asks
+// Notes after it, so only a profile that did not come is told.
+func (mem *Memory) waitingNote() string {
+	s := mem.s
+	k := mem.cogKept
+	if k == nil || !k.usable || s.gm.Profile() != nil || k.told {
+		return ""
+	}
+	k.told = true
+	return fmt.Sprintf("the saved living manifold is inactive: it was measured with geometry profile %s, and no geometry profile is attached (none for this model here); it is kept in the session file unchanged, and is used again wherever that profile is attached", k.fp)
+}
+
+// turn describes a turn's decision after it was recorded. A served
+// turn shows the trajectory it was served from; any other, the nearest.
+func (mem *Memory) turn(m *memTurn, retrieved bool) *COGTurn {
+	near := m.look.Nearest
+	if retrieved {
+		near = m.dec.Candidate
+	}
+	t := &COGTurn{Tier: near.Tier.String(), Distance: near.Distance, Retrieved: retrieved,
+		Decision: m.decision, Why: m.why, SameContext: retrieved && m.dec.InContext, Gate: m.dec.Plain, Tau: m.gate.Tau,
+		Growth: mem.cog.Growth(), Trajectories: mem.cog.Len()}
+	if near.Found {
+		t.Nearest = near.Trajectory.Prompt
+	}
+	return t
+}
+
+// serveRetrieved answers from memory: the stored answer, streamed as one
+// piece, added to the conversation like a generated one, and noted in the
+// record of served answers the session file keeps.
+func (mem *Memory) serveRetrieved(input string, m *memTurn, start time.Time, emit func(Event)) (Turn, error) {
+	s := mem.s
+	c := m.dec.Candidate
+	ans := c.Trajectory.Answer
+	mem.lastServed = &served{input: input, answer: ans}
+	s.cv.addExchange(input, ans) // nothing was decoded: the cache lacks it until the next turn
+	emit(Event{Piece: ans, Elapsed: time.Since(start), ID: -1})
+	now := time.Now()
+	if err := mem.cog.Touch(c.Trajectory.ID, now); err != nil {
+		return Turn{}, err
+	}
+	mem.served = append(mem.served, ServedAnswer{Prompt: input, Answer: ans, Stored: c.Trajectory.Prompt,
+		Trajectory: c.Trajectory.ID, Distance: c.Distance, Gate: m.dec.Plain, Tau: m.gate.Tau, SameContext: m.dec.InContext, Time: now.UTC()})
+	t := Turn{Text: ans, Stop: "retrieved", COG: mem.turn(m, true)}
+	t.ContextUsed, _ = s.cv.ContextUsed()
+	s.cv.record(input, &t)
+	return t, nil
+}
+
+// Stats describes the living manifold; ok is false without one.
+func (mem *Memory) Stats() (ManifoldStats, bool) {
+	s := mem.s
+	if mem.cog == nil {
+		return ManifoldStats{}, false
+	}
+	st := ManifoldStats{Growth: mem.cog.Growth(), Trajectories: mem.cog.Len(), Clusters: mem.cog.Clusters(), Alpha: s.set.OGDAlpha,
+		MemoryOff: s.set.MemoryOff}
+	if p := s.gm.Profile(); p != nil {
+		g := p.MemoryGate()
+		st.Tau, st.Calibrated = g.Tau, g.Calibrated
+	}
+	if ev, err := mem.cog.TopEigen(min(4, mem.cog.Dim())); err == nil {
+		st.TopEigen = ev
+	}
+	if pts, err := mem.cog.Project2D(); err == nil {
+		st.Points = pts
+	}
+	st.Direction = s.gm.direction()
+	return st, true
+}
+
+// dropServed forgets the last served answer, taken back out of the
+// conversation.
+func (mem *Memory) dropServed() {
+	if n := len(mem.served); n > 0 {
+		mem.served = mem.served[:n-1]
+	}
+}
+
+func (mem *Memory) metric() *mat.SymDense {
+	if mem.cog == nil {
+		return nil
+	}
+	return mem.cog.Metric()
+}
+
+// sections are the manifold's sections for a session file: the one in
+// use, or the one kept from the loaded file as it was read.
+func (mem *Memory) sections() ([]miku.Section, error) {
+	if mem.cog == nil {
+		if mem.cogKept != nil {
+			return mem.cogKept.sections, nil
+		}
+		return nil, nil
+	}
+	data, err := mem.cog.MarshalBinary()
+	if err != nil {
+		return nil, fmt.Errorf("session: the living manifold: %w", err)
+	}
+	prof, err := json.Marshal(cogProfile{Fingerprint: mem.cogFP, K: mem.cog.Dim()})
+	if err != nil {
+		return nil, fmt.Errorf("session: the living manifold's profile record: %w", err)
+	}
+	// Not required: an older reader keeps the conversation and skips the
+	// manifold.
+	return []miku.Section{{Name: sectionCOG, Data: data}, {Name: sectionCOGProfile, Data: prof}}, nil
+}
+
+// load takes the living manifold of a session file in place of the
+// session's: the memory belongs to the conversation and its file. It is
+// used at once when the profile it was measured in is attached, else kept
+// as read (and used if that profile is attached later, SetGeometry). A
+// file without one starts a new manifold when a profile is attached.
+// sameModel is false for a file saved with another model (loaded with
+// force), whose manifold is kept and never used.
+func (mem *Memory) load(f *miku.File, sameModel bool) (notes []string) {
+	s := mem.s
+	mem.cog, mem.cogFP, mem.cogKept = nil, "", nil
+	sec, ok := f.Section(sectionCOG)
+	if !ok {
+		if p := s.gm.Profile(); p != nil {
+			m, err := cog.New(cog.Config{Dim: p.K})
+			if err != nil {
+				return []string{"the living manifold could not start: " + err.Error()}
+			}
+			mem.cog, mem.cogFP = m, p.Fingerprint()
+		}
+		return nil
+	}
+	k := &keptCOG{sections: []miku.Section{cloneSection(sec)}}
+	ps, hasProf := f.Section(sectionCOGProfile)
+	if hasProf {
+		k.sections = append(k.sections, cloneSection(ps))
+	}
+	var prof cogProfile
+	switch {
+	case !sameModel:
+		k.why = "the saved living manifold belongs to the other model and is not used: " + keptSuffix
+	case !hasProf || json.Unmarshal(ps.Data, &prof) != nil:
+		k.why = "the saved living manifold has no readable profile record, so it cannot be used: " + keptSuffix
+	default:
+		k.fp, k.usable = prof.Fingerprint, true
+	}
+	mem.cogKept = k
+	if !k.usable {
+		return []string{k.why}
+	}
+	p := s.gm.Profile()
+	if p == nil {
+		return nil // used by SetGeometry, or told by Notes
+	}
+	if note := mem.useKept(p); note != "" {
+		return []string{note}
+	}
+	return nil
+}
+
+// restart starts the memory again, empty, for a new conversation: a new
+// manifold in profile p's coordinates (none without p), the kept one
+// dropped. An error changes nothing.
+func (mem *Memory) restart(p *geometry.Profile) error {
+	var m *cog.Manifold
+	if p != nil {
+		var err error
+		if m, err = cog.New(cog.Config{Dim: p.K}); err != nil {
+			return fmt.Errorf("session: a new living manifold: %w", err)
+		}
+	}
+	mem.cog, mem.cogKept = m, nil
+	if m != nil {
+		mem.cogFP = p.Fingerprint()
+	}
+	return nil
+}
+
+// detach stops using the manifold as its profile is detached: the memory
+// outlives its profile, kept, saved with the conversation and used again
+// when the profile comes back.
+func (mem *Memory) detach() error {
+	if mem.cog != nil {
+		cs, err := mem.sections()
+		if err != nil {
+			return err
+		}
+		mem.cogKept = &keptCOG{sections: cs, fp: mem.cogFP, usable: true}
+	}
+	mem.cog, mem.cogFP = nil, ""
+	return nil
+}
+
+// last is the last turn if it was answered from memory: its input and
+// answer (ok false otherwise), for Regenerate to take it back.
+func (mem *Memory) last() (input, answer string, ok bool) {
+	if mem.lastServed == nil {
+		return "", "", false
+	}
+	return mem.lastServed.input, mem.lastServed.answer, true
+}
+
+// forgetLast forgets which turn was last answered from memory: another
+// turn came after it, or the conversation moved.
+func (mem *Memory) forgetLast() { mem.lastServed = nil }
+
+// takeBackLast forgets the last answer served from memory, taken back out
+// of the conversation, and its record.
+func (mem *Memory) takeBackLast() {
+	mem.lastServed = nil
+	mem.dropServed()
+}
+
+// clearServed forgets the conversation's answers served from memory.
+func (mem *Memory) clearServed() { mem.served, mem.lastServed = nil, nil }

@@ -13,13 +13,14 @@ import (
 // (SetGeometry); its knobs (max_tokens, temperature) size the replies, and
 // its conversation is left as it was (ExploreChain restores it).
 func EvaluateOGD(ctx context.Context, s *Session, starts []string, alphas []float64, seed uint64, progress geometry.Progress) (*geometry.OGDReport, error) {
-	if s.gm.geo == nil {
+	p := s.gm.Profile()
+	if p == nil {
 		return nil, ErrNoGeometry
 	}
 	if progress == nil {
 		progress = func(string, int, int) {}
 	}
-	rep := geometry.NewOGDReport(alphas, s.gm.geo.Profile().Overall.ROC.Tau)
+	rep := geometry.NewOGDReport(alphas, p.Overall.ROC.Tau)
 	rep.Concepts = len(starts)
 	zeros := make([]float64, len(alphas))
 	for i, c := range starts {

@@ -78,7 +78,7 @@ func OpenBytes(name string, data []byte, o Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.pr.src = data
+	s.pr.holdBytes(data)
 	return s, nil
 }
 
@@ -127,9 +127,8 @@ func fromFile(f *gguf.File, path string, o Options) (*Session, error) {
 		set = DefaultSettings()
 		set.Seed = uint64(time.Now().UnixNano())
 	}
-	s := newSession(m, tok, tmpl)
+	s := newSession(m, tok, tmpl, o)
 	s.b, s.closeB, s.info, s.kvType = b, closeB, info, o.KVType
-	s.fl.appVersion, s.comp.cacheDir, s.gm.profileDir = o.AppVersion, o.CacheDir, o.ProfileDir
 	if err := s.resize(o.Ctx); err != nil {
 		closeB()
 		return nil, err
@@ -221,10 +220,11 @@ func (s *Session) resizeKV(ctx int, keep float64) error {
 	s.gen = nil // rebuilt by apply with the current settings
 	// A conversation kept through a resize is recomputed at the next turn.
 	s.cv.lags()
-	// The drafter's cache and its hooks belong to the old state: apply
-	// makes a new one.
-	s.dr.stop()
-	s.dr.draftKey = ""
+	// The drafter's cache and its hooks belong to the old state, and the
+	// new state has no compression installed: apply makes a new drafter
+	// and installs the compression again (from memory, instantly).
+	s.dr.reset()
+	s.comp.reset()
 	if err := s.gm.attach(); err != nil {
 		return err
 	}

@@ -16,6 +16,25 @@ import (
 	"github.com/isagi-lab/isagi/ugt"
 )
 
+// Probe reads the model itself for analysis, on scratch states of its
+// own: tokens, the residual stream, embeddings, UGT coordinates.
+type Probe struct {
+	s   *Session
+	src []byte // the model's bytes when opened from memory (the demo)
+	sha string // the model file's sha256, once computed
+}
+
+// newProbe is the probe part of s.
+func newProbe(s *Session) *Probe { return &Probe{s: s} }
+
+// fork is the probe part of f, a fork of this part's session: the same
+// model, its bytes and its hash.
+func (pr *Probe) fork(f *Session) *Probe { return &Probe{s: f, src: pr.src, sha: pr.sha} }
+
+// holdBytes says the model was opened from data in memory (the demo): its
+// hash is data's.
+func (pr *Probe) holdBytes(data []byte) { pr.src = data }
+
 // TokenBytes is the text of one token on its own (nil out of range).
 func (pr *Probe) TokenBytes(id int32) []byte { return pr.s.tok.TokenBytes(id) }
 

@@ -48,7 +48,8 @@ const (
 
 func (s *Session) send(ctx context.Context, input string, mode sendMode, emit func(Event)) (Turn, error) {
 	start := time.Now()
-	s.cv.lastInput, s.mem.lastServed = input, nil
+	s.cv.sending(input)
+	s.mem.forgetLast()
 	var (
 		mem   memTurn
 		cogOn bool
@@ -66,33 +67,29 @@ func (s *Session) send(ctx context.Context, input string, mode sendMode, emit fu
 		}
 	}
 	augment := ""
-	if cogOn && s.cv.conv.Chat() && mode != sendForce {
+	if cogOn && s.cv.chat() && mode != sendForce {
 		// A regeneration asks for a fresh answer: the one it replaces is
 		// not shown to the model.
 		augment = mem.augmentWith(s.set.MemoryOff)
 	}
-	if cogOn && s.gm.explore != nil && s.gm.ogdDir == nil {
-		// The manifold's top eigenvector moves as it grows: aim the step
-		// at where it points now.
-		if err := s.gm.useOGD(s.set.OGDAlpha); err != nil {
+	if cogOn {
+		if err := s.gm.reaim(); err != nil {
 			return Turn{}, err
 		}
 	}
 	reserve := min(s.set.MaxTokens, s.st.MaxPos()/2)
-	prompt, err := s.cv.conv.Add(input, augment, s.st.MaxPos(), reserve)
+	prompt, err := s.cv.add(input, augment, s.st.MaxPos(), reserve)
 	if err != nil {
 		return Turn{}, fmt.Errorf("session: %w", err)
 	}
 	// Reuse the cached prefix: feed only what the KV cache does not hold.
 	feed := conversation.Reuse(s.gen, prompt.IDs)
 
-	dec := s.tok.NewDecoder(tokenizer.DecodeOptions{Continuation: !s.cv.conv.Chat()})
+	dec := s.tok.NewDecoder(tokenizer.DecodeOptions{Continuation: !s.cv.chat()})
 	var reply strings.Builder
 	n := 0
 	var decodeStart time.Time
-	if s.gm.geo != nil {
-		s.gm.geo.BeginTurn()
-	}
+	gauged := s.gm.beginTurn()
 	stats, err := s.gen.Generate(ctx, feed, generate.Options{MaxTokens: s.set.MaxTokens, Stop: s.stops}, func(id int32) error {
 		n++
 		if n == 1 {
@@ -110,18 +107,8 @@ func (s *Session) send(ctx context.Context, input string, mode sendMode, emit fu
 		if n > 1 {
 			ev.TokPerSec = float64(n-1) / time.Since(decodeStart).Seconds()
 		}
-		if s.gm.geo != nil {
-			// The reading of the position that chose this token: under
-			// speculative decoding the monitor has already read the drafts
-			// after it.
-			r, ok := s.gm.geo.At(pos)
-			if !ok {
-				r = s.gm.geo.Last()
-			}
-			ev.Gauge, ev.Gauged = r, true
-			if n == 1 {
-				s.gm.geo.BeginReply(r)
-			}
+		if gauged {
+			ev.Gauge, ev.Gauged = s.gm.reading(pos, n == 1), true
 		}
 		emit(ev)
 		return nil
@@ -139,10 +126,7 @@ func (s *Session) send(ctx context.Context, input string, mode sendMode, emit fu
 		sp := stats.Spec
 		turn.Spec = &sp
 	}
-	if s.gm.geo != nil {
-		sum := s.gm.geo.Summary()
-		turn.Geometry = &sum
-	}
+	turn.Geometry = s.gm.turnSummary()
 	switch {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		err = nil
@@ -153,7 +137,7 @@ func (s *Session) send(ctx context.Context, input string, mode sendMode, emit fu
 	// byte token); the conversation keeps valid text, so that a saved
 	// session reads back and saves again byte for byte.
 	kept := strings.ToValidUTF8(turn.Text, "\uFFFD")
-	s.cv.conv.AddReply(kept)
+	s.cv.addReply(kept)
 	// The cache now holds the conversation as this turn fitted it (old
 	// turns dropped, the text trimmed): its length is the figure, and a
 	// count made before the turn must not add to it.
@@ -162,7 +146,7 @@ func (s *Session) send(ctx context.Context, input string, mode sendMode, emit fu
 	// A reply cut short by the user is not an answer to serve again.
 	if cogOn && err == nil && turn.Stop != "cancelled" {
 		answer := kept
-		if s.cv.conv.Chat() {
+		if s.cv.chat() {
 			answer = strings.TrimSpace(kept)
 		}
 		// A regeneration replaces the stored answer it supersedes.

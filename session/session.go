@@ -12,12 +12,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/isagi-lab/isagi/miku"
-
-	"github.com/isagi-lab/isagi/cog"
 	"github.com/isagi-lab/isagi/engine/backend"
 	"github.com/isagi-lab/isagi/engine/chat"
-	"github.com/isagi-lab/isagi/engine/conversation"
 	"github.com/isagi-lab/isagi/engine/generate"
 	"github.com/isagi-lab/isagi/engine/grc"
 	"github.com/isagi-lab/isagi/engine/model"
@@ -187,7 +183,9 @@ type Turn struct {
 // (Drafting), the geometry profile and its projectors (Geometry), the
 // living manifold (Memory), the session file (Files) and the model's
 // residual stream read for analysis (Probe). A caller holds the part it
-// needs; docs/architecture.md walks one message through them.
+// needs; docs/architecture.md walks one message through them. Only a
+// part's own methods touch its fields (walls_test.go checks it): what the
+// parts share — the model, the state, the settings — is the Session's.
 type Session struct {
 	m   *model.Model
 	tok *tokenizer.Tokenizer
@@ -203,6 +201,9 @@ type Session struct {
 	set    Settings
 	stops  []int32
 	notes  []string // for the user, see Notes
+	// appVersion is recorded in the files the session writes: session
+	// files, cached ranks, geometry profiles (Options.AppVersion).
+	appVersion string
 
 	cv   *Conversation
 	comp *Compression
@@ -218,16 +219,18 @@ type Session struct {
 }
 
 // newSession makes a session's shell with its parts wired to it; the
-// caller fills the model, the state and the settings.
-func newSession(m *model.Model, tok *tokenizer.Tokenizer, tmpl *chat.Template) *Session {
-	s := &Session{m: m, tok: tok}
-	s.cv = &Conversation{s: s, conv: conversation.New(tok, tmpl), tree: NewTree()}
-	s.comp = &Compression{s: s}
-	s.dr = &Drafting{s: s}
-	s.gm = &Geometry{s: s}
-	s.mem = &Memory{s: s}
-	s.fl = &Files{s: s}
-	s.pr = &Probe{s: s}
+// caller fills the model, the state and the settings. o says where the
+// parts keep their files (the GRC cache, the geometry profiles) and what
+// version the files record.
+func newSession(m *model.Model, tok *tokenizer.Tokenizer, tmpl *chat.Template, o Options) *Session {
+	s := &Session{m: m, tok: tok, appVersion: o.AppVersion}
+	s.cv = newConversation(s, tmpl)
+	s.comp = newCompression(s, o.CacheDir)
+	s.dr = newDrafting(s)
+	s.gm = newGeometry(s, o.ProfileDir)
+	s.mem = newMemory(s)
+	s.fl = newFiles(s)
+	s.pr = newProbe(s)
 	return s
 }
 
@@ -325,9 +328,8 @@ func (s *Session) resetCache(seed uint64) {
 // from a fresh context against the memory built so far. The TUI's /clear
 // is NewConversation.
 func (s *Session) Clear() {
-	s.cv.conv.Clear()
-	s.cv.tree = NewTree()
-	s.mem.served, s.mem.lastServed, s.cv.lastInput = nil, nil, ""
+	s.cv.clear()
+	s.mem.clearServed()
 	s.resetCache(s.set.Seed)
 }
 
@@ -349,19 +351,12 @@ const ClearForgets = "the messages, the KV cache, the answers served from memory
 // It must not exist yet: Save creates it, and refuses (ErrExists) if
 // someone else has created it meanwhile.
 func (s *Session) NewConversation(file string) error {
-	var m *cog.Manifold
-	if s.gm.geo != nil {
-		var err error
-		if m, err = cog.New(cog.Config{Dim: s.gm.geo.Profile().K}); err != nil {
-			return fmt.Errorf("session: a new living manifold: %w", err)
-		}
+	// The memory goes first: a manifold that cannot start changes nothing.
+	if err := s.mem.restart(s.gm.Profile()); err != nil {
+		return err
 	}
 	s.Clear()
-	s.mem.cog, s.mem.cogKept, s.fl.carry = m, nil, nil
-	if m != nil {
-		s.mem.cogFP = s.gm.geo.Profile().Fingerprint()
-	}
-	s.fl.file, s.fl.created, s.fl.stamp = file, time.Time{}, miku.Stamp{}
+	s.fl.restart(file)
 	return nil
 }
 
@@ -410,10 +405,8 @@ func (s *Session) applyCtx(ctx context.Context, n Settings, progress func(done, 
 	} else if err := s.gen.SetParams(p); err != nil {
 		return err
 	}
-	if s.dr.drafter != nil {
-		if err := s.dr.drafter.SetParams(p); err != nil {
-			return err
-		}
+	if err := s.dr.setParams(p); err != nil {
+		return err
 	}
 	if err := s.comp.useEviction(n); err != nil {
 		return err
@@ -427,110 +420,12 @@ func (s *Session) applyCtx(ctx context.Context, n Settings, progress func(done, 
 	if err := s.dr.use(ctx, n, progress); err != nil {
 		return err
 	}
-	if s.gm.geo != nil {
-		// Without a profile the toggles wait in the settings until
-		// SetGeometry (a session saved with projectors on, loaded first).
-		if err := s.gm.useSnipe(n.Snipe); err != nil {
-			return err
-		}
-		if err := s.gm.useOGD(n.OGDAlpha); err != nil {
-			return err
-		}
+	if err := s.gm.use(n); err != nil {
+		return err
 	}
 	s.set = n
-	if n.System != "" && !s.cv.conv.HasSystem() {
+	if n.System != "" && !s.cv.hasSystem() {
 		s.cv.SetSystem(n.System)
 	}
 	return nil
-}
-
-// use switches the state's path to the GRC compression the settings
-// ask for (rank 0: off). The first switch for a slot set decomposes every
-// block (seconds to minutes on a large model; progress is told, ctx stops
-// it); a compression is read from the disk cache when it is there, and
-// kept in memory once built, so switching back and forth is instant. The
-// KV cache was written under the old path, so the conversation is
-// recomputed on the next turn.
-func (cp *Compression) use(ctx context.Context, n Settings, progress func(done, total int)) error {
-	s := cp.s
-	want, key := GRCJob{}, ""
-	if n.Rank > 0 {
-		var err error
-		if want, err = cp.spec(n); err != nil {
-			return err
-		}
-		key = want.Key()
-	}
-	if key == cp.grcKey {
-		return nil
-	}
-	var g *grc.Compression
-	if key != "" {
-		var err error
-		if g, err = cp.get(ctx, want, progress); err != nil {
-			return err
-		}
-	}
-	if err := grc.Use(s.st, g); err != nil {
-		return err
-	}
-	cp.grcKey = key
-	s.resetCache(s.set.Seed)
-	return nil
-}
-
-// get returns the compression job asks for: from memory when this
-// session built it already, else from the disk cache or built (the one
-// build path, shared with isagi run|bench|ppl --rank), and kept in memory
-// so that switching back is instant.
-func (cp *Compression) get(ctx context.Context, job GRCJob, progress func(done, total int)) (*grc.Compression, error) {
-	s := cp.s
-	key := job.Key()
-	if g := cp.grcs[key]; g != nil {
-		return g, nil
-	}
-	if cp.grcb == nil {
-		cp.grcb = map[grc.Slots]*grc.Builder{}
-	}
-	gb := cp.grcb[job.Spec.Slots]
-	if gb == nil {
-		var err error
-		if gb, err = grc.NewBuilder(s.m, job.Spec.Slots); err != nil {
-			return nil, err
-		}
-		cp.grcb[job.Spec.Slots] = gb
-	}
-	cache, err := cp.Cache()
-	if err != nil {
-		cache = nil // no cache: build, and keep it in memory only
-	}
-	g, _, err := BuildGRC(ctx, s.m, s.b, gb, cache, job, progress)
-	if err != nil {
-		return nil, err
-	}
-	if cp.grcs == nil {
-		cp.grcs = map[string]*grc.Compression{}
-	}
-	cp.grcs[key] = g
-	return g, nil
-}
-
-// spec is the compression the settings ask for (MCR calibrates on the
-// built-in text), checked by ResolveGRC as the command-line flags are.
-func (cp *Compression) spec(n Settings) (GRCJob, error) {
-	s := cp.s
-	req := GRCRequest{Rank: n.Rank, Slots: grc.QKV, Alloc: grc.AllocUniform,
-		Gauge: n.Gauge, SinkChannels: n.SinkChannels, SinkBypass: n.SinkBypass}
-	var err error
-	if n.Slots != "" {
-		if req.Slots, err = grc.ParseSlots(n.Slots); err != nil {
-			return GRCJob{}, err
-		}
-	}
-	if n.Alloc != "" {
-		if req.Alloc, err = grc.ParseAlloc(n.Alloc); err != nil {
-			return GRCJob{}, err
-		}
-	}
-	return ResolveGRC(s.m, s.tok, req)
 }

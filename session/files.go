@@ -14,6 +14,21 @@ import (
 	"github.com/isagi-lab/isagi/miku"
 )
 
+// Files is the persistence part of a Session: the .miku file it was
+// loaded from or last saved to.
+type Files struct {
+	s       *Session
+	file    string     // the .miku file loaded or last saved
+	created time.Time  // that file's creation time
+	stamp   miku.Stamp // that file's content as loaded or last saved: a save over it checks it is unchanged
+	// carry are the file's sections this build does not know (a newer
+	// ISAGI's), saved back as read.
+	carry []miku.Section
+}
+
+// newFiles is the persistence part of s, with no file yet.
+func newFiles(s *Session) *Files { return &Files{s: s} }
+
 // ErrOtherModel is returned by Load for a session saved with another model.
 var ErrOtherModel = errors.New("session was saved with another model")
 
@@ -83,7 +98,7 @@ type SaveOptions struct {
 // for a concurrent save of the same file (error wrapping miku.ErrLocked).
 func (fl *Files) Save(ctx context.Context, path string, o SaveOptions) error {
 	if o.AppVersion == "" {
-		o.AppVersion = fl.appVersion
+		o.AppVersion = fl.s.appVersion
 	}
 	if o.Now.IsZero() {
 		o.Now = time.Now()
@@ -101,7 +116,7 @@ func (fl *Files) save(ctx context.Context, path, appVersion string, now time.Tim
 	if err != nil {
 		return fmt.Errorf("session: knobs: %w", err)
 	}
-	conv, err := json.Marshal(savedConversation(s.info.Mode, s.cv.conv.Record()))
+	conv, err := json.Marshal(savedConversation(s.info.Mode, s.cv.snapshot()))
 	if err != nil {
 		return fmt.Errorf("session: conversation: %w", err)
 	}
@@ -121,8 +136,8 @@ func (fl *Files) save(ctx context.Context, path, appVersion string, now time.Tim
 		},
 		Sections: []miku.Section{{Name: sectionConversation, Required: true, Data: conv}},
 	}
-	if s.cv.conv.Chat() {
-		tree, err := json.Marshal(s.cv.tree.saved())
+	if s.cv.chat() {
+		tree, err := json.Marshal(s.cv.savedTree())
 		if err != nil {
 			return fmt.Errorf("session: conversation tree: %w", err)
 		}
@@ -278,12 +293,8 @@ func (fl *Files) Load(ctx context.Context, path string, o LoadOptions) (notes []
 	// next turn; until then ContextUsed counts the conversation itself.
 	s.resetCache(s.set.Seed)
 	notes = append(notes, treeNotes...)
-	s.cv.conv.Restore(conversation.Record{Messages: conv.Messages, Text: conv.Text, Parts: conv.Parts})
-	s.cv.tree = tree
-	if len(tree.nodes) > 0 {
-		s.cv.restore() // the branch in use, whole: the conversation section may have dropped its oldest turns
-	}
-	s.mem.lastServed, s.cv.lastInput = nil, ""
+	s.cv.load(conversation.Record{Messages: conv.Messages, Text: conv.Text, Parts: conv.Parts}, tree)
+	s.mem.forgetLast()
 	notes = append(notes, s.mem.loadServed(f)...)
 	fl.file, fl.created, fl.stamp, fl.carry = path, f.Header.Created, stamp, carry
 	notes = append(notes, s.mem.load(f, f.Header.Model.SHA256 == sum)...)
@@ -312,4 +323,10 @@ func loadTree(f *miku.File, conv savedConv) (*Tree, []string, error) {
 		return nil, nil, fmt.Errorf("conversation tree section: %w", err)
 	}
 	return t, nil, nil
+}
+
+// restart forgets the file: the next Save goes to file ("" for none),
+// which must not exist yet, and carries no sections of the old one.
+func (fl *Files) restart(file string) {
+	fl.file, fl.created, fl.stamp, fl.carry = file, time.Time{}, miku.Stamp{}, nil
 }

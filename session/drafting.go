@@ -13,6 +13,17 @@ import (
 	"github.com/isagi-lab/isagi/engine/sample"
 )
 
+// Drafting is the speculative decoding part of a Session.
+type Drafting struct {
+	s           *Session
+	drafter     *generate.ModelDrafter // the compressed drafter, or nil
+	draftRemove func()                 // removes its hooks on the state (online basis)
+	draftKey    string                 // the speculation settings in force ("": off)
+}
+
+// newDrafting is the drafting part of s, with speculation off.
+func newDrafting(s *Session) *Drafting { return &Drafting{s: s} }
+
 // OnlineEta0 is the online basis's step size η₀ (Paper 6 §5): η_t = η₀/√t.
 const OnlineEta0 = 0.01
 
@@ -209,6 +220,23 @@ func (dr *Drafting) stop() {
 		dr.drafter.State().Close()
 	}
 	dr.drafter, dr.draftRemove = nil, nil
+}
+
+// reset stops the drafter when the session's state is replaced (resize):
+// its cache and its hooks belong to the old state, and the next apply
+// makes a new one.
+func (dr *Drafting) reset() {
+	dr.stop()
+	dr.draftKey = ""
+}
+
+// setParams gives the drafter the session's new sampling parameters (a
+// no-op without a drafter).
+func (dr *Drafting) setParams(p sample.Params) error {
+	if dr.drafter == nil {
+		return nil
+	}
+	return dr.drafter.SetParams(p)
 }
 
 // Speculation is what speculative decoding did in the last reply (zero
