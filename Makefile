@@ -55,6 +55,10 @@ fuzz:
 	$(GO) test ./engine/backend/remote -run '^$$' -fuzz '^FuzzHandshake$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./engine/kvpress -run '^$$' -fuzz '^FuzzChoose$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/kvtask -run '^$$' -fuzz '^FuzzReadCases$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/termtext -run '^$$' -fuzz '^FuzzClean$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/termtext -run '^$$' -fuzz '^FuzzFrame$$' -fuzztime $(FUZZTIME)
+	# Each execution renders a chat pane (lipgloss, glamour): a tenth of the executions.
+	$(GO) test ./tui -run '^$$' -fuzz '^FuzzChatRender$$' -fuzztime $(FUZZTIME_SLOW)
 
 # The CUDA kernels (engine/backend/cuda/kernels/*.cu) as PTX for compute_80, which the
 # driver JIT-compiles on Ampere, Hopper and later. The PTX is committed and

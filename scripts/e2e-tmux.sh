@@ -358,3 +358,22 @@ e2e_branches() {
 	end_case "branches: reopened with both"
 }
 e2e_branches
+
+# A session file whose message holds terminal sequences (retitle, clear the
+# screen, move the cursor, an 8-bit CSI), opened with --load: the screen
+# shows them as characters, the terminal keeps its title, and the text
+# around them is where it should be.
+e2e_hostile_file() {
+	local file="$tmp/hostile.miku"
+	XDG_DATA_HOME=$tmp/data XDG_CONFIG_HOME=$tmp/config "$BIN" run --demo --session "$file" -n 2 --temp 0 \
+		--prompt "$(printf 'And HOSTILE\033]0;PWNED\007\033[2J\033[H\302\2332J said')" >/dev/null 2>&1 ||
+		fail "hostile: run --session failed"
+	start_tui 120 32 --load "$file"
+	wait_for 'ready' 20
+	wait_for 'And HOSTILE␛]0;PWNED␇␛\[2J␛\[H' 10
+	[ "$(tm display -p -t e2e '#{pane_title}')" != PWNED ] || fail "hostile: the session file retitled the terminal"
+	tm capture-pane -p -t e2e | grep -q 'ISAGI' || fail "hostile: the header was cleared from the screen"
+	quit_clean hostile
+	end_case "hostile session file"
+}
+e2e_hostile_file

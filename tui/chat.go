@@ -9,6 +9,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/glamour"
 	"github.com/charmbracelet/lipgloss"
+
+	"github.com/isagi-lab/isagi/internal/termtext"
 )
 
 type entryKind int
@@ -53,7 +55,7 @@ func newChatPane(modelName string, markdown bool, mdStyle string, keys keyMap) c
 	// viewport's own defaults (the arrows, j, k, space…) belong to the
 	// input — typing must not scroll.
 	vp.KeyMap = viewport.KeyMap{HalfPageUp: keys.ScrollUp, HalfPageDown: keys.ScrollDown}
-	user, model := "you", modelName
+	user, model := "you", termtext.Clean(modelName) // the name is the GGUF's metadata
 	if !markdown {
 		user, model = "prompt", "continuation"
 	}
@@ -180,9 +182,9 @@ func (c *chatPane) refresh() {
 	content := c.history
 	if c.streaming {
 		s := theme.ModelLabel.Render(c.modelName) + "\n" +
-			theme.Streaming.Width(max(c.width, 4)).Render(c.stream.String()+"▌")
+			theme.Streaming.Width(max(c.width, 4)).Render(termtext.Clean(c.stream.String())+"▌")
 		if c.streamNote != "" {
-			s += "\n" + theme.Notice.Render(c.streamNote)
+			s += "\n" + theme.Notice.Render(termtext.Clean(c.streamNote))
 		}
 		content = joinBlocks(content, s)
 	}
@@ -199,6 +201,9 @@ func (c *chatPane) refresh() {
 // description column, 0 for other text.
 func (c *chatPane) render(e entry, hang int) string {
 	w := max(c.width, 4)
+	// A message may come from a session file or a model: its control
+	// characters are shown, never sent to the terminal (termtext).
+	e.text, e.label = termtext.Clean(e.text), termtext.Clean(e.label)
 	switch e.kind {
 	case entryUser:
 		return theme.UserLabel.Render(c.userName) + c.labelOf(e) + "\n" + theme.User.Width(w-1).Render(abbreviate(e.text))

@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/isagi-lab/isagi/gpu"
+	"github.com/isagi-lab/isagi/internal/termtext"
 	"github.com/isagi-lab/isagi/session"
 )
 
@@ -665,7 +666,10 @@ func (m *Model) View() string {
 	if m.frame.deferred && m.frame.last != "" {
 		return m.frame.last
 	}
-	s := m.render()
+	// The last guard: whatever text reached a pane without being cleaned
+	// (a file name, a model's name from its metadata, an error) can colour
+	// the screen and no more (termtext.Frame keeps only SGR sequences).
+	s := termtext.Frame(m.render())
 	m.frame.rendered(s)
 	return s
 }

@@ -67,3 +67,74 @@ func Safe(s string) bool {
 	}
 	return true
 }
+
+// Frame cleans a screen that a TUI drew: it keeps the SGR sequences
+// (ESC [ params m: colours and emphasis, what lipgloss styles with) and
+// cleans everything else as Clean does. It is the last guard before the
+// terminal for text that reached a pane without passing through Clean:
+// no sequence that moves the cursor, clears the screen or retitles the
+// window gets through. A frame without a control character but those
+// sequences and newlines is returned as it is, unallocated.
+func Frame(s string) string {
+	if FrameSafe(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i := 0; i < len(s); {
+		if n := sgrLen(s[i:]); n > 0 {
+			b.WriteString(s[i : i+n])
+			i += n
+			continue
+		}
+		j := i + 1
+		for j < len(s) && s[j] != 0x1b {
+			j++
+		}
+		b.WriteString(Clean(s[i:j]))
+		i = j
+	}
+	return b.String()
+}
+
+// FrameSafe reports whether s holds no control character but newline,
+// tab and the ESC of an SGR sequence, and is UTF-8.
+func FrameSafe(s string) bool {
+	for i := 0; i < len(s); {
+		if s[i] == 0x1b {
+			n := sgrLen(s[i:])
+			if n == 0 {
+				return false
+			}
+			i += n
+			continue
+		}
+		j := i + 1
+		for j < len(s) && s[j] != 0x1b {
+			j++
+		}
+		if !Safe(s[i:j]) {
+			return false
+		}
+		i = j
+	}
+	return true
+}
+
+// sgrLen is the length of the SGR sequence s starts with, or 0: ESC [,
+// digits, ';' and ':' (true-colour parameters), then 'm'.
+func sgrLen(s string) int {
+	if len(s) < 3 || s[0] != 0x1b || s[1] != '[' {
+		return 0
+	}
+	for i := 2; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9', c == ';', c == ':':
+		case c == 'm':
+			return i + 1
+		default:
+			return 0
+		}
+	}
+	return 0
+}

@@ -54,3 +54,33 @@ func FuzzClean(f *testing.F) {
 		}
 	})
 }
+
+func TestFrame(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"\x1b[1;38;2;255;0;0mred\x1b[0m\nplain", "\x1b[1;38;2;255;0;0mred\x1b[0m\nplain"},
+		{"\x1b[38:5:12mx\x1b[m", "\x1b[38:5:12mx\x1b[m"},
+		{"\x1b[2J\x1b[31mx", "␛[2J\x1b[31mx"},
+		{"\x1b]0;TITLE\x07\x1b[0m", "␛]0;TITLE␇\x1b[0m"},
+		{"a\x1b", "a␛"},
+		{"\x1b[31", "␛[31"},
+		{"\x9b2J", "\uFFFD2J"},
+	} {
+		if got := Frame(c.in); got != c.want {
+			t.Errorf("Frame(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// FuzzFrame: what Frame returns holds no ESC but an SGR sequence's, and no
+// other control character but newline and tab.
+func FuzzFrame(f *testing.F) {
+	for _, s := range []string{"\x1b[31mred\x1b[0m", "\x1b]52;c;aGk=\x07", "\x1b[2J", "\x1b[", "\x1b\x1b[m", "\xc2\x9b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := Frame(s)
+		if !FrameSafe(out) {
+			t.Fatalf("Frame(%q) = %q is not safe", s, out)
+		}
+	})
+}
