@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/isagi-lab/isagi/demo"
+	"github.com/isagi-lab/isagi/internal/cli/base"
 	"github.com/isagi-lab/isagi/internal/cli/clitest"
 	"github.com/isagi-lab/isagi/miku"
 	"github.com/isagi-lab/isagi/session"
@@ -265,7 +267,7 @@ func TestRunSessionDemo(t *testing.T) {
 	if prompts != 2 {
 		t.Fatalf("want 2 turns in the file, got %d prompts: %+v", prompts, conv.Parts)
 	}
-	if f.Header.Model.SHA256 != demoSHA256() {
+	if f.Header.Model.SHA256 != base.BytesSHA256(demo.Model) {
 		t.Fatalf("saved with model %+v, want the demo", f.Header.Model)
 	}
 }
