@@ -68,13 +68,8 @@ func Main(env base.Env, args []string) error {
 	if vs != nil && ds != nil {
 		return base.Usagef("--gauge, --sink-channels, --sink-bypass and --kv-proj are measured without --draft")
 	}
-	f, tok, err := mf.OpenFile()
+	f, tok, m, st, err := mf.Open()
 	if err != nil {
-		return err
-	}
-	m, st, err := mf.Load(f, tok)
-	if err != nil {
-		f.Close()
 		return err
 	}
 	defer m.Close()
@@ -526,7 +521,7 @@ type specReport struct {
 	Servers []remote.ServerInfo `json:"servers,omitempty"`
 }
 
-// usageHead and usageTail frame the flags in the help.
+// usageHead and usageTail frame the flags in `isagi bench --help`.
 const (
 	usageHead = `Usage: isagi bench (--model FILE.gguf | --demo) [-p 128] [-n 64] [--json] [--threads N] [--kv-type T] [--rank K ...]
 

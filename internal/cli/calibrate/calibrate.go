@@ -15,7 +15,7 @@ import (
 // Main is `isagi calibrate`: build and store a model's geometry
 // profile.
 func Main(env base.Env, args []string) error {
-	fs := env.FlagSet("calibrate", usageHead, usageTail)
+	fs := env.FlagSet("calibrate", usageHead, "")
 	var g base.GeoFlags
 	g.Version = env.Version
 	g.Register(fs)
@@ -114,9 +114,8 @@ func printProfile(w io.Writer, p *geometry.Profile) {
 	}
 }
 
-// usageHead and usageTail frame the flags in the help.
-const (
-	usageHead = `Usage: isagi calibrate [--model FILE | --demo] [flags]
+// usageHead is `isagi calibrate --help` before the flags.
+const usageHead = `Usage: isagi calibrate [--model FILE | --demo] [flags]
 
 Builds the model's geometry profile (docs/geometry.md; the math in
 docs/mechanisms.md §5–7) from the prompt
@@ -133,5 +132,3 @@ prompts' meaning, a tiny text model (like the demo) cannot — measure with
 Example:
   isagi calibrate --model smollm2-135m-instruct
 `
-	usageTail = ""
-)

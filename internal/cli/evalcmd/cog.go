@@ -39,7 +39,7 @@ the answer word. Chat models only.
 // cmdEvalCOG is `isagi eval cog`: the memory gate on the held-out memory
 // set, or with --augment the AUGMENT tier's accuracy on near questions.
 func cmdEvalCOG(env base.Env, args []string) error {
-	fs := env.FlagSet("eval cog", cogHead, cogTail)
+	fs := env.FlagSet("eval cog", cogHead, "")
 	var g base.GeoFlags
 	g.Version = env.Version
 	g.Register(fs)
@@ -220,8 +220,5 @@ func score(s geometry.AugmentScore) string {
 	return fmt.Sprintf("%d/%d (%.1f%%)", s.Correct, s.N, 100*s.Accuracy)
 }
 
-// cogHead and cogTail frame the flags in the help.
-const (
-	cogHead = evalCOGUsage + "\nFlags:\n"
-	cogTail = ""
-)
+// cogHead is `isagi eval cog --help` before the flags.
+const cogHead = evalCOGUsage + "\nFlags:\n"

@@ -40,7 +40,7 @@ and decode tok/s at the longest context, with and without eviction.
 
 // cmdEvalKV is `isagi eval kv`.
 func cmdEvalKV(env base.Env, args []string) error {
-	fs := env.FlagSet("eval kv", kvHead, kvTail)
+	fs := env.FlagSet("eval kv", kvHead, "")
 	// The model and threads, uncompressed: the states the cases run on
 	// are made here, without a GRC.
 	mf := base.ModelFlags{Slots: "qkv", Alloc: "uniform", Log: env.Stderr, Version: env.Version}
@@ -332,8 +332,5 @@ func spread(v []float64) (lo, med, hi float64) {
 	return s[0], s[len(s)/2], s[len(s)-1]
 }
 
-// kvHead and kvTail frame the flags in the help.
-const (
-	kvHead = evalKVUsage + "\nFlags:\n"
-	kvTail = ""
-)
+// kvHead is `isagi eval kv --help` before the flags.
+const kvHead = evalKVUsage + "\nFlags:\n"

@@ -12,7 +12,7 @@ import (
 // prompts, each beside the same chain unexplored, with the harm gauge on
 // every reply.
 func cmdEvalOGD(env base.Env, args []string) error {
-	fs := env.FlagSet("eval ogd", ogdHead, ogdTail)
+	fs := env.FlagSet("eval ogd", ogdHead, "")
 	var g base.GeoFlags
 	g.Version = env.Version
 	g.Register(fs)
@@ -75,9 +75,8 @@ func cmdEvalOGD(env base.Env, args []string) error {
 	return nil
 }
 
-// ogdHead and ogdTail frame the flags in the help.
-const (
-	ogdHead = `Usage: isagi eval ogd [--model FILE | --demo] [--set DIR] [--chain 0.2,0.1,0.05] [--concepts 16] [--json]
+// ogdHead is `isagi eval ogd --help` before the flags.
+const ogdHead = `Usage: isagi eval ogd [--model FILE | --demo] [--set DIR] [--chain 0.2,0.1,0.05] [--concepts 16] [--json]
 
 Safe OGD on generated text (docs/geometry.md): from each of the first
 --concepts held-out benign prompts, an exploration chain (isagi explore)
@@ -86,5 +85,3 @@ the profile's overall harm gauge read on every reply: its mean, how many
 replies reach τ (flagged), and how many refuse. The seed paper claims
 Safe OGD adds no harm (0 %%); this measures it.
 `
-	ogdTail = ""
-)

@@ -12,7 +12,7 @@ import (
 
 // Main is `isagi explore`: a Safe OGD chain from a seed concept.
 func Main(env base.Env, args []string) error {
-	fs := env.FlagSet("explore", usageHead, usageTail)
+	fs := env.FlagSet("explore", usageHead, "")
 	var g base.GeoFlags
 	g.Version = env.Version
 	g.Register(fs)
@@ -73,9 +73,8 @@ func Main(env base.Env, args []string) error {
 	return out.Flush()
 }
 
-// usageHead and usageTail frame the flags in the help.
-const (
-	usageHead = `Usage: isagi explore [--model FILE | --demo] [--chain 0.2,0.1,0.05] [--seed N] "seed concept"
+// usageHead is `isagi explore --help` before the flags.
+const usageHead = `Usage: isagi explore [--model FILE | --demo] [--chain 0.2,0.1,0.05] [--seed N] "seed concept"
 
 Safe OGD exploration (docs/mechanisms.md §8): successive generations with
 decreasing α, the first continuing the seed concept and each later one the
@@ -88,5 +87,3 @@ model's geometry profile (isagi calibrate).
 Example:
   isagi explore --demo --chain 0.2,0.1,0.05 "a garden at dawn"
 `
-	usageTail = ""
-)

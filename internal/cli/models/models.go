@@ -155,7 +155,7 @@ func typeNames(ts []tensor.Type) []string {
 	return out
 }
 
-// usageHead and usageTail frame the flags in the help.
+// usageHead and usageTail frame the flags in `isagi models --help`.
 const (
 	usageHead = `Usage: isagi models [--json]
 

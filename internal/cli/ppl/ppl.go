@@ -13,7 +13,7 @@ import (
 
 // Main is `isagi ppl`: perplexity of a model over a text file.
 func Main(env base.Env, args []string) error {
-	fs := env.FlagSet("ppl", usageHead, usageTail)
+	fs := env.FlagSet("ppl", usageHead, "")
 	mf := base.ModelFlags{Version: env.Version}
 	mf.Register(fs)
 	defer mf.Dev.Close()
@@ -33,13 +33,8 @@ func Main(env base.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	f, tok, err := mf.OpenFile()
+	f, tok, m, st, err := mf.Open()
 	if err != nil {
-		return err
-	}
-	m, st, err := mf.Load(f, tok)
-	if err != nil {
-		f.Close()
 		return err
 	}
 	defer m.Close()
@@ -95,9 +90,8 @@ func Main(env base.Env, args []string) error {
 	return nil
 }
 
-// usageHead and usageTail frame the flags in the help.
-const (
-	usageHead = `Usage: isagi ppl (--model FILE.gguf | --demo) --file TEXT [--ctx N] [--kv-type T] [--threads N] [--rank K --slots S --alloc A] [--gauge] [--sink-channels T] [--sink-bypass] [--kv-proj]
+// usageHead is `isagi ppl --help` before the flags.
+const usageHead = `Usage: isagi ppl (--model FILE.gguf | --demo) --file TEXT [--ctx N] [--kv-type T] [--threads N] [--rank K --slots S --alloc A] [--gauge] [--sink-channels T] [--sink-bypass] [--kv-proj]
 
 Perplexity of the model over a text, as llama.cpp's perplexity tool
 computes it: the text is cut into windows of --ctx tokens (default: the
@@ -120,5 +114,3 @@ Examples:
   isagi ppl --demo --file heldout.txt --ctx 128
   isagi ppl --model kjv-q8_0.gguf --file heldout.txt --ctx 256 --rank 192 --slots qkv,o,ffn --alloc mcr
 `
-	usageTail = ""
-)

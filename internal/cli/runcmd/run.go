@@ -602,7 +602,7 @@ func runSession(env base.Env, mf *base.ModelFlags, file, prompt string, p sample
 	return sessionTurnError(s, turn, s.Files().Save(context.Background(), lock.Path(), session.SaveOptions{Lock: lock}))
 }
 
-// usageHead and usageTail frame the flags in the help.
+// usageHead and usageTail frame the flags in `isagi run --help`.
 const (
 	usageHead = `Usage: isagi run (--model FILE.gguf | --demo) [--prompt TEXT | --prompt-ids 1,2,3] [--chat ...] [flags]
 

@@ -21,7 +21,7 @@ import (
 
 // Main is `isagi serve`: the OpenAI-compatible server (package serve).
 func Main(env base.Env, args []string) error {
-	fs := env.FlagSet("serve", usageHead, usageTail)
+	fs := env.FlagSet("serve", usageHead, "")
 	mf := base.ModelFlags{Version: env.Version}
 	mf.RegisterModel(fs)
 	defer mf.Dev.Close()
@@ -119,9 +119,8 @@ func loopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// usageHead and usageTail frame the flags in the help.
-const (
-	usageHead = `Usage: isagi serve (--model FILE.gguf | --demo) [flags]
+// usageHead is `isagi serve --help` before the flags.
+const usageHead = `Usage: isagi serve (--model FILE.gguf | --demo) [flags]
 
 Serves the model over the OpenAI API (POST /v1/chat/completions,
 /v1/completions, /v1/embeddings; GET /v1/models), streaming or not, with
@@ -140,5 +139,3 @@ Examples:
 
 Flags:
 `
-	usageTail = ""
-)

@@ -52,7 +52,7 @@ func Main(env base.Env, args []string) error {
 	return nil
 }
 
-// usageHead and usageTail frame the flags in the help.
+// usageHead and usageTail frame the flags in `isagi tokenize --help`.
 const (
 	usageHead = `Usage: isagi tokenize (--model FILE.gguf | --demo) [flags] TEXT...
        isagi tokenize (--model FILE.gguf | --demo) --decode ID...
