@@ -11,7 +11,8 @@ import (
 )
 
 // Env is what a command runs in: the binary's version and the process's
-// standard streams. Tests give a command buffers instead of the process's.
+// standard streams, all of which a caller sets. Tests give a command
+// buffers instead of the process's.
 type Env struct {
 	// Version is the binary's version, recorded in the files a command
 	// writes (sessions, the GRC cache's entries, profiles).
