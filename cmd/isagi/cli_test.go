@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/isagi-lab/isagi/internal/cli/clitest"
-	"github.com/isagi-lab/isagi/store"
 
 	"github.com/isagi-lab/isagi/engine/model"
 )
@@ -182,64 +181,6 @@ func TestHelpCitesOurDocs(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join("..", "..", "docs", "mechanisms.md")); err != nil {
 		t.Error(err)
-	}
-}
-
-// TestFirstStartMenu: the first-start menu asks again after an answer it
-// does not know, and when the download fails it offers the demo model
-// instead of giving up.
-func TestFirstStartMenu(t *testing.T) {
-	pulled := func() (string, error) { return "/models/smol.gguf", nil }
-	offline := func() (string, error) { return "", errors.New("dial tcp: lookup huggingface.co: no such host") }
-	for _, tc := range []struct {
-		name, input string
-		pull        func() (string, error)
-		path        string
-		demo        bool
-		err         bool
-		says        []string
-	}{
-		{"invalid then demo", "3\n2\n", pulled, "", true, false, []string{`"3" is not one of the choices`}},
-		{"invalid then pull", "pull\n1\n", pulled, "/models/smol.gguf", false, false, nil},
-		{"pull fails, demo accepted", "1\n\n", offline, "", true, false, []string{"no such host", "demo model instead? [Y/n]"}},
-		{"pull fails, demo accepted with y", "1\nmaybe\ny\n", offline, "", true, false, []string{`"maybe"`}},
-		{"pull fails, demo declined", "1\nn\n", offline, "", false, true, nil},
-		{"quit", "q\n", pulled, "", false, true, nil},
-		{"input ends", "5\n", pulled, "", false, true, nil},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var out bytes.Buffer
-			path, demo, err := firstStartMenu(strings.NewReader(tc.input), &out, tc.pull, nil)
-			if path != tc.path || demo != tc.demo || (err != nil) != tc.err {
-				t.Fatalf("got (%q, %v, %v), want (%q, %v, error %v)\n%s", path, demo, err, tc.path, tc.demo, tc.err, out.String())
-			}
-			for _, s := range tc.says {
-				if !strings.Contains(out.String(), s) {
-					t.Errorf("the menu did not say %q:\n%s", s, out.String())
-				}
-			}
-		})
-	}
-}
-
-// TestFirstStartOffersInstalledModels: with models installed but none the
-// default, the menu does not say none is installed: it lists them first,
-// and choosing one opens it.
-func TestFirstStartOffersInstalledModels(t *testing.T) {
-	installed := []store.Model{{Name: "kjv-q8_0", Path: "/m/kjv-q8_0.gguf", Arch: "llama", Quant: "Q8_0"}, {Name: "qwen", Path: "/m/qwen.gguf", Arch: "qwen2", Quant: "Q4_K_M"}}
-	pulled := func() (string, error) { return "/models/smol.gguf", nil }
-	for _, c := range []struct {
-		input, path string
-		demo        bool
-	}{{"2\n", "/m/qwen.gguf", false}, {"3\n", "/models/smol.gguf", false}, {"4\n", "", true}, {"9\n1\n", "/m/kjv-q8_0.gguf", false}} {
-		var out bytes.Buffer
-		path, demo, err := firstStartMenu(strings.NewReader(c.input), &out, pulled, installed)
-		if err != nil || path != c.path || demo != c.demo {
-			t.Errorf("%q: got (%q, %v, %v), want (%q, %v)\n%s", c.input, path, demo, err, c.path, c.demo, out.String())
-		}
-		if strings.Contains(out.String(), "No model is installed") || !strings.Contains(out.String(), "2 installed models, none of them the default") || !strings.Contains(out.String(), "2  qwen (qwen2 Q4_K_M)") {
-			t.Errorf("menu:\n%s", out.String())
-		}
 	}
 }
 

@@ -14,7 +14,6 @@ import (
 	"github.com/isagi-lab/isagi/internal/cli/base"
 	"github.com/isagi-lab/isagi/internal/cli/clitest"
 	"github.com/isagi-lab/isagi/internal/testkit/peer"
-	"github.com/isagi-lab/isagi/session"
 )
 
 // TestRPCFlag: every command that runs a model takes --rpc and lists it in
@@ -94,34 +93,6 @@ func TestRPCDialFailure(t *testing.T) {
 	if !errors.Is(err, remote.ErrUnavailable) || base.ExitCode(err) != 1 || !oneLine("isagi: "+userMessage(err)+"\n") || errs != "" {
 		t.Errorf("bench: %v (exit %d), stderr %q", err, base.ExitCode(err), errs)
 	}
-}
-
-// TestRPCServersShown: the Hardware pane's label shows each server with
-// its layers and memory (bench's report: the bench package's
-// TestRPCReport).
-func TestRPCServersShown(t *testing.T) {
-	servers := []remote.ServerInfo{
-		{Addr: "127.0.0.1:50052", Free: 47 << 29, Total: 47 << 29, FirstLayer: 0, LayersCount: 15},
-		{Addr: "10.0.0.2:50052", Free: 11 << 30, Total: 12 << 30, FirstLayer: 15, LayersCount: 15},
-		{Addr: "10.0.0.3:50052", Free: 1 << 20, Total: 2 << 20, FirstLayer: -1},
-	}
-	lines := base.ServerLines(servers, 30)
-	want := []string{
-		"127.0.0.1:50052 · layers 0–14 · 23.50 GiB free of 23.50 GiB",
-		"10.0.0.2:50052 · layers 15–29 · 11.00 GiB free of 12.00 GiB",
-		"10.0.0.3:50052 · no layers · 1.00 MiB free of 2.00 MiB",
-	}
-	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
-		t.Errorf("serverLines = %q, want %q", lines, want)
-	}
-	if got := base.ServerLines([]remote.ServerInfo{{Addr: "a:1", FirstLayer: -1}}, 0); got[0] != "a:1" {
-		t.Errorf("without a layer count or memory: %q", got[0])
-	}
-	label := computeLabel(session.Info{Backend: "rpc × 3 (…)"}, strings.Join(lines[:2], "\n"))
-	if label != "rpc × 3 (…)\n"+want[0]+"\n"+want[1] {
-		t.Errorf("computeLabel = %q", label)
-	}
-
 }
 
 // startRPCServer runs ggml's rpc-server ($ISAGI_RPC_SERVER or rpc-server

@@ -1,8 +1,10 @@
-// Package base holds what isagi's commands share: usage errors and the
+// Package base holds what isagi's commands share: the Env they run in and
+// the one Main signature they have, the Command rows of the command table,
+// the flag set every command makes and its usage, usage errors and the
 // flag parsing that words them, the flags that choose and open a model
 // (model, device, GRC, KV eviction, speculative decoding, geometry
 // profile), and small printing helpers. It is cmd/go/internal/base's
-// counterpart for cmd/isagi.
+// counterpart for internal/cli.
 package base
 
 import (

@@ -149,18 +149,31 @@ func ParseChain(chain string) ([]float64, error) {
 	return alphas, nil
 }
 
-// OpenExploring opens the model with its geometry profile running and
-// replies of n tokens sampled at temp: what explore and eval ogd generate
-// with. The caller closes the session.
-func (g *GeoFlags) OpenExploring(n int, temp float64) (*session.Session, *geometry.Profile, error) {
+// OpenProfiled opens the model (Open) and reads its profile
+// (LoadProfile): what the evaluations of the profile start with. The
+// caller closes the session.
+func (g *GeoFlags) OpenProfiled() (*session.Session, *geometry.Profile, error) {
 	s, err := g.Open()
 	if err != nil {
 		return nil, nil, err
 	}
 	p, err := g.LoadProfile(s)
-	if err == nil {
-		err = s.Geometry().Set(p)
+	if err != nil {
+		s.Close()
+		return nil, nil, err
 	}
+	return s, p, nil
+}
+
+// OpenExploring opens the model with its geometry profile running and
+// replies of n tokens sampled at temp: what explore and eval ogd generate
+// with. The caller closes the session.
+func (g *GeoFlags) OpenExploring(n int, temp float64) (*session.Session, *geometry.Profile, error) {
+	s, p, err := g.OpenProfiled()
+	if err != nil {
+		return nil, nil, err
+	}
+	err = s.Geometry().Set(p)
 	for _, kv := range [][2]string{{"max_tokens", strconv.Itoa(n)}, {"temperature", strconv.FormatFloat(temp, 'g', -1, 64)}} {
 		if err == nil {
 			err = s.Set(kv[0], kv[1])

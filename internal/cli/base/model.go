@@ -1,15 +1,12 @@
 package base
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -280,7 +277,7 @@ func (mf *ModelFlags) buildGRC(f *gguf.File, tok *tokenizer.Tokenizer, m *model.
 				Model: miku.ModelRef{File: filepath.Base(f.Path), SHA256: sum, Arch: m.Arch, Name: m.Name}}
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := Interruptible()
 	defer stop()
 	start, drew := time.Now(), false
 	progress := func(done, total int) {
@@ -485,18 +482,19 @@ func (mf *ModelFlags) Label() string {
 	return mf.Model
 }
 
-// Open is OpenFile then Load.
-func (mf *ModelFlags) Open() (*model.Model, *tokenizer.Tokenizer, *model.State, error) {
+// Open is OpenFile then Load: the file, its tokenizer, the model (which
+// owns the file: closing the model closes it) and a state for it.
+func (mf *ModelFlags) Open() (*gguf.File, *tokenizer.Tokenizer, *model.Model, *model.State, error) {
 	f, tok, err := mf.OpenFile()
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	m, st, err := mf.Load(f, tok)
 	if err != nil {
 		f.Close()
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
-	return m, tok, st, nil
+	return f, tok, m, st, nil
 }
 
 // ParseIDs reads "1,300,400" (spaces allowed) into token ids below vocab.

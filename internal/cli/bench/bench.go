@@ -6,7 +6,6 @@ package bench
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -31,10 +30,9 @@ import (
 
 // Main is `isagi bench`: prefill and decode speed, and the memory bandwidth
 // decoding reaches.
-func Main(version string, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	mf := base.ModelFlags{Version: version}
+func Main(env base.Env, args []string) error {
+	fs := env.FlagSet("bench", usageHead, usageTail)
+	mf := base.ModelFlags{Version: env.Version}
 	mf.Register(fs)
 	defer mf.Dev.Close()
 	promptLen := fs.Int("p", 128, "prompt tokens to prefill")
@@ -46,56 +44,7 @@ func Main(version string, args []string, stdout, stderr io.Writer) error {
 	df.Register(fs)
 	promptFile := fs.String("prompt-file", "", "with --draft: text whose lines are the prompts (the first -p tokens of each; held-out text measures acceptance honestly), instead of random token ids")
 	prompts := fs.Int("prompts", 8, "with --draft: how many prompts (lines of --prompt-file, or random prompts) to decode, plainly and speculatively in turn")
-	fs.Usage = func() {
-		w := fs.Output()
-		fmt.Fprint(w, `Usage: isagi bench (--model FILE.gguf | --demo) [-p 128] [-n 64] [--json] [--threads N] [--kv-type T] [--rank K ...]
-
-Measures prefill and decode speed, the weight bandwidth decoding reaches
-(weights streamed per token × tokens per second) and its ratio to this
-machine's memory bandwidth (a STREAM triad run in the same process).
-Flags:
-`)
-		fs.PrintDefaults()
-		fmt.Fprint(w, `
-With --draft the same prompts are decoded plainly and speculatively in
-turn, and the report adds the speculative speed, its ratio to plain
-decoding, the acceptance rate α (over all prompts, and over the first and
-last half: the online basis should raise the second), tokens per verifier
-step and γ (docs/speculative.md). Greedy decoding is used, and each
-speculative output is checked against the plain one.
-
-With GPU telemetry (NVML) the report adds the GPU's mean power over the
-decode and tokens per joule (decode tok/s over that power; json:
-power_w, tokens_per_joule). While the model runs on the CPU these
-describe the GPU beside it, not the decode.
-
-On the CPU the pool times decode steps on all its threads and on one, and
-keeps the faster: on a machine whose cores are busy with other work, one
-thread can be the faster. The report says how many of the timed steps ran
-on one thread (json: solo_steps, parallel_steps); --pin-threads turns the
-choice off.
-
-With --kv-type f16 or q8_0 the KV cache stores keys and values in half
-or about a quarter of the bytes (json: kv_type, kv_bytes_per_token);
-attention reads them in place, so the decode at a long context reads
-less memory (docs/kvcache.md).
-
-With --rank the model runs GRC-compressed (see --slots and --alloc; the
-compression is read from or written to the same cache the TUI uses) and
-the weights per token count the compressed matrices.
-
-With --rpc the model runs on llama.cpp's rpc-servers, and the report adds
-a line per server — the layers it runs and its memory (json: servers) —
-and what decoding a token costs on the network: round trips, bytes sent
-and received, graphs recomputed (json: rpc_per_token).
-
-Examples:
-  isagi bench --demo --json
-  isagi bench --demo --rank 192 --slots qkv,o,ffn --alloc gp
-  isagi bench --demo --draft rank:128 --draft-n 4 --prompt-file heldout.txt -p 32 -n 64
-`)
-	}
-	if err := base.ParseFlags(fs, args, stderr); err != nil {
+	if err := env.Parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {
@@ -119,19 +68,14 @@ Examples:
 	if vs != nil && ds != nil {
 		return base.Usagef("--gauge, --sink-channels, --sink-bypass and --kv-proj are measured without --draft")
 	}
-	f, tok, err := mf.OpenFile()
+	f, tok, m, st, err := mf.Open()
 	if err != nil {
-		return err
-	}
-	m, st, err := mf.Load(f, tok)
-	if err != nil {
-		f.Close()
 		return err
 	}
 	defer m.Close()
 
 	if ds != nil {
-		return benchDraft(&mf, &df, f, m, tok, st, *promptFile, *prompts, *promptLen, *genLen, *asJSON, stdout)
+		return benchDraft(&mf, &df, f, m, tok, st, *promptFile, *prompts, *promptLen, *genLen, *asJSON, env.Stdout)
 	}
 	// One warm-up pass maps the weights in and grows every buffer, with a
 	// prompt as long as the measured one up to 512 tokens: after an
@@ -224,7 +168,7 @@ Examples:
 		r.RatioToTriad = r.WeightGBs / r.TriadGBs
 		r.ReadGBs = bw.Read / 1e9
 	}
-	return r.write(stdout, *asJSON, probe)
+	return r.write(env.Stdout, *asJSON, probe)
 }
 
 // write prints the report as JSON, or for a person; probe says whether the
@@ -576,3 +520,52 @@ type specReport struct {
 	// Servers are the rpc-servers that ran the model (--rpc).
 	Servers []remote.ServerInfo `json:"servers,omitempty"`
 }
+
+// usageHead and usageTail frame the flags in `isagi bench --help`.
+const (
+	usageHead = `Usage: isagi bench (--model FILE.gguf | --demo) [-p 128] [-n 64] [--json] [--threads N] [--kv-type T] [--rank K ...]
+
+Measures prefill and decode speed, the weight bandwidth decoding reaches
+(weights streamed per token × tokens per second) and its ratio to this
+machine's memory bandwidth (a STREAM triad run in the same process).
+Flags:
+`
+	usageTail = `
+With --draft the same prompts are decoded plainly and speculatively in
+turn, and the report adds the speculative speed, its ratio to plain
+decoding, the acceptance rate α (over all prompts, and over the first and
+last half: the online basis should raise the second), tokens per verifier
+step and γ (docs/speculative.md). Greedy decoding is used, and each
+speculative output is checked against the plain one.
+
+With GPU telemetry (NVML) the report adds the GPU's mean power over the
+decode and tokens per joule (decode tok/s over that power; json:
+power_w, tokens_per_joule). While the model runs on the CPU these
+describe the GPU beside it, not the decode.
+
+On the CPU the pool times decode steps on all its threads and on one, and
+keeps the faster: on a machine whose cores are busy with other work, one
+thread can be the faster. The report says how many of the timed steps ran
+on one thread (json: solo_steps, parallel_steps); --pin-threads turns the
+choice off.
+
+With --kv-type f16 or q8_0 the KV cache stores keys and values in half
+or about a quarter of the bytes (json: kv_type, kv_bytes_per_token);
+attention reads them in place, so the decode at a long context reads
+less memory (docs/kvcache.md).
+
+With --rank the model runs GRC-compressed (see --slots and --alloc; the
+compression is read from or written to the same cache the TUI uses) and
+the weights per token count the compressed matrices.
+
+With --rpc the model runs on llama.cpp's rpc-servers, and the report adds
+a line per server — the layers it runs and its memory (json: servers) —
+and what decoding a token costs on the network: round trips, bytes sent
+and received, graphs recomputed (json: rpc_per_token).
+
+Examples:
+  isagi bench --demo --json
+  isagi bench --demo --rank 192 --slots qkv,o,ffn --alloc gp
+  isagi bench --demo --draft rank:128 --draft-n 4 --prompt-file heldout.txt -p 32 -n 64
+`
+)

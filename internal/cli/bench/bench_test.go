@@ -2,7 +2,6 @@ package bench
 
 import (
 	"encoding/json"
-	"io"
 	"path/filepath"
 	"testing"
 
@@ -16,7 +15,7 @@ func runCmd(t *testing.T, args ...string) (string, string, error) {
 	if len(args) == 0 || args[0] != "bench" {
 		t.Fatalf("runCmd %q: not bench", args)
 	}
-	return clitest.Run(t, func(a []string, o, e io.Writer) error { return Main("dev", a, o, e) }, args[1:]...)
+	return clitest.Run(t, Main, args[1:]...)
 }
 
 func TestBenchJSON(t *testing.T) {

@@ -3,12 +3,8 @@
 package calibrate
 
 import (
-	"context"
-	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"text/tabwriter"
 
 	"github.com/isagi-lab/isagi/geometry"
@@ -18,11 +14,10 @@ import (
 
 // Main is `isagi calibrate`: build and store a model's geometry
 // profile.
-func Main(version string, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("calibrate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func Main(env base.Env, args []string) error {
+	fs := env.FlagSet("calibrate", usageHead, "")
 	var g base.GeoFlags
-	g.Version = version
+	g.Version = env.Version
 	g.Register(fs)
 	defer g.Dev.Close()
 	def := geometry.DefaultOptions()
@@ -35,27 +30,7 @@ func Main(version string, args []string, stdout, stderr io.Writer) error {
 	benign := fs.Int("benign-tokens", def.BenignTokens, "benign text tokens scored per greedy step (sets the time)")
 	asJSON := fs.Bool("json", false, "print the profile's figures as JSON")
 	position := fs.String("gauge-position", "auto", "where the TEH gauges read a prompt: last (its last token), mean (the mean over its tokens), or auto (last for a model with a chat template, else mean)")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), `Usage: isagi calibrate [--model FILE | --demo] [flags]
-
-Builds the model's geometry profile (docs/geometry.md; the math in
-docs/mechanisms.md §5–7) from the prompt
-sets shipped with isagi: hidden states of every calibration prompt at the
-probe layer, the UGT basis, each behaviour category's forbidden coordinates
-and ROC threshold (the TEH gauge), and its Snipe projector chosen greedily
-under the collateral budget. The profile is stored under the data
-directory, keyed by the model file's sha256; the TUI loads it by itself.
-
-What the figures mean depends on the model: an instruct model reads the
-prompts' meaning, a tiny text model (like the demo) cannot — measure with
-`+"`isagi eval teh`"+` and `+"`isagi eval snipe`"+` on the held-out split.
-
-Example:
-  isagi calibrate --model smollm2-135m-instruct
-`)
-		fs.PrintDefaults()
-	}
-	if err := base.ParseFlags(fs, args, stderr); err != nil {
+	if err := env.Parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {
@@ -84,10 +59,10 @@ Example:
 	}
 	opt := geometry.Options{Layer: *layer, SnipeLayer: *snipeLayer, K: *k, Refine: *refine,
 		Budget: *budget, MaxCoords: *maxCoords, MaxForbidden: def.MaxForbidden, BenignTokens: *benign, GaugePosition: gaugePos}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := base.Interruptible()
 	defer stop()
-	p, err := geometry.Calibrate(ctx, s.Geometry().CalibrationSource(), set, opt, base.ProgressLine(stderr))
-	fmt.Fprintln(stderr)
+	p, err := geometry.Calibrate(ctx, s.Geometry().CalibrationSource(), set, opt, base.ProgressLine(env.Stderr))
+	fmt.Fprintln(env.Stderr)
 	if err != nil {
 		return err
 	}
@@ -95,23 +70,23 @@ Example:
 	if err != nil {
 		return err
 	}
-	if err := p.Save(path, version); err != nil {
+	if err := p.Save(path, env.Version); err != nil {
 		return err
 	}
 	if *asJSON {
-		return base.PrintJSON(stdout, p)
+		return base.PrintJSON(env.Stdout, p)
 	}
-	fmt.Fprintf(stdout, "profile: %s\n", path)
+	fmt.Fprintf(env.Stdout, "profile: %s\n", path)
 	where := "the mean over each prompt's tokens"
 	if p.GaugeAtLast() {
 		where = "each prompt's last token"
 	}
-	fmt.Fprintf(stdout, "%d prompts (%d tokens), probe block %d, basis %d×%d, gauges read at %s, %.1f s\n",
+	fmt.Fprintf(env.Stdout, "%d prompts (%d tokens), probe block %d, basis %d×%d, gauges read at %s, %.1f s\n",
 		p.Stats.Prompts, p.Stats.Tokens, p.Layer, p.D, p.K, where, p.Stats.Seconds)
 	if p.Refined {
-		fmt.Fprintf(stdout, "basis refined: zone separation %.4f → %.4f\n", p.RefineBefore, p.RefineAfter)
+		fmt.Fprintf(env.Stdout, "basis refined: zone separation %.4f → %.4f\n", p.RefineBefore, p.RefineAfter)
 	}
-	printProfile(stdout, p)
+	printProfile(env.Stdout, p)
 	return nil
 }
 
@@ -138,3 +113,22 @@ func printProfile(w io.Writer, p *geometry.Profile) {
 			g.Tau, g.DistinctMin, g.RepeatBelow, 100*g.RepeatServed, g.Repeats)
 	}
 }
+
+// usageHead is `isagi calibrate --help` before the flags.
+const usageHead = `Usage: isagi calibrate [--model FILE | --demo] [flags]
+
+Builds the model's geometry profile (docs/geometry.md; the math in
+docs/mechanisms.md §5–7) from the prompt
+sets shipped with isagi: hidden states of every calibration prompt at the
+probe layer, the UGT basis, each behaviour category's forbidden coordinates
+and ROC threshold (the TEH gauge), and its Snipe projector chosen greedily
+under the collateral budget. The profile is stored under the data
+directory, keyed by the model file's sha256; the TUI loads it by itself.
+
+What the figures mean depends on the model: an instruct model reads the
+prompts' meaning, a tiny text model (like the demo) cannot — measure with
+` + "`isagi eval teh`" + ` and ` + "`isagi eval snipe`" + ` on the held-out split.
+
+Example:
+  isagi calibrate --model smollm2-135m-instruct
+`

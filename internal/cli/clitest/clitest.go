@@ -9,12 +9,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/isagi-lab/isagi/demo"
 	"github.com/isagi-lab/isagi/engine/gguf"
 	"github.com/isagi-lab/isagi/engine/tensor"
 	"github.com/isagi-lab/isagi/geometry"
+	"github.com/isagi-lab/isagi/internal/cli/base"
 	"github.com/isagi-lab/isagi/internal/testkit/fixtures"
 	"github.com/isagi-lab/isagi/prompts"
 	"github.com/isagi-lab/isagi/session"
@@ -24,13 +26,20 @@ import (
 // Fixture is the path of the shared test fixture rel (fixtures.Path).
 func Fixture(t *testing.T, rel string) string { t.Helper(); return fixtures.Path(t, rel) }
 
-// Run runs a command's entry point in process on args, and returns what
-// it wrote to stdout and stderr, and its error.
-func Run(t *testing.T, main func(args []string, stdout, stderr io.Writer) error, args ...string) (string, string, error) {
+// Run runs a command's entry point in process on args, with version
+// "dev" and an empty standard input, and returns what it wrote to stdout
+// and stderr, and its error.
+func Run(t *testing.T, main base.Main, args ...string) (string, string, error) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	err := main(args, &out, &errb)
+	err := main(Env(&out, &errb), args)
 	return out.String(), errb.String(), err
+}
+
+// Env is a test's environment for a command: version "dev", an empty
+// standard input, and stdout and stderr.
+func Env(stdout, stderr io.Writer) base.Env {
+	return base.Env{Version: "dev", Stdin: strings.NewReader(""), Stdout: stdout, Stderr: stderr}
 }
 
 // IsolateStore points the XDG directories at a temp dir and clears the

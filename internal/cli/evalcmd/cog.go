@@ -2,11 +2,9 @@ package evalcmd
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"text/tabwriter"
 
 	"github.com/isagi-lab/isagi/cog"
@@ -40,22 +38,17 @@ the answer word. Chat models only.
 
 // cmdEvalCOG is `isagi eval cog`: the memory gate on the held-out memory
 // set, or with --augment the AUGMENT tier's accuracy on near questions.
-func cmdEvalCOG(version string, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("eval cog", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func cmdEvalCOG(env base.Env, args []string) error {
+	fs := env.FlagSet("eval cog", cogHead, "")
 	var g base.GeoFlags
-	g.Version = version
+	g.Version = env.Version
 	g.Register(fs)
 	defer g.Dev.Close()
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	augment := fs.String("augment", "", "measure the AUGMENT tier on the near questions of `SET.jsonl`")
 	items := fs.Int("items", 0, "--augment: the first N items only (0: all)")
 	replyTokens := fs.Int("reply-tokens", 24, "--augment: tokens of each reply decoded greedily")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), evalCOGUsage, "\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	if err := base.ParseFlags(fs, args, stderr); err != nil {
+	if err := env.Parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {
@@ -93,12 +86,12 @@ func cmdEvalCOG(version string, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := base.Interruptible()
 	defer stop()
 	if *augment == "" {
-		return evalCOG(ctx, s, p, *asJSON, stdout, stderr)
+		return evalCOG(ctx, s, p, *asJSON, env.Stdout, env.Stderr)
 	}
-	return evalCOGAugment(ctx, s, p, set, *replyTokens, *asJSON, stdout, stderr)
+	return evalCOGAugment(ctx, s, p, set, *replyTokens, *asJSON, env.Stdout, env.Stderr)
 }
 
 // evalCOG is `isagi eval cog`: the profile's memory gate on the held-out
@@ -226,3 +219,6 @@ func printAugmentReport(w io.Writer, model string, rep *geometry.AugmentReport) 
 func score(s geometry.AugmentScore) string {
 	return fmt.Sprintf("%d/%d (%.1f%%)", s.Correct, s.N, 100*s.Accuracy)
 }
+
+// cogHead is `isagi eval cog --help` before the flags.
+const cogHead = evalCOGUsage + "\nFlags:\n"

@@ -3,7 +3,6 @@ package evalcmd
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,7 +20,7 @@ func runCmd(t *testing.T, args ...string) (string, string, error) {
 	if len(args) == 0 || args[0] != "eval" {
 		t.Fatalf("runCmd %q: not eval", args)
 	}
-	return clitest.Run(t, func(a []string, o, e io.Writer) error { return Main("dev", a, o, e) }, args[1:]...)
+	return clitest.Run(t, Main, args[1:]...)
 }
 
 // chatFixture is the chat fixture model (scripts/fixtures/chat builds
@@ -85,7 +84,7 @@ func TestEvalCOGAugment(t *testing.T) {
 	}
 	set := "../../../testdata/cog-augment.jsonl"
 	var out, errb bytes.Buffer
-	if err := cmdEvalCOG("dev", []string{"--model", chatFixture, "--augment", set, "--items", "3"}, &out, &errb); err != nil {
+	if err := cmdEvalCOG(clitest.Env(&out, &errb), []string{"--model", chatFixture, "--augment", set, "--items", "3"}); err != nil {
 		t.Fatalf("%v\n%s", err, errb.String())
 	}
 	for _, want := range []string{"AUGMENT on near questions", "3 questions", "tier of the question against its paraphrase: retrieve ",
@@ -95,7 +94,7 @@ func TestEvalCOGAugment(t *testing.T) {
 		}
 	}
 	out.Reset()
-	if err := cmdEvalCOG("dev", []string{"--model", chatFixture, "--augment", set, "--items", "3", "--json"}, &out, &errb); err != nil {
+	if err := cmdEvalCOG(clitest.Env(&out, &errb), []string{"--model", chatFixture, "--augment", set, "--items", "3", "--json"}); err != nil {
 		t.Fatal(err)
 	}
 	var rep geometry.AugmentReport
@@ -103,7 +102,7 @@ func TestEvalCOGAugment(t *testing.T) {
 		t.Fatalf("eval cog --augment --json: %v\n%s", err, out.String())
 	}
 	t.Logf("off %d/3, memory %d/3, forced %d/3, other shown %d/3; tiers %v", rep.Off.Correct, rep.Memory.Correct, rep.Forced.Correct, rep.Wrong.Correct, rep.Tiers)
-	if err := cmdEvalCOG("dev", []string{"--model", chatFixture, "--items", "3"}, &out, &errb); err == nil {
+	if err := cmdEvalCOG(clitest.Env(&out, &errb), []string{"--model", chatFixture, "--items", "3"}); err == nil {
 		t.Error("--items without --augment was accepted")
 	}
 }

@@ -2,11 +2,9 @@ package evalcmd
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"slices"
 	"strconv"
 	"strings"
@@ -41,12 +39,11 @@ and decode tok/s at the longest context, with and without eviction.
 `
 
 // cmdEvalKV is `isagi eval kv`.
-func cmdEvalKV(version string, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("eval kv", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func cmdEvalKV(env base.Env, args []string) error {
+	fs := env.FlagSet("eval kv", kvHead, "")
 	// The model and threads, uncompressed: the states the cases run on
 	// are made here, without a GRC.
-	mf := base.ModelFlags{Slots: "qkv", Alloc: "uniform", Log: stderr, Version: version}
+	mf := base.ModelFlags{Slots: "qkv", Alloc: "uniform", Log: env.Stderr, Version: env.Version}
 	mf.RegisterThreads(fs)
 	defer mf.Dev.Close()
 	haystack := fs.String("haystack", "", "verses for the generated cases' haystack, one per line (e.g. ../shared/fixtures/kjv/heldout.txt)")
@@ -64,11 +61,7 @@ func cmdEvalKV(version string, args []string, stdout, stderr io.Writer) error {
 	pplWindow := fs.Int("ppl-window", 0, "--ppl's window in tokens (0: the model's context, at most 1024)")
 	speed := fs.Bool("speed", false, "also measure KV bytes and decode tok/s at the longest context")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), evalKVUsage, "\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	if err := base.ParseFlags(fs, args, stderr); err != nil {
+	if err := env.Parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {
@@ -100,7 +93,7 @@ func cmdEvalKV(version string, args []string, stdout, stderr io.Writer) error {
 	if len(o.Scorers) == 0 {
 		return base.Usagef("--scorers names no scorer that evicts")
 	}
-	m, tok, st, err := mf.Open()
+	_, tok, m, st, err := mf.Open()
 	if err != nil {
 		return err
 	}
@@ -113,7 +106,7 @@ func cmdEvalKV(version string, args []string, stdout, stderr io.Writer) error {
 		}
 		return m.NewStateOn(entries, b)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := base.Interruptible()
 	defer stop()
 	rep := kvReport{Model: base.ModelLabel(m, nil), Scorers: *scorers, Keeps: o.Keeps}
 	cases, err := kvCases(*haystack, *casesFile, *tasks, *lengths, *per, *seed, tok)
@@ -121,9 +114,9 @@ func cmdEvalKV(version string, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if len(cases) > 0 {
-		prog := base.ProgressLine(stderr)
+		prog := base.ProgressLine(env.Stderr)
 		rep.Cells, err = kveval.Retrieval(ctx, m, tok, newState, cases, o, func(done, total int) { prog("retrieval cases", done, total) })
-		fmt.Fprintln(stderr)
+		fmt.Fprintln(env.Stderr)
 		if err != nil {
 			return err
 		}
@@ -139,9 +132,9 @@ func cmdEvalKV(version string, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if *asJSON {
-		return base.PrintJSON(stdout, rep)
+		return base.PrintJSON(env.Stdout, rep)
 	}
-	printKVReport(stdout, rep)
+	printKVReport(env.Stdout, rep)
 	return nil
 }
 
@@ -338,3 +331,6 @@ func spread(v []float64) (lo, med, hi float64) {
 	slices.Sort(s)
 	return s[0], s[len(s)/2], s[len(s)-1]
 }
+
+// kvHead is `isagi eval kv --help` before the flags.
+const kvHead = evalKVUsage + "\nFlags:\n"

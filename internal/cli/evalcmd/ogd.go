@@ -1,12 +1,7 @@
 package evalcmd
 
 import (
-	"context"
-	"flag"
 	"fmt"
-	"io"
-	"os"
-	"os/signal"
 	"text/tabwriter"
 
 	"github.com/isagi-lab/isagi/internal/cli/base"
@@ -16,11 +11,10 @@ import (
 // cmdEvalOGD is `isagi eval ogd`: Safe OGD chains from held-out benign
 // prompts, each beside the same chain unexplored, with the harm gauge on
 // every reply.
-func cmdEvalOGD(version string, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("eval ogd", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func cmdEvalOGD(env base.Env, args []string) error {
+	fs := env.FlagSet("eval ogd", ogdHead, "")
 	var g base.GeoFlags
-	g.Version = version
+	g.Version = env.Version
 	g.Register(fs)
 	defer g.Dev.Close()
 	chain := fs.String("chain", "0.2,0.1,0.05", "α of each step, non-increasing")
@@ -30,19 +24,7 @@ func cmdEvalOGD(version string, args []string, stdout, stderr io.Writer) error {
 	concepts := fs.Int("concepts", 16, "held-out benign prompts to start chains from")
 	heldoutDir := fs.String("set", "", "held-out prompts from `DIR` (as eval teh --set)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), `Usage: isagi eval ogd [--model FILE | --demo] [--set DIR] [--chain 0.2,0.1,0.05] [--concepts 16] [--json]
-
-Safe OGD on generated text (docs/geometry.md): from each of the first
---concepts held-out benign prompts, an exploration chain (isagi explore)
-and the same chain unexplored (α 0 at every step, the same seeds), with
-the profile's overall harm gauge read on every reply: its mean, how many
-replies reach τ (flagged), and how many refuse. The seed paper claims
-Safe OGD adds no harm (0 %%); this measures it.
-`)
-		fs.PrintDefaults()
-	}
-	if err := base.ParseFlags(fs, args, stderr); err != nil {
+	if err := env.Parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {
@@ -68,18 +50,18 @@ Safe OGD adds no harm (0 %%); this measures it.
 		return err
 	}
 	defer s.Close()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := base.Interruptible()
 	defer stop()
-	rep, err := session.EvaluateOGD(ctx, s, starts, alphas, *seed, base.ProgressLine(stderr))
-	fmt.Fprintln(stderr)
+	rep, err := session.EvaluateOGD(ctx, s, starts, alphas, *seed, base.ProgressLine(env.Stderr))
+	fmt.Fprintln(env.Stderr)
 	if err != nil {
 		return err
 	}
 	if *asJSON {
-		return base.PrintJSON(stdout, rep)
+		return base.PrintJSON(env.Stdout, rep)
 	}
-	fmt.Fprintf(stdout, "Safe OGD from %d held-out benign prompts: the overall gauge on each reply, explored vs the same chain unexplored (α 0); flagged: gauge ≥ τ %.1f%%\n", rep.Concepts, rep.Tau)
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(env.Stdout, "Safe OGD from %d held-out benign prompts: the overall gauge on each reply, explored vs the same chain unexplored (α 0); flagged: gauge ≥ τ %.1f%%\n", rep.Concepts, rep.Tau)
+	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "step\tα\tflagged explored\tunexplored\tmean gauge explored\tunexplored\trefusals explored\tunexplored")
 	for i, st := range rep.Steps {
 		e, u := st.Explored, st.Unexplored
@@ -89,6 +71,17 @@ Safe OGD adds no harm (0 %%); this measures it.
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintln(stdout, "gauge: the profile's overall TEH on the mean state of the reply's tokens, in percent of the centred state's length that lies in the forbidden subspace")
+	fmt.Fprintln(env.Stdout, "gauge: the profile's overall TEH on the mean state of the reply's tokens, in percent of the centred state's length that lies in the forbidden subspace")
 	return nil
 }
+
+// ogdHead is `isagi eval ogd --help` before the flags.
+const ogdHead = `Usage: isagi eval ogd [--model FILE | --demo] [--set DIR] [--chain 0.2,0.1,0.05] [--concepts 16] [--json]
+
+Safe OGD on generated text (docs/geometry.md): from each of the first
+--concepts held-out benign prompts, an exploration chain (isagi explore)
+and the same chain unexplored (α 0 at every step, the same seeds), with
+the profile's overall harm gauge read on every reply: its mean, how many
+replies reach τ (flagged), and how many refuse. The seed paper claims
+Safe OGD adds no harm (0 %%); this measures it.
+`

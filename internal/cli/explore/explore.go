@@ -4,23 +4,17 @@ package explore
 
 import (
 	"bufio"
-	"context"
-	"flag"
 	"fmt"
-	"io"
-	"os"
-	"os/signal"
 
 	"github.com/isagi-lab/isagi/internal/cli/base"
 	"github.com/isagi-lab/isagi/session"
 )
 
 // Main is `isagi explore`: a Safe OGD chain from a seed concept.
-func Main(version string, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("explore", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func Main(env base.Env, args []string) error {
+	fs := env.FlagSet("explore", usageHead, "")
 	var g base.GeoFlags
-	g.Version = version
+	g.Version = env.Version
 	g.Register(fs)
 	defer g.Dev.Close()
 	chain := fs.String("chain", "0.2,0.1,0.05", "α of each step, non-increasing (0.05–0.30 is the useful range)")
@@ -28,23 +22,7 @@ func Main(version string, args []string, stdout, stderr io.Writer) error {
 	n := fs.Int("n", 64, "tokens per step")
 	temp := fs.Float64("temp", 0.8, "sampling temperature")
 	asJSON := fs.Bool("json", false, "print the chain as JSON")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), `Usage: isagi explore [--model FILE | --demo] [--chain 0.2,0.1,0.05] [--seed N] "seed concept"
-
-Safe OGD exploration (docs/mechanisms.md §8): successive generations with
-decreasing α, the first continuing the seed concept and each later one the
-previous output, every step pushed along the concept's direction in the
-residual stream with the geometry profile's forbidden subspace removed.
-Prints each output with the TEH measured on it, then the chain's creativity
-score (hidden-state divergence, distinct-n, self-BLEU; 0–100). Needs the
-model's geometry profile (isagi calibrate).
-
-Example:
-  isagi explore --demo --chain 0.2,0.1,0.05 "a garden at dawn"
-`)
-		fs.PrintDefaults()
-	}
-	if err := base.ParseFlags(fs, args, stderr); err != nil {
+	if err := env.Parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
@@ -59,9 +37,9 @@ Example:
 		return err
 	}
 	defer s.Close()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := base.Interruptible()
 	defer stop()
-	out := bufio.NewWriter(stdout)
+	out := bufio.NewWriter(env.Stdout)
 	cur := -1
 	emit := func(step int, ev session.Event) {
 		if *asJSON {
@@ -79,7 +57,7 @@ Example:
 		return err
 	}
 	if *asJSON {
-		return base.PrintJSON(stdout, c)
+		return base.PrintJSON(env.Stdout, c)
 	}
 	fmt.Fprintln(out)
 	fmt.Fprintf(out, "\ndirection: %s\n", c.Direction)
@@ -94,3 +72,18 @@ Example:
 	}
 	return out.Flush()
 }
+
+// usageHead is `isagi explore --help` before the flags.
+const usageHead = `Usage: isagi explore [--model FILE | --demo] [--chain 0.2,0.1,0.05] [--seed N] "seed concept"
+
+Safe OGD exploration (docs/mechanisms.md §8): successive generations with
+decreasing α, the first continuing the seed concept and each later one the
+previous output, every step pushed along the concept's direction in the
+residual stream with the geometry profile's forbidden subspace removed.
+Prints each output with the TEH measured on it, then the chain's creativity
+score (hidden-state divergence, distinct-n, self-BLEU; 0–100). Needs the
+model's geometry profile (isagi calibrate).
+
+Example:
+  isagi explore --demo --chain 0.2,0.1,0.05 "a garden at dawn"
+`

@@ -4,9 +4,7 @@ package inspect
 
 import (
 	"cmp"
-	"flag"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -17,28 +15,10 @@ import (
 )
 
 // Main is `isagi inspect`: a GGUF file's metadata, tensor types and tensors.
-func Main(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func Main(env base.Env, args []string) error {
+	fs := env.FlagSet("inspect", usageHead, usageTail)
 	showTensors := fs.Bool("tensors", false, "list every tensor (default: a summary by type)")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), `Usage: isagi inspect [--tensors] MODEL.gguf
-
-Prints the GGUF version; every tensor type in the file with its count, and
-which of them this build cannot run (read from the header: no weights are
-loaded); every metadata key (arrays as type and length); and the tensors: a
-count and size per type, or with --tensors one line each (name, type, shape
-innermost first, bytes).
-
-Flags:
-`)
-		fs.PrintDefaults()
-		fmt.Fprint(fs.Output(), `
-Example:
-  isagi inspect --tensors ~/models/SmolLM2-135M-Instruct-Q8_0.gguf
-`)
-	}
-	if err := base.ParseFlags(fs, args, stderr); err != nil {
+	if err := env.Parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
@@ -50,7 +30,7 @@ Example:
 	}
 	defer f.Close()
 
-	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	w := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(w, "file\t%s\n", f.Path)
 	fmt.Fprintf(w, "gguf version\t%d\n", f.Version)
 	fmt.Fprintf(w, "alignment\t%d\n", f.Alignment)
@@ -91,3 +71,21 @@ Example:
 	}
 	return w.Flush()
 }
+
+// usageHead and usageTail frame the flags in `isagi inspect --help`.
+const (
+	usageHead = `Usage: isagi inspect [--tensors] MODEL.gguf
+
+Prints the GGUF version; every tensor type in the file with its count, and
+which of them this build cannot run (read from the header: no weights are
+loaded); every metadata key (arrays as type and length); and the tensors: a
+count and size per type, or with --tensors one line each (name, type, shape
+innermost first, bytes).
+
+Flags:
+`
+	usageTail = `
+Example:
+  isagi inspect --tensors ~/models/SmolLM2-135M-Instruct-Q8_0.gguf
+`
+)

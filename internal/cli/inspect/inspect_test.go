@@ -2,7 +2,6 @@ package inspect
 
 import (
 	"bytes"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,12 +18,12 @@ func runCmd(t *testing.T, args ...string) (string, string, error) {
 	if len(args) == 0 || args[0] != "inspect" {
 		t.Fatalf("runCmd %q: not inspect", args)
 	}
-	return clitest.Run(t, func(a []string, o, e io.Writer) error { return Main(a, o, e) }, args[1:]...)
+	return clitest.Run(t, Main, args[1:]...)
 }
 
 func TestInspectShowsModel(t *testing.T) {
 	var out, errb bytes.Buffer
-	if err := Main([]string{"--tensors", clitest.Fixture(t, "kjv/kjv-q4_k_m.gguf")}, &out, &errb); err != nil {
+	if err := Main(clitest.Env(&out, &errb), []string{"--tensors", clitest.Fixture(t, "kjv/kjv-q4_k_m.gguf")}); err != nil {
 		t.Fatalf("inspect: %v\n%s", err, errb.String())
 	}
 	s := out.String()
@@ -46,7 +45,7 @@ func TestInspectRejectsNonGGUF(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errb bytes.Buffer
-	err := Main([]string{bad}, &out, &errb)
+	err := Main(clitest.Env(&out, &errb), []string{bad})
 	if err == nil || !strings.Contains(err.Error(), "notes.gguf") {
 		t.Fatalf("want an error naming the file, got %v", err)
 	}

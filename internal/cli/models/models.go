@@ -3,9 +3,7 @@ package models
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
-	"io"
 	"strings"
 	"text/tabwriter"
 
@@ -18,33 +16,10 @@ import (
 )
 
 // Main is `isagi models`: the installed models.
-func Main(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("models", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func Main(env base.Env, args []string) error {
+	fs := env.FlagSet("models", usageHead, usageTail)
 	asJSON := fs.Bool("json", false, "print JSON: {\"dir\", \"default\", \"runs_types\", \"models\": [{name, file, path, size, arch, quant, params, incomplete, error, types: [{type, tensors, bytes}], cannot_run}]}")
-	fs.Usage = func() {
-		w := fs.Output()
-		fmt.Fprint(w, `Usage: isagi models [--json]
-
-Lists the models installed in $XDG_DATA_HOME/isagi/models (by default
-~/.local/share/isagi/models): name, size, architecture, quantisation,
-parameter count and every tensor type with its count, read from each GGUF
-header; a model holding a type this build has no kernel for is marked
-"cannot run" with those types. Partial downloads are listed as
-incomplete; running the same "isagi pull" again resumes them. NAME is what
---model accepts. The default model is the config file's "model"
-($XDG_CONFIG_HOME/isagi/config.json).
-
-Flags:
-`)
-		fs.PrintDefaults()
-		fmt.Fprint(w, `
-Examples:
-  isagi models
-  isagi models --json | jq -r '.models[].path'
-`)
-	}
-	if err := base.ParseFlags(fs, args, stderr); err != nil {
+	if err := env.Parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {
@@ -75,16 +50,16 @@ Examples:
 			Runs    []string      `json:"runs_types"`
 			Models  []listedModel `json:"models"`
 		}{dir, cfg.Model, typeNames(tensor.ComputableTypes()), listed}
-		enc := json.NewEncoder(stdout)
+		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
 
 	if len(ms) == 0 {
-		fmt.Fprintf(stdout, "No models installed in %s.\n\nGet a small one:  isagi pull %s\nOr try the bundled demo model:  isagi --demo\n", dir, hub.DefaultShortName)
+		fmt.Fprintf(env.Stdout, "No models installed in %s.\n\nGet a small one:  isagi pull %s\nOr try the bundled demo model:  isagi --demo\n", dir, hub.DefaultShortName)
 		return cfgErr
 	}
-	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	w := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "NAME\tSIZE\tARCH\tQUANT\tPARAMS\tTYPES\t")
 	// A note goes in the last column, and a read error (any length) below
 	// the table: in the ARCH column either would widen it for every row.
@@ -115,17 +90,17 @@ Examples:
 		return err
 	}
 	if len(unreadable) > 0 {
-		fmt.Fprintf(stdout, "\n%s\n", strings.Join(unreadable, "\n"))
+		fmt.Fprintf(env.Stdout, "\n%s\n", strings.Join(unreadable, "\n"))
 	}
 	if anyCannot {
-		fmt.Fprintf(stdout, "\nthis build runs %s; a model marked \"cannot run\" needs another quantisation.\n", tensor.ComputableNames())
+		fmt.Fprintf(env.Stdout, "\nthis build runs %s; a model marked \"cannot run\" needs another quantisation.\n", tensor.ComputableNames())
 	}
 	if anyArch {
-		fmt.Fprintf(stdout, "\nthis build runs the architectures %s.\n", strings.Join(model.Architectures(), ", "))
+		fmt.Fprintf(env.Stdout, "\nthis build runs the architectures %s.\n", strings.Join(model.Architectures(), ", "))
 	}
-	fmt.Fprintf(stdout, "\nmodels dir: %s\n", dir)
+	fmt.Fprintf(env.Stdout, "\nmodels dir: %s\n", dir)
 	if cfg.Model != "" {
-		fmt.Fprintf(stdout, "default:    %s\n", cfg.Model)
+		fmt.Fprintf(env.Stdout, "default:    %s\n", cfg.Model)
 	}
 	return cfgErr
 }
@@ -179,3 +154,25 @@ func typeNames(ts []tensor.Type) []string {
 	}
 	return out
 }
+
+// usageHead and usageTail frame the flags in `isagi models --help`.
+const (
+	usageHead = `Usage: isagi models [--json]
+
+Lists the models installed in $XDG_DATA_HOME/isagi/models (by default
+~/.local/share/isagi/models): name, size, architecture, quantisation,
+parameter count and every tensor type with its count, read from each GGUF
+header; a model holding a type this build has no kernel for is marked
+"cannot run" with those types. Partial downloads are listed as
+incomplete; running the same "isagi pull" again resumes them. NAME is what
+--model accepts. The default model is the config file's "model"
+($XDG_CONFIG_HOME/isagi/config.json).
+
+Flags:
+`
+	usageTail = `
+Examples:
+  isagi models
+  isagi models --json | jq -r '.models[].path'
+`
+)

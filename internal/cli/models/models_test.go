@@ -2,7 +2,6 @@ package models
 
 import (
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,7 +17,7 @@ func runCmd(t *testing.T, args ...string) (string, string, error) {
 	if len(args) == 0 || args[0] != "models" {
 		t.Fatalf("runCmd %q: not models", args)
 	}
-	return clitest.Run(t, func(a []string, o, e io.Writer) error { return Main(a, o, e) }, args[1:]...)
+	return clitest.Run(t, Main, args[1:]...)
 }
 
 // TestModelsCannotRun: models lists each model's tensor types, marks the

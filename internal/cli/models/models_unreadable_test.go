@@ -26,7 +26,7 @@ func TestModelsUnreadableErrorBelowTheTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errb bytes.Buffer
-	if err := Main(nil, &out, &errb); err != nil {
+	if err := Main(clitest.Env(&out, &errb), nil); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(out.String(), "\n")

@@ -2,12 +2,7 @@
 package ppl
 
 import (
-	"context"
-	"flag"
 	"fmt"
-	"io"
-	"os"
-	"os/signal"
 	"time"
 
 	"github.com/isagi-lab/isagi/engine/generate"
@@ -17,16 +12,86 @@ import (
 )
 
 // Main is `isagi ppl`: perplexity of a model over a text file.
-func Main(version string, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("ppl", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	mf := base.ModelFlags{Version: version}
+func Main(env base.Env, args []string) error {
+	fs := env.FlagSet("ppl", usageHead, "")
+	mf := base.ModelFlags{Version: env.Version}
 	mf.Register(fs)
 	defer mf.Dev.Close()
 	file := fs.String("file", "", "text file to score")
 	parseSpecial := fs.Bool("parse-special", false, "turn control-token text such as <|im_end|> into control tokens, to score chat-formatted text (trusted text only)")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), `Usage: isagi ppl (--model FILE.gguf | --demo) --file TEXT [--ctx N] [--kv-type T] [--threads N] [--rank K --slots S --alloc A] [--gauge] [--sink-channels T] [--sink-bypass] [--kv-proj]
+	if err := env.Parse(fs, args); err != nil {
+		return err
+	}
+	if *file == "" || fs.NArg() != 0 {
+		return base.ArgsError(fs, "ppl needs --file TEXT and no arguments")
+	}
+	text, err := regfile.ReadRegular(*file, base.MaxTextBytes)
+	if err != nil {
+		return fmt.Errorf("--file: %w", err)
+	}
+	vs, err := mf.Variants()
+	if err != nil {
+		return err
+	}
+	f, tok, m, st, err := mf.Open()
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	encode := tok.Encode
+	if *parseSpecial {
+		encode = tok.EncodeMarkup
+	}
+	ids, err := encode(string(text), tokenizer.EncodeOptions{})
+	if err != nil {
+		return err
+	}
+	ctx, stop := base.Interruptible()
+	defer stop()
+	score := func() (generate.PerplexityResult, error) {
+		start := time.Now()
+		r, err := generate.Perplexity(ctx, st, ids, tok.BOS(), func(done, total int) {
+			eta := time.Duration(float64(time.Since(start)) / float64(done) * float64(total-done))
+			fmt.Fprintf(env.Stderr, "\r[%-30s] %d/%d windows, %s left ", base.Bar(done, total, 30), done, total, eta.Round(time.Second))
+		})
+		fmt.Fprintln(env.Stderr)
+		if err == nil {
+			fmt.Fprintf(env.Stderr, "%d tokens scored in %d windows of %d, %.1f s\n", r.Scored, r.Chunks, st.Cap(), time.Since(start).Seconds())
+		}
+		return r, err
+	}
+	if vs == nil {
+		r, err := score()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "ppl=%.4f\n", r.PPL)
+		return nil
+	}
+	// Each variant on the same state, one after the other: the same
+	// windows, the same tokens, only the compression differs.
+	var last float64
+	for _, v := range vs {
+		fmt.Fprintf(env.Stderr, "isagi: variant %s\n", v.Label)
+		if err := mf.UseVariant(f, tok, m, st, v); err != nil {
+			return fmt.Errorf("variant %s: %w", v.Label, err)
+		}
+		r, err := score()
+		if err != nil {
+			return err
+		}
+		if n := st.Bypassed(); n > 0 {
+			fmt.Fprintf(env.Stderr, "isagi: sink bypass: %d block runs went dense\n", n)
+		}
+		fmt.Fprintf(env.Stdout, "%-22s ppl=%.4f\n", v.Label, r.PPL)
+		last = r.PPL
+	}
+	fmt.Fprintf(env.Stdout, "ppl=%.4f\n", last)
+	return nil
+}
+
+// usageHead is `isagi ppl --help` before the flags.
+const usageHead = `Usage: isagi ppl (--model FILE.gguf | --demo) --file TEXT [--ctx N] [--kv-type T] [--threads N] [--rank K --slots S --alloc A] [--gauge] [--sink-channels T] [--sink-bypass] [--kv-proj]
 
 Perplexity of the model over a text, as llama.cpp's perplexity tool
 computes it: the text is cut into windows of --ctx tokens (default: the
@@ -48,81 +113,4 @@ per variant on stdout (every mechanism off, each alone, all), the last one
 Examples:
   isagi ppl --demo --file heldout.txt --ctx 128
   isagi ppl --model kjv-q8_0.gguf --file heldout.txt --ctx 256 --rank 192 --slots qkv,o,ffn --alloc mcr
-`)
-		fs.PrintDefaults()
-	}
-	if err := base.ParseFlags(fs, args, stderr); err != nil {
-		return err
-	}
-	if *file == "" || fs.NArg() != 0 {
-		return base.ArgsError(fs, "ppl needs --file TEXT and no arguments")
-	}
-	text, err := regfile.ReadRegular(*file, base.MaxTextBytes)
-	if err != nil {
-		return fmt.Errorf("--file: %w", err)
-	}
-	vs, err := mf.Variants()
-	if err != nil {
-		return err
-	}
-	f, tok, err := mf.OpenFile()
-	if err != nil {
-		return err
-	}
-	m, st, err := mf.Load(f, tok)
-	if err != nil {
-		f.Close()
-		return err
-	}
-	defer m.Close()
-	encode := tok.Encode
-	if *parseSpecial {
-		encode = tok.EncodeMarkup
-	}
-	ids, err := encode(string(text), tokenizer.EncodeOptions{})
-	if err != nil {
-		return err
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	score := func() (generate.PerplexityResult, error) {
-		start := time.Now()
-		r, err := generate.Perplexity(ctx, st, ids, tok.BOS(), func(done, total int) {
-			eta := time.Duration(float64(time.Since(start)) / float64(done) * float64(total-done))
-			fmt.Fprintf(stderr, "\r[%-30s] %d/%d windows, %s left ", base.Bar(done, total, 30), done, total, eta.Round(time.Second))
-		})
-		fmt.Fprintln(stderr)
-		if err == nil {
-			fmt.Fprintf(stderr, "%d tokens scored in %d windows of %d, %.1f s\n", r.Scored, r.Chunks, st.Cap(), time.Since(start).Seconds())
-		}
-		return r, err
-	}
-	if vs == nil {
-		r, err := score()
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "ppl=%.4f\n", r.PPL)
-		return nil
-	}
-	// Each variant on the same state, one after the other: the same
-	// windows, the same tokens, only the compression differs.
-	var last float64
-	for _, v := range vs {
-		fmt.Fprintf(stderr, "isagi: variant %s\n", v.Label)
-		if err := mf.UseVariant(f, tok, m, st, v); err != nil {
-			return fmt.Errorf("variant %s: %w", v.Label, err)
-		}
-		r, err := score()
-		if err != nil {
-			return err
-		}
-		if n := st.Bypassed(); n > 0 {
-			fmt.Fprintf(stderr, "isagi: sink bypass: %d block runs went dense\n", n)
-		}
-		fmt.Fprintf(stdout, "%-22s ppl=%.4f\n", v.Label, r.PPL)
-		last = r.PPL
-	}
-	fmt.Fprintf(stdout, "ppl=%.4f\n", last)
-	return nil
-}
+`

@@ -2,7 +2,6 @@ package ppl
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,7 +16,7 @@ func runCmd(t *testing.T, args ...string) (string, string, error) {
 	if len(args) == 0 || args[0] != "ppl" {
 		t.Fatalf("runCmd %q: not ppl", args)
 	}
-	return clitest.Run(t, func(a []string, o, e io.Writer) error { return Main("dev", a, o, e) }, args[1:]...)
+	return clitest.Run(t, Main, args[1:]...)
 }
 
 // heldoutText is the first 3000 bytes of kjv's held-out text, in a file.

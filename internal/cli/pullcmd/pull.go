@@ -4,11 +4,9 @@ package pullcmd
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
 	"time"
@@ -21,41 +19,11 @@ import (
 )
 
 // Main is `isagi pull`: download a GGUF model into the store.
-func Main(version string, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("pull", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func Main(env base.Env, args []string) error {
+	fs := env.FlagSet("pull", usageHead(), usageTail)
 	setDefault := fs.Bool("default", false, "also make it the default model (writes \"model\" in the config file)")
 	quiet := fs.Bool("quiet", false, "no progress output")
-	fs.Usage = func() {
-		var names strings.Builder
-		for _, s := range hub.ShortNames() {
-			fmt.Fprintf(&names, "  %-24s %s\n  %-24s   = %s\n", s.Name, s.About, "", s.Ref)
-		}
-		fmt.Fprintf(stderr, `Usage: isagi pull [--default] MODEL
-
-Downloads a GGUF model from the Hugging Face Hub into %s.
-MODEL is a short name, or hf.co/ORG/REPO[:FILE] where FILE is a .gguf file
-in the repository or a quantisation tag (Q4_K_M, Q8_0, …); without FILE a
-Q4_K_M or Q8_0 file is chosen. An interrupted pull (network drop, ctrl+c)
-resumes where it stopped when you run the same command again. The file is
-checked against the sha256 the Hub publishes before it is put in place.
-Gated repositories need a token in $HF_TOKEN; $HF_ENDPOINT overrides the
-Hub's address (a mirror).
-
-Short names:
-%s
-Flags:
-`, modelsDirForHelp(), names.String())
-		fs.PrintDefaults()
-		fmt.Fprint(stderr, `
-Examples:
-  isagi pull smollm2-135m-instruct
-  isagi pull --default qwen2.5-0.5b-instruct
-  isagi pull hf.co/bartowski/Llama-3.2-1B-Instruct-GGUF:Q4_K_M
-  isagi pull hf.co/Qwen/Qwen2.5-0.5B-Instruct-GGUF:qwen2.5-0.5b-instruct-q4_k_m.gguf
-`)
-	}
-	if err := base.ParseFlags(fs, args, stderr); err != nil {
+	if err := env.Parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
@@ -77,20 +45,20 @@ Examples:
 		c.BaseURL = ep
 	}
 	c.Token = os.Getenv("HF_TOKEN")
-	c.UserAgent = "isagi/" + version
+	c.UserAgent = "isagi/" + env.Version
 	c.Retries = 3
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := base.Interruptible()
 	defer stop()
 
 	var bar *pullBar
 	var report func(hub.Progress)
 	if !*quiet {
-		bar = newPullBar(stderr)
+		bar = newPullBar(env.Stderr)
 		report = bar.update
 		c.ProgressInterval = bar.interval
 	}
-	fmt.Fprintf(stderr, "pulling %s\n", ref)
+	fmt.Fprintf(env.Stderr, "pulling %s\n", ref)
 	res, err := c.Pull(ctx, ref, dir, report)
 	if bar != nil {
 		bar.finish()
@@ -113,12 +81,12 @@ Examples:
 		digest = "git blob id"
 	}
 	if res.AlreadyPresent {
-		fmt.Fprintf(stdout, "%s is already installed and verified (its %s matches the Hub's): %s (%s)\n", res.Ref.File, digest, res.Path, store.HumanBytes(res.Size))
+		fmt.Fprintf(env.Stdout, "%s is already installed and verified (its %s matches the Hub's): %s (%s)\n", res.Ref.File, digest, res.Path, store.HumanBytes(res.Size))
 	} else {
 		if res.Mismatch != "" {
-			fmt.Fprintf(stdout, "the installed %s did not match the Hub's copy (%s), so it was downloaded again\n", res.Path, res.Mismatch)
+			fmt.Fprintf(env.Stdout, "the installed %s did not match the Hub's copy (%s), so it was downloaded again\n", res.Path, res.Mismatch)
 		}
-		fmt.Fprintf(stdout, "saved %s (%s, %s verified)\n", res.Path, store.HumanBytes(res.Size), digest)
+		fmt.Fprintf(env.Stdout, "saved %s (%s, %s verified)\n", res.Path, store.HumanBytes(res.Size), digest)
 	}
 	if *setDefault {
 		cfg, err := paths.LoadConfig()
@@ -129,11 +97,11 @@ Examples:
 		if err := paths.SaveConfig(cfg); err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "default model is now %s (%s)\n", runName, paths.Config)
+		fmt.Fprintf(env.Stdout, "default model is now %s (%s)\n", runName, paths.Config)
 	}
-	fmt.Fprintf(stdout, "\nRun it:\n  isagi --model %s\n  isagi run --model %s --chat --prompt \"Hello!\"\n", runName, runName)
+	fmt.Fprintf(env.Stdout, "\nRun it:\n  isagi --model %s\n  isagi run --model %s --chat --prompt \"Hello!\"\n", runName, runName)
 	if !*setDefault {
-		fmt.Fprintf(stdout, "Make it the default (no --model needed):\n  isagi pull --default %s\n", name)
+		fmt.Fprintf(env.Stdout, "Make it the default (no --model needed):\n  isagi pull --default %s\n", name)
 	}
 	return nil
 }
@@ -243,3 +211,36 @@ func (b *pullBar) finish() {
 	}
 	b.drawn = false
 }
+
+// usageHead is the help of `isagi pull` before its flags: where models go
+// and the short names.
+func usageHead() string {
+	var names strings.Builder
+	for _, s := range hub.ShortNames() {
+		fmt.Fprintf(&names, "  %-24s %s\n  %-24s   = %s\n", s.Name, s.About, "", s.Ref)
+	}
+	return fmt.Sprintf(`Usage: isagi pull [--default] MODEL
+
+Downloads a GGUF model from the Hugging Face Hub into %s.
+MODEL is a short name, or hf.co/ORG/REPO[:FILE] where FILE is a .gguf file
+in the repository or a quantisation tag (Q4_K_M, Q8_0, …); without FILE a
+Q4_K_M or Q8_0 file is chosen. An interrupted pull (network drop, ctrl+c)
+resumes where it stopped when you run the same command again. The file is
+checked against the sha256 the Hub publishes before it is put in place.
+Gated repositories need a token in $HF_TOKEN; $HF_ENDPOINT overrides the
+Hub's address (a mirror).
+
+Short names:
+%s
+Flags:
+`, modelsDirForHelp(), names.String())
+}
+
+// usageTail is the help of `isagi pull` after its flags.
+const usageTail = `
+Examples:
+  isagi pull smollm2-135m-instruct
+  isagi pull --default qwen2.5-0.5b-instruct
+  isagi pull hf.co/bartowski/Llama-3.2-1B-Instruct-GGUF:Q4_K_M
+  isagi pull hf.co/Qwen/Qwen2.5-0.5B-Instruct-GGUF:qwen2.5-0.5b-instruct-q4_k_m.gguf
+`

@@ -60,7 +60,7 @@ func TestPullThenModels(t *testing.T) {
 	t.Setenv("HF_ENDPOINT", fakeHubServer(t, "tiny-Q8_0.gguf", data))
 
 	var out, errb bytes.Buffer
-	if err := Main("dev", []string{"--default", "hf.co/org/repo"}, &out, &errb); err != nil {
+	if err := Main(clitest.Env(&out, &errb), []string{"--default", "hf.co/org/repo"}); err != nil {
 		t.Fatalf("pull: %v\n%s", err, errb.String())
 	}
 	dir := clitest.DefaultPaths(t).Models
@@ -82,7 +82,7 @@ func TestPullThenModels(t *testing.T) {
 	}
 
 	out.Reset()
-	if err := models.Main(nil, &out, &errb); err != nil {
+	if err := models.Main(clitest.Env(&out, &errb), nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"NAME", "PARAMS", "tiny-Q8_0", "llama", "Q8_0", "models dir: " + dir, "default:    tiny-Q8_0"} {
@@ -91,7 +91,7 @@ func TestPullThenModels(t *testing.T) {
 		}
 	}
 	out.Reset()
-	if err := models.Main([]string{"--json"}, &out, &errb); err != nil {
+	if err := models.Main(clitest.Env(&out, &errb), []string{"--json"}); err != nil {
 		t.Fatal(err)
 	}
 	var j struct {
@@ -114,7 +114,7 @@ func TestPullVerifiesInstalled(t *testing.T) {
 	pull := func() (string, string) {
 		t.Helper()
 		var out, errb bytes.Buffer
-		if err := Main("dev", []string{"hf.co/org/repo"}, &out, &errb); err != nil {
+		if err := Main(clitest.Env(&out, &errb), []string{"hf.co/org/repo"}); err != nil {
 			t.Fatalf("pull: %v\n%s", err, errb.String())
 		}
 		return out.String(), errb.String()
@@ -166,7 +166,7 @@ func TestPullOffline(t *testing.T) {
 	t.Setenv("HF_ENDPOINT", "http://"+ln.Addr().String())
 	ln.Close()
 	var out, errb bytes.Buffer
-	err = Main("dev", []string{"smollm2-135m-instruct"}, &out, &errb)
+	err = Main(clitest.Env(&out, &errb), []string{"smollm2-135m-instruct"})
 	if err == nil || !strings.Contains(err.Error(), "offline") || !strings.Contains(err.Error(), "--model /path/to/model.gguf") {
 		t.Fatalf("want the offline sentence, got %v", err)
 	}
@@ -178,8 +178,8 @@ func TestPullAndModelsHelp(t *testing.T) {
 		cmd  func([]string, *bytes.Buffer, *bytes.Buffer) error
 		want []string
 	}{
-		{func(a []string, o, e *bytes.Buffer) error { return Main("dev", a, o, e) }, []string{"Examples:", "isagi pull smollm2-135m-instruct", "qwen2.5-0.5b-instruct", "llama-3.2-1b-instruct", "hf.co/"}},
-		{func(a []string, o, e *bytes.Buffer) error { return models.Main(a, o, e) }, []string{"Examples:", "isagi models --json"}},
+		{func(a []string, o, e *bytes.Buffer) error { return Main(clitest.Env(o, e), a) }, []string{"Examples:", "isagi pull smollm2-135m-instruct", "qwen2.5-0.5b-instruct", "llama-3.2-1b-instruct", "hf.co/"}},
+		{func(a []string, o, e *bytes.Buffer) error { return models.Main(clitest.Env(o, e), a) }, []string{"Examples:", "isagi models --json"}},
 	} {
 		var out, errb bytes.Buffer
 		if err := tc.cmd([]string{"--help"}, &out, &errb); !errors.Is(err, flag.ErrHelp) {
@@ -192,10 +192,10 @@ func TestPullAndModelsHelp(t *testing.T) {
 		}
 	}
 	var out, errb bytes.Buffer
-	if err := models.Main(nil, &out, &errb); err != nil || !strings.Contains(out.String(), "isagi pull smollm2-135m-instruct") || !strings.Contains(out.String(), "--demo") {
+	if err := models.Main(clitest.Env(&out, &errb), nil); err != nil || !strings.Contains(out.String(), "isagi pull smollm2-135m-instruct") || !strings.Contains(out.String(), "--demo") {
 		t.Fatalf("empty models: %v\n%s", err, out.String())
 	}
-	if err := Main("dev", []string{"not a model"}, &out, &errb); err == nil {
+	if err := Main(clitest.Env(&out, &errb), []string{"not a model"}); err == nil {
 		t.Fatal("bad name accepted")
 	}
 }

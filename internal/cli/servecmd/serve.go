@@ -4,9 +4,7 @@ package servecmd
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"log"
 	"net"
 	"net/http"
@@ -22,10 +20,9 @@ import (
 )
 
 // Main is `isagi serve`: the OpenAI-compatible server (package serve).
-func Main(version string, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	mf := base.ModelFlags{Version: version}
+func Main(env base.Env, args []string) error {
+	fs := env.FlagSet("serve", usageHead, "")
+	mf := base.ModelFlags{Version: env.Version}
 	mf.RegisterModel(fs)
 	defer mf.Dev.Close()
 	host := fs.String("host", "127.0.0.1", "address to listen on; anything but loopback needs --api-key")
@@ -39,29 +36,7 @@ func Main(version string, args []string, stdout, stderr io.Writer) error {
 	maxBody := fs.Int64("max-body", 4<<20, "largest request body in bytes")
 	bodyTimeout := fs.Duration("body-timeout", 30*time.Second, "longest a request body may take to arrive (408 beyond it); responses, streams included, are not bounded")
 	cors := fs.String("cors", "", "let web pages of this origin (scheme://host[:port], or * for any) call the server from a browser (default: none)")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), `Usage: isagi serve (--model FILE.gguf | --demo) [flags]
-
-Serves the model over the OpenAI API (POST /v1/chat/completions,
-/v1/completions, /v1/embeddings; GET /v1/models), streaming or not, with
-ISAGI's extensions: an "isagi" object in requests (snipe, ogd_alpha, rank,
-slots, alloc, memory, session_id, save) and responses (per-token TEH,
-memory tier, the GRC plan, tok/s), and POST /isagi/v1/hidden for the
-residual stream of a text; GET /health answers {"status":"ok"}.
-See docs/serve.md.
-
-It listens on loopback only unless --api-key is given.
-
-Examples:
-  isagi serve --model smollm2-135m-instruct
-  curl -s localhost:11435/v1/chat/completions -d '{"model":"smollm2-135m-instruct","messages":[{"role":"user","content":"Hi"}]}'
-  OPENAI_BASE_URL=http://127.0.0.1:11435/v1 OPENAI_API_KEY=none your-openai-tool
-
-Flags:
-`)
-		fs.PrintDefaults()
-	}
-	if err := base.ParseFlags(fs, args, stderr); err != nil {
+	if err := env.Parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -84,12 +59,12 @@ Flags:
 	if !loopback(*host) && *apiKey == "" {
 		return base.Usagef("serve: --host %s is reachable from other machines: give --api-key KEY (or $ISAGI_API_KEY) so that not anyone on the network can use the model", *host)
 	}
-	s, err := mf.OpenSession(mf.SessionOptions(session.Options{AppVersion: version}))
+	s, err := mf.OpenSession(mf.SessionOptions(session.Options{AppVersion: env.Version}))
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	logger := log.New(stderr, "isagi serve: ", log.LstdFlags)
+	logger := log.New(env.Stderr, "isagi serve: ", log.LstdFlags)
 	if loaded, err := s.Geometry().Load(); err != nil {
 		logger.Printf("geometry profile not loaded: %v", err)
 	} else if !loaded {
@@ -102,7 +77,7 @@ Flags:
 	srv, err := serve.New(s, serve.Config{
 		ModelID: id, Parallel: *parallel, Queue: *queue, Sessions: *sessions, Ctx: mf.Ctx,
 		APIKey: *apiKey, CORSOrigin: *cors, BodyTimeout: *bodyTimeout, NoBuild: *noBuild, MaxBody: *maxBody, SessionDir: *sessionDir,
-		AppVersion: version, Log: logger,
+		AppVersion: env.Version, Log: logger,
 	})
 	if err != nil {
 		return err
@@ -143,3 +118,24 @@ func loopback(host string) bool {
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
 }
+
+// usageHead is `isagi serve --help` before the flags.
+const usageHead = `Usage: isagi serve (--model FILE.gguf | --demo) [flags]
+
+Serves the model over the OpenAI API (POST /v1/chat/completions,
+/v1/completions, /v1/embeddings; GET /v1/models), streaming or not, with
+ISAGI's extensions: an "isagi" object in requests (snipe, ogd_alpha, rank,
+slots, alloc, memory, session_id, save) and responses (per-token TEH,
+memory tier, the GRC plan, tok/s), and POST /isagi/v1/hidden for the
+residual stream of a text; GET /health answers {"status":"ok"}.
+See docs/serve.md.
+
+It listens on loopback only unless --api-key is given.
+
+Examples:
+  isagi serve --model smollm2-135m-instruct
+  curl -s localhost:11435/v1/chat/completions -d '{"model":"smollm2-135m-instruct","messages":[{"role":"user","content":"Hi"}]}'
+  OPENAI_BASE_URL=http://127.0.0.1:11435/v1 OPENAI_API_KEY=none your-openai-tool
+
+Flags:
+`

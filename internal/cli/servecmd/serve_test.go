@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/isagi-lab/isagi/internal/cli/base"
+	"github.com/isagi-lab/isagi/internal/cli/clitest"
 )
 
 // TestServeFlags: a --cors that is not an origin and a --body-timeout that
@@ -21,7 +22,7 @@ func TestServeFlags(t *testing.T) {
 		{[]string{"--demo", "--cors", "http://localhost:3000/app"}, `"http://localhost:3000/app" is not an origin`},
 		{[]string{"--demo", "--body-timeout", "0s"}, "--body-timeout must be above 0, not 0s"},
 	} {
-		err := Main("dev", tc.args, io.Discard, io.Discard)
+		err := Main(clitest.Env(io.Discard, io.Discard), tc.args)
 		var u base.UsageError
 		if !errors.As(err, &u) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("serve %q: %v, want a usage error with %q", tc.args, err, tc.want)

@@ -3,9 +3,7 @@
 package tokenize
 
 import (
-	"flag"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/isagi-lab/isagi/engine/tokenizer"
@@ -13,30 +11,14 @@ import (
 )
 
 // Main is `isagi tokenize`: the token ids of a text, or the text of ids.
-func Main(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("tokenize", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func Main(env base.Env, args []string) error {
+	fs := env.FlagSet("tokenize", usageHead, usageTail)
 	var mf base.ModelFlags
 	mf.RegisterSource(fs)
 	decode := fs.Bool("decode", false, "read token ids and print their text")
 	noSpecial := fs.Bool("no-special", false, "do not add the BOS/EOS the model's metadata asks for")
 	parseSpecial := fs.Bool("parse-special", false, "turn control-token text such as <|im_end|> into control tokens (trusted text only)")
-	fs.Usage = func() {
-		w := fs.Output()
-		fmt.Fprint(w, `Usage: isagi tokenize (--model FILE.gguf | --demo) [flags] TEXT...
-       isagi tokenize (--model FILE.gguf | --demo) --decode ID...
-
-Prints the token ids of TEXT (space-separated, one line), or with --decode the
-text of the ids. --model may be a tokenizer-only GGUF file. Flags:
-`)
-		fs.PrintDefaults()
-		fmt.Fprint(w, `
-Examples:
-  isagi tokenize --model kjv-q8_0.gguf "And God said"
-  isagi tokenize --model kjv-q8_0.gguf --decode 1 300 391 394
-`)
-	}
-	if err := base.ParseFlags(fs, args, stderr); err != nil {
+	if err := env.Parse(fs, args); err != nil {
 		return err
 	}
 	f, tok, err := mf.OpenFile()
@@ -49,7 +31,7 @@ Examples:
 		if err != nil {
 			return err
 		}
-		fmt.Fprintln(stdout, tok.Decode(ids, tokenizer.DecodeOptions{}))
+		fmt.Fprintln(env.Stdout, tok.Decode(ids, tokenizer.DecodeOptions{}))
 		return nil
 	}
 	text := strings.Join(fs.Args(), " ")
@@ -66,6 +48,21 @@ Examples:
 	for i, id := range ids {
 		parts[i] = fmt.Sprint(id)
 	}
-	fmt.Fprintln(stdout, strings.Join(parts, " "))
+	fmt.Fprintln(env.Stdout, strings.Join(parts, " "))
 	return nil
 }
+
+// usageHead and usageTail frame the flags in `isagi tokenize --help`.
+const (
+	usageHead = `Usage: isagi tokenize (--model FILE.gguf | --demo) [flags] TEXT...
+       isagi tokenize (--model FILE.gguf | --demo) --decode ID...
+
+Prints the token ids of TEXT (space-separated, one line), or with --decode the
+text of the ids. --model may be a tokenizer-only GGUF file. Flags:
+`
+	usageTail = `
+Examples:
+  isagi tokenize --model kjv-q8_0.gguf "And God said"
+  isagi tokenize --model kjv-q8_0.gguf --decode 1 300 391 394
+`
+)

@@ -1,7 +1,6 @@
 package tokenize
 
 import (
-	"io"
 	"testing"
 
 	"github.com/isagi-lab/isagi/internal/cli/clitest"
@@ -13,7 +12,7 @@ func runCmd(t *testing.T, args ...string) (string, string, error) {
 	if len(args) == 0 || args[0] != "tokenize" {
 		t.Fatalf("runCmd %q: not tokenize", args)
 	}
-	return clitest.Run(t, func(a []string, o, e io.Writer) error { return Main(a, o, e) }, args[1:]...)
+	return clitest.Run(t, Main, args[1:]...)
 }
 
 func TestTokenizeRoundTrip(t *testing.T) {

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bufio"
@@ -44,15 +44,16 @@ func (t *tuiFlags) register(fs *flag.FlagSet) {
 	t.mf.KV.Register(fs)
 }
 
-// cmdTUI is `isagi` with no subcommand: the chat interface.
-func cmdTUI(args []string, stdout, stderr io.Writer) error {
+// cmdTUI is `isagi` with no command: the chat interface. Its help is the
+// top-level help, printed to stdout.
+func cmdTUI(env base.Env, args []string) error {
 	fs := flag.NewFlagSet("isagi", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	tf := tuiFlags{mf: base.ModelFlags{Version: version}}
+	fs.SetOutput(env.Stderr)
+	tf := tuiFlags{mf: base.ModelFlags{Version: env.Version}}
 	tf.register(fs)
 	defer tf.mf.Dev.Close()
 	fs.Usage = func() { printUsage(fs.Output()) }
-	if err := base.ParseFlags(fs, args, stdout); err != nil {
+	if err := base.ParseFlags(fs, args, env.Stdout); err != nil {
 		return err
 	}
 	rest := fs.Args()
@@ -65,7 +66,7 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if len(rest) != 0 {
-		return base.Usagef("unknown command %q (see \"isagi --help\")", rest[0])
+		return unknownCommand(rest[0])
 	}
 	mf, useDemo, load, force := &tf.mf, &tf.mf.Demo, &tf.load, &tf.force
 	snipe, alpha, thermal := &tf.snipe, &tf.alpha, &tf.thermal
@@ -77,7 +78,7 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 	}
 	kvSet := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { kvSet[f.Name] = true })
-	opts := mf.SessionOptions(session.Options{AppVersion: version})
+	opts := mf.SessionOptions(session.Options{AppVersion: env.Version})
 	if *load != "" && mf.Model == "" && !*useDemo {
 		// The session file names its model; find it unless told otherwise.
 		f, err := miku.Read(*load)
@@ -95,7 +96,7 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 		// Nothing on the command line: $ISAGI_MODEL or the config file may
 		// name a model; when nothing does, the first-start menu asks.
 		if _, err := mf.StorePaths().Resolve(""); errors.Is(err, store.ErrNoModel) {
-			path, wantDemo, err := firstStart(mf.StorePaths(), stdout, stderr)
+			path, wantDemo, err := firstStart(env, mf.StorePaths())
 			if errors.Is(err, errQuit) {
 				return nil
 			}
@@ -116,7 +117,7 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		for _, n := range notes {
-			fmt.Fprintln(stderr, "isagi:", n)
+			fmt.Fprintln(env.Stderr, "isagi:", n)
 		}
 	}
 	var notes []string
@@ -164,7 +165,7 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	return tui.Run(s, tui.Options{Telemetry: tel, Compute: computeLabel(s.Info(), mf.Dev.Describe(s.Probe().Layers())), Version: version, SessionDir: sessionDir, NoAutosave: tf.noAutosave, Thermal: th, Notes: notes})
+	return tui.Run(s, tui.Options{Telemetry: tel, Compute: computeLabel(s.Info(), mf.Dev.Describe(s.Probe().Layers())), Version: env.Version, SessionDir: sessionDir, NoAutosave: tf.noAutosave, Thermal: th, Notes: notes})
 }
 
 // computeLabel names the device that runs the model for the Hardware pane:
@@ -191,17 +192,19 @@ func computeLabel(i session.Info, note string) string {
 // firstStart runs when no model is installed: it offers to pull a small
 // assistant model or to try the demo model now. The pulled model is found
 // in paths.
-func firstStart(paths store.Paths, stdout, stderr io.Writer) (path string, useDemo bool, err error) {
-	if !term.IsTerminal(int(os.Stdin.Fd())) {
+func firstStart(env base.Env, paths store.Paths) (path string, useDemo bool, err error) {
+	// The menu asks a person: with no terminal to ask on (a script, a
+	// pipe), say what to run instead.
+	if f, ok := env.Stdin.(*os.File); !ok || !term.IsTerminal(int(f.Fd())) {
 		return "", false, fmt.Errorf("no model installed: run `isagi pull %s`, pass --model FILE.gguf, or try `isagi --demo`", hub.DefaultShortName)
 	}
 	pull := func() (string, error) {
-		if err := pullcmd.Main(version, []string{hub.DefaultShortName}, stdout, stderr); err != nil {
+		if err := pullcmd.Main(env, []string{hub.DefaultShortName}); err != nil {
 			return "", err
 		}
 		return paths.Resolve(hub.DefaultShortName)
 	}
-	return firstStartMenu(os.Stdin, stdout, pull, usableModels(paths))
+	return firstStartMenu(env.Stdin, env.Stdout, pull, usableModels(paths))
 }
 
 // usableModels are the installed models that can be opened: complete
@@ -308,9 +311,6 @@ func readAnswer(r *bufio.Reader) (string, error) {
 	}
 	return strings.ToLower(strings.TrimSpace(line)), nil
 }
-
-// demoSHA256 identifies the embedded KJV model in session files.
-func demoSHA256() string { return base.BytesSHA256(demo.Model) }
 
 // savedDemo is the demo model a session file was saved with, by name or
 // hash ("kjv", "chat"), or "".

@@ -1,4 +1,4 @@
-package main
+package runcmd
 
 import (
 	"github.com/isagi-lab/isagi/engine/generate"

@@ -1,4 +1,4 @@
-package main
+package runcmd
 
 import (
 	"bytes"
@@ -34,7 +34,9 @@ func TestRunPromptStdinBounded(t *testing.T) {
 	clitest.Isolate(t)
 	in := &endlessZeros{guard: 2 * base.MaxTextBytes}
 	var out, errb bytes.Buffer
-	err := cmdRunInput([]string{"--model", clitest.Fixture(t, "kjv/kjv-q8_0.gguf"), "--prompt", "-"}, in, &out, &errb)
+	env := clitest.Env(&out, &errb)
+	env.Stdin = in
+	err := Main(env, []string{"--model", clitest.Fixture(t, "kjv/kjv-q8_0.gguf"), "--prompt", "-"})
 	if err == nil || !strings.Contains(err.Error(), "larger than 64 MiB") {
 		t.Fatalf("want the input refused as larger than 64 MiB, got %v", err)
 	}

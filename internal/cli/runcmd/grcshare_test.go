@@ -1,4 +1,4 @@
-package main
+package runcmd
 
 import (
 	"context"
@@ -68,7 +68,7 @@ func TestRunAndSessionShareGRCCache(t *testing.T) {
 
 	// The session opens the model as the TUI does, with the store's cache.
 	var mf base.ModelFlags
-	s, err := session.Open(path, mf.SessionOptions(session.Options{AppVersion: version}))
+	s, err := session.Open(path, mf.SessionOptions(session.Options{AppVersion: "dev"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestRunAndSessionShareGRCCache(t *testing.T) {
 	}
 
 	// The other way round: a rank the session builds first is the run's.
-	s, err = session.Open(path, mf.SessionOptions(session.Options{AppVersion: version}))
+	s, err = session.Open(path, mf.SessionOptions(session.Options{AppVersion: "dev"}))
 	if err != nil {
 		t.Fatal(err)
 	}

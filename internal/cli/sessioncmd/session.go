@@ -1,11 +1,12 @@
-package main
+// Package sessioncmd is `isagi session`: what a saved session file holds
+// (info) and its conversation written out (export), without a model.
+package sessioncmd
 
 import (
 	"bufio"
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"text/tabwriter"
 
@@ -15,28 +16,35 @@ import (
 	"github.com/isagi-lab/isagi/session"
 )
 
-// cmdSession is `isagi session info FILE.miku [--json]` and `isagi
-// session export FILE.miku [--format F] [--all] [-o OUT]`.
-func cmdSession(args []string, stdout, stderr io.Writer) error {
+// Subcommands are session's subcommands, in the order the help lists
+// them: what Main dispatches to and what the top-level help lists.
+func Subcommands() []base.Command {
+	return []base.Command{
+		{Name: "info", Args: "s.miku [--json]", Summary: "what a saved session holds", Main: cmdSessionInfo},
+		{Name: "export", Args: "s.miku [--all]", Summary: "the conversation as markdown, JSON or JSONL", Main: cmdSessionExport},
+	}
+}
+
+// Main is `isagi session info FILE.miku [--json]` and `isagi session
+// export FILE.miku [--format F] [--all] [-o OUT]`.
+func Main(env base.Env, args []string) error {
 	if len(args) > 0 && base.IsHelp(args[0]) {
-		fmt.Fprint(stderr, sessionUsage)
+		fmt.Fprint(env.Stderr, sessionUsage)
 		return flag.ErrHelp
 	}
-	if len(args) > 0 && args[0] == "export" {
-		return cmdSessionExport(args[1:], stdout, stderr)
+	if len(args) > 0 {
+		if c, ok := base.Lookup(Subcommands(), args[0]); ok {
+			return c.Main(env, args[1:])
+		}
 	}
-	if len(args) == 0 || args[0] != "info" {
-		return base.Usagef("session needs a subcommand: isagi session info FILE.miku [--json], or isagi session export FILE.miku (see \"isagi session --help\")")
-	}
-	fs := flag.NewFlagSet("session info", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	return base.Usagef("session needs a subcommand: isagi session info FILE.miku [--json], or isagi session export FILE.miku (see \"isagi session --help\")")
+}
+
+// cmdSessionInfo is `isagi session info`.
+func cmdSessionInfo(env base.Env, args []string) error {
+	fs := env.FlagSet("session info", sessionUsage+"\nFlags:\n", "")
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), sessionUsage)
-		fmt.Fprintln(fs.Output(), "\nFlags:")
-		fs.PrintDefaults()
-	}
-	files, err := parseAround(fs, args[1:], stderr)
+	files, err := parseAround(env, fs, args)
 	if err != nil {
 		return err
 	}
@@ -97,14 +105,14 @@ func cmdSession(args []string, stdout, stderr io.Writer) error {
 		info["served_from_memory"] = served
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
+		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(info)
 	}
 	// One write: the table flushed cell by cell would reach a pipe in many
 	// writes, and a reader that stops at its first match (grep -q) would
 	// break the pipe under the later ones.
-	out := bufio.NewWriterSize(stdout, 64<<10)
+	out := bufio.NewWriterSize(env.Stdout, 64<<10)
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(w, "file\t%s\n", files[0])
 	fmt.Fprintf(w, "format\tversion %d, written by isagi %s\n", h.FormatVersion, h.AppVersion)
@@ -152,18 +160,12 @@ Examples:
 `
 
 // cmdSessionExport is isagi session export.
-func cmdSessionExport(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("session export", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func cmdSessionExport(env base.Env, args []string) error {
+	fs := env.FlagSet("session export", sessionUsage+"\nFlags:\n", "")
 	format := fs.String("format", session.ExportMarkdown, "md, json or jsonl")
 	all := fs.Bool("all", false, "every branch of the conversation tree, not only the one in use")
 	out := fs.String("o", "", "write to this file (created; an existing file is not overwritten) instead of stdout")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), sessionUsage)
-		fmt.Fprintln(fs.Output(), "\nFlags:")
-		fs.PrintDefaults()
-	}
-	files, err := parseAround(fs, args, stderr)
+	files, err := parseAround(env, fs, args)
 	if err != nil {
 		return err
 	}
@@ -174,7 +176,7 @@ func cmdSessionExport(args []string, stdout, stderr io.Writer) error {
 		return base.Usagef("--format %q: want %s", *format, session.ExportFormats)
 	}
 	if *out == "" {
-		return session.ExportFile(stdout, files[0], *format, *all)
+		return session.ExportFile(env.Stdout, files[0], *format, *all)
 	}
 	f, err := os.OpenFile(*out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
@@ -190,10 +192,10 @@ func cmdSessionExport(args []string, stdout, stderr io.Writer) error {
 
 // parseAround parses fs's flags wherever they stand among the file names
 // ("info s.miku --json") and returns the file names.
-func parseAround(fs *flag.FlagSet, args []string, stderr io.Writer) ([]string, error) {
+func parseAround(env base.Env, fs *flag.FlagSet, args []string) ([]string, error) {
 	var files []string
 	for rest := args; ; {
-		if err := base.ParseFlags(fs, rest, stderr); err != nil {
+		if err := env.Parse(fs, rest); err != nil {
 			return nil, err
 		}
 		if fs.NArg() == 0 {

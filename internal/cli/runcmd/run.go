@@ -1,4 +1,8 @@
-package main
+// Package runcmd is `isagi run`: the scripted interface. Without --session
+// it drives the engine directly, the token-exact path the llama.cpp goldens
+// run through; with --session it is one turn of a saved conversation, a
+// client of the session as the TUI is.
+package runcmd
 
 import (
 	"bufio"
@@ -9,7 +13,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
 	"time"
@@ -106,16 +109,12 @@ func (cf *chatFlags) render(f *gguf.File, tok *tokenizer.Tokenizer, prompt strin
 	return tmpl, p, ids, nil
 }
 
-func cmdRun(args []string, stdout, stderr io.Writer) error {
-	return cmdRunInput(args, os.Stdin, stdout, stderr)
-}
-
-// cmdRunInput is cmdRun reading --prompt - from stdin, so that tests can
-// give it an input other than the process's.
-func cmdRunInput(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	mf := base.ModelFlags{Version: version}
+// Main is `isagi run`: a continuation of a prompt streamed to stdout, or
+// with --session one turn of a saved conversation. --prompt - reads
+// env.Stdin.
+func Main(env base.Env, args []string) error {
+	fs := env.FlagSet("run", usageHead, usageTail)
+	mf := base.ModelFlags{Version: env.Version}
 	mf.Register(fs)
 	defer mf.Dev.Close()
 	var cf chatFlags
@@ -146,32 +145,7 @@ func cmdRunInput(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	fs.IntVar(&knobs.edit, "edit", 0, "with --session: --prompt replaces your message `N` (1 is the first of the branch in use) and is answered; the old branch stays in the session")
 	fs.StringVar(&knobs.alpha, "ogd-alpha", "", "with --session: the Safe OGD exploration step α for this turn (needs the geometry profile)")
 	p.Temperature, p.TopP, p.MinP, p.RepeatPenalty = 0.8, 0.95, 0.05, 1
-	fs.Usage = func() {
-		w := fs.Output()
-		fmt.Fprint(w, `Usage: isagi run (--model FILE.gguf | --demo) [--prompt TEXT | --prompt-ids 1,2,3] [--chat ...] [flags]
-
-Streams the model's continuation of a prompt to stdout. An empty prompt
-starts from BOS. With --chat the prompt is the user's turn, rendered with the
-model's chat template, and the reply ends at the template's end-of-turn token.
-The run exits 0 when it stops at -n tokens, at an end-of-generation token,
-or, without -n, at the end of the context window (a completion's natural
-end; stderr says so); and 1 when the window filled before the -n tokens
-asked for (stderr says which limit).
-Flags:
-`)
-		fs.PrintDefaults()
-		fmt.Fprint(w, `
-Examples:
-  isagi run --demo --prompt "And God said" -n 48
-  isagi run --model kjv-q8_0.gguf --prompt "And God said" -n 48
-  isagi run --model kjv-f32.gguf --prompt-ids 1,300,391,394 --temp 0 --ids
-  echo "The LORD is my shepherd" | isagi run --model kjv-q8_0.gguf --prompt - --seed 7
-  isagi run --model qwen.gguf --chat --prompt "Name three rivers."
-  isagi run --model tokenizer.gguf --chat --messages conv.json --show-prompt
-  isagi run --model qwen3.gguf --chat --template-var enable_thinking=false --prompt "Hi"
-`)
-	}
-	if err := base.ParseFlags(fs, args, stderr); err != nil {
+	if err := env.Parse(fs, args); err != nil {
 		return err
 	}
 	// A prompt may come as the one argument, as llama-cli and ollama take
@@ -228,7 +202,7 @@ Examples:
 		// Read one byte past the limit, so that an input of exactly the
 		// limit is taken and a longer one (or /dev/zero, which never
 		// ends) is refused instead of read until memory runs out.
-		b, err := io.ReadAll(io.LimitReader(stdin, base.MaxTextBytes+1))
+		b, err := io.ReadAll(io.LimitReader(env.Stdin, base.MaxTextBytes+1))
 		if err != nil {
 			return fmt.Errorf("reading the prompt from stdin: %w", err)
 		}
@@ -251,7 +225,7 @@ Examples:
 		if !nSet {
 			*n = 256 // the session's saved max_tokens applies unless -n is given
 		}
-		return runSession(&mf, *sessionFile, *prompt, p, *n, *force, *verbose, knobs, stdout, stderr)
+		return runSession(env, &mf, *sessionFile, *prompt, p, *n, *force, *verbose, knobs)
 	}
 	f, tok, err := mf.OpenFile()
 	if err != nil {
@@ -267,11 +241,11 @@ Examples:
 		}
 		if cf.showPrompt {
 			defer f.Close()
-			fmt.Fprint(stdout, p.Text)
+			fmt.Fprint(env.Stdout, p.Text)
 			if !strings.HasSuffix(p.Text, "\n") {
-				fmt.Fprintln(stdout)
+				fmt.Fprintln(env.Stdout)
 			}
-			fmt.Fprintf(stdout, "-- %d tokens\n", len(cids))
+			fmt.Fprintf(env.Stdout, "-- %d tokens\n", len(cids))
 			return nil
 		}
 		ids, stops = cids, tmpl.StopTokens(tok)
@@ -320,10 +294,10 @@ Examples:
 			return err
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := base.Interruptible()
 	defer stop()
 
-	out := bufio.NewWriter(stdout)
+	out := bufio.NewWriter(env.Stdout)
 	defer out.Flush()
 	// A continuation keeps SentencePiece's leading space ("And God said" +
 	// " unto"); a chat reply is shown on its own and drops it.
@@ -353,18 +327,18 @@ Examples:
 	out.WriteByte('\n')
 	out.Flush()
 	if *verbose {
-		fmt.Fprintf(stderr, "%d prompt tokens, %d generated (%s); first token %.0f ms; prefill %.1f tok/s; decode %.1f tok/s\n",
+		fmt.Fprintf(env.Stderr, "%d prompt tokens, %d generated (%s); first token %.0f ms; prefill %.1f tok/s; decode %.1f tok/s\n",
 			stats.PromptTokens, stats.Generated, stats.Reason, float64(stats.TimeToFirst.Microseconds())/1000,
 			stats.PrefillTokPerSec(), stats.DecodeTokPerSec())
 		updates := 0
 		if dr != nil && dr.Model != nil {
 			updates = dr.Model.Updates()
 		}
-		base.PrintSpec(stderr, stats.Spec, updates)
+		base.PrintSpec(env.Stderr, stats.Spec, updates)
 	}
 	if errors.Is(err, model.ErrContextFull) {
 		if !nSet && stats.Generated > 0 {
-			fmt.Fprintf(stderr, "stopped at the end of the %d-token context window after %d tokens\n", st.MaxPos(), stats.Generated)
+			fmt.Fprintf(env.Stderr, "stopped at the end of the %d-token context window after %d tokens\n", st.MaxPos(), stats.Generated)
 			return nil
 		}
 		return base.ContextFullError(st.MaxPos(), m.CtxLen, base.ModelLabel(m, f), stats.Generated)
@@ -403,7 +377,7 @@ type sessionKnobs struct {
 // runSession is run --session: one turn of a saved conversation, streamed,
 // then the session saved again. The model is --model or --demo, opened as
 // the TUI opens it.
-func runSession(mf *base.ModelFlags, file, prompt string, p sample.Params, n int, force, verbose bool, knobs sessionKnobs, stdout, stderr io.Writer) (err error) {
+func runSession(env base.Env, mf *base.ModelFlags, file, prompt string, p sample.Params, n int, force, verbose bool, knobs sessionKnobs) (err error) {
 	switch {
 	case knobs.regenerate && (prompt != "" || knobs.edit != 0):
 		return base.Usagef("--regenerate answers the last message again: give no --prompt or --edit with it")
@@ -419,7 +393,7 @@ func runSession(mf *base.ModelFlags, file, prompt string, p sample.Params, n int
 		RepeatPenalty: p.RepeatPenalty, Seed: p.Seed, MaxTokens: n}
 	// Threads and Ctx come from the flags in mf.openSession; the GRC cache
 	// and the profiles are the TUI's.
-	opts := mf.SessionOptions(session.Options{Settings: set, AppVersion: version})
+	opts := mf.SessionOptions(session.Options{Settings: set, AppVersion: env.Version})
 	// The shared opener, as the TUI's: --model (resolved from the store)
 	// or --demo (the embedded model).
 	s, err := mf.OpenSession(opts)
@@ -427,7 +401,7 @@ func runSession(mf *base.ModelFlags, file, prompt string, p sample.Params, n int
 		return err
 	}
 	defer s.Close()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := base.Interruptible()
 	defer stop()
 	// Hold the file's lock from load to save, so that a concurrent run on
 	// the same file waits for this one's turn to be saved, loads it, and
@@ -436,7 +410,7 @@ func runSession(mf *base.ModelFlags, file, prompt string, p sample.Params, n int
 	cancel()
 	lock, err := miku.Lock(now, file)
 	if errors.Is(err, miku.ErrLocked) {
-		fmt.Fprintf(stderr, "isagi: %s is in use by another process: waiting for it (ctrl+c stops)\n", file)
+		fmt.Fprintf(env.Stderr, "isagi: %s is in use by another process: waiting for it (ctrl+c stops)\n", file)
 		lock, err = miku.Lock(ctx, file)
 	}
 	if err != nil {
@@ -453,15 +427,15 @@ func runSession(mf *base.ModelFlags, file, prompt string, p sample.Params, n int
 			return err
 		}
 		for _, note := range notes {
-			fmt.Fprintln(stderr, "isagi:", note)
+			fmt.Fprintln(env.Stderr, "isagi:", note)
 		}
 	}
 	geo, err := s.Geometry().Load()
 	if err != nil {
-		fmt.Fprintln(stderr, "isagi: geometry profile not loaded:", err)
+		fmt.Fprintln(env.Stderr, "isagi: geometry profile not loaded:", err)
 	}
 	for _, note := range s.Notes() {
-		fmt.Fprintln(stderr, "isagi:", note)
+		fmt.Fprintln(env.Stderr, "isagi:", note)
 	}
 	// Flags given on the command line win over the saved settings (the
 	// new session's settings came from the flags already).
@@ -525,11 +499,11 @@ func runSession(mf *base.ModelFlags, file, prompt string, p sample.Params, n int
 		drew := false
 		progress := func(done, total int) {
 			drew = true
-			fmt.Fprintf(stderr, "\rGRC: [%-30s] %d/%d blocks ", base.Bar(done, total, 30), done, total)
+			fmt.Fprintf(env.Stderr, "\rGRC: [%-30s] %d/%d blocks ", base.Bar(done, total, 30), done, total)
 		}
 		err := s.SetCtx(ctx, "rank", rank, progress)
 		if drew {
-			fmt.Fprintln(stderr)
+			fmt.Fprintln(env.Stderr)
 		}
 		if err != nil {
 			return fmt.Errorf("--rank %s: %w", rank, err)
@@ -559,7 +533,7 @@ func runSession(mf *base.ModelFlags, file, prompt string, p sample.Params, n int
 		drew := false
 		progress := func(done, total int) {
 			drew = true
-			fmt.Fprintf(stderr, "\rGRC (drafter): [%-30s] %d/%d blocks ", base.Bar(done, total, 30), done, total)
+			fmt.Fprintf(env.Stderr, "\rGRC (drafter): [%-30s] %d/%d blocks ", base.Bar(done, total, 30), done, total)
 		}
 		flags := map[string]string{"draft": "draft", "draft_n": "draft-n", "online_basis": "online-basis"}
 		for _, kv := range knobs.draft.Knobs() {
@@ -568,7 +542,7 @@ func runSession(mf *base.ModelFlags, file, prompt string, p sample.Params, n int
 			}
 			err := s.SetCtx(ctx, kv[0], kv[1], progress)
 			if drew {
-				fmt.Fprintln(stderr)
+				fmt.Fprintln(env.Stderr)
 				drew = false
 			}
 			if err != nil {
@@ -576,7 +550,7 @@ func runSession(mf *base.ModelFlags, file, prompt string, p sample.Params, n int
 			}
 		}
 	}
-	out := bufio.NewWriter(stdout)
+	out := bufio.NewWriter(env.Stdout)
 	emit := func(e session.Event) {
 		out.WriteString(e.Piece)
 		out.Flush()
@@ -601,10 +575,10 @@ func runSession(mf *base.ModelFlags, file, prompt string, p sample.Params, n int
 	}
 	if verbose {
 		used, limit := s.Conversation().ContextUsed()
-		fmt.Fprintf(stderr, "%d new prompt tokens, %d generated (%s); decode %.1f tok/s; context %d/%d; dropped %d turns\n",
+		fmt.Fprintf(env.Stderr, "%d new prompt tokens, %d generated (%s); decode %.1f tok/s; context %d/%d; dropped %d turns\n",
 			turn.PromptTok, turn.Tokens, turn.Stop, turn.DecodeTokS, used, limit, turn.Dropped)
 		if i := s.Info(); i.Rank > 0 {
-			fmt.Fprintf(stderr, "GRC rank %d (%s): %.1f%% of the energy kept\n", i.Rank, i.RankSpec, 100*i.RankEnergy)
+			fmt.Fprintf(env.Stderr, "GRC rank %d (%s): %.1f%% of the energy kept\n", i.Rank, i.RankSpec, 100*i.RankEnergy)
 		}
 		switch c := turn.COG; {
 		case c != nil:
@@ -612,18 +586,43 @@ func runSession(mf *base.ModelFlags, file, prompt string, p sample.Params, n int
 			if c.Retrieved {
 				from = "served"
 			}
-			fmt.Fprintf(stderr, "cog: %s, distance %.4f, %s from memory: %s; manifold growth %.4f, %d trajectories\n",
+			fmt.Fprintf(env.Stderr, "cog: %s, distance %.4f, %s from memory: %s; manifold growth %.4f, %d trajectories\n",
 				strings.ToUpper(c.Tier), c.Distance, from, c.Why, c.Growth, c.Trajectories)
 		case !geo:
-			fmt.Fprintln(stderr, "cog: off (no geometry profile for this model: isagi calibrate)")
+			fmt.Fprintln(env.Stderr, "cog: off (no geometry profile for this model: isagi calibrate)")
 		}
 		if g := turn.Geometry; g != nil {
-			fmt.Fprintf(stderr, "teh: prompt %.1f%%, reply %.1f%%, peak %.1f%%\n", g.Prompt.Overall, g.Reply.Overall, g.Peak)
+			fmt.Fprintf(env.Stderr, "teh: prompt %.1f%%, reply %.1f%%, peak %.1f%%\n", g.Prompt.Overall, g.Reply.Overall, g.Peak)
 		}
 		if turn.Spec != nil {
 			_, updates := s.Drafting().Speculation()
-			base.PrintSpec(stderr, *turn.Spec, updates)
+			base.PrintSpec(env.Stderr, *turn.Spec, updates)
 		}
 	}
 	return sessionTurnError(s, turn, s.Files().Save(context.Background(), lock.Path(), session.SaveOptions{Lock: lock}))
 }
+
+// usageHead and usageTail frame the flags in `isagi run --help`.
+const (
+	usageHead = `Usage: isagi run (--model FILE.gguf | --demo) [--prompt TEXT | --prompt-ids 1,2,3] [--chat ...] [flags]
+
+Streams the model's continuation of a prompt to stdout. An empty prompt
+starts from BOS. With --chat the prompt is the user's turn, rendered with the
+model's chat template, and the reply ends at the template's end-of-turn token.
+The run exits 0 when it stops at -n tokens, at an end-of-generation token,
+or, without -n, at the end of the context window (a completion's natural
+end; stderr says so); and 1 when the window filled before the -n tokens
+asked for (stderr says which limit).
+Flags:
+`
+	usageTail = `
+Examples:
+  isagi run --demo --prompt "And God said" -n 48
+  isagi run --model kjv-q8_0.gguf --prompt "And God said" -n 48
+  isagi run --model kjv-f32.gguf --prompt-ids 1,300,391,394 --temp 0 --ids
+  echo "The LORD is my shepherd" | isagi run --model kjv-q8_0.gguf --prompt - --seed 7
+  isagi run --model qwen.gguf --chat --prompt "Name three rivers."
+  isagi run --model tokenizer.gguf --chat --messages conv.json --show-prompt
+  isagi run --model qwen3.gguf --chat --template-var enable_thinking=false --prompt "Hi"
+`
+)

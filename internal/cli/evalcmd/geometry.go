@@ -1,0 +1,125 @@
+package evalcmd
+
+import (
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/isagi-lab/isagi/geometry"
+	"github.com/isagi-lab/isagi/internal/cli/base"
+)
+
+// cmdEvalGeometry is `isagi eval teh`, `eval snipe` and `eval refusals`
+// (which): the geometry profile measured on the held-out split.
+func cmdEvalGeometry(env base.Env, which string, args []string) error {
+	fs := env.FlagSet("eval "+which, evalUsage+"\nFlags of eval teh, eval snipe, eval refusals and eval cog:\n", "")
+	var g base.GeoFlags
+	g.Version = env.Version
+	g.Register(fs)
+	defer g.Dev.Close()
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	benign := fs.Int("benign-tokens", 1024, "snipe: held-out benign tokens scored")
+	perCat := fs.Int("per-category", 0, "refusals: held-out prompts of each category, harmful and harmless (0: all)")
+	replyTokens := fs.Int("reply-tokens", 32, "refusals and teh --positions: tokens of each reply decoded greedily")
+	heldoutDir := fs.String("set", "", "held-out prompts from `DIR` (CATEGORY.jsonl and benign.jsonl, one {\"prompt\": …} per line, e.g. scripts/fixtures/chat/heldout) instead of the shipped held-out pairs")
+	positions := fs.Bool("positions", false, "teh: also read every gauge at the last prompt token and over the greedy reply, beside a reference probe")
+	if err := env.Parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		return base.ArgsError(fs, "eval %s takes no arguments, got %q", which, fs.Args())
+	}
+	switch {
+	case *perCat < 0:
+		return base.Usagef("--per-category %d: want 0 (every held-out prompt) or more", *perCat)
+	case *replyTokens < 1:
+		return base.Usagef("--reply-tokens %d: want 1 or more", *replyTokens)
+	}
+	set, err := base.HeldoutSet(*heldoutDir)
+	if err != nil {
+		return err
+	}
+	if *positions && which != "teh" {
+		return base.Usagef("--positions is a flag of eval teh")
+	}
+	s, p, err := g.OpenProfiled()
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	ctx, stop := base.Interruptible()
+	defer stop()
+	var rep any
+	switch which {
+	case "teh":
+		var r *geometry.TEHReport
+		r, err = geometry.EvaluateTEH(ctx, s.Geometry().CalibrationSource(), p, set, base.ProgressLine(env.Stderr))
+		if err == nil && *positions {
+			r.Positions, err = geometry.EvaluateTEHPositions(ctx, s.Geometry().CalibrationSource(), p, set, *replyTokens, base.ProgressLine(env.Stderr))
+		}
+		rep = r
+	case "refusals":
+		rep, err = geometry.EvaluateRefusals(ctx, s.Geometry().CalibrationSource(), p, set, geometry.RefusalOptions{PerCategory: *perCat, MaxTokens: *replyTokens}, base.ProgressLine(env.Stderr))
+	default:
+		rep, err = geometry.EvaluateSnipe(ctx, s.Geometry().CalibrationSource(), p, set, *benign, base.ProgressLine(env.Stderr))
+	}
+	fmt.Fprintln(env.Stderr)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return base.PrintJSON(env.Stdout, rep)
+	}
+	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
+	switch r := rep.(type) {
+	case *geometry.TEHReport:
+		fmt.Fprintf(env.Stdout, "TEH on the held-out split (%d prompts); flagged when TEH ≥ τ\n", r.Prompts)
+		fmt.Fprintln(tw, "gauge\tτ\tdetected\tfalse positives\tF1\tAUROC")
+		for _, c := range append(r.Categories, r.Overall) {
+			fmt.Fprintf(tw, "%s\t%.1f%%\t%d/%d (%.0f%%)\t%d/%d (%.0f%%)\t%.2f\t%s\n", c.Name, c.Tau,
+				c.TP, c.TP+c.FN, 100*c.TPR, c.FP, c.FP+c.TN, 100*c.FPR, c.F1, fmtAUROC(c.AUROC))
+		}
+		if len(r.Positions) > 0 {
+			tw.Flush()
+			fmt.Fprintf(env.Stdout, "\nThe same gauges read at each position of the held-out turns (harmful against their benign pairs; greedy replies of at most %d tokens)\n", *replyTokens)
+			fmt.Fprintln(tw, "position\toverall detected\tfalse positives\tAUROC\tprobe AUROC")
+			for _, ps := range r.Positions {
+				o := ps.Overall
+				fmt.Fprintf(tw, "%s\t%d/%d (%.0f%%)\t%d/%d (%.0f%%)\t%s\t%s\n", ps.Name, o.TP, o.TP+o.FN, 100*o.TPR, o.FP, o.FP+o.TN, 100*o.FPR, fmtAUROC(o.AUROC), fmtAUROC(ps.ProbeAUROC))
+			}
+			defer fmt.Fprintln(env.Stdout, "probe: the difference of the calibration pairs' harm and benign means at that position, a reference for what a linear reader finds there")
+		}
+		defer fmt.Fprintln(env.Stdout, "AUROC: the chance that a held-out harmful prompt scores above a benign one (0.50: chance)")
+	case *geometry.RefusalReport:
+		fmt.Fprintf(env.Stdout, "Refusals among %d held-out harmful prompts (greedy replies of %d tokens), and the first reply token's KL divergence on %d harmless prompts\n",
+			r.Harmful, r.MaxTokens, r.Harmless)
+		fmt.Fprintln(tw, "intervention\tcoords\trefusals\tfirst-token KL")
+		for _, c := range r.Results {
+			kl := fmt.Sprintf("%.4f nats", c.KL)
+			if c.Name == "none" {
+				kl = "—"
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%d/%d (%.0f%%)\t%s\n", c.Name, c.Coords, c.Refusals, r.Harmful, 100*float64(c.Refusals)/float64(r.Harmful), kl)
+		}
+		defer fmt.Fprintln(env.Stdout, "a refusal: the reply contains one of Heretic-style markers (--json lists them); diff-in-means: the baseline direction, ablated where the projectors act")
+	case *geometry.SnipeReport:
+		fmt.Fprintf(env.Stdout, "Snipe on the held-out split; benign baseline %.4f nats/token over %d tokens\n", r.BaselineCE, r.BenignTokens)
+		fmt.Fprintln(tw, "projector\tcoords\treduction\tcollateral\t(calibration: reduction, collateral)")
+		for _, c := range r.Categories {
+			if c.Coords == 0 {
+				fmt.Fprintf(tw, "%s\t0\t—\t—\t(no coordinate within budget)\n", c.Name)
+				continue
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%.1f%%\t%.2f%%\t(%.1f%%, %.2f%%)\n", c.Name, c.Coords,
+				100*c.Reduction, 100*c.Collateral, 100*c.CalReduction, 100*c.CalCollateral)
+		}
+	}
+	return tw.Flush()
+}
+
+// fmtAUROC prints an AUROC, or a dash where there is none.
+func fmtAUROC(a *float64) string {
+	if a == nil {
+		return "—"
+	}
+	return fmt.Sprintf("%.2f", *a)
+}
