@@ -377,3 +377,39 @@ e2e_hostile_file() {
 	end_case "hostile session file"
 }
 e2e_hostile_file
+
+# A remote backend whose server dies: the turn that meets it, and every
+# later one, says the backend is gone and to restart isagi. Needs a ggml
+# rpc-server of ours to point at ($ISAGI_RPC_SERVER or rpc-server on PATH,
+# docs/remote.md); skipped with one line without one.
+e2e_dead_server() {
+	local rpc=${ISAGI_RPC_SERVER:-$(command -v rpc-server || true)}
+	if [ -z "$rpc" ]; then
+		echo "e2e: dead rpc-server skipped: no rpc-server (set ISAGI_RPC_SERVER to your own build of ggml's, docs/remote.md)"
+		return
+	fi
+	local port
+	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	"$rpc" -H 127.0.0.1 -p "$port" -t 1 >"$tmp/rpc.log" 2>&1 &
+	local spid=$!
+	for _ in $(seq 1 100); do (echo >/dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.1; done
+	start_tui 120 32 --demo --rpc "127.0.0.1:$port"
+	wait_for 'ready' 30
+	type_line 'And God said'
+	wait_for '^ready' 60
+	kill "$spid"
+	wait "$spid" 2>/dev/null || true
+	type_line 'And the LORD'
+	wait_for 'stays unusable' 30
+	wait_for '^ready' 10
+	# The next turn says it again, at once, instead of failing anew.
+	type_line 'And Moses'
+	local deadline=$((SECONDS + 10))
+	until (($(tm capture-pane -p -t e2e | grep -c 'stays unusable') >= 2)); do
+		((SECONDS < deadline)) || fail "dead rpc-server: the second turn did not say the backend is gone"
+		sleep 0.2
+	done
+	quit_clean dead-server
+	end_case "dead rpc-server"
+}
+e2e_dead_server

@@ -523,7 +523,7 @@ func (o *output) run(ctx context.Context) {
 	turn, err := send(ctx, o.input, o.event)
 	o.turn = turn
 	if err != nil && !errors.Is(err, context.Canceled) {
-		o.fail(&apiError{Status: http.StatusInternalServerError, Type: "server_error", Message: err.Error()})
+		o.fail(genError(err))
 		return
 	}
 	if ctx.Err() != nil && !o.hit {
@@ -782,4 +782,14 @@ func round(x float64, places int) float64 {
 	}
 	p := math.Pow(10, float64(places))
 	return math.Round(x*p) / p
+}
+
+// genError is the answer to a generation that failed: 503 when the
+// model's backend is gone for good (a supervisor should restart the
+// server; /health says the same), 500 otherwise.
+func genError(err error) *apiError {
+	if errors.Is(err, session.ErrBackendDead) {
+		return &apiError{Status: http.StatusServiceUnavailable, Type: "unavailable_error", Message: err.Error()}
+	}
+	return &apiError{Status: http.StatusInternalServerError, Type: "server_error", Message: err.Error()}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -11,8 +12,14 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/isagi-lab/isagi/demo"
+	"github.com/isagi-lab/isagi/engine/backend"
+	"github.com/isagi-lab/isagi/engine/backend/cpu"
+	"github.com/isagi-lab/isagi/session"
 )
 
 // apiErr sends body to url and returns the status and the error object.
@@ -474,5 +481,55 @@ func TestSlowBody(t *testing.T) {
 	events := stream(t, ts.URL+"/v1/completions", `{"model":"`+demoID+`","prompt":"In the beginning","max_tokens":4,"stream":true}`)
 	if len(events) == 0 || events[len(events)-1] != "[DONE]" {
 		t.Fatalf("a stream beyond the body's limit was cut: %q", events)
+	}
+}
+
+// dyingBackend is the CPU backend failing for good once killed, as a
+// remote backend does when its server dies.
+type dyingBackend struct {
+	backend.Backend
+	dead *atomic.Bool
+}
+
+func (d dyingBackend) Err() error {
+	if d.dead.Load() {
+		return errors.New("rpc server 127.0.0.1:1 closed the connection")
+	}
+	return nil
+}
+
+func (d dyingBackend) Share() (backend.Backend, error) {
+	b, err := d.Backend.Share()
+	return dyingBackend{b, d.dead}, err
+}
+
+// TestHealthDeadBackend: once the backend has failed for good, a
+// generation says so with 503 and /health stops saying ok.
+func TestHealthDeadBackend(t *testing.T) {
+	var dead atomic.Bool
+	root, err := session.OpenBytes(demo.Name, demo.Model, session.Options{Settings: session.DefaultSettings(),
+		Backend: func(int) (backend.Backend, error) { return dyingBackend{cpu.New(nil), &dead}, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { root.Close() })
+	_, ts := start(t, root, Config{})
+	body := `{"model":"` + demo.Name + `","prompt":"And God said","max_tokens":4,"temperature":0}`
+	if code, e := apiErr(t, "POST", ts.URL+"/v1/completions", body); code != 200 {
+		t.Fatalf("a completion on a working backend: %d %v", code, e)
+	}
+	if code, _ := apiErr(t, "GET", ts.URL+"/health", ``); code != 200 {
+		t.Fatalf("/health on a working backend: %d", code)
+	}
+	dead.Store(true)
+	for i := 0; i < 2; i++ {
+		code, e := apiErr(t, "POST", ts.URL+"/v1/completions", body)
+		if msg, _ := e["message"].(string); code != 503 || !strings.Contains(msg, "restart isagi") {
+			t.Fatalf("completion %d after the backend died: %d %v", i, code, e)
+		}
+	}
+	code, e := apiErr(t, "GET", ts.URL+"/health", ``)
+	if msg, _ := e["message"].(string); code != 503 || !strings.Contains(msg, "127.0.0.1:1") {
+		t.Fatalf("/health after the backend died: %d %v", code, e)
 	}
 }

@@ -227,10 +227,17 @@ func (s *Server) authorize(header string) *apiError {
 }
 
 // health is GET /health (and /v1/health), as llama-server has it: the
-// model is loaded before the server listens, so it is always ready.
+// model is loaded before the server listens, so it is ready — until its
+// backend fails for good (a remote server that died): then 503 with the
+// reason, so that a supervisor restarts the server instead of sending it
+// requests that can only fail.
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		methodNotAllowed(w, r, http.MethodGet)
+		return
+	}
+	if err := s.root.BackendErr(); err != nil {
+		writeError(w, genError(err))
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"status": "ok"})

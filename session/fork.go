@@ -35,7 +35,7 @@ func (s *Session) Fork(ctx int, set Settings) (*Session, error) {
 	}
 	f := newSession(s.m, s.tok, s.cv.template(), Options{AppVersion: s.appVersion})
 	f.b, f.closeB, f.info, f.stops, f.forked = b, closeB, s.info, s.stops, true
-	f.kvType = s.kvType
+	f.kvType, f.hl = s.kvType, s.hl
 	// What the family shares: the model's bytes and hash, the
 	// compressions built so far and the directories.
 	f.pr, f.comp, f.gm = s.pr.fork(f), s.comp.fork(f), s.gm.fork(f)

@@ -47,6 +47,15 @@ const (
 )
 
 func (s *Session) send(ctx context.Context, input string, mode sendMode, emit func(Event)) (Turn, error) {
+	if err := s.BackendErr(); err != nil {
+		return Turn{}, fmt.Errorf("session: %w", err)
+	}
+	turn, err := s.sendOn(ctx, input, mode, emit)
+	return turn, s.checkBackend(err)
+}
+
+// sendOn is send on a backend not known to have failed.
+func (s *Session) sendOn(ctx context.Context, input string, mode sendMode, emit func(Event)) (Turn, error) {
 	start := time.Now()
 	s.cv.sending(input)
 	s.mem.forgetLast()

@@ -213,6 +213,9 @@ type Session struct {
 	fl   *Files
 	pr   *Probe
 
+	// hl is the backend's fate, shared with the session's forks.
+	hl *health
+
 	// forked says the session shares another's model (Fork): Close leaves
 	// the model and the backend to the session that loaded them.
 	forked bool
@@ -223,7 +226,7 @@ type Session struct {
 // parts keep their files (the GRC cache, the geometry profiles) and what
 // version the files record.
 func newSession(m *model.Model, tok *tokenizer.Tokenizer, tmpl *chat.Template, o Options) *Session {
-	s := &Session{m: m, tok: tok, appVersion: o.AppVersion}
+	s := &Session{m: m, tok: tok, appVersion: o.AppVersion, hl: &health{}}
 	s.cv = newConversation(s, tmpl)
 	s.comp = newCompression(s, o.CacheDir)
 	s.dr = newDrafting(s)
