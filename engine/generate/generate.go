@@ -40,6 +40,7 @@ const (
 	StopContext                 // the KV cache is full (the error wraps model.ErrContextFull)
 	StopCancelled               // the context was cancelled (the error is ctx.Err())
 	StopEmit                    // emit returned an error
+	StopError                   // the model failed (a backend's error): the error says why
 )
 
 func (r Reason) String() string {
@@ -54,6 +55,8 @@ func (r Reason) String() string {
 		return "cancelled"
 	case StopEmit:
 		return "output error"
+	case StopError:
+		return "failed"
 	}
 	return fmt.Sprintf("Reason(%d)", int(r))
 }
@@ -177,6 +180,17 @@ func (g *Generator) Reset(seed uint64) {
 //
 // A decoded token costs no heap allocation.
 func (g *Generator) Generate(ctx context.Context, prompt []int32, opts Options, emit func(tok int32) error) (Stats, error) {
+	st, err := g.generate(ctx, prompt, opts, emit)
+	if err != nil && st.Reason == StopToken {
+		// No stop token ends a call with an error: the reason was never
+		// set, because the model (its backend) failed.
+		st.Reason = StopError
+	}
+	return st, err
+}
+
+// generate is Generate, leaving the reason of a failure unset.
+func (g *Generator) generate(ctx context.Context, prompt []int32, opts Options, emit func(tok int32) error) (Stats, error) {
 	st := Stats{PromptTokens: len(prompt)}
 	start := time.Now()
 	if len(prompt) == 0 && !g.pending {

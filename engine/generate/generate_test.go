@@ -1,9 +1,6 @@
 package generate
 
 import (
-	"github.com/isagi-lab/isagi/engine/backend/cpu"
-	"github.com/isagi-lab/isagi/internal/testkit/fixtures"
-
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,8 +8,11 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/isagi-lab/isagi/engine/backend"
+	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/engine/sample"
+	"github.com/isagi-lab/isagi/internal/testkit/fixtures"
 )
 
 func fixture(t testing.TB, rel string) string { t.Helper(); return fixtures.Path(t, rel) }
@@ -227,5 +227,52 @@ func TestTruncateRewinds(t *testing.T) {
 	}
 	if !slices.Equal(again, fresh) {
 		t.Fatalf("after rewind %v, fresh %v", again, fresh)
+	}
+}
+
+// failing is the CPU backend failing for good after its first few
+// products of logits, as a remote backend does when its server dies.
+type failing struct {
+	backend.Backend
+	left int // logits products before the failure
+}
+
+func (f *failing) Logits(dst []float32, w backend.Matrix, x backend.Buffer, row0, n int) {
+	f.left--
+	f.Backend.Logits(dst, w, x, row0, n)
+}
+
+func (f *failing) Err() error {
+	if f.left < 0 {
+		return errors.New("rpc server 127.0.0.1:1 closed the connection")
+	}
+	return nil
+}
+
+// TestFailureReason: a call that ends because the model failed says so
+// (StopError, "failed"), not "stop token", the zero Reason.
+func TestFailureReason(t *testing.T) {
+	m, err := model.Open(fixture(t, "kjv/kjv-q8_0.gguf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	st, err := m.NewStateOn(0, &failing{Backend: cpu.New(nil), left: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := New(st, sample.Params{Temperature: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, stats, err := collect(t, g, context.Background(), []int32{1, 400, 500}, Options{MaxTokens: 50})
+	if err == nil {
+		t.Fatal("generation on a failed backend succeeded")
+	}
+	if stats.Reason != StopError || stats.Reason.String() != "failed" {
+		t.Errorf("reason %v, want failed", stats.Reason)
+	}
+	if stats.Generated == 0 {
+		t.Errorf("the failure came before any token: the test wants one mid-generation")
 	}
 }

@@ -1,13 +1,13 @@
 package remote
 
 import (
-	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"math"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/engine/tensor"
 )
