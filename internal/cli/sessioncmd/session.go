@@ -56,18 +56,25 @@ func cmdSessionInfo(env base.Env, args []string) error {
 		return err
 	}
 	var conv struct {
-		Mode     string            `json:"mode"`
-		Messages []json.RawMessage `json:"messages"`
-		Text     string            `json:"text"`
+		Mode string `json:"mode"`
+		Text string `json:"text"`
 	}
+	// The messages are counted in the tree (Summarize), which holds every
+	// message of every branch; the conversation section keeps only what
+	// fits the window. A file whose tree the other commands refuse is
+	// refused here too, with their reason.
+	messages, branches := 0, 0
 	if sec, ok := f.Section("conversation"); ok {
 		if err := json.Unmarshal(sec.Data, &conv); err != nil {
-			return fmt.Errorf("%s: conversation section: %w", files[0], err)
+			return fmt.Errorf("%s: the conversation section is damaged: %w", files[0], err)
 		}
-	}
-	branches := 1
-	if sum, err := session.Summarize(files[0]); err == nil {
-		branches = sum.Branches
+		sum, err := session.Summarize(files[0])
+		if err != nil {
+			return err
+		}
+		messages, branches = sum.Messages, sum.Branches
+	} else {
+		conv.Mode = "none"
 	}
 	h := f.Header
 	sections := make([]map[string]any, 0, len(h.Sections))
@@ -95,7 +102,7 @@ func cmdSessionInfo(env base.Env, args []string) error {
 	info := map[string]any{
 		"file": files[0], "format_version": h.FormatVersion, "app_version": h.AppVersion,
 		"created": h.Created, "updated": h.Updated, "model": h.Model,
-		"mode": conv.Mode, "messages": len(conv.Messages), "text_bytes": len(conv.Text), "branches": branches,
+		"mode": conv.Mode, "messages": messages, "text_bytes": len(conv.Text), "branches": branches,
 		"knobs": h.Knobs, "sections": sections,
 	}
 	if manifold != nil {
@@ -121,10 +128,13 @@ func cmdSessionInfo(env base.Env, args []string) error {
 	fmt.Fprintf(w, "model\t%s (%s, sha256 %.16s…)\n", h.Model.File, h.Model.Arch, h.Model.SHA256)
 	// A completion session keeps running text and no messages; a chat
 	// session messages and no running text: say what this one holds.
-	if len(conv.Messages) == 0 && len(conv.Text) > 0 {
+	switch {
+	case branches == 0:
+		fmt.Fprintf(w, "conversation\tnone (the file has no conversation section)\n")
+	case conv.Mode == session.ModeCompletion.String():
 		fmt.Fprintf(w, "conversation\t%s mode, %d bytes of running text\n", conv.Mode, len(conv.Text))
-	} else {
-		fmt.Fprintf(w, "conversation\t%s mode, %d messages in the branch in use, %d %s\n", conv.Mode, len(conv.Messages), branches, map[bool]string{true: "branch", false: "branches"}[branches == 1])
+	default:
+		fmt.Fprintf(w, "conversation\t%s mode, %d messages in the branch in use, %d %s\n", conv.Mode, messages, branches, map[bool]string{true: "branch", false: "branches"}[branches == 1])
 	}
 	fmt.Fprintf(w, "knobs\t%s\n", h.Knobs)
 	if manifold != nil {

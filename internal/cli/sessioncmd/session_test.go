@@ -1,12 +1,19 @@
 package sessioncmd
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/isagi-lab/isagi/demo"
 	"github.com/isagi-lab/isagi/internal/cli/clitest"
+	"github.com/isagi-lab/isagi/miku"
+	"github.com/isagi-lab/isagi/session"
 )
 
 // TestSessionInfoNotAFile: session info on a device or a directory returns
@@ -31,5 +38,112 @@ func TestSessionInfoNotAFile(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatalf("session info %s did not return in 10 s", p)
 		}
+	}
+}
+
+// TestSessionInfoCountsTheBranch: after more turns than the window holds,
+// info counts the messages of the branch in use (the tree), not those of
+// the conversation section, which keeps only what fits the window — in
+// the table and in --json alike.
+func TestSessionInfoCountsTheBranch(t *testing.T) {
+	set := session.DefaultSettings()
+	set.Temperature, set.MaxTokens = 0, 6
+	s, err := session.OpenBytes(demo.ChatName, demo.ChatModel, session.Options{Settings: set, Ctx: 128})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	const turns = 25
+	for i := range turns {
+		if _, err := s.Send(context.Background(), fmt.Sprintf("Count from %d to %d.", i, i+3), func(session.Event) {}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "long.miku")
+	if err := s.Files().Save(context.Background(), path, session.SaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := clitest.Run(t, Main, "info", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("chat mode, %d messages in the branch in use, 1 branch", 2*turns); !strings.Contains(out, want) {
+		t.Errorf("info says:\n%s\nwant %q", out, want)
+	}
+	out, _, err = clitest.Run(t, Main, "info", "--json", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var info struct {
+		Messages, Branches int
+		Mode               string
+	}
+	if err := json.Unmarshal([]byte(out), &info); err != nil {
+		t.Fatal(err)
+	}
+	if info.Messages != 2*turns || info.Branches != 1 || info.Mode != "chat" {
+		t.Errorf("info --json: %+v, want %d messages in 1 branch, chat", info, 2*turns)
+	}
+}
+
+// TestSessionInfoDamagedOrEmpty: a file whose tree the other commands
+// refuse is refused by info too (not "1 branch", exit 0), and a file
+// without a conversation says so instead of a blank mode.
+func TestSessionInfoDamagedOrEmpty(t *testing.T) {
+	set := session.DefaultSettings()
+	set.Temperature, set.MaxTokens = 0, 4
+	s, err := session.OpenBytes(demo.ChatName, demo.ChatModel, session.Options{Settings: set})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Send(context.Background(), "Count from 1 to 3.", func(session.Event) {}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.miku")
+	if err := s.Files().Save(context.Background(), good, session.SaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	rewrite := func(name string, change func(*miku.File)) string {
+		f, err := miku.Read(good)
+		if err != nil {
+			t.Fatal(err)
+		}
+		change(f)
+		p := filepath.Join(dir, name)
+		if err := miku.Write(p, f); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	broken := rewrite("broken.miku", func(f *miku.File) {
+		for i := range f.Sections {
+			if f.Sections[i].Name == "conversation.tree" {
+				f.Sections[i].Data = []byte(`{"nodes":[{"role":"user","content":"a","parent":7}],"current":3}`)
+			}
+		}
+	})
+	if _, _, err := clitest.Run(t, Main, "export", broken); err == nil {
+		t.Fatal("export accepted the broken tree: the test needs a tree the other commands refuse")
+	}
+	if out, _, err := clitest.Run(t, Main, "info", broken); err == nil {
+		t.Errorf("info accepted a tree export refuses:\n%s", out)
+	}
+	empty := rewrite("empty.miku", func(f *miku.File) {
+		var keep []miku.Section
+		for _, sec := range f.Sections {
+			if !strings.HasPrefix(sec.Name, "conversation") {
+				keep = append(keep, sec)
+			}
+		}
+		f.Sections = keep
+	})
+	out, _, err := clitest.Run(t, Main, "info", empty)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "conversation  none (the file has no conversation section)") {
+		t.Errorf("info of a file without a conversation:\n%s", out)
 	}
 }
