@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -438,6 +439,12 @@ func (s *Server) prepare(ctx context.Context, conv *session.Session, p *plan) (*
 		return nil, badRequest("isagi", "the settings were refused: %v", err)
 	}
 	o := &output{s: s, conv: conv, p: p, input: input, promptTok: promptTok, set: set, notes: notes, offset: len(input)}
+	if p.maxTok == 0 && p.ext.SessionID != "" {
+		o.keepMax = base.MaxTokens
+		if o.keepMax < 1 {
+			o.keepMax = session.DefaultSettings().MaxTokens
+		}
+	}
 	if p.logprobs {
 		o.lp = newLogprobs(p.top, conv.Probe().TokenBytes)
 		remove, err := conv.AddHook(o.lp)
@@ -467,6 +474,11 @@ type output struct {
 	removeHook func()
 	stop       *stopper
 	notes      []string // for the response's isagi.notes
+	// keepMax is the session's own max_tokens, put back before a save
+	// when the request set none: the room this one request was given is
+	// the server's default for it, not the client's knob (0: nothing to
+	// put back).
+	keepMax int
 	// offset is where the next generated token's text starts in the
 	// prompt and reply together (a completion's logprobs.text_offset).
 	offset int
@@ -707,6 +719,11 @@ func (o *output) fail(e *apiError) {
 // save writes a named session to the session directory.
 func (o *output) save() (string, *apiError) {
 	path := o.s.sessionPath(o.p.ext.SessionID)
+	if o.keepMax > 0 {
+		if err := o.conv.Set("max_tokens", strconv.Itoa(o.keepMax)); err != nil {
+			return "", &apiError{Status: http.StatusInternalServerError, Type: "server_error", Message: fmt.Sprintf("the session could not be saved: %v", err)}
+		}
+	}
 	err := o.conv.Files().Save(context.Background(), path, session.SaveOptions{AppVersion: o.s.cfg.AppVersion, Now: time.Now()})
 	if errors.Is(err, session.ErrExists) {
 		// A file of that name from an earlier run of the server: the id

@@ -23,6 +23,7 @@ import (
 	"github.com/isagi-lab/isagi/demo"
 	"github.com/isagi-lab/isagi/internal/testkit/fixtures"
 	"github.com/isagi-lab/isagi/internal/testkit/quickprofile"
+	"github.com/isagi-lab/isagi/miku"
 	"github.com/isagi-lab/isagi/session"
 )
 
@@ -760,5 +761,40 @@ func TestKVKeepPerRequest(t *testing.T) {
 		if code, out := post(t, ts.URL+"/v1/completions", b); code != 400 || !strings.Contains(fmt.Sprint(out), "isagi.kv_") {
 			t.Errorf("%s: %d %v", bad, code, out)
 		}
+	}
+}
+
+// TestSessionSavesClientKnobsOnly: a named session saved after a request
+// that set no max_tokens keeps its own max_tokens, not the room the server
+// gave that one reply; one that set it keeps the client's.
+func TestSessionSavesClientKnobsOnly(t *testing.T) {
+	dir := t.TempDir()
+	root := chatSession(t)
+	_, ts := start(t, root, Config{SessionDir: dir})
+	knob := func(body string) int {
+		t.Helper()
+		code, out := post(t, ts.URL+"/v1/chat/completions", body)
+		if code != 200 {
+			t.Fatal(out)
+		}
+		saved, _ := path(out, "isagi", "saved").(string)
+		f, err := miku.Read(saved)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var k struct {
+			MaxTokens int `json:"max_tokens"`
+		}
+		if err := json.Unmarshal(f.Header.Knobs, &k); err != nil {
+			t.Fatal(err)
+		}
+		return k.MaxTokens
+	}
+	msgs := `"messages":[{"role":"user","content":"Hello"}]`
+	if got, want := knob(`{"model":"qwen2-chat.gguf",`+msgs+`,"temperature":0,"isagi":{"session_id":"k1","save":true}}`), session.DefaultSettings().MaxTokens; got != want {
+		t.Errorf("no max_tokens in the request: the file says %d, want the session's %d", got, want)
+	}
+	if got := knob(`{"model":"qwen2-chat.gguf",` + msgs + `,"max_tokens":7,"temperature":0,"isagi":{"session_id":"k2","save":true}}`); got != 7 {
+		t.Errorf("max_tokens 7 in the request: the file says %d", got)
 	}
 }

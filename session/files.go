@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"time"
 
 	"github.com/isagi-lab/isagi/engine/backend"
@@ -272,6 +273,9 @@ func (fl *Files) Load(ctx context.Context, path string, o LoadOptions) (notes []
 	var set Settings
 	if len(f.Header.Knobs) > 0 {
 		if err := json.Unmarshal(f.Header.Knobs, &set); err != nil {
+			return nil, fmt.Errorf("%s: knobs: %s", path, jsonProblem(err))
+		}
+		if err := s.checkLoaded(set); err != nil {
 			return nil, fmt.Errorf("%s: knobs: %w", path, err)
 		}
 		if _, ok := s.b.(backend.HeadProjector); set.KVProj && !ok {
@@ -329,4 +333,32 @@ func loadTree(f *miku.File, conv savedConv) (*Tree, []string, error) {
 // which must not exist yet, and carries no sections of the old one.
 func (fl *Files) restart(file string) {
 	fl.file, fl.created, fl.stamp, fl.carry = file, time.Time{}, miku.Stamp{}, nil
+}
+
+// jsonProblem says what is wrong with a JSON value in the file's words,
+// not the decoder's (which names Go types and struct fields).
+func jsonProblem(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		want := "a number"
+		switch te.Type.Kind() {
+		case reflect.String:
+			want = "a string"
+		case reflect.Bool:
+			want = "true or false"
+		case reflect.Struct, reflect.Map:
+			want = "an object"
+		case reflect.Slice, reflect.Array:
+			want = "a list"
+		}
+		if te.Field == "" {
+			return fmt.Sprintf("%s where %s was expected", te.Value, want)
+		}
+		return fmt.Sprintf("%s holds %s where %s was expected", te.Field, te.Value, want)
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("not valid JSON at byte %d", se.Offset)
+	}
+	return err.Error()
 }

@@ -362,3 +362,33 @@ func editDistance(a, b string) int {
 	}
 	return d[len(x)][len(y)]
 }
+
+// checkLoaded checks the settings a session file holds against the ranges
+// Set enforces, for the knobs whose range nothing else checks when the
+// settings are applied (the sampler's, the KV cache's and GRC's slots and
+// allocation are checked there). A file is anyone's to edit: a
+// "max_tokens": -100 there would otherwise run replies unbounded, which
+// /set refuses. The error names the knob and the value as /set would.
+func (s *Session) checkLoaded(n Settings) error {
+	bad := func(name string, v any, why string) error {
+		return fmt.Errorf("%s %v: %s", name, v, why)
+	}
+	switch {
+	case n.MaxTokens < 1:
+		return bad("max_tokens", n.MaxTokens, "must be at least 1")
+	case n.Rank < 0 || n.Rank > s.m.Dim:
+		return bad("rank", n.Rank, fmt.Sprintf("want off or 1…%d (the embedding width)", s.m.Dim))
+	case n.SinkChannels < 0:
+		return bad("sink_channels", n.SinkChannels, "want 0 or more")
+	case n.DraftN < 0 || n.DraftN > generate.MaxGamma:
+		return bad("draft_n", n.DraftN, fmt.Sprintf("want auto or 1…%d", generate.MaxGamma))
+	case n.OGDAlpha < 0 || n.OGDAlpha > 0.5:
+		return bad("ogd_alpha", n.OGDAlpha, "want off or 0…0.5")
+	}
+	if n.Draft != "" {
+		if _, err := ParseDraft(n.Draft); err != nil {
+			return fmt.Errorf("draft %q: %w", n.Draft, err)
+		}
+	}
+	return nil
+}
