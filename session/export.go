@@ -60,7 +60,7 @@ func ExportFile(w io.Writer, path, format string, all bool) error {
 	}
 	var conv savedConv
 	if err := json.Unmarshal(sec.Data, &conv); err != nil {
-		return fmt.Errorf("%s: conversation section: %w", path, err)
+		return fmt.Errorf("%s: the conversation section is damaged: %s", path, jsonProblem(err))
 	}
 	src := exportSource{name: f.Header.Model.Name}
 	if src.name == "" {
@@ -254,7 +254,7 @@ func Summarize(path string) (FileSummary, error) {
 	}
 	var conv savedConv
 	if err := json.Unmarshal(sec.Data, &conv); err != nil {
-		return FileSummary{}, fmt.Errorf("%s: conversation section: %w", path, err)
+		return FileSummary{}, fmt.Errorf("%s: the conversation section is damaged: %s", path, jsonProblem(err))
 	}
 	if conv.Mode == ModeCompletion.String() {
 		sum.Messages = len(conv.Parts)

@@ -262,7 +262,7 @@ func (fl *Files) Load(ctx context.Context, path string, o LoadOptions) (notes []
 	}
 	var conv savedConv
 	if err := json.Unmarshal(sec.Data, &conv); err != nil {
-		return nil, fmt.Errorf("%s: conversation section: %w", path, err)
+		return nil, fmt.Errorf("%s: the conversation section is damaged: %s", path, jsonProblem(err))
 	}
 	// The tree is read before anything changes: a damaged one refuses the
 	// file with the session as it was.
@@ -320,7 +320,7 @@ func loadTree(f *miku.File, conv savedConv) (*Tree, []string, error) {
 	}
 	var st savedTree
 	if err := json.Unmarshal(sec.Data, &st); err != nil {
-		return nil, nil, fmt.Errorf("conversation tree section: %w", err)
+		return nil, nil, fmt.Errorf("the conversation tree section is damaged: %s", jsonProblem(err))
 	}
 	t, err := treeFrom(st)
 	if err != nil {
@@ -351,10 +351,14 @@ func jsonProblem(err error) string {
 		case reflect.Slice, reflect.Array:
 			want = "a list"
 		}
-		if te.Field == "" {
-			return fmt.Sprintf("%s where %s was expected", te.Value, want)
+		got := map[string]string{"number": "a number", "string": "a string", "object": "an object", "array": "a list", "bool": "true or false"}[te.Value]
+		if got == "" {
+			got = te.Value
 		}
-		return fmt.Sprintf("%s holds %s where %s was expected", te.Field, te.Value, want)
+		if te.Field == "" {
+			return fmt.Sprintf("%s where %s was expected", got, want)
+		}
+		return fmt.Sprintf("%s holds %s where %s was expected", te.Field, got, want)
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {

@@ -434,7 +434,7 @@ func (mem *Memory) loadServed(f *miku.File) (notes []string) {
 	}
 	var sf servedFile
 	if err := json.Unmarshal(sec.Data, &sf); err != nil {
-		return []string{fmt.Sprintf("the record of which answers came from memory could not be read (%v): the conversation is intact", err)}
+		return []string{fmt.Sprintf("the record of which answers came from memory could not be read (%s): the conversation is intact", jsonProblem(err))}
 	}
 	mem.served = sf.Served
 	return nil

@@ -33,17 +33,20 @@ const KeyChatTemplate = "tokenizer.chat_template"
 
 // Message is one turn of a conversation.
 type Message struct {
-	Role    string
-	Content string
+	// The JSON names are the lower-case ones every other JSON of ours
+	// (and every chat API) uses; files written before they were named
+	// still read, since decoding matches names without regard to case.
+	Role    string `json:"role"`
+	Content string `json:"content"`
 	// Extra holds further keys of the message (reasoning_content,
 	// tool_calls, name, …) as JSON values, in order.
-	Extra []Field
+	Extra []Field `json:"extra,omitempty"`
 }
 
 // Field is one extra key of a Message.
 type Field struct {
-	Key   string
-	Value json.RawMessage
+	Key   string          `json:"key"`
+	Value json.RawMessage `json:"value"`
 }
 
 // ParseMessages reads a conversation file: a JSON list of objects with

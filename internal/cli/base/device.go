@@ -29,6 +29,10 @@ type DeviceFlags struct {
 	// rpcTimeout bounds every network operation with the servers (0:
 	// remote's default). Tests shorten it.
 	rpcTimeout time.Duration
+	// dial connects to the servers (nil: remote.Dial). Tests replace it:
+	// a test of the flag's handling of addresses that are not loopback
+	// must not send them any traffic.
+	dial func(addrs []string, o remote.Options) (*remote.Cluster, error)
 	// warn receives the warning about addresses that are not loopback:
 	// the flag set's output, which is the command's stderr.
 	warn io.Writer
@@ -112,7 +116,11 @@ func (d *DeviceFlags) resolveRPC() (func(threads int) (backend.Backend, error), 
 		for _, line := range insecureWarnings(d.rpc) {
 			fmt.Fprintln(w, line)
 		}
-		d.cluster, d.err = remote.Dial(d.rpc, remote.Options{Timeout: d.rpcTimeout})
+		dial := d.dial
+		if dial == nil {
+			dial = remote.Dial
+		}
+		d.cluster, d.err = dial(d.rpc, remote.Options{Timeout: d.rpcTimeout})
 	})
 	if d.err != nil {
 		return nil, rpcError{d.err}
