@@ -322,9 +322,21 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, isChat bool) {
 		return
 	}
 	defer put()
-	ctx, cancel := context.WithCancel(r.Context())
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(r.Context())
+	defer cancel(nil)
+	// A shutdown (Drain) ends the generation as the client's going away
+	// would, with its own cause: the reply is then finished, not dropped.
+	defer context.AfterFunc(s.drain, func() { cancel(errShuttingDown) })()
+	draining := func() bool { return errors.Is(context.Cause(ctx), errShuttingDown) }
+	if s.drain.Err() != nil {
+		writeError(w, shuttingDown())
+		return
+	}
 	if s.turn.acquire(ctx) != nil {
+		if draining() {
+			writeError(w, shuttingDown())
+			return
+		}
 		clientGone(w, "while waiting for the model")
 		return
 	}
@@ -333,6 +345,10 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, isChat bool) {
 	o, e := s.prepare(ctx, conv, p)
 	if e != nil {
 		if e.Status == statusGone {
+			if draining() {
+				writeError(w, shuttingDown())
+				return
+			}
 			clientGone(w, "while its settings were applied")
 			return
 		}
@@ -340,7 +356,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, isChat bool) {
 		return
 	}
 	defer o.close()
-	o.w, o.cancel = w, cancel
+	o.w, o.cancel = w, func() { cancel(nil) }
 	o.run(ctx)
 	if o.finish == "" {
 		if ctx.Err() != nil {
@@ -479,6 +495,8 @@ type output struct {
 	// the server's default for it, not the client's knob (0: nothing to
 	// put back).
 	keepMax int
+	// shutdown says Drain ended the reply (isagi.stop "shutdown").
+	shutdown bool
 	// offset is where the next generated token's text starts in the
 	// prompt and reply together (a completion's logprobs.text_offset).
 	offset int
@@ -539,7 +557,10 @@ func (o *output) run(ctx context.Context) {
 		return
 	}
 	if ctx.Err() != nil && !o.hit {
-		return // the client went away: nobody to answer (generate logs it)
+		if !errors.Is(context.Cause(ctx), errShuttingDown) {
+			return // the client went away: nobody to answer (generate logs it)
+		}
+		o.shutdown = true // the server ends the reply: it is answered in full
 	}
 	if rest := o.stop.flush(); rest != "" && !o.hit {
 		o.emitText(rest, nil, nil)
@@ -740,8 +761,11 @@ func (o *output) save() (string, *apiError) {
 func (o *output) summary(saved string) map[string]any {
 	t := o.turn
 	stop := t.Stop
-	if o.hit {
+	switch {
+	case o.hit:
 		stop = "stop sequence" // the generation was stopped for it, not cancelled
+	case o.shutdown:
+		stop = "shutdown"
 	}
 	ext := map[string]any{
 		"tok_s": round(t.DecodeTokS, 2), "prefill_tok_s": round(t.PrefillTokS, 2),

@@ -533,3 +533,55 @@ func TestHealthDeadBackend(t *testing.T) {
 		t.Fatalf("/health after the backend died: %d %v", code, e)
 	}
 }
+
+// TestDrainFinishesStreams: a shutdown (Drain) ends a stream in progress
+// with its final chunk and [DONE] — finish_reason set, isagi.stop
+// "shutdown" — instead of cutting it; a request after it gets a 503.
+func TestDrainFinishesStreams(t *testing.T) {
+	srv, ts := start(t, demoSession(t), Config{})
+	body := `{"model":"` + demoID + `","prompt":"In the beginning","max_tokens":200,"temperature":0,"stream":true}`
+	resp, err := http.Post(ts.URL+"/v1/completions", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	if !sc.Scan() {
+		t.Fatal("no first chunk")
+	}
+	// The model is taken between two tokens, so that the reply is surely
+	// in progress when the server drains.
+	if err := srv.turn.acquire(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	srv.Drain()
+	srv.turn.release()
+	var last map[string]any
+	done := false
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "data: [DONE]" {
+			done = true
+			break
+		}
+		if data, ok := strings.CutPrefix(line, "data: "); ok {
+			if err := json.Unmarshal([]byte(data), &last); err != nil {
+				t.Fatalf("chunk %q: %v", data, err)
+			}
+		}
+	}
+	if !done {
+		t.Fatal("the stream ended without [DONE]")
+	}
+	choices, _ := last["choices"].([]any)
+	if len(choices) != 1 || choices[0].(map[string]any)["finish_reason"] != "length" {
+		t.Errorf("final chunk %v: want finish_reason length", last)
+	}
+	if ext, _ := last["isagi"].(map[string]any); ext == nil || ext["stop"] != "shutdown" {
+		t.Errorf("final chunk %v: want isagi.stop shutdown", last)
+	}
+	code, e := apiErr(t, "POST", ts.URL+"/v1/completions", strings.Replace(body, `"stream":true`, `"stream":false`, 1))
+	if code != 503 || !strings.Contains(fmt.Sprint(e["message"]), "shutting down") {
+		t.Errorf("a request after Drain: %d %v", code, e)
+	}
+}

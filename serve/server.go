@@ -16,6 +16,7 @@ import (
 	"container/list"
 	"context"
 	"crypto/subtle"
+	"errors"
 	"fmt"
 	"log"
 	"net/http"
@@ -82,6 +83,11 @@ type Server struct {
 
 	idle chan *session.Session // stateless conversations not in use
 
+	// drain is cancelled by Drain: replies in progress end where they
+	// are, each with its final chunk, and new ones are refused.
+	drain     context.Context
+	stopDrain context.CancelFunc
+
 	mu    sync.Mutex
 	named map[string]*list.Element // session id → element of lru
 	lru   *list.List               // *named, most recently used first
@@ -135,6 +141,7 @@ func New(root *session.Session, cfg Config) (*Server, error) {
 		idle:  make(chan *session.Session, cfg.Parallel),
 		named: map[string]*list.Element{}, lru: list.New(),
 	}
+	s.drain, s.stopDrain = context.WithCancel(context.Background())
 	for range cfg.Parallel {
 		f, err := root.Fork(cfg.Ctx, root.Settings())
 		if err != nil {
@@ -351,6 +358,22 @@ func clientGone(w http.ResponseWriter, when string) {
 	if rec, ok := w.(*recorder); ok && rec.gone == "" {
 		rec.gone = when
 	}
+}
+
+// errShuttingDown is the cause of a generation ended by Drain.
+var errShuttingDown = errors.New("the server is shutting down")
+
+// Drain ends every reply in progress where it is, as a reply that reached
+// its token limit ends — each answered in full, a stream with its final
+// chunk and [DONE], isagi.stop "shutdown" — and refuses new generations
+// with 503. A shutdown calls it before http.Server.Shutdown, which then
+// waits for replies that are finishing, not for replies that could run
+// for minutes and be cut off mid-stream.
+func (s *Server) Drain() { s.stopDrain() }
+
+// shuttingDown is the answer to a generation asked for after Drain.
+func shuttingDown() *apiError {
+	return &apiError{Status: http.StatusServiceUnavailable, Type: "unavailable_error", Message: "the server is shutting down"}
 }
 
 // Close releases every conversation the server made that is not

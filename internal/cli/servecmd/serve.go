@@ -102,6 +102,10 @@ func Main(env base.Env, args []string) error {
 	case <-ctx.Done():
 	}
 	logger.Print("shutting down")
+	// Replies in progress end now, each answered in full (a stream with
+	// its final chunk): Shutdown then waits seconds, not for a long reply
+	// it would cut off mid-stream at its deadline.
+	srv.Drain()
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
