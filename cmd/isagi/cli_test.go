@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -245,11 +246,18 @@ func TestFlagsAsUsersTypeThem(t *testing.T) {
 
 // TestUserMessage: errors reach the user as sentences — a missing folder
 // or file named as given, no Go package prefixes, a file name ending in
-// ".miku" left whole.
+// ".miku" left whole, a JSON value of the wrong kind said without Go's
+// type names.
 func TestUserMessage(t *testing.T) {
 	dir := t.TempDir()
 	_, lockErr := os.Open(filepath.Join(dir, "nodir", ".x.miku.lock"))
 	_, missing := os.Open(filepath.Join(dir, "gone.miku"))
+	var cases []struct {
+		Context string `json:"context"`
+	}
+	fieldErr := json.Unmarshal([]byte(`[{"context": 5}]`), &cases)
+	var list []json.RawMessage
+	listErr := json.Unmarshal([]byte(`{"role": "user"}`), &list)
 	for _, c := range []struct {
 		err  error
 		want string
@@ -258,9 +266,59 @@ func TestUserMessage(t *testing.T) {
 		{fmt.Errorf("miku: %w", missing), filepath.Join(dir, "gone.miku") + " does not exist"},
 		{errors.New("miku: /a/b.miku: not a .miku file"), "/a/b.miku: not a .miku file"},
 		{fmt.Errorf("session: %w", errors.New("miku: x.miku: too large")), "x.miku: too large"},
+		{fmt.Errorf("the cases are not a JSON array: %w", fieldErr), `the cases are not a JSON array: the JSON field "context" holds a number where text belongs`},
+		{fmt.Errorf("c.json: %w", fmt.Errorf("chat: conversation must be a JSON list of {role, content}: %w", listErr)),
+			"c.json: conversation must be a JSON list of {role, content}: the JSON holds an object where a list belongs"},
 	} {
 		if got := userMessage(c.err); got != c.want {
 			t.Errorf("userMessage(%q) = %q, want %q", c.err, got, c.want)
 		}
+	}
+}
+
+// TestRunMistakesExitTwo: mistakes in run's command line — flags that act
+// on a saved conversation without --session, --edit 0 (messages are
+// numbered from 1, as /edit numbers them) or without a prompt, two
+// devices, a rank that is no number, a mechanism or a KV scorer without
+// what it refines — exit 2 with one line, before anything runs: the
+// session file is not created.
+func TestRunMistakesExitTwo(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "s.miku")
+	demo := []string{"run", "--demo", "-n", "1", "--temp", "0"}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--regenerate"}, "--regenerate acts on a saved conversation"},
+		{[]string{"--edit", "1", "--prompt", "x"}, "--edit acts on a saved conversation"},
+		{[]string{"--snipe", "privacy", "--prompt", "x"}, "--snipe acts on a saved conversation"},
+		{[]string{"--session", file, "--edit", "0", "--prompt", "x"}, "numbered from 1"},
+		{[]string{"--session", file, "--edit", "2"}, "--edit 2 needs --prompt"},
+		{[]string{"--session", file}, "--session needs --prompt"},
+		{[]string{"--session", file, "--prompt-ids", "1,2"}, "not --prompt-ids"},
+		{[]string{"--session", file, "--rank", "abc", "--prompt", "x"}, `--rank "abc": want a number or off`},
+		{[]string{"--gpu", "--cpu", "--prompt", "x"}, "--gpu and --cpu: choose one"},
+		{[]string{"--rank", "abc", "--prompt", "x"}, `--rank "abc": want a number or off`},
+		{[]string{"--gauge", "--prompt", "x"}, "need --rank K"},
+		{[]string{"--calib", "x.txt", "--rank", "8", "--prompt", "x"}, "--calib is for --alloc mcr"},
+		{[]string{"--kv-scorer", "keydiff", "--prompt", "x"}, "give --kv-keep too"},
+	} {
+		args := append(append([]string{}, demo...), c.args...)
+		out, errs, code := runMain(t, args...)
+		lines := strings.Split(strings.TrimSpace(errs), "\n")
+		if code != 2 || len(lines) != 1 || !strings.Contains(errs, c.want) {
+			t.Errorf("isagi %s: exit %d, stderr %q; want exit 2 and one line with %q", strings.Join(args, " "), code, errs, c.want)
+		}
+		if out != "" {
+			t.Errorf("isagi %s generated %q", strings.Join(args, " "), out)
+		}
+	}
+	if _, err := os.Stat(file); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a refused run touched the session file: %v", err)
+	}
+	// --kv-scorer with --kv-keep, and with --session (whose file may hold
+	// a keep share), is taken.
+	if _, errs, code := runMain(t, append(append([]string{}, demo...), "--kv-keep", "0.5", "--kv-scorer", "keydiff", "--prompt", "x")...); code != 0 {
+		t.Errorf("--kv-keep 0.5 --kv-scorer keydiff: exit %d\n%s", code, errs)
 	}
 }

@@ -84,8 +84,49 @@ func TestEveryCommandRuns(t *testing.T) {
 	if base.ExitCode(err) != 2 || !strings.Contains(err.Error(), `"frobnicate"`) || !strings.Contains(err.Error(), "pull, models, session, run") || !strings.Contains(err.Error(), `"isagi --help"`) {
 		t.Errorf("unknown command: exit %d, %v", base.ExitCode(err), err)
 	}
-	err = Run(clitest.Env(&bytes.Buffer{}, &bytes.Buffer{}), []string{"eval", "frobnicate"})
-	if want := "eval needs teh, snipe, refusals, cog, ogd, kv or overlap"; base.ExitCode(err) != 2 || !strings.Contains(err.Error(), want) {
-		t.Errorf("eval frobnicate: exit %d, %v; want %q", base.ExitCode(err), err, want)
+}
+
+// TestUnknownSubcommand: a subcommand eval or session does not have is
+// called unknown, by name, with the ones they have; none at all is said to
+// be needed, with the same list.
+func TestUnknownSubcommand(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"eval", "frobnicate"}, `unknown subcommand "frobnicate" of isagi eval: want teh, snipe, refusals, cog, ogd, kv or overlap`},
+		{[]string{"session", "foo"}, `unknown subcommand "foo" of isagi session: want info or export`},
+		{[]string{"eval"}, "eval needs a subcommand: teh, snipe, refusals, cog, ogd, kv or overlap"},
+		{[]string{"session"}, "session needs a subcommand: info or export"},
+		{[]string{"session", "--json"}, "session needs a subcommand: info or export"},
+	} {
+		err := Run(clitest.Env(&bytes.Buffer{}, &bytes.Buffer{}), c.args)
+		if base.ExitCode(err) != 2 || err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "--help") {
+			t.Errorf("isagi %s: exit %d, %v; want %q", strings.Join(c.args, " "), base.ExitCode(err), err, c.want)
+		}
+	}
+}
+
+// TestHelpHasNoFormatVerbs: no command's help shows a format's escapes
+// ("0 %%" where "0 %" is meant): the heads and tails are printed as they
+// are, not through Printf.
+func TestHelpHasNoFormatVerbs(t *testing.T) {
+	clitest.IsolateStore(t)
+	check := func(args ...string) {
+		var o, e bytes.Buffer
+		Run(clitest.Env(&o, &e), args)
+		if help := o.String() + e.String(); strings.Contains(help, "%%") || strings.Contains(help, "%!") {
+			t.Errorf("isagi %s --help shows a format verb:\n%s", strings.Join(args[:len(args)-1], " "), help)
+		}
+	}
+	for _, c := range Commands() {
+		if c.Name == "" {
+			check("--help")
+			continue
+		}
+		check(c.Name, "--help")
+		for _, s := range c.Sub {
+			check(c.Name, s.Name, "--help")
+		}
 	}
 }

@@ -196,7 +196,7 @@ func firstStart(env base.Env, paths store.Paths) (path string, useDemo bool, err
 	// The menu asks a person: with no terminal to ask on (a script, a
 	// pipe), say what to run instead.
 	if f, ok := env.Stdin.(*os.File); !ok || !term.IsTerminal(int(f.Fd())) {
-		return "", false, fmt.Errorf("no model installed: run `isagi pull %s`, pass --model FILE.gguf, or try `isagi --demo`", hub.DefaultShortName)
+		return "", false, fmt.Errorf("no model installed: run `isagi pull %s`, pass --model FILE.gguf, or try `isagi --demo` (or `isagi --demo=chat`)", hub.DefaultShortName)
 	}
 	pull := func() (string, error) {
 		if err := pullcmd.Main(env, []string{hub.DefaultShortName}); err != nil {
@@ -253,6 +253,7 @@ func firstStartMenu(in io.Reader, out io.Writer, pull func() (string, error), in
 	fmt.Fprintf(out, `  %s  pull %s (a small assistant, about 145 MB, from the Hugging Face Hub)
   %s  try the built-in demo model now (a tiny KJV text generator, not an assistant)
   q  quit
+(isagi --demo=chat starts the other built-in demo: a tiny chat model that refuses harmful requests.)
 `, pullKey, hub.DefaultShortName, demoKey)
 	for {
 		fmt.Fprint(out, "> ")

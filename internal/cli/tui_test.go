@@ -114,3 +114,20 @@ func TestComputeLabel(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstStartMentionsChatDemo: the first-start menu, and the message
+// that stands in for it without a terminal, name the chat demo beside the
+// KJV one.
+func TestFirstStartMentionsChatDemo(t *testing.T) {
+	var out bytes.Buffer
+	if _, _, err := firstStartMenu(strings.NewReader("q\n"), &out, nil, nil); !errors.Is(err, errQuit) {
+		t.Fatalf("q: %v", err)
+	}
+	if !strings.Contains(out.String(), "isagi --demo=chat") {
+		t.Errorf("the menu does not mention the chat demo:\n%s", out.String())
+	}
+	_, _, err := firstStart(base.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &out}, store.Paths{})
+	if err == nil || !strings.Contains(err.Error(), "isagi --demo=chat") {
+		t.Errorf("without a terminal: %v", err)
+	}
+}

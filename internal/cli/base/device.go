@@ -78,8 +78,8 @@ func (d *DeviceFlags) Register(fs *flag.FlagSet) {
 // when --gpu was given and no GPU can be used, when the rpc-servers cannot
 // be used, or when the flags contradict each other.
 func (d *DeviceFlags) resolve() (func(threads int) (backend.Backend, error), error) {
-	if d.gpu && d.cpu {
-		return nil, errors.New("--gpu and --cpu: choose one")
+	if err := d.check(); err != nil {
+		return nil, err
 	}
 	if d.rpc != nil {
 		return d.resolveRPC()
@@ -99,15 +99,23 @@ func (d *DeviceFlags) resolve() (func(threads int) (backend.Backend, error), err
 	return func(int) (backend.Backend, error) { return dev.NewBackend() }, nil
 }
 
+// check refuses device flags that contradict each other: a mistake in the
+// command line (exit 2), found before anything is opened.
+func (d *DeviceFlags) check() error {
+	switch {
+	case d.gpu && d.cpu:
+		return Usagef("--gpu and --cpu: choose one")
+	case d.rpc != nil && d.gpu:
+		return Usagef("--rpc and --gpu: choose one")
+	case d.rpc != nil && d.cpu:
+		return Usagef("--rpc and --cpu: choose one")
+	}
+	return nil
+}
+
 // resolveRPC is resolve for --rpc: it warns about the addresses that are
 // not loopback before anything is sent to them, then dials every server.
 func (d *DeviceFlags) resolveRPC() (func(threads int) (backend.Backend, error), error) {
-	switch {
-	case d.gpu:
-		return nil, Usagef("--rpc and --gpu: choose one")
-	case d.cpu:
-		return nil, Usagef("--rpc and --cpu: choose one")
-	}
 	d.once.Do(func() {
 		w := d.warn
 		if w == nil {

@@ -88,7 +88,7 @@ func (mf *ModelFlags) Drafter(d *DraftFlags, f *gguf.File, tok *tokenizer.Tokeni
 		return &Drafted{Opts: generate.SpecOptions{Drafter: generate.NewNGramDrafter(), Gamma: d.N}, Cleanup: func() {}}, nil
 	}
 	// MCR calibrates on the built-in text, as /set draft does.
-	g, err := mf.buildGRC(f, tok, m, st, session.GRCRequest{Rank: ds.Rank, Slots: ds.Slots, Alloc: ds.Alloc})
+	g, err := mf.buildGRC(f, tok, m, st, session.GRCRequest{Rank: ds.Rank, Slots: ds.Slots, Alloc: ds.Alloc}, false)
 	if err != nil {
 		return nil, fmt.Errorf("--draft %s: %w", d.Draft, err)
 	}

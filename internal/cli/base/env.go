@@ -105,3 +105,13 @@ func Names(cmds []Command) string {
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
+
+// SubcommandError is the usage error of a command with subcommands (eval,
+// session) whose args name none of subs: the one it does not have, or
+// that one is needed, with the ones it has.
+func SubcommandError(cmd string, subs []Command, args []string) error {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		return Usagef("%s needs a subcommand: %s (see \"isagi %s --help\")", cmd, Names(subs), cmd)
+	}
+	return Usagef("unknown subcommand %q of isagi %s: want %s (see \"isagi %s --help\")", args[0], cmd, Names(subs), cmd)
+}

@@ -34,6 +34,17 @@ func (k *KVFlags) Check() error {
 	return nil
 }
 
+// CheckScorer refuses --kv-scorer without --kv-keep below 1 where nothing
+// else can give the share (run without --session): alone it changes
+// nothing, and a run that silently ignored it would measure the whole
+// cache while its user thought it measured the scorer.
+func (k *KVFlags) CheckScorer(fs *flag.FlagSet) error {
+	if FlagGiven(fs, "kv-scorer") && !(k.keep < 1) {
+		return Usagef("--kv-scorer %s chooses what KV eviction keeps, and without --kv-keep SHARE (below 1) nothing is evicted: give --kv-keep too", k.scorer)
+	}
+	return nil
+}
+
 // evicting says whether the flags turn eviction on.
 func (k *KVFlags) evicting() bool {
 	if !(k.keep > 0 && k.keep < 1) {

@@ -43,11 +43,18 @@ func (mf MechFlags) apply(req *session.GRCRequest) {
 // Variant is one configuration ppl and bench compare: the compression the
 // flags ask for with some of its mechanisms off.
 type Variant struct {
-	// Label names it: "off", "+gauge", "+sink-channels 8", …, "all".
+	// Label names it: "rank K" (the compression alone, every mechanism
+	// off), "+gauge", "+sink-channels 8", …, "all"; "dense" for Dense.
 	Label string
 	req   session.GRCRequest
 	mech  MechFlags
+	// dense is the model without compression (Dense).
+	dense bool
 }
+
+// Dense is the variant without compression: the baseline ppl scores the
+// variants against.
+func Dense() Variant { return Variant{Label: "dense", dense: true} }
 
 // Variants lists what ppl and bench measure in one run when mechanisms
 // are given: the compression with every mechanism off, then each given
@@ -71,7 +78,7 @@ func (mf *ModelFlags) Variants() ([]Variant, error) {
 		}
 		return v
 	}
-	vs := []Variant{with("off", MechFlags{})}
+	vs := []Variant{with(fmt.Sprintf("rank %d", req.Rank), MechFlags{})}
 	given := 0
 	if mf.Mech.Gauge {
 		vs, given = append(vs, with("+gauge", MechFlags{Gauge: true})), given+1
@@ -92,22 +99,37 @@ func (mf *ModelFlags) Variants() ([]Variant, error) {
 }
 
 // UseVariant switches st to variant v's compression (built or read from
-// the cache as --rank's is) and KV layout.
+// the cache as --rank's is) and KV layout, or to the dense model for
+// Dense. The compression is reported on mf.Log the first time a variant
+// is used only: bench switches between them every round, and sixteen
+// copies of the same lines buried its table.
 func (mf *ModelFlags) UseVariant(f *gguf.File, tok *tokenizer.Tokenizer, m *model.Model, st *model.State, v Variant) error {
-	g, err := mf.buildGRC(f, tok, m, st, v.req)
+	if v.dense {
+		if err := grc.Use(st, nil); err != nil {
+			return fmt.Errorf("GRC: %w", err)
+		}
+		return mf.useKVProj(m, st, nil, false, true)
+	}
+	if mf.reported == nil {
+		mf.reported = map[string]bool{}
+	}
+	quiet := mf.reported[v.Label]
+	mf.reported[v.Label] = true
+	g, err := mf.buildGRC(f, tok, m, st, v.req, quiet)
 	if err != nil {
 		return err
 	}
 	if err := grc.Use(st, g); err != nil {
 		return fmt.Errorf("GRC: %w", err)
 	}
-	return mf.useKVProj(m, st, g, v.mech.KVProj)
+	return mf.useKVProj(m, st, g, v.mech.KVProj, quiet)
 }
 
 // useKVProj stores st's K and V in the rank's share of each head (on:
 // grc.KVRank of g's rank, grc.KVProjectionFor), or as the model has them
-// (off). Either way the state is emptied when its layout changes.
-func (mf *ModelFlags) useKVProj(m *model.Model, st *model.State, g *grc.Compression, on bool) error {
+// (off). Either way the state is emptied when its layout changes. The
+// projection is reported on mf.Log unless quiet.
+func (mf *ModelFlags) useKVProj(m *model.Model, st *model.State, g *grc.Compression, on, quiet bool) error {
 	if !on {
 		if err := st.SetKVProjection(nil); err != nil {
 			return fmt.Errorf("--kv-proj: %w", err)
@@ -124,6 +146,9 @@ func (mf *ModelFlags) useKVProj(m *model.Model, st *model.State, g *grc.Compress
 	}
 	if err := st.SetKVProjection(p); err != nil {
 		return fmt.Errorf("--kv-proj: %w", err)
+	}
+	if quiet || mf.Log == nil {
+		return nil
 	}
 	before, after := p.ValuesPerToken()
 	fmt.Fprintf(mf.Log, "isagi: KV projection: %d of %d values per KV head, %s → %s per position\n",

@@ -30,9 +30,10 @@ func TestFigures(t *testing.T) {
 	}
 }
 
-// TestVariants: the variants are every mechanism off, each given one
-// alone, then all; without mechanisms there are none, and a mechanism
-// without --rank is refused.
+// TestVariants: the variants are the rank with every mechanism off
+// (labelled by the rank, not "off", which read as no compression), each
+// given one alone, then all; without mechanisms there are none, and a
+// mechanism without --rank is refused.
 func TestVariants(t *testing.T) {
 	mf := ModelFlags{Rank: "64", Slots: "qkv", Alloc: "uniform", Mech: MechFlags{Gauge: true, SinkChannels: 4, KVProj: true}}
 	vs, err := mf.Variants()
@@ -43,7 +44,7 @@ func TestVariants(t *testing.T) {
 	for _, v := range vs {
 		labels = append(labels, v.Label)
 	}
-	if got := strings.Join(labels, ", "); got != "off, +gauge, +sink-channels 4, +kv-proj, all" {
+	if got := strings.Join(labels, ", "); got != "rank 64, +gauge, +sink-channels 4, +kv-proj, all" {
 		t.Errorf("variants %q", got)
 	}
 	if last := vs[len(vs)-1]; !last.req.Gauge || last.req.SinkChannels != 4 || !last.mech.KVProj || vs[0].req.Gauge || vs[0].mech.KVProj {

@@ -63,6 +63,9 @@ type ModelFlags struct {
 	// Mech is Compression II's mechanisms (--gauge, --sink-channels,
 	// --sink-bypass, --kv-proj), registered with the GRC flags.
 	Mech MechFlags
+	// reported holds the labels of the variants whose compression
+	// UseVariant has reported on Log.
+	reported map[string]bool
 }
 
 // Help for the flags that name the model and size the run, shared by every
@@ -187,46 +190,75 @@ func (mf *ModelFlags) Register(fs *flag.FlagSet) {
 	mf.Log = fs.Output()
 }
 
+// CheckGRC refuses GRC flags that do not parse or that need --rank without
+// it, before anything is loaded: mistakes in the command line (exit 2).
+func (mf *ModelFlags) CheckGRC() error {
+	_, err := mf.grcFlags()
+	return err
+}
+
+// CheckGRCValues refuses GRC flags whose values do not parse (--rank abc,
+// --slots, --alloc), without the rules that tie them to --rank: for run
+// --session, whose saved session may hold the rank they refine.
+func (mf *ModelFlags) CheckGRCValues() error {
+	if mf.Rank != "off" && mf.Rank != "" {
+		if _, err := strconv.Atoi(mf.Rank); err != nil {
+			return Usagef("--rank %q: want a number or off", mf.Rank)
+		}
+	}
+	if _, err := grc.ParseSlots(mf.Slots); err != nil {
+		return UsageError{Err: fmt.Errorf("--slots: %w", err)}
+	}
+	if _, err := grc.ParseAlloc(mf.Alloc); err != nil {
+		return UsageError{Err: fmt.Errorf("--alloc: %w", err)}
+	}
+	return nil
+}
+
+// grcFlags is the compression the GRC flags ask for without its
+// calibration text, or nil for --rank off; its errors are usage errors.
+func (mf *ModelFlags) grcFlags() (*session.GRCRequest, error) {
+	if mf.Rank == "off" || mf.Rank == "" {
+		if mf.Slots != "qkv" || mf.Alloc != "uniform" || mf.Floor != 0 || mf.Calib != "" {
+			return nil, Usagef("--slots, --alloc, --rank-floor and --calib need --rank K")
+		}
+		if mf.Mech.any() {
+			return nil, Usagef("--gauge, --sink-channels, --sink-bypass and --kv-proj need --rank K")
+		}
+		return nil, nil
+	}
+	if err := mf.CheckGRCValues(); err != nil {
+		return nil, err
+	}
+	k, _ := strconv.Atoi(mf.Rank)
+	req := &session.GRCRequest{Rank: k, Floor: mf.Floor}
+	mf.Mech.apply(req)
+	req.Slots, _ = grc.ParseSlots(mf.Slots)
+	req.Alloc, _ = grc.ParseAlloc(mf.Alloc)
+	if mf.Calib != "" && req.Alloc != grc.AllocMCR && !req.SinkBypass {
+		return nil, Usagef("--calib is for --alloc mcr and --sink-bypass")
+	}
+	return req, nil
+}
+
 // grcRequest is the compression the GRC flags ask for, in the session
 // package's terms, or nil for --rank off. Only the flags are checked here;
 // the model checks the rest in session.ResolveGRC.
 func (mf *ModelFlags) grcRequest() (*session.GRCRequest, error) {
-	if mf.Rank == "off" || mf.Rank == "" {
-		if mf.Slots != "qkv" || mf.Alloc != "uniform" || mf.Floor != 0 || mf.Calib != "" {
-			return nil, errors.New("--slots, --alloc, --rank-floor and --calib need --rank K")
-		}
-		if mf.Mech.any() {
-			return nil, errors.New("--gauge, --sink-channels, --sink-bypass and --kv-proj need --rank K")
-		}
-		return nil, nil
+	req, err := mf.grcFlags()
+	if err != nil || req == nil || mf.Calib == "" {
+		return req, err
 	}
-	k, err := strconv.Atoi(mf.Rank)
+	b, err := regfile.ReadRegular(mf.Calib, MaxTextBytes)
 	if err != nil {
-		return nil, fmt.Errorf("--rank %q: want a number or off", mf.Rank)
+		return nil, fmt.Errorf("--calib: %w", err)
 	}
-	req := &session.GRCRequest{Rank: k, Floor: mf.Floor}
-	mf.Mech.apply(req)
-	if req.Slots, err = grc.ParseSlots(mf.Slots); err != nil {
-		return nil, fmt.Errorf("--slots: %w", err)
+	if len(b) == 0 {
+		// "" asks the session for the built-in text: an empty file
+		// must not quietly become that.
+		return nil, fmt.Errorf("--calib: %s is empty", mf.Calib)
 	}
-	if req.Alloc, err = grc.ParseAlloc(mf.Alloc); err != nil {
-		return nil, fmt.Errorf("--alloc: %w", err)
-	}
-	switch {
-	case (req.Alloc == grc.AllocMCR || req.SinkBypass) && mf.Calib != "":
-		b, err := regfile.ReadRegular(mf.Calib, MaxTextBytes)
-		if err != nil {
-			return nil, fmt.Errorf("--calib: %w", err)
-		}
-		if len(b) == 0 {
-			// "" asks the session for the built-in text: an empty file
-			// must not quietly become that.
-			return nil, fmt.Errorf("--calib: %s is empty", mf.Calib)
-		}
-		req.CalibText = string(b)
-	case mf.Calib != "":
-		return nil, errors.New("--calib is for --alloc mcr and --sink-bypass")
-	}
+	req.CalibText = string(b)
 	return req, nil
 }
 
@@ -240,19 +272,24 @@ func (mf *ModelFlags) useGRC(f *gguf.File, tok *tokenizer.Tokenizer, m *model.Mo
 	if err != nil || req == nil {
 		return err
 	}
-	g, err := mf.buildGRC(f, tok, m, st, *req)
+	g, err := mf.buildGRC(f, tok, m, st, *req, false)
 	if err != nil {
 		return err
 	}
 	if err := grc.Use(st, g); err != nil {
 		return fmt.Errorf("GRC: %w", err)
 	}
-	return mf.useKVProj(m, st, g, mf.Mech.KVProj)
+	return mf.useKVProj(m, st, g, mf.Mech.KVProj, false)
 }
 
 // buildGRC returns the compression req asks for, from the shared cache or
-// built on st's kernels, with progress and notes on mf.Log.
-func (mf *ModelFlags) buildGRC(f *gguf.File, tok *tokenizer.Tokenizer, m *model.Model, st *model.State, req session.GRCRequest) (*grc.Compression, error) {
+// built on st's kernels, with progress and notes on mf.Log unless quiet
+// (a compression reported already).
+func (mf *ModelFlags) buildGRC(f *gguf.File, tok *tokenizer.Tokenizer, m *model.Model, st *model.State, req session.GRCRequest, quiet bool) (*grc.Compression, error) {
+	log := mf.Log
+	if quiet || log == nil {
+		log = io.Discard
+	}
 	job, err := session.ResolveGRC(m, tok, req)
 	if err != nil {
 		return nil, fmt.Errorf("rank %d, slots %s, alloc %s: %w", req.Rank, req.Slots, req.Alloc, err)
@@ -266,7 +303,7 @@ func (mf *ModelFlags) buildGRC(f *gguf.File, tok *tokenizer.Tokenizer, m *model.
 		if job.Spec.Alloc == grc.AllocMCR {
 			what = "MCR calibration"
 		}
-		fmt.Fprintf(mf.Log, "isagi: %s: %s, %d tokens\n", what, name, len(job.Calib))
+		fmt.Fprintf(log, "isagi: %s: %s, %d tokens\n", what, name, len(job.Calib))
 	}
 	var cache *session.GRCCache
 	if dir := mf.StorePaths().GRCCache; dir != "" {
@@ -282,11 +319,11 @@ func (mf *ModelFlags) buildGRC(f *gguf.File, tok *tokenizer.Tokenizer, m *model.
 	start, drew := time.Now(), false
 	progress := func(done, total int) {
 		drew = true
-		fmt.Fprintf(mf.Log, "\rGRC %s: [%-30s] %d/%d blocks ", job.Spec.Slots, Bar(done, total, 30), done, total)
+		fmt.Fprintf(log, "\rGRC %s: [%-30s] %d/%d blocks ", job.Spec.Slots, Bar(done, total, 30), done, total)
 	}
 	g, built, err := session.BuildGRC(ctx, m, st.Backend(), nil, cache, job, progress)
 	if drew {
-		fmt.Fprintln(mf.Log)
+		fmt.Fprintln(log)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("GRC: %w", err)
@@ -295,18 +332,18 @@ func (mf *ModelFlags) buildGRC(f *gguf.File, tok *tokenizer.Tokenizer, m *model.
 	if built {
 		how = fmt.Sprintf("built in %.1f s", time.Since(start).Seconds())
 	}
-	fmt.Fprintf(mf.Log, "isagi: %s (%s)\n", g, how)
+	fmt.Fprintf(log, "isagi: %s (%s)\n", g, how)
 	if g.Plan.Alloc != grc.AllocUniform {
-		fmt.Fprintf(mf.Log, "isagi: ranks per block %v\n", g.Plan.Ranks)
+		fmt.Fprintf(log, "isagi: ranks per block %v\n", g.Plan.Ranks)
 		if len(g.Plan.Phases) > 0 {
-			fmt.Fprintf(mf.Log, "isagi: MCR phases %v\n", g.Plan.Phases)
+			fmt.Fprintf(log, "isagi: MCR phases %v\n", g.Plan.Phases)
 		}
 	}
 	for _, n := range g.Plan.Notes {
-		fmt.Fprintln(mf.Log, "isagi: note:", n)
+		fmt.Fprintln(log, "isagi: note:", n)
 	}
 	if fig := Figures(g); fig != "" {
-		fmt.Fprintln(mf.Log, "isagi:", fig)
+		fmt.Fprintln(log, "isagi:", fig)
 	}
 	return g, nil
 }
@@ -343,13 +380,13 @@ func (mf *ModelFlags) sha256(f *gguf.File) (string, error) {
 	return session.FileSHA256(f.Path)
 }
 
-// CheckSource refuses --demo together with --model: which one was meant is
-// a guess.
+// CheckSource refuses --demo together with --model, and two of --gpu,
+// --cpu and --rpc: which one was meant is a guess.
 func (mf *ModelFlags) CheckSource() error {
 	if mf.Demo && mf.Model != "" {
 		return Usagef("give --model or --demo, not both")
 	}
-	return nil
+	return mf.Dev.check()
 }
 
 // OpenFile maps the GGUF file (or parses the embedded demo model, as the

@@ -3,6 +3,7 @@ package bench
 import (
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/isagi-lab/isagi/internal/cli/base"
@@ -83,8 +84,9 @@ func TestBenchDraftJSON(t *testing.T) {
 }
 
 // TestBenchVariants: bench measures the mechanisms' variants side by side,
-// and the KV projection's row holds half the KV bytes per position at
-// rank d/2.
+// the compression alone labelled by its rank, and the KV projection's row
+// holds half the KV bytes per position at rank d/2; stderr says each
+// variant's compression once.
 func TestBenchVariants(t *testing.T) {
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
 	out, errs, err := runCmd(t, "bench", "--model", clitest.Fixture(t, "kjv/kjv-q8_0.gguf"), "-p", "16", "-n", "8", "--json", "--no-probe",
@@ -113,8 +115,16 @@ func TestBenchVariants(t *testing.T) {
 		}
 		kv[v.Label] = v.KVBytes
 	}
-	if kv["off"] != 2*kv["+kv-proj"] || kv["+sink-bypass"] != kv["off"] || r.KVBytes != kv["all"] {
+	if kv["rank 128"] != 2*kv["+kv-proj"] || kv["+sink-bypass"] != kv["rank 128"] || r.KVBytes != kv["all"] {
 		t.Errorf("KV bytes per position %v, report %d", kv, r.KVBytes)
+	}
+	// Each compression is said once — the one asked for, then each
+	// variant's — not again at every switch of every round.
+	if n := strings.Count(errs, "isagi: GRC "); n != 1+len(r.Variants) {
+		t.Errorf("%d GRC lines on stderr for %d variants:\n%s", n, len(r.Variants), errs)
+	}
+	if n := strings.Count(errs, "isagi: KV projection: "); n > 3 {
+		t.Errorf("the KV projection said %d times:\n%s", n, errs)
 	}
 }
 

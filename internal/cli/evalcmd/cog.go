@@ -1,13 +1,14 @@
 package evalcmd
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"text/tabwriter"
 
 	"github.com/isagi-lab/isagi/cog"
+	"github.com/isagi-lab/isagi/engine/regfile"
 	"github.com/isagi-lab/isagi/geometry"
 	"github.com/isagi-lab/isagi/internal/cli/base"
 	"github.com/isagi-lab/isagi/prompts"
@@ -64,12 +65,13 @@ func cmdEvalCOG(env base.Env, args []string) error {
 	}
 	var set []geometry.AugmentItem
 	if *augment != "" {
-		f, err := os.Open(*augment)
+		// Read whole as a regular file: a folder or a device is refused
+		// by name, not with the reader's "read …: is a directory".
+		b, err := regfile.ReadRegular(*augment, base.MaxTextBytes)
 		if err != nil {
 			return fmt.Errorf("eval cog --augment: %w", err)
 		}
-		set, err = geometry.ReadAugmentItems(f)
-		f.Close()
+		set, err = geometry.ReadAugmentItems(bytes.NewReader(b))
 		if err != nil {
 			return fmt.Errorf("%s: %w", *augment, err)
 		}

@@ -106,3 +106,13 @@ func TestEvalCOGAugment(t *testing.T) {
 		t.Error("--items without --augment was accepted")
 	}
 }
+
+// TestEvalCOGAugmentFolder: --augment naming a folder is refused by name,
+// not with the reader's "read DIR: is a directory".
+func TestEvalCOGAugmentFolder(t *testing.T) {
+	dir := t.TempDir()
+	_, _, err := runCmd(t, "eval", "cog", "--demo", "--augment", dir)
+	if err == nil || !strings.Contains(err.Error(), dir+" is not a regular file (a directory)") || strings.Contains(err.Error(), "read "+dir) {
+		t.Errorf("--augment %s: %v", dir, err)
+	}
+}

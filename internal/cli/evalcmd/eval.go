@@ -40,7 +40,7 @@ func Main(env base.Env, args []string) error {
 			return c.Main(env, args[1:])
 		}
 	}
-	return base.Usagef("eval needs %s (see \"isagi eval --help\")", base.Names(subs))
+	return base.SubcommandError("eval", subs, args)
 }
 
 // evalUsage is the help of `isagi eval`.

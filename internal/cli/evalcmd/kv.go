@@ -1,10 +1,10 @@
 package evalcmd
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -109,7 +109,7 @@ func cmdEvalKV(env base.Env, args []string) error {
 	ctx, stop := base.Interruptible()
 	defer stop()
 	rep := kvReport{Model: base.ModelLabel(m, nil), Scorers: *scorers, Keeps: o.Keeps}
-	cases, err := kvCases(*haystack, *casesFile, *tasks, *lengths, *per, *seed, tok)
+	cases, err := kvCases(*haystack, *casesFile, *tasks, *lengths, *per, *seed, tok, m.CtxLen)
 	if err != nil {
 		return err
 	}
@@ -148,15 +148,21 @@ type kvReport struct {
 	Speed   []kveval.SpeedRow `json:"speed,omitempty"`
 }
 
-// kvCases generates the cases or reads them.
-func kvCases(haystack, file, tasks, lengths string, per int, seed uint64, tok *tokenizer.Tokenizer) ([]kvtask.Case, error) {
+// kvCases generates the cases or reads them. Generated lengths are held to
+// the model's window of ctxLen tokens before any case is made: a case
+// longer than the window cannot run, and generating every case first
+// only to refuse them took minutes.
+func kvCases(haystack, file, tasks, lengths string, per int, seed uint64, tok *tokenizer.Tokenizer, ctxLen int) ([]kvtask.Case, error) {
 	if file != "" {
-		f, err := os.Open(file)
+		b, err := regfile.ReadRegular(file, base.MaxTextBytes)
 		if err != nil {
 			return nil, fmt.Errorf("--cases: %w", err)
 		}
-		defer f.Close()
-		return kvtask.ReadCases(f)
+		cs, err := kvtask.ReadCases(bytes.NewReader(b))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		return cs, nil
 	}
 	if haystack == "" {
 		return nil, nil
@@ -170,6 +176,9 @@ func kvCases(haystack, file, tasks, lengths string, per int, seed uint64, tok *t
 		v, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || v < 16 {
 			return nil, base.Usagef("--lengths: %q is not a length of 16 tokens or more", s)
+		}
+		if v >= ctxLen {
+			return nil, base.Usagef("--lengths %d: the model's context is %d tokens, and a case's context, question and answer must fit in it", v, ctxLen)
 		}
 		ls = append(ls, v)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/isagi-lab/isagi/internal/cli/base"
 	"github.com/isagi-lab/isagi/internal/cli/clitest"
 )
 
@@ -64,6 +65,30 @@ func TestEvalKVCommand(t *testing.T) {
 		_, _, err := runCmd(t, append([]string{"eval", "kv", "--model", kjv}, bad...)...)
 		if err == nil {
 			t.Errorf("eval kv %v succeeded", bad)
+		}
+	}
+}
+
+// TestEvalKVLengthsPastTheWindow: a --lengths past the model's window is a
+// usage error that names the window, found before any case is generated
+// (kjv's window is 256 tokens); a cases file that is a folder or not the
+// cases' JSON is said in words, with the file's name.
+func TestEvalKVLengthsPastTheWindow(t *testing.T) {
+	kjv := clitest.Fixture(t, "kjv/kjv-q8_0.gguf")
+	heldout := clitest.Fixture(t, "kjv/heldout.txt")
+	_, _, err := runCmd(t, "eval", "kv", "--model", kjv, "--haystack", heldout, "--lengths", "128,99999", "--tasks", "single", "--cases-per", "1")
+	if base.ExitCode(err) != 2 || err == nil || !strings.Contains(err.Error(), "--lengths 99999: the model's context is 256 tokens") {
+		t.Errorf("--lengths 99999: exit %d, %v", base.ExitCode(err), err)
+	}
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "cases.json")
+	if err := os.WriteFile(bad, []byte(`[{"context": 5}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for file, want := range map[string]string{dir: "is not a regular file (a directory)", bad: bad + ": the cases are not"} {
+		_, _, err := runCmd(t, "eval", "kv", "--model", kjv, "--cases", file)
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "read "+dir) {
+			t.Errorf("--cases %s: %v; want %q", file, err, want)
 		}
 	}
 }

@@ -83,5 +83,5 @@ Safe OGD on generated text (docs/geometry.md): from each of the first
 and the same chain unexplored (α 0 at every step, the same seeds), with
 the profile's overall harm gauge read on every reply: its mean, how many
 replies reach τ (flagged), and how many refuse. The seed paper claims
-Safe OGD adds no harm (0 %%); this measures it.
+Safe OGD adds no harm (0 %); this measures it.
 `

@@ -69,9 +69,10 @@ func Main(env base.Env, args []string) error {
 		return nil
 	}
 	// Each variant on the same state, one after the other: the same
-	// windows, the same tokens, only the compression differs.
+	// windows, the same tokens, only the compression differs. The dense
+	// model comes first, as the row the others are read against.
 	var last float64
-	for _, v := range vs {
+	for _, v := range append([]base.Variant{base.Dense()}, vs...) {
 		fmt.Fprintf(env.Stderr, "isagi: variant %s\n", v.Label)
 		if err := mf.UseVariant(f, tok, m, st, v); err != nil {
 			return fmt.Errorf("variant %s: %w", v.Label, err)
@@ -107,8 +108,10 @@ compressions are cached in <data dir>/geometry, shared with the TUI.
 
 --gauge, --sink-channels T, --sink-bypass and --kv-proj (docs/grc.md) are
 measured against the compression without them in the same run: one line
-per variant on stdout (every mechanism off, each alone, all), the last one
-"ppl=<value>" with every mechanism given on.
+per variant on stdout — "dense" (no compression), "rank K" (the
+compression with every mechanism off), each mechanism alone ("+gauge", …),
+and "all" when more than one is given — the last one "ppl=<value>" with
+every mechanism given on.
 
 Examples:
   isagi ppl --demo --file heldout.txt --ctx 128

@@ -46,9 +46,10 @@ func TestPPL(t *testing.T) {
 }
 
 // TestPPLVariants: with mechanisms given, ppl scores every variant in one
-// run — all off, each alone, all — one line each, and ends with the
-// "ppl=" line of the configuration asked for; a mechanism without --rank
-// is refused.
+// run — the dense model, the rank with every mechanism off, each alone,
+// all — one line each, labelled so that the dense row cannot be taken
+// for the compression's ("off" was), and ends with the "ppl=" line of the
+// configuration asked for; a mechanism without --rank is refused.
 func TestPPLVariants(t *testing.T) {
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
 	text := heldoutText(t)
@@ -70,14 +71,17 @@ func TestPPLVariants(t *testing.T) {
 		labels = append(labels, label)
 		vals[label] = v
 	}
-	if strings.Join(labels, ",") != "off,+gauge,+kv-proj,all" {
+	if strings.Join(labels, ",") != "dense,rank 64,+gauge,+kv-proj,all" {
 		t.Fatalf("variants %q\n%s", labels, out)
+	}
+	if vals["dense"] == vals["rank 64"] {
+		t.Errorf("the dense row scored as the compression: %v", vals)
 	}
 	var last float64
 	if _, err := fmt.Sscanf(lines[len(lines)-1], "ppl=%g", &last); err != nil || last != vals["all"] {
 		t.Errorf("last line %q, all %g", lines[len(lines)-1], vals["all"])
 	}
-	if vals["+kv-proj"] == vals["off"] || !strings.Contains(errs, "KV projection: 8 of 32 values per KV head") {
+	if vals["+kv-proj"] == vals["rank 64"] || !strings.Contains(errs, "KV projection: 8 of 32 values per KV head") {
 		t.Errorf("the KV projection changed nothing: %v\n%s", vals, errs)
 	}
 	if _, _, err := runCmd(t, "ppl", "--model", m, "--file", text, "--gauge"); err == nil || !strings.Contains(err.Error(), "need --rank") {

@@ -195,6 +195,34 @@ func Main(env base.Env, args []string) error {
 	if err := mf.KV.Check(); err != nil {
 		return err
 	}
+	// The flags given, as opposed to defaulted: with --session they
+	// override the session's saved settings.
+	knobs.set = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { knobs.set[f.Name] = true })
+	for _, a := range base.FlagAliases() { // -s is --seed, and so on
+		if knobs.set[a[0]] {
+			knobs.set[a[1]] = true
+		}
+	}
+	if *sessionFile != "" && *promptIDs != "" {
+		return base.Usagef("--session takes your next message as text: use --prompt, not --prompt-ids")
+	}
+	// --file and a prompt argument are in *prompt by now.
+	if err := knobs.check(*sessionFile != "", *prompt != ""); err != nil {
+		return err
+	}
+	if *sessionFile == "" {
+		// Without a session nothing else can supply a rank or a keep
+		// share: the flags must be whole on their own.
+		if err := mf.CheckGRC(); err != nil {
+			return err
+		}
+		if err := mf.KV.CheckScorer(fs); err != nil {
+			return err
+		}
+	} else if err := mf.CheckGRCValues(); err != nil {
+		return err
+	}
 	if _, err := knobs.draft.Spec(); err != nil && *sessionFile == "" {
 		return err // a session may hold the drafter these flags refine
 	}
@@ -213,15 +241,6 @@ func Main(env base.Env, args []string) error {
 	}
 
 	if *sessionFile != "" {
-		// The flags given, as opposed to defaulted, override the
-		// session's saved settings.
-		knobs.set = map[string]bool{}
-		fs.Visit(func(f *flag.Flag) { knobs.set[f.Name] = true })
-		for _, a := range base.FlagAliases() { // -s is --seed, and so on
-			if knobs.set[a[0]] {
-				knobs.set[a[1]] = true
-			}
-		}
 		if !nSet {
 			*n = 256 // the session's saved max_tokens applies unless -n is given
 		}
@@ -327,9 +346,9 @@ func Main(env base.Env, args []string) error {
 	out.WriteByte('\n')
 	out.Flush()
 	if *verbose {
-		fmt.Fprintf(env.Stderr, "%d prompt tokens, %d generated (%s); first token %.0f ms; prefill %.1f tok/s; decode %.1f tok/s\n",
+		fmt.Fprintf(env.Stderr, "%d prompt tokens, %d generated (%s); first token %.0f ms; prefill %.1f tok/s; decode %.1f tok/s; on %s\n",
 			stats.PromptTokens, stats.Generated, stats.Reason, float64(stats.TimeToFirst.Microseconds())/1000,
-			stats.PrefillTokPerSec(), stats.DecodeTokPerSec())
+			stats.PrefillTokPerSec(), stats.DecodeTokPerSec(), st.Backend().Name())
 		updates := 0
 		if dr != nil && dr.Model != nil {
 			updates = dr.Model.Updates()
@@ -374,20 +393,44 @@ type sessionKnobs struct {
 	set map[string]bool
 }
 
+// check refuses the session flags that cannot go together, or that were
+// given without --session (hasSession), before anything is opened;
+// hasPrompt says whether a prompt was given (--prompt, --file or the
+// argument). Each is a mistake in the command line.
+func (knobs *sessionKnobs) check(hasSession, hasPrompt bool) error {
+	if !hasSession {
+		// The flags that act on a saved conversation: without --session
+		// there is nothing for them to act on.
+		for _, name := range []string{"regenerate", "edit", "snipe", "ogd-alpha", "force-model"} {
+			if knobs.set[name] {
+				return base.Usagef("--%s acts on a saved conversation: give --session FILE.miku with it", name)
+			}
+		}
+		return nil
+	}
+	switch {
+	case knobs.regenerate && (hasPrompt || knobs.set["edit"]):
+		return base.Usagef("--regenerate answers the last message again: give no --prompt or --edit with it")
+	case knobs.set["edit"] && knobs.edit < 1:
+		// /edit numbers them so too: 0 would silently append instead.
+		return base.Usagef("--edit %d: your messages are numbered from 1 (the first of the branch in use)", knobs.edit)
+	case knobs.set["edit"] && !hasPrompt:
+		return base.Usagef("--edit %d needs --prompt: the new text of your message %d", knobs.edit, knobs.edit)
+	case !hasPrompt && !knobs.regenerate:
+		return base.Usagef("--session needs --prompt: the next message (or --regenerate)")
+	case knobs.set["rank-floor"] || knobs.set["calib"]:
+		return base.Usagef("--rank-floor and --calib are not available with --session, which compresses as the TUI's /set rank does")
+	}
+	return nil
+}
+
 // runSession is run --session: one turn of a saved conversation, streamed,
 // then the session saved again. The model is --model or --demo, opened as
 // the TUI opens it.
 func runSession(env base.Env, mf *base.ModelFlags, file, prompt string, p sample.Params, n int, force, verbose bool, knobs sessionKnobs) (err error) {
-	switch {
-	case knobs.regenerate && (prompt != "" || knobs.edit != 0):
-		return base.Usagef("--regenerate answers the last message again: give no --prompt or --edit with it")
-	case knobs.edit < 0:
-		return base.Usagef("--edit %d: your messages are numbered from 1", knobs.edit)
-	case prompt == "" && !knobs.regenerate:
-		return errors.New("--session needs --prompt: the next message")
-	}
-	if knobs.set["rank-floor"] || knobs.set["calib"] {
-		return errors.New("--rank-floor and --calib are not available with --session, which compresses as the TUI's /set rank does")
+	if prompt == "" && !knobs.regenerate {
+		// --prompt - read an empty stdin: the checks before saw a prompt.
+		return base.Usagef("--session needs --prompt: the next message")
 	}
 	set := session.Settings{Temperature: p.Temperature, TopK: p.TopK, TopP: p.TopP, MinP: p.MinP,
 		RepeatPenalty: p.RepeatPenalty, Seed: p.Seed, MaxTokens: n}
@@ -575,8 +618,8 @@ func runSession(env base.Env, mf *base.ModelFlags, file, prompt string, p sample
 	}
 	if verbose {
 		used, limit := s.Conversation().ContextUsed()
-		fmt.Fprintf(env.Stderr, "%d new prompt tokens, %d generated (%s); decode %.1f tok/s; context %d/%d; dropped %d turns\n",
-			turn.PromptTok, turn.Tokens, turn.Stop, turn.DecodeTokS, used, limit, turn.Dropped)
+		fmt.Fprintf(env.Stderr, "%d new prompt tokens, %d generated (%s); decode %.1f tok/s; context %d/%d; dropped %d turns; on %s\n",
+			turn.PromptTok, turn.Tokens, turn.Stop, turn.DecodeTokS, used, limit, turn.Dropped, s.Info().Backend)
 		if i := s.Info(); i.Rank > 0 {
 			fmt.Fprintf(env.Stderr, "GRC rank %d (%s): %.1f%% of the energy kept\n", i.Rank, i.RankSpec, 100*i.RankEnergy)
 		}

@@ -3,6 +3,7 @@ package runcmd
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -72,5 +73,24 @@ func TestShowPromptNeedsNoWeights(t *testing.T) {
 		"--chat", "--messages", conv, "--show-prompt", "--chat-template-file", tmpl, "--template-var", "date_string=26 Jul 2024")
 	if err != nil || !strings.HasPrefix(custom, "[user|26 Jul 2024] Hi\n") {
 		t.Fatalf("custom template with a variable (%v):\n%s", err, custom)
+	}
+}
+
+// TestRunVerboseNamesBackend: run -v says what ran the model on its
+// summary line, plainly and with --session.
+func TestRunVerboseNamesBackend(t *testing.T) {
+	clitest.Isolate(t)
+	file := filepath.Join(t.TempDir(), "s.miku")
+	for _, args := range [][]string{
+		{"run", "--demo", "--cpu", "--threads", "2", "--prompt", "And God said", "-n", "2", "-v"},
+		{"run", "--demo", "--cpu", "--threads", "2", "--session", file, "--prompt", "And God said", "-n", "2", "-v"},
+	} {
+		_, errs, err := runCmd(t, args...)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, errs)
+		}
+		if !regexp.MustCompile(`generated \([^)]*\);.*; on cpu \S+ × 2 threads\n`).MatchString(errs) {
+			t.Errorf("%s: -v does not name the backend:\n%s", strings.Join(args, " "), errs)
+		}
 	}
 }

@@ -5,6 +5,7 @@ package sessioncmd
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -37,7 +38,7 @@ func Main(env base.Env, args []string) error {
 			return c.Main(env, args[1:])
 		}
 	}
-	return base.Usagef("session needs a subcommand: isagi session info FILE.miku [--json], or isagi session export FILE.miku (see \"isagi session --help\")")
+	return base.SubcommandError("session", Subcommands(), args)
 }
 
 // cmdSessionInfo is `isagi session info`.
@@ -189,8 +190,15 @@ func cmdSessionExport(env base.Env, args []string) error {
 		return session.ExportFile(env.Stdout, files[0], *format, *all)
 	}
 	f, err := os.OpenFile(*out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, os.ErrExist) {
+		// O_EXCL says "file exists" for a folder too: say which it is.
+		if st, serr := os.Stat(*out); serr == nil && st.IsDir() {
+			return fmt.Errorf("-o %s is a folder: give the name of a file to create", *out)
+		}
+		return fmt.Errorf("-o %s already exists: choose another name or remove it (export does not overwrite)", *out)
+	}
 	if err != nil {
-		return err
+		return fmt.Errorf("-o: %w", err)
 	}
 	if err := session.ExportFile(f, files[0], *format, *all); err != nil {
 		f.Close()

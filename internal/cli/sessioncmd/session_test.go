@@ -147,3 +147,40 @@ func TestSessionInfoDamagedOrEmpty(t *testing.T) {
 		t.Errorf("info of a file without a conversation:\n%s", out)
 	}
 }
+
+// TestSessionExportOutIsSaid: export -o to a file that exists, or to a
+// folder, is refused in one sentence that names it (not Go's "open …: file
+// exists"), and neither is changed.
+func TestSessionExportOutIsSaid(t *testing.T) {
+	set := session.DefaultSettings()
+	set.Temperature, set.MaxTokens = 0, 4
+	s, err := session.OpenBytes(demo.ChatName, demo.ChatModel, session.Options{Settings: set})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Send(context.Background(), "Count from 1 to 3.", func(session.Event) {}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "s.miku")
+	if err := s.Files().Save(context.Background(), file, session.SaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	existing := filepath.Join(dir, "chat.md")
+	if err := os.WriteFile(existing, []byte("keep me"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for out, want := range map[string]string{
+		existing: "-o " + existing + " already exists: choose another name or remove it",
+		dir:      "-o " + dir + " is a folder",
+	} {
+		_, _, err := clitest.Run(t, Main, "export", file, "-o", out)
+		if err == nil || !strings.HasPrefix(err.Error(), want) || strings.Contains(err.Error(), "open ") || strings.Contains(err.Error(), "file exists") {
+			t.Errorf("export -o %s: %v; want %q", out, err, want)
+		}
+	}
+	if b, err := os.ReadFile(existing); err != nil || string(b) != "keep me" {
+		t.Errorf("the existing file was changed: %q, %v", b, err)
+	}
+}
