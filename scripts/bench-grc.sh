@@ -49,7 +49,7 @@ ppl() { # label model text ctx dim [ppl flags]
 			"$OUT/isagi" ppl --model "$model" --file "$text" --ctx "$ctx" --rank "$k" --slots "$slots" $MECH "${thr[@]}" "$@" \
 				>"$OUT/ppl-$label-$slots-$k.txt" 2>"$OUT/ppl-$label-$slots-$k.log"
 			printf '| %s | %d |' "$slots" "$k"
-			grep -v '^ppl=' "$OUT/ppl-$label-$slots-$k.txt" | awk '{printf " %s |", $NF}' | sed 's/ppl=//g'
+			grep -v '^ppl=\|^dense ' "$OUT/ppl-$label-$slots-$k.txt" | awk '{printf " %s |", $NF}' | sed 's/ppl=//g'
 			echo
 		done
 	done
@@ -57,7 +57,7 @@ ppl() { # label model text ctx dim [ppl flags]
 }
 
 if [ "$PART" != bench ]; then
-	echo "Perplexity: variants $(echo "$MECH") (columns: off, then each alone, then all)"
+	echo "Perplexity: variants $(echo "$MECH") (columns: the rank alone ("off" in the older tables), then each alone, then all)"
 	echo
 	if [[ " $PPL_MODELS " == *" kjv "* ]]; then
 		base=$("$OUT/isagi" ppl --model "$FIX/kjv/kjv-q8_0.gguf" --file "$FIX/kjv/heldout.txt" --ctx 256 2>/dev/null)
