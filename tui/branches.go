@@ -13,8 +13,8 @@ import (
 	"github.com/isagi-lab/isagi/session"
 )
 
-// The conversation tree in the chat: /edit, /regen, /branch, /rewind and
-// /export. Messages are numbered as the user counts them: "message 2" is
+// The conversation tree in the chat: /edit, /regen, /branch, /rewind,
+// /forward and /export. Messages are numbered as the user counts them: "message 2" is
 // the user's second message in the branch shown.
 
 // Brancher is the conversation tree as the TUI drives it
@@ -35,7 +35,8 @@ func branchCommands() []slashCommand {
 		{name: "/edit", args: "[N]", help: "edit your message N (default: the last); enter sends it as a new branch", idle: true, run: cmdEdit},
 		{name: "/regen", help: "answer the last message again (the old reply stays as a version)", idle: true, run: cmdRegen},
 		{name: "/branch", args: "[N] prev|next", help: "switch to another version of the last reply, or of your message N", idle: true, run: cmdBranch},
-		{name: "/rewind", args: "N", help: "go back to before your message N (the rest stays as a branch)", idle: true, run: cmdRewind},
+		{name: "/rewind", args: "N", help: "go back to before your message N (/forward undoes it)", idle: true, run: cmdRewind},
+		{name: "/forward", help: "undo /rewind: back to where the conversation was", idle: true, run: cmdForward, unlisted: true},
 		{name: "/export", args: "md|json|jsonl FILE [--all]", help: "write the branch (or every branch) to FILE", idle: true, run: cmdExport},
 	}
 }
@@ -83,7 +84,7 @@ func cmdEdit(m *Model, arg string) tea.Cmd {
 	}
 	m.editing = msg.ID
 	m.input.giveBack(msg.Content)
-	m.status = "editing your message — enter sends it as a new branch, esc leaves it"
+	m.status = fmt.Sprintf("editing your message %d — enter sends it as a new branch, esc or ctrl+c leaves it", messageNumber(b, msg.ID))
 	return nil
 }
 
@@ -138,7 +139,22 @@ func cmdBranch(m *Model, arg string) tea.Cmd {
 		m.chat.add(entryError, err.Error())
 		return nil
 	}
+	m.rewound = nil
 	return m.branchMoved()
+}
+
+// rewindMark is what /forward needs after a /rewind: the branch's last
+// node before it (to) and after it (at). /forward goes back only while the
+// branch still ends where the rewind left it: a message sent there starts
+// another branch, which /branch N prev|next switches between.
+type rewindMark struct{ at, to int }
+
+// lastID is the id of the last message on branch (-1: none).
+func lastID(branch []session.BranchMessage) int {
+	if len(branch) == 0 {
+		return -1
+	}
+	return branch[len(branch)-1].ID
 }
 
 // cmdRewind ends the branch before the user's message N.
@@ -149,7 +165,7 @@ func cmdRewind(m *Model, arg string) tea.Cmd {
 		return nil
 	}
 	if strings.TrimSpace(arg) == "" {
-		m.chat.add(entryInfo, "usage: /rewind N — back to before your message N; the rest stays as a branch (/branch N next returns to it)")
+		m.chat.add(entryInfo, "usage: /rewind N — back to before your message N; the rest stays as a branch (/forward returns to it)")
 		return nil
 	}
 	msg, bad := messageArg(b, strings.TrimSpace(arg))
@@ -157,11 +173,43 @@ func cmdRewind(m *Model, arg string) tea.Cmd {
 		m.chat.add(entryError, bad)
 		return nil
 	}
+	before := lastID(b.Branch())
+	to := before
+	if r := m.rewound; r != nil && r.at == before {
+		to = r.to // a rewind after a rewind: /forward goes back past both
+	}
 	if err := b.Rewind(msg.ID); err != nil {
 		m.chat.add(entryError, err.Error())
 		return nil
 	}
-	return m.branchMoved()
+	m.rewound = &rewindMark{at: lastID(b.Branch()), to: to}
+	cmd := m.branchMoved()
+	m.chat.add(entryInfo, fmt.Sprintf("rewound to before your message %s — /forward returns to where the conversation was; a message sent now starts another branch beside it (/branch %s prev|next switches)",
+		strings.TrimSpace(arg), strings.TrimSpace(arg)))
+	return cmd
+}
+
+// cmdForward undoes /rewind: the branch ends again where it ended before.
+func cmdForward(m *Model, _ string) tea.Cmd {
+	b, ok := m.parts.brancher()
+	if !ok || m.info.Mode == session.ModeCompletion {
+		m.chat.add(entryError, "this conversation cannot be rewound (completion mode is one running text)")
+		return nil
+	}
+	r := m.rewound
+	if r == nil || lastID(b.Branch()) != r.at {
+		m.rewound = nil
+		m.chat.add(entryInfo, "nothing to go forward to: /forward returns after a /rewind, until a message is sent there (then /branch N prev|next switches between the versions)")
+		return nil
+	}
+	if err := b.Rewind(r.to); err != nil {
+		m.chat.add(entryError, err.Error())
+		return nil
+	}
+	m.rewound = nil
+	cmd := m.branchMoved()
+	m.chat.add(entryInfo, "back to where the conversation was before /rewind")
+	return cmd
 }
 
 // branchMoved shows the branch now in use and saves it.
@@ -263,16 +311,41 @@ func branchLabel(msg session.BranchMessage, n int) string {
 // editLabel is the label of an edit of node id: the message number it
 // takes the place of.
 func editLabel(b Branches, id int) string {
+	if n := messageNumber(b, id); n > 0 {
+		return fmt.Sprintf("message %d (edited)", n)
+	}
+	return "edited"
+}
+
+// messageNumber is the number of the user's message id on the branch
+// shown (0: not on it).
+func messageNumber(b Branches, id int) int {
 	n := 0
 	for _, msg := range b.Branch() {
 		if msg.Role == session.RoleUser {
 			n++
 			if msg.ID == id {
-				return fmt.Sprintf("message %d (edited)", n)
+				return n
 			}
 		}
 	}
-	return "edited"
+	return 0
+}
+
+// leaveEdit ends an /edit without sending anything (esc, ctrl+c): its
+// text leaves the input, and the status line says that the message keeps
+// its text and that what is typed next is a new message — not, silently,
+// a new version of the one that was being edited.
+func (m *Model) leaveEdit() {
+	what := "edit"
+	if b, ok := m.parts.brancher(); ok {
+		if n := messageNumber(b, m.editing); n > 0 {
+			what = fmt.Sprintf("edit of message %d", n)
+		}
+	}
+	m.editing = -1
+	m.input.reset()
+	m.status = what + " left — the conversation did not change; the next message is a new one"
 }
 
 // madeVersion reports whether the last message the user sent on the branch

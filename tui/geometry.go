@@ -332,6 +332,11 @@ func (m *Model) onCalib(msg calibMsg) tea.Cmd {
 		m.chat.add(entryError, "calibration failed: "+msg.err.Error())
 	default:
 		m.refreshGeometry()
+		// What the user just built comes to the front of the side
+		// column: a small terminal cannot show it under Perf, and a
+		// calibration that ends with its gauges out of sight reads as
+		// one that did nothing. ctrl+o brings the others back.
+		m.paneFront = "Geometry"
 		p := m.geo.attached()
 		m.chat.add(entryInfo, fmt.Sprintf("geometry profile built in %.1f s (%d prompts, basis %d×%d at block %d) — gauges are live; /snipe toggles projectors",
 			p.Stats.Seconds, p.Stats.Prompts, p.D, p.K, p.Layer))

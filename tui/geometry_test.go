@@ -271,3 +271,27 @@ func TestFlaggedNearChanceCarriesANote(t *testing.T) {
 		t.Errorf("a gauge that separates: %+v", got)
 	}
 }
+
+// Hardening III, item 8: /regen (and ctrl+r) in completion mode says in
+// the chat why there is nothing to generate again, with or without a
+// manifold: a continuation the model wrote stays in the running text.
+func TestRegenInCompletionModeSaysWhy(t *testing.T) {
+	for _, profile := range []bool{false, true} {
+		e := &fakeGeo{fakeSession: newFake()}
+		e.info.Mode = session.ModeCompletion
+		if profile {
+			e.profile = fakeProfile()
+		}
+		m := New(e, Options{})
+		m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+		m.runCommand("/regen")
+		got := lastEntry(t, m, entryInfo)
+		if !strings.Contains(got, "completion mode is one running text") || !strings.Contains(got, "served from memory") {
+			t.Errorf("profile %v: /regen in completion mode says %q (status %q)", profile, got, m.status)
+		}
+		m.Close()
+		if e.regens != 0 {
+			t.Errorf("profile %v: /regen in completion mode regenerated", profile)
+		}
+	}
+}

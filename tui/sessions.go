@@ -270,6 +270,7 @@ func (m *Model) onLoadDone(msg loadDoneMsg) tea.Cmd {
 		m.chat.add(entryError, "load failed: "+msg.err.Error())
 		return nil
 	}
+	m.rewound = nil // another tree
 	m.files.showTranscript(m.info.Mode)
 	m.refreshGeometry() // the file may bring its manifold and toggles
 	m.info = m.sess.Info()
