@@ -128,7 +128,12 @@ func (p *geometryPane) lines(w int) []string {
 		theme.Label.Render(fmt.Sprintf("%s token · τ %.1f%% · L%d k%d", state, pr.Overall.ROC.Tau, pr.Layer, pr.K)),
 	}
 	if t := p.turn; t != nil {
-		out = append(out, theme.Label.Render("turn ")+fmt.Sprintf("in %.1f%% out %.1f%% pk %.0f%%", t.Prompt.Overall, t.Reply.Overall, t.Peak))
+		// "out" is the gauge of the reply's mean state, the peak that of
+		// its highest token: the gauge of a mean is no mean of gauges,
+		// so the peak may read lower, and each says which it is.
+		out = append(out,
+			theme.Label.Render("turn ")+fmt.Sprintf("in %.1f%% out %.1f%%", t.Prompt.Overall, t.Reply.Overall),
+			theme.Label.Render("peak token ")+fmt.Sprintf("%.1f%%", t.Peak)+theme.Label.Render(" (out: mean)"))
 	}
 	// A projector's effect is shown as the field reads it: how many of the
 	// category's held-out harmful prompts the model refuses without and

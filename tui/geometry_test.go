@@ -10,6 +10,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/isagi-lab/isagi/cog"
 	"github.com/isagi-lab/isagi/geometry"
@@ -292,6 +293,25 @@ func TestRegenInCompletionModeSaysWhy(t *testing.T) {
 		m.Close()
 		if e.regens != 0 {
 			t.Errorf("profile %v: /regen in completion mode regenerated", profile)
+		}
+	}
+}
+
+// Hardening III, item 7: the turn's figures say what they are — "out" is
+// the gauge of the reply's mean state, the peak that of its highest
+// token, which may read lower — so that a peak below "out" is no puzzle.
+func TestTurnPeakSaysWhatItIs(t *testing.T) {
+	p := geometryPane{profile: fakeProfile()}
+	p.turn = &geometry.TurnSummary{Prompt: geometry.Reading{Overall: 4.1}, Reply: geometry.Reading{Overall: 48.7}, Peak: 47.9, PromptTokens: 3, ReplyTokens: 9}
+	got := ansi.Strip(strings.Join(p.lines(sideWidth-4), "\n"))
+	for _, want := range []string{"turn in 4.1% out 48.7%", "peak token 47.9%", "out: mean"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the pane lacks %q:\n%s", want, got)
+		}
+	}
+	for _, l := range strings.Split(got, "\n") {
+		if ansi.StringWidth(l) > sideWidth-4 {
+			t.Errorf("line %q is wider than the pane", l)
 		}
 	}
 }
