@@ -315,3 +315,60 @@ func TestTurnPeakSaysWhatItIs(t *testing.T) {
 		}
 	}
 }
+
+// Hardening III, item 11: at 100 columns each projector of the /snipe list
+// is one line, its collateral figure included.
+func TestSnipeListFits100Columns(t *testing.T) {
+	e := &fakeGeo{fakeSession: newFake(), profile: fakeProfile()}
+	m := New(e, Options{})
+	defer m.Close()
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 50})
+	m.runCommand("/snipe")
+	f := screen(m)
+	rows := 0
+	for _, l := range strings.Split(f, "\n") {
+		if strings.TrimSpace(strings.Trim(l, "│╭╮╰╯─ ")) == "collateral" {
+			t.Errorf("a row's last word wrapped onto a line of its own:\n%s", f)
+			break
+		}
+		if strings.Contains(l, " coords ") {
+			rows++
+			if !strings.Contains(l, "refused 7 → 2 of 8  +1.20%") {
+				t.Errorf("row %q is cut", l)
+			}
+		}
+	}
+	if rows != len(fakeCategories)-1 {
+		t.Errorf("%d projector rows, want %d:\n%s", rows, len(fakeCategories)-1, f)
+	}
+}
+
+// Hardening III, item 11: categories that read the same figure against the
+// same τ (a profile whose categories share one gauge) are named together
+// with the reading once, and a near-chance note they share is said once.
+func TestFlaggedSameReadingSaidOnce(t *testing.T) {
+	p := geometryPane{profile: fakeProfile()}
+	var r geometry.Reading
+	r.N = len(fakeCategories)
+	for i := range p.profile.Categories {
+		p.profile.Categories[i].Gauge.ROC = teh.ROC{Tau: 10, TPR: 0.52, FPR: 0.47}
+		r.Cat[i] = 31.4
+	}
+	r.Cat[2] = 12.5 // phishing reads its own figure
+	turn := session.Turn{Geometry: &geometry.TurnSummary{Prompt: r, Reply: r, Flagged: fakeCategories}}
+	got := p.notices(turn)
+	if len(got) != 1 {
+		t.Fatalf("notices %+v", got)
+	}
+	text := got[0].text
+	for _, want := range []string{"31.4%", "12.5%", "52% of harmful and 47% of benign"} {
+		if n := strings.Count(text, want); n != 1 {
+			t.Errorf("%q appears %d times, want once: %s", want, n, text)
+		}
+	}
+	for _, name := range fakeCategories {
+		if !strings.Contains(text, name) {
+			t.Errorf("the warning does not name %s: %s", name, text)
+		}
+	}
+}
