@@ -226,9 +226,14 @@ func cmdExport(m *Model, arg string) tea.Cmd {
 		m.chat.add(entryError, "this engine cannot export its conversation")
 		return nil
 	}
+	words, err := splitArgs(arg)
+	if err != nil {
+		m.chat.add(entryError, "/export: "+err.Error())
+		return nil
+	}
 	var all bool
 	var rest []string
-	for _, f := range strings.Fields(arg) {
+	for _, f := range words {
 		if f == "--all" {
 			all = true
 			continue
@@ -236,7 +241,7 @@ func cmdExport(m *Model, arg string) tea.Cmd {
 		rest = append(rest, f)
 	}
 	if len(rest) != 2 {
-		m.chat.add(entryInfo, "usage: /export md|json|jsonl FILE [--all] — the branch shown, or with --all every branch")
+		m.chat.add(entryInfo, `usage: /export md|json|jsonl FILE [--all] — the branch shown, or with --all every branch; a FILE with spaces in quotes ("my chat.md")`)
 		return nil
 	}
 	format, path := rest[0], rest[1]
