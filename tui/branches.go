@@ -2,8 +2,10 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -259,6 +261,14 @@ func cmdExport(m *Model, arg string) tea.Cmd {
 func exportTo(b Brancher, path, format string, all bool) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
+		// Said in words: Go's "open PATH: file exists" is said of a
+		// folder too.
+		if info, serr := os.Stat(path); serr == nil && info.IsDir() {
+			return fmt.Errorf("%s is a folder — name a file in it", path)
+		}
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("%s exists — nothing was written; name another file", path)
+		}
 		return err
 	}
 	if err := b.Export(f, format, all); err != nil {

@@ -72,3 +72,25 @@ func TestSplitArgs(t *testing.T) {
 		}
 	}
 }
+
+// Hardening III, item 10: an export to a file that exists, or to a
+// folder, says so in words, not as Go's "open …: file exists".
+func TestExportRefusalsInWords(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "there.md")
+	if err := os.WriteFile(file, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{
+		file: file + " exists — nothing was written; name another file",
+		dir:  dir + " is a folder — name a file in it",
+	} {
+		got := exportDoneMsg{path: path, err: exportTo(nil, path, "md", false)}
+		if _, text := got.note(); text != "export failed: "+want {
+			t.Errorf("export to %s says %q, want %q", path, text, "export failed: "+want)
+		}
+	}
+	if b, _ := os.ReadFile(file); string(b) != "keep" {
+		t.Errorf("the existing file was changed: %q", b)
+	}
+}
