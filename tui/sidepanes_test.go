@@ -6,6 +6,9 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/isagi-lab/isagi/geometry"
+	"github.com/isagi-lab/isagi/session"
 )
 
 // Hardening III, item 8: at 100×30, the README's own size, every side pane
@@ -83,5 +86,32 @@ func TestGeometryShownAfterCalibrateAt100x30(t *testing.T) {
 	f := screen(m)
 	if !contains(wholePanes(f), "Geometry") || !strings.Contains(f, "refused: held-out, off→on") {
 		t.Errorf("after /calibrate the Geometry pane is not shown whole (panes %v):\n%s", wholePanes(f), f)
+	}
+}
+
+// With the demo's two-line banner and a turn's figures, the Geometry pane
+// brought to the front at 100×30 gives up its legend, not a category.
+func TestGeometryFrontKeepsEveryCategoryAt100x30(t *testing.T) {
+	e := &fakeGeo{fakeSession: newFake(), profile: fakeProfile()}
+	e.info.Mode, e.info.Demo = session.ModeCompletion, true
+	e.gauge = func(i int) geometry.Reading { return geometry.Reading{Overall: 7.5, N: 8} }
+	tm := start(t, e, 100, 30)
+	sc := &term{tm: tm}
+	typeLine(tm, "And God said")
+	sc.wait(t, true, "- two")
+	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlO})
+	sc.wait(t, false, "turn in", "peak token")
+	m := finish(t, tm)
+	f := screen(m)
+	if !contains(wholePanes(f), "Geometry") {
+		t.Fatalf("the Geometry pane is not whole in front:\n%s", f)
+	}
+	for _, c := range fakeCategories {
+		if !strings.Contains(f, shortName(c)+" ") {
+			t.Errorf("the Geometry pane lost %s:\n%s", c, f)
+		}
+	}
+	if strings.Contains(f, "│ …") {
+		t.Errorf("the Geometry pane was cut short:\n%s", f)
 	}
 }

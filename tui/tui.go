@@ -609,16 +609,23 @@ type sidePane struct {
 	title   string
 	lines   []string
 	summary string
+	// spare is how many of the last lines (a legend) go first, without
+	// a "…", when the column is too low for the pane.
+	spare int
 }
 
 // sidePanes are the side column's panes in their usual order, Perf first.
 func (m *Model) sidePanes(w int) []sidePane {
-	panes := []sidePane{{"Perf", m.perf.lines(w), m.perf.summary()}}
+	panes := []sidePane{{title: "Perf", lines: m.perf.lines(w), summary: m.perf.summary()}}
 	if _, ok := m.parts.geometry(); ok {
-		panes = append(panes, sidePane{"Geometry", m.geo.lines(w), "geometry " + m.geo.summary()})
+		lines, legend := m.geo.lines(w), 0
+		if m.geo.attached() != nil && m.geo.progress == "" {
+			legend = 1 // what the refused and ce columns are
+		}
+		panes = append(panes, sidePane{title: "Geometry", lines: lines, summary: "geometry " + m.geo.summary(), spare: legend})
 	}
 	if _, ok := m.parts.manifold(); ok && m.mani.active() {
-		panes = append(panes, sidePane{"Manifold", m.mani.lines(w), "COG " + m.mani.summary()})
+		panes = append(panes, sidePane{title: "Manifold", lines: m.mani.lines(w), summary: "COG " + m.mani.summary()})
 	}
 	if k, ok := m.parts.kvCache(); ok {
 		// Read only while the session is free: it is not safe to read
@@ -629,12 +636,12 @@ func (m *Model) sidePanes(w int) []sidePane {
 			m.kvp.Update(kvMsg{k.KV()})
 		}
 		if m.kvp.on() {
-			panes = append(panes, sidePane{"KV cache", m.kvp.lines(), m.kvp.summary()})
+			panes = append(panes, sidePane{title: "KV cache", lines: m.kvp.lines(), summary: m.kvp.summary()})
 		}
 	}
 	return append(panes,
-		sidePane{"Model", m.model.lines(), m.info.WeightType + " " + m.info.Name},
-		sidePane{"Hardware", m.hw.lines(m.info.Rank), m.hw.summary()})
+		sidePane{title: "Model", lines: m.model.lines(), summary: m.info.WeightType + " " + m.info.Name},
+		sidePane{title: "Hardware", lines: m.hw.lines(m.info.Rank), summary: m.hw.summary()})
 }
 
 // frontPane is the index in panes of the pane in front (paneFront), 0
@@ -689,12 +696,16 @@ func (m *Model) side(h int) string {
 		ph := lipgloss.Height(b)
 		if i == 0 && ph+reserve > h {
 			// The pane in front is shown even in a column too low for
-			// it: as many of its lines as fit, then "…".
+			// it: without its legend, then as many of its lines as
+			// fit and "…".
 			keep := max(h-reserve-3, 1) // title and borders
-			if keep < len(p.lines) {
+			switch {
+			case keep >= len(p.lines)-p.spare:
+				b = box(p.title, p.lines[:max(keep, len(p.lines)-p.spare)])
+			default:
 				b = box(p.title, append(p.lines[:keep-1:keep-1], theme.Dim.Render("…")))
-				ph = lipgloss.Height(b)
 			}
+			ph = lipgloss.Height(b)
 		}
 		if i == 0 || used+ph+reserve <= h || (i == len(panes)-1 && len(dropped) == 0 && used+ph <= h) {
 			out = append(out, b)
