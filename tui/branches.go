@@ -2,8 +2,10 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -13,8 +15,8 @@ import (
 	"github.com/isagi-lab/isagi/session"
 )
 
-// The conversation tree in the chat: /edit, /regen, /branch, /rewind and
-// /export. Messages are numbered as the user counts them: "message 2" is
+// The conversation tree in the chat: /edit, /regen, /branch, /rewind,
+// /forward and /export. Messages are numbered as the user counts them: "message 2" is
 // the user's second message in the branch shown.
 
 // Brancher is the conversation tree as the TUI drives it
@@ -35,7 +37,8 @@ func branchCommands() []slashCommand {
 		{name: "/edit", args: "[N]", help: "edit your message N (default: the last); enter sends it as a new branch", idle: true, run: cmdEdit},
 		{name: "/regen", help: "answer the last message again (the old reply stays as a version)", idle: true, run: cmdRegen},
 		{name: "/branch", args: "[N] prev|next", help: "switch to another version of the last reply, or of your message N", idle: true, run: cmdBranch},
-		{name: "/rewind", args: "N", help: "go back to before your message N (the rest stays as a branch)", idle: true, run: cmdRewind},
+		{name: "/rewind", args: "N", help: "go back to before your message N (/forward undoes it)", idle: true, run: cmdRewind},
+		{name: "/forward", help: "undo /rewind: back to where the conversation was", idle: true, run: cmdForward, unlisted: true},
 		{name: "/export", args: "md|json|jsonl FILE [--all]", help: "write the branch (or every branch) to FILE", idle: true, run: cmdExport},
 	}
 }
@@ -83,7 +86,7 @@ func cmdEdit(m *Model, arg string) tea.Cmd {
 	}
 	m.editing = msg.ID
 	m.input.giveBack(msg.Content)
-	m.status = "editing your message — enter sends it as a new branch, esc leaves it"
+	m.status = fmt.Sprintf("editing your message %d — enter sends it as a new branch, esc or ctrl+c leaves it", messageNumber(b, msg.ID))
 	return nil
 }
 
@@ -138,7 +141,22 @@ func cmdBranch(m *Model, arg string) tea.Cmd {
 		m.chat.add(entryError, err.Error())
 		return nil
 	}
+	m.rewound = nil
 	return m.branchMoved()
+}
+
+// rewindMark is what /forward needs after a /rewind: the branch's last
+// node before it (to) and after it (at). /forward goes back only while the
+// branch still ends where the rewind left it: a message sent there starts
+// another branch, which /branch N prev|next switches between.
+type rewindMark struct{ at, to int }
+
+// lastID is the id of the last message on branch (-1: none).
+func lastID(branch []session.BranchMessage) int {
+	if len(branch) == 0 {
+		return -1
+	}
+	return branch[len(branch)-1].ID
 }
 
 // cmdRewind ends the branch before the user's message N.
@@ -149,7 +167,7 @@ func cmdRewind(m *Model, arg string) tea.Cmd {
 		return nil
 	}
 	if strings.TrimSpace(arg) == "" {
-		m.chat.add(entryInfo, "usage: /rewind N — back to before your message N; the rest stays as a branch (/branch N next returns to it)")
+		m.chat.add(entryInfo, "usage: /rewind N — back to before your message N; the rest stays as a branch (/forward returns to it)")
 		return nil
 	}
 	msg, bad := messageArg(b, strings.TrimSpace(arg))
@@ -157,11 +175,43 @@ func cmdRewind(m *Model, arg string) tea.Cmd {
 		m.chat.add(entryError, bad)
 		return nil
 	}
+	before := lastID(b.Branch())
+	to := before
+	if r := m.rewound; r != nil && r.at == before {
+		to = r.to // a rewind after a rewind: /forward goes back past both
+	}
 	if err := b.Rewind(msg.ID); err != nil {
 		m.chat.add(entryError, err.Error())
 		return nil
 	}
-	return m.branchMoved()
+	m.rewound = &rewindMark{at: lastID(b.Branch()), to: to}
+	cmd := m.branchMoved()
+	m.chat.add(entryInfo, fmt.Sprintf("rewound to before your message %s — /forward returns to where the conversation was; a message sent now starts another branch beside it (/branch %s prev|next switches)",
+		strings.TrimSpace(arg), strings.TrimSpace(arg)))
+	return cmd
+}
+
+// cmdForward undoes /rewind: the branch ends again where it ended before.
+func cmdForward(m *Model, _ string) tea.Cmd {
+	b, ok := m.parts.brancher()
+	if !ok || m.info.Mode == session.ModeCompletion {
+		m.chat.add(entryError, "this conversation cannot be rewound (completion mode is one running text)")
+		return nil
+	}
+	r := m.rewound
+	if r == nil || lastID(b.Branch()) != r.at {
+		m.rewound = nil
+		m.chat.add(entryInfo, "nothing to go forward to: /forward returns after a /rewind, until a message is sent there (then /branch N prev|next switches between the versions)")
+		return nil
+	}
+	if err := b.Rewind(r.to); err != nil {
+		m.chat.add(entryError, err.Error())
+		return nil
+	}
+	m.rewound = nil
+	cmd := m.branchMoved()
+	m.chat.add(entryInfo, "back to where the conversation was before /rewind")
+	return cmd
 }
 
 // branchMoved shows the branch now in use and saves it.
@@ -178,9 +228,14 @@ func cmdExport(m *Model, arg string) tea.Cmd {
 		m.chat.add(entryError, "this engine cannot export its conversation")
 		return nil
 	}
+	words, err := splitArgs(arg)
+	if err != nil {
+		m.chat.add(entryError, "/export: "+err.Error())
+		return nil
+	}
 	var all bool
 	var rest []string
-	for _, f := range strings.Fields(arg) {
+	for _, f := range words {
 		if f == "--all" {
 			all = true
 			continue
@@ -188,7 +243,7 @@ func cmdExport(m *Model, arg string) tea.Cmd {
 		rest = append(rest, f)
 	}
 	if len(rest) != 2 {
-		m.chat.add(entryInfo, "usage: /export md|json|jsonl FILE [--all] — the branch shown, or with --all every branch")
+		m.chat.add(entryInfo, `usage: /export md|json|jsonl FILE [--all] — the branch shown, or with --all every branch; a FILE with spaces in quotes ("my chat.md")`)
 		return nil
 	}
 	format, path := rest[0], rest[1]
@@ -206,6 +261,14 @@ func cmdExport(m *Model, arg string) tea.Cmd {
 func exportTo(b Brancher, path, format string, all bool) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
+		// Said in words: Go's "open PATH: file exists" is said of a
+		// folder too.
+		if info, serr := os.Stat(path); serr == nil && info.IsDir() {
+			return fmt.Errorf("%s is a folder — name a file in it", path)
+		}
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("%s exists — nothing was written; name another file", path)
+		}
 		return err
 	}
 	if err := b.Export(f, format, all); err != nil {
@@ -241,7 +304,13 @@ func branchLabel(msg session.BranchMessage, n int) string {
 		parts = append(parts, fmt.Sprintf("‹ %d/%d ›", msg.Sibling+1, msg.Siblings))
 		// Versions of a reply differ by how they were made: say how.
 		if d := msg.Made; d != nil && msg.Role == session.RoleAssistant {
+			// The seed the reply was sampled from (nextSeed): /set seed
+			// with it, then /regen, writes it again. A greedy reply
+			// drew nothing from it.
 			how := fmt.Sprintf("temp %g · seed %d", d.Temperature, d.Seed)
+			if d.Temperature == 0 {
+				how = "temp 0 · greedy"
+			}
 			if d.Rank > 0 {
 				how += fmt.Sprintf(" · rank %d", d.Rank)
 			}
@@ -260,19 +329,80 @@ func branchLabel(msg session.BranchMessage, n int) string {
 	return strings.Join(parts, " ")
 }
 
+// nextSeed gives the next reply a random stream of its own, after a reply
+// t that drew from the one in use. The sampler's stream runs on from reply
+// to reply, so a reply after the first was drawn from the seed and every
+// draw before it: its label's seed (the settings' seed, recorded with it)
+// could not make it again. Setting the seed restarts the stream there, so
+// that each reply of a conversation kept as a tree starts from the seed
+// its label shows, and /set seed S then /regen writes the reply labelled
+// S again. The next seed follows from this one (splitmix64), so a seed
+// the user fixes still gives the same conversation from run to run. A
+// greedy reply (temperature 0) draws nothing, and completion mode keeps no
+// labelled versions: both leave the seed alone.
+func (m *Model) nextSeed(t session.Turn) {
+	if m.info.Mode != session.ModeChat || t.Tokens == 0 || t.Stop == "retrieved" {
+		return
+	}
+	if _, ok := m.parts.brancher(); !ok {
+		return
+	}
+	set := m.sess.Settings()
+	if set.Temperature == 0 {
+		return
+	}
+	if err := m.sess.Set("seed", strconv.FormatUint(splitmix64(set.Seed), 10)); err != nil {
+		m.chat.add(entryError, "the next reply keeps this one's random stream: "+err.Error())
+	}
+}
+
+// splitmix64 is Steele, Lea and Flood's mixer: consecutive seeds give
+// unrelated ones.
+func splitmix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
 // editLabel is the label of an edit of node id: the message number it
 // takes the place of.
 func editLabel(b Branches, id int) string {
+	if n := messageNumber(b, id); n > 0 {
+		return fmt.Sprintf("message %d (edited)", n)
+	}
+	return "edited"
+}
+
+// messageNumber is the number of the user's message id on the branch
+// shown (0: not on it).
+func messageNumber(b Branches, id int) int {
 	n := 0
 	for _, msg := range b.Branch() {
 		if msg.Role == session.RoleUser {
 			n++
 			if msg.ID == id {
-				return fmt.Sprintf("message %d (edited)", n)
+				return n
 			}
 		}
 	}
-	return "edited"
+	return 0
+}
+
+// leaveEdit ends an /edit without sending anything (esc, ctrl+c): its
+// text leaves the input, and the status line says that the message keeps
+// its text and that what is typed next is a new message — not, silently,
+// a new version of the one that was being edited.
+func (m *Model) leaveEdit() {
+	what := "edit"
+	if b, ok := m.parts.brancher(); ok {
+		if n := messageNumber(b, m.editing); n > 0 {
+			what = fmt.Sprintf("edit of message %d", n)
+		}
+	}
+	m.editing = -1
+	m.input.reset()
+	m.status = what + " left — the conversation did not change; the next message is a new one"
 }
 
 // madeVersion reports whether the last message the user sent on the branch

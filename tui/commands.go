@@ -167,6 +167,7 @@ type Restarter interface {
 func cmdClear(m *Model, _ string) tea.Cmd {
 	r, ok := m.sess.(Restarter)
 	if !ok {
+		m.rewound = nil
 		m.sess.Clear()
 		m.chat.clear()
 		m.chat.add(entryInfo, "conversation cleared")
@@ -182,6 +183,7 @@ func cmdClear(m *Model, _ string) tea.Cmd {
 		m.chat.add(entryError, "clear failed: "+err.Error())
 		return nil
 	}
+	m.rewound = nil
 	// The panes' figures of the last turn describe the forgotten one.
 	forget := m.broadcast(newConversationMsg{})
 	m.refreshGeometry()

@@ -128,7 +128,12 @@ func (p *geometryPane) lines(w int) []string {
 		theme.Label.Render(fmt.Sprintf("%s token · τ %.1f%% · L%d k%d", state, pr.Overall.ROC.Tau, pr.Layer, pr.K)),
 	}
 	if t := p.turn; t != nil {
-		out = append(out, theme.Label.Render("turn ")+fmt.Sprintf("in %.1f%% out %.1f%% pk %.0f%%", t.Prompt.Overall, t.Reply.Overall, t.Peak))
+		// "out" is the gauge of the reply's mean state, the peak that of
+		// its highest token: the gauge of a mean is no mean of gauges,
+		// so the peak may read lower, and each says which it is.
+		out = append(out,
+			theme.Label.Render("turn ")+fmt.Sprintf("in %.1f%% out %.1f%%", t.Prompt.Overall, t.Reply.Overall),
+			theme.Label.Render("peak token ")+fmt.Sprintf("%.1f%%", t.Peak)+theme.Label.Render(" (out: mean)"))
 	}
 	// A projector's effect is shown as the field reads it: how many of the
 	// category's held-out harmful prompts the model refuses without and
@@ -190,28 +195,65 @@ func (p *geometryPane) notices(t session.Turn) []entry {
 	if t.Geometry == nil || len(t.Geometry.Flagged) == 0 || p.profile == nil {
 		return nil
 	}
-	var parts, weak []string
+	// Categories that share a gauge read the same figure against the
+	// same τ: they are named together and the figure said once, rather
+	// than one reading repeated for each of them.
+	var parts, weak grouped
 	for _, name := range t.Geometry.Flagged {
 		for i, c := range p.profile.Categories {
 			if c.Name == name {
 				v := max(t.Geometry.Prompt.Cat[i], t.Geometry.Reply.Cat[i])
-				parts = append(parts, fmt.Sprintf("%s %.1f%% (its τ %.1f%%)", name, v, c.Gauge.ROC.Tau))
+				parts.add(name, fmt.Sprintf("%.1f%% (τ %.1f%%)", v, c.Gauge.ROC.Tau))
 				if r := c.Gauge.ROC; r.TPR-r.FPR < chanceMargin {
-					weak = append(weak, fmt.Sprintf("%s flagged %.0f%% of harmful and %.0f%% of benign prompts", name, 100*r.TPR, 100*r.FPR))
+					weak.add(name, fmt.Sprintf("flagged %.0f%% of harmful and %.0f%% of benign prompts", 100*r.TPR, 100*r.FPR))
 				}
 			}
 		}
 	}
 	// The turn's figure is the category's mean over the prompt or the
 	// reply, whichever is higher — not the last token the pane shows.
-	msg := "TEH over this turn reached a category's threshold: " + strings.Join(parts, ", ")
-	if len(weak) > 0 {
+	msg := "TEH over this turn reached a category's threshold: " + strings.Join(parts.said("its "), ", ")
+	if len(weak.what) > 0 {
 		// A gauge that told harmful from benign prompts little better than
 		// a coin in calibration is reported as such, so that its warning
 		// is not read as a finding about this turn.
-		msg += " — near chance on this model in calibration (" + strings.Join(weak, "; ") + "): read it as noise"
+		msg += " — near chance on this model in calibration (" + strings.Join(weak.said(""), "; ") + "): read it as noise"
 	}
 	return []entry{{kind: entryNotice, text: msg}}
+}
+
+// grouped collects names by what is said of them, in the order first
+// met: each figure once, with every name it belongs to.
+type grouped struct {
+	what  []string
+	names [][]string
+}
+
+func (g *grouped) add(name, what string) {
+	for i, w := range g.what {
+		if w == what {
+			g.names[i] = append(g.names[i], name)
+			return
+		}
+	}
+	g.what = append(g.what, what)
+	g.names = append(g.names, []string{name})
+}
+
+// said is each figure after its names: "a 31.4% (its τ 10%)" for one, "a,
+// b and c each 31.4% (τ 10%)" for several; its is what a lone name's
+// figure says of its τ ("its " turns "(τ" into "(its τ").
+func (g *grouped) said(its string) []string {
+	out := make([]string, len(g.what))
+	for i, w := range g.what {
+		ns := g.names[i]
+		if len(ns) == 1 {
+			out[i] = ns[0] + " " + strings.Replace(w, "(τ", "("+its+"τ", 1)
+			continue
+		}
+		out[i] = strings.Join(ns[:len(ns)-1], ", ") + " and " + ns[len(ns)-1] + " each " + w
+	}
+	return out
 }
 
 // geometryCommands are the geometry stack's: its projectors and its
@@ -242,7 +284,10 @@ func cmdSnipe(m *Model, arg string) tea.Cmd {
 	switch {
 	case len(f) == 0:
 		var b strings.Builder
-		b.WriteString("Snipe projectors — held-out harmful prompts refused without → with each, and its benign collateral (extra cross-entropy on held-out text):")
+		// Each row fits the chat at 100 columns (65 beside the side
+		// panes): the heading names the last column once, rather than
+		// every row repeating "collateral".
+		b.WriteString("Snipe projectors — held-out harmful prompts refused without → with each, then its collateral: the extra cross-entropy on held-out benign text")
 		for _, c := range p.Categories {
 			state := "off"
 			if contains(cur, c.Name) {
@@ -255,9 +300,9 @@ func cmdSnipe(m *Model, arg string) tea.Cmd {
 			held := "not measured (recalibrate)"
 			if h := c.Snipe.HeldOut; h != nil && h.Refusals != nil {
 				r := h.Refusals
-				held = fmt.Sprintf("refused %d → %d of %d  %s collateral", r.Before, r.After, r.Prompts, signedPct(h.Collateral, 2))
+				held = fmt.Sprintf("refused %d → %d of %d  %s", r.Before, r.After, r.Prompts, signedPct(h.Collateral, 2))
 			} else if h != nil {
-				held = "refusals not measured (recalibrate)  " + signedPct(h.Collateral, 2) + " collateral"
+				held = "refused ? (recalibrate)  " + signedPct(h.Collateral, 2)
 			}
 			fmt.Fprintf(&b, "\n  %-15s %s %2d coords  %s", c.Name, state, len(c.Snipe.Coords), held)
 		}
@@ -332,6 +377,11 @@ func (m *Model) onCalib(msg calibMsg) tea.Cmd {
 		m.chat.add(entryError, "calibration failed: "+msg.err.Error())
 	default:
 		m.refreshGeometry()
+		// What the user just built comes to the front of the side
+		// column: a small terminal cannot show it under Perf, and a
+		// calibration that ends with its gauges out of sight reads as
+		// one that did nothing. ctrl+o brings the others back.
+		m.paneFront = "Geometry"
 		p := m.geo.attached()
 		m.chat.add(entryInfo, fmt.Sprintf("geometry profile built in %.1f s (%d prompts, basis %d×%d at block %d) — gauges are live; /snipe toggles projectors",
 			p.Stats.Seconds, p.Stats.Prompts, p.D, p.K, p.Layer))

@@ -10,6 +10,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/isagi-lab/isagi/cog"
 	"github.com/isagi-lab/isagi/geometry"
@@ -269,5 +270,105 @@ func TestFlaggedNearChanceCarriesANote(t *testing.T) {
 	}
 	if got := p.notices(turn("illegal_advice")); len(got) != 1 || strings.Contains(got[0].text, "chance") {
 		t.Errorf("a gauge that separates: %+v", got)
+	}
+}
+
+// Hardening III, item 8: /regen (and ctrl+r) in completion mode says in
+// the chat why there is nothing to generate again, with or without a
+// manifold: a continuation the model wrote stays in the running text.
+func TestRegenInCompletionModeSaysWhy(t *testing.T) {
+	for _, profile := range []bool{false, true} {
+		e := &fakeGeo{fakeSession: newFake()}
+		e.info.Mode = session.ModeCompletion
+		if profile {
+			e.profile = fakeProfile()
+		}
+		m := New(e, Options{})
+		m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+		m.runCommand("/regen")
+		got := lastEntry(t, m, entryInfo)
+		if !strings.Contains(got, "completion mode is one running text") || !strings.Contains(got, "served from memory") {
+			t.Errorf("profile %v: /regen in completion mode says %q (status %q)", profile, got, m.status)
+		}
+		m.Close()
+		if e.regens != 0 {
+			t.Errorf("profile %v: /regen in completion mode regenerated", profile)
+		}
+	}
+}
+
+// Hardening III, item 7: the turn's figures say what they are — "out" is
+// the gauge of the reply's mean state, the peak that of its highest
+// token, which may read lower — so that a peak below "out" is no puzzle.
+func TestTurnPeakSaysWhatItIs(t *testing.T) {
+	p := geometryPane{profile: fakeProfile()}
+	p.turn = &geometry.TurnSummary{Prompt: geometry.Reading{Overall: 4.1}, Reply: geometry.Reading{Overall: 48.7}, Peak: 47.9, PromptTokens: 3, ReplyTokens: 9}
+	got := ansi.Strip(strings.Join(p.lines(sideWidth-4), "\n"))
+	for _, want := range []string{"turn in 4.1% out 48.7%", "peak token 47.9%", "out: mean"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the pane lacks %q:\n%s", want, got)
+		}
+	}
+	for _, l := range strings.Split(got, "\n") {
+		if ansi.StringWidth(l) > sideWidth-4 {
+			t.Errorf("line %q is wider than the pane", l)
+		}
+	}
+}
+
+// Hardening III, item 11: at 100 columns each projector of the /snipe list
+// is one line, its collateral figure included.
+func TestSnipeListFits100Columns(t *testing.T) {
+	e := &fakeGeo{fakeSession: newFake(), profile: fakeProfile()}
+	m := New(e, Options{})
+	defer m.Close()
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 50})
+	m.runCommand("/snipe")
+	f := screen(m)
+	rows := 0
+	for _, l := range strings.Split(f, "\n") {
+		if strings.TrimSpace(strings.Trim(l, "│╭╮╰╯─ ")) == "collateral" {
+			t.Errorf("a row's last word wrapped onto a line of its own:\n%s", f)
+			break
+		}
+		if strings.Contains(l, " coords ") {
+			rows++
+			if !strings.Contains(l, "refused 7 → 2 of 8  +1.20%") {
+				t.Errorf("row %q is cut", l)
+			}
+		}
+	}
+	if rows != len(fakeCategories)-1 {
+		t.Errorf("%d projector rows, want %d:\n%s", rows, len(fakeCategories)-1, f)
+	}
+}
+
+// Hardening III, item 11: categories that read the same figure against the
+// same τ (a profile whose categories share one gauge) are named together
+// with the reading once, and a near-chance note they share is said once.
+func TestFlaggedSameReadingSaidOnce(t *testing.T) {
+	p := geometryPane{profile: fakeProfile()}
+	var r geometry.Reading
+	r.N = len(fakeCategories)
+	for i := range p.profile.Categories {
+		p.profile.Categories[i].Gauge.ROC = teh.ROC{Tau: 10, TPR: 0.52, FPR: 0.47}
+		r.Cat[i] = 31.4
+	}
+	r.Cat[2] = 12.5 // phishing reads its own figure
+	turn := session.Turn{Geometry: &geometry.TurnSummary{Prompt: r, Reply: r, Flagged: fakeCategories}}
+	got := p.notices(turn)
+	if len(got) != 1 {
+		t.Fatalf("notices %+v", got)
+	}
+	text := got[0].text
+	for _, want := range []string{"31.4%", "12.5%", "52% of harmful and 47% of benign"} {
+		if n := strings.Count(text, want); n != 1 {
+			t.Errorf("%q appears %d times, want once: %s", want, n, text)
+		}
+	}
+	for _, name := range fakeCategories {
+		if !strings.Contains(text, name) {
+			t.Errorf("the warning does not name %s: %s", name, text)
+		}
 	}
 }

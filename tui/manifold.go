@@ -328,6 +328,13 @@ func (m *Model) regenerate() tea.Cmd {
 		}
 		branched = true
 	} else if !m.mani.served() {
+		if m.info.Mode == session.ModeCompletion {
+			// The status line's "served from memory" alone left a
+			// user who pressed it in completion mode without a reason.
+			m.chat.add(entryInfo, "nothing to regenerate: completion mode is one running text, and a continuation the model wrote stays in it — "+
+				"only one served from memory can be taken back and generated again (ctrl+r, /regen). Type more text to go on, or /clear to start over.")
+			return nil
+		}
 		m.status = "ctrl+r regenerates an answer served from memory"
 		return nil
 	}
@@ -335,6 +342,7 @@ func (m *Model) regenerate() tea.Cmd {
 		return nil
 	}
 	m.rebranch = branched
+	m.rewound = nil
 	m.chat.add(entryInfo, "regenerating the last answer")
 	began := m.broadcast(replyBeginMsg{regenerate: true})
 	m.status = "generating — esc stops"

@@ -56,7 +56,8 @@ func cmdBye(m *Model, _ string) tea.Cmd {
 	return m.quit.request()
 }
 
-// interrupt is ctrl+c: stop, else clear, else quit on a second press.
+// interrupt is ctrl+c: stop, else leave an /edit or clear, else quit on a
+// second press.
 func (q *quitDialog) interrupt() tea.Cmd {
 	m := q.m
 	switch {
@@ -64,6 +65,11 @@ func (q *quitDialog) interrupt() tea.Cmd {
 		m.stopReply("ctrl+c")
 		return nil
 	case m.gate.cancelJob():
+		return nil
+	case m.editing >= 0:
+		// Clearing the text alone would leave the edit on, and the
+		// next message would replace message N without a word.
+		m.leaveEdit()
 		return nil
 	case !m.input.empty():
 		m.input.reset()
@@ -209,6 +215,8 @@ func (q *quitDialog) hint() string {
 	switch {
 	case m.gate.gen != nil || m.gate.job != nil && m.gate.job.cancel != nil:
 		return "stop"
+	case m.editing >= 0:
+		return "leave edit"
 	case !m.input.empty():
 		return "clear"
 	}

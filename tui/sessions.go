@@ -137,15 +137,27 @@ func sessionCommands() []slashCommand {
 	}
 }
 
-func cmdSave(m *Model, arg string) tea.Cmd { return m.files.save(arg, false) }
+func cmdSave(m *Model, arg string) tea.Cmd {
+	path, err := pathArg(arg)
+	if err != nil {
+		m.chat.add(entryError, "/save: "+err.Error())
+		return nil
+	}
+	return m.files.save(path, false)
+}
 
 // cmdSaveOver is /save! FILE: the user has said to replace the file.
 func cmdSaveOver(m *Model, arg string) tea.Cmd {
-	if arg == "" {
+	path, err := pathArg(arg)
+	if err != nil {
+		m.chat.add(entryError, "/save!: "+err.Error())
+		return nil
+	}
+	if path == "" {
 		m.chat.add(entryInfo, "usage: /save! FILE.miku — saves over a file that is not this session's")
 		return nil
 	}
-	return m.files.save(arg, true)
+	return m.files.save(path, true)
 }
 
 // save writes the session as a job (a session file may be locked for a
@@ -237,6 +249,11 @@ func load(m *Model, arg string, force bool) tea.Cmd {
 		m.chat.add(entryError, "this engine cannot load sessions")
 		return nil
 	}
+	arg, err := pathArg(arg)
+	if err != nil {
+		m.chat.add(entryError, "/load: "+err.Error())
+		return nil
+	}
 	if arg == "" {
 		m.chat.add(entryInfo, "usage: /load FILE.miku (/load! FILE.miku for one saved with another model)")
 		return nil
@@ -270,6 +287,7 @@ func (m *Model) onLoadDone(msg loadDoneMsg) tea.Cmd {
 		m.chat.add(entryError, "load failed: "+msg.err.Error())
 		return nil
 	}
+	m.rewound = nil // another tree
 	m.files.showTranscript(m.info.Mode)
 	m.refreshGeometry() // the file may bring its manifold and toggles
 	m.info = m.sess.Info()

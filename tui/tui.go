@@ -118,7 +118,9 @@ type Model struct {
 
 	frame frameLimiter // bounds full redraws while text pours in
 
-	paneRot int // ctrl+o: which side pane follows Perf
+	// paneFront is the title of the side pane in front (ctrl+o moves it
+	// along; "": Perf): it is shown whole, before the others.
+	paneFront string
 
 	files sessionFiles // the session file: saves, autosave, loads (sessions.go)
 
@@ -128,6 +130,10 @@ type Model struct {
 	// the chat shows the whole branch when it ends.
 	editing  int
 	rebranch bool
+	// rewound is where /forward returns to after a /rewind (nil: none).
+	// A message, a regeneration, a switch, a /clear or a /load forgets it:
+	// the tree under it moved, or is another tree.
+	rewound *rewindMark
 
 	quit   quitDialog // the ctrl+c dialogue (quit.go)
 	stopBy string     // the key that stopped the reply streaming now
@@ -329,9 +335,7 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Stop) && m.gate.cancelJob():
 		return nil
 	case key.Matches(msg, k.Stop) && m.gate.gen == nil && m.editing >= 0:
-		m.editing = -1
-		m.input.reset()
-		m.status = "edit left — the conversation did not change"
+		m.leaveEdit()
 		return nil
 	case key.Matches(msg, k.Stop):
 		m.stopReply("esc")
@@ -346,7 +350,7 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		m.layout()
 		return nil
 	case key.Matches(msg, k.Rotate):
-		m.paneRot++
+		m.rotatePanes()
 		return nil
 	case key.Matches(msg, k.AlphaUp):
 		return m.nudgeAlpha(alphaStep)
@@ -399,6 +403,7 @@ func (m *Model) submit() tea.Cmd {
 	m.input.reset()
 	m.sent = text
 	m.stopBy = ""
+	m.rewound = nil
 	send := sendOf(m.sess, text)
 	label := ""
 	if b, ok := m.parts.brancher(); ok && m.info.Mode == session.ModeChat {
@@ -490,6 +495,7 @@ func (m *Model) onStream(msg streamMsg) tea.Cmd {
 	} else {
 		m.chat.endReply(t.Text, notes...)
 	}
+	m.nextSeed(t)
 	m.refreshGeometry()
 	m.refreshContext()
 	m.status = ""
@@ -597,27 +603,29 @@ func (m *Model) chrome() int {
 
 func (m *Model) bodyHeight() int { return max(m.height-m.chrome(), 1) }
 
-func (m *Model) side(h int) string {
-	w := sideWidth - 4 // border and padding
-	pane := func(title string, lines []string) string {
-		for i, l := range lines {
-			// A line too wide is cut with an ellipsis: a number clipped
-			// at the border would read as another number.
-			if ansi.StringWidth(l) > w {
-				l = ansi.Truncate(l, w-1, "…")
-			}
-			lines[i] = l
-		}
-		return theme.Pane.Width(sideWidth - 2).Render(theme.PaneTitle.Render(title) + "\n" + strings.Join(lines, "\n"))
-	}
-	type sidePane struct{ title, box, summary string } // summary: one line for the overflow box
-	panes := []sidePane{{"Perf", pane("Perf", m.perf.lines(w)), m.perf.summary()}}
-	var rest []sidePane
+// sidePane is one pane of the side column: its title, its lines, and the
+// one line that stands for it in the "more" box when it does not fit.
+type sidePane struct {
+	title   string
+	lines   []string
+	summary string
+	// spare is how many of the last lines (a legend) go first, without
+	// a "…", when the column is too low for the pane.
+	spare int
+}
+
+// sidePanes are the side column's panes in their usual order, Perf first.
+func (m *Model) sidePanes(w int) []sidePane {
+	panes := []sidePane{{title: "Perf", lines: m.perf.lines(w), summary: m.perf.summary()}}
 	if _, ok := m.parts.geometry(); ok {
-		rest = append(rest, sidePane{"Geometry", pane("Geometry", m.geo.lines(w)), "geometry " + m.geo.summary()})
+		lines, legend := m.geo.lines(w), 0
+		if m.geo.attached() != nil && m.geo.progress == "" {
+			legend = 1 // what the refused and ce columns are
+		}
+		panes = append(panes, sidePane{title: "Geometry", lines: lines, summary: "geometry " + m.geo.summary(), spare: legend})
 	}
 	if _, ok := m.parts.manifold(); ok && m.mani.active() {
-		rest = append(rest, sidePane{"Manifold", pane("Manifold", m.mani.lines(w)), "COG " + m.mani.summary()})
+		panes = append(panes, sidePane{title: "Manifold", lines: m.mani.lines(w), summary: "COG " + m.mani.summary()})
 	}
 	if k, ok := m.parts.kvCache(); ok {
 		// Read only while the session is free: it is not safe to read
@@ -628,18 +636,55 @@ func (m *Model) side(h int) string {
 			m.kvp.Update(kvMsg{k.KV()})
 		}
 		if m.kvp.on() {
-			rest = append(rest, sidePane{"KV cache", pane("KV cache", m.kvp.lines()), m.kvp.summary()})
+			panes = append(panes, sidePane{title: "KV cache", lines: m.kvp.lines(), summary: m.kvp.summary()})
 		}
 	}
-	rest = append(rest,
-		sidePane{"Model", pane("Model", m.model.lines()), m.info.WeightType + " " + m.info.Name},
-		sidePane{"Hardware", pane("Hardware", m.hw.lines(m.info.Rank)), m.hw.summary()})
-	// ctrl+o rotates which pane follows Perf, so a short terminal can
-	// still show any of them in full.
-	r := m.paneRot % len(rest)
-	panes = append(panes, append(rest[r:], rest[:r]...)...)
-	// Show the panes that fit, in order; the ones that do not still get a
-	// line each in a last box, so nothing silently falls off the screen.
+	return append(panes,
+		sidePane{title: "Model", lines: m.model.lines(), summary: m.info.WeightType + " " + m.info.Name},
+		sidePane{title: "Hardware", lines: m.hw.lines(m.info.Rank), summary: m.hw.summary()})
+}
+
+// frontPane is the index in panes of the pane in front (paneFront), 0
+// (Perf) when it is not among them.
+func (m *Model) frontPane(panes []sidePane) int {
+	for i, p := range panes {
+		if p.title == m.paneFront {
+			return i
+		}
+	}
+	return 0
+}
+
+// rotatePanes is ctrl+o: the next pane comes to the front.
+func (m *Model) rotatePanes() {
+	panes := m.sidePanes(sideWidth - 4)
+	m.paneFront = panes[(m.frontPane(panes)+1)%len(panes)].title
+}
+
+// side is the side column, h lines high. The pane in front comes first
+// and is always shown whole (cut short only when the column is lower than
+// it): ctrl+o brings each pane to the front in turn, so that every pane
+// can be read at any size — at 100×30 the Geometry pane and Perf do not
+// fit one above the other, and rotating only what follows Perf left the
+// Geometry pane unreachable. The others follow in their usual order while
+// they fit; the ones that do not still get a line each in a last box, so
+// nothing silently falls off the screen.
+func (m *Model) side(h int) string {
+	w := sideWidth - 4 // border and padding
+	box := func(title string, lines []string) string {
+		for i, l := range lines {
+			// A line too wide is cut with an ellipsis: a number clipped
+			// at the border would read as another number.
+			if ansi.StringWidth(l) > w {
+				l = ansi.Truncate(l, w-1, "…")
+			}
+			lines[i] = l
+		}
+		return theme.Pane.Width(sideWidth - 2).Render(theme.PaneTitle.Render(title) + "\n" + strings.Join(lines, "\n"))
+	}
+	all := m.sidePanes(w)
+	f := m.frontPane(all)
+	panes := append(all[f:len(all):len(all)], all[:f]...)
 	var out, dropped []string
 	used := 0
 	for i, p := range panes {
@@ -647,15 +692,30 @@ func (m *Model) side(h int) string {
 		if i+1 < len(panes) || len(dropped) > 0 {
 			reserve = 2 + len(dropped) + len(panes) - i - 1 // a "more" box for the rest
 		}
-		if ph := lipgloss.Height(p.box); used+ph+reserve <= h || (i == len(panes)-1 && len(dropped) == 0 && used+ph <= h) {
-			out = append(out, p.box)
+		b := box(p.title, p.lines)
+		ph := lipgloss.Height(b)
+		if i == 0 && ph+reserve > h {
+			// The pane in front is shown even in a column too low for
+			// it: without its legend, then as many of its lines as
+			// fit and "…".
+			keep := max(h-reserve-3, 1) // title and borders
+			switch {
+			case keep >= len(p.lines)-p.spare:
+				b = box(p.title, p.lines[:max(keep, len(p.lines)-p.spare)])
+			default:
+				b = box(p.title, append(p.lines[:keep-1:keep-1], theme.Dim.Render("…")))
+			}
+			ph = lipgloss.Height(b)
+		}
+		if i == 0 || used+ph+reserve <= h || (i == len(panes)-1 && len(dropped) == 0 && used+ph <= h) {
+			out = append(out, b)
 			used += ph
 			continue
 		}
 		dropped = append(dropped, p.summary)
 	}
 	if len(dropped) > 0 {
-		out = append(out, pane("more · ctrl+o rotates", dropped))
+		out = append(out, box("more · ctrl+o rotates", dropped))
 	}
 	return lipgloss.JoinVertical(lipgloss.Left, out...)
 }
