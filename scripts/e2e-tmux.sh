@@ -19,7 +19,7 @@ tm new-session -d -s keep -x 20 -y 5 "sleep 600"
 fail() {
 	echo "e2e: $*" >&2
 	echo "---- screen ----" >&2
-	tm capture-pane -p -t e2e 2>/dev/null >&2 || true
+	tm capture-pane -p -t e2e >&2 2>/dev/null || true
 	exit 1
 }
 

@@ -193,7 +193,7 @@ func (cv *Conversation) record(input string, t *Turn) {
 		return
 	}
 	set := cv.s.set
-	made := &Made{Stop: t.Stop, Tokens: t.Tokens, Seed: set.Seed, Temperature: set.Temperature, Rank: set.Rank,
+	made := &Made{Stop: t.Stop, Tokens: t.Tokens, Seed: t.Seed, Temperature: set.Temperature, Rank: set.Rank,
 		Snipe: set.Snipe, OGDAlpha: set.OGDAlpha, KVKeep: set.KVKeep, Draft: set.Draft}
 	if g := t.Geometry; g != nil {
 		teh, peak := g.Reply.Overall, g.Peak

@@ -99,6 +99,10 @@ func (s *Session) sendOn(ctx context.Context, input string, mode sendMode, emit 
 	n := 0
 	var decodeStart time.Time
 	gauged := s.gm.beginTurn()
+	// Each reply draws from a stream of its own, from a seed it records.
+	seed := s.seed
+	s.gen.Reseed(seed)
+	s.seed = nextSeed(seed)
 	stats, err := s.gen.Generate(ctx, feed, generate.Options{MaxTokens: s.set.MaxTokens, Stop: s.stops}, func(id int32) error {
 		n++
 		if n == 1 {
@@ -129,7 +133,7 @@ func (s *Session) sendOn(ctx context.Context, input string, mode sendMode, emit 
 	turn := Turn{
 		Text: reply.String(), Tokens: stats.Generated, PromptTok: len(feed),
 		TimeToFirst: stats.TimeToFirst, PrefillTokS: stats.PrefillTokPerSec(), DecodeTokS: stats.DecodeTokPerSec(),
-		Stop: stats.Reason.String(), Dropped: prompt.Dropped, Trimmed: prompt.Trimmed,
+		Stop: stats.Reason.String(), Dropped: prompt.Dropped, Trimmed: prompt.Trimmed, Seed: seed,
 	}
 	if stats.Spec.Drafter != "" {
 		sp := stats.Spec

@@ -158,7 +158,11 @@ type Turn struct {
 	PrefillTokS float64
 	DecodeTokS  float64
 	Stop        string // why it ended: "stop token", "token limit", "context full", "cancelled"
-	Dropped     int    // oldest turns dropped to make room before this one
+	// Seed is the seed the reply was sampled from: with the same settings
+	// and conversation, /set seed Seed (Set("seed", …)) makes the next
+	// reply this one again. Served from memory, nothing was sampled: 0.
+	Seed    uint64
+	Dropped int // oldest turns dropped to make room before this one
 	// Trimmed is, in completion mode, how many tokens at the start of the
 	// text the model did not see this turn: the text is longer than the
 	// window allows with room for the reply.
@@ -201,6 +205,12 @@ type Session struct {
 	set    Settings
 	stops  []int32
 	notes  []string // for the user, see Notes
+	// seed is the seed the next generated reply draws from: the settings'
+	// seed after every apply, then each reply's successor (nextSeed), so
+	// that each reply starts a stream of its own from a seed it records
+	// (Turn.Seed, Made.Seed) and /set seed S makes the next reply as the
+	// one recorded with S was made.
+	seed uint64
 	// appVersion is recorded in the files the session writes: session
 	// files, cached ranks, geometry profiles (Options.AppVersion).
 	appVersion string
@@ -408,6 +418,7 @@ func (s *Session) applyCtx(ctx context.Context, n Settings, progress func(done, 
 	} else if err := s.gen.SetParams(p); err != nil {
 		return err
 	}
+	s.seed = n.Seed
 	if err := s.dr.setParams(p); err != nil {
 		return err
 	}
@@ -431,4 +442,14 @@ func (s *Session) applyCtx(ctx context.Context, n Settings, progress func(done, 
 		s.cv.SetSystem(n.System)
 	}
 	return nil
+}
+
+// nextSeed is the seed of the reply after one drawn from seed: Steele, Lea
+// and Flood's splitmix64 mixer, so that consecutive replies draw unrelated
+// streams and a fixed seed still gives the same conversation run to run.
+func nextSeed(seed uint64) uint64 {
+	seed += 0x9e3779b97f4a7c15
+	seed = (seed ^ (seed >> 30)) * 0xbf58476d1ce4e5b9
+	seed = (seed ^ (seed >> 27)) * 0x94d049bb133111eb
+	return seed ^ (seed >> 31)
 }

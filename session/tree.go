@@ -49,7 +49,7 @@ type Node struct {
 type Made struct {
 	Stop        string  `json:"stop,omitempty"` // why it ended (Turn.Stop); "retrieved" when served from memory
 	Tokens      int     `json:"tokens,omitempty"`
-	Seed        uint64  `json:"seed"`
+	Seed        uint64  `json:"seed"` // the seed the reply drew from (Turn.Seed; before Hardening III, the settings' seed)
 	Temperature float32 `json:"temperature"`
 	Rank        int     `json:"rank,omitempty"`
 	Snipe       string  `json:"snipe,omitempty"`

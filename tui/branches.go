@@ -304,9 +304,9 @@ func branchLabel(msg session.BranchMessage, n int) string {
 		parts = append(parts, fmt.Sprintf("‹ %d/%d ›", msg.Sibling+1, msg.Siblings))
 		// Versions of a reply differ by how they were made: say how.
 		if d := msg.Made; d != nil && msg.Role == session.RoleAssistant {
-			// The seed the reply was sampled from (nextSeed): /set seed
-			// with it, then /regen, writes it again. A greedy reply
-			// drew nothing from it.
+			// The seed the reply was sampled from (Turn.Seed): /set
+			// seed with it, then /regen, writes it again. A greedy
+			// reply drew nothing from it.
 			how := fmt.Sprintf("temp %g · seed %d", d.Temperature, d.Seed)
 			if d.Temperature == 0 {
 				how = "temp 0 · greedy"
@@ -327,42 +327,6 @@ func branchLabel(msg session.BranchMessage, n int) string {
 		}
 	}
 	return strings.Join(parts, " ")
-}
-
-// nextSeed gives the next reply a random stream of its own, after a reply
-// t that drew from the one in use. The sampler's stream runs on from reply
-// to reply, so a reply after the first was drawn from the seed and every
-// draw before it: its label's seed (the settings' seed, recorded with it)
-// could not make it again. Setting the seed restarts the stream there, so
-// that each reply of a conversation kept as a tree starts from the seed
-// its label shows, and /set seed S then /regen writes the reply labelled
-// S again. The next seed follows from this one (splitmix64), so a seed
-// the user fixes still gives the same conversation from run to run. A
-// greedy reply (temperature 0) draws nothing, and completion mode keeps no
-// labelled versions: both leave the seed alone.
-func (m *Model) nextSeed(t session.Turn) {
-	if m.info.Mode != session.ModeChat || t.Tokens == 0 || t.Stop == "retrieved" {
-		return
-	}
-	if _, ok := m.parts.brancher(); !ok {
-		return
-	}
-	set := m.sess.Settings()
-	if set.Temperature == 0 {
-		return
-	}
-	if err := m.sess.Set("seed", strconv.FormatUint(splitmix64(set.Seed), 10)); err != nil {
-		m.chat.add(entryError, "the next reply keeps this one's random stream: "+err.Error())
-	}
-}
-
-// splitmix64 is Steele, Lea and Flood's mixer: consecutive seeds give
-// unrelated ones.
-func splitmix64(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
-	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
-	return x ^ (x >> 31)
 }
 
 // editLabel is the label of an edit of node id: the message number it

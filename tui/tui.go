@@ -495,7 +495,6 @@ func (m *Model) onStream(msg streamMsg) tea.Cmd {
 	} else {
 		m.chat.endReply(t.Text, notes...)
 	}
-	m.nextSeed(t)
 	m.refreshGeometry()
 	m.refreshContext()
 	m.status = ""

@@ -155,6 +155,13 @@ func (g *Generator) SetParams(p sample.Params) error {
 	return nil
 }
 
+// Reseed restarts the sampler's random stream from seed, keeping the
+// conversation and the other parameters.
+func (g *Generator) Reseed(seed uint64) {
+	g.sampler.Reset(seed)
+	g.params.Seed = seed
+}
+
 // Params are the sampling parameters in use.
 func (g *Generator) Params() sample.Params { return g.params }
 
