@@ -374,6 +374,11 @@ e2e_hostile_file() {
 	tm capture-pane -p -t e2e | grep -q 'ISAGI' || fail "hostile: the header was cleared from the screen"
 	quit_clean hostile
 	end_case "hostile session file"
+	# Exported to a terminal, the same messages are shown, not obeyed.
+	tm new-session -d -s e2e -x 120 -y 32 "$BIN session export $file; echo \$? > $tmp/exit; sleep 30"
+	wait_for 'And HOSTILE␛]0;PWNED␇␛\[2J␛\[H' 10
+	[ "$(tm display -p -t e2e '#{pane_title}')" != PWNED ] || fail "hostile: the export retitled the terminal"
+	end_case "hostile session file exported to a terminal"
 }
 e2e_hostile_file
 

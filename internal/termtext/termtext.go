@@ -7,6 +7,7 @@
 package termtext
 
 import (
+	"io"
 	"strings"
 	"unicode/utf8"
 )
@@ -137,4 +138,53 @@ func sgrLen(s string) int {
 		}
 	}
 	return 0
+}
+
+// Writer cleans text on its way to a terminal, as Clean does, across
+// writes: a rune split between two writes, or a CRLF, is held back until
+// the write that completes it. Flush writes what is held back (a lone CR,
+// an incomplete rune), cleaned, at the end of the output.
+type Writer struct {
+	w       io.Writer
+	pending []byte
+}
+
+// NewWriter returns a Writer that writes to w.
+func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
+
+// Write cleans p (with what an earlier write held back) and writes it. It
+// reports p as written whole once the cleaned text is.
+func (c *Writer) Write(p []byte) (int, error) {
+	data := append(c.pending, p...)
+	cut := len(data)
+	if cut > 0 && data[cut-1] == '\r' {
+		cut-- // a CRLF's CR: the next write says which
+	} else {
+		// An incomplete rune at the end waits for its other bytes.
+		for back := 1; back <= utf8.UTFMax && back <= cut; back++ {
+			if utf8.RuneStart(data[cut-back]) {
+				if !utf8.FullRune(data[cut-back:]) {
+					cut -= back
+				}
+				break
+			}
+		}
+	}
+	out := Clean(string(data[:cut]))
+	c.pending = append(c.pending[:0:0], data[cut:]...)
+	if _, err := io.WriteString(c.w, out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// Flush writes what Write held back.
+func (c *Writer) Flush() error {
+	if len(c.pending) == 0 {
+		return nil
+	}
+	out := Clean(string(c.pending))
+	c.pending = nil
+	_, err := io.WriteString(c.w, out)
+	return err
 }

@@ -1,6 +1,7 @@
 package termtext
 
 import (
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -83,4 +84,36 @@ func FuzzFrame(f *testing.F) {
 			t.Fatalf("Frame(%q) = %q is not safe", s, out)
 		}
 	})
+}
+
+// TestWriterAcrossWrites: a rune, a C1 control or a CRLF split between
+// writes is cleaned as if written at once.
+func TestWriterAcrossWrites(t *testing.T) {
+	in := "a\r\nb\x1b]0;T\x07 é \u009b2J 日本\rz\r"
+	want := Clean(in)
+	for split := 0; split <= len(in); split++ {
+		var b strings.Builder
+		w := NewWriter(&b)
+		for _, part := range []string{in[:split], in[split:]} {
+			if _, err := w.Write([]byte(part)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != want {
+			t.Errorf("split at %d: %q, want %q", split, b.String(), want)
+		}
+	}
+	// Byte by byte.
+	var b strings.Builder
+	w := NewWriter(&b)
+	for i := range len(in) {
+		w.Write([]byte{in[i]})
+	}
+	w.Flush()
+	if b.String() != want {
+		t.Errorf("byte by byte: %q, want %q", b.String(), want)
+	}
 }

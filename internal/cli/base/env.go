@@ -8,6 +8,10 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+
+	"golang.org/x/term"
+
+	"github.com/isagi-lab/isagi/internal/termtext"
 )
 
 // Env is what a command runs in: the binary's version and the process's
@@ -114,4 +118,18 @@ func SubcommandError(cmd string, subs []Command, args []string) error {
 		return Usagef("%s needs a subcommand: %s (see \"isagi %s --help\")", cmd, Names(subs), cmd)
 	}
 	return Usagef("unknown subcommand %q of isagi %s: want %s (see \"isagi %s --help\")", args[0], cmd, Names(subs), cmd)
+}
+
+// Screen is where a command writes text that comes from outside the
+// program (a model's reply, a session file's messages) for the user to
+// read: Stdout, cleaned of control characters when it is a terminal
+// (termtext: a reply or a file must not retitle or clear the user's
+// terminal), as it is otherwise — a pipe or a file gets the bytes
+// exactly. flush writes what the cleaner holds back at the end.
+func (e Env) Screen() (w io.Writer, flush func() error) {
+	if f, ok := e.Stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		tw := termtext.NewWriter(f)
+		return tw, tw.Flush
+	}
+	return e.Stdout, func() error { return nil }
 }

@@ -260,11 +260,13 @@ func Main(env base.Env, args []string) error {
 		}
 		if cf.showPrompt {
 			defer f.Close()
-			fmt.Fprint(env.Stdout, p.Text)
+			scr, flushScr := env.Screen()
+			defer flushScr()
+			fmt.Fprint(scr, p.Text)
 			if !strings.HasSuffix(p.Text, "\n") {
-				fmt.Fprintln(env.Stdout)
+				fmt.Fprintln(scr)
 			}
-			fmt.Fprintf(env.Stdout, "-- %d tokens\n", len(cids))
+			fmt.Fprintf(scr, "-- %d tokens\n", len(cids))
 			return nil
 		}
 		ids, stops = cids, tmpl.StopTokens(tok)
@@ -316,7 +318,11 @@ func Main(env base.Env, args []string) error {
 	ctx, stop := base.Interruptible()
 	defer stop()
 
-	out := bufio.NewWriter(env.Stdout)
+	// The reply goes to the screen cleaned when stdout is a terminal
+	// (Env.Screen); flushed after out, which the later defer flushes first.
+	scr, flushScr := env.Screen()
+	defer flushScr()
+	out := bufio.NewWriter(scr)
 	defer out.Flush()
 	// A continuation keeps SentencePiece's leading space ("And God said" +
 	// " unto"); a chat reply is shown on its own and drops it.
@@ -593,7 +599,9 @@ func runSession(env base.Env, mf *base.ModelFlags, file, prompt string, p sample
 			}
 		}
 	}
-	out := bufio.NewWriter(env.Stdout)
+	scr, flushScr := env.Screen()
+	defer flushScr()
+	out := bufio.NewWriter(scr)
 	emit := func(e session.Event) {
 		out.WriteString(e.Piece)
 		out.Flush()

@@ -187,7 +187,11 @@ func cmdSessionExport(env base.Env, args []string) error {
 		return base.Usagef("--format %q: want %s", *format, session.ExportFormats)
 	}
 	if *out == "" {
-		return session.ExportFile(env.Stdout, files[0], *format, *all)
+		scr, flush := env.Screen() // a file's messages, cleaned on a terminal
+		if err := session.ExportFile(scr, files[0], *format, *all); err != nil {
+			return err
+		}
+		return flush()
 	}
 	f, err := os.OpenFile(*out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, os.ErrExist) {
