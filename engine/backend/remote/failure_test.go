@@ -35,17 +35,7 @@ func TestUnreachable(t *testing.T) {
 // name (a listener that answers HELLO only: no rpc-server of another
 // version is at hand).
 func TestWrongVersion(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	go func() {
-		c, err := l.Accept()
-		if err != nil {
-			return
-		}
-		defer c.Close()
+	addr := answerOnce(t, func(c net.Conn) {
 		hdr := make([]byte, 9+connCapsSize)
 		if _, err := io.ReadFull(c, hdr); err != nil {
 			return
@@ -55,9 +45,9 @@ func TestWrongVersion(t *testing.T) {
 		rsp[8], rsp[9], rsp[10] = 5, 2, 0
 		c.Write(rsp)
 		io.Copy(io.Discard, c)
-	}()
-	_, err = Dial([]string{l.Addr().String()}, Options{Timeout: 5 * time.Second})
-	if err == nil || !strings.Contains(err.Error(), "5.2.0") || !strings.Contains(err.Error(), l.Addr().String()) {
+	})
+	_, err := Dial([]string{addr}, Options{Timeout: 5 * time.Second})
+	if err == nil || !strings.Contains(err.Error(), "5.2.0") || !strings.Contains(err.Error(), addr) {
 		t.Fatalf("got %v, want a refusal of protocol 5.2.0 naming the server", err)
 	}
 }

@@ -46,23 +46,8 @@ func TestSessionInfoNotAFile(t *testing.T) {
 // the conversation section, which keeps only what fits the window — in
 // the table and in --json alike.
 func TestSessionInfoCountsTheBranch(t *testing.T) {
-	set := session.DefaultSettings()
-	set.Temperature, set.MaxTokens = 0, 6
-	s, err := session.OpenBytes(demo.ChatName, demo.ChatModel, session.Options{Settings: set, Ctx: 128})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
 	const turns = 25
-	for i := range turns {
-		if _, err := s.Send(context.Background(), fmt.Sprintf("Count from %d to %d.", i, i+3), func(session.Event) {}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	path := filepath.Join(t.TempDir(), "long.miku")
-	if err := s.Files().Save(context.Background(), path, session.SaveOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	path := savedChat(t, turns)
 	out, _, err := clitest.Run(t, Main, "info", path)
 	if err != nil {
 		t.Fatal(err)
@@ -90,21 +75,8 @@ func TestSessionInfoCountsTheBranch(t *testing.T) {
 // refuse is refused by info too (not "1 branch", exit 0), and a file
 // without a conversation says so instead of a blank mode.
 func TestSessionInfoDamagedOrEmpty(t *testing.T) {
-	set := session.DefaultSettings()
-	set.Temperature, set.MaxTokens = 0, 4
-	s, err := session.OpenBytes(demo.ChatName, demo.ChatModel, session.Options{Settings: set})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if _, err := s.Send(context.Background(), "Count from 1 to 3.", func(session.Event) {}); err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	good := filepath.Join(dir, "good.miku")
-	if err := s.Files().Save(context.Background(), good, session.SaveOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	good := savedChat(t, 1)
+	dir := filepath.Dir(good)
 	rewrite := func(name string, change func(*miku.File)) string {
 		f, err := miku.Read(good)
 		if err != nil {
@@ -152,21 +124,8 @@ func TestSessionInfoDamagedOrEmpty(t *testing.T) {
 // folder, is refused in one sentence that names it (not Go's "open …: file
 // exists"), and neither is changed.
 func TestSessionExportOutIsSaid(t *testing.T) {
-	set := session.DefaultSettings()
-	set.Temperature, set.MaxTokens = 0, 4
-	s, err := session.OpenBytes(demo.ChatName, demo.ChatModel, session.Options{Settings: set})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if _, err := s.Send(context.Background(), "Count from 1 to 3.", func(session.Event) {}); err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	file := filepath.Join(dir, "s.miku")
-	if err := s.Files().Save(context.Background(), file, session.SaveOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	file := savedChat(t, 1)
+	dir := filepath.Dir(file)
 	existing := filepath.Join(dir, "chat.md")
 	if err := os.WriteFile(existing, []byte("keep me"), 0o644); err != nil {
 		t.Fatal(err)
@@ -183,4 +142,28 @@ func TestSessionExportOutIsSaid(t *testing.T) {
 	if b, err := os.ReadFile(existing); err != nil || string(b) != "keep me" {
 		t.Errorf("the existing file was changed: %q, %v", b, err)
 	}
+}
+
+// savedChat saves a conversation of the given number of turns with the
+// chat demo model, in a window of 128 tokens (so that a long one drops its
+// old turns from the conversation section), and returns the file's path.
+func savedChat(t *testing.T, turns int) string {
+	t.Helper()
+	set := session.DefaultSettings()
+	set.Temperature, set.MaxTokens = 0, 6
+	s, err := session.OpenBytes(demo.ChatName, demo.ChatModel, session.Options{Settings: set, Ctx: 128})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for i := range turns {
+		if _, err := s.Send(context.Background(), fmt.Sprintf("Count from %d to %d.", i, i+3), func(session.Event) {}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "chat.miku")
+	if err := s.Files().Save(context.Background(), path, session.SaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
