@@ -49,7 +49,7 @@ fuzz:
 	$(GO) test ./engine/grc -run '^$$' -fuzz '^FuzzFromCache$$' -fuzztime $(FUZZTIME_SLOW)
 	$(GO) test ./cog -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./geometry -run '^$$' -fuzz '^FuzzParseProfile$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./geometry -run '^$$' -fuzz '^FuzzReadAugmentItems$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./geometry/evaluate -run '^$$' -fuzz '^FuzzReadAugmentItems$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./prompts -run '^$$' -fuzz '^FuzzParseHeldoutLines$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./serve -run '^$$' -fuzz '^FuzzDecodeRequest$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./engine/backend/remote -run '^$$' -fuzz '^FuzzHandshake$$' -fuzztime $(FUZZTIME)

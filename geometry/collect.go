@@ -29,8 +29,9 @@ type Source struct {
 	// measurement.
 	Text func(text string) ([]int32, error)
 	// Decode renders reply tokens as text, and Stop says which tokens end
-	// a reply: the refusal count (EvaluateRefusals) reads replies. Either
-	// may be nil for the other measures.
+	// a reply: the refusal counts (calibration's held-out one, and
+	// geometry/evaluate's) read replies. Either may be nil for the other
+	// measures.
 	Decode func(ids []int32) string
 	Stop   func(id int32) bool
 	// Chat says Prompt renders a chat turn (a chat template with its

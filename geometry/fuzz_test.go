@@ -1,7 +1,6 @@
 package geometry_test
 
 import (
-	"bytes"
 	"os"
 	"testing"
 
@@ -69,26 +68,4 @@ func mustRead(tb testing.TB, path string) []byte {
 		tb.Fatal(err)
 	}
 	return b
-}
-
-// FuzzReadAugmentItems: any bytes give items with every required field or
-// one error, never a panic.
-func FuzzReadAugmentItems(f *testing.F) {
-	f.Add([]byte(`{"question": "q", "answer": "a", "paraphrase": "p", "other": "o", "other_answer": "b"}` + "\n"))
-	f.Add([]byte("\n\n{"))
-	f.Add([]byte(`{"question": 1}`))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		items, err := geometry.ReadAugmentItems(bytes.NewReader(b))
-		if err != nil {
-			return
-		}
-		if len(items) == 0 {
-			t.Fatal("no error and no items")
-		}
-		for _, it := range items {
-			if it.Question == "" || it.Answer == "" || it.Paraphrase == "" || it.Other == "" || it.OtherAnswer == "" {
-				t.Fatalf("an item without a required field passed: %+v", it)
-			}
-		}
-	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/isagi-lab/isagi/geometry"
+	"github.com/isagi-lab/isagi/geometry/evaluate"
 )
 
 // EvaluateOGD is `isagi eval ogd`: from each start, an exploration chain
@@ -12,7 +13,7 @@ import (
 // refusal count on every reply. The session must run a profile
 // (SetGeometry); its knobs (max_tokens, temperature) size the replies, and
 // its conversation is left as it was (ExploreChain restores it).
-func EvaluateOGD(ctx context.Context, s *Session, starts []string, alphas []float64, seed uint64, progress geometry.Progress) (*geometry.OGDReport, error) {
+func EvaluateOGD(ctx context.Context, s *Session, starts []string, alphas []float64, seed uint64, progress geometry.Progress) (*evaluate.OGDReport, error) {
 	p := s.gm.Profile()
 	if p == nil {
 		return nil, ErrNoGeometry
@@ -20,7 +21,7 @@ func EvaluateOGD(ctx context.Context, s *Session, starts []string, alphas []floa
 	if progress == nil {
 		progress = func(string, int, int) {}
 	}
-	rep := geometry.NewOGDReport(alphas, p.Overall.ROC.Tau)
+	rep := evaluate.NewOGDReport(alphas, p.Overall.ROC.Tau)
 	rep.Concepts = len(starts)
 	zeros := make([]float64, len(alphas))
 	for i, c := range starts {

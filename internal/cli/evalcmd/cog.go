@@ -10,6 +10,7 @@ import (
 	"github.com/isagi-lab/isagi/cog"
 	"github.com/isagi-lab/isagi/engine/regfile"
 	"github.com/isagi-lab/isagi/geometry"
+	"github.com/isagi-lab/isagi/geometry/evaluate"
 	"github.com/isagi-lab/isagi/internal/cli/base"
 	"github.com/isagi-lab/isagi/prompts"
 	"github.com/isagi-lab/isagi/session"
@@ -63,7 +64,7 @@ func cmdEvalCOG(env base.Env, args []string) error {
 	case *augment == "" && (*items != 0 || *replyTokens != 24):
 		return base.Usagef("--items and --reply-tokens are flags of eval cog --augment")
 	}
-	var set []geometry.AugmentItem
+	var set []evaluate.AugmentItem
 	if *augment != "" {
 		// Read whole as a regular file: a folder or a device is refused
 		// by name, not with the reader's "read …: is a directory".
@@ -71,7 +72,7 @@ func cmdEvalCOG(env base.Env, args []string) error {
 		if err != nil {
 			return fmt.Errorf("eval cog --augment: %w", err)
 		}
-		set, err = geometry.ReadAugmentItems(bytes.NewReader(b))
+		set, err = evaluate.ReadAugmentItems(bytes.NewReader(b))
 		if err != nil {
 			return fmt.Errorf("%s: %w", *augment, err)
 		}
@@ -103,7 +104,7 @@ func evalCOG(ctx context.Context, s *session.Session, p *geometry.Profile, asJSO
 	if err != nil {
 		return err
 	}
-	rep, err := geometry.EvaluateCOG(ctx, s.Geometry().CalibrationSource(), p, set, base.ProgressLine(stderr))
+	rep, err := evaluate.EvaluateCOG(ctx, s.Geometry().CalibrationSource(), p, set, base.ProgressLine(stderr))
 	fmt.Fprintln(stderr)
 	if err != nil {
 		return err
@@ -116,7 +117,7 @@ func evalCOG(ctx context.Context, s *session.Session, p *geometry.Profile, asJSO
 }
 
 // printCOGReport is eval cog's table and histograms.
-func printCOGReport(w io.Writer, model string, p *geometry.Profile, rep *geometry.COGReport) {
+func printCOGReport(w io.Writer, model string, p *geometry.Profile, rep *evaluate.COGReport) {
 	fmt.Fprintf(w, "Answering from memory on the held-out set (%d stored requests), %s\n", rep.Stored, model)
 	if g := p.COG; g != nil {
 		fmt.Fprintf(w, "gate τ %.4f: calibrated between true repeats (largest under the bound %.4f) and the closest different prompts (%.4f); %.0f%% of calibration repeats under it\n",
@@ -157,7 +158,7 @@ func printCOGReport(w io.Writer, model string, p *geometry.Profile, rep *geometr
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	head := "question\tkind\t"
 	prev := "0"
-	for _, e := range geometry.COGBins() {
+	for _, e := range evaluate.COGBins() {
 		head += fmt.Sprintf("%s–%g\t", prev, e)
 		prev = fmt.Sprintf("%g", e)
 	}
@@ -174,7 +175,7 @@ func printCOGReport(w io.Writer, model string, p *geometry.Profile, rep *geometr
 
 // evalCOGAugment is `isagi eval cog --augment`: the AUGMENT tier's
 // accuracy on the near questions of set.
-func evalCOGAugment(ctx context.Context, s *session.Session, p *geometry.Profile, set []geometry.AugmentItem, replyTokens int, asJSON bool, stdout, stderr io.Writer) error {
+func evalCOGAugment(ctx context.Context, s *session.Session, p *geometry.Profile, set []evaluate.AugmentItem, replyTokens int, asJSON bool, stdout, stderr io.Writer) error {
 	// Greedy, as the measurement decodes, and replies as long as it reads
 	// them: the prompt is fitted as Send fits it.
 	for _, kv := range [][2]string{{"temperature", "0"}, {"max_tokens", fmt.Sprint(replyTokens)}} {
@@ -182,8 +183,8 @@ func evalCOGAugment(ctx context.Context, s *session.Session, p *geometry.Profile
 			return err
 		}
 	}
-	rep, err := geometry.EvaluateCOGAugment(ctx, s.Geometry().CalibrationSource(), p, set,
-		geometry.AugmentOptions{Prompt: s.Memory().AugmentedPrompt, MaxTokens: replyTokens}, base.ProgressLine(stderr))
+	rep, err := evaluate.EvaluateCOGAugment(ctx, s.Geometry().CalibrationSource(), p, set,
+		evaluate.AugmentOptions{Prompt: s.Memory().AugmentedPrompt, MaxTokens: replyTokens}, base.ProgressLine(stderr))
 	fmt.Fprintln(stderr)
 	if err != nil {
 		return err
@@ -196,7 +197,7 @@ func evalCOGAugment(ctx context.Context, s *session.Session, p *geometry.Profile
 }
 
 // printAugmentReport is eval cog --augment's summary.
-func printAugmentReport(w io.Writer, model string, rep *geometry.AugmentReport) {
+func printAugmentReport(w io.Writer, model string, rep *evaluate.AugmentReport) {
 	fmt.Fprintf(w, "AUGMENT on near questions, %s: %d questions, each asked in a new conversation after a paraphrase whose reply memory stored\n", model, rep.Items)
 	fmt.Fprintf(w, "tier of the question against its paraphrase:")
 	for t := range cog.Tier(cog.NumTiers) {
@@ -218,7 +219,7 @@ func printAugmentReport(w io.Writer, model string, rep *geometry.AugmentReport) 
 }
 
 // score is "correct/n (accuracy %)".
-func score(s geometry.AugmentScore) string {
+func score(s evaluate.AugmentScore) string {
 	return fmt.Sprintf("%d/%d (%.1f%%)", s.Correct, s.N, 100*s.Accuracy)
 }
 

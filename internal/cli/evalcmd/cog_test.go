@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/isagi-lab/isagi/geometry"
+	"github.com/isagi-lab/isagi/geometry/evaluate"
 	"github.com/isagi-lab/isagi/internal/cli/clitest"
 	"github.com/isagi-lab/isagi/internal/testkit/quickprofile"
 	"github.com/isagi-lab/isagi/session"
@@ -48,7 +49,7 @@ func TestEvalCOG(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep geometry.COGReport
+	var rep evaluate.COGReport
 	if err := json.Unmarshal([]byte(out), &rep); err != nil || len(rep.Rows) != 8 || !rep.Calibrated {
 		t.Fatalf("eval cog --json: %v, %+v", err, rep)
 	}
@@ -97,7 +98,7 @@ func TestEvalCOGAugment(t *testing.T) {
 	if err := cmdEvalCOG(clitest.Env(&out, &errb), []string{"--model", chatFixture, "--augment", set, "--items", "3", "--json"}); err != nil {
 		t.Fatal(err)
 	}
-	var rep geometry.AugmentReport
+	var rep evaluate.AugmentReport
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil || rep.Items != 3 || len(rep.Cases) != 3 || rep.Off.N != 3 || rep.Memory.N != 3 || rep.Stored.N != 3 {
 		t.Fatalf("eval cog --augment --json: %v\n%s", err, out.String())
 	}

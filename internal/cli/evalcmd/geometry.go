@@ -5,6 +5,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/isagi-lab/isagi/geometry"
+	"github.com/isagi-lab/isagi/geometry/evaluate"
 	"github.com/isagi-lab/isagi/internal/cli/base"
 )
 
@@ -51,14 +52,14 @@ func cmdEvalGeometry(env base.Env, which string, args []string) error {
 	var rep any
 	switch which {
 	case "teh":
-		var r *geometry.TEHReport
-		r, err = geometry.EvaluateTEH(ctx, s.Geometry().CalibrationSource(), p, set, base.ProgressLine(env.Stderr))
+		var r *evaluate.TEHReport
+		r, err = evaluate.EvaluateTEH(ctx, s.Geometry().CalibrationSource(), p, set, base.ProgressLine(env.Stderr))
 		if err == nil && *positions {
-			r.Positions, err = geometry.EvaluateTEHPositions(ctx, s.Geometry().CalibrationSource(), p, set, *replyTokens, base.ProgressLine(env.Stderr))
+			r.Positions, err = evaluate.EvaluateTEHPositions(ctx, s.Geometry().CalibrationSource(), p, set, *replyTokens, base.ProgressLine(env.Stderr))
 		}
 		rep = r
 	case "refusals":
-		rep, err = geometry.EvaluateRefusals(ctx, s.Geometry().CalibrationSource(), p, set, geometry.RefusalOptions{PerCategory: *perCat, MaxTokens: *replyTokens}, base.ProgressLine(env.Stderr))
+		rep, err = evaluate.EvaluateRefusals(ctx, s.Geometry().CalibrationSource(), p, set, evaluate.RefusalOptions{PerCategory: *perCat, MaxTokens: *replyTokens}, base.ProgressLine(env.Stderr))
 	default:
 		rep, err = geometry.EvaluateSnipe(ctx, s.Geometry().CalibrationSource(), p, set, *benign, base.ProgressLine(env.Stderr))
 	}
@@ -71,7 +72,7 @@ func cmdEvalGeometry(env base.Env, which string, args []string) error {
 	}
 	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
 	switch r := rep.(type) {
-	case *geometry.TEHReport:
+	case *evaluate.TEHReport:
 		fmt.Fprintf(env.Stdout, "TEH on the held-out split (%d prompts); flagged when TEH ≥ τ\n", r.Prompts)
 		fmt.Fprintln(tw, "gauge\tτ\tdetected\tfalse positives\tF1\tAUROC")
 		for _, c := range append(r.Categories, r.Overall) {
@@ -89,7 +90,7 @@ func cmdEvalGeometry(env base.Env, which string, args []string) error {
 			defer fmt.Fprintln(env.Stdout, "probe: the difference of the calibration pairs' harm and benign means at that position, a reference for what a linear reader finds there")
 		}
 		defer fmt.Fprintln(env.Stdout, "AUROC: the chance that a held-out harmful prompt scores above a benign one (0.50: chance)")
-	case *geometry.RefusalReport:
+	case *evaluate.RefusalReport:
 		fmt.Fprintf(env.Stdout, "Refusals among %d held-out harmful prompts (greedy replies of %d tokens), and the first reply token's KL divergence on %d harmless prompts\n",
 			r.Harmful, r.MaxTokens, r.Harmless)
 		fmt.Fprintln(tw, "intervention\tcoords\trefusals\tfirst-token KL")

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/isagi-lab/isagi/geometry"
+	"github.com/isagi-lab/isagi/geometry/evaluate"
 	"github.com/isagi-lab/isagi/internal/cli/base"
 	"github.com/isagi-lab/isagi/internal/cli/clitest"
 )
@@ -18,7 +18,7 @@ func TestEvalOGD(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errb)
 	}
-	var rep geometry.OGDReport
+	var rep evaluate.OGDReport
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}

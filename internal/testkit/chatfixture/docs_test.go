@@ -21,6 +21,7 @@ import (
 	"testing"
 
 	"github.com/isagi-lab/isagi/geometry"
+	"github.com/isagi-lab/isagi/geometry/evaluate"
 	"github.com/isagi-lab/isagi/prompts"
 	"github.com/isagi-lab/isagi/session"
 )
@@ -46,9 +47,9 @@ const (
 type measured struct {
 	sha  string
 	prof *geometry.Profile
-	teh  *geometry.TEHReport
-	ref  *geometry.RefusalReport
-	ogd  *geometry.OGDReport
+	teh  *evaluate.TEHReport
+	ref  *evaluate.RefusalReport
+	ogd  *evaluate.OGDReport
 }
 
 func measure(t *testing.T) measured {
@@ -83,13 +84,13 @@ func measure(t *testing.T) measured {
 	if err := hs.UseHeldoutDir(heldoutDir); err != nil {
 		t.Fatal(err)
 	}
-	if ms.teh, err = geometry.EvaluateTEH(ctx, src, ms.prof, hs, nil); err != nil {
+	if ms.teh, err = evaluate.EvaluateTEH(ctx, src, ms.prof, hs, nil); err != nil {
 		t.Fatal(err)
 	}
-	if ms.teh.Positions, err = geometry.EvaluateTEHPositions(ctx, src, ms.prof, hs, docReplyTokens, nil); err != nil {
+	if ms.teh.Positions, err = evaluate.EvaluateTEHPositions(ctx, src, ms.prof, hs, docReplyTokens, nil); err != nil {
 		t.Fatal(err)
 	}
-	if ms.ref, err = geometry.EvaluateRefusals(ctx, src, ms.prof, set, geometry.RefusalOptions{MaxTokens: docRefusalToks}, nil); err != nil {
+	if ms.ref, err = evaluate.EvaluateRefusals(ctx, src, ms.prof, set, evaluate.RefusalOptions{MaxTokens: docRefusalToks}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Geometry().Set(ms.prof); err != nil {

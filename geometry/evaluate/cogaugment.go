@@ -1,4 +1,4 @@
-package geometry
+package evaluate
 
 import (
 	"bufio"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/isagi-lab/isagi/cog"
+	"github.com/isagi-lab/isagi/geometry"
 	"github.com/isagi-lab/isagi/ugt"
 )
 
@@ -205,7 +206,7 @@ const augmentKey = "augment"
 // shown, and looks every question up once more in one manifold holding
 // all the paraphrases. Replies are greedy, so the report is a function of
 // the model, the profile and the items.
-func EvaluateCOGAugment(ctx context.Context, src Source, p *Profile, items []AugmentItem, o AugmentOptions, progress Progress) (*AugmentReport, error) {
+func EvaluateCOGAugment(ctx context.Context, src geometry.Source, p *geometry.Profile, items []AugmentItem, o AugmentOptions, progress geometry.Progress) (*AugmentReport, error) {
 	if progress == nil {
 		progress = func(string, int, int) {}
 	}
@@ -224,7 +225,7 @@ func EvaluateCOGAugment(ctx context.Context, src Source, p *Profile, items []Aug
 	if len(items) == 0 {
 		return nil, errors.New("geometry: eval cog --augment: no items")
 	}
-	r, err := newRunner(src)
+	r, err := geometry.NewReader(src)
 	if err != nil {
 		return nil, err
 	}
@@ -234,7 +235,7 @@ func EvaluateCOGAugment(ctx context.Context, src Source, p *Profile, items []Aug
 		texts = append(texts, it.Paraphrase, it.Question)
 	}
 	done := 0
-	H, _, err := r.states(ctx, texts, p.Layer, nil, func() {
+	H, _, err := r.States(ctx, texts, p.Layer, func() {
 		done++
 		progress("embedding", done, len(texts))
 	})
@@ -256,7 +257,7 @@ func EvaluateCOGAugment(ctx context.Context, src Source, p *Profile, items []Aug
 		if err != nil {
 			return "", fmt.Errorf("geometry: eval cog --augment: %q: %w", message, err)
 		}
-		return r.replyIDs(ctx, ids, o.MaxTokens)
+		return r.ReplyIDs(ctx, ids, o.MaxTokens)
 	}
 	store := func(m *cog.Manifold, q []float64, prompt, answer string) error {
 		match, err := m.Query(q)
@@ -389,36 +390,4 @@ func median(sorted []float64) float64 {
 func holds(reply, word string) bool {
 	re, err := regexp.Compile(`(?i)(^|[^\pL\pN])` + regexp.QuoteMeta(word) + `($|[^\pL\pN])`)
 	return err == nil && re.MatchString(reply)
-}
-
-// replyIDs decodes up to n tokens greedily after the prompt ids (cut at
-// the front to leave room for the reply, as promptIDs cuts).
-func (r *runner) replyIDs(ctx context.Context, ids []int32, n int) (string, error) {
-	n = min(n, r.st.Cap()-1)
-	if room := r.st.Cap() - n; len(ids) > room {
-		ids = ids[len(ids)-room:]
-	}
-	if len(ids) == 0 {
-		return "", errors.New("geometry: an empty prompt")
-	}
-	r.st.Reset()
-	logits := make([]float32, r.src.Model.Vocab)
-	if err := r.st.Forward(ids, logits); err != nil {
-		return "", err
-	}
-	var out []int32
-	for range n {
-		if err := ctx.Err(); err != nil {
-			return "", err
-		}
-		t := int32(argmax32(logits))
-		if r.src.Stop != nil && r.src.Stop(t) {
-			break
-		}
-		out = append(out, t)
-		if err := r.st.Forward([]int32{t}, logits); err != nil {
-			return "", err
-		}
-	}
-	return r.src.Decode(out), nil
 }

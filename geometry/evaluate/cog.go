@@ -1,4 +1,4 @@
-package geometry
+package evaluate
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/isagi-lab/isagi/cog"
+	"github.com/isagi-lab/isagi/geometry"
 	"github.com/isagi-lab/isagi/prompts"
 	"github.com/isagi-lab/isagi/ugt"
 )
@@ -107,14 +108,14 @@ const (
 // beside the gate as it was before contexts (RETRIEVE and under τ) and
 // the seed's rule, on the same lookups. Questions are not recorded, so
 // each is measured against the same store.
-func EvaluateCOG(ctx context.Context, src Source, p *Profile, set *prompts.COGSet, progress Progress) (*COGReport, error) {
+func EvaluateCOG(ctx context.Context, src geometry.Source, p *geometry.Profile, set *prompts.COGSet, progress geometry.Progress) (*COGReport, error) {
 	if progress == nil {
 		progress = func(string, int, int) {}
 	}
 	if err := set.Validate(); err != nil {
 		return nil, err
 	}
-	r, err := newRunner(src)
+	r, err := geometry.NewReader(src)
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +147,7 @@ func EvaluateCOG(ctx context.Context, src Source, p *Profile, set *prompts.COGSe
 	}
 	texts := append(append([]string(nil), stored...), asked...)
 	done := 0
-	H, _, err := r.states(ctx, texts, p.Layer, nil, func() {
+	H, _, err := r.States(ctx, texts, p.Layer, func() {
 		done++
 		progress("embedding", done, len(texts))
 	})

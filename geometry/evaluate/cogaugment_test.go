@@ -1,11 +1,11 @@
-package geometry_test
+package evaluate_test
 
 import (
 	"context"
 	"strings"
 	"testing"
 
-	"github.com/isagi-lab/isagi/geometry"
+	"github.com/isagi-lab/isagi/geometry/evaluate"
 	"github.com/isagi-lab/isagi/internal/testkit/fixtures"
 	"github.com/isagi-lab/isagi/internal/testkit/quickprofile"
 	"github.com/isagi-lab/isagi/session"
@@ -17,7 +17,7 @@ const augmentLine = `{"question": "Tell me which animal Eskel keeps.", "answer":
 // ReadAugmentItems reads the set's JSON lines and refuses what would
 // measure nothing or something else.
 func TestReadAugmentItems(t *testing.T) {
-	items, err := geometry.ReadAugmentItems(strings.NewReader(augmentLine + "\n\n" + augmentLine + "\n"))
+	items, err := evaluate.ReadAugmentItems(strings.NewReader(augmentLine + "\n\n" + augmentLine + "\n"))
 	if err != nil || len(items) != 2 || items[1].Paraphrase != "What pet does Eskel have?" || items[0].OtherAnswer != "goat" {
 		t.Fatalf("%+v, %v", items, err)
 	}
@@ -29,7 +29,7 @@ func TestReadAugmentItems(t *testing.T) {
 		"other is answer":  `{"question": "q", "answer": "Cat", "paraphrase": "p", "other": "o", "other_answer": "cat"}`,
 		"second line is 1": augmentLine + "\n" + `{"question": 1}`,
 	} {
-		if _, err := geometry.ReadAugmentItems(strings.NewReader(in)); err == nil {
+		if _, err := evaluate.ReadAugmentItems(strings.NewReader(in)); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}
@@ -48,18 +48,18 @@ func TestEvaluateCOGAugment(t *testing.T) {
 	}
 	defer s.Close()
 	p := quickprofile.Calibrate(t, s.Geometry().CalibrationSource())
-	items, err := geometry.ReadAugmentItems(strings.NewReader(augmentLine + "\n" +
+	items, err := evaluate.ReadAugmentItems(strings.NewReader(augmentLine + "\n" +
 		`{"question": "In which town does Arlo live?", "answer": "Tolvo", "paraphrase": "Where does Arlo live?", "other": "Bexa lives in Brask.", "other_answer": "Brask"}` + "\n" +
 		`{"question": "In which town does Arlo live?", "answer": "Tolvo", "paraphrase": "In which town does Arlo live?", "other": "Bexa lives in Brask.", "other_answer": "Brask"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var prompts []string
-	o := geometry.AugmentOptions{MaxTokens: 4, Prompt: func(message, shown string) ([]int32, error) {
+	o := evaluate.AugmentOptions{MaxTokens: 4, Prompt: func(message, shown string) ([]int32, error) {
 		prompts = append(prompts, message+"|"+shown)
 		return s.Memory().AugmentedPrompt(message, shown)
 	}}
-	rep, err := geometry.EvaluateCOGAugment(context.Background(), s.Geometry().CalibrationSource(), p, items, o, nil)
+	rep, err := evaluate.EvaluateCOGAugment(context.Background(), s.Geometry().CalibrationSource(), p, items, o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

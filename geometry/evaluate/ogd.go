@@ -1,6 +1,10 @@
-package geometry
+package evaluate
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/isagi-lab/isagi/geometry"
+)
 
 // OGDReading is the harm gauge on the replies of one step of many chains,
 // all explored or all unexplored.
@@ -13,7 +17,7 @@ type OGDReading struct {
 	// Flagged counts replies whose gauge reached the profile's overall τ:
 	// the seed's "harm in generated text".
 	Flagged int `json:"flagged"`
-	// Refusals counts replies with a refusal marker (IsRefusal).
+	// Refusals counts replies with a refusal marker (geometry.IsRefusal).
 	Refusals int `json:"refusals"`
 }
 
@@ -67,7 +71,7 @@ func (r *OGDReport) Add(step int, explored bool, teh, peak float64, text string)
 	if teh >= r.Tau {
 		g.Flagged++
 	}
-	if IsRefusal(text) {
+	if geometry.IsRefusal(text) {
 		g.Refusals++
 	}
 	return nil

@@ -1,4 +1,4 @@
-package geometry
+package evaluate
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/isagi-lab/isagi/geometry"
 	"github.com/isagi-lab/isagi/prompts"
 	"github.com/isagi-lab/isagi/teh"
 )
@@ -43,30 +44,12 @@ type TEHReport struct {
 	Positions []TEHPosition `json:"positions,omitempty"`
 }
 
-// SnipeResult is one projector on the held-out split.
-type SnipeResult struct {
-	Name       string  `json:"name"`
-	Coords     int     `json:"coords"`
-	Reduction  float64 `json:"reduction"`
-	Collateral float64 `json:"collateral"`
-	// Calibration's own figures, for comparison.
-	CalReduction  float64 `json:"calibration_reduction"`
-	CalCollateral float64 `json:"calibration_collateral"`
-}
-
-// SnipeReport is `isagi eval snipe`.
-type SnipeReport struct {
-	Categories   []SnipeResult `json:"categories"`
-	BenignTokens int           `json:"benign_tokens"`
-	BaselineCE   float64       `json:"baseline_ce"`
-}
-
 // heldout collects held-out states at the profile's gauge position: per
 // category harm and benign, and the zones' held-out prompts (negatives
 // for every gauge).
-func heldout(ctx context.Context, r *runner, p *Profile, set *prompts.Set, progress Progress) (harm, benign [][][]float64, zones [][]float64, err error) {
+func heldout(ctx context.Context, r *geometry.Reader, p *geometry.Profile, set *prompts.Set, progress geometry.Progress) (harm, benign [][][]float64, zones [][]float64, err error) {
 	read := func(texts []string, tick func()) (*mat.Dense, error) {
-		mean, last, _, err := r.statesAt(ctx, texts, p.Layer, nil, tick)
+		mean, last, err := r.States(ctx, texts, p.Layer, tick)
 		if p.GaugeAtLast() {
 			return last, err
 		}
@@ -104,36 +87,42 @@ func heldout(ctx context.Context, r *runner, p *Profile, set *prompts.Set, progr
 	return harm, benign, rows(Z), nil
 }
 
-// categoriesMatch refuses a prompt set whose categories are not the
-// profile's (a profile from another build of the sets).
-func categoriesMatch(p *Profile, set *prompts.Set) error {
-	names := make([]string, len(set.Categories))
-	for i, c := range set.Categories {
-		names[i] = c.Name
-	}
-	if !slices.Equal(names, p.CategoryNames()) {
-		return fmt.Errorf("geometry: the profile's categories %v are not the prompt set's %v: calibrate again", p.CategoryNames(), names)
-	}
-	return nil
-}
-
-// prepareEval checks that the prompt set is the profile's and readies a
-// model state for the held-out split.
-func prepareEval(src Source, p *Profile, set *prompts.Set, progress Progress) (*runner, Progress, error) {
+// prepare checks that the prompt set is the profile's and readies a
+// reader for the held-out split.
+func prepare(src geometry.Source, p *geometry.Profile, set *prompts.Set, progress geometry.Progress) (*geometry.Reader, geometry.Progress, error) {
 	if progress == nil {
 		progress = func(string, int, int) {}
 	}
-	if err := categoriesMatch(p, set); err != nil {
+	if err := p.CheckSet(set); err != nil {
 		return nil, nil, err
 	}
-	r, err := newRunner(src)
+	r, err := geometry.NewReader(src)
 	return r, progress, err
+}
+
+// rows are H's rows, sharing its memory.
+func rows(H *mat.Dense) [][]float64 {
+	n, _ := H.Dims()
+	out := make([][]float64, n)
+	for i := range n {
+		out[i] = H.RawRowView(i)
+	}
+	return out
+}
+
+// scoreAll is s's score of every state.
+func scoreAll(s *teh.Subspace, hs [][]float64) []float64 {
+	out := make([]float64, len(hs))
+	for i, h := range hs {
+		out[i] = s.Score(h)
+	}
+	return out
 }
 
 // EvaluateTEH measures every gauge's detection rate and false positives on
 // the held-out split, at the thresholds calibration chose.
-func EvaluateTEH(ctx context.Context, src Source, p *Profile, set *prompts.Set, progress Progress) (*TEHReport, error) {
-	r, progress, err := prepareEval(src, p, set, progress)
+func EvaluateTEH(ctx context.Context, src geometry.Source, p *geometry.Profile, set *prompts.Set, progress geometry.Progress) (*TEHReport, error) {
+	r, progress, err := prepare(src, p, set, progress)
 	if err != nil {
 		return nil, err
 	}
@@ -164,49 +153,5 @@ func EvaluateTEH(ctx context.Context, src Source, p *Profile, set *prompts.Set, 
 		}
 		rep.Overall.evaluate(scoreAll(sub, allH), scoreAll(sub, append(allB, zones...)))
 	}
-	return rep, nil
-}
-
-// EvaluateSnipe measures every projector's harm reduction on the held-out
-// harm prompts and its collateral on the held-out benign text (at most
-// benignTokens tokens of it).
-func EvaluateSnipe(ctx context.Context, src Source, p *Profile, set *prompts.Set, benignTokens int, progress Progress) (*SnipeReport, error) {
-	r, progress, err := prepareEval(src, p, set, progress)
-	if err != nil {
-		return nil, err
-	}
-	seqs, n, err := tokenizeBudget(src, set.Benign.Heldout, benignTokens, r.st.Cap())
-	if err != nil {
-		return nil, err
-	}
-	sc, err := newScorer(ctx, r, p, seqs)
-	if err != nil {
-		return nil, err
-	}
-	base, err := sc.crossEntropy(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	rep := &SnipeReport{BenignTokens: n, BaselineCE: base}
-	for i, c := range p.Categories {
-		progress("snipe", i, len(p.Categories))
-		res := SnipeResult{Name: c.Name, Coords: len(c.Snipe.Coords), CalReduction: c.Snipe.Reduction, CalCollateral: c.Snipe.Collateral}
-		if len(c.Snipe.Coords) > 0 {
-			var hp []string
-			for _, pr := range set.Categories[i].Heldout {
-				hp = append(hp, pr.Harm)
-			}
-			H, _, err := r.states(ctx, hp, p.Layer, nil, nil)
-			if err != nil {
-				return nil, err
-			}
-			ev := &snipeEval{ctx: ctx, r: r, p: p, dir: c.Direction, prompts: hp, harm: rows(H), benign: sc, baseCE: base}
-			if res.Reduction, res.Collateral, err = ev.measure(c.Snipe.Coords); err != nil {
-				return nil, err
-			}
-		}
-		rep.Categories = append(rep.Categories, res)
-	}
-	progress("snipe", len(p.Categories), len(p.Categories))
 	return rep, nil
 }

@@ -1,4 +1,4 @@
-package geometry
+package evaluate
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 
+	"github.com/isagi-lab/isagi/geometry"
 	"github.com/isagi-lab/isagi/prompts"
 	"github.com/isagi-lab/isagi/snipe"
 	"github.com/isagi-lab/isagi/teh"
@@ -39,107 +40,31 @@ type TEHPosition struct {
 	ProbeAUROC *float64 `json:"probe_auroc"`
 }
 
-// turnStates are one prompt's states at one layer at each position.
-type turnStates struct {
-	mean, last, reply []float64
-	replyTokens       int
-}
-
-// turnStates reads prompt text's states at layer: the prompt mean, its
-// last token, and the mean over up to n greedily decoded reply tokens
-// (when the reply is empty, the last prompt token's state stands for it:
-// the model said nothing more).
-func (r *runner) turnStates(ctx context.Context, text string, layer, n int) (turnStates, error) {
-	n = min(n, r.st.Cap()-1)
-	ids, err := r.promptIDs(text, n)
-	if err != nil {
-		return turnStates{}, err
-	}
-	rec := &allStates{layer: layer}
-	remove, err := r.st.AddHook(rec)
-	if err != nil {
-		return turnStates{}, err
-	}
-	defer remove()
-	r.st.Reset()
-	logits := make([]float32, r.src.Model.Vocab)
-	if err := r.st.Forward(ids, logits); err != nil {
-		return turnStates{}, fmt.Errorf("geometry: prompt %q: %w", text, err)
-	}
-	d := r.src.Model.Dim
-	var ts turnStates
-	ts.mean = meanRows(rec.got, d)
-	ts.last = widen(rec.got[len(rec.got)-d:])
-	rec.got = rec.got[:0]
-	for range n {
-		if err := ctx.Err(); err != nil {
-			return turnStates{}, err
-		}
-		t := int32(argmax32(logits))
-		if r.src.Stop != nil && r.src.Stop(t) {
-			break
-		}
-		if err := r.st.Forward([]int32{t}, logits); err != nil {
-			return turnStates{}, fmt.Errorf("geometry: reply to %q: %w", text, err)
-		}
-		ts.replyTokens++
-	}
-	if ts.replyTokens == 0 {
-		ts.reply = ts.last
-	} else {
-		ts.reply = meanRows(rec.got, d)
-	}
-	return ts, nil
-}
-
-// meanRows is the mean of the d-wide rows of flat.
-func meanRows(flat []float32, d int) []float64 {
-	out := make([]float64, d)
-	n := len(flat) / d
-	for i := range n {
-		for j, v := range flat[i*d : (i+1)*d] {
-			out[j] += float64(v)
-		}
-	}
-	for j := range out {
-		out[j] /= float64(n)
-	}
-	return out
-}
-
-func widen(v []float32) []float64 {
-	out := make([]float64, len(v))
-	for i, x := range v {
-		out[i] = float64(x)
-	}
-	return out
-}
-
 // at picks one position's state.
-func (ts turnStates) at(pos string) []float64 {
+func at(ts geometry.TurnStates, pos string) []float64 {
 	switch pos {
 	case PosLastPrompt:
-		return ts.last
+		return ts.Last
 	case PosReply:
-		return ts.reply
+		return ts.Reply
 	}
-	return ts.mean
+	return ts.Mean
 }
 
 // evaluatePositions reads every gauge at each position of the held-out
 // pairs (harm against the pair's benign side; the zone prompts, which are
 // no chat turns, are left out), and the reference probe from the
 // calibration pairs. The source must decode (Source.Stop).
-func evaluatePositions(ctx context.Context, r *runner, p *Profile, set *prompts.Set, replyTokens int, progress Progress) ([]TEHPosition, error) {
+func evaluatePositions(ctx context.Context, r *geometry.Reader, p *geometry.Profile, set *prompts.Set, replyTokens int, progress geometry.Progress) ([]TEHPosition, error) {
 	total := 0
 	for _, c := range set.Categories {
 		total += 2*len(c.Heldout) + 2*len(c.Train)
 	}
 	done := 0
-	read := func(texts []string) ([]turnStates, error) {
-		out := make([]turnStates, len(texts))
+	read := func(texts []string) ([]geometry.TurnStates, error) {
+		out := make([]geometry.TurnStates, len(texts))
 		for i, t := range texts {
-			ts, err := r.turnStates(ctx, t, p.Layer, replyTokens)
+			ts, err := r.Turn(ctx, t, p.Layer, replyTokens)
 			if err != nil {
 				return nil, err
 			}
@@ -149,8 +74,8 @@ func evaluatePositions(ctx context.Context, r *runner, p *Profile, set *prompts.
 		}
 		return out, nil
 	}
-	var harm, benign [][]turnStates // held-out, per category
-	var calH, calB []turnStates     // calibration, all categories
+	var harm, benign [][]geometry.TurnStates // held-out, per category
+	var calH, calB []geometry.TurnStates     // calibration, all categories
 	for _, c := range set.Categories {
 		var hp, bp, ch, cb []string
 		for _, pr := range c.Heldout {
@@ -180,10 +105,10 @@ func evaluatePositions(ctx context.Context, r *runner, p *Profile, set *prompts.
 	}
 	var out []TEHPosition
 	for _, pos := range PositionNames() {
-		pick := func(ts []turnStates) [][]float64 {
+		pick := func(ts []geometry.TurnStates) [][]float64 {
 			o := make([][]float64, len(ts))
 			for i, t := range ts {
-				o[i] = t.at(pos)
+				o[i] = at(t, pos)
 			}
 			return o
 		}
@@ -235,14 +160,14 @@ func project(dir []float64, hs [][]float64) []float64 {
 // position of PositionNames, decoding up to replyTokens greedy reply
 // tokens per prompt, with the reference probe beside each. The source must
 // say where a reply ends (Source.Stop).
-func EvaluateTEHPositions(ctx context.Context, src Source, p *Profile, set *prompts.Set, replyTokens int, progress Progress) ([]TEHPosition, error) {
+func EvaluateTEHPositions(ctx context.Context, src geometry.Source, p *geometry.Profile, set *prompts.Set, replyTokens int, progress geometry.Progress) ([]TEHPosition, error) {
 	if src.Stop == nil {
 		return nil, fmt.Errorf("geometry: teh positions: the source cannot tell where a reply ends")
 	}
 	if replyTokens < 1 {
 		return nil, fmt.Errorf("geometry: teh positions: %d reply tokens, want 1 or more", replyTokens)
 	}
-	r, progress, err := prepareEval(src, p, set, progress)
+	r, progress, err := prepare(src, p, set, progress)
 	if err != nil {
 		return nil, err
 	}
