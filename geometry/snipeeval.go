@@ -19,7 +19,8 @@ type SnipeResult struct {
 	CalCollateral float64 `json:"calibration_collateral"`
 }
 
-// SnipeReport is `isagi eval snipe`.
+// SnipeReport is `isagi eval snipe`, and what Calibrate keeps of it as
+// each projector's held-out measure (Snipe.HeldOut).
 type SnipeReport struct {
 	Categories   []SnipeResult `json:"categories"`
 	BenignTokens int           `json:"benign_tokens"`
@@ -55,7 +56,9 @@ func prepareEval(src Source, p *Profile, set *prompts.Set, progress Progress) (*
 
 // EvaluateSnipe measures every projector's harm reduction on the held-out
 // harm prompts and its collateral on the held-out benign text (at most
-// benignTokens tokens of it).
+// benignTokens tokens of it). Calibration runs it, so that what a user is
+// shown of a projector was measured on prompts it was not selected on:
+// it is geometry's, not geometry/evaluate's.
 func EvaluateSnipe(ctx context.Context, src Source, p *Profile, set *prompts.Set, benignTokens int, progress Progress) (*SnipeReport, error) {
 	r, progress, err := prepareEval(src, p, set, progress)
 	if err != nil {

@@ -100,7 +100,7 @@ const (
 	evalOther  = "eval:other"
 )
 
-// EvaluateCOG measures serving from memory on the held-out set: every
+// COG measures serving from memory on the held-out set: every
 // stored request is recorded in a fresh manifold as a session would (its
 // tier from the manifold, growing M), as the opening message of a
 // conversation — and, in a second manifold, as a message in the middle of
@@ -108,7 +108,7 @@ const (
 // beside the gate as it was before contexts (RETRIEVE and under τ) and
 // the seed's rule, on the same lookups. Questions are not recorded, so
 // each is measured against the same store.
-func EvaluateCOG(ctx context.Context, src geometry.Source, p *geometry.Profile, set *prompts.COGSet, progress geometry.Progress) (*COGReport, error) {
+func COG(ctx context.Context, src geometry.Source, p *geometry.Profile, set *prompts.COGSet, progress geometry.Progress) (*COGReport, error) {
 	if progress == nil {
 		progress = func(string, int, int) {}
 	}

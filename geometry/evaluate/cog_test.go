@@ -12,14 +12,14 @@ import (
 // answer, every word-for-word repeat is served its own, and the seed's
 // rule, scored on the same lookups, does serve wrong answers (so the
 // measurement can tell).
-func TestEvaluateCOG(t *testing.T) {
+func TestCOG(t *testing.T) {
 	p := kjvProfile(t)
 	set, err := prompts.COG()
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := openKJV(t)
-	rep, err := evaluate.EvaluateCOG(context.Background(), s.Geometry().CalibrationSource(), p, set, nil)
+	rep, err := evaluate.COG(context.Background(), s.Geometry().CalibrationSource(), p, set, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 )
 
 // AugmentItem is one near question of the AUGMENT measurement
-// (EvaluateCOGAugment): a question about one fact, the fact word a correct
+// (COGAugment): a question about one fact, the fact word a correct
 // reply contains, another wording of the same question asked before it
 // (whose reply memory stores), and another entity's answer of the same
 // relation for the control. testdata/cog-augment.jsonl holds the chat
@@ -81,12 +81,12 @@ func ReadAugmentItems(r io.Reader) ([]AugmentItem, error) {
 	return items, nil
 }
 
-// AugmentOptions parameterise EvaluateCOGAugment.
+// AugmentOptions parameterise COGAugment.
 type AugmentOptions struct {
 	// Prompt renders message as the first turn of a new conversation
 	// with shown as the AUGMENT tier's earlier answer ("" for none): the
 	// very tokens a session feeds for that turn
-	// (session.Session.AugmentedPrompt). Required.
+	// (session.Memory.AugmentedPrompt). Required.
 	Prompt func(message, shown string) ([]int32, error)
 	// MaxTokens is how many reply tokens are decoded greedily; 0 means
 	// 24, enough for any of the fixture's one-sentence answers.
@@ -194,7 +194,7 @@ type AugmentReport struct {
 // augmentKey is the one live state of the measurement.
 const augmentKey = "augment"
 
-// EvaluateCOGAugment measures the AUGMENT tier on near questions: for each
+// COGAugment measures the AUGMENT tier on near questions: for each
 // item, the paraphrase is asked first in a new conversation and its reply
 // stored in a fresh manifold as a session would store it, then the near
 // question is asked at the start of another conversation, with memory off
@@ -206,7 +206,7 @@ const augmentKey = "augment"
 // shown, and looks every question up once more in one manifold holding
 // all the paraphrases. Replies are greedy, so the report is a function of
 // the model, the profile and the items.
-func EvaluateCOGAugment(ctx context.Context, src geometry.Source, p *geometry.Profile, items []AugmentItem, o AugmentOptions, progress geometry.Progress) (*AugmentReport, error) {
+func COGAugment(ctx context.Context, src geometry.Source, p *geometry.Profile, items []AugmentItem, o AugmentOptions, progress geometry.Progress) (*AugmentReport, error) {
 	if progress == nil {
 		progress = func(string, int, int) {}
 	}

@@ -35,12 +35,12 @@ func TestReadAugmentItems(t *testing.T) {
 	}
 }
 
-// EvaluateCOGAugment on a chat model end to end (the random ChatML
+// COGAugment on a chat model end to end (the random ChatML
 // fixture: the replies mean nothing, the bookkeeping must hold): every
 // condition is scored on every item, memory on answers as memory off
 // wherever nothing is shown and as the stored reply shown where it is,
 // and the prompts are the session's own AUGMENT prompts.
-func TestEvaluateCOGAugment(t *testing.T) {
+func TestCOGAugment(t *testing.T) {
 	path := fixtures.Rebuilt(t, "archs/qwen2.gguf", t.TempDir(), "qwen2-chat.gguf", fixtures.Change{ChatTemplate: fixtures.ChatML})
 	s, err := session.Open(path, session.Options{Threads: 2, Ctx: 512})
 	if err != nil {
@@ -59,7 +59,7 @@ func TestEvaluateCOGAugment(t *testing.T) {
 		prompts = append(prompts, message+"|"+shown)
 		return s.Memory().AugmentedPrompt(message, shown)
 	}}
-	rep, err := evaluate.EvaluateCOGAugment(context.Background(), s.Geometry().CalibrationSource(), p, items, o, nil)
+	rep, err := evaluate.COGAugment(context.Background(), s.Geometry().CalibrationSource(), p, items, o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

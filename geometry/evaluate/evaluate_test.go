@@ -78,14 +78,14 @@ func kjvProfile(t *testing.T) *geometry.Profile {
 	return profileVal
 }
 
-// TestEvaluateTEH reads every gauge on the held-out split: each category
+// TestTEH reads every gauge on the held-out split: each category
 // over its own harm prompts against every benign and zone prompt, with an
 // AUROC that agrees with the operating point.
-func TestEvaluateTEH(t *testing.T) {
+func TestTEH(t *testing.T) {
 	p := kjvProfile(t)
 	s := openKJV(t)
 	set := smallSet(t)
-	rep, err := evaluate.EvaluateTEH(context.Background(), s.Geometry().CalibrationSource(), p, set, nil)
+	rep, err := evaluate.TEH(context.Background(), s.Geometry().CalibrationSource(), p, set, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,14 +105,14 @@ func TestEvaluateTEH(t *testing.T) {
 	}
 }
 
-// TestEvaluatePositions reads the gauges at each position of the held-out
+// TestTEHPositions reads the gauges at each position of the held-out
 // turns: every position scores the same prompts, the three positions read
 // different states, and each AUROC is a probability.
-func TestEvaluatePositions(t *testing.T) {
+func TestTEHPositions(t *testing.T) {
 	p := kjvProfile(t)
 	s := openKJV(t)
 	set := smallSet(t)
-	ps, err := evaluate.EvaluateTEHPositions(context.Background(), s.Geometry().CalibrationSource(), p, set, 4, nil)
+	ps, err := evaluate.TEHPositions(context.Background(), s.Geometry().CalibrationSource(), p, set, 4, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,16 +133,16 @@ func TestEvaluatePositions(t *testing.T) {
 	if aurocs[0] == aurocs[1] && aurocs[1] == aurocs[2] {
 		t.Errorf("every position gave AUROC %g: the positions read the same states", aurocs[0])
 	}
-	// The prompt mean is what EvaluateTEH reads; over the same pairs
+	// The prompt mean is what TEH reads; over the same pairs
 	// (without the zones) its operating point is the same gauge's.
-	rep, err := evaluate.EvaluateTEH(context.Background(), s.Geometry().CalibrationSource(), p, set, nil)
+	rep, err := evaluate.TEH(context.Background(), s.Geometry().CalibrationSource(), p, set, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ps[0].Overall.TP != rep.Overall.TP {
 		t.Errorf("prompt mean detects %d, eval teh %d, of the same harm prompts", ps[0].Overall.TP, rep.Overall.TP)
 	}
-	if _, err := evaluate.EvaluateTEHPositions(context.Background(), s.Geometry().CalibrationSource(), p, set, 0, nil); err == nil {
+	if _, err := evaluate.TEHPositions(context.Background(), s.Geometry().CalibrationSource(), p, set, 0, nil); err == nil {
 		t.Error("0 reply tokens accepted")
 	}
 }
@@ -158,11 +158,11 @@ func TestGaugePositionLast(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := evaluate.EvaluateTEH(context.Background(), s.Geometry().CalibrationSource(), p, smallSet(t), nil)
+	rep, err := evaluate.TEH(context.Background(), s.Geometry().CalibrationSource(), p, smallSet(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ps, err := evaluate.EvaluateTEHPositions(context.Background(), s.Geometry().CalibrationSource(), p, smallSet(t), 2, nil)
+	ps, err := evaluate.TEHPositions(context.Background(), s.Geometry().CalibrationSource(), p, smallSet(t), 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,15 +171,15 @@ func TestGaugePositionLast(t *testing.T) {
 	}
 }
 
-// TestEvaluateRefusals runs Heretic's metric on kjv's profile over a small
+// TestRefusals runs Heretic's metric on kjv's profile over a small
 // held-out set: every intervention is counted over the same prompts, the
 // unintervened reply is the reference of the KL divergences, and the
 // projectors do move the first token's distribution.
-func TestEvaluateRefusals(t *testing.T) {
+func TestRefusals(t *testing.T) {
 	p := kjvProfile(t)
 	s := openKJV(t)
 	set := smallSet(t)
-	rep, err := evaluate.EvaluateRefusals(context.Background(), s.Geometry().CalibrationSource(), p, set, evaluate.RefusalOptions{PerCategory: 1, MaxTokens: 6}, nil)
+	rep, err := evaluate.Refusals(context.Background(), s.Geometry().CalibrationSource(), p, set, evaluate.RefusalOptions{PerCategory: 1, MaxTokens: 6}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,7 +54,7 @@ func at(ts geometry.TurnStates, pos string) []float64 {
 // evaluatePositions reads every gauge at each position of the held-out
 // pairs (harm against the pair's benign side; the zone prompts, which are
 // no chat turns, are left out), and the reference probe from the
-// calibration pairs. The source must decode (Source.Stop).
+// calibration pairs. The source must decode (geometry.Source.Stop).
 func evaluatePositions(ctx context.Context, r *geometry.Reader, p *geometry.Profile, set *prompts.Set, replyTokens int, progress geometry.Progress) ([]TEHPosition, error) {
 	total := 0
 	for _, c := range set.Categories {
@@ -156,11 +156,11 @@ func project(dir []float64, hs [][]float64) []float64 {
 	return out
 }
 
-// EvaluateTEHPositions reads every gauge on the held-out pairs at each
+// TEHPositions reads every gauge on the held-out pairs at each
 // position of PositionNames, decoding up to replyTokens greedy reply
 // tokens per prompt, with the reference probe beside each. The source must
-// say where a reply ends (Source.Stop).
-func EvaluateTEHPositions(ctx context.Context, src geometry.Source, p *geometry.Profile, set *prompts.Set, replyTokens int, progress geometry.Progress) ([]TEHPosition, error) {
+// say where a reply ends (geometry.Source.Stop).
+func TEHPositions(ctx context.Context, src geometry.Source, p *geometry.Profile, set *prompts.Set, replyTokens int, progress geometry.Progress) ([]TEHPosition, error) {
 	if src.Stop == nil {
 		return nil, fmt.Errorf("geometry: teh positions: the source cannot tell where a reply ends")
 	}

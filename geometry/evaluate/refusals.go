@@ -52,13 +52,13 @@ type RefusalOptions struct {
 	MaxTokens int
 }
 
-// EvaluateRefusals decodes a greedy reply to every held-out harmful prompt
+// Refusals decodes a greedy reply to every held-out harmful prompt
 // with no intervention, with each category's projector, with all of them,
 // and with the difference-in-means baseline, and counts the refusals
-// (IsRefusal); on the held-out harmless prompts it measures each
+// (geometry.IsRefusal); on the held-out harmless prompts it measures each
 // intervention's first-token KL divergence. The source must decode text
-// (Source.Decode).
-func EvaluateRefusals(ctx context.Context, src geometry.Source, p *geometry.Profile, set *prompts.Set, o RefusalOptions, progress geometry.Progress) (*RefusalReport, error) {
+// (geometry.Source.Decode).
+func Refusals(ctx context.Context, src geometry.Source, p *geometry.Profile, set *prompts.Set, o RefusalOptions, progress geometry.Progress) (*RefusalReport, error) {
 	if src.Decode == nil {
 		return nil, fmt.Errorf("geometry: refusals: the source cannot decode replies")
 	}

@@ -39,7 +39,7 @@ type TEHReport struct {
 	Overall    TEHResult   `json:"overall"`
 	Categories []TEHResult `json:"categories"`
 	Prompts    int         `json:"prompts"`
-	// Positions, when asked for (EvaluateTEHPositions), read the same
+	// Positions, when asked for (TEHPositions), read the same
 	// gauges at other places of the held-out turns.
 	Positions []TEHPosition `json:"positions,omitempty"`
 }
@@ -119,9 +119,9 @@ func scoreAll(s *teh.Subspace, hs [][]float64) []float64 {
 	return out
 }
 
-// EvaluateTEH measures every gauge's detection rate and false positives on
+// TEH measures every gauge's detection rate and false positives on
 // the held-out split, at the thresholds calibration chose.
-func EvaluateTEH(ctx context.Context, src geometry.Source, p *geometry.Profile, set *prompts.Set, progress geometry.Progress) (*TEHReport, error) {
+func TEH(ctx context.Context, src geometry.Source, p *geometry.Profile, set *prompts.Set, progress geometry.Progress) (*TEHReport, error) {
 	r, progress, err := prepare(src, p, set, progress)
 	if err != nil {
 		return nil, err

@@ -104,7 +104,7 @@ func evalCOG(ctx context.Context, s *session.Session, p *geometry.Profile, asJSO
 	if err != nil {
 		return err
 	}
-	rep, err := evaluate.EvaluateCOG(ctx, s.Geometry().CalibrationSource(), p, set, base.ProgressLine(stderr))
+	rep, err := evaluate.COG(ctx, s.Geometry().CalibrationSource(), p, set, base.ProgressLine(stderr))
 	fmt.Fprintln(stderr)
 	if err != nil {
 		return err
@@ -183,7 +183,7 @@ func evalCOGAugment(ctx context.Context, s *session.Session, p *geometry.Profile
 			return err
 		}
 	}
-	rep, err := evaluate.EvaluateCOGAugment(ctx, s.Geometry().CalibrationSource(), p, set,
+	rep, err := evaluate.COGAugment(ctx, s.Geometry().CalibrationSource(), p, set,
 		evaluate.AugmentOptions{Prompt: s.Memory().AugmentedPrompt, MaxTokens: replyTokens}, base.ProgressLine(stderr))
 	fmt.Fprintln(stderr)
 	if err != nil {

@@ -53,13 +53,13 @@ func cmdEvalGeometry(env base.Env, which string, args []string) error {
 	switch which {
 	case "teh":
 		var r *evaluate.TEHReport
-		r, err = evaluate.EvaluateTEH(ctx, s.Geometry().CalibrationSource(), p, set, base.ProgressLine(env.Stderr))
+		r, err = evaluate.TEH(ctx, s.Geometry().CalibrationSource(), p, set, base.ProgressLine(env.Stderr))
 		if err == nil && *positions {
-			r.Positions, err = evaluate.EvaluateTEHPositions(ctx, s.Geometry().CalibrationSource(), p, set, *replyTokens, base.ProgressLine(env.Stderr))
+			r.Positions, err = evaluate.TEHPositions(ctx, s.Geometry().CalibrationSource(), p, set, *replyTokens, base.ProgressLine(env.Stderr))
 		}
 		rep = r
 	case "refusals":
-		rep, err = evaluate.EvaluateRefusals(ctx, s.Geometry().CalibrationSource(), p, set, evaluate.RefusalOptions{PerCategory: *perCat, MaxTokens: *replyTokens}, base.ProgressLine(env.Stderr))
+		rep, err = evaluate.Refusals(ctx, s.Geometry().CalibrationSource(), p, set, evaluate.RefusalOptions{PerCategory: *perCat, MaxTokens: *replyTokens}, base.ProgressLine(env.Stderr))
 	default:
 		rep, err = geometry.EvaluateSnipe(ctx, s.Geometry().CalibrationSource(), p, set, *benign, base.ProgressLine(env.Stderr))
 	}

@@ -84,13 +84,13 @@ func measure(t *testing.T) measured {
 	if err := hs.UseHeldoutDir(heldoutDir); err != nil {
 		t.Fatal(err)
 	}
-	if ms.teh, err = evaluate.EvaluateTEH(ctx, src, ms.prof, hs, nil); err != nil {
+	if ms.teh, err = evaluate.TEH(ctx, src, ms.prof, hs, nil); err != nil {
 		t.Fatal(err)
 	}
-	if ms.teh.Positions, err = evaluate.EvaluateTEHPositions(ctx, src, ms.prof, hs, docReplyTokens, nil); err != nil {
+	if ms.teh.Positions, err = evaluate.TEHPositions(ctx, src, ms.prof, hs, docReplyTokens, nil); err != nil {
 		t.Fatal(err)
 	}
-	if ms.ref, err = evaluate.EvaluateRefusals(ctx, src, ms.prof, set, evaluate.RefusalOptions{MaxTokens: docRefusalToks}, nil); err != nil {
+	if ms.ref, err = evaluate.Refusals(ctx, src, ms.prof, set, evaluate.RefusalOptions{MaxTokens: docRefusalToks}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Geometry().Set(ms.prof); err != nil {
