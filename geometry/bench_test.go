@@ -2,10 +2,10 @@ package geometry_test
 
 import (
 	"context"
-	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"slices"
 	"testing"
 
+	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"github.com/isagi-lab/isagi/engine/generate"
 	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/geometry"

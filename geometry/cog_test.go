@@ -3,12 +3,12 @@ package geometry_test
 import (
 	"context"
 	"fmt"
-	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"math"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"github.com/isagi-lab/isagi/geometry"
 	"github.com/isagi-lab/isagi/session"
 )

@@ -3,11 +3,11 @@ package geometry
 import (
 	"context"
 	"fmt"
-	"github.com/isagi-lab/isagi/engine/backend/cpu"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/isagi-lab/isagi/engine/backend"
+	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"github.com/isagi-lab/isagi/engine/generate"
 	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/engine/tensor"

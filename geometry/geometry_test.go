@@ -3,7 +3,6 @@ package geometry_test
 import (
 	"context"
 	"errors"
-	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/geometry"
 	"github.com/isagi-lab/isagi/internal/testkit/fixtures"

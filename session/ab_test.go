@@ -2,10 +2,10 @@ package session
 
 import (
 	"context"
-	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"sort"
 	"testing"
 
+	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"github.com/isagi-lab/isagi/engine/chat"
 	"github.com/isagi-lab/isagi/engine/generate"
 	"github.com/isagi-lab/isagi/engine/gguf"

@@ -2,12 +2,12 @@ package conversation
 
 import (
 	"errors"
-	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"github.com/isagi-lab/isagi/engine/chat"
 	"github.com/isagi-lab/isagi/engine/generate"
 	"github.com/isagi-lab/isagi/engine/gguf"

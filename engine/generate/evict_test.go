@@ -3,10 +3,10 @@ package generate
 import (
 	"context"
 	"errors"
-	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"slices"
 	"testing"
 
+	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"github.com/isagi-lab/isagi/engine/kvpress"
 	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/engine/sample"

@@ -2,11 +2,11 @@ package generate
 
 import (
 	"context"
-	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"math"
 	"os"
 	"testing"
 
+	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"github.com/isagi-lab/isagi/engine/grc"
 	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/engine/tokenizer"

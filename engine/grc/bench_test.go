@@ -2,7 +2,6 @@ package grc
 
 import (
 	"fmt"
-	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"math"
 	"path/filepath"
 	"slices"
@@ -10,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"github.com/isagi-lab/isagi/engine/internal/synth"
 	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/engine/tensor"

@@ -7,13 +7,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"math"
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/isagi-lab/isagi/engine/backend"
+	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"github.com/isagi-lab/isagi/engine/model"
 )
 

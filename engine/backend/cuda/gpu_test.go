@@ -174,85 +174,19 @@ func TestGPUConformance(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			V := m.Config.Vocab
-			prompt := []int32{1}
-			for i := 1; i < 12; i++ {
-				prompt = append(prompt, int32((i*7919+13)%(V-3)+3))
-			}
-			gl, cl := make([]float32, V), make([]float32, V)
-			if err := gs.Forward(prompt, gl); err != nil {
-				t.Fatal(err)
-			}
-			if err := cs.Forward(prompt, cl); err != nil {
-				t.Fatal(err)
-			}
-			c := conformance{Model: rel, NearTieAt: -1, Tolerance: logitTolFloat}
+			tol := logitTolFloat
 			if quantised(m) {
-				c.Tolerance = logitTolQuant
+				tol = logitTolQuant
 			}
-			for i := range cl {
-				c.MaxLogit = max(c.MaxLogit, math.Abs(float64(gl[i]-cl[i])))
-				c.LogitScale = max(c.LogitScale, math.Abs(float64(cl[i])))
-			}
-			tol := c.Tolerance * max(c.LogitScale, 1)
-			c.OK = c.MaxLogit <= tol
-			const steps = 48
-			for step := 0; step < steps; step++ {
-				best, second := top2(cl)
-				if gb := argmax(gl); gb != best {
-					if float64(cl[best]-cl[second]) <= 2*tol {
-						c.NearTieAt = step
-						break
-					}
-					c.OK = false
-					t.Errorf("step %d: GPU chose %d (%g), CPU %d (%g); CPU's margin %g", step, gb, gl[gb], best, cl[best], cl[best]-cl[second])
-					break
-				}
-				c.Steps++
-				if step == steps-1 {
-					break
-				}
-				next := []int32{int32(best)}
-				if err := gs.Forward(next, gl); err != nil {
-					t.Fatal(err)
-				}
-				if err := cs.Forward(next, cl); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if c.MaxLogit > tol {
-				t.Errorf("first-step logits differ by %g (largest logit %g)", c.MaxLogit, c.LogitScale)
-			}
-			t.Logf("%d greedy steps equal, near-tie at %d, first logits max |Δ| %.3g of %.3g", c.Steps, c.NearTieAt, c.MaxLogit, c.LogitScale)
+			r := backendtest.Greedy(t, gs, cs, 48, tol)
+			c := conformance{Model: rel, Steps: r.Equal, NearTieAt: r.NearTieAt, MaxLogit: r.MaxLogit,
+				LogitScale: r.LogitScale, Tolerance: tol, OK: r.OK}
 			record(t, "conformance.jsonl", c)
 		})
 	}
 	if found == 0 {
 		t.Fatalf("no conformance models under %s", fixtureDir())
 	}
-}
-
-func argmax(v []float32) int {
-	b := 0
-	for i, x := range v {
-		if x > v[b] {
-			b = i
-		}
-	}
-	return b
-}
-
-func top2(v []float32) (int, int) {
-	a, b := 0, -1
-	for i := 1; i < len(v); i++ {
-		switch {
-		case v[i] > v[a]:
-			a, b = i, a
-		case b < 0 || v[i] > v[b]:
-			b = i
-		}
-	}
-	return a, b
 }
 
 // TestGPULeaks runs 1,000 short generations in one process, each on its own
@@ -286,7 +220,7 @@ func TestGPULeaks(t *testing.T) {
 			t.Fatal(err)
 		}
 		for range 8 {
-			if err := st.Forward([]int32{int32(argmax(logits))}, logits); err != nil {
+			if err := st.Forward([]int32{int32(backendtest.Argmax(logits))}, logits); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -338,7 +272,7 @@ func TestGPUMemcheckDecode(t *testing.T) {
 			t.Fatal(err)
 		}
 		for range 4 {
-			if err := st.Forward([]int32{int32(argmax(logits))}, logits); err != nil {
+			if err := st.Forward([]int32{int32(backendtest.Argmax(logits))}, logits); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -1,12 +1,12 @@
 package remote
 
 import (
-	"math"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/isagi-lab/isagi/engine/backend/backendtest"
 	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/engine/tensor"
@@ -123,18 +123,6 @@ func conform(t *testing.T, c *Cluster, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	V := m.Config.Vocab
-	prompt := []int32{1}
-	for i := 1; i < 12; i++ {
-		prompt = append(prompt, int32((i*7919+13)%(V-3)+3))
-	}
-	rl, cl := make([]float32, V), make([]float32, V)
-	if err := rs.Forward(prompt, rl); err != nil {
-		t.Fatal(err)
-	}
-	if err := cs.Forward(prompt, cl); err != nil {
-		t.Fatal(err)
-	}
 	tol := logitTolFloat
 	switch {
 	case quantised(m) && m.Config.Dim < 256:
@@ -142,57 +130,5 @@ func conform(t *testing.T, c *Cluster, path string) {
 	case quantised(m):
 		tol = logitTolQuant
 	}
-	var worst, scale float64
-	for i := range cl {
-		worst = max(worst, math.Abs(float64(rl[i]-cl[i])))
-		scale = max(scale, math.Abs(float64(cl[i])))
-	}
-	tol *= max(scale, 1)
-	if worst > tol || math.IsNaN(worst) {
-		t.Errorf("first-step logits differ by %g (largest logit %g)", worst, scale)
-	}
-	const steps = 32
-	equal, tie := 0, -1
-	for step := range steps {
-		best, second := top2(cl)
-		if got := argmax(rl); got != best {
-			if float64(cl[best]-cl[second]) <= 2*tol {
-				tie = step
-				break
-			}
-			t.Fatalf("step %d: the server chose %d (%g), the CPU %d (%g); the CPU's margin %g", step, got, rl[got], best, cl[best], cl[best]-cl[second])
-		}
-		equal++
-		next := []int32{int32(best)}
-		if err := rs.Forward(next, rl); err != nil {
-			t.Fatal(err)
-		}
-		if err := cs.Forward(next, cl); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Logf("%d greedy steps equal, near-tie at %d, first logits max |Δ| %.3g of %.3g", equal, tie, worst, scale)
-}
-
-func argmax(v []float32) int {
-	b := 0
-	for i, x := range v {
-		if x > v[b] {
-			b = i
-		}
-	}
-	return b
-}
-
-func top2(v []float32) (int, int) {
-	a, b := 0, -1
-	for i := 1; i < len(v); i++ {
-		switch {
-		case v[i] > v[a]:
-			a, b = i, a
-		case b < 0 || v[i] > v[b]:
-			b = i
-		}
-	}
-	return a, b
+	backendtest.Greedy(t, rs, cs, 32, tol)
 }

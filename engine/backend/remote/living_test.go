@@ -2,12 +2,13 @@ package remote
 
 import (
 	"fmt"
-	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"testing"
 
+	"github.com/isagi-lab/isagi/engine/backend/backendtest"
+	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/engine/tensor"
 )
@@ -94,8 +95,8 @@ func TestLiving(t *testing.T) {
 				if worst > logitTolFloat*max(scale, 1) || math.IsNaN(worst) {
 					t.Errorf("%s: logits differ by %g (largest %g)", what, worst, scale)
 				}
-				if argmax(rl) != argmax(cl) {
-					t.Errorf("%s: the server's best token %d, the CPU's %d", what, argmax(rl), argmax(cl))
+				if backendtest.Argmax(rl) != backendtest.Argmax(cl) {
+					t.Errorf("%s: the server's best token %d, the CPU's %d", what, backendtest.Argmax(rl), backendtest.Argmax(cl))
 				}
 			}
 			prompt := make([]int32, 250) // 4 batches of 64; decode then passes 256 attended positions
@@ -231,7 +232,7 @@ func TestConcurrentStates(t *testing.T) {
 			if err := st.Forward(next, logits); err != nil {
 				return nil, err
 			}
-			next = []int32{int32(argmax(logits))}
+			next = []int32{int32(backendtest.Argmax(logits))}
 			out = append(out, next[0])
 		}
 		return out, nil
