@@ -22,7 +22,7 @@ import (
 //
 //     go test ./geometry -run '^$' -bench DecodeGeometry -benchtime 9x
 func BenchmarkDecodeGeometry(b *testing.B) {
-	p := kjvProfileB(b)
+	p := kjvProfile(b)
 	s := openKJV(b)
 	m := s.Geometry().CalibrationSource().Model
 

@@ -9,83 +9,23 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/geometry"
 	"github.com/isagi-lab/isagi/internal/testkit/fixtures"
+	"github.com/isagi-lab/isagi/internal/testkit/kjvgeo"
 	"github.com/isagi-lab/isagi/prompts"
 	"github.com/isagi-lab/isagi/session"
 	"github.com/isagi-lab/isagi/snipe"
 )
 
-// smallSet trims the shipped prompt set so that calibration under the race
-// detector takes seconds: the pipeline is the same, only shorter.
-func smallSet(t testing.TB) *prompts.Set {
-	t.Helper()
-	set, err := prompts.Default()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range set.Zones {
-		set.Zones[i].Train = set.Zones[i].Train[:6]
-		set.Zones[i].Heldout = set.Zones[i].Heldout[:3]
-	}
-	for i := range set.Categories {
-		set.Categories[i].Train = set.Categories[i].Train[:5]
-		set.Categories[i].Heldout = set.Categories[i].Heldout[:3]
-	}
-	set.Benign.Train = set.Benign.Train[:3]
-	set.Benign.Heldout = set.Benign.Heldout[:2]
-	return set
-}
-
-func smallOptions() geometry.Options {
-	o := geometry.DefaultOptions()
-	o.MaxCoords, o.MaxForbidden, o.BenignTokens = 3, 4, 96
-	return o
-}
-
-func openKJV(t testing.TB) *session.Session {
-	t.Helper()
-	s, err := session.Open(fixtures.Path(t, "kjv/kjv-q8_0.gguf"), session.Options{Threads: 2, Ctx: 256})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
-
-var (
-	profileOnce sync.Once
-	profileVal  *geometry.Profile
-	profileErr  error
-)
-
-// kjvProfile calibrates the kjv fixture once per test binary.
-func kjvProfile(t *testing.T) *geometry.Profile { return kjvProfileB(t) }
-
-func kjvProfileB(t testing.TB) *geometry.Profile {
-	t.Helper()
-	profileOnce.Do(func() {
-		s, err := session.Open(fixtures.Path(t, "kjv/kjv-q8_0.gguf"), session.Options{Threads: 2, Ctx: 256})
-		if err != nil {
-			profileErr = err
-			return
-		}
-		defer s.Close()
-		profileVal, profileErr = geometry.Calibrate(context.Background(), s.Geometry().CalibrationSource(), smallSet(t), smallOptions(), nil)
-		if profileErr == nil {
-			profileVal.Model, profileErr = s.Probe().Ref()
-		}
-	})
-	if profileErr != nil {
-		t.Fatal(profileErr)
-	}
-	return profileVal
-}
+// The kjv fixture's geometry the tests measure (internal/testkit/kjvgeo).
+func smallSet(t testing.TB) *prompts.Set        { return kjvgeo.SmallSet(t) }
+func smallOptions() geometry.Options            { return kjvgeo.SmallOptions() }
+func openKJV(t testing.TB) *session.Session     { return kjvgeo.Open(t) }
+func kjvProfile(t testing.TB) *geometry.Profile { return kjvgeo.Profile(t) }
 
 func TestCalibrateKJV(t *testing.T) {
 	p := kjvProfile(t)

@@ -10,7 +10,7 @@ import (
 // BenchmarkMonitorToken is the live stack's cost for one token: the
 // gauges read at the probe block and two 20-coordinate projectors.
 func BenchmarkMonitorToken(b *testing.B) {
-	p := kjvProfileB(b)
+	p := kjvProfile(b)
 	mon := worstCaseMonitor(b, p)
 	x := make([]float32, p.D)
 	for i := range x {
@@ -26,7 +26,7 @@ func BenchmarkMonitorToken(b *testing.B) {
 
 // BenchmarkExplorerToken is the OGD step's cost for one token.
 func BenchmarkExplorerToken(b *testing.B) {
-	p := kjvProfileB(b)
+	p := kjvProfile(b)
 	dir, src, err := geometry.Direction(p, nil)
 	if err != nil {
 		b.Fatal(err)
@@ -51,7 +51,7 @@ func BenchmarkExplorerToken(b *testing.B) {
 // query read as a fresh user turn through the model (kjv-q8_0, a
 // 7-token prompt) and projected on the basis.
 func BenchmarkEmbedQuery(b *testing.B) {
-	p := kjvProfileB(b)
+	p := kjvProfile(b)
 	s := openKJV(b)
 	e, err := geometry.NewEmbedder(s.Geometry().CalibrationSource(), p)
 	if err != nil {
