@@ -9,6 +9,7 @@ import (
 
 	"github.com/isagi-lab/isagi/engine/chat"
 	"github.com/isagi-lab/isagi/engine/conversation"
+	"github.com/isagi-lab/isagi/internal/jsonwords"
 	"github.com/isagi-lab/isagi/miku"
 )
 
@@ -60,7 +61,7 @@ func ExportFile(w io.Writer, path, format string, all bool) error {
 	}
 	var conv savedConv
 	if err := json.Unmarshal(sec.Data, &conv); err != nil {
-		return fmt.Errorf("%s: the conversation section is damaged: %s", path, jsonProblem(err))
+		return fmt.Errorf("%s: the conversation section is damaged: %s", path, jsonwords.String(err))
 	}
 	src := exportSource{name: f.Header.Model.Name}
 	if src.name == "" {
@@ -254,7 +255,7 @@ func Summarize(path string) (FileSummary, error) {
 	}
 	var conv savedConv
 	if err := json.Unmarshal(sec.Data, &conv); err != nil {
-		return FileSummary{}, fmt.Errorf("%s: the conversation section is damaged: %s", path, jsonProblem(err))
+		return FileSummary{}, fmt.Errorf("%s: the conversation section is damaged: %s", path, jsonwords.String(err))
 	}
 	if conv.Mode == ModeCompletion.String() {
 		sum.Messages = len(conv.Parts)

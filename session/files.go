@@ -6,12 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"reflect"
 	"time"
 
 	"github.com/isagi-lab/isagi/engine/backend"
 	"github.com/isagi-lab/isagi/engine/chat"
 	"github.com/isagi-lab/isagi/engine/conversation"
+	"github.com/isagi-lab/isagi/internal/jsonwords"
 	"github.com/isagi-lab/isagi/miku"
 )
 
@@ -262,7 +262,7 @@ func (fl *Files) Load(ctx context.Context, path string, o LoadOptions) (notes []
 	}
 	var conv savedConv
 	if err := json.Unmarshal(sec.Data, &conv); err != nil {
-		return nil, fmt.Errorf("%s: the conversation section is damaged: %s", path, jsonProblem(err))
+		return nil, fmt.Errorf("%s: the conversation section is damaged: %s", path, jsonwords.String(err))
 	}
 	// The tree is read before anything changes: a damaged one refuses the
 	// file with the session as it was.
@@ -273,7 +273,7 @@ func (fl *Files) Load(ctx context.Context, path string, o LoadOptions) (notes []
 	var set Settings
 	if len(f.Header.Knobs) > 0 {
 		if err := json.Unmarshal(f.Header.Knobs, &set); err != nil {
-			return nil, fmt.Errorf("%s: knobs: %s", path, jsonProblem(err))
+			return nil, fmt.Errorf("%s: knobs: %s", path, jsonwords.String(err))
 		}
 		if err := s.checkLoaded(set); err != nil {
 			return nil, fmt.Errorf("%s: knobs: %w", path, err)
@@ -320,7 +320,7 @@ func loadTree(f *miku.File, conv savedConv) (*Tree, []string, error) {
 	}
 	var st savedTree
 	if err := json.Unmarshal(sec.Data, &st); err != nil {
-		return nil, nil, fmt.Errorf("the conversation tree section is damaged: %s", jsonProblem(err))
+		return nil, nil, fmt.Errorf("the conversation tree section is damaged: %s", jsonwords.String(err))
 	}
 	t, err := treeFrom(st)
 	if err != nil {
@@ -333,36 +333,4 @@ func loadTree(f *miku.File, conv savedConv) (*Tree, []string, error) {
 // which must not exist yet, and carries no sections of the old one.
 func (fl *Files) restart(file string) {
 	fl.file, fl.created, fl.stamp, fl.carry = file, time.Time{}, miku.Stamp{}, nil
-}
-
-// jsonProblem says what is wrong with a JSON value in the file's words,
-// not the decoder's (which names Go types and struct fields).
-func jsonProblem(err error) string {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		want := "a number"
-		switch te.Type.Kind() {
-		case reflect.String:
-			want = "a string"
-		case reflect.Bool:
-			want = "true or false"
-		case reflect.Struct, reflect.Map:
-			want = "an object"
-		case reflect.Slice, reflect.Array:
-			want = "a list"
-		}
-		got := map[string]string{"number": "a number", "string": "a string", "object": "an object", "array": "a list", "bool": "true or false"}[te.Value]
-		if got == "" {
-			got = te.Value
-		}
-		if te.Field == "" {
-			return fmt.Sprintf("%s where %s was expected", got, want)
-		}
-		return fmt.Sprintf("%s holds %s where %s was expected", te.Field, got, want)
-	}
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return fmt.Sprintf("not valid JSON at byte %d", se.Offset)
-	}
-	return err.Error()
 }

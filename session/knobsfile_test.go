@@ -26,7 +26,7 @@ func TestLoadedKnobsChecked(t *testing.T) {
 		{`"max_tokens":12`, `"max_tokens":12,"draft_n":99`, "draft_n 99: want auto or 1…"},
 		{`"max_tokens":12`, `"max_tokens":12,"rank":100000`, "rank 100000: want off or 1…"},
 		{`"max_tokens":12`, `"max_tokens":12,"ogd_alpha":3`, "ogd_alpha 3: want off or 0…0.5"},
-		{`"temperature":0`, `"temperature":"hot"`, "temperature holds a string where a number was expected"},
+		{`"temperature":0`, `"temperature":"hot"`, `the JSON field "temperature" holds text where a number belongs`},
 	} {
 		f, err := miku.Read(good)
 		if err != nil {
@@ -67,8 +67,8 @@ func TestDamagedSectionsSaidPlainly(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct{ section, data, want string }{
-		{"conversation.tree", `{"nodes":5}`, "the conversation tree section is damaged: nodes holds a number where a list was expected"},
-		{"conversation", `{"mode":7}`, "the conversation section is damaged: mode holds a number where a string was expected"},
+		{"conversation.tree", `{"nodes":5}`, `the conversation tree section is damaged: the JSON field "nodes" holds a number where a list belongs`},
+		{"conversation", `{"mode":7}`, `the conversation section is damaged: the JSON field "mode" holds a number where text belongs`},
 		{"conversation", `{"mode":`, "the conversation section is damaged: not valid JSON"},
 	} {
 		f, err := miku.Read(good)

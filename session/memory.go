@@ -14,6 +14,7 @@ import (
 	"github.com/isagi-lab/isagi/cog"
 	"github.com/isagi-lab/isagi/engine/conversation"
 	"github.com/isagi-lab/isagi/geometry"
+	"github.com/isagi-lab/isagi/internal/jsonwords"
 	"github.com/isagi-lab/isagi/miku"
 	"gonum.org/v1/gonum/mat"
 )
@@ -434,7 +435,7 @@ func (mem *Memory) loadServed(f *miku.File) (notes []string) {
 	}
 	var sf servedFile
 	if err := json.Unmarshal(sec.Data, &sf); err != nil {
-		return []string{fmt.Sprintf("the record of which answers came from memory could not be read (%s): the conversation is intact", jsonProblem(err))}
+		return []string{fmt.Sprintf("the record of which answers came from memory could not be read (%s): the conversation is intact", jsonwords.String(err))}
 	}
 	mem.served = sf.Served
 	return nil

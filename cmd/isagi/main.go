@@ -9,18 +9,17 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 
 	"github.com/isagi-lab/isagi/internal/cli"
 	"github.com/isagi-lab/isagi/internal/cli/base"
+	"github.com/isagi-lab/isagi/internal/jsonwords"
 )
 
 // version is stamped by the build (-ldflags "-X main.version=…").
@@ -59,74 +58,12 @@ func userMessage(err error) string {
 	}
 	// Only a package name that opens the message or one of its wrapped
 	// parts is Go's: "x.miku: …" is a file name.
-	msg := jsonWords(err, err.Error())
+	msg := jsonwords.Rewrite(err, err.Error())
 	for _, pkg := range []string{"miku: ", "session: ", "model: ", "gguf: ", "chat: ", "geometry: ", "kveval: ", "json: "} {
 		msg = strings.ReplaceAll(msg, ": "+pkg, ": ")
 		msg = strings.TrimPrefix(msg, pkg)
 	}
 	return msg
-}
-
-// jsonWords rewrites in msg what encoding/json says of a value of the
-// wrong kind in a file ("json: cannot unmarshal number into Go struct
-// field Case.context of type string") as the file's reader sees it: the
-// field, what it holds and what belongs there, without Go's type names.
-func jsonWords(err error, msg string) string {
-	var te *json.UnmarshalTypeError
-	if !errors.As(err, &te) {
-		return msg
-	}
-	got := jsonKind(te.Value)
-	want := "another kind of value"
-	if te.Type != nil {
-		want = goKind(te.Type)
-	}
-	words := fmt.Sprintf("the JSON holds %s where %s belongs", got, want)
-	if te.Field != "" {
-		words = fmt.Sprintf("the JSON field %q holds %s where %s belongs", te.Field, got, want)
-	}
-	return strings.Replace(msg, te.Error(), words, 1)
-}
-
-// jsonKind is a JSON value's kind as encoding/json names it ("number",
-// "number 1e999", "string", "array", "object", "bool"), in words.
-func jsonKind(v string) string {
-	switch first, _, _ := strings.Cut(v, " "); first {
-	case "number":
-		return "a number"
-	case "string":
-		return "text"
-	case "array":
-		return "a list"
-	case "object":
-		return "an object"
-	case "bool":
-		return "true or false"
-	}
-	return v
-}
-
-// goKind is what a Go type takes in JSON, in words.
-func goKind(t reflect.Type) string {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	switch t.Kind() {
-	case reflect.String:
-		return "text"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return "a whole number"
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.Slice, reflect.Array:
-		return "a list"
-	case reflect.Map, reflect.Struct:
-		return "an object"
-	}
-	return "another kind of value"
 }
 
 func exists(path string) bool {

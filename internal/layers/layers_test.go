@@ -42,6 +42,9 @@ var order = []layer{
 		// What the features are measured and fed with: the calibration
 		// prompts, and `isagi eval kv`'s tasks and measurement.
 		"prompts", "internal/kvtask", "internal/kveval",
+		// Files' JSON errors in their readers' words, for the session's
+		// files and the commands' inputs alike.
+		"internal/jsonwords",
 		// Where models come from and where isagi keeps its files.
 		"hub", "store",
 		// The demo models, and the root package that embeds the one
