@@ -165,6 +165,9 @@ func Lock(ctx context.Context, path string) (*FileLock, error) {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
 			dir := filepath.Dir(path)
+			if _, serr := os.Stat(dir); errors.Is(serr, fs.ErrNotExist) {
+				return nil, fmt.Errorf("miku: cannot save %s: the folder %s does not exist", path, dir)
+			}
 			return nil, fmt.Errorf("miku: cannot save %s: the folder %s does not take new files (%w)", path, dir, pe.Err)
 		}
 		return nil, fmt.Errorf("miku: cannot lock %s: %w", path, err)

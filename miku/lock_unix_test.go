@@ -260,4 +260,9 @@ func TestLockUnwritableFolder(t *testing.T) {
 	if strings.Contains(msg, ".lock") || !strings.Contains(msg, "the folder /proc does not take new files") {
 		t.Errorf("got %q, want the folder named and no lock file", msg)
 	}
+	// A folder that is not there is said to be missing.
+	missing := filepath.Join(t.TempDir(), "gone", "foo.miku")
+	if _, err := Lock(context.Background(), missing); err == nil || !strings.Contains(err.Error(), "the folder "+filepath.Dir(missing)+" does not exist") {
+		t.Errorf("Lock in a missing folder: %v", err)
+	}
 }
