@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -105,5 +104,5 @@ func packageDir() string {
 		}
 		d = up
 	}
-	return strings.TrimPrefix(filepath.Base(wd), string(filepath.Separator))
+	return filepath.Base(wd)
 }
