@@ -70,6 +70,32 @@ type Rope struct {
 	// PosScale multiplies every angle, 0 meaning 1: linear RoPE scaling
 	// (1/rope.scaling.factor; gemma3's global layers).
 	PosScale float32
+	// YaRN, when non-nil, stretches the rotation by YaRN (ggml's
+	// rope_yarn): PosScale is then the interpolation's freq_scale
+	// (1/factor), and each pair's angle mixes the interpolated and the
+	// original one by a ramp over the correction dimensions.
+	YaRN *YaRN
+}
+
+// YaRN is the YaRN extension of a Rope, as llama.cpp applies it
+// (ggml_rope_ext with ext_factor, attn_factor, beta_fast, beta_slow and
+// n_ctx_orig; the correction dimensions from ggml_rope_yarn_corr_dims):
+//
+//	corr = [max(0, ⌊d(BetaFast)⌋), min(Dim−1, ⌈d(BetaSlow)⌉)],
+//	       d(β) = Dim·ln(OrigCtx/(β·2π)) / (2·ln Base)
+//	θ_e  = p·Base^(−2i/Dim)/freq_i            (the extrapolated angle)
+//	θ_i  = PosScale·θ_e                       (the interpolated angle)
+//	mix  = ExtFactor·(1 − clamp((i − corr₀)/max(0.001, corr₁ − corr₀), 0, 1))
+//	θ    = θ_i·(1 − mix) + θ_e·mix
+//	m    = AttnFactor·(1 + 0.1·ln(1/PosScale)) when ExtFactor ≠ 0, else AttnFactor
+//	cos, sin = m·cos θ, m·sin θ
+//
+// with i the pair's index (0…Dim/2−1). Rope.Scale is not applied on top:
+// AttnFactor is the whole magnitude factor.
+type YaRN struct {
+	ExtFactor, AttnFactor float32
+	BetaFast, BetaSlow    float32
+	OrigCtx               int
 }
 
 // Attention describes a model's attention heads, and how its KV cache
@@ -163,6 +189,12 @@ type AttendOptions struct {
 	// Window, when positive, limits a query at position p to the keys at
 	// p−Window+1…p (sliding-window layers); 0 sees every position.
 	Window int
+	// Sinks, when non-nil, holds one logit per query head (Heads values)
+	// that joins each of that head's softmaxes as a column with no value:
+	// p_j = e^{s_j}/(e^{sink} + Σ_k e^{s_k}) (gpt-oss's attention sinks,
+	// ggml_soft_max_add_sinks). The output is Σ_j p_j·v_j, so the sink
+	// only takes probability away.
+	Sinks Vector
 }
 
 // Backend runs the forward pass's operations. A Backend is used by one
@@ -376,4 +408,100 @@ type HeadProjector interface {
 // last device when the embedding is on another).
 type Placer interface {
 	Place(layer, layers int) (device int)
+}
+
+// Experts is optionally implemented by a backend that runs
+// mixture-of-experts feed-forward blocks. engine/model writes the block as
+// llama.cpp's build_moe_ffn does, one call a step:
+//
+//	logits = Wr·h (+ br)                       Linear, AddBias
+//	route  = Route(logits)                     the k experts of each row and their weights
+//	g, u   = W_gate[e]·h, W_up[e]·h (+ bias)   ExpertLinears, one row per (row, chosen expert)
+//	g      = act(g, u)                         SwiGLU, GeGLU or SwiGLUOAI over n·k rows
+//	y      = W_down[e]·g (+ bias)              ExpertLinears (PerSlot input)
+//	out    = Σ_j w_j·y_j                       Combine
+//
+// A backend without it cannot run an MoE model; engine/model refuses one
+// there in a sentence. The chosen experts stay where the backend computed
+// them (a device reads them from its own memory); ReadRoute copies them to
+// the host for the expert map.
+type Experts interface {
+	// ExpertMatrix binds a stack of matrices, one per expert, all of one
+	// type and shape, as one Matrix the expert products index (its Shape
+	// is one expert's). The matrices' bytes stay valid for the backend's
+	// lifetime, as for Matrix. An expert's biases are bound as an F32
+	// stack of 1×width matrices.
+	ExpertMatrix(ms []*tensor.Matrix) (Matrix, error)
+	// AllocRoute allocates the routing of up to rows rows of k chosen
+	// experts each.
+	AllocRoute(rows, k int) (Route, error)
+	// Route chooses each of n rows' experts from its router logits (one
+	// per expert; logits may be modified) as o says, writing their ids and
+	// weights into r.
+	Route(r Route, logits Buffer, n int, o RouteOptions)
+	// ExpertLinears runs, for each of n rows i and each of its k chosen
+	// experts e_ij (j in 0…k−1), every op: row i·k+j of op.Dst = W[e_ij]·x
+	// (+ Bias[e_ij]). x's row is i, or i·k+j when perSlot (the down
+	// products read the activations of each (row, expert) pair). A backend
+	// may group the rows by expert so that each expert's weights are read
+	// once per call.
+	ExpertLinears(r Route, x Buffer, n int, perSlot bool, ops ...ExpertOp)
+	// Combine writes dst row i = Σ_j w_ij · y row i·k+j for n rows.
+	Combine(dst, y Buffer, r Route, n int)
+	// SwiGLUOAI writes gpt-oss's clamped SwiGLU into g for n rows
+	// (ggml_swiglu_oai): with x = min(g, limit) and y = clamp(u, −limit,
+	// limit), g ← x·σ(alpha·x)·(y + 1).
+	SwiGLUOAI(g, u Buffer, n int, alpha, limit float32)
+	// ReadRoute copies the first n rows' chosen expert ids and weights
+	// (n·k of each, row-major) to the host.
+	ReadRoute(r Route, n int, ids []int32, weights []float32)
+}
+
+// Route is the experts a backend chose for a batch's rows and their
+// weights (Experts.AllocRoute).
+type Route interface {
+	// K is the experts chosen per row.
+	K() int
+}
+
+// ExpertOp is one product of an ExpertLinears group: Dst = W[e]·x + Bias[e].
+type ExpertOp struct {
+	Dst  Buffer
+	W    Matrix // from ExpertMatrix
+	Bias Matrix // from ExpertMatrix over F32 1×width matrices, or nil
+}
+
+// Gating is how a router's logits become the chosen experts and their
+// weights (llama.cpp's llama_expert_gating_func_type).
+type Gating uint8
+
+const (
+	// GateSoftmax: p = softmax(logits) over every expert; the k largest
+	// p are chosen and weigh with their p (Mixtral, Qwen3-MoE).
+	GateSoftmax Gating = iota
+	// GateSoftmaxWeight: the k largest logits are chosen, and their
+	// weights are the softmax over those k alone (gpt-oss).
+	GateSoftmaxWeight
+	// GateSigmoid: p = σ(logits) per expert (DeepSeek V3, GLM-4.5).
+	GateSigmoid
+)
+
+// RouteOptions say how Route chooses.
+type RouteOptions struct {
+	Gating Gating
+	// K is the experts chosen per row (expert_used_count).
+	K int
+	// SelectBias, when non-nil, is added to p for the choice only, not
+	// to the weights (DeepSeek's exp_probs_b).
+	SelectBias Vector
+	// Mask, when non-nil, is added to the logits first: 0 for an expert
+	// that may be chosen, −Inf for one switched off, so that the others
+	// share the weight (a softmax renormalises over them).
+	Mask Vector
+	// Norm divides the chosen weights by their sum (at least 6.1035e-5,
+	// the smallest normal f16, as llama.cpp clamps it).
+	Norm bool
+	// Scale multiplies the weights after; 0 means 1
+	// (expert_weights_scale).
+	Scale float32
 }

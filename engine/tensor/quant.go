@@ -9,7 +9,8 @@ import (
 // the stored element types. The per-type codecs live in quant_float.go (F32,
 // F16, BF16), quant_q.go (Q4_0, Q8_0) and quant_k.go (Q4_K, Q5_K, Q6_K).
 // quant_legacy.go has Q4_1, Q5_0, Q5_1 and IQ4_NL (whose encoder is absent).
-// quant_k23.go has Q2_K and Q3_K, quant_iq4xs.go IQ4_XS (decoders only).
+// quant_k23.go has Q2_K and Q3_K, quant_iq4xs.go IQ4_XS (decoders only),
+// quant_mxfp4.go MXFP4.
 //
 // Every unexported dequantiser has the signature func(dst []float32, src
 // []byte): it decodes len(dst)/BlockLen whole blocks from the front of src and
@@ -52,6 +53,8 @@ func dequantFunc(t Type) func(dst []float32, src []byte) {
 		return dequantQ3K
 	case IQ4_XS:
 		return dequantIQ4XS
+	case MXFP4:
+		return dequantMXFP4
 	}
 	return nil
 }
@@ -81,6 +84,8 @@ func quantFunc(t Type) func(dst []byte, src []float32) error {
 		return quantQ5K
 	case Q6_K:
 		return quantQ6K
+	case MXFP4:
+		return quantMXFP4
 	}
 	return nil
 }
