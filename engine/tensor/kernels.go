@@ -116,6 +116,7 @@ type Kernels struct {
 	abuf    actBuf
 	mv      mvTask
 	mm      mmTask
+	each    eachTask // MatVecsEach's, its op lists reused
 	qt      quantTask
 	owned   bool
 	// A batch whose last group has three tokens runs it padded to four
@@ -277,7 +278,14 @@ type mvTask struct {
 
 func (t *mvTask) Run(lo, hi int) {
 	for i := range t.n {
-		op := &t.ops[i]
+		t.ops[i].run(lo, hi, t.x, t.a)
+	}
+}
+
+// run computes the op's rows that fall in the global rows lo…hi−1 of its
+// task, on input x (quantised as a).
+func (op *mvOp) run(lo, hi int, x []float32, a act) {
+	{
 		r0, r1 := max(lo, op.start)-op.start, min(hi, op.start+op.w.Rows)-op.start
 		if op.prows != nil && r0 < r1 {
 			// The packed kernel runs whole groups: a range runs the
@@ -287,13 +295,13 @@ func (t *mvTask) Run(lo, hi int) {
 			g0, g1 := (r0+packRows-1)/packRows, (min(r1, pr)+packRows-1)/packRows
 			if g0 < g1 {
 				gb := op.w.packedGroup
-				op.prows(op.w.packed[g0*gb:g1*gb], t.a, op.dst[g0*packRows:g1*packRows])
+				op.prows(op.w.packed[g0*gb:g1*gb], a, op.dst[g0*packRows:g1*packRows])
 			}
 			r0 = max(r0, pr)
 		}
 		if r0 < r1 {
 			rb := op.w.rowBytes
-			op.rows(op.w.Data[r0*rb:r1*rb], t.x, t.a, op.dst[r0:r1])
+			op.rows(op.w.Data[r0*rb:r1*rb], x, a, op.dst[r0:r1])
 		}
 	}
 }

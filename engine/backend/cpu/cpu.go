@@ -31,6 +31,7 @@ type Backend struct {
 	// row, and a dequantised basis row when the basis is not F32.
 	coef, row []float32
 	hproj     headProjTask
+	ex        experts // the expert operations' scratch (experts.go)
 }
 
 // batchSize is the most rows an operation takes: the model's own prefill
