@@ -50,6 +50,12 @@ type arch struct {
 	// experts, and moeAct their activation.
 	route  routeSpec
 	moeAct moeAct
+	// sinks: every layer has per-head attention sinks (attn_sinks) and
+	// an attention output bias (gpt-oss).
+	sinks bool
+	// ffnNorm names the norm before the feed-forward block, when it is not
+	// ffn_norm (gpt-oss: post_attention_norm).
+	ffnNorm string
 }
 
 // routeSpec is an architecture's expert choice as llama.cpp's
@@ -93,6 +99,13 @@ func lookupArch(name string) (arch, bool) {
 		return arch{block: llamaBlock, ropeNeox: true, qkNorm: true}, true
 	case "qwen3moe":
 		return arch{block: llamaBlock, ropeNeox: true, qkNorm: true, moe: true, ffnPerUsed: true, route: routeSpec{backend.GateSoftmax, true}}, true
+	case "gpt-oss":
+		// Attention sinks, biases everywhere, a sliding window on the even
+		// layers (llama.cpp's set_swa_pattern(2)), YaRN RoPE, and 32 or
+		// 128 experts of which 4 run, weighed by a softmax over the four
+		// chosen logits, through a clamped SwiGLU.
+		return arch{block: llamaBlock, ropeNeox: true, moe: true, swaPeriod: 2, sinks: true, ffnNorm: "post_attention_norm",
+			route: routeSpec{backend.GateSoftmaxWeight, false}, moeAct: actSwiGLUOAI}, true
 	case "gemma2":
 		return arch{block: gemmaBlock, ropeNeox: true, postNorms: true, gemma: true, swaPeriod: 2, queryScale: gemma2Scale}, true
 	case "gemma3":
@@ -108,7 +121,7 @@ func lookupArch(name string) (arch, bool) {
 
 // Architectures lists the general.architecture values this engine runs.
 func Architectures() []string {
-	return []string{"llama", "qwen2", "qwen3", "qwen3moe", "gemma2", "gemma3", "phi3"}
+	return []string{"llama", "qwen2", "qwen3", "qwen3moe", "gpt-oss", "gemma2", "gemma3", "phi3"}
 }
 
 // SupportsArchitecture reports whether name is one of Architectures.

@@ -131,6 +131,7 @@ func (m *Model) bindOn(b backend.Backend) (*bound, error) {
 			attnNorm: vec(L.attnNorm), ffnNorm: vec(L.ffnNorm),
 			bq: vec(L.bq), bk: vec(L.bk), bv: vec(L.bv), qNorm: vec(L.qNorm), kNorm: vec(L.kNorm),
 			postAttnNorm: vec(L.postAttnNorm), postFFNNorm: vec(L.postFFNNorm),
+			bo: vec(L.bo), sinks: vec(L.sinks),
 		}
 		if L.moe != nil {
 			w.w.blocks[l].moe = bindMoE(b, L.moe, mat, vec, stack)

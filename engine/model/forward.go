@@ -88,6 +88,7 @@ type blockWeights struct {
 	qNorm, kNorm              backend.Vector
 	postAttnNorm, postFFNNorm backend.Vector
 	moe                       *boundMoE // the mixture of experts, or nil (dense)
+	bo, sinks                 backend.Vector
 }
 
 // layerRun is how one layer rotates and attends.
@@ -186,6 +187,11 @@ func (m *Model) NewStateWith(ctx int, b backend.Backend, o StateOptions) (*State
 	}
 	s.w = s.dense.w
 	s.lin = slices.Clone(s.dense.lin)
+	for l := range s.lay {
+		// The sinks are weights, bound per domain; the rest of a layer's
+		// attention options come from the configuration.
+		s.lay[l].attend.Sinks = s.w.blocks[l].sinks
+	}
 	B := s.batch
 	for _, a := range []struct {
 		dst   *backend.Buffer

@@ -1,15 +1,16 @@
 package model
 
 // llamaBlock is one layer of the llama family (llama, qwen2, qwen3,
-// qwen3moe):
+// qwen3moe, gpt-oss):
 //
 //	h = RMSNorm(x)
 //	q, k, v = Wq·h (+bq), Wk·h (+bk), Wv·h (+bv)      biases: qwen2
 //	q, k = RMSNorm per head (q), (k)                   qwen3
 //	q, k = RoPE(q), RoPE(k); cache k, v
 //	(a KV projection: q, k, v in its rank-r basis, then back; kvproj.go)
-//	x += Wo · attention(q, K, V)
-//	h = RMSNorm(x)
+//	x += Wo · attention(q, K, V) (+ bo)                gpt-oss: a sink logit
+//	                                                   per head, bias bo
+//	h = RMSNorm(x)                                     gpt-oss: post_attention_norm
 //	x += Wdown · (silu(Wgate·h) ⊙ Wup·h)               or a mixture of experts
 //	                                                   (qwen3moe, Mixtral; moe.go)
 func llamaBlock(s *State, l, n, pos0 int) {
@@ -42,6 +43,9 @@ func llamaBlock(s *State, l, n, pos0 int) {
 	b.Attend(att, q, s.kv, l, s.n, n, o)
 	s.kvOut(l, n)
 	s.linear(&L.o, s.att, n, s.xb)
+	if W.bo != nil {
+		b.AddBias(s.xb, W.bo, n)
+	}
 	b.Add(s.x, s.xb, n)
 
 	b.RMSNorm(s.xb, s.x, W.ffnNorm, n, c.Eps)

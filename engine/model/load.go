@@ -28,6 +28,9 @@ type layer struct {
 	// moe is the mixture-of-experts block that replaces gate, up and
 	// down (nil for a dense layer).
 	moe *moeWeights
+	// bo is the attention output's bias and sinks the per-head attention
+	// sink logits (gpt-oss), nil where absent.
+	bo, sinks []float32
 }
 
 // Model is a loaded model: its config and weights. It is read-only once
@@ -134,7 +137,15 @@ func Load(f *gguf.File) (*Model, error) {
 			b.kNorm = l.vector(p+"attn_k_norm.weight", cfg.HeadDim)
 		}
 		b.wo = l.matrix(p+"attn_output.weight", cfg.Dim, qd)
-		b.ffnNorm = l.vector(p+"ffn_norm.weight", cfg.Dim)
+		b.bo = l.optVector(p+"attn_output.bias", cfg.Dim)
+		if spec.sinks {
+			b.sinks = l.vector(p+"attn_sinks.weight", cfg.Heads)
+		}
+		ffnNorm := "ffn_norm"
+		if spec.ffnNorm != "" {
+			ffnNorm = spec.ffnNorm
+		}
+		b.ffnNorm = l.vector(p+ffnNorm+".weight", cfg.Dim)
 		switch {
 		case cfg.MoELayer(i):
 			b.moe = l.loadMoE(&cfg, p)

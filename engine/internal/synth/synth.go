@@ -23,8 +23,8 @@ type Shape struct {
 	// that many experts of ExpertFFN hidden units, ExpertsUsed of them run
 	// per token; FFN is then unused.
 	Experts, ExpertsUsed, ExpertFFN int
-	// Arch is general.architecture: "llama" when empty; "qwen3moe" adds
-	// its per-head Q/K norms.
+	// Arch is general.architecture: "llama" when empty; "qwen3" and
+	// "qwen3moe" add their per-head Q/K norms.
 	Arch string
 }
 
@@ -105,8 +105,8 @@ func WriteWith(path string, s Shape, typ tensor.Type, o Options) error {
 		return fmt.Errorf("synth: shape %+v has no whole head width", s)
 	}
 	a := s.arch()
-	if a != "llama" && a != "qwen3moe" {
-		return fmt.Errorf("synth: architecture %q (llama or qwen3moe)", a)
+	if a != "llama" && a != "qwen3" && a != "qwen3moe" {
+		return fmt.Errorf("synth: architecture %q (llama, qwen3 or qwen3moe)", a)
 	}
 	var w gguf.Writer
 	var err error
@@ -221,7 +221,7 @@ func WriteWith(path string, s Shape, typ tensor.Type, o Options) error {
 		add(p+"attn_q.weight", typ, d, qd)
 		add(p+"attn_k.weight", typ, d, kvd)
 		add(p+"attn_v.weight", typ, d, kvd)
-		if a == "qwen3moe" {
+		if a == "qwen3" || a == "qwen3moe" {
 			add(p+"attn_q_norm.weight", tensor.F32, hd)
 			add(p+"attn_k_norm.weight", tensor.F32, hd)
 		}
