@@ -19,7 +19,9 @@ package model
 import (
 	"errors"
 	"fmt"
+	"math"
 
+	"github.com/isagi-lab/isagi/engine/backend"
 	"github.com/isagi-lab/isagi/engine/gguf"
 )
 
@@ -73,7 +75,8 @@ type Config struct {
 	// 1 when absent).
 	RopeScale float32
 	// RopePosScale multiplies the positions the angles are taken at:
-	// linear RoPE scaling, 1/rope.scaling.factor (1 when absent).
+	// linear RoPE scaling, 1/rope.scaling.factor (1 when absent, and
+	// when rope.scaling.type is none, as llama.cpp never scales then).
 	RopePosScale float32
 
 	// Experts is expert_count: the experts of each mixture-of-experts
@@ -92,6 +95,26 @@ type Config struct {
 	// ExpertWeightsScale multiplies the chosen experts' weights
 	// (expert_weights_scale); 0 when absent, which means 1.
 	ExpertWeightsScale float32
+	// RopeYaRN, when non-nil, is the model's YaRN (rope.scaling.type
+	// yarn), which every layer's RoPE carries, RopePosScale being its
+	// frequency scale. Its fields are what llama.cpp passes ggml's
+	// rope_ext (llama-context.cpp): ExtFactor rope.scaling.yarn_ext_factor
+	// (1 when absent or negative), BetaFast and BetaSlow
+	// rope.scaling.yarn_beta_fast and _slow (32 and 1), OrigCtx
+	// RopeOrigCtx, and AttnFactor, with f = 1/RopePosScale and
+	// get_mscale(f, m) = 1 + 0.1·m·ln f (1 for f ≤ 1):
+	//
+	//	get_mscale(f, 1) / get_mscale(f, L) / (1 + 0.1·ln f) · RopeScale
+	//
+	// where L is rope.scaling.yarn_log_multiplier (the middle factor
+	// absent when L is 0 or missing). rope_yarn multiplies the magnitude
+	// by 1 + 0.1·ln f again, which the division cancels: the rotation's
+	// magnitude is get_mscale(f, 1)/get_mscale(f, L)·RopeScale. With
+	// ExtFactor 0, AttnFactor is rope.scaling.yarn_attn_factor (1)
+	// times RopeScale. llama.cpp reads the yarn_* keys only for the
+	// architectures that use them (grok, mistral3, deepseek2); converters
+	// write them only when the model's configuration names them.
+	RopeYaRN *backend.YaRN
 }
 
 // IsMoE reports whether the model's feed-forward blocks are mixtures of
@@ -239,35 +262,11 @@ func readConfig(f *gguf.File) (Config, error) {
 			return Config{}, err
 		}
 	}
-	c.RopePosScale = 1
-	if _, ok := f.Lookup(key("rope.scaling.factor")); ok {
-		if t, _ := f.String(key("rope.scaling.type")); t != "" && t != "linear" && t != "none" {
-			return Config{}, fmt.Errorf("model: %s: RoPE scaling %q is not supported (linear is)", f.Path, t)
-		}
-		v, err := f.Float32(key("rope.scaling.factor"))
-		if err != nil {
-			return Config{}, err
-		}
-		if !(v >= 0 && v < 1e4) {
-			return Config{}, fmt.Errorf("model: %s: rope.scaling.factor %g is out of range", f.Path, v)
-		}
-		if v > 0 {
-			c.RopePosScale = 1 / v
-		}
+	if err := readRopeScaling(f, &c, key); err != nil {
+		return Config{}, err
 	}
 	if err := readExperts(f, &c, spec, key); err != nil {
 		return Config{}, err
-	}
-	c.RopeScale = 1
-	if _, ok := f.Lookup(key("rope.scaling.attn_factor")); ok {
-		v, err := f.Float32(key("rope.scaling.attn_factor"))
-		if err != nil {
-			return Config{}, err
-		}
-		if !(v > 0 && v < 100) {
-			return Config{}, fmt.Errorf("model: %s: rope.scaling.attn_factor %g is out of range", f.Path, v)
-		}
-		c.RopeScale = v
 	}
 	return c, nil
 }
@@ -333,5 +332,107 @@ func readExperts(f *gguf.File, c *Config, spec arch, key func(string) string) er
 	if shared > 0 {
 		return fmt.Errorf("model: %s: shared experts (%s = %d) are not supported yet", f.Path, key("expert_shared_count"), shared)
 	}
+	return nil
+}
+
+// readRopeScaling reads the RoPE scaling keys into c (its RopeOrigCtx
+// already read): linear scaling's factor, the magnitude, and YaRN's
+// parameters as llama.cpp's llama_context computes them from the keys.
+func readRopeScaling(f *gguf.File, c *Config, key func(string) string) error {
+	// opt reads an optional float key, def when absent; ok says whether a
+	// value is in range, and want how, in the error.
+	opt := func(k string, def float32, ok func(float32) bool, want string) (float32, error) {
+		if _, present := f.Lookup(key(k)); !present {
+			return def, nil
+		}
+		v, err := f.Float32(key(k))
+		if err != nil {
+			return 0, err
+		}
+		if !ok(v) {
+			return 0, fmt.Errorf("model: %s: %s = %g is out of range: it must be %s", f.Path, key(k), v, want)
+		}
+		return v, nil
+	}
+	scaling := "linear" // llama.cpp's default
+	if _, ok := f.Lookup(key("rope.scaling.type")); ok {
+		t, err := f.String(key("rope.scaling.type"))
+		if err != nil {
+			return err
+		}
+		if t != "" {
+			scaling = t
+		}
+	}
+	c.RopePosScale = 1
+	if _, ok := f.Lookup(key("rope.scaling.factor")); ok {
+		if scaling != "linear" && scaling != "none" && scaling != "yarn" {
+			return fmt.Errorf("model: %s: RoPE scaling %q is not supported (linear and yarn are)", f.Path, scaling)
+		}
+		v, err := opt("rope.scaling.factor", 0, func(v float32) bool { return v >= 0 && v < 1e4 }, "at least 0 and below 10000")
+		if err != nil {
+			return err
+		}
+		if scaling == "yarn" && v > 0 && v < 1 {
+			// rope_yarn's magnitude 1 + 0.1·ln f turns negative below
+			// e^−10, and YaRN is a stretch: f < 1 has no use.
+			return fmt.Errorf("model: %s: %s = %g is below 1, which YaRN cannot use", f.Path, key("rope.scaling.factor"), v)
+		}
+		if v > 0 && scaling != "none" {
+			c.RopePosScale = 1 / v
+		}
+	}
+	var err error
+	if c.RopeScale, err = opt("rope.scaling.attn_factor", 1, func(v float32) bool { return v > 0 && v < 100 }, "positive and below 100"); err != nil {
+		return err
+	}
+	if scaling != "yarn" {
+		return nil
+	}
+	y := &backend.YaRN{OrigCtx: c.RopeOrigCtx}
+	positive := func(v float32) bool { return v > 0 && v < 1e4 }
+	const positiveRange = "positive and below 10000"
+	for _, r := range []struct {
+		k   string
+		dst *float32
+		def float32
+		ok  func(float32) bool
+		rng string
+	}{
+		// A negative ext_factor is llama.cpp's "not set".
+		{"rope.scaling.yarn_ext_factor", &y.ExtFactor, -1, func(v float32) bool { return v <= 1 && v > -1e4 }, "at most 1 (negative: unset)"},
+		{"rope.scaling.yarn_attn_factor", &y.AttnFactor, 1, positive, positiveRange},
+		{"rope.scaling.yarn_beta_fast", &y.BetaFast, 32, positive, positiveRange},
+		{"rope.scaling.yarn_beta_slow", &y.BetaSlow, 1, positive, positiveRange},
+	} {
+		if *r.dst, err = opt(r.k, r.def, r.ok, r.rng); err != nil {
+			return err
+		}
+	}
+	logMul, err := opt("rope.scaling.yarn_log_multiplier", 0, func(v float32) bool { return v >= 0 && v < 100 }, "at least 0 and below 100")
+	if err != nil {
+		return err
+	}
+	if y.ExtFactor < 0 {
+		y.ExtFactor = 1
+	}
+	if y.ExtFactor != 0 {
+		// llama-context.cpp, in float32 as there: the magnitude YaRN wants,
+		// divided by the 1 + 0.1·ln f that ggml's rope_yarn multiplies in.
+		factor := 1 / c.RopePosScale
+		mscale := func(scale, m float32) float32 {
+			if scale <= 1 {
+				return 1
+			}
+			return 0.1*m*float32(math.Log(float64(scale))) + 1
+		}
+		y.AttnFactor = mscale(factor, 1)
+		if logMul != 0 {
+			y.AttnFactor = mscale(factor, 1) / mscale(factor, logMul)
+		}
+		y.AttnFactor *= 1 / (1 + 0.1*float32(math.Log(float64(factor))))
+	}
+	y.AttnFactor *= c.RopeScale
+	c.RopeYaRN = y
 	return nil
 }

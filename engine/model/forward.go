@@ -116,7 +116,10 @@ func (m *Model) layerRuns(ctx int) []layerRun {
 	runs := make([]layerRun, len(m.layers))
 	for l := range runs {
 		r := &runs[l]
-		r.rope = backend.Rope{Base: c.RopeBase, Dim: c.RopeDim, Freqs: freqs, Neox: c.RopeNeox, Scale: c.RopeScale, PosScale: c.RopePosScale}
+		// YaRN (Config.RopeYaRN) on every layer, the sliding ones included:
+		// llama.cpp passes them the same ext_factor and attn_factor, and
+		// with their PosScale of 1 the ramp mixes equal angles.
+		r.rope = backend.Rope{Base: c.RopeBase, Dim: c.RopeDim, Freqs: freqs, Neox: c.RopeNeox, Scale: c.RopeScale, PosScale: c.RopePosScale, YaRN: c.RopeYaRN}
 		r.attend = backend.AttendOptions{Scale: scale, SoftCap: c.AttnSoftCap}
 		if c.SlidingWindow > 0 && c.SWAPeriod > 0 && l%c.SWAPeriod < c.SWAPeriod-1 {
 			r.attend.Window = c.SlidingWindow

@@ -375,11 +375,18 @@ func (s *suite) ops(t *testing.T) {
 		{Base: 1e6, Dim: 64, Neox: true},
 		{Base: 500000, Dim: 64, Freqs: freqs},
 		{Base: 10000, Dim: 32, Scale: 1.2, PosScale: 0.125},
+		// gpt-oss's YaRN, then one with every field away from its default.
+		{Base: 150000, Dim: 64, PosScale: 1.0 / 32, YaRN: &backend.YaRN{ExtFactor: 1, AttnFactor: 1, BetaFast: 32, BetaSlow: 1, OrigCtx: 4096}},
+		{Base: 1e6, Dim: 64, Neox: true, Freqs: freqs, PosScale: 0.25, YaRN: &backend.YaRN{ExtFactor: 0.75, AttnFactor: 0.9, BetaFast: 16, BetaSlow: 2, OrigCtx: 2048}},
 	} {
 		q := s.alloc(t, 8, D, randVec(r, 8*D, 1))
 		cb.RoPE(q.c, n, 9, 64, 1000, rp)
 		gb.RoPE(q.g, n, 9, 64, 1000, rp)
-		s.check(t, fmt.Sprintf("RoPE %+v", rp), q, n, tol.RoPE)
+		what := fmt.Sprintf("RoPE %+v", rp)
+		if rp.YaRN != nil {
+			what += fmt.Sprintf(" YaRN %+v", *rp.YaRN)
+		}
+		s.check(t, what, q, n, tol.RoPE)
 	}
 
 	// A rank-3 projection of rows 1…3, its basis on the first device.
@@ -564,11 +571,26 @@ func (s *suite) products(t *testing.T) {
 
 // attention runs grouped-query attention over a cache filled in three
 // steps, for each option, head size and KV type the backend stores, and
-// reads a cached slot back (KVReader).
+// reads a cached slot back (KVReader). The sinks are bound next to the
+// cache's layer (layer 1 of 2).
 func (s *suite) attention(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
+	s.place(1, 2)
+	sinks := []float32{-2, 0.5, 1.5, 3, -0.5, 0, 2.5, 1}
+	sc, err := s.ref.Vector(sinks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sg, err := s.b.Vector(sinks)
+	if err != nil {
+		t.Fatalf("Vector: %v", err)
+	}
 	for _, typ := range backend.KVTypes() {
-		for _, o := range []backend.AttendOptions{{}, {SoftCap: 5}, {Window: 6}, {Scale: 0.3}} {
+		for _, o := range []backend.AttendOptions{{}, {SoftCap: 5}, {Window: 6}, {Scale: 0.3}, {Sinks: sg}, {Sinks: sg, SoftCap: 5, Window: 6}} {
+			oc := o
+			if o.Sinks != nil {
+				oc.Sinks = sc
+			}
 			for _, hd := range []int{64, 256, 16} {
 				a := backend.Attention{Heads: 8, KVHeads: 2, HeadDim: hd, KV: typ}
 				kc, err := s.ref.NewKV(2, 32, a)
@@ -596,9 +618,9 @@ func (s *suite) attention(t *testing.T) {
 					out := s.alloc(t, 16, 8*hd, nil)
 					s.ref.StoreKV(kc, 1, step.pos0, step.n, k.c, v.c)
 					s.b.StoreKV(kg, 1, step.pos0, step.n, k.g, v.g)
-					s.ref.Attend(out.c, q.c, kc, 1, step.pos0, step.n, o)
+					s.ref.Attend(out.c, q.c, kc, 1, step.pos0, step.n, oc)
 					s.b.Attend(out.g, q.g, kg, 1, step.pos0, step.n, o)
-					s.check(t, fmt.Sprintf("Attend %s %+v hd %d at %d", typ, o, hd, step.pos0), out, step.n, s.cfg.Tol.Attend)
+					s.check(t, fmt.Sprintf("Attend %s %+v hd %d at %d", typ, oc, hd, step.pos0), out, step.n, s.cfg.Tol.Attend)
 				}
 				if kr, ok := s.b.(backend.KVReader); ok {
 					gk, gv := make([]float32, 2*hd), make([]float32, 2*hd)

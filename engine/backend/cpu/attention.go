@@ -37,6 +37,10 @@ func (t *attnTask) Run(lo, hi int) {
 		scale = float32(1 / math.Sqrt(float64(HD)))
 	}
 	softCap := t.o.SoftCap
+	var sinks []float32
+	if t.o.Sinks != nil {
+		sinks = hv(t.o.Sinks)
+	}
 	for u := lo; u < hi; u++ {
 		h, part := u/t.split, u%t.split
 		g := h / group
@@ -69,7 +73,16 @@ func (t *attnTask) Run(lo, hi int) {
 			} else {
 				mx = tensor.ScaleMax(w, scale)
 			}
+			if sinks != nil {
+				// The sink is one more column of the softmax, with no
+				// value: it joins the maximum and the denominator (ggml's
+				// soft_max with sinks), taking probability from the keys.
+				mx = max(mx, sinks[h])
+			}
 			sum := tensor.ExpShift(w, mx)
+			if sinks != nil {
+				sum += float32(math.Exp(float64(sinks[h] - mx)))
+			}
 			orow := t.out.data[i*t.out.width:]
 			tensor.Scale(w, 1/sum)
 			c.weightedSum(orow[h*HD:(h+1)*HD], row0+first, w)

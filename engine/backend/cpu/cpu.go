@@ -351,6 +351,9 @@ func (b *Backend) RoPE(x backend.Buffer, n, heads, headDim, pos0 int, r backend.
 	s := hb(x)
 	half := r.Dim / 2
 	key := ropeKey{pos0: pos0, n: n, base: r.Base, dim: r.Dim, freqs: r.Freqs, scale: r.Scale, posScale: r.PosScale}
+	if r.YaRN != nil {
+		key.yarn, key.hasYaRN = *r.YaRN, true
+	}
 	if len(b.cos) < n*half {
 		b.cos, b.sin = make([]float32, n*half), make([]float32, n*half)
 		b.ropeFor = ropeKey{}
@@ -640,10 +643,15 @@ type ropeKey struct {
 	freqs        []float32
 	scale        float32
 	posScale     float32
+	// yarn is a copy of the rotation's YaRN (when hasYaRN): a caller may
+	// change its YaRN between calls, so the pointer would not do.
+	yarn    backend.YaRN
+	hasYaRN bool
 }
 
 func (k ropeKey) same(o ropeKey) bool {
 	return k.n > 0 && k.pos0 == o.pos0 && k.n == o.n && k.dim == o.dim && k.base == o.base && k.scale == o.scale && k.posScale == o.posScale &&
+		k.hasYaRN == o.hasYaRN && k.yarn == o.yarn &&
 		len(k.freqs) == len(o.freqs) && (len(k.freqs) == 0 || &k.freqs[0] == &o.freqs[0])
 }
 

@@ -538,9 +538,11 @@ func (b *Backend) Scale(x backend.Buffer, n int, c float32) {
 	b.wrote(X, s, 0, n)
 }
 
-// RoPE implements backend.Backend with ggml's ROPE (no YaRN ramp:
-// ext_factor 0, so PosScale is the frequency scale and Scale the
-// magnitude, as the CPU backend computes them).
+// RoPE implements backend.Backend with ggml's ROPE: PosScale is the
+// frequency scale; without YaRN ext_factor is 0 and Scale the magnitude,
+// with it YaRN's parameters go to ggml as they are (rope_ext's ext_factor,
+// attn_factor, beta_fast, beta_slow, n_ctx_orig), which is what the CPU
+// backend computes from them.
 func (b *Backend) RoPE(x backend.Buffer, n, heads, headDim, pos0 int, r backend.Rope) {
 	X := x.(*buffer)
 	s := X.home
@@ -578,13 +580,21 @@ func (b *Backend) RoPE(x backend.Buffer, n, heads, headDim, pos0 int, r backend.
 	}
 	g.setI32(id, 1, int32(r.Dim))
 	g.setI32(id, 2, mode)
-	g.setI32(id, 4, 4096) // n_ctx_orig: read only by YaRN, which is off
 	g.setF32(id, 5, float32(r.Base))
 	g.setF32(id, 6, orOne(r.PosScale))
-	g.setF32(id, 7, 0) // ext_factor
-	g.setF32(id, 8, orOne(r.Scale))
-	g.setF32(id, 9, 32)
-	g.setF32(id, 10, 1)
+	if y := r.YaRN; y != nil {
+		g.setI32(id, 4, int32(y.OrigCtx))
+		g.setF32(id, 7, y.ExtFactor)
+		g.setF32(id, 8, y.AttnFactor)
+		g.setF32(id, 9, y.BetaFast)
+		g.setF32(id, 10, y.BetaSlow)
+	} else {
+		g.setI32(id, 4, 4096) // n_ctx_orig: read only by YaRN, which is off
+		g.setF32(id, 7, 0)    // ext_factor
+		g.setF32(id, 8, orOne(r.Scale))
+		g.setF32(id, 9, 32)
+		g.setF32(id, 10, 1)
+	}
 	b.wrote(X, s, 0, n)
 }
 
@@ -627,7 +637,8 @@ func (b *Backend) StoreKV(c backend.KV, layer, pos0, n int, k, v backend.Buffer)
 const kvPad = 256
 
 // Attend implements backend.Backend with FLASH_ATTN_EXT: grouped heads,
-// the soft-cap and the sliding window (in the mask) in one node, which
+// the soft-cap, the sliding window (in the mask) and the sinks (its fifth
+// source, as ggml_flash_attn_ext_add_sinks sets it) in one node, which
 // writes the heads of each row side by side, as out holds them.
 func (b *Backend) Attend(out, q backend.Buffer, c backend.KV, layer, pos0, n int, o backend.AttendOptions) {
 	O, Q, C := out.(*buffer), q.(*buffer), c.(*kv)
@@ -637,6 +648,18 @@ func (b *Backend) Attend(out, q backend.Buffer, c backend.KV, layer, pos0, n int
 		return
 	}
 	s := C.srv[layer]
+	var sinks *vector
+	if o.Sinks != nil {
+		sinks = o.Sinks.(*vector)
+		switch {
+		case sinks.n != a.Heads:
+			b.refuse("attention sinks of %d values for %d heads", sinks.n, a.Heads)
+			return
+		case sinks.s != s:
+			b.refuse("layer %d's attention sinks are on server %d and its KV cache on server %d", layer, sinks.s, s)
+			return
+		}
+	}
 	kvLen := min(C.ctx, (pos0+n+kvPad-1)/kvPad*kvPad)
 	if !b.begin(s, uint64(2*n*kvLen)+64, 0, []use{{Q, 0, n}}, O) {
 		return
@@ -656,7 +679,11 @@ func (b *Backend) Attend(out, q backend.Buffer, c backend.KV, layer, pos0, n int
 	mask := g.leaf(typeF16, g.inArena.handle, g.maskFor(pos0, n, o.Window, kvLen), mne, contiguous(mne, 2))
 	h, d := at(O, s, 0)
 	ne := [4]uint32{uint32(hd), uint32(a.Heads), uint32(n), 1}
-	id := g.node(opFlashAttnExt, h, d, ne, contiguous(ne, 4), qv, kv, vv, mask)
+	var sk uint64 // no sinks: src[4] stays empty
+	if sinks != nil {
+		sk = sinks.leaf(g)
+	}
+	id := g.node(opFlashAttnExt, h, d, ne, contiguous(ne, 4), qv, kv, vv, mask, sk)
 	scale := o.Scale
 	if scale == 0 {
 		scale = float32(1 / math.Sqrt(float64(hd)))
