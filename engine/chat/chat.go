@@ -6,7 +6,7 @@
 // purpose, following Python Jinja2's semantics (the ones transformers uses,
 // with trim_blocks and lstrip_blocks on): str.strip(chars), Python's
 // whitespace set, ” != false, None/True/False printing, namespace(), loop
-// controls. Writing it here rather than using a general engine buys two
+// controls, strftime_now. Writing it here rather than using a general engine buys two
 // things: exact Python behaviour where the Go engines differ, and taint
 // tracking: every byte of the rendered prompt that came from a message is
 // known, so the tokenizer can refuse to turn user-typed "<|im_end|>" into a
@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/isagi-lab/isagi/engine/gguf"
 	"github.com/isagi-lab/isagi/engine/tokenizer"
@@ -166,6 +167,10 @@ type Options struct {
 	// JSON-like Go values: nil, bool, int, float64, string, []any,
 	// map[string]any, json.RawMessage. Their strings count as user content.
 	Vars map[string]any
+	// Now is the time strftime_now() formats (gpt-oss and Llama 3.x
+	// templates print today's date); zero means the wall clock, as
+	// transformers' datetime.now().
+	Now time.Time
 }
 
 // Prompt is a rendered conversation.
@@ -209,7 +214,10 @@ func (t *Template) Render(msgs []Message, opts Options) (Prompt, error) {
 	}
 	vars["messages"] = list
 	vars["add_generation_prompt"] = opts.AddGenerationPrompt
-	c := &ctx{scopes: []map[string]any{vars, {}}}
+	c := &ctx{scopes: []map[string]any{vars, {}}, now: opts.Now}
+	if c.now.IsZero() {
+		c.now = time.Now()
+	}
 	if err := c.exec(t.nodes); err != nil {
 		var re *RaiseError
 		if errors.As(err, &re) {
