@@ -6,8 +6,8 @@
 // purpose, following Python Jinja2's semantics (the ones transformers uses,
 // with trim_blocks and lstrip_blocks on): str.strip(chars), Python's
 // whitespace set, ” != false, None/True/False printing, namespace(), loop
-// controls, strftime_now. Writing it here rather than using a general engine buys two
-// things: exact Python behaviour where the Go engines differ, and taint
+// controls, strftime_now. Writing it here rather than using a general
+// engine buys two things: exact Python behaviour where the Go engines differ, and taint
 // tracking: every byte of the rendered prompt that came from a message is
 // known, so the tokenizer can refuse to turn user-typed "<|im_end|>" into a
 // control token (see tokenizer.EncodePrompt).
@@ -245,7 +245,9 @@ var endOfTurnTexts = [...]string{
 // StopTokens returns the ids that end an assistant reply: the tokenizer's
 // end-of-generation set (EOS, metadata EOT/EOM, known end-of-turn texts)
 // plus every end-of-turn marker this template writes that the vocabulary
-// has as a single token. The result is sorted.
+// has as a single token. A harmony template (gpt-oss) stops on <|return|>
+// and <|call|> instead of <|end|>, which only closes the analysis message.
+// The result is sorted.
 func (t *Template) StopTokens(tk *tokenizer.Tokenizer) []int32 {
 	ids := tk.EndOfGeneration()
 	for _, s := range endOfTurnTexts {
@@ -255,6 +257,9 @@ func (t *Template) StopTokens(tk *tokenizer.Tokenizer) []int32 {
 		if id, ok := tk.TokenID(s); ok && !slices.Contains(ids, id) {
 			ids = append(ids, id)
 		}
+	}
+	if t.Harmony() {
+		ids = harmonyStops(ids, tk)
 	}
 	slices.Sort(ids)
 	return ids
