@@ -7,10 +7,13 @@
 // with trim_blocks and lstrip_blocks on): str.strip(chars), Python's
 // whitespace set, ” != false, None/True/False printing, namespace(), loop
 // controls, strftime_now. Writing it here rather than using a general
-// engine buys two things: exact Python behaviour where the Go engines differ, and taint
-// tracking: every byte of the rendered prompt that came from a message is
-// known, so the tokenizer can refuse to turn user-typed "<|im_end|>" into a
-// control token (see tokenizer.EncodePrompt).
+// engine buys two things: exact Python behaviour where the Go engines
+// differ, and taint tracking: every byte of the rendered prompt that came
+// from a message is known, so the tokenizer can refuse to turn user-typed
+// "<|im_end|>" into a control token (see tokenizer.EncodePrompt).
+//
+// Replies of a model trained on OpenAI's harmony format (gpt-oss) come in
+// channels: HarmonyReply tells the answer from the chain of thought.
 package chat
 
 import (
