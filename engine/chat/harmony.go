@@ -197,23 +197,29 @@ func (h *HarmonyReply) text(b []byte) {
 
 // marker handles one structural marker.
 func (h *HarmonyReply) marker(m string) {
-	switch {
-	case m == harmonyMessage && !h.inBody:
+	switch m {
+	case harmonyMessage:
+		if h.inBody {
+			// A stray one inside the text is dropped: kept, it could
+			// make the reply look like a channel header, which the
+			// template refuses to render back.
+			return
+		}
 		h.inBody, h.to = true, route(string(h.header))
 		h.bodies++
 		h.header = h.header[:0]
-	case m == harmonyEnd || m == harmonyReturn || m == harmonyCall || m == harmonyStart:
-		// A message ends (or a new one starts without <|end|>): what
-		// follows is the next header.
+	case harmonyEnd, harmonyReturn, harmonyCall:
+		// The message ends: what follows is the next header.
 		h.inBody = false
 		h.header = h.header[:0]
-		if m == harmonyStart {
-			h.header = append(h.header, m...)
-		}
-	case h.inBody:
-		// <|channel|> or <|constrain|> inside a message's text: keep it.
-		h.emit(h.to, []byte(m))
 	default:
+		// <|start|>, <|channel|>, <|constrain|> belong to a header: inside
+		// a message's text they begin the next message (the model left
+		// out <|end|>), so its channel is read, not shown.
+		if h.inBody || m == harmonyStart {
+			h.inBody = false
+			h.header = h.header[:0]
+		}
 		h.header = append(h.header, m...)
 	}
 }

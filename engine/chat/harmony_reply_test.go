@@ -37,6 +37,8 @@ func TestParseHarmony(t *testing.T) {
 		{"<|channel|>final<|message|>Just this.", "Just this.", ""},
 		// A model ignoring the format: all of it is the answer.
 		{"Plain words, no markers.", "Plain words, no markers.", ""},
+		// A message whose <|end|><|start|>assistant the model left out.
+		{"<|channel|>analysis<|message|>hmm<|channel|>final<|message|>ok", "ok", "hmm"},
 		// "<|" that starts no marker is text.
 		{"<|channel|>final<|message|>a <|b|> c <| d <", "a <|b|> c <| d <", ""},
 	}
