@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/isagi-lab/isagi/engine/chat"
 	"github.com/isagi-lab/isagi/engine/conversation"
 	"github.com/isagi-lab/isagi/engine/generate"
 	"github.com/isagi-lab/isagi/engine/model"
@@ -94,7 +95,15 @@ func (s *Session) sendOn(ctx context.Context, input string, mode sendMode, emit 
 	// Reuse the cached prefix: feed only what the KV cache does not hold.
 	feed := conversation.Reuse(s.gen, prompt.IDs)
 
-	dec := s.tok.NewDecoder(tokenizer.DecodeOptions{Continuation: !s.cv.chat()})
+	// A harmony reply (gpt-oss) comes in channels whose markers are
+	// control tokens: decode them as text so that the answer (the final
+	// channel) can be told from the chain of thought (analysis), which is
+	// kept out of the reply and the conversation.
+	var hr *chat.HarmonyReply
+	if tmpl := s.cv.template(); tmpl != nil && tmpl.Harmony() {
+		hr = new(chat.HarmonyReply)
+	}
+	dec := s.tok.NewDecoder(tokenizer.DecodeOptions{Continuation: !s.cv.chat(), Special: hr != nil})
 	var reply strings.Builder
 	n := 0
 	var decodeStart time.Time
@@ -111,12 +120,15 @@ func (s *Session) sendOn(ctx context.Context, input string, mode sendMode, emit 
 		// The position whose logits chose this token: the history ends
 		// with the token itself.
 		pos, end := len(s.gen.History())-2, isStop(id, s.stops)
-		piece := ""
+		piece, thinking := "", ""
 		if !end {
 			piece = string(dec.Write(id))
+			if hr != nil {
+				piece, thinking = hr.Write(piece)
+			}
 		}
 		reply.WriteString(piece)
-		ev := Event{Piece: piece, Tokens: n, Elapsed: time.Since(start), ID: id, Pos: pos, End: end}
+		ev := Event{Piece: piece, Thinking: thinking, Tokens: n, Elapsed: time.Since(start), ID: id, Pos: pos, End: end}
 		if n > 1 {
 			ev.TokPerSec = float64(n-1) / time.Since(decodeStart).Seconds()
 		}
@@ -126,14 +138,23 @@ func (s *Session) sendOn(ctx context.Context, input string, mode sendMode, emit 
 		emit(ev)
 		return nil
 	})
-	if tail := string(dec.Flush()); tail != "" {
+	tail, thinking := string(dec.Flush()), ""
+	if hr != nil {
+		r1, t1 := hr.Write(tail)
+		r2, t2 := hr.Flush()
+		tail, thinking = r1+r2, t1+t2
+	}
+	if tail != "" || thinking != "" {
 		reply.WriteString(tail)
-		emit(Event{Piece: tail, Tokens: n, Elapsed: time.Since(start), ID: -1})
+		emit(Event{Piece: tail, Thinking: thinking, Tokens: n, Elapsed: time.Since(start), ID: -1})
 	}
 	turn := Turn{
 		Text: reply.String(), Tokens: stats.Generated, PromptTok: len(feed),
 		TimeToFirst: stats.TimeToFirst, PrefillTokS: stats.PrefillTokPerSec(), DecodeTokS: stats.DecodeTokPerSec(),
 		Stop: stats.Reason.String(), Dropped: prompt.Dropped, Trimmed: prompt.Trimmed, Seed: seed,
+	}
+	if hr != nil {
+		turn.Thinking = hr.Thinking()
 	}
 	if stats.Spec.Drafter != "" {
 		sp := stats.Spec

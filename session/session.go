@@ -133,7 +133,11 @@ type Settings struct {
 
 // Event is one step of a streaming reply.
 type Event struct {
-	Piece     string        // text decoded by this step (may be empty while a UTF-8 sequence is incomplete)
+	Piece string // text decoded by this step (may be empty while a UTF-8 sequence is incomplete)
+	// Thinking is chain-of-thought text decoded by this step: a harmony
+	// model's (gpt-oss) analysis channel, which Piece and the reply leave
+	// out.
+	Thinking  string
 	Tokens    int           // tokens generated so far in this reply
 	TokPerSec float64       // decode speed so far
 	Elapsed   time.Duration // since the turn started
@@ -151,7 +155,10 @@ type Event struct {
 
 // Turn is a finished reply.
 type Turn struct {
-	Text        string
+	Text string
+	// Thinking is the reply's chain of thought, kept out of Text and the
+	// conversation: a harmony model's (gpt-oss) analysis channel.
+	Thinking    string
 	Tokens      int // generated, the stop token included
 	PromptTok   int // tokens fed for this turn (new ones only, after cache reuse)
 	TimeToFirst time.Duration

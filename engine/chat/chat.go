@@ -6,11 +6,14 @@
 // purpose, following Python Jinja2's semantics (the ones transformers uses,
 // with trim_blocks and lstrip_blocks on): str.strip(chars), Python's
 // whitespace set, ” != false, None/True/False printing, namespace(), loop
-// controls. Writing it here rather than using a general engine buys two
-// things: exact Python behaviour where the Go engines differ, and taint
-// tracking: every byte of the rendered prompt that came from a message is
-// known, so the tokenizer can refuse to turn user-typed "<|im_end|>" into a
-// control token (see tokenizer.EncodePrompt).
+// controls, strftime_now. Writing it here rather than using a general
+// engine buys two things: exact Python behaviour where the Go engines
+// differ, and taint tracking: every byte of the rendered prompt that came
+// from a message is known, so the tokenizer can refuse to turn user-typed
+// "<|im_end|>" into a control token (see tokenizer.EncodePrompt).
+//
+// Replies of a model trained on OpenAI's harmony format (gpt-oss) come in
+// channels: HarmonyReply tells the answer from the chain of thought.
 package chat
 
 import (
@@ -19,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/isagi-lab/isagi/engine/gguf"
 	"github.com/isagi-lab/isagi/engine/tokenizer"
@@ -166,6 +170,10 @@ type Options struct {
 	// JSON-like Go values: nil, bool, int, float64, string, []any,
 	// map[string]any, json.RawMessage. Their strings count as user content.
 	Vars map[string]any
+	// Now is the time strftime_now() formats (gpt-oss and Llama 3.x
+	// templates print today's date); zero means the wall clock, as
+	// transformers' datetime.now().
+	Now time.Time
 }
 
 // Prompt is a rendered conversation.
@@ -209,7 +217,10 @@ func (t *Template) Render(msgs []Message, opts Options) (Prompt, error) {
 	}
 	vars["messages"] = list
 	vars["add_generation_prompt"] = opts.AddGenerationPrompt
-	c := &ctx{scopes: []map[string]any{vars, {}}}
+	c := &ctx{scopes: []map[string]any{vars, {}}, now: opts.Now}
+	if c.now.IsZero() {
+		c.now = time.Now()
+	}
 	if err := c.exec(t.nodes); err != nil {
 		var re *RaiseError
 		if errors.As(err, &re) {
@@ -237,7 +248,9 @@ var endOfTurnTexts = [...]string{
 // StopTokens returns the ids that end an assistant reply: the tokenizer's
 // end-of-generation set (EOS, metadata EOT/EOM, known end-of-turn texts)
 // plus every end-of-turn marker this template writes that the vocabulary
-// has as a single token. The result is sorted.
+// has as a single token. A harmony template (gpt-oss) stops on <|return|>
+// and <|call|> instead of <|end|>, which only closes the analysis message.
+// The result is sorted.
 func (t *Template) StopTokens(tk *tokenizer.Tokenizer) []int32 {
 	ids := tk.EndOfGeneration()
 	for _, s := range endOfTurnTexts {
@@ -247,6 +260,9 @@ func (t *Template) StopTokens(tk *tokenizer.Tokenizer) []int32 {
 		if id, ok := tk.TokenID(s); ok && !slices.Contains(ids, id) {
 			ids = append(ids, id)
 		}
+	}
+	if t.Harmony() {
+		ids = harmonyStops(ids, tk)
 	}
 	slices.Sort(ids)
 	return ids

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 )
@@ -32,7 +33,8 @@ type ctx struct {
 	out    strings.Builder
 	taint  []span
 	steps  int
-	depth  int // macro call depth
+	depth  int       // macro call depth
+	now    time.Time // what strftime_now formats
 }
 
 func (c *ctx) lookup(name string) any {
@@ -121,7 +123,7 @@ func (c *ctx) exec(nodes []node) error {
 func (c *ctx) execSet(n *setNode) error {
 	var v any
 	if n.body != nil {
-		sub := &ctx{scopes: c.scopes, steps: c.steps, depth: c.depth}
+		sub := &ctx{scopes: c.scopes, steps: c.steps, depth: c.depth, now: c.now}
 		if err := sub.exec(n.body); err != nil {
 			return err
 		}
@@ -294,7 +296,7 @@ func (c *ctx) macro(m *macroNode) callable {
 		if c.depth >= 64 {
 			return nil, errors.New("macro recursion too deep")
 		}
-		sub := &ctx{scopes: append(c.scopes[:len(c.scopes):len(c.scopes)], scope), steps: c.steps, depth: c.depth + 1}
+		sub := &ctx{scopes: append(c.scopes[:len(c.scopes):len(c.scopes)], scope), steps: c.steps, depth: c.depth + 1, now: c.now}
 		if err := sub.exec(m.body); err != nil {
 			return nil, err
 		}
@@ -872,6 +874,22 @@ func globals() map[string]any {
 				msg = toStr(args[0]).s
 			}
 			return nil, &RaiseError{Message: msg}
+		}),
+		// strftime_now(format) is transformers' datetime.now().strftime:
+		// the rendering's clock (Options.Now) formatted the Python way.
+		"strftime_now": callable(func(c *ctx, args []any, _ map[string]any) (any, error) {
+			if len(args) != 1 {
+				return nil, fmt.Errorf("strftime_now() takes 1 argument (%d given)", len(args))
+			}
+			f, ok := args[0].(str)
+			if !ok {
+				return nil, fmt.Errorf("strftime_now() argument must be str, not %s", typeName(args[0]))
+			}
+			s, err := strftime(c.now, f.s)
+			if err != nil {
+				return nil, err
+			}
+			return plain(s), nil
 		}),
 		"namespace": callable(func(_ *ctx, args []any, kw map[string]any) (any, error) {
 			d := newDict()
