@@ -221,6 +221,7 @@ type moeRun struct {
 	// ids and w receive the routing for the RouteHooks.
 	ids []int32
 	w   []float32
+	ops [2]backend.ExpertOp
 }
 
 // newMoERun allocates a state's expert activations for batches of B rows.
@@ -268,9 +269,11 @@ func (s *State) moeFFN(l, n int) {
 	if len(s.hooks.route) > 0 {
 		s.routed(l, n)
 	}
-	r.ex.ExpertLinears(r.route, s.xb, n, false,
-		backend.ExpertOp{Dst: r.g, W: M.gate, Bias: M.gateB},
-		backend.ExpertOp{Dst: r.u, W: M.up, Bias: M.upB})
+	// The ops live in the run: a variadic list built here would escape
+	// through the interface call and allocate every layer.
+	r.ops[0] = backend.ExpertOp{Dst: r.g, W: M.gate, Bias: M.gateB}
+	r.ops[1] = backend.ExpertOp{Dst: r.u, W: M.up, Bias: M.upB}
+	r.ex.ExpertLinears(r.route, s.xb, n, false, r.ops[:2]...)
 	k := c.ExpertsUsed
 	switch s.m.arch.moeAct {
 	case actSwiGLUOAI:
@@ -278,8 +281,10 @@ func (s *State) moeFFN(l, n int) {
 	default:
 		b.SwiGLU(r.g, r.u, n*k)
 	}
-	r.ex.ExpertLinears(r.route, r.g, n, true, backend.ExpertOp{Dst: r.y, W: M.down, Bias: M.downB})
+	r.ops[0] = backend.ExpertOp{Dst: r.y, W: M.down, Bias: M.downB}
+	r.ex.ExpertLinears(r.route, r.g, n, true, r.ops[:1]...)
 	r.ex.Combine(s.xb, r.y, r.route, n)
+	clear(r.ops[:])
 }
 
 // gpt-oss's SwiGLU constants, which llama.cpp hard-codes too

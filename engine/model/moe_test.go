@@ -366,3 +366,42 @@ func copyTensors(w *gguf.Writer, f *gguf.File, drop string, _ map[string]bool) e
 	}
 	return nil
 }
+
+// TestMoEDecodeAllocatesNothing: a decoded token of a mixture-of-experts
+// model allocates nothing, with and without a route hook.
+func TestMoEDecodeAllocatesNothing(t *testing.T) {
+	m, err := Open(writeTinyMoE(t, tinyMoE()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	s, err := m.NewStateOn(256, testBackend())
+	if err != nil {
+		t.Fatal(err)
+	}
+	logits := make([]float32, m.Vocab)
+	if err := s.Forward([]int32{1, 2, 3}, logits); err != nil {
+		t.Fatal(err)
+	}
+	tok := []int32{7}
+	step := func() {
+		if err := s.Forward(tok, logits); err != nil {
+			t.Fatal(err)
+		}
+	}
+	step()
+	if a := testing.AllocsPerRun(20, step); a != 0 {
+		t.Errorf("a decoded token allocates %v times", a)
+	}
+	if _, err := s.AddHook(countRoutes{new(int)}); err != nil {
+		t.Fatal(err)
+	}
+	step()
+	if a := testing.AllocsPerRun(20, step); a != 0 {
+		t.Errorf("a decoded token with a route hook allocates %v times", a)
+	}
+}
+
+type countRoutes struct{ n *int }
+
+func (c countRoutes) Routed(int, int, []int32, []float32) { *c.n++ }
