@@ -492,7 +492,7 @@ func suiteConfig(values bool) backendtest.Config {
 			types = append(types, t)
 		}
 	}
-	return backendtest.Config{Tol: backendtest.DefaultTolerances(), Types: types, NoValues: !values}
+	return backendtest.Config{Tol: backendtest.DefaultTolerances(), Types: types, NoValues: !values, SinksYaRN: true}
 }
 
 // TestSuiteOnRecorder runs the conformance suite (engine/backend/backendtest)
