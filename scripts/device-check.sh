@@ -8,7 +8,8 @@
 #   - 1,000 generations in one process, device memory back where it was;
 #   - compute-sanitizer memcheck on short decodes;
 #   - decode and prefill speed, % of the copy-bandwidth roofline and tokens
-#     per joule on synthetic SmolLM2-135M, 1B and 8B shapes (set a only).
+#     per joule on synthetic SmolLM2-135M, 1B and 8B shapes, and one MoE
+#     layer of the Qwen3-30B-A3B and gpt-oss-20b shapes (set a only).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/isagi-device}
@@ -70,6 +71,9 @@ if [ "$set_" = a ]; then
 		[ -e "$f" ] || "$B"/synthgguf -random "${spec%%:*}" "${spec##*:}" "$f" || { say "synthgguf $spec failed"; continue; }
 		models+=("$f")
 	done
+	# The MoE layer shapes (Qwen3-30B-A3B in Q4_K, gpt-oss-20b in MXFP4):
+	# one layer's route, expert products and sum, decode and a batch of 64.
+	step experts 120 "$B"/cuda.test -test.run '^$' -test.bench '^BenchmarkGPUExperts$' -test.benchtime 50x
 	step bench 200 env ISAGI_BENCH_MODELS="$(IFS=,; echo "${models[*]}")" "$B"/cuda.test -test.run '^$' -test.bench '^BenchmarkGPU$' -test.benchtime 8x
 fi
 python3 - "$OUT" <<'PY' | tee -a "$S"
@@ -89,6 +93,9 @@ for r in rows("leaks.jsonl"):
     print(f"leaks: {r['generations']} generations in {r['seconds']:.1f} s, free memory {r['free_before']} → {r['free_after']} ({-r['leaked_bytes']:+d} bytes)")
 for r in rows("launch.jsonl"):
     print(f"launch overhead: {r['backend_us']:.2f} µs an operation through the backend, {r['bare_launch_us']:.2f} µs a bare launch")
+for r in rows("experts.jsonl"):
+    gbs = f", {r['active_expert_gbs']:.0f} GB/s of the chosen experts" if "active_expert_gbs" in r else ""
+    print(f"moe layer {r['shape']:30s} {r['rows']:3d} rows: {r['us_per_layer']:8.1f} µs{gbs}")
 b = rows("bench.jsonl")
 if b:
     print(f"speed (copy bandwidth {b[0]['copy_bandwidth_gbs']:.0f} GB/s read+write, on {b[0]['device']}):")

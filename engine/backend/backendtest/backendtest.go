@@ -105,6 +105,10 @@ type Config struct {
 	// checks each launch against its kernel instead). Copies (Write, Host,
 	// Sync) and failures (Failer) are still checked.
 	NoValues bool
+	// SinksYaRN says the backend computes AttendOptions.Sinks and
+	// Rope.YaRN: the Sinks subtest checks them against float64 references
+	// (a backend without them skips it).
+	SinksYaRN bool
 }
 
 // Run checks b against the CPU backend, one subtest per kind of
@@ -130,6 +134,8 @@ func Run(t *testing.T, b backend.Backend, cfg Config) {
 		{"Releaser", s.releaser},
 		{"Compactor", s.compactor},
 		{"HeadProjector", s.headProjector},
+		{"Experts", s.experts},
+		{"Sinks", s.sinks},
 	} {
 		t.Run(st.name, func(t *testing.T) {
 			st.run(t)

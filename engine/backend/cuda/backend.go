@@ -165,7 +165,9 @@ type buf struct {
 func (x *buf) Rows() int  { return x.rows }
 func (x *buf) Width() int { return x.width }
 
-// mat is a weight matrix on the device in its GGUF type.
+// mat is a weight matrix on the device in its GGUF type, or a stack of
+// experts matrices of one type and shape (ExpertMatrix): experts of them,
+// stride bytes apart, rows × cols each.
 type mat struct {
 	p              cu.DevicePtr
 	t              tensor.Type
@@ -173,6 +175,8 @@ type mat struct {
 	k              productKernels
 	src            *tensor.Matrix
 	refs           int
+	experts        int // 0 for a plain matrix
+	stride         int // bytes from one expert to the next
 }
 
 func (m *mat) Shape() (int, int) { return m.rows, m.cols }
@@ -235,8 +239,12 @@ func (g *Device) bind(m *tensor.Matrix) (*mat, error) {
 	if m.Type.BlockLen() > 1 && m.Cols%32 != 0 {
 		return nil, fmt.Errorf("cuda: a %s matrix of %d columns", m.Type, m.Cols)
 	}
-	w := &mat{t: m.Type, rows: m.Rows, cols: m.Cols, rb: m.RowBytes(), k: g.k.prod[m.Type], src: m, refs: 1}
-	err := g.with(func() error {
+	rb, err := m.Type.RowBytes(uint64(m.Cols))
+	if err != nil || uint64(len(m.Data)) != rb*uint64(m.Rows) || m.Rows <= 0 {
+		return nil, fmt.Errorf("cuda: a %d×%d %s matrix of %d bytes", m.Rows, m.Cols, m.Type, len(m.Data))
+	}
+	w := &mat{t: m.Type, rows: m.Rows, cols: m.Cols, rb: int(rb), k: g.k.prod[m.Type], src: m, refs: 1}
+	err = g.with(func() error {
 		var err error
 		if w.p, err = g.d.Alloc(uint64(len(m.Data))); err != nil {
 			return fmt.Errorf("cuda: %d MiB for a %d×%d %s matrix: %w", len(m.Data)>>20, m.Rows, m.Cols, m.Type, err)
@@ -262,7 +270,11 @@ func (g *Device) release(w *mat) error {
 	if w.refs > 0 || g.mats == nil {
 		return nil
 	}
-	delete(g.mats, w.src)
+	if w.experts > 0 {
+		delete(g.stacks, stackKey{w.src, w.experts})
+	} else {
+		delete(g.mats, w.src)
+	}
 	return g.d.Free(w.p)
 }
 
@@ -401,13 +413,15 @@ func (b *Backend) HeadRMSNorm(x backend.Buffer, w backend.Vector, n, heads int, 
 // the backend's scratch and returns it.
 func (b *Backend) quantAct(x cu.DevicePtr, n, cols int) cu.DevicePtr {
 	if need := n * cols; need > b.nxq {
-		// Grown to the widest product's batch once, never per token.
-		p, err := b.alloc(4 * MaxBatch * cols)
+		// Grown to the widest product's batch once, never per token (the
+		// expert products' pairs are k rows a token).
+		size := max(MaxBatch*cols, need)
+		p, err := b.alloc(4 * size)
 		if err != nil {
 			b.fail("the activation scratch", err)
 			return x
 		}
-		b.xq, b.nxq = p, MaxBatch*cols
+		b.xq, b.nxq = p, size
 	}
 	b.args.Reset().Ptr(b.xq).Ptr(x).I32(int32(n * cols))
 	b.elementwise("quant_act", b.g.k.quantAct, n*cols)
@@ -526,9 +540,38 @@ func (b *Backend) RoPE(x backend.Buffer, n, heads, headDim, pos0 int, r backend.
 	if len(r.Freqs) > 0 {
 		fp = b.freqTable(r.Freqs)
 	}
+	var y backend.YaRN
+	var c0, c1 float32
+	if r.YaRN != nil {
+		y = *r.YaRN
+		var err error
+		if c0, c1, err = yarnCorr(r); err != nil {
+			b.fail("rope", err)
+			return
+		}
+	}
 	b.args.Reset().Ptr(s.p).I32(int32(s.width)).I32(int32(heads)).I32(int32(headDim)).I32(int32(pos0)).
-		F32(float32(r.Base)).I32(int32(r.Dim)).Ptr(fp).I32(b2i(r.Neox)).F32(r.Scale).F32(r.PosScale)
+		F32(float32(r.Base)).I32(int32(r.Dim)).Ptr(fp).I32(b2i(r.Neox)).F32(r.Scale).F32(r.PosScale).
+		I32(b2i(r.YaRN != nil)).F32(y.ExtFactor).F32(y.AttnFactor).F32(c0).F32(c1)
 	b.launch("rope", b.g.k.rope, [3]uint32{uint32(n), 1, 1}, [3]uint32{uint32(max(32, (r.Dim/2+31)&^31)), 1, 1})
+}
+
+// yarnCorr is YaRN's correction dimensions (ggml_rope_yarn_corr_dims):
+// [max(0, ⌊d(BetaFast)⌋), min(Dim−1, ⌈d(BetaSlow)⌉)] with d(β) =
+// Dim·ln(OrigCtx/(β·2π))/(2·ln Base). They matter only when ExtFactor is
+// not 0, and then need a training context and positive betas.
+func yarnCorr(r backend.Rope) (float32, float32, error) {
+	y := r.YaRN
+	if y.ExtFactor == 0 {
+		return 0, 0, nil
+	}
+	if y.OrigCtx <= 0 || y.BetaFast <= 0 || y.BetaSlow <= 0 || r.Base <= 1 {
+		return 0, 0, fmt.Errorf("YaRN needs a training context, positive betas and a base above 1; got context %d, betas %g and %g, base %g", y.OrigCtx, y.BetaFast, y.BetaSlow, r.Base)
+	}
+	d := func(beta float32) float64 {
+		return float64(r.Dim) * math.Log(float64(y.OrigCtx)/(float64(beta)*2*math.Pi)) / (2 * math.Log(r.Base))
+	}
+	return float32(max(0, math.Floor(d(y.BetaFast)))), float32(min(float64(r.Dim-1), math.Ceil(d(y.BetaSlow)))), nil
 }
 
 // freqTable uploads a RoPE divisor table once (the model's tables live as
@@ -594,9 +637,18 @@ func (b *Backend) Attend(out, q backend.Buffer, cache backend.KV, layer, pos0, n
 	if scale == 0 {
 		scale = float32(1 / math.Sqrt(float64(c.a.HeadDim)))
 	}
+	var sinks cu.DevicePtr
+	if o.Sinks != nil {
+		sv := dv(o.Sinks)
+		if sv.n != c.a.Heads {
+			b.fail("attention", fmt.Errorf("%d sink logits for %d heads", sv.n, c.a.Heads))
+			return
+		}
+		sinks = sv.p
+	}
 	b.args.Reset().Ptr(os.p).I32(int32(os.width)).Ptr(qs.p).I32(int32(qs.width)).Ptr(c.k).Ptr(c.v).
 		I32(int32(layer)).I32(int32(c.a.Heads)).I32(int32(c.a.KVHeads)).I32(int32(c.ctx)).I32(int32(c.a.HeadDim)).
-		I32(int32(pos0)).F32(scale).F32(o.SoftCap).I32(int32(o.Window))
+		I32(int32(pos0)).F32(scale).F32(o.SoftCap).I32(int32(o.Window)).Ptr(sinks)
 	b.launch("attend", b.g.k.attend, [3]uint32{uint32(c.a.Heads), uint32(n), 1}, [3]uint32{128, 1, 1})
 }
 

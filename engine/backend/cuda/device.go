@@ -16,11 +16,13 @@ import (
 // for the GPU at hand: Ampere, Hopper and later. Committed beside their
 // source, so that building Go never needs nvcc.
 //
-//go:embed kernels/matmul.ptx kernels/ops.ptx
+//go:embed kernels/matmul.ptx kernels/ops.ptx kernels/experts.ptx
 var ptx embed.FS
 
 // moduleFiles are the PTX files, in load order.
-func moduleFiles() []string { return []string{"kernels/matmul.ptx", "kernels/ops.ptx"} }
+func moduleFiles() []string {
+	return []string{"kernels/matmul.ptx", "kernels/ops.ptx", "kernels/experts.ptx"}
+}
 
 // ErrUnavailable wraps every reason a GPU cannot be used: no driver, no
 // device, a device too old, a module the driver cannot load.
@@ -42,9 +44,12 @@ type Device struct {
 
 	mu   sync.Mutex
 	mats map[*tensor.Matrix]*mat // weights uploaded, shared by every Backend
-	vecs []cu.DevicePtr          // vectors uploaded (norms, biases), freed at Close
-	open int                     // Backends not closed
-	done bool
+	// stacks are the expert stacks uploaded (ExpertMatrix), by their first
+	// matrix and count: a stack is not its first matrix bound alone.
+	stacks map[stackKey]*mat
+	vecs   []cu.DevicePtr // vectors uploaded (norms, biases), freed at Close
+	open   int            // Backends not closed
+	done   bool
 }
 
 // Options choose the GPU.
@@ -157,6 +162,10 @@ func (g *Device) Close() error {
 			es = append(es, g.d.Free(m.p))
 		}
 		g.mats = nil
+		for _, m := range g.stacks {
+			es = append(es, g.d.Free(m.p))
+		}
+		g.stacks = nil
 		for _, p := range g.vecs {
 			es = append(es, g.d.Free(p))
 		}
@@ -173,7 +182,8 @@ func (g *Device) Close() error {
 }
 
 // typeSuffix names each weight type's kernels (mv_, mm_, rows_ + suffix).
-// These are every type the CPU engine computes with.
+// These are every type the CPU engine computes with, and MXFP4 (gpt-oss's
+// experts).
 func typeSuffix(t tensor.Type) (string, bool) {
 	switch t {
 	case tensor.F32:
@@ -206,6 +216,8 @@ func typeSuffix(t tensor.Type) (string, bool) {
 		return "q6_k", true
 	case tensor.IQ4_XS:
 		return "iq4_xs", true
+	case tensor.MXFP4:
+		return "mxfp4", true
 	}
 	return "", false
 }
@@ -224,6 +236,10 @@ func SupportedTypes() []tensor.Type {
 // productKernels are one weight type's kernels.
 type productKernels struct {
 	mv, mm, rows cu.Function
+	// mvid and mmid are the expert products (experts.cu): decode's, over
+	// the k chosen experts' rows, and a batch's, over the pairs grouped by
+	// expert.
+	mvid, mmid cu.Function
 	// act says the products read activations rounded to the CPU's 8-bit
 	// grid (quant_act), as the CPU engine's quantised products do.
 	act bool
@@ -234,15 +250,17 @@ type kernels struct {
 	prod                                                map[tensor.Type]productKernels
 	rmsnorm, headRMSNorm, addBias, swiglu, geglu, scale cu.Function
 	add, rope, storeKV, attend, projAdd, quantAct       cu.Function
+	route, groupExperts, combine, swigluOAI             cu.Function
 }
 
 // KernelNames lists every kernel the Go side launches: each must exist in
 // the embedded PTX (a test checks this without a GPU).
 func KernelNames() []string {
-	names := []string{"rmsnorm", "head_rmsnorm", "add_bias", "swiglu", "geglu", "scale", "add", "rope", "store_kv", "attend", "proj_add", "quant_act"}
+	names := []string{"rmsnorm", "head_rmsnorm", "add_bias", "swiglu", "geglu", "scale", "add", "rope", "store_kv", "attend", "proj_add", "quant_act",
+		"route", "group_experts", "combine", "swiglu_oai_rows"}
 	for _, t := range SupportedTypes() {
 		s, _ := typeSuffix(t)
-		names = append(names, "mv_"+s, "mm_"+s, "rows_"+s)
+		names = append(names, "mv_"+s, "mm_"+s, "rows_"+s, "mvid_"+s, "mmid_"+s)
 	}
 	return names
 }
@@ -282,6 +300,10 @@ func (k *kernels) resolve(find func(name string) (cu.Function, error)) error {
 	get(&k.attend, "attend")
 	get(&k.projAdd, "proj_add")
 	get(&k.quantAct, "quant_act")
+	get(&k.route, "route")
+	get(&k.groupExperts, "group_experts")
+	get(&k.combine, "combine")
+	get(&k.swigluOAI, "swiglu_oai_rows")
 	k.prod = map[tensor.Type]productKernels{}
 	for _, t := range SupportedTypes() {
 		s, _ := typeSuffix(t)
@@ -289,6 +311,8 @@ func (k *kernels) resolve(find func(name string) (cu.Function, error)) error {
 		get(&p.mv, "mv_"+s)
 		get(&p.mm, "mm_"+s)
 		get(&p.rows, "rows_"+s)
+		get(&p.mvid, "mvid_"+s)
+		get(&p.mmid, "mmid_"+s)
 		p.act = t != tensor.F32 && t != tensor.F16 && t != tensor.BF16
 		k.prod[t] = p
 	}

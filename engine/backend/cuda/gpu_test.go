@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/isagi-lab/isagi/engine/backend"
 	"github.com/isagi-lab/isagi/engine/backend/backendtest"
 	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"github.com/isagi-lab/isagi/engine/backend/cuda/cu"
@@ -513,4 +514,96 @@ func TestOpenWithoutGPU(t *testing.T) {
 		t.Errorf("the error is more than one line: %q", err)
 	}
 	t.Logf("without a GPU: %v", err)
+}
+
+// moeShapes are the MoE feed-forward layers BenchmarkGPUExperts times: one
+// layer of Qwen3-30B-A3B (2048 wide, 128 experts of 768, top 8) in Q4_K,
+// and of gpt-oss-20b (2880 wide, 32 experts of 2880, top 4) in MXFP4.
+var moeShapes = []struct {
+	name                   string
+	typ                    tensor.Type
+	width, ffn, experts, k int
+}{
+	{"qwen3moe-30b-a3b-layer-q4_k", tensor.Q4_K, 2048, 768, 128, 8},
+	{"gpt-oss-20b-layer-mxfp4", tensor.MXFP4, 2880, 2880, 32, 4},
+}
+
+// BenchmarkGPUExperts times one MoE layer on the device — route, gate and
+// up, SwiGLU, down, the weighted sum — for a decode token and a batch of
+// 64, and reports the chosen experts' bytes read per second (decode reads
+// only the k experts' rows).
+func BenchmarkGPUExperts(b *testing.B) {
+	g := gpuDevice(b)
+	for _, sh := range moeShapes {
+		be, err := g.NewBackend()
+		if err != nil {
+			b.Fatal(err)
+		}
+		stack := func(rows, cols int, seed uint64) backend.Matrix {
+			ms := make([]*tensor.Matrix, sh.experts)
+			whole := randomMatrix(b, sh.typ, sh.experts*rows, cols, seed)
+			per := len(whole.Data) / sh.experts
+			for e := range ms {
+				ms[e] = &tensor.Matrix{Type: sh.typ, Rows: rows, Cols: cols, Data: whole.Data[e*per : (e+1)*per]}
+			}
+			w, err := be.ExpertMatrix(ms)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return w
+		}
+		gate, up, down := stack(sh.ffn, sh.width, 1), stack(sh.ffn, sh.width, 2), stack(sh.width, sh.ffn, 3)
+		expertBytes := 3 * sh.ffn * sh.width / sh.typ.BlockLen() * sh.typ.BlockBytes()
+		for _, n := range []int{1, 64} {
+			r, _ := be.AllocRoute(n, sh.k)
+			logits, _ := be.Alloc(n, sh.experts)
+			x, _ := be.Alloc(n, sh.width)
+			gb, _ := be.Alloc(n*sh.k, sh.ffn)
+			ub, _ := be.Alloc(n*sh.k, sh.ffn)
+			yb, _ := be.Alloc(n*sh.k, sh.width)
+			out, _ := be.Alloc(n, sh.width)
+			lg := make([]float32, n*sh.experts)
+			for i := range lg {
+				lg[i] = float32(i*7919%sh.experts) / 10
+			}
+			be.Write(logits, 0, lg)
+			xs := make([]float32, n*sh.width)
+			for i := range xs {
+				xs[i] = float32(i%13) / 13
+			}
+			be.Write(x, 0, xs)
+			ids, ws := make([]int32, n*sh.k), make([]float32, n*sh.k)
+			layer := func() {
+				be.Route(r, logits, n, backend.RouteOptions{Gating: backend.GateSoftmax, K: sh.k, Norm: true})
+				be.ExpertLinears(r, x, n, false, backend.ExpertOp{Dst: gb, W: gate}, backend.ExpertOp{Dst: ub, W: up})
+				be.SwiGLU(gb, ub, n*sh.k)
+				be.ExpertLinears(r, gb, n, true, backend.ExpertOp{Dst: yb, W: down})
+				be.Combine(out, yb, r, n)
+			}
+			name := fmt.Sprintf("%s/%d", sh.name, n)
+			b.Run(name, func(b *testing.B) {
+				layer()
+				be.ReadRoute(r, n, ids, ws) // waits for the device
+				for b.Loop() {
+					layer()
+				}
+				be.ReadRoute(r, n, ids, ws)
+				if err := be.Err(); err != nil {
+					b.Fatal(err)
+				}
+				us := b.Elapsed().Seconds() * 1e6 / float64(b.N)
+				b.ReportMetric(us, "µs/layer")
+				rec := map[string]any{"shape": sh.name, "rows": n, "us_per_layer": us, "device": g.Name()}
+				if n == 1 {
+					gbs := float64(sh.k*expertBytes) / (us * 1e-6) / 1e9
+					b.ReportMetric(gbs, "GB/s")
+					rec["active_expert_gbs"] = gbs
+				}
+				record(b, "experts.jsonl", rec)
+			})
+		}
+		if err := be.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

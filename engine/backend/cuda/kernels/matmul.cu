@@ -31,7 +31,7 @@ __device__ __forceinline__ void mm_rows(const uint8_t *__restrict__ w, int rowBy
 	// float model's odd width).
 	int vec = E == 4 && (cols & 3) == 0 && ((uintptr_t)x & 15) == 0;
 	if (live) {
-		mm_lane(T, NT, E, U, w + (size_t)r * rowBytes, cols, x, n, t0, lane, vec, wk, S, acc);
+		mm_lane(T, NT, E, U, w + (size_t)r * rowBytes, cols, x, (const int *)0, n, t0, lane, vec, wk, S, acc);
 	} else {
 #pragma unroll
 		for (int t = 0; t < NT; t++) acc[t] = 0.f;
@@ -94,6 +94,7 @@ PRODUCTS(q4_k, T_Q4_K)
 PRODUCTS(q5_k, T_Q5_K)
 PRODUCTS(q6_k, T_Q6_K)
 PRODUCTS(iq4_xs, T_IQ4_XS)
+PRODUCTS(mxfp4, T_MXFP4)
 
 // get_rows decodes the rows of `table` named by the token ids into out (n
 // rows of cols floats): the embedding lookup. One block per token; ids may
@@ -140,6 +141,7 @@ GETROWS(q4_k, T_Q4_K)
 GETROWS(q5_k, T_Q5_K)
 GETROWS(q6_k, T_Q6_K)
 GETROWS(iq4_xs, T_IQ4_XS)
+GETROWS(mxfp4, T_MXFP4)
 
 // proj_add adds alpha·Bᵀ·c to n rows of x (width cols): the second half of
 // a rank-k projection x ← x + alpha·Bᵀ(B·x), whose first half c = B·x is

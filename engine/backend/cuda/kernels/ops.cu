@@ -6,6 +6,9 @@
 #include <cuda_fp16.h>
 #include <stdint.h>
 
+#include "quant.cuh"
+#include "ops.cuh"
+
 __device__ __forceinline__ double block_sum_d(double v, double *sh) {
 	int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = (blockDim.x + 31) >> 5;
 	for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
@@ -92,21 +95,18 @@ extern "C" __global__ void add(float *dst, const float *src, int count) {
 }
 
 // rope rotates the first `heads` heads of n rows: grid (n), one thread per
-// rotated pair i < dim/2, which takes its angle once (in double, as the
-// CPU's tables) and turns that pair in every head. freqs (optional) are
+// rotated pair i < dim/2, which takes its angle once (rope_cs, in double as
+// the CPU's tables) and turns that pair in every head. freqs (optional) are
 // per-pair divisors; neox pairs x[i] with x[i+dim/2], else x[2i], x[2i+1].
+// yarn switches to YaRN's angles (ext, attn and the correction dimensions
+// corr0, corr1; engine/backend's YaRN).
 extern "C" __global__ void rope(float *x, int ldx, int heads, int hd, int pos0, float base, int dim,
-                                const float *freqs, int neox, float mscale, float posScale) {
+                                const float *freqs, int neox, float mscale, float posScale, int yarn, float ext,
+                                float attn, float corr0, float corr1) {
 	int i = threadIdx.x, r = blockIdx.x, half = dim / 2;
 	if (i >= half) return;
-	double p = (double)(pos0 + r), m = 1.0;
-	if (mscale != 0.f) m = mscale;
-	if (posScale != 0.f) p *= (double)posScale;
-	double theta = p * pow((double)base, -2.0 * i / (double)dim);
-	if (freqs) theta /= (double)freqs[i];
-	double sn, cs;
-	sincos(theta, &sn, &cs);
-	float c = (float)(cs * m), s = (float)(sn * m);
+	float c, s;
+	rope_cs(i, pos0 + r, base, dim, freqs ? freqs[i] : 1.f, mscale, posScale, yarn, ext, attn, corr0, corr1, &c, &s);
 	int a = neox ? i : 2 * i, b = neox ? i + half : 2 * i + 1;
 	float *row = x + (size_t)r * ldx;
 	for (int h = 0; h < heads; h++) {
@@ -136,11 +136,12 @@ extern "C" __global__ void store_kv(float *kc, float *vc, const float *k, int ld
 // Each warp takes every 4th key and keeps an online softmax (running max,
 // sum and weighted values); the block then merges its warps. Scores are
 // never stored, so the context length needs no scratch. Head widths up to
-// 256 (8 values a lane).
+// 256 (8 values a lane). sinks (optional) holds one logit per head that
+// joins the softmax's denominator with no value (att_merge).
 #define ATT_WARPS 4
 extern "C" __global__ void __launch_bounds__(128)
     attend(float *out, int ldo, const float *q, int ldq, const float *kc, const float *vc, int layer, int heads,
-           int kvh, int ctx, int hd, int pos0, float scale, float softcap, int window) {
+           int kvh, int ctx, int hd, int pos0, float scale, float softcap, int window, const float *sinks) {
 	__shared__ float qs[256];
 	__shared__ float wm[ATT_WARPS], wl[ATT_WARPS];
 	__shared__ float wacc[ATT_WARPS][256];
@@ -185,11 +186,8 @@ extern "C" __global__ void __launch_bounds__(128)
 		if (i < hd) wacc[warp][i] = acc[k];
 	}
 	__syncthreads();
-	float M = -INFINITY;
-	for (int w = 0; w < ATT_WARPS; w++) M = fmaxf(M, wm[w]);
-	float L = 0.f;
-	for (int w = 0; w < ATT_WARPS; w++)
-		if (wm[w] != -INFINITY) L += wl[w] * expf(wm[w] - M);
+	float M, L;
+	att_merge(wm, wl, ATT_WARPS, sinks ? sinks + h : (const float *)0, &M, &L);
 	float *o = out + (size_t)r * ldo + (size_t)h * hd;
 	for (int i = threadIdx.x; i < hd; i += blockDim.x) {
 		float s = 0.f;

@@ -7,7 +7,7 @@
 // found without a GPU.
 //
 // The unit of decoding is 32 consecutive weights of a row: a whole block of
-// the 32-weight types (Q4_0 … IQ4_NL), one sub-block of the 256-weight
+// the 32-weight types (Q4_0 … IQ4_NL, MXFP4), one sub-block of the 256-weight
 // super-blocks (the K-quants, IQ4_XS), or 32 plain floats. Every type GGUF
 // models use in practice reduces to this unit, so one product kernel,
 // templated on the decoder, serves them all.
@@ -31,7 +31,7 @@
 enum {
 	T_F32 = 0, T_F16 = 1, T_Q4_0 = 2, T_Q4_1 = 3, T_Q5_0 = 6, T_Q5_1 = 7,
 	T_Q8_0 = 8, T_Q2_K = 10, T_Q3_K = 11, T_Q4_K = 12, T_Q5_K = 13,
-	T_Q6_K = 14, T_IQ4_NL = 20, T_IQ4_XS = 23, T_BF16 = 30
+	T_Q6_K = 14, T_IQ4_NL = 20, T_IQ4_XS = 23, T_BF16 = 30, T_MXFP4 = 39
 };
 
 QFN float qmul(float a, float b) {
@@ -80,6 +80,21 @@ QFN int8_t iq4nl_value(int q) {
 	return (int8_t)(((q < 8 ? lo : hi) >> (8 * (q & 7))) & 0xff);
 }
 
+// mxfp4_value is ggml's kvalues_mxfp4[q]: the E2M1 values {0, 0.5, 1, 1.5,
+// 2, 3, 4, 6} and their negatives, doubled so that they are integers (the
+// scale is halved instead, e8m0_half), packed as iq4nl_value's table is.
+QFN int8_t mxfp4_value(int q) {
+	const uint64_t lo = 0x0c08060403020100ull, hi = 0xf4f8fafcfdfeff00ull;
+	q &= 15;
+	return (int8_t)(((q < 8 ? lo : hi) >> (8 * (q & 7))) & 0xff);
+}
+
+// e8m0_half is half the scale an E8M0 exponent e stands for, 2^(e−128),
+// exactly (ggml's GGML_E8M0_TO_FP32_HALF; e < 2 gives the subnormals).
+QFN float e8m0_half(int e) {
+	return e < 2 ? f32_bits(0x00200000u << e) : f32_bits((uint32_t)(e - 1) << 23);
+}
+
 // Bytes of one block (or super-block) and weights per block, per type.
 QFN int type_block_bytes(int t) {
 	switch (t) {
@@ -96,6 +111,7 @@ QFN int type_block_bytes(int t) {
 	case T_Q5_K: return 176;
 	case T_Q6_K: return 210;
 	case T_IQ4_XS: return 136;
+	case T_MXFP4: return 17;
 	}
 	return 0;
 }
@@ -184,6 +200,18 @@ QFN void dq_iq4_nl(const uint8_t *row, int u, float *y) {
 		int q = b[2 + j];
 		y[j] = qmul(d, (float)iq4nl_value(q));
 		y[j + 16] = qmul(d, (float)iq4nl_value(q >> 4));
+	}
+}
+
+// MXFP4: one E8M0 exponent byte, then 16 bytes of 4-bit codes interleaved
+// as Q4_0's (weight j low nibble of qs[j], weight j+16 the high one).
+QFN void dq_mxfp4(const uint8_t *row, int u, float *y) {
+	const uint8_t *b = row + 17 * u;
+	float d = e8m0_half(b[0]);
+	for (int j = 0; j < 16; j++) {
+		int q = b[1 + j];
+		y[j] = qmul((float)mxfp4_value(q), d);
+		y[j + 16] = qmul((float)mxfp4_value(q >> 4), d);
 	}
 }
 
@@ -307,6 +335,7 @@ QFN int dq_unit(int t, const uint8_t *row, int u, float *y) {
 	case T_Q5_K: dq_q5_k(row, u, y); return 1;
 	case T_Q6_K: dq_q6_k(row, u, y); return 1;
 	case T_IQ4_XS: dq_iq4_xs(row, u, y); return 1;
+	case T_MXFP4: dq_mxfp4(row, u, y); return 1;
 	}
 	return 0;
 }
@@ -352,6 +381,11 @@ QFN float de_q8_0(const uint8_t *row, int u, int l) {
 QFN float de_iq4_nl(const uint8_t *row, int u, int l) {
 	const uint8_t *b = row + 18 * u;
 	return qmul(h2f(ld16(b)), (float)iq4nl_value(b[2 + (l & 15)] >> (4 * (l >> 4))));
+}
+
+QFN float de_mxfp4(const uint8_t *row, int u, int l) {
+	const uint8_t *b = row + 17 * u;
+	return qmul((float)mxfp4_value(b[1 + (l & 15)] >> (4 * (l >> 4))), e8m0_half(b[0]));
 }
 
 QFN float de_q4_k(const uint8_t *row, int u, int l) {
@@ -422,6 +456,7 @@ QFN float de_elem(int t, const uint8_t *row, int u, int l) {
 	case T_Q5_K: return de_q5_k(row, u, l);
 	case T_Q6_K: return de_q6_k(row, u, l);
 	case T_IQ4_XS: return de_iq4_xs(row, u, l);
+	case T_MXFP4: return de_mxfp4(row, u, l);
 	}
 	return f32_bits(0x7fc00000u);
 }
@@ -439,12 +474,16 @@ QFN float de_elem(int t, const uint8_t *row, int u, int l) {
 // constants at every call in the kernels, so the arrays are registers; the
 // host harness runs the same function lane by lane and checks that the
 // 32 lanes' sums are the row's products (engine/backend/cuda/internal/hostq).
+// x's rows are t0… in order, or, when xi is not null, rows xi[t0]…: the
+// expert products gather the rows of the (token, expert) pairs that chose
+// one expert (experts.cu). Every call passes xi as a constant or a
+// register array, so the dense products compile as before.
 #define MM_MAXNT 8
 #define MM_MAXE 4
 #define MM_MAXU 4
 
-QFN void mm_lane(int T, int NT, int E, int U, const uint8_t *row, int cols, const float *x, int n, int t0,
-                 int lane, int vec, int wk, int nk, float *acc) {
+QFN void mm_lane(int T, int NT, int E, int U, const uint8_t *row, int cols, const float *x, const int *xi, int n,
+                 int t0, int lane, int vec, int wk, int nk, float *acc) {
 	for (int t = 0; t < NT; t++) acc[t] = 0.f;
 	int units = cols >> 5;
 	// Plain float rows may end in a partial unit (a tiny model's width);
@@ -455,7 +494,7 @@ QFN void mm_lane(int T, int NT, int E, int U, const uint8_t *row, int cols, cons
 			float wc = T == T_F32 ? f32_bits(ld32(row + 4 * c))
 			                      : (T == T_F16 ? h2f(ld16(row + 2 * c)) : f32_bits((uint32_t)ld16(row + 2 * c) << 16));
 			for (int t = 0; t < NT; t++)
-				if (t0 + t < n) acc[t] += wc * x[(size_t)(t0 + t) * cols + c];
+				if (t0 + t < n) acc[t] += wc * x[(size_t)(xi ? xi[t0 + t] : t0 + t) * cols + c];
 		}
 	}
 	int lpu = 32 / E; // lanes per unit
@@ -479,7 +518,7 @@ QFN void mm_lane(int T, int NT, int E, int U, const uint8_t *row, int cols, cons
 #endif
 		for (int t = 0; t < NT; t++) {
 			if (t0 + t < n) {
-				const float *xr = x + (size_t)(t0 + t) * cols + e0;
+				const float *xr = x + (size_t)(xi ? xi[t0 + t] : t0 + t) * cols + e0;
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif

@@ -8,19 +8,23 @@ package hostq
 
 /*
 #cgo CFLAGS: -O1
+#cgo LDFLAGS: -lm
 #include "quant.h" // a link to engine/backend/cuda/kernels/quant.cuh, here so that the build cache sees its changes
+#include "ops.h"   // likewise kernels/ops.cuh
 
 static int unit(int t, const uint8_t *row, int u, float *y) { return dq_unit(t, row, u, y); }
 static float elem(int t, const uint8_t *row, int u, int l) { return de_elem(t, row, u, l); }
 
 // product runs a warp's row product lane by lane, for rows of x from t0
-// (NT of them), and adds up the lanes as the warp's shuffles do.
-static void product(int t, int nt, int e, int u, int nk, const uint8_t *row, int cols, const float *x, int n, int t0, float *out) {
+// (NT of them; rows xi[t0]… when xi is not null), and adds up the lanes as
+// the warp's shuffles do.
+static void product(int t, int nt, int e, int u, int nk, const uint8_t *row, int cols, const float *x, const int *xi,
+                    int n, int t0, float *out) {
 	float sum[MM_MAXNT] = {0};
 	for (int wk = 0; wk < nk; wk++) {
 		for (int lane = 0; lane < 32; lane++) {
 			float acc[MM_MAXNT];
-			mm_lane(t, nt, e, u, row, cols, x, n, t0, lane, 0, wk, nk, acc);
+			mm_lane(t, nt, e, u, row, cols, x, xi, n, t0, lane, 0, wk, nk, acc);
 			for (int k = 0; k < nt; k++) sum[k] += acc[k];
 		}
 	}
@@ -28,6 +32,25 @@ static void product(int t, int nt, int e, int u, int nk, const uint8_t *row, int
 }
 static int block_bytes(int t) { return type_block_bytes(t); }
 static int block_len(int t) { return type_block_len(t); }
+
+static void route(float *v, float *s, int ne, const float *mask, const float *sbias, int gating, int k, int norm,
+                  float scale, int *ids, float *w) {
+	route_row(v, s, ne, mask, sbias, gating, k, norm, scale, ids, w);
+}
+static void group(const int *ids, int np, int ne, int *cnt, int *order, int *tiles) {
+	group_pairs(ids, np, ne, cnt, order, tiles);
+}
+static float swiglu(float g, float u, float alpha, float limit) { return swiglu_oai(g, u, alpha, limit); }
+static float combine(const float *y, int ldy, const float *w, int k, int r, int c) { return combine_at(y, ldy, w, k, r, c); }
+static void rope(int i, int pos, float base, int dim, float fdiv, float mscale, float posScale, int yarn, float ext,
+                 float attn, float corr0, float corr1, float *c, float *s) {
+	rope_cs(i, pos, base, dim, fdiv, mscale, posScale, yarn, ext, attn, corr0, corr1, c, s);
+}
+static void merge(const float *wm, const float *wl, int nw, const float *sink, float *M, float *L) {
+	att_merge(wm, wl, nw, sink, M, L);
+}
+static int route_max(void) { return ROUTE_MAX; }
+static int group_tile(void) { return GROUP_TILE; }
 */
 import "C"
 
@@ -81,9 +104,106 @@ func RowProduct(t tensor.Type, row []byte, cols int, x []float32, n, nt, e, u, n
 	out := make([]float32, n+nt)
 	for t0 := 0; t0 < n; t0 += nt {
 		C.product(C.int(t), C.int(nt), C.int(e), C.int(u), C.int(nk), (*C.uint8_t)(unsafe.Pointer(&row[0])), C.int(cols),
-			(*C.float)(unsafe.Pointer(&x[0])), C.int(n), C.int(t0), (*C.float)(unsafe.Pointer(&out[t0])))
+			(*C.float)(unsafe.Pointer(&x[0])), nil, C.int(n), C.int(t0), (*C.float)(unsafe.Pointer(&out[t0])))
 	}
 	return out[:n]
+}
+
+// RowProductGather is RowProduct against the rows xi of x, in that order,
+// as the batched expert products read the rows of the pairs that chose an
+// expert (one warp call per nt of them).
+func RowProductGather(t tensor.Type, row []byte, cols int, x []float32, xi []int32, nt, e, u, nk int) []float32 {
+	n := len(xi)
+	out := make([]float32, n+nt)
+	for t0 := 0; t0 < n; t0 += nt {
+		C.product(C.int(t), C.int(nt), C.int(e), C.int(u), C.int(nk), (*C.uint8_t)(unsafe.Pointer(&row[0])), C.int(cols),
+			(*C.float)(unsafe.Pointer(&x[0])), (*C.int)(unsafe.Pointer(&xi[0])), C.int(n), C.int(t0), (*C.float)(unsafe.Pointer(&out[t0])))
+	}
+	return out[:n]
+}
+
+// RouteMax is the most experts the route kernel takes; GroupTile the pairs
+// of one tile of the batched expert products.
+func RouteMax() int { return int(C.route_max()) }
+
+// GroupTile is the most pairs one tile of an expert's rows holds.
+func GroupTile() int { return int(C.group_tile()) }
+
+// RouteRow is the route kernel's choice for one row of router logits:
+// gating is backend.Gating's value, mask and sbias may be nil. It returns
+// the k ids in rank order and their weights.
+func RouteRow(logits, mask, sbias []float32, gating, k int, norm bool, scale float32) ([]int32, []float32) {
+	ne := len(logits)
+	v, s := append([]float32(nil), logits...), make([]float32, ne)
+	ids, w := make([]int32, k), make([]float32, k)
+	fp := func(x []float32) *C.float {
+		if x == nil {
+			return nil
+		}
+		return (*C.float)(unsafe.Pointer(&x[0]))
+	}
+	nb := 0
+	if norm {
+		nb = 1
+	}
+	C.route(fp(v), fp(s), C.int(ne), fp(mask), fp(sbias), C.int(gating), C.int(k), C.int(nb), C.float(scale),
+		(*C.int)(unsafe.Pointer(&ids[0])), fp(w))
+	return ids, w
+}
+
+// GroupPairs is group_experts's sort of a batch's pair ids over ne
+// experts: the pairs in expert order, and the tiles (expert, first index
+// into order, pairs).
+func GroupPairs(ids []int32, ne int) ([]int32, [][3]int32) {
+	np := len(ids)
+	cnt, order := make([]int32, ne), make([]int32, np)
+	tiles := make([]int32, 1+3*((np+7)/8+min(ne, np)))
+	C.group((*C.int)(unsafe.Pointer(&ids[0])), C.int(np), C.int(ne), (*C.int)(unsafe.Pointer(&cnt[0])),
+		(*C.int)(unsafe.Pointer(&order[0])), (*C.int)(unsafe.Pointer(&tiles[0])))
+	out := make([][3]int32, tiles[0])
+	for t := range out {
+		out[t] = [3]int32{tiles[1+3*t], tiles[2+3*t], tiles[3+3*t]}
+	}
+	return order, out
+}
+
+// SwiGLUOAI is the swiglu_oai_rows kernel's value for one gate and up value.
+func SwiGLUOAI(g, u, alpha, limit float32) float32 {
+	return float32(C.swiglu(C.float(g), C.float(u), C.float(alpha), C.float(limit)))
+}
+
+// Combine is the combine kernel's value at row r, column c, from y (rows
+// of ldy values, k a row of the output) and the route's weights w.
+func Combine(y []float32, ldy int, w []float32, k, r, c int) float32 {
+	return float32(C.combine((*C.float)(unsafe.Pointer(&y[0])), C.int(ldy), (*C.float)(unsafe.Pointer(&w[0])), C.int(k), C.int(r), C.int(c)))
+}
+
+// RopeYaRN are the rope kernel's YaRN arguments (yarn on, ext, attn and
+// the correction dimensions).
+type RopeYaRN struct {
+	On                      bool
+	Ext, Attn, Corr0, Corr1 float32
+}
+
+// RopeCS is the rope kernel's cos and sin of pair i at position pos.
+func RopeCS(i, pos int, base float32, dim int, fdiv, mscale, posScale float32, y RopeYaRN) (float32, float32) {
+	var c, s C.float
+	on := 0
+	if y.On {
+		on = 1
+	}
+	C.rope(C.int(i), C.int(pos), C.float(base), C.int(dim), C.float(fdiv), C.float(mscale), C.float(posScale), C.int(on),
+		C.float(y.Ext), C.float(y.Attn), C.float(y.Corr0), C.float(y.Corr1), &c, &s)
+	return float32(c), float32(s)
+}
+
+// AttMerge is the attention kernel's merge of its warps' online softmaxes
+// (maxima wm, sums wl) with an optional sink logit: the maximum and the
+// denominator.
+func AttMerge(wm, wl []float32, sink *float32) (float32, float32) {
+	var M, L C.float
+	C.merge((*C.float)(unsafe.Pointer(&wm[0])), (*C.float)(unsafe.Pointer(&wl[0])), C.int(len(wm)), (*C.float)(unsafe.Pointer(sink)), &M, &L)
+	return float32(M), float32(L)
 }
 
 // BlockBytes and BlockLen are the kernels' idea of t's block, which must be
