@@ -14,5 +14,5 @@ import (
 // embedding rows) and checks the capabilities only the CPU implements
 // (Compactor, HeadProjector) through the same code a device would meet.
 func TestCPU(t *testing.T) {
-	backendtest.Run(t, cpu.New(tensor.NewKernels(tensor.NewPool(2))), backendtest.Config{Tol: backendtest.DefaultTolerances()})
+	backendtest.Run(t, cpu.New(tensor.NewKernels(tensor.NewPool(2))), backendtest.Config{Tol: backendtest.DefaultTolerances(), SinksYaRN: true})
 }
