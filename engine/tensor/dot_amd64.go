@@ -47,7 +47,7 @@ func axpyAVX2(alpha float32, x, y *float32, n int)
 // FMA and F16C — every x86-64 CPU since Haswell and Zen 1 — and the 512-bit
 // VNNI ones where it has them, and names the path: "avx512vnni" when any
 // VNNI kernel is in, else "avx2".
-func useArchDots(rows *[BF16 + 1]rowsFn, path string) string {
+func useArchDots(rows *[typeSlots]rowsFn, path string) string {
 	if !hasAVX2 {
 		return path
 	}

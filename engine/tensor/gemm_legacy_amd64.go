@@ -22,7 +22,7 @@ func gemm2BF16AVX2(w *uint16, x *float32, n, rows int, out *float32, ostride int
 
 // useLegacyGemm4 installs the prefill kernels of the 32-weight block types
 // next to Q4_0 and Q8_0, and of BF16 (called by useArchGemm4 on AVX2 CPUs).
-func useLegacyGemm4(g *[BF16 + 1]gemm4Fn) {
+func useLegacyGemm4(g *[typeSlots]gemm4Fn) {
 	g[Q4_1] = gemm4Q4_1Asm
 	g[Q5_0] = gemm4Q5_0Asm
 	g[Q5_1] = gemm4Q5_1Asm

@@ -82,7 +82,7 @@ func BenchmarkMatMulLegacy(b *testing.B) {
 	k4 := NewKernels(nil)
 	defer k4.Close()
 	k1 := NewKernels(k4.Pool())
-	k1.gemm4 = [BF16 + 1]gemm4Fn{}
+	k1.gemm4 = [typeSlots]gemm4Fn{}
 	for _, shape := range []struct{ rows, cols int }{{1536, 576}, {576, 1536}, {8192, 2048}} {
 		for _, typ := range legacyGemm4Types {
 			rng := rand.New(rand.NewPCG(uint64(shape.cols), uint64(typ)))

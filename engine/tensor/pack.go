@@ -160,7 +160,7 @@ func (k *Kernels) Pack(m *Matrix) *Matrix {
 	if (m.Type == F16 || m.Type == BF16) && m.evict != nil && hugePages && len(m.Data) >= 2<<20 {
 		return k.copyHuge(m)
 	}
-	if m.Type > BF16 || k.prows[m.Type] == nil || m.Rows < packRows || m.packed != nil {
+	if m.Type >= typeSlots || k.prows[m.Type] == nil || m.Rows < packRows || m.packed != nil {
 		return m
 	}
 	groups := m.Rows / packRows

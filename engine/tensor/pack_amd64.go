@@ -32,7 +32,7 @@ func gemm2Q4_0x16AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nb, groups int,
 // IQ4_XS (packiq4xs_amd64.s), IQ4_NL, Q5_0 and Q5_1 (packlegacy_amd64.s)
 // and Q2_K and Q3_K (packk23_amd64.s) the VNNI ones only: without them
 // those types are not packed and keep their GGUF-layout kernels.
-func usePacked(rows *[BF16 + 1]packedRowsFn, gemm4 *[BF16 + 1]packedGemm4Fn, vnni bool) {
+func usePacked(rows *[typeSlots]packedRowsFn, gemm4 *[typeSlots]packedGemm4Fn, vnni bool) {
 	if !hasAVX2 {
 		return
 	}
