@@ -67,6 +67,7 @@ func useArchDots(rows *[typeSlots]rowsFn, path string) string {
 	rows[Q2_K] = rowsQ2KAsm
 	rows[Q3_K] = rowsQ3KAsm
 	rows[IQ4_XS] = rowsIQ4XSAsm
+	rows[MXFP4] = rowsMXFP4Asm
 	if hasZMM {
 		// useKVNNIDots put the 512-bit VNNI kernels in for Q4_K and Q6_K.
 		return "avx512vnni"
