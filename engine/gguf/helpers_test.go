@@ -107,7 +107,7 @@ func sampleKVs() []KV {
 	}
 }
 
-// sampleTensors are small tensors of plain, legacy and K-quant types with
+// sampleTensors are small tensors of plain, legacy, K-quant and MXFP4 types with
 // recognisable, distinct bytes.
 type sampleTensor struct {
 	name string
@@ -120,6 +120,9 @@ var sampleTensorSpecs = []sampleTensor{
 	{"blk.0.attn_norm.weight", tensor.F32, []uint64{5}},
 	{"blk.0.attn_q.weight", tensor.Q8_0, []uint64{64, 2}},
 	{"blk.0.ffn_down.weight", tensor.Q4_K, []uint64{256, 1, 1, 2}},
+	// An expert stack as gpt-oss ships it: MXFP4, 17-byte blocks of 32,
+	// [cols, rows, experts]; 204 bytes, so the next tensor is padded.
+	{"blk.0.ffn_gate_exps.weight", tensor.MXFP4, []uint64{64, 3, 2}},
 	{"output.weight", tensor.F32, []uint64{1, 1, 3}},
 }
 

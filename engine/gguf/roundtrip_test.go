@@ -119,6 +119,10 @@ func TestRoundTrip(t *testing.T) {
 	if got := f.Tensors[3].Elements(); got != 512 {
 		t.Errorf("Elements = %d, want 512", got)
 	}
+	// MXFP4: two 17-byte blocks a row, 3 rows, 2 experts.
+	if ti, ok := f.Tensor("blk.0.ffn_gate_exps.weight"); !ok || ti.Size != 2*17*3*2 || ti.Elements() != 384 {
+		t.Errorf("MXFP4 expert stack: %v", ti)
+	}
 }
 
 func TestRoundTripAlignment(t *testing.T) {

@@ -47,7 +47,7 @@ func axpyAVX2(alpha float32, x, y *float32, n int)
 // FMA and F16C — every x86-64 CPU since Haswell and Zen 1 — and the 512-bit
 // VNNI ones where it has them, and names the path: "avx512vnni" when any
 // VNNI kernel is in, else "avx2".
-func useArchDots(rows *[BF16 + 1]rowsFn, path string) string {
+func useArchDots(rows *[typeSlots]rowsFn, path string) string {
 	if !hasAVX2 {
 		return path
 	}
@@ -67,6 +67,7 @@ func useArchDots(rows *[BF16 + 1]rowsFn, path string) string {
 	rows[Q2_K] = rowsQ2KAsm
 	rows[Q3_K] = rowsQ3KAsm
 	rows[IQ4_XS] = rowsIQ4XSAsm
+	rows[MXFP4] = rowsMXFP4Asm
 	if hasZMM {
 		// useKVNNIDots put the 512-bit VNNI kernels in for Q4_K and Q6_K.
 		return "avx512vnni"

@@ -27,7 +27,7 @@ func rowsQ6KVNNI(w []byte, _ []float32, a act, out []float32) {
 
 // useKVNNIDots installs the VNNI K-quant decode kernels where the CPU has
 // 512-bit VNNI (hasZMM).
-func useKVNNIDots(rows *[BF16 + 1]rowsFn) {
+func useKVNNIDots(rows *[typeSlots]rowsFn) {
 	if !hasZMM {
 		return
 	}

@@ -23,7 +23,7 @@ func TestKVNNIDecodeMatchesAVX2(t *testing.T) {
 	if !hasZMM {
 		t.Skip("no AVX-512 VNNI")
 	}
-	var rows [BF16 + 1]rowsFn
+	var rows [typeSlots]rowsFn
 	useKVNNIDots(&rows)
 	avx2 := map[Type]rowsFn{Q4_K: rowsQ4KAsm, Q6_K: rowsQ6KAsm}
 	rng := rand.New(rand.NewPCG(61, 62))

@@ -1,7 +1,7 @@
 package tensor
 
-// Portable dot products for Q4_1, Q5_0, Q5_1 and IQ4_NL (layouts in
-// quant_legacy.go). Like dot_go.go's, each keeps the weights' integer codes
+// Portable dot products for Q4_1, Q5_0, Q5_1, IQ4_NL and MXFP4 (layouts in
+// quant_legacy.go, quant_mxfp4.go). Like dot_go.go's, each keeps the weights' integer codes
 // and meets the 8-bit activation codes in an exact int32 sum per 32-block,
 // then applies the block's float scales once, with the arithmetic of the
 // AVX2 kernels of dot_legacy_amd64.s: d·dx·Σq·xq per block into one
@@ -77,6 +77,24 @@ func dotIQ4NLGo(w []byte, _ []float32, a act) float32 {
 			sum += int32(iq4nlValue(q))*int32(xq[j]) + int32(iq4nlValue(q>>4))*int32(xq[j+16])
 		}
 		acc += f16At(blk, 0) * a.d[b] * float32(sum)
+	}
+	return acc
+}
+
+// MXFP4: w = 2^(e−128)·mxfp4Values[q] (quant_mxfp4.go), IQ4_NL's arithmetic
+// with the doubled E2M1 table for the levels and the block's E8M0 exponent
+// for the scale, as ggml_vec_dot_mxfp4_q8_0 has it: the scale times dx,
+// times the exact int32 sum.
+func dotMXFP4Go(w []byte, _ []float32, a act) float32 {
+	var acc float32
+	for b := range len(a.d) {
+		blk := w[b*mxfp4Bytes : b*mxfp4Bytes+mxfp4Bytes]
+		xq := a.qs[b*QK : b*QK+QK]
+		var sum int32
+		for j, q := range blk[1:] {
+			sum += int32(mxfp4Value(q))*int32(xq[j]) + int32(mxfp4Value(q>>4))*int32(xq[j+16])
+		}
+		acc += E8M0Half(blk[0]) * a.d[b] * float32(sum)
 	}
 	return acc
 }

@@ -1,6 +1,6 @@
 package tensor
 
-// AVX2 row kernels for Q4_1, Q5_0, Q5_1 and IQ4_NL (dot_legacy_amd64.s),
+// AVX2 row kernels for Q4_1, Q5_0, Q5_1, IQ4_NL and MXFP4 (dot_legacy_amd64.s),
 // installed by useArchDots. Each computes out[r] = row r · x for len(out)
 // consecutive rows of len(a.d) blocks; the bounds check before the call
 // stands in for the ones the assembly cannot make.
@@ -16,6 +16,9 @@ func dotQ5_1RowsAVX2(w *byte, xq *int8, xd, xs *float32, nb, rows int, out *floa
 
 //go:noescape
 func dotIQ4NLRowsAVX2(w *byte, xq *int8, xd *float32, nb, rows int, out *float32)
+
+//go:noescape
+func dotMXFP4RowsAVX2(w *byte, xq *int8, xd *float32, nb, rows int, out *float32)
 
 func rowsQ4_1Asm(w []byte, _ []float32, a act, out []float32) {
 	nb := len(a.d)
@@ -39,4 +42,10 @@ func rowsIQ4NLAsm(w []byte, _ []float32, a act, out []float32) {
 	nb := len(a.d)
 	_ = w[len(out)*nb*iq4nlBytes-1]
 	dotIQ4NLRowsAVX2(&w[0], &a.qs[0], &a.d[0], nb, len(out), &out[0])
+}
+
+func rowsMXFP4Asm(w []byte, _ []float32, a act, out []float32) {
+	nb := len(a.d)
+	_ = w[len(out)*nb*mxfp4Bytes-1]
+	dotMXFP4RowsAVX2(&w[0], &a.qs[0], &a.d[0], nb, len(out), &out[0])
 }

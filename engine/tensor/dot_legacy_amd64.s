@@ -1,7 +1,9 @@
 #include "textflag.h"
+#include "e8m0_amd64.h"
 
-// AVX2 + FMA + F16C row kernels for Q4_1, Q5_0, Q5_1 and IQ4_NL (layouts in
-// quant_legacy.go; portable definitions in dot_legacy.go). Conventions as in
+// AVX2 + FMA + F16C row kernels for Q4_1, Q5_0, Q5_1, IQ4_NL and MXFP4
+// (layouts in quant_legacy.go and quant_mxfp4.go; portable definitions in
+// dot_legacy.go). Conventions as in
 // dot_amd64.s: SI weights, DI activation codes, R8 activation scales dx, R9
 // activation block sums dx·Σxq, CX blocks left in the row, R13 the output.
 // Y15 holds int16 ones (VPMADDWD pair sums), Y14 the nibble mask 0x0F.
@@ -104,6 +106,12 @@ GLOBL legacyNibbleShift<>(SB), RODATA|NOPTR, $32
 DATA legacyIQ4NLValues<>+0(SB)/8, $0xf6eaddcfbfad9881
 DATA legacyIQ4NLValues<>+8(SB)/8, $0x7159453526190d01
 GLOBL legacyIQ4NLValues<>(SB), RODATA|NOPTR, $16
+
+// MXFP4's doubled E2M1 values as signed bytes (mxfp4Values in
+// quant_mxfp4.go).
+DATA legacyMXFP4Values<>+0(SB)/8, $0x0c08060403020100
+DATA legacyMXFP4Values<>+8(SB)/8, $0xf4f8fafcfdfeff00
+GLOBL legacyMXFP4Values<>(SB), RODATA|NOPTR, $16
 
 // The fold of four blocks' int32 sums, each in a group macro between the
 // unpacks: LFOLD01 pairs block 0 (Y7) with block 1 (Y8), LFOLD23 block 2
@@ -441,7 +449,14 @@ q51end:
 // each pair sum below int16 saturation (2·127·127 = 32258). No level is 0,
 // so VPSIGNB never zeroes an activation.
 #define IQ4NLSUMS(woff, xoff, out) \
-	LNIBBLES(woff+2); \
+	LVSUMS(woff+2, xoff, out)
+
+// LVSUMS is IQ4NLSUMS for the nibbles at qoff(SI), whatever table of
+// signed levels Y12 holds (IQ4_NL's, or MXFP4's, whose levels include 0:
+// VPSIGNB then zeroes the activation and the level alike, and the product
+// is the 0 it should be).
+#define LVSUMS(qoff, xoff, out) \
+	LNIBBLES(qoff); \
 	VPSHUFB    Y4, Y12, Y4; \
 	VMOVDQU    xoff(DI), Y5; \
 	VPSIGNB    Y4, Y5, Y5; \
@@ -523,5 +538,92 @@ iq4nldone:
 	JMP    iq4nlrow
 
 iq4nlend:
+	VZEROUPPER
+	RET
+
+// MXBLOCK accumulates one MXFP4 block (17 bytes at woff(SI): e, qs) into
+// acc, as IQ4NLBLOCK does with the scale 2^(e−128) (E8M0HALF; X10 its
+// constant, X3 scratch).
+#define MXBLOCK(woff, xoff, doff, acc) \
+	MOVBLZX      woff(SI), AX; \
+	VMOVD        AX, X2; \
+	E8M0HALF(X2, X10, X3); \
+	VMULSS       doff(R8), X2, X2; \
+	VBROADCASTSS X2, Y2; \
+	LVSUMS(woff+1, xoff, Y4); \
+	VCVTDQ2PS    Y4, Y4; \
+	VFMADD231PS  Y4, Y2, acc
+
+// MXGROUP accumulates four MXFP4 blocks (68 bytes at SI) into X1, as
+// IQ4NLGROUP does.
+#define MXGROUP \
+	E8M0BYTES4(SI, 0, 17, 34, 51, X2, DX); \
+	E8M0HALF(X2, X10, X3); \
+	VMULPS      (R8), X2, X2; \
+	LVSUMS(1, 0, Y7); \
+	LVSUMS(18, 32, Y8); \
+	LFOLD01; \
+	LVSUMS(35, 64, Y8); \
+	LVSUMS(52, 96, Y9); \
+	LFOLD23; \
+	LFOLDALL; \
+	VFMADD231PS X7, X2, X1
+
+// func dotMXFP4RowsAVX2(w *byte, xq *int8, xd *float32, nb, rows int, out *float32)
+//
+// dotIQ4NLRowsAVX2 for MXFP4: Y12 holds MXFP4's levels, X10 E8M0HALF's
+// constant.
+TEXT ·dotMXFP4RowsAVX2(SB), NOSPLIT, $8-48
+	MOVQ           w+0(FP), SI
+	MOVQ           out+40(FP), R13
+	MOVQ           nb+24(FP), AX
+	IMULQ          $17, AX
+	IMULQ          rows+32(FP), AX
+	ADDQ           SI, AX
+	MOVQ           AX, end-8(SP)
+	LONES16_Y15
+	LMASK0F_Y14
+	VBROADCASTI128 legacyMXFP4Values<>(SB), Y12
+	E8M0C4(X10)
+
+mxrow:
+	CMPQ   SI, end-8(SP)
+	JAE    mxend
+	MOVQ   xq+8(FP), DI
+	MOVQ   xd+16(FP), R8
+	MOVQ   nb+24(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS X1, X1, X1
+	VXORPS X13, X13, X13
+
+mxloop4:
+	CMPQ       CX, $4
+	JLT        mxtail
+	PREFETCHT0 LPF(SI)
+	PREFETCHT0 LPF+64(SI)
+	MXGROUP
+	ADDQ       $68, SI
+	ADDQ       $128, DI
+	ADDQ       $16, R8
+	SUBQ       $4, CX
+	JMP        mxloop4
+
+mxtail:
+	TESTQ CX, CX
+	JEQ   mxdone
+	MXBLOCK(0, 0, 0, Y0)
+	ADDQ  $17, SI
+	ADDQ  $32, DI
+	ADDQ  $4, R8
+	DECQ  CX
+	JMP   mxtail
+
+mxdone:
+	LROWEND
+	VMOVSS X0, (R13)
+	ADDQ   $4, R13
+	JMP    mxrow
+
+mxend:
 	VZEROUPPER
 	RET

@@ -7,7 +7,7 @@ package tensor
 const hasAVX2 = false
 
 // useArchDots keeps the portable dot products: only amd64 has assembly so far.
-func useArchDots(_ *[BF16 + 1]rowsFn, path string) string { return path }
+func useArchDots(_ *[typeSlots]rowsFn, path string) string { return path }
 
 func dotF32Fast(a, b []float32) float32 { return dotF32Go(asBytes(a), b, act{}) }
 

@@ -31,7 +31,7 @@ func gemm4Q4_0AVX2(w *byte, xq *int8, xd, xs *float32, nb, rows int, out *float3
 // the VNNI ones where it has them and vnni is true, marks in u what of
 // prepActVNNI's each type's kernel reads, and returns the path's name
 // ("avx2", "avx512vnni") or "" for none.
-func useArchGemm4(g *[BF16 + 1]gemm4Fn, u *[BF16 + 1]vnniAct, vnni bool) string {
+func useArchGemm4(g *[typeSlots]gemm4Fn, u *[typeSlots]vnniAct, vnni bool) string {
 	if !hasAVX2 {
 		return ""
 	}

@@ -21,7 +21,7 @@ const k23Gemm4MaxSB = 128
 
 // useK23Gemm4 installs the four-token prefill kernels of Q2_K, Q3_K and
 // IQ4_XS (AVX2 CPUs only, like their one-token kernels).
-func useK23Gemm4(g *[BF16 + 1]gemm4Fn) {
+func useK23Gemm4(g *[typeSlots]gemm4Fn) {
 	g[Q2_K] = gemm4Q2KAsm
 	g[Q3_K] = gemm4Q3KAsm
 	g[IQ4_XS] = gemm4IQ4XSAsm

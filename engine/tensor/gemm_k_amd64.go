@@ -10,7 +10,7 @@ func gemm4Q5KAVX2(w *byte, xq *int8, xd, xs *float32, nsb, rows int, out *float3
 func gemm4Q6KAVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32, ostride int)
 
 // useKQuantGemm4 installs the four-token prefill kernels of the K-quants.
-func useKQuantGemm4(g *[BF16 + 1]gemm4Fn) {
+func useKQuantGemm4(g *[typeSlots]gemm4Fn) {
 	g[Q4_K] = gemm4Q4KAsm
 	g[Q5_K] = gemm4Q5KAsm
 	g[Q6_K] = gemm4Q6KAsm

@@ -68,7 +68,7 @@ func BenchmarkMatMulKQuant(b *testing.B) {
 	k4 := NewKernels(nil)
 	defer k4.Close()
 	k1 := NewKernels(k4.Pool())
-	k1.gemm4 = [BF16 + 1]gemm4Fn{}
+	k1.gemm4 = [typeSlots]gemm4Fn{}
 	for _, shape := range []struct{ rows, cols int }{{1536, 512}, {8192, 2048}, {2048, 8192}} {
 		for _, typ := range kquantGemm4Types {
 			rng := rand.New(rand.NewPCG(uint64(shape.cols), uint64(typ)))

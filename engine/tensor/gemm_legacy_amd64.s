@@ -1,7 +1,8 @@
 #include "textflag.h"
+#include "e8m0_amd64.h"
 
-// Four-token prefill kernels for Q4_1, Q5_0, Q5_1 and IQ4_NL, and a
-// two-token one for BF16. As in gemm_amd64.s, one pass over a weight row
+// Four-token prefill kernels for Q4_1, Q5_0, Q5_1, IQ4_NL and MXFP4, and
+// a two-token one for BF16. As in gemm_amd64.s, one pass over a weight row
 // serves several tokens: what depends on the weights alone (the nibbles,
 // the fifth bits from qh, IQ4_NL's table lookup, the f16 scales) is decoded
 // once, and each token then does exactly the float operations of its
@@ -152,6 +153,12 @@ GLOBL glNibbleShift<>(SB), RODATA|NOPTR, $32
 DATA glIQ4NLValues<>+0(SB)/8, $0xf6eaddcfbfad9881
 DATA glIQ4NLValues<>+8(SB)/8, $0x7159453526190d01
 GLOBL glIQ4NLValues<>(SB), RODATA|NOPTR, $16
+
+// MXFP4's doubled E2M1 values as signed bytes (mxfp4Values in
+// quant_mxfp4.go).
+DATA glMXFP4Values<>+0(SB)/8, $0x0c08060403020100
+DATA glMXFP4Values<>+8(SB)/8, $0xf4f8fafcfdfeff00
+GLOBL glMXFP4Values<>(SB), RODATA|NOPTR, $16
 
 // GTOK16 leaves in r0 one token's sums of code × activation over the
 // group's four blocks (codes in Y0..Y3, the token's activations at a0..a3):
@@ -832,5 +839,88 @@ gbf16done:
 	JMP    gbf16row
 
 gbf16end:
+	VZEROUPPER
+	RET
+
+// GMXDVEC is GDVEC for four MXFP4 blocks: Y13 their scales 2^(e−128)
+// (E8M0HALF of the exponent bytes at 0, 17, 34 and 51(SI)) in both lanes.
+// Clobbers AX, R9, X8 and X9.
+#define GMXDVEC \
+	E8M0BYTES4(SI, 0, 17, 34, 51, X13, R9); \
+	E8M0C4(X9); \
+	E8M0HALF(X13, X9, X8); \
+	VINSERTF128 $1, X13, Y13, Y13
+
+// func gemm4MXFP4AVX2(w *byte, xq *int8, xd *float32, nb, rows int, out *float32, ostride int)
+//
+// gemm4IQ4NLAVX2 for MXFP4 (17-byte blocks: e, qs), as dotMXFP4RowsAVX2
+// computes it: Y10 holds MXFP4's levels, and the scales are E8M0HALF's.
+TEXT ·gemm4MXFP4AVX2(SB), NOSPLIT, $128-56
+	MOVQ           w+0(FP), SI
+	GSTRIDES(nb+24(FP))
+	MOVQ           out+40(FP), R13
+	MOVQ           rows+32(FP), R8
+	GONES16_Y15
+	GMASK0F_Y14
+	VBROADCASTI128 glMXFP4Values<>(SB), Y10
+
+gmxrow:
+	TESTQ R8, R8
+	JEQ   gmxend
+	GROWSTART(xq+8(FP), xd+16(FP), nb+24(FP))
+
+gmxloop4:
+	CMPQ       CX, $4
+	JLT        gmxtail0
+	PREFETCHT0 LPF(SI)
+	PREFETCHT0 LPF+64(SI)
+	GIQLEVELS(1, Y0, lv0-128(SP))
+	GIQLEVELS(18, Y1, lv1-96(SP))
+	GIQLEVELS(35, Y2, lv2-64(SP))
+	GIQLEVELS(52, Y3, lv3-32(SP))
+	GMXDVEC
+	GIQTOK(0(DI), 32(DI), 64(DI), 96(DI), Y4, Y5, Y6, Y7)
+	GIQTOK(0(DI)(R12*1), 32(DI)(R12*1), 64(DI)(R12*1), 96(DI)(R12*1), Y5, Y6, Y7, Y8)
+	GPAIRFIN(Y4, Y5, Y6, X6, 0(R10), 0(R10)(DX*1), Y12)
+	GIQTOK(0(DI)(R12*2), 32(DI)(R12*2), 64(DI)(R12*2), 96(DI)(R12*2), Y4, Y5, Y6, Y7)
+	GIQTOK(0(DI)(R14*1), 32(DI)(R14*1), 64(DI)(R14*1), 96(DI)(R14*1), Y5, Y6, Y7, Y8)
+	GPAIRFIN(Y4, Y5, Y6, X6, 0(R10)(DX*2), 0(R10)(BX*1), Y11)
+	ADDQ       $68, SI
+	ADDQ       $128, DI
+	ADDQ       $16, R10
+	SUBQ       $4, CX
+	JMP        gmxloop4
+
+gmxtail0:
+	GZERO4
+
+gmxtail:
+	TESTQ        CX, CX
+	JEQ          gmxdone
+	GNIBBLES(1, Y8)
+	VPSHUFB      Y8, Y10, Y8
+	VPABSB       Y8, Y4
+	MOVBLZX      0(SI), AX
+	VMOVD        AX, X5
+	E8M0C4(X9)
+	E8M0HALF(X5, X9, X6)
+	VBROADCASTSS X5, Y5
+	GIQTAILTOK(0(DI), 0(R10), Y0)
+	GIQTAILTOK(0(DI)(R12*1), 0(R10)(DX*1), Y1)
+	GIQTAILTOK(0(DI)(R12*2), 0(R10)(DX*2), Y2)
+	GIQTAILTOK(0(DI)(R14*1), 0(R10)(BX*1), Y3)
+	ADDQ         $17, SI
+	ADDQ         $32, DI
+	ADDQ         $4, R10
+	DECQ         CX
+	JMP          gmxtail
+
+gmxdone:
+	GROWEND4
+	GSTORE4(ostride+48(FP))
+	DECQ R8
+	JMP  gmxrow
+
+gmxend:
 	VZEROUPPER
 	RET

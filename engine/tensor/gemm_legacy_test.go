@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-var legacyGemm4Types = []Type{Q4_1, Q5_0, Q5_1, IQ4_NL, BF16}
+var legacyGemm4Types = []Type{Q4_1, Q5_0, Q5_1, IQ4_NL, MXFP4, BF16}
 
 // legacyGemm4Cols are row lengths for each legacy prefill kernel's paths:
 // TestMatMulEqualsMatVec's 256 is two whole groups of four blocks, so these
@@ -23,7 +23,7 @@ func legacyGemm4Cols(t Type) []int {
 }
 
 // TestLegacyGemm4Wide checks the prefill kernels of Q4_1, Q5_0, Q5_1,
-// IQ4_NL and BF16 against their one-token kernels bit for bit, on every
+// IQ4_NL, MXFP4 and BF16 against their one-token kernels bit for bit, on every
 // prefill path the CPU has, over row lengths that reach each kernel's
 // leftover-block code and batch sizes with groups of four, a padded group
 // of three and remainders of one and two. Rows span two tiles (64 + 6).
@@ -70,8 +70,8 @@ func TestLegacyGemm4Wide(t *testing.T) {
 	}
 }
 
-// BenchmarkMatMulLegacy is prefill through Q4_1, Q5_0, Q5_1, IQ4_NL and
-// BF16 matrices of SmolLM2-135M's FFN shapes (1536×576 up, 576×1536 down)
+// BenchmarkMatMulLegacy is prefill through Q4_1, Q5_0, Q5_1, IQ4_NL,
+// MXFP4 and BF16 matrices of SmolLM2-135M's FFN shapes (1536×576 up, 576×1536 down)
 // and a 1B model's (8192×2048, from DRAM), 64 and 128 tokens, with the
 // prefill kernels against the one-token Rows kernels, paired as in
 // BenchmarkMatMulKQuant: "x-rows" is the median time ratio (below 1 is
@@ -82,7 +82,7 @@ func BenchmarkMatMulLegacy(b *testing.B) {
 	k4 := NewKernels(nil)
 	defer k4.Close()
 	k1 := NewKernels(k4.Pool())
-	k1.gemm4 = [BF16 + 1]gemm4Fn{}
+	k1.gemm4 = [typeSlots]gemm4Fn{}
 	for _, shape := range []struct{ rows, cols int }{{1536, 576}, {576, 1536}, {8192, 2048}} {
 		for _, typ := range legacyGemm4Types {
 			rng := rand.New(rand.NewPCG(uint64(shape.cols), uint64(typ)))

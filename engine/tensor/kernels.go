@@ -69,6 +69,10 @@ func usesAct(t Type) bool {
 	return true
 }
 
+// typeSlots sizes the kernel tables, which are indexed by Type: one slot
+// per id up to the last computable one (MXFP4).
+const typeSlots = MXFP4 + 1
+
 // dotFn is one row's dot product. Float types read x; quantised types read a.
 type dotFn func(w []byte, x []float32, a act) float32
 
@@ -103,16 +107,16 @@ type Kernels struct {
 	pool  *Pool
 	path  string
 	gpath string // the prefill kernels' path, "" when there are none
-	rows  [BF16 + 1]rowsFn
-	gemm4 [BF16 + 1]gemm4Fn
-	gemmU [BF16 + 1]vnniAct // what of prepActVNNI's gemm4 reads
+	rows  [typeSlots]rowsFn
+	gemm4 [typeSlots]gemm4Fn
+	gemmU [typeSlots]vnniAct // what of prepActVNNI's gemm4 reads
 	// The packed kernels by type (pack.go, packk.go), nil where there
 	// are none.
-	prows  [BF16 + 1]packedRowsFn
-	pgemm4 [BF16 + 1]packedGemm4Fn
+	prows  [typeSlots]packedRowsFn
+	pgemm4 [typeSlots]packedGemm4Fn
 	// Sixteen-token packed prefill kernels (AMX, packk_amx_amd64.s), nil
 	// where there are none; per token bit for bit pgemm4's.
-	pgemm16 [BF16 + 1]packedGemm4Fn
+	pgemm16 [typeSlots]packedGemm4Fn
 	abuf    actBuf
 	mv      mvTask
 	mm      mmTask
@@ -148,7 +152,7 @@ func newKernelsVNNI(pool *Pool, useAsm, vnni bool) *Kernels {
 		F32: dotF32Go, F16: dotF16Go, BF16: dotBF16Go, Q8_0: dotQ8_0Go,
 		Q4_0: dotQ4_0Go, Q4_K: dotQ4KGo, Q5_K: dotQ5KGo, Q6_K: dotQ6KGo,
 		Q4_1: dotQ4_1Go, Q5_0: dotQ5_0Go, Q5_1: dotQ5_1Go, IQ4_NL: dotIQ4NLGo,
-		Q2_K: dotQ2KGo, Q3_K: dotQ3KGo, IQ4_XS: dotIQ4XSGo,
+		Q2_K: dotQ2KGo, Q3_K: dotQ3KGo, IQ4_XS: dotIQ4XSGo, MXFP4: dotMXFP4Go,
 	} {
 		k.rows[t] = perRow(dot)
 	}

@@ -1,6 +1,9 @@
 package tensor
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"sync/atomic"
+)
 
 // Packed Q4_0 and Q8_0: the rows of a matrix interleaved sixteen at a
 // time, so that one vector lane holds one row and one block's float work
@@ -12,7 +15,8 @@ import "encoding/binary"
 // second FMA, are in packk.go, packed Q5_K, Q4_K's with a fifth bit, in
 // packk5.go, packed Q6_K in packk6.go and packed IQ4_XS, whose levels are
 // looked up from packed Q4_0's nibbles, in packiq4xs.go, and packed
-// IQ4_NL, Q5_0 and Q5_1 in packlegacy.go and packed Q2_K and Q3_K in
+// IQ4_NL, Q5_0 and Q5_1 in packlegacy.go, packed MXFP4 (packed IQ4_NL's
+// layout and kernels) in packmxfp4.go and packed Q2_K and Q3_K in
 // packk23.go.
 //
 // Q4_0: group g (rows 16g…16g+15) holds, for each block column b in turn,
@@ -112,15 +116,26 @@ func packQ8_0(dst, src []byte, nb, g0, g1 int) {
 
 // packTask packs a range of groups on the pool with a type's packer
 // (packQ4_0, packQ8_0, packQ4_1, packQ4K, packQ5K, packQ6K, packIQ4XS,
-// packQ5_0, packQ5_1, packQ2K, packQ3K), n being its blocks or
+// packQ5_0, packQ5_1, packQ2K, packQ3K, packMXFP4), n being its blocks or
 // super-blocks per row.
 type packTask struct {
 	dst, src []byte
 	n        int
 	pack     func(dst, src []byte, n, g0, g1 int)
+	// packOK, when set instead of pack, is a packer that can find a
+	// block the layout cannot hold (packMXFP4); failed records that one
+	// did.
+	packOK func(dst, src []byte, n, g0, g1 int) bool
+	failed atomic.Bool
 }
 
-func (p *packTask) Run(lo, hi int) { p.pack(p.dst, p.src, p.n, lo, hi) }
+func (p *packTask) Run(lo, hi int) {
+	if p.packOK == nil {
+		p.pack(p.dst, p.src, p.n, lo, hi)
+	} else if !p.packOK(p.dst, p.src, p.n, lo, hi) {
+		p.failed.Store(true)
+	}
+}
 
 // packedRowsFn is a packed decode kernel: out[r] = (row r)·a for the
 // len(out) rows (a whole number of groups) whose packed blocks p holds.
@@ -139,12 +154,15 @@ type packedGemm4Fn func(p []byte, a act, groups int, out []float32, ostride int)
 // bytes (embedding lookups, GRC, device uploads) still read, and besides
 // it a copy of its first Rows&^15 rows in the type's packed layout
 // (packQ4_0, packQ8_0, packQ4_1, packQ5_0, packQ5_1, packQ2K, packQ3K,
-// packQ4K, packQ5K, packQ6K, packIQ4XS; IQ4_NL's is packQ4_0's), which
-// MatVec and MatMul then read instead; the remaining rows still run from
-// Data. Any other matrix comes back as it is.
+// packQ4K, packQ5K, packQ6K, packIQ4XS; IQ4_NL's is packQ4_0's; packMXFP4
+// writes packed IQ4_NL's), which MatVec and MatMul then read instead; the
+// remaining rows still run from Data. Any other matrix comes back as it
+// is, and so does an MXFP4 matrix with a block scale that packed IQ4_NL's
+// f16 scales cannot hold (see packmxfp4.go).
 //
 // The copy costs as much memory as the rows it holds (Q3_K's 1.05 times,
-// Q2_K's 1.00, Q4_K's 1.06, Q5_K's 1.05, Q6_K's 1.01, IQ4_XS's 1.03) and
+// Q2_K's 1.00, Q4_K's 1.06, Q5_K's 1.05, Q6_K's 1.01, IQ4_XS's 1.03,
+// MXFP4's 1.06) and
 // is made once, across the pool; the CPU backend packs each weight when a
 // model is bound to it, and the mapped pages it replaces are let go (see
 // SetEvict). Every Kernels
@@ -160,7 +178,7 @@ func (k *Kernels) Pack(m *Matrix) *Matrix {
 	if (m.Type == F16 || m.Type == BF16) && m.evict != nil && hugePages && len(m.Data) >= 2<<20 {
 		return k.copyHuge(m)
 	}
-	if m.Type > BF16 || k.prows[m.Type] == nil || m.Rows < packRows || m.packed != nil {
+	if m.Type >= typeSlots || k.prows[m.Type] == nil || m.Rows < packRows || m.packed != nil {
 		return m
 	}
 	groups := m.Rows / packRows
@@ -192,6 +210,9 @@ func (k *Kernels) Pack(m *Matrix) *Matrix {
 		t.n, t.pack, p.packedGroup = m.Cols/QK, packQ5_0, m.Cols/QK*packRows*q5_0Bytes
 	case Q5_1:
 		t.n, t.pack, p.packedGroup = m.Cols/QK, packQ5_1, m.Cols/QK*packRows*q5_1Bytes
+	case MXFP4:
+		// Packed IQ4_NL's layout, scales as f16 (packmxfp4.go).
+		t.n, t.packOK, p.packedGroup = m.Cols/QK, packMXFP4, m.Cols/QK*packBlockBytes
 	default:
 		return m
 	}
@@ -200,6 +221,9 @@ func (k *Kernels) Pack(m *Matrix) *Matrix {
 	p.packedRows = groups * packRows
 	t.dst = p.packed
 	k.pool.Run(groups, t)
+	if t.failed.Load() {
+		return m // a block the packed layout cannot hold: m keeps its GGUF-layout kernels
+	}
 	if m.evict != nil {
 		m.evict(m.Data[:p.packedRows*m.rowBytes])
 	}

@@ -29,10 +29,11 @@ func gemm2Q4_0x16AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nb, groups int,
 // (both compute the same numbers, pack_amd64.s), and none without AVX2;
 // for Q8_0 (pack_amd64.s: its packed codes are unsigned for VPDPBUSD), Q4_1
 // and Q4_K (packk_amd64.s), Q5_K (packk5_amd64.s), Q6_K (packk6_amd64.s),
-// IQ4_XS (packiq4xs_amd64.s), IQ4_NL, Q5_0 and Q5_1 (packlegacy_amd64.s)
-// and Q2_K and Q3_K (packk23_amd64.s) the VNNI ones only: without them
+// IQ4_XS (packiq4xs_amd64.s), IQ4_NL, Q5_0 and Q5_1 (packlegacy_amd64.s),
+// MXFP4 (packed IQ4_NL's kernels, packmxfp4.go) and Q2_K and Q3_K
+// (packk23_amd64.s) the VNNI ones only: without them
 // those types are not packed and keep their GGUF-layout kernels.
-func usePacked(rows *[BF16 + 1]packedRowsFn, gemm4 *[BF16 + 1]packedGemm4Fn, vnni bool) {
+func usePacked(rows *[typeSlots]packedRowsFn, gemm4 *[typeSlots]packedGemm4Fn, vnni bool) {
 	if !hasAVX2 {
 		return
 	}
@@ -49,6 +50,7 @@ func usePacked(rows *[BF16 + 1]packedRowsFn, gemm4 *[BF16 + 1]packedGemm4Fn, vnn
 		rows[Q5_1], gemm4[Q5_1] = rowsPackedQ5_1, gemm4PackedQ5_1
 		rows[Q3_K], gemm4[Q3_K] = rowsPackedQ3K, gemm4PackedQ3K
 		rows[Q2_K], gemm4[Q2_K] = rowsPackedQ2K, gemm4PackedQ2K
+		rows[MXFP4], gemm4[MXFP4] = rowsPackedMXFP4, gemm4PackedMXFP4
 		return
 	}
 	rows[Q4_0], gemm4[Q4_0] = rowsPackedAVX2, gemm4PackedAVX2
@@ -68,7 +70,7 @@ func packedChecks(p []byte, a act, tokens, groups, bb int, out []float32, ostrid
 }
 
 // packedChecksM8 is packedChecks for the kernels that read m8 (Q4_0, Q8_0,
-// IQ4_XS, IQ4_NL, Q5_0).
+// IQ4_XS, IQ4_NL, MXFP4, Q5_0).
 func packedChecksM8(p []byte, a act, tokens, groups, bb int, out []float32, ostride int) int {
 	nb := packedChecks(p, a, tokens, groups, bb, out, ostride)
 	_ = a.m8[tokens*nb-1]

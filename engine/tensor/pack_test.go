@@ -10,7 +10,7 @@ import (
 )
 
 // packedRef is the packed kernels' arithmetic (pack.go, packlegacy.go) in
-// Go, one row of type typ (Q4_0, Q8_0, IQ4_NL, Q5_0 or Q5_1) at a time
+// Go, one row of type typ (Q4_0, Q8_0, IQ4_NL, MXFP4, Q5_0 or Q5_1) at a time
 // from the GGUF bytes: exact integer block sums, taken straight from the
 // codes (not through m8 or the +128 some kernels add and take back), a
 // float32 scale product, one FMA per block on the even or odd chain, even
@@ -46,6 +46,15 @@ func packedRef(typ Type, row []byte, a act) float32 {
 				i += int32(iq4nlValue(q))*int32(xq[j]) + int32(iq4nlValue(q>>4))*int32(xq[j+16])
 			}
 			s = f16At(blk, 0) * a.d[b]
+		case MXFP4:
+			// The packed scale is E8M0Half(e) exactly, or 0 for a block
+			// of zero codes, whose i is 0 (fma(s, 0, acc) = acc either
+			// way).
+			blk := row[b*mxfp4Bytes:][:mxfp4Bytes]
+			for j, q := range blk[1:] {
+				i += int32(mxfp4Value(q))*int32(xq[j]) + int32(mxfp4Value(q>>4))*int32(xq[j+16])
+			}
+			s = E8M0Half(blk[0]) * a.d[b]
 		case Q5_0:
 			blk := row[b*q5_0Bytes:][:q5_0Bytes]
 			qh := legacyQH(blk[2:6])
@@ -83,7 +92,7 @@ func packedQ5_1Ref(row []byte, a act) float32 {
 }
 
 // TestPacked: every packed path of each packed type (Q4_0: AVX-512 VNNI
-// where the CPU has it, AVX2; Q8_0, IQ4_NL, Q5_0, Q5_1: AVX-512 VNNI) gives the arithmetic of
+// where the CPU has it, AVX2; Q8_0, IQ4_NL, MXFP4, Q5_0, Q5_1: AVX-512 VNNI) gives the arithmetic of
 // packedRef bit for bit, for packed rows and the unpacked tail alike
 // close to the float64 reference, four tokens at once exactly what each
 // gives alone, and packing leaves Data alone. Kernels without packed
@@ -93,7 +102,7 @@ func TestPacked(t *testing.T) {
 	defer pool.Close()
 	paths := []*Kernels{newKernelsVNNI(pool, true, true), newKernelsVNNI(pool, true, false)}
 	rng := rand.New(rand.NewPCG(41, 42))
-	for _, typ := range []Type{Q4_0, Q8_0, IQ4_NL, Q5_0, Q5_1} {
+	for _, typ := range []Type{Q4_0, Q8_0, IQ4_NL, MXFP4, Q5_0, Q5_1} {
 		if paths[0].prows[typ] == nil {
 			t.Logf("%s: no packed kernels on this CPU", typ)
 			continue
@@ -172,7 +181,7 @@ func TestPackLeavesOthers(t *testing.T) {
 	for _, c := range []struct {
 		typ  Type
 		rows int
-	}{{F16, 64}, {BF16, 64}, {F32, 64}, {Q4_0, 15}, {Q8_0, 15}, {Q4_1, 15}, {Q5_0, 15}, {Q5_1, 15}, {IQ4_NL, 15},
+	}{{F16, 64}, {BF16, 64}, {F32, 64}, {Q4_0, 15}, {Q8_0, 15}, {Q4_1, 15}, {Q5_0, 15}, {Q5_1, 15}, {IQ4_NL, 15}, {MXFP4, 15},
 		{Q2_K, 15}, {Q3_K, 15}, {Q4_K, 15}, {Q5_K, 15}, {Q6_K, 15}, {IQ4_XS, 15}} {
 		w, _ := NewMatrix(c.typ, c.rows, 256, randomWeights(rng, c.typ, c.rows, 256))
 		if k.Pack(w) != w {
@@ -180,7 +189,7 @@ func TestPackLeavesOthers(t *testing.T) {
 		}
 	}
 	kv := newKernelsVNNI(k.pool, true, false)
-	for _, typ := range []Type{Q4_0, Q8_0, Q4_1, Q5_0, Q5_1, IQ4_NL, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS} {
+	for _, typ := range []Type{Q4_0, Q8_0, Q4_1, Q5_0, Q5_1, IQ4_NL, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS, MXFP4} {
 		w, _ := NewMatrix(typ, 64, 256, randomWeights(rng, typ, 64, 256))
 		if kg.Pack(w) != w {
 			t.Errorf("the portable kernels packed a %s matrix", typ)
@@ -236,7 +245,7 @@ func BenchmarkPacked(b *testing.B) {
 func BenchmarkPack(b *testing.B) {
 	k := NewKernels(NewPool(1))
 	defer k.pool.Close()
-	for _, typ := range []Type{Q4_0, Q8_0, Q4_1, Q5_0, Q5_1, IQ4_NL, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS} {
+	for _, typ := range []Type{Q4_0, Q8_0, Q4_1, Q5_0, Q5_1, IQ4_NL, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS, MXFP4} {
 		rng := rand.New(rand.NewPCG(45, 46))
 		w, _ := NewMatrix(typ, 8192, 2048, randomWeights(rng, typ, 8192, 2048))
 		if k.Pack(w) == w {
@@ -257,7 +266,7 @@ func TestPackedNaN(t *testing.T) {
 	k := NewKernels(NewPool(1))
 	defer k.pool.Close()
 	rng := rand.New(rand.NewPCG(47, 48))
-	for _, typ := range []Type{Q4_0, Q8_0, IQ4_NL, Q5_0, Q5_1} {
+	for _, typ := range []Type{Q4_0, Q8_0, IQ4_NL, MXFP4, Q5_0, Q5_1} {
 		w, _ := NewMatrix(typ, 32, 96, randomWeights(rng, typ, 32, 96))
 		p := k.Pack(w)
 		x := randomVec(rng, 4*96)
@@ -277,7 +286,7 @@ func TestPackedNaN(t *testing.T) {
 // sixteen rows bit for bit the same sums whether it runs that group alone
 // or within any run of groups, wherever the run starts. Most of them walk
 // groups two at a time and a last odd one alone (the VNNI Q4_0, Q8_0,
-// Q4_1, Q5_0, Q5_1, IQ4_NL, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K and IQ4_XS
+// Q4_1, Q5_0, Q5_1, IQ4_NL, MXFP4, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K and IQ4_XS
 // kernels), and a pool's chunk may start on any group.
 func TestPackedRowsAnyGroups(t *testing.T) {
 	pool := NewPool(1)
@@ -286,7 +295,7 @@ func TestPackedRowsAnyGroups(t *testing.T) {
 	const groups, cols = 7, 512
 	tested := 0
 	for _, k := range []*Kernels{newKernelsVNNI(pool, true, true), newKernelsVNNI(pool, true, false)} {
-		for _, typ := range []Type{Q4_0, Q8_0, Q4_1, Q5_0, Q5_1, IQ4_NL, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS} {
+		for _, typ := range []Type{Q4_0, Q8_0, Q4_1, Q5_0, Q5_1, IQ4_NL, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS, MXFP4} {
 			prows := k.prows[typ]
 			if prows == nil {
 				continue
@@ -328,10 +337,10 @@ func TestPackedRowsAnyGroups(t *testing.T) {
 	t.Logf("%d packed decode kernels", tested)
 }
 
-// TestPackedLegacyExtreme runs packed IQ4_NL, Q5_0 and Q5_1 where their
+// TestPackedLegacyExtreme runs packed IQ4_NL, Q5_0, Q5_1 and MXFP4 where their
 // integer sums are largest: every activation code 127 (x all 1) and every
 // code of the largest magnitude (IQ4_NL's level −127; Q5_0's q−16 = −16
-// and then +15; Q5_1's 31, every fifth bit set), each decode output
+// and then +15; Q5_1's 31, every fifth bit set; MXFP4's −12), each decode output
 // bit for bit packedRef's and each four-token output its decode output's.
 func TestPackedLegacyExtreme(t *testing.T) {
 	k := newKernelsVNNI(NewPool(1), true, true)
@@ -341,7 +350,7 @@ func TestPackedLegacyExtreme(t *testing.T) {
 		typ   Type
 		fill  byte // every byte after the f16 values
 		heads int  // the f16 values' bytes
-	}{{IQ4_NL, 0, 2}, {Q5_0, 0, 2}, {Q5_0, 0xff, 2}, {Q5_1, 0xff, 4}} {
+	}{{IQ4_NL, 0, 2}, {Q5_0, 0, 2}, {Q5_0, 0xff, 2}, {Q5_1, 0xff, 4}, {MXFP4, 0xff, 1}} {
 		if k.prows[c.typ] == nil {
 			t.Skipf("%s: no packed kernels on this CPU", c.typ)
 		}
@@ -350,6 +359,9 @@ func TestPackedLegacyExtreme(t *testing.T) {
 		for b := 0; b < len(data); b += bs {
 			for h := 0; h < c.heads; h += 2 {
 				binary.LittleEndian.PutUint16(data[b+h:], F32ToF16(0.5))
+			}
+			if c.typ == MXFP4 {
+				data[b] = 127 // 2^−1
 			}
 			for j := b + c.heads; j < b+bs; j++ {
 				data[j] = c.fill

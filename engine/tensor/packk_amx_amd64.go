@@ -16,7 +16,7 @@ func gemm16IQ4XSAMX(p *byte, xq *int8, xd *float32, nsb, groups int, out *float3
 // the 512-bit VNNI ones (whose decode kernels the tokens' results must
 // equal) and the operating system lets this process use them, and reports
 // whether it did.
-func useAMX(gemm16 *[BF16 + 1]packedGemm4Fn) bool {
+func useAMX(gemm16 *[typeSlots]packedGemm4Fn) bool {
 	if !hasZMM || !cpu.X86.HasAMXTile || !cpu.X86.HasAMXInt8 || !amxPermitted() {
 		return false
 	}

@@ -13,7 +13,7 @@ import (
 // counts that mix sixteen-token groups, four-token groups, a padded three
 // and single tokens equals MatVec per token.
 func TestPackedAMX(t *testing.T) {
-	var gemm16 [BF16 + 1]packedGemm4Fn
+	var gemm16 [typeSlots]packedGemm4Fn
 	if !useAMX(&gemm16) {
 		t.Skip("no AMX (or the OS does not grant it)")
 	}

@@ -10,7 +10,8 @@ import "encoding/binary"
 //
 // IQ4_NL: packed Q4_0's layout exactly (an IQ4_NL block is a Q4_0 block
 // whose nibbles index the kvalues table instead of standing for q+8), so
-// packQ4_0 packs it. The kernels look the nibbles up in the table of
+// packQ4_0 packs it. Packed MXFP4 is this layout too, with its own table
+// (packmxfp4.go). The kernels look the nibbles up in the table of
 // kvalues + 128 (1…241, unsigned) as packed IQ4_XS's do (packiq4xs.go)
 // and start each block's integer sum from 16·m8 = −128·Σx, which takes the
 // +128 back out.

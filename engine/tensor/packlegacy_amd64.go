@@ -1,10 +1,15 @@
 package tensor
 
-//go:noescape
-func rowsIQ4NLx16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nb, groups int, out *float32)
+import "unsafe"
+
+// The packed IQ4_NL kernels read their 16 levels, plus 128, from lv:
+// iq4nlLevelsU for IQ4_NL, mxfp4LevelsU for MXFP4 (packmxfp4.go).
 
 //go:noescape
-func gemm4IQ4NLx16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nb, groups int, out *float32, ostride int)
+func rowsIQ4NLx16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nb, groups int, out *float32, lv *byte)
+
+//go:noescape
+func gemm4IQ4NLx16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nb, groups int, out *float32, ostride int, lv *byte)
 
 //go:noescape
 func rowsQ5_0x16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nb, groups int, out *float32)
@@ -23,14 +28,29 @@ func gemm4Q5_1x16VNNI(p *byte, xq *int8, xd, xs *float32, nb, groups int, out *f
 func rowsPackedIQ4NL(p []byte, a act, out []float32) {
 	groups := len(out) / packRows
 	nb := packedChecksM8(p, a, 1, groups, packBlockBytes, out, 0)
-	rowsIQ4NLx16VNNI(&p[0], &a.qs[0], &a.m8[0], &a.d[0], nb, groups, &out[0])
+	rowsIQ4NLx16VNNI(&p[0], &a.qs[0], &a.m8[0], &a.d[0], nb, groups, &out[0], unsafe.StringData(iq4nlLevelsU))
 }
 
 // gemm4PackedIQ4NL is the packed IQ4_NL prefill kernel: per token, bit for
 // bit rowsPackedIQ4NL.
 func gemm4PackedIQ4NL(p []byte, a act, groups int, out []float32, ostride int) {
 	nb := packedChecksM8(p, a, 4, groups, packBlockBytes, out, ostride)
-	gemm4IQ4NLx16VNNI(&p[0], &a.qs[0], &a.m8[0], &a.d[0], nb, groups, &out[0], ostride)
+	gemm4IQ4NLx16VNNI(&p[0], &a.qs[0], &a.m8[0], &a.d[0], nb, groups, &out[0], ostride, unsafe.StringData(iq4nlLevelsU))
+}
+
+// rowsPackedMXFP4 is the packed MXFP4 decode kernel: packed IQ4_NL's
+// (packmxfp4.go) with MXFP4's levels.
+func rowsPackedMXFP4(p []byte, a act, out []float32) {
+	groups := len(out) / packRows
+	nb := packedChecksM8(p, a, 1, groups, packBlockBytes, out, 0)
+	rowsIQ4NLx16VNNI(&p[0], &a.qs[0], &a.m8[0], &a.d[0], nb, groups, &out[0], unsafe.StringData(mxfp4LevelsU))
+}
+
+// gemm4PackedMXFP4 is the packed MXFP4 prefill kernel: per token, bit for
+// bit rowsPackedMXFP4.
+func gemm4PackedMXFP4(p []byte, a act, groups int, out []float32, ostride int) {
+	nb := packedChecksM8(p, a, 4, groups, packBlockBytes, out, ostride)
+	gemm4IQ4NLx16VNNI(&p[0], &a.qs[0], &a.m8[0], &a.d[0], nb, groups, &out[0], ostride, unsafe.StringData(mxfp4LevelsU))
 }
 
 // rowsPackedQ5_0 is the packed Q5_0 decode kernel (packlegacy_amd64.s).

@@ -1,8 +1,8 @@
 #include "textflag.h"
 #include "ahead_amd64.h"
 
-// Packed IQ4_NL, Q5_0 and Q5_1 kernels (layouts and arithmetic:
-// packlegacy.go), sixteen rows per ZMM lane, on AVX-512 VNNI. Per block:
+// Packed IQ4_NL (and MXFP4, packed into its layout), Q5_0 and Q5_1 kernels
+// (layouts and arithmetic: packlegacy.go, packmxfp4.go), sixteen rows per ZMM lane, on AVX-512 VNNI. Per block:
 // Z16 the rows' f16 scales widened (Q5_1: Z17 their offsets m), the codes
 // unpacked into Z8…Z15 (V0 low/high … V3 low/high) once for every token,
 // then per token an exact integer sum by VPDPBUSD (unsigned codes or
@@ -11,7 +11,7 @@
 // of the contract. The decode kernels walk two groups at once, as packed
 // Q4_0's do (pack_amd64.s): two weight streams per thread.
 //
-// Z31 = 0x0F bytes. IQ4_NL: Z28 = the level table kvalue+128 in each
+// Z31 = 0x0F bytes. IQ4_NL (and MXFP4): Z28 = the level table +128 in each
 // 128-bit lane, for VPSHUFB, which looks bytes up within their own lane
 // and zeroes a byte whose top bit is set (so the nibbles are masked
 // first). Q5_0, Q5_1: Z30 = 0x10 bytes, added under an opmask (K1…K4 in
@@ -20,15 +20,15 @@
 // The integer sums stay far inside int32: |m8-derived start| ≤ 128·32·127
 // and each product ≤ 241·127, so they are exact in any order.
 
-// kvalues_iq4nl + 128, as packiq4xs_amd64.s's xsLevelsU.
-DATA nlLevelsU<>+0(SB)/8, $0x766a5d4f3f2d1801
-DATA nlLevelsU<>+8(SB)/8, $0xf1d9c5b5a6998d81
-GLOBL nlLevelsU<>(SB), RODATA|NOPTR, $16
-
-#define NLCONSTS \
+// NLCONSTS loads Z31 and Z28, the table of 16 unsigned levels from the
+// address in the argument lv: kvalues_iq4nl + 128 (iq4nlLevelsU) for
+// IQ4_NL, MXFP4's doubled E2M1 values + 128 (mxfp4LevelsU) for packed
+// MXFP4, which is packed IQ4_NL's layout (packmxfp4.go).
+#define NLCONSTS(lv) \
 	MOVL            $0x0f0f0f0f, AX; \
 	VPBROADCASTD    AX, Z31; \
-	VBROADCASTI32X4 nlLevelsU<>(SB), Z28
+	MOVQ            lv, AX; \
+	VBROADCASTI32X4 (AX), Z28
 
 #define Q5CONSTS \
 	MOVL         $0x0f0f0f0f, AX; \
@@ -128,7 +128,7 @@ GLOBL nlLevelsU<>(SB), RODATA|NOPTR, $16
 
 // ---- IQ4_NL ----
 
-// func rowsIQ4NLx16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nb, groups int, out *float32)
+// func rowsIQ4NLx16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nb, groups int, out *float32, lv *byte)
 //
 // out[r] = row r · x for groups·16 packed IQ4_NL rows of nb blocks, as
 // pack_amd64.s's rowsQ4_0x16VNNI: SI weights, DI codes, R9 m8, R10 scales
@@ -136,13 +136,13 @@ GLOBL nlLevelsU<>(SB), RODATA|NOPTR, $16
 // Z0/Z1 even/odd-block sums; groups two at a time (R11 the second's
 // weights, BX the bytes of a group, Z2/Z3 its sums), then a last odd one
 // alone.
-TEXT ·rowsIQ4NLx16VNNI(SB), NOSPLIT, $0-56
+TEXT ·rowsIQ4NLx16VNNI(SB), NOSPLIT, $0-64
 	MOVQ  p+0(FP), SI
 	MOVQ  out+48(FP), R13
 	MOVQ  groups+40(FP), R8
 	MOVQ  nb+32(FP), BX
 	IMULQ $288, BX
-	NLCONSTS
+	NLCONSTS(lv+56(FP))
 
 nlrpair:
 	CMPQ   R8, $2
@@ -253,20 +253,20 @@ nlrend:
 	LTOK(4, R12, xoff, moff(R9)(DX*2), moff(R10)(DX*2), Z19, Z23, a2); \
 	LTOK(4, R14, xoff, moff(R9)(BX*1), moff(R10)(BX*1), Z20, Z24, a3)
 
-// func gemm4IQ4NLx16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nb, groups int, out *float32, ostride int)
+// func gemm4IQ4NLx16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nb, groups int, out *float32, ostride int, lv *byte)
 //
 // out[t·ostride + r] = row r · token t for groups·16 packed IQ4_NL rows and
 // four tokens whose codes are xq + t·32·nb, m8 m8 + t·nb and scales xd +
 // t·nb; registers as pack_amd64.s's gemm4Q4_0x16VNNI. Token t sums even
 // blocks in Z(2t), odd ones in Z(2t+1).
-TEXT ·gemm4IQ4NLx16VNNI(SB), NOSPLIT, $0-64
+TEXT ·gemm4IQ4NLx16VNNI(SB), NOSPLIT, $0-72
 	MOVQ p+0(FP), SI
 	MOVQ nb+32(FP), DX
 	SHLQ $2, DX
 	LEAQ (DX)(DX*2), BX
 	MOVQ out+48(FP), R13
 	MOVQ groups+40(FP), R8
-	NLCONSTS
+	NLCONSTS(lv+64(FP))
 
 nlggroup:
 	TESTQ  R8, R8

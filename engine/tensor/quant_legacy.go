@@ -36,6 +36,9 @@ const (
 	q5_1Bytes   = 24
 	iq4nlBytes  = 18
 	iq4nlValues = "\x81\x98\xad\xbf\xcf\xdd\xea\xf6\x01\x0d\x19\x26\x35\x45\x59\x71"
+	// iq4nlLevelsU is kvalues_iq4nl + 128 as unsigned bytes, the table
+	// the packed IQ4_NL kernels look the codes up in (packlegacy.go).
+	iq4nlLevelsU = "\x01\x18\x2d\x3f\x4f\x5d\x6a\x76\x81\x8d\x99\xa6\xb5\xc5\xd9\xf1"
 )
 
 // iq4nlValue is kvalues_iq4nl[q] = {−127, −104, −83, −65, −49, −35, −22, −10,

@@ -10,14 +10,15 @@ import (
 	"testing"
 )
 
-// Tests for Q4_1, Q5_0, Q5_1 and IQ4_NL (quant_legacy.go, dot_legacy*.go).
+// Tests for Q4_1, Q5_0, Q5_1 and IQ4_NL (quant_legacy.go, dot_legacy*.go),
+// and MXFP4's dot products beside them (quant_mxfp4.go has its codec).
 // The shared kernel tests of kernels_test.go (TestDotPathsAgree against a
 // float64 dot of the dequantised weights, TestMatMulEqualsMatVec,
 // TestThreadCountInvariant, TestKernelsAllocateNothing) cover these types
 // through kernelTypes; kjv_legacy_test.go checks real llama.cpp files.
 
 // legacy32Types are the types this file is about.
-var legacy32Types = []Type{Q4_1, Q5_0, Q5_1, IQ4_NL}
+var legacy32Types = []Type{Q4_1, Q5_0, Q5_1, IQ4_NL, MXFP4}
 
 // TestIQ4NLTable pins the non-linear levels to ggml's kvalues_iq4nl.
 func TestIQ4NLTable(t *testing.T) {
@@ -462,6 +463,9 @@ func legacy32TermMagnitude(ty Type, row []byte, a act) float64 {
 			dot += math.Abs(float64(v)) * math.Abs(float64(a.qs[b*QK+i]))
 		}
 		d := math.Abs(float64(F16ToF32(quantLE(blk))))
+		if ty == MXFP4 {
+			d = float64(E8M0Half(blk[0]))
+		}
 		off := 0.0
 		switch ty {
 		case Q4_1, Q5_1:
@@ -479,7 +483,7 @@ func legacy32TermMagnitude(ty Type, row []byte, a act) float64 {
 // TestLegacy32DotExtremes sets every code of every block to the level of
 // largest magnitude and every activation to ±127 (x = ±1): the int16 pair
 // sums of VPMADDUBSW then reach 2·15·127, 2·31·127 and, for IQ4_NL's −127
-// level against −127, 32258, just under saturation. Both paths must give the
+// level against −127, 32258, just under saturation (MXFP4's −12: 3048). Both paths must give the
 // exact product, 32·|w|·dx per block summed over the blocks, to float
 // rounding.
 func TestLegacy32DotExtremes(t *testing.T) {
@@ -502,6 +506,8 @@ func TestLegacy32DotExtremes(t *testing.T) {
 					binary.LittleEndian.PutUint16(blk[2:], F32ToF16(-0.25)) // m
 				case IQ4_NL:
 					clear(blk[2:]) // level 0: −127
+				case MXFP4:
+					blk[0], blk[1] = 127, 0xFF // 2^−1; level 15: −12
 				}
 			}
 			x := slices.Repeat([]float32{sign}, nb*QK)

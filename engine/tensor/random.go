@@ -57,6 +57,11 @@ func FillRandom(t Type, dst []byte, seed uint64, scale float64) error {
 			put16(o + 108)
 		case Q6_K:
 			put16(o + 208)
+		case MXFP4:
+			// An E8M0 exponent whose scale 2^(e−128) is within a factor
+			// of 16 of scale (2^(exp−1) ≤ scale < 2^exp).
+			_, exp := math.Frexp(scale)
+			dst[o] = byte(min(max(127+exp+r.IntN(7)-3, 0), 255))
 		default:
 			return fmt.Errorf("tensor: no random blocks of %s", t)
 		}

@@ -98,7 +98,7 @@ var typeTable = [...]traits{
 	BF16:    {"BF16", 1, 2, true},
 	TQ1_0:   {"TQ1_0", 256, 54, false},
 	TQ2_0:   {"TQ2_0", 256, 66, false},
-	MXFP4:   {"MXFP4", 32, 17, false},
+	MXFP4:   {"MXFP4", 32, 17, true},
 }
 
 func (t Type) traits() (traits, bool) {
