@@ -106,6 +106,7 @@ func fromFile(f *gguf.File, path string, o Options) (*Session, error) {
 	info := Info{
 		Name: m.Name, Path: path, Arch: m.Arch, WeightType: m.WeightType(),
 		Mode: mode, Demo: o.Demo, DemoLabel: o.DemoLabel, Backend: b.Name(), Threads: o.Threads,
+		TokenBytes: m.WeightBytes(), Experts: m.ExpertsSummary(),
 	}
 	if k := kernelsOf(b); k != nil {
 		info.Kernels, info.Threads = k.Path(), k.Pool().Size()

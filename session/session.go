@@ -42,11 +42,19 @@ func (m Mode) String() string {
 
 // Info describes the loaded model for display.
 type Info struct {
-	Name        string // general.name, else the file name
-	Path        string // the file, or "demo:kjv-q8_0.gguf" for the embedded demo
-	Arch        string // general.architecture
-	Params      int64  // parameter count (elements of all tensors)
-	FileBytes   int64  // bytes of tensor data
+	Name      string // general.name, else the file name
+	Path      string // the file, or "demo:kjv-q8_0.gguf" for the embedded demo
+	Arch      string // general.architecture
+	Params    int64  // parameter count (elements of all tensors)
+	FileBytes int64  // bytes of tensor data: what the model keeps mapped, every expert included
+	// TokenBytes is the weight bytes one decoded token reads
+	// (model.Model.WeightBytes): of a mixture of experts, the router and
+	// the experts a token runs, so decode speed is bounded by bandwidth
+	// over this, not over FileBytes.
+	TokenBytes int64
+	// Experts describes a mixture of experts ("128 (8 per token, 768
+	// wide)", model.Config.ExpertsSummary); "" for a dense model.
+	Experts     string
 	WeightType  string // the type most weight bytes use, e.g. "Q4_K"
 	ContextSize int    // the context window in tokens (the KV cache's capacity, unless it evicts)
 	Mode        Mode

@@ -175,6 +175,40 @@ func groupsOf(s Slots) []int {
 	return gs
 }
 
+// layerGroups lists the groups of block l that a slot set compresses: a
+// mixture-of-experts block's feed-forward groups (gate/up and down) stay
+// dense, since its experts are not one matrix each (docs/grc.md, "Mixtures
+// of experts"); its attention groups compress as a dense block's do.
+func layerGroups(m *model.Model, s Slots, l int) []int {
+	gs := groupsOf(s)
+	if !m.MoELayer(l) {
+		return gs
+	}
+	out := gs[:0:0]
+	for _, g := range gs {
+		if g < 2 {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// expertBlocks counts the blocks whose feed-forward groups a slot set
+// names but that stay dense: the mixture-of-experts blocks, when the set
+// has ffn.
+func expertBlocks(m *model.Model, s Slots) int {
+	if s&FFN == 0 {
+		return 0
+	}
+	n := 0
+	for l := range m.Layers {
+		if m.MoELayer(l) {
+			n++
+		}
+	}
+	return n
+}
+
 func groupName(g int) string {
 	return [...]string{"qkv", "o", "ffn", "down"}[g]
 }
@@ -277,7 +311,7 @@ func (gb *Builder) decomposeAll(ctx context.Context, v variant, progress func(do
 // decompose makes block l's missing decompositions under variant v.
 func (gb *Builder) decompose(ctx context.Context, l int, v variant) error {
 	b := &gb.blocks[l]
-	for _, g := range groupsOf(gb.slots) {
+	for _, g := range layerGroups(gb.m, gb.slots, l) {
 		if (g < 3 && b.dec(g, v) != nil) || (g == 3 && b.svd != nil) {
 			continue
 		}
@@ -382,7 +416,7 @@ func (gb *Builder) BuildPlan(ctx context.Context, plan Plan, progress func(done,
 		}
 		var gl grcLayer
 		blk := Block{Rank: plan.Ranks[l]}
-		for _, gi := range groupsOf(plan.Slots) {
+		for _, gi := range layerGroups(m, plan.Slots, l) {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
@@ -628,7 +662,8 @@ func (gb *Builder) check(plan Plan) Check {
 			l = s
 		}
 	}
-	gi := groupsOf(plan.Slots)[0]
+	l = compressedNear(gb.m, plan.Slots, l)
+	gi := layerGroups(gb.m, plan.Slots, l)[0]
 	v := variantOf(plan.Spec)
 	k := basisK(gb.m, gi, plan.Ranks[l], v)
 	c := Check{Layer: l, Group: groupName(gi)}
@@ -642,6 +677,21 @@ func (gb *Builder) check(plan Plan) Check {
 		}
 	}
 	return c
+}
+
+// compressedNear is l when the slot set compresses a group of block l,
+// else the nearest block where it does (the lower of two as near): under
+// ffn alone a mixture of experts compresses only its leading dense
+// blocks. Resolve refused a slot set that compresses no block.
+func compressedNear(m *model.Model, s Slots, l int) int {
+	for d := range m.Layers {
+		for _, c := range []int{l - d, l + d} {
+			if c >= 0 && c < m.Layers && len(layerGroups(m, s, c)) > 0 {
+				return c
+			}
+		}
+	}
+	return l
 }
 
 // basisK is the number of basis columns group g has at block rank r under
@@ -808,6 +858,10 @@ type SlotSummary struct {
 	// intrinsic dimension of the slot's group.
 	MeanRho float64
 	MeanK95 float64
+	// Blocks is how many blocks compress the slot: all of them, but for
+	// gate, up and down the dense feed-forward blocks only (a mixture of
+	// experts' experts stay dense).
+	Blocks int
 }
 
 // Summary is every compressed slot's ranks and energy over the blocks, in
@@ -839,6 +893,7 @@ func (g *Compression) Summary() []SlotSummary {
 		if nr > 0 {
 			sum.MeanRho /= float64(nr)
 		}
+		sum.Blocks = n
 		if n > 0 {
 			sum.MeanEnergy /= float64(n)
 			sum.MeanK95 /= float64(n)
@@ -853,6 +908,9 @@ func (g *Compression) Summary() []SlotSummary {
 func (g *Compression) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "GRC %s", g.Plan.Slots)
+	if n := g.denseExperts(); n > 0 {
+		fmt.Fprintf(&b, " (experts stay dense in %d of %d blocks)", n, len(g.layers))
+	}
 	if g.Plan.Alloc != AllocUniform {
 		r := g.Plan.Ranks
 		sum := 0
@@ -871,11 +929,26 @@ func (g *Compression) String() string {
 		mb(g.BytesBefore), mb(g.BytesAfter))
 	for _, s := range g.Summary() {
 		fmt.Fprintf(&b, " %s %.3f", s.Slot, s.MeanEnergy)
-		if s.Lossless == len(g.Blocks) {
+		if s.Lossless == s.Blocks {
 			b.WriteString(" (lossless)")
 		}
 	}
 	return b.String()
+}
+
+// denseExperts counts the blocks whose feed-forward groups the slot set
+// names but that were not compressed: a mixture of experts' blocks.
+func (g *Compression) denseExperts() int {
+	if g.Plan.Slots&FFN == 0 {
+		return 0
+	}
+	n := 0
+	for _, l := range g.layers {
+		if l.ffn == nil {
+			n++
+		}
+	}
+	return n
 }
 
 func mb(n int64) string { return fmt.Sprintf("%.2f MB", float64(n)/1e6) }

@@ -128,7 +128,7 @@ func FromCache(m *model.Model, spec Spec, knobs []byte, sections []CacheBlob) (*
 		var gl grcLayer
 		blk := Block{Rank: r}
 		stats := meta.Stats[l].Slots
-		for _, gi := range groupsOf(sp.Slots) {
+		for _, gi := range layerGroups(m, sp.Slots, l) {
 			ws, names, in, _ := groupInfo(m, gi, l)
 			k := groupK(m, gi, r)
 			shapes := [][2]int{{k, in}}

@@ -3,8 +3,10 @@ package grc
 import (
 	"context"
 	"fmt"
-	"github.com/isagi-lab/isagi/engine/model"
+	"slices"
 	"strings"
+
+	"github.com/isagi-lab/isagi/engine/model"
 
 	"github.com/isagi-lab/isagi/engine/tensor"
 )
@@ -201,6 +203,9 @@ func Resolve(m *model.Model, sp Spec) (Spec, error) {
 	if err := sp.Slots.valid(); err != nil {
 		return sp, err
 	}
+	if n := expertBlocks(m, sp.Slots); n == m.Layers && sp.Slots&^FFN == 0 {
+		return sp, fmt.Errorf("grc: slots %s compress nothing in this model: its %d blocks are mixtures of experts, whose experts stay dense (compress qkv or o)", sp.Slots, n)
+	}
 	if sp.K < 1 || sp.K > m.Dim {
 		return sp, fmt.Errorf("grc: GRC rank %d outside 1…%d (the embedding width)", sp.K, m.Dim)
 	}
@@ -327,14 +332,19 @@ func (gb *Builder) Plan(ctx context.Context, spec Spec, prof *Profile, progress 
 		if err := gb.decomposeAll(ctx, v, progress); err != nil {
 			return Plan{}, err
 		}
+		// A mixture of experts leaves its expert blocks' ffn and down
+		// dense: score every block on the groups all of them compress,
+		// so that a leading dense block does not outscore the others by
+		// having two more groups.
+		ffn := expertBlocks(m, sp.Slots) == 0
 		scores := make([]float64, L)
 		for l, b := range gb.blocks {
 			for g := range 3 {
-				if d := b.dec(g, v); d != nil {
+				if d := b.dec(g, v); d != nil && (g < 2 || ffn) {
 					scores[l] += EffectiveRank(d.Spectrum)
 				}
 			}
-			if b.svd != nil {
+			if b.svd != nil && ffn {
 				scores[l] += EffectiveRank(b.svd.Spectrum)
 			}
 		}
@@ -371,10 +381,19 @@ func (gb *Builder) Plan(ctx context.Context, spec Spec, prof *Profile, progress 
 // rank, so that no rank is clamped silently.
 func groupNotes(m *model.Model, plan Plan) []string {
 	var notes []string
+	if n := expertBlocks(m, plan.Slots); n > 0 {
+		notes = append(notes, fmt.Sprintf("ffn, down: experts stay dense in the %d of %d blocks that are mixtures of experts (their attention compresses)", n, len(plan.Ranks)))
+	} else if m.IsMoE() {
+		notes = append(notes, "experts stay dense (GRC compresses attention and dense feed-forward blocks, not experts)")
+	}
 	for _, g := range groupsOf(plan.Slots) {
 		_, _, in, rows := groupInfo(m, g, 0)
-		lossless, capped := 0, 0
-		for _, r := range plan.Ranks {
+		lossless, capped, blocks := 0, 0, 0
+		for l, r := range plan.Ranks {
+			if !slices.Contains(layerGroups(m, plan.Slots, l), g) {
+				continue
+			}
+			blocks++
 			k := groupK(m, g, r)
 			if k < r {
 				capped++
@@ -387,7 +406,7 @@ func groupNotes(m *model.Model, plan Plan) []string {
 			notes = append(notes, fmt.Sprintf("%s: stored at rank %d (its input width) in %d blocks", groupName(g), min(in, rows), capped))
 		}
 		if lossless > 0 {
-			notes = append(notes, fmt.Sprintf("%s: lossless in %d of %d blocks (k ≥ min(out, in) = %d)", groupName(g), lossless, len(plan.Ranks), min(in, rows)))
+			notes = append(notes, fmt.Sprintf("%s: lossless in %d of %d blocks (k ≥ min(out, in) = %d)", groupName(g), lossless, blocks, min(in, rows)))
 		}
 	}
 	return notes
@@ -401,7 +420,7 @@ func quantum(m *model.Model, slots Slots) int {
 		return 1
 	}
 	for l := range m.Layers {
-		for _, g := range groupsOf(slots) {
+		for _, g := range layerGroups(m, slots, l) {
 			ws, _, _, _ := groupInfo(m, g, l)
 			if grcStorage(ws[0].Type, tensor.QK) == tensor.Q8_0 {
 				return tensor.QK

@@ -23,6 +23,9 @@ type Shape struct {
 	// that many experts of ExpertFFN hidden units, ExpertsUsed of them run
 	// per token; FFN is then unused.
 	Experts, ExpertsUsed, ExpertFFN int
+	// LeadingDense keeps the first blocks of a mixture-of-experts shape
+	// dense (FFN wide), as DeepSeek's and GLM's are.
+	LeadingDense int
 	// Arch is general.architecture: "llama" when empty; "qwen3" and
 	// "qwen3moe" add their per-head Q/K norms.
 	Arch string
@@ -136,6 +139,9 @@ func WriteWith(path string, s Shape, typ tensor.Type, o Options) error {
 		kv(a+".expert_count", gguf.Uint32(uint32(s.Experts)))
 		kv(a+".expert_used_count", gguf.Uint32(uint32(s.ExpertsUsed)))
 		kv(a+".expert_feed_forward_length", gguf.Uint32(uint32(s.ExpertFFN)))
+		if s.LeadingDense > 0 {
+			kv(a+".leading_dense_block_count", gguf.Uint32(uint32(s.LeadingDense)))
+		}
 	}
 	// A placeholder SentencePiece vocabulary (the stories260K fixture's
 	// form: control tokens, byte tokens, then numbered pieces) so that
@@ -227,7 +233,7 @@ func WriteWith(path string, s Shape, typ tensor.Type, o Options) error {
 		}
 		add(p+"attn_output.weight", typ, qd, d)
 		add(p+"ffn_norm.weight", tensor.F32, d)
-		if s.Experts > 0 {
+		if s.Experts > 0 && l >= s.LeadingDense {
 			E, ef := uint64(s.Experts), uint64(s.ExpertFFN)
 			add(p+"ffn_gate_inp.weight", tensor.F32, d, E)
 			add(p+"ffn_gate_exps.weight", typ, d, ef, E)

@@ -153,6 +153,15 @@ func Main(env base.Env, args []string) error {
 		r.GRCWeightRatio = float64(weights) / float64(m.WeightBytes())
 	}
 	r.WeightMB = float64(weights) / 1e6
+	if r.Experts = m.ExpertsSummary(); r.Experts != "" {
+		// A mixture keeps every expert mapped but a token reads its
+		// chosen ones: the bandwidth figures count what it reads.
+		var held int64
+		for i := range f.Tensors {
+			held += int64(f.Tensors[i].Size)
+		}
+		r.HeldMB = float64(held) / 1e6
+	}
 	r.KVType, r.KVBytes = st.KVType().String(), st.KVEntryBytes()
 	r.Variants = variants
 	r.WeightGBs = r.DecodeTokS * float64(weights) / 1e9
@@ -180,6 +189,9 @@ func (r benchReport) write(w io.Writer, asJSON, probe bool) error {
 		return enc.Encode(r)
 	}
 	fmt.Fprintf(w, "model        %s (%s, %s, %.1f MB of weights per token)\n", r.Model, r.Arch, r.WeightType, r.WeightMB)
+	if r.Experts != "" {
+		fmt.Fprintf(w, "experts      %s: a token reads %.1f of the %.1f MB held\n", r.Experts, r.WeightMB, r.HeldMB)
+	}
 	if r.GRC != "" {
 		fmt.Fprintf(w, "compression  %s\n", r.GRC)
 	}
@@ -330,6 +342,11 @@ type benchReport struct {
 	// decode reads its weights and writes almost nothing, so this, not
 	// the triad, is the bandwidth it can reach.
 	ReadGBs float64 `json:"read_gb_s,omitempty"`
+	// Experts describes a mixture of experts (model.Config.ExpertsSummary)
+	// and HeldMB is then every weight's bytes, all experts mapped, against
+	// WeightMB's chosen experts only.
+	Experts string  `json:"experts,omitempty"`
+	HeldMB  float64 `json:"weight_mb_held,omitempty"`
 	// GRC describes the compression in use (--rank), GRCRanks its rank per
 	// block and GRCWeightRatio the bytes a token reads relative to the
 	// uncompressed model.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/isagi-lab/isagi/internal/cli/base"
 	"github.com/isagi-lab/isagi/internal/cli/clitest"
+	"github.com/isagi-lab/isagi/internal/testkit/fixtures"
 )
 
 // runCmd runs `isagi bench ARGS…` in process: args[0] is "bench".
@@ -152,5 +153,36 @@ func TestBenchKVType(t *testing.T) {
 	}
 	if _, _, err := runCmd(t, "bench", "--model", m, "--kv-type", "q4_0"); err == nil || base.ExitCode(err) != 2 {
 		t.Errorf("--kv-type q4_0: %v (want a usage error)", err)
+	}
+}
+
+// TestBenchMoE: on a mixture of experts bench reports its experts, the
+// weight bytes a token reads (its chosen experts') below those it holds
+// (every expert), and under --rank over every slot a compression that
+// leaves the experts dense.
+func TestBenchMoE(t *testing.T) {
+	clitest.Isolate(t) // the GRC cache
+	path := fixtures.Rebuilt(t, "archs/qwen3.gguf", t.TempDir(), "qwen3moe.gguf",
+		fixtures.Change{Arch: "qwen3moe", Experts: 4, ExpertsUsed: 2})
+	out, errs, err := runCmd(t, "bench", "--model", path, "-p", "16", "-n", "8", "--json", "--no-probe", "--rank", "16", "--slots", "all")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errs)
+	}
+	var r benchReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	if r.Experts != "4 (2 per token, 32 wide)" || r.WeightMB <= 0 || r.WeightMB >= r.HeldMB || r.DecodeTokS <= 0 {
+		t.Errorf("report: experts %q, %.3f MB per token of %.3f held, %.1f tok/s", r.Experts, r.WeightMB, r.HeldMB, r.DecodeTokS)
+	}
+	if !strings.Contains(r.GRC, "experts stay dense in 2 of 2 blocks") || !strings.Contains(errs, "experts stay dense") {
+		t.Errorf("compression %q; log:\n%s", r.GRC, errs)
+	}
+	var text strings.Builder
+	if err := r.write(&text, false, false); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "experts      4 (2 per token, 32 wide): a token reads") {
+		t.Errorf("report for a person:\n%s", text.String())
 	}
 }
