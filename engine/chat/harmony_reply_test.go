@@ -207,3 +207,31 @@ func TestHarmonyStopTokens(t *testing.T) {
 		t.Errorf("reply %q thinking %q", h.Reply(), h.Thinking())
 	}
 }
+
+// TestHarmonyShowing: Showing says, piece by piece, whether the reader is
+// in the answer: before any marker (it may be a reply without the format),
+// not in a header or the analysis channel, again in the final channel.
+func TestHarmonyShowing(t *testing.T) {
+	var h HarmonyReply
+	if !h.Showing() {
+		t.Fatal("a fresh reader is not showing: a reply without markers would be hidden")
+	}
+	for _, step := range []struct {
+		piece string
+		want  bool
+	}{
+		{"<|channel|>", false}, {"analysis", false}, {"<|message|>", false}, {"think", false},
+		{"<|end|>", false}, {"<|start|>assistant", false}, {"<|channel|>final", false},
+		{"<|message|>", true}, {"ans", true}, {"<", true}, {"|re", true}, {"turn|>", false},
+	} {
+		h.Write(step.piece)
+		if h.Showing() != step.want {
+			t.Errorf("after %q: showing %v, want %v", step.piece, h.Showing(), step.want)
+		}
+	}
+	var plain HarmonyReply
+	plain.Write("no format at all")
+	if !plain.Showing() {
+		t.Error("text without markers is not shown")
+	}
+}
