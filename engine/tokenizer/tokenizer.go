@@ -6,9 +6,10 @@
 //   - "llama": SentencePiece BPE (Llama 2, TinyLlama, Mistral): score-ordered
 //     merges over code points, a dummy-prefix space, ' ' written as U+2581,
 //     and byte fallback (<0xNN>) for code points without a piece.
-//   - "gpt2": byte-level BPE (Llama 3, Qwen2/3, SmolLM2): a pre-tokenizer
-//     named by tokenizer.ggml.pre splits the text into words, each word's
-//     bytes are mapped to GPT-2's printable byte alphabet and merged by rank.
+//   - "gpt2": byte-level BPE (Llama 3, Qwen2/3, SmolLM2, gpt-oss): a
+//     pre-tokenizer named by tokenizer.ggml.pre splits the text into words,
+//     each word's bytes are mapped to GPT-2's printable byte alphabet and
+//     merged by rank.
 //
 // Security: text from a user is never parsed into control tokens. Encode
 // treats its input as plain text (only USER_DEFINED added tokens such as
