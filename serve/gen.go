@@ -512,9 +512,12 @@ type output struct {
 	tokS       float64
 	hit        bool   // a stop sequence ended the reply
 	text       string // the reply, cut at a stop sequence
-	finish     string
-	turn       session.Turn
-	streamed   bool // headers sent
+	// thinking is the reply's chain of thought (a harmony model's
+	// analysis channel), answered as reasoning_content.
+	thinking strings.Builder
+	finish   string
+	turn     session.Turn
+	streamed bool // headers sent
 }
 
 func (o *output) close() {
@@ -524,6 +527,21 @@ func (o *output) close() {
 }
 
 func (o *output) run(ctx context.Context) {
+	o.begin()
+	send := o.conv.SendNoMemory
+	switch {
+	case !o.p.chat:
+		send = o.conv.Complete
+	case o.p.ext.SessionID != "":
+		send = o.conv.Send
+	}
+	turn, err := send(ctx, o.input, o.event)
+	o.answer(ctx, turn, err)
+}
+
+// begin names the response and, for a stream, sends its headers and first
+// chunk.
+func (o *output) begin() {
 	o.created = time.Now().Unix()
 	o.id = fmt.Sprintf("cmpl-%x", time.Now().UnixNano())
 	if o.p.chat {
@@ -543,14 +561,11 @@ func (o *output) run(ctx context.Context) {
 			o.chunkText(o.input, nil, nil, nil)
 		}
 	}
-	send := o.conv.SendNoMemory
-	switch {
-	case !o.p.chat:
-		send = o.conv.Complete
-	case o.p.ext.SessionID != "":
-		send = o.conv.Send
-	}
-	turn, err := send(ctx, o.input, o.event)
+}
+
+// answer ends the response once the turn is over: the last chunks of a
+// stream, or the whole answer.
+func (o *output) answer(ctx context.Context, turn session.Turn, err error) {
 	o.turn = turn
 	if err != nil && !errors.Is(err, context.Canceled) {
 		o.fail(genError(err))
@@ -563,7 +578,7 @@ func (o *output) run(ctx context.Context) {
 		o.shutdown = true // the server ends the reply: it is answered in full
 	}
 	if rest := o.stop.flush(); rest != "" && !o.hit {
-		o.emitText(rest, nil, nil)
+		o.emitText(rest, "", nil, nil)
 	}
 	o.text = o.stop.text()
 	switch {
@@ -600,7 +615,11 @@ func (o *output) run(ctx context.Context) {
 	obj := "text_completion"
 	if o.p.chat {
 		obj = "chat.completion"
-		choice["message"] = map[string]any{"role": "assistant", "content": o.text}
+		msg := map[string]any{"role": "assistant", "content": o.text}
+		if o.thinking.Len() > 0 {
+			msg["reasoning_content"] = o.thinking.String()
+		}
+		choice["message"] = msg
 	} else {
 		choice["text"] = o.text
 		if o.p.echo {
@@ -623,7 +642,12 @@ func (o *output) event(ev session.Event) {
 	var gauge map[string]any
 	if ev.ID >= 0 && !ev.End {
 		o.completion++
-		if o.lp != nil {
+		// The logprobs describe the text answered: a hidden token (a
+		// control token, a harmony marker or header, the chain of
+		// thought) has no entry and moves no offset, so that the entries'
+		// tokens add up to the content and each offset is where its
+		// token's text starts in it. llama.cpp's server lists every token.
+		if o.lp != nil && !ev.Hidden {
 			if e, ok := o.lp.entry(ev.Pos, ev.ID); ok {
 				e.Offset = o.offset
 				entry = &e
@@ -641,12 +665,21 @@ func (o *output) event(ev session.Event) {
 		o.hit = true
 		o.cancel() // the reply ends here: stop generating
 	}
-	if out != "" || entry != nil {
-		o.emitText(out, entry, gauge)
+	// The chain of thought is no content: stop sequences do not apply to
+	// it (they would cut the answer before it began).
+	thinking := ""
+	if o.p.chat {
+		thinking = ev.Thinking
+		o.thinking.WriteString(thinking)
+	}
+	if out != "" || thinking != "" || entry != nil {
+		o.emitText(out, thinking, entry, gauge)
 	}
 }
 
-func (o *output) emitText(text string, entry *lpEntry, gauge map[string]any) {
+// emitText records one step's answer text, chain of thought and logprob
+// entry, and streams them as one chunk.
+func (o *output) emitText(text, thinking string, entry *lpEntry, gauge map[string]any) {
 	var entries []lpEntry
 	if entry != nil {
 		o.entries = append(o.entries, *entry)
@@ -663,7 +696,16 @@ func (o *output) emitText(text string, entry *lpEntry, gauge map[string]any) {
 		ext["teh"] = gauge
 	}
 	if o.p.chat {
-		o.chunk(map[string]any{"content": text}, entries, nil, ext)
+		// reasoning_content is the field llama.cpp's server and vLLM
+		// stream the chain of thought in.
+		delta := map[string]any{}
+		if text != "" || thinking == "" {
+			delta["content"] = text
+		}
+		if thinking != "" {
+			delta["reasoning_content"] = thinking
+		}
+		o.chunk(delta, entries, nil, ext)
 	} else {
 		o.chunkText(text, entries, nil, ext)
 	}

@@ -120,15 +120,17 @@ func (s *Session) sendOn(ctx context.Context, input string, mode sendMode, emit 
 		// The position whose logits chose this token: the history ends
 		// with the token itself.
 		pos, end := len(s.gen.History())-2, isStop(id, s.stops)
-		piece, thinking := "", ""
+		piece, thinking, hidden := "", "", false
 		if !end {
 			piece = string(dec.Write(id))
 			if hr != nil {
-				piece, thinking = hr.Write(piece)
+				piece, thinking, hidden = readHarmony(hr, piece)
+			} else {
+				hidden = s.tok.IsControl(id)
 			}
 		}
 		reply.WriteString(piece)
-		ev := Event{Piece: piece, Thinking: thinking, Tokens: n, Elapsed: time.Since(start), ID: id, Pos: pos, End: end}
+		ev := Event{Piece: piece, Thinking: thinking, Tokens: n, Elapsed: time.Since(start), ID: id, Pos: pos, End: end, Hidden: hidden}
 		if n > 1 {
 			ev.TokPerSec = float64(n-1) / time.Since(decodeStart).Seconds()
 		}
@@ -194,6 +196,16 @@ func (s *Session) sendOn(ctx context.Context, input string, mode sendMode, emit 
 		s.cv.record(input, &turn)
 	}
 	return turn, err
+}
+
+// readHarmony passes one token's text through the harmony reader and
+// returns what it adds to the answer and the chain of thought, and whether
+// the token is hidden: it added nothing to the answer, and is not text the
+// reader holds back inside the answer (the start of a possible marker).
+func readHarmony(hr *chat.HarmonyReply, piece string) (reply, thinking string, hidden bool) {
+	was := hr.Showing()
+	reply, thinking = hr.Write(piece)
+	return reply, thinking, reply == "" && !(was && hr.Showing())
 }
 
 func isStop(id int32, stops []int32) bool {

@@ -159,6 +159,13 @@ type Event struct {
 	ID  int32
 	Pos int
 	End bool
+	// Hidden says ID's text is not part of the reply: a control token,
+	// which is not rendered, or in a harmony reply a channel marker, a
+	// header or the chain of thought. A token whose bytes are held back
+	// (an unfinished UTF-8 sequence, a possible marker) is not hidden.
+	// The text before a harmony reply's first marker counts as the
+	// answer, as the reply ends up when no marker ever comes.
+	Hidden bool
 }
 
 // Turn is a finished reply.

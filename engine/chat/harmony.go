@@ -102,6 +102,7 @@ type HarmonyReply struct {
 	header   []byte // the current header so far
 	pend     []byte // text that may be the start of a marker
 	bodies   int    // messages whose text has begun
+	marked   bool   // a marker has been read
 	reply    strings.Builder
 	thinking strings.Builder
 	dr, dt   []byte // this write's output
@@ -195,8 +196,21 @@ func (h *HarmonyReply) text(b []byte) {
 	}
 }
 
+// Showing reports whether text written now would go to the answer, as far
+// as can be told yet: inside a message of the answer, or before the first
+// marker (a reply that never uses the format is all answer). A caller
+// that reports per token what the reader showed (a server's logprobs)
+// asks before and after each token's text.
+func (h *HarmonyReply) Showing() bool {
+	if h.inBody {
+		return h.to == RouteReply
+	}
+	return !h.marked
+}
+
 // marker handles one structural marker.
 func (h *HarmonyReply) marker(m string) {
+	h.marked = true
 	switch m {
 	case harmonyMessage:
 		if h.inBody {

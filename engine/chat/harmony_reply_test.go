@@ -161,8 +161,12 @@ func TestHarmonyStopTokens(t *testing.T) {
 		}
 		return v
 	}
-	if !slices.Contains(tk.EndOfGeneration(), id("<|end|>")) {
-		t.Fatal("the tokenizer no longer counts <|end|> as end of generation: this test checks nothing")
+	// The tokenizer leaves a harmony vocabulary's <|end|> out, as
+	// llama.cpp's loader does; the template writes it, so the end-of-turn
+	// markers StopTokens adds would bring it back (as they do for the
+	// ChatML template below) were the template not read as harmony.
+	if slices.Contains(tk.EndOfGeneration(), id("<|end|>")) {
+		t.Error("the tokenizer counts a harmony vocabulary's <|end|> as end of generation")
 	}
 	tmpl := harmonyTemplate(t)
 	if !tmpl.Harmony() {
@@ -201,5 +205,33 @@ func TestHarmonyStopTokens(t *testing.T) {
 	h.Flush()
 	if h.Reply() != "aa" || h.Thinking() != "b" {
 		t.Errorf("reply %q thinking %q", h.Reply(), h.Thinking())
+	}
+}
+
+// TestHarmonyShowing: Showing says, piece by piece, whether the reader is
+// in the answer: before any marker (it may be a reply without the format),
+// not in a header or the analysis channel, again in the final channel.
+func TestHarmonyShowing(t *testing.T) {
+	var h HarmonyReply
+	if !h.Showing() {
+		t.Fatal("a fresh reader is not showing: a reply without markers would be hidden")
+	}
+	for _, step := range []struct {
+		piece string
+		want  bool
+	}{
+		{"<|channel|>", false}, {"analysis", false}, {"<|message|>", false}, {"think", false},
+		{"<|end|>", false}, {"<|start|>assistant", false}, {"<|channel|>final", false},
+		{"<|message|>", true}, {"ans", true}, {"<", true}, {"|re", true}, {"turn|>", false},
+	} {
+		h.Write(step.piece)
+		if h.Showing() != step.want {
+			t.Errorf("after %q: showing %v, want %v", step.piece, h.Showing(), step.want)
+		}
+	}
+	var plain HarmonyReply
+	plain.Write("no format at all")
+	if !plain.Showing() {
+		t.Error("text without markers is not shown")
 	}
 }

@@ -48,7 +48,7 @@ func (t *Tokenizer) initBPE(f *gguf.File) error {
 	}
 	p, ok := preTokenizers[pre]
 	if !ok {
-		return fmt.Errorf("%w: pre-tokenizer %s = %q is not implemented (known: llama-bpe, qwen2, smollm, gpt2, default)", ErrUnsupported, keyPre, pre)
+		return fmt.Errorf("%w: pre-tokenizer %s = %q is not implemented (known: llama-bpe, qwen2, gpt-4o, smollm, gpt2, default)", ErrUnsupported, keyPre, pre)
 	}
 	t.pre, t.preTag, t.ignoreMerges, t.nfc = p.pre, pre, p.ignore, p.nfc
 

@@ -24,6 +24,13 @@ const (
 	// preSmolLM isolates every \p{N} first, then applies the GPT-2 split to
 	// the rest (llama.cpp "smollm", shared with StarCoder).
 	preSmolLM
+	// preGPT4o is tiktoken's o200k split (GPT-4o, gpt-oss), with
+	// U = [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}] and L = [\p{Ll}\p{Lm}\p{Lo}\p{M}]:
+	// [^\r\n\p{L}\p{N}]?U*L+C?|[^\r\n\p{L}\p{N}]?U+L*C?|\p{N}{1,3}|
+	// ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+
+	// where C is (?i:'s|'t|'re|'ve|'m|'ll|'d): a contraction belongs to
+	// the word before it, and a case change starts a new word.
+	preGPT4o
 )
 
 // preTokenizers maps tokenizer.ggml.pre values to splitters. ignore is
@@ -42,9 +49,16 @@ var preTokenizers = map[string]struct {
 	"deepseek-r1-qwen": {preQwen2, false, true},
 	"smollm":           {preSmolLM, false, false},
 	"gpt-2":            {preGPT2, false, false},
-	"gpt2":             {preGPT2, false, false},
-	"default":          {preGPT2, false, false},
-	"":                 {preGPT2, false, false},
+	// tiktoken looks a whole pre-token up before merging (ignore_merges).
+	// llama.cpp runs this split as a std::regex over text whose non-ASCII
+	// code points are collapsed to their category, which drops the case
+	// of non-ASCII letters and counts combining marks as punctuation
+	// ("नमस्ते" becomes three pre-tokens): we follow tiktoken, the
+	// tokenizer the model was trained with.
+	"gpt-4o":  {preGPT4o, true, false},
+	"gpt2":    {preGPT2, false, false},
+	"default": {preGPT2, false, false},
+	"":        {preGPT2, false, false},
 }
 
 // White_Space, \p{L} and \p{N} as the reference regex engines define them.
@@ -153,27 +167,7 @@ func nextLlama3(s string, i int, maxDigits int) int {
 	if !isWS(r) {
 		return i + n // unreachable: every other rune matched above
 	}
-	// \s*[\r\n]+ : the whitespace run up to its last \r or \n.
-	end, lastNL, lastStart := i, -1, i
-	for end < len(s) {
-		r2, n2 := runeAt(s, end)
-		if !isWS(r2) {
-			break
-		}
-		lastStart = end
-		end += n2
-		if r2 == '\r' || r2 == '\n' {
-			lastNL = end
-		}
-	}
-	if lastNL > 0 {
-		return lastNL
-	}
-	// \s+(?!\S) : the run, less its last rune when a non-space follows.
-	if end == len(s) || lastStart == i {
-		return end // at the end, or \s+ for a single rune before \S
-	}
-	return lastStart
+	return nextSpace(s, i)
 }
 
 // nextGPT2 scans one pre-token of the GPT-2 split starting at s[i]. A rune
@@ -221,6 +215,32 @@ func nextGPT2(s string, i int) int {
 	return lastStart
 }
 
+// nextSpace scans the whitespace alternatives the Llama 3 and o200k splits
+// share, at a whitespace rune s[i]: \s*[\r\n]+|\s+(?!\S)|\s+.
+func nextSpace(s string, i int) int {
+	// \s*[\r\n]+ : the whitespace run up to its last \r or \n.
+	end, lastNL, lastStart := i, -1, i
+	for end < len(s) {
+		r2, n2 := runeAt(s, end)
+		if !isWS(r2) {
+			break
+		}
+		lastStart = end
+		end += n2
+		if r2 == '\r' || r2 == '\n' {
+			lastNL = end
+		}
+	}
+	if lastNL > 0 {
+		return lastNL
+	}
+	// \s+(?!\S) : the run, less its last rune when a non-space follows.
+	if end == len(s) || lastStart == i {
+		return end // at the end, or \s+ for a single rune before \S
+	}
+	return lastStart
+}
+
 // split calls word for every pre-token of s in order.
 func (p preTokenizer) split(s string, word func(string)) {
 	switch p {
@@ -240,6 +260,12 @@ func (p preTokenizer) split(s string, word func(string)) {
 			word(s[i:j])
 			i = j
 		}
+	case preGPT4o:
+		for i := 0; i < len(s); {
+			j := nextGPT4o(s, i)
+			word(s[i:j])
+			i = j
+		}
 	case preSmolLM:
 		for i := 0; i < len(s); {
 			if r, n := runeAt(s, i); isNumber(r) {
@@ -256,4 +282,108 @@ func (p preTokenizer) split(s string, word func(string)) {
 			i += len(seg)
 		}
 	}
+}
+
+// The letter classes of the o200k split. A combining mark counts as a
+// letter of either case, as do modifier and other letters (CJK, kana, …),
+// so that a word keeps its marks and caseless scripts run on.
+func isUpperish(r rune) bool {
+	if r < utf8.RuneSelf {
+		return 'A' <= r && r <= 'Z'
+	}
+	return unicode.In(r, unicode.Lu, unicode.Lt, unicode.Lm, unicode.Lo, unicode.M)
+}
+
+func isLowerish(r rune) bool {
+	if r < utf8.RuneSelf {
+		return 'a' <= r && r <= 'z'
+	}
+	return unicode.In(r, unicode.Ll, unicode.Lm, unicode.Lo, unicode.M)
+}
+
+// gpt4oWord matches U*L+C? (lowerFirst) or U+L*C? at s[p], returning the
+// end and whether it matched. For U*L+ a backtracking engine gives back
+// letters of the greedy U run until an L letter follows: the match ends
+// after the last L letter of the run's prefix, or runs on through the L
+// letters after the run.
+func gpt4oWord(s string, p int, lowerFirst bool) (int, bool) {
+	m := spanWhile(s, p, isUpperish)
+	if !lowerFirst && m == p {
+		return 0, false // U+ needs one
+	}
+	var end int
+	switch {
+	case m < len(s) && isLowerish(firstRune(s, m)):
+		end = spanWhile(s, m, isLowerish)
+	case !lowerFirst:
+		end = m
+	default:
+		// The last rune of the U run that is also an L letter ends the
+		// match (the runes after it are neither, or it would be later).
+		end = -1
+		for k := p; k < m; {
+			r, n := runeAt(s, k)
+			if isLowerish(r) {
+				end = k + n
+			}
+			k += n
+		}
+		if end < 0 {
+			return 0, false
+		}
+	}
+	if end < len(s) && s[end] == '\'' {
+		end += contraction(s, end, true)
+	}
+	return end, true
+}
+
+func firstRune(s string, i int) rune {
+	r, _ := runeAt(s, i)
+	return r
+}
+
+// nextGPT4o scans one pre-token of the o200k split starting at s[i].
+func nextGPT4o(s string, i int) int {
+	r, n := runeAt(s, i)
+	// [^\r\n\p{L}\p{N}]? before a word: tried with the rune, then without
+	// (a combining mark is no \p{L} but can start a word itself).
+	prefix := r != '\r' && r != '\n' && !isLetter(r) && !isNumber(r)
+	for _, lowerFirst := range []bool{true, false} {
+		if prefix && i+n < len(s) {
+			if end, ok := gpt4oWord(s, i+n, lowerFirst); ok {
+				return end
+			}
+		}
+		if end, ok := gpt4oWord(s, i, lowerFirst); ok {
+			return end
+		}
+	}
+	// \p{N}{1,3}
+	if isNumber(r) {
+		j := i + n
+		for k := 1; k < 3 && j < len(s); k++ {
+			r2, n2 := runeAt(s, j)
+			if !isNumber(r2) {
+				break
+			}
+			j += n2
+		}
+		return j
+	}
+	// ' ?[^\s\p{L}\p{N}]+[\r\n/]*'
+	j := i
+	if r == ' ' {
+		j = i + 1
+	}
+	if k := spanWhile(s, j, isOther); k > j {
+		for k < len(s) && (s[k] == '\r' || s[k] == '\n' || s[k] == '/') {
+			k++
+		}
+		return k
+	}
+	if !isWS(r) {
+		return i + n // unreachable: every other rune matched above
+	}
+	return nextSpace(s, i)
 }

@@ -6,9 +6,10 @@
 //   - "llama": SentencePiece BPE (Llama 2, TinyLlama, Mistral): score-ordered
 //     merges over code points, a dummy-prefix space, ' ' written as U+2581,
 //     and byte fallback (<0xNN>) for code points without a piece.
-//   - "gpt2": byte-level BPE (Llama 3, Qwen2/3, SmolLM2): a pre-tokenizer
-//     named by tokenizer.ggml.pre splits the text into words, each word's
-//     bytes are mapped to GPT-2's printable byte alphabet and merged by rank.
+//   - "gpt2": byte-level BPE (Llama 3, Qwen2/3, SmolLM2, gpt-oss): a
+//     pre-tokenizer named by tokenizer.ggml.pre splits the text into words,
+//     each word's bytes are mapped to GPT-2's printable byte alphabet and
+//     merged by rank.
 //
 // Security: text from a user is never parsed into control tokens. Encode
 // treats its input as plain text (only USER_DEFINED added tokens such as
@@ -127,9 +128,12 @@ const (
 
 // eogTexts are the token texts llama.cpp treats as end of generation
 // whatever the metadata says (llama-vocab.cpp, special_eog_ids).
+// <|return|> and <|call|> end a reply in OpenAI's harmony format (gpt-oss,
+// o200k_harmony).
 var eogTexts = [...]string{
 	"<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>",
 	"<|eom_id|>", "<EOT>", "_<EOT>", "<|end_of_text|>", "<end_of_utterance>",
+	"<|return|>", "<|call|>",
 }
 
 // FromGGUF builds the tokenizer described by f's tokenizer.ggml.* metadata.
@@ -262,6 +266,16 @@ func (t *Tokenizer) initEOG(f *gguf.File) error {
 			add(id)
 		}
 	}
+	// A harmony vocabulary ends a reply with <|return|> or <|call|>; its
+	// <|end|> only closes one message of it (the chain of thought before
+	// the answer), so it must not stop generation. llama.cpp recognises
+	// the vocabulary by having all three and drops <|end|> the same way.
+	ret, okR := t.ids["<|return|>"]
+	call, okC := t.ids["<|call|>"]
+	end, okE := t.ids["<|end|>"]
+	if okR && okC && okE && slices.Contains(t.eog, ret) && slices.Contains(t.eog, call) {
+		t.eog = slices.DeleteFunc(t.eog, func(id int32) bool { return id == end })
+	}
 	slices.Sort(t.eog)
 	return nil
 }
@@ -315,7 +329,9 @@ func (t *Tokenizer) TokenID(s string) (int32, bool) {
 
 // IsEndOfGeneration reports whether id ends a reply: EOS, the metadata's
 // EOT/EOM ids, and the end-of-turn tokens llama.cpp recognises by their text
-// (<|im_end|>, <|eot_id|>, <end_of_turn>, <|end_of_text|>, <|endoftext|>, …).
+// (<|im_end|>, <|eot_id|>, <end_of_turn>, <|end_of_text|>, <|endoftext|>,
+// harmony's <|return|> and <|call|>, …). A harmony vocabulary's <|end|> is
+// not one: it ends a message, not the reply.
 func (t *Tokenizer) IsEndOfGeneration(id int32) bool {
 	_, ok := slices.BinarySearch(t.eog, id)
 	return ok

@@ -251,6 +251,7 @@ func Main(env base.Env, args []string) error {
 		return err
 	}
 	var ids, stops []int32
+	harmony := false
 	switch {
 	case cf.chat:
 		tmpl, p, cids, err := cf.render(f, tok, *prompt)
@@ -269,7 +270,7 @@ func Main(env base.Env, args []string) error {
 			fmt.Fprintf(scr, "-- %d tokens\n", len(cids))
 			return nil
 		}
-		ids, stops = cids, tmpl.StopTokens(tok)
+		ids, stops, harmony = cids, tmpl.StopTokens(tok), tmpl.Harmony()
 	case *promptIDs != "":
 		if ids, err = base.ParseIDs(*promptIDs, tok.VocabSize()); err != nil {
 			err = base.UsageError{Err: err}
@@ -326,7 +327,7 @@ func Main(env base.Env, args []string) error {
 	defer out.Flush()
 	// A continuation keeps SentencePiece's leading space ("And God said" +
 	// " unto"); a chat reply is shown on its own and drops it.
-	dec := tok.NewDecoder(tokenizer.DecodeOptions{Continuation: *prompt != "" && !cf.chat})
+	rp := newReplyPrinter(tok, harmony, *prompt != "" && !cf.chat, stops)
 	first := true
 	emit := func(id int32) error {
 		if *printIDs {
@@ -337,7 +338,7 @@ func Main(env base.Env, args []string) error {
 			_, err := out.WriteString(strconv.Itoa(int(id)))
 			return err
 		}
-		if _, err := out.Write(dec.Write(id)); err != nil {
+		if _, err := out.Write(rp.write(id)); err != nil {
 			return err
 		}
 		return out.Flush() // stream: the reader sees each token as it comes
@@ -347,7 +348,7 @@ func Main(env base.Env, args []string) error {
 	}
 	stats, err := gen.Generate(ctx, ids, generate.Options{MaxTokens: *n, Stop: stops}, emit)
 	if !*printIDs {
-		out.Write(dec.Flush())
+		out.Write(rp.flush())
 	}
 	out.WriteByte('\n')
 	out.Flush()
