@@ -3,6 +3,8 @@ package model
 import (
 	"math"
 	"strings"
+
+	"github.com/isagi-lab/isagi/engine/backend"
 )
 
 // arch is what one architecture is made of: its block (the equations of
@@ -37,7 +39,34 @@ type arch struct {
 	// queryScale, when set, is the attention's score factor for a config
 	// (gemma: 1/√key_length, but 1/√(Dim/Heads) for the 27B models).
 	queryScale func(c *Config) float32
+	// moe: every file of the architecture has mixture-of-experts blocks
+	// (qwen3moe, gpt-oss); llama has them when its file says so (Mixtral).
+	moe bool
+	// ffnPerUsed: without expert_feed_forward_length an expert's width is
+	// feed_forward_length / expert_used_count (qwen3moe), else
+	// feed_forward_length itself (llama).
+	ffnPerUsed bool
+	// route is how the mixture-of-experts blocks choose and weigh their
+	// experts, and moeAct their activation.
+	route  routeSpec
+	moeAct moeAct
 }
+
+// routeSpec is an architecture's expert choice as llama.cpp's
+// build_moe_ffn takes it: the gating function and whether the chosen
+// weights are normalised to sum to one.
+type routeSpec struct {
+	gating backend.Gating
+	norm   bool
+}
+
+// moeAct is the activation of the experts' gate and up products.
+type moeAct uint8
+
+const (
+	actSwiGLU    moeAct = iota // silu(g)·u
+	actSwiGLUOAI               // gpt-oss's clamped form (backend.Experts.SwiGLUOAI)
+)
 
 // gemma2Scale and gemma3Scale follow gemma_pytorch's query_pre_attn_scalar,
 // which the files do not store: the head size, except for the 27B models
@@ -57,11 +86,13 @@ func gemmaScale(c *Config, layers27B int) float32 {
 func lookupArch(name string) (arch, bool) {
 	switch name {
 	case "llama":
-		return arch{block: llamaBlock}, true
+		return arch{block: llamaBlock, route: routeSpec{backend.GateSoftmax, true}}, true
 	case "qwen2":
 		return arch{block: llamaBlock, ropeNeox: true}, true
 	case "qwen3":
 		return arch{block: llamaBlock, ropeNeox: true, qkNorm: true}, true
+	case "qwen3moe":
+		return arch{block: llamaBlock, ropeNeox: true, qkNorm: true, moe: true, ffnPerUsed: true, route: routeSpec{backend.GateSoftmax, true}}, true
 	case "gemma2":
 		return arch{block: gemmaBlock, ropeNeox: true, postNorms: true, gemma: true, swaPeriod: 2, queryScale: gemma2Scale}, true
 	case "gemma3":
@@ -77,7 +108,7 @@ func lookupArch(name string) (arch, bool) {
 
 // Architectures lists the general.architecture values this engine runs.
 func Architectures() []string {
-	return []string{"llama", "qwen2", "qwen3", "gemma2", "gemma3", "phi3"}
+	return []string{"llama", "qwen2", "qwen3", "qwen3moe", "gemma2", "gemma3", "phi3"}
 }
 
 // SupportsArchitecture reports whether name is one of Architectures.

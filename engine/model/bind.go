@@ -91,6 +91,24 @@ func (m *Model) bindOn(b backend.Backend) (*bound, error) {
 	if p, ok := b.(backend.Placer); ok {
 		place = func(l int) int { return p.Place(l, len(m.layers)) }
 	}
+	// Expert stacks bind through the backend's expert operations.
+	ex, _ := b.(backend.Experts)
+	stack := func(ts []*tensor.Matrix) backend.Matrix {
+		if ts == nil || err != nil {
+			return nil
+		}
+		if ex == nil {
+			err = fmt.Errorf("model: backend %s cannot run mixture-of-experts layers", b.Name())
+			return nil
+		}
+		w, e := ex.ExpertMatrix(ts)
+		if e != nil {
+			err = fmt.Errorf("model: putting the experts on %s: %w", b.Name(), e)
+			return nil
+		}
+		mats = append(mats, w)
+		return w
+	}
 	w := &bound{by: b}
 	first := place(-1)
 	w.w = stateWeights{tokEmbd: mat(m.tokEmbd)}
@@ -113,6 +131,9 @@ func (m *Model) bindOn(b backend.Backend) (*bound, error) {
 			attnNorm: vec(L.attnNorm), ffnNorm: vec(L.ffnNorm),
 			bq: vec(L.bq), bk: vec(L.bk), bv: vec(L.bv), qNorm: vec(L.qNorm), kNorm: vec(L.kNorm),
 			postAttnNorm: vec(L.postAttnNorm), postFFNNorm: vec(L.postFFNNorm),
+		}
+		if L.moe != nil {
+			w.w.blocks[l].moe = bindMoE(b, L.moe, mat, vec, stack)
 		}
 		w.lin[l] = blockLinears{
 			qkv:  linear{out: []backend.Matrix{mat(L.wq), mat(L.wk), mat(L.wv)}},

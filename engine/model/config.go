@@ -75,7 +75,32 @@ type Config struct {
 	// RopePosScale multiplies the positions the angles are taken at:
 	// linear RoPE scaling, 1/rope.scaling.factor (1 when absent).
 	RopePosScale float32
+
+	// Experts is expert_count: the experts of each mixture-of-experts
+	// feed-forward block, 0 for a dense model.
+	Experts int
+	// ExpertsUsed is expert_used_count: the experts each token runs.
+	ExpertsUsed int
+	// ExpertFFN is one expert's hidden width
+	// (expert_feed_forward_length; else feed_forward_length for llama's
+	// Mixtral files, FFN/ExpertsUsed for qwen3moe, as llama.cpp reads
+	// them).
+	ExpertFFN int
+	// LeadingDense is leading_dense_block_count: the first layers that
+	// keep a dense feed-forward block (DeepSeek, GLM); 0 for the others.
+	LeadingDense int
+	// ExpertWeightsScale multiplies the chosen experts' weights
+	// (expert_weights_scale); 0 when absent, which means 1.
+	ExpertWeightsScale float32
 }
+
+// IsMoE reports whether the model's feed-forward blocks are mixtures of
+// experts (after its LeadingDense dense layers).
+func (c *Config) IsMoE() bool { return c.Experts > 0 }
+
+// MoELayer reports whether layer l's feed-forward block is a mixture of
+// experts.
+func (c *Config) MoELayer(l int) bool { return c.Experts > 0 && l >= c.LeadingDense && l < c.Layers }
 
 // QDim is the width of the query projection (Heads·HeadDim).
 func (c *Config) QDim() int { return c.Heads * c.HeadDim }
@@ -230,6 +255,9 @@ func readConfig(f *gguf.File) (Config, error) {
 			c.RopePosScale = 1 / v
 		}
 	}
+	if err := readExperts(f, &c, spec, key); err != nil {
+		return Config{}, err
+	}
 	c.RopeScale = 1
 	if _, ok := f.Lookup(key("rope.scaling.attn_factor")); ok {
 		v, err := f.Float32(key("rope.scaling.attn_factor"))
@@ -242,4 +270,68 @@ func readConfig(f *gguf.File) (Config, error) {
 		c.RopeScale = v
 	}
 	return c, nil
+}
+
+// readExperts reads the mixture-of-experts keys: an architecture that is
+// always a mixture (qwen3moe, gpt-oss) needs expert_count and
+// expert_used_count; llama is one when its file has expert_count (Mixtral).
+func readExperts(f *gguf.File, c *Config, spec arch, key func(string) string) error {
+	u32 := func(k string, dst *int, lo, hi int) (bool, error) {
+		if _, ok := f.Lookup(key(k)); !ok {
+			return false, nil
+		}
+		v, err := f.Uint32(key(k))
+		if err != nil {
+			return false, err
+		}
+		if int64(v) < int64(lo) || int64(v) > int64(hi) {
+			return false, fmt.Errorf("model: %s: %s = %d is out of range (%d to %d)", f.Path, key(k), v, lo, hi)
+		}
+		*dst = int(v)
+		return true, nil
+	}
+	has, err := u32("expert_count", &c.Experts, 0, 1<<16)
+	if err != nil {
+		return err
+	}
+	if !has || c.Experts == 0 {
+		if spec.moe {
+			return fmt.Errorf("model: %s: a %s model needs %s (its number of experts)", f.Path, c.Arch, key("expert_count"))
+		}
+		c.Experts = 0
+		return nil
+	}
+	if has, err := u32("expert_used_count", &c.ExpertsUsed, 1, c.Experts); err != nil {
+		return err
+	} else if !has {
+		return fmt.Errorf("model: %s: %s says %d experts but %s (the experts each token runs) is missing", f.Path, key("expert_count"), c.Experts, key("expert_used_count"))
+	}
+	c.ExpertFFN = c.FFN
+	if spec.ffnPerUsed {
+		c.ExpertFFN = c.FFN / c.ExpertsUsed
+	}
+	if _, err := u32("expert_feed_forward_length", &c.ExpertFFN, 1, 1<<24); err != nil {
+		return err
+	}
+	if _, err := u32("leading_dense_block_count", &c.LeadingDense, 0, c.Layers); err != nil {
+		return err
+	}
+	if _, ok := f.Lookup(key("expert_weights_scale")); ok {
+		v, err := f.Float32(key("expert_weights_scale"))
+		if err != nil {
+			return err
+		}
+		if !(v >= 0 && v < 1e4) {
+			return fmt.Errorf("model: %s: %s = %g is out of range", f.Path, key("expert_weights_scale"), v)
+		}
+		c.ExpertWeightsScale = v
+	}
+	var shared int
+	if _, err := u32("expert_shared_count", &shared, 0, 1<<16); err != nil {
+		return err
+	}
+	if shared > 0 {
+		return fmt.Errorf("model: %s: shared experts (%s = %d) are not supported yet", f.Path, key("expert_shared_count"), shared)
+	}
+	return nil
 }

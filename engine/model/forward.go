@@ -69,6 +69,9 @@ type State struct {
 	kvp *kvRun
 	// bp is the sink bypass of the projections in use (bypass.go), or nil.
 	bp *bypassRun
+	// moe runs the mixture-of-experts layers (moe.go), nil for a dense
+	// model.
+	moe *moeRun
 }
 
 // stateWeights are the model's weights as the state's backend holds them.
@@ -84,6 +87,7 @@ type blockWeights struct {
 	bq, bk, bv                backend.Vector
 	qNorm, kNorm              backend.Vector
 	postAttnNorm, postFFNNorm backend.Vector
+	moe                       *boundMoE // the mixture of experts, or nil (dense)
 }
 
 // layerRun is how one layer rotates and attends.
@@ -192,6 +196,11 @@ func (m *Model) NewStateWith(ctx int, b backend.Backend, o StateOptions) (*State
 	} {
 		if *a.dst, err = b.Alloc(B, a.width); err != nil {
 			return nil, fmt.Errorf("model: %w", err)
+		}
+	}
+	if c.IsMoE() {
+		if err := s.newMoERun(B); err != nil {
+			return nil, err
 		}
 	}
 	return s, nil
@@ -412,6 +421,20 @@ func softCap(z []float32, cap float32) {
 	for i, v := range z {
 		z[i] = cap * float32(math.Tanh(float64(v/cap)))
 	}
+}
+
+// ffn runs layer l's feed-forward block on the n rows of s.xb (the normed
+// stream), leaving its output in s.xb: the dense gate, up and down with
+// act (SwiGLU, GeGLU), or the layer's mixture of experts.
+func (s *State) ffn(l, n int, act func(g, u backend.Buffer, n int)) {
+	if s.w.blocks[l].moe != nil {
+		s.moeFFN(l, n)
+		return
+	}
+	L := &s.lin[l]
+	s.linear(&L.ffn, s.xb, n, s.g, s.u)
+	act(s.g, s.u, n)
+	s.linear(&L.down, s.g, n, s.xb)
 }
 
 // linear runs a slot: dst[i] = W_i·x for its products, through its

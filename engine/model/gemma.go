@@ -38,9 +38,7 @@ func gemmaBlock(s *State, l, n, pos0 int) {
 	b.Add(s.x, s.xb, n)
 
 	b.RMSNorm(s.xb, s.x, W.ffnNorm, n, c.Eps)
-	s.linear(&L.ffn, s.xb, n, s.g, s.u)
-	b.GeGLU(s.g, s.u, n)
-	s.linear(&L.down, s.g, n, s.xb)
+	s.ffn(l, n, b.GeGLU)
 	b.RMSNorm(s.xb, s.xb, W.postFFNNorm, n, c.Eps)
 	b.Add(s.x, s.xb, n)
 }

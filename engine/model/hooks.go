@@ -76,6 +76,7 @@ type hookSet struct {
 	block  []BlockHook
 	norm   []NormHook
 	logits []LogitsHook
+	route  []RouteHook
 	// at[l] is the block hooks called after layer l, in the order they
 	// were registered: worked out when a hook comes or goes, so that a
 	// layer nobody reads costs one length test.
@@ -139,8 +140,12 @@ func (s *State) AddHook(h any) (remove func(), err error) {
 	b, isB := h.(BlockHook)
 	n, isN := h.(NormHook)
 	l, isL := h.(LogitsHook)
-	if !isB && !isN && !isL {
-		return nil, fmt.Errorf("model: %T implements no hook interface (BlockHook, NormHook, LogitsHook)", h)
+	r, isR := h.(RouteHook)
+	if !isB && !isN && !isL && !isR {
+		return nil, fmt.Errorf("model: %T implements no hook interface (BlockHook, NormHook, LogitsHook, RouteHook)", h)
+	}
+	if isR {
+		s.hooks.route = append(s.hooks.route, r)
 	}
 	if isB {
 		s.hooks.block = append(s.hooks.block, b)
@@ -157,6 +162,7 @@ func (s *State) AddHook(h any) (remove func(), err error) {
 		s.hooks.block = removeHook(s.hooks.block, h)
 		s.hooks.norm = removeHook(s.hooks.norm, h)
 		s.hooks.logits = removeHook(s.hooks.logits, h)
+		s.hooks.route = removeHook(s.hooks.route, h)
 	}, nil
 }
 
@@ -175,6 +181,11 @@ func (h *hookSet) rewind(pos int) {
 	}
 	for _, l := range h.logits {
 		if r, ok := l.(RewindHook); ok && !inList(h.block, l) && !inList(h.norm, l) {
+			r.Rewind(pos)
+		}
+	}
+	for _, x := range h.route {
+		if r, ok := x.(RewindHook); ok && !inList(h.block, x) && !inList(h.norm, x) && !inList(h.logits, x) {
 			r.Rewind(pos)
 		}
 	}

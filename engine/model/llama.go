@@ -1,6 +1,7 @@
 package model
 
-// llamaBlock is one layer of the llama family (llama, qwen2, qwen3):
+// llamaBlock is one layer of the llama family (llama, qwen2, qwen3,
+// qwen3moe):
 //
 //	h = RMSNorm(x)
 //	q, k, v = Wq·h (+bq), Wk·h (+bk), Wv·h (+bv)      biases: qwen2
@@ -9,7 +10,8 @@ package model
 //	(a KV projection: q, k, v in its rank-r basis, then back; kvproj.go)
 //	x += Wo · attention(q, K, V)
 //	h = RMSNorm(x)
-//	x += Wdown · (silu(Wgate·h) ⊙ Wup·h)
+//	x += Wdown · (silu(Wgate·h) ⊙ Wup·h)               or a mixture of experts
+//	                                                   (qwen3moe, Mixtral; moe.go)
 func llamaBlock(s *State, l, n, pos0 int) {
 	c, b := &s.m.Config, s.b
 	W, L, A := &s.w.blocks[l], &s.lin[l], &s.lay[l]
@@ -43,8 +45,6 @@ func llamaBlock(s *State, l, n, pos0 int) {
 	b.Add(s.x, s.xb, n)
 
 	b.RMSNorm(s.xb, s.x, W.ffnNorm, n, c.Eps)
-	s.linear(&L.ffn, s.xb, n, s.g, s.u)
-	b.SwiGLU(s.g, s.u, n)
-	s.linear(&L.down, s.g, n, s.xb)
+	s.ffn(l, n, b.SwiGLU) // dense, or the mixture of experts (moe.go)
 	b.Add(s.x, s.xb, n)
 }

@@ -25,6 +25,9 @@ type layer struct {
 	// postAttnNorm and postFFNNorm norm the attention and FFN outputs
 	// (gemma).
 	postAttnNorm, postFFNNorm []float32 // [Dim]
+	// moe is the mixture-of-experts block that replaces gate, up and
+	// down (nil for a dense layer).
+	moe *moeWeights
 }
 
 // Model is a loaded model: its config and weights. It is read-only once
@@ -132,14 +135,18 @@ func Load(f *gguf.File) (*Model, error) {
 		}
 		b.wo = l.matrix(p+"attn_output.weight", cfg.Dim, qd)
 		b.ffnNorm = l.vector(p+"ffn_norm.weight", cfg.Dim)
-		if spec.fused {
+		switch {
+		case cfg.MoELayer(i):
+			b.moe = l.loadMoE(&cfg, p)
+		case spec.fused:
 			gu := l.split(p+"ffn_up.weight", cfg.Dim, cfg.FFN, cfg.FFN)
 			b.gate, b.up = gu[0], gu[1]
-		} else {
+			b.down = l.matrix(p+"ffn_down.weight", cfg.Dim, cfg.FFN)
+		default:
 			b.gate = l.matrix(p+"ffn_gate.weight", cfg.FFN, cfg.Dim)
 			b.up = l.matrix(p+"ffn_up.weight", cfg.FFN, cfg.Dim)
+			b.down = l.matrix(p+"ffn_down.weight", cfg.Dim, cfg.FFN)
 		}
-		b.down = l.matrix(p+"ffn_down.weight", cfg.Dim, cfg.FFN)
 		if spec.postNorms {
 			b.postAttnNorm = l.vector(p+"post_attention_norm.weight", cfg.Dim)
 			b.postFFNNorm = l.vector(p+"post_ffw_norm.weight", cfg.Dim)
@@ -256,17 +263,43 @@ func (l *loader) optVector(name string, n int) []float32 {
 }
 
 // WeightBytes is the bytes of weights one decoded token streams: every
-// layer's matrices and the classifier (the embedding row is negligible).
-// Decode speed divided into memory bandwidth is bounded by this.
+// layer's matrices and the classifier (the embedding row is negligible);
+// of a mixture-of-experts block, the router and the experts a token runs
+// (ExpertsUsed of Experts, counted at the average expert's size). Decode
+// speed divided into memory bandwidth is bounded by this.
 func (m *Model) WeightBytes() int64 {
 	var n int64
 	for i := range m.layers {
 		L := &m.layers[i]
-		for _, w := range []*tensor.Matrix{L.wq, L.wk, L.wv, L.wo, L.gate, L.up, L.down} {
-			n += int64(len(w.Data))
+		for _, w := range L.matrices() {
+			if w != nil {
+				n += int64(len(w.Data))
+			}
+		}
+		if M := L.moe; M != nil {
+			n += int64(len(M.router.Data))
+			var all int64
+			for _, w := range M.all() {
+				all += int64(len(w.Data))
+			}
+			n += all * int64(m.ExpertsUsed) / int64(m.Experts)
 		}
 	}
 	return n + int64(len(m.output.Data))
+}
+
+// matrices are the layer's attention and dense feed-forward matrices
+// (gate, up and down nil in a mixture-of-experts layer).
+func (L *layer) matrices() []*tensor.Matrix {
+	return []*tensor.Matrix{L.wq, L.wk, L.wv, L.wo, L.gate, L.up, L.down}
+}
+
+// all are every expert's gate, up and down matrices.
+func (w *moeWeights) all() []*tensor.Matrix {
+	out := make([]*tensor.Matrix, 0, 3*len(w.gate))
+	out = append(out, w.gate...)
+	out = append(out, w.up...)
+	return append(out, w.down...)
 }
 
 // WeightType names the type most of the weight bytes are stored in, such as
@@ -275,8 +308,14 @@ func (m *Model) WeightType() string {
 	bytes := map[tensor.Type]int{}
 	for i := range m.layers {
 		L := &m.layers[i]
-		for _, w := range []*tensor.Matrix{L.wq, L.wk, L.wv, L.wo, L.gate, L.up, L.down} {
-			bytes[w.Type] += len(w.Data)
+		ws := L.matrices()
+		if L.moe != nil {
+			ws = append(ws, L.moe.all()...)
+		}
+		for _, w := range ws {
+			if w != nil {
+				bytes[w.Type] += len(w.Data)
+			}
 		}
 	}
 	var best tensor.Type
