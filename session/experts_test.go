@@ -1,8 +1,11 @@
 package session
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -322,5 +325,161 @@ func TestExpertOffDense(t *testing.T) {
 	}
 	if _, err := s.Experts().Counts(); !errors.Is(err, ErrNoExperts) {
 		t.Errorf("a dense model's counts: %v", err)
+	}
+}
+
+// TestExpertsLive runs the expert map on a real mixture of experts: the
+// routing of every generated token is there while it streams, the counts
+// cover exactly the positions the state holds (a speculative reply, whose
+// verifier forgets its rejected drafts, counts as the plain one does), and
+// an expert switched off is never chosen again, in the conversation, a
+// fork and a reloaded file alike.
+func TestExpertsLive(t *testing.T) {
+	path := moeFixture(t)
+	set := greedy()
+	set.MaxTokens = 24
+	s := open(t, path, Options{Settings: set})
+	if !s.Experts().MoE() {
+		t.Fatal("the qwen3moe fixture does not read as a mixture of experts")
+	}
+	prompt := "the cat sat on the mat and the cat sat on the mat and the cat"
+	var routed, tokens int
+	turn, err := s.Send(context.Background(), prompt, func(e Event) {
+		if e.ID < 0 {
+			return
+		}
+		tokens++
+		r := s.Experts().RouteAt(e.Pos, nil)
+		if len(r) == 2 && len(r[0].Experts) == moeUsed && len(r[1].Experts) == moeUsed {
+			routed++
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tokens == 0 || routed != tokens {
+		t.Errorf("%d of %d streamed tokens had their routing", routed, tokens)
+	}
+	c, err := s.Experts().Counts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Tokens != s.st.Pos() || c.Tokens == 0 {
+		t.Errorf("counts over %d positions, the state holds %d", c.Tokens, s.st.Pos())
+	}
+	var m ExpertMap
+	if err := s.Experts().Map(&m); err != nil {
+		t.Fatal(err)
+	}
+	if m.Tokens != min(ExpertWindow, s.st.Pos()) || m.Pos != s.st.Pos()-1 || len(m.Current) != 2 {
+		t.Errorf("map: %d tokens, pos %d, %d layers; the state holds %d", m.Tokens, m.Pos, len(m.Current), s.st.Pos())
+	}
+
+	// The same reply with an n-gram drafter: its verifier computes drafts
+	// and forgets the rejected ones, and the counts must not keep them.
+	sp := set
+	sp.Draft = "ngram"
+	d := open(t, path, Options{Settings: sp})
+	dturn := send(t, d, prompt)
+	if dturn.Text != turn.Text {
+		t.Fatalf("the speculative reply %q differs from the plain %q", dturn.Text, turn.Text)
+	}
+	if dturn.Spec == nil || dturn.Spec.Drafted == dturn.Spec.Accepted {
+		t.Fatalf("the n-gram drafter had no draft rejected (%+v): the rewind is not exercised", dturn.Spec)
+	}
+	dc, err := d.Experts().Counts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dc.Tokens != d.st.Pos() {
+		t.Errorf("the speculative session counts %d positions, its state holds %d", dc.Tokens, d.st.Pos())
+	}
+	if !slices.Equal(dc.Counts, c.Counts) {
+		t.Errorf("a speculative reply's counts differ from the plain reply's:\n%v\n%v", dc.Counts, c.Counts)
+	}
+
+	// Switch off layer 1's most chosen expert, and every layer's expert 0.
+	top := c.Top(1, 1)[0]
+	off := fmt.Sprintf("*:0,1:%d", top.Expert) // as expert_off writes it back
+	if top.Expert == 0 {
+		off = "*:0"
+	}
+	if err := s.Set("expert_off", off); err != nil {
+		t.Fatal(err)
+	}
+	checkOffHeld := func(name string, x *Session) {
+		t.Helper()
+		x.Clear()
+		send(t, x, prompt)
+		c, err := x.Experts().Counts()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Tokens == 0 {
+			t.Fatalf("%s: nothing counted", name)
+		}
+		for i := range c.Layers {
+			if v := c.Counts[i*c.Experts]; v != 0 {
+				t.Errorf("%s: expert 0 of layer %d, switched off, was chosen %d times", name, c.Layers[i], v)
+			}
+		}
+		if v := c.Counts[1*c.Experts+top.Expert]; v != 0 {
+			t.Errorf("%s: expert %d of layer 1, switched off, was chosen %d times", name, top.Expert, v)
+		}
+	}
+	checkOffHeld("the conversation", s)
+	if got := s.Settings().ExpertOff; got != off {
+		t.Errorf("expert_off reads %q", got)
+	}
+	f, err := s.Fork(0, s.Settings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	checkOffHeld("a fork", f)
+
+	file := filepath.Join(t.TempDir(), "moe.miku")
+	if err := s.Files().Save(context.Background(), file, SaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	l := open(t, path, Options{Settings: set})
+	if _, err := l.Files().Load(context.Background(), file, LoadOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if l.Settings().ExpertOff != s.Settings().ExpertOff {
+		t.Errorf("the loaded file switched off %q, the saved one %q", l.Settings().ExpertOff, s.Settings().ExpertOff)
+	}
+	checkOffHeld("a loaded file", l)
+
+	// Everything on again; too many off is one sentence and changes nothing.
+	if err := s.Set("expert_off", "none"); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.st.ExpertsOff(); len(got) != 0 {
+		t.Errorf("expert_off none left %v off", got)
+	}
+	if err := s.Set("expert_off", "1:0,1:1,1:2"); err == nil || !strings.Contains(err.Error(), "fewer than the 2") {
+		t.Errorf("three of four experts off at k=2: %v", err)
+	}
+	if err := s.Set("expert_off", "1:9"); err == nil || !strings.Contains(err.Error(), "each layer has 4 experts") {
+		t.Errorf("an expert out of range: %v", err)
+	}
+	if s.Settings().ExpertOff != "" {
+		t.Errorf("a refused expert_off changed the setting to %q", s.Settings().ExpertOff)
+	}
+	// Recording off: no map, and no cost; on again, it starts afresh.
+	if err := s.Experts().Record(false); err != nil {
+		t.Fatal(err)
+	}
+	send(t, s, " again")
+	if err := s.Experts().Map(&m); err != nil || m.Tokens != 0 {
+		t.Errorf("recording off, the map has %d tokens (%v)", m.Tokens, err)
+	}
+	if err := s.Experts().Record(true); err != nil {
+		t.Fatal(err)
+	}
+	send(t, s, " and again")
+	if err := s.Experts().Map(&m); err != nil || m.Tokens == 0 {
+		t.Errorf("recording on again, the map has %d tokens (%v)", m.Tokens, err)
 	}
 }
