@@ -519,7 +519,7 @@ func formatExpertOff(refs []ExpertRef) string {
 // expertKnobs are the expert map's settings.
 func expertKnobs() []Knob {
 	return []Knob{{
-		Name: "expert_off", Values: "none|L:E,…", Help: "switch experts off (L:E; *:E every layer; +L:E, -L:E)",
+		Name: "expert_off", Values: "none|L:E,…", Help: "experts off: L:E, *:E every layer, +/- edits",
 		Value: func(s Settings, _ Info) string {
 			if s.ExpertOff == "" {
 				return "none"
