@@ -162,6 +162,17 @@ func (s *Server) parse(req *genRequest, isChat bool) (*plan, *apiError) {
 			return nil, badRequest("isagi.kv_scorer", "isagi.kv_scorer: %v", err)
 		}
 	}
+	moe := s.root.Experts().MoE()
+	if x.Experts && !moe {
+		return nil, badRequest("isagi.experts", "isagi.experts: %v", session.ErrNoExperts)
+	}
+	var expertOff string
+	if x.ExpertOff != nil {
+		var err error
+		if expertOff, err = s.root.Experts().CheckOff(*x.ExpertOff); err != nil {
+			return nil, badRequest("isagi.expert_off", "isagi.expert_off %q: %v", *x.ExpertOff, err)
+		}
+	}
 	system := ""
 	if len(p.msgs) > 0 && p.msgs[0].Role == "system" {
 		system = p.msgs[0].Content
@@ -210,6 +221,9 @@ func (s *Server) parse(req *genRequest, isChat bool) (*plan, *apiError) {
 		}
 		if x.KVScorer != nil {
 			base.KVScorer = strings.ToLower(strings.TrimSpace(*x.KVScorer))
+		}
+		if x.ExpertOff != nil {
+			base.ExpertOff = expertOff
 		}
 		return base
 	}
@@ -461,6 +475,14 @@ func (s *Server) prepare(ctx context.Context, conv *session.Session, p *plan) (*
 			o.keepMax = session.DefaultSettings().MaxTokens
 		}
 	}
+	if conv.Experts().MoE() {
+		// Recorded for the requests that ask only: on a device the
+		// routing would otherwise be copied back at every layer for
+		// nobody.
+		if err := conv.Experts().Record(p.ext.Experts); err != nil {
+			return nil, &apiError{Status: http.StatusInternalServerError, Type: "server_error", Message: err.Error()}
+		}
+	}
 	if p.logprobs {
 		o.lp = newLogprobs(p.top, conv.Probe().TokenBytes)
 		remove, err := conv.AddHook(o.lp)
@@ -509,12 +531,16 @@ type output struct {
 	completion int // tokens generated, the stop token not counted
 	entries    []lpEntry
 	gauges     []map[string]any
-	tokS       float64
-	hit        bool   // a stop sequence ended the reply
-	text       string // the reply, cut at a stop sequence
-	finish     string
-	turn       session.Turn
-	streamed   bool // headers sent
+	// routes are the generated tokens' routing (isagi.experts), pending
+	// those not streamed yet; layers the MoE layers their rows follow.
+	routes, pending []any
+	layers          []int
+	tokS            float64
+	hit             bool   // a stop sequence ended the reply
+	text            string // the reply, cut at a stop sequence
+	finish          string
+	turn            session.Turn
+	streamed        bool // headers sent
 }
 
 func (o *output) close() {
@@ -635,6 +661,9 @@ func (o *output) event(ev session.Event) {
 		if ev.Gauged {
 			gauge = o.s.readingJSON(ev.Gauge)
 		}
+		if o.p.ext.Experts {
+			o.route(ev.Pos)
+		}
 	}
 	out, hit := o.stop.add(ev.Piece)
 	if hit {
@@ -661,6 +690,10 @@ func (o *output) emitText(text string, entry *lpEntry, gauge map[string]any) {
 	ext := map[string]any{"tok_s": round(o.tokS, 2)}
 	if gauge != nil {
 		ext["teh"] = gauge
+	}
+	if len(o.pending) > 0 {
+		ext["experts"] = map[string]any{"layers": o.layers, "tokens": o.pending}
+		o.pending = nil
 	}
 	if o.p.chat {
 		o.chunk(map[string]any{"content": text}, entries, nil, ext)
@@ -798,6 +831,9 @@ func (o *output) summary(saved string) map[string]any {
 			teh["flagged"] = g.Flagged
 		}
 		ext["teh"] = teh
+	}
+	if o.p.ext.Experts {
+		ext["experts"] = o.expertsJSON()
 	}
 	if t.COG != nil {
 		c := t.COG

@@ -12,7 +12,7 @@ import (
 	"github.com/isagi-lab/isagi/engine/model"
 )
 
-// The expert map (docs/tui.md, "The expert map"): on a mixture-of-experts
+// The expert map (README, "Using it"; docs/serve.md, isagi.experts): on a mixture-of-experts
 // model, which experts each MoE layer chose for every token, kept by a
 // route hook on the conversation's state (routes.go); and the expert_off
 // setting, which switches experts off in every state of the session.
@@ -316,6 +316,20 @@ func (xp *Experts) Counts() (ExpertCounts, error) {
 func (xp *Experts) off(dst []ExpertRef) []ExpertRef {
 	refs, _ := parseExpertOff(xp.s.set.ExpertOff, "")
 	return append(dst, refs...)
+}
+
+// CheckOff returns the value the expert_off setting keeps for value (a
+// list in its canonical order, "" for none), or the error that setting
+// gives: a server checks a request's list before it applies it.
+func (xp *Experts) CheckOff(value string) (string, error) {
+	refs, err := parseExpertOff(value, "")
+	if err == nil {
+		err = xp.check(refs)
+	}
+	if err != nil {
+		return "", err
+	}
+	return formatExpertOff(refs), nil
 }
 
 // check holds refs to the model (checkOff).

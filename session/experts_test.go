@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/isagi-lab/isagi/internal/testkit/fixtures"
 )
 
 // fakeRoute is a deterministic routing for (layer, pos): k distinct
@@ -335,7 +337,7 @@ func TestExpertOffDense(t *testing.T) {
 // an expert switched off is never chosen again, in the conversation, a
 // fork and a reloaded file alike.
 func TestExpertsLive(t *testing.T) {
-	path := moeFixture(t)
+	path := fixtures.MoE(t, "")
 	set := greedy()
 	set.MaxTokens = 24
 	s := open(t, path, Options{Settings: set})
@@ -350,7 +352,7 @@ func TestExpertsLive(t *testing.T) {
 		}
 		tokens++
 		r := s.Experts().RouteAt(e.Pos, nil)
-		if len(r) == 2 && len(r[0].Experts) == moeUsed && len(r[1].Experts) == moeUsed {
+		if len(r) == 2 && len(r[0].Experts) == fixtures.MoEUsed && len(r[1].Experts) == fixtures.MoEUsed {
 			routed++
 		}
 	})
