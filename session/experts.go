@@ -167,10 +167,7 @@ func (c *ExpertCounts) Unused() int {
 }
 
 // MoE reports whether the model is a mixture of experts.
-func (xp *Experts) MoE() bool {
-	layers, _, _ := moeShape(xp.s.m)
-	return len(layers) > 0
-}
+func (xp *Experts) MoE() bool { return xp.s.m != nil && xp.s.m.IsMoE() }
 
 // attach gives the conversation's state (a new one: a resize, a fork) the
 // routing record, emptied, when the model has experts and recording is

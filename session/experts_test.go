@@ -453,6 +453,17 @@ func TestExpertsLive(t *testing.T) {
 	}
 	checkOffHeld("a loaded file", l)
 
+	// A compressed drafter's state has the same experts off.
+	if err := s.Set("draft", "rank:16"); err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(s.dr.state().ExpertsOff()); got != fmt.Sprint(s.st.ExpertsOff()) || len(s.st.ExpertsOff()) == 0 {
+		t.Errorf("the drafter has %s off, the conversation %v", got, s.st.ExpertsOff())
+	}
+	if err := s.Set("draft", "off"); err != nil {
+		t.Fatal(err)
+	}
+
 	// Everything on again; too many off is one sentence and changes nothing.
 	if err := s.Set("expert_off", "none"); err != nil {
 		t.Fatal(err)

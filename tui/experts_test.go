@@ -128,7 +128,7 @@ func TestExpertMapView(t *testing.T) {
 		unbinned bool
 	}{
 		{200, 60, "", 48, true},
-		{100, 30, "a cell: 2 experts × 2 layers", 24, false},
+		{100, 30, "a cell: 2 experts × 3 layers", 16, false},
 	} {
 		v := p.view(c.w, c.h)
 		lines := strings.Split(v, "\n")
