@@ -101,6 +101,12 @@ type extRequest struct {
 	// eviction) and KVScorer what it keeps (docs/kv.md).
 	KVKeep   *float64 `json:"kv_keep"`
 	KVScorer *string  `json:"kv_scorer"`
+	// Experts asks for each generated token's routing on a mixture of
+	// experts: per MoE layer, the experts chosen and their weights.
+	Experts bool `json:"experts"`
+	// ExpertOff switches experts off ("12:37,*:5"; "" or "none": none),
+	// as the expert_off setting does.
+	ExpertOff *string `json:"expert_off"`
 }
 
 // genRequest is a chat completion or a completion request.

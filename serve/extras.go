@@ -141,6 +141,60 @@ func byteInts(b []byte) []int {
 	return out
 }
 
+// route records the routing of the token the logits at pos chose, for
+// isagi.experts: per MoE layer (in the order of layers), the experts
+// chosen, highest first, and their mixing weights. A token whose routing
+// is no longer held (it cannot be: it was computed this step) is null.
+func (o *output) route(pos int) {
+	var tok any
+	if rs := o.conv.Experts().RouteAt(pos, nil); rs != nil {
+		if o.layers == nil {
+			for _, r := range rs {
+				o.layers = append(o.layers, r.Layer)
+			}
+		}
+		ids := make([][]int32, len(rs))
+		ws := make([][]float64, len(rs))
+		for i, r := range rs {
+			ids[i] = r.Experts
+			ws[i] = make([]float64, len(r.Weights))
+			for j, w := range r.Weights {
+				ws[i][j] = round(float64(w), 4)
+			}
+		}
+		tok = map[string]any{"ids": ids, "w": ws}
+	}
+	o.routes = append(o.routes, tok)
+	o.pending = append(o.pending, tok)
+}
+
+// expertsJSON is the response's isagi.experts: the MoE layers, the experts
+// each token uses, the switched-off list, and every generated token's
+// routing.
+func (o *output) expertsJSON() map[string]any {
+	layers := o.layers
+	if layers == nil {
+		layers = []int{}
+	}
+	routes := o.routes
+	if routes == nil {
+		routes = []any{}
+	}
+	x := map[string]any{"layers": layers, "tokens": routes}
+	var m session.ExpertMap
+	if o.conv.Experts().Map(&m) == nil {
+		x["n_expert"], x["n_expert_used"] = m.Experts, m.Used
+		if len(m.Off) > 0 {
+			off := make([]string, len(m.Off))
+			for i, r := range m.Off {
+				off[i] = r.String()
+			}
+			x["off"] = off
+		}
+	}
+	return x
+}
+
 // stopper finds OpenAI stop sequences in the streamed text: it holds back
 // text that may be the start of one, and ends the reply before the first
 // one found (which is not returned).

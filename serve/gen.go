@@ -162,6 +162,17 @@ func (s *Server) parse(req *genRequest, isChat bool) (*plan, *apiError) {
 			return nil, badRequest("isagi.kv_scorer", "isagi.kv_scorer: %v", err)
 		}
 	}
+	moe := s.root.Experts().MoE()
+	if x.Experts && !moe {
+		return nil, badRequest("isagi.experts", "isagi.experts: %v", session.ErrNoExperts)
+	}
+	var expertOff string
+	if x.ExpertOff != nil {
+		var err error
+		if expertOff, err = s.root.Experts().CheckOff(*x.ExpertOff); err != nil {
+			return nil, badRequest("isagi.expert_off", "isagi.expert_off %q: %v", *x.ExpertOff, err)
+		}
+	}
 	system := ""
 	if len(p.msgs) > 0 && p.msgs[0].Role == "system" {
 		system = p.msgs[0].Content
@@ -210,6 +221,9 @@ func (s *Server) parse(req *genRequest, isChat bool) (*plan, *apiError) {
 		}
 		if x.KVScorer != nil {
 			base.KVScorer = strings.ToLower(strings.TrimSpace(*x.KVScorer))
+		}
+		if x.ExpertOff != nil {
+			base.ExpertOff = expertOff
 		}
 		return base
 	}
@@ -461,6 +475,14 @@ func (s *Server) prepare(ctx context.Context, conv *session.Session, p *plan) (*
 			o.keepMax = session.DefaultSettings().MaxTokens
 		}
 	}
+	if conv.Experts().MoE() {
+		// Recorded for the requests that ask only: on a device the
+		// routing would otherwise be copied back at every layer for
+		// nobody.
+		if err := conv.Experts().Record(p.ext.Experts); err != nil {
+			return nil, &apiError{Status: http.StatusInternalServerError, Type: "server_error", Message: err.Error()}
+		}
+	}
 	if p.logprobs {
 		o.lp = newLogprobs(p.top, conv.Probe().TokenBytes)
 		remove, err := conv.AddHook(o.lp)
@@ -509,9 +531,13 @@ type output struct {
 	completion int // tokens generated, the stop token not counted
 	entries    []lpEntry
 	gauges     []map[string]any
-	tokS       float64
-	hit        bool   // a stop sequence ended the reply
-	text       string // the reply, cut at a stop sequence
+	// routes are the generated tokens' routing (isagi.experts), pending
+	// those not streamed yet; layers the MoE layers their rows follow.
+	routes, pending []any
+	layers          []int
+	tokS            float64
+	hit             bool   // a stop sequence ended the reply
+	text            string // the reply, cut at a stop sequence
 	// thinking is the reply's chain of thought (a harmony model's
 	// analysis channel), answered as reasoning_content.
 	thinking strings.Builder
@@ -659,6 +685,9 @@ func (o *output) event(ev session.Event) {
 		if ev.Gauged {
 			gauge = o.s.readingJSON(ev.Gauge)
 		}
+		if o.p.ext.Experts {
+			o.route(ev.Pos)
+		}
 	}
 	out, hit := o.stop.add(ev.Piece)
 	if hit {
@@ -694,6 +723,10 @@ func (o *output) emitText(text, thinking string, entry *lpEntry, gauge map[strin
 	ext := map[string]any{"tok_s": round(o.tokS, 2)}
 	if gauge != nil {
 		ext["teh"] = gauge
+	}
+	if len(o.pending) > 0 {
+		ext["experts"] = map[string]any{"layers": o.layers, "tokens": o.pending}
+		o.pending = nil
 	}
 	if o.p.chat {
 		// reasoning_content is the field llama.cpp's server and vLLM
@@ -840,6 +873,9 @@ func (o *output) summary(saved string) map[string]any {
 			teh["flagged"] = g.Flagged
 		}
 		ext["teh"] = teh
+	}
+	if o.p.ext.Experts {
+		ext["experts"] = o.expertsJSON()
 	}
 	if t.COG != nil {
 		c := t.COG

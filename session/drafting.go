@@ -222,6 +222,14 @@ func (dr *Drafting) stop() {
 	dr.drafter, dr.draftRemove = nil, nil
 }
 
+// state is the compressed drafter's state, nil without one.
+func (dr *Drafting) state() *model.State {
+	if dr.drafter == nil {
+		return nil
+	}
+	return dr.drafter.State()
+}
+
 // reset stops the drafter when the session's state is replaced (resize):
 // its cache and its hooks belong to the old state, and the next apply
 // makes a new one.

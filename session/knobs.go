@@ -3,6 +3,7 @@ package session
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -260,7 +261,7 @@ func Knobs() []Knob {
 				return nil
 			},
 		},
-	}, append(mechanismKnobs(), kvKnobs()...)...)
+	}, slices.Concat(mechanismKnobs(), kvKnobs(), expertKnobs())...)
 }
 
 // onOff is a switch as the on/off knobs show it.
@@ -384,6 +385,15 @@ func (s *Session) checkLoaded(n Settings) error {
 		return bad("draft_n", n.DraftN, fmt.Sprintf("want auto or 1…%d", generate.MaxGamma))
 	case n.OGDAlpha < 0 || n.OGDAlpha > 0.5:
 		return bad("ogd_alpha", n.OGDAlpha, "want off or 0…0.5")
+	}
+	if n.ExpertOff != "" {
+		refs, err := parseExpertOff(n.ExpertOff, "")
+		if err == nil {
+			err = s.xp.check(refs)
+		}
+		if err != nil {
+			return fmt.Errorf("expert_off %q: %w", n.ExpertOff, err)
+		}
 	}
 	if n.Draft != "" {
 		if _, err := ParseDraft(n.Draft); err != nil {

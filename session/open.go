@@ -229,6 +229,9 @@ func (s *Session) resizeKV(ctx int, keep float64) error {
 	if err := s.gm.attach(); err != nil {
 		return err
 	}
+	if err := s.xp.attach(); err != nil {
+		return err
+	}
 	s.info.ContextSize = st.MaxPos()
 	return nil
 }

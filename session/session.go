@@ -137,6 +137,9 @@ type Settings struct {
 	// eviction); KVScorer picks what it keeps ("": manifold). See kv.go.
 	KVKeep   float64 `json:"kv_keep,omitempty"`
 	KVScorer string  `json:"kv_scorer,omitempty"`
+	// ExpertOff lists the experts switched off on a mixture-of-experts
+	// model ("12:37,*:5", see the expert_off knob; "": none).
+	ExpertOff string `json:"expert_off,omitempty"`
 }
 
 // Event is one step of a streaming reply.
@@ -244,6 +247,7 @@ type Session struct {
 	mem  *Memory
 	fl   *Files
 	pr   *Probe
+	xp   *Experts
 
 	// hl is the backend's fate, shared with the session's forks.
 	hl *health
@@ -266,6 +270,7 @@ func newSession(m *model.Model, tok *tokenizer.Tokenizer, tmpl *chat.Template, o
 	s.mem = newMemory(s)
 	s.fl = newFiles(s)
 	s.pr = newProbe(s)
+	s.xp = newExperts(s)
 	return s
 }
 
@@ -292,6 +297,10 @@ func (s *Session) Files() *Files { return s.fl }
 // Probe is the part that reads the model itself: tokens, the residual
 // stream, embeddings and UGT coordinates.
 func (s *Session) Probe() *Probe { return s.pr }
+
+// Experts is the expert map part: a mixture-of-experts model's routing,
+// token by token, and the experts switched off.
+func (s *Session) Experts() *Experts { return s.xp }
 
 // Info describes the model and the compression in use.
 func (s *Session) Info() Info {
@@ -454,6 +463,9 @@ func (s *Session) applyCtx(ctx context.Context, n Settings, progress func(done, 
 		return err
 	}
 	if err := s.dr.use(ctx, n, progress); err != nil {
+		return err
+	}
+	if err := s.xp.use(n); err != nil {
 		return err
 	}
 	if err := s.gm.use(n); err != nil {

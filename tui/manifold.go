@@ -346,5 +346,5 @@ func (m *Model) regenerate() tea.Cmd {
 	m.chat.add(entryInfo, "regenerating the last answer")
 	began := m.broadcast(replyBeginMsg{regenerate: true})
 	m.status = "generating — esc stops"
-	return tea.Batch(began, m.gate.startReply(e.Regenerate, m.startMeter()))
+	return tea.Batch(began, m.gate.startReply(m.withExperts(e.Regenerate), m.startMeter()))
 }

@@ -33,6 +33,7 @@ var (
 	_ pane = (*modelPane)(nil)
 	_ pane = (*geometryPane)(nil)
 	_ pane = (*kvPane)(nil)
+	_ pane = (*expertsPane)(nil)
 	_ pane = (*manifoldPane)(nil)
 	_ pane = (*helpOverlay)(nil)
 )
@@ -40,7 +41,7 @@ var (
 // panes lists the root's panes in a fixed order: a broadcast reaches them
 // in it, so what they do never depends on map or scheduling order.
 func (m *Model) panes() []pane {
-	return []pane{&m.chat, &m.input, &m.perf, &m.hw, &m.model, &m.geo, &m.kvp, &m.mani, &m.help}
+	return []pane{&m.chat, &m.input, &m.perf, &m.hw, &m.model, &m.geo, &m.kvp, &m.xpp, &m.mani, &m.help}
 }
 
 // broadcast hands msg to every pane, within the Update that caused it (not

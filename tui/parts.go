@@ -13,6 +13,7 @@ type parted interface {
 	Geometry() *session.Geometry
 	Memory() *session.Memory
 	Files() *session.Files
+	Experts() *session.Experts
 }
 
 // Chat is the conversation part as the TUI uses it: the window's fill and
@@ -77,16 +78,17 @@ func notesOf(sess Session) []string {
 // The TUI finds the session's features on its parts by type assertion: a
 // renamed method would silently turn one off, so the build checks them.
 var (
-	_ parted      = (*session.Session)(nil)
-	_ Session     = (*session.Session)(nil)
-	_ RankBuilder = (*session.Session)(nil)
-	_ Restarter   = (*session.Session)(nil)
-	_ Chat        = (*session.Conversation)(nil)
-	_ Brancher    = (*session.Conversation)(nil)
-	_ Regenerator = (*session.Conversation)(nil)
-	_ Transcripts = (*session.Conversation)(nil)
-	_ Sessions    = (*session.Files)(nil)
-	_ Geometry    = (*session.Geometry)(nil)
-	_ Manifold    = (*session.Memory)(nil)
-	_ KVCache     = (*session.Compression)(nil)
+	_ parted       = (*session.Session)(nil)
+	_ Session      = (*session.Session)(nil)
+	_ RankBuilder  = (*session.Session)(nil)
+	_ Restarter    = (*session.Session)(nil)
+	_ Chat         = (*session.Conversation)(nil)
+	_ Brancher     = (*session.Conversation)(nil)
+	_ Regenerator  = (*session.Conversation)(nil)
+	_ Transcripts  = (*session.Conversation)(nil)
+	_ Sessions     = (*session.Files)(nil)
+	_ Geometry     = (*session.Geometry)(nil)
+	_ Manifold     = (*session.Memory)(nil)
+	_ KVCache      = (*session.Compression)(nil)
+	_ ExpertMapper = (*session.Experts)(nil)
 )

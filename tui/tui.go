@@ -102,6 +102,8 @@ type Model struct {
 	model modelPane
 	geo   geometryPane
 	kvp   kvPane // the KV cache under eviction
+	xpp   expertsPane
+	xfeed *expertFeed // the expert map, from a streaming reply's goroutine
 	mani  manifoldPane
 	help  helpOverlay
 	cmds  commandTable // the slash commands, by name
@@ -179,6 +181,7 @@ func New(sess Session, opts Options) *Model {
 		width:   80,
 		height:  24,
 		editing: -1,
+		xfeed:   &expertFeed{},
 	}
 	m.gate = newSessionGate(&m.status)
 	m.quit = quitDialog{m: m, now: time.Now}
@@ -421,7 +424,7 @@ func (m *Model) submit() tea.Cmd {
 	m.chat.addLabelled(entryUser, text, label)
 	began := m.broadcast(replyBeginMsg{})
 	m.status = "generating — esc stops"
-	return tea.Batch(began, m.gate.startReply(send, m.startMeter()))
+	return tea.Batch(began, m.gate.startReply(m.withExperts(send), m.startMeter()))
 }
 
 // startMeter starts sampling the GPU for a reply that begins now, when
@@ -440,6 +443,9 @@ func (m *Model) startMeter() *gpu.Meter {
 func (m *Model) onStream(msg streamMsg) tea.Cmd {
 	if m.gate.gen == nil || msg.id != m.gate.gen.id {
 		return nil // from a generation already finished
+	}
+	if em := m.xfeed.take(); em != nil {
+		m.xpp.Update(expertsMsg{em})
 	}
 	panes := m.broadcast(msg)
 	if !msg.done {
@@ -638,6 +644,10 @@ func (m *Model) sidePanes(w int) []sidePane {
 			panes = append(panes, sidePane{title: "KV cache", lines: m.kvp.lines(), summary: m.kvp.summary()})
 		}
 	}
+	if _, ok := m.parts.experts(); ok {
+		m.refreshExperts()
+		panes = append(panes, sidePane{title: "Experts", lines: m.xpp.lines(w), summary: m.xpp.summary()})
+	}
 	return append(panes,
 		sidePane{title: "Model", lines: m.model.lines(), summary: m.info.WeightType + " " + m.info.Name},
 		sidePane{title: "Hardware", lines: m.hw.lines(m.info.Rank), summary: m.hw.summary()})
@@ -741,7 +751,13 @@ func (m *Model) render() string {
 	}
 	bh := m.bodyHeight()
 	var body string
+	_, moe := m.parts.experts()
 	switch {
+	case moe && m.xpp.big:
+		// /experts map: the map takes the chat's place and the side
+		// column's, until closed: 128 experts need the width.
+		m.refreshExperts()
+		body = m.xpp.view(m.width, bh)
 	case m.wide():
 		body = lipgloss.JoinHorizontal(lipgloss.Top, m.chat.View(), " ", m.side(bh))
 	default:
