@@ -140,6 +140,15 @@ ref-archs:
 	(cd scripts/llamacpp-ref && npm ci --no-audit --no-fund --ignore-scripts) && \
 	node scripts/llamacpp-ref/ref.mjs golden "$$tmp" engine/model/testdata/archs2/golden.json
 
+# The mixture-of-experts fixtures (qwen3moe, Mixtral as llama, gpt-oss with
+# MXFP4 experts) and their llama.cpp goldens: engine/model/testdata/moe.
+.PHONY: ref-moe
+ref-moe:
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	$(GO) run ./internal/testkit/archgen/gen -out "$$tmp" -set moe -ablations && \
+	(cd scripts/llamacpp-ref && npm ci --no-audit --no-fund --ignore-scripts) && \
+	node scripts/llamacpp-ref/ref.mjs golden "$$tmp" engine/model/testdata/moe/golden.json
+
 # KV eviction's full table (docs/kv.md): every scorer × keep share × task ×
 # context length on the retrieval fixture, perplexity under eviction on the
 # kjv model, and decode speed at the longest context. Tens of minutes on

@@ -4,7 +4,7 @@
 //
 //   node ref.mjs golden DIR OUT.json   run every model listed in DIR/index.json
 //                                      (written by `go run ./internal/testkit/archgen/gen
-//                                      -out DIR -ablations`) and write the golden file
+//                                      -out DIR [-set moe] -ablations`) and write the golden file
 //   node ref.mjs check ARCHS_DIR       run the harness on the older fixtures in
 //                                      ARCHS_DIR (gemma2, qwen3) and compare with
 //                                      ARCHS_DIR/golden.json
@@ -262,7 +262,7 @@ async function worker(file, jobPath, outPath) {
 
 // runFile runs the worker on one file and returns its cases plus the lines
 // of llama.cpp's load log that describe how it read the file.
-function runFile(file, job) {
+function runFile(file, job, set) {
   const dir = mkdtempSync(join(tmpdir(), 'llamacpp-ref-'))
   try {
     const jobPath = join(dir, 'job.json')
@@ -273,10 +273,12 @@ function runFile(file, job) {
       maxBuffer: 1 << 30,
     })
     if (r.status !== 0) {
-      throw new Error(`worker for ${file} failed (status ${r.status}, signal ${r.signal}, error ${r.error}):\n${(r.stderr || '').slice(-4000)}`)
+      const err = new Error(`worker for ${file} failed (status ${r.status}, signal ${r.signal}, error ${r.error}):\n${(r.stderr || '').slice(-4000)}`)
+      err.stderr = r.stderr || ''
+      throw err
     }
     const out = JSON.parse(readFileSync(outPath, 'utf8'))
-    out.load_log = loadLog(r.stderr)
+    out.load_log = loadLog(r.stderr, set)
     return out
   } finally {
     rmSync(dir, { recursive: true, force: true })
@@ -286,12 +288,18 @@ function runFile(file, job) {
 // loadLog keeps the first model load's hyper-parameter report, per-layer
 // SWA flags and any warning about the architecture: the evidence of what
 // llama.cpp made of the file's keys.
-function loadLog(stderr) {
+// The MoE set also keeps the expert and YaRN lines (the archs2 golden file
+// predates them and stays byte-identical).
+const MOE_LOG =
+  /^print_info: (file type|n_ff_exp|n_expert|n_expert_used|expert_weights_scale|expert_weights_norm|expert_gating_func|n_ctx_orig_yarn|rope_yarn_log_mul)\s/
+
+function loadLog(stderr, set) {
   const lines = stderr.split('\n')
   const out = []
   const seen = new Set()
   for (const line of lines) {
     const keep =
+      (set === 'moe' && (MOE_LOG.test(line) || /yarn_attn_factor/.test(line))) ||
       /^print_info: (arch|n_ctx_train|n_layer|n_head|n_head_kv|n_rot|n_swa|is_swa_any|n_embd_head_k|n_embd_head_v|f_attn_scale|n_ff|rope type|rope scaling|freq_base_train|freq_scale_train|freq_base_swa|freq_scale_swa|n_rot_swa|n_ctx_orig_yarn|BOS token|EOS token|EOT token|EOG token)\s/.test(line) ||
       /^load_tensors: layer +\d+ .*is_swa/.test(line) ||
       /^llama_context: (n_ctx_seq|freq_base|freq_scale) /.test(line) ||
@@ -328,6 +336,8 @@ function llamaCppFacts(v, log) {
     freq_base_swa: swa.length ? n(/^print_info: freq_base_swa /) : null,
     freq_scale_swa: swa.length ? n(/^print_info: freq_scale_swa /) : null,
   }
+  if (v.kv.get(`${v.arch}.expert_count`) !== undefined) facts.llama_cpp_moe = moeFacts(v, log)
+  if (v.kv.get(`${v.arch}.rope.scaling.type`) === 'yarn') facts.llama_cpp_yarn = yarnFacts(v, facts.llama_cpp_rope)
   if (v.tensors.some((t) => t.name === 'rope_factors_long.weight')) {
     // llama_model::get_rope_factors: the long factors when the context per
     // sequence exceeds rope.scaling.original_context_length (n_ctx_orig_yarn,
@@ -343,6 +353,60 @@ function llamaCppFacts(v, log) {
     }
   }
   return facts
+}
+
+// moeFacts states how llama.cpp routes tokens for the file's architecture
+// (build_moe_ffn's arguments in src/models/*.cpp), with the counts its load
+// log reports.
+function moeFacts(v, log) {
+  const n = (re) => {
+    const line = log.find((l) => re.test(l))
+    return line === undefined ? null : Number(line.split('=').pop().trim())
+  }
+  const gating = {
+    qwen3moe: 'softmax over all experts, top k, weights renormalised to sum 1 (SOFTMAX, norm_w true); SwiGLU experts',
+    llama: 'softmax over all experts, top k, weights renormalised to sum 1 (SOFTMAX, norm_w true); SwiGLU experts',
+    'gpt-oss':
+      'router logits + ffn_gate_inp.bias, top k of the logits, softmax over the k (SOFTMAX_WEIGHT, norm_w false); ' +
+      'experts: g = gate·x + b_g, u = up·x + b_u, g = min(g, 7), u = clamp(u, -7, 7), y = g·sigmoid(1.702 g)·(u + 1), down·y + b_d',
+  }[v.arch]
+  return {
+    n_expert: n(/^print_info: n_expert  /),
+    n_expert_used: n(/^print_info: n_expert_used /),
+    n_ff_exp: n(/^print_info: n_ff_exp /) ?? n(/^print_info: n_ff  /),
+    gating: gating ?? null,
+  }
+}
+
+// yarnFacts restates, for a YaRN file, what llama.cpp's context and ggml's
+// CPU rope compute (llama-context.cpp, ggml-cpu/ops.cpp rope_yarn,
+// ggml_rope_yarn_corr_dims): the ramp's pair range and the cos/sin scale.
+function yarnFacts(v, rope) {
+  const factor = v.kv.get(`${v.arch}.rope.scaling.factor`)
+  const orig = v.kv.get(`${v.arch}.rope.scaling.original_context_length`) ?? v.kv.get(`${v.arch}.context_length`)
+  const nDims = v.kv.get(`${v.arch}.rope.dimension_count`) ?? v.kv.get(`${v.arch}.attention.key_length`)
+  const base = rope.freq_base
+  const betaFast = 32
+  const betaSlow = 1
+  const corr = (nRot) => (nDims * Math.log(orig / (nRot * 2 * Math.PI))) / (2 * Math.log(base))
+  const f32 = Math.fround
+  return {
+    factor,
+    n_ctx_orig_yarn: orig,
+    freq_scale: rope.freq_scale,
+    ext_factor: 1,
+    beta_fast: betaFast,
+    beta_slow: betaSlow,
+    // Pairs i (dims 2i, 2i+1 of NEOX's halves: i < n_rot/2) below corr_dims[0]
+    // keep the unscaled angle, pairs at or above corr_dims[1] the angle ×
+    // freq_scale, and a linear ramp in between.
+    corr_dims: [Math.max(0, Math.floor(corr(betaFast))), Math.min(nDims - 1, Math.ceil(corr(betaSlow)))],
+    // llama_context sets yarn_attn_factor = (1 + 0.1 ln s) / (1 + 0.1 ln s)
+    // × rope.scaling.attn_factor (1 here) and ggml's rope_yarn multiplies it
+    // by 1 + 0.1 ln s again: cos and sin are scaled by 1 + 0.1 ln s.
+    cos_sin_scale: Number(f32(1 + f32(0.1) * f32(Math.log(factor))).toPrecision(8)),
+    applies_to: 'every layer (sliding layers use the same freq_base and freq_scale)',
+  }
 }
 
 function sha256(path) {
@@ -363,6 +427,7 @@ function firstDiff(a, b) {
 
 function golden(dir, outPath) {
   const index = JSON.parse(readFileSync(join(dir, 'index.json'), 'utf8'))
+  const set = index.set ?? 'archs2'
   const models = {}
   const ablations = {}
   const t0 = Date.now()
@@ -372,7 +437,31 @@ function golden(dir, outPath) {
     if (sum !== m.sha256) throw new Error(`${file}: sha256 ${sum}, index.json says ${m.sha256}`)
     const v = vocabOf(file)
     const isAblation = m.ablation_of !== undefined
-    const out = runFile(file, { prompts: PROMPTS, n_predict: N_PREDICT, probe: !isAblation })
+    const job = { prompts: PROMPTS, n_predict: N_PREDICT, probe: !isAblation }
+    if (m.same_as !== undefined) {
+      // The same weights as another fixture in a layout llama.cpp may no
+      // longer read: its outputs must equal that fixture's.
+      const base = models[m.same_as]
+      if (!base) throw new Error(`${m.name}: same as ${m.same_as}, which index.json must list first`)
+      const entry = { file: m.file, sha256: sum, bytes: readFileSync(file).length, arch: v.arch, ...m.info, same_as: m.same_as }
+      try {
+        const out = runFile(file, job, set)
+        entry.llama_cpp_loads = true
+        entry.cases = out.cases
+        entry.same_outputs = out.cases.every((c, i) => JSON.stringify(c.greedy_ids) === JSON.stringify(base.cases[i].greedy_ids))
+      } catch (e) {
+        const line = (e.stderr ?? '').split('\n').find((l) => /error loading model/.test(l))
+        if (line === undefined) throw e
+        entry.llama_cpp_loads = false
+        entry.llama_cpp_load_error = line.trim()
+        entry.cases_from = m.same_as
+        entry.cases = base.cases
+      }
+      process.stderr.write(`${m.name}: ${((Date.now() - t0) / 1000).toFixed(1)} s\n`)
+      models[m.name] = entry
+      continue
+    }
+    const out = runFile(file, job, set)
     process.stderr.write(`${m.name}: ${((Date.now() - t0) / 1000).toFixed(1)} s\n`)
     const entry = {
       file: m.file,
@@ -402,7 +491,9 @@ function golden(dir, outPath) {
   }
   const doc = {
     description:
-      'Reference outputs of llama.cpp for the synthetic gemma3/phi3 GGUF files that internal/testkit/archgen writes. See README.md.',
+      set === 'moe'
+        ? 'Reference outputs of llama.cpp for the synthetic mixture-of-experts GGUF files (qwen3moe, Mixtral as llama, gpt-oss) that internal/testkit/archgen writes. See README.md.'
+        : 'Reference outputs of llama.cpp for the synthetic gemma3/phi3 GGUF files that internal/testkit/archgen writes. See README.md.',
     llama_node: `${PKG.name}@${PKG.version}`,
     llama_cpp: llamaCppInfo(),
     generator: index.generator,

@@ -1,13 +1,16 @@
-// Package archgen writes tiny random-weight GGUF models of the gemma3 and
-// phi3 architectures, deterministically, so that the engine can be tested
-// against llama.cpp's outputs on them without shipping model files.
+// Package archgen writes tiny random-weight GGUF models, deterministically,
+// so that the engine can be tested against llama.cpp's outputs on them
+// without shipping model files. Two sets: the gemma3 and phi3 fixtures
+// (Fixtures, Ablations) and the mixture-of-experts fixtures — qwen3moe,
+// Mixtral as llama with experts, gpt-oss with MXFP4 experts (MoEFixtures,
+// MoEAblations).
 //
 // The reference outputs live in engine/model/testdata/archs2/golden.json
-// (see the README there), produced from these exact bytes by
-// scripts/llamacpp-ref (`make ref-archs`); the golden file records each
-// file's sha256 and a test here fails when the generator would write
-// anything else. A test that needs a model calls Write into a temporary
-// directory.
+// and engine/model/testdata/moe/golden.json (see the READMEs there),
+// produced from these exact bytes by scripts/llamacpp-ref (`make
+// ref-archs`, `make ref-moe`); the golden files record each file's sha256
+// and a test here fails when the generator would write anything else. A
+// test that needs a model calls Write into a temporary directory.
 //
 // Besides the fixtures (Fixtures) the package can write ablations
 // (Ablations): a fixture with one deliberate change that expresses, in a
@@ -25,6 +28,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/isagi-lab/isagi/engine/gguf"
 	"github.com/isagi-lab/isagi/engine/tensor"
@@ -36,9 +40,17 @@ type Model struct {
 	Name string
 	// Arch is general.architecture.
 	Arch string
-	// F16 reports whether 2-D weights are stored as F16 (1-D tensors stay
-	// F32, as llama.cpp's converter keeps them).
+	// F16 reports whether 2-D (and 3-D) weights are stored as F16 (1-D
+	// tensors and biases stay F32, as llama.cpp's converter keeps them).
 	F16 bool
+	// MXFP4 reports whether the expert matrices (blk.N.ffn_{gate,up,down}_exps.weight)
+	// are stored as MXFP4, as gpt-oss files ship them; general.file_type is
+	// then 38 (MOSTLY_MXFP4_MOE) whatever F16 says of the other weights.
+	MXFP4 bool
+	// SameAs, when set, names the fixture whose reference outputs this file
+	// shares: the same weights in another tensor layout, which the engine
+	// must run identically (the golden file says whether llama.cpp loads it).
+	SameAs string
 	// Base is, for an ablation, the fixture it changes; empty for a fixture.
 	Base string
 	// About says what the file exercises, or for an ablation what it
@@ -67,8 +79,16 @@ func models(es []entry) []Model {
 	return out
 }
 
+// MoEFixtures lists the mixture-of-experts models the golden file
+// engine/model/testdata/moe/golden.json holds reference outputs for, in a
+// fixed order.
+func MoEFixtures() []Model { return models(moeFixtureEntries()) }
+
+// MoEAblations lists the deliberately altered MoE fixtures, in a fixed order.
+func MoEAblations() []Model { return models(moeAblationEntries()) }
+
 func lookup(name string) (entry, bool) {
-	for _, e := range slices.Concat(fixtureEntries(), ablationEntries()) {
+	for _, e := range slices.Concat(fixtureEntries(), ablationEntries(), moeFixtureEntries(), moeAblationEntries()) {
 		if e.Name == name {
 			return e, true
 		}
@@ -83,7 +103,7 @@ func Encode(name string) ([]byte, error) {
 		return nil, fmt.Errorf("archgen: unknown model %q", name)
 	}
 	var buf bytes.Buffer
-	if err := e.build().write(&buf, e.F16); err != nil {
+	if err := e.build().write(&buf, e.F16, e.MXFP4); err != nil {
 		return nil, fmt.Errorf("archgen: %s: %w", name, err)
 	}
 	return buf.Bytes(), nil
@@ -167,12 +187,17 @@ func (m *model) addTensor(name string, data []float32, dims ...uint64) {
 }
 
 // write encodes the model. general.file_type must be present; it is set
-// here to ALL_F32 (0) or MOSTLY_F16 (1).
-func (m *model) write(out *bytes.Buffer, f16 bool) error {
+// here to ALL_F32 (0), MOSTLY_F16 (1) or MOSTLY_MXFP4_MOE (38). With f16,
+// 2-D and 3-D weights are F16 but biases (gpt-oss's expert biases are 2-D) stay
+// F32, as llama.cpp's converter keeps them and its add_id needs them.
+func (m *model) write(out *bytes.Buffer, f16, mxfp4 bool) error {
 	var w gguf.Writer
 	ftype := uint32(0)
 	if f16 {
 		ftype = 1
+	}
+	if mxfp4 {
+		ftype = 38
 	}
 	for _, kv := range m.kv {
 		v := kv.Value
@@ -185,7 +210,17 @@ func (m *model) write(out *bytes.Buffer, f16 bool) error {
 	}
 	for _, t := range m.tensors {
 		typ, raw := tensor.F32, make([]byte, 0, 4*len(t.data))
-		if f16 && len(t.dims) == 2 {
+		if mxfp4 && expertMatrix(t.name) {
+			typ = tensor.MXFP4
+			n, err := typ.RowBytes(uint64(len(t.data)))
+			if err != nil {
+				return fmt.Errorf("%s: %w", t.name, err)
+			}
+			raw = make([]byte, n)
+			if err := tensor.Quantize(typ, raw, t.data); err != nil {
+				return fmt.Errorf("%s: %w", t.name, err)
+			}
+		} else if f16 && len(t.dims) >= 2 && !strings.HasSuffix(t.name, ".bias") {
 			typ, raw = tensor.F16, make([]byte, 0, 2*len(t.data))
 			for _, x := range t.data {
 				raw = binary.LittleEndian.AppendUint16(raw, tensor.F32ToF16(x))
@@ -201,4 +236,15 @@ func (m *model) write(out *bytes.Buffer, f16 bool) error {
 	}
 	_, err := w.WriteTo(out)
 	return err
+}
+
+// expertMatrix reports whether a tensor is one of the stacked expert
+// matrices blk.N.ffn_{gate,up,down}_exps.weight (not their biases).
+func expertMatrix(name string) bool {
+	for _, s := range []string{".ffn_gate_exps.weight", ".ffn_up_exps.weight", ".ffn_down_exps.weight"} {
+		if strings.HasSuffix(name, s) {
+			return true
+		}
+	}
+	return false
 }

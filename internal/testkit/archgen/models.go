@@ -120,12 +120,15 @@ func fixtureEntries() []entry {
 	return es
 }
 
+// ablation is one deliberate change to a fixture: the file is named
+// base + "-x-" + suffix.
+type ablation struct {
+	base, suffix, about string
+	change              func(m *model)
+}
+
 func ablationEntries() []entry {
-	type abl struct {
-		base, suffix, about string
-		change              func(m *model)
-	}
-	list := []abl{
+	list := []ablation{
 		{"gemma3", "swa-period-2", "gemma3.attention.sliding_window_pattern = 2: layers 0, 2, 4 slide (gemma2's pattern instead of gemma3's period 6)",
 			func(m *model) {
 				m.set("gemma3.attention.sliding_window_pattern", gguf.Uint32(2), "gemma3.attention.sliding_window")
@@ -210,14 +213,21 @@ func ablationEntries() []entry {
 		{"phi3-longrope", "no-attn-factor", "rope.scaling.attn_factor removed: the cos/sin magnitude scale ignored",
 			func(m *model) { m.unset("phi3.rope.scaling.attn_factor") }},
 	}
+	return ablate(fixtureEntries(), list)
+}
+
+// ablate turns changes into entries, each built from its fixture in
+// fixtures (with the fixture's storage types).
+func ablate(fixtures []entry, list []ablation) []entry {
 	es := make([]entry, 0, len(list))
 	for _, a := range list {
-		base, ok := fixtureByName(a.base)
-		if !ok {
+		i := slices.IndexFunc(fixtures, func(e entry) bool { return e.Name == a.base })
+		if i < 0 {
 			panic("archgen: ablation of unknown fixture " + a.base)
 		}
+		base := fixtures[i]
 		es = append(es, entry{
-			Model: Model{Name: a.base + "-x-" + a.suffix, Arch: base.Arch, Base: a.base, About: a.about},
+			Model: Model{Name: a.base + "-x-" + a.suffix, Arch: base.Arch, F16: base.F16, MXFP4: base.MXFP4, Base: a.base, About: a.about},
 			build: func() *model {
 				m := base.build()
 				a.change(m)
@@ -226,15 +236,6 @@ func ablationEntries() []entry {
 		})
 	}
 	return es
-}
-
-func fixtureByName(name string) (entry, bool) {
-	for _, e := range fixtureEntries() {
-		if e.Name == name {
-			return e, true
-		}
-	}
-	return entry{}, false
 }
 
 func deleteWeight(ws []*weight, name string) []*weight {
