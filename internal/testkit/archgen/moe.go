@@ -55,7 +55,7 @@ const (
 const (
 	qwen3moeSeed = 23
 	mixtralSeed  = 20
-	gptossSeed   = 6
+	gptossSeed   = 5
 )
 
 // Weight scales of the MoE parts. The routers are wide enough that the
@@ -64,7 +64,9 @@ const (
 // ±7 is reached on some tokens.
 const (
 	stdRouter      = 0.3
-	stdExpGateUpOA = 0.4 // gpt-oss expert gate/up
+	stdRouterOA    = 0.6  // gpt-oss router
+	stdExpGateUpOA = 0.25 // gpt-oss expert gate/up
+	stdExpDownOA   = 0.05 // gpt-oss expert down
 	stdRouterBias  = 0.5
 	stdExpBias     = 0.3 // gpt-oss expert gate/up biases
 	stdDownBias    = 0.1 // gpt-oss expert down and attention output biases
@@ -210,10 +212,10 @@ func (m *model) moeCommon(arch, name string, layers, ff int) {
 // ff, n], down [ff, n_embd, n]; expert e is the e-th contiguous slab. With
 // split, each expert is written as its own 2-D tensors
 // blk.N.ffn_{gate,up,down}.E.weight holding the same values.
-func (m *model) addExperts(seed uint64, p string, ff, n int, stdGateUp float64, split bool) {
+func (m *model) addExperts(seed uint64, p string, ff, n int, stdGateUp, stdDown float64, split bool) {
 	gate := gauss(seed, p+"ffn_gate_exps.weight", nEmbd, ff*n, stdGateUp)
 	up := gauss(seed, p+"ffn_up_exps.weight", nEmbd, ff*n, stdGateUp)
-	down := gauss(seed, p+"ffn_down_exps.weight", ff, nEmbd*n, stdFFN)
+	down := gauss(seed, p+"ffn_down_exps.weight", ff, nEmbd*n, stdDown)
 	if !split {
 		m.addTensor(p+"ffn_gate_exps.weight", gate, nEmbd, uint64(ff), uint64(n))
 		m.addTensor(p+"ffn_down_exps.weight", down, uint64(ff), nEmbd, uint64(n))
@@ -263,7 +265,7 @@ func qwen3moeModel() *model {
 		m.addTensor(p+"attn_output.weight", gauss(seed, p+"attn_output.weight", q, nEmbd, stdVO), uint64(q), nEmbd)
 		m.addTensor(p+"ffn_norm.weight", uniform(seed, p+"ffn_norm.weight", nEmbd, 0.5, 1.5), nEmbd)
 		m.addTensor(p+"ffn_gate_inp.weight", gauss(seed, p+"ffn_gate_inp.weight", nEmbd, qwen3moeExperts, stdRouter), nEmbd, qwen3moeExperts)
-		m.addExperts(seed, p, qwen3moeExpertFF, qwen3moeExperts, stdFFN, false)
+		m.addExperts(seed, p, qwen3moeExpertFF, qwen3moeExperts, stdFFN, stdFFN, false)
 	}
 	return m
 }
@@ -297,7 +299,7 @@ func mixtralModel(split bool) *model {
 		m.addTensor(p+"attn_output.weight", gauss(seed, p+"attn_output.weight", nEmbd, nEmbd, stdVO), nEmbd, nEmbd)
 		m.addTensor(p+"ffn_norm.weight", uniform(seed, p+"ffn_norm.weight", nEmbd, 0.5, 1.5), nEmbd)
 		m.addTensor(p+"ffn_gate_inp.weight", gauss(seed, p+"ffn_gate_inp.weight", nEmbd, mixtralExperts, stdRouter), nEmbd, mixtralExperts)
-		m.addExperts(seed, p, mixtralFF, mixtralExperts, stdFFN, split)
+		m.addExperts(seed, p, mixtralFF, mixtralExperts, stdFFN, stdFFN, split)
 	}
 	return m
 }
@@ -343,9 +345,9 @@ func gptossModel() *model {
 		m.addTensor(p+"attn_output.bias", gauss(seed, p+"attn_output.bias", nEmbd, 1, stdDownBias), nEmbd)
 		m.addTensor(p+"attn_sinks.weight", uniform(seed, p+"attn_sinks.weight", nHead, 0, 3), nHead)
 		m.addTensor(p+"post_attention_norm.weight", uniform(seed, p+"post_attention_norm.weight", nEmbd, 0.5, 1.5), nEmbd)
-		m.addTensor(p+"ffn_gate_inp.weight", gauss(seed, p+"ffn_gate_inp.weight", nEmbd, gptossExperts, stdRouter), nEmbd, gptossExperts)
+		m.addTensor(p+"ffn_gate_inp.weight", gauss(seed, p+"ffn_gate_inp.weight", nEmbd, gptossExperts, stdRouterOA), nEmbd, gptossExperts)
 		m.addTensor(p+"ffn_gate_inp.bias", gauss(seed, p+"ffn_gate_inp.bias", gptossExperts, 1, stdRouterBias), gptossExperts)
-		m.addExperts(seed, p, gptossFF, gptossExperts, stdExpGateUpOA, false)
+		m.addExperts(seed, p, gptossFF, gptossExperts, stdExpGateUpOA, stdExpDownOA, false)
 		m.addTensor(p+"ffn_gate_exps.bias", gauss(seed, p+"ffn_gate_exps.bias", gptossFF, gptossExperts, stdExpBias), gptossFF, gptossExperts)
 		m.addTensor(p+"ffn_up_exps.bias", gauss(seed, p+"ffn_up_exps.bias", gptossFF, gptossExperts, stdExpBias), gptossFF, gptossExperts)
 		m.addTensor(p+"ffn_down_exps.bias", gauss(seed, p+"ffn_down_exps.bias", nEmbd, gptossExperts, stdDownBias), nEmbd, gptossExperts)
