@@ -62,6 +62,10 @@ type Config struct {
 	// but the last (attention.sliding_window_pattern, else the
 	// architecture's: gemma2 2, gemma3 6); 0 when none do.
 	SWAPeriod int
+	// SWAAll: every layer slides (attention.sliding_window_pattern 0 in a
+	// file of an architecture with sliding layers, as llama.cpp's
+	// set_swa_pattern(0) reads it).
+	SWAAll bool
 	// RopeLocalBase is the RoPE base of the sliding layers, which rotate
 	// without linear scaling (rope.freq_base_swa, else gemma3's 10000);
 	// 0: the same as the others.
@@ -242,8 +246,16 @@ func readConfig(f *gguf.File) (Config, error) {
 	}
 	c.SWAPeriod, c.RopeLocalBase = spec.swaPeriod, spec.localRopeBase
 	if _, ok := f.Lookup(key("attention.sliding_window_pattern")); ok {
-		if err := need("attention.sliding_window_pattern", &c.SWAPeriod); err != nil {
+		v, err := f.Uint32(key("attention.sliding_window_pattern"))
+		switch {
+		case err != nil:
 			return Config{}, err
+		case v == 0 && spec.swaPeriod > 0:
+			c.SWAAll = true
+		default:
+			if err := need("attention.sliding_window_pattern", &c.SWAPeriod); err != nil {
+				return Config{}, err
+			}
 		}
 	}
 	if _, ok := f.Lookup(key("rope.freq_base_swa")); ok {

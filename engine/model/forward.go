@@ -121,7 +121,7 @@ func (m *Model) layerRuns(ctx int) []layerRun {
 		// with their PosScale of 1 the ramp mixes equal angles.
 		r.rope = backend.Rope{Base: c.RopeBase, Dim: c.RopeDim, Freqs: freqs, Neox: c.RopeNeox, Scale: c.RopeScale, PosScale: c.RopePosScale, YaRN: c.RopeYaRN}
 		r.attend = backend.AttendOptions{Scale: scale, SoftCap: c.AttnSoftCap}
-		if c.SlidingWindow > 0 && c.SWAPeriod > 0 && l%c.SWAPeriod < c.SWAPeriod-1 {
+		if c.SlidingWindow > 0 && (c.SWAAll || c.SWAPeriod > 0 && l%c.SWAPeriod < c.SWAPeriod-1) {
 			r.attend.Window = c.SlidingWindow
 			if c.RopeLocalBase != 0 {
 				r.rope.Base, r.rope.PosScale = c.RopeLocalBase, 1

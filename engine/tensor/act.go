@@ -52,6 +52,29 @@ func quantizeAct(a act, x []float32) {
 	quantizeActGo(a, x)
 }
 
+// roundScales rounds the scales of the first rows activation rows of
+// cols values to float16, and their block sums with them, as ggml's Q8_0
+// activations store them (block_q8_0.d); the codes stay those taken with
+// the float32 scale, as ggml takes them. MXFP4's products read their
+// activations so (llama.cpp's ggml_vec_dot_mxfp4_q8_0), where every other
+// type keeps the float32 scale this package has always used: on the
+// gpt-oss fixture of engine/model's MoE goldens, float32 scales put the
+// first-step probabilities 0.019 from llama.cpp's and parted from its
+// greedy ids at a top-2 margin of 0.24; float16 scales, 0.0028 and every
+// id equal.
+func (b *actBuf) roundScales(rows, cols int) {
+	nb := rows * cols / QK
+	for i := range nb {
+		d := F16ToF32(F32ToF16(b.d[i]))
+		b.d[i] = d
+		b.s[i] = d * float32(-b.m8[i]/8) // m8 = −8·Σq
+	}
+}
+
+// f16Scales reports whether a product of type t reads activations with
+// float16 scales (roundScales).
+func f16Scales(t Type) bool { return t == MXFP4 }
+
 // quantizeActGo is the portable quantiser and the definition the assembly
 // must reproduce bit for bit: d = amax/127, q = round-half-even(x·(127/amax)).
 func quantizeActGo(a act, x []float32) {

@@ -55,7 +55,7 @@ func (k *Kernels) MatVecsEach(x []float32, cols int, ops []VecOp) {
 	t := &k.each
 	t.ops, t.ins = t.ops[:0], t.ins[:0]
 	t.rows, t.x, t.cols, t.abuf = 0, x, cols, nil
-	quant, m4 := false, false
+	quant, m4, f16 := false, false, false
 	for _, op := range ops {
 		if op.In < 0 || op.In >= nIn {
 			panic(fmt.Sprintf("tensor: MatVecsEach op reads input %d of %d", op.In, nIn))
@@ -70,11 +70,15 @@ func (k *Kernels) MatVecsEach(x []float32, cols int, ops []VecOp) {
 		t.rows += op.W.Rows
 		quant = quant || usesAct(op.W.Type)
 		m4 = m4 || readsM4(o.prows, op.W.Type)
+		f16 = f16 || f16Scales(op.W.Type)
 	}
 	if quant {
 		k.abuf.ensure(nIn, cols)
 		for i := range nIn {
 			quantizeAct(k.abuf.row(i, cols), x[i*cols:(i+1)*cols])
+		}
+		if f16 {
+			k.abuf.roundScales(nIn, cols)
 		}
 		if m4 {
 			k.abuf.prepM4(nIn, cols)

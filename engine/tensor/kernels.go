@@ -237,6 +237,12 @@ func (k *Kernels) MatVecs(x []float32, ops ...MatVecOp) {
 		k.abuf.ensure(1, len(x))
 		t.a = k.abuf.row(0, len(x))
 		quantizeAct(t.a, x)
+		for _, op := range ops {
+			if f16Scales(op.W.Type) {
+				k.abuf.roundScales(1, len(x))
+				break
+			}
+		}
 		if needM4(t.ops[:t.n]) {
 			k.abuf.prepM4(1, len(x))
 			t.a.m4 = k.abuf.m4
@@ -394,6 +400,12 @@ func (k *Kernels) MatMuls(x []float32, n int, ops ...MatMulOp) {
 		k.abuf.ensure(rowsIn, cols)
 		t.abuf = &k.abuf
 		k.quantizeRows(x, n, cols)
+		for _, op := range ops {
+			if f16Scales(op.W.Type) {
+				k.abuf.roundScales(n, cols)
+				break
+			}
+		}
 		if pad {
 			k.abuf.copyRow(n, n-1, cols)
 		}

@@ -105,11 +105,18 @@ func refDot(t *testing.T, typ Type, row []byte, x []float32) (dot, mag float64) 
 
 // actValues returns the float activations the integer kernels actually see:
 // x after 8-bit block quantisation.
-func actValues(x []float32) []float32 {
+func actValues(x []float32) []float32 { return actValuesFor(F32, x) }
+
+// actValuesFor is actValues for the products of type t: MXFP4's read
+// float16 scales (actBuf.roundScales).
+func actValuesFor(t Type, x []float32) []float32 {
 	var buf actBuf
 	buf.ensure(1, len(x))
 	a := buf.row(0, len(x))
 	quantizeAct(a, x)
+	if f16Scales(t) {
+		buf.roundScales(1, len(x))
+	}
 	out := make([]float32, len(x))
 	for i, q := range a.qs {
 		out[i] = a.d[i/QK] * float32(q)
@@ -147,7 +154,7 @@ func TestDotPathsAgree(t *testing.T) {
 				x := randomVec(rng, cols)
 				xseen := x
 				if usesAct(typ) {
-					xseen = actValues(x)
+					xseen = actValuesFor(typ, x)
 				}
 				for _, k := range paths {
 					y := make([]float32, rows)

@@ -403,10 +403,11 @@ func (s *suite) ops(t *testing.T) {
 	s.check(t, "Project", x, n, tol.Project)
 }
 
-// actRound puts x on the CPU's activation grid for quantised products:
+// actRound puts x on the CPU's activation grid for products of type t:
 // per block of 32, d = amax/127 and q = round-half-even(x·127/amax),
-// x̂ = d·q (engine/tensor's act).
-func actRound(x []float32) []float32 {
+// x̂ = d·q (engine/tensor's act); MXFP4's products read d rounded to
+// float16, as ggml's Q8_0 activations store it.
+func actRound(t tensor.Type, x []float32) []float32 {
 	out := make([]float32, len(x))
 	for b := 0; b+32 <= len(x); b += 32 {
 		var amax float32
@@ -417,6 +418,9 @@ func actRound(x []float32) []float32 {
 			continue
 		}
 		d, id := amax/127, 127/amax
+		if t == tensor.MXFP4 {
+			d = tensor.F16ToF32(tensor.F32ToF16(d))
+		}
 		for i, v := range x[b : b+32] {
 			out[b+i] = d * float32(math.RoundToEven(float64(v*id)))
 		}
@@ -461,7 +465,7 @@ func (s *suite) reference(t *testing.T, what string, p product, got, x []float32
 		return
 	}
 	if !floatType(p.typ) {
-		x = actRound(x) // the reference sees what the CPU's quantised products see
+		x = actRound(p.typ, x) // the reference sees what the CPU's quantised products see
 	}
 	var worst float64
 	for i := range n {

@@ -125,7 +125,7 @@ func (s *suite) experts(t *testing.T) {
 			tol := s.cfg.Tol.Reference(typ)
 			xr := x
 			if !floatType(typ) {
-				xr = actRound(x)
+				xr = actRound(typ, x)
 			}
 			worst := 0.0
 			for p := range n * k {
@@ -149,7 +149,7 @@ func (s *suite) experts(t *testing.T) {
 			}
 			gr := gotG
 			if !floatType(typ) {
-				gr = actRound(gotG)
+				gr = actRound(typ, gotG)
 			}
 			worst = 0
 			for p := range n * k {

@@ -409,9 +409,10 @@ func (b *Backend) HeadRMSNorm(x backend.Buffer, w backend.Vector, n, heads int, 
 	b.launch("head_rmsnorm", b.g.k.headRMSNorm, [3]uint32{uint32(n), uint32(heads), 1}, [3]uint32{32, 1, 1})
 }
 
-// quantAct rounds n rows of cols activations at x to the CPU's grid into
-// the backend's scratch and returns it.
-func (b *Backend) quantAct(x cu.DevicePtr, n, cols int) cu.DevicePtr {
+// quantAct rounds n rows of cols activations at x to the CPU's grid for
+// products of type t (MXFP4's with float16 scales, engine/tensor's
+// roundScales) into the backend's scratch and returns it.
+func (b *Backend) quantAct(x cu.DevicePtr, n, cols int, t tensor.Type) cu.DevicePtr {
 	if need := n * cols; need > b.nxq {
 		// Grown to the widest product's batch once, never per token (the
 		// expert products' pairs are k rows a token).
@@ -423,7 +424,11 @@ func (b *Backend) quantAct(x cu.DevicePtr, n, cols int) cu.DevicePtr {
 		}
 		b.xq, b.nxq = p, size
 	}
-	b.args.Reset().Ptr(b.xq).Ptr(x).I32(int32(n * cols))
+	half := int32(0)
+	if t == tensor.MXFP4 {
+		half = 1
+	}
+	b.args.Reset().Ptr(b.xq).Ptr(x).I32(int32(n * cols)).I32(half)
 	b.elementwise("quant_act", b.g.k.quantAct, n*cols)
 	return b.xq
 }
@@ -432,7 +437,7 @@ func (b *Backend) quantAct(x cu.DevicePtr, n, cols int) cu.DevicePtr {
 // rounding x to the CPU's activation grid first for a quantised W.
 func (b *Backend) product(d cu.DevicePtr, m *mat, x cu.DevicePtr, n int, beta float32) {
 	if m.k.act {
-		x = b.quantAct(x, n, m.cols)
+		x = b.quantAct(x, n, m.cols, m.t)
 	}
 	b.productOf(d, m, x, n, beta)
 }
@@ -467,7 +472,14 @@ func (b *Backend) Linears(x backend.Buffer, n int, ops ...backend.LinearOp) {
 	defer b.leave()
 	// The products share their input: it is rounded once for all the
 	// quantised ones.
-	in, q := db(x).p, cu.DevicePtr(0)
+	// As on the CPU (engine/tensor's MatVecs), one MXFP4 product among
+	// them gives every one the float16 scales it reads.
+	in, q, grid := db(x).p, cu.DevicePtr(0), tensor.Type(tensor.Q8_0)
+	for _, op := range ops {
+		if dm(op.W).t == tensor.MXFP4 {
+			grid = tensor.MXFP4
+		}
+	}
 	for _, op := range ops {
 		m := dm(op.W)
 		if !m.k.act {
@@ -475,7 +487,7 @@ func (b *Backend) Linears(x backend.Buffer, n int, ops ...backend.LinearOp) {
 			continue
 		}
 		if q == 0 {
-			q = b.quantAct(in, n, m.cols)
+			q = b.quantAct(in, n, m.cols, grid)
 		}
 		b.productOf(db(op.Dst).p, m, q, n, 0)
 	}

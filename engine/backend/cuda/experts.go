@@ -233,7 +233,7 @@ func (b *Backend) ExpertLinears(rt backend.Route, x backend.Buffer, n int, perSl
 		xin := in
 		if m.k.act {
 			if q == 0 {
-				q = b.quantAct(in, xrows, m.cols)
+				q = b.quantAct(in, xrows, m.cols, m.t)
 			}
 			xin = q
 		}

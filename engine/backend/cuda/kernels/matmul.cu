@@ -162,9 +162,17 @@ extern "C" __global__ void proj_add(float *x, int ldx, const float *B, int k, in
 // CPU sees, which keeps greedy decoding in step with it (plain float
 // activations differ from the CPU's by up to d/2 per value, enough to move
 // logits by 0.1 and part the two at step 10 on the fixtures). A block whose
-// maximum is below 2⁻¹²⁰ is zeros; one holding NaN or ±Inf is NaN. One
-// thread per value, count a multiple of 32.
-extern "C" __global__ void quant_act(float *xq, const float *x, int count) {
+// maximum is below 2⁻¹²⁰ is zeros; one holding NaN or ±Inf is NaN. With
+// half_scale, d is rounded to float16 after the codes are taken, as the
+// CPU reads the activations of MXFP4's products (ggml's Q8_0 blocks store
+// d so). One thread per value, count a multiple of 32.
+__device__ __forceinline__ float round_f16(float d) {
+	unsigned short h;
+	asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(d));
+	return h2f(h);
+}
+
+extern "C" __global__ void quant_act(float *xq, const float *x, int count, int half_scale) {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= count) return;
 	float v = x[i], a = fabsf(v);
@@ -180,5 +188,6 @@ extern "C" __global__ void quant_act(float *xq, const float *x, int count) {
 	}
 	float d = a / 127.f, id = 127.f / a;
 	q = rintf(__fmul_rn(v, id));
+	if (half_scale) d = round_f16(d);
 	xq[i] = __fmul_rn(d, q);
 }
