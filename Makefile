@@ -7,7 +7,7 @@ FUZZTIME_SLOW ?= 5000x
 BIN      := bin/isagi
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: bench-ab bench-kv bench-remote all build test vet fmt-check unit fuzz e2e openai-client bench bench-kernels bench-peer clean ptx ptx-check device-check
+.PHONY: bench-moe bench-ab bench-kv bench-remote all build test vet fmt-check unit fuzz e2e openai-client bench bench-kernels bench-peer clean ptx ptx-check device-check
 
 all: build
 
@@ -40,6 +40,8 @@ unit:
 
 fuzz:
 	$(GO) test ./engine/gguf -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./engine/tensor -run '^$$' -fuzz '^FuzzMXFP4$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./engine/model -run '^$$' -fuzz '^FuzzLoadMoE$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./engine/tokenizer -run '^$$' -fuzz '^FuzzRoundTrip$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./engine/chat -run '^$$' -fuzz '^FuzzTemplate$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./miku -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
@@ -104,6 +106,15 @@ bench: bench-kernels
 # The application layer's cost per decoded token: the same greedy reply
 # through the engine alone (A) and through Session.Send (B), alternating
 # in one run; B/A must stay >= 0.98 (docs/architecture.md).
+# Mixtures of experts (docs/moe.md): the Qwen3-30B-A3B shape's decode and
+# prefill against its dense twin of the same active bytes, alternated, then
+# the peak RSS of loading and running it alone. MOE_LAYERS of its 48
+# layers (8: a 3 GB file; 48: 17 GB).
+MOE_LAYERS ?= 8
+bench-moe:
+	ISAGI_MOE_LAYERS=$(MOE_LAYERS) $(GO) test ./engine/model -run '^$$' -bench '^BenchmarkMoE$$' -benchtime 10x -timeout 60m
+	ISAGI_MOE_LAYERS=$(MOE_LAYERS) $(GO) test ./engine/model -run '^$$' -bench '^BenchmarkMoERSS$$' -benchtime 1x -timeout 60m
+
 bench-ab:
 	$(GO) test ./session -run '^$$' -bench '^BenchmarkAB$$' -benchtime 20x
 

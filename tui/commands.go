@@ -354,6 +354,9 @@ func cmdShow(m *Model, _ string) tea.Cmd {
 		b.WriteString(padCells(label, w) + "  " + fmt.Sprintf(format, a...) + "\n")
 	}
 	line("model", "%s (%s, %s params, %s, %s)", i.Name, i.Arch, fmtCount(i.Params), i.WeightType, fmtBytes(i.FileBytes))
+	if i.Experts != "" {
+		line("experts", "%s; a token reads %s of the %s held", i.Experts, fmtBytes(i.TokenBytes), fmtBytes(i.FileBytes))
+	}
 	line("file", "%s", i.Path)
 	line("mode", "%s", m.modeLabel())
 	for _, k := range knobs {

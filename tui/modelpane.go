@@ -43,10 +43,17 @@ func (m *modelPane) lines() []string {
 		kv("arch", i.Arch),
 		kv("params", fmtCount(i.Params)+" · "+fmtBytes(i.FileBytes)),
 		kv("quant", i.WeightType+" · ctx "+fmt.Sprint(i.ContextSize)),
+	}
+	if i.Experts != "" {
+		// A mixture of experts holds every expert and reads only the
+		// chosen ones a token.
+		lines = append(lines, kv("experts", i.Experts), kv("a token", "reads "+fmtBytes(i.TokenBytes)))
+	}
+	lines = append(lines,
 		kv(key, run),
 		kv("mode", mode),
 		kv("rank", rankLabel(i)),
-	}
+	)
 	return append(lines, slotLines(i)...)
 }
 

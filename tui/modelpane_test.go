@@ -47,3 +47,20 @@ func TestModelPaneShowsCompressionFigures(t *testing.T) {
 		}
 	}
 }
+
+// TestModelPaneShowsExperts: a mixture of experts says how many and how
+// wide, and what a token reads of what is held; a dense model shows no
+// experts line.
+func TestModelPaneShowsExperts(t *testing.T) {
+	moe := modelPane{info: session.Info{Experts: "128 (8 per token, 768 wide)", TokenBytes: 2 << 30, FileBytes: 17 << 30}}
+	got := ansi.Strip(strings.Join(moe.lines(), "\n"))
+	for _, want := range []string{"experts 128 (8 per token, 768 wide)", "a token reads 2.00 GiB"} {
+		if !strings.Contains(strings.Join(strings.Fields(got), " "), want) {
+			t.Errorf("model pane:\n%s\nwant %q", got, want)
+		}
+	}
+	dense := modelPane{info: session.Info{FileBytes: 1 << 30}}
+	if got := ansi.Strip(strings.Join(dense.lines(), "\n")); strings.Contains(got, "experts") {
+		t.Errorf("a dense model's pane:\n%s\nshows experts", got)
+	}
+}

@@ -21,7 +21,7 @@ func tinyMoE() synth.Shape {
 	return synth.Shape{Dim: 64, Layers: 2, Heads: 4, KVHeads: 2, FFN: 96, Vocab: 300, Experts: 4, ExpertsUsed: 2, ExpertFFN: 32}
 }
 
-func writeTinyMoE(t *testing.T, s synth.Shape) string {
+func writeTinyMoE(t testing.TB, s synth.Shape) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "moe.gguf")
 	if err := synth.Write(path, s, tensor.F32); err != nil {
