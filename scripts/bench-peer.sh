@@ -40,7 +40,10 @@
 # (64), THREADS ("1 2"), ROUNDS (3), BIG_SHAPES ("llama-3b llama-8b"),
 # BIG_TYPES ("Q4_K_M Q8_0"), BIG_THREADS ("2"), DEPTH_MODEL (smollm2-135m
 # Q8_0), DEPTHS ("512 2048 4096 8192"), DEPTH_N (64), DEPTH_THREADS (2),
-# KV_TYPES (isagi's --kv-type values for the depth section, "f32 f16").
+# KV_TYPES (isagi's --kv-type values for the depth section, "f32 f16"),
+# BIG_LAYERS (when set, the big files keep that many layers: the mixtures
+# of experts "mixtral" and "qwen3moe-30b-a3b" are 26 and 17 GB whole;
+# docs/moe.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/isagi-bench-peer}
@@ -78,10 +81,12 @@ go build -o "$OUT/synthgguf" ./engine/internal/synth/synthgguf
 
 # model SHAPE TYPE: the file's path, written on first use.
 model() {
-	local s=$1 ty=$2 m=$OUT/$1-$2.gguf
+	local s=$1 ty=$2 cut=
+	case " $BIG_SHAPES " in *" $s "*) cut=${BIG_LAYERS:+-L$BIG_LAYERS} ;; esac
+	local m=$OUT/$1-$2$cut.gguf
 	if [ ! -s "$m" ]; then
 		case " $BIG_SHAPES " in
-		*" $s "*) "$OUT/synthgguf" -random "$s" "$ty" "$m" ;;
+		*" $s "*) "$OUT/synthgguf" -random ${BIG_LAYERS:+-layers "$BIG_LAYERS"} "$s" "$ty" "$m" ;;
 		*)
 			local f16=$OUT/$s-F16.gguf
 			[ -s "$f16" ] || "$OUT/synthgguf" "$s" F16 "$f16"
