@@ -12,10 +12,11 @@ import (
 	"github.com/isagi-lab/isagi/internal/testkit/archgen"
 )
 
-// archs2Golden is engine/model/testdata/archs2/golden.json: llama.cpp's
-// outputs for the gemma3 and phi3 files internal/testkit/archgen writes (see that
-// folder's README for how they were made).
-type archs2Golden struct {
+// archsGolden is the format of engine/model/testdata/archs2/golden.json
+// and moe/golden.json: llama.cpp's outputs for the files
+// internal/testkit/archgen writes (see each folder's README for how they
+// were made), and its ablations' first departing steps.
+type archsGolden struct {
 	Models map[string]struct {
 		SHA256 string `json:"sha256"`
 		Arch   string `json:"arch"`
@@ -26,6 +27,11 @@ type archs2Golden struct {
 			Top       [][2]float64 `json:"first_step_top"`
 		} `json:"cases"`
 	} `json:"models"`
+	Ablations map[string]struct {
+		SHA256     string `json:"sha256"`
+		Of         string `json:"ablation_of"`
+		FirstDiffs []*int `json:"first_differing_step"`
+	} `json:"ablations"`
 }
 
 // TestArchs2 runs gemma3 (five sliding layers of six with their own RoPE
@@ -41,32 +47,52 @@ type archs2Golden struct {
 // does not apply it. The files are regenerated here and must hash to what
 // the goldens were made from.
 func TestArchs2(t *testing.T) {
-	raw, err := os.ReadFile("testdata/archs2/golden.json")
+	checkGoldens(t, "testdata/archs2/golden.json", archgen.Fixtures(), func(name, arch string) float64 {
+		switch {
+		case strings.HasSuffix(name, "-f16"):
+			return 4e-3
+		case arch == "gemma3":
+			return 4e-4
+		}
+		return 1e-5
+	}, nil)
+}
+
+// readGolden reads a golden file of archs2's format, with its ablations.
+func readGolden(t *testing.T, path string) archsGolden {
+	t.Helper()
+	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var g archs2Golden
+	var g archsGolden
 	if err := json.Unmarshal(raw, &g); err != nil {
 		t.Fatal(err)
 	}
+	return g
+}
+
+// checkGoldens runs each fixture against the golden file at path: the
+// architecture (and check, when given, on the loaded model), the
+// first-step probabilities of llama.cpp's top 20 within tol(name, arch),
+// and every greedy id.
+func checkGoldens(t *testing.T, path string, fixtures []archgen.Model, tol func(name, arch string) float64, check func(t *testing.T, m *Model)) {
+	g := readGolden(t, path)
 	dir := t.TempDir()
-	for _, fx := range archgen.Fixtures() {
+	for _, fx := range fixtures {
 		t.Run(fx.Name, func(t *testing.T) {
 			want, ok := g.Models[fx.Name]
 			if !ok || len(want.Cases) == 0 {
-				t.Fatalf("golden.json has no model %q", fx.Name)
+				t.Fatalf("%s has no model %q", path, fx.Name)
 			}
 			m := openArchgen(t, dir, fx.Name, want.SHA256)
 			if m.Arch != want.Arch {
 				t.Fatalf("architecture %q, want %q", m.Arch, want.Arch)
 			}
-			tol := 1e-5
-			switch {
-			case strings.HasSuffix(fx.Name, "-f16"):
-				tol = 4e-3
-			case want.Arch == "gemma3":
-				tol = 4e-4
+			if check != nil {
+				check(t, m)
 			}
+			tol := tol(fx.Name, want.Arch)
 			s, err := m.NewStateOn(0, testBackend())
 			if err != nil {
 				t.Fatal(err)
@@ -131,28 +157,21 @@ func openArchgen(t *testing.T, dir, name, sha string) *Model {
 // did, or not at all where llama.cpp's did not: the engine reads every key
 // and tensor llama.cpp does, and follows each the same way.
 func TestArchs2Ablations(t *testing.T) {
-	raw, err := os.ReadFile("testdata/archs2/golden.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var g struct {
-		archs2Golden
-		Ablations map[string]struct {
-			SHA256     string `json:"sha256"`
-			Of         string `json:"ablation_of"`
-			FirstDiffs []*int `json:"first_differing_step"`
-		} `json:"ablations"`
-	}
-	if err := json.Unmarshal(raw, &g); err != nil {
-		t.Fatal(err)
-	}
+	checkAblations(t, "testdata/archs2/golden.json", archgen.Ablations())
+}
+
+// checkAblations runs each ablation of the golden file at path and checks
+// that the engine's greedy ids depart from its fixture's llama.cpp ids at
+// the step llama.cpp's did, or not at all where llama.cpp's did not.
+func checkAblations(t *testing.T, path string, ablations []archgen.Model) {
+	g := readGolden(t, path)
 	dir := t.TempDir()
-	for _, ab := range archgen.Ablations() {
+	for _, ab := range ablations {
 		t.Run(ab.Name, func(t *testing.T) {
 			want, ok := g.Ablations[ab.Name]
 			base, ok2 := g.Models[want.Of]
 			if !ok || !ok2 || len(want.FirstDiffs) != len(base.Cases) {
-				t.Fatalf("golden.json has no ablation %q of a known model", ab.Name)
+				t.Fatalf("%s has no ablation %q of a known model", path, ab.Name)
 			}
 			m := openArchgen(t, dir, ab.Name, want.SHA256)
 			s, err := m.NewStateOn(0, testBackend())
@@ -161,14 +180,7 @@ func TestArchs2Ablations(t *testing.T) {
 			}
 			for i, c := range base.Cases {
 				s.Reset()
-				got := greedy(t, s, c.PromptIDs, len(c.GreedyIDs), -1)
-				first := -1
-				for j := range c.GreedyIDs {
-					if got[j] != c.GreedyIDs[j] {
-						first = j
-						break
-					}
-				}
+				first := firstDeparture(greedy(t, s, c.PromptIDs, len(c.GreedyIDs), -1), c.GreedyIDs)
 				switch w := want.FirstDiffs[i]; {
 				case w == nil && first >= 0:
 					t.Errorf("%q: departs at step %d, llama.cpp's output does not change", c.Prompt, first)
@@ -178,4 +190,15 @@ func TestArchs2Ablations(t *testing.T) {
 			}
 		})
 	}
+}
+
+// firstDeparture is the first step at which got differs from want, −1 when
+// none does.
+func firstDeparture(got, want []int32) int {
+	for j := range want {
+		if got[j] != want[j] {
+			return j
+		}
+	}
+	return -1
 }

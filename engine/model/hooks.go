@@ -5,8 +5,10 @@ import (
 	"reflect"
 )
 
-// Hooks let the geometry stack read and steer the residual stream. A hook is
-// any value implementing one or more of BlockHook, NormHook and LogitsHook;
+// Hooks let the geometry stack read and steer the residual stream (and the
+// expert map read a mixture of experts' routing). A hook is any value
+// implementing one or more of BlockHook, NormHook, LogitsHook and
+// RouteHook (moe.go);
 // State.AddHook registers it for every position the state computes, prompt
 // (prefill) and generated (decode) alike, in position order within each
 // layer. Hooks run on the goroutine that calls Forward, never concurrently

@@ -1,9 +1,6 @@
 package model
 
 import (
-	"encoding/json"
-	"math"
-	"os"
 	"slices"
 	"testing"
 
@@ -42,57 +39,12 @@ func moeTolerance(name string) float64 {
 // The files are regenerated here and must hash to what the goldens were
 // made from.
 func TestMoEGoldens(t *testing.T) {
-	raw, err := os.ReadFile("testdata/moe/golden.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var g archs2Golden
-	if err := json.Unmarshal(raw, &g); err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	for _, fx := range archgen.MoEFixtures() {
-		t.Run(fx.Name, func(t *testing.T) {
-			want, ok := g.Models[fx.Name]
-			if !ok || len(want.Cases) == 0 {
-				t.Fatalf("golden.json has no model %q", fx.Name)
+	checkGoldens(t, "testdata/moe/golden.json", archgen.MoEFixtures(), func(name, _ string) float64 { return moeTolerance(name) },
+		func(t *testing.T, m *Model) {
+			if !m.IsMoE() {
+				t.Fatalf("%s loads as a dense model", m.Arch)
 			}
-			m := openArchgen(t, dir, fx.Name, want.SHA256)
-			if m.Arch != want.Arch || !m.IsMoE() {
-				t.Fatalf("architecture %q (MoE %v), want %q", m.Arch, m.IsMoE(), want.Arch)
-			}
-			s, err := m.NewStateOn(0, testBackend())
-			if err != nil {
-				t.Fatal(err)
-			}
-			tol := moeTolerance(fx.Name)
-			logits := make([]float32, m.Vocab)
-			worst := 0.0
-			for _, c := range want.Cases {
-				s.Reset()
-				if err := s.Forward(c.PromptIDs, logits); err != nil {
-					t.Fatal(err)
-				}
-				p := softmax(logits)
-				for _, e := range c.Top {
-					d := math.Abs(p[int(e[0])] - e[1])
-					worst = max(worst, d)
-					if d > tol {
-						t.Errorf("%q: first-step p(%d) = %.6f, llama.cpp %.6f (|diff| %.2g > %g)", c.Prompt, int(e[0]), p[int(e[0])], e[1], d, tol)
-					}
-				}
-				s.Reset()
-				got := greedy(t, s, c.PromptIDs, len(c.GreedyIDs), -1)
-				for i := range c.GreedyIDs {
-					if got[i] != c.GreedyIDs[i] {
-						t.Errorf("%q: greedy step %d: %d, llama.cpp %d", c.Prompt, i, got[i], c.GreedyIDs[i])
-						break
-					}
-				}
-			}
-			t.Logf("worst first-step |Δp| %.2g", worst)
 		})
-	}
 }
 
 // TestMoEAblations runs the altered MoE files (fewer experts per token,
@@ -102,53 +54,7 @@ func TestMoEGoldens(t *testing.T) {
 // at the step llama.cpp's did: the goldens catch each mistake, and the
 // engine follows each switch as llama.cpp does.
 func TestMoEAblations(t *testing.T) {
-	raw, err := os.ReadFile("testdata/moe/golden.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var g struct {
-		archs2Golden
-		Ablations map[string]struct {
-			SHA256     string `json:"sha256"`
-			Of         string `json:"ablation_of"`
-			FirstDiffs []*int `json:"first_differing_step"`
-		} `json:"ablations"`
-	}
-	if err := json.Unmarshal(raw, &g); err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	for _, ab := range archgen.MoEAblations() {
-		t.Run(ab.Name, func(t *testing.T) {
-			want, ok := g.Ablations[ab.Name]
-			base, ok2 := g.Models[want.Of]
-			if !ok || !ok2 || len(want.FirstDiffs) != len(base.Cases) {
-				t.Fatalf("golden.json has no ablation %q of a known model", ab.Name)
-			}
-			m := openArchgen(t, dir, ab.Name, want.SHA256)
-			s, err := m.NewStateOn(0, testBackend())
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i, c := range base.Cases {
-				s.Reset()
-				got := greedy(t, s, c.PromptIDs, len(c.GreedyIDs), -1)
-				first := -1
-				for j := range c.GreedyIDs {
-					if got[j] != c.GreedyIDs[j] {
-						first = j
-						break
-					}
-				}
-				switch w := want.FirstDiffs[i]; {
-				case w == nil && first >= 0:
-					t.Errorf("%q: departs at step %d, llama.cpp's output does not change", c.Prompt, first)
-				case w != nil && first != *w:
-					t.Errorf("%q: departs at step %d, llama.cpp's at step %d", c.Prompt, first, *w)
-				}
-			}
-		})
-	}
+	checkAblations(t, "testdata/moe/golden.json", archgen.MoEAblations())
 }
 
 // TestMoEEngineAblations makes, in the engine, the router mistakes no file
@@ -159,14 +65,7 @@ func TestMoEAblations(t *testing.T) {
 // their chosen weights unnormalised; gpt-oss's SwiGLU without its clamp
 // (plain SwiGLU).
 func TestMoEEngineAblations(t *testing.T) {
-	raw, err := os.ReadFile("testdata/moe/golden.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var g archs2Golden
-	if err := json.Unmarshal(raw, &g); err != nil {
-		t.Fatal(err)
-	}
+	g := readGolden(t, "testdata/moe/golden.json")
 	dir := t.TempDir()
 	for _, tc := range []struct {
 		name, fixture string
@@ -190,15 +89,7 @@ func TestMoEEngineAblations(t *testing.T) {
 			var firsts []int
 			for _, c := range want.Cases {
 				s.Reset()
-				got := greedy(t, s, c.PromptIDs, len(c.GreedyIDs), -1)
-				first := -1
-				for j := range c.GreedyIDs {
-					if got[j] != c.GreedyIDs[j] {
-						first = j
-						break
-					}
-				}
-				firsts = append(firsts, first)
+				firsts = append(firsts, firstDeparture(greedy(t, s, c.PromptIDs, len(c.GreedyIDs), -1), c.GreedyIDs))
 			}
 			if slices.Max(firsts) < 0 {
 				t.Fatalf("the mistake leaves every greedy id equal to llama.cpp's: the goldens do not catch it")
