@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-var kernelTypes = []Type{F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q5_K, Q6_K, Q4_1, Q5_0, Q5_1, IQ4_NL, Q2_K, Q3_K, IQ4_XS, MXFP4}
+var kernelTypes = []Type{F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q5_K, Q6_K, Q4_1, Q5_0, Q5_1, IQ4_NL, Q2_K, Q3_K, IQ4_XS, MXFP4, IQ2_XXS, IQ2_XS, IQ2_S}
 
 // randomWeights returns rows×cols weights of type t made of random bytes,
 // with every block scale set to a sane random value, so that all code bits,
@@ -69,6 +69,8 @@ func randomWeights(rng *rand.Rand, t Type, rows, cols int) []byte {
 		case Q3_K:
 			scale(blk, 108)
 		case IQ4_XS:
+			scale(blk, 0)
+		case IQ2_XXS, IQ2_XS, IQ2_S:
 			scale(blk, 0)
 		case MXFP4:
 			// Scales 2^−10…2^−5: weights up to 12·2^−5, as IQ4_NL's
@@ -332,7 +334,7 @@ func TestNewMatrixRejectsBadShapes(t *testing.T) {
 		{Q4_K, 2, 100, 2 * 144}, // 100 is not a multiple of 256
 		{Q8_0, 2, 64, 2*68 - 1}, // one byte short
 		{F32, 0, 4, 0},
-		{IQ2_XXS, 1, 256, 66}, // known type without a kernel
+		{Q8_1, 1, 32, 36}, // known type without a kernel
 		{Type(99), 1, 1, 4},
 	}
 	for _, c := range cases {

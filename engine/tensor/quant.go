@@ -55,6 +55,12 @@ func dequantFunc(t Type) func(dst []float32, src []byte) {
 		return dequantIQ4XS
 	case MXFP4:
 		return dequantMXFP4
+	case IQ2_XXS:
+		return dequantIQ2XXS
+	case IQ2_XS:
+		return dequantIQ2XS
+	case IQ2_S:
+		return dequantIQ2S
 	}
 	return nil
 }

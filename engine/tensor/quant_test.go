@@ -86,7 +86,7 @@ func TestQuantAPIErrors(t *testing.T) {
 		err  error
 		want string
 	}{
-		{"dequant unsupported", Dequantize(IQ2_XXS, f[:256], b[:66]), "unsupported"},
+		{"dequant unsupported", Dequantize(Q8_1, f[:32], b[:36]), "unsupported"},
 		{"dequant unknown", Dequantize(Type(99), f[:32], b[:20]), "unsupported"},
 		{"dequant partial block", Dequantize(Q8_0, f[:33], b[:34]), "multiple"},
 		{"dequant short src", Dequantize(Q8_0, f[:32], b[:33]), "need 34 bytes, got 33"},

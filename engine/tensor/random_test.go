@@ -36,8 +36,8 @@ func TestFillRandom(t *testing.T) {
 			t.Errorf("%v: the same seed gave other bytes", typ)
 		}
 	}
-	if err := FillRandom(IQ2_XXS, make([]byte, 66), 1, 1); err == nil {
-		t.Error("IQ2_XXS random blocks were made; this engine cannot compute with them")
+	if err := FillRandom(Q8_1, make([]byte, 36), 1, 1); err == nil {
+		t.Error("Q8_1 random blocks were made; this engine cannot compute with them")
 	}
 	if err := FillRandom(Q8_0, make([]byte, 35), 1, 1); err == nil {
 		t.Error("35 bytes of Q8_0 were accepted")
