@@ -1,0 +1,1626 @@
+#include "textflag.h"
+
+// Four-token prefill kernels of IQ2_XXS, IQ2_XS and IQ2_S. One pass over a
+// weight row serves four tokens: the grid entries and signs of a pair of
+// blocks are loaded once, each token's signed pair sums of the two blocks go
+// to a 512-byte scratch (VPHADDD'ed once), and per token the super-block
+// ends exactly as in dot_iq2_amd64.s's Rows kernels: the same exact block
+// sums, then the same float operations on the same operands in the same
+// order, so a token's result does not depend on how the prompt was batched.
+//
+// Registers: SI weights; DI token 0's codes at this super-block, tokens 1
+// and 2 at R12 and 2·R12 bytes further, token 3 at R14; R8 token 0's
+// activation scales, token t's DX·t bytes further (3·DX in dx3). R9 the
+// grid, R10 iq2SignRuns, R11 the scratch,
+// AX and BX scratch, CX counts super-blocks, R13 walks out. Y0..Y3 are the
+// four tokens' float accumulators.
+
+// PF is how far ahead the weights are prefetched, as in gemm_k23_amd64.s.
+#define PF 512
+
+// G4HSUM folds the eight float lanes of y into the low lane of x, as the Rows
+// kernels' IQ2HSUM does for Y0. Clobbers tmp.
+#define G4HSUM(y, x, tmp) \
+	VEXTRACTF128 $1, y, tmp; \
+	VADDPS       tmp, x, x; \
+	VHADDPS      x, x, x; \
+	VHADDPS      x, x, x
+
+// G4END stores the four tokens' sums of this row at out[t·ostride] and
+// moves R13 to the next row. Clobbers AX, X8..X11.
+#define G4END(ostride) \
+	G4HSUM(Y0, X0, X8); \
+	G4HSUM(Y1, X1, X9); \
+	G4HSUM(Y2, X2, X10); \
+	G4HSUM(Y3, X3, X11); \
+	MOVQ   ostride, AX; \
+	SHLQ   $2, AX; \
+	VMOVSS X0, (R13); \
+	VMOVSS X1, (R13)(AX*1); \
+	VMOVSS X2, (R13)(AX*2); \
+	LEAQ   (AX)(AX*2), AX; \
+	VMOVSS X3, (R13)(AX*1); \
+	ADDQ   $4, R13
+
+#define G4ZERO4 \
+	VXORPS Y0, Y0, Y0; \
+	VXORPS Y1, Y1, Y1; \
+	VXORPS Y2, Y2, Y2; \
+	VXORPS Y3, Y3, Y3
+
+
+// iq2ScaleSel: for block g (32 bytes each), VPSHUFB control that spreads
+// scale byte 2g (the first 16 weights') as words over the low lane and
+// byte 2g+1 over the high lane.
+DATA iq2ScaleSel<>+0(SB)/8, $0x8000800080008000
+DATA iq2ScaleSel<>+8(SB)/8, $0x8000800080008000
+DATA iq2ScaleSel<>+16(SB)/8, $0x8001800180018001
+DATA iq2ScaleSel<>+24(SB)/8, $0x8001800180018001
+DATA iq2ScaleSel<>+32(SB)/8, $0x8002800280028002
+DATA iq2ScaleSel<>+40(SB)/8, $0x8002800280028002
+DATA iq2ScaleSel<>+48(SB)/8, $0x8003800380038003
+DATA iq2ScaleSel<>+56(SB)/8, $0x8003800380038003
+DATA iq2ScaleSel<>+64(SB)/8, $0x8004800480048004
+DATA iq2ScaleSel<>+72(SB)/8, $0x8004800480048004
+DATA iq2ScaleSel<>+80(SB)/8, $0x8005800580058005
+DATA iq2ScaleSel<>+88(SB)/8, $0x8005800580058005
+DATA iq2ScaleSel<>+96(SB)/8, $0x8006800680068006
+DATA iq2ScaleSel<>+104(SB)/8, $0x8006800680068006
+DATA iq2ScaleSel<>+112(SB)/8, $0x8007800780078007
+DATA iq2ScaleSel<>+120(SB)/8, $0x8007800780078007
+DATA iq2ScaleSel<>+128(SB)/8, $0x8008800880088008
+DATA iq2ScaleSel<>+136(SB)/8, $0x8008800880088008
+DATA iq2ScaleSel<>+144(SB)/8, $0x8009800980098009
+DATA iq2ScaleSel<>+152(SB)/8, $0x8009800980098009
+DATA iq2ScaleSel<>+160(SB)/8, $0x800a800a800a800a
+DATA iq2ScaleSel<>+168(SB)/8, $0x800a800a800a800a
+DATA iq2ScaleSel<>+176(SB)/8, $0x800b800b800b800b
+DATA iq2ScaleSel<>+184(SB)/8, $0x800b800b800b800b
+DATA iq2ScaleSel<>+192(SB)/8, $0x800c800c800c800c
+DATA iq2ScaleSel<>+200(SB)/8, $0x800c800c800c800c
+DATA iq2ScaleSel<>+208(SB)/8, $0x800d800d800d800d
+DATA iq2ScaleSel<>+216(SB)/8, $0x800d800d800d800d
+DATA iq2ScaleSel<>+224(SB)/8, $0x800e800e800e800e
+DATA iq2ScaleSel<>+232(SB)/8, $0x800e800e800e800e
+DATA iq2ScaleSel<>+240(SB)/8, $0x800f800f800f800f
+DATA iq2ScaleSel<>+248(SB)/8, $0x800f800f800f800f
+GLOBL iq2ScaleSel<>(SB), RODATA|NOPTR, $256
+
+// iq2SignSel spreads sign byte k of a broadcast dword over weights 8k…8k+7
+// (bytes 0, 1 in the low lane, 2, 3 in the high); iq2Bits holds each
+// weight's bit of its sign byte.
+DATA iq2SignSel<>+0(SB)/8, $0x0000000000000000
+DATA iq2SignSel<>+8(SB)/8, $0x0101010101010101
+DATA iq2SignSel<>+16(SB)/8, $0x0202020202020202
+DATA iq2SignSel<>+24(SB)/8, $0x0303030303030303
+GLOBL iq2SignSel<>(SB), RODATA|NOPTR, $32
+DATA iq2Bits<>+0(SB)/8, $0x8040201008040201
+DATA iq2Bits<>+8(SB)/8, $0x8040201008040201
+DATA iq2Bits<>+16(SB)/8, $0x8040201008040201
+DATA iq2Bits<>+24(SB)/8, $0x8040201008040201
+GLOBL iq2Bits<>(SB), RODATA|NOPTR, $32
+DATA iq2Bytes1<>+0(SB)/8, $0x0101010101010101
+DATA iq2Bytes1<>+8(SB)/8, $0x0101010101010101
+DATA iq2Bytes1<>+16(SB)/8, $0x0101010101010101
+DATA iq2Bytes1<>+24(SB)/8, $0x0101010101010101
+GLOBL iq2Bytes1<>(SB), RODATA|NOPTR, $32
+DATA iq2Mask0F<>+0(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA iq2Mask0F<>+8(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA iq2Mask0F<>+16(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA iq2Mask0F<>+24(SB)/8, $0x0f0f0f0f0f0f0f0f
+GLOBL iq2Mask0F<>(SB), RODATA|NOPTR, $32
+DATA iq2Words1<>+0(SB)/8, $0x0001000100010001
+DATA iq2Words1<>+8(SB)/8, $0x0001000100010001
+DATA iq2Words1<>+16(SB)/8, $0x0001000100010001
+DATA iq2Words1<>+24(SB)/8, $0x0001000100010001
+GLOBL iq2Words1<>(SB), RODATA|NOPTR, $32
+DATA iq2Dword1<>+0(SB)/8, $0x0000000100000001
+DATA iq2Dword1<>+8(SB)/8, $0x0000000100000001
+DATA iq2Dword1<>+16(SB)/8, $0x0000000100000001
+DATA iq2Dword1<>+24(SB)/8, $0x0000000100000001
+GLOBL iq2Dword1<>(SB), RODATA|NOPTR, $32
+DATA iq2Eighth<>+0(SB)/8, $0x3e0000003e000000
+DATA iq2Eighth<>+8(SB)/8, $0x3e0000003e000000
+DATA iq2Eighth<>+16(SB)/8, $0x3e0000003e000000
+DATA iq2Eighth<>+24(SB)/8, $0x3e0000003e000000
+GLOBL iq2Eighth<>(SB), RODATA|NOPTR, $32
+
+// ---------------------------------------------------------------------------
+
+// func gemm4IQ2XXSAVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32, ostride int)
+//
+// For rows consecutive rows of nsb super-blocks and four tokens whose codes
+// are xq + t·256·nsb and scales xd + t·8·nsb: out[t·ostride + r] = row r ·
+// token t, bit for bit dotIQ2XXSRowsAVX2's.
+TEXT ·gemm4IQ2XXSAVX2(SB), NOSPLIT, $576-56
+	LEAQ  buf-560(SP), R11 // 512 bytes from the next 32-byte boundary
+	ADDQ  $31, R11
+	ANDQ  $~31, R11
+	MOVQ  w+0(FP), SI
+	MOVQ  out+40(FP), R13
+	MOVQ  nsb+24(FP), CX
+	MOVQ  CX, AX
+	IMULQ $66, AX
+	IMULQ rows+32(FP), AX
+	ADDQ  SI, AX
+	MOVQ  AX, end-8(SP)
+	MOVQ  CX, R12
+	SHLQ  $8, R12 // code bytes between tokens
+	MOVQ  CX, DX
+	SHLQ  $5, DX // scale bytes between tokens
+	LEAQ  (DX)(DX*2), AX
+	MOVQ  AX, dx3-16(SP)
+	LEAQ  ·iq2xxs_grid(SB), R9
+	LEAQ  ·iq2SignRuns(SB), R10
+	VMOVDQU iq2Words1<>(SB), Y15
+
+g4iq2xxsrow:
+	CMPQ SI, end-8(SP)
+	JAE  g4iq2xxsend
+	MOVQ xq+8(FP), DI
+	LEAQ (R12)(R12*2), R14
+	ADDQ DI, R14
+	MOVQ xd+16(FP), R8
+	MOVQ nsb+24(FP), CX
+	G4ZERO4
+
+g4iq2xxsloop:
+	PREFETCHT0 PF(SI)
+	PREFETCHT0 PF+64(SI)
+	VMOVDQU 2(SI), Y14
+	VMOVDQU 34(SI), Y8
+	VSHUFPS $0xDD, Y8, Y14, Y14
+	VPERMQ  $0xD8, Y14, Y14
+	VPSRLD  $28, Y14, Y14
+	VPADDD  Y14, Y14, Y14
+	VPOR    iq2Dword1<>(SB), Y14, Y14
+
+	// blocks 0 and 1: each token's pair sums to the scratch.
+	MOVBLZX 2(SI), AX
+	VMOVQ   (R9)(AX*8), X4
+	MOVBLZX 3(SI), AX
+	VPINSRQ $1, (R9)(AX*8), X4, X4
+	MOVBLZX 4(SI), AX
+	VMOVQ   (R9)(AX*8), X10
+	MOVBLZX 5(SI), AX
+	VPINSRQ $1, (R9)(AX*8), X10, X10
+	VINSERTI128 $1, X10, Y4, Y4
+	MOVL    6(SI), BX
+	MOVL    BX, AX
+	ANDL    $127, AX
+	VMOVQ   (R10)(AX*8), X5
+	MOVL    BX, AX
+	SHRL    $7, AX
+	ANDL    $127, AX
+	VPINSRQ $1, (R10)(AX*8), X5, X5
+	MOVL    BX, AX
+	SHRL    $14, AX
+	ANDL    $127, AX
+	VMOVQ   (R10)(AX*8), X11
+	SHRL    $21, BX
+	ANDL    $127, BX
+	VPINSRQ $1, (R10)(BX*8), X11, X11
+	VINSERTI128 $1, X11, Y5, Y5
+	MOVBLZX 10(SI), AX
+	VMOVQ   (R9)(AX*8), X6
+	MOVBLZX 11(SI), AX
+	VPINSRQ $1, (R9)(AX*8), X6, X6
+	MOVBLZX 12(SI), AX
+	VMOVQ   (R9)(AX*8), X10
+	MOVBLZX 13(SI), AX
+	VPINSRQ $1, (R9)(AX*8), X10, X10
+	VINSERTI128 $1, X10, Y6, Y6
+	MOVL    14(SI), BX
+	MOVL    BX, AX
+	ANDL    $127, AX
+	VMOVQ   (R10)(AX*8), X7
+	MOVL    BX, AX
+	SHRL    $7, AX
+	ANDL    $127, AX
+	VPINSRQ $1, (R10)(AX*8), X7, X7
+	MOVL    BX, AX
+	SHRL    $14, AX
+	ANDL    $127, AX
+	VMOVQ   (R10)(AX*8), X11
+	SHRL    $21, BX
+	ANDL    $127, BX
+	VPINSRQ $1, (R10)(BX*8), X11, X11
+	VINSERTI128 $1, X11, Y7, Y7
+	VMOVDQU    0(DI), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y15, Y8, Y8
+	VMOVDQU    32(DI), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y15, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 0(R11)
+	VMOVDQU    0(DI)(R12*1), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y15, Y8, Y8
+	VMOVDQU    32(DI)(R12*1), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y15, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 128(R11)
+	VMOVDQU    0(DI)(R12*2), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y15, Y8, Y8
+	VMOVDQU    32(DI)(R12*2), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y15, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 256(R11)
+	VMOVDQU    0(R14), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y15, Y8, Y8
+	VMOVDQU    32(R14), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y15, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 384(R11)
+
+	// blocks 2 and 3: each token's pair sums to the scratch.
+	MOVBLZX 18(SI), AX
+	VMOVQ   (R9)(AX*8), X4
+	MOVBLZX 19(SI), AX
+	VPINSRQ $1, (R9)(AX*8), X4, X4
+	MOVBLZX 20(SI), AX
+	VMOVQ   (R9)(AX*8), X10
+	MOVBLZX 21(SI), AX
+	VPINSRQ $1, (R9)(AX*8), X10, X10
+	VINSERTI128 $1, X10, Y4, Y4
+	MOVL    22(SI), BX
+	MOVL    BX, AX
+	ANDL    $127, AX
+	VMOVQ   (R10)(AX*8), X5
+	MOVL    BX, AX
+	SHRL    $7, AX
+	ANDL    $127, AX
+	VPINSRQ $1, (R10)(AX*8), X5, X5
+	MOVL    BX, AX
+	SHRL    $14, AX
+	ANDL    $127, AX
+	VMOVQ   (R10)(AX*8), X11
+	SHRL    $21, BX
+	ANDL    $127, BX
+	VPINSRQ $1, (R10)(BX*8), X11, X11
+	VINSERTI128 $1, X11, Y5, Y5
+	MOVBLZX 26(SI), AX
+	VMOVQ   (R9)(AX*8), X6
+	MOVBLZX 27(SI), AX
+	VPINSRQ $1, (R9)(AX*8), X6, X6
+	MOVBLZX 28(SI), AX
+	VMOVQ   (R9)(AX*8), X10
+	MOVBLZX 29(SI), AX
+	VPINSRQ $1, (R9)(AX*8), X10, X10
+	VINSERTI128 $1, X10, Y6, Y6
+	MOVL    30(SI), BX
+	MOVL    BX, AX
+	ANDL    $127, AX
+	VMOVQ   (R10)(AX*8), X7
+	MOVL    BX, AX
+	SHRL    $7, AX
+	ANDL    $127, AX
+	VPINSRQ $1, (R10)(AX*8), X7, X7
+	MOVL    BX, AX
+	SHRL    $14, AX
+	ANDL    $127, AX
+	VMOVQ   (R10)(AX*8), X11
+	SHRL    $21, BX
+	ANDL    $127, BX
+	VPINSRQ $1, (R10)(BX*8), X11, X11
+	VINSERTI128 $1, X11, Y7, Y7
+	VMOVDQU    64(DI), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y15, Y8, Y8
+	VMOVDQU    96(DI), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y15, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 32(R11)
+	VMOVDQU    64(DI)(R12*1), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y15, Y8, Y8
+	VMOVDQU    96(DI)(R12*1), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y15, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 160(R11)
+	VMOVDQU    64(DI)(R12*2), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y15, Y8, Y8
+	VMOVDQU    96(DI)(R12*2), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y15, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 288(R11)
+	VMOVDQU    64(R14), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y15, Y8, Y8
+	VMOVDQU    96(R14), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y15, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 416(R11)
+
+	// blocks 4 and 5: each token's pair sums to the scratch.
+	MOVBLZX 34(SI), AX
+	VMOVQ   (R9)(AX*8), X4
+	MOVBLZX 35(SI), AX
+	VPINSRQ $1, (R9)(AX*8), X4, X4
+	MOVBLZX 36(SI), AX
+	VMOVQ   (R9)(AX*8), X10
+	MOVBLZX 37(SI), AX
+	VPINSRQ $1, (R9)(AX*8), X10, X10
+	VINSERTI128 $1, X10, Y4, Y4
+	MOVL    38(SI), BX
+	MOVL    BX, AX
+	ANDL    $127, AX
+	VMOVQ   (R10)(AX*8), X5
+	MOVL    BX, AX
+	SHRL    $7, AX
+	ANDL    $127, AX
+	VPINSRQ $1, (R10)(AX*8), X5, X5
+	MOVL    BX, AX
+	SHRL    $14, AX
+	ANDL    $127, AX
+	VMOVQ   (R10)(AX*8), X11
+	SHRL    $21, BX
+	ANDL    $127, BX
+	VPINSRQ $1, (R10)(BX*8), X11, X11
+	VINSERTI128 $1, X11, Y5, Y5
+	MOVBLZX 42(SI), AX
+	VMOVQ   (R9)(AX*8), X6
+	MOVBLZX 43(SI), AX
+	VPINSRQ $1, (R9)(AX*8), X6, X6
+	MOVBLZX 44(SI), AX
+	VMOVQ   (R9)(AX*8), X10
+	MOVBLZX 45(SI), AX
+	VPINSRQ $1, (R9)(AX*8), X10, X10
+	VINSERTI128 $1, X10, Y6, Y6
+	MOVL    46(SI), BX
+	MOVL    BX, AX
+	ANDL    $127, AX
+	VMOVQ   (R10)(AX*8), X7
+	MOVL    BX, AX
+	SHRL    $7, AX
+	ANDL    $127, AX
+	VPINSRQ $1, (R10)(AX*8), X7, X7
+	MOVL    BX, AX
+	SHRL    $14, AX
+	ANDL    $127, AX
+	VMOVQ   (R10)(AX*8), X11
+	SHRL    $21, BX
+	ANDL    $127, BX
+	VPINSRQ $1, (R10)(BX*8), X11, X11
+	VINSERTI128 $1, X11, Y7, Y7
+	VMOVDQU    128(DI), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y15, Y8, Y8
+	VMOVDQU    160(DI), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y15, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 64(R11)
+	VMOVDQU    128(DI)(R12*1), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y15, Y8, Y8
+	VMOVDQU    160(DI)(R12*1), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y15, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 192(R11)
+	VMOVDQU    128(DI)(R12*2), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y15, Y8, Y8
+	VMOVDQU    160(DI)(R12*2), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y15, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 320(R11)
+	VMOVDQU    128(R14), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y15, Y8, Y8
+	VMOVDQU    160(R14), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y15, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 448(R11)
+
+	// blocks 6 and 7: each token's pair sums to the scratch.
+	MOVBLZX 50(SI), AX
+	VMOVQ   (R9)(AX*8), X4
+	MOVBLZX 51(SI), AX
+	VPINSRQ $1, (R9)(AX*8), X4, X4
+	MOVBLZX 52(SI), AX
+	VMOVQ   (R9)(AX*8), X10
+	MOVBLZX 53(SI), AX
+	VPINSRQ $1, (R9)(AX*8), X10, X10
+	VINSERTI128 $1, X10, Y4, Y4
+	MOVL    54(SI), BX
+	MOVL    BX, AX
+	ANDL    $127, AX
+	VMOVQ   (R10)(AX*8), X5
+	MOVL    BX, AX
+	SHRL    $7, AX
+	ANDL    $127, AX
+	VPINSRQ $1, (R10)(AX*8), X5, X5
+	MOVL    BX, AX
+	SHRL    $14, AX
+	ANDL    $127, AX
+	VMOVQ   (R10)(AX*8), X11
+	SHRL    $21, BX
+	ANDL    $127, BX
+	VPINSRQ $1, (R10)(BX*8), X11, X11
+	VINSERTI128 $1, X11, Y5, Y5
+	MOVBLZX 58(SI), AX
+	VMOVQ   (R9)(AX*8), X6
+	MOVBLZX 59(SI), AX
+	VPINSRQ $1, (R9)(AX*8), X6, X6
+	MOVBLZX 60(SI), AX
+	VMOVQ   (R9)(AX*8), X10
+	MOVBLZX 61(SI), AX
+	VPINSRQ $1, (R9)(AX*8), X10, X10
+	VINSERTI128 $1, X10, Y6, Y6
+	MOVL    62(SI), BX
+	MOVL    BX, AX
+	ANDL    $127, AX
+	VMOVQ   (R10)(AX*8), X7
+	MOVL    BX, AX
+	SHRL    $7, AX
+	ANDL    $127, AX
+	VPINSRQ $1, (R10)(AX*8), X7, X7
+	MOVL    BX, AX
+	SHRL    $14, AX
+	ANDL    $127, AX
+	VMOVQ   (R10)(AX*8), X11
+	SHRL    $21, BX
+	ANDL    $127, BX
+	VPINSRQ $1, (R10)(BX*8), X11, X11
+	VINSERTI128 $1, X11, Y7, Y7
+	VMOVDQU    192(DI), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y15, Y8, Y8
+	VMOVDQU    224(DI), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y15, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 96(R11)
+	VMOVDQU    192(DI)(R12*1), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y15, Y8, Y8
+	VMOVDQU    224(DI)(R12*1), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y15, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 224(R11)
+	VMOVDQU    192(DI)(R12*2), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y15, Y8, Y8
+	VMOVDQU    224(DI)(R12*2), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y15, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 352(R11)
+	VMOVDQU    192(R14), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y15, Y8, Y8
+	VMOVDQU    224(R14), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y15, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 480(R11)
+
+	// Each token: the Rows kernel's block sums, then its float operations.
+	VPBROADCASTW 0(SI), X12
+	VCVTPH2PS  X12, Y12
+	VMULPS     iq2Eighth<>(SB), Y12, Y12
+	MOVQ       dx3-16(SP), AX
+	VMOVDQA    0(R11), Y8
+	VPHADDD    32(R11), Y8, Y8
+	VMOVDQA    64(R11), Y9
+	VPHADDD    96(R11), Y9, Y9
+	VPERM2I128 $0x20, Y9, Y8, Y10
+	VPERM2I128 $0x31, Y9, Y8, Y11
+	VPADDD     Y11, Y10, Y10
+	VPMULLD    Y14, Y10, Y10
+	VCVTDQ2PS  Y10, Y10
+	VMULPS     (R8), Y12, Y11
+	VFMADD231PS Y11, Y10, Y0
+	VMOVDQA    128(R11), Y8
+	VPHADDD    160(R11), Y8, Y8
+	VMOVDQA    192(R11), Y9
+	VPHADDD    224(R11), Y9, Y9
+	VPERM2I128 $0x20, Y9, Y8, Y10
+	VPERM2I128 $0x31, Y9, Y8, Y11
+	VPADDD     Y11, Y10, Y10
+	VPMULLD    Y14, Y10, Y10
+	VCVTDQ2PS  Y10, Y10
+	VMULPS     (R8)(DX*1), Y12, Y11
+	VFMADD231PS Y11, Y10, Y1
+	VMOVDQA    256(R11), Y8
+	VPHADDD    288(R11), Y8, Y8
+	VMOVDQA    320(R11), Y9
+	VPHADDD    352(R11), Y9, Y9
+	VPERM2I128 $0x20, Y9, Y8, Y10
+	VPERM2I128 $0x31, Y9, Y8, Y11
+	VPADDD     Y11, Y10, Y10
+	VPMULLD    Y14, Y10, Y10
+	VCVTDQ2PS  Y10, Y10
+	VMULPS     (R8)(DX*2), Y12, Y11
+	VFMADD231PS Y11, Y10, Y2
+	VMOVDQA    384(R11), Y8
+	VPHADDD    416(R11), Y8, Y8
+	VMOVDQA    448(R11), Y9
+	VPHADDD    480(R11), Y9, Y9
+	VPERM2I128 $0x20, Y9, Y8, Y10
+	VPERM2I128 $0x31, Y9, Y8, Y11
+	VPADDD     Y11, Y10, Y10
+	VPMULLD    Y14, Y10, Y10
+	VCVTDQ2PS  Y10, Y10
+	VMULPS     (R8)(AX*1), Y12, Y11
+	VFMADD231PS Y11, Y10, Y3
+	
+	ADDQ $66, SI
+	ADDQ $256, DI
+	ADDQ $256, R14
+	ADDQ $32, R8
+	DECQ CX
+	JNZ  g4iq2xxsloop
+	
+	G4END(ostride+48(FP))
+	JMP g4iq2xxsrow
+
+g4iq2xxsend:
+	VZEROUPPER
+	RET
+
+// ---------------------------------------------------------------------------
+
+// func gemm4IQ2XSAVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32, ostride int)
+//
+// For rows consecutive rows of nsb super-blocks and four tokens whose codes
+// are xq + t·256·nsb and scales xd + t·8·nsb: out[t·ostride + r] = row r ·
+// token t, bit for bit dotIQ2XSRowsAVX2's.
+TEXT ·gemm4IQ2XSAVX2(SB), NOSPLIT, $576-56
+	LEAQ  buf-560(SP), R11 // 512 bytes from the next 32-byte boundary
+	ADDQ  $31, R11
+	ANDQ  $~31, R11
+	MOVQ  w+0(FP), SI
+	MOVQ  out+40(FP), R13
+	MOVQ  nsb+24(FP), CX
+	MOVQ  CX, AX
+	IMULQ $74, AX
+	IMULQ rows+32(FP), AX
+	ADDQ  SI, AX
+	MOVQ  AX, end-8(SP)
+	MOVQ  CX, R12
+	SHLQ  $8, R12 // code bytes between tokens
+	MOVQ  CX, DX
+	SHLQ  $5, DX // scale bytes between tokens
+	LEAQ  (DX)(DX*2), AX
+	MOVQ  AX, dx3-16(SP)
+	LEAQ  ·iq2xs_grid(SB), R9
+	LEAQ  ·iq2SignRuns(SB), R10
+
+g4iq2xsrow:
+	CMPQ SI, end-8(SP)
+	JAE  g4iq2xsend
+	MOVQ xq+8(FP), DI
+	LEAQ (R12)(R12*2), R14
+	ADDQ DI, R14
+	MOVQ xd+16(FP), R8
+	MOVQ nsb+24(FP), CX
+	G4ZERO4
+
+g4iq2xsloop:
+	PREFETCHT0 PF(SI)
+	PREFETCHT0 PF+64(SI)
+	VMOVQ   66(SI), X14
+	VPSRLW  $4, X14, X8
+	VPUNPCKLBW X8, X14, X14
+	VPAND   iq2Mask0F<>(SB), X14, X14
+	VPADDB  X14, X14, X14
+	VPOR    iq2Bytes1<>(SB), X14, X14
+	VINSERTI128 $1, X14, Y14, Y14
+
+	// blocks 0 and 1: each token's pair sums to the scratch.
+	MOVWLZX 2(SI), AX
+	MOVL    AX, BX
+	ANDL    $511, AX
+	SHRL    $9, BX
+	VMOVQ   (R9)(AX*8), X4
+	VMOVQ   (R10)(BX*8), X5
+	MOVWLZX 4(SI), AX
+	MOVL    AX, BX
+	ANDL    $511, AX
+	SHRL    $9, BX
+	VPINSRQ $1, (R9)(AX*8), X4, X4
+	VPINSRQ $1, (R10)(BX*8), X5, X5
+	MOVWLZX 6(SI), AX
+	MOVL    AX, BX
+	ANDL    $511, AX
+	SHRL    $9, BX
+	VMOVQ   (R9)(AX*8), X10
+	VMOVQ   (R10)(BX*8), X11
+	MOVWLZX 8(SI), AX
+	MOVL    AX, BX
+	ANDL    $511, AX
+	SHRL    $9, BX
+	VPINSRQ $1, (R9)(AX*8), X10, X10
+	VPINSRQ $1, (R10)(BX*8), X11, X11
+	VINSERTI128 $1, X10, Y4, Y4
+	VINSERTI128 $1, X11, Y5, Y5
+	MOVWLZX 10(SI), AX
+	MOVL    AX, BX
+	ANDL    $511, AX
+	SHRL    $9, BX
+	VMOVQ   (R9)(AX*8), X6
+	VMOVQ   (R10)(BX*8), X7
+	MOVWLZX 12(SI), AX
+	MOVL    AX, BX
+	ANDL    $511, AX
+	SHRL    $9, BX
+	VPINSRQ $1, (R9)(AX*8), X6, X6
+	VPINSRQ $1, (R10)(BX*8), X7, X7
+	MOVWLZX 14(SI), AX
+	MOVL    AX, BX
+	ANDL    $511, AX
+	SHRL    $9, BX
+	VMOVQ   (R9)(AX*8), X10
+	VMOVQ   (R10)(BX*8), X11
+	MOVWLZX 16(SI), AX
+	MOVL    AX, BX
+	ANDL    $511, AX
+	SHRL    $9, BX
+	VPINSRQ $1, (R9)(AX*8), X10, X10
+	VPINSRQ $1, (R10)(BX*8), X11, X11
+	VINSERTI128 $1, X10, Y6, Y6
+	VINSERTI128 $1, X11, Y7, Y7
+	VPSHUFB iq2ScaleSel<>+0(SB), Y14, Y12
+	VPSHUFB iq2ScaleSel<>+32(SB), Y14, Y13
+	VMOVDQU    0(DI), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y12, Y8, Y8
+	VMOVDQU    32(DI), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y13, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 0(R11)
+	VMOVDQU    0(DI)(R12*1), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y12, Y8, Y8
+	VMOVDQU    32(DI)(R12*1), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y13, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 128(R11)
+	VMOVDQU    0(DI)(R12*2), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y12, Y8, Y8
+	VMOVDQU    32(DI)(R12*2), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y13, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 256(R11)
+	VMOVDQU    0(R14), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y12, Y8, Y8
+	VMOVDQU    32(R14), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y13, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 384(R11)
+
+	// blocks 2 and 3: each token's pair sums to the scratch.
+	MOVWLZX 18(SI), AX
+	MOVL    AX, BX
+	ANDL    $511, AX
+	SHRL    $9, BX
+	VMOVQ   (R9)(AX*8), X4
+	VMOVQ   (R10)(BX*8), X5
+	MOVWLZX 20(SI), AX
+	MOVL    AX, BX
+	ANDL    $511, AX
+	SHRL    $9, BX
+	VPINSRQ $1, (R9)(AX*8), X4, X4
+	VPINSRQ $1, (R10)(BX*8), X5, X5
+	MOVWLZX 22(SI), AX
+	MOVL    AX, BX
+	ANDL    $511, AX
+	SHRL    $9, BX
+	VMOVQ   (R9)(AX*8), X10
+	VMOVQ   (R10)(BX*8), X11
+	MOVWLZX 24(SI), AX
+	MOVL    AX, BX
+	ANDL    $511, AX
+	SHRL    $9, BX
+	VPINSRQ $1, (R9)(AX*8), X10, X10
+	VPINSRQ $1, (R10)(BX*8), X11, X11
+	VINSERTI128 $1, X10, Y4, Y4
+	VINSERTI128 $1, X11, Y5, Y5
+	MOVWLZX 26(SI), AX
+	MOVL    AX, BX
+	ANDL    $511, AX
+	SHRL    $9, BX
+	VMOVQ   (R9)(AX*8), X6
+	VMOVQ   (R10)(BX*8), X7
+	MOVWLZX 28(SI), AX
+	MOVL    AX, BX
+	ANDL    $511, AX
+	SHRL    $9, BX
+	VPINSRQ $1, (R9)(AX*8), X6, X6
+	VPINSRQ $1, (R10)(BX*8), X7, X7
+	MOVWLZX 30(SI), AX
+	MOVL    AX, BX
+	ANDL    $511, AX
+	SHRL    $9, BX
+	VMOVQ   (R9)(AX*8), X10
+	VMOVQ   (R10)(BX*8), X11
+	MOVWLZX 32(SI), AX
+	MOVL    AX, BX
+	ANDL    $511, AX
+	SHRL    $9, BX
+	VPINSRQ $1, (R9)(AX*8), X10, X10
+	VPINSRQ $1, (R10)(BX*8), X11, X11
+	VINSERTI128 $1, X10, Y6, Y6
+	VINSERTI128 $1, X11, Y7, Y7
+	VPSHUFB iq2ScaleSel<>+64(SB), Y14, Y12
+	VPSHUFB iq2ScaleSel<>+96(SB), Y14, Y13
+	VMOVDQU    64(DI), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y12, Y8, Y8
+	VMOVDQU    96(DI), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y13, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 32(R11)
+	VMOVDQU    64(DI)(R12*1), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y12, Y8, Y8
+	VMOVDQU    96(DI)(R12*1), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y13, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 160(R11)
+	VMOVDQU    64(DI)(R12*2), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y12, Y8, Y8
+	VMOVDQU    96(DI)(R12*2), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y13, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 288(R11)
+	VMOVDQU    64(R14), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y12, Y8, Y8
+	VMOVDQU    96(R14), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y13, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 416(R11)
+
+	// blocks 4 and 5: each token's pair sums to the scratch.
+	MOVWLZX 34(SI), AX
+	MOVL    AX, BX
+	ANDL    $511, AX
+	SHRL    $9, BX
+	VMOVQ   (R9)(AX*8), X4
+	VMOVQ   (R10)(BX*8), X5
+	MOVWLZX 36(SI), AX
+	MOVL    AX, BX
+	ANDL    $511, AX
+	SHRL    $9, BX
+	VPINSRQ $1, (R9)(AX*8), X4, X4
+	VPINSRQ $1, (R10)(BX*8), X5, X5
+	MOVWLZX 38(SI), AX
+	MOVL    AX, BX
+	ANDL    $511, AX
+	SHRL    $9, BX
+	VMOVQ   (R9)(AX*8), X10
+	VMOVQ   (R10)(BX*8), X11
+	MOVWLZX 40(SI), AX
+	MOVL    AX, BX
+	ANDL    $511, AX
+	SHRL    $9, BX
+	VPINSRQ $1, (R9)(AX*8), X10, X10
+	VPINSRQ $1, (R10)(BX*8), X11, X11
+	VINSERTI128 $1, X10, Y4, Y4
+	VINSERTI128 $1, X11, Y5, Y5
+	MOVWLZX 42(SI), AX
+	MOVL    AX, BX
+	ANDL    $511, AX
+	SHRL    $9, BX
+	VMOVQ   (R9)(AX*8), X6
+	VMOVQ   (R10)(BX*8), X7
+	MOVWLZX 44(SI), AX
+	MOVL    AX, BX
+	ANDL    $511, AX
+	SHRL    $9, BX
+	VPINSRQ $1, (R9)(AX*8), X6, X6
+	VPINSRQ $1, (R10)(BX*8), X7, X7
+	MOVWLZX 46(SI), AX
+	MOVL    AX, BX
+	ANDL    $511, AX
+	SHRL    $9, BX
+	VMOVQ   (R9)(AX*8), X10
+	VMOVQ   (R10)(BX*8), X11
+	MOVWLZX 48(SI), AX
+	MOVL    AX, BX
+	ANDL    $511, AX
+	SHRL    $9, BX
+	VPINSRQ $1, (R9)(AX*8), X10, X10
+	VPINSRQ $1, (R10)(BX*8), X11, X11
+	VINSERTI128 $1, X10, Y6, Y6
+	VINSERTI128 $1, X11, Y7, Y7
+	VPSHUFB iq2ScaleSel<>+128(SB), Y14, Y12
+	VPSHUFB iq2ScaleSel<>+160(SB), Y14, Y13
+	VMOVDQU    128(DI), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y12, Y8, Y8
+	VMOVDQU    160(DI), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y13, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 64(R11)
+	VMOVDQU    128(DI)(R12*1), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y12, Y8, Y8
+	VMOVDQU    160(DI)(R12*1), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y13, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 192(R11)
+	VMOVDQU    128(DI)(R12*2), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y12, Y8, Y8
+	VMOVDQU    160(DI)(R12*2), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y13, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 320(R11)
+	VMOVDQU    128(R14), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y12, Y8, Y8
+	VMOVDQU    160(R14), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y13, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 448(R11)
+
+	// blocks 6 and 7: each token's pair sums to the scratch.
+	MOVWLZX 50(SI), AX
+	MOVL    AX, BX
+	ANDL    $511, AX
+	SHRL    $9, BX
+	VMOVQ   (R9)(AX*8), X4
+	VMOVQ   (R10)(BX*8), X5
+	MOVWLZX 52(SI), AX
+	MOVL    AX, BX
+	ANDL    $511, AX
+	SHRL    $9, BX
+	VPINSRQ $1, (R9)(AX*8), X4, X4
+	VPINSRQ $1, (R10)(BX*8), X5, X5
+	MOVWLZX 54(SI), AX
+	MOVL    AX, BX
+	ANDL    $511, AX
+	SHRL    $9, BX
+	VMOVQ   (R9)(AX*8), X10
+	VMOVQ   (R10)(BX*8), X11
+	MOVWLZX 56(SI), AX
+	MOVL    AX, BX
+	ANDL    $511, AX
+	SHRL    $9, BX
+	VPINSRQ $1, (R9)(AX*8), X10, X10
+	VPINSRQ $1, (R10)(BX*8), X11, X11
+	VINSERTI128 $1, X10, Y4, Y4
+	VINSERTI128 $1, X11, Y5, Y5
+	MOVWLZX 58(SI), AX
+	MOVL    AX, BX
+	ANDL    $511, AX
+	SHRL    $9, BX
+	VMOVQ   (R9)(AX*8), X6
+	VMOVQ   (R10)(BX*8), X7
+	MOVWLZX 60(SI), AX
+	MOVL    AX, BX
+	ANDL    $511, AX
+	SHRL    $9, BX
+	VPINSRQ $1, (R9)(AX*8), X6, X6
+	VPINSRQ $1, (R10)(BX*8), X7, X7
+	MOVWLZX 62(SI), AX
+	MOVL    AX, BX
+	ANDL    $511, AX
+	SHRL    $9, BX
+	VMOVQ   (R9)(AX*8), X10
+	VMOVQ   (R10)(BX*8), X11
+	MOVWLZX 64(SI), AX
+	MOVL    AX, BX
+	ANDL    $511, AX
+	SHRL    $9, BX
+	VPINSRQ $1, (R9)(AX*8), X10, X10
+	VPINSRQ $1, (R10)(BX*8), X11, X11
+	VINSERTI128 $1, X10, Y6, Y6
+	VINSERTI128 $1, X11, Y7, Y7
+	VPSHUFB iq2ScaleSel<>+192(SB), Y14, Y12
+	VPSHUFB iq2ScaleSel<>+224(SB), Y14, Y13
+	VMOVDQU    192(DI), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y12, Y8, Y8
+	VMOVDQU    224(DI), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y13, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 96(R11)
+	VMOVDQU    192(DI)(R12*1), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y12, Y8, Y8
+	VMOVDQU    224(DI)(R12*1), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y13, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 224(R11)
+	VMOVDQU    192(DI)(R12*2), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y12, Y8, Y8
+	VMOVDQU    224(DI)(R12*2), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y13, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 352(R11)
+	VMOVDQU    192(R14), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y12, Y8, Y8
+	VMOVDQU    224(R14), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y13, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 480(R11)
+
+	// Each token: the Rows kernel's block sums, then its float operations.
+	VPBROADCASTW 0(SI), X12
+	VCVTPH2PS  X12, Y12
+	VMULPS     iq2Eighth<>(SB), Y12, Y12
+	MOVQ       dx3-16(SP), AX
+	VMOVDQA    0(R11), Y8
+	VPHADDD    32(R11), Y8, Y8
+	VMOVDQA    64(R11), Y9
+	VPHADDD    96(R11), Y9, Y9
+	VPERM2I128 $0x20, Y9, Y8, Y10
+	VPERM2I128 $0x31, Y9, Y8, Y11
+	VPADDD     Y11, Y10, Y10
+	VCVTDQ2PS  Y10, Y10
+	VMULPS     (R8), Y12, Y11
+	VFMADD231PS Y11, Y10, Y0
+	VMOVDQA    128(R11), Y8
+	VPHADDD    160(R11), Y8, Y8
+	VMOVDQA    192(R11), Y9
+	VPHADDD    224(R11), Y9, Y9
+	VPERM2I128 $0x20, Y9, Y8, Y10
+	VPERM2I128 $0x31, Y9, Y8, Y11
+	VPADDD     Y11, Y10, Y10
+	VCVTDQ2PS  Y10, Y10
+	VMULPS     (R8)(DX*1), Y12, Y11
+	VFMADD231PS Y11, Y10, Y1
+	VMOVDQA    256(R11), Y8
+	VPHADDD    288(R11), Y8, Y8
+	VMOVDQA    320(R11), Y9
+	VPHADDD    352(R11), Y9, Y9
+	VPERM2I128 $0x20, Y9, Y8, Y10
+	VPERM2I128 $0x31, Y9, Y8, Y11
+	VPADDD     Y11, Y10, Y10
+	VCVTDQ2PS  Y10, Y10
+	VMULPS     (R8)(DX*2), Y12, Y11
+	VFMADD231PS Y11, Y10, Y2
+	VMOVDQA    384(R11), Y8
+	VPHADDD    416(R11), Y8, Y8
+	VMOVDQA    448(R11), Y9
+	VPHADDD    480(R11), Y9, Y9
+	VPERM2I128 $0x20, Y9, Y8, Y10
+	VPERM2I128 $0x31, Y9, Y8, Y11
+	VPADDD     Y11, Y10, Y10
+	VCVTDQ2PS  Y10, Y10
+	VMULPS     (R8)(AX*1), Y12, Y11
+	VFMADD231PS Y11, Y10, Y3
+	
+	ADDQ $74, SI
+	ADDQ $256, DI
+	ADDQ $256, R14
+	ADDQ $32, R8
+	DECQ CX
+	JNZ  g4iq2xsloop
+	
+	G4END(ostride+48(FP))
+	JMP g4iq2xsrow
+
+g4iq2xsend:
+	VZEROUPPER
+	RET
+
+// ---------------------------------------------------------------------------
+
+// func gemm4IQ2SAVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32, ostride int)
+//
+// For rows consecutive rows of nsb super-blocks and four tokens whose codes
+// are xq + t·256·nsb and scales xd + t·8·nsb: out[t·ostride + r] = row r ·
+// token t, bit for bit dotIQ2SRowsAVX2's.
+TEXT ·gemm4IQ2SAVX2(SB), NOSPLIT, $576-56
+	LEAQ  buf-560(SP), R11 // 512 bytes from the next 32-byte boundary
+	ADDQ  $31, R11
+	ANDQ  $~31, R11
+	MOVQ  w+0(FP), SI
+	MOVQ  out+40(FP), R13
+	MOVQ  nsb+24(FP), CX
+	MOVQ  CX, AX
+	IMULQ $82, AX
+	IMULQ rows+32(FP), AX
+	ADDQ  SI, AX
+	MOVQ  AX, end-8(SP)
+	MOVQ  CX, R12
+	SHLQ  $8, R12 // code bytes between tokens
+	MOVQ  CX, DX
+	SHLQ  $5, DX // scale bytes between tokens
+	LEAQ  (DX)(DX*2), AX
+	MOVQ  AX, dx3-16(SP)
+	LEAQ  ·iq2s_grid(SB), R9
+	LEAQ  ·iq2SignRuns(SB), R10
+
+g4iq2srow:
+	CMPQ SI, end-8(SP)
+	JAE  g4iq2send
+	MOVQ xq+8(FP), DI
+	LEAQ (R12)(R12*2), R14
+	ADDQ DI, R14
+	MOVQ xd+16(FP), R8
+	MOVQ nsb+24(FP), CX
+	G4ZERO4
+
+g4iq2sloop:
+	PREFETCHT0 PF(SI)
+	PREFETCHT0 PF+64(SI)
+	VMOVQ   74(SI), X14
+	VPSRLW  $4, X14, X8
+	VPUNPCKLBW X8, X14, X14
+	VPAND   iq2Mask0F<>(SB), X14, X14
+	VPADDB  X14, X14, X14
+	VPOR    iq2Bytes1<>(SB), X14, X14
+	VINSERTI128 $1, X14, Y14, Y14
+
+	// blocks 0 and 1: each token's pair sums to the scratch.
+	MOVBLZX 2(SI), AX
+	MOVBLZX 66(SI), BX
+	SHLL    $8, BX
+	ANDL    $0x300, BX
+	ORL     BX, AX
+	VMOVQ   (R9)(AX*8), X4
+	MOVBLZX 3(SI), AX
+	MOVBLZX 66(SI), BX
+	SHLL    $6, BX
+	ANDL    $0x300, BX
+	ORL     BX, AX
+	VPINSRQ $1, (R9)(AX*8), X4, X4
+	MOVBLZX 4(SI), AX
+	MOVBLZX 66(SI), BX
+	SHLL    $4, BX
+	ANDL    $0x300, BX
+	ORL     BX, AX
+	VMOVQ   (R9)(AX*8), X10
+	MOVBLZX 5(SI), AX
+	MOVBLZX 66(SI), BX
+	SHLL    $2, BX
+	ANDL    $0x300, BX
+	ORL     BX, AX
+	VPINSRQ $1, (R9)(AX*8), X10, X10
+	VINSERTI128 $1, X10, Y4, Y4
+	VPBROADCASTD 34(SI), Y5
+	VPSHUFB iq2SignSel<>(SB), Y5, Y5
+	VPAND   iq2Bits<>(SB), Y5, Y5
+	VPCMPEQB iq2Bits<>(SB), Y5, Y5
+	VPOR    iq2Bytes1<>(SB), Y5, Y5
+	MOVBLZX 6(SI), AX
+	MOVBLZX 67(SI), BX
+	SHLL    $8, BX
+	ANDL    $0x300, BX
+	ORL     BX, AX
+	VMOVQ   (R9)(AX*8), X6
+	MOVBLZX 7(SI), AX
+	MOVBLZX 67(SI), BX
+	SHLL    $6, BX
+	ANDL    $0x300, BX
+	ORL     BX, AX
+	VPINSRQ $1, (R9)(AX*8), X6, X6
+	MOVBLZX 8(SI), AX
+	MOVBLZX 67(SI), BX
+	SHLL    $4, BX
+	ANDL    $0x300, BX
+	ORL     BX, AX
+	VMOVQ   (R9)(AX*8), X10
+	MOVBLZX 9(SI), AX
+	MOVBLZX 67(SI), BX
+	SHLL    $2, BX
+	ANDL    $0x300, BX
+	ORL     BX, AX
+	VPINSRQ $1, (R9)(AX*8), X10, X10
+	VINSERTI128 $1, X10, Y6, Y6
+	VPBROADCASTD 38(SI), Y7
+	VPSHUFB iq2SignSel<>(SB), Y7, Y7
+	VPAND   iq2Bits<>(SB), Y7, Y7
+	VPCMPEQB iq2Bits<>(SB), Y7, Y7
+	VPOR    iq2Bytes1<>(SB), Y7, Y7
+	VPSHUFB iq2ScaleSel<>+0(SB), Y14, Y12
+	VPSHUFB iq2ScaleSel<>+32(SB), Y14, Y13
+	VMOVDQU    0(DI), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y12, Y8, Y8
+	VMOVDQU    32(DI), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y13, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 0(R11)
+	VMOVDQU    0(DI)(R12*1), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y12, Y8, Y8
+	VMOVDQU    32(DI)(R12*1), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y13, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 128(R11)
+	VMOVDQU    0(DI)(R12*2), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y12, Y8, Y8
+	VMOVDQU    32(DI)(R12*2), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y13, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 256(R11)
+	VMOVDQU    0(R14), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y12, Y8, Y8
+	VMOVDQU    32(R14), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y13, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 384(R11)
+
+	// blocks 2 and 3: each token's pair sums to the scratch.
+	MOVBLZX 10(SI), AX
+	MOVBLZX 68(SI), BX
+	SHLL    $8, BX
+	ANDL    $0x300, BX
+	ORL     BX, AX
+	VMOVQ   (R9)(AX*8), X4
+	MOVBLZX 11(SI), AX
+	MOVBLZX 68(SI), BX
+	SHLL    $6, BX
+	ANDL    $0x300, BX
+	ORL     BX, AX
+	VPINSRQ $1, (R9)(AX*8), X4, X4
+	MOVBLZX 12(SI), AX
+	MOVBLZX 68(SI), BX
+	SHLL    $4, BX
+	ANDL    $0x300, BX
+	ORL     BX, AX
+	VMOVQ   (R9)(AX*8), X10
+	MOVBLZX 13(SI), AX
+	MOVBLZX 68(SI), BX
+	SHLL    $2, BX
+	ANDL    $0x300, BX
+	ORL     BX, AX
+	VPINSRQ $1, (R9)(AX*8), X10, X10
+	VINSERTI128 $1, X10, Y4, Y4
+	VPBROADCASTD 42(SI), Y5
+	VPSHUFB iq2SignSel<>(SB), Y5, Y5
+	VPAND   iq2Bits<>(SB), Y5, Y5
+	VPCMPEQB iq2Bits<>(SB), Y5, Y5
+	VPOR    iq2Bytes1<>(SB), Y5, Y5
+	MOVBLZX 14(SI), AX
+	MOVBLZX 69(SI), BX
+	SHLL    $8, BX
+	ANDL    $0x300, BX
+	ORL     BX, AX
+	VMOVQ   (R9)(AX*8), X6
+	MOVBLZX 15(SI), AX
+	MOVBLZX 69(SI), BX
+	SHLL    $6, BX
+	ANDL    $0x300, BX
+	ORL     BX, AX
+	VPINSRQ $1, (R9)(AX*8), X6, X6
+	MOVBLZX 16(SI), AX
+	MOVBLZX 69(SI), BX
+	SHLL    $4, BX
+	ANDL    $0x300, BX
+	ORL     BX, AX
+	VMOVQ   (R9)(AX*8), X10
+	MOVBLZX 17(SI), AX
+	MOVBLZX 69(SI), BX
+	SHLL    $2, BX
+	ANDL    $0x300, BX
+	ORL     BX, AX
+	VPINSRQ $1, (R9)(AX*8), X10, X10
+	VINSERTI128 $1, X10, Y6, Y6
+	VPBROADCASTD 46(SI), Y7
+	VPSHUFB iq2SignSel<>(SB), Y7, Y7
+	VPAND   iq2Bits<>(SB), Y7, Y7
+	VPCMPEQB iq2Bits<>(SB), Y7, Y7
+	VPOR    iq2Bytes1<>(SB), Y7, Y7
+	VPSHUFB iq2ScaleSel<>+64(SB), Y14, Y12
+	VPSHUFB iq2ScaleSel<>+96(SB), Y14, Y13
+	VMOVDQU    64(DI), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y12, Y8, Y8
+	VMOVDQU    96(DI), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y13, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 32(R11)
+	VMOVDQU    64(DI)(R12*1), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y12, Y8, Y8
+	VMOVDQU    96(DI)(R12*1), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y13, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 160(R11)
+	VMOVDQU    64(DI)(R12*2), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y12, Y8, Y8
+	VMOVDQU    96(DI)(R12*2), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y13, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 288(R11)
+	VMOVDQU    64(R14), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y12, Y8, Y8
+	VMOVDQU    96(R14), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y13, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 416(R11)
+
+	// blocks 4 and 5: each token's pair sums to the scratch.
+	MOVBLZX 18(SI), AX
+	MOVBLZX 70(SI), BX
+	SHLL    $8, BX
+	ANDL    $0x300, BX
+	ORL     BX, AX
+	VMOVQ   (R9)(AX*8), X4
+	MOVBLZX 19(SI), AX
+	MOVBLZX 70(SI), BX
+	SHLL    $6, BX
+	ANDL    $0x300, BX
+	ORL     BX, AX
+	VPINSRQ $1, (R9)(AX*8), X4, X4
+	MOVBLZX 20(SI), AX
+	MOVBLZX 70(SI), BX
+	SHLL    $4, BX
+	ANDL    $0x300, BX
+	ORL     BX, AX
+	VMOVQ   (R9)(AX*8), X10
+	MOVBLZX 21(SI), AX
+	MOVBLZX 70(SI), BX
+	SHLL    $2, BX
+	ANDL    $0x300, BX
+	ORL     BX, AX
+	VPINSRQ $1, (R9)(AX*8), X10, X10
+	VINSERTI128 $1, X10, Y4, Y4
+	VPBROADCASTD 50(SI), Y5
+	VPSHUFB iq2SignSel<>(SB), Y5, Y5
+	VPAND   iq2Bits<>(SB), Y5, Y5
+	VPCMPEQB iq2Bits<>(SB), Y5, Y5
+	VPOR    iq2Bytes1<>(SB), Y5, Y5
+	MOVBLZX 22(SI), AX
+	MOVBLZX 71(SI), BX
+	SHLL    $8, BX
+	ANDL    $0x300, BX
+	ORL     BX, AX
+	VMOVQ   (R9)(AX*8), X6
+	MOVBLZX 23(SI), AX
+	MOVBLZX 71(SI), BX
+	SHLL    $6, BX
+	ANDL    $0x300, BX
+	ORL     BX, AX
+	VPINSRQ $1, (R9)(AX*8), X6, X6
+	MOVBLZX 24(SI), AX
+	MOVBLZX 71(SI), BX
+	SHLL    $4, BX
+	ANDL    $0x300, BX
+	ORL     BX, AX
+	VMOVQ   (R9)(AX*8), X10
+	MOVBLZX 25(SI), AX
+	MOVBLZX 71(SI), BX
+	SHLL    $2, BX
+	ANDL    $0x300, BX
+	ORL     BX, AX
+	VPINSRQ $1, (R9)(AX*8), X10, X10
+	VINSERTI128 $1, X10, Y6, Y6
+	VPBROADCASTD 54(SI), Y7
+	VPSHUFB iq2SignSel<>(SB), Y7, Y7
+	VPAND   iq2Bits<>(SB), Y7, Y7
+	VPCMPEQB iq2Bits<>(SB), Y7, Y7
+	VPOR    iq2Bytes1<>(SB), Y7, Y7
+	VPSHUFB iq2ScaleSel<>+128(SB), Y14, Y12
+	VPSHUFB iq2ScaleSel<>+160(SB), Y14, Y13
+	VMOVDQU    128(DI), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y12, Y8, Y8
+	VMOVDQU    160(DI), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y13, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 64(R11)
+	VMOVDQU    128(DI)(R12*1), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y12, Y8, Y8
+	VMOVDQU    160(DI)(R12*1), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y13, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 192(R11)
+	VMOVDQU    128(DI)(R12*2), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y12, Y8, Y8
+	VMOVDQU    160(DI)(R12*2), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y13, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 320(R11)
+	VMOVDQU    128(R14), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y12, Y8, Y8
+	VMOVDQU    160(R14), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y13, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 448(R11)
+
+	// blocks 6 and 7: each token's pair sums to the scratch.
+	MOVBLZX 26(SI), AX
+	MOVBLZX 72(SI), BX
+	SHLL    $8, BX
+	ANDL    $0x300, BX
+	ORL     BX, AX
+	VMOVQ   (R9)(AX*8), X4
+	MOVBLZX 27(SI), AX
+	MOVBLZX 72(SI), BX
+	SHLL    $6, BX
+	ANDL    $0x300, BX
+	ORL     BX, AX
+	VPINSRQ $1, (R9)(AX*8), X4, X4
+	MOVBLZX 28(SI), AX
+	MOVBLZX 72(SI), BX
+	SHLL    $4, BX
+	ANDL    $0x300, BX
+	ORL     BX, AX
+	VMOVQ   (R9)(AX*8), X10
+	MOVBLZX 29(SI), AX
+	MOVBLZX 72(SI), BX
+	SHLL    $2, BX
+	ANDL    $0x300, BX
+	ORL     BX, AX
+	VPINSRQ $1, (R9)(AX*8), X10, X10
+	VINSERTI128 $1, X10, Y4, Y4
+	VPBROADCASTD 58(SI), Y5
+	VPSHUFB iq2SignSel<>(SB), Y5, Y5
+	VPAND   iq2Bits<>(SB), Y5, Y5
+	VPCMPEQB iq2Bits<>(SB), Y5, Y5
+	VPOR    iq2Bytes1<>(SB), Y5, Y5
+	MOVBLZX 30(SI), AX
+	MOVBLZX 73(SI), BX
+	SHLL    $8, BX
+	ANDL    $0x300, BX
+	ORL     BX, AX
+	VMOVQ   (R9)(AX*8), X6
+	MOVBLZX 31(SI), AX
+	MOVBLZX 73(SI), BX
+	SHLL    $6, BX
+	ANDL    $0x300, BX
+	ORL     BX, AX
+	VPINSRQ $1, (R9)(AX*8), X6, X6
+	MOVBLZX 32(SI), AX
+	MOVBLZX 73(SI), BX
+	SHLL    $4, BX
+	ANDL    $0x300, BX
+	ORL     BX, AX
+	VMOVQ   (R9)(AX*8), X10
+	MOVBLZX 33(SI), AX
+	MOVBLZX 73(SI), BX
+	SHLL    $2, BX
+	ANDL    $0x300, BX
+	ORL     BX, AX
+	VPINSRQ $1, (R9)(AX*8), X10, X10
+	VINSERTI128 $1, X10, Y6, Y6
+	VPBROADCASTD 62(SI), Y7
+	VPSHUFB iq2SignSel<>(SB), Y7, Y7
+	VPAND   iq2Bits<>(SB), Y7, Y7
+	VPCMPEQB iq2Bits<>(SB), Y7, Y7
+	VPOR    iq2Bytes1<>(SB), Y7, Y7
+	VPSHUFB iq2ScaleSel<>+192(SB), Y14, Y12
+	VPSHUFB iq2ScaleSel<>+224(SB), Y14, Y13
+	VMOVDQU    192(DI), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y12, Y8, Y8
+	VMOVDQU    224(DI), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y13, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 96(R11)
+	VMOVDQU    192(DI)(R12*1), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y12, Y8, Y8
+	VMOVDQU    224(DI)(R12*1), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y13, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 224(R11)
+	VMOVDQU    192(DI)(R12*2), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y12, Y8, Y8
+	VMOVDQU    224(DI)(R12*2), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y13, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 352(R11)
+	VMOVDQU    192(R14), Y8
+	VPSIGNB    Y5, Y8, Y8
+	VPMADDUBSW Y8, Y4, Y8
+	VPMADDWD   Y12, Y8, Y8
+	VMOVDQU    224(R14), Y9
+	VPSIGNB    Y7, Y9, Y9
+	VPMADDUBSW Y9, Y6, Y9
+	VPMADDWD   Y13, Y9, Y9
+	VPHADDD    Y9, Y8, Y8
+	VMOVDQA    Y8, 480(R11)
+
+	// Each token: the Rows kernel's block sums, then its float operations.
+	VPBROADCASTW 0(SI), X12
+	VCVTPH2PS  X12, Y12
+	VMULPS     iq2Eighth<>(SB), Y12, Y12
+	MOVQ       dx3-16(SP), AX
+	VMOVDQA    0(R11), Y8
+	VPHADDD    32(R11), Y8, Y8
+	VMOVDQA    64(R11), Y9
+	VPHADDD    96(R11), Y9, Y9
+	VPERM2I128 $0x20, Y9, Y8, Y10
+	VPERM2I128 $0x31, Y9, Y8, Y11
+	VPADDD     Y11, Y10, Y10
+	VCVTDQ2PS  Y10, Y10
+	VMULPS     (R8), Y12, Y11
+	VFMADD231PS Y11, Y10, Y0
+	VMOVDQA    128(R11), Y8
+	VPHADDD    160(R11), Y8, Y8
+	VMOVDQA    192(R11), Y9
+	VPHADDD    224(R11), Y9, Y9
+	VPERM2I128 $0x20, Y9, Y8, Y10
+	VPERM2I128 $0x31, Y9, Y8, Y11
+	VPADDD     Y11, Y10, Y10
+	VCVTDQ2PS  Y10, Y10
+	VMULPS     (R8)(DX*1), Y12, Y11
+	VFMADD231PS Y11, Y10, Y1
+	VMOVDQA    256(R11), Y8
+	VPHADDD    288(R11), Y8, Y8
+	VMOVDQA    320(R11), Y9
+	VPHADDD    352(R11), Y9, Y9
+	VPERM2I128 $0x20, Y9, Y8, Y10
+	VPERM2I128 $0x31, Y9, Y8, Y11
+	VPADDD     Y11, Y10, Y10
+	VCVTDQ2PS  Y10, Y10
+	VMULPS     (R8)(DX*2), Y12, Y11
+	VFMADD231PS Y11, Y10, Y2
+	VMOVDQA    384(R11), Y8
+	VPHADDD    416(R11), Y8, Y8
+	VMOVDQA    448(R11), Y9
+	VPHADDD    480(R11), Y9, Y9
+	VPERM2I128 $0x20, Y9, Y8, Y10
+	VPERM2I128 $0x31, Y9, Y8, Y11
+	VPADDD     Y11, Y10, Y10
+	VCVTDQ2PS  Y10, Y10
+	VMULPS     (R8)(AX*1), Y12, Y11
+	VFMADD231PS Y11, Y10, Y3
+	
+	ADDQ $82, SI
+	ADDQ $256, DI
+	ADDQ $256, R14
+	ADDQ $32, R8
+	DECQ CX
+	JNZ  g4iq2sloop
+	
+	G4END(ostride+48(FP))
+	JMP g4iq2srow
+
+g4iq2send:
+	VZEROUPPER
+	RET
