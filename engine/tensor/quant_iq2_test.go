@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 )
 
 // Tests for IQ2_XXS, IQ2_XS and IQ2_S (quant_iq2.go, dot_iq2*.go). The
@@ -356,6 +357,47 @@ func BenchmarkDequantizeIQ2(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkMatVecIQ2 is decode through a 2048×2048 matrix of each IQ2 type
+// against a Q2_K one (the K-quant of about the same size, in the GGUF
+// layout, unpacked), on one thread. Each iteration times one Q2_K MatVec and
+// one of the type back to back; "x-Q2_K" is the median of their time ratios
+// (below 1 is faster), "p10"/"p90" the ratios' spread, "us" the type's
+// median time.
+func BenchmarkMatVecIQ2(b *testing.B) {
+	k := NewKernels(NewPool(1))
+	defer k.Close()
+	const rows, cols = 2048, 2048
+	rng := rand.New(rand.NewPCG(69, 70))
+	ref := mustMatrixB(b, Q2_K, rows, cols, randomWeights(rng, Q2_K, rows, cols))
+	x := randomVec(rng, cols)
+	y := make([]float32, rows)
+	for _, ty := range iq2Types {
+		w := mustMatrixB(b, ty, rows, cols, randomWeights(rng, ty, rows, cols))
+		b.Run(fmt.Sprint(ty), func(b *testing.B) {
+			for range 10 {
+				k.MatVec(y, ref, x)
+				k.MatVec(y, w, x)
+			}
+			var ratios, tw []float64
+			for b.Loop() {
+				t0 := time.Now()
+				k.MatVec(y, ref, x)
+				t1 := time.Now()
+				k.MatVec(y, w, x)
+				t2 := time.Now()
+				r, s := t1.Sub(t0).Seconds(), t2.Sub(t1).Seconds()
+				ratios = append(ratios, s/r)
+				tw = append(tw, s*1e6)
+			}
+			slices.Sort(ratios)
+			b.ReportMetric(median(ratios), "x-Q2_K")
+			b.ReportMetric(ratios[len(ratios)/10], "p10")
+			b.ReportMetric(ratios[len(ratios)*9/10], "p90")
+			b.ReportMetric(median(tw), "us")
 		})
 	}
 }
