@@ -155,7 +155,7 @@ func BenchmarkMatVecPacked(b *testing.B) {
 	const cols, mats = 2048, 4
 	k := NewKernels(nil)
 	defer k.Close()
-	for _, typ := range []Type{Q4_0, Q8_0, Q4_1, Q5_0, Q5_1, IQ4_NL, MXFP4, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS, IQ2_XXS, IQ2_XS, IQ2_S, F16, BF16} {
+	for _, typ := range []Type{Q4_0, Q8_0, Q4_1, Q5_0, Q5_1, IQ4_NL, MXFP4, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS, IQ2_XXS, IQ2_XS, IQ2_S, F16, BF16, IQ3_XXS, IQ3_S} {
 		// The matrices are made inside the sub-benchmark, so that a -bench
 		// filter naming one type builds that type's 512 MiB only.
 		b.Run(fmt.Sprintf("%s/packed=%v", typ, k.prows[typ] != nil), func(b *testing.B) {

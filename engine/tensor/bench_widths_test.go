@@ -21,7 +21,7 @@ import (
 func BenchmarkMatVecWidths(b *testing.B) {
 	k := NewKernels(nil)
 	defer k.Close()
-	types := []Type{Q8_0, F16, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL, MXFP4, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS, IQ2_XXS, IQ2_XS, IQ2_S}
+	types := []Type{Q8_0, F16, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL, MXFP4, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S}
 	for _, shape := range []struct{ cols, rows int }{{576, 1536}, {512, 1536}, {2048, 8192}} {
 		matrix := func(ty Type) *Matrix {
 			rng := rand.New(rand.NewPCG(uint64(shape.cols), uint64(ty)))

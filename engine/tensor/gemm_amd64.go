@@ -42,6 +42,7 @@ func useArchGemm4(g *[typeSlots]gemm4Fn, u *[typeSlots]vnniAct, vnni bool) strin
 	useLegacyGemm4(g)
 	useK23Gemm4(g)
 	useIQ2Gemm4(g)
+	useIQ3Gemm4(g)
 	if !vnni || !hasVNNI {
 		return "avx2"
 	}

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-var kquantGemm4Types = []Type{Q4_K, Q5_K, Q6_K, Q2_K, Q3_K, IQ4_XS, IQ2_XXS, IQ2_XS, IQ2_S}
+var kquantGemm4Types = []Type{Q4_K, Q5_K, Q6_K, Q2_K, Q3_K, IQ4_XS, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S}
 
 // TestKQuantGemm4Wide: TestMatMulEqualsMatVec runs one super-block per row;
 // the four-token K-quant kernels also carry accumulators, pointers and

@@ -154,6 +154,7 @@ func newKernelsVNNI(pool *Pool, useAsm, vnni bool) *Kernels {
 		Q4_1: dotQ4_1Go, Q5_0: dotQ5_0Go, Q5_1: dotQ5_1Go, IQ4_NL: dotIQ4NLGo,
 		Q2_K: dotQ2KGo, Q3_K: dotQ3KGo, IQ4_XS: dotIQ4XSGo, MXFP4: dotMXFP4Go,
 		IQ2_XXS: dotIQ2XXSGo, IQ2_XS: dotIQ2XSGo, IQ2_S: dotIQ2SGo,
+		IQ3_XXS: dotIQ3XXSGo, IQ3_S: dotIQ3SGo,
 	} {
 		k.rows[t] = perRow(dot)
 	}

@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-var kernelTypes = []Type{F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q5_K, Q6_K, Q4_1, Q5_0, Q5_1, IQ4_NL, Q2_K, Q3_K, IQ4_XS, MXFP4, IQ2_XXS, IQ2_XS, IQ2_S}
+var kernelTypes = []Type{F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q5_K, Q6_K, Q4_1, Q5_0, Q5_1, IQ4_NL, Q2_K, Q3_K, IQ4_XS, MXFP4, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S}
 
 // randomWeights returns rows×cols weights of type t made of random bytes,
 // with every block scale set to a sane random value, so that all code bits,
@@ -70,7 +70,7 @@ func randomWeights(rng *rand.Rand, t Type, rows, cols int) []byte {
 			scale(blk, 108)
 		case IQ4_XS:
 			scale(blk, 0)
-		case IQ2_XXS, IQ2_XS, IQ2_S:
+		case IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S:
 			scale(blk, 0)
 		case MXFP4:
 			// Scales 2^−10…2^−5: weights up to 12·2^−5, as IQ4_NL's

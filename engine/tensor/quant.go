@@ -53,6 +53,10 @@ func dequantFunc(t Type) func(dst []float32, src []byte) {
 		return dequantQ3K
 	case IQ4_XS:
 		return dequantIQ4XS
+	case IQ3_XXS:
+		return dequantIQ3XXS
+	case IQ3_S:
+		return dequantIQ3S
 	case MXFP4:
 		return dequantMXFP4
 	case IQ2_XXS:

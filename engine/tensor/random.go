@@ -47,7 +47,7 @@ func FillRandom(t Type, dst []byte, seed uint64, scale float64) error {
 			dst[o], dst[o+1] = byte(u), byte(u>>8)
 		case Q4_0, Q5_0, Q8_0, IQ4_NL, IQ4_XS:
 			put16(o)
-		case IQ2_XXS, IQ2_XS, IQ2_S:
+		case IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S:
 			put16(o)
 		case Q4_1, Q5_1, Q4_K, Q5_K:
 			put16(o)
