@@ -153,6 +153,7 @@ func newKernelsVNNI(pool *Pool, useAsm, vnni bool) *Kernels {
 		Q4_0: dotQ4_0Go, Q4_K: dotQ4KGo, Q5_K: dotQ5KGo, Q6_K: dotQ6KGo,
 		Q4_1: dotQ4_1Go, Q5_0: dotQ5_0Go, Q5_1: dotQ5_1Go, IQ4_NL: dotIQ4NLGo,
 		Q2_K: dotQ2KGo, Q3_K: dotQ3KGo, IQ4_XS: dotIQ4XSGo, MXFP4: dotMXFP4Go,
+		IQ1_S: dotIQ1SGo, IQ1_M: dotIQ1MGo, TQ1_0: dotTQ1Go, TQ2_0: dotTQ2Go,
 	} {
 		k.rows[t] = perRow(dot)
 	}
