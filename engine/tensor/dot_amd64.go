@@ -68,6 +68,7 @@ func useArchDots(rows *[typeSlots]rowsFn, path string) string {
 	rows[Q3_K] = rowsQ3KAsm
 	rows[IQ4_XS] = rowsIQ4XSAsm
 	rows[MXFP4] = rowsMXFP4Asm
+	rows[TQ2_0] = rowsTQ2Asm
 	if hasZMM {
 		// useKVNNIDots put the 512-bit VNNI kernels in for Q4_K and Q6_K.
 		return "avx512vnni"

@@ -41,6 +41,7 @@ func useArchGemm4(g *[typeSlots]gemm4Fn, u *[typeSlots]vnniAct, vnni bool) strin
 	useKQuantGemm4(g)
 	useLegacyGemm4(g)
 	useK23Gemm4(g)
+	useIQ1Gemm4(g)
 	if !vnni || !hasVNNI {
 		return "avx2"
 	}

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 )
 
 // Tests for IQ1_S, IQ1_M, TQ1_0 and TQ2_0 (quant_iq1.go, dot_iq1*.go);
@@ -322,4 +323,85 @@ func FuzzIQ1(f *testing.F) {
 			}
 		}
 	})
+}
+
+// iq1Gemm4Types are the types of this file with a four-token prefill kernel
+// on AVX2 CPUs.
+var iq1Gemm4Types = []Type{TQ2_0}
+
+// TestIQ1Gemm4Wide checks MatMul against MatVec token by token, bit for
+// bit, for every type of this file (those without a prefill kernel run the
+// Rows kernel per token, which this checks too), over 1, 3 and 9
+// super-blocks per row, batches with groups of four, a padded three and
+// remainders, and tokens of zeros and of subnormal-scale values.
+func TestIQ1Gemm4Wide(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	for _, vnni := range []bool{true, false} {
+		k := newKernelsVNNI(nil, true, vnni)
+		for _, typ := range iq1Types {
+			if hasAVX2 && slices.Contains(iq1Gemm4Types, typ) && k.gemm4[typ] == nil {
+				t.Errorf("%s: no prefill kernel on an AVX2 CPU", typ)
+			}
+			for _, cols := range []int{256, 768, 2304} {
+				const rows = 70
+				w := mustMatrix(t, typ, rows, cols, randomWeights(rng, typ, rows, cols))
+				for _, n := range []int{3, 4, 7, 9} {
+					x := randomVec(rng, n*cols)
+					clear(x[1*cols : 2*cols])
+					for i := 2 * cols; i < 3*cols; i++ {
+						x[i] *= 1e-36
+					}
+					got := make([]float32, n*rows)
+					k.MatMul(got, w, x, n)
+					want := make([]float32, rows)
+					for i := range n {
+						k.MatVec(want, w, x[i*cols:(i+1)*cols])
+						for r := range rows {
+							if math.Float32bits(got[i*rows+r]) != math.Float32bits(want[r]) {
+								t.Fatalf("%s %v cols %d n %d token %d row %d: matmul %g, matvec %g", k.PrefillPath(), typ, cols, n, i, r, got[i*rows+r], want[r])
+							}
+						}
+					}
+				}
+			}
+		}
+		k.Close()
+	}
+}
+
+// BenchmarkMatVecIQ1 times MatVec of a 2048×2048 matrix of each type of
+// this file against one of Q2_K, alternated call by call on one thread
+// (GGUF layouts, unpacked): "x-Q2_K" is the median time ratio (below 1 is
+// faster), "lo" and "hi" its range, "us" and "Q2_K-us" the two medians.
+func BenchmarkMatVecIQ1(b *testing.B) {
+	const n = 2048
+	pool := NewPool(1)
+	defer pool.Close()
+	k := NewKernels(pool)
+	rng := rand.New(rand.NewPCG(1, 2))
+	q2 := mustMatrixB(b, Q2_K, n, n, randomWeights(rng, Q2_K, n, n))
+	x := randomVec(rng, n)
+	y := make([]float32, n)
+	for _, typ := range iq1Types {
+		w := mustMatrixB(b, typ, n, n, randomWeights(rng, typ, n, n))
+		b.Run(typ.String(), func(b *testing.B) {
+			var ratios, t, tq []float64
+			for b.Loop() {
+				s0 := time.Now()
+				k.MatVec(y, w, x)
+				s1 := time.Now()
+				k.MatVec(y, q2, x)
+				s2 := time.Now()
+				a, c := s1.Sub(s0).Seconds(), s2.Sub(s1).Seconds()
+				ratios = append(ratios, a/c)
+				t = append(t, a*1e6)
+				tq = append(tq, c*1e6)
+			}
+			b.ReportMetric(median(ratios), "x-Q2_K")
+			b.ReportMetric(slices.Min(ratios), "lo")
+			b.ReportMetric(slices.Max(ratios), "hi")
+			b.ReportMetric(median(t), "us")
+			b.ReportMetric(median(tq), "Q2_K-us")
+		})
+	}
 }
