@@ -15,12 +15,17 @@ package tensor
 // assembly folds the δ into the weights it feeds VPMADDUBSW instead of
 // needing per-8 activation sums.
 
-// iq1Eighths returns the run's 8 weights in eighths, 8·g + sgn.
-func iq1Eighths(idx uint16, sgn int32) (w [8]int32) {
-	for j, g := range iq1Grid(idx) {
-		w[j] = 8*int32(g) + sgn
+// iq1RunDot returns Σ(8g + sgn)·xq over one run of 8 weights (grid
+// entry idx) and its 8 activation codes: 8·Σg·xq + sgn·Σxq, the same
+// integer.
+func iq1RunDot(idx uint16, sgn int32, xs []int8) int32 {
+	u := iq1s_grid[idx&2047]
+	var s, sx int32
+	for j, x := range xs[:8] {
+		s += int32(int8(u>>(8*j))) * int32(x)
+		sx += int32(x)
 	}
-	return w
+	return 8*s + sgn*sx
 }
 
 // dotIQ1SGo: w = d·ls·(g ± 1/8), so per activation block b the dot is
@@ -33,14 +38,13 @@ func dotIQ1SGo(w []byte, _ []float32, a act) float32 {
 		for ib := range 8 {
 			b := sb*8 + ib
 			x := a.qs[b*QK : b*QK+QK]
-			var p int32
+			var p, ls int32
 			for l := range 4 {
-				idx, ls, sgn := iq1SRun(blk, ib, l)
-				for j, v := range iq1Eighths(idx, sgn) {
-					p += ls * v * int32(x[8*l+j])
-				}
+				idx, lsl, sgn := iq1SRun(blk, ib, l)
+				p += iq1RunDot(idx, sgn, x[8*l:])
+				ls = lsl // one scale per sub-block
 			}
-			acc += d8 * a.d[b] * float32(p)
+			acc += d8 * a.d[b] * float32(ls*p)
 		}
 	}
 	return acc
@@ -58,9 +62,7 @@ func dotIQ1MGo(w []byte, _ []float32, a act) float32 {
 			var p int32
 			for l := range 4 {
 				idx, ls, sgn := iq1MRun(blk, ib, l)
-				for j, v := range iq1Eighths(idx, sgn) {
-					p += ls * v * int32(x[8*l+j])
-				}
+				p += ls * iq1RunDot(idx, sgn, x[8*l:])
 			}
 			acc += d8 * a.d[b] * float32(p)
 		}
@@ -69,7 +71,9 @@ func dotIQ1MGo(w []byte, _ []float32, a act) float32 {
 }
 
 // dotTQ1Go: w = d·(t − 1), so per activation block b the dot is
-// d·dx_b·Σ(t − 1)·xq.
+// d·dx_b·Σ(t − 1)·xq. Blocks 0..4 are trit j of qs[0:32]; blocks 5 and 6
+// trits 0, 1 and 2, 3 of qs[32:48]; block 7 trit 4 of qs[32:48], then the
+// four trits of qh.
 func dotTQ1Go(w []byte, _ []float32, a act) float32 {
 	var acc float32
 	for sb := range len(a.d) / 8 {
@@ -79,14 +83,35 @@ func dotTQ1Go(w []byte, _ []float32, a act) float32 {
 			b := sb*8 + j
 			x := a.qs[b*QK : b*QK+QK]
 			var p int32
-			for l := range QK {
-				off, n := tq1Weight(32*j + l)
-				p += tq1Trit(blk[off], n) * int32(x[l])
+			switch {
+			case j < 5:
+				p = tq1RunDot(blk[0:32], j, x)
+			case j < 7:
+				p = tq1RunDot(blk[32:48], 2*(j-5), x[:16]) + tq1RunDot(blk[32:48], 2*(j-5)+1, x[16:])
+			default:
+				p = tq1RunDot(blk[32:48], 4, x[:16])
+				for n := range 4 {
+					p += tq1RunDot(blk[48:52], n, x[16+4*n:])
+				}
 			}
 			acc += d * a.d[b] * float32(p)
 		}
 	}
 	return acc
+}
+
+// tq1RunDot returns Σ(t − 1)·xq over trit n of the bytes q and the first
+// len(q) codes of x.
+func tq1RunDot(q []byte, n int, x []int8) int32 {
+	m := byte(1)
+	for range n {
+		m *= 3
+	}
+	var p int32
+	for l, v := range q {
+		p += (int32(uint16(v*m)*3>>8) - 1) * int32(x[l])
+	}
+	return p
 }
 
 // dotTQ2Go: w = d·(q − 1); activation block j of a super-block is bit pair
