@@ -43,6 +43,7 @@ func useArchGemm4(g *[typeSlots]gemm4Fn, u *[typeSlots]vnniAct, vnni bool) strin
 	useK23Gemm4(g)
 	useIQ2Gemm4(g)
 	useIQ3Gemm4(g)
+	useIQ1Gemm4(g)
 	if !vnni || !hasVNNI {
 		return "avx2"
 	}

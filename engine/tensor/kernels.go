@@ -155,6 +155,7 @@ func newKernelsVNNI(pool *Pool, useAsm, vnni bool) *Kernels {
 		Q2_K: dotQ2KGo, Q3_K: dotQ3KGo, IQ4_XS: dotIQ4XSGo, MXFP4: dotMXFP4Go,
 		IQ2_XXS: dotIQ2XXSGo, IQ2_XS: dotIQ2XSGo, IQ2_S: dotIQ2SGo,
 		IQ3_XXS: dotIQ3XXSGo, IQ3_S: dotIQ3SGo,
+		IQ1_S: dotIQ1SGo, IQ1_M: dotIQ1MGo, TQ1_0: dotTQ1Go, TQ2_0: dotTQ2Go,
 	} {
 		k.rows[t] = perRow(dot)
 	}

@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-var kernelTypes = []Type{F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q5_K, Q6_K, Q4_1, Q5_0, Q5_1, IQ4_NL, Q2_K, Q3_K, IQ4_XS, MXFP4, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S}
+var kernelTypes = []Type{F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q5_K, Q6_K, Q4_1, Q5_0, Q5_1, IQ4_NL, Q2_K, Q3_K, IQ4_XS, MXFP4, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, IQ1_S, IQ1_M, TQ1_0, TQ2_0}
 
 // randomWeights returns rows×cols weights of type t made of random bytes,
 // with every block scale set to a sane random value, so that all code bits,
@@ -68,10 +68,19 @@ func randomWeights(rng *rand.Rand, t Type, rows, cols int) []byte {
 			scale(blk, 82)
 		case Q3_K:
 			scale(blk, 108)
-		case IQ4_XS:
+		case IQ4_XS, IQ1_S:
 			scale(blk, 0)
 		case IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S:
 			scale(blk, 0)
+		case TQ1_0:
+			scale(blk, 52)
+		case TQ2_0:
+			scale(blk, 64)
+		case IQ1_M:
+			h := F32ToF16(float32(0.001 + 0.02*rng.Float64()))
+			for k := range 4 {
+				blk[49+2*k] = blk[49+2*k]&0x0F | byte(h>>(4*k))<<4
+			}
 		case MXFP4:
 			// Scales 2^−10…2^−5: weights up to 12·2^−5, as IQ4_NL's
 			// 0.001…0.021 times levels up to 127 reach 2.7.

@@ -57,6 +57,14 @@ func dequantFunc(t Type) func(dst []float32, src []byte) {
 		return dequantIQ3XXS
 	case IQ3_S:
 		return dequantIQ3S
+	case IQ1_S:
+		return dequantIQ1S
+	case IQ1_M:
+		return dequantIQ1M
+	case TQ1_0:
+		return dequantTQ1
+	case TQ2_0:
+		return dequantTQ2
 	case MXFP4:
 		return dequantMXFP4
 	case IQ2_XXS:

@@ -59,6 +59,18 @@ func FillRandom(t Type, dst []byte, seed uint64, scale float64) error {
 			put16(o + 108)
 		case Q6_K:
 			put16(o + 208)
+		case IQ1_S:
+			put16(o)
+		case TQ1_0:
+			put16(o + 52)
+		case TQ2_0:
+			put16(o + 64)
+		case IQ1_M:
+			// d's four nibbles are the scale words' top nibbles.
+			h := F32ToF16(float32(r.NormFloat64() * scale))
+			for k := range 4 {
+				dst[o+49+2*k] = dst[o+49+2*k]&0x0F | byte(h>>(4*k))<<4
+			}
 		case MXFP4:
 			// An E8M0 exponent whose scale 2^(e−128) is within a factor
 			// of 16 of scale (2^(exp−1) ≤ scale < 2^exp).

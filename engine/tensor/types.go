@@ -84,7 +84,7 @@ var typeTable = [...]traits{
 	IQ2_XXS: {"IQ2_XXS", 256, 66, true},
 	IQ2_XS:  {"IQ2_XS", 256, 74, true},
 	IQ3_XXS: {"IQ3_XXS", 256, 98, true},
-	IQ1_S:   {"IQ1_S", 256, 50, false},
+	IQ1_S:   {"IQ1_S", 256, 50, true},
 	IQ4_NL:  {"IQ4_NL", 32, 18, true},
 	IQ3_S:   {"IQ3_S", 256, 110, true},
 	IQ2_S:   {"IQ2_S", 256, 82, true},
@@ -94,10 +94,10 @@ var typeTable = [...]traits{
 	I32:     {"I32", 1, 4, false},
 	I64:     {"I64", 1, 8, false},
 	F64:     {"F64", 1, 8, false},
-	IQ1_M:   {"IQ1_M", 256, 56, false},
+	IQ1_M:   {"IQ1_M", 256, 56, true},
 	BF16:    {"BF16", 1, 2, true},
-	TQ1_0:   {"TQ1_0", 256, 54, false},
-	TQ2_0:   {"TQ2_0", 256, 66, false},
+	TQ1_0:   {"TQ1_0", 256, 54, true},
+	TQ2_0:   {"TQ2_0", 256, 66, true},
 	MXFP4:   {"MXFP4", 32, 17, true},
 }
 
