@@ -114,6 +114,11 @@ func fromFile(f *gguf.File, path string, o Options) (*Session, error) {
 	if info.Name == "" {
 		info.Name = filepath.Base(path)
 	}
+	census := f.Census()
+	info.MatrixTypes = len(census.MatrixTypes())
+	for _, t := range census.Types {
+		info.Types = append(info.Types, TypeShare{Type: t.Type.String(), Tensors: t.Tensors, Bytes: int64(t.Bytes), Share: t.Share(census.Bytes)})
+	}
 	for i := range f.Tensors {
 		info.Params += int64(f.Tensors[i].Elements())
 		info.FileBytes += int64(f.Tensors[i].Size)

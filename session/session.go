@@ -94,6 +94,20 @@ type Info struct {
 	KVRank, HeadDim             int
 	KVEntryBefore, KVEntryAfter int64
 	KVSaved                     int64
+	// Types is every tensor type of the file with its share of the bytes,
+	// most first (gguf.File.Census). MatrixTypes counts the types the
+	// matrices use (norms and biases left out): more than one in an
+	// importance-matrix or "dynamic" quantisation, or a K-quant mix.
+	Types       []TypeShare
+	MatrixTypes int
+}
+
+// TypeShare is one tensor type's part of a model file (Info.Types).
+type TypeShare struct {
+	Type    string // "IQ2_XXS"
+	Tensors int
+	Bytes   int64
+	Share   float64 // of the file's tensor bytes, 0 to 1
 }
 
 // Settings are the knobs a user can change between turns (/set).

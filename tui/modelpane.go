@@ -2,10 +2,12 @@ package tui
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/isagi-lab/isagi/session"
 )
@@ -44,6 +46,7 @@ func (m *modelPane) lines() []string {
 		kv("params", fmtCount(i.Params)+" · "+fmtBytes(i.FileBytes)),
 		kv("quant", i.WeightType+" · ctx "+fmt.Sprint(i.ContextSize)),
 	}
+	lines = append(lines, mixLines(i, sideWidth-4)...)
 	if i.Experts != "" {
 		// A mixture of experts holds every expert and reads only the
 		// chosen ones a token.
@@ -55,6 +58,50 @@ func (m *modelPane) lines() []string {
 		kv("rank", rankLabel(i)),
 	)
 	return append(lines, slotLines(i)...)
+}
+
+// mixLines are the file's types with their share of the bytes ("IQ2_XXS
+// 71% · Q8_0 18% · …") when its matrices mix types, as importance-matrix
+// and "dynamic" quantisations do; none for a file of one matrix type,
+// which the quant line names. The types wrap under the key to fit width
+// (the side column's), so none is cut off.
+func mixLines(i session.Info, width int) []string {
+	if i.MatrixTypes < 2 {
+		return nil
+	}
+	const indent = "        " // kv's key width
+	var lines []string
+	cur := ""
+	for _, t := range i.Types {
+		part := t.Type + " " + percent(t.Share)
+		if cur != "" && ansi.StringWidth(indent+cur+" · "+part) <= width {
+			cur += " · " + part
+			continue
+		}
+		if cur != "" {
+			lines = append(lines, cur)
+		}
+		cur = part
+	}
+	lines = append(lines, cur)
+	for k := range lines {
+		if k == 0 {
+			lines[k] = kv("mix", lines[k])
+		} else {
+			lines[k] = indent + lines[k]
+		}
+	}
+	return lines
+}
+
+// percent writes a share from 0 to 1 as a whole percentage, "<1%" for one
+// that rounds to none, so no type present reads as absent.
+func percent(share float64) string {
+	p := math.Round(share * 100)
+	if p == 0 && share > 0 {
+		return "<1%"
+	}
+	return fmt.Sprintf("%.0f%%", p)
 }
 
 // rankLabel says whether the model runs compressed (/set rank K) and what

@@ -64,3 +64,49 @@ func TestModelPaneShowsExperts(t *testing.T) {
 		t.Errorf("a dense model's pane:\n%s\nshows experts", got)
 	}
 }
+
+// TestModelPaneShowsTypeMix: a file whose matrices mix types (an
+// importance-matrix or "dynamic" quantisation) shows each type's share of
+// the bytes, wrapped to the side column so none is cut off; a file of one
+// matrix type shows none.
+func TestModelPaneShowsTypeMix(t *testing.T) {
+	ud := session.Info{WeightType: "IQ2_XXS", MatrixTypes: 3, Types: []session.TypeShare{
+		{Type: "IQ2_XXS", Share: 0.714}, {Type: "Q8_0", Share: 0.181}, {Type: "IQ3_S", Share: 0.09}, {Type: "F32", Share: 0.015},
+	}}
+	p := modelPane{info: ud}
+	lines := p.lines()
+	var mix []string
+	for k, l := range lines {
+		l = ansi.Strip(l)
+		if w := ansi.StringWidth(l); w > sideWidth-4 {
+			t.Errorf("line %q is %d wide, the pane %d", l, w, sideWidth-4)
+		}
+		if strings.HasPrefix(l, "mix ") {
+			mix = append(mix, l)
+			for _, c := range lines[k+1:] {
+				if c = ansi.Strip(c); !strings.HasPrefix(c, "        ") {
+					break
+				}
+				mix = append(mix, c)
+			}
+		}
+	}
+	for k := range mix {
+		mix[k] = strings.Join(strings.Fields(mix[k]), " ")
+	}
+	got := strings.Join(mix, " · ") // a wrap falls between two types
+	if want := "mix IQ2_XXS 71% · Q8_0 18% · IQ3_S 9% · F32 2%"; got != want {
+		t.Errorf("model pane:\n%s\nmix reads %q, want %q", ansi.Strip(strings.Join(lines, "\n")), got, want)
+	}
+	if len(mix) < 2 {
+		t.Errorf("mix on %d line, want it wrapped: %q", len(mix), mix)
+	}
+	one := session.Info{WeightType: "Q8_0", MatrixTypes: 1, Types: []session.TypeShare{{Type: "Q8_0", Share: 0.99}, {Type: "F32", Share: 0.01}}}
+	p = modelPane{info: one}
+	if got := ansi.Strip(strings.Join(p.lines(), "\n")); strings.Contains(got, "mix") {
+		t.Errorf("a one-type file's pane:\n%s\nshows a mix", got)
+	}
+	if got := percent(0.004); got != "<1%" {
+		t.Errorf("percent(0.004) = %q", got)
+	}
+}

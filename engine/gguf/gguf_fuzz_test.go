@@ -59,6 +59,7 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
+		checkCensus(t, file)
 		var w Writer
 		for _, kv := range file.KV {
 			if err := w.AddKV(kv.Key, kv.Value); err != nil {

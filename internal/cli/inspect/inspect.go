@@ -5,6 +5,7 @@ package inspect
 import (
 	"cmp"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -59,6 +60,7 @@ func Main(env base.Env, args []string) error {
 	for _, c := range byID {
 		fmt.Fprintf(w, "  %s\t%d tensors, %s\n", c.Type, c.Tensors, base.HumanBytes(c.Bytes))
 	}
+	printCensus(w, f.Census())
 	if *showTensors {
 		fmt.Fprintln(w)
 		for _, ti := range f.Tensors {
@@ -72,15 +74,45 @@ func Main(env base.Env, args []string) error {
 	return w.Flush()
 }
 
+// printCensus writes the types by layer: the file-wide mix, then one row
+// per run of blocks whose matrices use the same types (an importance-matrix
+// or "dynamic" quantisation gives some slots or blocks more bits), then
+// the tensors outside the blocks. It reads the header only, so a file
+// this build cannot run is described as fully as one it can.
+func printCensus(w io.Writer, c *gguf.Census) {
+	fmt.Fprintf(w, "\ntypes by layer\t%s\n", c.Mix())
+	for _, s := range c.Spans() {
+		fmt.Fprintf(w, "  %s\t%s\t%s\n", s.Label(), base.HumanBytes(s.Bytes()), rowPattern(s.Slots))
+	}
+	if len(c.Other.Types) > 0 {
+		var n uint64
+		for _, t := range c.Other.Types {
+			n += t.Bytes
+		}
+		fmt.Fprintf(w, "  outside blocks\t%s\t%s\n", base.HumanBytes(n), rowPattern(c.Other.Slots))
+	}
+}
+
+// rowPattern is a row's slots, or what it holds when it has no matrix.
+func rowPattern(slots []gguf.SlotType) string {
+	if len(slots) == 0 {
+		return "no matrices (norms, biases)"
+	}
+	return gguf.Pattern(slots)
+}
+
 // usageHead and usageTail frame the flags in `isagi inspect --help`.
 const (
 	usageHead = `Usage: isagi inspect [--tensors] MODEL.gguf
 
 Prints the GGUF version; every tensor type in the file with its count, and
 which of them this build cannot run (read from the header: no weights are
-loaded); every metadata key (arrays as type and length); and the tensors: a
-count and size per type, or with --tensors one line each (name, type, shape
-innermost first, bytes).
+loaded); every metadata key (arrays as type and length); the tensors: a
+count and size per type; the types by layer: each type's share of the bytes
+and, for every run of blocks whose matrices use the same types, which type
+each matrix slot uses (a family sharing one type in one word: "attn Q8_0,
+ffn_gate_exps IQ2_XXS, ..."); and with --tensors every tensor, one line each
+(name, type, shape innermost first, bytes).
 
 Flags:
 `
