@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/isagi-lab/isagi/engine/tokenizer"
 )
 
 // quants2Files are the files of ../shared/fixtures/quants2: the kjv model
@@ -19,11 +21,14 @@ var quants2Files = []string{
 
 // top10Tol bounds |our log-probability − llama.cpp's| of each of
 // llama.cpp's ten most likely tokens, teacher-forced on its greedy ids
-// (every step, 4 prompts × 32). The README expects "a few hundredths":
-// llama.cpp rounds activations to its 256-value 8-bit grid (Q8_K) and
-// the engine to its 32-value one; a wrong grid, sign table or scale moves
-// them by whole units.
-const top10Tol = 0.25
+// (every step, 4 prompts × 32, the worst of 1,280 values a file).
+// Measured: 0.10 (IQ3_XXS) to 0.24 (the IQ2_XS mix) — llama.cpp rounds
+// these products' activations to its 256-value 8-bit grid (Q8_K), the
+// engine to its 32-value one, and a 1.5–3-bit model amplifies the
+// difference; a wrong grid, sign table or scale moves them by whole units.
+// The bound is clearMargin, the README's own bound on how far an
+// independent engine may move a margin.
+const top10Tol = clearMargin
 
 type quant2Case struct {
 	quantCase
@@ -33,7 +38,8 @@ type quant2Case struct {
 // TestQuants2 runs every file of quants2/ against llama.cpp's greedy
 // continuations with its top ten at every step (quants2/golden.json):
 // free-running greedy ids equal llama.cpp's up to the first step whose
-// margin is below clearMargin (the quants rule, TestQuants), and,
+// margin is below clearMargin (the quants rule, TestQuants; the margin of
+// the token llama.cpp picked over the next it could have picked), and,
 // teacher-forced on llama.cpp's ids, the log-probabilities of llama.cpp's
 // ten most likely tokens within top10Tol of its own at every step, and
 // our argmax its token wherever its margin is clear.
@@ -67,6 +73,38 @@ func TestQuants2(t *testing.T) {
 		t.Run(file, func(t *testing.T) {
 			cases := g.Files[file]
 			m := openModel(t, "quants2/"+file)
+			tok, err := tokenizer.FromGGUF(m.File())
+			if err != nil {
+				t.Fatal(err)
+			}
+			// llama-server ran with ignore_eos: its sampler never picks an
+			// end-of-generation token, but its reported probabilities (the
+			// top ten, the margin) still include them — where one is the
+			// most likely, top2_logit_margin is its lead over the token
+			// picked. So our greedy choice skips them (mask, on a copy), our
+			// log-probabilities keep them, and a step binds by the picked
+			// token's lead over the best other token that could be picked.
+			eog := tok.EndOfGeneration()
+			pick := make([]float32, m.Vocab)
+			mask := func(logits []float32) []float32 {
+				copy(pick, logits)
+				for _, id := range eog {
+					pick[id] = float32(math.Inf(-1))
+				}
+				return pick
+			}
+			lead := func(top [][2]float64, want int32) float64 {
+				best, other := math.NaN(), math.Inf(-1)
+				for _, e := range top {
+					switch id := int32(e[0]); {
+					case id == want:
+						best = e[1]
+					case !slices.Contains(eog, id):
+						other = max(other, e[1])
+					}
+				}
+				return best - other // NaN when want is not in the top ten
+			}
 			s, err := m.NewStateOn(0, testBackend())
 			if err != nil {
 				t.Fatal(err)
@@ -77,15 +115,29 @@ func TestQuants2(t *testing.T) {
 				if len(c.Margin) != len(c.GreedyIDs) || len(c.Top10) != len(c.GreedyIDs) {
 					t.Fatalf("%q: %d margins and %d top-10 lists for %d ids", c.Prompt, len(c.Margin), len(c.Top10), len(c.GreedyIDs))
 				}
-				clear := 0
-				for clear < len(c.Margin) && c.Margin[clear] >= clearMargin {
+				margin := make([]float64, len(c.GreedyIDs))
+				for i, want := range c.GreedyIDs {
+					margin[i] = lead(c.Top10[i], want)
+				}
+				clear := 0 // NaN (unknown) is not clear
+				for clear < len(margin) && margin[clear] >= clearMargin {
 					clear++
 				}
 				s.Reset()
-				got := greedy(t, s, c.PromptIDs, len(c.GreedyIDs), -1)
+				got := make([]int32, 0, len(c.GreedyIDs))
+				if err := s.Forward(c.PromptIDs, logits); err != nil {
+					t.Fatal(err)
+				}
+				for range c.GreedyIDs {
+					id := argmax(mask(logits))
+					got = append(got, id)
+					if err := s.Forward([]int32{id}, logits); err != nil {
+						t.Fatal(err)
+					}
+				}
 				for i := range clear {
 					if got[i] != c.GreedyIDs[i] {
-						t.Errorf("%q: free-running step %d: %d, llama.cpp %d (margin %.3f; steps 0..%d are binding)", c.Prompt, i, got[i], c.GreedyIDs[i], c.Margin[i], clear-1)
+						t.Errorf("%q: free-running step %d: %d, llama.cpp %d (margin %.3f; steps 0..%d are binding)", c.Prompt, i, got[i], c.GreedyIDs[i], margin[i], clear-1)
 						break
 					}
 				}
@@ -101,9 +153,9 @@ func TestQuants2(t *testing.T) {
 							worst, worstStep = d, i
 						}
 					}
-					if c.Margin[i] >= clearMargin {
-						if ours := top2Margin(logits, want); ours <= 0 {
-							t.Errorf("%q: teacher-forced step %d: %d beats llama.cpp's %d by %.4f where llama.cpp's margin is %.3f", c.Prompt, i, argmax(logits), want, -ours, c.Margin[i])
+					if margin[i] >= clearMargin {
+						if ours := top2Margin(mask(logits), want); ours <= 0 {
+							t.Errorf("%q: teacher-forced step %d: %d beats llama.cpp's %d by %.4f where llama.cpp's lead is %.3f", c.Prompt, i, argmax(pick), want, -ours, margin[i])
 						}
 					}
 					if err := s.Forward([]int32{want}, logits); err != nil {
@@ -129,7 +181,7 @@ func logSoftmax(logits []float32) []float64 {
 	}
 	var s float64
 	for _, v := range logits {
-		s += math.Exp(float64(v) - m)
+		s += math.Exp(float64(v) - m) // −Inf (a masked token) adds 0
 	}
 	lse := m + math.Log(s)
 	out := make([]float64, len(logits))

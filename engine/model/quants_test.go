@@ -253,19 +253,20 @@ func top2Margin(logits []float32, id int32) float64 {
 }
 
 // TestQuantsUnsupportedType: a file with a matrix in a type this build
-// cannot compute (IQ2_XXS, which no kernel here handles) fails to load with
+// cannot compute (Q8_K, ggml's activation type, which no file stores as
+// a weight and no kernel here multiplies) fails to load with
 // one line naming the tensor and its type and listing the types that would
 // load.
 func TestQuantsUnsupportedType(t *testing.T) {
 	const retyped = "blk.2.ffn_down.weight"
-	p := fixtures.Rebuilt(t, "kjv/kjv-q8_0.gguf", t.TempDir(), "iq2.gguf", fixtures.Change{Tensor: retyped, Type: tensor.IQ2_XXS})
+	p := fixtures.Rebuilt(t, "kjv/kjv-q8_0.gguf", t.TempDir(), "q8k.gguf", fixtures.Change{Tensor: retyped, Type: tensor.Q8_K})
 	m, err := Open(p)
 	if err == nil {
 		m.Close()
-		t.Fatal("a model with an IQ2_XXS matrix loaded")
+		t.Fatal("a model with a Q8_K matrix loaded")
 	}
 	msg := err.Error()
-	for _, want := range []string{retyped, "IQ2_XXS", "not supported", "supported: " + tensor.ComputableNames()} {
+	for _, want := range []string{retyped, "Q8_K", "not supported", "supported: " + tensor.ComputableNames()} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("error %q lacks %q", msg, want)
 		}

@@ -97,7 +97,14 @@ func (b *Backend) ExpertMatrix(ms []*tensor.Matrix) (backend.Matrix, error) {
 		// copy then, else one an expert.
 		for e := 0; e < len(ms); {
 			run := 1
-			for e+run < len(ms) && unsafe.Pointer(&ms[e+run].Data[0]) == unsafe.Add(unsafe.Pointer(&ms[e].Data[0]), run*size) {
+			// Back to back within one allocation: the next expert starts
+			// where the run ends and the first one's slice reaches over it
+			// (its capacity), so that one copy never reads across two
+			// allocations that merely lie side by side (checkptr, -race,
+			// refuses that, and rightly). Compared as addresses: a pointer
+			// past the run's end is not made.
+			for e+run < len(ms) && cap(ms[e].Data) >= (run+1)*size &&
+				uintptr(unsafe.Pointer(&ms[e+run].Data[0])) == uintptr(unsafe.Pointer(&ms[e].Data[0]))+uintptr(run*size) {
 				run++
 			}
 			dst := w.p + cu.DevicePtr(e*size)
