@@ -110,10 +110,11 @@ func WriteGGUF(t *testing.T, dir, name string, w *gguf.Writer) string {
 	return p
 }
 
-// TernaryModel is a header-valid file whose weights are IQ2_XXS and TQ1_0,
-// types no kernel of this build handles (1.5- to 2-bit IQ and ternary are
-// not among the types being added), so it stays unrunnable.
-func TernaryModel(t *testing.T, dir string) string {
+// UnrunnableModel is a header-valid file whose weights are Q8_K and I8,
+// types no file stores as weights and no kernel of this build multiplies
+// (ggml's activation grid, and plain integers), so it stays unrunnable
+// whatever weight types are added.
+func UnrunnableModel(t *testing.T, dir string) string {
 	t.Helper()
 	var w gguf.Writer
 	if err := w.AddKV("general.architecture", gguf.String("llama")); err != nil {
@@ -124,9 +125,9 @@ func TernaryModel(t *testing.T, dir string) string {
 		typ  tensor.Type
 		dims []uint64
 	}{
-		{"blk.0.attn_q.weight", tensor.IQ2_XXS, []uint64{256, 2}},
-		{"blk.0.attn_k.weight", tensor.IQ2_XXS, []uint64{256, 2}},
-		{"blk.0.ffn_up.weight", tensor.TQ1_0, []uint64{256, 4}},
+		{"blk.0.attn_q.weight", tensor.Q8_K, []uint64{256, 1}},
+		{"blk.0.attn_k.weight", tensor.Q8_K, []uint64{256, 1}},
+		{"blk.0.ffn_up.weight", tensor.I8, []uint64{128, 4}},
 		{"blk.0.attn_norm.weight", tensor.F32, []uint64{256}},
 	} {
 		n, err := tn.typ.TensorBytes(tn.dims)
@@ -137,7 +138,7 @@ func TernaryModel(t *testing.T, dir string) string {
 			t.Fatal(err)
 		}
 	}
-	return WriteGGUF(t, dir, "ternary.gguf", &w)
+	return WriteGGUF(t, dir, "odd-types.gguf", &w)
 }
 
 // DemoProfile isolates the data directories and stores a quickly

@@ -72,17 +72,17 @@ func TestInspectNamesTypes(t *testing.T) {
 // inspected (the header is all inspect reads) and the types are named with
 // the ones that would run.
 func TestInspectCannotRun(t *testing.T) {
-	p := clitest.TernaryModel(t, t.TempDir())
+	p := clitest.UnrunnableModel(t, t.TempDir())
 	out, errs, err := runCmd(t, "inspect", p)
 	if err != nil {
 		t.Fatalf("inspect: %v\n%s", err, errs)
 	}
 	for _, want := range []string{
-		// Most bytes first: F32 1024, IQ2_XXS 4×66, TQ1_0 4×54.
-		"tensor types  F32 ×1, IQ2_XXS ×2, TQ1_0 ×1\n",
-		"cannot run    IQ2_XXS ×2, TQ1_0 ×1 (this build runs " + tensor.ComputableNames() + ")\n",
+		// Most bytes first: F32 1024, Q8_K 2×292, I8 512.
+		"tensor types  F32 ×1, Q8_K ×2, I8 ×1\n",
+		"cannot run    Q8_K ×2, I8 ×1 (this build runs " + tensor.ComputableNames() + ")\n",
 		// The types by layer come from the header too.
-		"\n  blk 0  ", "  attn IQ2_XXS, ffn_up TQ1_0\n",
+		"\n  blk 0  ", "  attn Q8_K, ffn_up I8\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("inspect output lacks %q:\n%s", want, out)
@@ -127,7 +127,7 @@ func TestInspectTypesByLayer(t *testing.T) {
 			"\ntypes by layer    IQ2_S 57% · Q5_K 31% · IQ3_S 11% · F32 1%\n",
 			"\n  blk 0–5         1.51 MiB   attn_q IQ2_S, attn_k IQ2_S, attn_v IQ3_S, attn_output IQ3_S, ffn IQ2_S\n",
 			"\n  outside blocks  705.0 KiB  token_embd Q5_K\n",
-			"cannot run    IQ2_S ×30, IQ3_S ×12 (", // still refused, still described
+			"cannot run    nothing: this build has a kernel for every type here\n",
 		}},
 		{"kjv/kjv-q4_k_m.gguf", []string{
 			// Q4_K_M gives every third block's attn_v and ffn_down Q6_K.

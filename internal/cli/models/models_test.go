@@ -26,7 +26,7 @@ func runCmd(t *testing.T, args ...string) (string, string, error) {
 func TestModelsCannotRun(t *testing.T) {
 	clitest.IsolateStore(t)
 	dir := clitest.DefaultPaths(t).Models
-	clitest.TernaryModel(t, dir)
+	clitest.UnrunnableModel(t, dir)
 	if err := os.WriteFile(filepath.Join(dir, "tiny-Q8_0.gguf"), clitest.TinyModel(t), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -38,8 +38,8 @@ func TestModelsCannotRun(t *testing.T) {
 	if len(lines) < 3 || !strings.Contains(lines[0], "TYPES") {
 		t.Fatalf("models output:\n%s", out)
 	}
-	if l := lines[1]; !strings.HasPrefix(l, "ternary ") || !strings.Contains(l, "F32 ×1, IQ2_XXS ×2, TQ1_0 ×1  ← cannot run IQ2_XXS, TQ1_0") {
-		t.Errorf("ternary row %q", l)
+	if l := lines[1]; !strings.HasPrefix(l, "odd-types ") || !strings.Contains(l, "F32 ×1, Q8_K ×2, I8 ×1  ← cannot run Q8_K, I8") {
+		t.Errorf("unrunnable row %q", l)
 	}
 	if l := lines[2]; !strings.HasPrefix(l, "tiny-Q8_0 ") || !strings.Contains(l, "Q8_0 ×1") || strings.Contains(l, "cannot run") {
 		t.Errorf("tiny-Q8_0 row %q", l)
@@ -71,8 +71,8 @@ func TestModelsCannotRun(t *testing.T) {
 		t.Fatalf("models --json: %+v", j)
 	}
 	tern, tiny := j.Models[0], j.Models[1]
-	if strings.Join(tern.CannotRun, ",") != "IQ2_XXS,TQ1_0" || len(tern.Types) != 3 || tern.Types[1].Type != "IQ2_XXS" || tern.Types[1].Tensors != 2 || tern.Types[1].Bytes != 264 {
-		t.Errorf("ternary: %+v", tern)
+	if strings.Join(tern.CannotRun, ",") != "Q8_K,I8" || len(tern.Types) != 3 || tern.Types[1].Type != "Q8_K" || tern.Types[1].Tensors != 2 || tern.Types[1].Bytes != 584 {
+		t.Errorf("unrunnable: %+v", tern)
 	}
 	if tiny.CannotRun != nil || len(tiny.Types) == 0 {
 		t.Errorf("tiny-Q8_0: %+v", tiny)

@@ -23,7 +23,7 @@ func TestRunUnsupportedNamesSupported(t *testing.T) {
 		file string
 		want []string
 	}{
-		{rebuild("iq2.gguf", fixtures.Change{Tensor: "blk.1.attn_v.weight", Type: tensor.IQ2_XXS}), []string{"blk.1.attn_v.weight", "weight type IQ2_XXS", "supported: " + tensor.ComputableNames()}},
+		{rebuild("q8k.gguf", fixtures.Change{Tensor: "blk.1.attn_v.weight", Type: tensor.Q8_K}), []string{"blk.1.attn_v.weight", "weight type Q8_K", "supported: " + tensor.ComputableNames()}},
 		{rebuild("mamba.gguf", fixtures.Change{Arch: "mamba"}), []string{`"mamba"`, "supported: llama, "}},
 	} {
 		_, _, err := runCmd(t, "run", "--model", c.file, "--prompt", "And God said", "-n", "1")
