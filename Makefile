@@ -41,6 +41,9 @@ unit:
 fuzz:
 	$(GO) test ./engine/gguf -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./engine/tensor -run '^$$' -fuzz '^FuzzMXFP4$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./engine/tensor -run '^$$' -fuzz '^FuzzIQ1$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./engine/tensor -run '^$$' -fuzz '^FuzzIQ2$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./engine/tensor -run '^$$' -fuzz '^FuzzIQ3$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./engine/model -run '^$$' -fuzz '^FuzzLoadMoE$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./engine/tokenizer -run '^$$' -fuzz '^FuzzRoundTrip$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./engine/chat -run '^$$' -fuzz '^FuzzTemplate$$' -fuzztime $(FUZZTIME)
