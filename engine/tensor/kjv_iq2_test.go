@@ -48,4 +48,3 @@ func TestKJVIQ2S(t *testing.T) {
 	kjvCompareOnly(t, kjvIQ2Dir+"kjv-iq2_m.gguf", "kjv-f16.gguf", map[tensor.Type]float64{tensor.IQ2_S: 0.33}, map[tensor.Type]int{tensor.IQ2_S: 30})
 	kjvCompareOnly(t, kjvIQ2Dir+"kjv-iq2_s.gguf", "kjv-f16.gguf", map[tensor.Type]float64{tensor.IQ2_XS: 0.40}, map[tensor.Type]int{tensor.IQ2_XS: 30})
 }
-
