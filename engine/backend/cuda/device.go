@@ -182,8 +182,8 @@ func (g *Device) Close() error {
 }
 
 // typeSuffix names each weight type's kernels (mv_, mm_, rows_ + suffix).
-// These are every type the CPU engine computes with, and MXFP4 (gpt-oss's
-// experts).
+// These are every type the CPU engine computes with (the IQ1/IQ2/IQ3 and
+// ternary types included), and MXFP4 (gpt-oss's experts).
 func typeSuffix(t tensor.Type) (string, bool) {
 	switch t {
 	case tensor.F32:
@@ -218,6 +218,24 @@ func typeSuffix(t tensor.Type) (string, bool) {
 		return "iq4_xs", true
 	case tensor.MXFP4:
 		return "mxfp4", true
+	case tensor.IQ1_S:
+		return "iq1_s", true
+	case tensor.IQ1_M:
+		return "iq1_m", true
+	case tensor.IQ2_XXS:
+		return "iq2_xxs", true
+	case tensor.IQ2_XS:
+		return "iq2_xs", true
+	case tensor.IQ2_S:
+		return "iq2_s", true
+	case tensor.IQ3_XXS:
+		return "iq3_xxs", true
+	case tensor.IQ3_S:
+		return "iq3_s", true
+	case tensor.TQ1_0:
+		return "tq1_0", true
+	case tensor.TQ2_0:
+		return "tq2_0", true
 	}
 	return "", false
 }

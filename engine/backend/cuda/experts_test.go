@@ -187,7 +187,7 @@ func TestExpertMatrixRefuses(t *testing.T) {
 	}{
 		{nil, "no matrices"},
 		{[]*tensor.Matrix{a, c}, "expert 1 of a stack is not a 4×64 Q8_0 matrix"},
-		{[]*tensor.Matrix{{Type: tensor.IQ2_XXS, Rows: 1, Cols: 256, Data: make([]byte, 66)}}, "do not decode IQ2_XXS"},
+		{[]*tensor.Matrix{{Type: tensor.Q8_K, Rows: 1, Cols: 256, Data: make([]byte, 292)}}, "do not decode Q8_K"},
 	} {
 		if _, err := b.ExpertMatrix(tc.ms); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v, want an error saying %q", err, tc.want)

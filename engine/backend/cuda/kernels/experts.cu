@@ -129,6 +129,15 @@ EXPERT_PRODUCTS(q5_k, T_Q5_K)
 EXPERT_PRODUCTS(q6_k, T_Q6_K)
 EXPERT_PRODUCTS(iq4_xs, T_IQ4_XS)
 EXPERT_PRODUCTS(mxfp4, T_MXFP4)
+EXPERT_PRODUCTS(iq1_s, T_IQ1_S)
+EXPERT_PRODUCTS(iq1_m, T_IQ1_M)
+EXPERT_PRODUCTS(iq2_xxs, T_IQ2_XXS)
+EXPERT_PRODUCTS(iq2_xs, T_IQ2_XS)
+EXPERT_PRODUCTS(iq2_s, T_IQ2_S)
+EXPERT_PRODUCTS(iq3_xxs, T_IQ3_XXS)
+EXPERT_PRODUCTS(iq3_s, T_IQ3_S)
+EXPERT_PRODUCTS(tq1_0, T_TQ1_0)
+EXPERT_PRODUCTS(tq2_0, T_TQ2_0)
 
 // combine writes dst row r = Σ_j w_rj · y row r·k+j for n rows of wd
 // values (combine_at). One thread a value.

@@ -95,6 +95,15 @@ PRODUCTS(q5_k, T_Q5_K)
 PRODUCTS(q6_k, T_Q6_K)
 PRODUCTS(iq4_xs, T_IQ4_XS)
 PRODUCTS(mxfp4, T_MXFP4)
+PRODUCTS(iq1_s, T_IQ1_S)
+PRODUCTS(iq1_m, T_IQ1_M)
+PRODUCTS(iq2_xxs, T_IQ2_XXS)
+PRODUCTS(iq2_xs, T_IQ2_XS)
+PRODUCTS(iq2_s, T_IQ2_S)
+PRODUCTS(iq3_xxs, T_IQ3_XXS)
+PRODUCTS(iq3_s, T_IQ3_S)
+PRODUCTS(tq1_0, T_TQ1_0)
+PRODUCTS(tq2_0, T_TQ2_0)
 
 // get_rows decodes the rows of `table` named by the token ids into out (n
 // rows of cols floats): the embedding lookup. One block per token; ids may
@@ -142,6 +151,15 @@ GETROWS(q5_k, T_Q5_K)
 GETROWS(q6_k, T_Q6_K)
 GETROWS(iq4_xs, T_IQ4_XS)
 GETROWS(mxfp4, T_MXFP4)
+GETROWS(iq1_s, T_IQ1_S)
+GETROWS(iq1_m, T_IQ1_M)
+GETROWS(iq2_xxs, T_IQ2_XXS)
+GETROWS(iq2_xs, T_IQ2_XS)
+GETROWS(iq2_s, T_IQ2_S)
+GETROWS(iq3_xxs, T_IQ3_XXS)
+GETROWS(iq3_s, T_IQ3_S)
+GETROWS(tq1_0, T_TQ1_0)
+GETROWS(tq2_0, T_TQ2_0)
 
 // proj_add adds alpha·Bᵀ·c to n rows of x (width cols): the second half of
 // a rank-k projection x ← x + alpha·Bᵀ(B·x), whose first half c = B·x is

@@ -26,12 +26,19 @@
 #include <string.h>
 #define QFN static inline
 #endif
+// The IQ types' codebooks and sign tables (generated; see the file). hostq
+// includes them first through its own link, which defines the guard.
+#ifndef ISAGI_IQTABLES_CUH
+#include "iqtables.cuh"
+#endif
 
 // Type codes are ggml's (engine/tensor.Type).
 enum {
 	T_F32 = 0, T_F16 = 1, T_Q4_0 = 2, T_Q4_1 = 3, T_Q5_0 = 6, T_Q5_1 = 7,
 	T_Q8_0 = 8, T_Q2_K = 10, T_Q3_K = 11, T_Q4_K = 12, T_Q5_K = 13,
-	T_Q6_K = 14, T_IQ4_NL = 20, T_IQ4_XS = 23, T_BF16 = 30, T_MXFP4 = 39
+	T_Q6_K = 14, T_IQ2_XXS = 16, T_IQ2_XS = 17, T_IQ3_XXS = 18, T_IQ1_S = 19, T_IQ4_NL = 20,
+	T_IQ3_S = 21, T_IQ2_S = 22, T_IQ4_XS = 23, T_IQ1_M = 29, T_BF16 = 30, T_TQ1_0 = 34, T_TQ2_0 = 35,
+	T_MXFP4 = 39
 };
 
 QFN float qmul(float a, float b) {
@@ -112,6 +119,14 @@ QFN int type_block_bytes(int t) {
 	case T_Q6_K: return 210;
 	case T_IQ4_XS: return 136;
 	case T_MXFP4: return 17;
+	case T_TQ2_0: case T_IQ2_XXS: return 66;
+	case T_TQ1_0: return 54;
+	case T_IQ2_XS: return 74;
+	case T_IQ2_S: return 82;
+	case T_IQ3_XXS: return 98;
+	case T_IQ3_S: return 110;
+	case T_IQ1_S: return 50;
+	case T_IQ1_M: return 56;
 	}
 	return 0;
 }
@@ -120,6 +135,8 @@ QFN int type_block_len(int t) {
 	switch (t) {
 	case T_F32: case T_F16: case T_BF16: return 1;
 	case T_Q2_K: case T_Q3_K: case T_Q4_K: case T_Q5_K: case T_Q6_K: case T_IQ4_XS: return 256;
+	case T_IQ1_S: case T_IQ1_M: case T_IQ2_XXS: case T_IQ2_XS: case T_IQ2_S: case T_IQ3_XXS: case T_IQ3_S:
+	case T_TQ1_0: case T_TQ2_0: return 256;
 	}
 	return 32;
 }
@@ -316,6 +333,180 @@ QFN void dq_iq4_xs(const uint8_t *row, int u, float *y) {
 	}
 }
 
+// ---- the ternary and importance-matrix (IQ) types ----
+//
+// Super-blocks of 256 weights (ggml-common.h's block_tq1_0 … block_iq1_m;
+// engine/tensor's quant_iq1.go, quant_iq2.go and quant_iq3.go describe the
+// layouts in full); unit u is sub-block u&7 of super-block u>>3. The IQ
+// types take their weights' magnitudes from the codebooks of
+// iqtables.cuh, a run of 8 (IQ1, IQ2) or 4 (IQ3) weights per entry.
+
+// TQ2_0 (66 bytes: qs[64], f16 d) is Q2_K's 2-bit layout without scales:
+// weight l of unit j is bits 2(j&3)… of qs[32(j>>2) + l], w = (q − 1)·d.
+QFN void dq_tq2_0(const uint8_t *row, int u, float *y) {
+	const uint8_t *b = row + 66 * (u >> 3);
+	int j = u & 7, sh = 2 * (j & 3);
+	float d = h2f(ld16(b + 64));
+	const uint8_t *q = b + 32 * (j >> 2);
+	for (int l = 0; l < 32; l++) y[l] = qmul((float)(((q[l] >> sh) & 3) - 1), d);
+}
+
+// tq1_trit is trit n (0..4) of a TQ1_0 byte q, minus one: a byte holds its
+// trits as a base-3 fraction, trit n being the integer part of three times
+// (q·3ⁿ mod 256)/256. The powers 1, 3, 9, 27, 81 are packed in a constant.
+QFN int tq1_trit(int q, int n) {
+	int p3 = (int)((0x511b090301ull >> (8 * n)) & 255);
+	return ((((q * p3) & 255) * 3) >> 8) - 1;
+}
+
+// tq1_at finds weight e (0..255) of a TQ1_0 block (54 bytes: qs[48],
+// qh[4], f16 d): trit n of qs[m] is weight 32n+m for m < 32 (weights
+// 0..159), of qs[32+m] weight 160+16n+m (160..239), of qh[m] 240+4n+m.
+QFN int tq1_weight(const uint8_t *b, int e) {
+	if (e < 160) return tq1_trit(b[e & 31], e >> 5);
+	if (e < 240) return tq1_trit(b[32 + ((e - 160) & 15)], (e - 160) >> 4);
+	return tq1_trit(b[48 + ((e - 240) & 3)], (e - 240) >> 2);
+}
+
+QFN void dq_tq1_0(const uint8_t *row, int u, float *y) {
+	const uint8_t *b = row + 54 * (u >> 3);
+	float d = h2f(ld16(b + 52));
+	for (int l = 0; l < 32; l++) y[l] = qmul((float)tq1_weight(b, 32 * (u & 7) + l), d);
+}
+
+// iq_signed is dl times a magnitude, negated when neg.
+QFN float iq_signed(float dl, int mag, int neg) {
+	float v = qmul(dl, (float)mag);
+	return neg ? -v : v;
+}
+
+// iq2_scale is an IQ2 scale ls's multiplier, d·(0.5 + ls)·0.25, rounded
+// in ggml's order.
+QFN float iq2_scale(float d, int ls) { return qmul(qmul(d, 0.5f + (float)ls), 0.25f); }
+
+// iq2_run writes a run of 8 weights: dl times the grid entry's bytes,
+// negated where signs has the weight's bit.
+QFN void iq2_run(float *y, float dl, uint64_t grid, int signs) {
+	for (int k = 0; k < 8; k++) y[k] = iq_signed(dl, (int)((grid >> (8 * k)) & 255), (signs >> k) & 1);
+}
+
+// IQ2_XXS (66 bytes: f16 d, then 8 bytes a unit): four iq2xxs_grid
+// indices, then a u32 whose bits 7r… index ksigns_iq2xs for run r and
+// whose top nibble is the unit's scale.
+QFN void dq_iq2_xxs(const uint8_t *row, int u, float *y) {
+	const uint8_t *b = row + 66 * (u >> 3), *q = b + 2 + 8 * (u & 7);
+	uint32_t aux = ld32(q + 4);
+	float dl = iq2_scale(h2f(ld16(b)), (int)(aux >> 28));
+	for (int r = 0; r < 4; r++) iq2_run(y + 8 * r, dl, iq2xxs_grid[q[r]], ksigns_iq2xs[(aux >> (7 * r)) & 127]);
+}
+
+// IQ2_XS (74 bytes: f16 d, u16 qs[32], scales[8]): qs[r] is run r's
+// iq2xs_grid index (low 9 bits) and ksigns_iq2xs index (top 7); each 16
+// weights have a scale, unit j's nibbles of scales[j].
+QFN void dq_iq2_xs(const uint8_t *row, int u, float *y) {
+	const uint8_t *b = row + 74 * (u >> 3);
+	int j = u & 7;
+	float d = h2f(ld16(b));
+	for (int r = 0; r < 4; r++) {
+		int q = ld16(b + 2 + 8 * j + 2 * r);
+		iq2_run(y + 8 * r, iq2_scale(d, (b[66 + j] >> (4 * (r >> 1))) & 15), iq2xs_grid[q & 511], ksigns_iq2xs[q >> 9]);
+	}
+}
+
+// IQ2_S (82 bytes: f16 d, qs[32], signs[32], qh[8], scales[8]): run r's
+// 10-bit iq2s_grid index is qs[r] and bits 2(r%4)… of qh[r/4]; signs[r]
+// holds its 8 signs outright; scales as IQ2_XS's.
+QFN int iq2s_index(const uint8_t *b, int j, int r) { return b[2 + 4 * j + r] | (((b[66 + j] >> (2 * r)) & 3) << 8); }
+
+QFN void dq_iq2_s(const uint8_t *row, int u, float *y) {
+	const uint8_t *b = row + 82 * (u >> 3);
+	int j = u & 7;
+	float d = h2f(ld16(b));
+	for (int r = 0; r < 4; r++)
+		iq2_run(y + 8 * r, iq2_scale(d, (b[74 + j] >> (4 * (r >> 1))) & 15), iq2s_grid[iq2s_index(b, j, r)], b[34 + 4 * j + r]);
+}
+
+// IQ3_XXS (98 bytes: f16 d, qs[64], u32 aux[8]): unit j's groups of four
+// weights are iq3xxs_grid[qs[8j + m]]; aux[j] holds ksigns_iq2xs indices
+// for its runs of 8 (bits 7r…) and its scale s (top nibble), the weights'
+// multiplier d·(0.5 + s)·0.5.
+QFN float iq3xxs_scale(float d, uint32_t aux) { return qmul(qmul(d, 0.5f + (float)(aux >> 28)), 0.5f); }
+
+QFN void dq_iq3_xxs(const uint8_t *row, int u, float *y) {
+	const uint8_t *b = row + 98 * (u >> 3);
+	int j = u & 7;
+	uint32_t aux = ld32(b + 66 + 4 * j);
+	float dl = iq3xxs_scale(h2f(ld16(b)), aux);
+	for (int l = 0; l < 32; l++) {
+		uint32_t g = iq3xxs_grid[b[2 + 8 * j + (l >> 2)]];
+		int signs = ksigns_iq2xs[(aux >> (7 * (l >> 3))) & 127];
+		y[l] = iq_signed(dl, (int)((g >> (8 * (l & 3))) & 255), (signs >> (l & 7)) & 1);
+	}
+}
+
+// IQ3_S (110 bytes: f16 d, qs[64], qh[8], signs[32], scales[4]): group
+// m of unit j is iq3s_grid[qs[8j + m] | bit m of qh[j] << 8], bit l of
+// the u32 at signs[4j] weight l's sign, nibble j%2 of scales[j/2] the
+// scale s: w = d·(1 + 2s)·(±grid).
+QFN float iq3s_scale(const uint8_t *b, int j) { return qmul(h2f(ld16(b)), (float)(1 + 2 * ((b[106 + (j >> 1)] >> (4 * (j & 1))) & 15))); }
+QFN int iq3s_index(const uint8_t *b, int j, int m) { return b[2 + 8 * j + m] | (((b[66 + j] >> m) & 1) << 8); }
+
+QFN void dq_iq3_s(const uint8_t *row, int u, float *y) {
+	const uint8_t *b = row + 110 * (u >> 3);
+	int j = u & 7;
+	float dl = iq3s_scale(b, j);
+	uint32_t signs = ld32(b + 74 + 4 * j);
+	for (int l = 0; l < 32; l++)
+		y[l] = iq_signed(dl, (int)((iq3s_grid[iq3s_index(b, j, l >> 2)] >> (8 * (l & 3))) & 255), (signs >> l) & 1);
+}
+
+// iq1_weight is dl·(g + δ) for the grid byte k of an iq1s_grid entry, g a
+// signed byte −1, 0 or +1 and δ = ±1/8 (ggml's IQ1S_DELTA).
+QFN float iq1_weight(float dl, uint64_t grid, float delta, int k) {
+	int g = (int)(((grid >> (8 * k)) & 255) ^ 128) - 128;
+	return qmul(dl, (float)g + delta);
+}
+
+// IQ1_S (50 bytes: f16 d, qs[32], u16 qh[8]): unit j's run r is entry
+// qs[4j + r] | bits 3r… of qh[j] << 8; qh[j]'s bits 12..14 are the scale
+// s (dl = d·(2s+1)) and bit 15 the sign of δ (set: −1/8).
+QFN void dq_iq1_s(const uint8_t *row, int u, float *y) {
+	const uint8_t *b = row + 50 * (u >> 3);
+	int j = u & 7, qh = ld16(b + 34 + 2 * j);
+	float dl = qmul(h2f(ld16(b)), (float)(2 * ((qh >> 12) & 7) + 1)), delta = qh & 0x8000 ? -0.125f : 0.125f;
+	for (int l = 0; l < 32; l++)
+		y[l] = iq1_weight(dl, iq1s_grid[b[2 + 4 * j + (l >> 3)] | (((qh >> (3 * (l >> 3))) & 7) << 8)], delta, l & 7);
+}
+
+// IQ1_M (56 bytes: qs[32], qh[16], u16 scales[4]): the f16 d is the four
+// scale words' top nibbles (word k's bits 4k…). Unit j's run r is entry
+// qs[4j + r] | bits 0..2 of nibble r%2 of qh[2j + r/2] << 8, the nibble's
+// bit 3 the sign of δ; each 16 weights have a 3-bit scale s, at bits
+// 6(j%2) + 3(r/2)… of scale word j/2.
+QFN float iq1m_d(const uint8_t *b) {
+	int h = 0;
+	for (int k = 0; k < 4; k++) h |= (ld16(b + 48 + 2 * k) >> 12) << (4 * k);
+	return h2f((uint16_t)h);
+}
+
+QFN float iq1m_run(const uint8_t *b, float d, int j, int r, uint64_t *grid, float *delta) {
+	int h = b[32 + 2 * j + (r >> 1)] >> (4 * (r & 1));
+	*grid = iq1s_grid[b[4 * j + r] | ((h & 7) << 8)];
+	*delta = h & 8 ? -0.125f : 0.125f;
+	int s = (ld16(b + 48 + 2 * (j >> 1)) >> (6 * (j & 1) + 3 * (r >> 1))) & 7;
+	return qmul(d, (float)(2 * s + 1));
+}
+
+QFN void dq_iq1_m(const uint8_t *row, int u, float *y) {
+	const uint8_t *b = row + 56 * (u >> 3);
+	float d = iq1m_d(b);
+	for (int r = 0; r < 4; r++) {
+		uint64_t grid;
+		float delta, dl = iq1m_run(b, d, u & 7, r, &grid, &delta);
+		for (int k = 0; k < 8; k++) y[8 * r + k] = iq1_weight(dl, grid, delta, k);
+	}
+}
+
 // dq_unit decodes unit u of a row of type t; it returns 0 for a type it
 // does not know (the host never uploads one: see engine/backend/cuda's supported set).
 QFN int dq_unit(int t, const uint8_t *row, int u, float *y) {
@@ -336,6 +527,15 @@ QFN int dq_unit(int t, const uint8_t *row, int u, float *y) {
 	case T_Q6_K: dq_q6_k(row, u, y); return 1;
 	case T_IQ4_XS: dq_iq4_xs(row, u, y); return 1;
 	case T_MXFP4: dq_mxfp4(row, u, y); return 1;
+	case T_TQ1_0: dq_tq1_0(row, u, y); return 1;
+	case T_TQ2_0: dq_tq2_0(row, u, y); return 1;
+	case T_IQ2_XXS: dq_iq2_xxs(row, u, y); return 1;
+	case T_IQ2_XS: dq_iq2_xs(row, u, y); return 1;
+	case T_IQ2_S: dq_iq2_s(row, u, y); return 1;
+	case T_IQ3_XXS: dq_iq3_xxs(row, u, y); return 1;
+	case T_IQ3_S: dq_iq3_s(row, u, y); return 1;
+	case T_IQ1_S: dq_iq1_s(row, u, y); return 1;
+	case T_IQ1_M: dq_iq1_m(row, u, y); return 1;
 	}
 	return 0;
 }
@@ -437,6 +637,69 @@ QFN float de_iq4_xs(const uint8_t *row, int u, int l) {
 	return qmul(dl, (float)iq4nl_value(b[8 + 16 * j + (l & 15)] >> (4 * (l >> 4))));
 }
 
+QFN float de_tq2_0(const uint8_t *row, int u, int l) {
+	const uint8_t *b = row + 66 * (u >> 3);
+	int j = u & 7;
+	return qmul((float)(((b[32 * (j >> 2) + l] >> (2 * (j & 3))) & 3) - 1), h2f(ld16(b + 64)));
+}
+
+QFN float de_tq1_0(const uint8_t *row, int u, int l) {
+	const uint8_t *b = row + 54 * (u >> 3);
+	return qmul((float)tq1_weight(b, 32 * (u & 7) + l), h2f(ld16(b + 52)));
+}
+
+QFN float de_iq2_xxs(const uint8_t *row, int u, int l) {
+	const uint8_t *b = row + 66 * (u >> 3), *q = b + 2 + 8 * (u & 7);
+	uint32_t aux = ld32(q + 4);
+	int r = l >> 3, signs = ksigns_iq2xs[(aux >> (7 * r)) & 127];
+	return iq_signed(iq2_scale(h2f(ld16(b)), (int)(aux >> 28)), (int)((iq2xxs_grid[q[r]] >> (8 * (l & 7))) & 255),
+	                 (signs >> (l & 7)) & 1);
+}
+
+QFN float de_iq2_xs(const uint8_t *row, int u, int l) {
+	const uint8_t *b = row + 74 * (u >> 3);
+	int j = u & 7, q = ld16(b + 2 + 8 * j + 2 * (l >> 3));
+	float dl = iq2_scale(h2f(ld16(b)), (b[66 + j] >> (4 * (l >> 4))) & 15);
+	return iq_signed(dl, (int)((iq2xs_grid[q & 511] >> (8 * (l & 7))) & 255), (ksigns_iq2xs[q >> 9] >> (l & 7)) & 1);
+}
+
+QFN float de_iq2_s(const uint8_t *row, int u, int l) {
+	const uint8_t *b = row + 82 * (u >> 3);
+	int j = u & 7, r = l >> 3;
+	float dl = iq2_scale(h2f(ld16(b)), (b[74 + j] >> (4 * (l >> 4))) & 15);
+	return iq_signed(dl, (int)((iq2s_grid[iq2s_index(b, j, r)] >> (8 * (l & 7))) & 255), (b[34 + 4 * j + r] >> (l & 7)) & 1);
+}
+
+QFN float de_iq3_xxs(const uint8_t *row, int u, int l) {
+	const uint8_t *b = row + 98 * (u >> 3);
+	int j = u & 7;
+	uint32_t aux = ld32(b + 66 + 4 * j);
+	int signs = ksigns_iq2xs[(aux >> (7 * (l >> 3))) & 127];
+	return iq_signed(iq3xxs_scale(h2f(ld16(b)), aux), (int)((iq3xxs_grid[b[2 + 8 * j + (l >> 2)]] >> (8 * (l & 3))) & 255),
+	                 (signs >> (l & 7)) & 1);
+}
+
+QFN float de_iq3_s(const uint8_t *row, int u, int l) {
+	const uint8_t *b = row + 110 * (u >> 3);
+	int j = u & 7;
+	return iq_signed(iq3s_scale(b, j), (int)((iq3s_grid[iq3s_index(b, j, l >> 2)] >> (8 * (l & 3))) & 255),
+	                 (int)((ld32(b + 74 + 4 * j) >> l) & 1));
+}
+
+QFN float de_iq1_s(const uint8_t *row, int u, int l) {
+	const uint8_t *b = row + 50 * (u >> 3);
+	int j = u & 7, r = l >> 3, qh = ld16(b + 34 + 2 * j);
+	float dl = qmul(h2f(ld16(b)), (float)(2 * ((qh >> 12) & 7) + 1));
+	return iq1_weight(dl, iq1s_grid[b[2 + 4 * j + r] | (((qh >> (3 * r)) & 7) << 8)], qh & 0x8000 ? -0.125f : 0.125f, l & 7);
+}
+
+QFN float de_iq1_m(const uint8_t *row, int u, int l) {
+	const uint8_t *b = row + 56 * (u >> 3);
+	uint64_t grid;
+	float delta, dl = iq1m_run(b, iq1m_d(b), u & 7, l >> 3, &grid, &delta);
+	return iq1_weight(dl, grid, delta, l & 7);
+}
+
 // de_elem decodes element l of unit u of a row of type t (NaN for a type
 // it does not know, which the host never uploads).
 QFN float de_elem(int t, const uint8_t *row, int u, int l) {
@@ -457,6 +720,15 @@ QFN float de_elem(int t, const uint8_t *row, int u, int l) {
 	case T_Q6_K: return de_q6_k(row, u, l);
 	case T_IQ4_XS: return de_iq4_xs(row, u, l);
 	case T_MXFP4: return de_mxfp4(row, u, l);
+	case T_TQ1_0: return de_tq1_0(row, u, l);
+	case T_TQ2_0: return de_tq2_0(row, u, l);
+	case T_IQ2_XXS: return de_iq2_xxs(row, u, l);
+	case T_IQ2_XS: return de_iq2_xs(row, u, l);
+	case T_IQ2_S: return de_iq2_s(row, u, l);
+	case T_IQ3_XXS: return de_iq3_xxs(row, u, l);
+	case T_IQ3_S: return de_iq3_s(row, u, l);
+	case T_IQ1_S: return de_iq1_s(row, u, l);
+	case T_IQ1_M: return de_iq1_m(row, u, l);
 	}
 	return f32_bits(0x7fc00000u);
 }

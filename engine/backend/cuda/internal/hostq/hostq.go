@@ -9,6 +9,7 @@ package hostq
 /*
 #cgo CFLAGS: -O1
 #cgo LDFLAGS: -lm
+#include "iqtables.h" // a link to kernels/iqtables.cuh (the IQ codebooks), included first so that quant.h's own include of it is skipped and the build cache sees its changes
 #include "quant.h" // a link to engine/backend/cuda/kernels/quant.cuh, here so that the build cache sees its changes
 #include "ops.h"   // likewise kernels/ops.cuh
 

@@ -58,8 +58,10 @@ func TestUnknownType(t *testing.T) {
 	if !Available {
 		t.Skip("built without cgo")
 	}
-	if _, err := DecodeRow(tensor.IQ2_XXS, make([]byte, 1024), 256); err == nil {
-		t.Fatal("IQ2_XXS decoded; the kernels have no decoder for it")
+	// Q8_K is an activation format: no weight file holds it, and no kernel
+	// will decode it.
+	if _, err := DecodeRow(tensor.Q8_K, make([]byte, 1024), 256); err == nil {
+		t.Fatal("Q8_K decoded; the kernels have no decoder for it")
 	}
 }
 
@@ -100,7 +102,8 @@ func TestRowProduct(t *testing.T) {
 							ref += p
 							mag += math.Abs(p)
 						}
-						if e := math.Abs(float64(got[i])-ref) / (mag + 1e-30); e > 1e-5 {
+						// Written so that a NaN (a type de_elem does not know) fails.
+						if e := math.Abs(float64(got[i])-ref) / (mag + 1e-30); !(e <= 1e-5) {
 							t.Fatalf("%v, %d columns, shape %v, row %d of %d: %g, want %g (relative error %.2g)", typ, cols, shape, i, n, got[i], ref, e)
 						}
 					}
@@ -108,4 +111,63 @@ func TestRowProduct(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzDecoders decodes arbitrary bytes as rows of every type the kernels
+// decode, whole units and one weight at a time, and wants engine/tensor's
+// bits: every index, sign and scale pattern a file could hold, a NaN,
+// infinite or subnormal scale included (NaN for NaN, whatever its payload).
+// The seeds run with go test; go test -fuzz FuzzDecoders explores.
+func FuzzDecoders(f *testing.F) {
+	if !Available {
+		f.Skip("built without cgo")
+	}
+	var types []tensor.Type
+	for _, typ := range tensor.ComputableTypes() {
+		if BlockBytes(typ) != 0 {
+			types = append(types, typ)
+		}
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	for i := range 2 * len(types) {
+		seed := make([]byte, 4*292)
+		for j := range seed {
+			seed[j] = byte(r.Uint32())
+		}
+		f.Add(seed, uint8(i))
+	}
+	nan := make([]byte, 4*292)
+	for j := range nan {
+		nan[j] = 0x7e // f16 0x7e7e is a NaN wherever a scale lands
+	}
+	f.Add(nan, uint8(0))
+	f.Fuzz(func(t *testing.T, data []byte, which uint8) {
+		typ := types[int(which)%len(types)]
+		nb := len(data) / typ.BlockBytes()
+		if typ.BlockLen() == 1 {
+			nb -= nb % 32 // plain floats: whole units only
+		}
+		cols := nb * typ.BlockLen()
+		if cols%32 != 0 || cols == 0 {
+			return
+		}
+		row := data[:nb*typ.BlockBytes()]
+		want := make([]float32, cols)
+		if err := tensor.Dequantize(typ, want, row); err != nil {
+			t.Fatalf("%v: engine: %v", typ, err)
+		}
+		got, err := DecodeRow(typ, row, cols)
+		if err != nil {
+			t.Fatalf("%v: %v", typ, err)
+		}
+		elems := DecodeElems(typ, row, cols)
+		same := func(a, b float32) bool {
+			return math.Float32bits(a) == math.Float32bits(b) || (a != a && b != b)
+		}
+		for i := range want {
+			if !same(got[i], want[i]) || !same(elems[i], want[i]) {
+				t.Fatalf("%v: weight %d (unit %d) decodes to %g (alone %g), the engine's to %g", typ, i, i/32, got[i], elems[i], want[i])
+			}
+		}
+	})
 }

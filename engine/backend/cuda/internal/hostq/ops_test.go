@@ -111,7 +111,7 @@ func checkDot(t *testing.T, what string, got float32, w, x []float32) {
 		ref += p
 		mag += math.Abs(p)
 	}
-	if e := math.Abs(float64(got)-ref) / (mag + 1e-30); e > 1e-5 {
+	if e := math.Abs(float64(got)-ref) / (mag + 1e-30); !(e <= 1e-5) { // a NaN fails
 		t.Fatalf("%s: %g, want %g (relative error %.2g)", what, got, ref, e)
 	}
 }
@@ -124,7 +124,8 @@ func TestExpertProductGather(t *testing.T) {
 	needC(t)
 	r := rand.New(rand.NewPCG(5, 5))
 	const cols, xrows = 256, 9
-	for _, typ := range []tensor.Type{tensor.F32, tensor.Q4_K, tensor.Q8_0, tensor.MXFP4} {
+	for _, typ := range []tensor.Type{tensor.F32, tensor.Q4_K, tensor.Q8_0, tensor.MXFP4, tensor.IQ1_S, tensor.IQ1_M,
+		tensor.IQ2_XXS, tensor.IQ2_XS, tensor.IQ2_S, tensor.IQ3_XXS, tensor.IQ3_S, tensor.TQ1_0, tensor.TQ2_0} {
 		var row []byte
 		if typ == tensor.MXFP4 {
 			row = randomMXFP4(r, cols/32, 118, 126)
