@@ -70,7 +70,7 @@ func useArchDots(rows *[typeSlots]rowsFn, path string) string {
 	rows[MXFP4] = rowsMXFP4Asm
 	useIQ2Dots(rows)
 	useIQ3Dots(rows)
-	rows[TQ2_0] = rowsTQ2Asm
+	useIQ1Dots(rows)
 	if hasZMM {
 		// useKVNNIDots put the 512-bit VNNI kernels in for Q4_K and Q6_K.
 		return "avx512vnni"

@@ -164,3 +164,455 @@ g4tq2loop:
 g4tq2end:
 	VZEROUPPER
 	RET
+
+// ---------------------------------------------------------------------------
+// IQ1_S, IQ1_M and TQ1_0: dotIQ1SGo, dotIQ1MGo and dotTQ1Go (dot_iq1.go)
+// are the definitions. Each super-block is decoded once into signed byte
+// weights W, one 32-byte vector per activation block: IQ1 in eighths, W =
+// 8g ± 1 (−9..9, never 0), TQ1_0 W = t − 1. Their magnitudes |W| stay in
+// Y4..Y11 and W itself in the frame, so that a token's block is
+// VPMADDUBSW(|W|, VPSIGNB(x, W)) = pair sums of W·x (≤ 2·9·127, no
+// saturation). Two VPHADDW levels over four blocks leave in each 128-bit
+// lane two words per block, each the sum over 8 weights (≤ 9144) of that
+// lane's 16 (lane 0 a block's first 16 weights, lane 1 its second), and
+// VPMADDWD against the scales as words (IQ1_M has one per 16 weights; IQ1_S
+// repeats its per-32 one; TQ1_0 has 1) makes one exact dword per block and
+// lane. The two halves' [first 16 | second 16] are then swapped into
+// block order and added (|Σ| ≤ 32·9·127·15 < 2²⁰, exact in float32), and
+// as in the other kernels one VFMADD231PS adds Σ times d·dx (IQ1: d/8).
+//
+// IQ1 grid entries come in by VPGATHERQQ, four runs per block: index = qs
+// byte | three high bits, which a per-lane VPSRLVQ of the broadcast qh
+// word takes from its second copy (bits 16 up) to bits 8..10. The δ sign
+// of each run becomes a lane of bytes −1 or 0 (IQ1_S: VPSRAW 15 of the
+// broadcast qh word; IQ1_M: its bit 4l+3 tested per lane), ORed with 1;
+// 8g is VPSLLW 3 with the spill between bytes masked off.
+//
+// TQ1_0's trit n of byte q is floor(3·v/256) with v = q·3ⁿ mod 256 (byte
+// adds make ·3); it is 0, 1, 2 as v < 86, < 171, or more, so two signed
+// compares of v − 128 against −43 and 42 give c = −t and W = t − 1 = ¬c.
+// Blocks 0..4 are trits 0..4 of qs[0:32]; block 5 is [qs[32:48] | ·3],
+// block 6 that times 9 and block 7 [qs[32:48]·81 | qh's four dwords
+// times 1, 3, 9, 27].
+//
+// Frame of these kernels: wv-256 the eight W vectors, ls0-288 and ls1-320
+// the scale words of blocks 0..3 and 4..7, d8-352 d (IQ1: d/8) in eight
+// lanes, end-360 the weights' end.
+
+#define IQ1PF 768
+
+DATA iq1Ones8<>+0(SB)/8, $0x0101010101010101
+DATA iq1Ones8<>+8(SB)/8, $0x0101010101010101
+DATA iq1Ones8<>+16(SB)/8, $0x0101010101010101
+DATA iq1Ones8<>+24(SB)/8, $0x0101010101010101
+GLOBL iq1Ones8<>(SB), RODATA|NOPTR, $32
+
+DATA iq1Ones16<>+0(SB)/8, $0x0001000100010001
+DATA iq1Ones16<>+8(SB)/8, $0x0001000100010001
+DATA iq1Ones16<>+16(SB)/8, $0x0001000100010001
+DATA iq1Ones16<>+24(SB)/8, $0x0001000100010001
+GLOBL iq1Ones16<>(SB), RODATA|NOPTR, $32
+
+DATA iq1Seven16<>+0(SB)/8, $0x0007000700070007
+DATA iq1Seven16<>+8(SB)/8, $0x0007000700070007
+DATA iq1Seven16<>+16(SB)/8, $0x0007000700070007
+DATA iq1Seven16<>+24(SB)/8, $0x0007000700070007
+GLOBL iq1Seven16<>(SB), RODATA|NOPTR, $32
+
+DATA iq1F8<>+0(SB)/8, $0xf8f8f8f8f8f8f8f8
+DATA iq1F8<>+8(SB)/8, $0xf8f8f8f8f8f8f8f8
+DATA iq1F8<>+16(SB)/8, $0xf8f8f8f8f8f8f8f8
+DATA iq1F8<>+24(SB)/8, $0xf8f8f8f8f8f8f8f8
+GLOBL iq1F8<>(SB), RODATA|NOPTR, $32
+
+DATA iq1Hi<>+0(SB)/8, $0x0000000000000700
+DATA iq1Hi<>+8(SB)/8, $0x0000000000000700
+DATA iq1Hi<>+16(SB)/8, $0x0000000000000700
+DATA iq1Hi<>+24(SB)/8, $0x0000000000000700
+GLOBL iq1Hi<>(SB), RODATA|NOPTR, $32
+
+// Run l's high index bits: IQ1_S qh bits 3l..3l+2, IQ1_M bits 4l..4l+2,
+// from the word's copy at bit 16 to bit 8.
+DATA iq1sHiShift<>+0(SB)/8, $8
+DATA iq1sHiShift<>+8(SB)/8, $11
+DATA iq1sHiShift<>+16(SB)/8, $14
+DATA iq1sHiShift<>+24(SB)/8, $17
+GLOBL iq1sHiShift<>(SB), RODATA|NOPTR, $32
+
+DATA iq1mHiShift<>+0(SB)/8, $8
+DATA iq1mHiShift<>+8(SB)/8, $12
+DATA iq1mHiShift<>+16(SB)/8, $16
+DATA iq1mHiShift<>+24(SB)/8, $20
+GLOBL iq1mHiShift<>(SB), RODATA|NOPTR, $32
+
+// IQ1_M run l's δ sign: bit 4l+3 of its qh word.
+DATA iq1mSign<>+0(SB)/8, $0x0008
+DATA iq1mSign<>+8(SB)/8, $0x0080
+DATA iq1mSign<>+16(SB)/8, $0x0800
+DATA iq1mSign<>+24(SB)/8, $0x8000
+GLOBL iq1mSign<>(SB), RODATA|NOPTR, $32
+
+// IQ1_M scales of blocks 4h..4h+3 from the dword of scale words 2h, 2h+1:
+// word 2h to words 0..3 of each lane, 2h+1 to words 4..7; then each
+// 3-bit field (lane 0: bits 0 or 6, first 16 weights; lane 1: bits 3 or
+// 9, second 16; even or odd block) multiplied up to bits 13..15.
+DATA iq1mScShuf<>+0(SB)/8, $0x0100010001000100
+DATA iq1mScShuf<>+8(SB)/8, $0x0302030203020302
+DATA iq1mScShuf<>+16(SB)/8, $0x0100010001000100
+DATA iq1mScShuf<>+24(SB)/8, $0x0302030203020302
+GLOBL iq1mScShuf<>(SB), RODATA|NOPTR, $32
+
+DATA iq1mScMul<>+0(SB)/8, $0x0080008020002000
+DATA iq1mScMul<>+8(SB)/8, $0x0080008020002000
+DATA iq1mScMul<>+16(SB)/8, $0x0010001004000400
+DATA iq1mScMul<>+24(SB)/8, $0x0010001004000400
+GLOBL iq1mScMul<>(SB), RODATA|NOPTR, $32
+
+// IQ1_M's d: the four scale words' top nibbles n0..n3 as n0 + 16n1 +
+// 256n2 + 4096n3.
+DATA iq1mDMul<>+0(SB)/8, $0x1000010000100001
+DATA iq1mDMul<>+8(SB)/8, $0
+GLOBL iq1mDMul<>(SB), RODATA|NOPTR, $16
+
+DATA iq1Eighth<>+0(SB)/8, $0x3e0000003e000000
+DATA iq1Eighth<>+8(SB)/8, $0x3e0000003e000000
+DATA iq1Eighth<>+16(SB)/8, $0x3e0000003e000000
+DATA iq1Eighth<>+24(SB)/8, $0x3e0000003e000000
+GLOBL iq1Eighth<>(SB), RODATA|NOPTR, $32
+
+DATA tq1X80<>+0(SB)/8, $0x8080808080808080
+DATA tq1X80<>+8(SB)/8, $0x8080808080808080
+DATA tq1X80<>+16(SB)/8, $0x8080808080808080
+DATA tq1X80<>+24(SB)/8, $0x8080808080808080
+GLOBL tq1X80<>(SB), RODATA|NOPTR, $32
+
+// −43 and 42: v − 128 above them means v ≥ 86 and v ≥ 171.
+DATA tq1Lo<>+0(SB)/8, $0xd5d5d5d5d5d5d5d5
+DATA tq1Lo<>+8(SB)/8, $0xd5d5d5d5d5d5d5d5
+DATA tq1Lo<>+16(SB)/8, $0xd5d5d5d5d5d5d5d5
+DATA tq1Lo<>+24(SB)/8, $0xd5d5d5d5d5d5d5d5
+GLOBL tq1Lo<>(SB), RODATA|NOPTR, $32
+
+DATA tq1Hi<>+0(SB)/8, $0x2a2a2a2a2a2a2a2a
+DATA tq1Hi<>+8(SB)/8, $0x2a2a2a2a2a2a2a2a
+DATA tq1Hi<>+16(SB)/8, $0x2a2a2a2a2a2a2a2a
+DATA tq1Hi<>+24(SB)/8, $0x2a2a2a2a2a2a2a2a
+GLOBL tq1Hi<>(SB), RODATA|NOPTR, $32
+
+DATA iq1AllOnes<>+0(SB)/8, $-1
+DATA iq1AllOnes<>+8(SB)/8, $-1
+DATA iq1AllOnes<>+16(SB)/8, $-1
+DATA iq1AllOnes<>+24(SB)/8, $-1
+GLOBL iq1AllOnes<>(SB), RODATA|NOPTR, $32
+
+// IQ1BLK: one token's block (codes at xoff(xr), W at slot, |W| in absw)
+// as pair sums of W·x in t.
+#define IQ1BLK(xr, xoff, slot, absw, t) \
+	VMOVDQU    xoff(xr), t; \
+	VPSIGNB    slot, t, t; \
+	VPMADDUBSW t, absw, t
+
+// IQ1TOK: acc += float(Σ)·(d·dx) for one token over the decoded
+// super-block (codes at xr, scales dx at dxm; ls0, ls1 the scale words of
+// the two halves). Clobbers Y12..Y15.
+#define IQ1TOK(xr, dxm, acc, ls0, ls1) \
+	IQ1BLK(xr, 0, wv-256(SP), Y4, Y12); \
+	IQ1BLK(xr, 32, wv-224(SP), Y5, Y13); \
+	VPHADDW     Y13, Y12, Y12; \
+	IQ1BLK(xr, 64, wv-192(SP), Y6, Y13); \
+	IQ1BLK(xr, 96, wv-160(SP), Y7, Y14); \
+	VPHADDW     Y14, Y13, Y13; \
+	VPHADDW     Y13, Y12, Y12; \
+	VPMADDWD    ls0, Y12, Y12; \
+	IQ1BLK(xr, 128, wv-128(SP), Y8, Y13); \
+	IQ1BLK(xr, 160, wv-96(SP), Y9, Y14); \
+	VPHADDW     Y14, Y13, Y13; \
+	IQ1BLK(xr, 192, wv-64(SP), Y10, Y14); \
+	IQ1BLK(xr, 224, wv-32(SP), Y11, Y15); \
+	VPHADDW     Y15, Y14, Y14; \
+	VPHADDW     Y14, Y13, Y13; \
+	VPMADDWD    ls1, Y13, Y13; \
+	VPERM2I128  $0x20, Y13, Y12, Y14; \
+	VPERM2I128  $0x31, Y13, Y12, Y12; \
+	VPADDD      Y14, Y12, Y12; \
+	VCVTDQ2PS   Y12, Y12; \
+	VMOVUPS     d8-352(SP), Y13; \
+	VMULPS      dxm, Y13, Y13; \
+	VFMADD231PS Y13, Y12, acc
+
+// IQ1W: from a grid vector g (bytes −1, 0, 1) and δ masks m (bytes −1
+// where δ < 0, else 0), W = 8g + (m | 1) to slot and |W| to absw.
+// Clobbers g, m.
+#define IQ1W(g, m, absw, slot) \
+	VPSLLW  $3, g, g; \
+	VPAND   iq1F8<>(SB), g, g; \
+	VPOR    iq1Ones8<>(SB), m, m; \
+	VPADDB  m, g, g; \
+	VMOVDQU g, slot; \
+	VPABSB  g, absw
+
+// IQ1SBLK decodes IQ1_S block ib (qs at qoff = 2+4ib, qh at hoff =
+// 34+2ib). Clobbers Y12..Y15.
+#define IQ1SBLK(qoff, hoff, absw, slot) \
+	VPMOVZXBQ    qoff(SI), Y12; \
+	VPBROADCASTW hoff(SI), Y13; \
+	VPSRAW       $15, Y13, Y14; \
+	VPSRLVQ      iq1sHiShift<>(SB), Y13, Y13; \
+	VPAND        iq1Hi<>(SB), Y13, Y13; \
+	VPOR         Y13, Y12, Y12; \
+	VPCMPEQD     Y13, Y13, Y13; \
+	VPGATHERQQ   Y13, (R9)(Y12*8), Y15; \
+	IQ1W(Y15, Y14, absw, slot)
+
+// IQ1MBLK decodes IQ1_M block ib (qs at qoff = 4ib, qh word at hoff =
+// 32+2ib). Clobbers Y12..Y15.
+#define IQ1MBLK(qoff, hoff, absw, slot) \
+	VPMOVZXBQ    qoff(SI), Y12; \
+	VPBROADCASTW hoff(SI), Y13; \
+	VPAND        iq1mSign<>(SB), Y13, Y14; \
+	VPCMPEQQ     iq1mSign<>(SB), Y14, Y14; \
+	VPSRLVQ      iq1mHiShift<>(SB), Y13, Y13; \
+	VPAND        iq1Hi<>(SB), Y13, Y13; \
+	VPOR         Y13, Y12, Y12; \
+	VPCMPEQD     Y13, Y13, Y13; \
+	VPGATHERQQ   Y13, (R9)(Y12*8), Y15; \
+	IQ1W(Y15, Y14, absw, slot)
+
+// IQ1SLS stores IQ1_S's scale words 2s+1 of four blocks (qh words at
+// hoff), each twice per lane, at dst. Clobbers Y12.
+#define IQ1SLS(hoff, dst) \
+	VPBROADCASTQ hoff(SI), Y12; \
+	VPUNPCKLWD   Y12, Y12, Y12; \
+	VPSRLW       $12, Y12, Y12; \
+	VPAND        iq1Seven16<>(SB), Y12, Y12; \
+	VPADDW       Y12, Y12, Y12; \
+	VPOR         iq1Ones16<>(SB), Y12, Y12; \
+	VMOVDQU      Y12, dst
+
+// IQ1MLS stores IQ1_M's scale words 2s+1 of blocks 4h..4h+3 (scale words
+// 2h, 2h+1 at soff = 48+4h) at dst. Clobbers Y12.
+#define IQ1MLS(soff, dst) \
+	VPBROADCASTD soff(SI), Y12; \
+	VPSHUFB      iq1mScShuf<>(SB), Y12, Y12; \
+	VPMULLW      iq1mScMul<>(SB), Y12, Y12; \
+	VPSRLW       $13, Y12, Y12; \
+	VPADDW       Y12, Y12, Y12; \
+	VPOR         iq1Ones16<>(SB), Y12, Y12; \
+	VMOVDQU      Y12, dst
+
+#define IQ1SDECODE \
+	IQ1SBLK(2, 34, Y4, wv-256(SP)); \
+	IQ1SBLK(6, 36, Y5, wv-224(SP)); \
+	IQ1SBLK(10, 38, Y6, wv-192(SP)); \
+	IQ1SBLK(14, 40, Y7, wv-160(SP)); \
+	IQ1SBLK(18, 42, Y8, wv-128(SP)); \
+	IQ1SBLK(22, 44, Y9, wv-96(SP)); \
+	IQ1SBLK(26, 46, Y10, wv-64(SP)); \
+	IQ1SBLK(30, 48, Y11, wv-32(SP)); \
+	IQ1SLS(34, ls0-288(SP)); \
+	IQ1SLS(42, ls1-320(SP)); \
+	VPBROADCASTW 0(SI), X12; \
+	VCVTPH2PS    X12, Y12; \
+	VMULPS       iq1Eighth<>(SB), Y12, Y12; \
+	VMOVUPS      Y12, d8-352(SP)
+
+#define IQ1MDECODE \
+	IQ1MBLK(0, 32, Y4, wv-256(SP)); \
+	IQ1MBLK(4, 34, Y5, wv-224(SP)); \
+	IQ1MBLK(8, 36, Y6, wv-192(SP)); \
+	IQ1MBLK(12, 38, Y7, wv-160(SP)); \
+	IQ1MBLK(16, 40, Y8, wv-128(SP)); \
+	IQ1MBLK(20, 42, Y9, wv-96(SP)); \
+	IQ1MBLK(24, 44, Y10, wv-64(SP)); \
+	IQ1MBLK(28, 46, Y11, wv-32(SP)); \
+	IQ1MLS(48, ls0-288(SP)); \
+	IQ1MLS(52, ls1-320(SP)); \
+	VMOVQ        48(SI), X12; \
+	VPSRLW       $12, X12, X12; \
+	VPMADDWD     iq1mDMul<>(SB), X12, X12; \
+	VPHADDD      X12, X12, X12; \
+	VPBROADCASTW X12, X12; \
+	VCVTPH2PS    X12, Y12; \
+	VMULPS       iq1Eighth<>(SB), Y12, Y12; \
+	VMOVUPS      Y12, d8-352(SP)
+
+// TQ1MUL3: v = 3v bytewise (mod 256). Clobbers t.
+#define TQ1MUL3(v, t) \
+	VPADDB v, v, t; \
+	VPADDB t, v, v
+
+// TQ1TRIT: W = floor(3v/256) − 1 of the bytes v (kept) to slot, |W| to
+// absw. Clobbers Y14, Y15.
+#define TQ1TRIT(v, absw, slot) \
+	VPXOR    tq1X80<>(SB), v, Y14; \
+	VPCMPGTB tq1Hi<>(SB), Y14, Y15; \
+	VPCMPGTB tq1Lo<>(SB), Y14, Y14; \
+	VPADDB   Y15, Y14, Y14; \
+	VPXOR    iq1AllOnes<>(SB), Y14, Y14; \
+	VMOVDQU  Y14, slot; \
+	VPABSB   Y14, absw
+
+// TQ1DECODE decodes a TQ1_0 super-block. Clobbers Y12..Y15.
+#define TQ1DECODE \
+	VMOVDQU      0(SI), Y13; \
+	TQ1TRIT(Y13, Y4, wv-256(SP)); \
+	TQ1MUL3(Y13, Y14); \
+	TQ1TRIT(Y13, Y5, wv-224(SP)); \
+	TQ1MUL3(Y13, Y14); \
+	TQ1TRIT(Y13, Y6, wv-192(SP)); \
+	TQ1MUL3(Y13, Y14); \
+	TQ1TRIT(Y13, Y7, wv-160(SP)); \
+	TQ1MUL3(Y13, Y14); \
+	TQ1TRIT(Y13, Y8, wv-128(SP)); \
+	VMOVDQU      32(SI), X13; \
+	VPADDB       X13, X13, X14; \
+	VPADDB       X14, X13, X14; \
+	VINSERTI128  $1, X14, Y13, Y13; \
+	TQ1TRIT(Y13, Y9, wv-96(SP)); \
+	TQ1MUL3(Y13, Y14); \
+	TQ1MUL3(Y13, Y14); \
+	TQ1TRIT(Y13, Y10, wv-64(SP)); \
+	TQ1MUL3(Y13, Y14); \
+	VPBROADCASTD 48(SI), X14; \
+	VPADDB       X14, X14, X15; \
+	VPADDB       X15, X14, X15; \
+	VPBLENDD     $2, X15, X14, X14; \
+	VPADDB       X15, X15, X12; \
+	VPADDB       X12, X15, X15; \
+	VPBLENDD     $4, X15, X14, X14; \
+	VPADDB       X15, X15, X12; \
+	VPADDB       X12, X15, X15; \
+	VPBLENDD     $8, X15, X14, X14; \
+	VPERM2I128   $0x21, Y14, Y13, Y13; \
+	TQ1TRIT(Y13, Y11, wv-32(SP)); \
+	VPBROADCASTW 52(SI), X12; \
+	VCVTPH2PS    X12, Y12; \
+	VMOVUPS      Y12, d8-352(SP)
+
+// IQ1ROWS is the body of a Rows kernel: decode (one of the DECODE
+// macros), bytes (the block size) and the scale words (ls0, ls1).
+#define IQ1ROWS(decode, bytes, ls0, ls1, row, loop, end) \
+	MOVQ  w+0(FP), SI; \
+	MOVQ  out+40(FP), R13; \
+	MOVQ  nsb+24(FP), AX; \
+	IMULQ $bytes, AX; \
+	IMULQ rows+32(FP), AX; \
+	ADDQ  SI, AX; \
+	MOVQ  AX, end-360(SP); \
+	LEAQ  ·iq1s_grid(SB), R9; \
+row: \
+	CMPQ   SI, end-360(SP); \
+	JAE    end; \
+	MOVQ   xq+8(FP), DI; \
+	MOVQ   xd+16(FP), R8; \
+	MOVQ   nsb+24(FP), CX; \
+	VXORPS Y0, Y0, Y0; \
+loop: \
+	PREFETCHT0 IQ1PF(SI); \
+	decode; \
+	IQ1TOK(DI, (R8), Y0, ls0, ls1); \
+	ADDQ $bytes, SI; \
+	ADDQ $256, DI; \
+	ADDQ $32, R8; \
+	DECQ CX; \
+	JNZ  loop; \
+	IQ1G4HSUM(Y0, X0, X1); \
+	VMOVSS X0, (R13); \
+	ADDQ   $4, R13; \
+	JMP    row; \
+end: \
+	VZEROUPPER; \
+	RET
+
+#define IQ1G4HSUM(y, x, tmp) \
+	VEXTRACTF128 $1, y, tmp; \
+	VADDPS       tmp, x, x; \
+	VHADDPS      x, x, x; \
+	VHADDPS      x, x, x
+
+// IQ1GEMM4 is the body of a four-token prefill kernel: as the Rows
+// kernel, each token's float operations those of IQ1ROWS. SI weights; DI,
+// R10, R11, AX tokens 0..3's codes (R12 bytes apart, R14 = 3·R12); R8
+// token 0's scales, token t's DX·t bytes further (BX = 3·DX); Y0..Y3 the
+// tokens' accumulators.
+#define IQ1GEMM4(decode, bytes, ls0, ls1, row, loop, end) \
+	MOVQ  w+0(FP), SI; \
+	MOVQ  out+40(FP), R13; \
+	MOVQ  nsb+24(FP), CX; \
+	MOVQ  CX, AX; \
+	IMULQ $bytes, AX; \
+	IMULQ rows+32(FP), AX; \
+	ADDQ  SI, AX; \
+	MOVQ  AX, end-360(SP); \
+	LEAQ  ·iq1s_grid(SB), R9; \
+	MOVQ  CX, R12; \
+	SHLQ  $8, R12; \
+	LEAQ  (R12)(R12*2), R14; \
+	MOVQ  CX, DX; \
+	SHLQ  $5, DX; \
+	LEAQ  (DX)(DX*2), BX; \
+row: \
+	CMPQ   SI, end-360(SP); \
+	JAE    end; \
+	MOVQ   xq+8(FP), DI; \
+	MOVQ   xd+16(FP), R8; \
+	MOVQ   nsb+24(FP), CX; \
+	VXORPS Y0, Y0, Y0; \
+	VXORPS Y1, Y1, Y1; \
+	VXORPS Y2, Y2, Y2; \
+	VXORPS Y3, Y3, Y3; \
+loop: \
+	PREFETCHT0 IQ1PF(SI); \
+	decode; \
+	LEAQ (DI)(R12*1), R10; \
+	LEAQ (DI)(R12*2), R11; \
+	LEAQ (DI)(R14*1), AX; \
+	IQ1TOK(DI, (R8), Y0, ls0, ls1); \
+	IQ1TOK(R10, (R8)(DX*1), Y1, ls0, ls1); \
+	IQ1TOK(R11, (R8)(DX*2), Y2, ls0, ls1); \
+	IQ1TOK(AX, (R8)(BX*1), Y3, ls0, ls1); \
+	ADDQ $bytes, SI; \
+	ADDQ $256, DI; \
+	ADDQ $32, R8; \
+	DECQ CX; \
+	JNZ  loop; \
+	IQ1G4HSUM(Y0, X0, X8); \
+	IQ1G4HSUM(Y1, X1, X9); \
+	IQ1G4HSUM(Y2, X2, X10); \
+	IQ1G4HSUM(Y3, X3, X11); \
+	MOVQ   ostride+48(FP), AX; \
+	SHLQ   $2, AX; \
+	VMOVSS X0, (R13); \
+	VMOVSS X1, (R13)(AX*1); \
+	VMOVSS X2, (R13)(AX*2); \
+	LEAQ   (AX)(AX*2), AX; \
+	VMOVSS X3, (R13)(AX*1); \
+	ADDQ   $4, R13; \
+	JMP    row; \
+end: \
+	VZEROUPPER; \
+	RET
+
+// func dotTQ1RowsAVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32)
+TEXT ·dotTQ1RowsAVX2(SB), NOSPLIT, $360-48
+	IQ1ROWS(TQ1DECODE, 54, iq1Ones16<>(SB), iq1Ones16<>(SB), tq1row, tq1loop, tq1end)
+
+// func gemm4TQ1AVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32, ostride int)
+TEXT ·gemm4TQ1AVX2(SB), NOSPLIT, $360-56
+	IQ1GEMM4(TQ1DECODE, 54, iq1Ones16<>(SB), iq1Ones16<>(SB), g4tq1row, g4tq1loop, g4tq1end)
+
+// func dotIQ1SRowsAVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32)
+TEXT ·dotIQ1SRowsAVX2(SB), NOSPLIT, $360-48
+	IQ1ROWS(IQ1SDECODE, 50, ls0-288(SP), ls1-320(SP), iq1srow, iq1sloop, iq1send)
+
+// func gemm4IQ1SAVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32, ostride int)
+TEXT ·gemm4IQ1SAVX2(SB), NOSPLIT, $360-56
+	IQ1GEMM4(IQ1SDECODE, 50, ls0-288(SP), ls1-320(SP), g4iq1srow, g4iq1sloop, g4iq1send)
+
+// func dotIQ1MRowsAVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32)
+TEXT ·dotIQ1MRowsAVX2(SB), NOSPLIT, $360-48
+	IQ1ROWS(IQ1MDECODE, 56, ls0-288(SP), ls1-320(SP), iq1mrow, iq1mloop, iq1mend)
+
+// func gemm4IQ1MAVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32, ostride int)
+TEXT ·gemm4IQ1MAVX2(SB), NOSPLIT, $360-56
+	IQ1GEMM4(IQ1MDECODE, 56, ls0-288(SP), ls1-320(SP), g4iq1mrow, g4iq1mloop, g4iq1mend)

@@ -327,7 +327,7 @@ func FuzzIQ1(f *testing.F) {
 
 // iq1Gemm4Types are the types of this file with a four-token prefill kernel
 // on AVX2 CPUs.
-var iq1Gemm4Types = []Type{TQ2_0}
+var iq1Gemm4Types = []Type{IQ1_S, IQ1_M, TQ1_0, TQ2_0}
 
 // TestIQ1Gemm4Wide checks MatMul against MatVec token by token, bit for
 // bit, for every type of this file (those without a prefill kernel run the
