@@ -1,8 +1,8 @@
 package model
 
 import (
+	"maps"
 	"math"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -49,25 +49,7 @@ func TestQuants2(t *testing.T) {
 		Files    map[string][]quant2Case `json:"files"`
 	}
 	readJSON(t, "quants2/golden.json", &g)
-	var inGolden []string
-	for f := range g.Files {
-		inGolden = append(inGolden, f)
-	}
-	slices.Sort(inGolden)
-	if !slices.Equal(inGolden, quants2Files) {
-		t.Fatalf("quants2/golden.json covers %v, want %v", inGolden, quants2Files)
-	}
-	onDisk, err := filepath.Glob(filepath.Join(fixture(t, "quants2"), "*.gguf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, p := range onDisk {
-		onDisk[i] = filepath.Base(p)
-	}
-	slices.Sort(onDisk)
-	if !slices.Equal(onDisk, quants2Files) {
-		t.Errorf("quants2/ holds %v, want %v: a new file needs a golden and a line here", onDisk, quants2Files)
-	}
+	checkFileList(t, "quants2", slices.Collect(maps.Keys(g.Files)), quants2Files)
 	t.Logf("reference: %s", g.LlamaCpp)
 	for _, file := range quants2Files {
 		t.Run(file, func(t *testing.T) {

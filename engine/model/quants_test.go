@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
 	"slices"
@@ -89,25 +90,7 @@ func TestQuants(t *testing.T) {
 		Files    map[string][]quantCase `json:"files"`
 	}
 	readJSON(t, "quants/golden.json", &g)
-	var inGolden []string
-	for f := range g.Files {
-		inGolden = append(inGolden, f)
-	}
-	slices.Sort(inGolden)
-	if !slices.Equal(inGolden, quantFiles) {
-		t.Fatalf("quants/golden.json covers %v, want %v", inGolden, quantFiles)
-	}
-	onDisk, err := filepath.Glob(filepath.Join(fixture(t, "quants"), "*.gguf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, p := range onDisk {
-		onDisk[i] = filepath.Base(p)
-	}
-	slices.Sort(onDisk)
-	if !slices.Equal(onDisk, quantFiles) {
-		t.Errorf("quants/ holds %v, want %v: a new file needs a golden and a line here", onDisk, quantFiles)
-	}
+	checkFileList(t, "quants", slices.Collect(maps.Keys(g.Files)), quantFiles)
 	t.Logf("reference: %s", g.LlamaCpp)
 
 	for _, file := range quantFiles {
@@ -183,6 +166,28 @@ func TestQuants(t *testing.T) {
 					c.Prompt, clear, firstGap, worst, worstStep)
 			}
 		})
+	}
+}
+
+// checkFileList fails unless a fixture folder's golden file covers
+// exactly the files listed (golden, its file names) and the folder holds
+// exactly them: a file added or lost needs a golden and a line here.
+func checkFileList(t *testing.T, dir string, golden, want []string) {
+	t.Helper()
+	slices.Sort(golden)
+	if !slices.Equal(golden, want) {
+		t.Fatalf("%s/golden.json covers %v, want %v", dir, golden, want)
+	}
+	onDisk, err := filepath.Glob(filepath.Join(fixture(t, dir), "*.gguf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range onDisk {
+		onDisk[i] = filepath.Base(p)
+	}
+	slices.Sort(onDisk)
+	if !slices.Equal(onDisk, want) {
+		t.Errorf("%s/ holds %v, want %v: a new file needs a golden and a line here", dir, onDisk, want)
 	}
 }
 
