@@ -44,7 +44,8 @@ fuzz:
 	$(GO) test ./engine/tensor -run '^$$' -fuzz '^FuzzIQ1$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./engine/tensor -run '^$$' -fuzz '^FuzzIQ2$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./engine/tensor -run '^$$' -fuzz '^FuzzIQ3$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./engine/model -run '^$$' -fuzz '^FuzzLoadMoE$$' -fuzztime $(FUZZTIME)
+	# Each execution writes, loads and runs a model file: a tenth of the executions.
+	$(GO) test ./engine/model -run '^$$' -fuzz '^FuzzLoadMoE$$' -fuzztime $(FUZZTIME_SLOW)
 	$(GO) test ./engine/tokenizer -run '^$$' -fuzz '^FuzzRoundTrip$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./engine/chat -run '^$$' -fuzz '^FuzzTemplate$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./miku -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
