@@ -371,6 +371,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, isChat bool) {
 	}
 	defer o.close()
 	o.w, o.cancel = w, func() { cancel(nil) }
+	o.drained = func() { cancel(errShuttingDown) }
 	o.run(ctx)
 	if o.finish == "" {
 		if ctx.Err() != nil {
@@ -525,6 +526,12 @@ type output struct {
 
 	w      http.ResponseWriter
 	cancel context.CancelFunc
+	// drained ends the generation for a Drain (its cause says so), or is
+	// nil. Each token's event calls it once Drain has begun, so that a
+	// reply stops at the next token whatever the scheduler does with the
+	// AfterFunc that cancels on the drain (on a loaded machine a reply of
+	// the demo model could run to its own end first).
+	drained func()
 
 	id         string
 	created    int64
@@ -660,6 +667,9 @@ func (o *output) answer(ctx context.Context, turn session.Turn, err error) {
 // entry, the gauge; then it lets the other conversations have their turn.
 func (o *output) event(ev session.Event) {
 	defer o.s.turn.yield()
+	if o.drained != nil && o.s.drain.Err() != nil {
+		o.drained()
+	}
 	if o.hit {
 		return
 	}

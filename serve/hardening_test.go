@@ -540,19 +540,51 @@ func TestHealthDeadBackend(t *testing.T) {
 func TestDrainFinishesStreams(t *testing.T) {
 	srv, ts := start(t, demoSession(t), Config{})
 	body := `{"model":"` + demoID + `","prompt":"In the beginning","max_tokens":200,"temperature":0,"stream":true}`
-	resp, err := http.Post(ts.URL+"/v1/completions", "application/json", strings.NewReader(body))
-	if err != nil {
+	// The test takes the model between two tokens of the reply, so that
+	// the reply is surely in progress when the server drains — whatever
+	// the machine's load: it holds the model before the request, lets
+	// the request have it once the request waits for it, and queues at
+	// once behind it; the reply's first token then hands the model back
+	// (the turnstile's yield), and the reply waits while the test drains.
+	// (Taking the model after reading the first chunk raced the demo
+	// model's 200 tokens, some 50 ms, on a loaded machine.)
+	ctx := context.Background()
+	if err := srv.turn.acquire(ctx); err != nil {
 		t.Fatal(err)
 	}
+	type posted struct {
+		resp *http.Response
+		err  error
+	}
+	got := make(chan posted, 1)
+	go func() {
+		resp, err := http.Post(ts.URL+"/v1/completions", "application/json", strings.NewReader(body))
+		got <- posted{resp, err}
+	}()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(time.Millisecond) {
+		srv.turn.mu.Lock()
+		queued := len(srv.turn.waiters) > 0
+		srv.turn.mu.Unlock()
+		if queued {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the request never waited for the model")
+		}
+	}
+	srv.turn.release()
+	if err := srv.turn.acquire(ctx); err != nil {
+		t.Fatal(err)
+	}
+	p := <-got
+	if p.err != nil {
+		t.Fatal(p.err)
+	}
+	resp := p.resp
 	defer resp.Body.Close()
 	sc := bufio.NewScanner(resp.Body)
 	if !sc.Scan() {
 		t.Fatal("no first chunk")
-	}
-	// The model is taken between two tokens, so that the reply is surely
-	// in progress when the server drains.
-	if err := srv.turn.acquire(context.Background()); err != nil {
-		t.Fatal(err)
 	}
 	srv.Drain()
 	srv.turn.release()
