@@ -380,34 +380,12 @@ func TestLoadErrors(t *testing.T) {
 	defer src.Close()
 	// Rebuild the file with one change each and check the error names it.
 	rebuild := func(arch string, drop string) *gguf.File {
-		var w gguf.Writer
-		for _, kv := range src.KV {
-			v := kv.Value
-			if kv.Key == "general.architecture" {
-				v = gguf.String(arch)
+		p := rewrite(t, src.Path, func(w *gguf.Writer, f *gguf.File) error {
+			if err := copyKeys(w, f, "", map[string]gguf.Value{"general.architecture": gguf.String(arch)}); err != nil {
+				return err
 			}
-			if err := w.AddKV(kv.Key, v); err != nil {
-				t.Fatal(err)
-			}
-		}
-		for i := range src.Tensors {
-			ti := &src.Tensors[i]
-			if ti.Name == drop {
-				continue
-			}
-			if err := w.AddTensor(ti.Name, ti.Type, ti.Dims, src.TensorData(ti)); err != nil {
-				t.Fatal(err)
-			}
-		}
-		p := filepath.Join(t.TempDir(), "m.gguf")
-		fh, err := os.Create(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := w.WriteTo(fh); err != nil {
-			t.Fatal(err)
-		}
-		fh.Close()
+			return copyTensors(w, f, drop)
+		})
 		f, err := gguf.Open(p)
 		if err != nil {
 			t.Fatal(err)

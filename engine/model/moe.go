@@ -166,15 +166,20 @@ func (l *loader) expertBias(name string, E, width int) []*tensor.Matrix {
 		l.fail(name, "shape %v, want [%d, %d]", ti.Dims, width, E)
 		return nil
 	}
-	v := make([]float32, E*width)
-	if err := tensor.Dequantize(ti.Type, v, l.f.TensorData(ti)); err != nil {
-		l.fail(name, "%v", err)
-		return nil
-	}
-	raw := make([]byte, 4*len(v))
-	for i, x := range v {
-		u := math.Float32bits(x)
-		raw[4*i], raw[4*i+1], raw[4*i+2], raw[4*i+3] = byte(u), byte(u>>8), byte(u>>16), byte(u>>24)
+	// The file's F32 rows are the biases as they are (views, nothing
+	// copied); another type is widened to F32 once, here.
+	raw := l.f.TensorData(ti)
+	if ti.Type != tensor.F32 {
+		v := make([]float32, E*width)
+		raw = make([]byte, 4*len(v))
+		if err := tensor.Dequantize(ti.Type, v, l.f.TensorData(ti)); err != nil {
+			l.fail(name, "%v", err)
+			return nil
+		}
+		if err := tensor.Quantize(tensor.F32, raw, v); err != nil {
+			l.fail(name, "%v", err)
+			return nil
+		}
 	}
 	out := make([]*tensor.Matrix, E)
 	for e := range out {

@@ -311,25 +311,25 @@ func TestMoELoadErrors(t *testing.T) {
 			if err := copyKeys(w, f, "llama.expert_used_count", nil); err != nil {
 				return err
 			}
-			return copyTensors(w, f, "", nil)
+			return copyTensors(w, f, "")
 		}, "llama.expert_used_count"},
 		{"k above the experts", func(w *gguf.Writer, f *gguf.File) error {
 			if err := copyKeys(w, f, "", map[string]gguf.Value{"llama.expert_used_count": gguf.Uint32(9)}); err != nil {
 				return err
 			}
-			return copyTensors(w, f, "", nil)
+			return copyTensors(w, f, "")
 		}, "expert_used_count = 9 is out of range"},
 		{"missing down experts", func(w *gguf.Writer, f *gguf.File) error {
 			if err := copyKeys(w, f, "", nil); err != nil {
 				return err
 			}
-			return copyTensors(w, f, "blk.1.ffn_down_exps.weight", nil)
+			return copyTensors(w, f, "blk.1.ffn_down_exps.weight")
 		}, `"blk.1.ffn_down_exps.weight"`},
 		{"experts of the wrong width", func(w *gguf.Writer, f *gguf.File) error {
 			if err := copyKeys(w, f, "", map[string]gguf.Value{"llama.expert_feed_forward_length": gguf.Uint32(64)}); err != nil {
 				return err
 			}
-			return copyTensors(w, f, "", nil)
+			return copyTensors(w, f, "")
 		}, "ffn_gate_exps.weight"},
 	} {
 		_, err := Open(rewrite(t, path, tc.edit))
@@ -354,7 +354,8 @@ func TestMoELoadErrors(t *testing.T) {
 // plainBackend hides every optional interface of the backend it wraps.
 type plainBackend struct{ backend.Backend }
 
-func copyTensors(w *gguf.Writer, f *gguf.File, drop string, _ map[string]bool) error {
+// copyTensors copies every tensor but drop.
+func copyTensors(w *gguf.Writer, f *gguf.File, drop string) error {
 	for i := range f.Tensors {
 		ti := &f.Tensors[i]
 		if ti.Name == drop {

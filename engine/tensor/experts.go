@@ -74,9 +74,7 @@ func (k *Kernels) MatVecsEach(x []float32, cols int, ops []VecOp) {
 	}
 	if quant {
 		k.abuf.ensure(nIn, cols)
-		for i := range nIn {
-			quantizeAct(k.abuf.row(i, cols), x[i*cols:(i+1)*cols])
-		}
+		k.quantizeRows(x, nIn, cols)
 		if f16 {
 			k.abuf.roundScales(nIn, cols)
 		}

@@ -242,17 +242,16 @@ func (b *Backend) byExpert(r *route, xb *buf, n int, perSlot bool, cols int, ops
 		s.slots = make([]int32, n*k)
 	}
 	slots := s.slots[:n*k]
-	next := first[:E] // filled below, then restored
+	// Counting sort: first[e] walks over expert e's place as its slots
+	// are put there, and ends where expert e+1's begins.
 	for sl, e := range r.ids[:n*k] {
-		slots[next[e]] = int32(sl)
-		next[e]++
+		slots[first[e]] = int32(sl)
+		first[e]++
 	}
-	for e := E; e > 0; e-- { // next[e] is now first[e+1]: shift back
-		first[e] = first[e-1]
-	}
-	first[0] = 0
+	lo := int32(0)
 	for e := range E {
-		group := slots[first[e]:first[e+1]]
+		group := slots[lo:first[e]]
+		lo = first[e]
 		m := len(group)
 		if m == 0 {
 			continue
