@@ -398,6 +398,20 @@ type HeadProjector interface {
 	HeadProject(dst, src Buffer, n, heads, perHead int, m Matrix, transpose bool)
 }
 
+// Viewer is optionally implemented by a backend whose buffers can be
+// viewed a range of rows at a time. engine/model's Batcher runs several
+// sequences in one step on it: every row-wise operation (norms, products,
+// activations) takes all the step's rows at once, and each sequence's
+// RoPE, KV store and attention take a view of its own rows. A backend
+// without it runs each sequence's step on its own.
+type Viewer interface {
+	// View returns a buffer whose rows 0…n−1 are b's rows row0…row0+n−1:
+	// the same memory, not a copy, so that what an operation writes
+	// through the view is in b. It lives no longer than b. row0 ≥ 0, n ≥ 1
+	// and row0+n ≤ b.Rows().
+	View(b Buffer, row0, n int) Buffer
+}
+
 // Placer is optionally implemented by a backend that spreads a model over
 // several devices by layers (the remote backend's servers): the model
 // calls Place before binding the weights of each layer, with layer −1 for

@@ -87,6 +87,12 @@ type buf struct {
 func (x *buf) Rows() int  { return len(x.data) / max(x.width, 1) }
 func (x *buf) Width() int { return x.width }
 
+// View is rows row0…row0+n−1 of x, sharing its memory (backend.Viewer).
+func (b *Backend) View(x backend.Buffer, row0, n int) backend.Buffer {
+	h := hb(x)
+	return &buf{data: h.data[row0*h.width : (row0+n)*h.width : (row0+n)*h.width], width: h.width}
+}
+
 // rows returns the first n rows.
 func (x *buf) rows(n int) []float32 { return x.data[:n*x.width] }
 
