@@ -72,6 +72,15 @@ type State struct {
 	// moe runs the mixture-of-experts layers (moe.go), nil for a dense
 	// model.
 	moe *moeRun
+
+	// joined is the Batcher this state joined (its Forwards run in the
+	// batcher's steps), with the state's place in it; nil: Forward runs
+	// here (batch.go).
+	joined *member
+	// seqs, set only on a Batcher's carrier state during a step, are the
+	// sequences whose rows the step runs: the attention takes each one's
+	// rows on its own cache and positions.
+	seqs []seqRun
 }
 
 // stateWeights are the model's weights as the state's backend holds them.
@@ -236,6 +245,9 @@ func (s *State) Close() {
 		return
 	}
 	s.closed = true
+	if s.joined != nil {
+		s.joined.q.Leave(s)
+	}
 	s.releaseOwned(nil)
 	s.owned, s.proj, s.bp = nil, nil, nil
 	s.lin = slices.Clone(s.dense.lin)
@@ -322,6 +334,17 @@ func (s *State) Forward(tokens []int32, logits []float32) error {
 			return fmt.Errorf("model: token %d (index %d) is outside the vocabulary of %d", t, i, c.Vocab)
 		}
 	}
+	if s.joined != nil && n > 0 {
+		return s.joined.q.forward(s, tokens, logits)
+	}
+	return s.forward(tokens, logits)
+}
+
+// forward is Forward once checked, run on the state's own backend.
+func (s *State) forward(tokens []int32, logits []float32) error {
+	c := &s.m.Config
+	n := len(tokens)
+	all := len(logits) == n*c.Vocab && n > 1
 	for start := 0; start < n; start += s.batch {
 		end := min(start+s.batch, n)
 		var out []float32
@@ -400,6 +423,24 @@ func (s *State) step(tokens []int32, out []float32) error {
 		}
 	}
 	return nil
+}
+
+// attention rotates the step's queries and keys, caches the keys and
+// values, and attends, leaving the heads' outputs in s.att: the state's
+// own rows at pos0, or on a Batcher's carrier each sequence's rows on its
+// own cache at its own positions (batch.go).
+func (s *State) attention(l, n, pos0 int) {
+	if s.seqs != nil {
+		s.attentionSeqs(l)
+		return
+	}
+	c, b, A := &s.m.Config, s.b, &s.lay[l]
+	b.RoPE(s.q, n, c.Heads, c.HeadDim, pos0, A.rope)
+	b.RoPE(s.kb, n, c.KVHeads, c.HeadDim, pos0, A.rope)
+	q, k, v, att, o := s.kvIn(l, n, A.attend) // the state's own, or in a KV projection's basis
+	b.StoreKV(s.kv, l, s.n, n, k, v)          // slots: positions until an eviction
+	b.Attend(att, q, s.kv, l, s.n, n, o)
+	s.kvOut(l, n)
 }
 
 // afterBlock runs the block hooks of layer l on the batch's rows: copied

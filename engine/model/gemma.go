@@ -19,7 +19,7 @@ package model
 // embedding scale and the final soft-cap are per model (Config).
 func gemmaBlock(s *State, l, n, pos0 int) {
 	c, b := &s.m.Config, s.b
-	W, L, A := &s.w.blocks[l], &s.lin[l], &s.lay[l]
+	W, L := &s.w.blocks[l], &s.lin[l]
 
 	b.RMSNorm(s.xb, s.x, W.attnNorm, n, c.Eps)
 	s.linear(&L.qkv, s.xb, n, s.q, s.kb, s.vb)
@@ -27,12 +27,7 @@ func gemmaBlock(s *State, l, n, pos0 int) {
 		b.HeadRMSNorm(s.q, W.qNorm, n, c.Heads, c.Eps)
 		b.HeadRMSNorm(s.kb, W.kNorm, n, c.KVHeads, c.Eps)
 	}
-	b.RoPE(s.q, n, c.Heads, c.HeadDim, pos0, A.rope)
-	b.RoPE(s.kb, n, c.KVHeads, c.HeadDim, pos0, A.rope)
-	q, k, v, att, o := s.kvIn(l, n, A.attend) // the state's own, or in a KV projection's basis
-	b.StoreKV(s.kv, l, s.n, n, k, v)          // slots: positions until an eviction
-	b.Attend(att, q, s.kv, l, s.n, n, o)
-	s.kvOut(l, n)
+	s.attention(l, n, pos0) // RoPE, the cache, attention: into s.att
 	s.linear(&L.o, s.att, n, s.xb)
 	b.RMSNorm(s.xb, s.xb, W.postAttnNorm, n, c.Eps)
 	b.Add(s.x, s.xb, n)

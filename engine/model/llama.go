@@ -15,7 +15,7 @@ package model
 //	                                                   (qwen3moe, Mixtral; moe.go)
 func llamaBlock(s *State, l, n, pos0 int) {
 	c, b := &s.m.Config, s.b
-	W, L, A := &s.w.blocks[l], &s.lin[l], &s.lay[l]
+	W, L := &s.w.blocks[l], &s.lin[l]
 
 	b.RMSNorm(s.xb, s.x, W.attnNorm, n, c.Eps)
 	s.linear(&L.qkv, s.xb, n, s.q, s.kb, s.vb)
@@ -36,12 +36,7 @@ func llamaBlock(s *State, l, n, pos0 int) {
 	if W.kNorm != nil {
 		b.HeadRMSNorm(s.kb, W.kNorm, n, c.KVHeads, c.Eps)
 	}
-	b.RoPE(s.q, n, c.Heads, c.HeadDim, pos0, A.rope)
-	b.RoPE(s.kb, n, c.KVHeads, c.HeadDim, pos0, A.rope)
-	q, k, v, att, o := s.kvIn(l, n, A.attend) // the state's own, or in a KV projection's basis
-	b.StoreKV(s.kv, l, s.n, n, k, v)          // slots: positions until an eviction
-	b.Attend(att, q, s.kv, l, s.n, n, o)
-	s.kvOut(l, n)
+	s.attention(l, n, pos0) // RoPE, the cache, attention: into s.att
 	s.linear(&L.o, s.att, n, s.xb)
 	if W.bo != nil {
 		b.AddBias(s.xb, W.bo, n)

@@ -271,7 +271,10 @@ func (s *State) moeFFN(l, n int) {
 		Gating: spec.gating, K: c.ExpertsUsed, SelectBias: M.selectB, Mask: r.mask[l],
 		Norm: spec.norm, Scale: c.ExpertWeightsScale,
 	})
-	if len(s.hooks.route) > 0 {
+	switch {
+	case s.seqs != nil:
+		s.routedSeqs(l, n) // a Batcher's step: each sequence's hooks (batch.go)
+	case len(s.hooks.route) > 0:
 		s.routed(l, n)
 	}
 	// The ops live in the run: a variadic list built here would escape
@@ -323,6 +326,16 @@ func (s *State) routed(l, n int) {
 			h.Routed(l, s.pos+i, r.ids[i*k:(i+1)*k], r.w[i*k:(i+1)*k])
 		}
 	}
+}
+
+// anyOff says whether an expert is switched off in some layer.
+func (r *moeRun) anyOff() bool {
+	for _, o := range r.off {
+		if o != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // ExpertRef names one expert of one layer.
