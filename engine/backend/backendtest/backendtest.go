@@ -3,7 +3,8 @@
 // (engine/backend/cpu) run on the same inputs, with tolerances per
 // operation and per weight type. The optional capabilities are checked
 // where a backend implements them: Releaser, Compactor, KVReader and
-// HeadProjector against the CPU's; Failer after every read back; Placer
+// HeadProjector against the CPU's; Viewer by running on views what the CPU
+// runs on separate buffers of the same rows; Failer after every read back; Placer
 // spreads the weights over the first and the last device, so that on
 // several every operation reads what another device wrote. The products
 // and embedding rows are also checked against a float64 reference from the
@@ -134,6 +135,7 @@ func Run(t *testing.T, b backend.Backend, cfg Config) {
 		{"Releaser", s.releaser},
 		{"Compactor", s.compactor},
 		{"HeadProjector", s.headProjector},
+		{"Viewer", s.viewer},
 		{"Experts", s.experts},
 		{"Sinks", s.sinks},
 	} {
@@ -855,6 +857,156 @@ func (s *suite) headProjector(t *testing.T) {
 			s.ref.HeadProject(dst.c, src.c, tc.n, tc.heads, tc.per, mc, transpose)
 			hp.HeadProject(dst.g, src.g, tc.n, tc.heads, tc.per, mg, transpose)
 			s.check(t, fmt.Sprintf("HeadProject %+v transpose=%v", tc, transpose), dst, tc.n, s.cfg.Tol.HeadProject)
+		}
+	}
+}
+
+// viewer: views of a buffer's rows (Viewer), as engine/model's batched
+// step uses them. The backend runs on views what the CPU runs on separate
+// buffers holding the same rows: copies through a view land in the
+// parent's rows and no others, a row-wise operation on the parent shows
+// through the view, RoPE of a view starts at its own first row, and two
+// sequences' KV stores and attention on views of one step's rows (each
+// at its own cache's slots) match each sequence run on its own.
+func (s *suite) viewer(t *testing.T) {
+	vw, ok := s.b.(backend.Viewer)
+	if !ok {
+		t.Skip("the backend does not implement backend.Viewer")
+	}
+	r := rand.New(rand.NewPCG(17, 18))
+	const rows, heads, hd = 7, 4, 64
+	const D = heads * hd
+	const row0, n = 2, 4 // the view: rows 2…5
+	init := randVec(r, rows*D, 1)
+	x := s.alloc(t, rows, D, init)
+	v := vw.View(x.g, row0, n)
+	if v.Rows() != n || v.Width() != D {
+		t.Fatalf("View(%d, %d) of a %d×%d buffer is %d×%d", row0, n, rows, D, v.Rows(), v.Width())
+	}
+
+	// Copies: exact, and checked on a recording driver too.
+	want := slices.Clone(init)
+	parent := func(what string) {
+		t.Helper()
+		if got := s.host(t, what, x.g, 0, rows); !slices.Equal(got, want) {
+			t.Errorf("%s: the parent's rows are not the view's writes in their place and the others as they were", what)
+		}
+	}
+	if got := s.host(t, "Host of a view", v, 0, n); !slices.Equal(got, want[row0*D:(row0+n)*D]) {
+		t.Error("Host of a view does not return the parent's rows 2…5")
+	}
+	if got := s.host(t, "Host of a view's rows 1…2", v, 1, 2); !slices.Equal(got, want[(row0+1)*D:(row0+3)*D]) {
+		t.Error("Host of a view's rows 1…2 does not return the parent's rows 3…4")
+	}
+	w := randVec(r, 2*D, 1)
+	s.b.Write(v, 1, w)
+	copy(want[(row0+1)*D:], w)
+	parent("Write through a view")
+	h := s.b.Host(v, 2, 2)
+	for i := range h {
+		h[i] = float32(i) - 11
+	}
+	s.b.Sync(v, 2, h)
+	copy(want[(row0+2)*D:], h)
+	parent("Host and Sync through a view")
+	sub := vw.View(v, 1, 2) // a view of a view: the parent's rows 3…4
+	w = randVec(r, D, 1)
+	s.b.Write(sub, 1, w)
+	copy(want[(row0+2)*D:], w)
+	parent("Write through a view of a view")
+	s.ref.Write(x.c, 0, want)
+
+	// A row-wise operation on the parent shows through the view.
+	wc, wg := s.vec(t, randVec(r, D, 1))
+	s.ref.RMSNorm(x.c, x.c, wc, rows, 1e-5)
+	s.b.RMSNorm(x.g, x.g, wg, rows, 1e-5)
+	s.compare(t, "RMSNorm of the parent through a view", s.host(t, "RMSNorm", v, 0, n), s.ref.Host(x.c, row0, n), s.cfg.Tol.RMSNorm)
+
+	// RoPE of the view: its row 0 is position pos0. The CPU rotates a
+	// separate buffer of the same rows; the parent's other rows stay.
+	freqs := make([]float32, hd/2)
+	for i := range freqs {
+		freqs[i] = 1 + float32(i)/5
+	}
+	for _, rp := range []backend.Rope{{Base: 10000, Dim: hd}, {Base: 1e6, Dim: hd, Neox: true, Freqs: freqs}} {
+		before := s.host(t, "RoPE", x.g, 0, rows)
+		sep, _ := s.ref.Alloc(n, D)
+		s.ref.Write(sep, 0, before[row0*D:(row0+n)*D])
+		s.ref.RoPE(sep, n, heads, hd, 37, rp)
+		s.b.RoPE(v, n, heads, hd, 37, rp)
+		what := fmt.Sprintf("RoPE %+v of a view", rp)
+		after := s.host(t, what, x.g, 0, rows)
+		s.compare(t, what, after[row0*D:(row0+n)*D], s.ref.Host(sep, 0, n), s.cfg.Tol.RoPE)
+		s.compare(t, what+": the rows before it", after[:row0*D], before[:row0*D], 0)
+		s.compare(t, what+": the rows after it", after[(row0+n)*D:], before[(row0+n)*D:], 0)
+	}
+
+	// Two sequences in one step: a's 3 rows (rows 0…2, slots 0…2 of its
+	// cache) and b's 4 (rows 3…6, slots 5…8 of a cache holding 5 already),
+	// each stored and attended through views of the step's q, k, v and
+	// out; the CPU runs each on separate buffers.
+	a := backend.Attention{Heads: heads, KVHeads: 2, HeadDim: hd}
+	kw := a.KVHeads * hd
+	type seq struct {
+		row0, n, slot0 int
+		c, g           backend.KV
+	}
+	seqs := []*seq{{row0: 0, n: 3, slot0: 0}, {row0: 3, n: 4, slot0: 5}}
+	for _, q := range seqs {
+		var err error
+		q.c, _ = s.ref.NewKV(2, 16, a)
+		if q.g, err = s.b.NewKV(2, 16, a); err != nil {
+			t.Fatalf("NewKV %+v: %v", a, err)
+		}
+		if q.slot0 > 0 {
+			k := s.alloc(t, q.slot0, kw, randVec(r, q.slot0*kw, 1))
+			vals := s.alloc(t, q.slot0, kw, randVec(r, q.slot0*kw, 1))
+			s.ref.StoreKV(q.c, 1, 0, q.slot0, k.c, vals.c)
+			s.b.StoreKV(q.g, 1, 0, q.slot0, k.g, vals.g)
+		}
+	}
+	kv, vv, qv := randVec(r, rows*kw, 1), randVec(r, rows*kw, 1), randVec(r, rows*D, 1)
+	k, val, q := s.alloc(t, rows, kw, kv), s.alloc(t, rows, kw, vv), s.alloc(t, rows, D, qv)
+	out := s.alloc(t, rows, D, nil)
+	for _, o := range []backend.AttendOptions{{}, {Window: 4}} {
+		var ref []float32
+		for i, sq := range seqs {
+			at := func(p pair) backend.Buffer { return vw.View(p.g, sq.row0, sq.n) }
+			slot := sq.slot0
+			if o.Window > 0 {
+				slot += sq.n // the second pass stores the next rows
+			}
+			s.b.StoreKV(sq.g, 1, slot, sq.n, at(k), at(val))
+			s.b.Attend(at(out), at(q), sq.g, 1, slot, sq.n, o)
+
+			kc, _ := s.ref.Alloc(sq.n, kw)
+			vc, _ := s.ref.Alloc(sq.n, kw)
+			qc, _ := s.ref.Alloc(sq.n, D)
+			oc, _ := s.ref.Alloc(sq.n, D)
+			s.ref.Write(kc, 0, kv[sq.row0*kw:(sq.row0+sq.n)*kw])
+			s.ref.Write(vc, 0, vv[sq.row0*kw:(sq.row0+sq.n)*kw])
+			s.ref.Write(qc, 0, qv[sq.row0*D:(sq.row0+sq.n)*D])
+			s.ref.StoreKV(sq.c, 1, slot, sq.n, kc, vc)
+			s.ref.Attend(oc, qc, sq.c, 1, slot, sq.n, o)
+			ref = append(ref, s.ref.Host(oc, 0, sq.n)...)
+			if i == 0 {
+				// The first sequence's rows, read through a view before the
+				// second writes the rest of out.
+				what := fmt.Sprintf("Attend %+v on views, sequence 1 through its view", o)
+				s.compare(t, what, s.host(t, what, at(out), 0, sq.n), ref, s.cfg.Tol.Attend)
+			}
+		}
+		what := fmt.Sprintf("Attend %+v on views of one step's rows", o)
+		s.compare(t, what, s.host(t, what, out.g, 0, rows), ref, s.cfg.Tol.Attend)
+	}
+	if kr, ok := s.b.(backend.KVReader); ok {
+		// The second sequence's first row from the step went to slot 5 of
+		// its own cache.
+		gk, gv := make([]float32, kw), make([]float32, kw)
+		kr.ReadKV(seqs[1].g, 1, 5, gk, gv)
+		s.ok(t, "ReadKV")
+		if !s.cfg.NoValues && (!slices.Equal(gk, kv[3*kw:4*kw]) || !slices.Equal(gv, vv[3*kw:4*kw])) {
+			t.Error("StoreKV through a view did not store the view's first row at slot0")
 		}
 	}
 }

@@ -694,5 +694,8 @@ func addInto(dst, src []float32) {
 	}
 }
 
-// Compile-time check that Backend implements the interface.
-var _ backend.Backend = (*Backend)(nil)
+// Compile-time checks that Backend implements the interfaces.
+var (
+	_ backend.Backend = (*Backend)(nil)
+	_ backend.Viewer  = (*Backend)(nil)
+)

@@ -155,7 +155,10 @@ func (b *Backend) launch(name string, f cu.Function, grid, block [3]uint32) {
 }
 
 // buf is device memory of rows × width floats, with a host mirror for
-// Host (made on first use).
+// Host (made on first use). A view (View) is a buf whose p points into
+// another's allocation: every operation addresses a buffer from p and
+// bounds it by rows, so a view needs nothing else, and only what Alloc
+// made is in owned, to be freed.
 type buf struct {
 	p           cu.DevicePtr
 	rows, width int
@@ -164,6 +167,21 @@ type buf struct {
 
 func (x *buf) Rows() int  { return x.rows }
 func (x *buf) Width() int { return x.width }
+
+// View implements backend.Viewer: rows row0…row0+n−1 of x as a buffer at
+// the same device memory, with a host mirror of its own (Host returns
+// the view's rows, made on first use as any buffer's). A range outside x
+// fails the backend rather than address memory past x's allocation; the
+// buffer returned then is never launched on, as a failed backend runs
+// nothing.
+func (b *Backend) View(x backend.Buffer, row0, n int) backend.Buffer {
+	s := db(x)
+	if row0 < 0 || n < 1 || row0 > s.rows-n {
+		b.fail("a view", fmt.Errorf("rows %d…%d of a buffer of %d", row0, row0+n-1, s.rows))
+		return &buf{p: s.p, rows: max(n, 0), width: s.width}
+	}
+	return &buf{p: s.p + cu.DevicePtr(4*row0*s.width), rows: n, width: s.width}
+}
 
 // mat is a weight matrix on the device in its GGUF type, or a stack of
 // experts matrices of one type and shape (ExpertMatrix): experts of them,
@@ -725,13 +743,19 @@ func (b *Backend) Sync(x backend.Buffer, row0 int, rows []float32) {
 	b.Write(x, row0, rows)
 }
 
-// Write copies host rows into x from row0.
+// Write copies host rows into x from row0. Rows past x's end fail the
+// backend: the copy would land past the allocation, or, through a view,
+// silently in its parent's next rows.
 func (b *Backend) Write(x backend.Buffer, row0 int, rows []float32) {
 	if len(rows) == 0 || !b.enter() {
 		return
 	}
 	defer b.leave()
 	s := db(x)
+	if row0 < 0 || row0 > s.rows || len(rows) > (s.rows-row0)*s.width {
+		b.fail("copying rows to the device", fmt.Errorf("%d values from row %d into a buffer of %d × %d", len(rows), row0, s.rows, s.width))
+		return
+	}
 	off := cu.DevicePtr(4 * row0 * s.width)
 	b.fail("copying rows to the device", b.g.d.HtoD(s.p+off, unsafe.Pointer(&rows[0]), uint64(4*len(rows))))
 }
@@ -766,4 +790,5 @@ var (
 	_ backend.KVReader = (*Backend)(nil)
 	_ backend.Releaser = (*Backend)(nil)
 	_ backend.Failer   = (*Backend)(nil)
+	_ backend.Viewer   = (*Backend)(nil)
 )
