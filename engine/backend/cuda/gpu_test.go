@@ -87,7 +87,7 @@ func TestGPUBackend(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	backendtest.Run(t, b, suiteConfig(false))
+	backendtest.Run(t, b, suiteConfig(true))
 }
 
 // conformanceModels are the fixture models the GPU must agree with the CPU
