@@ -1,0 +1,290 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/isagi-lab/isagi/engine/backend"
+	"github.com/isagi-lab/isagi/internal/testkit/archgen"
+)
+
+// batchScript is one sequence of TestBatcherMatchesAlone: a prompt, greedy
+// decoding, and what makes it unlike the others.
+type batchScript struct {
+	name    string
+	prompt  int // prompt tokens
+	steps   int // decoded tokens
+	kv      backend.KVType
+	hook    bool             // a block hook that writes (an ablation at layer 1)
+	evictAt int              // after this many decoded tokens, evict to half (0: never)
+	verify  bool             // ends with one Forward of 3 tokens, every row's logits
+	proj    *testProjections // its products through projections (nil: dense)
+	pause   time.Duration    // between tokens, so that steps form without it
+	idle    bool             // says Idle when done
+	route   bool             // records the experts chosen (a RouteHook)
+}
+
+// routeRec records each routing it sees as one vector: layer, position,
+// the experts, their weights.
+type routeRec struct{ seen [][]float32 }
+
+func (r *routeRec) Routed(layer, pos int, experts []int32, weights []float32) {
+	v := []float32{float32(layer), float32(pos)}
+	for _, e := range experts {
+		v = append(v, float32(e))
+	}
+	r.seen = append(r.seen, append(v, weights...))
+}
+
+// runScript runs sc on s and returns every logits vector it produced, in
+// order.
+func runScript(t *testing.T, s *State, sc batchScript, seed uint64) ([][]float32, error) {
+	m := s.Model()
+	V := m.Vocab
+	rng := rand.New(rand.NewPCG(seed, 1))
+	prompt := make([]int32, sc.prompt)
+	for i := range prompt {
+		prompt[i] = int32(1 + rng.IntN(V-1))
+	}
+	if sc.hook {
+		u := make([]float32, m.Dim)
+		for i := range u {
+			u[i] = float32(rng.NormFloat64())
+		}
+		var n float64
+		for _, x := range u {
+			n += float64(x) * float64(x)
+		}
+		for i := range u {
+			u[i] /= float32(math.Sqrt(n))
+		}
+		if _, err := s.AddHook(&ablate{layer: 1, u: u}); err != nil {
+			return nil, err
+		}
+	}
+	if sc.proj != nil {
+		if err := s.SetProjections(sc.proj); err != nil {
+			return nil, err
+		}
+	}
+	var rec *routeRec
+	if sc.route {
+		rec = &routeRec{}
+		if _, err := s.AddHook(rec); err != nil {
+			return nil, err
+		}
+	}
+	var out [][]float32
+	logits := make([]float32, V)
+	if err := s.Forward(prompt, logits); err != nil {
+		return nil, err
+	}
+	out = append(out, append([]float32(nil), logits...))
+	for i := range sc.steps {
+		if sc.pause > 0 {
+			time.Sleep(sc.pause)
+		}
+		if err := s.Forward([]int32{argmax(logits)}, logits); err != nil {
+			return nil, err
+		}
+		out = append(out, append([]float32(nil), logits...))
+		if sc.evictAt > 0 && i+1 == sc.evictAt {
+			keepLast := func(layer, head int, keys []float32, n, hd int, pos []int32, keep []int32) {
+				for k := range keep {
+					keep[k] = int32(n - len(keep) + k)
+				}
+			}
+			if err := s.Evict(s.Len()/2, keepLast); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if sc.verify {
+		all := make([]float32, 3*V)
+		if err := s.Forward([]int32{argmax(logits), 5, 9}, all); err != nil {
+			return nil, err
+		}
+		out = append(out, all)
+	}
+	if sc.idle && s.joined != nil {
+		s.joined.q.Idle(s)
+	}
+	if rec != nil {
+		out = append(out, rec.seen...)
+	}
+	return out, nil
+}
+
+// TestBatcherMatchesAlone: sequences of every kind — prompts of different
+// lengths, a writing hook, an eviction, a compact KV cache, projected
+// products (two with the same projections, one with others), a Forward of
+// every row's logits, one that pauses between tokens — run concurrently
+// through one Batcher give bit for bit the logits each gives alone, and
+// steps did run several of them at once.
+func TestBatcherMatchesAlone(t *testing.T) {
+	m := openModel(t, "kjv/kjv-q4_k_m.gguf")
+	projA := randomProjections(t, m, 0, 2)
+	projB := randomProjections(t, m, 1)
+	scripts := []batchScript{
+		{name: "short", prompt: 3, steps: 24, idle: true},
+		{name: "long prompt", prompt: 150, steps: 10},
+		{name: "hook", prompt: 20, steps: 16, hook: true},
+		{name: "evict", prompt: 40, steps: 20, evictAt: 8},
+		{name: "q8_0 cache", prompt: 33, steps: 12, kv: backend.KVQ8_0},
+		{name: "verify", prompt: 9, steps: 8, verify: true},
+		{name: "projections A", prompt: 12, steps: 10, proj: &projA},
+		{name: "projections A again", prompt: 17, steps: 10, proj: &projA},
+		{name: "projections B", prompt: 6, steps: 10, proj: &projB},
+		{name: "pauses", prompt: 5, steps: 8, pause: 3 * time.Millisecond},
+	}
+	st := batchedLikeAlone(t, m, scripts, 256)
+	if st.Batched == 0 {
+		t.Fatal("no step ran more than one sequence")
+	}
+}
+
+// TestBatcherArchs: the other block functions and layer options — Gemma 3's
+// post-norms and local RoPE base, phi3's LongRoPE factors, the mixtures of
+// experts (their routing read by a RouteHook per sequence), gpt-oss's sinks,
+// window and MXFP4 experts — batched as they run alone.
+func TestBatcherArchs(t *testing.T) {
+	for _, name := range []string{"gemma3", "phi3-longrope", "qwen3moe", "gpt-oss"} {
+		t.Run(name, func(t *testing.T) {
+			path, err := archgen.Write(t.TempDir(), name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+			scripts := []batchScript{
+				{name: "short", prompt: 3, steps: 12, route: true},
+				{name: "long prompt", prompt: 90, steps: 8},
+				{name: "verify", prompt: 7, steps: 6, verify: true, route: true},
+				{name: "hook", prompt: 11, steps: 9, hook: true},
+			}
+			batchedLikeAlone(t, m, scripts, 0)
+		})
+	}
+}
+
+// batchedLikeAlone runs each script alone, then all of them at once through
+// one Batcher, on states of ctx positions; each must give the same logits
+// bit for bit. It returns the batcher's counts.
+func batchedLikeAlone(t *testing.T, m *Model, scripts []batchScript, ctx int) BatcherStats {
+	t.Helper()
+	base := testBackend()
+	newState := func(sc batchScript) *State {
+		b, err := base.Share()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := m.NewStateWith(ctx, b, StateOptions{KV: sc.kv})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(s.Close)
+		return s
+	}
+	want := make([][][]float32, len(scripts))
+	for i, sc := range scripts {
+		out, err := runScript(t, newState(sc), sc, uint64(i))
+		if err != nil {
+			t.Fatalf("%s alone: %v", sc.name, err)
+		}
+		want[i] = out
+	}
+
+	qb, err := base.Share()
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := m.NewBatcher(qb, BatcherOptions{Chunk: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	got := make([][][]float32, len(scripts))
+	errs := make([]error, len(scripts))
+	states := make([]*State, len(scripts))
+	for i, sc := range scripts {
+		states[i] = newState(sc)
+		if err := q.Join(states[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i, sc := range scripts {
+		wg.Go(func() {
+			<-start
+			got[i], errs[i] = runScript(t, states[i], sc, uint64(i))
+		})
+	}
+	close(start)
+	wg.Wait()
+	for i, sc := range scripts {
+		if errs[i] != nil {
+			t.Fatalf("%s batched: %v", sc.name, errs[i])
+		}
+		if err := sameLogits(want[i], got[i]); err != nil {
+			t.Errorf("%s: batched differs from alone: %v", sc.name, err)
+		}
+	}
+	st := q.Stats()
+	t.Logf("%d steps, %d of them batched, %d rows, %.2f sequences a step", st.Steps, st.Batched, st.Rows, float64(st.Seqs)/float64(st.Steps))
+	return st
+}
+
+// sameLogits says where two runs' logits first differ in any bit.
+func sameLogits(want, got [][]float32) error {
+	if len(want) != len(got) {
+		return fmt.Errorf("%d logits vectors, want %d", len(got), len(want))
+	}
+	for k := range want {
+		for i := range want[k] {
+			if math.Float32bits(want[k][i]) != math.Float32bits(got[k][i]) {
+				return fmt.Errorf("step %d, logit %d: %v, alone %v", k, i, got[k][i], want[k][i])
+			}
+		}
+	}
+	return nil
+}
+
+// TestBatcherDecodeAllocatesNothing: a decoding State in a batcher
+// allocates nothing per token, as one on its own does.
+func TestBatcherDecodeAllocatesNothing(t *testing.T) {
+	m := openModel(t, "kjv/kjv-q8_0.gguf")
+	base := testBackend()
+	s, err := m.NewStateOn(0, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qb, _ := base.Share()
+	q, err := m.NewBatcher(qb, BatcherOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	if err := q.Join(s); err != nil {
+		t.Fatal(err)
+	}
+	logits := make([]float32, m.Vocab)
+	if err := s.Forward([]int32{1, 300, 391}, logits); err != nil {
+		t.Fatal(err)
+	}
+	tok := []int32{394}
+	if n := testing.AllocsPerRun(50, func() {
+		if err := s.Forward(tok, logits); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Fatalf("%v allocations per decoded token", n)
+	}
+}
