@@ -664,9 +664,9 @@ func (o *output) answer(ctx context.Context, turn session.Turn, err error) {
 }
 
 // event handles one step of the reply: the stop sequences, the logprob
-// entry, the gauge; then it lets the other conversations have their turn.
+// entry, the gauge. (The other conversations' turns come while this one
+// waits for the batch's next step.)
 func (o *output) event(ev session.Event) {
-	defer o.s.turn.yield()
 	if o.drained != nil && o.s.drain.Err() != nil {
 		o.drained()
 	}

@@ -5,10 +5,12 @@
 // per session, per-token TEH and the residual stream itself
 // (docs/serve.md).
 //
-// Conversations decode in turn on the one model: each request holds a
-// conversation (a session.Session forked from the loaded one: its own KV
-// cache) and takes the model for one token at a time, in arrival order,
-// so streams progress together. At most Parallel requests generate at
+// Conversations are computed together on the one model (continuous
+// batching, session.Batch): each request holds a conversation (a
+// session.Session forked from the loaded one: its own KV cache, knobs and
+// hooks), and each step of the batch computes the next token of every
+// conversation that is decoding and a chunk of each new prompt, reading
+// the weights once for all of them. At most Parallel requests generate at
 // once and Queue more wait; beyond that a request gets 429.
 package serve
 
@@ -33,8 +35,9 @@ import (
 type Config struct {
 	// ModelID is the model's name in the API (GET /v1/models, "model").
 	ModelID string
-	// Parallel is how many requests generate at once (decoding in turn);
-	// Queue how many more may wait for one of them. 0: 1 and 4×Parallel.
+	// Parallel is how many requests generate at once (computed together,
+	// the batch's size); Queue how many more may wait for one of them. 0:
+	// 1 and 4×Parallel.
 	Parallel, Queue int
 	// Sessions bounds the named sessions kept (least recently used go
 	// first); 0: 8.
@@ -77,9 +80,13 @@ type Server struct {
 	created int64
 	mux     *http.ServeMux
 
-	turn  turnstile     // the model: held by one conversation at a time
-	slots chan struct{} // generating requests (Parallel)
-	wait  chan struct{} // requests waiting for a slot (Queue)
+	// turn is held by a request while it works on its conversation on the
+	// host (its settings, sampling, its answer), one request at a time;
+	// it is let go while the conversation waits for the batch's step.
+	turn  turnstile
+	batch *session.Batch // the conversations' forward passes, computed together
+	slots chan struct{}  // generating requests (Parallel)
+	wait  chan struct{}  // requests waiting for a slot (Queue)
 
 	idle chan *session.Session // stateless conversations not in use
 
@@ -142,10 +149,19 @@ func New(root *session.Session, cfg Config) (*Server, error) {
 		named: map[string]*list.Element{}, lru: list.New(),
 	}
 	s.drain, s.stopDrain = context.WithCancel(context.Background())
+	batch, err := root.NewBatch(session.BatchOptions{
+		Unlock: s.turn.release,
+		Lock:   func() { _ = s.turn.acquire(context.Background()) },
+	})
+	if err != nil {
+		return nil, fmt.Errorf("serve: %w", err)
+	}
+	s.batch = batch
 	for range cfg.Parallel {
-		f, err := root.Fork(cfg.Ctx, root.Settings())
+		f, err := s.fork()
 		if err != nil {
-			return nil, fmt.Errorf("serve: a conversation: %w", err)
+			s.Close()
+			return nil, err
 		}
 		s.idle <- f
 	}
@@ -380,6 +396,7 @@ func shuttingDown() *apiError {
 // answering (the model stays with root).
 func (s *Server) Close() {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	for id, el := range s.named {
 		if n := el.Value.(*named); !n.busy {
 			_ = n.s.Close()
@@ -387,12 +404,17 @@ func (s *Server) Close() {
 			delete(s.named, id)
 		}
 	}
-	s.mu.Unlock()
 	for {
 		select {
 		case f := <-s.idle:
 			_ = f.Close()
 		default:
+			// The batch goes with the last conversation (a busy one keeps
+			// it: Close is for a server whose requests are over).
+			if s.batch != nil && len(s.named) == 0 {
+				s.batch.Close()
+				s.batch = nil
+			}
 			return
 		}
 	}
@@ -552,13 +574,39 @@ func (s *Server) conversation(id string) (c *session.Session, put func(), e *api
 		_ = v.s.Close()
 		s.cfg.Log.Printf("session %s evicted (least recently used)", v.id)
 	}
-	f, err := s.root.Fork(s.cfg.Ctx, s.root.Settings())
+	f, err := s.fork()
 	if err != nil {
 		return nil, nil, &apiError{Status: http.StatusInternalServerError, Type: "server_error", Message: err.Error()}
 	}
 	n := &named{id: id, s: f, busy: true}
 	s.named[id] = s.lru.PushFront(n)
 	return f, s.done(n), nil
+}
+
+// fork makes a conversation for the server: a fork of root, computing in
+// the server's batch.
+func (s *Server) fork() (*session.Session, error) {
+	f, err := s.root.Fork(s.cfg.Ctx, s.root.Settings())
+	if err != nil {
+		return nil, fmt.Errorf("serve: a conversation: %w", err)
+	}
+	if err := f.JoinBatch(s.batch); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("serve: a conversation: %w", err)
+	}
+	return f, nil
+}
+
+// BatchStats are the counts of the batch's steps so far: how many ran, how
+// many computed more than one conversation, and the tokens and
+// conversations they computed.
+func (s *Server) BatchStats() session.BatchStats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.batch == nil {
+		return session.BatchStats{}
+	}
+	return s.batch.Stats()
 }
 
 func (s *Server) done(n *named) func() {
@@ -569,9 +617,9 @@ func (s *Server) done(n *named) func() {
 	}
 }
 
-// turnstile is a fair lock: the model, held by one conversation at a time
-// and handed to waiters in the order they came, so that conversations
-// decoding together each get a token in turn.
+// turnstile is a fair lock: the host side of the conversations (their
+// settings, sampling, answers), held by one request at a time and handed
+// to waiters in the order they came.
 type turnstile struct {
 	mu      sync.Mutex
 	held    bool
@@ -619,16 +667,4 @@ func (t *turnstile) release() {
 	ch := t.waiters[0]
 	t.waiters = t.waiters[1:]
 	close(ch) // held stays true: it changes hands
-}
-
-// yield lets everyone already in line have a turn first.
-func (t *turnstile) yield() {
-	t.mu.Lock()
-	none := len(t.waiters) == 0
-	t.mu.Unlock()
-	if none {
-		return
-	}
-	t.release()
-	_ = t.acquire(context.Background())
 }

@@ -38,13 +38,20 @@ func (h *health) note(b backend.Backend) {
 	if !ok {
 		return
 	}
-	if err := f.Err(); err != nil {
-		h.mu.Lock()
-		if h.err == nil {
-			h.err = err
-		}
-		h.mu.Unlock()
+	h.noteErr(f.Err())
+}
+
+// noteErr records err as the backend's lasting failure, unless one is
+// recorded or err is nil (a batch's backend, which reports its own).
+func (h *health) noteErr(err error) {
+	if err == nil {
+		return
 	}
+	h.mu.Lock()
+	if h.err == nil {
+		h.err = err
+	}
+	h.mu.Unlock()
 }
 
 // BackendErr returns the failure that left the session's backend (shared
@@ -64,6 +71,9 @@ func (s *Session) checkBackend(err error) error {
 		return nil
 	}
 	s.hl.note(s.b)
+	if s.batch != nil {
+		s.hl.noteErr(s.batch.q.Err())
+	}
 	if dead := s.hl.failed(); dead != nil && !errors.Is(err, ErrBackendDead) {
 		return fmt.Errorf("session: %w: %v", ErrBackendDead, err)
 	}

@@ -223,6 +223,9 @@ func (s *Session) resizeKV(ctx int, keep float64) error {
 		s.st.Close()
 	}
 	s.st = st
+	if err := s.rejoin(); err != nil {
+		return err
+	}
 	s.gen = nil // rebuilt by apply with the current settings
 	// A conversation kept through a resize is recomputed at the next turn.
 	s.cv.lags()

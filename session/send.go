@@ -52,6 +52,7 @@ func (s *Session) send(ctx context.Context, input string, mode sendMode, emit fu
 		return Turn{}, fmt.Errorf("session: %w", err)
 	}
 	turn, err := s.sendOn(ctx, input, mode, emit)
+	s.batchIdle()
 	return turn, s.checkBackend(err)
 }
 

@@ -265,6 +265,9 @@ type Session struct {
 
 	// hl is the backend's fate, shared with the session's forks.
 	hl *health
+	// batch, when set, is the Batch the conversation's state computes in
+	// (JoinBatch), with the other conversations of the family.
+	batch *Batch
 
 	// forked says the session shares another's model (Fork): Close leaves
 	// the model and the backend to the session that loaded them.

@@ -63,6 +63,9 @@ type Batcher struct {
 	lastStep time.Duration
 	stats    BatcherStats
 	closed   bool
+	// err is the first lasting failure of the batcher's own backend (a
+	// device that failed in a step): every later step fails with it.
+	err error
 
 	// Step scratch, reused from step to step so that decoding allocates
 	// nothing: the plan's sequences, their tokens, the views of their
@@ -267,6 +270,15 @@ func (q *Batcher) Stats() BatcherStats {
 	return q.stats
 }
 
+// Err is the first lasting failure of the batcher's own backend (a device
+// that failed during a batched step), or nil. It is safe to call while
+// steps run.
+func (q *Batcher) Err() error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.err
+}
+
 // Rows is the most rows one step runs.
 func (q *Batcher) Rows() int { return q.rows }
 
@@ -370,7 +382,16 @@ func (q *Batcher) lead() {
 	start := time.Now()
 	err := q.run(plan)
 	end := time.Now()
+	// The carrier's backend is read only here, between steps: a device's
+	// failure is lasting, and the health of a server reads it (Err).
+	var failed error
+	if f, ok := q.c.b.(backend.Failer); ok && len(plan) > 1 {
+		failed = f.Err()
+	}
 	q.mu.Lock()
+	if failed != nil && q.err == nil {
+		q.err = failed
+	}
 	q.running = false
 	q.stepEnd, q.lastStep = end, end.Sub(start)
 	q.stats.Steps++
