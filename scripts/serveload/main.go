@@ -6,6 +6,29 @@
 //
 //	isagi serve --demo --port 11435 &
 //	go run ./scripts/serveload -url http://127.0.0.1:11435 -clients 16 -requests 2000 -duration 60s
+//
+// With -sweep it measures a server instead, isagi's or llama-server's
+// alike: at each concurrency level N, N clients each send -per-client
+// streamed requests back to back (a closed loop) to /v1/completions (or
+// with -chat /v1/chat/completions), each prompt its own marker then
+// -prompt-words fixed words, and it prints a markdown row per level: the
+// completion tokens per second of all clients together, the time to the
+// first token (p50, p99), the time per output token after it (p50, p99),
+// and the requests answered and failed (-json: a JSON line per level).
+//
+//	go run ./scripts/serveload -url http://127.0.0.1:11435 -label isagi \
+//		-sweep 1,2,4,8,16 -per-client 4 -max-tokens 64 -prompt-words 16
+//
+// -ignore-eos sends llama-server's "ignore_eos": true (isagi ignores the
+// unknown field, and stops at the end-of-sequence token as usual). -extra
+// adds fields of its own to every request. On the synthetic files of
+// engine/internal/synth (random weights, a vocabulary of numbered pieces
+// and byte tokens) llama-server answers a reply that ends in an
+// incomplete UTF-8 character with a 500 ("does not match the expected
+// Content-only format"); banning the byte tokens 0x80–0xFF (ids 131–258)
+// avoids it, isagi ignoring the field:
+//
+//	-extra "$(python3 -c 'import json; print(json.dumps({"logit_bias": {str(i): False for i in range(131, 259)}}))')"
 package main
 
 import (
@@ -28,9 +51,50 @@ func main() {
 	clients := flag.Int("clients", 16, "concurrent clients")
 	requests := flag.Int("requests", 2000, "requests in all")
 	duration := flag.Duration("duration", 60*time.Second, "time to spread the requests over")
-	maxTokens := flag.Int("max-tokens", 8, "max_tokens of each request")
+	maxTokens := flag.Int("max-tokens", 8, "max_tokens of each request (sweep: 64 unless given)")
 	stream := flag.Bool("stream", false, "stream the answers (SSE)")
+	sweep := flag.String("sweep", "", "concurrency levels to measure in turn, e.g. 1,2,4,8,16 (sweep mode: -clients, -requests, -duration and -stream are not used)")
+	perClient := flag.Int("per-client", 4, "sweep: requests each client sends back to back")
+	chat := flag.Bool("chat", false, "sweep: /v1/chat/completions rather than /v1/completions")
+	promptWords := flag.Int("prompt-words", 32, "sweep: words of the fixed prompt (the servers' token count is in the table)")
+	ignoreEOS := flag.Bool("ignore-eos", false, "sweep: send \"ignore_eos\": true (llama-server's; isagi ignores it)")
+	temperature := flag.Float64("temperature", -1, "sweep: the requests' temperature (below 0: not sent, the server's default)")
+	label := flag.String("label", "", "sweep: the server column of the table (default: the model id)")
+	timeout := flag.Duration("timeout", 10*time.Minute, "sweep: the longest one request may take")
+	warmup := flag.Int("warmup", 1, "sweep: requests sent, not measured, before the first level")
+	pause := flag.Duration("pause", time.Second, "sweep: idle time between levels")
+	jsonOut := flag.Bool("json", false, "sweep: a JSON line per level instead of the markdown table")
+	extraJSON := flag.String("extra", "", "sweep: a JSON object whose fields are added to every request, e.g. {\"cache_prompt\": false}")
 	flag.Parse()
+	if *sweep != "" {
+		levels, err := parseLevels(*sweep)
+		// Eight tokens time the first token more than the ones after it.
+		given := false
+		flag.Visit(func(f *flag.Flag) { given = given || f.Name == "max-tokens" })
+		if !given {
+			*maxTokens = 64
+		}
+		extra, xerr := parseExtra(*extraJSON)
+		if err == nil {
+			err = xerr
+		}
+		if err == nil && (*perClient < 1 || *maxTokens < 1 || *promptWords < 0 || *warmup < 0) {
+			err = fmt.Errorf("-per-client and -max-tokens must be at least 1, -prompt-words and -warmup at least 0")
+		}
+		if err == nil {
+			err = runSweep(os.Stdout, sweepConfig{
+				base: strings.TrimRight(*url, "/"), model: *model, label: *label, levels: levels,
+				perClient: *perClient, maxTokens: *maxTokens, chat: *chat, promptWords: *promptWords,
+				ignoreEOS: *ignoreEOS, temperature: *temperature, timeout: *timeout, warmup: *warmup,
+				pause: *pause, jsonOut: *jsonOut, extra: extra,
+			})
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "serveload:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*url, *model, *clients, *requests, *duration, *maxTokens, *stream); err != nil {
 		fmt.Fprintln(os.Stderr, "serveload:", err)
 		os.Exit(1)
