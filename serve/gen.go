@@ -593,6 +593,9 @@ func (o *output) begin() {
 		case o.p.echo:
 			o.chunkText(o.input, nil, nil, nil)
 		}
+		// The status and headers go now, whatever comes first: the client
+		// knows its stream began while the prompt is computed.
+		o.flush()
 	}
 }
 
