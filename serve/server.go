@@ -39,6 +39,9 @@ type Config struct {
 	// the batch's size); Queue how many more may wait for one of them. 0:
 	// 1 and 4×Parallel.
 	Parallel, Queue int
+	// Chunk is the most prompt tokens of one request a step computes
+	// while others decode (0: 32).
+	Chunk int
 	// Sessions bounds the named sessions kept (least recently used go
 	// first); 0: 8.
 	Sessions int
@@ -150,6 +153,7 @@ func New(root *session.Session, cfg Config) (*Server, error) {
 	}
 	s.drain, s.stopDrain = context.WithCancel(context.Background())
 	batch, err := root.NewBatch(session.BatchOptions{
+		Chunk:  cfg.Chunk,
 		Unlock: s.turn.release,
 		Lock:   func() { _ = s.turn.acquire(context.Background()) },
 	})

@@ -28,7 +28,8 @@ func Main(env base.Env, args []string) error {
 	host := fs.String("host", "127.0.0.1", "address to listen on; anything but loopback needs --api-key")
 	port := fs.Int("port", 11435, "port to listen on (0: any free port, printed at start)")
 	apiKey := fs.String("api-key", os.Getenv("ISAGI_API_KEY"), "require \"Authorization: Bearer KEY\" (default $ISAGI_API_KEY)")
-	parallel := fs.Int("parallel", 2, "requests generating at once, decoding in turn on the one model (each its own KV cache)")
+	parallel := fs.Int("parallel", 4, "requests generating at once, computed together in one batch on the one model (each its own KV cache, allocated at start)")
+	chunk := fs.Int("chunk", 32, "prompt tokens of one request a batch step computes while other requests decode (larger: faster prompts, slower streams meanwhile)")
 	queue := fs.Int("queue", 0, "requests waiting for a turn before more get 429 (default 4 × --parallel)")
 	sessions := fs.Int("sessions", 8, "conversations kept under an isagi.session_id (least recently used go first)")
 	sessionDir := fs.String("session-dir", "", "where isagi.save writes <session_id>.miku (default: saving refused)")
@@ -47,6 +48,9 @@ func Main(env base.Env, args []string) error {
 	}
 	if *parallel < 1 || *parallel > 64 {
 		return base.Usagef("serve: --parallel must be 1…64, not %d", *parallel)
+	}
+	if *chunk < 1 || *chunk > 256 {
+		return base.Usagef("serve: --chunk must be 1…256, not %d", *chunk)
 	}
 	if *bodyTimeout <= 0 {
 		return base.Usagef("serve: --body-timeout must be above 0, not %v", *bodyTimeout)
@@ -75,7 +79,7 @@ func Main(env base.Env, args []string) error {
 	}
 	id := s.Info().Name
 	srv, err := serve.New(s, serve.Config{
-		ModelID: id, Parallel: *parallel, Queue: *queue, Sessions: *sessions, Ctx: mf.Ctx,
+		ModelID: id, Parallel: *parallel, Chunk: *chunk, Queue: *queue, Sessions: *sessions, Ctx: mf.Ctx,
 		APIKey: *apiKey, CORSOrigin: *cors, BodyTimeout: *bodyTimeout, NoBuild: *noBuild, MaxBody: *maxBody, SessionDir: *sessionDir,
 		AppVersion: env.Version, Log: logger,
 	})
@@ -110,6 +114,10 @@ func Main(env base.Env, args []string) error {
 	defer cancel()
 	if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return err
+	}
+	if st := srv.BatchStats(); st.Steps > 0 {
+		logger.Printf("%d batch steps computed %d tokens; %d of them more than one request (%.2f requests a step)",
+			st.Steps, st.Rows, st.Batched, float64(st.Seqs)/float64(st.Steps))
 	}
 	return nil
 }
