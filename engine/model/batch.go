@@ -330,7 +330,6 @@ func (q *Batcher) forward(s *State, tokens []int32, logits []float32) error {
 		}
 		q.mu.Lock()
 	}
-	j.waiting = false
 	j.tokens, j.logits = nil, nil
 	err := j.err
 	q.mu.Unlock()
@@ -376,6 +375,13 @@ func (q *Batcher) wakeAll() {
 // lead runs one step (q.mu held; it is released while the step runs).
 func (q *Batcher) lead() {
 	q.running = true
+	// Whoever the last step expected and is not back now runs in a later
+	// step: the steps after this one do not wait for it again.
+	for _, j := range q.members {
+		if j.expected && !j.waiting {
+			j.expected = false
+		}
+	}
 	q.makePlan()
 	plan := q.plan
 	q.mu.Unlock()
@@ -404,11 +410,14 @@ func (q *Batcher) lead() {
 		j := sq.j
 		q.stats.Rows += int64(sq.n)
 		j.done += sq.n
+		// A finished Forward is no longer waiting from here on, not from
+		// when its goroutine wakes: the next step must wait for it to
+		// come back with its next Forward.
 		switch {
 		case err != nil:
-			j.err, j.finished = err, true
+			j.err, j.finished, j.waiting = err, true, false
 		case j.done == len(j.tokens):
-			j.finished, j.expected = true, true
+			j.finished, j.expected, j.waiting = true, true, false
 		}
 	}
 	kept := q.pending[:0]

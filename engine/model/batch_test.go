@@ -288,3 +288,50 @@ func TestBatcherDecodeAllocatesNothing(t *testing.T) {
 		t.Fatalf("%v allocations per decoded token", n)
 	}
 }
+
+// TestBatcherStragglerWaitedForOnce: a sequence of the last step that does
+// not come back (a client that stopped reading) holds the next step up for
+// the batcher's wait once, not every step after.
+func TestBatcherStragglerWaitedForOnce(t *testing.T) {
+	m := openModel(t, "kjv/kjv-q8_0.gguf")
+	base := testBackend()
+	qb, _ := base.Share()
+	const wait = 300 * time.Millisecond
+	q, err := m.NewBatcher(qb, BatcherOptions{Wait: wait})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	var states [2]*State
+	for i := range states {
+		b, _ := base.Share()
+		if states[i], err = m.NewStateOn(256, b); err != nil {
+			t.Fatal(err)
+		}
+		defer states[i].Close()
+		if err := q.Join(states[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	logits := [2][]float32{make([]float32, m.Vocab), make([]float32, m.Vocab)}
+	// Both in one step, so that both are expected back.
+	var wg sync.WaitGroup
+	for i := range states {
+		wg.Go(func() {
+			if err := states[i].Forward([]int32{1, 300, 391}, logits[i]); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	// The second never comes back; the first decodes 20 tokens.
+	start := time.Now()
+	for range 20 {
+		if err := states[0].Forward([]int32{argmax(logits[0])}, logits[0]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if took := time.Since(start); took > 5*wait {
+		t.Fatalf("20 tokens took %v: the straggler held up more than the first step (wait %v)", took, wait)
+	}
+}
