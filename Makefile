@@ -7,7 +7,7 @@ FUZZTIME_SLOW ?= 5000x
 BIN      := bin/isagi
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: bench-moe bench-ab bench-kv bench-remote all build test vet fmt-check unit fuzz e2e openai-client bench bench-kernels bench-peer clean ptx ptx-check device-check
+.PHONY: bench-serve bench-moe bench-ab bench-kv bench-remote all build test vet fmt-check unit fuzz e2e openai-client bench bench-kernels bench-peer clean ptx ptx-check device-check
 
 all: build
 
@@ -127,6 +127,13 @@ bench-ab:
 # native llama.cpp build (this repository builds no other project's code).
 bench-peer:
 	scripts/bench-peer.sh
+
+# isagi serve against native llama-server: a concurrency sweep (1–16
+# clients, streamed completions) on the same synthetic GGUFs, the servers
+# taking turns (docs/serve.md). Needs LLAMA_BIN: the bin folder of your own
+# native llama.cpp build with llama-server and llama-quantize.
+bench-serve:
+	scripts/serve-peer.sh
 
 # Decode and prefill through one and two loopback rpc-servers against the
 # local CPU backend, alternated in one run (docs/remote.md). Needs
