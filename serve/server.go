@@ -161,6 +161,9 @@ func New(root *session.Session, cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("serve: %w", err)
 	}
 	s.batch = batch
+	if !batch.Batches() {
+		cfg.Log.Printf("this backend computes one conversation at a time: concurrent requests take turns, a step each")
+	}
 	for range cfg.Parallel {
 		f, err := s.fork()
 		if err != nil {

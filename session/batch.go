@@ -66,6 +66,11 @@ func (b *Batch) Stats() BatchStats {
 	return BatchStats{Steps: st.Steps, Batched: st.Batched, Rows: st.Rows, Seqs: st.Seqs}
 }
 
+// Batches says whether the batch computes several conversations in one
+// step; false on a backend that cannot (the remote one), where each step
+// computes one conversation's tokens, in turn.
+func (b *Batch) Batches() bool { return b.q.Batches() }
+
 // Close releases the batch's backend. The conversations in it compute on
 // their own again; none may be generating.
 func (b *Batch) Close() {

@@ -162,11 +162,14 @@ func (m *Model) NewBatcher(b backend.Backend, o BatcherOptions) (*Batcher, error
 		q.lock, q.unlock = func() {}, func() {}
 	}
 	q.view, _ = b.(backend.Viewer)
-	c, err := m.newCarrier(b, rows)
-	if err != nil {
-		return nil, err
+	q.c = &State{m: m, b: b} // without views only its backend is read
+	if q.view != nil {
+		c, err := m.newCarrier(b, rows)
+		if err != nil {
+			return nil, err
+		}
+		q.c = c
 	}
-	q.c = c
 	q.tok = make([]int32, rows)
 	q.plan = make([]seqRun, 0, rows)
 	q.views = make([]seqViews, rows)
@@ -278,6 +281,11 @@ func (q *Batcher) Err() error {
 	defer q.mu.Unlock()
 	return q.err
 }
+
+// Batches says whether the batcher can run several States in one step:
+// its backend has views (backend.Viewer). Without them each step runs one
+// State's Forward, in turn.
+func (q *Batcher) Batches() bool { return q.view != nil }
 
 // Rows is the most rows one step runs.
 func (q *Batcher) Rows() int { return q.rows }

@@ -4,11 +4,14 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/isagi-lab/isagi/engine/backend"
+	"github.com/isagi-lab/isagi/engine/backend/cpu"
+	"github.com/isagi-lab/isagi/engine/tensor"
 	"github.com/isagi-lab/isagi/internal/testkit/archgen"
 )
 
@@ -174,10 +177,35 @@ func TestBatcherArchs(t *testing.T) {
 	}
 }
 
+// noViews is a backend without backend.Viewer (nor any other optional
+// capability): a batcher on it runs each State alone, a step each.
+type noViews struct{ backend.Backend }
+
+// TestBatcherWithoutViews: on a backend that cannot view its buffers (the
+// remote one), the batcher runs one State a step, each as it runs alone.
+func TestBatcherWithoutViews(t *testing.T) {
+	m := openModel(t, "kjv/kjv-q8_0.gguf")
+	scripts := []batchScript{
+		{name: "short", prompt: 3, steps: 12},
+		{name: "long prompt", prompt: 70, steps: 8},
+		{name: "verify", prompt: 9, steps: 6, verify: true},
+	}
+	st := batchedLikeAloneOn(t, m, scripts, 256, func(b backend.Backend) backend.Backend { return noViews{b} })
+	if st.Batched != 0 {
+		t.Fatalf("%d steps ran several States without views", st.Batched)
+	}
+}
+
 // batchedLikeAlone runs each script alone, then all of them at once through
 // one Batcher, on states of ctx positions; each must give the same logits
 // bit for bit. It returns the batcher's counts.
 func batchedLikeAlone(t *testing.T, m *Model, scripts []batchScript, ctx int) BatcherStats {
+	return batchedLikeAloneOn(t, m, scripts, ctx, func(b backend.Backend) backend.Backend { return b })
+}
+
+// batchedLikeAloneOn is batchedLikeAlone with the batcher's backend passed
+// through wrap.
+func batchedLikeAloneOn(t *testing.T, m *Model, scripts []batchScript, ctx int, wrap func(backend.Backend) backend.Backend) BatcherStats {
 	t.Helper()
 	base := testBackend()
 	newState := func(sc batchScript) *State {
@@ -205,7 +233,7 @@ func batchedLikeAlone(t *testing.T, m *Model, scripts []batchScript, ctx int) Ba
 	if err != nil {
 		t.Fatal(err)
 	}
-	q, err := m.NewBatcher(qb, BatcherOptions{Chunk: 16})
+	q, err := m.NewBatcher(wrap(qb), BatcherOptions{Chunk: 16})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -334,4 +362,56 @@ func TestBatcherStragglerWaitedForOnce(t *testing.T) {
 	if took := time.Since(start); took > 5*wait {
 		t.Fatalf("20 tokens took %v: the straggler held up more than the first step (wait %v)", took, wait)
 	}
+}
+
+// BenchmarkBatcherDecode measures what joining a Batcher costs a State
+// decoding alone (a server with one client): 64 tokens with the State on
+// its own, then 64 with it joined, taking turns each iteration, on the
+// SmolLM2-135M shape in Q8_0 (or ISAGI_BENCH_MODEL). It reports both
+// speeds and joined/alone.
+func BenchmarkBatcherDecode(b *testing.B) {
+	path := os.Getenv("ISAGI_BENCH_MODEL")
+	if path == "" {
+		path = writeSynth(b, b.TempDir(), tensor.Q8_0)
+	}
+	pool := tensor.NewPool(0)
+	defer pool.Close()
+	m, s := benchState(b, path, tensor.NewKernels(pool))
+	q, err := m.NewBatcher(cpu.New(tensor.NewKernels(pool)), BatcherOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer q.Close()
+	logits := make([]float32, m.Vocab)
+	decode := func(joined bool) time.Duration {
+		if joined {
+			if err := q.Join(s); err != nil {
+				b.Fatal(err)
+			}
+			defer q.Leave(s)
+		}
+		s.Reset()
+		if err := s.Forward([]int32{3, 4, 5, 6, 7, 8, 9, 10}, logits); err != nil {
+			b.Fatal(err)
+		}
+		t0 := time.Now()
+		for range 64 {
+			if err := s.Forward([]int32{5}, logits); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return time.Since(t0)
+	}
+	for t0 := time.Now(); time.Since(t0) < 2*time.Second; {
+		decode(false)
+		decode(true)
+	}
+	var ta, tj time.Duration
+	for b.Loop() {
+		ta += decode(false)
+		tj += decode(true)
+	}
+	b.ReportMetric(64*float64(b.N)/ta.Seconds(), "alone-tok/s")
+	b.ReportMetric(64*float64(b.N)/tj.Seconds(), "joined-tok/s")
+	b.ReportMetric(ta.Seconds()/tj.Seconds(), "joined/alone")
 }
