@@ -39,6 +39,7 @@ if [ "$set_" = a ]; then
 	step kernels 90 "$B"/cuda.test -test.run '^TestGPUBackend$' -test.v
 fi
 step conformance 120 "$B"/cuda.test -test.run '^TestGPUConformance$' -test.v
+step batcher 90 "$B"/cuda.test -test.run '^TestGPUBatcher$' -test.v
 if [ "$set_" = a ]; then
 	step leaks 90 "$B"/cuda.test -test.run '^TestGPULeaks$' -test.v
 	if command -v compute-sanitizer >/dev/null; then
