@@ -90,8 +90,8 @@ run_llama() { # model
 for mt in $MODELS; do
 	shape=${mt%%:*} ty=${mt##*:}
 	f16=$OUT/$shape-F16.gguf m=$OUT/$shape-$ty.gguf
-	[ -s "$f16" ] || "$OUT/synthgguf" "$shape" F16 "$f16"
 	if [ ! -s "$m" ]; then
+		[ -s "$f16" ] || "$OUT/synthgguf" "$shape" F16 "$f16"
 		if [ "$ty" = F16 ]; then
 			m=$f16
 		elif [ -n "$llama" ]; then
