@@ -324,7 +324,7 @@ func TestBatcherStragglerWaitedForOnce(t *testing.T) {
 	m := openModel(t, "kjv/kjv-q8_0.gguf")
 	base := testBackend()
 	qb, _ := base.Share()
-	const wait = 300 * time.Millisecond
+	const wait = time.Second
 	q, err := m.NewBatcher(qb, BatcherOptions{Wait: wait})
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strconv"
 	"syscall"
 	"time"
@@ -62,6 +63,16 @@ func Main(env base.Env, args []string) error {
 	}
 	if !loopback(*host) && *apiKey == "" {
 		return base.Usagef("serve: --host %s is reachable from other machines: give --api-key KEY (or $ISAGI_API_KEY) so that not anyone on the network can use the model", *host)
+	}
+	if os.Getenv("GOGC") == "" {
+		// A server's live heap is mostly its conversations' KV caches and
+		// the packed weights: allocated once, pointer-free. At Go's default
+		// GOGC of 100 the heap may hold as much garbage again before a
+		// collection, and the resident memory climbed from 0.3 to 0.9 GB
+		// over 1,500 requests of the 135M shape at --parallel 8; at 20 it
+		// stays near the live size (0.38–0.42 GB over 1,000), and marking
+		// pointer-free memory costs little.
+		debug.SetGCPercent(20)
 	}
 	s, err := mf.OpenSession(mf.SessionOptions(session.Options{AppVersion: env.Version}))
 	if err != nil {
