@@ -147,6 +147,13 @@ func (g *Generator) Truncate(n int) {
 // SetParams replaces the sampling parameters (and restarts the random
 // stream from p.Seed); the conversation is kept.
 func (g *Generator) SetParams(p sample.Params) error {
+	if g.sampler != nil {
+		if err := g.sampler.SetParams(p); err != nil {
+			return err
+		}
+		g.params = p
+		return nil
+	}
 	s, err := sample.New(g.state.Model().Vocab, p)
 	if err != nil {
 		return err

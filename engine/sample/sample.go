@@ -165,6 +165,28 @@ func New(vocab int, p Params) (*Sampler, error) {
 	return s, nil
 }
 
+// SetParams makes s sample as New(vocab, p) would, keeping its buffers: a
+// server sets each request's parameters on one sampler (a new one per
+// request, its vocabulary-sized buffers, was most of the garbage a request
+// made). An invalid p changes nothing.
+func (s *Sampler) SetParams(p Params) error {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	s.p, s.window = p, 0
+	if p.RepeatPenalty != 0 && p.RepeatPenalty != 1 {
+		s.window = p.RepeatWindow
+		if s.window == 0 {
+			s.window = defaultRepeatWindow
+		}
+		if s.marks == nil {
+			s.marks = make([]uint32, s.vocab)
+		}
+	}
+	s.src.Seed(p.Seed, pcgStream)
+	return nil
+}
+
 // Reset restarts the random stream as if the Sampler had been created with
 // Params.Seed = seed.
 func (s *Sampler) Reset(seed uint64) {

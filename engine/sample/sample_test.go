@@ -883,3 +883,42 @@ func TestDistIsWhatSampleDraws(t *testing.T) {
 		}
 	}
 }
+
+// TestSetParamsIsNew: a sampler given new parameters samples as a new
+// sampler with them does — from a penalty-free one to a penalised one and
+// back, and with other seeds and cut-offs — and invalid parameters change
+// nothing.
+func TestSetParamsIsNew(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	const vocab = 80
+	logits := randomLogits(r, vocab, 1)
+	run := func(s *Sampler) []int32 {
+		hist := []int32{1, 2, 3}
+		out := make([]int32, 0, 300)
+		for range 300 {
+			tok := s.Sample(logits, hist)
+			hist = append(hist, tok)
+			out = append(out, tok)
+		}
+		return out
+	}
+	s := mustNew(t, vocab, Params{Temperature: 0.8, Seed: 1})
+	run(s)
+	for _, p := range []Params{
+		{Temperature: 1, TopK: 30, TopP: 0.95, MinP: 0.01, RepeatPenalty: 1.1, Seed: 42},
+		{Temperature: 0.7, TopP: 0.5, Seed: 9},
+		{Temperature: 1.2, RepeatPenalty: 1.3, RepeatWindow: 8, Seed: 5},
+		{Temperature: 0},
+	} {
+		if err := s.SetParams(p); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := run(s), run(mustNew(t, vocab, p)); !slices.Equal(got, want) {
+			t.Fatalf("%+v: SetParams samples differently from New", p)
+		}
+	}
+	before := s.p
+	if err := s.SetParams(Params{Temperature: -1}); err == nil || s.p != before {
+		t.Fatalf("invalid parameters: err %v, params %+v (were %+v)", err, s.p, before)
+	}
+}
