@@ -87,6 +87,9 @@ func (d *ModelDrafter) State() *model.State { return d.st }
 // SetParams follows the verifier's new sampling parameters.
 func (d *ModelDrafter) SetParams(p sample.Params) error {
 	p.Seed ^= drafterSeed
+	if d.sampler != nil {
+		return d.sampler.SetParams(p) // its buffers kept (Generator.SetParams)
+	}
 	s, err := sample.New(d.st.Model().Vocab, p)
 	if err != nil {
 		return err
