@@ -2,7 +2,6 @@ package session
 
 import (
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/isagi-lab/isagi/engine/backend"
@@ -44,13 +43,9 @@ type BatchStats struct {
 
 // NewBatch makes a batch for s's family, on a Share of s's backend.
 func (s *Session) NewBatch(o BatchOptions) (*Batch, error) {
-	b, err := s.b.Share()
+	b, closeB, err := s.share()
 	if err != nil {
 		return nil, fmt.Errorf("session: a backend for the batch: %w", err)
-	}
-	closeB := func() {}
-	if c, ok := b.(io.Closer); ok {
-		closeB = func() { _ = c.Close() }
 	}
 	q, err := s.m.NewBatcher(b, model.BatcherOptions{Chunk: o.Chunk, Wait: o.Wait, Lock: o.Lock, Unlock: o.Unlock})
 	if err != nil {

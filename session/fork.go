@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/isagi-lab/isagi/engine/backend"
 )
 
 // This file holds what a server needs beyond the TUI's one conversation:
@@ -25,13 +27,9 @@ func (s *Session) Fork(ctx int, set Settings) (*Session, error) {
 	if ctx <= 0 {
 		ctx = s.st.MaxPos()
 	}
-	b, err := s.b.Share()
+	b, closeB, err := s.share()
 	if err != nil {
 		return nil, fmt.Errorf("session: a backend for another conversation: %w", err)
-	}
-	closeB := func() {}
-	if c, ok := b.(io.Closer); ok {
-		closeB = func() { _ = c.Close() }
 	}
 	f := newSession(s.m, s.tok, s.cv.template(), Options{AppVersion: s.appVersion})
 	f.b, f.closeB, f.info, f.stops, f.forked = b, closeB, s.info, s.stops, true
@@ -44,6 +42,20 @@ func (s *Session) Fork(ctx int, set Settings) (*Session, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// share is a Share of s's backend and how to close it (a no-op for a
+// backend that holds nothing to close).
+func (s *Session) share() (backend.Backend, func(), error) {
+	b, err := s.b.Share()
+	if err != nil {
+		return nil, nil, err
+	}
+	closeB := func() {}
+	if c, ok := b.(io.Closer); ok {
+		closeB = func() { _ = c.Close() }
+	}
+	return b, closeB, nil
 }
 
 // fork sets up f, a fork of s: its state, settings and geometry.

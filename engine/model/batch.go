@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/isagi-lab/isagi/engine/backend"
-	"github.com/isagi-lab/isagi/engine/tensor"
 )
 
 // Batcher runs the Forward calls of the States that join it together:
@@ -164,9 +163,10 @@ func (m *Model) NewBatcher(b backend.Backend, o BatcherOptions) (*Batcher, error
 	q.view, _ = b.(backend.Viewer)
 	q.c = &State{m: m, b: b} // without views only its backend is read
 	if q.view != nil {
-		c, err := m.newCarrier(b, rows)
+		// The carrier: activations for rows rows and no cache of its own.
+		c, err := m.newBare(b, rows)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("model: batcher: %w", err)
 		}
 		q.c = c
 	}
@@ -174,40 +174,6 @@ func (m *Model) NewBatcher(b backend.Backend, o BatcherOptions) (*Batcher, error
 	q.plan = make([]seqRun, 0, rows)
 	q.views = make([]seqViews, rows)
 	return q, nil
-}
-
-// newCarrier makes the state a batcher's steps run on: the model's
-// weights on b's domain and activations for rows rows, but no KV cache
-// (each sequence brings its own).
-func (m *Model) newCarrier(b backend.Backend, rows int) (*State, error) {
-	c := &m.Config
-	s := &State{m: m, b: b, batch: rows}
-	if h, ok := b.(interface{ Kernels() *tensor.Kernels }); ok {
-		s.k = h.Kernels()
-	}
-	var err error
-	if s.dense, err = m.bind(b); err != nil {
-		return nil, err
-	}
-	s.w = s.dense.w
-	s.lin = s.dense.lin
-	for _, a := range []struct {
-		dst   *backend.Buffer
-		width int
-	}{
-		{&s.x, c.Dim}, {&s.xb, c.Dim}, {&s.q, c.QDim()}, {&s.att, c.QDim()},
-		{&s.kb, c.KVDim()}, {&s.vb, c.KVDim()}, {&s.g, c.FFN}, {&s.u, c.FFN}, {&s.hn, c.Dim},
-	} {
-		if *a.dst, err = b.Alloc(rows, a.width); err != nil {
-			return nil, fmt.Errorf("model: batcher: %w", err)
-		}
-	}
-	if c.IsMoE() {
-		if err := s.newMoERun(rows); err != nil {
-			return nil, err
-		}
-	}
-	return s, nil
 }
 
 // Join makes s's Forwards run in the batcher's steps, until Leave. s must
@@ -286,9 +252,6 @@ func (q *Batcher) Err() error {
 // its backend has views (backend.Viewer). Without them each step runs one
 // State's Forward, in turn.
 func (q *Batcher) Batches() bool { return q.view != nil }
-
-// Rows is the most rows one step runs.
-func (q *Batcher) Rows() int { return q.rows }
 
 // Close takes every State out of the batcher. No Forward may be waiting
 // in it.
@@ -589,7 +552,8 @@ func (s *State) stepSeqs(tokens []int32, dec int, scratch []float32) error {
 		m.arch.block(s, l, n, 0)
 		for i := range s.seqs {
 			if sq := &s.seqs[i]; sq.j.s.hooks.atLayer(l) {
-				s.afterBlockSeq(l, sq)
+				st := sq.j.s
+				s.blockHooks(&st.hooks, l, sq.row0, sq.n, st.pos)
 			}
 		}
 	}
@@ -651,24 +615,6 @@ func (s *State) stepSeqs(tokens []int32, dec int, scratch []float32) error {
 	return nil
 }
 
-// afterBlockSeq runs a sequence's block hooks of layer l on its rows of
-// the carrier's stream, as afterBlock does on a state's own.
-func (s *State) afterBlockSeq(l int, sq *seqRun) {
-	D := s.m.Dim
-	st := sq.j.s
-	rows := s.b.Host(s.x, sq.row0, sq.n)
-	wrote := false
-	for _, e := range st.hooks.at[l] {
-		wrote = wrote || e.ro == nil || !e.ro.ReadOnly()
-		for r := range sq.n {
-			e.h.AfterBlock(l, st.pos+r, rows[r*D:(r+1)*D])
-		}
-	}
-	if wrote {
-		s.b.Sync(s.x, sq.row0, rows)
-	}
-}
-
 // attentionSeqs is attention on a carrier: each sequence's rows rotated
 // at its positions, cached in its cache and attending to it, with its own
 // layer options (its RoPE factors and window).
@@ -697,10 +643,7 @@ func (s *State) routedSeqs(l, n int) {
 			continue
 		}
 		if !read {
-			if len(r.ids) < s.batch*k {
-				r.ids, r.w = make([]int32, s.batch*k), make([]float32, s.batch*k)
-			}
-			r.ex.ReadRoute(r.route, n, r.ids[:n*k], r.w[:n*k])
+			s.readRoute(n)
 			read = true
 		}
 		for row := sq.row0; row < sq.row0+sq.n; row++ {

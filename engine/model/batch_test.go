@@ -285,38 +285,6 @@ func sameLogits(want, got [][]float32) error {
 	return nil
 }
 
-// TestBatcherDecodeAllocatesNothing: a decoding State in a batcher
-// allocates nothing per token, as one on its own does.
-func TestBatcherDecodeAllocatesNothing(t *testing.T) {
-	m := openModel(t, "kjv/kjv-q8_0.gguf")
-	base := testBackend()
-	s, err := m.NewStateOn(0, base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	qb, _ := base.Share()
-	q, err := m.NewBatcher(qb, BatcherOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer q.Close()
-	if err := q.Join(s); err != nil {
-		t.Fatal(err)
-	}
-	logits := make([]float32, m.Vocab)
-	if err := s.Forward([]int32{1, 300, 391}, logits); err != nil {
-		t.Fatal(err)
-	}
-	tok := []int32{394}
-	if n := testing.AllocsPerRun(50, func() {
-		if err := s.Forward(tok, logits); err != nil {
-			t.Fatal(err)
-		}
-	}); n != 0 {
-		t.Fatalf("%v allocations per decoded token", n)
-	}
-}
-
 // TestBatcherStragglerWaitedForOnce: a sequence of the last step that does
 // not come back (a client that stopped reading) holds the next step up for
 // the batcher's wait once, not every step after.

@@ -183,28 +183,41 @@ func (m *Model) NewStateWith(ctx int, b backend.Backend, o StateOptions) (*State
 		ctx = m.CtxLen
 	}
 	c := &m.Config
-	s := &State{m: m, b: b, ctx: ctx, maxPos: ctx, lay: m.layerRuns(ctx), batch: min(MaxBatch, b.BatchSize()), kvType: o.KV}
-	if s.batch < 1 {
+	if min(MaxBatch, b.BatchSize()) < 1 {
 		return nil, fmt.Errorf("model: backend %s takes batches of %d rows", b.Name(), b.BatchSize())
 	}
-	if h, ok := b.(interface{ Kernels() *tensor.Kernels }); ok { // the CPU backend
-		s.k = h.Kernels()
+	s, err := m.newBare(b, min(MaxBatch, b.BatchSize()))
+	if err != nil {
+		return nil, err
 	}
-	var err error
+	s.ctx, s.maxPos, s.lay, s.kvType = ctx, ctx, m.layerRuns(ctx), o.KV
 	if s.kv, err = b.NewKV(c.Layers, ctx, backend.Attention{Heads: c.Heads, KVHeads: c.KVHeads, HeadDim: c.HeadDim, KV: o.KV}); err != nil {
 		return nil, fmt.Errorf("model: %w", err)
 	}
-	if s.dense, err = m.bind(b); err != nil {
-		return nil, err
-	}
-	s.w = s.dense.w
-	s.lin = slices.Clone(s.dense.lin)
 	for l := range s.lay {
 		// The sinks are weights, bound per domain; the rest of a layer's
 		// attention options come from the configuration.
 		s.lay[l].attend.Sinks = s.w.blocks[l].sinks
 	}
-	B := s.batch
+	return s, nil
+}
+
+// newBare makes a state on b without a KV cache: the model's weights bound
+// on b's domain (shared with its other States) and activations for rows
+// rows. NewStateWith adds the cache and the layers' options; a Batcher's
+// carrier runs on it as it is (each sequence brings its own cache).
+func (m *Model) newBare(b backend.Backend, rows int) (*State, error) {
+	c := &m.Config
+	s := &State{m: m, b: b, batch: rows}
+	if h, ok := b.(interface{ Kernels() *tensor.Kernels }); ok { // the CPU backend
+		s.k = h.Kernels()
+	}
+	var err error
+	if s.dense, err = m.bind(b); err != nil {
+		return nil, err
+	}
+	s.w = s.dense.w
+	s.lin = slices.Clone(s.dense.lin)
 	for _, a := range []struct {
 		dst   *backend.Buffer
 		width int
@@ -212,12 +225,12 @@ func (m *Model) NewStateWith(ctx int, b backend.Backend, o StateOptions) (*State
 		{&s.x, c.Dim}, {&s.xb, c.Dim}, {&s.q, c.QDim()}, {&s.att, c.QDim()},
 		{&s.kb, c.KVDim()}, {&s.vb, c.KVDim()}, {&s.g, c.FFN}, {&s.u, c.FFN}, {&s.hn, c.Dim},
 	} {
-		if *a.dst, err = b.Alloc(B, a.width); err != nil {
+		if *a.dst, err = b.Alloc(rows, a.width); err != nil {
 			return nil, fmt.Errorf("model: %w", err)
 		}
 	}
 	if c.IsMoE() {
-		if err := s.newMoERun(B); err != nil {
+		if err := s.newMoERun(rows); err != nil {
 			return nil, err
 		}
 	}
@@ -447,18 +460,23 @@ func (s *State) attention(l, n, pos0 int) {
 // to the host once for all of them, in registration order (a later hook
 // reads what an earlier one wrote), and written back once, only if one of
 // them may have written.
-func (s *State) afterBlock(l, n, pos0 int) {
+func (s *State) afterBlock(l, n, pos0 int) { s.blockHooks(&s.hooks, l, 0, n, pos0) }
+
+// blockHooks runs the block hooks h has at layer l on rows row0…row0+n−1
+// of s.x, which are positions pos0…: a state's own rows (afterBlock), or
+// one sequence's rows of a Batcher's carrier (batch.go).
+func (s *State) blockHooks(h *hookSet, l, row0, n, pos0 int) {
 	D := s.m.Dim
-	rows := s.b.Host(s.x, 0, n)
+	rows := s.b.Host(s.x, row0, n)
 	wrote := false
-	for _, e := range s.hooks.at[l] {
+	for _, e := range h.at[l] {
 		wrote = wrote || e.ro == nil || !e.ro.ReadOnly()
 		for i := range n {
 			e.h.AfterBlock(l, pos0+i, rows[i*D:(i+1)*D])
 		}
 	}
 	if wrote {
-		s.b.Sync(s.x, 0, rows)
+		s.b.Sync(s.x, row0, rows)
 	}
 }
 

@@ -170,20 +170,35 @@ func (c *counter) AfterNorm(pos int, _ []float32)         { c.norms[pos]++ }
 func (c *counter) Logits(pos int, _ []float32)            { c.logits[pos]++ }
 
 // TestDecodeAllocatesNothing: a decoded token costs no heap allocation.
+// It holds too for a State decoding in a Batcher (batch.go).
 func TestDecodeAllocatesNothing(t *testing.T) {
 	m := openModel(t, "kjv/kjv-q8_0.gguf")
-	s, _ := m.NewStateOn(0, testBackend())
-	logits := make([]float32, m.Vocab)
-	if err := s.Forward([]int32{1, 300, 391}, logits); err != nil {
-		t.Fatal(err)
-	}
-	tok := []int32{394}
-	if n := testing.AllocsPerRun(50, func() {
-		if err := s.Forward(tok, logits); err != nil {
+	for _, joined := range []bool{false, true} {
+		b := testBackend()
+		s, _ := m.NewStateOn(0, b)
+		if joined {
+			qb, _ := b.Share()
+			q, err := m.NewBatcher(qb, BatcherOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer q.Close()
+			if err := q.Join(s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		logits := make([]float32, m.Vocab)
+		if err := s.Forward([]int32{1, 300, 391}, logits); err != nil {
 			t.Fatal(err)
 		}
-	}); n != 0 {
-		t.Fatalf("%v allocations per decoded token", n)
+		tok := []int32{394}
+		if n := testing.AllocsPerRun(50, func() {
+			if err := s.Forward(tok, logits); err != nil {
+				t.Fatal(err)
+			}
+		}); n != 0 {
+			t.Fatalf("in a batcher %v: %v allocations per decoded token", joined, n)
+		}
 	}
 }
 

@@ -316,10 +316,7 @@ type RouteHook interface {
 // routed reads layer l's routing back and hands it to the RouteHooks.
 func (s *State) routed(l, n int) {
 	r, k := s.moe, s.m.ExpertsUsed
-	if len(r.ids) < s.batch*k {
-		r.ids, r.w = make([]int32, s.batch*k), make([]float32, s.batch*k)
-	}
-	r.ex.ReadRoute(r.route, n, r.ids[:n*k], r.w[:n*k])
+	s.readRoute(n)
 	// Rows are positions pos…pos+n−1: s.pos has not advanced yet.
 	for i := range n {
 		for _, h := range s.hooks.route {
@@ -336,6 +333,15 @@ func (r *moeRun) anyOff() bool {
 		}
 	}
 	return false
+}
+
+// readRoute copies the first n rows' routing to the host (r.ids, r.w).
+func (s *State) readRoute(n int) {
+	r, k := s.moe, s.m.ExpertsUsed
+	if len(r.ids) < s.batch*k {
+		r.ids, r.w = make([]int32, s.batch*k), make([]float32, s.batch*k)
+	}
+	r.ex.ReadRoute(r.route, n, r.ids[:n*k], r.w[:n*k])
 }
 
 // ExpertRef names one expert of one layer.
