@@ -185,7 +185,8 @@ type FPRPoint struct {
 	FPR float64 `json:"fpr"`
 	// Threshold is the cutoff chosen: a score flags when it is strictly
 	// above it. It is one of the benign scores, or −∞ when the budget
-	// allows every benign score to be flagged.
+	// allows every benign score to be flagged (fpr 1 only; encoding/json
+	// cannot write −∞, so a report at fpr 1 does not marshal).
 	Threshold float64 `json:"threshold"`
 	// MaxFP = ⌊FPR·Negatives⌋ is the false positives the budget allows;
 	// 0 whenever Negatives·FPR < 1 (below 100 benign scores at 1 %), so
