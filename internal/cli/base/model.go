@@ -366,7 +366,7 @@ func (mf *ModelFlags) StorePaths() store.Paths {
 // one of them builds is found by the other.
 func (mf *ModelFlags) SessionOptions(opts session.Options) session.Options {
 	p := mf.StorePaths()
-	opts.CacheDir, opts.ProfileDir = p.GRCCache, p.Profiles
+	opts.CacheDir, opts.ProfileDir, opts.SteerDir = p.GRCCache, p.Profiles, p.Steer
 	return opts
 }
 
