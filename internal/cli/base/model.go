@@ -63,6 +63,9 @@ type ModelFlags struct {
 	// Mech is Compression II's mechanisms (--gauge, --sink-channels,
 	// --sink-bypass, --kv-proj), registered with the GRC flags.
 	Mech MechFlags
+	// Steer is llama.cpp's control-vector flags, for the commands that
+	// register them (SteerFlags.Register): isagi, run and serve.
+	Steer SteerFlags
 	// reported holds the labels of the variants whose compression
 	// UseVariant has reported on Log.
 	reported map[string]bool
