@@ -191,7 +191,7 @@ func Knobs() []Knob {
 					return err
 				}
 				spec := FormatSteer(uses)
-				if err := s.sr.check(spec); err != nil {
+				if err := s.sr.Check(spec); err != nil {
 					return err
 				}
 				n.Steer = spec

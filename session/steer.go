@@ -190,8 +190,9 @@ func (sp *Steering) attach() error {
 	return nil
 }
 
-// check validates spec against the model without installing it.
-func (sp *Steering) check(spec string) error {
+// Check says, in one sentence, why spec (the steer setting's form) cannot
+// steer this model, without installing it.
+func (sp *Steering) Check(spec string) error {
 	_, _, err := sp.resolve(spec)
 	return err
 }
