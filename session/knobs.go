@@ -178,7 +178,7 @@ func Knobs() []Knob {
 			},
 		},
 		{
-			Name: "steer", Values: "off|NAME[:SCALE][@A-B],…", Help: "steering vectors added to the residual stream (llama.cpp control vectors)",
+			Name: "steer", Values: "off|NAME[:S],…", Help: "steering vectors (llama.cpp's control vectors)",
 			Value: func(s Settings, _ Info) string {
 				if s.Steer == "" {
 					return "off"
