@@ -19,6 +19,8 @@ import (
 	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/engine/steer"
 	"github.com/isagi-lab/isagi/engine/tokenizer"
+	"github.com/isagi-lab/isagi/internal/cli/clitest"
+	"github.com/isagi-lab/isagi/internal/cli/steercmd"
 	"github.com/isagi-lab/isagi/internal/testkit/fixtures"
 )
 
@@ -486,6 +488,45 @@ func TestGeneratorVector(t *testing.T) {
 		flags: []string{"--control-vector-scaled", out + ":" + strconv.Itoa(scale)},
 		files: []string{out}, scale: []float32{scale},
 	}})
+}
+
+// TestMadeVector: vectors made by `isagi steer make` (mean and pca, from
+// the same kind of positive and negative lines llama-cvector-generator
+// reads) on the kjv model steer llama-server as they steer ISAGI.
+func TestMadeVector(t *testing.T) {
+	srv := llamaTool(t, "llama-server")
+	const rel = "kjv/kjv-f32.gguf"
+	prompts := []string{"And God said", "Jesus answered and said unto them"}
+	o := open(t, rel, prompts)
+	dir := t.TempDir()
+	pos, neg := filepath.Join(dir, "positive.txt"), filepath.Join(dir, "negative.txt")
+	write := func(path string, lines ...string) {
+		if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(pos,
+		"Blessed are the merciful: for they shall obtain mercy.",
+		"The LORD is my shepherd; I shall not want.",
+		"Rejoice in the Lord alway: and again I say, Rejoice.")
+	write(neg,
+		"Cursed is every one that continueth not in all things.",
+		"Woe unto you, for ye shall mourn and weep.",
+		"The wrath of God is revealed from heaven against all ungodliness.")
+	var cases []steering
+	for _, method := range []string{"mean", "pca"} {
+		out := filepath.Join(dir, method+".gguf")
+		if _, errs, err := clitest.Run(t, steercmd.Main, "make", "--model", o.path, "--positive", pos, "--negative", neg, "--method", method, "--out", out); err != nil {
+			t.Fatalf("isagi steer make --method %s: %v\n%s", method, err, errs)
+		}
+		const scale = 4 // unit directions; the kjv stream is far longer
+		cases = append(cases, steering{
+			name:  "isagi steer make " + method,
+			flags: []string{"--control-vector-scaled", out + ":" + strconv.Itoa(scale)},
+			files: []string{out}, scale: []float32{scale},
+		})
+	}
+	agree(t, srv, o, cases)
 }
 
 func tailOf(b []byte) []byte {
