@@ -107,6 +107,18 @@ type extRequest struct {
 	// ExpertOff switches experts off ("12:37,*:5"; "" or "none": none),
 	// as the expert_off setting does.
 	ExpertOff *string `json:"expert_off"`
+	// Steer is this request's steering: control vectors by name (the
+	// server's data directory's steer/NAME.gguf) or a profile category,
+	// each with its scale and layers; [] none. Absent: the server's
+	// --control-vector default.
+	Steer *[]steerRequest `json:"steer"`
+}
+
+// steerRequest is one vector of isagi.steer.
+type steerRequest struct {
+	Vector string   `json:"vector"`
+	Scale  *float64 `json:"scale"`  // 1 when absent
+	Layers []int    `json:"layers"` // [start, end] inclusive; absent: llama.cpp's default
 }
 
 // genRequest is a chat completion or a completion request.

@@ -13,7 +13,7 @@ import (
 
 // TestBatchedRepliesEqualAlone: mixed requests served at once — prompts of
 // different lengths, a Snipe projector, KV-cache eviction, a stop sequence,
-// an OGD step, a stream, with a client that hangs up mid-reply among them —
+// an OGD step, per-request steering, a stream, with a client that hangs up mid-reply among them —
 // get, token for token at temperature 0, the replies each gets served
 // alone; and the server's steps did compute several conversations at once.
 func TestBatchedRepliesEqualAlone(t *testing.T) {
@@ -35,7 +35,12 @@ func TestBatchedRepliesEqualAlone(t *testing.T) {
 		req("And the evening and the morning", 30, `"ogd_alpha":0.5`),
 		strings.Replace(req("And God saw the light", 40, ""), `"temperature":0`, `"temperature":0,"stop":["God"]`, 1),
 		req("The LORD is my shepherd", 28, ""),
+		// Steered per request (a profile category's direction), one of
+		// them on two layers only: each its own, batched with the rest.
+		req("In the beginning", 40, fmt.Sprintf(`"steer":[{"vector":%q,"scale":40}]`, cat)),
+		req("And God said", 30, fmt.Sprintf(`"steer":[{"vector":%q,"scale":-40,"layers":[1,2]}]`, cat)),
 	}
+	steered := len(bodies) - 2 // its prompt is bodies[0]'s
 	answer := func(body string) (string, error) {
 		resp, err := http.Post(ts.URL+"/v1/completions", "application/json", strings.NewReader(body))
 		if err != nil {
@@ -57,6 +62,9 @@ func TestBatchedRepliesEqualAlone(t *testing.T) {
 		if alone[i], err = answer(body); err != nil {
 			t.Fatalf("request %d alone: %v", i, err)
 		}
+	}
+	if alone[steered] == alone[0] {
+		t.Fatalf("isagi.steer left the reply as it was: %q", alone[0])
 	}
 	before := srv.BatchStats()
 

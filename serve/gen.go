@@ -173,6 +173,10 @@ func (s *Server) parse(req *genRequest, isChat bool) (*plan, *apiError) {
 			return nil, badRequest("isagi.expert_off", "isagi.expert_off %q: %v", *x.ExpertOff, err)
 		}
 	}
+	steerSpec, aerr := s.steerSpec(x.Steer)
+	if aerr != nil {
+		return nil, aerr
+	}
 	system := ""
 	if len(p.msgs) > 0 && p.msgs[0].Role == "system" {
 		system = p.msgs[0].Content
@@ -224,6 +228,9 @@ func (s *Server) parse(req *genRequest, isChat bool) (*plan, *apiError) {
 		}
 		if x.ExpertOff != nil {
 			base.ExpertOff = expertOff
+		}
+		if x.Steer != nil {
+			base.Steer = steerSpec
 		}
 		return base
 	}
@@ -396,8 +403,10 @@ func (s *Server) prepare(ctx context.Context, conv *session.Session, p *plan) (*
 	base := conv.Settings()
 	if p.ext.SessionID == "" {
 		// A stateless request starts from nothing: the knobs the last
-		// request on this pooled conversation set are not its.
-		base = session.Settings{}
+		// request on this pooled conversation set are not its. The
+		// server's steering (--control-vector) is every request's
+		// default, as llama-server's is.
+		base = session.Settings{Steer: s.root.Settings().Steer}
 	}
 	set := p.set(base)
 	// The slot set and the allocation are checked on their own first, so
@@ -872,6 +881,10 @@ func (o *output) summary(saved string) map[string]any {
 	if o.set.OGDAlpha != 0 {
 		ext["ogd_alpha"] = o.set.OGDAlpha
 	}
+	if o.set.Steer != "" {
+		uses, _ := session.ParseSteer(o.set.Steer)
+		ext["steer"] = uses
+	}
 	if kv := o.conv.Compression().KV(); kv.On {
 		ext["kv"] = map[string]any{"keep": kv.Keep, "scorer": kv.Scorer, "entries": kv.Entries, "window": kv.Window,
 			"positions": kv.Positions, "kept": kv.Kept, "evicted": kv.Evicted}
@@ -924,4 +937,47 @@ func genError(err error) *apiError {
 		return &apiError{Status: http.StatusServiceUnavailable, Type: "unavailable_error", Message: err.Error()}
 	}
 	return &apiError{Status: http.StatusInternalServerError, Type: "server_error", Message: err.Error()}
+}
+
+// steerSpec checks a request's isagi.steer and writes it as the steer
+// setting ("" for none or absent). A request names vectors, never paths:
+// a client of the server must not make it read files of its choosing.
+func (s *Server) steerSpec(req *[]steerRequest) (string, *apiError) {
+	if req == nil {
+		return "", nil
+	}
+	uses := make([]session.SteerUse, 0, len(*req))
+	for i, r := range *req {
+		param := fmt.Sprintf("isagi.steer[%d]", i)
+		name := strings.TrimSpace(r.Vector)
+		switch {
+		case name == "":
+			return "", badRequest(param, "%s.vector: name a steering vector (a file of the server's steer directory, without .gguf, or a profile category)", param)
+		case strings.ContainsAny(name, `/\,:@`) || strings.HasSuffix(name, ".gguf") || strings.HasPrefix(name, "."):
+			return "", badRequest(param, "%s.vector %q: a name, not a path (the server finds NAME.gguf in its steer directory)", param, name)
+		}
+		u := session.SteerUse{Vector: name, Scale: 1}
+		if r.Scale != nil {
+			if !finite(*r.Scale) || math.Abs(*r.Scale) > 1e6 {
+				return "", badRequest(param, "%s.scale must be a finite number, not %v", param, *r.Scale)
+			}
+			u.Scale = float32(*r.Scale)
+		}
+		switch len(r.Layers) {
+		case 0:
+		case 2:
+			if r.Layers[0] < 0 || r.Layers[1] < r.Layers[0] {
+				return "", badRequest(param, "%s.layers must be [start, end] with 0 ≤ start ≤ end, not %v", param, r.Layers)
+			}
+			u.Start, u.End = r.Layers[0], r.Layers[1]
+		default:
+			return "", badRequest(param, "%s.layers must be [start, end], not %v", param, r.Layers)
+		}
+		uses = append(uses, u)
+	}
+	spec := session.FormatSteer(uses)
+	if err := s.root.Steering().Check(spec); err != nil {
+		return "", badRequest("isagi.steer", "isagi.steer: %v", err)
+	}
+	return spec, nil
 }

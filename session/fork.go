@@ -36,7 +36,7 @@ func (s *Session) Fork(ctx int, set Settings) (*Session, error) {
 	f.kvType, f.hl = s.kvType, s.hl
 	// What the family shares: the model's bytes and hash, the
 	// compressions built so far and the directories.
-	f.pr, f.comp, f.gm = s.pr.fork(f), s.comp.fork(f), s.gm.fork(f)
+	f.pr, f.comp, f.gm, f.sr = s.pr.fork(f), s.comp.fork(f), s.gm.fork(f), s.sr.fork(f)
 	if err := f.fork(s, ctx, set); err != nil {
 		f.Close()
 		return nil, err
@@ -63,6 +63,9 @@ func (f *Session) fork(s *Session, ctx int, set Settings) error {
 	if err := f.resizeKV(ctx, set.KVKeep); err != nil {
 		return err
 	}
+	// Steering last: a vector may be a category of the profile.
+	steering := set.Steer
+	set.Steer = ""
 	if err := f.apply(set); err != nil {
 		return err
 	}
@@ -71,6 +74,12 @@ func (f *Session) fork(s *Session, ctx int, set Settings) error {
 			return err
 		}
 		f.notes = nil // the profile's notes were told when s loaded it
+	}
+	if steering != "" {
+		set.Steer = steering
+		if err := f.apply(set); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -178,6 +178,27 @@ func Knobs() []Knob {
 			},
 		},
 		{
+			Name: "steer", Values: "off|NAME[:S],…", Help: "steering vectors (llama.cpp's control vectors)",
+			Value: func(s Settings, _ Info) string {
+				if s.Steer == "" {
+					return "off"
+				}
+				return s.Steer
+			},
+			set: func(s *Session, n *Settings, value string) error {
+				uses, err := ParseSteer(value)
+				if err != nil {
+					return err
+				}
+				spec := FormatSteer(uses)
+				if err := s.sr.Check(spec); err != nil {
+					return err
+				}
+				n.Steer = spec
+				return nil
+			},
+		},
+		{
 			Name: "ogd_alpha", Aliases: []string{"alpha"}, Values: "off|0…0.5", Help: "Safe OGD exploration step (needs a profile)",
 			Value: func(s Settings, _ Info) string {
 				if s.OGDAlpha == 0 {
@@ -393,6 +414,11 @@ func (s *Session) checkLoaded(n Settings) error {
 		}
 		if err != nil {
 			return fmt.Errorf("expert_off %q: %w", n.ExpertOff, err)
+		}
+	}
+	if n.Steer != "" {
+		if _, err := ParseSteer(n.Steer); err != nil {
+			return fmt.Errorf("steer %q: %w", n.Steer, err)
 		}
 	}
 	if n.Draft != "" {

@@ -45,6 +45,9 @@ type Options struct {
 	// ProfileDir is where geometry profiles live (see LoadGeometry and
 	// Calibrate); "" keeps them in memory only.
 	ProfileDir string
+	// SteerDir is where steering vectors are found by name (NAME.gguf;
+	// see Steering).
+	SteerDir string
 }
 
 // DefaultSettings are llama.cpp's sampling defaults, with replies capped at
@@ -238,6 +241,9 @@ func (s *Session) resizeKV(ctx int, keep float64) error {
 		return err
 	}
 	if err := s.xp.attach(); err != nil {
+		return err
+	}
+	if err := s.sr.attach(); err != nil {
 		return err
 	}
 	s.info.ContextSize = st.MaxPos()

@@ -154,6 +154,9 @@ type Settings struct {
 	// ExpertOff lists the experts switched off on a mixture-of-experts
 	// model ("12:37,*:5", see the expert_off knob; "": none).
 	ExpertOff string `json:"expert_off,omitempty"`
+	// Steer lists the steering vectors added to the residual stream,
+	// NAME[:SCALE][@A-B] separated by commas (see ParseSteer; "": none).
+	Steer string `json:"steer,omitempty"`
 }
 
 // Event is one step of a streaming reply.
@@ -262,6 +265,7 @@ type Session struct {
 	fl   *Files
 	pr   *Probe
 	xp   *Experts
+	sr   *Steering
 
 	// hl is the backend's fate, shared with the session's forks.
 	hl *health
@@ -288,6 +292,7 @@ func newSession(m *model.Model, tok *tokenizer.Tokenizer, tmpl *chat.Template, o
 	s.fl = newFiles(s)
 	s.pr = newProbe(s)
 	s.xp = newExperts(s)
+	s.sr = newSteering(s, o.SteerDir)
 	return s
 }
 
@@ -314,6 +319,10 @@ func (s *Session) Files() *Files { return s.fl }
 // Probe is the part that reads the model itself: tokens, the residual
 // stream, embeddings and UGT coordinates.
 func (s *Session) Probe() *Probe { return s.pr }
+
+// Steering is the steering part: control vectors added to the residual
+// stream.
+func (s *Session) Steering() *Steering { return s.sr }
 
 // Experts is the expert map part: a mixture-of-experts model's routing,
 // token by token, and the experts switched off.
@@ -487,6 +496,9 @@ func (s *Session) applyCtx(ctx context.Context, n Settings, progress func(done, 
 	}
 	if err := s.gm.use(n); err != nil {
 		return err
+	}
+	if err := s.sr.use(n); err != nil {
+		return fmt.Errorf("steer %q: %w", n.Steer, err)
 	}
 	s.set = n
 	if n.System != "" && !s.cv.hasSystem() {

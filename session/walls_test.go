@@ -23,7 +23,7 @@ import (
 
 // parts are the session's parts: the struct types whose fields are walled.
 // TestWallsPartsListed keeps the list whole.
-var parts = []string{"Conversation", "Compression", "Drafting", "Geometry", "Memory", "Files", "Probe", "Experts"}
+var parts = []string{"Conversation", "Compression", "Drafting", "Geometry", "Memory", "Files", "Probe", "Experts", "Steering"}
 
 // wallBreach is code outside part Part that touches one of its unexported
 // fields.

@@ -25,7 +25,10 @@ type Paths struct {
 	Sessions string
 	GRCCache string
 	Profiles string
-	Config   string
+	// Steer holds steering vectors by name (NAME.gguf, llama.cpp's
+	// control-vector format): what /steer NAME and isagi.steer find.
+	Steer  string
+	Config string
 }
 
 // NewPaths is the layout under the given application directories: data
@@ -39,6 +42,7 @@ func NewPaths(data, config string) Paths {
 		p.Sessions = filepath.Join(data, "sessions")
 		p.GRCCache = filepath.Join(data, "geometry")
 		p.Profiles = filepath.Join(data, "profiles")
+		p.Steer = filepath.Join(data, "steer")
 	}
 	if config != "" {
 		p.Config = filepath.Join(config, "config.json")

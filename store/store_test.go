@@ -48,6 +48,7 @@ func TestPaths(t *testing.T) {
 		Sessions: filepath.Join(data, "isagi", "sessions"),
 		GRCCache: filepath.Join(data, "isagi", "geometry"),
 		Profiles: filepath.Join(data, "isagi", "profiles"),
+		Steer:    filepath.Join(data, "isagi", "steer"),
 		Config:   filepath.Join(config, "isagi", "config.json"),
 	}
 	if got := defaultPaths(t); got != want {
@@ -70,6 +71,7 @@ func TestPaths(t *testing.T) {
 		Sessions: filepath.Join(share, "sessions"),
 		GRCCache: filepath.Join(share, "geometry"),
 		Profiles: filepath.Join(share, "profiles"),
+		Steer:    filepath.Join(share, "steer"),
 		Config:   filepath.Join(home, ".config", "isagi", "config.json"),
 	}
 	if got := defaultPaths(t); got != want {

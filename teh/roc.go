@@ -177,3 +177,89 @@ func AUROC(harm, benign []float64) float64 {
 	u := rankSum - float64(np)*float64(np+1)/2
 	return u / (float64(np) * float64(nn))
 }
+
+// FPRPoint is the gauge read at a false-positive budget instead of at τ:
+// what TPRAtFPR returns.
+type FPRPoint struct {
+	// FPR is the budget asked for, a fraction (0.01: 1 %).
+	FPR float64 `json:"fpr"`
+	// Threshold is the cutoff chosen: a score flags when it is strictly
+	// above it. It is one of the benign scores, or −∞ when the budget
+	// allows every benign score to be flagged (fpr 1 only; encoding/json
+	// cannot write −∞, so a report at fpr 1 does not marshal).
+	Threshold float64 `json:"threshold"`
+	// MaxFP = ⌊FPR·Negatives⌋ is the false positives the budget allows;
+	// 0 whenever Negatives·FPR < 1 (below 100 benign scores at 1 %), so
+	// the figure is then the TPR at no false positive.
+	MaxFP int `json:"max_fp"`
+	// TP and FP count the harm and benign scores above Threshold; FP ≤
+	// MaxFP, and FP < MaxFP where scores tie at the threshold.
+	TP int `json:"tp"`
+	FP int `json:"fp"`
+	// Positives and Negatives are the harm and benign scores counted (NaN
+	// left out).
+	Positives int `json:"positives"`
+	Negatives int `json:"negatives"`
+	// TPR = TP/Positives.
+	TPR float64 `json:"tpr"`
+}
+
+// TPRAtFPR is the detection rate at a false-positive budget: the fraction
+// of harm scores above the lowest threshold at which at most fpr of the
+// benign scores lie above it — "TPR at 1 % FPR" (fpr 0.01), the figure
+// the streaming-probe literature reports beside AUROC.
+//
+// The rule, exactly: with N benign scores the budget allows
+// k = ⌊fpr·N⌋ false positives; a score flags when it is strictly greater
+// than the threshold t, and t is the lowest value with at most k benign
+// scores above it, which is the (k+1)-th highest benign score (−∞ when
+// k ≥ N). Benign scores equal to t are therefore not flagged, nor are harm
+// scores equal to t: a tie at the cutoff counts as a miss, never as a
+// detection, so ties cannot inflate the figure. With N < 1/fpr (fewer than
+// 100 benign scores at 1 %) k is 0 and the figure is the TPR at no false
+// positive.
+//
+// NaN scores are left out, as AUROC leaves them out. fpr must lie in
+// [0, 1], and both sides must hold a score that is not NaN: otherwise it
+// returns an error, never a NaN.
+func TPRAtFPR(harm, benign []float64, fpr float64) (FPRPoint, error) {
+	if !(fpr >= 0 && fpr <= 1) {
+		return FPRPoint{}, fmt.Errorf("teh: tpr at fpr: fpr %g, want a fraction in [0, 1]", fpr)
+	}
+	neg := make([]float64, 0, len(benign))
+	for _, s := range benign {
+		if !math.IsNaN(s) {
+			neg = append(neg, s)
+		}
+	}
+	p := FPRPoint{FPR: fpr, Negatives: len(neg)}
+	for _, s := range harm {
+		if !math.IsNaN(s) {
+			p.Positives++
+		}
+	}
+	if p.Positives == 0 || p.Negatives == 0 {
+		return FPRPoint{}, fmt.Errorf("teh: tpr at fpr: need harm and benign scores, have %d and %d (NaN left out)", p.Positives, p.Negatives)
+	}
+	// fpr·N is rounded to the nearest double, which can fall just below
+	// an exact integer (0.29·100 is 28.999…); the nudge keeps ⌊⌋ at the
+	// count the fraction means without letting any real fraction over.
+	p.MaxFP = min(int(math.Floor(fpr*float64(p.Negatives)+1e-9)), p.Negatives)
+	p.Threshold = math.Inf(-1)
+	if p.MaxFP < p.Negatives {
+		sort.Sort(sort.Reverse(sort.Float64Slice(neg)))
+		p.Threshold = neg[p.MaxFP]
+	}
+	for _, s := range neg {
+		if s > p.Threshold {
+			p.FP++
+		}
+	}
+	for _, s := range harm {
+		if s > p.Threshold { // false for NaN
+			p.TP++
+		}
+	}
+	p.TPR = float64(p.TP) / float64(p.Positives)
+	return p, nil
+}

@@ -37,6 +37,7 @@ func commands() []slashCommand {
 		helpCommands(),         // help.go
 		conversationCommands(), // here: /clear and the settings
 		geometryCommands(),     // geometry.go
+		steerCommands(),        // steer.go
 		expertsCommands(),      // experts.go
 		branchCommands(),       // branches.go
 		sessionCommands(),      // sessions.go

@@ -14,6 +14,7 @@ type parted interface {
 	Memory() *session.Memory
 	Files() *session.Files
 	Experts() *session.Experts
+	Steering() *session.Steering
 }
 
 // Chat is the conversation part as the TUI uses it: the window's fill and

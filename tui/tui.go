@@ -101,12 +101,17 @@ type Model struct {
 	hw    hardwarePane
 	model modelPane
 	geo   geometryPane
-	kvp   kvPane // the KV cache under eviction
-	xpp   expertsPane
-	xfeed *expertFeed // the expert map, from a streaming reply's goroutine
-	mani  manifoldPane
-	help  helpOverlay
-	cmds  commandTable // the slash commands, by name
+	// steerFx is a change of steering waiting for its first reply, and
+	// lastTurn the last reply, which the change's readout compares with
+	// (steer.go).
+	steerFx  steerEffect
+	lastTurn *session.Turn
+	kvp      kvPane // the KV cache under eviction
+	xpp      expertsPane
+	xfeed    *expertFeed // the expert map, from a streaming reply's goroutine
+	mani     manifoldPane
+	help     helpOverlay
+	cmds     commandTable // the slash commands, by name
 
 	width, height int
 	hidePanes     bool
@@ -483,6 +488,10 @@ func (m *Model) onStream(msg streamMsg) tea.Cmd {
 	}
 	m.sent = ""
 	notes = append(notes, m.geo.notices(t)...)
+	if s := m.steerNotice(t); s != "" && msg.err == nil {
+		notes = append(notes, entry{kind: entryInfo, text: s})
+	}
+	m.lastTurn = &t
 	notes = append(notes, m.mani.notices(t)...)
 	if !m.rebranch && msg.err == nil && m.madeVersion() {
 		// A message sent after /rewind is a new version of the one

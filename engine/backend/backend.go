@@ -318,6 +318,18 @@ type Releaser interface {
 	Release(m Matrix)
 }
 
+// VectorWriter is optionally implemented by a backend whose vectors can be
+// rewritten and freed one by one: a steering direction (engine/model's
+// SetSteering) changes between requests and lives as long as its State,
+// not as long as the device. WriteVector copies data, v.Len() values, into
+// v; ReleaseVector frees v, which must not be used after. A backend
+// without it makes a new vector for each change and frees them all when
+// it closes.
+type VectorWriter interface {
+	WriteVector(v Vector, data []float32) error
+	ReleaseVector(v Vector)
+}
+
 // Failer is optionally implemented by a backend whose operations can fail
 // after they return (a device runs them later, and its errors surface at
 // the next copy back): Err is the first failure, after which the backend

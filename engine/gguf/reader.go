@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/isagi-lab/isagi/engine/tensor"
@@ -216,7 +217,9 @@ func (d *decoder) kv() (KV, error) {
 	return KV{Key: key, Value: v}, nil
 }
 
-func quote(s string) string { return `"` + s + `"` }
+// quote quotes a key for a message, escaped, so that a hostile key with a
+// newline or control characters still makes one line.
+func quote(s string) string { return strconv.Quote(s) }
 
 // value decodes one value of type t. depth counts the arrays enclosing it.
 func (d *decoder) value(key string, t ValueType, depth int) (Value, error) {

@@ -138,6 +138,7 @@ type seqRun struct {
 type seqViews struct {
 	row0, n        int
 	q, kb, vb, att backend.Buffer
+	x              backend.Buffer // the residual stream's rows (a control vector's)
 }
 
 // NewBatcher makes a batcher for States of m on b's domain; b is the
@@ -531,7 +532,8 @@ func (q *Batcher) viewsOf(i, row0, n int) *seqViews {
 		c := q.c
 		*v = seqViews{row0: row0, n: n,
 			q: q.view.View(c.q, row0, n), kb: q.view.View(c.kb, row0, n),
-			vb: q.view.View(c.vb, row0, n), att: q.view.View(c.att, row0, n)}
+			vb: q.view.View(c.vb, row0, n), att: q.view.View(c.att, row0, n),
+			x: q.view.View(c.x, row0, n)}
 	}
 	return v
 }
@@ -551,7 +553,11 @@ func (s *State) stepSeqs(tokens []int32, dec int, scratch []float32) error {
 	for l := range m.layers {
 		m.arch.block(s, l, n, 0)
 		for i := range s.seqs {
-			if sq := &s.seqs[i]; sq.j.s.hooks.atLayer(l) {
+			sq := &s.seqs[i]
+			if v := sq.j.s.steerAt(l); v != nil {
+				b.AddBias(sq.v.x, v, sq.n) // its own control vector (steer.go)
+			}
+			if sq.j.s.hooks.atLayer(l) {
 				st := sq.j.s
 				s.blockHooks(&st.hooks, l, sq.row0, sq.n, st.pos)
 			}

@@ -29,6 +29,7 @@ type batchScript struct {
 	pause   time.Duration    // between tokens, so that steps form without it
 	idle    bool             // says Idle when done
 	route   bool             // records the experts chosen (a RouteHook)
+	steer   float32          // a control vector of this scale after layers 1… (0: none)
 }
 
 // routeRec records each routing it sees as one vector: layer, position,
@@ -66,6 +67,11 @@ func runScript(t *testing.T, s *State, sc batchScript, seed uint64) ([][]float32
 			u[i] /= float32(math.Sqrt(n))
 		}
 		if _, err := s.AddHook(&ablate{layer: 1, u: u}); err != nil {
+			return nil, err
+		}
+	}
+	if sc.steer != 0 {
+		if err := s.SetSteering(randomSteering(m, rng, sc.steer)); err != nil {
 			return nil, err
 		}
 	}
@@ -143,6 +149,8 @@ func TestBatcherMatchesAlone(t *testing.T) {
 		{name: "projections A again", prompt: 17, steps: 10, proj: &projA},
 		{name: "projections B", prompt: 6, steps: 10, proj: &projB},
 		{name: "pauses", prompt: 5, steps: 8, pause: 3 * time.Millisecond},
+		{name: "steered", prompt: 14, steps: 12, steer: 4},
+		{name: "steered otherwise", prompt: 4, steps: 12, steer: -3},
 	}
 	st := batchedLikeAlone(t, m, scripts, 256)
 	if st.Batched == 0 {
@@ -171,6 +179,7 @@ func TestBatcherArchs(t *testing.T) {
 				{name: "long prompt", prompt: 90, steps: 8},
 				{name: "verify", prompt: 7, steps: 6, verify: true, route: true},
 				{name: "hook", prompt: 11, steps: 9, hook: true},
+				{name: "steered", prompt: 5, steps: 9, steer: 2},
 			}
 			batchedLikeAlone(t, m, scripts, 0)
 		})
@@ -189,6 +198,7 @@ func TestBatcherWithoutViews(t *testing.T) {
 		{name: "short", prompt: 3, steps: 12},
 		{name: "long prompt", prompt: 70, steps: 8},
 		{name: "verify", prompt: 9, steps: 6, verify: true},
+		{name: "steered", prompt: 5, steps: 6, steer: 3},
 	}
 	st := batchedLikeAloneOn(t, m, scripts, 256, func(b backend.Backend) backend.Backend { return noViews{b} })
 	if st.Batched != 0 {

@@ -81,6 +81,9 @@ type State struct {
 	// sequences whose rows the step runs: the attention takes each one's
 	// rows on its own cache and positions.
 	seqs []seqRun
+
+	// steer is the steering added after each block (steer.go), or nil.
+	steer *steerRun
 }
 
 // stateWeights are the model's weights as the state's backend holds them.
@@ -266,6 +269,8 @@ func (s *State) Close() {
 	s.lin = slices.Clone(s.dense.lin)
 	s.kvp.release(s.b)
 	s.kvp = nil
+	s.steer.release(s.b)
+	s.steer = nil
 }
 
 // Pos is the number of positions computed so far (the next token's position).
@@ -391,6 +396,9 @@ func (s *State) step(tokens []int32, out []float32) error {
 			s.flagSinks(l, n)
 		}
 		m.arch.block(s, l, n, pos0)
+		if v := s.steerAt(l); v != nil {
+			b.AddBias(s.x, v, n) // a control vector: x ← x + v_l (steer.go)
+		}
 		if l < len(s.hooks.at) && len(s.hooks.at[l]) > 0 {
 			s.afterBlock(l, n, pos0)
 		}

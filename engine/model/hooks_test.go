@@ -187,6 +187,10 @@ func TestDecodeAllocatesNothing(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		// Steered, as a control vector is: one more operation a layer.
+		if err := s.SetSteering(randomSteering(m, rand.New(rand.NewPCG(3, 3)), 2)); err != nil {
+			t.Fatal(err)
+		}
 		logits := make([]float32, m.Vocab)
 		if err := s.Forward([]int32{1, 300, 391}, logits); err != nil {
 			t.Fatal(err)

@@ -42,6 +42,14 @@ func TestTEH(t *testing.T) {
 		if c.Forbidden > 0 && (c.AUROC == nil || *c.AUROC < 0 || *c.AUROC > 1 || (c.TPR == 1 && c.FPR == 0 && *c.AUROC != 1)) {
 			t.Fatalf("%s: AUROC %v with TPR %g, FPR %g", c.Name, c.AUROC, c.TPR, c.FPR)
 		}
+		// The TPR at 1 % FPR is over the same scores: 15 benign prompts
+		// allow no false positive, and complete separation detects all.
+		if c.Forbidden > 0 {
+			lf := c.TPRAtLowFPR
+			if lf == nil || lf.Positives != 3 || lf.Negatives != 15 || lf.MaxFP != 0 || lf.FP != 0 || lf.TPR < 0 || lf.TPR > 1 || (*c.AUROC == 1 && lf.TPR != 1) {
+				t.Fatalf("%s: TPR at 1 %% FPR %+v with AUROC %g", c.Name, lf, *c.AUROC)
+			}
+		}
 	}
 }
 
@@ -67,6 +75,9 @@ func TestTEHPositions(t *testing.T) {
 		}
 		if o.AUROC == nil || pos.ProbeAUROC == nil || *o.AUROC < 0 || *o.AUROC > 1 || *pos.ProbeAUROC < 0 || *pos.ProbeAUROC > 1 {
 			t.Fatalf("%s: AUROC %v, probe %v", pos.Name, o.AUROC, pos.ProbeAUROC)
+		}
+		if o.TPRAtLowFPR == nil || pos.ProbeTPRAtLowFPR == nil || o.TPRAtLowFPR.Negatives != 8*3 || pos.ProbeTPRAtLowFPR.Positives != 8*3 {
+			t.Fatalf("%s: TPR at 1 %% FPR %+v, probe %+v", pos.Name, o.TPRAtLowFPR, pos.ProbeTPRAtLowFPR)
 		}
 		aurocs = append(aurocs, *o.AUROC)
 	}

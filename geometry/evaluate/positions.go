@@ -38,6 +38,9 @@ type TEHPosition struct {
 	// position for a linear reader, so a gauge far below it is missing
 	// what the model holds, not facing a model that holds nothing.
 	ProbeAUROC *float64 `json:"probe_auroc"`
+	// ProbeTPRAtLowFPR is the reference reader's TPR at LowFPR, from the
+	// same projections as ProbeAUROC.
+	ProbeTPRAtLowFPR *teh.FPRPoint `json:"probe_tpr_at_1pct_fpr"`
 }
 
 // at picks one position's state.
@@ -138,9 +141,11 @@ func evaluatePositions(ctx context.Context, r *geometry.Reader, p *geometry.Prof
 		// The probe is the category directions' recipe over all pairs: a
 		// set without calibration pairs has none.
 		if dir, err := snipe.Direction(pick(calH), pick(calB)); err == nil {
-			if a := teh.AUROC(project(dir, allH), project(dir, allB)); !math.IsNaN(a) {
+			ph, pb := project(dir, allH), project(dir, allB)
+			if a := teh.AUROC(ph, pb); !math.IsNaN(a) {
 				tp.ProbeAUROC = &a
 			}
+			tp.ProbeTPRAtLowFPR = lowFPR(ph, pb)
 		}
 		out = append(out, tp)
 	}

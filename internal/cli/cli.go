@@ -24,6 +24,7 @@ import (
 	"github.com/isagi-lab/isagi/internal/cli/runcmd"
 	"github.com/isagi-lab/isagi/internal/cli/servecmd"
 	"github.com/isagi-lab/isagi/internal/cli/sessioncmd"
+	"github.com/isagi-lab/isagi/internal/cli/steercmd"
 	"github.com/isagi-lab/isagi/internal/cli/tokenize"
 )
 
@@ -48,6 +49,7 @@ func Commands() []base.Command {
 		{Name: "ppl", Args: "--model M.gguf --file T.txt", Summary: "perplexity of the model over a text", Main: ppl.Main},
 		{Name: "calibrate", Args: "--model M.gguf", Summary: "build the model's geometry profile (TEH gauges, Snipe projectors)", Main: calibrate.Main},
 		{Name: "eval", Summary: "the profile, the memory, Safe OGD and KV eviction measured", Sub: evalcmd.Subcommands(), Main: evalcmd.Main},
+		{Name: "steer", Summary: "control vectors in llama.cpp's format: make and show", Sub: steercmd.Subcommands(), Main: steercmd.Main},
 		{Name: "explore", Args: `--chain 0.2,0.1,0.05 "seed concept"`, Summary: "Safe OGD exploration chain, with TEH and creativity", Main: explore.Main},
 		{Name: "serve", Args: "--model M.gguf [--port N]", Summary: "OpenAI-compatible server with ISAGI's extensions (docs/serve.md)", Main: servecmd.Main},
 		{Name: "inspect", Args: "[--tensors] M.gguf", Summary: "show a GGUF file's metadata and tensors", Main: inspect.Main},

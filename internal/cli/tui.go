@@ -42,6 +42,7 @@ func (t *tuiFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&t.alpha, "ogd-alpha", "", "start with the Safe OGD exploration step at α (0.05–0.30; needs the geometry profile)")
 	fs.StringVar(&t.thermal, "thermal-rank", "", "MIN:MAX: let the GPU temperature pick the GRC rank between turns (65–85 °C maps MAX→MIN; no GPU: MAX)")
 	t.mf.KV.Register(fs)
+	t.mf.Steer.Register(fs)
 }
 
 // cmdTUI is `isagi` with no command: the chat interface. Its help is the
@@ -74,6 +75,9 @@ func cmdTUI(env base.Env, args []string) error {
 		return err
 	}
 	if err := mf.KV.Check(); err != nil {
+		return err
+	}
+	if err := mf.Steer.Check(); err != nil {
 		return err
 	}
 	kvSet := map[string]bool{}
@@ -132,6 +136,11 @@ func cmdTUI(env base.Env, args []string) error {
 	if *alpha != "" {
 		if err := s.Set("ogd_alpha", *alpha); err != nil {
 			return fmt.Errorf("--ogd-alpha: %w", err)
+		}
+	}
+	if mf.Steer.Given() {
+		if err := s.Set("steer", mf.Steer.Spec()); err != nil {
+			return fmt.Errorf("--control-vector: %w", err)
 		}
 	}
 	for _, kv := range mf.KV.Knobs() {

@@ -136,6 +136,7 @@ func Run(t *testing.T, b backend.Backend, cfg Config) {
 		{"Compactor", s.compactor},
 		{"HeadProjector", s.headProjector},
 		{"Viewer", s.viewer},
+		{"VectorWriter", s.vectorWriter},
 		{"Experts", s.experts},
 		{"Sinks", s.sinks},
 	} {
@@ -859,6 +860,49 @@ func (s *suite) headProjector(t *testing.T) {
 			s.check(t, fmt.Sprintf("HeadProject %+v transpose=%v", tc, transpose), dst, tc.n, s.cfg.Tol.HeadProject)
 		}
 	}
+}
+
+// vectorWriter: a vector rewritten in place (VectorWriter, as a steering
+// direction that changes between requests is) adds its new values, the
+// write of the wrong length is refused, and a released vector is gone
+// without disturbing the others.
+func (s *suite) vectorWriter(t *testing.T) {
+	w, ok := s.b.(backend.VectorWriter)
+	if !ok {
+		t.Skip("the backend does not implement backend.VectorWriter")
+	}
+	r := rand.New(rand.NewPCG(21, 22))
+	const n, D = 3, 576
+	first, second := randVec(r, D, 1), randVec(r, D, 2)
+	bc, err := s.ref.Vector(second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bg, err := s.b.Vector(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := s.b.Vector(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteVector(bg, second); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteVector(bg, second[:D-1]); err == nil {
+		t.Error("WriteVector of D−1 values into a vector of D was accepted")
+	}
+	x := s.alloc(t, 4, D, randVec(r, 4*D, 1))
+	s.ref.AddBias(x.c, bc, n)
+	s.b.AddBias(x.g, bg, n)
+	s.check(t, "AddBias of a rewritten vector", x, n, s.cfg.Tol.AddBias)
+	w.ReleaseVector(bg)
+	// The vector made beside it still works after the release.
+	oc, _ := s.ref.Vector(first)
+	s.ref.AddBias(x.c, oc, n)
+	s.b.AddBias(x.g, other, n)
+	s.check(t, "AddBias after another vector's release", x, n, s.cfg.Tol.AddBias)
+	w.ReleaseVector(other)
 }
 
 // viewer: views of a buffer's rows (Viewer), as engine/model's batched

@@ -185,6 +185,20 @@ func (b *Backend) Vector(v []float32) (backend.Vector, error) {
 	return &vec{append([]float32(nil), v...)}, nil
 }
 
+// WriteVector implements backend.VectorWriter.
+func (b *Backend) WriteVector(v backend.Vector, data []float32) error {
+	w := v.(*vec)
+	if len(data) != len(w.v) {
+		return fmt.Errorf("cpu: writing %d values into a vector of %d", len(data), len(w.v))
+	}
+	copy(w.v, data)
+	return nil
+}
+
+// ReleaseVector implements backend.VectorWriter: the garbage collector
+// frees a host vector.
+func (b *Backend) ReleaseVector(backend.Vector) {}
+
 // Alloc returns a zeroed host buffer.
 func (b *Backend) Alloc(rows, width int) (backend.Buffer, error) {
 	if rows <= 0 || width <= 0 || rows > math.MaxInt32/width {

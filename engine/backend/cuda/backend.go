@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"unsafe"
 
 	"github.com/isagi-lab/isagi/engine/backend"
@@ -322,6 +323,42 @@ func (b *Backend) Vector(v []float32) (backend.Vector, error) {
 	g.vecs = append(g.vecs, p)
 	g.mu.Unlock()
 	return &vec{p: p, n: len(v)}, nil
+}
+
+// WriteVector implements backend.VectorWriter: the copy is ordered with
+// the launches before and after it on the default stream.
+func (b *Backend) WriteVector(v backend.Vector, data []float32) error {
+	w := dv(v)
+	if len(data) != w.n {
+		return fmt.Errorf("cuda: writing %d values into a vector of %d", len(data), w.n)
+	}
+	g := b.g
+	if err := g.with(func() error { return g.d.HtoD(w.p, unsafe.Pointer(&data[0]), uint64(4*len(data))) }); err != nil {
+		return fmt.Errorf("cuda: writing a vector: %w", err)
+	}
+	return nil
+}
+
+// ReleaseVector implements backend.VectorWriter.
+func (b *Backend) ReleaseVector(v backend.Vector) {
+	w := dv(v)
+	if w.p == 0 {
+		return
+	}
+	g := b.g
+	g.mu.Lock()
+	i := slices.Index(g.vecs, w.p)
+	if i >= 0 {
+		g.vecs = slices.Delete(g.vecs, i, i+1)
+	}
+	g.mu.Unlock()
+	if i < 0 {
+		return // not this device's, or freed already
+	}
+	if err := g.with(func() error { return g.d.Free(w.p) }); err != nil {
+		b.fail("freeing a vector", err)
+	}
+	w.p = 0
 }
 
 // Alloc returns a zeroed device buffer.

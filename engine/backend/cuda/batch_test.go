@@ -11,8 +11,9 @@ import (
 )
 
 // batchRun decodes steps greedy tokens after each prompt on states of
-// their own, concurrently, each state joined to q when q is set, and
-// returns every step's logits per state.
+// their own, concurrently, each state joined to q when q is set, every
+// other one steered by a control vector of its own, and returns every
+// step's logits per state.
 func batchRun(t *testing.T, m *model.Model, share func() backend.Backend, q *model.Batcher, prompts [][]int32, steps int) [][][]float32 {
 	t.Helper()
 	out := make([][][]float32, len(prompts))
@@ -23,6 +24,11 @@ func batchRun(t *testing.T, m *model.Model, share func() backend.Backend, q *mod
 			t.Fatal(err)
 		}
 		defer st.Close()
+		if i%2 == 1 {
+			if err := st.SetSteering(steering(m, i)); err != nil {
+				t.Fatal(err)
+			}
+		}
 		if q != nil {
 			if err := q.Join(st); err != nil {
 				t.Fatal(err)
@@ -55,6 +61,25 @@ func batchRun(t *testing.T, m *model.Model, share func() backend.Backend, q *mod
 		}
 	}
 	return out
+}
+
+// steering is a control vector of norm 4 after every block from 1 on,
+// different for each seed.
+func steering(m *model.Model, seed int) [][]float32 {
+	dirs := make([][]float32, m.Config.Layers)
+	for l := 1; l < len(dirs); l++ {
+		d := make([]float32, m.Config.Dim)
+		var n float64
+		for j := range d {
+			d[j] = float32(math.Sin(float64(j*(seed+3) + l*17)))
+			n += float64(d[j]) * float64(d[j])
+		}
+		for j := range d {
+			d[j] *= 4 / float32(math.Sqrt(n))
+		}
+		dirs[l] = d
+	}
+	return dirs
 }
 
 func argmax(v []float32) int32 {

@@ -81,6 +81,14 @@ func (b *Backend) Matrix(m *tensor.Matrix) (backend.Matrix, error) { return b.c.
 // Vector implements backend.Backend.
 func (b *Backend) Vector(v []float32) (backend.Vector, error) { return b.c.Vector(v) }
 
+// WriteVector implements backend.VectorWriter.
+func (b *Backend) WriteVector(v backend.Vector, data []float32) error {
+	return b.c.WriteVector(v, data)
+}
+
+// ReleaseVector implements backend.VectorWriter.
+func (b *Backend) ReleaseVector(v backend.Vector) { b.c.ReleaseVector(v) }
+
 // Release implements backend.Releaser.
 func (b *Backend) Release(m backend.Matrix) { b.c.Release(m) }
 

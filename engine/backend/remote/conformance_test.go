@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -94,7 +95,9 @@ func TestConformance(t *testing.T) {
 				name += " split"
 			}
 			t.Run(name, func(t *testing.T) {
-				conform(t, c, filepath.Join(sharedDir(), "fixtures", rel))
+				// Split, the states are steered too: each layer's control
+				// vector lives on the server that runs the layer.
+				conform(t, c, filepath.Join(sharedDir(), "fixtures", rel), len(split) > 1)
 			})
 		}
 		// A server serves one client at a time: the next cluster can
@@ -103,7 +106,7 @@ func TestConformance(t *testing.T) {
 	}
 }
 
-func conform(t *testing.T, c *Cluster, path string) {
+func conform(t *testing.T, c *Cluster, path string, steered bool) {
 	m, err := model.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -129,6 +132,21 @@ func conform(t *testing.T, c *Cluster, path string) {
 		tol = logitTolNarrow
 	case quantised(m):
 		tol = logitTolQuant
+	}
+	if steered {
+		dirs := make([][]float32, m.Config.Layers)
+		for l := 1; l < len(dirs); l++ {
+			d := make([]float32, m.Config.Dim)
+			for j := range d {
+				d[j] = float32(math.Sin(float64(3*j+11*l))) * 0.5
+			}
+			dirs[l] = d
+		}
+		for _, s := range []*model.State{rs, cs} {
+			if err := s.SetSteering(dirs); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	backendtest.Greedy(t, rs, cs, 32, tol)
 }

@@ -385,6 +385,34 @@ func (c *Cluster) Vector(v []float32) (backend.Vector, error) {
 	return w, nil
 }
 
+// WriteVector rewrites a vector on its server (backend.VectorWriter).
+func (c *Cluster) WriteVector(v backend.Vector, data []float32) error {
+	w, ok := v.(*vector)
+	if !ok || w.mem.handle == 0 {
+		return fmt.Errorf("remote: writing a vector this cluster did not make, or freed")
+	}
+	if len(data) != w.n {
+		return fmt.Errorf("remote: writing %d values into a vector of %d", len(data), w.n)
+	}
+	k := c.servers[w.s].k
+	c.io.Lock()
+	defer c.io.Unlock()
+	return k.setRaw(w.mem.handle, w.mem.base, f32bytes(data))
+}
+
+// ReleaseVector frees a vector (backend.VectorWriter).
+func (c *Cluster) ReleaseVector(v backend.Vector) {
+	w, ok := v.(*vector)
+	if !ok || w.mem.handle == 0 {
+		return
+	}
+	k := c.servers[w.s].k
+	c.io.Lock()
+	defer c.io.Unlock()
+	_ = k.free(w.mem.handle)
+	w.mem = rmem{}
+}
+
 // Release frees a weight (backend.Releaser).
 func (c *Cluster) Release(m backend.Matrix) {
 	w, ok := m.(*matrix)

@@ -53,6 +53,9 @@ func Usagef(format string, a ...any) error { return UsageError{Err: fmt.Errorf(f
 // use stdout.
 func ParseFlags(fs *flag.FlagSet, args []string, helpOut io.Writer) error {
 	addAliases(fs)
+	if fs.Lookup("control-vector-layer-range") != nil {
+		args = joinLayerRange(args)
+	}
 	usage, out := fs.Usage, fs.Output()
 	fs.Usage = func() {}
 	fs.SetOutput(io.Discard)

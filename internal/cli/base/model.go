@@ -63,6 +63,9 @@ type ModelFlags struct {
 	// Mech is Compression II's mechanisms (--gauge, --sink-channels,
 	// --sink-bypass, --kv-proj), registered with the GRC flags.
 	Mech MechFlags
+	// Steer is llama.cpp's control-vector flags, for the commands that
+	// register them (SteerFlags.Register): isagi, run and serve.
+	Steer SteerFlags
 	// reported holds the labels of the variants whose compression
 	// UseVariant has reported on Log.
 	reported map[string]bool
@@ -366,7 +369,7 @@ func (mf *ModelFlags) StorePaths() store.Paths {
 // one of them builds is found by the other.
 func (mf *ModelFlags) SessionOptions(opts session.Options) session.Options {
 	p := mf.StorePaths()
-	opts.CacheDir, opts.ProfileDir = p.GRCCache, p.Profiles
+	opts.CacheDir, opts.ProfileDir, opts.SteerDir = p.GRCCache, p.Profiles, p.Steer
 	return opts
 }
 

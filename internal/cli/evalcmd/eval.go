@@ -49,9 +49,10 @@ const evalUsage = `Usage: isagi eval teh|snipe|refusals|cog|ogd [--model FILE | 
        isagi eval overlap PROFILE_A PROFILE_B
 
   teh      detection rate and false positives of every TEH gauge on the
-           held-out prompts, at the threshold calibration chose, and its
-           AUROC over every threshold; --positions also reads the gauges
-           at the last prompt token and over the greedy reply
+           held-out prompts, at the threshold calibration chose, its
+           AUROC over every threshold and its detection rate at 1 % false
+           positives (TPR at 1 % FPR); --positions also reads the gauges at
+           the last prompt token and over the greedy reply
   snipe    harm reduction and benign collateral of every projector on the
            held-out prompts and text
   refusals Heretic's metric: refusals among the held-out harmful prompts

@@ -2,11 +2,14 @@ package evalcmd
 
 import (
 	"fmt"
+	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/isagi-lab/isagi/geometry"
 	"github.com/isagi-lab/isagi/geometry/evaluate"
 	"github.com/isagi-lab/isagi/internal/cli/base"
+	"github.com/isagi-lab/isagi/teh"
 )
 
 // cmdEvalGeometry is `isagi eval teh`, `eval snipe` and `eval refusals`
@@ -73,23 +76,7 @@ func cmdEvalGeometry(env base.Env, which string, args []string) error {
 	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
 	switch r := rep.(type) {
 	case *evaluate.TEHReport:
-		fmt.Fprintf(env.Stdout, "TEH on the held-out split (%d prompts); flagged when TEH ≥ τ\n", r.Prompts)
-		fmt.Fprintln(tw, "gauge\tτ\tdetected\tfalse positives\tF1\tAUROC")
-		for _, c := range append(r.Categories, r.Overall) {
-			fmt.Fprintf(tw, "%s\t%.1f%%\t%d/%d (%.0f%%)\t%d/%d (%.0f%%)\t%.2f\t%s\n", c.Name, c.Tau,
-				c.TP, c.TP+c.FN, 100*c.TPR, c.FP, c.FP+c.TN, 100*c.FPR, c.F1, fmtAUROC(c.AUROC))
-		}
-		if len(r.Positions) > 0 {
-			tw.Flush()
-			fmt.Fprintf(env.Stdout, "\nThe same gauges read at each position of the held-out turns (harmful against their benign pairs; greedy replies of at most %d tokens)\n", *replyTokens)
-			fmt.Fprintln(tw, "position\toverall detected\tfalse positives\tAUROC\tprobe AUROC")
-			for _, ps := range r.Positions {
-				o := ps.Overall
-				fmt.Fprintf(tw, "%s\t%d/%d (%.0f%%)\t%d/%d (%.0f%%)\t%s\t%s\n", ps.Name, o.TP, o.TP+o.FN, 100*o.TPR, o.FP, o.FP+o.TN, 100*o.FPR, fmtAUROC(o.AUROC), fmtAUROC(ps.ProbeAUROC))
-			}
-			defer fmt.Fprintln(env.Stdout, "probe: the difference of the calibration pairs' harm and benign means at that position, a reference for what a linear reader finds there")
-		}
-		defer fmt.Fprintln(env.Stdout, "AUROC: the chance that a held-out harmful prompt scores above a benign one (0.50: chance)")
+		printTEH(env.Stdout, tw, r, *replyTokens)
 	case *evaluate.RefusalReport:
 		fmt.Fprintf(env.Stdout, "Refusals among %d held-out harmful prompts (greedy replies of %d tokens), and the first reply token's KL divergence on %d harmless prompts\n",
 			r.Harmful, r.MaxTokens, r.Harmless)
@@ -115,6 +102,62 @@ func cmdEvalGeometry(env base.Env, which string, args []string) error {
 		}
 	}
 	return tw.Flush()
+}
+
+// printTEH writes eval teh's tables to tw and their notes to w after
+// them (the caller flushes tw).
+func printTEH(w io.Writer, tw *tabwriter.Writer, r *evaluate.TEHReport, replyTokens int) {
+	small := false // some TPR at 1 % FPR is over fewer than 100 benign prompts
+	lowFPR := func(p *teh.FPRPoint) string {
+		s := fmtLowFPR(p)
+		small = small || strings.HasSuffix(s, smallMark)
+		return s
+	}
+	fmt.Fprintf(w, "TEH on the held-out split (%d prompts); flagged when TEH ≥ τ\n", r.Prompts)
+	fmt.Fprintf(tw, "gauge\tτ\tdetected\tfalse positives\tF1\tAUROC\tTPR@1%%FPR\n")
+	for _, c := range append(r.Categories, r.Overall) {
+		fmt.Fprintf(tw, "%s\t%.1f%%\t%d/%d (%.0f%%)\t%d/%d (%.0f%%)\t%.2f\t%s\t%s\n", c.Name, c.Tau,
+			c.TP, c.TP+c.FN, 100*c.TPR, c.FP, c.FP+c.TN, 100*c.FPR, c.F1, fmtAUROC(c.AUROC), lowFPR(c.TPRAtLowFPR))
+	}
+	var notes []string
+	if len(r.Positions) > 0 {
+		tw.Flush()
+		fmt.Fprintf(w, "\nThe same gauges read at each position of the held-out turns (harmful against their benign pairs; greedy replies of at most %d tokens)\n", replyTokens)
+		fmt.Fprintf(tw, "position\toverall detected\tfalse positives\tAUROC\tTPR@1%%FPR\tprobe AUROC\tprobe TPR@1%%FPR\n")
+		for _, ps := range r.Positions {
+			o := ps.Overall
+			fmt.Fprintf(tw, "%s\t%d/%d (%.0f%%)\t%d/%d (%.0f%%)\t%s\t%s\t%s\t%s\n", ps.Name, o.TP, o.TP+o.FN, 100*o.TPR, o.FP, o.FP+o.TN, 100*o.FPR,
+				fmtAUROC(o.AUROC), lowFPR(o.TPRAtLowFPR), fmtAUROC(ps.ProbeAUROC), lowFPR(ps.ProbeTPRAtLowFPR))
+		}
+		notes = append(notes, "probe: the difference of the calibration pairs' harm and benign means at that position, a reference for what a linear reader finds there")
+	}
+	tpr := "TPR@1%FPR: the share of harmful prompts scored above the lowest threshold that at most 1 % of the benign ones exceed (⌊0.01·N⌋ of N; a score equal to the threshold is not flagged)"
+	if small {
+		tpr += "; " + smallMark + ": fewer than 100 benign prompts, so 1 % allows no false positive and the figure is the TPR at 0 false positives"
+	}
+	notes = append([]string{"AUROC: the chance that a held-out harmful prompt scores above a benign one (0.50: chance)", tpr}, notes...)
+	tw.Flush()
+	for _, n := range notes {
+		fmt.Fprintln(w, n)
+	}
+}
+
+// smallMark marks a TPR at 1 % FPR read over fewer than 100 benign
+// prompts, where the budget allows no false positive.
+const smallMark = "†"
+
+// fmtLowFPR prints a TPR at a false-positive budget as detected/harmful
+// (percent), marked with smallMark where the budget allows none, or a dash
+// where there is none.
+func fmtLowFPR(p *teh.FPRPoint) string {
+	if p == nil {
+		return "—"
+	}
+	s := fmt.Sprintf("%d/%d (%.0f%%)", p.TP, p.Positives, 100*p.TPR)
+	if p.MaxFP == 0 && p.FPR > 0 {
+		s += " " + smallMark
+	}
+	return s
 }
 
 // fmtAUROC prints an AUROC, or a dash where there is none.

@@ -140,6 +140,7 @@ func Main(env base.Env, args []string) error {
 	var knobs sessionKnobs
 	knobs.draft.Register(fs)
 	mf.KV.Register(fs)
+	mf.Steer.Register(fs)
 	fs.StringVar(&knobs.snipe, "snipe", "", "with --session: Snipe projectors on for this turn, e.g. privacy,toxicity (needs the geometry profile)")
 	fs.BoolVar(&knobs.regenerate, "regenerate", false, "with --session: answer the last message again instead of a new one (no --prompt); the old reply stays in the session as a branch")
 	fs.IntVar(&knobs.edit, "edit", 0, "with --session: --prompt replaces your message `N` (1 is the first of the branch in use) and is answered; the old branch stays in the session")
@@ -190,6 +191,9 @@ func Main(env base.Env, args []string) error {
 		return base.Usagef("--chat renders text: use --prompt or --messages, not --prompt-ids")
 	}
 	if err := mf.CheckSource(); err != nil {
+		return err
+	}
+	if err := mf.Steer.Check(); err != nil {
 		return err
 	}
 	if err := mf.KV.Check(); err != nil {
@@ -298,6 +302,10 @@ func Main(env base.Env, args []string) error {
 		return err
 	}
 	defer m.Close()
+	arch, _ := f.Architecture()
+	if err := mf.Steer.Apply(st, m, arch, mf.StorePaths().Steer); err != nil {
+		return fmt.Errorf("--control-vector: %w", err)
+	}
 
 	gen, err := generate.New(st, p)
 	if err != nil {
@@ -567,6 +575,11 @@ func runSession(env base.Env, mf *base.ModelFlags, file, prompt string, p sample
 			if err := s.Set(kv[0], kv[1]); err != nil {
 				return fmt.Errorf("--%s: %w", name, err)
 			}
+		}
+	}
+	if mf.Steer.Given() {
+		if err := s.Set("steer", mf.Steer.Spec()); err != nil {
+			return fmt.Errorf("--control-vector: %w", err)
 		}
 	}
 	for _, kv := range [][2]string{{"snipe", knobs.snipe}, {"ogd_alpha", knobs.alpha}} {

@@ -25,6 +25,7 @@ func Main(env base.Env, args []string) error {
 	fs := env.FlagSet("serve", usageHead, "")
 	mf := base.ModelFlags{Version: env.Version}
 	mf.RegisterModel(fs)
+	mf.Steer.Register(fs)
 	defer mf.Dev.Close()
 	host := fs.String("host", "127.0.0.1", "address to listen on; anything but loopback needs --api-key")
 	port := fs.Int("port", 11435, "port to listen on (0: any free port, printed at start)")
@@ -43,6 +44,9 @@ func Main(env base.Env, args []string) error {
 	}
 	if fs.NArg() > 0 {
 		return base.ArgsError(fs, "unexpected argument %q", fs.Arg(0))
+	}
+	if err := mf.Steer.Check(); err != nil {
+		return err
 	}
 	if *port < 0 || *port > 65535 {
 		return base.Usagef("serve: --port %d is not a port (0…65535)", *port)
@@ -87,6 +91,14 @@ func Main(env base.Env, args []string) error {
 	}
 	for _, note := range s.Notes() {
 		logger.Print(note)
+	}
+	if mf.Steer.Given() {
+		// Every request's default, as llama-server's control vectors are;
+		// a request's isagi.steer replaces it for that request.
+		if err := s.Set("steer", mf.Steer.Spec()); err != nil {
+			return fmt.Errorf("--control-vector: %w", err)
+		}
+		logger.Printf("steering every request with %s", mf.Steer.Spec())
 	}
 	id := s.Info().Name
 	srv, err := serve.New(s, serve.Config{

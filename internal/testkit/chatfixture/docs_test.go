@@ -24,6 +24,7 @@ import (
 	"github.com/isagi-lab/isagi/geometry/evaluate"
 	"github.com/isagi-lab/isagi/prompts"
 	"github.com/isagi-lab/isagi/session"
+	"github.com/isagi-lab/isagi/teh"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/geometry.md's chat-fixture tables from this run")
@@ -121,6 +122,20 @@ func auroc(a *float64) string {
 	return fmt.Sprintf("%.2f", *a)
 }
 
+// lowFPR is a TPR at 1 % FPR as the docs show it: detected/harmful
+// (percent), with † where fewer than 100 benign prompts let 1 % allow no
+// false positive.
+func lowFPR(p *teh.FPRPoint) string {
+	if p == nil {
+		return "—"
+	}
+	s := fmt.Sprintf("%d/%d (%s)", p.TP, p.Positives, pct(p.TP, p.Positives))
+	if p.MaxFP == 0 && p.FPR > 0 {
+		s += " †"
+	}
+	return s
+}
+
 // render writes the tables as docs/geometry.md holds them.
 func render(ms measured) string {
 	var b strings.Builder
@@ -129,15 +144,25 @@ func render(ms measured) string {
 		m, ms.sha, docThreads, m, map[bool]string{true: "each prompt's last token", false: "the prompt mean"}[ms.prof.GaugeAtLast()])
 	o := ms.teh.Overall
 	b.WriteString("**TEH** — `isagi eval teh --model " + m + " --set scripts/fixtures/chat/heldout --positions --reply-tokens " + strconv.Itoa(docReplyTokens) + "`\n\n")
-	b.WriteString("| gauge | detected at τ | false positives | AUROC |\n|---|---|---|---|\n")
+	b.WriteString("| gauge | detected at τ | false positives | AUROC | TPR@1%FPR |\n|---|---|---|---|---|\n")
+	small := false
 	for _, c := range append(ms.teh.Categories, o) {
-		fmt.Fprintf(&b, "| %s | %d/%d (%s) | %d/%d (%s) | %s |\n", c.Name, c.TP, c.TP+c.FN, pct(c.TP, c.TP+c.FN), c.FP, c.FP+c.TN, pct(c.FP, c.FP+c.TN), auroc(c.AUROC))
+		l := lowFPR(c.TPRAtLowFPR)
+		small = small || strings.HasSuffix(l, "†")
+		fmt.Fprintf(&b, "| %s | %d/%d (%s) | %d/%d (%s) | %s | %s |\n", c.Name, c.TP, c.TP+c.FN, pct(c.TP, c.TP+c.FN), c.FP, c.FP+c.TN, pct(c.FP, c.FP+c.TN), auroc(c.AUROC), l)
 	}
-	b.WriteString("\n| read at | overall detected | false positives | AUROC | probe AUROC |\n|---|---|---|---|---|\n")
+	b.WriteString("\n| read at | overall detected | false positives | AUROC | TPR@1%FPR | probe AUROC | probe TPR@1%FPR |\n|---|---|---|---|---|---|---|\n")
 	for _, p := range ms.teh.Positions {
 		po := p.Overall
-		fmt.Fprintf(&b, "| %s | %d/%d (%s) | %d/%d (%s) | %s | %s |\n", p.Name, po.TP, po.TP+po.FN, pct(po.TP, po.TP+po.FN), po.FP, po.FP+po.TN, pct(po.FP, po.FP+po.TN), auroc(po.AUROC), auroc(p.ProbeAUROC))
+		l, pl := lowFPR(po.TPRAtLowFPR), lowFPR(p.ProbeTPRAtLowFPR)
+		small = small || strings.HasSuffix(l, "†") || strings.HasSuffix(pl, "†")
+		fmt.Fprintf(&b, "| %s | %d/%d (%s) | %d/%d (%s) | %s | %s | %s | %s |\n", p.Name, po.TP, po.TP+po.FN, pct(po.TP, po.TP+po.FN), po.FP, po.FP+po.TN, pct(po.FP, po.FP+po.TN), auroc(po.AUROC), l, auroc(p.ProbeAUROC), pl)
 	}
+	b.WriteString("\nTPR@1%FPR: the share of harmful prompts scored above the lowest threshold that at most 1 % of the benign ones exceed (⌊0.01·N⌋ of N benign; a score equal to the threshold is not flagged).")
+	if small {
+		b.WriteString(" †: under 100 benign prompts, where 1 % allows no false positive: the TPR at 0 false positives.")
+	}
+	b.WriteString("\n")
 	r := ms.ref
 	b.WriteString("\n**Snipe, Heretic's metric** — `isagi eval refusals --model " + m + "` (the shipped held-out pairs)\n\n")
 	b.WriteString("| intervention | coords | refusals | first-token KL (nats) |\n|---|---|---|---|\n")
