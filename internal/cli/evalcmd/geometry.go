@@ -29,7 +29,7 @@ func cmdEvalGeometry(env base.Env, which string, args []string) error {
 	positions := fs.Bool("positions", false, "teh: also read every gauge at the last prompt token and over the greedy reply, beside a reference probe")
 	var sf steerFlags
 	sf.register(fs)
-	if err := env.Parse(fs, joinLlamaArgs(args)); err != nil {
+	if err := env.Parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {
@@ -49,7 +49,7 @@ func cmdEvalGeometry(env base.Env, which string, args []string) error {
 		return base.Usagef("--positions is a flag of eval teh")
 	}
 	var ro evaluate.RefusalOptions
-	var vectors []loadedVector
+	var vectors []base.LoadedVector
 	if which == "refusals" {
 		if ro.SteerScales, err = sf.parseScales(); err != nil {
 			return err
@@ -57,7 +57,7 @@ func cmdEvalGeometry(env base.Env, which string, args []string) error {
 		if ro.SteerRanges, err = sf.parseLayers(); err != nil {
 			return err
 		}
-		if vectors, err = sf.read(); err != nil {
+		if vectors, err = sf.read(g.StorePaths().Steer); err != nil {
 			return err
 		}
 	} else if n := sf.given(fs); n != "" {

@@ -15,60 +15,7 @@ import (
 	"github.com/isagi-lab/isagi/session"
 )
 
-// llama.cpp's two-word flags become one word each; everything else,
-// and everything after "--", is left as it is.
-func TestJoinLlamaArgs(t *testing.T) {
-	for _, tc := range []struct{ in, want []string }{
-		{[]string{"--control-vector-scaled", "a.gguf", "0.5"}, []string{"--control-vector-scaled=a.gguf:0.5"}},
-		{[]string{"-control-vector-scaled", "a.gguf", "-0.5", "--json"}, []string{"--control-vector-scaled=a.gguf:-0.5", "--json"}},
-		{[]string{"--control-vector-scaled", "a.gguf:0.5", "--json"}, []string{"--control-vector-scaled", "a.gguf:0.5", "--json"}},
-		{[]string{"--control-vector-scaled", "a.gguf:0.5", "3"}, []string{"--control-vector-scaled", "a.gguf:0.5", "3"}},
-		{[]string{"--control-vector-layer-range", "2", "5", "--json"}, []string{"--control-vector-layer-range=2 5", "--json"}},
-		{[]string{"--control-vector-layer-range", "2-5"}, []string{"--control-vector-layer-range", "2-5"}},
-		{[]string{"--control-vector-layer-range=2", "5", "6"}, []string{"--control-vector-layer-range=2", "5", "6"}},
-		{[]string{"--", "--control-vector-layer-range", "2", "5"}, []string{"--", "--control-vector-layer-range", "2", "5"}},
-		{[]string{"--model", "m.gguf", "--control-vector", "v.gguf"}, []string{"--model", "m.gguf", "--control-vector", "v.gguf"}},
-	} {
-		if got := joinLlamaArgs(tc.in); !slices.Equal(got, tc.want) {
-			t.Errorf("joinLlamaArgs(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-}
-
 func TestSteerFlagValues(t *testing.T) {
-	var r layerRange
-	for _, ok := range []string{"2 5", "2-5", "2,5", "3 3"} {
-		if err := r.Set(ok); err != nil {
-			t.Errorf("layer range %q: %v", ok, err)
-		}
-	}
-	if r.a != 3 || r.b != 3 {
-		t.Errorf("layer range 3 3 read as %d–%d", r.a, r.b)
-	}
-	for _, bad := range []string{"", "2", "0 3", "5 2", "-1 3", "a b", "1 2 3"} {
-		if err := r.Set(bad); err == nil {
-			t.Errorf("layer range %q accepted", bad)
-		}
-	}
-	var l vectorList
-	scaled, plain := vectorFlag{&l, true}, vectorFlag{&l, false}
-	for _, ok := range []string{"a.gguf:0.5", "dir/b c.gguf:-2", "c.gguf 1e-1"} {
-		if err := scaled.Set(ok); err != nil {
-			t.Errorf("scaled %q: %v", ok, err)
-		}
-	}
-	if err := plain.Set("d:1.gguf"); err != nil {
-		t.Error(err)
-	}
-	want := vectorList{{"a.gguf", 0.5}, {"dir/b c.gguf", -2}, {"c.gguf", 0.1}, {"d:1.gguf", 1}}
-	if !slices.Equal(l, want) {
-		t.Errorf("vectors %v, want %v", l, want)
-	}
-	for _, bad := range []string{"a.gguf", "a.gguf:x", ":1", "a.gguf:NaN"} {
-		if err := scaled.Set(bad); err == nil {
-			t.Errorf("scaled %q accepted", bad)
-		}
-	}
 	f := steerFlags{scales: "0.25, 1,2"}
 	if got, err := f.parseScales(); err != nil || !slices.Equal(got, []float64{0.25, 1, 2}) {
 		t.Errorf("scales %v, %v", got, err)
@@ -105,7 +52,7 @@ func TestEvalRefusalsSteerFlagErrors(t *testing.T) {
 		{[]string{"refusals", "--steer-scales", "1,x"}, 2, `"x" is not a scale`},
 		{[]string{"refusals", "--steer-layers", "3-1"}, 2, `--steer-layers 3-1: "3-1" is not a block`},
 		{[]string{"refusals", "--control-vector-layer-range", "1", "2"}, 2, "--control-vector-layer-range needs --control-vector"},
-		{[]string{"refusals", "--control-vector-layer-range", "3", "1", "--control-vector", missing}, 2, "1 ≤ A ≤ B"},
+		{[]string{"refusals", "--control-vector-layer-range", "3", "1", "--control-vector", missing}, 2, "START ≤ END"},
 		{[]string{"teh", "--steer-scales", "1"}, 2, "--steer-scales is a flag of eval refusals"},
 		{[]string{"snipe", "--control-vector", missing}, 2, "--control-vector is a flag of eval refusals"},
 		{[]string{"refusals", "--control-vector-scaled", missing, "0.5"}, 1, missing},
