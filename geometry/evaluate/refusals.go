@@ -64,6 +64,9 @@ type RefusalReport struct {
 	// read: how many calibration (train) pairs, never the held-out ones
 	// measured ("" when no arm steers with it).
 	RefusalFrom string `json:"refusal_direction_from,omitempty"`
+	// BaselineFrom says where the diff-in-means baseline's direction was
+	// read.
+	BaselineFrom string `json:"diff_in_means_from,omitempty"`
 }
 
 // RefusalOptions size the measurement.
@@ -170,12 +173,26 @@ func Refusals(ctx context.Context, src geometry.Source, p *geometry.Profile, set
 	}
 	// The baseline: the difference of the harm and benign mean states at
 	// the probe layer, one direction, ablated where the projectors act.
-	if dim, err := diffInMeans(ctx, r, p, harmful, harmless); err != nil {
+	// It is read from the calibration (train) pairs, as the steering
+	// arms' direction is: read from the held-out prompts it is measured
+	// on, it would have seen the answers.
+	var trainHarm, trainBenign []string
+	for _, c := range set.Categories {
+		for _, pr := range c.Train {
+			trainHarm, trainBenign = append(trainHarm, pr.Harm), append(trainBenign, pr.Benign)
+		}
+	}
+	baselineFrom := fmt.Sprintf("the mean states of %d calibration (train) pairs", len(trainHarm))
+	if len(trainHarm) == 0 {
+		trainHarm, trainBenign = harmful, harmless
+		baselineFrom = "the held-out prompts measured here (the set has no calibration pairs)"
+	}
+	if dim, err := diffInMeans(ctx, r, p, trainHarm, trainBenign); err != nil {
 		return nil, err
 	} else if dim != nil {
 		arms = append(arms, arm{name: "diff-in-means", coords: 1, proj: p.Ablation(dim)})
 	}
-	rep := &RefusalReport{Harmful: len(harmful), Harmless: len(harmless), MaxTokens: o.MaxTokens, Markers: geometry.RefusalMarkers(), Examples: map[string]string{}}
+	rep := &RefusalReport{Harmful: len(harmful), Harmless: len(harmless), MaxTokens: o.MaxTokens, Markers: geometry.RefusalMarkers(), Examples: map[string]string{}, BaselineFrom: baselineFrom}
 	// Steering: the refusal direction read from the calibration pairs,
 	// subtracted at each scale over each range.
 	L := src.Model.Layers

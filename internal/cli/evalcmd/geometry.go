@@ -117,7 +117,7 @@ func cmdEvalGeometry(env base.Env, which string, args []string) error {
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%d/%d (%.0f%%)\t%s\n", c.Name, coords, c.Refusals, r.Harmful, 100*float64(c.Refusals)/float64(r.Harmful), kl)
 		}
-		defer fmt.Fprintln(env.Stdout, "a refusal: the reply contains one of Heretic-style markers (--json lists them); diff-in-means: the baseline direction, ablated where the projectors act")
+		defer fmt.Fprintf(env.Stdout, "a refusal: the reply contains one of Heretic-style markers (--json lists them); diff-in-means: the baseline direction (from %s), ablated where the projectors act\n", r.BaselineFrom)
 		if r.RefusalFrom != "" {
 			defer fmt.Fprintf(env.Stdout, "steer −S × refusal: the residual stream steered after each block named by −S × the refusal direction (mean harmful − mean harmless state, read at %s)\n", r.RefusalFrom)
 		}
