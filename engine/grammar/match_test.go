@@ -14,7 +14,7 @@ func TestMatchJSON(t *testing.T) {
 	checkMatches(t, g, false,
 		``, `{`, `[]`, `{"a"}`, `{"a":}`, `{"a":1,}`, `{'a':1}`,
 		`{"a":01x}`, `{"a":"\x"}`, "{\"a\":\"\x01\"}", `{"a":tru}`,
-		"{\"a\":\"\xff\"}", // invalid UTF-8
+		"{\"a\":\"\xff\"}",         // invalid UTF-8
 		"{\"a\":\"\xed\xa0\x80\"}", // an encoded surrogate
 		"{\"a\":\"\xc0\xaf\"}",     // an overlong encoding
 	)

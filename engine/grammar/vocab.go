@@ -33,8 +33,8 @@ type Vocab struct {
 	// uniValid (multi-byte UTF-8, each token's bytes from node i on being
 	// whole characters, the last possibly cut short) or uniInvalid. They let
 	// a walk take a whole subtree at once.
-	nodeSub  [][2]uint64
-	nodeUni  []uint8
+	nodeSub [][2]uint64
+	nodeUni []uint8
 	// textMask holds every token in the trie: the mask a walk starts from
 	// when most tokens turn out allowed.
 	textMask Mask
@@ -102,7 +102,7 @@ func NewVocab(tokens [][]byte, eog []int32) (*Vocab, error) {
 	v.nodeDepth = append(v.nodeDepth, 0)
 	v.nodeEnd = append(v.nodeEnd, 0)
 	v.tokStart = append(v.tokStart, 0)
-	path := []int32{0}     // path[d] is the node at depth d on the current branch
+	path := []int32{0}    // path[d] is the node at depth d on the current branch
 	parent := []int32{-1} // build-time only
 	bad := []bool{false}  // build-time: a token through the node is not UTF-8 from it on
 	var prev []byte
