@@ -372,11 +372,6 @@ func (c *compiler) check() error {
 			}
 		}
 	}
-	for r := range c.rules {
-		if !productive[r] {
-			return c.ruleErr(r, "can never finish: every alternative needs itself again")
-		}
-	}
 	// Left edges: r -> q when q can come first in r, after nullable rules.
 	left := make([][]int32, n)
 	for r := range c.rules {
@@ -433,6 +428,11 @@ func (c *compiler) check() error {
 				color[q] = grey
 				stack = append(stack, frame{q, 0})
 			}
+		}
+	}
+	for r := range c.rules {
+		if !productive[r] {
+			return c.ruleErr(r, "can never finish: every alternative needs itself again")
 		}
 	}
 	return nil

@@ -637,8 +637,16 @@ func (c *schemaConv) object(s *jvalue, path, name string) (string, error) {
 		} else {
 			val = c.prim("value")
 		}
+		key := c.prim("string")
+		if props != nil && len(props.obj) > 0 {
+			var names []string
+			for _, m := range props.obj {
+				names = append(names, m.key)
+			}
+			key = c.otherKey(name+"-additional-key", names)
+		}
 		extra = c.newName(name + "-additional-kv")
-		c.define(extra, c.prim("string")+" "+sp+` ":" `+sp+" "+val)
+		c.define(extra, key+" "+sp+` ":" `+sp+" "+val)
 	}
 	var b strings.Builder
 	b.WriteString(`"{" ` + sp)
@@ -737,4 +745,55 @@ func (c *schemaConv) ref(ref *jvalue, path string) (string, error) {
 	name := c.newName(hint)
 	c.refs[ptr] = name
 	return name, c.visitInto(target, tpath, name)
+}
+
+// otherKey defines a rule matching a JSON string that is none of names, so
+// that an extra member cannot repeat a declared property with a value of
+// another type. It walks the trie of the names: at each node the key may
+// continue along a name, turn off every name with another character (and
+// then go on freely), or end where no name ends. Escapes are not allowed in
+// such keys: one could spell a declared name in disguise ("\u0061").
+func (c *schemaConv) otherKey(hint string, names []string) string {
+	type node struct {
+		kids  map[rune]*node
+		order []rune
+		end   bool
+	}
+	root := &node{kids: map[rune]*node{}}
+	for _, n := range names {
+		at := root
+		for _, r := range n {
+			next, ok := at.kids[r]
+			if !ok {
+				next = &node{kids: map[rune]*node{}}
+				at.kids[r] = next
+				at.order = append(at.order, r)
+			}
+			at = next
+		}
+		at.end = true
+	}
+	free := c.newName(hint + "-char")
+	c.define(free, `[^"\\\x7F\x00-\x1F]`)
+	var walk func(n *node) string
+	walk = func(n *node) string {
+		name := c.newName(hint)
+		c.define(name, "")
+		var alts []string
+		var other strings.Builder
+		other.WriteString(`[^"\\\x7F\x00-\x1F`)
+		for _, r := range n.order {
+			alts = append(alts, gbnfLiteral(string(r))+" "+walk(n.kids[r]))
+			writeChar(&other, r, true)
+		}
+		other.WriteString("]")
+		alts = append(alts, other.String()+" "+free+`* "\""`)
+		if !n.end {
+			alts = append(alts, `"\""`)
+		}
+		c.define(name, strings.Join(alts, " | "))
+		return name
+	}
+	start := walk(root)
+	return `"\"" ` + start
 }
