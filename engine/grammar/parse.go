@@ -265,6 +265,9 @@ func (p *parser) parseSequence(nested bool) ([]item, error) {
 				return nil, p.errf(start, "%q has nothing before it to repeat", p.src[start:p.i])
 			}
 			last := seq[len(seq)-1]
+			if depth := repeatDepth(&last); depth >= 8 {
+				return nil, p.errf(start, "more than 8 repetition operators apply to one item")
+			}
 			seq[len(seq)-1] = item{kind: itemRepeat, pos: start, sub: &last, min: lo, max: hi}
 		case c == '<' || c == '!':
 			return nil, p.errf(start, "token references such as %s are not supported; write the text as a string literal", near(p.src, start))
@@ -496,4 +499,13 @@ func hexDigit(src string, i int) (byte, bool) {
 		return c - 'A' + 10, true
 	}
 	return 0, false
+}
+
+// repeatDepth counts the repetitions stacked on an item, as in a*+?.
+func repeatDepth(it *item) int {
+	n := 0
+	for ; it.kind == itemRepeat; it = it.sub {
+		n++
+	}
+	return n
 }
