@@ -1,6 +1,9 @@
 package grammar
 
 import (
+	"slices"
+	"strings"
+	"sync"
 	"testing"
 )
 
@@ -182,4 +185,68 @@ func TestMaskMatchesBruteForce(t *testing.T) {
 	if !m.Done() || !mask.Has(eog) {
 		t.Fatal("document not complete")
 	}
+}
+
+// TestCompact runs a matcher whose caches are far too small for a deeply
+// nested document, so that it starts over from its current state again and
+// again, and checks it agrees with a matcher that never does.
+func TestCompact(t *testing.T) {
+	g := mustParse(t, JSONObjectGrammar())
+	v := byteVocab(t)
+	doc := `{"a":` + strings.Repeat(`[{"k":"é😀","n":`, 40) + `1` + strings.Repeat(`}]`, 40) + `}`
+	small, big := NewMatcher(g, v), NewMatcher(g, v)
+	small.stateLimit, small.nodeLimit = 8, 64
+	ms, mb := small.NewMask(), big.NewMask()
+	for i := range len(doc) {
+		small.Allowed(ms)
+		big.Allowed(mb)
+		if !slices.Equal(ms, mb) {
+			t.Fatalf("byte %d: masks differ", i)
+		}
+		if err := small.Accept(int32(doc[i])); err != nil {
+			t.Fatalf("byte %d: %v", i, err)
+		}
+		if err := big.Accept(int32(doc[i])); err != nil {
+			t.Fatalf("byte %d: %v", i, err)
+		}
+	}
+	if !small.Done() || small.Accept(256) != nil {
+		t.Fatal("not done")
+	}
+	if small.States() > 64 {
+		t.Errorf("small matcher holds %d states", small.States())
+	}
+	small.Reset()
+	if small.AcceptBytes([]byte(doc)) != nil || !small.Done() {
+		t.Fatal("after compaction and Reset, the document is refused")
+	}
+}
+
+// TestSharedConcurrently runs matchers on one Grammar and Vocab from
+// several goroutines (run with -race).
+func TestSharedConcurrently(t *testing.T) {
+	g := mustParse(t, featureGrammars["json"])
+	v := byteVocab(t)
+	doc := []byte(`{"a": [1, 2.5, {"b": "é"}], "c": null}`)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			m := NewMatcher(g, v)
+			mask := m.NewMask()
+			for range 20 {
+				m.Reset()
+				for _, b := range doc {
+					m.Allowed(mask)
+					if err := m.Accept(int32(b)); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+				if !m.Done() {
+					t.Error("not done")
+				}
+			}
+		})
+	}
+	wg.Wait()
 }

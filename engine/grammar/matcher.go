@@ -60,6 +60,9 @@ type Matcher struct {
 	start, cur int32
 	ended      bool // an end-of-generation token was accepted
 
+	// limits of the caches, maxStates and maxNodes but for tests
+	stateLimit, nodeLimit int
+
 	// scratch, reused so that steps do not allocate
 	work  []stackNode
 	seen  map[uint64]struct{}
@@ -87,6 +90,9 @@ func NewMatcher(g *Grammar, v *Vocab) *Matcher {
 		stIdx:   map[string]int32{},
 		seen:    map[uint64]struct{}{},
 		depth:   make([]int32, v.maxDepth+1),
+
+		stateLimit: maxStates,
+		nodeLimit:  maxNodes,
 	}
 	m.clearTables()
 	m.start = m.initial()
@@ -381,10 +387,10 @@ func (m *Matcher) NewMask() Mask { return NewMask(m.v.n) }
 
 // Allowed sets dst to the tokens that may come next: text tokens whose
 // bytes the grammar can continue with, and the end-of-generation tokens
-// where the root is complete. dst must come from NewMask (or NewMask with
-// the vocabulary's size). The mask of a state is computed once, by a
-// depth-first walk of the vocabulary trie that drops a subtree at the first
-// byte no stack accepts, and kept in a small cache.
+// where the root is complete. dst must come from Matcher.NewMask or NewMask
+// with the vocabulary's size (a shorter one panics). The mask of a state is
+// computed once, by a depth-first walk of the vocabulary trie that drops a
+// subtree at the first byte no stack accepts, and kept in a small cache.
 func (m *Matcher) Allowed(dst Mask) {
 	m.maybeCompact()
 	if m.ended {
@@ -509,7 +515,7 @@ func (m *Matcher) fill(dst Mask, s int32) {
 // deeper keeps creating new stacks, and this bounds the memory it holds.
 // It runs between steps, never inside a mask walk.
 func (m *Matcher) maybeCompact() {
-	if len(m.stOff)-1 < maxStates && len(m.nodes) < maxNodes {
+	if len(m.stOff)-1 < m.stateLimit && len(m.nodes) < m.nodeLimit {
 		return
 	}
 	// Save the current stacks as chains of positions, bottom last.

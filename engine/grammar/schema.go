@@ -97,8 +97,12 @@ var stringFormats = map[string]string{
 // (description, title, default, examples…) are ignored.
 //
 // An object with properties allows only them unless additionalProperties
-// is true (extra keys with any JSON value) or a schema (extra keys with
-// values of that schema); an object with neither allows any members. An
+// is true (extra members with any JSON value) or a schema (extra members
+// with values of that schema); extra members come after the declared ones,
+// and their keys may be neither a declared name nor hold escapes (which
+// could spell one). An object with neither properties nor
+// additionalProperties allows any members, as in llama.cpp's converter
+// (JSON Schema would allow extra members beside properties too). An
 // unsupported keyword (pattern, minimum, allOf, an unknown format…) is
 // refused with its JSON path, e.g. "$.properties.age.minimum".
 func FromJSONSchema(schema []byte) (string, error) {
