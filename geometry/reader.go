@@ -10,7 +10,7 @@ import (
 
 // Reader reads a model as calibration does, on a model state of its own:
 // prompts' hidden states read as user turns, and greedy replies with or
-// without a projection. It is what the held-out evaluation
+// without a projection, steered or not (Steer). It is what the held-out evaluation
 // (geometry/evaluate) measures with, so that its figures come from the
 // same readings calibration made, without the evaluation reaching into
 // calibration's internals. One goroutine drives it at a time.
@@ -33,6 +33,89 @@ func NewReader(src Source) (*Reader, error) {
 func (rd *Reader) States(ctx context.Context, prompts []string, layer int, tick func()) (mean, last *mat.Dense, err error) {
 	mean, last, _, err = rd.r.statesAt(ctx, prompts, layer, nil, tick)
 	return mean, last, err
+}
+
+// LastStates reads every prompt's last token's state at each of layers
+// (the residual stream leaving that block: after its steering, when the
+// reader steers), from one forward pass per prompt: out[i] has one row
+// per prompt, for layers[i]. tick, when not nil, is called after each
+// prompt.
+func (rd *Reader) LastStates(ctx context.Context, prompts []string, layers []int, tick func()) ([]*mat.Dense, error) {
+	r := rd.r
+	d, L := r.src.Model.Dim, r.src.Model.Layers
+	rec := &lastAt{at: make([]int, L), last: make([][]float32, len(layers))}
+	for i := range rec.at {
+		rec.at[i] = -1
+	}
+	out := make([]*mat.Dense, len(layers))
+	for i, l := range layers {
+		if l < 0 || l >= L {
+			return nil, fmt.Errorf("geometry: layer %d; the model has %d (0–%d)", l, L, L-1)
+		}
+		if rec.at[l] >= 0 {
+			return nil, fmt.Errorf("geometry: layer %d named twice", l)
+		}
+		rec.at[l] = i
+		rec.layers = append(rec.layers, l)
+		rec.last[i] = make([]float32, d)
+		out[i] = mat.NewDense(len(prompts), d, nil)
+	}
+	remove, err := r.st.AddHook(rec)
+	if err != nil {
+		return nil, err
+	}
+	defer remove()
+	for j, p := range prompts {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		ids, err := r.promptIDs(p, 0)
+		if err != nil {
+			return nil, err
+		}
+		r.st.Reset()
+		if err := r.st.Forward(ids, nil); err != nil {
+			return nil, fmt.Errorf("geometry: prompt %q: %w", p, err)
+		}
+		for i := range layers {
+			row := out[i].RawRowView(j)
+			for k, v := range rec.last[i] {
+				row[k] = float64(v)
+			}
+		}
+		if tick != nil {
+			tick()
+		}
+	}
+	return out, nil
+}
+
+// lastAt keeps the latest position's state at some layers.
+type lastAt struct {
+	layers []int
+	at     []int       // per model layer: its index in last, or −1
+	last   [][]float32 // per layer asked for: the latest state
+}
+
+// HookLayers implements model.LayerHook.
+func (a *lastAt) HookLayers() []int { return a.layers }
+
+// ReadOnly implements model.ReadOnlyHook.
+func (a *lastAt) ReadOnly() bool { return true }
+
+func (a *lastAt) AfterBlock(layer, _ int, x []float32) {
+	if layer < len(a.at) && a.at[layer] >= 0 {
+		copy(a.last[a.at[layer]], x)
+	}
+}
+
+// Steer sets the steering the reader's forward passes run with from now
+// on, beside any projection a call names: dirs[l] added to the residual
+// stream after block l, as model.State.SetSteering takes it (a control
+// vector combined by engine/steer). nil turns it off. It stays until the
+// next Steer, so a caller that steers turns it off when done.
+func (rd *Reader) Steer(dirs [][]float32) error {
+	return rd.r.st.SetSteering(dirs)
 }
 
 // Projection is an intervention on a Reader's replies: the residual

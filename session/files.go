@@ -284,6 +284,14 @@ func (fl *Files) Load(ctx context.Context, path string, o LoadOptions) (notes []
 			set.KVProj = false
 			notes = append(notes, fmt.Sprintf("this session stored its KV cache projected (kv_proj on); %s cannot, so it runs without", s.b.Name()))
 		}
+		if set.Steer != "" {
+			if err := s.sr.Check(set.Steer); err != nil {
+				// A vector is a file outside the session: the
+				// conversation opens without the steering it cannot find.
+				notes = append(notes, fmt.Sprintf("this session was steered by %s, and runs without it: %v", set.Steer, err))
+				set.Steer = ""
+			}
+		}
 		if err := s.applyCtx(ctx, set, progress); err != nil {
 			return nil, fmt.Errorf("%s: knobs: %w", path, err)
 		}

@@ -90,6 +90,16 @@ func TestSteering(t *testing.T) {
 	if c.Settings().Steer != "push:1.5@1-2" || !c.Steering().On() {
 		t.Fatalf("loaded steer %q, on %v", c.Settings().Steer, c.Steering().On())
 	}
+	// Loaded where the vector is not at hand: the conversation opens,
+	// unsteered, and a note says why.
+	d := open(t, path, Options{})
+	notes, err := d.Files().Load(context.Background(), file, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Settings().Steer != "" || len(notes) == 0 || !strings.Contains(notes[len(notes)-1], "runs without it") {
+		t.Fatalf("loaded without the vector: steer %q, notes %q", d.Settings().Steer, notes)
+	}
 	// Off, within the conversation: the next reply is the unsteered
 	// model's over the same transcript (the steered cache not reused).
 	if err := a.Set("steer", "off"); err != nil {

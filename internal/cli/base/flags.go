@@ -54,7 +54,7 @@ func Usagef(format string, a ...any) error { return UsageError{Err: fmt.Errorf(f
 func ParseFlags(fs *flag.FlagSet, args []string, helpOut io.Writer) error {
 	addAliases(fs)
 	if fs.Lookup("control-vector-layer-range") != nil {
-		args = joinLayerRange(args)
+		args = joinLlamaArgs(args)
 	}
 	usage, out := fs.Usage, fs.Output()
 	fs.Usage = func() {}

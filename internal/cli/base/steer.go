@@ -3,6 +3,8 @@ package base
 import (
 	"flag"
 	"fmt"
+	"math"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -34,14 +36,14 @@ func (sf *SteerFlags) Register(fs *flag.FlagSet) {
 		}
 		return nil
 	})
-	fs.Func("control-vector-scaled", "add a steering vector at a scale: `FILE:SCALE`, comma-separated for several", func(v string) error {
+	fs.Func("control-vector-scaled", "add a steering vector at a scale: `FILE:SCALE` (or llama.cpp's older FILE SCALE), comma-separated for several", func(v string) error {
 		for _, item := range splitList(v) {
-			i := strings.LastIndexByte(item, ':')
+			i := strings.LastIndexAny(item, ": ")
 			if i <= 0 {
 				return fmt.Errorf("want FILE:SCALE, not %q", item)
 			}
-			s, err := strconv.ParseFloat(item[i+1:], 32)
-			if err != nil {
+			s, err := strconv.ParseFloat(strings.TrimSpace(item[i+1:]), 32)
+			if err != nil || math.IsNaN(s) || math.IsInf(s, 0) {
 				return fmt.Errorf("%q: the scale is not a number", item)
 			}
 			sf.uses = append(sf.uses, session.SteerUse{Vector: item[:i], Scale: float32(s)})
@@ -95,6 +97,49 @@ func (sf *SteerFlags) Spec() string {
 	return session.FormatSteer(uses)
 }
 
+// LoadedVector is one control vector the flags name, read, with its scale.
+type LoadedVector struct {
+	Name  string // as given: a file, or NAME in the data directory's steer/
+	Path  string
+	Scale float32
+	V     *steer.Vector
+}
+
+// Read reads the vectors the flags name (before the model loads, so that
+// a missing or broken file is said at once); dir is the data directory's
+// steer/ ("" none), where a bare NAME is NAME.gguf.
+func (sf *SteerFlags) Read(dir string) ([]LoadedVector, error) {
+	out := make([]LoadedVector, 0, len(sf.uses))
+	for _, u := range sf.uses {
+		path := u.Vector
+		if dir != "" && !strings.ContainsRune(path, '/') && !strings.HasSuffix(path, ".gguf") {
+			path = filepath.Join(dir, path+".gguf")
+		}
+		v, err := steer.Read(path)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, LoadedVector{Name: u.Vector, Path: path, Scale: u.Scale, V: v})
+	}
+	return out, nil
+}
+
+// Range is the layer range the flags give (zero: llama.cpp's default).
+func (sf *SteerFlags) Range() steer.Range { return steer.Range{Start: sf.start, End: sf.end} }
+
+// Combine checks vs against m and sums them, scaled, over the flags'
+// layer range, as llama.cpp does: what model.State.SetSteering takes.
+func (sf *SteerFlags) Combine(vs []LoadedVector, m steer.Model) ([][]float32, error) {
+	uses := make([]steer.Use, len(vs))
+	for i, lv := range vs {
+		if err := lv.V.Check(lv.Name, m); err != nil {
+			return nil, err
+		}
+		uses[i] = steer.Use{V: lv.V, Scale: lv.Scale}
+	}
+	return steer.Combine(uses, sf.Range(), m)
+}
+
 // Apply steers st, a state of m (architecture arch), as the flags say: for
 // commands that run the engine without a session. dir is the data
 // directory's steer/ ("" none).
@@ -102,53 +147,62 @@ func (sf *SteerFlags) Apply(st *model.State, m *model.Model, arch, dir string) e
 	if !sf.Given() {
 		return nil
 	}
-	sm := steer.Model{Arch: arch, Dim: m.Dim, Layers: m.Layers}
-	var uses []steer.Use
-	for _, u := range sf.uses {
-		path := u.Vector
-		if dir != "" && !strings.ContainsRune(path, '/') && !strings.HasSuffix(path, ".gguf") {
-			path = dir + "/" + path + ".gguf"
-		}
-		v, err := steer.Read(path)
-		if err != nil {
-			return err
-		}
-		if err := v.Check(u.Vector, sm); err != nil {
-			return err
-		}
-		uses = append(uses, steer.Use{V: v, Scale: u.Scale})
+	vs, err := sf.Read(dir)
+	if err != nil {
+		return err
 	}
-	dirs, err := steer.Combine(uses, steer.Range{Start: sf.start, End: sf.end}, sm)
+	dirs, err := sf.Combine(vs, steer.Model{Arch: arch, Dim: m.Dim, Layers: m.Layers})
 	if err != nil {
 		return err
 	}
 	return st.SetSteering(dirs)
 }
 
-// joinLayerRange rewrites llama.cpp's two-word --control-vector-layer-range
-// A B as one flag value, so that Go's flag package, whose flags take one
-// word, reads the same command line llama.cpp does.
-func joinLayerRange(args []string) []string {
-	out := args
-	for i := 0; i < len(out); i++ {
-		a := out[i]
+// joinLlamaArgs rewrites llama.cpp's two-word flags, which Go's flag
+// package cannot read, into one word each: "--control-vector-scaled F S"
+// (llama.cpp's older form) into "--control-vector-scaled=F:S" and
+// "--control-vector-layer-range A B" into "--control-vector-layer-range=A
+// B". Anything else is left as it is, and so is everything after "--".
+func joinLlamaArgs(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
 		if a == "--" {
-			break
+			return append(out, args[i:]...)
 		}
-		if a != "--control-vector-layer-range" && a != "-control-vector-layer-range" {
+		name := strings.TrimLeft(a, "-")
+		if !strings.HasPrefix(a, "-") || strings.Contains(name, "=") || i+2 >= len(args) {
+			out = append(out, a)
 			continue
 		}
-		if i+2 < len(out) && isInt(out[i+1]) && isInt(out[i+2]) {
-			joined := make([]string, 0, len(out)-1)
-			joined = append(joined, out[:i]...)
-			joined = append(joined, a+"="+out[i+1]+" "+out[i+2])
-			out = append(joined, out[i+3:]...)
+		x, y := args[i+1], args[i+2]
+		switch name {
+		case "control-vector-scaled":
+			if _, err := strconv.ParseFloat(y, 64); err == nil && !strings.HasPrefix(x, "-") && !hasScale(x) {
+				out = append(out, "--"+name+"="+x+":"+y)
+				i += 2
+				continue
+			}
+		case "control-vector-layer-range":
+			_, e1 := strconv.Atoi(x)
+			_, e2 := strconv.Atoi(y)
+			if e1 == nil && e2 == nil {
+				out = append(out, "--"+name+"="+x+" "+y)
+				i += 2
+				continue
+			}
 		}
+		out = append(out, a)
 	}
 	return out
 }
 
-func isInt(s string) bool {
-	_, err := strconv.Atoi(s)
+// hasScale says whether s already ends in ":SCALE".
+func hasScale(s string) bool {
+	i := strings.LastIndexByte(s, ':')
+	if i < 0 {
+		return false
+	}
+	_, err := strconv.ParseFloat(s[i+1:], 64)
 	return err == nil
 }

@@ -19,7 +19,7 @@ func Subcommands() []base.Command {
 	return []base.Command{
 		{Name: "teh", Args: "--model M.gguf", Summary: "detection and false positives of every TEH gauge on held-out prompts", Main: geo("teh")},
 		{Name: "snipe", Args: "--model M.gguf", Summary: "harm reduction and benign collateral of every Snipe projector", Main: geo("snipe")},
-		{Name: "refusals", Args: "--model M.gguf", Summary: "refusals with and without the projectors, and their first-token KL", Main: geo("refusals")},
+		{Name: "refusals", Args: "--model M.gguf", Summary: "refusals with and without the projectors and steering, and their first-token KL", Main: geo("refusals")},
 		{Name: "cog", Args: "--model M.gguf", Summary: "precision and recall of answering from memory (the living manifold)", Main: cmdEvalCOG},
 		{Name: "ogd", Args: "--model M.gguf", Summary: "Safe OGD chains beside unexplored ones: harm gauge and refusals", Main: cmdEvalOGD},
 		{Name: "kv", Args: "--model M.gguf", Summary: "KV-cache eviction: retrieval, perplexity and speed of every scorer", Main: cmdEvalKV},
@@ -57,9 +57,11 @@ const evalUsage = `Usage: isagi eval teh|snipe|refusals|cog|ogd [--model FILE | 
            held-out prompts and text
   refusals Heretic's metric: refusals among the held-out harmful prompts
            (greedy replies, counted by refusal markers) with no projector,
-           each category's, all of them, and the difference-in-means
-           baseline direction; and each one's first-token KL divergence
-           on the held-out harmless prompts
+           each category's, all of them, the difference-in-means
+           baseline direction, and steering against the refusal direction
+           (--steer-scales) or by a control vector (--control-vector);
+           and each one's first-token KL divergence on the held-out
+           harmless prompts
   cog      precision and recall of answering from memory (the living
            manifold) on a held-out set: true repeats (word for word, and
            in other case, spacing or punctuation), near-misses (one name,

@@ -3,6 +3,7 @@ package evalcmd
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -26,6 +27,8 @@ func cmdEvalGeometry(env base.Env, which string, args []string) error {
 	replyTokens := fs.Int("reply-tokens", 32, "refusals and teh --positions: tokens of each reply decoded greedily")
 	heldoutDir := fs.String("set", "", "held-out prompts from `DIR` (CATEGORY.jsonl and benign.jsonl, one {\"prompt\": …} per line, e.g. scripts/fixtures/chat/heldout) instead of the shipped held-out pairs")
 	positions := fs.Bool("positions", false, "teh: also read every gauge at the last prompt token and over the greedy reply, beside a reference probe")
+	var sf steerFlags
+	sf.register(fs)
 	if err := env.Parse(fs, args); err != nil {
 		return err
 	}
@@ -45,6 +48,21 @@ func cmdEvalGeometry(env base.Env, which string, args []string) error {
 	if *positions && which != "teh" {
 		return base.Usagef("--positions is a flag of eval teh")
 	}
+	var ro evaluate.RefusalOptions
+	var vectors []base.LoadedVector
+	if which == "refusals" {
+		if ro.SteerScales, err = sf.parseScales(); err != nil {
+			return err
+		}
+		if ro.SteerRanges, err = sf.parseLayers(); err != nil {
+			return err
+		}
+		if vectors, err = sf.read(g.StorePaths().Steer); err != nil {
+			return err
+		}
+	} else if n := sf.given(fs); n != "" {
+		return base.Usagef("--%s is a flag of eval refusals", n)
+	}
 	s, p, err := g.OpenProfiled()
 	if err != nil {
 		return err
@@ -62,7 +80,14 @@ func cmdEvalGeometry(env base.Env, which string, args []string) error {
 		}
 		rep = r
 	case "refusals":
-		rep, err = evaluate.Refusals(ctx, s.Geometry().CalibrationSource(), p, set, evaluate.RefusalOptions{PerCategory: *perCat, MaxTokens: *replyTokens}, base.ProgressLine(env.Stderr))
+		src := s.Geometry().CalibrationSource()
+		ro.PerCategory, ro.MaxTokens = *perCat, *replyTokens
+		if len(vectors) > 0 {
+			if ro.Vector, ro.VectorArm, err = sf.combine(vectors, src.Model); err != nil {
+				return err
+			}
+		}
+		rep, err = evaluate.Refusals(ctx, src, p, set, ro, base.ProgressLine(env.Stderr))
 	default:
 		rep, err = geometry.EvaluateSnipe(ctx, s.Geometry().CalibrationSource(), p, set, *benign, base.ProgressLine(env.Stderr))
 	}
@@ -86,9 +111,16 @@ func cmdEvalGeometry(env base.Env, which string, args []string) error {
 			if c.Name == "none" {
 				kl = "—"
 			}
-			fmt.Fprintf(tw, "%s\t%d\t%d/%d (%.0f%%)\t%s\n", c.Name, c.Coords, c.Refusals, r.Harmful, 100*float64(c.Refusals)/float64(r.Harmful), kl)
+			coords := strconv.Itoa(c.Coords)
+			if c.Steer != nil {
+				coords = "—"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%d/%d (%.0f%%)\t%s\n", c.Name, coords, c.Refusals, r.Harmful, 100*float64(c.Refusals)/float64(r.Harmful), kl)
 		}
-		defer fmt.Fprintln(env.Stdout, "a refusal: the reply contains one of Heretic-style markers (--json lists them); diff-in-means: the baseline direction, ablated where the projectors act")
+		defer fmt.Fprintf(env.Stdout, "a refusal: the reply contains one of Heretic-style markers (--json lists them); diff-in-means: the baseline direction (from %s), ablated where the projectors act\n", r.BaselineFrom)
+		if r.RefusalFrom != "" {
+			defer fmt.Fprintf(env.Stdout, "steer −S × refusal: the residual stream steered after each block named by −S × the refusal direction (mean harmful − mean harmless state, read at %s)\n", r.RefusalFrom)
+		}
 	case *geometry.SnipeReport:
 		fmt.Fprintf(env.Stdout, "Snipe on the held-out split; benign baseline %.4f nats/token over %d tokens\n", r.BaselineCE, r.BenignTokens)
 		fmt.Fprintln(tw, "projector\tcoords\treduction\tcollateral\t(calibration: reduction, collateral)")
