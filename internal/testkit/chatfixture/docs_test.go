@@ -164,7 +164,7 @@ func render(ms measured) string {
 	}
 	b.WriteString("\n")
 	r := ms.ref
-	b.WriteString("\n**Snipe, Heretic's metric** — `isagi eval refusals --model " + m + "` (the shipped held-out pairs)\n\n")
+	b.WriteString("\n**Snipe, Heretic's metric** — `isagi eval refusals --model " + m + " --steer-scales none` (the shipped held-out pairs; the steering arms the command adds by default: the next section)\n\n")
 	b.WriteString("| intervention | coords | refusals | first-token KL (nats) |\n|---|---|---|---|\n")
 	for _, a := range r.Results {
 		kl := "—"
