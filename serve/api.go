@@ -157,10 +157,19 @@ type genRequest struct {
 	BestOf *int    `json:"best_of"`
 }
 
-// responseFormat is OpenAI's response_format: only {"type": "text"} is
-// served (JSON modes need grammar-constrained sampling).
+// responseFormat is OpenAI's response_format: "text", "json_object" (any
+// JSON object) or "json_schema" (a document of the schema), the JSON
+// modes enforced by a grammar on every sampled token (engine/grammar).
 type responseFormat struct {
-	Type string `json:"type"`
+	Type       string      `json:"type"`
+	JSONSchema *jsonSchema `json:"json_schema"`
+}
+
+// jsonSchema is response_format.json_schema.
+type jsonSchema struct {
+	Name   string          `json:"name"`
+	Schema json.RawMessage `json:"schema"`
+	Strict *bool           `json:"strict"`
 }
 
 // embeddingsRequest is POST /v1/embeddings.

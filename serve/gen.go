@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/isagi-lab/isagi/engine/grammar"
 	"github.com/isagi-lab/isagi/session"
 )
 
@@ -29,6 +30,9 @@ type plan struct {
 	echo     bool // completions: the prompt comes back before the reply
 	set      func(base session.Settings) session.Settings
 	ext      extRequest
+	// grammar is what response_format asks every token to keep to (nil:
+	// plain text).
+	grammar *grammar.Grammar
 }
 
 const maxTopLogprobs = 20
@@ -278,12 +282,8 @@ func (p *plan) parseLogprobs(req *genRequest) *apiError {
 // are unknown fields, ignored like any other.
 func (p *plan) parseUnsupported(req *genRequest) *apiError {
 	if rf := req.ResponseFormat; rf != nil {
-		switch rf.Type {
-		case "", "text":
-		case "json_object", "json_schema":
-			return badRequest("response_format", "response_format %q is not supported: this server cannot constrain the reply to JSON, so only \"text\" is accepted", rf.Type)
-		default:
-			return badRequest("response_format", "response_format.type must be \"text\", got %q", rf.Type)
+		if e := p.parseFormat(rf); e != nil {
+			return e
 		}
 	}
 	if len(req.Tools) > 0 || len(req.Functions) > 0 {
@@ -574,8 +574,19 @@ func (o *output) run(ctx context.Context) {
 	switch {
 	case !o.p.chat:
 		send = o.conv.Complete
-	case o.p.ext.SessionID != "":
+	case o.p.ext.SessionID != "" && o.p.grammar == nil:
+		// A reply held to a format is generated, never served from the
+		// living manifold (whose answer knows nothing of the format).
 		send = o.conv.Send
+	}
+	if o.p.grammar != nil {
+		v, err := o.s.root.Probe().GrammarVocab()
+		if err != nil {
+			o.answer(ctx, session.Turn{}, fmt.Errorf("serve: the vocabulary for response_format: %w", err))
+			return
+		}
+		o.conv.SetConstraint(grammar.NewConstraint(grammar.NewMatcher(o.p.grammar, v)))
+		defer o.conv.SetConstraint(nil)
 	}
 	turn, err := send(ctx, o.input, o.event)
 	o.answer(ctx, turn, err)
@@ -980,4 +991,41 @@ func (s *Server) steerSpec(req *[]steerRequest) (string, *apiError) {
 		return "", badRequest("isagi.steer", "isagi.steer: %v", err)
 	}
 	return spec, nil
+}
+
+// parseFormat reads response_format into the grammar every sampled token
+// must keep to: any JSON object for "json_object", a document of the
+// schema for "json_schema" (OpenAI's strict subset when strict is true).
+// A schema the converter cannot express is one sentence naming its part.
+func (p *plan) parseFormat(rf *responseFormat) *apiError {
+	var gbnf string
+	switch rf.Type {
+	case "", "text":
+		return nil
+	case "json_object":
+		gbnf = grammar.JSONObjectGrammar()
+	case "json_schema":
+		js := rf.JSONSchema
+		if js == nil || len(js.Schema) == 0 || string(js.Schema) == "null" {
+			return badRequest("response_format.json_schema.schema", "response_format json_schema needs json_schema.schema, the JSON Schema the reply must follow")
+		}
+		var err error
+		if js.Strict != nil && *js.Strict {
+			gbnf, err = grammar.FromJSONSchemaStrict(js.Schema)
+		} else {
+			gbnf, err = grammar.FromJSONSchema(js.Schema)
+		}
+		if err != nil {
+			return badRequest("response_format.json_schema.schema", "response_format.json_schema.schema: %s", strings.TrimPrefix(err.Error(), "grammar: "))
+		}
+	default:
+		return badRequest("response_format.type", "response_format.type must be \"text\", \"json_object\" or \"json_schema\", got %q", rf.Type)
+	}
+	g, err := grammar.Parse(gbnf)
+	if err != nil {
+		// The converters write what Parse reads: this is a bug of ours.
+		return &apiError{Status: http.StatusInternalServerError, Type: "server_error", Message: fmt.Sprintf("the grammar made from response_format does not parse: %v", err)}
+	}
+	p.grammar = g
+	return nil
 }

@@ -101,7 +101,7 @@ func TestStreamedTextOffsets(t *testing.T) {
 
 // OpenAI's fields this server cannot honour are refused with their param
 // rather than answered in plain text; those that ask for nothing pass;
-// echo is done.
+// echo and the JSON response formats are done.
 func TestUnsupportedFields(t *testing.T) {
 	_, ts := start(t, demoSession(t), Config{})
 	chat := ts.URL + "/v1/chat/completions"
@@ -112,10 +112,13 @@ func TestUnsupportedFields(t *testing.T) {
 		name, url, body string
 		param           string // "" : accepted
 	}{
-		{"json_object", chat, c + `"response_format":{"type":"json_object"}}`, "response_format"},
-		{"json_schema", chat, c + `"response_format":{"type":"json_schema","json_schema":{"name":"x","schema":{}}}}`, "response_format"},
-		{"json_schema on completions", cmpl, p + `"response_format":{"type":"json_schema"}}`, "response_format"},
-		{"unknown format", chat, c + `"response_format":{"type":"yaml"}}`, "response_format"},
+		{"json_object", chat, c + `"response_format":{"type":"json_object"}}`, ""},
+		{"json_schema", chat, c + `"response_format":{"type":"json_schema","json_schema":{"name":"x","schema":{"type":"object","properties":{"a":{"type":"integer"}},"required":["a"]}}}}`, ""},
+		{"json_schema on completions", cmpl, p + `"response_format":{"type":"json_schema","json_schema":{"name":"x","schema":{"type":"boolean"}}}}`, ""},
+		{"json_schema without a schema", cmpl, p + `"response_format":{"type":"json_schema"}}`, "response_format.json_schema.schema"},
+		{"json_schema with a pattern", chat, c + `"response_format":{"type":"json_schema","json_schema":{"name":"x","schema":{"type":"string","pattern":"a+"}}}}`, "response_format.json_schema.schema"},
+		{"strict json_schema with an optional property", chat, c + `"response_format":{"type":"json_schema","json_schema":{"name":"x","strict":true,"schema":{"type":"object","properties":{"a":{"type":"integer"}},"additionalProperties":false}}}}`, "response_format.json_schema.schema"},
+		{"unknown format", chat, c + `"response_format":{"type":"yaml"}}`, "response_format.type"},
 		{"format not an object", chat, c + `"response_format":"json"}`, "response_format"},
 		{"text format", chat, c + `"response_format":{"type":"text"}}`, ""},
 		{"tools", chat, c + `"tools":[{"type":"function","function":{"name":"f","parameters":{}}}]}`, "tools"},

@@ -9,7 +9,9 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"sync"
 
+	"github.com/isagi-lab/isagi/engine/grammar"
 	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/engine/tokenizer"
 	"github.com/isagi-lab/isagi/miku"
@@ -22,14 +24,43 @@ type Probe struct {
 	s   *Session
 	src []byte // the model's bytes when opened from memory (the demo)
 	sha string // the model file's sha256, once computed
+	// gv is the vocabulary as a grammar reads it, built once for the
+	// family (GrammarVocab).
+	gv *grammarVocab
+}
+
+// grammarVocab is a model's vocabulary for grammar matchers, built on
+// first use and shared by a session's forks.
+type grammarVocab struct {
+	once sync.Once
+	v    *grammar.Vocab
+	err  error
 }
 
 // newProbe is the probe part of s.
-func newProbe(s *Session) *Probe { return &Probe{s: s} }
+func newProbe(s *Session) *Probe { return &Probe{s: s, gv: &grammarVocab{}} }
 
 // fork is the probe part of f, a fork of this part's session: the same
 // model, its bytes and its hash.
-func (pr *Probe) fork(f *Session) *Probe { return &Probe{s: f, src: pr.src, sha: pr.sha} }
+func (pr *Probe) fork(f *Session) *Probe { return &Probe{s: f, src: pr.src, sha: pr.sha, gv: pr.gv} }
+
+// GrammarVocab is the model's vocabulary as engine/grammar matches it:
+// every token's bytes (control tokens never produced as text) and the
+// stop tokens as its end of generation. It is built once (a trie over the
+// vocabulary: tens of milliseconds) and shared by the session's forks.
+func (pr *Probe) GrammarVocab() (*grammar.Vocab, error) {
+	pr.gv.once.Do(func() {
+		tok := pr.s.tok
+		texts := make([][]byte, tok.VocabSize())
+		for id := range texts {
+			if !tok.IsControl(int32(id)) {
+				texts[id] = tok.TokenBytes(int32(id))
+			}
+		}
+		pr.gv.v, pr.gv.err = grammar.NewVocab(texts, pr.s.stops)
+	})
+	return pr.gv.v, pr.gv.err
+}
 
 // holdBytes says the model was opened from data in memory (the demo): its
 // hash is data's.

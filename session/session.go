@@ -273,6 +273,10 @@ type Session struct {
 	// (JoinBatch), with the other conversations of the family.
 	batch *Batch
 
+	// constraint limits what the next replies may sample (SetConstraint),
+	// or nil.
+	constraint generate.Constraint
+
 	// forked says the session shares another's model (Fork): Close leaves
 	// the model and the backend to the session that loaded them.
 	forked bool
@@ -319,6 +323,13 @@ func (s *Session) Files() *Files { return s.fl }
 // Probe is the part that reads the model itself: tokens, the residual
 // stream, embeddings and UGT coordinates.
 func (s *Session) Probe() *Probe { return s.pr }
+
+// SetConstraint limits every token the replies sample from now on to what
+// c allows (a grammar: engine/grammar.NewConstraint), until it is set to
+// nil. A constraint keeps its own place in its grammar, so it serves one
+// reply: set a new one for each. The speculative drafter is not used
+// while one is set.
+func (s *Session) SetConstraint(c generate.Constraint) { s.constraint = c }
 
 // Steering is the steering part: control vectors added to the residual
 // stream.

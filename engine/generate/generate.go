@@ -28,6 +28,18 @@ type Options struct {
 	// end-of-turn tokens). A stop token is reported to emit and counted, but
 	// nothing after it is generated.
 	Stop []int32
+	// Constraint, when set, limits every sampled token to what it allows
+	// (a grammar: engine/grammar through an adapter). Speculative decoding
+	// is off for such a call: a drafter does not know the constraint.
+	Constraint Constraint
+}
+
+// Constraint limits the tokens a Generate call may sample.
+type Constraint interface {
+	// Mask sets the logits of the tokens not allowed next to −Inf.
+	Mask(logits []float32)
+	// Accept advances past tok, which Mask allowed.
+	Accept(tok int32) error
 }
 
 // Reason says why a Generate call ended.
@@ -291,7 +303,10 @@ func (g *Generator) generate(ctx context.Context, prompt []int32, opts Options, 
 		return g.finish(st, decodeStart), err
 	}
 	// The first token comes from the prompt's logits.
-	tok := g.sampler.Sample(g.logits, g.history)
+	tok, err := g.sample(opts.Constraint)
+	if err != nil {
+		return g.finish(st, decodeStart), err
+	}
 	g.history = append(g.history, tok)
 	g.pending = true
 	if _, err := take(tok); done || err != nil {
@@ -305,7 +320,13 @@ func (g *Generator) generate(ctx context.Context, prompt []int32, opts Options, 
 		if err := g.evictFor(1); err != nil {
 			return g.finish(st, decodeStart), err
 		}
-		if err := g.step(st.Generated, opts, take); done || err != nil {
+		var err error
+		if opts.Constraint != nil {
+			err = g.plainStep(opts.Constraint, take)
+		} else {
+			err = g.step(st.Generated, opts, take)
+		}
+		if done || err != nil {
 			if !done && errors.Is(err, model.ErrContextFull) {
 				st.Reason = StopContext
 			}
@@ -314,8 +335,21 @@ func (g *Generator) generate(ctx context.Context, prompt []int32, opts Options, 
 	}
 }
 
-// plainStep runs the pending token and samples one.
-func (g *Generator) plainStep(out func(int32) (bool, error)) error {
+// sample draws the next token from g.logits, inside c when it is set.
+func (g *Generator) sample(c Constraint) (int32, error) {
+	if c == nil {
+		return g.sampler.Sample(g.logits, g.history), nil
+	}
+	c.Mask(g.logits)
+	tok := g.sampler.Sample(g.logits, g.history)
+	if err := c.Accept(tok); err != nil {
+		return tok, fmt.Errorf("generate: the constraint refused token %d it allowed: %w", tok, err)
+	}
+	return tok, nil
+}
+
+// plainStep runs the pending token and samples one (inside c, when set).
+func (g *Generator) plainStep(c Constraint, out func(int32) (bool, error)) error {
 	t0 := time.Now()
 	g.one[0] = g.history[len(g.history)-1]
 	if err := g.state.Forward(g.one[:], g.logits); err != nil {
@@ -327,10 +361,13 @@ func (g *Generator) plainStep(out func(int32) (bool, error)) error {
 		s.stats.Plain++
 		s.stats.Gamma = 0
 	}
-	tok := g.sampler.Sample(g.logits, g.history)
+	tok, err := g.sample(c)
+	if err != nil {
+		return err
+	}
 	g.history = append(g.history, tok)
 	g.pending = true
-	_, err := out(tok)
+	_, err = out(tok)
 	return err
 }
 

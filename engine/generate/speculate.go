@@ -229,7 +229,7 @@ func (g *Generator) step(generated int, opts Options, out func(tok int32) (more 
 		gamma = min(gamma, g.state.Cap()-g.state.Pos()-1, s.maxG)
 	}
 	if gamma <= 0 {
-		return g.plainStep(out)
+		return g.plainStep(nil, out)
 	}
 	start := time.Now()
 	if sy, ok := s.opt.Drafter.(Syncer); ok {
@@ -247,7 +247,7 @@ func (g *Generator) step(generated int, opts Options, out func(tok int32) (more 
 	tDraft := time.Since(t0)
 	n = min(n, gamma) // a drafter never gets more room than γ
 	if n <= 0 {
-		return g.plainStep(out)
+		return g.plainStep(nil, out)
 	}
 	for i := range n {
 		if s.drafts[i] < 0 || int(s.drafts[i]) >= len(s.dense) {
