@@ -66,7 +66,9 @@ func (s *Session) sendOn(ctx context.Context, input string, mode sendMode, emit 
 		cogOn bool
 		err   error
 	)
-	if mode != sendNoMemory {
+	if mode != sendNoMemory && s.constraint == nil {
+		// (A reply held to a form is always generated: a stored answer
+		// knows nothing of the form.)
 		if mem, cogOn, err = s.mem.lookup(ctx, input); err != nil {
 			return Turn{}, err
 		}

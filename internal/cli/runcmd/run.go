@@ -19,6 +19,7 @@ import (
 
 	"github.com/isagi-lab/isagi/engine/chat"
 	"github.com/isagi-lab/isagi/engine/generate"
+	"github.com/isagi-lab/isagi/engine/grammar"
 	"github.com/isagi-lab/isagi/engine/gguf"
 	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/engine/regfile"
@@ -141,6 +142,8 @@ func Main(env base.Env, args []string) error {
 	knobs.draft.Register(fs)
 	mf.KV.Register(fs)
 	mf.Steer.Register(fs)
+	var ff base.FormatFlags
+	ff.Register(fs)
 	fs.StringVar(&knobs.snipe, "snipe", "", "with --session: Snipe projectors on for this turn, e.g. privacy,toxicity (needs the geometry profile)")
 	fs.BoolVar(&knobs.regenerate, "regenerate", false, "with --session: answer the last message again instead of a new one (no --prompt); the old reply stays in the session as a branch")
 	fs.IntVar(&knobs.edit, "edit", 0, "with --session: --prompt replaces your message `N` (1 is the first of the branch in use) and is answered; the old branch stays in the session")
@@ -196,6 +199,11 @@ func Main(env base.Env, args []string) error {
 	if err := mf.Steer.Check(); err != nil {
 		return err
 	}
+	format, err := ff.Grammar()
+	if err != nil {
+		return err
+	}
+	knobs.format = format
 	if err := mf.KV.Check(); err != nil {
 		return err
 	}
@@ -354,7 +362,15 @@ func Main(env base.Env, args []string) error {
 	if !nSet {
 		*n = st.MaxPos() // more than can fit: the window ends the reply
 	}
-	stats, err := gen.Generate(ctx, ids, generate.Options{MaxTokens: *n, Stop: stops}, emit)
+	var constraint generate.Constraint
+	if knobs.format != nil {
+		v, err := base.VocabFor(tok.VocabSize(), tok.TokenBytes, tok.IsControl, stops)
+		if err != nil {
+			return err
+		}
+		constraint = grammar.NewConstraint(grammar.NewMatcher(knobs.format, v))
+	}
+	stats, err := gen.Generate(ctx, ids, generate.Options{MaxTokens: *n, Stop: stops, Constraint: constraint}, emit)
 	if !*printIDs {
 		out.Write(rp.flush())
 	}
@@ -406,6 +422,9 @@ type sessionKnobs struct {
 	// set holds the names of the flags given on the command line
 	// (flag.FlagSet.Visit): they override the session's saved settings.
 	set map[string]bool
+	// format is what --json, --json-schema or --grammar-file hold the
+	// reply to (nil: plain text).
+	format *grammar.Grammar
 }
 
 // check refuses the session flags that cannot go together, or that were
@@ -619,6 +638,13 @@ func runSession(env base.Env, mf *base.ModelFlags, file, prompt string, p sample
 	emit := func(e session.Event) {
 		out.WriteString(e.Piece)
 		out.Flush()
+	}
+	if knobs.format != nil {
+		v, err := s.Probe().GrammarVocab()
+		if err != nil {
+			return err
+		}
+		s.SetConstraint(grammar.NewConstraint(grammar.NewMatcher(knobs.format, v)))
 	}
 	var turn session.Turn
 	switch cv := s.Conversation(); {
