@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/isagi-lab/isagi/engine/grammar"
 	"github.com/isagi-lab/isagi/session"
 )
 
@@ -30,9 +29,9 @@ type plan struct {
 	echo     bool // completions: the prompt comes back before the reply
 	set      func(base session.Settings) session.Settings
 	ext      extRequest
-	// grammar is what response_format asks every token to keep to (nil:
+	// format is what response_format asks every token to keep to (nil:
 	// plain text).
-	grammar *grammar.Grammar
+	format *session.Format
 }
 
 const maxTopLogprobs = 20
@@ -574,19 +573,17 @@ func (o *output) run(ctx context.Context) {
 	switch {
 	case !o.p.chat:
 		send = o.conv.Complete
-	case o.p.ext.SessionID != "" && o.p.grammar == nil:
+	case o.p.ext.SessionID != "" && o.p.format == nil:
 		// A reply held to a format is generated, never served from the
 		// living manifold (whose answer knows nothing of the format).
 		send = o.conv.Send
 	}
-	if o.p.grammar != nil {
-		v, err := o.s.root.Probe().GrammarVocab()
-		if err != nil {
-			o.answer(ctx, session.Turn{}, fmt.Errorf("serve: the vocabulary for response_format: %w", err))
+	if o.p.format != nil {
+		if err := o.conv.SetFormat(o.p.format); err != nil {
+			o.answer(ctx, session.Turn{}, fmt.Errorf("serve: response_format: %w", err))
 			return
 		}
-		o.conv.SetConstraint(grammar.NewConstraint(grammar.NewMatcher(o.p.grammar, v)))
-		defer o.conv.SetConstraint(nil)
+		defer o.conv.SetFormat(nil)
 	}
 	turn, err := send(ctx, o.input, o.event)
 	o.answer(ctx, turn, err)
@@ -993,39 +990,30 @@ func (s *Server) steerSpec(req *[]steerRequest) (string, *apiError) {
 	return spec, nil
 }
 
-// parseFormat reads response_format into the grammar every sampled token
+// parseFormat reads response_format into the form every sampled token
 // must keep to: any JSON object for "json_object", a document of the
 // schema for "json_schema" (OpenAI's strict subset when strict is true).
 // A schema the converter cannot express is one sentence naming its part.
 func (p *plan) parseFormat(rf *responseFormat) *apiError {
-	var gbnf string
+	var err error
 	switch rf.Type {
 	case "", "text":
 		return nil
 	case "json_object":
-		gbnf = grammar.JSONObjectGrammar()
+		p.format, err = session.JSONObjectFormat()
 	case "json_schema":
 		js := rf.JSONSchema
 		if js == nil || len(js.Schema) == 0 || string(js.Schema) == "null" {
 			return badRequest("response_format.json_schema.schema", "response_format json_schema needs json_schema.schema, the JSON Schema the reply must follow")
 		}
-		var err error
-		if js.Strict != nil && *js.Strict {
-			gbnf, err = grammar.FromJSONSchemaStrict(js.Schema)
-		} else {
-			gbnf, err = grammar.FromJSONSchema(js.Schema)
-		}
-		if err != nil {
+		if p.format, err = session.JSONSchemaFormat(js.Schema, js.Strict != nil && *js.Strict); err != nil {
 			return badRequest("response_format.json_schema.schema", "response_format.json_schema.schema: %s", strings.TrimPrefix(err.Error(), "grammar: "))
 		}
 	default:
 		return badRequest("response_format.type", "response_format.type must be \"text\", \"json_object\" or \"json_schema\", got %q", rf.Type)
 	}
-	g, err := grammar.Parse(gbnf)
 	if err != nil {
-		// The converters write what Parse reads: this is a bug of ours.
-		return &apiError{Status: http.StatusInternalServerError, Type: "server_error", Message: fmt.Sprintf("the grammar made from response_format does not parse: %v", err)}
+		return &apiError{Status: http.StatusInternalServerError, Type: "server_error", Message: err.Error()}
 	}
-	p.grammar = g
 	return nil
 }
