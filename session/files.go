@@ -284,6 +284,12 @@ func (fl *Files) Load(ctx context.Context, path string, o LoadOptions) (notes []
 			set.KVProj = false
 			notes = append(notes, fmt.Sprintf("this session stored its KV cache projected (kv_proj on); %s cannot, so it runs without", s.b.Name()))
 		}
+		if set.Format != "" {
+			if _, err := ReadFormat(set.Format); err != nil {
+				notes = append(notes, fmt.Sprintf("this session held its replies to %s, and runs without: %v", set.Format, err))
+				set.Format = ""
+			}
+		}
 		if set.Steer != "" {
 			if err := s.sr.Check(set.Steer); err != nil {
 				// A vector is a file outside the session: the

@@ -2,8 +2,10 @@ package session
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/isagi-lab/isagi/engine/grammar"
+	"github.com/isagi-lab/isagi/engine/regfile"
 )
 
 // Format is a form a reply is held to: a grammar every sampled token must
@@ -44,17 +46,61 @@ func GrammarFormat(gbnf string) (*Format, error) {
 	return &Format{g: g}, nil
 }
 
-// SetFormat holds the replies from now on to f, each reply matched from
-// the start of f's grammar, until f is nil.
+// SetFormat holds the next reply to f, matched from the start of f's
+// grammar, and the replies after it until f is nil (which leaves the
+// format setting, if any, in force again).
 func (s *Session) SetFormat(f *Format) error {
 	if f == nil {
 		s.SetConstraint(nil)
 		return nil
 	}
-	v, err := s.pr.GrammarVocab()
+	c, err := f.constraint(s)
 	if err != nil {
 		return err
 	}
-	s.SetConstraint(grammar.NewConstraint(grammar.NewMatcher(f.g, v)))
+	s.SetConstraint(c)
+	return nil
+}
+
+// constraint is a matcher of f on s's vocabulary, at the grammar's start.
+func (f *Format) constraint(s *Session) (*grammar.Constraint, error) {
+	v, err := s.pr.GrammarVocab()
+	if err != nil {
+		return nil, err
+	}
+	return grammar.NewConstraint(grammar.NewMatcher(f.g, v)), nil
+}
+
+// ReadFormat is the format setting's value compiled: "json", FILE.json (a
+// JSON Schema) or FILE.gbnf (a grammar); "" or "off" is none (nil).
+func ReadFormat(spec string) (*Format, error) {
+	switch {
+	case spec == "" || spec == "off":
+		return nil, nil
+	case spec == "json":
+		return JSONObjectFormat()
+	case strings.HasSuffix(spec, ".json"), strings.HasSuffix(spec, ".gbnf"):
+		b, err := regfile.ReadRegular(spec, 1<<20)
+		if err != nil {
+			return nil, err
+		}
+		if strings.HasSuffix(spec, ".json") {
+			return JSONSchemaFormat(b, false)
+		}
+		return GrammarFormat(string(b))
+	}
+	return nil, fmt.Errorf("want off, json, a JSON Schema file (.json) or a GBNF grammar file (.gbnf)")
+}
+
+// useFormat compiles the format setting spec, unless it is the one in use.
+func (s *Session) useFormat(spec string) error {
+	if spec == s.formatSpec {
+		return nil
+	}
+	f, err := ReadFormat(spec)
+	if err != nil {
+		return err
+	}
+	s.format, s.formatSpec = f, spec
 	return nil
 }

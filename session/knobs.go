@@ -199,6 +199,26 @@ func Knobs() []Knob {
 			},
 		},
 		{
+			Name: "format", Values: "off|json|FILE", Help: "hold replies to JSON, a schema or a GBNF",
+			Value: func(s Settings, _ Info) string {
+				if s.Format == "" {
+					return "off"
+				}
+				return s.Format
+			},
+			set: func(s *Session, n *Settings, value string) error {
+				spec := strings.TrimSpace(value)
+				if spec == "off" {
+					spec = ""
+				}
+				if _, err := ReadFormat(spec); err != nil {
+					return err
+				}
+				n.Format = spec
+				return nil
+			},
+		},
+		{
 			Name: "ogd_alpha", Aliases: []string{"alpha"}, Values: "off|0…0.5", Help: "Safe OGD exploration step (needs a profile)",
 			Value: func(s Settings, _ Info) string {
 				if s.OGDAlpha == 0 {

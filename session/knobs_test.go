@@ -69,7 +69,7 @@ func TestKnobsRoundTrip(t *testing.T) {
 		"draft": "rank:64,qkv,ffn", "draft_n": "3", "online_basis": "on",
 		"kv_keep": "0.5", "kv_scorer": "keydiff",
 		"gauge": "off", "sink_channels": "0", "sink_bypass": "off", "kv_proj": "off",
-		"expert_off": "none", "steer": "off",
+		"expert_off": "none", "steer": "off", "format": "off",
 	}
 	for _, k := range Knobs() {
 		if got := k.Value(s.Settings(), s.Info()); got != want[k.Name] {

@@ -66,7 +66,14 @@ func (s *Session) sendOn(ctx context.Context, input string, mode sendMode, emit 
 		cogOn bool
 		err   error
 	)
-	if mode != sendNoMemory && s.constraint == nil {
+	constraint := s.constraint
+	if constraint == nil && s.format != nil {
+		// The format setting: each reply matched from the grammar's start.
+		if constraint, err = s.format.constraint(s); err != nil {
+			return Turn{}, err
+		}
+	}
+	if mode != sendNoMemory && constraint == nil {
 		// (A reply held to a form is always generated: a stored answer
 		// knows nothing of the form.)
 		if mem, cogOn, err = s.mem.lookup(ctx, input); err != nil {
@@ -115,7 +122,7 @@ func (s *Session) sendOn(ctx context.Context, input string, mode sendMode, emit 
 	seed := s.seed
 	s.gen.Reseed(seed)
 	s.seed = nextSeed(seed)
-	stats, err := s.gen.Generate(ctx, feed, generate.Options{MaxTokens: s.set.MaxTokens, Stop: s.stops, Constraint: s.constraint}, func(id int32) error {
+	stats, err := s.gen.Generate(ctx, feed, generate.Options{MaxTokens: s.set.MaxTokens, Stop: s.stops, Constraint: constraint}, func(id int32) error {
 		n++
 		if n == 1 {
 			decodeStart = time.Now()

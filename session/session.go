@@ -157,6 +157,9 @@ type Settings struct {
 	// Steer lists the steering vectors added to the residual stream,
 	// NAME[:SCALE][@A-B] separated by commas (see ParseSteer; "": none).
 	Steer string `json:"steer,omitempty"`
+	// Format holds every reply to a form: "json" (one JSON object), or a
+	// file — FILE.json a JSON Schema, FILE.gbnf a grammar ("": none).
+	Format string `json:"format,omitempty"`
 }
 
 // Event is one step of a streaming reply.
@@ -276,6 +279,10 @@ type Session struct {
 	// constraint limits what the next replies may sample (SetConstraint),
 	// or nil.
 	constraint generate.Constraint
+	// format is the Format setting compiled (nil: none), and formatSpec
+	// the setting it was compiled from.
+	format     *Format
+	formatSpec string
 
 	// forked says the session shares another's model (Fork): Close leaves
 	// the model and the backend to the session that loaded them.
@@ -510,6 +517,9 @@ func (s *Session) applyCtx(ctx context.Context, n Settings, progress func(done, 
 	}
 	if err := s.sr.use(n); err != nil {
 		return fmt.Errorf("steer %q: %w", n.Steer, err)
+	}
+	if err := s.useFormat(n.Format); err != nil {
+		return fmt.Errorf("format %q: %w", n.Format, err)
 	}
 	s.set = n
 	if n.System != "" && !s.cv.hasSystem() {
