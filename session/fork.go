@@ -77,9 +77,10 @@ func (f *Session) fork(s *Session, ctx int, set Settings) error {
 	}
 	if steering != "" {
 		set.Steer = steering
-		if err := f.apply(set); err != nil {
-			return err
+		if err := f.sr.use(set); err != nil {
+			return fmt.Errorf("steer %q: %w", steering, err)
 		}
+		f.set.Steer = steering
 	}
 	return nil
 }

@@ -68,7 +68,13 @@ func (f *Format) constraint(s *Session) (*grammar.Constraint, error) {
 	if err != nil {
 		return nil, err
 	}
-	return grammar.NewConstraint(grammar.NewMatcher(f.g, v)), nil
+	return f.Constraint(v), nil
+}
+
+// Constraint is a matcher of f on vocabulary v (GrammarVocab), at the
+// grammar's start: what generate.Options.Constraint takes, for one reply.
+func (f *Format) Constraint(v *grammar.Vocab) *grammar.Constraint {
+	return grammar.NewConstraint(grammar.NewMatcher(f.g, v))
 }
 
 // ReadFormat is the format setting's value compiled: "json", FILE.json (a

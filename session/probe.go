@@ -49,17 +49,25 @@ func (pr *Probe) fork(f *Session) *Probe { return &Probe{s: f, src: pr.src, sha:
 // stop tokens as its end of generation. It is built once (a trie over the
 // vocabulary: tens of milliseconds) and shared by the session's forks.
 func (pr *Probe) GrammarVocab() (*grammar.Vocab, error) {
-	pr.gv.once.Do(func() {
-		tok := pr.s.tok
-		texts := make([][]byte, tok.VocabSize())
-		for id := range texts {
-			if !tok.IsControl(int32(id)) {
-				texts[id] = tok.TokenBytes(int32(id))
-			}
-		}
-		pr.gv.v, pr.gv.err = grammar.NewVocab(texts, pr.s.stops)
-	})
+	pr.gv.once.Do(func() { pr.gv.v, pr.gv.err = GrammarVocab(pr.s.tok, pr.s.stops) })
 	return pr.gv.v, pr.gv.err
+}
+
+// GrammarVocab is tok's vocabulary as engine/grammar matches it: every
+// token's bytes, control tokens never produced as text, and stops as the
+// end of generation.
+func GrammarVocab(tok *tokenizer.Tokenizer, stops []int32) (*grammar.Vocab, error) {
+	texts := make([][]byte, tok.VocabSize())
+	for id := range texts {
+		if !tok.IsControl(int32(id)) {
+			texts[id] = tok.TokenBytes(int32(id))
+		}
+	}
+	v, err := grammar.NewVocab(texts, stops)
+	if err != nil {
+		return nil, fmt.Errorf("session: the vocabulary for a grammar: %w", err)
+	}
+	return v, nil
 }
 
 // holdBytes says the model was opened from data in memory (the demo): its

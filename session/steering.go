@@ -248,13 +248,8 @@ func (sp *Steering) model() steer.Model {
 // category of the profile running.
 func (sp *Steering) vector(name string, m steer.Model) (*steer.Vector, error) {
 	path := ""
-	switch {
-	case strings.ContainsRune(name, os.PathSeparator) || strings.HasSuffix(name, ".gguf"):
-		path = name
-	case sp.dir != "":
-		if p := filepath.Join(sp.dir, name+".gguf"); fileExists(p) {
-			path = p
-		}
+	if p, named := SteerPath(sp.dir, name); !named || (p != "" && fileExists(p)) {
+		path = p
 	}
 	if path == "" {
 		if v := sp.category(name); v != nil {
@@ -305,6 +300,19 @@ func (sp *Steering) category(name string) *steer.Vector {
 		return &steer.Vector{Hint: sp.s.info.Arch, Dim: p.D, Dirs: dirs, Method: "category", Source: name}
 	}
 	return nil
+}
+
+// SteerPath is where the steering vector name is: name itself when it is a
+// path (it has a separator or ends in .gguf), else NAME.gguf in dir ("" when
+// there is no directory); named says it is not a path.
+func SteerPath(dir, name string) (path string, named bool) {
+	switch {
+	case strings.ContainsRune(name, os.PathSeparator) || strings.HasSuffix(name, ".gguf"):
+		return name, false
+	case dir == "":
+		return "", true
+	}
+	return filepath.Join(dir, name+".gguf"), true
 }
 
 func fileExists(p string) bool {

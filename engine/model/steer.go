@@ -39,7 +39,7 @@ func (s *State) SetSteering(dirs [][]float32) error {
 	if len(dirs) > L {
 		return fmt.Errorf("model: steering has directions for %d layers; the model has %d", len(dirs), L)
 	}
-	any := false
+	some := false
 	for l, d := range dirs {
 		if d == nil {
 			continue
@@ -52,9 +52,9 @@ func (s *State) SetSteering(dirs [][]float32) error {
 				return fmt.Errorf("model: the steering direction of layer %d has a value that is not finite", l)
 			}
 		}
-		any = true
+		some = true
 	}
-	if !any {
+	if !some {
 		if s.steer != nil {
 			clear(s.steer.on)
 		}

@@ -402,28 +402,28 @@ func (c *Cluster) WriteVector(v backend.Vector, data []float32) error {
 
 // ReleaseVector frees a vector (backend.VectorWriter).
 func (c *Cluster) ReleaseVector(v backend.Vector) {
-	w, ok := v.(*vector)
-	if !ok || w.mem.handle == 0 {
-		return
+	if w, ok := v.(*vector); ok {
+		c.free(w.s, &w.mem)
 	}
-	k := c.servers[w.s].k
-	c.io.Lock()
-	defer c.io.Unlock()
-	_ = k.free(w.mem.handle)
-	w.mem = rmem{}
 }
 
 // Release frees a weight (backend.Releaser).
 func (c *Cluster) Release(m backend.Matrix) {
-	w, ok := m.(*matrix)
-	if !ok || w.mem.handle == 0 {
+	if w, ok := m.(*matrix); ok {
+		c.free(w.s, &w.mem)
+	}
+}
+
+// free frees an allocation on server s, once.
+func (c *Cluster) free(s int, mem *rmem) {
+	if mem.handle == 0 {
 		return
 	}
-	k := c.servers[w.s].k
+	k := c.servers[s].k
 	c.io.Lock()
 	defer c.io.Unlock()
-	_ = k.free(w.mem.handle)
-	w.mem = rmem{}
+	_ = k.free(mem.handle)
+	*mem = rmem{}
 }
 
 // f32bytes views floats as their bytes (little-endian hosts, as every

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -111,9 +110,9 @@ type LoadedVector struct {
 func (sf *SteerFlags) Read(dir string) ([]LoadedVector, error) {
 	out := make([]LoadedVector, 0, len(sf.uses))
 	for _, u := range sf.uses {
-		path := u.Vector
-		if dir != "" && !strings.ContainsRune(path, '/') && !strings.HasSuffix(path, ".gguf") {
-			path = filepath.Join(dir, path+".gguf")
+		path, _ := session.SteerPath(dir, u.Vector)
+		if path == "" {
+			path = u.Vector // no steering directory: as given
 		}
 		v, err := steer.Read(path)
 		if err != nil {

@@ -20,7 +20,6 @@ import (
 	"github.com/isagi-lab/isagi/engine/chat"
 	"github.com/isagi-lab/isagi/engine/generate"
 	"github.com/isagi-lab/isagi/engine/gguf"
-	"github.com/isagi-lab/isagi/engine/grammar"
 	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/engine/regfile"
 	"github.com/isagi-lab/isagi/engine/sample"
@@ -199,7 +198,7 @@ func Main(env base.Env, args []string) error {
 	if err := mf.Steer.Check(); err != nil {
 		return err
 	}
-	format, err := ff.Grammar()
+	format, err := ff.Format()
 	if err != nil {
 		return err
 	}
@@ -364,11 +363,11 @@ func Main(env base.Env, args []string) error {
 	}
 	var constraint generate.Constraint
 	if knobs.format != nil {
-		v, err := base.VocabFor(tok.VocabSize(), tok.TokenBytes, tok.IsControl, stops)
+		v, err := session.GrammarVocab(tok, stops)
 		if err != nil {
 			return err
 		}
-		constraint = grammar.NewConstraint(grammar.NewMatcher(knobs.format, v))
+		constraint = knobs.format.Constraint(v)
 	}
 	stats, err := gen.Generate(ctx, ids, generate.Options{MaxTokens: *n, Stop: stops, Constraint: constraint}, emit)
 	if !*printIDs {
@@ -424,7 +423,7 @@ type sessionKnobs struct {
 	set map[string]bool
 	// format is what --json, --json-schema or --grammar-file hold the
 	// reply to (nil: plain text).
-	format *grammar.Grammar
+	format *session.Format
 }
 
 // check refuses the session flags that cannot go together, or that were
@@ -639,12 +638,8 @@ func runSession(env base.Env, mf *base.ModelFlags, file, prompt string, p sample
 		out.WriteString(e.Piece)
 		out.Flush()
 	}
-	if knobs.format != nil {
-		v, err := s.Probe().GrammarVocab()
-		if err != nil {
-			return err
-		}
-		s.SetConstraint(grammar.NewConstraint(grammar.NewMatcher(knobs.format, v)))
+	if err := s.SetFormat(knobs.format); err != nil {
+		return err
 	}
 	var turn session.Turn
 	switch cv := s.Conversation(); {
