@@ -155,16 +155,19 @@ func fromSchema(schema []byte, strict bool) (string, error) {
 type schemaConv struct {
 	root   *jvalue
 	strict bool
-	order  []string          // rule names in definition order, root first
-	bodies map[string]string // rule name → body
-	used   map[string]bool   // names taken, the primitives' included
-	prims  map[string]bool   // primitives referred to
-	refs   map[string]string // JSON pointer → rule name
+	// rootName is the rule of the schema being converted, which "#"
+	// refers to ("root" but in a SchemaSet).
+	rootName string
+	order    []string          // rule names in definition order, root first
+	bodies   map[string]string // rule name → body
+	used     map[string]bool   // names taken, the primitives' included
+	prims    map[string]bool   // primitives referred to
+	refs     map[string]string // JSON pointer → rule name
 }
 
 func newSchemaConv(root *jvalue, strict bool) *schemaConv {
 	c := &schemaConv{
-		root: root, strict: strict,
+		root: root, strict: strict, rootName: "root",
 		bodies: map[string]string{}, used: map[string]bool{},
 		prims: map[string]bool{}, refs: map[string]string{},
 	}
@@ -743,8 +746,8 @@ func (c *schemaConv) ref(ref *jvalue, path string) (string, error) {
 		}
 	}
 	if ptr == "#" {
-		c.refs[ptr] = "root"
-		return "root", nil
+		c.refs[ptr] = c.rootName
+		return c.rootName, nil
 	}
 	name := c.newName(hint)
 	c.refs[ptr] = name
