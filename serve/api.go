@@ -19,6 +19,11 @@ import (
 type message struct {
 	Role    string          `json:"role"`
 	Content json.RawMessage `json:"content"`
+	// ToolCalls are an assistant's calls; ToolCallID and Name say which
+	// call a tool's result answers.
+	ToolCalls  json.RawMessage `json:"tool_calls"`
+	ToolCallID string          `json:"tool_call_id"`
+	Name       string          `json:"name"`
 }
 
 // stopList is OpenAI's "stop": one string or up to four.
@@ -142,15 +147,19 @@ type genRequest struct {
 	TopLogprobs *int            `json:"top_logprobs"`
 	Isagi       *extRequest     `json:"isagi"`
 
+	// ResponseFormat holds the reply to JSON (parseFormat); the tool
+	// fields offer functions (serve/tools.go).
+	ResponseFormat    *responseFormat   `json:"response_format"`
+	Tools             []json.RawMessage `json:"tools"`
+	ToolChoice        json.RawMessage   `json:"tool_choice"`
+	ParallelToolCalls *bool             `json:"parallel_tool_calls"`
+	Functions         []json.RawMessage `json:"functions"`     // tools' older form
+	FunctionCall      json.RawMessage   `json:"function_call"` // tool_choice's older form
+
 	// The fields below are OpenAI's that this server does not implement
 	// (or implements in part): they are read only so that a request that
 	// relies on one is refused rather than answered with plain text as
 	// if it had not asked (parse says which values pass).
-	ResponseFormat *responseFormat   `json:"response_format"`
-	Tools          []json.RawMessage `json:"tools"`
-	ToolChoice     json.RawMessage   `json:"tool_choice"`
-	Functions      []json.RawMessage `json:"functions"`     // tools' older form
-	FunctionCall   json.RawMessage   `json:"function_call"` // tool_choice's older form
 	// Echo, Suffix and BestOf are completions' (/v1/completions).
 	Echo   *bool   `json:"echo"`
 	Suffix *string `json:"suffix"`

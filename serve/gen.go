@@ -32,6 +32,11 @@ type plan struct {
 	// format is what response_format asks every token to keep to (nil:
 	// plain text).
 	format *session.Format
+	// tools are the functions offered and what is asked of them (nil:
+	// none).
+	tools *session.ToolUse
+	// syntax is the model's tool-call syntax (session.ToolSyntax).
+	syntax string
 }
 
 const maxTopLogprobs = 20
@@ -42,7 +47,7 @@ func (s *Server) parse(req *genRequest, isChat bool) (*plan, *apiError) {
 	if e := s.checkModel(req.Model); e != nil {
 		return nil, e
 	}
-	p := &plan{chat: isChat, stream: req.Stream, stops: req.Stop}
+	p := &plan{chat: isChat, stream: req.Stream, stops: req.Stop, syntax: s.root.ToolSyntax()}
 	if req.Isagi != nil {
 		p.ext = *req.Isagi
 	}
@@ -58,11 +63,15 @@ func (s *Server) parse(req *genRequest, isChat bool) (*plan, *apiError) {
 			switch m.Role {
 			case "system", "developer":
 				m.Role = "system"
-			case "user", "assistant":
+			case "user", "assistant", "tool":
 			default:
-				return nil, badRequest(fmt.Sprintf("messages[%d].role", i), "messages[%d].role %q is not one of system, developer, user, assistant", i, m.Role)
+				return nil, badRequest(fmt.Sprintf("messages[%d].role", i), "messages[%d].role %q is not one of system, developer, user, assistant, tool", i, m.Role)
 			}
-			p.msgs = append(p.msgs, session.Message{Role: m.Role, Content: text})
+			extra, e := messageExtra(i, m)
+			if e != nil {
+				return nil, e
+			}
+			p.msgs = append(p.msgs, session.Message{Role: m.Role, Content: text, Extra: extra})
 		}
 	} else {
 		if req.Prompt == nil || len(*req.Prompt) == 0 {
@@ -285,24 +294,8 @@ func (p *plan) parseUnsupported(req *genRequest) *apiError {
 			return e
 		}
 	}
-	if len(req.Tools) > 0 || len(req.Functions) > 0 {
-		param := "tools"
-		if len(req.Tools) == 0 {
-			param = "functions"
-		}
-		return badRequest(param, "%s are not supported: this server does not do tool calling, so send the request without them", param)
-	}
-	for _, c := range []struct {
-		param string
-		raw   json.RawMessage
-	}{{"tool_choice", req.ToolChoice}, {"function_call", req.FunctionCall}} {
-		var mode string
-		if len(c.raw) == 0 || string(c.raw) == "null" {
-			continue
-		}
-		if json.Unmarshal(c.raw, &mode) != nil || (mode != "none" && mode != "auto") {
-			return badRequest(c.param, "%s %s is not supported: this server does not do tool calling, so only \"none\" and \"auto\" are accepted", c.param, showJSON(c.raw))
-		}
+	if e := p.parseTools(req); e != nil {
+		return e
 	}
 	if p.chat {
 		return nil
@@ -437,6 +430,11 @@ func (s *Server) prepare(ctx context.Context, conv *session.Session, p *plan) (*
 		if p.ext.SessionID == "" {
 			conv.Conversation().ForgetBranches()
 		}
+		// Every request sets its own tools (none included): a pooled
+		// conversation must not offer the last request's.
+		if err := conv.SetTools(p.tools); err != nil {
+			return nil, badRequest("tools", "tools: %v", err)
+		}
 		if input, err = conv.Conversation().SetTranscript(p.msgs); err != nil {
 			return nil, badRequest("messages", "messages: %v", err)
 		}
@@ -556,6 +554,8 @@ type output struct {
 	// thinking is the reply's chain of thought (a harmony model's
 	// analysis channel), answered as reasoning_content.
 	thinking strings.Builder
+	// tr reads the reply's tool calls (nil: no tools offered).
+	tr *session.ToolReader
 	finish   string
 	turn     session.Turn
 	streamed bool // headers sent
@@ -573,7 +573,7 @@ func (o *output) run(ctx context.Context) {
 	switch {
 	case !o.p.chat:
 		send = o.conv.Complete
-	case o.p.ext.SessionID != "" && o.p.format == nil:
+	case o.p.ext.SessionID != "" && o.p.format == nil && o.p.tools == nil:
 		// A reply held to a format is generated, never served from the
 		// living manifold (whose answer knows nothing of the format).
 		send = o.conv.Send
@@ -584,6 +584,12 @@ func (o *output) run(ctx context.Context) {
 			return
 		}
 		defer o.conv.SetFormat(nil)
+	}
+	if o.p.tools != nil {
+		// The tools and a required call's grammar were set by prepare;
+		// they are this request's only.
+		o.tr = o.conv.NewToolReader()
+		defer func() { _ = o.conv.SetTools(nil) }()
 	}
 	turn, err := send(ctx, o.input, o.event)
 	o.answer(ctx, turn, err)
@@ -630,6 +636,13 @@ func (o *output) answer(ctx context.Context, turn session.Turn, err error) {
 		}
 		o.shutdown = true // the server ends the reply: it is answered in full
 	}
+	if o.tr != nil && !o.hit {
+		text, ds := o.tr.Flush()
+		if out, _ := o.stop.add(text); out != "" {
+			o.emitText(out, "", nil, nil)
+		}
+		o.toolDeltas(ds)
+	}
 	if rest := o.stop.flush(); rest != "" && !o.hit {
 		o.emitText(rest, "", nil, nil)
 	}
@@ -639,6 +652,13 @@ func (o *output) answer(ctx context.Context, turn session.Turn, err error) {
 		o.finish = "stop"
 	default:
 		o.finish = "length"
+	}
+	var calls []session.ToolCall
+	if o.tr != nil {
+		calls = o.tr.Calls()
+		if len(calls) > 0 && o.finish == "stop" {
+			o.finish = "tool_calls"
+		}
 	}
 	if turn.Stop == "retrieved" {
 		n, _ := o.conv.Probe().CountTokens(turn.Text)
@@ -669,6 +689,12 @@ func (o *output) answer(ctx context.Context, turn session.Turn, err error) {
 	if o.p.chat {
 		obj = "chat.completion"
 		msg := map[string]any{"role": "assistant", "content": o.text}
+		if len(calls) > 0 {
+			msg["tool_calls"] = toolCallsJSON(calls)
+			if o.text == "" {
+				msg["content"] = nil
+			}
+		}
 		if o.thinking.Len() > 0 {
 			msg["reasoning_content"] = o.thinking.String()
 		}
@@ -719,7 +745,12 @@ func (o *output) event(ev session.Event) {
 			o.route(ev.Pos)
 		}
 	}
-	out, hit := o.stop.add(ev.Piece)
+	piece := ev.Piece
+	var calls []session.ToolDelta
+	if o.tr != nil && !ev.End {
+		piece, calls = o.tr.Write(piece)
+	}
+	out, hit := o.stop.add(piece)
 	if hit {
 		o.hit = true
 		o.cancel() // the reply ends here: stop generating
@@ -731,9 +762,14 @@ func (o *output) event(ev session.Event) {
 		thinking = ev.Thinking
 		o.thinking.WriteString(thinking)
 	}
-	if out != "" || thinking != "" || entry != nil {
+	if out != "" || thinking != "" || (entry != nil && len(calls) == 0) {
 		o.emitText(out, thinking, entry, gauge)
+	} else if entry != nil {
+		// A token of a call: its logprob is kept for the response, and
+		// streamed with no content of its own.
+		o.entries = append(o.entries, *entry)
 	}
+	o.toolDeltas(calls)
 }
 
 // emitText records one step's answer text, chain of thought and logprob

@@ -25,6 +25,10 @@ type Conversation struct {
 	tree *Tree                      // every branch (chat mode)
 
 	lastInput string // the last message sent, for Regenerate
+	// next is the message SetTranscript ended with when it is not a
+	// plain user message (tool results, or a message with extra keys):
+	// the next Send answers it whole, not a user message of its text.
+	next *chat.Message
 
 	// convTok is how many tokens the conversation is as the model reads
 	// it, for when the KV cache does not hold all of it: a loaded file's
@@ -331,19 +335,24 @@ func (cv *Conversation) SetTranscript(msgs []chat.Message) (string, error) {
 		cv.conv.Restore(conversation.Record{Text: text.String(), Parts: parts})
 		return last.Content, nil
 	}
-	if last.Role != "user" {
+	if last.Role != "user" && last.Role != "tool" {
 		return "", ErrLastNotUser
 	}
 	for i, m := range msgs {
 		switch m.Role {
-		case "user", "assistant":
+		case "user", "assistant", "tool":
 		case "system":
 			if i != 0 {
 				return "", fmt.Errorf("message %d: a system message must come first", i)
 			}
 		default:
-			return "", fmt.Errorf("message %d: unknown role %q (system, user or assistant)", i, m.Role)
+			return "", fmt.Errorf("message %d: unknown role %q (system, user, assistant or tool)", i, m.Role)
 		}
+	}
+	cv.next = nil
+	if last.Role != "user" || len(last.Extra) > 0 {
+		m := last
+		cv.next = &m
 	}
 	cv.conv.Restore(conversation.Record{Messages: slices.Clone(msgs[:len(msgs)-1])})
 	// The tree follows: a client that edited an earlier message, or sends
@@ -367,7 +376,8 @@ func (cv *Conversation) PromptTokens(input string) (int, error) {
 	s := cv.s
 	c := conversation.New(s.tok, cv.conv.Template())
 	c.Restore(cv.conv.Record())
-	p, err := c.Add(input, "", math.MaxInt32, 0)
+	c.SetTools(cv.conv.Tools())
+	p, err := c.AddMessage(cv.message(input), "", math.MaxInt32, 0)
 	if err != nil {
 		return 0, err
 	}
@@ -481,7 +491,18 @@ func (cv *Conversation) sending(input string) { cv.lastInput = input }
 // add adds input (with augment, the memory's earlier answer shown, or "")
 // and fits the prompt into window tokens with reserve left for the reply.
 func (cv *Conversation) add(input, augment string, window, reserve int) (conversation.Prompt, error) {
-	return cv.conv.Add(input, augment, window, reserve)
+	m := cv.message(input)
+	cv.next = nil
+	return cv.conv.AddMessage(m, augment, window, reserve)
+}
+
+// message is the message a turn sending input answers: the one
+// SetTranscript ended with, when input is its text, or the user's.
+func (cv *Conversation) message(input string) chat.Message {
+	if cv.next != nil && cv.next.Content == input {
+		return *cv.next
+	}
+	return chat.Message{Role: "user", Content: input}
 }
 
 // addReply adds a decoded reply.

@@ -15,6 +15,9 @@ import (
 // SetTranscript takes them.
 type Message = chat.Message
 
+// MessageField is a further key of a Message (tool_calls, tool_call_id…).
+type MessageField = chat.Field
+
 // SpecStats is a turn's speculative decoding (Turn.Spec), as the
 // generator counts it.
 type SpecStats = generate.SpecStats

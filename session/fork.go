@@ -101,7 +101,7 @@ func (s *Session) Apply(ctx context.Context, n Settings, progress func(done, tot
 
 // ErrLastNotUser is returned by SetTranscript for chat messages that do not
 // end with the user's: there is nothing to answer.
-var ErrLastNotUser = errors.New("the last message must be the user's")
+var ErrLastNotUser = errors.New("the last message must be the user's or a tool's result")
 
 // SendNoMemory is Send without the living manifold: nothing is looked up,
 // served or recorded. A server's stateless requests use it, so that one

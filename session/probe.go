@@ -9,6 +9,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/isagi-lab/isagi/engine/grammar"
@@ -35,6 +36,10 @@ type grammarVocab struct {
 	once sync.Once
 	v    *grammar.Vocab
 	err  error
+	// marked are vocabularies that also let a grammar choose some
+	// control tokens (a tool-call syntax's markers), by marker set.
+	mu     sync.Mutex
+	marked map[string]*grammar.Vocab
 }
 
 // newProbe is the probe part of s.
@@ -53,14 +58,48 @@ func (pr *Probe) GrammarVocab() (*grammar.Vocab, error) {
 	return pr.gv.v, pr.gv.err
 }
 
+// markedVocab is GrammarVocab with markers' control tokens choosable,
+// built once per marker set and shared by the session's forks.
+func (pr *Probe) markedVocab(markers []string) (*grammar.Vocab, error) {
+	if len(markers) == 0 {
+		return pr.GrammarVocab()
+	}
+	key := strings.Join(markers, "\x00")
+	pr.gv.mu.Lock()
+	defer pr.gv.mu.Unlock()
+	if v, ok := pr.gv.marked[key]; ok {
+		return v, nil
+	}
+	v, err := grammarVocabWith(pr.s.tok, pr.s.stops, markers)
+	if err != nil {
+		return nil, err
+	}
+	if pr.gv.marked == nil {
+		pr.gv.marked = map[string]*grammar.Vocab{}
+	}
+	pr.gv.marked[key] = v
+	return v, nil
+}
+
 // GrammarVocab is tok's vocabulary as engine/grammar matches it: every
 // token's bytes, control tokens never produced as text, and stops as the
 // end of generation.
 func GrammarVocab(tok *tokenizer.Tokenizer, stops []int32) (*grammar.Vocab, error) {
+	return grammarVocabWith(tok, stops, nil)
+}
+
+// grammarVocabWith is GrammarVocab with the control tokens whose texts
+// are markers produced as those texts.
+func grammarVocabWith(tok *tokenizer.Tokenizer, stops []int32, markers []string) (*grammar.Vocab, error) {
 	texts := make([][]byte, tok.VocabSize())
 	for id := range texts {
 		if !tok.IsControl(int32(id)) {
 			texts[id] = tok.TokenBytes(int32(id))
+		}
+	}
+	for _, m := range markers {
+		if id, ok := tok.TokenID(m); ok && !isStop(id, stops) {
+			texts[id] = []byte(m)
 		}
 	}
 	v, err := grammar.NewVocab(texts, stops)

@@ -113,7 +113,7 @@ func (s *Session) sendOn(ctx context.Context, input string, mode sendMode, emit 
 	if tmpl := s.cv.template(); tmpl != nil && tmpl.Harmony() {
 		hr = new(chat.HarmonyReply)
 	}
-	dec := s.tok.NewDecoder(tokenizer.DecodeOptions{Continuation: !s.cv.chat(), Special: hr != nil})
+	dec := s.tok.NewDecoder(tokenizer.DecodeOptions{Continuation: !s.cv.chat(), Special: hr != nil || s.toolSpecial})
 	var reply strings.Builder
 	n := 0
 	var decodeStart time.Time

@@ -283,6 +283,10 @@ type Session struct {
 	// the setting it was compiled from.
 	format     *Format
 	formatSpec string
+	// toolsHeld says the constraint is SetTools' (a required call), and
+	// toolSpecial that the replies are decoded with control tokens shown
+	// (a call syntax whose markers are control tokens).
+	toolsHeld, toolSpecial bool
 
 	// forked says the session shares another's model (Fork): Close leaves
 	// the model and the backend to the session that loaded them.

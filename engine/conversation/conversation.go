@@ -41,6 +41,10 @@ type Conversation struct {
 	tok  *tokenizer.Tokenizer
 	tmpl *chat.Template // nil: completion mode
 	rec  Record
+	// tools are the functions offered to the model, rendered by the
+	// template's own tools branch or, for a template without one
+	// (chat.ToolsGeneric), described after the system message.
+	tools []chat.Tool
 }
 
 // Record is a conversation as it is saved: the chat messages (system
@@ -120,10 +124,47 @@ func (c *Conversation) Add(input, augment string, window, reserve int) (Prompt, 
 	if c.tmpl == nil {
 		return c.addText(input, window, reserve)
 	}
+	return c.AddMessage(chat.Message{Role: "user", Content: input}, augment, window, reserve)
+}
+
+// SetTools offers tools to the model from the next prompt on (nil: none).
+func (c *Conversation) SetTools(tools []chat.Tool) { c.tools = slices.Clone(tools) }
+
+// Tools are the tools offered.
+func (c *Conversation) Tools() []chat.Tool { return c.tools }
+
+// render renders msgs with the tools offered.
+func (c *Conversation) render(msgs []chat.Message) (chat.Prompt, error) {
+	opts := chat.Options{AddGenerationPrompt: true}
+	if len(c.tools) > 0 {
+		if c.tmpl.ToolSyntax() == chat.ToolsGeneric {
+			// The template cannot show them: the system message does.
+			desc := chat.ToolSystemPrompt(c.tools)
+			msgs = slices.Clone(msgs)
+			if len(msgs) > 0 && msgs[0].Role == "system" {
+				msgs[0].Content += "\n\n" + desc
+			} else {
+				msgs = slices.Insert(msgs, 0, chat.Message{Role: "system", Content: desc})
+			}
+		} else {
+			opts.Vars = map[string]any{"tools": chat.ToolsVar(c.tools)}
+		}
+	}
+	return c.tmpl.Render(msgs, opts)
+}
+
+// AddMessage is Add (chat mode) for a message of any role: a user's, or
+// the results of tools the model called (role "tool"), which the reply
+// then reads.
+func (c *Conversation) AddMessage(m chat.Message, augment string, window, reserve int) (Prompt, error) {
+	if c.tmpl == nil {
+		return c.addText(m.Content, window, reserve)
+	}
+	input := m.Content
 	// Work on a copy: a message that cannot fit even alone must leave the
 	// conversation as it was, not stripped of the turns dropped while
 	// trying.
-	msgs := append(slices.Clip(c.rec.Messages), chat.Message{Role: "user", Content: input})
+	msgs := append(slices.Clip(c.rec.Messages), m)
 	dropped := 0
 	for {
 		shown := msgs
@@ -131,7 +172,7 @@ func (c *Conversation) Add(input, augment string, window, reserve int) (Prompt, 
 			shown = slices.Clone(msgs)
 			shown[len(shown)-1].Content = augmentIntro + augment + "\n\n" + input
 		}
-		p, err := c.tmpl.Render(shown, chat.Options{AddGenerationPrompt: true})
+		p, err := c.render(shown)
 		if err != nil {
 			return Prompt{}, err
 		}

@@ -1,0 +1,121 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/isagi-lab/isagi/engine/chat"
+)
+
+// Tool calls: a conversation may offer the model functions; the template
+// renders them, the reply's calls are read back with a ToolReader, and a
+// call the client requires is held to the model's call syntax by a
+// grammar.
+
+// Tool is one function offered to the model.
+type Tool = chat.Tool
+
+// ToolCall is one call a reply made.
+type ToolCall = chat.ToolCall
+
+// ToolDelta is a piece of a streamed call (ToolReader).
+type ToolDelta = chat.ToolDelta
+
+// ToolReader reads a reply's text and calls as it streams.
+type ToolReader = chat.ToolReader
+
+// ToolUse is what a turn offers and asks of tools.
+type ToolUse struct {
+	Tools []Tool
+	// Required says the reply must be a call (OpenAI's tool_choice
+	// "required"); Name that it must be a call of that tool (a named
+	// tool_choice), which implies Required.
+	Required bool
+	Name     string
+	// Parallel lets a required reply make more than one call.
+	Parallel bool
+}
+
+// ErrToolsHarmony reports tools offered to a harmony model (gpt-oss),
+// whose calls the session does not read yet.
+var ErrToolsHarmony = errors.New("this model writes tool calls in OpenAI's harmony format (gpt-oss), which isagi does not read yet")
+
+// ErrNoChat reports tools offered to a model without a chat template.
+var ErrNoChat = errors.New("this model has no chat template, so it cannot be offered tools")
+
+// SetTools offers u's tools from the next turn on (nil: none). A required
+// call holds the next reply to the call syntax of the model's template
+// (its own constraint, as SetConstraint sets), each call's arguments to
+// its tool's schema; a schema the grammar cannot hold is an error naming
+// the tool and the schema's part. nil also lifts that constraint.
+func (s *Session) SetTools(u *ToolUse) error {
+	tmpl := s.cv.template()
+	if u == nil || len(u.Tools) == 0 {
+		if s.cv.conv.Chat() {
+			s.cv.conv.SetTools(nil)
+		}
+		if s.toolsHeld {
+			s.SetConstraint(nil)
+		}
+		s.toolsHeld, s.toolSpecial = false, false
+		return nil
+	}
+	if tmpl == nil {
+		return ErrNoChat
+	}
+	syn := tmpl.ToolSyntax()
+	if syn == ChatToolsHarmony {
+		return ErrToolsHarmony
+	}
+	if u.Required || u.Name != "" {
+		src, err := chat.ToolGrammar(syn, u.Tools, u.Name, u.Parallel)
+		if err != nil {
+			return err
+		}
+		f, err := GrammarFormat(src)
+		if err != nil {
+			return fmt.Errorf("session: the grammar of the tool calls does not parse: %w", err)
+		}
+		v, err := s.pr.markedVocab(syn.Markers())
+		if err != nil {
+			return err
+		}
+		s.SetConstraint(f.Constraint(v))
+		s.toolsHeld = true
+	} else if s.toolsHeld {
+		s.SetConstraint(nil)
+		s.toolsHeld = false
+	}
+	s.cv.conv.SetTools(u.Tools)
+	// Markers that are control tokens (Mistral's [TOOL_CALLS]) must reach
+	// the reader as text.
+	s.toolSpecial = false
+	for _, m := range syn.Markers() {
+		if id, ok := s.tok.TokenID(m); ok && s.tok.IsControl(id) {
+			s.toolSpecial = true
+		}
+	}
+	return nil
+}
+
+// ChatToolsHarmony is the harmony syntax (gpt-oss).
+const ChatToolsHarmony = chat.ToolsHarmony
+
+// NewToolReader reads a reply of this session's model for tool calls, in
+// its template's syntax.
+func (s *Session) NewToolReader() *ToolReader {
+	syn := chat.ToolsGeneric
+	if t := s.cv.template(); t != nil {
+		syn = t.ToolSyntax()
+	}
+	return chat.NewToolReader(syn)
+}
+
+// ToolSyntax names the call syntax of the model's template (hermes,
+// llama3, mistral, mistral-args, harmony, generic).
+func (s *Session) ToolSyntax() string {
+	if t := s.cv.template(); t != nil {
+		return t.ToolSyntax().String()
+	}
+	return "none"
+}
