@@ -555,7 +555,7 @@ type output struct {
 	// analysis channel), answered as reasoning_content.
 	thinking strings.Builder
 	// tr reads the reply's tool calls (nil: no tools offered).
-	tr *session.ToolReader
+	tr       *session.ToolReader
 	finish   string
 	turn     session.Turn
 	streamed bool // headers sent
