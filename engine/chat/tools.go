@@ -258,10 +258,11 @@ type ToolReader struct {
 	args  []byte // arguments not yet given out
 	named bool   // the current call's name was given out
 	// listOpen: Mistral's list of calls has begun ("[").
-	listOpen bool
-	calls    []ToolCall
-	content  strings.Builder
-	deltas   []ToolDelta
+	listOpen  bool
+	listStart int // calls before the list
+	calls     []ToolCall
+	content   strings.Builder
+	deltas    []ToolDelta
 }
 
 type readState uint8
@@ -303,6 +304,10 @@ func (r *ToolReader) Flush() (string, []ToolDelta) {
 			r.endCall()
 		} else {
 			r.giveBack()
+		}
+	case stList:
+		if len(r.calls) == r.listStart {
+			r.giveBack() // a marker and no call
 		}
 	}
 	r.text(r.hold)
@@ -371,6 +376,10 @@ func (r *ToolReader) run(end bool) {
 				r.startObject(stObject)
 			case c == ']' && r.listOpen:
 				r.hold = r.hold[i+1:]
+				if len(r.calls) == r.listStart {
+					r.giveBack() // an empty list: no call
+					continue
+				}
 				r.raw = r.raw[:0]
 				r.st = stText
 			default:
@@ -413,18 +422,8 @@ func (r *ToolReader) scanText(end bool) bool {
 				return false
 			}
 			r.hold = r.hold[len(llamaPython):]
-			r.spoke = false
 			r.raw = append(r.raw[:0], llamaPython...)
-			if i := firstNonSpace(r.hold); i >= 0 && r.hold[i] != '{' {
-				r.st = stTextOnly
-				return true
-			}
-			// Wait for the object; the tag stays held in raw.
-			r.spoke = false
-			r.hold = trimLeftSpace(r.hold)
-			if len(r.hold) == 0 {
-				return false
-			}
+			// The object follows (its scanner skips space before it).
 			r.startObject(stObject)
 			return true
 		}
@@ -437,17 +436,17 @@ func (r *ToolReader) scanText(end bool) bool {
 	}
 	op := r.opener()
 	if i := strings.Index(string(r.hold), op); i >= 0 {
-		r.text(r.hold[:i])
+		if len(r.calls) == 0 || firstNonSpace(r.hold[:i]) >= 0 {
+			r.text(r.hold[:i])
+		}
 		r.raw = append(r.raw[:0], r.hold[i:i+len(op)]...)
 		r.hold = r.hold[i+len(op):]
 		switch r.s {
 		case ToolsMistral:
-			r.st, r.listOpen = stList, false
+			r.st, r.listOpen, r.listStart = stList, false, len(r.calls)
 		case ToolsMistralArgs:
 			r.st, r.name = stName, ""
 		default:
-			r.st = stObject
-			r.hold = trimLeftSpace(r.hold)
 			r.startObject(stObject)
 		}
 		return true
@@ -457,7 +456,16 @@ func (r *ToolReader) scanText(end bool) bool {
 	if end {
 		keep = 0
 	}
-	r.text(r.hold[:len(r.hold)-keep])
+	out := r.hold[:len(r.hold)-keep]
+	if len(r.calls) > 0 && firstNonSpace(out) < 0 {
+		// Space after a call is the calls' separator until text comes.
+		if end {
+			out = out[:0]
+		} else if len(out) > 0 {
+			return false
+		}
+	}
+	r.text(out)
 	r.hold = append(r.hold[:0], r.hold[len(r.hold)-keep:]...)
 	return false
 }
@@ -474,6 +482,10 @@ func (r *ToolReader) scanName(end bool) bool {
 				}
 				r.raw = append(r.raw, s[:i+len(m)]...)
 				r.hold = r.hold[i+len(m):]
+				if strings.TrimSpace(r.name) == "" {
+					r.giveBack() // no function named: not a call
+					return true
+				}
 				if m == mistralCallID {
 					r.st = stCallID
 					return true

@@ -47,7 +47,7 @@ func TestToolReader(t *testing.T) {
 	}{
 		{"hermes one", ToolsHermes, "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>", "",
 			[]call{{"get_weather", `{"city": "Paris"}`}}},
-		{"hermes text then two", ToolsHermes, "Let me check.\n<tool_call>\n{\"name\": \"a\", \"arguments\": {\"x\": [1, {\"y\": \"}\"}]}}\n</tool_call>\n<tool_call>\n{\"name\": \"b\", \"arguments\": {}}\n</tool_call>", "Let me check.\n\n",
+		{"hermes text then two", ToolsHermes, "Let me check.\n<tool_call>\n{\"name\": \"a\", \"arguments\": {\"x\": [1, {\"y\": \"}\"}]}}\n</tool_call>\n<tool_call>\n{\"name\": \"b\", \"arguments\": {}}\n</tool_call>", "Let me check.\n",
 			[]call{{"a", `{"x": [1, {"y": "}"}]}`}, {"b", `{}`}}},
 		{"hermes arguments first", ToolsHermes, `<tool_call>{"arguments": {"q": "a\"b"}, "name": "search"}</tool_call>`, "",
 			[]call{{"search", `{"q": "a\"b"}`}}},
@@ -219,4 +219,34 @@ func acceptsText(t *testing.T, g *grammar.Grammar, text string) bool {
 		return false
 	}
 	return m.Done()
+}
+
+// FuzzToolReader: whatever a model writes, in whatever pieces, the reader
+// neither panics nor loses text: a reply in which it finds no call comes
+// back whole as text, and the deltas rebuild the calls.
+func FuzzToolReader(f *testing.F) {
+	for _, s := range []string{
+		"<tool_call>\n{\"name\": \"a\", \"arguments\": {\"x\": 1}}\n</tool_call>",
+		`{"name": "f", "parameters": {"a": [1, "}"]}}`,
+		`[TOOL_CALLS][{"name": "a", "arguments": {}}, {"name": "b"`,
+		`[TOOL_CALLS]f[CALL_ID]x[ARGS]{"a": "\"}`,
+		"plain <tool text [TOOL",
+	} {
+		f.Add(s, uint8(3), uint8(1))
+	}
+	f.Fuzz(func(t *testing.T, reply string, n, syn uint8) {
+		s := ToolSyntax(syn % 5)
+		text, calls, rebuilt := readAll(s, reply, int(n%16)+1)
+		if len(calls) == 0 && text != reply {
+			t.Fatalf("%v: no call, and the text %q is not the reply %q", s, text, reply)
+		}
+		if len(rebuilt) != len(calls) {
+			t.Fatalf("%v: %d calls, %d from the deltas", s, len(calls), len(rebuilt))
+		}
+		for i := range calls {
+			if rebuilt[i].Name != calls[i].Name || rebuilt[i].ID != calls[i].ID {
+				t.Fatalf("%v: call %d: deltas give %q/%q, the call %q/%q", s, i, rebuilt[i].Name, rebuilt[i].ID, calls[i].Name, calls[i].ID)
+			}
+		}
+	})
 }
