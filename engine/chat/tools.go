@@ -184,6 +184,7 @@ func ToolSystemPrompt(tools []Tool) string {
 // the tool and the schema's part.
 func ToolGrammar(s ToolSyntax, tools []Tool, name string, parallel bool) (string, error) {
 	set := grammar.NewSchemaSet()
+	set.Compact = true
 	var alts []string
 	for _, t := range tools {
 		if name != "" && t.Name != name {

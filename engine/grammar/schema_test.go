@@ -314,3 +314,41 @@ func TestJSONObjectGrammar(t *testing.T) {
 	checkMatches(t, g, true, `{}`, `{"a":{"b":[1,2,{"c":null}]},"d":"é"}`, "{\n  \"x\": true\n}")
 	checkMatches(t, g, false, `[]`, `"s"`, `1`, `{"a"}`, ` {}`)
 }
+
+// TestSchemaSet: several schemas in one grammar, each with its own "#"
+// and $defs, and Compact's one blank.
+func TestSchemaSet(t *testing.T) {
+	set := NewSchemaSet()
+	set.Compact = true
+	a, err := set.Add([]byte(`{"type": "object", "properties": {"next": {"$ref": "#"}, "n": {"$ref": "#/$defs/n"}}, "$defs": {"n": {"type": "integer"}}}`), "a", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := set.Add([]byte(`{"type": "object", "properties": {"n": {"$ref": "#/$defs/n"}}, "required": ["n"], "$defs": {"n": {"type": "boolean"}}}`), "b", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := set.Grammar(Literal("A") + " " + a + " | " + Literal("B") + " " + b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for text, want := range map[string]bool{
+		`A{"next": {"n": 1}, "n": 2}`: true,
+		`A{"n": true}`:                false, // a's n is an integer
+		`B{"n": true}`:                true,
+		`B{"n": 1}`:                   false, // b's n is a boolean
+		`B{"n":  true}`:               false, // two blanks
+		"B{\"n\":\ntrue}":             false,
+	} {
+		if got := matches(g, byteVocab(t), text); got != want {
+			t.Errorf("%s: %v, want %v\n%s", text, got, want, src)
+		}
+	}
+	if _, err := set.Add([]byte(`{"type": "string", "pattern": "x"}`), "c", false); err == nil || !strings.Contains(err.Error(), "$.pattern") {
+		t.Errorf("a pattern: %v", err)
+	}
+}

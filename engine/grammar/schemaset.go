@@ -3,6 +3,7 @@ package grammar
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // SchemaSet converts several JSON Schemas into one grammar: each becomes a
@@ -11,7 +12,14 @@ import (
 // allows a call of any of the tools, each with its parameters' schema,
 // wrapped in the model's own call syntax. The zero value is not ready;
 // use NewSchemaSet.
-type SchemaSet struct{ c *schemaConv }
+type SchemaSet struct {
+	c *schemaConv
+	// Compact allows at most one blank where JSON allows space (the
+	// converter otherwise allows llama.cpp's two newlines and twenty
+	// blanks): in a tool call whitespace is no content, and a small
+	// model can spend its whole budget on it.
+	Compact bool
+}
 
 // NewSchemaSet starts an empty set.
 func NewSchemaSet() *SchemaSet { return &SchemaSet{c: newSchemaConv(nil, false)} }
@@ -57,10 +65,23 @@ func (s *SchemaSet) Grammar(rootBody string) (string, error) {
 	c.order = append([]string{"root"}, c.order...)
 	c.bodies["root"] = rootBody
 	text := c.text()
+	if s.Compact && c.prims["space"] {
+		text = strings.Replace(text, "\nspace ::= "+primitiveBody("space")+"\n", "\nspace ::= \" \"?\n", 1)
+	}
 	c.order = c.order[1:]
 	delete(c.bodies, "root")
 	if _, err := Parse(text); err != nil {
 		return "", fmt.Errorf("grammar: the grammar over the schemas does not parse: %w", err)
 	}
 	return text, nil
+}
+
+// primitiveBody is the body of primitive rule name.
+func primitiveBody(name string) string {
+	for _, p := range primitiveRules {
+		if p.name == name {
+			return p.body
+		}
+	}
+	return ""
 }

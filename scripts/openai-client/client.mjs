@@ -1,6 +1,10 @@
 // Drives the official `openai` npm SDK against a live `isagi serve`.
 //
-//   node client.mjs http://127.0.0.1:PORT/v1
+//   node client.mjs http://127.0.0.1:PORT/v1 [http://127.0.0.1:PORT2/v1]
+//
+// The first server runs the text demo (`serve --demo`); the second, when
+// given, the chat demo (`serve --demo=chat`), for the tool-call checks,
+// which need a chat template.
 //
 // Each check prints one `ok - <name>` line; the first failure prints
 // `not ok - <name>` with the reason and exits 1. Observations where the
@@ -390,14 +394,14 @@ await check('json_schema with a keyword the grammar cannot hold -> BadRequestErr
   return detail;
 });
 
-await check('tools -> BadRequestError (param tools)', () =>
+await check('tools on a model without a chat template -> BadRequestError (param tools)', () =>
   refused(client.chat.completions.create({
     ...chatReq(),
     tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: {} } } }],
     tool_choice: 'auto',
   }), 'tools'));
 
-await check('tool_choice required -> BadRequestError (param tool_choice)', () =>
+await check('tool_choice required without tools -> BadRequestError (param tool_choice)', () =>
   refused(client.chat.completions.create({ ...chatReq(), tool_choice: 'required' }), 'tool_choice'));
 
 const compReq = () => ({ model: MODEL, prompt: 'In the beginning', max_tokens: 8, temperature: 0 });
@@ -454,6 +458,107 @@ await check('GET /health -> {"status":"ok"}', async () => {
   assert.equal(r.status, 200);
   assert.deepEqual(await r.json(), { status: 'ok' });
 });
+
+// j. Tool calls, on the chat demo. Its template shows no tools (the
+// server describes them in the system message); the arguments are bounded
+// (enums) so that the tiny model finishes a call: the grammar decides the
+// form, the model the content.
+const chatURL = process.argv[3];
+if (chatURL) {
+  const tc = new OpenAI({ baseURL: chatURL, apiKey: process.env.ISAGI_API_KEY || 'none', maxRetries: 0, timeout: 60000 });
+  const chatModel = (await tc.models.list()).data[0].id;
+  const weatherParams = {
+    type: 'object',
+    properties: { city: { enum: ['Paris', 'Oslo'] }, unit: { enum: ['c', 'f'] } },
+    required: ['city', 'unit'],
+    additionalProperties: false,
+  };
+  const tools = [
+    { type: 'function', function: { name: 'get_weather', description: 'The weather in a city.', parameters: weatherParams, strict: true } },
+    { type: 'function', function: { name: 'now', description: 'The time.', parameters: { type: 'object', properties: {}, required: [], additionalProperties: false }, strict: true } },
+  ];
+  const toolReq = (extra) => ({
+    model: chatModel,
+    messages: [{ role: 'user', content: 'What is the weather in Oslo?' }],
+    max_tokens: 200,
+    temperature: 0,
+    tools,
+    parallel_tool_calls: false,
+    ...extra,
+  });
+  const checkWeather = (args, what) => {
+    const v = typeof args === 'string' ? JSON.parse(args) : args;
+    assert.deepEqual(Object.keys(v).sort(), ['city', 'unit'], `${what}: ${show(v)}`);
+    assert.ok(['Paris', 'Oslo'].includes(v.city) && ['c', 'f'].includes(v.unit), `${what}: ${show(v)}`);
+    return v;
+  };
+
+  await check('tools: tool_choice required -> message.tool_calls, finish_reason tool_calls', async () => {
+    const r = await tc.chat.completions.create(toolReq({ tool_choice: 'required' }));
+    const c = r.choices[0];
+    assert.equal(c.finish_reason, 'tool_calls', `finish_reason ${show(c.finish_reason)}`);
+    assert.equal(c.message.tool_calls.length, 1, show(c.message));
+    const call = c.message.tool_calls[0];
+    assert.equal(call.type, 'function');
+    assert.ok(typeof call.id === 'string' && call.id.length > 0, show(call));
+    assert.ok(['get_weather', 'now'].includes(call.function.name), show(call));
+    if (call.function.name === 'get_weather') checkWeather(call.function.arguments, 'arguments');
+    else assert.deepEqual(JSON.parse(call.function.arguments), {});
+    return `${call.function.name}(${call.function.arguments})`;
+  });
+
+  await check('tools: a named tool_choice, streamed; the SDK assembles the deltas into the call', async () => {
+    const stream = tc.chat.completions.stream(toolReq({ tool_choice: { type: 'function', function: { name: 'get_weather' } }, temperature: 1, seed: 3 }));
+    let argDeltas = 0;
+    let done = null;
+    stream.on('tool_calls.function.arguments.delta', () => { argDeltas++; });
+    stream.on('tool_calls.function.arguments.done', (e) => { done = e; });
+    const r = await stream.finalChatCompletion();
+    const c = r.choices[0];
+    assert.equal(c.finish_reason, 'tool_calls', `finish_reason ${show(c.finish_reason)}`);
+    const call = c.message.tool_calls[0];
+    assert.equal(call.function.name, 'get_weather', show(call));
+    checkWeather(call.function.arguments, 'streamed arguments');
+    assert.ok(argDeltas > 1, `the arguments came in ${argDeltas} delta(s), not in pieces`);
+    assert.ok(done && done.name === 'get_weather' && done.index === 0, `arguments.done: ${show(done)}`);
+    return `${argDeltas} argument deltas: ${call.function.arguments}`;
+  });
+
+  await check('tools: chat.completions.parse gives a strict tool call parsed_arguments', async () => {
+    const r = await tc.chat.completions.parse(toolReq({ tool_choice: { type: 'function', function: { name: 'get_weather' } } }));
+    const call = r.choices[0].message.tool_calls[0];
+    checkWeather(call.function.parsed_arguments, 'parsed_arguments');
+    return show(call.function.parsed_arguments);
+  });
+
+  for (const streamed of [false, true]) {
+  await check(`tools: runTools${streamed ? ' (streamed)' : ''} calls the named tool, and its result goes back through the template`, async () => {
+    const seen = [];
+    const runner = tc.chat.completions.runTools({
+      ...toolReq({ tool_choice: { type: 'function', function: { name: 'get_weather' } }, stream: streamed, seed: streamed ? 5 : 1 }),
+      tools: [{
+        type: 'function',
+        function: {
+          name: 'get_weather', description: 'The weather in a city.', parameters: weatherParams,
+          parse: JSON.parse,
+          function: (args) => { seen.push(args); return { temperature: 3, sky: 'snow' }; },
+        },
+      }],
+    });
+    await runner.done();
+    assert.equal(seen.length, 1, `the tool ran ${seen.length} times`);
+    checkWeather(seen[0], 'the tool\'s arguments');
+    const msgs = runner.messages;
+    assert.ok(msgs.some((m) => m.role === 'tool' && m.content.includes('snow')), `no tool result in ${show(msgs)}`);
+    const after = await tc.chat.completions.create({ model: chatModel, messages: msgs, max_tokens: 16, temperature: 0, tools });
+    assert.equal(typeof after.choices[0].message.content === 'string' || after.choices[0].message.tool_calls?.length > 0, true, show(after.choices[0]));
+    return `tool(${show(seen[0])}), then ${show(after.choices[0].finish_reason)}`;
+  });
+  }
+
+  await check('tools: a tool_choice naming a tool not offered -> BadRequestError (param tool_choice)', () =>
+    refused(tc.chat.completions.create(toolReq({ tool_choice: { type: 'function', function: { name: 'nope' } } })), 'tool_choice'));
+}
 
 console.log(`ok - all ${passed} checks${notes.length ? ` (${notes.length} note(s))` : ''}`);
 process.exit(0);
