@@ -678,7 +678,7 @@ func (o *output) answer(ctx context.Context, turn session.Turn, err error) {
 		o.chunkFinal(ext)
 		if o.p.usage {
 			o.writeEvent(map[string]any{"id": o.id, "object": o.object(), "created": o.created, "model": o.s.cfg.ModelID,
-				"choices": []any{}, "usage": usage})
+				"choices": []any{}, "usage": usage, "system_fingerprint": "isagi"})
 		}
 		fmt.Fprint(o.w, "data: [DONE]\n\n")
 		o.flush()

@@ -354,3 +354,118 @@ func TestToolRequests(t *testing.T) {
 		checkSentence(t, tc.name, e["message"].(string))
 	}
 }
+
+// jsonShape records the JSON type of every path of v ("choices.0.delta"
+// → "object"); array elements share the path "[]".
+func jsonShape(v any, at string, out map[string]string) {
+	switch x := v.(type) {
+	case map[string]any:
+		out[at] = "object"
+		for k, e := range x {
+			jsonShape(e, at+"."+k, out)
+		}
+	case []any:
+		out[at] = "array"
+		for _, e := range x {
+			jsonShape(e, at+".[]", out)
+		}
+	case string:
+		out[at] = "string"
+	case float64:
+		out[at] = "number"
+	case bool:
+		out[at] = "boolean"
+	case nil:
+		out[at] = "null"
+	}
+}
+
+// chunkShapes sorts a stream's chunks by kind (usage, finish, a call's
+// first delta, a call's arguments) and records each kind's shape: the
+// envelope and choice with the delta's own text fields left out, and the
+// tool call element alone.
+func chunkShapes(t *testing.T, events []string) map[string]map[string]string {
+	t.Helper()
+	kinds := map[string]map[string]string{}
+	add := func(kind string, v any) {
+		if kinds[kind] == nil {
+			kinds[kind] = map[string]string{}
+		}
+		jsonShape(v, "", kinds[kind])
+	}
+	for _, ev := range events {
+		if ev == "[DONE]" {
+			continue
+		}
+		var ch map[string]any
+		if err := json.Unmarshal([]byte(ev), &ch); err != nil {
+			t.Fatalf("chunk %s: %v", ev, err)
+		}
+		choices, _ := ch["choices"].([]any)
+		if len(choices) == 0 {
+			add("usage", ch)
+			continue
+		}
+		choice := choices[0].(map[string]any)
+		delta := choice["delta"].(map[string]any)
+		calls, _ := delta["tool_calls"].([]any)
+		// What OpenAI and this server put beside a call in a delta
+		// differs (OpenAI folds the role into the first call's chunk):
+		// the call elements are compared on their own.
+		for _, c := range calls {
+			kind := "call-arguments"
+			if _, ok := c.(map[string]any)["id"]; ok {
+				kind = "call-first"
+			}
+			add(kind, c)
+		}
+		env := map[string]any{}
+		for k, v := range ch {
+			if k != "choices" && k != "isagi" {
+				env[k] = v
+			}
+		}
+		env["choice"] = map[string]any{"index": choice["index"], "logprobs": choice["logprobs"], "finish_reason": choice["finish_reason"]}
+		if choice["finish_reason"] != nil {
+			env["delta"] = delta
+			add("finish", env)
+		} else {
+			add("chunk", env)
+		}
+	}
+	return kinds
+}
+
+// TestToolStreamShape replays a stream in OpenAI's documented wire format
+// (testdata/openai-tool-stream.sse) and checks that every field of each
+// kind of chunk comes in this server's stream too, with the same JSON
+// type (a field of ours OpenAI lacks, such as "isagi", is allowed).
+func TestToolStreamShape(t *testing.T) {
+	raw, err := os.ReadFile("testdata/openai-tool-stream.sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recorded []string
+	for _, line := range strings.Split(string(raw), "\n") {
+		if s, ok := strings.CutPrefix(line, "data: "); ok {
+			recorded = append(recorded, s)
+		}
+	}
+	want := chunkShapes(t, recorded)
+	root := toolSession(t, "chatml", fixtures.ChatML)
+	_, ts := start(t, root, Config{ModelID: "m"})
+	body := `{"model":"m","messages":[{"role":"user","content":"Weather?"}],"max_tokens":400,"temperature":0,"stream":true,
+		"stream_options":{"include_usage":true},"tool_choice":"required","parallel_tool_calls":false,"tools":` + toolsJSON + `}`
+	got := chunkShapes(t, stream(t, ts.URL+"/v1/chat/completions", body))
+	for kind, fields := range want {
+		if got[kind] == nil {
+			t.Errorf("no %s chunk in this server's stream", kind)
+			continue
+		}
+		for p, typ := range fields {
+			if got[kind][p] != typ {
+				t.Errorf("%s chunk: %q is %q here, %q in OpenAI's", kind, p, got[kind][p], typ)
+			}
+		}
+	}
+}
