@@ -125,12 +125,8 @@ func (p *plan) parseTools(req *genRequest) *apiError {
 	if use == nil || len(tools) == 0 {
 		return nil
 	}
-	if syn := p.syntax; syn == "none" || syn == "harmony" {
-		why := "this model has no chat template to show them in"
-		if syn == "harmony" {
-			why = "this model writes calls in OpenAI's harmony format (gpt-oss), which isagi does not read yet"
-		}
-		return badRequest(param, "%s cannot be offered: %s", param, why)
+	if p.syntax == "none" {
+		return badRequest(param, "%s cannot be offered: this model has no chat template to show them in", param)
 	}
 	if use.Required && p.format != nil {
 		return badRequest("response_format", "response_format cannot be combined with a required tool call (%s): the reply is the call", choiceParam)

@@ -162,6 +162,13 @@ func TestToolCalls(t *testing.T) {
 		{"llama-3.1", "llama3", func(t testing.TB) string { return fixtureTemplate(t, "llama-3.1-instruct.jinja") }},
 		{"mistral", "mistral", func(testing.TB) string { return mistralListTemplate }},
 		{"mistral-args", "mistral-args", func(testing.TB) string { return mistralArgsTemplate }},
+		{"gpt-oss", "harmony", func(t testing.TB) string {
+			b, err := os.ReadFile("../engine/chat/testdata/gpt-oss.jinja")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return string(b)
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := toolSession(t, tc.name, tc.tmpl(t))
@@ -208,7 +215,7 @@ func TestToolCalls(t *testing.T) {
 				// go on calling until the token budget ends: the calls it
 				// finished keep to the schemas, the last may be cut short
 				// (and, before its name, comes back as text).
-				parallel := !strings.Contains(c, `"parallel_tool_calls":false`) && !strings.Contains(tc.syntax, "llama3")
+				parallel := !strings.Contains(c, `"parallel_tool_calls":false`) && tc.syntax != "llama3" && tc.syntax != "harmony"
 				cut := parallel && finish == "length"
 				if (finish != "tool_calls" && !cut) || len(calls) == 0 {
 					t.Fatalf("case %d: finish_reason %q with %d calls, content %q", i, finish, len(calls), content)

@@ -111,7 +111,9 @@ func (s *Session) sendOn(ctx context.Context, input string, mode sendMode, emit 
 	// kept out of the reply and the conversation.
 	var hr *chat.HarmonyReply
 	if tmpl := s.cv.template(); tmpl != nil && tmpl.Harmony() {
-		hr = new(chat.HarmonyReply)
+		// With tools offered, a message to a function comes out as a
+		// call for the ToolReader.
+		hr = &chat.HarmonyReply{Calls: len(s.cv.conv.Tools()) > 0}
 	}
 	dec := s.tok.NewDecoder(tokenizer.DecodeOptions{Continuation: !s.cv.chat(), Special: hr != nil || s.toolSpecial})
 	var reply strings.Builder

@@ -36,10 +36,6 @@ type ToolUse struct {
 	Parallel bool
 }
 
-// ErrToolsHarmony reports tools offered to a harmony model (gpt-oss),
-// whose calls the session does not read yet.
-var ErrToolsHarmony = errors.New("this model writes tool calls in OpenAI's harmony format (gpt-oss), which isagi does not read yet")
-
 // ErrNoChat reports tools offered to a model without a chat template.
 var ErrNoChat = errors.New("this model has no chat template, so it cannot be offered tools")
 
@@ -64,9 +60,6 @@ func (s *Session) SetTools(u *ToolUse) error {
 		return ErrNoChat
 	}
 	syn := tmpl.ToolSyntax()
-	if syn == ChatToolsHarmony {
-		return ErrToolsHarmony
-	}
 	if u.Required || u.Name != "" {
 		src, err := chat.ToolGrammar(syn, u.Tools, u.Name, u.Parallel)
 		if err != nil {
@@ -97,9 +90,6 @@ func (s *Session) SetTools(u *ToolUse) error {
 	}
 	return nil
 }
-
-// ChatToolsHarmony is the harmony syntax (gpt-oss).
-const ChatToolsHarmony = chat.ToolsHarmony
 
 // NewToolReader reads a reply of this session's model for tool calls, in
 // its template's syntax.

@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 
@@ -97,6 +98,12 @@ const maxHeader = 512
 // they are whole. The zero value is ready; it is not safe for concurrent
 // use.
 type HarmonyReply struct {
+	// Calls shows each message to a function (" to=functions.NAME") in
+	// the answer as a Hermes call, <tool_call>{"name": NAME,
+	// "arguments": TEXT}</tool_call>, for a ToolReader of ToolsHermes to
+	// read: set it when the conversation offers tools.
+	Calls    bool
+	call     bool   // the current message is such a call
 	inBody   bool   // inside a message's text (after <|message|>)
 	to       Route  // where the current message's text goes
 	header   []byte // the current header so far
@@ -151,6 +158,7 @@ func (h *HarmonyReply) Flush() (reply, thinking string) {
 	pend := h.pend
 	h.pend = nil
 	h.text(pend)
+	h.endCall()
 	if !h.inBody && h.bodies == 0 && len(h.header) > 0 {
 		h.emit(RouteReply, h.header)
 	}
@@ -221,9 +229,15 @@ func (h *HarmonyReply) marker(m string) {
 		}
 		h.inBody, h.to = true, route(string(h.header))
 		h.bodies++
+		if name := functionName(string(h.header)); h.Calls && h.to == RouteTool && name != "" {
+			q, _ := json.Marshal(name)
+			h.call, h.to = true, RouteReply
+			h.emit(RouteReply, []byte(hermesOpen+"\n{\"name\": "+string(q)+", \"arguments\": "))
+		}
 		h.header = h.header[:0]
 	case harmonyEnd, harmonyReturn, harmonyCall:
 		// The message ends: what follows is the next header.
+		h.endCall()
 		h.inBody = false
 		h.header = h.header[:0]
 	default:
@@ -231,11 +245,35 @@ func (h *HarmonyReply) marker(m string) {
 		// a message's text they begin the next message (the model left
 		// out <|end|>), so its channel is read, not shown.
 		if h.inBody || m == harmonyStart {
+			h.endCall()
 			h.inBody = false
 			h.header = h.header[:0]
 		}
 		h.header = append(h.header, m...)
 	}
+}
+
+// endCall closes a call shown as a Hermes one.
+func (h *HarmonyReply) endCall() {
+	if h.call {
+		h.call = false
+		h.emit(RouteReply, []byte("}\n"+hermesClose))
+	}
+}
+
+// functionName is the function a message header addresses
+// (" to=functions.NAME"), or "".
+func functionName(header string) string {
+	_, rest, ok := strings.Cut(header, " to=functions.")
+	if !ok {
+		if rest, ok = strings.CutPrefix(header, "to=functions."); !ok {
+			return ""
+		}
+	}
+	if i := strings.IndexAny(rest, " <"); i >= 0 {
+		rest = rest[:i]
+	}
+	return rest
 }
 
 func (h *HarmonyReply) emit(r Route, b []byte) {

@@ -56,7 +56,8 @@ const (
 	// ToolsMistralArgs: [TOOL_CALLS]name[ARGS]{…} per call, with an
 	// optional [CALL_ID]id before [ARGS] (Mistral Small 3.2, Devstral).
 	ToolsMistralArgs
-	// ToolsHarmony: gpt-oss's commentary messages to functions.name.
+	// ToolsHarmony: gpt-oss's commentary messages to functions.name,
+	// which HarmonyReply (Calls set) shows as Hermes calls.
 	ToolsHarmony
 )
 
@@ -120,6 +121,8 @@ func (s ToolSyntax) Markers() []string {
 		return []string{mistralCalls, mistralArgs, mistralCallID}
 	case ToolsLlama3:
 		return []string{llamaPython}
+	case ToolsHarmony:
+		return []string{harmonyChannel, harmonyConstrain, harmonyMessage}
 	}
 	return nil
 }
@@ -208,6 +211,10 @@ func ToolGrammar(s ToolSyntax, tools []Tool, name string, parallel bool) (string
 			call = grammar.Literal("{\"name\": \""+t.Name+"\", \"arguments\": ") + " " + args + " " + grammar.Literal("}")
 		case ToolsMistralArgs:
 			call = grammar.Literal(mistralCalls+t.Name+mistralArgs) + " " + args
+		case ToolsHarmony:
+			// A commentary message to the function; <|call|> (a stop
+			// token) ends it.
+			call = grammar.Literal(harmonyChannel+"commentary to=functions."+t.Name+" "+harmonyConstrain+"json"+harmonyMessage) + " " + args
 		default:
 			return "", fmt.Errorf("a call in %s syntax cannot be required yet", s)
 		}
@@ -219,8 +226,9 @@ func ToolGrammar(s ToolSyntax, tools []Tool, name string, parallel bool) (string
 	call := "( " + strings.Join(alts, " | ") + " )"
 	var root string
 	switch {
-	case s == ToolsLlama3 || !parallel:
-		// Llama 3's templates take one call per reply.
+	case s == ToolsLlama3 || s == ToolsHarmony || !parallel:
+		// Llama 3's templates take one call per reply; a harmony reply
+		// ends at its call (<|call|>).
 		root = call
 		if s == ToolsMistral {
 			root = grammar.Literal(mistralCalls+"[") + " " + call + " " + grammar.Literal("]")
@@ -279,8 +287,15 @@ const (
 	stTextOnly                  // Llama 3: the reply is text; no call follows
 )
 
-// NewToolReader reads a reply written in syntax s.
-func NewToolReader(s ToolSyntax) *ToolReader { return &ToolReader{s: s} }
+// NewToolReader reads a reply written in syntax s. A harmony reply is
+// read after its HarmonyReply (Calls set), which shows calls in Hermes'
+// syntax.
+func NewToolReader(s ToolSyntax) *ToolReader {
+	if s == ToolsHarmony {
+		s = ToolsHermes
+	}
+	return &ToolReader{s: s}
+}
 
 // Write adds the next piece of the reply and returns the text and the
 // call pieces it completes.

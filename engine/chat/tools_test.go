@@ -250,3 +250,41 @@ func FuzzToolReader(f *testing.F) {
 		}
 	})
 }
+
+// TestHarmonyCalls: a gpt-oss reply's message to a function, read by a
+// HarmonyReply with Calls set, is a call for the ToolReader; the chain of
+// thought stays apart, and without Calls the call is shown to nobody.
+func TestHarmonyCalls(t *testing.T) {
+	reply := `<|channel|>analysis<|message|>Need weather.<|end|><|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city": "Paris"}<|call|>`
+	for n := 1; n <= len(reply); n++ {
+		h := HarmonyReply{Calls: true}
+		r := NewToolReader(ToolsHarmony)
+		var text, thinking strings.Builder
+		feed := func(a, th string) {
+			thinking.WriteString(th)
+			c, _ := r.Write(a)
+			text.WriteString(c)
+		}
+		for i := 0; i < len(reply); i += n {
+			feed(h.Write(reply[i:min(i+n, len(reply))]))
+		}
+		feed(h.Flush())
+		c, _ := r.Flush()
+		text.WriteString(c)
+		calls := r.Calls()
+		if len(calls) != 1 || calls[0].Name != "get_weather" || calls[0].Arguments != `{"city": "Paris"}` || strings.TrimSpace(text.String()) != "" || thinking.String() != "Need weather." {
+			t.Fatalf("pieces of %d: calls %+v, text %q, thinking %q", n, calls, text.String(), thinking.String())
+		}
+	}
+	if r, _ := ParseHarmony(reply); r != "" {
+		t.Errorf("without Calls the call shows as %q", r)
+	}
+	src, err := ToolGrammar(ToolsHarmony, []Tool{{Name: "get_weather", Parameters: json.RawMessage(`{"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}`)}}, "", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, _ := grammar.Parse(src)
+	if !acceptsText(t, g, `<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city": "Paris"}`) {
+		t.Errorf("the harmony grammar refuses a call\n%s", src)
+	}
+}
