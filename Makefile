@@ -7,7 +7,7 @@ FUZZTIME_SLOW ?= 5000x
 BIN      := bin/isagi
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: bench-serve bench-moe bench-ab bench-kv bench-remote all build test vet fmt-check unit fuzz e2e openai-client bench bench-kernels bench-peer clean ptx ptx-check device-check
+.PHONY: bench-grammar bench-serve bench-moe bench-ab bench-kv bench-remote all build test vet fmt-check unit fuzz e2e openai-client bench bench-kernels bench-peer clean ptx ptx-check device-check
 
 all: build
 
@@ -120,6 +120,11 @@ bench: bench-kernels
 # the peak RSS of loading and running it alone. MOE_LAYERS of its 48
 # layers (8: a 3 GB file; 48: 17 GB).
 MOE_LAYERS ?= 8
+# What holding a reply to a JSON Schema costs in decode: ISAGI_BENCH_MODEL names
+# the model (a 1B shape; docs/serve.md, "What it costs").
+bench-grammar:
+	$(GO) test ./session -run '^$$' -bench '^BenchmarkGrammarDecode$$' -benchtime 3x -timeout 30m
+
 bench-moe:
 	ISAGI_MOE_LAYERS=$(MOE_LAYERS) $(GO) test ./engine/model -run '^$$' -bench '^BenchmarkMoE$$' -benchtime 10x -timeout 60m
 	ISAGI_MOE_LAYERS=$(MOE_LAYERS) $(GO) test ./engine/model -run '^$$' -bench '^BenchmarkMoERSS$$' -benchtime 1x -timeout 60m

@@ -281,11 +281,11 @@ func (p *plan) parseLogprobs(req *genRequest) *apiError {
 	return nil
 }
 
-// parseUnsupported refuses what the server cannot do of OpenAI's fields,
-// rather than answer in plain text as if they had not been sent, and
-// reads echo, the one it does. Values that ask for nothing pass: a
-// text response_format, an empty tools list, tool_choice "none" or
-// "auto" (without tools both mean text), best_of 1, an empty suffix.
+// parseUnsupported reads response_format and the tool fields
+// (parseFormat, parseTools), refuses what the server cannot do of
+// OpenAI's other fields, rather than answer in plain text as if they had
+// not been sent, and reads echo, the one it does. Values that ask for
+// nothing pass: best_of 1, an empty suffix.
 // echo, suffix and best_of are completions' fields: a chat request's
 // are unknown fields, ignored like any other.
 func (p *plan) parseUnsupported(req *genRequest) *apiError {
