@@ -41,22 +41,10 @@ func checkCall(name, args string) error {
 	return nil
 }
 
-// Test templates of Mistral's two call syntaxes, written for these tests
-// in the form Mistral's published templates render tools, calls and
-// results.
-const (
-	mistralListTemplate = `{%- for m in messages %}{%- if m.role == 'user' %}{%- if loop.last and tools %}[AVAILABLE_TOOLS]{{ tools|tojson }}[/AVAILABLE_TOOLS]{%- endif %}[INST]{{ m.content }}[/INST]` +
-		`{%- elif m.role == 'assistant' %}{%- if m.tool_calls %}[TOOL_CALLS][{%- for tc in m.tool_calls %}{"name": "{{ tc.function.name }}", "arguments": {{ tc.function.arguments|tojson }}, "id": "{{ tc.id }}"}{%- if not loop.last %}, {% endif %}{%- endfor %}]{%- else %}{{ m.content }}{%- endif %}<|im_end|>` +
-		`{%- elif m.role == 'tool' %}[TOOL_RESULTS]{"content": {{ m.content|tojson }}, "call_id": "{{ m.tool_call_id }}"}[/TOOL_RESULTS]{%- endif %}{%- endfor %}`
-	mistralArgsTemplate = `{%- for m in messages %}{%- if m.role == 'user' %}{%- if loop.last and tools %}[AVAILABLE_TOOLS]{{ tools|tojson }}[/AVAILABLE_TOOLS]{%- endif %}[INST]{{ m.content }}[/INST]` +
-		`{%- elif m.role == 'assistant' %}{%- if m.tool_calls %}{%- for tc in m.tool_calls %}[TOOL_CALLS]{{ tc.function.name }}[CALL_ID]{{ tc.id }}[ARGS]{{ tc.function.arguments|tojson }}{%- endfor %}{%- else %}{{ m.content }}{%- endif %}<|im_end|>` +
-		`{%- elif m.role == 'tool' %}[TOOL_RESULTS]{{ m.tool_call_id }}[TOOL_CONTENT]{{ m.content }}[/TOOL_RESULTS]{%- endif %}{%- endfor %}`
-)
-
 // toolSession opens the random-weight qwen2 fixture with template tmpl.
 func toolSession(t testing.TB, name, tmpl string) *session.Session {
 	t.Helper()
-	p := fixtures.Rebuilt(t, "archs/qwen2.gguf", t.TempDir(), name+".gguf", fixtures.Change{ChatTemplate: tmpl, ContextLength: 2048})
+	p := fixtures.Rebuilt(t, "archs/qwen2.gguf", t.TempDir(), name+".gguf", fixtures.Change{ChatTemplate: tmpl, ContextLength: 4096})
 	s, err := session.Open(p, session.Options{Settings: session.DefaultSettings()})
 	if err != nil {
 		t.Fatal(err)
@@ -73,6 +61,18 @@ func fixtureTemplate(t testing.TB, file string) string {
 		t.Fatalf("chat template fixture missing (../shared/fixtures/chat_templates): %v", err)
 	}
 	return string(b)
+}
+
+// chatTestdata reads a template shipped by a model's makers, kept in
+// engine/chat/testdata.
+func chatTestdata(file string) func(testing.TB) string {
+	return func(t testing.TB) string {
+		b, err := os.ReadFile("../engine/chat/testdata/" + file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
 }
 
 // streamedCall is a call rebuilt from stream deltas.
@@ -160,15 +160,10 @@ func TestToolCalls(t *testing.T) {
 		{"chatml", "generic", func(testing.TB) string { return fixtures.ChatML }},
 		{"qwen3", "hermes", func(t testing.TB) string { return fixtureTemplate(t, "qwen3.jinja") }},
 		{"llama-3.1", "llama3", func(t testing.TB) string { return fixtureTemplate(t, "llama-3.1-instruct.jinja") }},
-		{"mistral", "mistral", func(testing.TB) string { return mistralListTemplate }},
-		{"mistral-args", "mistral-args", func(testing.TB) string { return mistralArgsTemplate }},
-		{"gpt-oss", "harmony", func(t testing.TB) string {
-			b, err := os.ReadFile("../engine/chat/testdata/gpt-oss.jinja")
-			if err != nil {
-				t.Fatal(err)
-			}
-			return string(b)
-		}},
+		{"gpt-oss", "harmony", chatTestdata("gpt-oss.jinja")},
+		{"qwen2.5", "hermes", chatTestdata("qwen2.5-instruct.jinja")},
+		{"mistral-nemo", "mistral", chatTestdata("mistral-nemo-instruct.jinja")},
+		{"mistral-small-3.2", "mistral-args", chatTestdata("mistral-small-3.2-instruct.jinja")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := toolSession(t, tc.name, tc.tmpl(t))

@@ -122,7 +122,7 @@ func (s ToolSyntax) Markers() []string {
 	case ToolsLlama3:
 		return []string{llamaPython}
 	case ToolsHarmony:
-		return []string{harmonyChannel, harmonyConstrain, harmonyMessage}
+		return []string{harmonyChannel, harmonyMessage}
 	}
 	return nil
 }
@@ -212,9 +212,10 @@ func ToolGrammar(s ToolSyntax, tools []Tool, name string, parallel bool) (string
 		case ToolsMistralArgs:
 			call = grammar.Literal(mistralCalls+t.Name+mistralArgs) + " " + args
 		case ToolsHarmony:
-			// A commentary message to the function; <|call|> (a stop
-			// token) ends it.
-			call = grammar.Literal(harmonyChannel+"commentary to=functions."+t.Name+" "+harmonyConstrain+"json"+harmonyMessage) + " " + args
+			// A commentary message to the function, as gpt-oss's
+			// template writes one after the prompt's "<|start|>assistant";
+			// <|call|> (a stop token) ends it.
+			call = grammar.Literal(" to=functions."+t.Name+harmonyChannel+"commentary json"+harmonyMessage) + " " + args
 		default:
 			return "", fmt.Errorf("a call in %s syntax cannot be required yet", s)
 		}
