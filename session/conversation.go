@@ -488,6 +488,17 @@ func (cv *Conversation) hasSystem() bool { return cv.conv.HasSystem() }
 // Regenerate.
 func (cv *Conversation) sending(input string) { cv.lastInput = input }
 
+// setTools offers tools from the next prompt on (nil: none); a
+// conversation in completion mode has nothing to show them in.
+func (cv *Conversation) setTools(tools []chat.Tool) {
+	if cv.conv.Chat() {
+		cv.conv.SetTools(tools)
+	}
+}
+
+// offersTools reports whether tools are offered.
+func (cv *Conversation) offersTools() bool { return len(cv.conv.Tools()) > 0 }
+
 // add adds input (with augment, the memory's earlier answer shown, or "")
 // and fits the prompt into window tokens with reserve left for the reply.
 func (cv *Conversation) add(input, augment string, window, reserve int) (conversation.Prompt, error) {

@@ -113,7 +113,7 @@ func (s *Session) sendOn(ctx context.Context, input string, mode sendMode, emit 
 	if tmpl := s.cv.template(); tmpl != nil && tmpl.Harmony() {
 		// With tools offered, a message to a function comes out as a
 		// call for the ToolReader.
-		hr = &chat.HarmonyReply{Calls: len(s.cv.conv.Tools()) > 0}
+		hr = &chat.HarmonyReply{Calls: s.cv.offersTools()}
 	}
 	dec := s.tok.NewDecoder(tokenizer.DecodeOptions{Continuation: !s.cv.chat(), Special: hr != nil || s.toolSpecial})
 	var reply strings.Builder

@@ -47,9 +47,7 @@ var ErrNoChat = errors.New("this model has no chat template, so it cannot be off
 func (s *Session) SetTools(u *ToolUse) error {
 	tmpl := s.cv.template()
 	if u == nil || len(u.Tools) == 0 {
-		if s.cv.conv.Chat() {
-			s.cv.conv.SetTools(nil)
-		}
+		s.cv.setTools(nil)
 		if s.toolsHeld {
 			s.SetConstraint(nil)
 		}
@@ -79,7 +77,7 @@ func (s *Session) SetTools(u *ToolUse) error {
 		s.SetConstraint(nil)
 		s.toolsHeld = false
 	}
-	s.cv.conv.SetTools(u.Tools)
+	s.cv.setTools(u.Tools)
 	// Markers that are control tokens (Mistral's [TOOL_CALLS]) must reach
 	// the reader as text.
 	s.toolSpecial = false
