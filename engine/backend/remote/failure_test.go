@@ -128,7 +128,7 @@ func TestInsecure(t *testing.T) {
 func FuzzHandshake(f *testing.F) {
 	ok := make([]byte, 8+4+connCapsSize)
 	binary.LittleEndian.PutUint64(ok, 4+connCapsSize)
-	ok[8], ok[9] = protoMajor, protoMinor
+	ok[8], ok[9] = dialects[0].major, dialects[0].minor
 	f.Add(ok)
 	f.Add(append(append([]byte{}, ok...), 8, 0, 0, 0, 0, 0, 0, 0, 32, 0, 0, 0, 0, 0, 0, 0))
 	f.Add([]byte{255, 255, 255, 255, 255, 255, 255, 255})

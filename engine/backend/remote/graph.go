@@ -3,7 +3,11 @@ package remote
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"math"
+	"strings"
+
+	"github.com/isagi-lab/isagi/engine/tensor"
 )
 
 // ggml's numbering at protocol 5.1.0 (include/ggml.h of ggml d99724f2;
@@ -289,12 +293,88 @@ func (g *graph) send() error {
 		err = k.send(cmdGraphRecompute, k.zero[:4])
 		k.stats.Recomputes++
 	} else {
-		err = k.send(cmdGraphCompute, g.msg)
-		k.last = append(k.last[:0], g.msg...)
-		k.stats.Graphs++
+		if err = g.checkOps(); err == nil {
+			err = k.send(cmdGraphCompute, g.msg)
+			k.last = append(k.last[:0], g.msg...)
+			k.stats.Graphs++
+		}
 	}
 	g.reset()
 	return err
+}
+
+// opNames name the operations the graphs use, for messages.
+var opNames = map[uint32]string{
+	opAdd: "ADD", opMul: "MUL", opRMSNorm: "RMS_NORM", opMulMat: "MUL_MAT", opScale: "SCALE", opCpy: "CPY",
+	opGetRows: "GET_ROWS", opSetRows: "SET_ROWS", opRope: "ROPE", opFlashAttnExt: "FLASH_ATTN_EXT", opGLU: "GLU",
+}
+
+// checkOps asks a server that can say (GET_DEVICE_SUPPORTS_OP, 7.0.1)
+// whether it computes each kind of node of the serialized graph — an
+// operation on sources of given types — the first time the kind is sent,
+// so that a backend without a kernel (a GPU server lacking a quantisation)
+// is one sentence naming the operation and the types, not a crash of the
+// server mid-generation. The answers are kept per connection.
+func (g *graph) checkOps() error {
+	k := g.k
+	if !k.d.supportsOp {
+		return nil
+	}
+	le := binary.LittleEndian
+	at := 4 + 4 + 8*len(g.nodes) + 4 // the first rpc_tensor in g.msg
+	desc := func(id uint64) []byte { return g.msg[at+int(id-1)*tensorSize : at+int(id)*tensorSize] }
+	for _, id := range g.nodes {
+		t := &g.ts[id-1]
+		key := uint64(t.op) | uint64(t.typ)<<8
+		for j, s := range t.src[:3] {
+			if s != 0 {
+				key |= uint64(g.ts[s-1].typ+1) << (16 + 8*j)
+			}
+		}
+		if ok, seen := k.ops[key]; seen {
+			if !ok {
+				return g.unsupported(t)
+			}
+			continue
+		}
+		req := k.opReq[:]
+		clear(req)
+		copy(req[4:], desc(id))
+		for j, s := range t.src {
+			if s != 0 {
+				copy(req[4+tensorSize*(1+j):], desc(s))
+			}
+		}
+		le.PutUint32(req[0:], 0)
+		var out [1]byte
+		if err := k.call(cmdSupportsOp, req, out[:]); err != nil {
+			return err
+		}
+		if k.ops == nil {
+			k.ops = map[uint64]bool{}
+		}
+		k.ops[key] = out[0] != 0
+		if out[0] == 0 {
+			return g.unsupported(t)
+		}
+	}
+	return nil
+}
+
+// unsupported is the sentence for a node the server cannot compute.
+func (g *graph) unsupported(t *rt) error {
+	var types []string
+	for _, s := range t.src {
+		if s != 0 {
+			types = append(types, tensor.Type(g.ts[s-1].typ).String())
+		}
+	}
+	name := opNames[t.op]
+	if name == "" {
+		name = fmt.Sprintf("operation %d", t.op)
+	}
+	return fmt.Errorf("rpc server %s cannot compute %s on %s (its backend says it has no kernel for it): run the model on a server whose backend supports that type, or quantise it to another",
+		g.k.addr, name, strings.Join(types, " × "))
 }
 
 // reset forgets what was recorded (the arenas stay).

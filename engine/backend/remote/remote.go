@@ -64,14 +64,27 @@ type server struct {
 	k           *conn
 	align       uint64
 	free, total uint64
+	// uploaded and cached count the weight bytes sent to the server and
+	// those it had already by hash (a server started with a cache
+	// directory); upload is the time spent uploading.
+	uploaded, cached uint64
+	upload           time.Duration
 }
 
 // ServerInfo describes one server of a cluster, for the Hardware pane and
 // isagi bench.
 type ServerInfo struct {
-	Addr        string `json:"addr"`
+	Addr string `json:"addr"`
+	// Version is the ggml RPC protocol version the server speaks.
+	Version     string `json:"protocol"`
 	Free        uint64 `json:"free_bytes"`
 	Total       uint64 `json:"total_bytes"`
+	// Uploaded and Cached are the weight bytes sent to the server and
+	// those it already held by hash (started with a cache directory,
+	// rpc-server -c); Upload the time the upload took.
+	Uploaded uint64        `json:"uploaded_bytes"`
+	Cached   uint64        `json:"cached_bytes"`
+	Upload   time.Duration `json:"upload_ns"`
 	FirstLayer  int    `json:"first_layer"` // of the layers it runs, given Layers
 	LayersCount int    `json:"layers"`
 }
@@ -173,7 +186,8 @@ func (c *Cluster) Name() string {
 func (c *Cluster) Servers(layers int) []ServerInfo {
 	out := make([]ServerInfo, len(c.servers))
 	for i, s := range c.servers {
-		out[i] = ServerInfo{Addr: s.addr, Free: s.free, Total: s.total, FirstLayer: -1}
+		out[i] = ServerInfo{Addr: s.addr, Version: s.k.d.version(), Free: s.free, Total: s.total, FirstLayer: -1,
+			Uploaded: s.uploaded, Cached: s.cached, Upload: s.upload}
 	}
 	for l := range layers {
 		si := &out[c.serverFor(l, layers)]
@@ -318,6 +332,8 @@ func (c *Cluster) Matrix(m *tensor.Matrix) (backend.Matrix, error) {
 	padded := m.Type != tensor.F32 && m.Type != tensor.F16 && m.Type != tensor.BF16 && m.Cols%512 != 0
 	c.io.Lock()
 	defer c.io.Unlock()
+	t0 := time.Now()
+	defer func() { s.upload += time.Since(t0) }()
 	k := s.k
 	if padded {
 		req := make([]byte, 4+tensorSize*(1+maxSrc))
@@ -334,11 +350,12 @@ func (c *Cluster) Matrix(m *tensor.Matrix) (backend.Matrix, error) {
 	}
 	w.mem = rmem{h, base}
 	if padded {
-		if err := k.call(cmdInitTensor, w.desc(true), nil); err != nil {
+		if err := k.command(cmdInitTensor, w.desc(true)); err != nil {
 			return nil, err
 		}
 	}
-	if len(m.Data) > hashThreshold {
+	cache := len(m.Data) > hashThreshold
+	if cache {
 		req := make([]byte, tensorSize+16)
 		copy(req, w.desc(true))
 		binary.LittleEndian.PutUint64(req[tensorSize+8:], fnv1a(m.Data))
@@ -347,10 +364,12 @@ func (c *Cluster) Matrix(m *tensor.Matrix) (backend.Matrix, error) {
 			return nil, err
 		}
 		if ok[0] == 1 {
+			s.cached += uint64(len(m.Data))
 			return w, nil
 		}
 	}
-	if err := k.send(cmdSetTensor, w.desc(true), k.zero[:], m.Data); err != nil {
+	s.uploaded += uint64(len(m.Data))
+	if err := k.send(cmdSetTensor, w.desc(true), k.setPrefix(cache), m.Data); err != nil {
 		return nil, err
 	}
 	return w, nil

@@ -12,17 +12,75 @@ import (
 	"time"
 )
 
-// The protocol this package speaks: ggml's RPC protocol 5.1.0, as served by
-// rpc-server built from ggml-org/ggml d99724f2 (docs/remote.md). The
-// numbering of ggml's operations changes when ggml adds one, and the
-// server's patch version moves with it, so a server must report exactly
-// this version: another one would read our graph's operation numbers as
-// other operations.
-const (
-	protoMajor = 5
-	protoMinor = 1
-	protoPatch = 0
-)
+// The protocol versions this package speaks, each as what it says
+// differently (a dialect), chosen per server from its HELLO. The numbering
+// of ggml's operations changes when ggml adds one, and a server's version
+// moves with it, so a server must report one of these versions exactly
+// (for 7.0, a patch up to the one listed): another would read our graph's
+// operation numbers as other operations.
+type dialect struct {
+	major, minor, patch byte
+	// from says where a server of this version comes from, for messages.
+	from string
+	// quiet lists the commands the server does not answer: 5.1.0 sends an
+	// empty reply to FREE_BUFFER, BUFFER_CLEAR and INIT_TENSOR, 7.x none.
+	quiet []byte
+	// cacheFlag: SET_TENSOR carries a byte after the tensor asking the
+	// server to keep the data in its cache (7.x): | rpc_tensor |
+	// cache_flag u8 | offset u64 | data |.
+	cacheFlag bool
+	// supportsOp: GET_DEVICE_SUPPORTS_OP is answered (7.0 from patch 1).
+	supportsOp bool
+}
+
+// dialects are the versions spoken, oldest first.
+var dialects = [...]dialect{
+	{major: 5, minor: 1, patch: 0, from: "rpc-server from ggml-org/ggml d99724f2"},
+	{major: 7, minor: 0, patch: 1, from: "rpc-server from ggml-org/llama.cpp (2026)",
+		quiet: []byte{cmdFreeBuffer, cmdBufferClear, cmdInitTensor, cmdMemsetTensor}, cacheFlag: true, supportsOp: true},
+}
+
+// dialectOf is the dialect a server reporting version major.minor.patch
+// speaks, or false.
+func dialectOf(major, minor, patch byte) (dialect, bool) {
+	for _, d := range dialects {
+		switch {
+		case major != d.major || minor != d.minor:
+		case patch == d.patch:
+			return d, true
+		case major == 7 && patch < d.patch:
+			// 7.0.0 lacks only GET_DEVICE_SUPPORTS_OP.
+			d.patch, d.supportsOp = patch, false
+			return d, true
+		}
+	}
+	return dialect{}, false
+}
+
+// spoken lists the versions for messages: "5.1.0 (…) or 7.0.1 (…)".
+func spoken() string {
+	var b strings.Builder
+	for i, d := range dialects {
+		if i > 0 {
+			b.WriteString(" or ")
+		}
+		fmt.Fprintf(&b, "%d.%d.%d (%s)", d.major, d.minor, d.patch, d.from)
+	}
+	return b.String()
+}
+
+// answers reports whether the server replies to cmd.
+func (d *dialect) answers(cmd byte) bool {
+	for _, q := range d.quiet {
+		if q == cmd {
+			return false
+		}
+	}
+	return true
+}
+
+// version prints the dialect's version.
+func (d *dialect) version() string { return fmt.Sprintf("%d.%d.%d", d.major, d.minor, d.patch) }
 
 // Commands (enum rpc_cmd).
 const (
@@ -43,6 +101,10 @@ const (
 	cmdHello           = 14
 	cmdDeviceCount     = 15
 	cmdGraphRecompute  = 16
+	cmdMemsetTensor    = 17
+	// cmdSupportsOp is GET_DEVICE_SUPPORTS_OP (7.0.1): | device u32 | op
+	// rpc_tensor | srcs rpc_tensor[10] | → u8.
+	cmdSupportsOp = 19
 )
 
 // connCapsSize is the transport capabilities field of HELLO (RDMA
@@ -79,6 +141,12 @@ type Stats struct {
 type conn struct {
 	addr    string
 	timeout time.Duration
+	// d is the protocol version the server speaks.
+	d dialect
+	// ops holds the server's answers to GET_DEVICE_SUPPORTS_OP, by kind
+	// of node (graph.checkOps), and opReq is the request's scratch.
+	ops   map[uint64]bool
+	opReq [4 + tensorSize*(1+maxSrc)]byte
 
 	c   net.Conn
 	r   *bufio.Reader
@@ -97,6 +165,30 @@ type conn struct {
 	req  [tensorSize + 16]byte
 	zero [8]byte
 	sz   [8]byte
+	pre  [9]byte
+}
+
+// setPrefix is what SET_TENSOR carries between the tensor and the data:
+// the offset (0), after 7.x's cache flag (cache: keep the data in the
+// server's cache, for a weight the server did not have by hash).
+func (k *conn) setPrefix(cache bool) []byte {
+	if !k.d.cacheFlag {
+		return k.zero[:]
+	}
+	k.pre = [9]byte{}
+	if cache {
+		k.pre[0] = 1
+	}
+	return k.pre[:]
+}
+
+// command sends a command that returns nothing: waiting for the empty
+// reply where the server's version sends one, queued where it does not.
+func (k *conn) command(cmd byte, in []byte) error {
+	if k.d.answers(cmd) {
+		return k.call(cmd, in, nil)
+	}
+	return k.send(cmd, in)
 }
 
 // raw describes n bytes at data inside buffer handle, in k's scratch.
@@ -107,7 +199,7 @@ func (k *conn) raw(handle, data, n uint64) []byte {
 
 // setRaw queues bytes for data inside buffer handle (no reply).
 func (k *conn) setRaw(handle, data uint64, b []byte) error {
-	return k.send(cmdSetTensor, k.raw(handle, data, uint64(len(b))), k.zero[:], b)
+	return k.send(cmdSetTensor, k.raw(handle, data, uint64(len(b))), k.setPrefix(false), b)
 }
 
 // getRaw reads len(dst) bytes at data inside buffer handle.
@@ -158,11 +250,13 @@ func handshake(c net.Conn, addr string, timeout time.Duration) (*conn, error) {
 		}
 		return nil, err
 	}
-	if rsp[0] != protoMajor || rsp[1] != protoMinor || rsp[2] != protoPatch {
+	d, ok := dialectOf(rsp[0], rsp[1], rsp[2])
+	if !ok {
 		c.Close()
-		return nil, fmt.Errorf("rpc server %s speaks ggml RPC protocol %d.%d.%d; isagi speaks %d.%d.%d (rpc-server from ggml d99724f2): run a server of that version",
-			addr, rsp[0], rsp[1], rsp[2], protoMajor, protoMinor, protoPatch)
+		return nil, fmt.Errorf("rpc server %s speaks ggml RPC protocol %d.%d.%d; isagi speaks %s: run a server of one of those versions",
+			addr, rsp[0], rsp[1], rsp[2], spoken())
 	}
+	k.d = d
 	return k, nil
 }
 
@@ -257,6 +351,10 @@ func cmdName(cmd byte) string {
 		return "HELLO"
 	case cmdGraphRecompute:
 		return "GRAPH_RECOMPUTE"
+	case cmdMemsetTensor:
+		return "MEMSET_TENSOR"
+	case cmdSupportsOp:
+		return "GET_DEVICE_SUPPORTS_OP"
 	}
 	return fmt.Sprintf("command %d", cmd)
 }
@@ -387,18 +485,25 @@ func (k *conn) alloc(size uint64) (handle, base uint64, err error) {
 	// backend's buffers start at zero, as the CPU's do.
 	var clr [9]byte
 	binary.LittleEndian.PutUint64(clr[:], handle)
-	if err := k.call(cmdBufferClear, clr[:], nil); err != nil {
+	if err := k.command(cmdBufferClear, clr[:]); err != nil {
 		return 0, 0, err
 	}
 	return handle, base, nil
 }
 
-// free gives a buffer back (queued with the next round trip's flush would
-// leave the server holding it longer; it waits for the empty reply).
+// free gives a buffer back: at once where the server's version answers
+// FREE_BUFFER (its empty reply is waited for), else flushed now so that
+// the server does not hold the memory until the next round trip.
 func (k *conn) free(handle uint64) error {
 	var in [8]byte
 	binary.LittleEndian.PutUint64(in[:], handle)
-	return k.call(cmdFreeBuffer, in[:], nil)
+	if err := k.command(cmdFreeBuffer, in[:]); err != nil {
+		return err
+	}
+	if err := k.w.Flush(); err != nil {
+		return k.fail(cmdName(cmdFreeBuffer), err)
+	}
+	return nil
 }
 
 // bytesString prints a size for messages.

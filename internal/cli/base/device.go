@@ -194,6 +194,15 @@ func ServerLines(servers []remote.ServerInfo, layers int) []string {
 		if s.Total > 0 {
 			l += fmt.Sprintf(" · %s free of %s", HumanBytes(s.Free), HumanBytes(s.Total))
 		}
+		if s.Version != "" {
+			l += " · protocol " + s.Version
+		}
+		if s.Uploaded+s.Cached > 0 {
+			l += fmt.Sprintf(" · uploaded %s in %.1f s", HumanBytes(s.Uploaded), s.Upload.Seconds())
+			if s.Cached > 0 {
+				l += fmt.Sprintf(", %s from its cache", HumanBytes(s.Cached))
+			}
+		}
 		lines[i] = l
 	}
 	return lines
