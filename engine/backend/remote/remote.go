@@ -76,17 +76,17 @@ type server struct {
 type ServerInfo struct {
 	Addr string `json:"addr"`
 	// Version is the ggml RPC protocol version the server speaks.
-	Version     string `json:"protocol"`
-	Free        uint64 `json:"free_bytes"`
-	Total       uint64 `json:"total_bytes"`
+	Version string `json:"protocol"`
+	Free    uint64 `json:"free_bytes"`
+	Total   uint64 `json:"total_bytes"`
 	// Uploaded and Cached are the weight bytes sent to the server and
 	// those it already held by hash (started with a cache directory,
 	// rpc-server -c); Upload the time the upload took.
-	Uploaded uint64        `json:"uploaded_bytes"`
-	Cached   uint64        `json:"cached_bytes"`
-	Upload   time.Duration `json:"upload_ns"`
-	FirstLayer  int    `json:"first_layer"` // of the layers it runs, given Layers
-	LayersCount int    `json:"layers"`
+	Uploaded    uint64        `json:"uploaded_bytes"`
+	Cached      uint64        `json:"cached_bytes"`
+	Upload      time.Duration `json:"upload_ns"`
+	FirstLayer  int           `json:"first_layer"` // of the layers it runs, given Layers
+	LayersCount int           `json:"layers"`
 }
 
 // ErrUnavailable wraps every reason a cluster cannot be used.
