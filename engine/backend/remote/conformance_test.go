@@ -71,6 +71,21 @@ func quantised(m *model.Model) bool {
 func TestConformance(t *testing.T) {
 	a1, _ := startServer(t, 2)
 	a2, _ := startServer(t, 2)
+	conformance(t, a1, a2)
+}
+
+// TestConformance7 is TestConformance through a 7.0.1 server, and through
+// a 5.1.0 and a 7.0.1 server splitting the layers: each speaks its own
+// version on one cluster.
+func TestConformance7(t *testing.T) {
+	a7, _ := startServer7(t, 2)
+	a5, _ := startServer(t, 2)
+	conformance(t, a7, a5)
+}
+
+// conformance runs the conformance models through a1 alone and through
+// a1 and a2 together.
+func conformance(t *testing.T, a1, a2 string) {
 	for _, rel := range conformanceModels {
 		path := filepath.Join(sharedDir(), "fixtures", rel)
 		if _, err := os.Stat(path); err != nil {
@@ -149,4 +164,54 @@ func conform(t *testing.T, c *Cluster, path string, steered bool) {
 		}
 	}
 	backendtest.Greedy(t, rs, cs, 32, tol)
+}
+
+// TestWeightCache: a 7.0.1 server started with its cache (-c)
+// keeps the weights by hash, so a second start uploads at most 5 % of the
+// bytes the first did, and decodes as the CPU engine does from the
+// cached weights.
+func TestWeightCache(t *testing.T) {
+	// rpc-server -c keeps its cache in $LLAMA_CACHE/rpc.
+	t.Setenv("LLAMA_CACHE", t.TempDir())
+	a, _ := startServer7(t, 1, "-c")
+	path := filepath.Join(sharedDir(), "fixtures", "kjv/kjv-f32.gguf")
+	var starts [2]ServerInfo
+	for i := range starts {
+		c, err := Dial([]string{a}, Options{Timeout: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := model.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := c.NewBackend()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs, err := m.NewStateOn(128, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		starts[i] = c.Servers(m.Config.Layers)[0]
+		if i == 1 {
+			cs, err := m.NewStateOn(128, cpu.New(nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			backendtest.Greedy(t, rs, cs, 16, logitTolFloat)
+		}
+		rs.Close()
+		b.Close()
+		m.Close()
+		c.Close()
+	}
+	first, second := starts[0], starts[1]
+	t.Logf("first start: %d bytes uploaded, %d from the cache; second: %d uploaded, %d from the cache", first.Uploaded, first.Cached, second.Uploaded, second.Cached)
+	if first.Uploaded == 0 || first.Cached != 0 || second.Cached == 0 {
+		t.Fatalf("first start %d bytes uploaded, %d cached; second %d cached", first.Uploaded, first.Cached, second.Cached)
+	}
+	if second.Uploaded*20 > first.Uploaded {
+		t.Errorf("the second start uploaded %d bytes, more than 5 %% of the first's %d", second.Uploaded, first.Uploaded)
+	}
 }

@@ -1,7 +1,9 @@
 package remote
 
 import (
+	"bufio"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"net"
 	"path/filepath"
@@ -11,6 +13,7 @@ import (
 	"time"
 
 	"github.com/isagi-lab/isagi/engine/model"
+	"github.com/isagi-lab/isagi/engine/tensor"
 )
 
 // TestUnreachable: a port nothing listens on is one sentence naming it.
@@ -149,4 +152,87 @@ func FuzzHandshake(f *testing.F) {
 		}
 		k.memory()
 	})
+}
+
+// TestDialects: which versions a server may report, and what each says
+// differently; an unknown one is refused in one sentence naming the
+// versions spoken.
+func TestDialects(t *testing.T) {
+	for _, c := range []struct {
+		v          [3]byte
+		ok, quiet  bool
+		supportsOp bool
+	}{
+		{[3]byte{5, 1, 0}, true, false, false},
+		{[3]byte{7, 0, 1}, true, true, true},
+		{[3]byte{7, 0, 0}, true, true, false},
+		{[3]byte{5, 2, 0}, false, false, false},
+		{[3]byte{5, 0, 0}, false, false, false},
+		{[3]byte{7, 0, 2}, false, false, false},
+		{[3]byte{7, 1, 0}, false, false, false},
+		{[3]byte{6, 0, 1}, false, false, false},
+	} {
+		d, ok := dialectOf(c.v[0], c.v[1], c.v[2])
+		if ok != c.ok {
+			t.Errorf("%v: accepted %v", c.v, ok)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		if d.answers(cmdFreeBuffer) == c.quiet || d.supportsOp != c.supportsOp || d.cacheFlag != c.quiet {
+			t.Errorf("%v: %+v", c.v, d)
+		}
+		if d.version() != fmt.Sprintf("%d.%d.%d", c.v[0], c.v[1], c.v[2]) {
+			t.Errorf("%v reads as %s", c.v, d.version())
+		}
+	}
+	if s := spoken(); !strings.Contains(s, "5.1.0") || !strings.Contains(s, "7.0.1") {
+		t.Errorf("the versions spoken read %q", s)
+	}
+}
+
+// TestUnsupportedOp: a 7.0.1 server that says it cannot compute a node is
+// one sentence naming the operation and its types, asked once per kind of
+// node; the graph is not sent.
+func TestUnsupportedOp(t *testing.T) {
+	client, srv := net.Pipe()
+	defer client.Close()
+	asked := make(chan int, 1)
+	go func() {
+		n := 0
+		hdr := make([]byte, 9)
+		for {
+			if _, err := io.ReadFull(srv, hdr); err != nil {
+				asked <- n
+				return
+			}
+			body := make([]byte, binary.LittleEndian.Uint64(hdr[1:]))
+			if _, err := io.ReadFull(srv, body); err != nil {
+				asked <- n
+				return
+			}
+			if hdr[0] == cmdSupportsOp {
+				n++
+				srv.Write([]byte{1, 0, 0, 0, 0, 0, 0, 0, 0}) // one byte: 0, not supported
+			}
+		}
+	}()
+	k := &conn{addr: "test:1", timeout: 5 * time.Second, c: client, r: bufio.NewReader(client), w: bufio.NewWriter(client)}
+	k.d, _ = dialectOf(7, 0, 1)
+	g := newGraph(k)
+	w := g.leaf(uint32(tensor.IQ2_XXS), 1, 4096, [4]uint32{256, 4, 1, 1}, [4]uint32{66, 66, 264, 264})
+	x := g.leaf(typeF32, 1, 8192, [4]uint32{256, 1, 1, 1}, contiguous([4]uint32{256, 1, 1, 1}, 4))
+	g.node(opMulMat, 1, 9216, [4]uint32{4, 1, 1, 1}, contiguous([4]uint32{4, 1, 1, 1}, 4), w, x)
+	for range 2 {
+		g.serialize()
+		err := g.checkOps()
+		if err == nil || !strings.Contains(err.Error(), "MUL_MAT on IQ2_XXS × F32") || !strings.Contains(err.Error(), "test:1") {
+			t.Fatalf("got %v", err)
+		}
+	}
+	client.Close()
+	if n := <-asked; n != 1 {
+		t.Errorf("the server was asked %d times for one kind of node", n)
+	}
 }

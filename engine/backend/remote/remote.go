@@ -354,7 +354,7 @@ func (c *Cluster) Matrix(m *tensor.Matrix) (backend.Matrix, error) {
 			return nil, err
 		}
 	}
-	cache := len(m.Data) > hashThreshold
+	cache := len(m.Data) > k.d.hashAbove
 	if cache {
 		req := make([]byte, tensorSize+16)
 		copy(req, w.desc(true))
@@ -390,7 +390,8 @@ func (c *Cluster) Vector(v []float32) (backend.Vector, error) {
 	c.mu.Lock()
 	si := c.cur
 	c.mu.Unlock()
-	k := c.servers[si].k
+	s := c.servers[si]
+	k := s.k
 	c.io.Lock()
 	defer c.io.Unlock()
 	h, base, err := k.alloc(uint64(4 * max(len(v), 1)))
@@ -398,6 +399,9 @@ func (c *Cluster) Vector(v []float32) (backend.Vector, error) {
 		return nil, err
 	}
 	w := &vector{s: si, n: len(v), mem: rmem{h, base}}
+	// Norms and biases are small: sent every time, counted with the
+	// weights.
+	s.uploaded += uint64(4 * len(v))
 	if err := k.setRaw(h, base, f32bytes(v)); err != nil {
 		return nil, err
 	}

@@ -35,10 +35,23 @@ func freePort(t testing.TB) int {
 // output goes to the test log when the test fails.
 func startServer(t testing.TB, threads int) (addr string, cmd *exec.Cmd) {
 	t.Helper()
-	bin := peer.RPCServer(t)
+	return runServer(t, peer.RPCServer(t), threads)
+}
+
+// startServer7 is startServer for the 7.0.1 rpc-server
+// ($ISAGI_RPC_SERVER_7); extra are more of its flags (-c).
+func startServer7(t testing.TB, threads int, extra ...string) (addr string, cmd *exec.Cmd) {
+	t.Helper()
+	return runServer(t, peer.RPCServer7(t), threads, extra...)
+}
+
+// runServer starts rpc-server bin on a free loopback port.
+func runServer(t testing.TB, bin string, threads int, extra ...string) (addr string, cmd *exec.Cmd) {
+	t.Helper()
 	for try := 0; ; try++ {
 		port := freePort(t)
-		cmd = exec.Command(bin, "-H", "127.0.0.1", "-p", fmt.Sprint(port), "-t", fmt.Sprint(threads))
+		args := append([]string{"-H", "127.0.0.1", "-p", fmt.Sprint(port), "-t", fmt.Sprint(threads)}, extra...)
+		cmd = exec.Command(bin, args...)
 		out, err := cmd.StdoutPipe()
 		if err != nil {
 			t.Fatal(err)

@@ -31,13 +31,20 @@ type dialect struct {
 	cacheFlag bool
 	// supportsOp: GET_DEVICE_SUPPORTS_OP is answered (7.0 from patch 1).
 	supportsOp bool
+	// hashAbove is the size above which a weight is first asked for by
+	// hash (SET_TENSOR_HASH), so that a server started with a cache
+	// directory skips the transfer: 5.1.0 caches only what is over 10 MiB
+	// (ggml's own client's threshold); 7.x caches whatever the client
+	// flags, and every weight matrix of a small model is under 10 MiB.
+	hashAbove int
 }
 
 // dialects are the versions spoken, oldest first.
 var dialects = [...]dialect{
-	{major: 5, minor: 1, patch: 0, from: "rpc-server from ggml-org/ggml d99724f2"},
+	{major: 5, minor: 1, patch: 0, from: "rpc-server from ggml-org/ggml d99724f2", hashAbove: 10 << 20},
 	{major: 7, minor: 0, patch: 1, from: "rpc-server from ggml-org/llama.cpp (2026)",
-		quiet: []byte{cmdFreeBuffer, cmdBufferClear, cmdInitTensor, cmdMemsetTensor}, cacheFlag: true, supportsOp: true},
+		quiet: []byte{cmdFreeBuffer, cmdBufferClear, cmdInitTensor, cmdMemsetTensor}, cacheFlag: true, supportsOp: true,
+		hashAbove: 64 << 10},
 }
 
 // dialectOf is the dialect a server reporting version major.minor.patch
@@ -113,11 +120,6 @@ const connCapsSize = 24
 
 // helloTimeout bounds the wait for a server's greeting.
 const helloTimeout = 10 * time.Second
-
-// hashThreshold is the size above which an upload first asks whether the
-// server has the bytes in its cache (SET_TENSOR_HASH), as ggml's own client
-// does: a server started with a cache directory then skips the transfer.
-const hashThreshold = 10 << 20
 
 // Stats count what a connection sent and received: requests (commands
 // sent), bytes each way, and round trips (commands that waited for a

@@ -19,6 +19,12 @@ import (
 // rpc-server binary.
 const RPCServerEnv = "ISAGI_RPC_SERVER"
 
+// RPCServer7Env names the environment variable that points the tests at
+// an rpc-server of protocol 7.0.1 (current llama.cpp's), for the tests
+// that run both versions; there is no PATH fallback, since a PATH's
+// rpc-server is of one version.
+const RPCServer7Env = "ISAGI_RPC_SERVER_7"
+
 // SkipsEnv names a file to which each skip of this package appends one
 // line; `make test` sets it and prints the lines after the run, since go
 // test shows a passing package's skips only under -v.
@@ -63,6 +69,21 @@ func RPCServer(t testing.TB) string {
 	}
 	if p == "" {
 		Skip(t, "no rpc-server: "+rpcHelp)
+	}
+	return p
+}
+
+// RPCServer7 returns the path of the 7.0.1 rpc-server ($ISAGI_RPC_SERVER_7)
+// for t, and skips t with one line saying how to provide one when it is
+// not set.
+func RPCServer7(t testing.TB) string {
+	t.Helper()
+	p := os.Getenv(RPCServer7Env)
+	if p == "" {
+		Skip(t, "no 7.0.1 rpc-server: build llama.cpp's rpc-server (protocol 7.0.1) by hand outside the repository and set "+RPCServer7Env+" to it (docs/remote.md)")
+	}
+	if info, err := os.Stat(p); err != nil || info.IsDir() || info.Mode()&0o111 == 0 {
+		t.Fatalf("%s=%s is not an executable file", RPCServer7Env, p)
 	}
 	return p
 }
