@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/isagi-lab/isagi/engine/chat"
+	"github.com/isagi-lab/isagi/engine/generate"
+	"github.com/isagi-lab/isagi/engine/grammar"
 )
 
 // Tool calls: a conversation may offer the model functions; the template
@@ -43,7 +45,9 @@ var ErrNoChat = errors.New("this model has no chat template, so it cannot be off
 // call holds the next reply to the call syntax of the model's template
 // (its own constraint, as SetConstraint sets), each call's arguments to
 // its tool's schema; a schema the grammar cannot hold is an error naming
-// the tool and the schema's part. nil also lifts that constraint.
+// the tool and the schema's part. Without one, the reply is free until it
+// begins a call (the syntax's Trigger), and the call is then held the same
+// way. nil also lifts that constraint.
 func (s *Session) SetTools(u *ToolUse) error {
 	tmpl := s.cv.template()
 	if u == nil || len(u.Tools) == 0 {
@@ -73,9 +77,24 @@ func (s *Session) SetTools(u *ToolUse) error {
 		}
 		s.SetConstraint(f.Constraint(v))
 		s.toolsHeld = true
-	} else if s.toolsHeld {
-		s.SetConstraint(nil)
-		s.toolsHeld = false
+	} else {
+		// tool_choice auto: free until the model begins a call, then held
+		// to the form (a lazy grammar). A schema the grammar cannot hold
+		// leaves the calls read but not held.
+		var c generate.Constraint
+		if trig := syn.Trigger(); trig != "" {
+			if src, err := chat.ToolGrammar(syn, u.Tools, "", u.Parallel); err == nil {
+				f, ferr := GrammarFormat(src)
+				v, verr := s.pr.markedVocab(syn.Markers())
+				if ferr == nil && verr == nil {
+					c = grammar.NewLazyConstraint(grammar.NewMatcher(f.g, v), []string{trig})
+				}
+			}
+		}
+		if c != nil || s.toolsHeld {
+			s.SetConstraint(c)
+		}
+		s.toolsHeld = c != nil
 	}
 	s.cv.setTools(u.Tools)
 	// Markers that are control tokens (Mistral's [TOOL_CALLS]) must reach

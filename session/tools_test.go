@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"testing"
@@ -86,5 +87,22 @@ func TestSetTools(t *testing.T) {
 	}
 	if after, _ := s.Conversation().PromptTokens("hi"); after != before || s.constraint != nil {
 		t.Errorf("after SetTools(nil): %d tokens (want %d), constraint %v", after, before, s.constraint)
+	}
+	// tool_choice auto: a lazy grammar, idle until a call begins; a
+	// reply in prose goes through it untouched.
+	if err := s.SetTools(&ToolUse{Tools: tools}); err != nil {
+		t.Fatal(err)
+	}
+	lazy, ok := s.constraint.(*grammar.LazyConstraint)
+	if !ok {
+		t.Fatalf("auto set %T, not a lazy grammar", s.constraint)
+	}
+	turn, err := s.SendNoMemory(context.Background(), "Hello!", func(Event) {})
+	if err != nil || turn.Text == "" || lazy.Active() {
+		t.Fatalf("a reply under auto: %q, %v, grammar active %v", turn.Text, err, lazy.Active())
+	}
+	// A schema the grammar cannot hold: the calls are read, not held.
+	if err := s.SetTools(&ToolUse{Tools: bad}); err != nil || s.constraint != nil {
+		t.Errorf("auto with a pattern: %v, constraint %v", err, s.constraint)
 	}
 }

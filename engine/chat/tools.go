@@ -127,6 +127,21 @@ func (s ToolSyntax) Markers() []string {
 	return nil
 }
 
+// Trigger is the marker that begins a call in syntax s, from which a lazy
+// grammar holds the reply (grammar.LazyConstraint): Hermes' <tool_call>
+// (and the generic syntax's), Mistral's [TOOL_CALLS]. Llama 3's calls
+// begin with plain JSON, which prose may hold too, and harmony's are
+// messages, so they have none ("").
+func (s ToolSyntax) Trigger() string {
+	switch s {
+	case ToolsGeneric, ToolsHermes:
+		return hermesOpen
+	case ToolsMistral, ToolsMistralArgs:
+		return mistralCalls
+	}
+	return ""
+}
+
 // NewCallID makes an id for a call: nine letters and digits for Mistral's
 // families (their templates refuse any other), "call_" and 24 of them
 // otherwise, as OpenAI's look.

@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -249,4 +250,70 @@ func TestSharedConcurrently(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestLazyConstraint: prose before the trigger is free; from the trigger
+// on the grammar holds every token, end of generation included; a trigger
+// followed by what the grammar refuses leaves the rest free; waiting
+// allocates nothing.
+func TestLazyConstraint(t *testing.T) {
+	v := byteVocab(t)
+	g := mustParse(t, `root ::= "<call>" [a-z]+ "</call>"`)
+	feed := func(c *LazyConstraint, text string) {
+		t.Helper()
+		for i := range len(text) {
+			if err := c.Accept(int32(text[i])); err != nil {
+				t.Fatalf("byte %d of %q: %v", i, text, err)
+			}
+		}
+	}
+	allowed := func(c *LazyConstraint, b byte) bool {
+		logits := make([]float32, 257)
+		c.Mask(logits)
+		return !math.IsInf(float64(logits[b]), -1)
+	}
+	c := NewLazyConstraint(NewMatcher(g, v), []string{"<call>"})
+	feed(c, "Some prose, even < and <ca")
+	if c.Active() || !allowed(c, 'Z') {
+		t.Fatal("held before the trigger")
+	}
+	feed(c, "ll>ab")
+	if !c.Active() || allowed(c, 'Z') || !allowed(c, 'c') || allowed(c, 0) {
+		t.Fatal("not held after the trigger")
+	}
+	logits := make([]float32, 257)
+	c.Mask(logits)
+	if !math.IsInf(float64(logits[256]), -1) {
+		t.Error("end of generation allowed inside the call")
+	}
+	feed(c, "c</call>")
+	logits = make([]float32, 257)
+	c.Mask(logits)
+	if math.IsInf(float64(logits[256]), -1) {
+		t.Error("end of generation refused after the call")
+	}
+	// A token that completes the trigger and carries what the grammar
+	// refuses: free for good.
+	toks := make([][]byte, 258)
+	for b := range 256 {
+		toks[b] = []byte{byte(b)}
+	}
+	toks[257] = []byte("l>9")
+	v2, err := NewVocab(toks, []int32{256})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := NewLazyConstraint(NewMatcher(g, v2), []string{"<call>"})
+	feed(d, "<cal")
+	if err := d.Accept(257); err != nil {
+		t.Fatal(err)
+	}
+	if d.Active() || !allowed(d, 'Z') {
+		t.Error("a refused trigger left the reply held")
+	}
+	e := NewLazyConstraint(NewMatcher(g, v), []string{"<call>"})
+	feed(e, "warm up the buffer well past the longest trigger")
+	if n := testing.AllocsPerRun(100, func() { _ = e.Accept('x'); e.Mask(logits) }); n != 0 {
+		t.Errorf("%v allocations per token while waiting", n)
+	}
 }
