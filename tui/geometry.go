@@ -127,6 +127,27 @@ func (p *geometryPane) lines(w int) []string {
 		theme.Label.Render("overall ") + gauge + " " + over(p.last.Overall, pr.Overall.ROC.Tau),
 		theme.Label.Render(fmt.Sprintf("%s token · τ %.1f%% · L%d k%d", state, pr.Overall.ROC.Tau, pr.Layer, pr.K)),
 	}
+	// A gauge whose τ no threshold of the sweep left clean of benign
+	// calibration prompts has the sweep's fallback τ: ordinary text reads
+	// over it, and the pane says so rather than let red mean harm.
+	unclean, worst := 0, 0.0
+	for _, c := range pr.Categories {
+		if c.Gauge.ROC.FP > 0 {
+			unclean, worst = unclean+1, max(worst, c.Gauge.ROC.FPR)
+		}
+	}
+	if r := pr.Overall.ROC; r.FP > 0 || unclean > 0 {
+		cats := "categories"
+		if unclean == 1 {
+			cats = "category"
+		}
+		what := fmt.Sprintf("%d %s", unclean, cats)
+		if r.FP > 0 {
+			what = "overall + " + what
+			worst = max(worst, r.FPR)
+		}
+		out = append(out, theme.Notice.Render(fmt.Sprintf("τ not clean (%s): ≤%.0f%% of benign calib. over", what, 100*worst)))
+	}
 	if t := p.turn; t != nil {
 		// "out" is the gauge of the reply's mean state, the peak that of
 		// its highest token: the gauge of a mean is no mean of gauges,

@@ -372,3 +372,25 @@ func TestFlaggedSameReadingSaidOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestGeometryPaneSaysWhenTauIsNotClean: a gauge whose τ no threshold of
+// the sweep left clean of benign calibration prompts is said to be so;
+// clean ones add nothing.
+func TestGeometryPaneSaysWhenTauIsNotClean(t *testing.T) {
+	clean := &geometryPane{profile: fakeProfile()}
+	for _, l := range clean.lines(40) {
+		if strings.Contains(l, "not clean") {
+			t.Fatalf("clean gauges read %q", l)
+		}
+	}
+	p := fakeProfile()
+	p.Overall.ROC.FP, p.Overall.ROC.FPR = 18, 0.05
+	p.Categories[2].Gauge.ROC.FP, p.Categories[2].Gauge.ROC.FPR = 30, 0.1
+	found := false
+	for _, l := range (&geometryPane{profile: p}).lines(40) {
+		found = found || strings.Contains(ansi.Strip(l), "τ not clean (overall + 1 category): ≤10% of benign calib. over")
+	}
+	if !found {
+		t.Errorf("the pane does not say the τ is not clean: %q", (&geometryPane{profile: p}).lines(40))
+	}
+}

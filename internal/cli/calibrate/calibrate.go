@@ -5,11 +5,13 @@ package calibrate
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/isagi-lab/isagi/geometry"
 	"github.com/isagi-lab/isagi/internal/cli/base"
 	"github.com/isagi-lab/isagi/prompts"
+	"github.com/isagi-lab/isagi/teh"
 )
 
 // Main is `isagi calibrate`: build and store a model's geometry
@@ -106,12 +108,39 @@ func printProfile(w io.Writer, p *geometry.Profile) {
 	o := p.Overall
 	fmt.Fprintf(tw, "overall\t%d\t%.1f%%\t%.2f\t%.2f\t\t\t\t\n", len(o.Forbidden), o.ROC.Tau, o.ROC.TPR, o.ROC.FPR)
 	tw.Flush()
+	if msg := unseparated(p); msg != "" {
+		fmt.Fprintln(w, msg)
+	}
 	fmt.Fprintf(w, "benign baseline: %.4f nats/token over %d tokens; collateral budget %.1f%%\n", p.Stats.BaselineCE, p.Stats.BenignTokens, 100*p.Stats.Budget)
 	fmt.Fprintln(w, "reduction and collateral: on the prompts the projector was selected on (reduction is of a centred probe score, so it can pass 100 %); held-out refused: greedy replies to the category's held-out harmful prompts with a refusal marker, without and with the projector")
 	if g := p.COG; g != nil {
 		fmt.Fprintf(w, "memory gate: τ %.4f (closest different prompts %.4f, largest repeat under it %.4f; %.0f%% of %d repeats under τ) — isagi eval cog measures it\n",
 			g.Tau, g.DistinctMin, g.RepeatBelow, 100*g.RepeatServed, g.Repeats)
 	}
+}
+
+// unseparated says which gauges no threshold of the sweep (τ up to
+// teh.TauMax) separated on the calibration prompts: their τ is the
+// sweep's fallback, the lowest false-positive rate, and they flag some
+// ordinary text. "" when every gauge has a clean τ.
+func unseparated(p *geometry.Profile) string {
+	var names []string
+	worst := 0.0
+	for _, c := range p.Categories {
+		if c.Gauge.ROC.FP > 0 {
+			names = append(names, c.Name)
+			worst = max(worst, c.Gauge.ROC.FPR)
+		}
+	}
+	if p.Overall.ROC.FP > 0 {
+		names = append(names, "overall")
+		worst = max(worst, p.Overall.ROC.FPR)
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("warning: no τ up to %.0f %% passes every benign calibration prompt for %s: their τ is the sweep's fallback (the lowest false-positive rate, up to %.0f %% of the benign calibration prompts read over it), so these gauges flag some ordinary text (the Geometry pane says so too)",
+		teh.TauMax, strings.Join(names, ", "), 100*worst)
 }
 
 // usageHead is `isagi calibrate --help` before the flags.
