@@ -426,14 +426,15 @@ func (s *Server) prepare(ctx context.Context, conv *session.Session, p *plan) (*
 	}
 	var input string
 	var promptTok int
+	// Every request sets its own tools, none included (a completion's): a
+	// pooled conversation must not keep the last request's, nor the
+	// grammar of a required call, when that request failed before it ran.
+	if err := conv.SetTools(p.tools); err != nil {
+		return nil, badRequest("tools", "tools: %v", err)
+	}
 	if p.chat {
 		if p.ext.SessionID == "" {
 			conv.Conversation().ForgetBranches()
-		}
-		// Every request sets its own tools (none included): a pooled
-		// conversation must not offer the last request's.
-		if err := conv.SetTools(p.tools); err != nil {
-			return nil, badRequest("tools", "tools: %v", err)
 		}
 		if input, err = conv.Conversation().SetTranscript(p.msgs); err != nil {
 			return nil, badRequest("messages", "messages: %v", err)

@@ -43,6 +43,24 @@ func apiErr(t *testing.T, method, url, body string) (int, map[string]any) {
 // the runtime's own vocabulary.
 var goWords = []string{"json:", "Go ", "Go value", "struct", "serve.", "unmarshal", "strconv", "not a JSON", "main.", "[]"}
 
+// checkAnswer posts body to url and wants a 200 when param is "", else a
+// 400 naming param in one sentence.
+func checkAnswer(t *testing.T, name, url, body, param string) {
+	t.Helper()
+	code, e := apiErr(t, "POST", url, body)
+	if param == "" {
+		if code != 200 {
+			t.Errorf("%s: %d %v, want 200", name, code, e)
+		}
+		return
+	}
+	if code != 400 || e["param"] != param {
+		t.Errorf("%s: %d %v, want 400 with param %q", name, code, e, param)
+		return
+	}
+	checkSentence(t, name, e["message"].(string))
+}
+
 func checkSentence(t *testing.T, what, msg string) {
 	t.Helper()
 	if msg == "" || strings.Contains(msg, "\n") || strings.Count(strings.TrimSuffix(msg, "."), ". ") > 0 {
@@ -137,18 +155,7 @@ func TestUnsupportedFields(t *testing.T) {
 		{"echo not a boolean", cmpl, p + `"echo":"yes"}`, "echo"},
 		{"chat ignores completions' fields", chat, c + `"echo":true,"suffix":"x","best_of":3}`, ""},
 	} {
-		code, e := apiErr(t, "POST", tc.url, tc.body)
-		if tc.param == "" {
-			if code != 200 {
-				t.Errorf("%s: %d %v, want 200", tc.name, code, e)
-			}
-			continue
-		}
-		if code != 400 || e["param"] != tc.param {
-			t.Errorf("%s: %d %v, want 400 with param %q", tc.name, code, e, tc.param)
-			continue
-		}
-		checkSentence(t, tc.name, e["message"].(string))
+		checkAnswer(t, tc.name, tc.url, tc.body, tc.param)
 	}
 
 	// echo: the prompt comes back before the reply, streamed or not.

@@ -342,18 +342,7 @@ func TestToolRequests(t *testing.T) {
 		{"tool_calls on a user", `{"model":"m","messages":[{"role":"user","content":"Hi","tool_calls":[{"id":"x","type":"function","function":{"name":"f","arguments":"{}"}}]}],"max_tokens":2}`, "messages[0].tool_calls"},
 		{"tool_calls not calls", `{"model":"m","messages":[{"role":"user","content":"Hi"},{"role":"assistant","tool_calls":{"a":1}},{"role":"user","content":"x"}],"max_tokens":2}`, "messages[1].tool_calls"},
 	} {
-		code, e := apiErr(t, "POST", url, tc.body)
-		if tc.param == "" {
-			if code != 200 {
-				t.Errorf("%s: %d %v, want 200", tc.name, code, e)
-			}
-			continue
-		}
-		if code != 400 || e["param"] != tc.param {
-			t.Errorf("%s: %d %v, want 400 with param %q", tc.name, code, e, tc.param)
-			continue
-		}
-		checkSentence(t, tc.name, e["message"].(string))
+		checkAnswer(t, tc.name, url, tc.body, tc.param)
 	}
 }
 
@@ -469,5 +458,26 @@ func TestToolStreamShape(t *testing.T) {
 				t.Errorf("%s chunk: %q is %q here, %q in OpenAI's", kind, p, got[kind][p], typ)
 			}
 		}
+	}
+}
+
+// TestToolsDoNotOutliveTheirRequest: a required call whose request fails
+// before it runs (a prompt over the window) leaves no grammar on the
+// pooled conversation: the next request, a completion, answers as on a
+// fresh server.
+func TestToolsDoNotOutliveTheirRequest(t *testing.T) {
+	root := toolSession(t, "chatml", fixtures.ChatML)
+	_, ts := start(t, root, Config{ModelID: "m", Parallel: 1})
+	long := strings.Repeat("word ", 5000)
+	code, out := post(t, ts.URL+"/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":"`+long+`"}],"tools":`+toolsJSON+`,"tool_choice":"required"}`)
+	if code != 400 {
+		t.Fatalf("an over-long prompt: %d %v", code, out)
+	}
+	cmpl := `{"model":"m","prompt":"The weather","max_tokens":12,"temperature":0}`
+	_, after := post(t, ts.URL+"/v1/completions", cmpl)
+	_, fresh := start(t, toolSession(t, "chatml2", fixtures.ChatML), Config{ModelID: "m", Parallel: 1})
+	_, want := post(t, fresh.URL+"/v1/completions", cmpl)
+	if a, w := path(after, "choices", 0, "text"), path(want, "choices", 0, "text"); a != w {
+		t.Errorf("after a failed tool request the completion reads %q, on a fresh server %q", a, w)
 	}
 }
