@@ -83,7 +83,6 @@ func (p *plan) parseTools(req *genRequest) *apiError {
 	if len(choice) > 0 && string(choice) != "null" {
 		var mode string
 		var named struct {
-			Type     string `json:"type"`
 			Name     string `json:"name"` // function_call's form
 			Function struct {
 				Name string `json:"name"`
@@ -174,11 +173,9 @@ func messageExtra(i int, m message) ([]session.MessageField, *apiError) {
 			switch raw := bytes.TrimSpace(c.Function.Arguments); {
 			case len(raw) == 0 || string(raw) == "null":
 			case json.Unmarshal(raw, &text) == nil:
-				var obj any
-				if json.Unmarshal([]byte(text), &obj) == nil {
+				args = text
+				if json.Valid([]byte(text)) {
 					args = json.RawMessage(text)
-				} else {
-					args = text
 				}
 			default:
 				args = json.RawMessage(raw)

@@ -62,40 +62,26 @@ func (s *Session) SetTools(u *ToolUse) error {
 		return ErrNoChat
 	}
 	syn := tmpl.ToolSyntax()
-	if u.Required || u.Name != "" {
-		src, err := chat.ToolGrammar(syn, u.Tools, u.Name, u.Parallel)
+	var c generate.Constraint
+	switch {
+	case u.Required || u.Name != "":
+		m, err := s.toolMatcher(syn, u)
 		if err != nil {
 			return err
 		}
-		f, err := GrammarFormat(src)
-		if err != nil {
-			return fmt.Errorf("session: the grammar of the tool calls does not parse: %w", err)
-		}
-		v, err := s.pr.markedVocab(syn.Markers())
-		if err != nil {
-			return err
-		}
-		s.SetConstraint(f.Constraint(v))
-		s.toolsHeld = true
-	} else {
+		c = grammar.NewConstraint(m)
+	case syn.Trigger() != "":
 		// tool_choice auto: free until the model begins a call, then held
 		// to the form (a lazy grammar). A schema the grammar cannot hold
 		// leaves the calls read but not held.
-		var c generate.Constraint
-		if trig := syn.Trigger(); trig != "" {
-			if src, err := chat.ToolGrammar(syn, u.Tools, "", u.Parallel); err == nil {
-				f, ferr := GrammarFormat(src)
-				v, verr := s.pr.markedVocab(syn.Markers())
-				if ferr == nil && verr == nil {
-					c = grammar.NewLazyConstraint(grammar.NewMatcher(f.g, v), []string{trig})
-				}
-			}
+		if m, err := s.toolMatcher(syn, u); err == nil {
+			c = grammar.NewLazyConstraint(m, []string{syn.Trigger()})
 		}
-		if c != nil || s.toolsHeld {
-			s.SetConstraint(c)
-		}
-		s.toolsHeld = c != nil
 	}
+	if c != nil || s.toolsHeld {
+		s.SetConstraint(c)
+	}
+	s.toolsHeld = c != nil
 	s.cv.setTools(u.Tools)
 	// Markers that are control tokens (Mistral's [TOOL_CALLS]) must reach
 	// the reader as text.
@@ -106,6 +92,25 @@ func (s *Session) SetTools(u *ToolUse) error {
 		}
 	}
 	return nil
+}
+
+// toolMatcher is a matcher of u's calls in syntax syn (of the tool u
+// names, or of any), on the vocabulary in which the syntax's markers are
+// choosable.
+func (s *Session) toolMatcher(syn chat.ToolSyntax, u *ToolUse) (*grammar.Matcher, error) {
+	src, err := chat.ToolGrammar(syn, u.Tools, u.Name, u.Parallel)
+	if err != nil {
+		return nil, err
+	}
+	f, err := GrammarFormat(src)
+	if err != nil {
+		return nil, fmt.Errorf("session: the grammar of the tool calls does not parse: %w", err)
+	}
+	v, err := s.pr.markedVocab(syn.Markers())
+	if err != nil {
+		return nil, err
+	}
+	return grammar.NewMatcher(f.g, v), nil
 }
 
 // NewToolReader reads a reply of this session's model for tool calls, in

@@ -355,20 +355,9 @@ func (r *ToolReader) text(b []byte) {
 		return
 	}
 	r.content.Write(b)
-	if strings.TrimSpace(string(b)) != "" {
+	if firstNonSpace(b) >= 0 {
 		r.spoke = true
 	}
-}
-
-// opener is the marker that starts calls in r's syntax.
-func (r *ToolReader) opener() string {
-	switch r.s {
-	case ToolsMistral, ToolsMistralArgs:
-		return mistralCalls
-	case ToolsLlama3:
-		return llamaPython
-	}
-	return hermesOpen
 }
 
 // run consumes r.hold as far as it can; end says no more text comes.
@@ -466,7 +455,7 @@ func (r *ToolReader) scanText(end bool) bool {
 		r.st = stTextOnly
 		return true
 	}
-	op := r.opener()
+	op := r.s.Trigger() // (Llama 3's calls are read above)
 	if i := strings.Index(string(r.hold), op); i >= 0 {
 		if len(r.calls) == 0 || firstNonSpace(r.hold[:i]) >= 0 {
 			r.text(r.hold[:i])
@@ -522,7 +511,10 @@ func (r *ToolReader) scanName(end bool) bool {
 					r.st = stCallID
 					return true
 				}
-				r.beginArgs()
+				// The name is known: the call is given out, then its
+				// arguments as they come.
+				r.name = strings.TrimSpace(r.name)
+				r.announce()
 				r.startObject(stArgs)
 				return true
 			}
@@ -562,13 +554,6 @@ func (r *ToolReader) startObject(st readState) {
 	if st == stObject {
 		r.name, r.named = "", false
 	}
-}
-
-// beginArgs: the name is known (Mistral [ARGS]); the call is given out.
-func (r *ToolReader) beginArgs() {
-	r.name = strings.TrimSpace(r.name)
-	r.named = false
-	r.announce()
 }
 
 // announce gives out the call's first piece: its id and name.

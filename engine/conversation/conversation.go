@@ -121,9 +121,6 @@ type Prompt struct {
 // message as the user wrote it. A message that cannot fit even alone is
 // an error wrapping ErrTooLong and changes nothing.
 func (c *Conversation) Add(input, augment string, window, reserve int) (Prompt, error) {
-	if c.tmpl == nil {
-		return c.addText(input, window, reserve)
-	}
 	return c.AddMessage(chat.Message{Role: "user", Content: input}, augment, window, reserve)
 }
 

@@ -158,11 +158,13 @@ type schemaConv struct {
 	// rootName is the rule of the schema being converted, which "#"
 	// refers to ("root" but in a SchemaSet).
 	rootName string
-	order    []string          // rule names in definition order, root first
-	bodies   map[string]string // rule name → body
-	used     map[string]bool   // names taken, the primitives' included
-	prims    map[string]bool   // primitives referred to
-	refs     map[string]string // JSON pointer → rule name
+	// compact writes space as at most one blank (SchemaSet.Compact).
+	compact bool
+	order   []string          // rule names in definition order, root first
+	bodies  map[string]string // rule name → body
+	used    map[string]bool   // names taken, the primitives' included
+	prims   map[string]bool   // primitives referred to
+	refs    map[string]string // JSON pointer → rule name
 }
 
 func newSchemaConv(root *jvalue, strict bool) *schemaConv {
@@ -231,7 +233,11 @@ func (c *schemaConv) text() string {
 	}
 	for _, p := range primitiveRules {
 		if c.prims[p.name] {
-			b.WriteString(p.name + " ::= " + p.body + "\n")
+			body := p.body
+			if p.name == "space" && c.compact {
+				body = `" "?`
+			}
+			b.WriteString(p.name + " ::= " + body + "\n")
 		}
 	}
 	return b.String()

@@ -3,7 +3,6 @@ package grammar
 import (
 	"errors"
 	"fmt"
-	"strings"
 )
 
 // SchemaSet converts several JSON Schemas into one grammar: each becomes a
@@ -64,24 +63,12 @@ func (s *SchemaSet) Grammar(rootBody string) (string, error) {
 	c := s.c
 	c.order = append([]string{"root"}, c.order...)
 	c.bodies["root"] = rootBody
+	c.compact = s.Compact
 	text := c.text()
-	if s.Compact && c.prims["space"] {
-		text = strings.Replace(text, "\nspace ::= "+primitiveBody("space")+"\n", "\nspace ::= \" \"?\n", 1)
-	}
 	c.order = c.order[1:]
 	delete(c.bodies, "root")
 	if _, err := Parse(text); err != nil {
 		return "", fmt.Errorf("grammar: the grammar over the schemas does not parse: %w", err)
 	}
 	return text, nil
-}
-
-// primitiveBody is the body of primitive rule name.
-func primitiveBody(name string) string {
-	for _, p := range primitiveRules {
-		if p.name == name {
-			return p.body
-		}
-	}
-	return ""
 }
