@@ -499,7 +499,7 @@ func (k *conn) alloc(size uint64) (handle, base uint64, err error) {
 func (k *conn) free(handle uint64) error {
 	var in [8]byte
 	binary.LittleEndian.PutUint64(in[:], handle)
-	if err := k.command(cmdFreeBuffer, in[:]); err != nil {
+	if err := k.command(cmdFreeBuffer, in[:]); err != nil || k.d.answers(cmdFreeBuffer) {
 		return err
 	}
 	if err := k.w.Flush(); err != nil {
