@@ -9,7 +9,8 @@
 #   - compute-sanitizer memcheck on short decodes;
 #   - decode and prefill speed, % of the copy-bandwidth roofline and tokens
 #     per joule on synthetic SmolLM2-135M, 1B and 8B shapes, and one MoE
-#     layer of the Qwen3-30B-A3B and gpt-oss-20b shapes (set a only).
+#     layer of the Qwen3-30B-A3B and gpt-oss-20b shapes (set a only);
+#   - decode at GRC ranks k/d = 0.25…1 on the 8B shape against dense.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/isagi-device}
@@ -76,6 +77,13 @@ if [ "$set_" = a ]; then
 	# one layer's route, expert products and sum, decode and a batch of 64.
 	step experts 120 "$B"/cuda.test -test.run '^$' -test.bench '^BenchmarkGPUExperts$' -test.benchtime 50x
 	step bench 200 env ISAGI_BENCH_MODELS="$(IFS=,; echo "${models[*]}")" "$B"/cuda.test -test.run '^$' -test.bench '^BenchmarkGPU$' -test.benchtime 8x
+	# Issue 58: decode at GRC ranks k/d = 0.25…1 on the 8B shape, each
+	# between two dense timings (the seeds' compressed "super-baseline" and
+	# their k* = L2 MB × 42.7). Q/K/V only unless ISAGI_DEVICE_RANK_SLOTS=all.
+	r8="$gen/llama-8b-q4_k_m.gguf"
+	if [ -e "$r8" ]; then
+		step ranks 200 env ISAGI_BENCH_RANK_MODEL="$r8" ISAGI_BENCH_RANK_SLOTS="${ISAGI_DEVICE_RANK_SLOTS:-qkv}" "$B"/cuda.test -test.run '^$' -test.bench '^BenchmarkGPURanks$' -test.benchtime 1x
+	fi
 fi
 python3 - "$OUT" <<'PY' | tee -a "$S"
 import json, os, sys
@@ -103,6 +111,11 @@ if b:
     for r in b:
         tj = f"{r['tokens_per_joule']:.2f} tok/J at {r['power_w']:.0f} W" if "tokens_per_joule" in r else "no NVML power"
         print(f"  {r['model']:22s} decode {r.get('decode_tok_s', 0):8.1f} tok/s ({r.get('decode_roofline_pct', 0):5.1f}% of roofline, {r['weight_bytes_per_token'] / 2**20:.0f} MiB/token) · prefill {r.get('prefill_tok_s', 0):8.1f} tok/s · {tj}")
+k = rows("ranks.jsonl")
+if k:
+    print(f"rank sweep ({k[0]['model']}, {k[0]['slots']}; ratio to dense timed on either side):")
+    for r in k:
+        print(f"  k {r['k']:5d} (k/d {r['k_over_d']:.3f}): decode {r['decode_tok_s']:7.1f} tok/s, dense {r['dense_before_tok_s']:.1f}/{r['dense_after_tok_s']:.1f}, ratio {r['ratio']:.3f}, {r['roofline_pct']:5.1f}% of roofline")
 PY
 say "device-check: $([ $status = 0 ] && echo PASS || echo FAIL)"
 exit $status
