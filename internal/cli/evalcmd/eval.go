@@ -23,6 +23,7 @@ func Subcommands() []base.Command {
 		{Name: "cog", Args: "--model M.gguf", Summary: "precision and recall of answering from memory (the living manifold)", Main: cmdEvalCOG},
 		{Name: "ogd", Args: "--model M.gguf", Summary: "Safe OGD chains beside unexplored ones: harm gauge and refusals", Main: cmdEvalOGD},
 		{Name: "kv", Args: "--model M.gguf", Summary: "KV-cache eviction: retrieval, perplexity and speed of every scorer", Main: cmdEvalKV},
+		{Name: "gtc", Args: "--model M.gguf --text TEXT", Summary: "trajectory caching: coverage and first-order-corrected predictions of hidden states", Main: cmdEvalGTC},
 		{Name: "overlap", Args: "PROFILE_A PROFILE_B", Summary: "how much two profiles' UGT bases agree (a model and its quantisation)", Main: cmdOverlap},
 	}
 }
