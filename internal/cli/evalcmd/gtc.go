@@ -161,7 +161,7 @@ type gtcReport struct {
 	Dim      int     `json:"dim"`
 	Horizon  int     `json:"horizon"`
 	Keep     float64 `json:"keep"`
-	Prompts  [2]int  `json:"prompts"`  // store half, query half
+	Prompts  [2]int  `json:"prompts"` // store half, query half
 	Split    string  `json:"split"`
 	Records  int     `json:"records"`  // recorded in the store half
 	Queries  int     `json:"queries"`  // recorded in the query half
