@@ -225,6 +225,8 @@ type gtcErr struct {
 	AgreeCorrected  []float64 `json:"agree_corrected"`
 	PrefixPlain     float64   `json:"prefix_plain"`
 	PrefixCorrected float64   `json:"prefix_corrected"`
+	// PrefixNgram is the n-gram lookup's Prefix on the same queries.
+	PrefixNgram float64 `json:"prefix_ngram"`
 }
 
 // gtcTimings are the costs of answering a query from the cache, against
@@ -415,7 +417,8 @@ func evalGTC(ctx context.Context, src geometry.Source, prompts []string, o gtcOp
 	}
 	ng := newNgramIndex(storeRuns)
 	rep.NgramAgree = make([]float64, T)
-	for _, q := range qrecs {
+	ngPrefix := make([]int, len(qrecs))
+	for qi, q := range qrecs {
 		r := queryRuns[q.run]
 		known := r.ctx[:r.plen+q.i] // prompt, and the tokens chosen before state i
 		known = append(known[:len(known):len(known)], r.next[q.i])
@@ -430,6 +433,7 @@ func evalGTC(ctx context.Context, src geometry.Source, prompts []string, o gtcOp
 				n++
 			}
 		}
+		ngPrefix[qi] = n
 		rep.NgramPrefix += float64(n) / float64(len(qrecs))
 	}
 	rep.FixedRadius = gtc.Median(full.NeighbourDistances())
@@ -479,12 +483,12 @@ func evalGTC(ctx context.Context, src geometry.Source, prompts []string, o gtcOp
 				return nil, err
 			}
 			e := gtcQueryErr{plain: gtc.RelErr(p.Plain, truths[qi]), corrected: gtc.RelErr(p.Corrected, truths[qi]), mean: gtc.RelErr(meanTraj, truths[qi])}
-			all.add(e, plainTok, corrTok, truthTok)
+			all.add(e, plainTok, corrTok, truthTok, ngPrefix[qi])
 			if p.Dist <= row.Radius {
-				covered.add(e, plainTok, corrTok, truthTok)
+				covered.add(e, plainTok, corrTok, truthTok, ngPrefix[qi])
 			}
 			if slices.Equal(plainTok, truthTok) {
-				same.add(e, plainTok, corrTok, truthTok)
+				same.add(e, plainTok, corrTok, truthTok, ngPrefix[qi])
 			}
 		}
 		if sel == "farthest" {
@@ -559,13 +563,14 @@ type gtcAcc struct {
 	n                         int
 	plain, corr, mean, better float64
 	agreeP, agreeC            []float64
-	prefixP, prefixC          float64
+	prefixP, prefixC, prefixN float64
 }
 
 func (a *gtcAcc) init(T int) { a.agreeP, a.agreeC = make([]float64, T), make([]float64, T) }
 
-func (a *gtcAcc) add(e gtcQueryErr, plain, corr, truth []int32) {
+func (a *gtcAcc) add(e gtcQueryErr, plain, corr, truth []int32, ngram int) {
 	a.n++
+	a.prefixN += float64(ngram)
 	a.plain += e.plain
 	a.corr += e.corrected
 	a.mean += e.mean
@@ -597,7 +602,7 @@ func (a *gtcAcc) result() gtcErr {
 	}
 	n := float64(a.n)
 	r := gtcErr{N: a.n, Plain: a.plain / n, Corrected: a.corr / n, Mean: a.mean / n, Better: a.better / n,
-		PrefixPlain: a.prefixP / n, PrefixCorrected: a.prefixC / n}
+		PrefixPlain: a.prefixP / n, PrefixCorrected: a.prefixC / n, PrefixNgram: a.prefixN / n}
 	r.Ratio = r.Corrected / r.Plain
 	for k := range a.agreeP {
 		r.AgreePlain = append(r.AgreePlain, a.agreeP[k]/n)
@@ -674,15 +679,15 @@ func printGTCReport(w io.Writer, r *gtcReport) {
 	fmt.Fprintf(w, "split %s; store half: %d prompts, %d records; query half: %d prompts, %d queries; J: rank %d, %d cluster(s), ridge %g\n\n",
 		r.Split, r.Prompts[0], r.Records, r.Prompts[1], r.Queries, r.Rank, r.Clusters, r.Ridge)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "cache\tkept\tcoverage\tat fixed radius\tq dist/radius\tqueries\trel err plain\tcorrected\tratio\tbetter\tmean traj\ttokens plain\tcorrected\t")
+	fmt.Fprintln(tw, "cache\tkept\tcoverage\tat fixed radius\tq dist/radius\tqueries\trel err plain\tcorrected\tratio\tbetter\tmean traj\ttokens plain\tcorrected\tn-gram\t")
 	for _, row := range r.Rows {
 		for _, e := range []struct {
 			name string
 			e    gtcErr
 		}{{"all", row.All}, {"covered", row.Covered}, {"same path", row.SamePath}} {
-			fmt.Fprintf(tw, "%s %s\t%d\t%.1f%%\t%.1f%%\t%.2f\t%d\t%.4f\t%.4f\t%.3f\t%.0f%%\t%.4f\t%.2f/%d\t%.2f/%d\t\n",
+			fmt.Fprintf(tw, "%s %s\t%d\t%.1f%%\t%.1f%%\t%.2f\t%d\t%.4f\t%.4f\t%.3f\t%.0f%%\t%.4f\t%.2f/%d\t%.2f/%d\t%.2f\t\n",
 				row.Select, e.name, row.Kept, 100*row.Coverage, 100*row.CoverageFixed, row.MedianQueryDist, e.e.N, e.e.Plain, e.e.Corrected, e.e.Ratio,
-				100*e.e.Better, e.e.Mean, e.e.PrefixPlain, r.Horizon, e.e.PrefixCorrected, r.Horizon)
+				100*e.e.Better, e.e.Mean, e.e.PrefixPlain, r.Horizon, e.e.PrefixCorrected, r.Horizon, e.e.PrefixNgram)
 		}
 	}
 	tw.Flush()
