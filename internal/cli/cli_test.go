@@ -37,7 +37,7 @@ func TestHelpListsTheTable(t *testing.T) {
 			want = append(want, "isagi "+c.Name+" "+s.Name)
 		}
 	}
-	for _, s := range []string{"teh", "snipe", "refusals", "cog", "ogd", "kv", "overlap"} {
+	for _, s := range []string{"teh", "snipe", "refusals", "cog", "ogd", "kv", "gtc", "overlap"} {
 		want = append(want, "isagi eval "+s+" ")
 	}
 	want = append(want, "isagi session info ", "isagi session export ", "isagi [flags]", "isagi --demo", "-thermal-rank")
@@ -94,9 +94,9 @@ func TestUnknownSubcommand(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"eval", "frobnicate"}, `unknown subcommand "frobnicate" of isagi eval: want teh, snipe, refusals, cog, ogd, kv or overlap`},
+		{[]string{"eval", "frobnicate"}, `unknown subcommand "frobnicate" of isagi eval: want teh, snipe, refusals, cog, ogd, kv, gtc or overlap`},
 		{[]string{"session", "foo"}, `unknown subcommand "foo" of isagi session: want info or export`},
-		{[]string{"eval"}, "eval needs a subcommand: teh, snipe, refusals, cog, ogd, kv or overlap"},
+		{[]string{"eval"}, "eval needs a subcommand: teh, snipe, refusals, cog, ogd, kv, gtc or overlap"},
 		{[]string{"session"}, "session needs a subcommand: info or export"},
 		{[]string{"session", "--json"}, "session needs a subcommand: info or export"},
 	} {

@@ -38,7 +38,7 @@ var order = []layer{
 	}},
 	{"application", []string{"session"}},
 	{"mechanisms", []string{
-		"geometry", "ugt", "teh", "ogd", "snipe", "cog", "miku",
+		"geometry", "ugt", "teh", "ogd", "snipe", "cog", "gtc", "miku",
 		// What the features are measured and fed with: the calibration
 		// prompts, and `isagi eval kv`'s tasks and measurement.
 		"prompts", "internal/kvtask", "internal/kveval",

@@ -1,6 +1,7 @@
 // Package evalcmd is `isagi eval`: the geometry profile on held-out
 // prompts (teh, snipe, refusals), the memory gate (cog), Safe OGD (ogd),
-// KV eviction (kv) and the overlap of two profiles.
+// KV eviction (kv), trajectory caching (gtc) and the overlap of two
+// profiles.
 package evalcmd
 
 import (
@@ -23,6 +24,7 @@ func Subcommands() []base.Command {
 		{Name: "cog", Args: "--model M.gguf", Summary: "precision and recall of answering from memory (the living manifold)", Main: cmdEvalCOG},
 		{Name: "ogd", Args: "--model M.gguf", Summary: "Safe OGD chains beside unexplored ones: harm gauge and refusals", Main: cmdEvalOGD},
 		{Name: "kv", Args: "--model M.gguf", Summary: "KV-cache eviction: retrieval, perplexity and speed of every scorer", Main: cmdEvalKV},
+		{Name: "gtc", Args: "--model M.gguf --text TEXT", Summary: "trajectory caching: coverage and first-order-corrected predictions of hidden states", Main: cmdEvalGTC},
 		{Name: "overlap", Args: "PROFILE_A PROFILE_B", Summary: "how much two profiles' UGT bases agree (a model and its quantisation)", Main: cmdOverlap},
 	}
 }
@@ -46,6 +48,7 @@ func Main(env base.Env, args []string) error {
 // evalUsage is the help of `isagi eval`.
 const evalUsage = `Usage: isagi eval teh|snipe|refusals|cog|ogd [--model FILE | --demo] [--profile P] [--set DIR] [--json]
        isagi eval kv --model FILE (--haystack TEXT | --cases FILE | --ppl TEXT) [--json]
+       isagi eval gtc --model FILE --text TEXT [--keep 0.25] [--horizon T] [--json]
        isagi eval overlap PROFILE_A PROFILE_B
 
   teh      detection rate and false positives of every TEH gauge on the
@@ -75,6 +78,10 @@ const evalUsage = `Usage: isagi eval teh|snipe|refusals|cog|ogd [--model FILE | 
   kv       KV-cache eviction: retrieval accuracy of every scorer at every
            keep share (RULER-style cases), perplexity under eviction, and
            decode speed at a long context (isagi eval kv --help)
+  gtc      trajectory caching (docs/gtc.md): coverage of a cache of
+           hidden-state records and how well the nearest record's next T
+           states, as stored and first-order corrected, predict the
+           model's own (isagi eval gtc --help)
   overlap  bilateral overlap ‖B_Aᵀ B_B‖²_F / k of two profiles' UGT bases
            (1: the same subspace, 0: orthogonal) — e.g. a model and its
            quantisation
