@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/isagi-lab/isagi/engine/backend"
-	"github.com/isagi-lab/isagi/engine/internal/synth"
+	"github.com/isagi-lab/isagi/engine/internal/synthproj"
 	"github.com/isagi-lab/isagi/engine/model"
 )
 
@@ -22,7 +22,7 @@ import (
 // run. It tests two of the seeds' claims about GPUs: that compressed
 // decode can beat dense (Paper 1's "super-baseline", 106 % at k = 1024)
 // and that throughput peaks at k* = L2 MB × 42.7 (Paper XII). Both are
-// claims about speed, so the projections are random (synth.ProjectionsFor)
+// claims about speed, so the projections are random (synthproj.ProjectionsFor)
 // rather than built: an 8B compression takes an eigendecomposition per
 // block, longer than a device session.
 //
@@ -92,7 +92,7 @@ func rankSweep(b *testing.B, path, slots string, be backend.Backend, bw float64,
 	rate() // warm: the dense weights bound, the kernels loaded
 	for _, f := range []float64{0.25, 0.375, 0.45, 0.5, 0.625, 0.75, 0.875, 1} {
 		k := int(math.Round(f*float64(d)/32)) * 32
-		p, err := synth.ProjectionsFor(m, k, slots, uint64(k))
+		p, err := synthproj.ProjectionsFor(m, k, slots, uint64(k))
 		if err != nil {
 			b.Fatal(err)
 		}

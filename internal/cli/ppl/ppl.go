@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/isagi-lab/isagi/engine/generate"
+	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/engine/regfile"
 	"github.com/isagi-lab/isagi/engine/tokenizer"
 	"github.com/isagi-lab/isagi/internal/cli/base"
@@ -18,6 +19,7 @@ func Main(env base.Env, args []string) error {
 	mf.Register(fs)
 	defer mf.Dev.Close()
 	file := fs.String("file", "", "text file to score")
+	attnres := fs.Float64("attnres", 0, "also score every variant with AttnRes mixing the residual stream at strength `S` (0…1; docs/seeds.md): one more line each, and the stream's RMS by depth")
 	parseSpecial := fs.Bool("parse-special", false, "turn control-token text such as <|im_end|> into control tokens, to score chat-formatted text (trusted text only)")
 	if err := env.Parse(fs, args); err != nil {
 		return err
@@ -28,6 +30,9 @@ func Main(env base.Env, args []string) error {
 	text, err := regfile.ReadRegular(*file, base.MaxTextBytes)
 	if err != nil {
 		return fmt.Errorf("--file: %w", err)
+	}
+	if !(*attnres >= 0 && *attnres <= 1) {
+		return base.Usagef("--attnres %g: a strength from 0 to 1", *attnres)
 	}
 	vs, err := mf.Variants()
 	if err != nil {
@@ -60,10 +65,45 @@ func Main(env base.Env, args []string) error {
 		}
 		return r, err
 	}
+	// withAttnRes scores the state as it is and then under AttnRes, one
+	// line each, and returns the second.
+	withAttnRes := func(label string, plain float64) (float64, error) {
+		h, err := model.NewAttnRes(m, *attnres, false)
+		if err != nil {
+			return 0, err
+		}
+		remove, err := st.AddHook(h)
+		if err != nil {
+			return 0, err
+		}
+		r, err := score()
+		remove()
+		if err != nil {
+			return 0, err
+		}
+		fmt.Fprintf(env.Stdout, "%-22s ppl=%.4f (%+.2f %%)\n", fmt.Sprintf("%s +attnres %g", label, *attnres), r.PPL, 100*(r.PPL/plain-1))
+		pl, mx := h.Profile()
+		fmt.Fprintf(env.Stdout, "  stream RMS after each block, plain → attnres:")
+		for l := range pl {
+			fmt.Fprintf(env.Stdout, " %.2f→%.2f", pl[l], mx[l])
+		}
+		fmt.Fprintln(env.Stdout)
+		return r.PPL, nil
+	}
 	if vs == nil {
 		r, err := score()
 		if err != nil {
 			return err
+		}
+		if *attnres > 0 {
+			label := "dense"
+			if mf.Rank != "off" && mf.Rank != "" {
+				label = "rank " + mf.Rank
+			}
+			fmt.Fprintf(env.Stdout, "%-22s ppl=%.4f\n", label, r.PPL)
+			if r.PPL, err = withAttnRes(label, r.PPL); err != nil {
+				return err
+			}
 		}
 		fmt.Fprintf(env.Stdout, "ppl=%.4f\n", r.PPL)
 		return nil
@@ -86,6 +126,11 @@ func Main(env base.Env, args []string) error {
 		}
 		fmt.Fprintf(env.Stdout, "%-22s ppl=%.4f\n", v.Label, r.PPL)
 		last = r.PPL
+		if *attnres > 0 {
+			if last, err = withAttnRes(v.Label, r.PPL); err != nil {
+				return err
+			}
+		}
 	}
 	fmt.Fprintf(env.Stdout, "ppl=%.4f\n", last)
 	return nil
@@ -99,6 +144,12 @@ computes it: the text is cut into windows of --ctx tokens (default: the
 model's context, at most 4096), each starting with BOS, and the second half
 of every window is scored. Progress goes to stderr; the result is one line
 "ppl=<value>" on stdout.
+
+--attnres S scores the model (and every variant) a second time with
+Block Attention Residuals mixing the residual stream at strength S, with
+the stream's own direction as the pseudo-query (docs/seeds.md, Paper 3):
+one more line per variant, its change, and the stream's RMS after each
+block without and with it.
 
 With --rank the model runs GRC-compressed: --slots picks the weights
 (qkv; qkv,o,ffn), --alloc the rank per block (uniform; gp from the

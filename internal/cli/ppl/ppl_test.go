@@ -88,3 +88,33 @@ func TestPPLVariants(t *testing.T) {
 		t.Errorf("--gauge without --rank: %v", err)
 	}
 }
+
+// TestPPLAttnRes: --attnres scores the model twice, plain then mixed, with
+// the stream's profile, and the last line is the mixed score; a strength
+// outside [0, 1] is a usage error.
+func TestPPLAttnRes(t *testing.T) {
+	text := heldoutText(t)
+	kjv := clitest.Fixture(t, "kjv/kjv-q8_0.gguf")
+	out, errs, err := runCmd(t, "ppl", "--model", kjv, "--file", text, "--ctx", "128", "--attnres", "0.35")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 4 || !strings.HasPrefix(lines[0], "dense ") || !strings.HasPrefix(lines[1], "dense +attnres 0.35 ") ||
+		!strings.Contains(lines[2], "stream RMS after each block") || strings.Count(lines[2], "→") != 1+6 {
+		t.Fatalf("output:\n%s", out)
+	}
+	var plain, mixed float64
+	if _, err := fmt.Sscanf(strings.Fields(lines[0])[1], "ppl=%g", &plain); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fmt.Sscanf(lines[3], "ppl=%g", &mixed); err != nil {
+		t.Fatal(err)
+	}
+	if !(mixed > plain) {
+		t.Errorf("AttnRes at 0.35 scored %g against %g plain: the untrained mix should cost", mixed, plain)
+	}
+	if _, _, err := runCmd(t, "ppl", "--model", kjv, "--file", text, "--attnres", "2"); err == nil {
+		t.Error("--attnres 2 accepted")
+	}
+}

@@ -1,4 +1,6 @@
-package synth
+// Package synthproj makes random GRC-shaped projections of a model, to time
+// compressed decoding at any rank without building a compression.
+package synthproj
 
 import (
 	"fmt"
@@ -38,7 +40,7 @@ func (p *Projections) Block(l int) model.BlockProjections { return p.blocks[l] }
 func ProjectionsFor(m *model.Model, k int, slots string, seed uint64) (*Projections, error) {
 	c := &m.Config
 	if k <= 0 || k%32 != 0 {
-		return nil, fmt.Errorf("synth: rank %d is not a positive multiple of 32", k)
+		return nil, fmt.Errorf("synthproj: rank %d is not a positive multiple of 32", k)
 	}
 	all := false
 	switch slots {
@@ -46,13 +48,13 @@ func ProjectionsFor(m *model.Model, k int, slots string, seed uint64) (*Projecti
 	case "all":
 		all = true
 	default:
-		return nil, fmt.Errorf("synth: slots %q (qkv or all)", slots)
+		return nil, fmt.Errorf("synthproj: slots %q (qkv or all)", slots)
 	}
 	if all && c.Experts > 0 {
-		return nil, fmt.Errorf("synth: slots all on a mixture of experts (GRC compresses its attention only)")
+		return nil, fmt.Errorf("synthproj: slots all on a mixture of experts (GRC compresses its attention only)")
 	}
 	if k > c.Dim || (all && (k > c.QDim() || k > c.FFN)) {
-		return nil, fmt.Errorf("synth: rank %d is wider than an input it projects", k)
+		return nil, fmt.Errorf("synthproj: rank %d is wider than an input it projects", k)
 	}
 	p := &Projections{blocks: make([]model.BlockProjections, c.Layers)}
 	var err error
@@ -95,7 +97,7 @@ func ProjectionsFor(m *model.Model, k int, slots string, seed uint64) (*Projecti
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("synth: rank-%d projections: %w", k, err)
+		return nil, fmt.Errorf("synthproj: rank-%d projections: %w", k, err)
 	}
 	return p, nil
 }

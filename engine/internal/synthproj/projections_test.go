@@ -1,10 +1,11 @@
-package synth
+package synthproj
 
 import (
 	"path/filepath"
 	"testing"
 
 	"github.com/isagi-lab/isagi/engine/backend/cpu"
+	"github.com/isagi-lab/isagi/engine/internal/synth"
 	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/engine/tensor"
 )
@@ -14,9 +15,9 @@ import (
 // them (its logits move off the dense model's, so the products really are
 // the projected ones), then dense again.
 func TestProjectionsRun(t *testing.T) {
-	s := Shape{Dim: 128, Layers: 2, Heads: 4, KVHeads: 2, FFN: 256, Vocab: 64}
+	s := synth.Shape{Dim: 128, Layers: 2, Heads: 4, KVHeads: 2, FFN: 256, Vocab: 64}
 	path := filepath.Join(t.TempDir(), "tiny.gguf")
-	if err := WriteWith(path, s, tensor.Q8_0, Options{Random: true}); err != nil {
+	if err := synth.WriteWith(path, s, tensor.Q8_0, synth.Options{Random: true}); err != nil {
 		t.Fatal(err)
 	}
 	m, err := model.Open(path)
