@@ -226,7 +226,7 @@ func TestFlowBench(t *testing.T) {
 	}
 }
 
-func readLines(t *testing.T, path string) []string {
+func readLines(t testing.TB, path string) []string {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
