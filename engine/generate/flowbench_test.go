@@ -26,11 +26,11 @@ import (
 //
 //   - kjv (kjv-q8_0): evaluated on the first 16 lines of kjv/heldout.txt
 //     with 24 tokens (24-token prompts, 64 greedy tokens, as bench-spec.sh);
-//     calibrated on lines 101–199 only.
+//     calibrated on lines 101–199 only (their first 24 tokens as prompts).
 //   - chat (testdata/models/chat-q8_0.gguf): prompts of
 //     scripts/fixtures/chat/heldout/*.jsonl under the model's chat
 //     template; every other prompt of each file calibrates (even lines),
-//     the first of the odd ones evaluate (FLOW_PROMPTS, 16 by default);
+//     odd ones spread over the files evaluate (FLOW_PROMPTS, 16 by default);
 //     48 greedy tokens each, no stop token, as bench decodes.
 //
 // FLOW_MODE is how the map calibrates: gen (the model's own greedy
@@ -67,6 +67,7 @@ func TestFlowBench(t *testing.T) {
 		m           *model.Model
 		calib, eval [][]int32
 		genLen      int
+		cut         = 1 << 30 // calibration prompts' tokens
 	)
 	switch which {
 	case "kjv":
@@ -75,7 +76,7 @@ func TestFlowBench(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		genLen = 64
+		genLen, cut = 64, 24 // prompts shaped as the evaluation's
 		lines := readLines(t, fixture(t, "kjv/heldout.txt"))
 		for i, l := range lines {
 			ids, err := tk.Encode(strings.TrimSpace(l), tokenizer.EncodeOptions{AddSpecial: true})
@@ -163,7 +164,7 @@ func TestFlowBench(t *testing.T) {
 			}
 		}
 		if mode == "gen" || mode == "both" {
-			if err := b.AddGenerated(context.Background(), ids[:min(len(ids), 24)], genLen, nil); err != nil {
+			if err := b.AddGenerated(context.Background(), ids[:min(len(ids), cut)], genLen, nil); err != nil {
 				t.Fatal(err)
 			}
 		}
