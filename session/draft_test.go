@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -84,6 +85,8 @@ func TestParseDraft(t *testing.T) {
 		"rank:64": "rank:64", "rank:64,qkv": "rank:64", "rank:128,qkv,ffn": "rank:128,qkv,ffn",
 		"rank:192,all": "rank:192,qkv,o,ffn", "rank:192,all,gp": "rank:192,qkv,o,ffn,gp",
 		"rank:96,gp": "rank:96,qkv,gp", "rank:96,qkv,uniform": "rank:96", "rank:80,ffn,mcr": "rank:80,ffn,mcr",
+		"flow:c.txt": "flow:c.txt", "flow:c.txt,gate=0.5,bits=16,gen=64": "flow:c.txt",
+		"flow:/tmp/c d.txt,ngram,gen=0,gate=0.75,bits=8": "flow:/tmp/c d.txt,bits=8,gate=0.75,gen=0,ngram",
 	} {
 		d, err := ParseDraft(in)
 		if err != nil {
@@ -97,7 +100,9 @@ func TestParseDraft(t *testing.T) {
 			t.Errorf("%q does not read back: %v, %v", want, again, err)
 		}
 	}
-	for _, bad := range []string{"rank:", "rank:0", "rank:-4", "rank:x", "rank:64,qkv,fast", "rank64", "ngram:3", "gp"} {
+	for _, bad := range []string{"rank:", "rank:0", "rank:-4", "rank:x", "rank:64,qkv,fast", "rank64", "ngram:3", "gp",
+		"flow:", "flow:,ngram", "flow:c.txt,bits=0", "flow:c.txt,bits=33", "flow:c.txt,gate=0", "flow:c.txt,gate=1.5",
+		"flow:c.txt,gate=NaN", "flow:c.txt,gen=-1", "flow:c.txt,ngram=1", "flow:c.txt,fast", "flow:c.txt,"} {
 		if _, err := ParseDraft(bad); err == nil {
 			t.Errorf("ParseDraft(%q) accepted", bad)
 		}
@@ -127,5 +132,69 @@ func TestDraftCancelKeepsOld(t *testing.T) {
 	}
 	if turn := send(t, s, "And God said"); turn.Spec == nil || turn.Spec.Drafter != "rank 64 qkv" || turn.Spec.Steps == 0 {
 		t.Fatalf("after the cancelled build the reply did not speculate with the old drafter: %+v", turn.Spec)
+	}
+}
+
+// FuzzParseDraft: whatever a user types, ParseDraft returns a drafter or
+// an error, never panics, and what it accepts reads back as itself.
+func FuzzParseDraft(f *testing.F) {
+	for _, s := range []string{"ngram", "rank:64,qkv,ffn,gp", "flow:c.txt,bits=8,gate=0.7,gen=0,ngram", "flow:,", "off"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := ParseDraft(s)
+		if err != nil || d == nil {
+			return
+		}
+		again, err := ParseDraft(d.String())
+		if err != nil || again.String() != d.String() {
+			t.Fatalf("%q → %q does not read back: %v", s, d.String(), err)
+		}
+	})
+}
+
+// TestFlowDraftKnob: /set draft flow:FILE calibrates on FILE's lines and
+// keeps a greedy reply as plain decoding gives it; a missing or empty
+// file is refused with one error naming it, and the drafter in use stays.
+func TestFlowDraftKnob(t *testing.T) {
+	path := fixture(t, "kjv/kjv-q8_0.gguf")
+	set := greedy()
+	set.MaxTokens = 40
+	plain := send(t, open(t, path, Options{Settings: set}), "And God said")
+	dir := t.TempDir()
+	calib := filepath.Join(dir, "calib.txt")
+	if err := os.WriteFile(calib, []byte("And God said, Let there be light\n\nIn the beginning God created\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(dir, "empty.txt")
+	if err := os.WriteFile(empty, []byte("\n  \n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := open(t, path, Options{Settings: set})
+	if err := s.Set("draft", "flow:"+calib+",ngram"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Set("draft_n", "3"); err != nil {
+		t.Fatal(err)
+	}
+	turn := send(t, s, "And God said")
+	if turn.Text != plain.Text {
+		t.Fatalf("speculative reply %q, plain %q", turn.Text, plain.Text)
+	}
+	if turn.Spec == nil || !strings.HasPrefix(turn.Spec.Drafter, "flow map") || turn.Spec.Steps == 0 {
+		t.Fatalf("the turn reports no flow-map speculation: %+v", turn.Spec)
+	}
+	key := s.dr.draftKey
+	for file, want := range map[string]string{filepath.Join(dir, "missing.txt"): "missing.txt", empty: "no text to calibrate on"} {
+		err := s.Set("draft", "flow:"+file)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("flow:%s: %v, want an error saying %q", file, err, want)
+		}
+		if s.dr.draftKey != key {
+			t.Errorf("a refused flow map replaced the drafter: key %q, was %q", s.dr.draftKey, key)
+		}
+	}
+	if err := s.Set("online_basis", "on"); err == nil {
+		t.Error("the online basis was accepted for the flow drafter")
 	}
 }

@@ -10,7 +10,9 @@ import (
 	"github.com/isagi-lab/isagi/engine/generate"
 	"github.com/isagi-lab/isagi/engine/grc"
 	"github.com/isagi-lab/isagi/engine/model"
+	"github.com/isagi-lab/isagi/engine/regfile"
 	"github.com/isagi-lab/isagi/engine/sample"
+	"github.com/isagi-lab/isagi/engine/tokenizer"
 )
 
 // Drafting is the speculative decoding part of a Session.
@@ -28,19 +30,107 @@ func newDrafting(s *Session) *Drafting { return &Drafting{s: s} }
 const OnlineEta0 = 0.01
 
 // DraftSpec is a speculative drafter as a user names it
-// (docs/speculative.md): "ngram" (prompt lookup) or "rank:K[,slots][,alloc]"
+// (docs/speculative.md): "ngram" (prompt lookup), "rank:K[,slots][,alloc]"
 // (the same model under a rank-K GRC of the slots, qkv by default, with
-// the rank spread uniformly or by gp or mcr, as /set rank's plans).
+// the rank spread uniformly or by gp or mcr, as /set rank's plans) or
+// "flow:FILE[,…]" (a flow map calibrated on FILE).
 type DraftSpec struct {
 	NGram bool
 	Rank  int
 	Slots grc.Slots
 	Alloc grc.Alloc
+	Flow  *FlowDraft
 }
 
-// ParseDraft reads "off" (or ""), "ngram" or "rank:K[,slots][,alloc]",
-// e.g. "rank:64", "rank:128,qkv,ffn" or "rank:192,all,gp". The rank is
-// checked against a model later (ResolveGRC).
+// FlowDraft is the flow-map drafter's settings (docs/speculative.md "The
+// flow-map drafter"): "flow:FILE[,bits=N][,gate=X][,gen=N][,ngram]".
+type FlowDraft struct {
+	// File holds the calibration: one prompt per non-empty line.
+	File string
+	// Bits is the principal directions of a cell (1…32, default 16).
+	Bits int
+	// Gate is the confidence a draft needs, in (0, 1] (default 0.5).
+	Gate float64
+	// Gen is the greedy tokens the model continues each line with, whose
+	// path the map learns (default 64); 0 learns the lines as written.
+	Gen int
+	// NGram falls back to n-gram lookup where the map drafts nothing.
+	NGram bool
+}
+
+// Flow-map defaults (FlowDraft).
+const (
+	DefaultFlowGen = 64
+	maxFlowGen     = 1024
+	// maxFlowText bounds the calibration file.
+	maxFlowText = 16 << 20
+)
+
+// parseFlow reads what follows "flow:". The file name is everything
+// before the first comma.
+func parseFlow(rest string) (*FlowDraft, error) {
+	file, opts, more := strings.Cut(rest, ",")
+	if file == "" {
+		return nil, fmt.Errorf("flow:FILE wants a calibration file, got %q", "flow:"+rest)
+	}
+	f := &FlowDraft{File: file, Bits: generate.DefaultFlowBits, Gate: generate.DefaultFlowGate, Gen: DefaultFlowGen}
+	if !more {
+		return f, nil
+	}
+	for _, o := range strings.Split(opts, ",") {
+		k, v, _ := strings.Cut(o, "=")
+		var err error
+		switch k {
+		case "ngram":
+			if v != "" {
+				err = errors.New("takes no value")
+			}
+			f.NGram = true
+		case "bits":
+			if f.Bits, err = strconv.Atoi(v); err == nil && (f.Bits < 1 || f.Bits > generate.MaxFlowBits) {
+				err = fmt.Errorf("want 1…%d", generate.MaxFlowBits)
+			}
+		case "gate":
+			if f.Gate, err = strconv.ParseFloat(v, 64); err == nil && !(f.Gate > 0 && f.Gate <= 1) {
+				err = errors.New("want a share in (0, 1]")
+			}
+		case "gen":
+			if f.Gen, err = strconv.Atoi(v); err == nil && (f.Gen < 0 || f.Gen > maxFlowGen) {
+				err = fmt.Errorf("want 0…%d tokens", maxFlowGen)
+			}
+		default:
+			err = errors.New("unknown option (bits=N, gate=X, gen=N or ngram)")
+		}
+		if err != nil {
+			return nil, fmt.Errorf("flow option %q: %w", o, err)
+		}
+	}
+	return f, nil
+}
+
+// String is the form parseFlow reads, defaults left out.
+func (f *FlowDraft) String() string {
+	s := "flow:" + f.File
+	if f.Bits != generate.DefaultFlowBits {
+		s += ",bits=" + strconv.Itoa(f.Bits)
+	}
+	if f.Gate != generate.DefaultFlowGate {
+		s += ",gate=" + strconv.FormatFloat(f.Gate, 'g', -1, 64)
+	}
+	if f.Gen != DefaultFlowGen {
+		s += ",gen=" + strconv.Itoa(f.Gen)
+	}
+	if f.NGram {
+		s += ",ngram"
+	}
+	return s
+}
+
+// ParseDraft reads "off" (or ""), "ngram", "rank:K[,slots][,alloc]" or
+// "flow:FILE[,bits=N][,gate=X][,gen=N][,ngram]", e.g. "rank:64",
+// "rank:128,qkv,ffn", "rank:192,all,gp" or "flow:calib.txt,ngram". The
+// rank is checked against a model later (ResolveGRC), the file when the
+// map is built.
 func ParseDraft(s string) (*DraftSpec, error) {
 	switch s {
 	case "", "off":
@@ -48,9 +138,16 @@ func ParseDraft(s string) (*DraftSpec, error) {
 	case "ngram", "n-gram", "lookup":
 		return &DraftSpec{NGram: true}, nil
 	}
+	if rest, ok := strings.CutPrefix(s, "flow:"); ok {
+		f, err := parseFlow(rest)
+		if err != nil {
+			return nil, err
+		}
+		return &DraftSpec{Flow: f}, nil
+	}
 	rest, ok := strings.CutPrefix(s, "rank:")
 	if !ok {
-		return nil, fmt.Errorf("want off, ngram or rank:K[,slots][,alloc] (e.g. rank:64, rank:128,qkv,ffn or rank:192,all,gp), got %q", s)
+		return nil, fmt.Errorf("want off, ngram, rank:K[,slots][,alloc] (e.g. rank:64, rank:128,qkv,ffn or rank:192,all,gp) or flow:FILE[,bits=N][,gate=X][,gen=N][,ngram], got %q", s)
 	}
 	k, list, _ := strings.Cut(rest, ",")
 	d := &DraftSpec{Slots: grc.QKV, Alloc: grc.AllocUniform}
@@ -81,6 +178,8 @@ func (d *DraftSpec) String() string {
 		return "off"
 	case d.NGram:
 		return "ngram"
+	case d.Flow != nil:
+		return d.Flow.String()
 	}
 	s := fmt.Sprintf("rank:%d", d.Rank)
 	if d.Slots != grc.QKV || d.Alloc != grc.AllocUniform {
@@ -120,7 +219,7 @@ func (dr *Drafting) use(ctx context.Context, n Settings, progress func(done, tot
 	if err != nil {
 		return err
 	}
-	if n.OnlineBasis && (d == nil || d.NGram) {
+	if n.OnlineBasis && (d == nil || d.Rank == 0) {
 		return ErrOnlineNeedsRank
 	}
 	if n.DraftN < 0 || n.DraftN > generate.MaxGamma {
@@ -139,9 +238,18 @@ func (dr *Drafting) use(ctx context.Context, n Settings, progress func(done, tot
 		md      *generate.ModelDrafter
 		remove  func()
 	)
-	if d.NGram {
+	switch {
+	case d.NGram:
 		drafter = generate.NewNGramDrafter()
-	} else {
+	case d.Flow != nil:
+		// The map hooks the conversation's state; it is built on a
+		// scratch state that takes turns with it on this goroutine.
+		fd, rm, err := NewFlowDrafter(ctx, s.m, s.tok, s.st, d.Flow)
+		if err != nil {
+			return err
+		}
+		drafter, remove = fd, rm
+	default:
 		job, err := ResolveGRC(s.m, s.tok, GRCRequest{Rank: d.Rank, Slots: d.Slots, Alloc: d.Alloc})
 		if err != nil {
 			return err
@@ -259,4 +367,69 @@ func (dr *Drafting) Speculation() (generate.SpecStats, int) {
 		updates = dr.drafter.Updates()
 	}
 	return s.gen.Speculation(), updates
+}
+
+// NewFlowDrafter builds the flow map f asks for on model m and makes it
+// the speculative drafter of the verifier's state: every non-empty line of
+// f.File is tokenised as a prompt (BOS as the model wants it) and run on a
+// scratch state of the verifier's backend, with the model's greedy
+// continuation of f.Gen tokens, or as written when f.Gen is 0; the map
+// learns where the model went. The continuation runs on past
+// end-of-generation tokens, as isagi bench decodes (a reply that stops
+// there never asks the map about what follows). remove
+// takes the drafter's hook off the verifier. The one way a flow drafter
+// is built: /set draft and isagi run|bench --draft.
+func NewFlowDrafter(ctx context.Context, m *model.Model, tok *tokenizer.Tokenizer, verifier *model.State, f *FlowDraft) (fd *generate.FlowDrafter, remove func(), err error) {
+	text, err := regfile.ReadRegular(f.File, maxFlowText)
+	if err != nil {
+		return nil, nil, fmt.Errorf("flow map: %w", err)
+	}
+	var lines [][]int32
+	for _, l := range strings.Split(string(text), "\n") {
+		if l = strings.TrimSpace(l); l == "" {
+			continue
+		}
+		ids, err := tok.Encode(l, tokenizer.EncodeOptions{AddSpecial: true})
+		if err != nil {
+			return nil, nil, fmt.Errorf("flow map: %s: %w", f.File, err)
+		}
+		lines = append(lines, ids)
+	}
+	if len(lines) == 0 {
+		return nil, nil, fmt.Errorf("flow map: %s has no text to calibrate on (one prompt per line)", f.File)
+	}
+	st, err := m.NewStateWith(verifier.Cap(), verifier.Backend(), model.StateOptions{KV: verifier.KVType()})
+	if err != nil {
+		return nil, nil, fmt.Errorf("flow map: %w", err)
+	}
+	defer st.Close()
+	b, err := generate.NewFlowBuilder(st, generate.FlowOptions{Bits: f.Bits})
+	if err != nil {
+		return nil, nil, fmt.Errorf("flow map: %w", err)
+	}
+	for _, ids := range lines {
+		if f.Gen == 0 {
+			err = b.AddText(ids)
+		} else {
+			err = b.AddGenerated(ctx, ids, f.Gen, nil)
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("flow map: %s: %w", f.File, err)
+		}
+	}
+	fm, err := b.Build()
+	if err != nil {
+		return nil, nil, fmt.Errorf("flow map: %s: %w", f.File, err)
+	}
+	var fb generate.Drafter
+	if f.NGram {
+		fb = generate.NewNGramDrafter()
+	}
+	if fd, err = generate.NewFlowDrafter(fm, f.Gate, fb); err != nil {
+		return nil, nil, fmt.Errorf("flow map: %w", err)
+	}
+	if remove, err = fd.Attach(verifier); err != nil {
+		return nil, nil, fmt.Errorf("flow map: %w", err)
+	}
+	return fd, remove, nil
 }

@@ -1,6 +1,7 @@
 package base
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -17,7 +18,7 @@ import (
 // DraftFlags are speculative decoding's flags (docs/speculative.md), shared
 // by run and bench.
 type DraftFlags struct {
-	Draft  string  // --draft: ngram, rank:K[,slots][,alloc] or off
+	Draft  string  // --draft: ngram, rank:K[,slots][,alloc], flow:FILE[,…] or off
 	N      int     // --draft-n: tokens drafted per step; 0 picks them live
 	Online bool    // --online-basis
 	Share  float64 // --online-share
@@ -25,7 +26,7 @@ type DraftFlags struct {
 
 // Register registers --draft, --draft-n, --online-basis and --online-share.
 func (d *DraftFlags) Register(fs *flag.FlagSet) {
-	fs.StringVar(&d.Draft, "draft", "off", "speculative decoding: draft with ngram (prompt lookup) or rank:K[,slots][,alloc] (this model under a rank-K GRC of the slots, qkv by default, alloc uniform, gp or mcr), or off")
+	fs.StringVar(&d.Draft, "draft", "off", "speculative decoding: draft with ngram (prompt lookup), rank:K[,slots][,alloc] (this model under a rank-K GRC of the slots, qkv by default, alloc uniform, gp or mcr) or flow:FILE[,bits=N][,gate=X][,gen=N][,ngram] (a flow map of this model's greedy continuations of FILE's lines), or off")
 	fs.IntVar(&d.N, "draft-n", 0, "with --draft: tokens drafted per step, 1…16; 0 picks them live from the measured acceptance and turns drafting off when it would be slower")
 	fs.BoolVar(&d.Online, "online-basis", false, "with --draft rank:K: update the drafter's bases from its rejections (Oja's rule; kept in memory, never written to the cache)")
 	fs.Float64Var(&d.Share, "online-share", generate.DefaultLearnShare, "with --online-basis: the most of the time learning may take; 1 learns before every draft (to measure its effect on α, whatever it costs)")
@@ -43,7 +44,7 @@ func (d *DraftFlags) Spec() (*session.DraftSpec, error) {
 	if ds == nil && (d.N != 0 || d.Online) {
 		return nil, Usagef("--draft-n and --online-basis need --draft")
 	}
-	if d.Online && ds.NGram {
+	if d.Online && ds.Rank == 0 {
 		return nil, Usagef("--online-basis updates a compressed drafter: use --draft rank:K")
 	}
 	if !(d.Share > 0 && d.Share <= 1) {
@@ -76,7 +77,7 @@ type Drafted struct {
 }
 
 // Drafter builds the drafter the flags ask for, verifying on st with
-// sampling p: the n-gram drafter, or a second State of m (on st's
+// sampling p: the n-gram drafter, a flow map hooked on st, or a second State of m (on st's
 // backend: the two take turns) under a GRC read from the shared cache
 // or built. nil when speculation is off.
 func (mf *ModelFlags) Drafter(d *DraftFlags, f *gguf.File, tok *tokenizer.Tokenizer, m *model.Model, st *model.State, p sample.Params) (*Drafted, error) {
@@ -86,6 +87,13 @@ func (mf *ModelFlags) Drafter(d *DraftFlags, f *gguf.File, tok *tokenizer.Tokeni
 	}
 	if ds.NGram {
 		return &Drafted{Opts: generate.SpecOptions{Drafter: generate.NewNGramDrafter(), Gamma: d.N}, Cleanup: func() {}}, nil
+	}
+	if ds.Flow != nil {
+		fd, remove, err := session.NewFlowDrafter(context.Background(), m, tok, st, ds.Flow)
+		if err != nil {
+			return nil, fmt.Errorf("--draft %s: %w", d.Draft, err)
+		}
+		return &Drafted{Opts: generate.SpecOptions{Drafter: fd, Gamma: d.N}, Cleanup: remove}, nil
 	}
 	// MCR calibrates on the built-in text, as /set draft does.
 	g, err := mf.buildGRC(f, tok, m, st, session.GRCRequest{Rank: ds.Rank, Slots: ds.Slots, Alloc: ds.Alloc}, false)
