@@ -101,6 +101,62 @@ func TestQueryHookAndMaskEntries(t *testing.T) {
 	if err := masked.MaskEntries(0, 0, []int32{99}, key0(hd)); err == nil {
 		t.Fatal("masking a slot not cached succeeded")
 	}
+
+	// The same from inside a step: a QueryHook fits the masking key to the
+	// queries about to attend, as kvpress does at every forward, over two
+	// tokens run one at a time and then two in one step.
+	more := []int32{395, 301, 280, 322}
+	evicted.Truncate(len(prompt))
+	live, _ := m.NewStateOn(64, testBackend())
+	if err := live.Forward(prompt, nil); err != nil {
+		t.Fatal(err)
+	}
+	fence := &fencer{s: live, drop: drop, t: t}
+	if _, err := live.AddHook(fence); err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range [][]int32{more[:1], more[1:2], more[2:]} {
+		a := make([]float32, len(step)*c.Vocab)
+		b := make([]float32, len(step)*c.Vocab)
+		if len(step) == 1 {
+			a, b = a[:c.Vocab], b[:c.Vocab]
+		}
+		if err := evicted.Forward(step, a); err != nil {
+			t.Fatal(err)
+		}
+		if err := live.Forward(step, b); err != nil {
+			t.Fatal(err)
+		}
+		worst = 0
+		for i := range a {
+			worst = max(worst, math.Abs(float64(a[i]-b[i])))
+		}
+		if worst > 1e-3 {
+			t.Fatalf("step %v: masked in the hook and evicted logits differ by %g", step, worst)
+		}
+	}
+}
+
+// fencer masks drop at every layer with keys fitted to the step's queries.
+type fencer struct {
+	s    *State
+	drop []int32
+	t    *testing.T
+}
+
+func (f *fencer) Queries(layer, _ int, q []float32, n int, scale float32) {
+	c := &f.s.m.Config
+	g, hd := c.Heads/c.KVHeads, c.HeadDim
+	for h := range c.KVHeads {
+		// The group's heads of every row, gathered: g·n queries.
+		var qs []float32
+		for r := range n {
+			qs = append(qs, q[(r*c.Heads+h*g)*hd:(r*c.Heads+(h+1)*g)*hd]...)
+		}
+		if err := f.s.MaskEntries(layer, h, f.drop, scoredAt(qs, g*n, hd, -1e4/float64(scale))); err != nil {
+			f.t.Error(err)
+		}
+	}
 }
 
 func key0(hd int) []float32 { return make([]float32, hd) }
