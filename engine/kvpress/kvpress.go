@@ -18,6 +18,20 @@
 //   - StreamingLLM: only the sinks and the most recent entries.
 //   - Random: a uniform draw, the floor every scorer must beat.
 //
+// Two more read the attention, which the cache alone does not hold: they
+// need the context's queries (Queries, recorded by a model.QueryHook), so
+// only isagi eval kv runs them (attention.go):
+//
+//   - SnapKV: the attention the last Observe queries of the context (its
+//     observation window) give each earlier key, max-pooled; the window
+//     itself is kept.
+//   - H2O: the attention each key accumulated over every query of the
+//     context (the "heavy hitters").
+//
+// And AdaKV (adakv.go) is a modifier on any of them (Kind|AdaKV,
+// "adakv+snapkv"): a layer's budget is split across its KV heads by the
+// heads' normalised scores taken jointly, with a floor a head.
+//
 // Every scorer keeps the first Sinks entries (attention sinks) and the
 // last Recent ones; the rest of the budget goes to the highest scores.
 // The names follow kvpress, the PyTorch library of these "presses".
@@ -47,32 +61,86 @@ const (
 	KNorm
 	Streaming
 	Random
+	// SnapKV and H2O read the attention (Queries): Scores without the
+	// queries falls back to StreamingLLM's order.
+	SnapKV
+	H2O
 )
 
-var kindNames = [...]string{"none", "manifold", "windowed", "keydiff", "knorm", "streaming", "random"}
+// AdaKV is a flag on a Kind: the scorer's scores with AdaKV's head-wise
+// budgets (ChooseHeadWise) instead of one budget a head.
+const AdaKV Kind = 1 << 8
+
+var kindNames = [...]string{"none", "manifold", "windowed", "keydiff", "knorm", "streaming", "random", "snapkv", "h2o"}
+
+// adakvPrefix is how a name asks for AdaKV's budgets on a scorer.
+const adakvPrefix = "adakv+"
+
+// Base is the scorer without the AdaKV flag.
+func (k Kind) Base() Kind { return k &^ AdaKV }
+
+// HeadWise says whether the AdaKV flag is set.
+func (k Kind) HeadWise() bool { return k&AdaKV != 0 }
+
+// Attention says whether the scorer reads the attention (SnapKV, H2O).
+func (k Kind) Attention() bool { b := k.Base(); return b == SnapKV || b == H2O }
 
 // String is the scorer's name as flags and settings take it.
 func (k Kind) String() string {
+	if k.HeadWise() {
+		return adakvPrefix + k.Base().String()
+	}
 	if k < 0 || int(k) >= len(kindNames) {
 		return fmt.Sprintf("kind(%d)", int(k))
 	}
 	return kindNames[k]
 }
 
-// Kinds are every scorer, None first.
+// Kinds are every scorer that reads only the keys, None first: those a
+// generator can run (ParseKind).
 func Kinds() []Kind {
 	return []Kind{None, Manifold, Windowed, KeyDiff, KNorm, Streaming, Random}
 }
 
-// ParseKind reads a scorer's name (any case, spaces trimmed).
+// ParseKind reads the name of a scorer that reads only the keys (any case,
+// spaces trimmed): the scorers a generator runs (--kv-scorer). SnapKV, H2O
+// and AdaKV's budgets are measured by isagi eval kv alone (ParseScorer).
 func ParseKind(s string) (Kind, error) {
+	k, err := ParseScorer(s)
+	if err == nil && (k.Attention() || k.HeadWise()) {
+		return None, fmt.Errorf("KV scorer %q is measured by isagi eval kv only (it reads the attention or splits budgets across heads): want one of %s", s, liveNames())
+	}
+	if err != nil {
+		return None, fmt.Errorf("no KV scorer %q: want one of %s", s, liveNames())
+	}
+	return k, nil
+}
+
+// ParseScorer reads any scorer's name, isagi eval kv's: a Kind's name, or
+// "adakv+" and one (AdaKV's head-wise budgets on that scorer's scores).
+func ParseScorer(s string) (Kind, error) {
 	t := strings.ToLower(strings.TrimSpace(s))
+	var flag Kind
+	if rest, ok := strings.CutPrefix(t, adakvPrefix); ok {
+		t, flag = strings.TrimSpace(rest), AdaKV
+	}
 	for i, n := range kindNames {
-		if n == t {
-			return Kind(i), nil
+		if n == t && (flag == 0 || i != int(None)) {
+			return Kind(i) | flag, nil
 		}
 	}
-	return None, fmt.Errorf("no KV scorer %q: want one of %s", s, strings.Join(kindNames[:], ", "))
+	return None, fmt.Errorf("no KV scorer %q: want one of %s, or adakv+ and one but none", s, strings.Join(kindNames[:], ", "))
+}
+
+func liveNames() string {
+	var b strings.Builder
+	for i, k := range Kinds() {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(k.String())
+	}
+	return b.String()
 }
 
 // Defaults for a Policy's zero fields.
@@ -94,6 +162,12 @@ type Policy struct {
 	Recent int    // entries kept at the end; 0: DefaultRecent, negative: none
 	Window int    // Windowed's window in entries; 0: DefaultWindow
 	Seed   uint64 // Random's
+	// Observe and Pool are SnapKV's observation window (queries) and
+	// max-pool kernel; 0: DefaultObserve, DefaultPool.
+	Observe, Pool int
+	// Floor is AdaKV's safeguard: the share of its uniform budget every
+	// head keeps whatever its scores; 0: DefaultFloor, negative: none.
+	Floor float64
 
 	scores []float32
 	idx    []int32
@@ -169,28 +243,67 @@ func (p *Policy) Choose(keys []float32, n, hd int, pos []int32, keep []int32) {
 		keep[k] = int32(i)
 		k++
 	}
-	rest := m - k
-	if rest > 0 {
+	if m-k > 0 {
 		if cap(p.scores) < n {
 			p.scores = make([]float32, n)
 			p.idx = make([]int32, n)
 		}
 		sc := p.scores[:n]
 		p.Scores(keys, n, hd, pos, sc)
-		cand := p.idx[:0]
-		for i := sinks; i < n-recent; i++ {
-			cand = append(cand, int32(i))
-		}
-		// The highest scores first; ties to the newer entry.
-		slices.SortFunc(cand, func(a, b int32) int {
-			if c := cmp.Compare(sc[b], sc[a]); c != 0 {
-				return c
-			}
-			return cmp.Compare(b, a)
-		})
-		copy(keep[k:], cand[:rest])
+		p.pick(sc, n, sinks, recent, keep, k)
 	}
 	slices.Sort(keep)
+}
+
+// ChooseScores is Choose on scores already computed (Scores,
+// AttentionScores): sc holds n slots' scores, higher kept. It keeps the
+// protected slots and then the highest scores, as Choose does.
+func (p *Policy) ChooseScores(sc []float32, n int, keep []int32) {
+	m := len(keep)
+	if m == 0 {
+		return
+	}
+	if n < 0 || len(sc) < n || m > n {
+		for i := range keep {
+			keep[i] = int32(max(0, n-m+i))
+		}
+		return
+	}
+	sinks, recent := p.protected()
+	sinks = min(sinks, m, n)
+	recent = min(recent, m-sinks, n-sinks)
+	k := 0
+	for i := range sinks {
+		keep[k] = int32(i)
+		k++
+	}
+	for i := n - recent; i < n; i++ {
+		keep[k] = int32(i)
+		k++
+	}
+	if m-k > 0 {
+		if cap(p.idx) < n {
+			p.idx = make([]int32, n)
+		}
+		p.pick(sc, n, sinks, recent, keep, k)
+	}
+	slices.Sort(keep)
+}
+
+// pick fills keep[k:] with the highest-scored unprotected slots.
+func (p *Policy) pick(sc []float32, n, sinks, recent int, keep []int32, k int) {
+	cand := p.idx[:0]
+	for i := sinks; i < n-recent; i++ {
+		cand = append(cand, int32(i))
+	}
+	// The highest scores first; ties to the newer entry.
+	slices.SortFunc(cand, func(a, b int32) int {
+		if c := cmp.Compare(sc[b], sc[a]); c != 0 {
+			return c
+		}
+		return cmp.Compare(b, a)
+	})
+	copy(keep[k:], cand[:len(keep)-k])
 }
 
 // Scores writes every slot's score into dst (len n), higher meaning more
@@ -199,7 +312,7 @@ func (p *Policy) Scores(keys []float32, n, hd int, pos []int32, dst []float32) {
 	if n <= 0 || !rowsFit(keys, n, hd) || len(dst) < n {
 		return
 	}
-	switch p.Kind {
+	switch p.Kind.Base() {
 	case Manifold:
 		p.muOf(keys, 0, n, hd)
 		for i := range n {
@@ -249,6 +362,10 @@ func (p *Policy) Scores(keys []float32, n, hd int, pos []int32, dst []float32) {
 			// rand.Rand.Float32's formula, kept so that a seed draws
 			// the same scores as when a *rand.Rand wrapped the PCG.
 			dst[i] = float32(uint32(p.pcg.Uint64()>>32)<<8>>8) / (1 << 24)
+		}
+	case SnapKV, H2O: // without the queries (AttentionScores): StreamingLLM's order
+		for i := range n {
+			dst[i] = float32(i)
 		}
 	default: // None: the oldest first
 		for i := range n {

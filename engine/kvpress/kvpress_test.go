@@ -170,15 +170,22 @@ func TestParseKind(t *testing.T) {
 			t.Errorf("ParseKind(%q) = %v, %v", k.String(), got, err)
 		}
 	}
-	_, err := ParseKind("snapkv")
+	_, err := ParseKind("bogus")
 	if err == nil {
-		t.Fatal("snapkv parsed")
+		t.Fatal("bogus parsed")
 	}
 	// The error names the bad input and every name that would have done.
 	msg := err.Error()
-	for _, want := range append([]string{`"snapkv"`}, kindNames[:]...) {
+	for _, want := range append([]string{`"bogus"`}, liveNames()) {
 		if !strings.Contains(msg, want) {
 			t.Errorf("ParseKind error %q does not mention %s", msg, want)
+		}
+	}
+	// The attention scorers and AdaKV are eval kv's alone: a generator
+	// has no queries to give them.
+	for _, s := range []string{"snapkv", "h2o", "adakv+manifold"} {
+		if _, err := ParseKind(s); err == nil || !strings.Contains(err.Error(), "isagi eval kv") {
+			t.Errorf("ParseKind(%q): %v", s, err)
 		}
 	}
 	if got, _ := ParseKind("ManifolD"); got != Manifold {

@@ -632,6 +632,9 @@ func (s *State) attentionSeqs(l int) {
 		A := &st.lay[l]
 		b.RoPE(v.q, sq.n, c.Heads, c.HeadDim, st.pos, A.rope)
 		b.RoPE(v.kb, sq.n, c.KVHeads, c.HeadDim, st.pos, A.rope)
+		if len(st.hooks.query) > 0 {
+			st.hooks.queries(b, l, st.pos, v.q, sq.n, A.attend.Scale, c.HeadDim)
+		}
 		b.StoreKV(st.kv, l, st.n, sq.n, v.kb, v.vb)
 		b.Attend(v.att, v.q, st.kv, l, st.n, sq.n, A.attend)
 	}

@@ -29,6 +29,10 @@ type evictState struct {
 	keep    [][]int32 // per layer·KV head, the slots kept
 	flat    []int32
 	pos     []int32
+	// mk and mv are MaskEntries's rows, its own so that a QueryHook can
+	// mask in the middle of a step (allocated at its first call).
+	mk, mv         backend.Buffer
+	mkHost, mvHost []float32
 }
 
 // Len is the number of entries the KV cache holds: Pos until an eviction.
@@ -157,4 +161,54 @@ func (s *State) uncompact() {
 	if cp, ok := s.b.(backend.Compactor); ok {
 		cp.Uncompact(s.kv)
 	}
+}
+
+// MaskEntries makes the entries at slots of layer's KV head head all but
+// invisible to later queries without freeing them: their keys become key
+// and their values zero. It is how a measurement simulates a head keeping
+// fewer entries than the others (AdaKV's head-wise budgets, isagi eval kv)
+// on a cache whose heads all hold one length, as NVIDIA's kvpress does: a
+// key whose score q·key is very negative for every query gets no weight.
+// Choosing that key is the caller's: a QueryHook may call MaskEntries for
+// the layer it is handed, with a key fitted to the queries about to attend
+// (as kvpress does at every forward), and the attention reads it; it uses
+// rows of its own, not the step's. The other heads' entries of those
+// slots are written back as read (exact for f32 and f16, a re-encoding of
+// q8_0's decoded values). It fails on a backend that cannot read its
+// cache back, under a KV projection, and for slots not cached.
+func (s *State) MaskEntries(layer, head int, slots []int32, key []float32) error {
+	c := &s.m.Config
+	r, ok := s.b.(backend.KVReader)
+	switch {
+	case !ok:
+		return fmt.Errorf("model: backend %s cannot read its KV cache back", s.b.Name())
+	case s.kvp != nil:
+		return fmt.Errorf("model: masking KV entries under a KV projection")
+	case layer < 0 || layer >= c.Layers || head < 0 || head >= c.KVHeads || len(key) != c.HeadDim:
+		return fmt.Errorf("model: masking layer %d head %d with a key of %d values (%d layers, %d KV heads of %d)", layer, head, len(key), c.Layers, c.KVHeads, c.HeadDim)
+	}
+	e := &s.ev
+	if e.mk == nil {
+		var err error
+		if e.mk, err = s.b.Alloc(1, c.KVDim()); err != nil {
+			return fmt.Errorf("model: %w", err)
+		}
+		if e.mv, err = s.b.Alloc(1, c.KVDim()); err != nil {
+			return fmt.Errorf("model: %w", err)
+		}
+		e.mkHost, e.mvHost = make([]float32, c.KVDim()), make([]float32, c.KVDim())
+	}
+	kr, vr := e.mkHost, e.mvHost
+	for _, sl := range slots {
+		if sl < 0 || int(sl) >= s.n {
+			return fmt.Errorf("model: masking slot %d of %d cached", sl, s.n)
+		}
+		r.ReadKV(s.kv, layer, int(sl), kr, vr)
+		copy(kr[head*c.HeadDim:], key)
+		clear(vr[head*c.HeadDim : (head+1)*c.HeadDim])
+		s.b.Write(e.mk, 0, kr)
+		s.b.Write(e.mv, 0, vr)
+		s.b.StoreKV(s.kv, layer, int(sl), 1, e.mk, e.mv)
+	}
+	return nil
 }

@@ -459,7 +459,10 @@ func (s *State) attention(l, n, pos0 int) {
 	b.RoPE(s.q, n, c.Heads, c.HeadDim, pos0, A.rope)
 	b.RoPE(s.kb, n, c.KVHeads, c.HeadDim, pos0, A.rope)
 	q, k, v, att, o := s.kvIn(l, n, A.attend) // the state's own, or in a KV projection's basis
-	b.StoreKV(s.kv, l, s.n, n, k, v)          // slots: positions until an eviction
+	if len(s.hooks.query) > 0 {
+		s.hooks.queries(b, l, pos0, q, n, o.Scale, c.HeadDim)
+	}
+	b.StoreKV(s.kv, l, s.n, n, k, v) // slots: positions until an eviction
 	b.Attend(att, q, s.kv, l, s.n, n, o)
 	s.kvOut(l, n)
 }

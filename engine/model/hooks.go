@@ -2,13 +2,16 @@ package model
 
 import (
 	"fmt"
+	"math"
 	"reflect"
+
+	"github.com/isagi-lab/isagi/engine/backend"
 )
 
 // Hooks let the geometry stack read and steer the residual stream (and the
-// expert map read a mixture of experts' routing). A hook is any value
-// implementing one or more of BlockHook, NormHook, LogitsHook and
-// RouteHook (moe.go);
+// expert map read a mixture of experts' routing, and the KV evaluation the
+// attention's queries). A hook is any value implementing one or more of
+// BlockHook, NormHook, LogitsHook, QueryHook and RouteHook (moe.go);
 // State.AddHook registers it for every position the state computes, prompt
 // (prefill) and generated (decode) alike, in position order within each
 // layer. Hooks run on the goroutine that calls Forward, never concurrently
@@ -45,6 +48,18 @@ type LogitsHook interface {
 	Logits(pos int, logits []float32)
 }
 
+// QueryHook sees every layer's queries as the attention reads them, before
+// it attends: q holds n rows of Heads·hd values (RoPE applied; hd is the
+// head size, or r when the KV cache is stored in a projection, the basis
+// the cached keys are in) for positions pos…pos+n−1, and scale is what the
+// attention multiplies q·k by. It must not modify q. The attention-based
+// KV scorers (engine/kvpress's SnapKV and H2O, isagi eval kv) read them;
+// nothing else needs them, so with no QueryHook the attention pays one
+// length test per layer.
+type QueryHook interface {
+	Queries(layer, pos int, q []float32, n int, scale float32)
+}
+
 // LayerHook is optionally implemented by a BlockHook that reads only some
 // layers: the forward pass then hands it (and a device backend copies back)
 // the residual stream only after those layers. A BlockHook without it sees
@@ -79,6 +94,7 @@ type hookSet struct {
 	norm   []NormHook
 	logits []LogitsHook
 	route  []RouteHook
+	query  []QueryHook
 	// at[l] is the block hooks called after layer l, in the order they
 	// were registered: worked out when a hook comes or goes, so that a
 	// layer nobody reads costs one length test.
@@ -143,8 +159,12 @@ func (s *State) AddHook(h any) (remove func(), err error) {
 	n, isN := h.(NormHook)
 	l, isL := h.(LogitsHook)
 	r, isR := h.(RouteHook)
-	if !isB && !isN && !isL && !isR {
-		return nil, fmt.Errorf("model: %T implements no hook interface (BlockHook, NormHook, LogitsHook, RouteHook)", h)
+	q, isQ := h.(QueryHook)
+	if !isB && !isN && !isL && !isR && !isQ {
+		return nil, fmt.Errorf("model: %T implements no hook interface (BlockHook, NormHook, LogitsHook, RouteHook, QueryHook)", h)
+	}
+	if isQ {
+		s.hooks.query = append(s.hooks.query, q)
 	}
 	if isR {
 		s.hooks.route = append(s.hooks.route, r)
@@ -165,6 +185,7 @@ func (s *State) AddHook(h any) (remove func(), err error) {
 		s.hooks.norm = removeHook(s.hooks.norm, h)
 		s.hooks.logits = removeHook(s.hooks.logits, h)
 		s.hooks.route = removeHook(s.hooks.route, h)
+		s.hooks.query = removeHook(s.hooks.query, h)
 	}, nil
 }
 
@@ -191,6 +212,11 @@ func (h *hookSet) rewind(pos int) {
 			r.Rewind(pos)
 		}
 	}
+	for _, x := range h.query {
+		if r, ok := x.(RewindHook); ok && !inList(h.block, x) && !inList(h.norm, x) && !inList(h.logits, x) && !inList(h.route, x) {
+			r.Rewind(pos)
+		}
+	}
 }
 
 // inList reports whether x is registered in hs.
@@ -212,4 +238,17 @@ func removeHook[T any](hs []T, h any) []T {
 	}
 	clear(hs[len(out):])
 	return out
+}
+
+// queries hands layer l's n query rows in q (positions pos…) to the
+// QueryHooks, with the attention's scale (0 in the options: 1/√headDim, as
+// the backends read it).
+func (h *hookSet) queries(b backend.Backend, l, pos int, q backend.Buffer, n int, scale float32, headDim int) {
+	if scale == 0 {
+		scale = float32(1 / math.Sqrt(float64(headDim)))
+	}
+	rows := b.Host(q, 0, n)
+	for _, x := range h.query {
+		x.Queries(l, pos, rows, n, scale)
+	}
 }

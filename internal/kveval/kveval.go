@@ -9,6 +9,13 @@
 // greedily and scored by RULER's string match. The scorer never sees the
 // question, which is the point: a query-agnostic eviction must keep what a
 // later question will need.
+//
+// The attention scorers (SnapKV, H2O) read the context's own queries,
+// recorded by a model.QueryHook while the context is read — still never
+// the question's. AdaKV's head-wise budgets are measured by masking
+// (attention.go): the cache keeps one length for every head, so a head's
+// entries beyond its budget stay allocated and are hidden from attention,
+// as NVIDIA's kvpress simulates AdaKV; its bytes are not saved.
 package kveval
 
 import (
@@ -35,6 +42,18 @@ type Options struct {
 	Seed                  uint64 // the random scorer's
 	// Extra is how many tokens past the answer's length are decoded.
 	Extra int
+	// Observe and Pool are SnapKV's, Floor AdaKV's (kvpress.Policy's; 0:
+	// its defaults).
+	Observe, Pool int
+	Floor         float64
+	// TwoNN asks for the Two-NN intrinsic dimension of the keys of the
+	// first case of every context length (Result.Dims).
+	TwoNN bool
+}
+
+// policy is o's policy for scorer k.
+func (o *Options) policy(k kvpress.Kind) kvpress.Policy {
+	return kvpress.Policy{Kind: k, Sinks: o.Sinks, Recent: o.Recent, Window: o.Window, Seed: o.Seed, Observe: o.Observe, Pool: o.Pool, Floor: o.Floor}
 }
 
 // DefaultKeeps are the issue's keep shares.
@@ -49,6 +68,32 @@ type Cell struct {
 	Keep   float64 `json:"keep"`
 	Cases  int     `json:"cases"`
 	Score  float64 `json:"score"` // RULER string match, 0…1
+	// Held is, for AdaKV's budgets, the mean share of the context's
+	// entries the cache still held (kept or masked): the bytes it uses.
+	Held float64 `json:"held,omitempty"`
+	// Leaks counts, for AdaKV's budgets, the question's and answer's
+	// queries (per layer and query head) for which a masked entry's score
+	// was above −20, so that it was not quite hidden (0 when every step's
+	// masking key could be fitted to its queries).
+	Leaks int `json:"mask_leaks,omitempty"`
+}
+
+// Result is an evaluation's cells and, with Options.TwoNN, the key
+// manifold's intrinsic dimension.
+type Result struct {
+	Cells []Cell   `json:"retrieval"`
+	Dims  []DimRow `json:"intrinsic_dim,omitempty"`
+}
+
+// DimRow is the Two-NN intrinsic dimension of one layer's context keys, on
+// the first case of one context length: per KV head, and their mean.
+type DimRow struct {
+	NCtx   int                 `json:"n_ctx"`
+	Tokens int                 `json:"tokens"` // the keys: the case's context tokens
+	Layer  int                 `json:"layer"`
+	Fit    float64             `json:"fit"` // the heads' mean of Dimension.Fit
+	MLE    float64             `json:"mle"` // the heads' mean of Dimension.MLE
+	Heads  []kvpress.Dimension `json:"heads"`
 }
 
 // Retrieval runs every case under every scorer and keep share. newState
@@ -57,6 +102,17 @@ type Cell struct {
 // told after each case.
 func Retrieval(ctx context.Context, m *model.Model, tok *tokenizer.Tokenizer, newState func(entries int) (*model.State, error),
 	cases []kvtask.Case, o Options, progress func(done, total int)) ([]Cell, error) {
+	r, err := Evaluate(ctx, m, tok, newState, cases, o, progress)
+	if err != nil {
+		return nil, err
+	}
+	return r.Cells, nil
+}
+
+// Evaluate is Retrieval with the intrinsic dimension of the keys
+// (Options.TwoNN).
+func Evaluate(ctx context.Context, m *model.Model, tok *tokenizer.Tokenizer, newState func(entries int) (*model.State, error),
+	cases []kvtask.Case, o Options, progress func(done, total int)) (*Result, error) {
 	if len(cases) == 0 {
 		return nil, fmt.Errorf("kveval: no cases")
 	}
@@ -116,7 +172,7 @@ func Retrieval(ctx context.Context, m *model.Model, tok *tokenizer.Tokenizer, ne
 	}
 	sums := map[key]*Cell{}
 	var order []key
-	add := func(k key, score float64) {
+	add := func(k key, score float64, ev evicted) {
 		c := sums[k]
 		if c == nil {
 			c = &Cell{Task: k.task, NCtx: k.nctx, Scorer: k.scorer, Keep: k.keep}
@@ -125,11 +181,20 @@ func Retrieval(ctx context.Context, m *model.Model, tok *tokenizer.Tokenizer, ne
 		}
 		c.Cases++
 		c.Score += score
+		c.Held += ev.held
+		c.Leaks += ev.leaks
 	}
 	pols := make([]kvpress.Policy, len(o.Scorers))
+	needQ := false // a scorer reads the attention, or masks
 	for i, s := range o.Scorers {
-		pols[i] = kvpress.Policy{Kind: s, Sinks: o.Sinks, Recent: o.Recent, Window: o.Window, Seed: o.Seed}
+		pols[i] = o.policy(s)
+		needQ = needQ || s.Attention() || s.HeadWise()
 	}
+	var (
+		rec    = &queryRecorder{heads: m.Heads}
+		res    Result
+		dimsAt = map[int]bool{}
+	)
 	for i, c := range cases {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -141,29 +206,38 @@ func Retrieval(ctx context.Context, m *model.Model, tok *tokenizer.Tokenizer, ne
 		}
 		steps := len(ans) + o.Extra
 		base.Reset()
-		if err := base.Forward(e.c, nil); err != nil {
+		if err := readContext(base, rec, e.c, needQ); err != nil {
 			return nil, fmt.Errorf("kveval: case %d: %w", i, err)
+		}
+		cs := newCaseScores(m, len(e.c), len(pols))
+		if needQ || o.TwoNN && !dimsAt[c.NCtx] {
+			if err := cs.readKeys(base); err != nil {
+				return nil, fmt.Errorf("kveval: case %d: %w", i, err)
+			}
+		}
+		if o.TwoNN && !dimsAt[c.NCtx] {
+			dimsAt[c.NCtx] = true
+			res.Dims = append(res.Dims, cs.dims(c.NCtx)...)
 		}
 		full := -1.0
 		for _, keep := range o.Keeps {
 			for pi := range pols {
 				p := &pols[pi]
 				if keep == 1 && full >= 0 {
-					add(key{string(c.Task), c.NCtx, p.Kind.String(), keep}, full)
+					add(key{string(c.Task), c.NCtx, p.Kind.String(), keep}, full, evicted{held: 1})
 					continue
 				}
 				if err := work.CopyFrom(base); err != nil {
 					return nil, err
 				}
+				ev := evicted{held: 1}
 				if keep < 1 {
 					kept := int(math.Ceil(keep * float64(len(e.c))))
-					if err := work.Evict(kept, func(_, _ int, keys []float32, n, hd int, pos []int32, keep []int32) {
-						p.Choose(keys, n, hd, pos, keep)
-					}); err != nil {
-						return nil, err
+					if ev, err = cs.evict(work, p, pi, kept, rec); err != nil {
+						return nil, fmt.Errorf("kveval: case %d, %s: %w", i, p.Kind, err)
 					}
 				}
-				reply, err := greedy(work, tok, e.q, steps, logits)
+				reply, err := ev.greedy(work, tok, e.q, steps, logits)
 				if err != nil {
 					return nil, fmt.Errorf("kveval: case %d: %w", i, err)
 				}
@@ -171,20 +245,21 @@ func Retrieval(ctx context.Context, m *model.Model, tok *tokenizer.Tokenizer, ne
 				if keep == 1 {
 					full = s
 				}
-				add(key{string(c.Task), c.NCtx, p.Kind.String(), keep}, s)
+				add(key{string(c.Task), c.NCtx, p.Kind.String(), keep}, s, ev)
 			}
 		}
 		if progress != nil {
 			progress(i+1, len(cases))
 		}
 	}
-	out := make([]Cell, 0, len(order))
+	res.Cells = make([]Cell, 0, len(order))
 	for _, k := range order {
 		c := *sums[k]
 		c.Score /= float64(c.Cases)
-		out = append(out, c)
+		c.Held /= float64(c.Cases)
+		res.Cells = append(res.Cells, c)
 	}
-	return out, nil
+	return &res, nil
 }
 
 // greedy feeds q and decodes steps tokens by argmax, returning their text.

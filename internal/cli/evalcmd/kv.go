@@ -34,8 +34,20 @@ haystack of verses (--haystack, one per line: the KJV text of the fixtures)
 for the retrieval fixture model (testdata/models/retrieval.gguf), or read
 from --cases FILE: a JSON list of {"context", "question", "answer"}.
 
+Besides the key-only scorers a generator runs (--kv-scorer), two read the
+context's attention (its own queries, recorded while it is read; never the
+question's): snapkv (the last --observe queries' attention, max-pooled
+over --pool keys) and h2o (the attention every query of the context gave
+each key). adakv+SCORER splits each layer's budget across its KV heads by
+the scorer's normalised scores (a floor of --floor of the uniform share a
+head); the heads' surplus entries are masked, not freed, so its "held"
+column says what the cache still holds. The report ends with the Two-NN
+intrinsic dimension of every layer's context keys (first case of each
+length).
+
 --ppl TEXT adds perplexity under eviction over TEXT; --speed adds KV bytes
-and decode tok/s at the longest context, with and without eviction.
+and decode tok/s at the longest context, with and without eviction (both
+with the key-only scorers).
 `
 
 // cmdEvalKV is `isagi eval kv`.
@@ -52,11 +64,14 @@ func cmdEvalKV(env base.Env, args []string) error {
 	lengths := fs.String("lengths", "1024,2048,3900", "generated cases: context lengths in tokens")
 	per := fs.Int("cases-per", 10, "generated cases per task and length")
 	seed := fs.Uint64("seed", 1003, "generated cases' seed (the fixture's training used others)")
-	scorers := fs.String("scorers", "manifold,windowed,keydiff,knorm,streaming,random", "scorers, comma-separated")
+	scorers := fs.String("scorers", "manifold,windowed,keydiff,knorm,streaming,random,snapkv,h2o,adakv+snapkv,adakv+manifold", "scorers, comma-separated (adakv+SCORER: AdaKV's head-wise budgets on SCORER's scores)")
 	keeps := fs.String("keeps", "1,0.75,0.5,0.25,0.125", "keep shares, comma-separated")
 	sinks := fs.Int("sinks", 0, "entries at the start every scorer keeps (0: kvpress.DefaultSinks)")
 	recent := fs.Int("recent", 0, "most recent entries every scorer keeps (0: kvpress.DefaultRecent)")
 	window := fs.Int("window", 0, "windowed scorer's window in entries (0: kvpress.DefaultWindow)")
+	observe := fs.Int("observe", 0, "snapkv's observation window in queries (0: kvpress.DefaultObserve, 32)")
+	pool := fs.Int("pool", 0, "snapkv's max-pool kernel in keys (0: kvpress.DefaultPool, 7)")
+	floor := fs.Float64("floor", 0, "adakv's floor: the share of its uniform budget every head keeps (0: kvpress.DefaultFloor, 0.2; negative: none)")
 	pplFile := fs.String("ppl", "", "also measure perplexity under eviction over `TEXT`")
 	pplWindow := fs.Int("ppl-window", 0, "--ppl's window in tokens (0: the model's context, at most 1024)")
 	speed := fs.Bool("speed", false, "also measure KV bytes and decode tok/s at the longest context")
@@ -73,9 +88,13 @@ func cmdEvalKV(env base.Env, args []string) error {
 	if *haystack != "" && *casesFile != "" {
 		return base.Usagef("--haystack and --cases are two sources of cases: give one")
 	}
-	o := kveval.Options{Sinks: *sinks, Recent: *recent, Window: *window, Seed: *seed, Extra: 4}
+	if *floor > 1 {
+		return base.Usagef("--floor %g: want a share of at most 1", *floor)
+	}
+	o := kveval.Options{Sinks: *sinks, Recent: *recent, Window: *window, Seed: *seed, Extra: 4,
+		Observe: *observe, Pool: *pool, Floor: *floor, TwoNN: true}
 	for _, s := range strings.Split(*scorers, ",") {
-		k, err := kvpress.ParseKind(s)
+		k, err := kvpress.ParseScorer(s)
 		if err != nil {
 			return base.UsageError{Err: fmt.Errorf("--scorers: %w", err)}
 		}
@@ -115,11 +134,23 @@ func cmdEvalKV(env base.Env, args []string) error {
 	}
 	if len(cases) > 0 {
 		prog := base.ProgressLine(env.Stderr)
-		rep.Cells, err = kveval.Retrieval(ctx, m, tok, newState, cases, o, func(done, total int) { prog("retrieval cases", done, total) })
+		res, err := kveval.Evaluate(ctx, m, tok, newState, cases, o, func(done, total int) { prog("retrieval cases", done, total) })
 		fmt.Fprintln(env.Stderr)
 		if err != nil {
 			return err
 		}
+		rep.Cells, rep.Dims = res.Cells, res.Dims
+	}
+	// Perplexity and speed run as a generator evicts: the key-only scorers.
+	var live []kvpress.Kind
+	for _, k := range o.Scorers {
+		if !k.Attention() && !k.HeadWise() {
+			live = append(live, k)
+		}
+	}
+	o.Scorers = live
+	if len(live) == 0 && (*pplFile != "" || *speed) {
+		return base.Usagef("--ppl and --speed measure the key-only scorers, and --scorers names none")
 	}
 	if *pplFile != "" {
 		if rep.PPL, err = kvPPL(ctx, m, tok, newState, *pplFile, *pplWindow, o); err != nil {
@@ -144,6 +175,7 @@ type kvReport struct {
 	Scorers string            `json:"scorers"`
 	Keeps   []float64         `json:"keeps"`
 	Cells   []kveval.Cell     `json:"retrieval,omitempty"`
+	Dims    []kveval.DimRow   `json:"intrinsic_dim,omitempty"`
 	PPL     []kveval.PPLRow   `json:"ppl,omitempty"`
 	Speed   []kveval.SpeedRow `json:"speed,omitempty"`
 }
@@ -299,7 +331,8 @@ func printKVReport(w io.Writer, r kvReport) {
 		for _, k := range r.Keeps {
 			fmt.Fprintf(tw, "%g\t", k)
 		}
-		fmt.Fprintln(tw, "cases\t")
+		fmt.Fprintln(tw, "cases\theld at the least keep\tmask leaks\t")
+		least := slices.Min(r.Keeps)
 		for _, k := range rows {
 			fmt.Fprintf(tw, "%s\t%d\t%s\t", k.task, k.nctx, k.scorer)
 			n := 0
@@ -308,7 +341,24 @@ func printKVReport(w io.Writer, r kvReport) {
 				n = c.Cases
 				fmt.Fprintf(tw, "%.0f\t", 100*c.Score)
 			}
-			fmt.Fprintf(tw, "%d\t\n", n)
+			c := score[k][least]
+			held, leaks := "", ""
+			if strings.HasPrefix(k.scorer, "adakv+") {
+				held, leaks = fmt.Sprintf("%.0f %%", 100*c.Held), strconv.Itoa(c.Leaks)
+			}
+			fmt.Fprintf(tw, "%d\t%s\t%s\t\n", n, held, leaks)
+		}
+		tw.Flush()
+	}
+	if len(r.Dims) > 0 {
+		fmt.Fprintln(w, "\nintrinsic dimension of the context keys (Two-NN: Facco et al.'s fit, top 10 % of μ discarded; mean of the KV heads, per head after)")
+		fmt.Fprintln(tw, "context\ttokens\tlayer\tTwo-NN\tMLE\tper head\t")
+		for _, d := range r.Dims {
+			var hs []string
+			for _, h := range d.Heads {
+				hs = append(hs, fmt.Sprintf("%.1f", h.Fit))
+			}
+			fmt.Fprintf(tw, "%d\t%d\t%d\t%.1f\t%.1f\t%s\t\n", d.NCtx, d.Tokens, d.Layer, d.Fit, d.MLE, strings.Join(hs, " "))
 		}
 		tw.Flush()
 	}

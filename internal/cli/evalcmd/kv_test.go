@@ -26,9 +26,38 @@ func TestEvalKVCommand(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errs)
 	}
-	for _, want := range []string{"retrieval", "manifold", "streaming", "0.5"} {
+	for _, want := range []string{"retrieval", "manifold", "streaming", "0.5", "intrinsic dimension"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	// The attention scorers and AdaKV's budgets (masked, the held share
+	// and no leak said) on the same case.
+	out, errs, err = runCmd(t, "eval", "kv", "--model", kjv, "--cases", cases, "--scorers", "snapkv,h2o,adakv+snapkv,adakv+manifold", "--keeps", "1,0.5", "--json")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errs)
+	}
+	var att struct {
+		Cells []struct {
+			Scorer string  `json:"scorer"`
+			Keep   float64 `json:"keep"`
+			Held   float64 `json:"held"`
+			Leaks  int     `json:"mask_leaks"`
+		} `json:"retrieval"`
+		Dims []struct {
+			Layer int     `json:"layer"`
+			Fit   float64 `json:"fit"`
+		} `json:"intrinsic_dim"`
+	}
+	if err := json.Unmarshal([]byte(out), &att); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if len(att.Cells) != 8 || len(att.Dims) == 0 || !(att.Dims[0].Fit > 0) {
+		t.Fatalf("report %+v", att)
+	}
+	for _, c := range att.Cells {
+		if c.Keep == 0.5 && strings.HasPrefix(c.Scorer, "adakv+") && (c.Held < 0.5 || c.Held > 1 || c.Leaks != 0) {
+			t.Errorf("%s: held %g, %d leaks", c.Scorer, c.Held, c.Leaks)
 		}
 	}
 	out, errs, err = runCmd(t, "eval", "kv", "--model", kjv, "--cases", cases, "--scorers", "keydiff", "--keeps", "1,0.25",
@@ -58,7 +87,9 @@ func TestEvalKVCommand(t *testing.T) {
 	}
 	for _, bad := range [][]string{
 		{"--cases", cases, "--keeps", "0"},
-		{"--cases", cases, "--scorers", "snapkv"},
+		{"--cases", cases, "--scorers", "adakv+none"},
+		{"--cases", cases, "--scorers", "h2o", "--ppl", cases},
+		{"--cases", cases, "--floor", "2"},
 		{"--cases", cases, "--haystack", cases},
 		{},
 	} {
