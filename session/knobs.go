@@ -245,7 +245,7 @@ func Knobs() []Knob {
 			},
 		},
 		{
-			Name: "draft", Aliases: []string{"speculative"}, Values: "ngram|rank:K", Build: true,
+			Name: "draft", Aliases: []string{"speculative"}, Values: "ngram|rank:K|flow:FILE", Build: true,
 			Help: "speculative decoding; off, or rank:K,slots",
 			Value: func(s Settings, _ Info) string {
 				if s.Draft == "" {
