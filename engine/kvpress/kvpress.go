@@ -13,6 +13,8 @@
 //     window of W consecutive entries, so that at long contexts μ is the
 //     centre of nearby text rather than a grand mean every key is equally
 //     far from ("centroid dilution").
+//   - ManifoldKV-L1 and -L∞: the same score under the L1 and L∞
+//     distances, the seed's metric ablation.
 //   - KeyDiff: 1 − cos(k_i, μ): keys whose direction differs from μ's.
 //   - K-norm: −‖k_i‖₂: keys of small norm, which tend to draw attention.
 //   - StreamingLLM: only the sinks and the most recent entries.
@@ -65,13 +67,18 @@ const (
 	// queries falls back to StreamingLLM's order.
 	SnapKV
 	H2O
+	// ManifoldL1 and ManifoldLinf are ManifoldKV under the L1 and L∞
+	// distances (the seed's metric ablation); appended so that the
+	// other kinds keep their numbers.
+	ManifoldL1
+	ManifoldLinf
 )
 
 // AdaKV is a flag on a Kind: the scorer's scores with AdaKV's head-wise
 // budgets (ChooseHeadWise) instead of one budget a head.
 const AdaKV Kind = 1 << 8
 
-var kindNames = [...]string{"none", "manifold", "windowed", "keydiff", "knorm", "streaming", "random", "snapkv", "h2o"}
+var kindNames = [...]string{"none", "manifold", "windowed", "keydiff", "knorm", "streaming", "random", "snapkv", "h2o", "manifold-l1", "manifold-linf"}
 
 // adakvPrefix is how a name asks for AdaKV's budgets on a scorer.
 const adakvPrefix = "adakv+"
@@ -99,7 +106,7 @@ func (k Kind) String() string {
 // Kinds are every scorer that reads only the keys, None first: those a
 // generator can run (ParseKind).
 func Kinds() []Kind {
-	return []Kind{None, Manifold, Windowed, KeyDiff, KNorm, Streaming, Random}
+	return []Kind{None, Manifold, Windowed, KeyDiff, KNorm, Streaming, Random, ManifoldL1, ManifoldLinf}
 }
 
 // ParseKind reads the name of a scorer that reads only the keys (any case,
@@ -330,6 +337,11 @@ func (p *Policy) Scores(keys []float32, n, hd int, pos []int32, dst []float32) {
 				dst[i] = dist(keys[i*hd:(i+1)*hd], p.mu)
 			}
 		}
+	case ManifoldL1, ManifoldLinf:
+		p.muOf(keys, 0, n, hd)
+		for i := range n {
+			dst[i] = distP(keys[i*hd:(i+1)*hd], p.mu, p.Kind.Base() == ManifoldLinf)
+		}
 	case KeyDiff:
 		p.muOf(keys, 0, n, hd)
 		mn := norm(p.mu)
@@ -413,6 +425,20 @@ func dist(a, b []float32) float32 {
 		s += d * d
 	}
 	return float32(math.Sqrt(s))
+}
+
+// distP is the L1 distance, or the L∞ one when inf is set.
+func distP(a, b []float32, inf bool) float32 {
+	var s float64
+	for i := range a {
+		d := math.Abs(float64(a[i]) - float64(b[i]))
+		if inf {
+			s = max(s, d)
+		} else {
+			s += d
+		}
+	}
+	return float32(s)
 }
 
 func dot(a, b []float32) float64 {

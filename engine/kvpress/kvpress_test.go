@@ -53,7 +53,7 @@ func TestRadialOutlier(t *testing.T) {
 	for _, c := range []struct {
 		kind Kind
 		kept bool
-	}{{Manifold, true}, {Windowed, true}, {KeyDiff, false}, {KNorm, false}} {
+	}{{Manifold, true}, {Windowed, true}, {ManifoldL1, true}, {ManifoldLinf, true}, {KeyDiff, false}, {KNorm, false}} {
 		p := &Policy{Kind: c.kind, Sinks: -1, Recent: -1}
 		keep := choose(p, keys, n, hd, m)
 		if got := slices.Contains(keep, int32(out)); got != c.kept {
@@ -84,10 +84,12 @@ func TestScorersOnHandBuiltKeys(t *testing.T) {
 		m    int
 		want []int32
 	}{
-		{Manifold, 2, []int32{1, 2}},  // the two farthest from μ = (1.325, 0.725)
-		{KNorm, 2, []int32{0, 3}},     // the smallest norms
-		{KeyDiff, 1, []int32{2}},      // the only one off μ's direction
-		{Streaming, 2, []int32{2, 3}}, // the newest
+		{Manifold, 2, []int32{1, 2}},     // the two farthest from μ = (1.325, 0.725)
+		{ManifoldL1, 2, []int32{1, 2}},   // L1 to μ: 0.6, 3.95, 2.05, 1.85
+		{ManifoldLinf, 2, []int32{1, 2}}, // L∞ to μ: 0.325, 2.275, 1.925, 1.225
+		{KNorm, 2, []int32{0, 3}},        // the smallest norms
+		{KeyDiff, 1, []int32{2}},         // the only one off μ's direction
+		{Streaming, 2, []int32{2, 3}},    // the newest
 	}
 	for _, c := range cases {
 		if got := choose(p(c.kind), keys, 4, 2, c.m); !slices.Equal(got, c.want) {

@@ -20,7 +20,7 @@ type KVFlags struct {
 // Register registers --kv-keep and --kv-scorer.
 func (k *KVFlags) Register(fs *flag.FlagSet) {
 	fs.Float64Var(&k.keep, "kv-keep", 1, "KV eviction: keep this share of the positions in the KV cache (0.01…1; 1 keeps every one), so that a conversation runs to the whole context in that share of the memory")
-	fs.StringVar(&k.scorer, "kv-scorer", "manifold", "with --kv-keep: what the cache keeps: manifold, windowed, keydiff, knorm, streaming, random or none")
+	fs.StringVar(&k.scorer, "kv-scorer", "manifold", "with --kv-keep: what the cache keeps: manifold, windowed, keydiff, knorm, streaming, random, manifold-l1, manifold-linf or none")
 }
 
 // Check validates the flags.
