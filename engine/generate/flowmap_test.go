@@ -230,23 +230,7 @@ func TestFlowDecodeAllocatesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer remove()
-	prompt := []int32{1, 300, 391, 394}
-	emit := func(int32) error { return nil }
-	o := Options{MaxTokens: 30}
-	for range 3 {
-		g.Reset(1)
-		if _, err := g.Generate(context.Background(), prompt, o, emit); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if n := testing.AllocsPerRun(5, func() {
-		g.Reset(1)
-		if _, err := g.Generate(context.Background(), prompt, o, emit); err != nil {
-			t.Fatal(err)
-		}
-	}); n != 0 {
-		t.Fatalf("%v allocations per 30-token speculative generation", n)
-	}
+	generatesWithoutAllocating(t, g)
 	if d.Drafts == 0 {
 		t.Fatal("the map never drafted")
 	}

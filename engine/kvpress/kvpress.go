@@ -237,19 +237,7 @@ func (p *Policy) Choose(keys []float32, n, hd int, pos []int32, keep []int32) {
 		}
 		return
 	}
-	sinks, recent := p.protected()
-	sinks = min(sinks, m, n)
-	recent = min(recent, m-sinks, n-sinks)
-	// The protected ones first: sinks, then the newest.
-	k := 0
-	for i := range sinks {
-		keep[k] = int32(i)
-		k++
-	}
-	for i := n - recent; i < n; i++ {
-		keep[k] = int32(i)
-		k++
-	}
+	k, sinks, recent := p.protect(n, keep)
 	if m-k > 0 {
 		if cap(p.scores) < n {
 			p.scores = make([]float32, n)
@@ -276,10 +264,24 @@ func (p *Policy) ChooseScores(sc []float32, n int, keep []int32) {
 		}
 		return
 	}
-	sinks, recent := p.protected()
+	k, sinks, recent := p.protect(n, keep)
+	if m-k > 0 {
+		if cap(p.idx) < n {
+			p.idx = make([]int32, n)
+		}
+		p.pick(sc, n, sinks, recent, keep, k)
+	}
+	slices.Sort(keep)
+}
+
+// protect writes the protected slots of n into keep — the sinks, then the
+// newest — as many as keep has room for, and returns how many it wrote and
+// the two counts.
+func (p *Policy) protect(n int, keep []int32) (k, sinks, recent int) {
+	m := len(keep)
+	sinks, recent = p.protected()
 	sinks = min(sinks, m, n)
 	recent = min(recent, m-sinks, n-sinks)
-	k := 0
 	for i := range sinks {
 		keep[k] = int32(i)
 		k++
@@ -288,13 +290,7 @@ func (p *Policy) ChooseScores(sc []float32, n int, keep []int32) {
 		keep[k] = int32(i)
 		k++
 	}
-	if m-k > 0 {
-		if cap(p.idx) < n {
-			p.idx = make([]int32, n)
-		}
-		p.pick(sc, n, sinks, recent, keep, k)
-	}
-	slices.Sort(keep)
+	return k, sinks, recent
 }
 
 // pick fills keep[k:] with the highest-scored unprotected slots.
