@@ -24,6 +24,7 @@ func Subcommands() []base.Command {
 		{Name: "ogd", Args: "--model M.gguf", Summary: "Safe OGD chains beside unexplored ones: harm gauge and refusals", Main: cmdEvalOGD},
 		{Name: "kv", Args: "--model M.gguf", Summary: "KV-cache eviction: retrieval, perplexity and speed of every scorer", Main: cmdEvalKV},
 		{Name: "overlap", Args: "PROFILE_A PROFILE_B", Summary: "how much two profiles' UGT bases agree (a model and its quantisation)", Main: cmdOverlap},
+		{Name: "interchange", Args: "--model A.gguf --model-b B.gguf", Summary: "UGT between two independently trained models: aligned overlap and component interchange", Main: cmdEvalInterchange},
 	}
 }
 
