@@ -26,6 +26,7 @@ func Subcommands() []base.Command {
 		{Name: "kv", Args: "--model M.gguf", Summary: "KV-cache eviction: retrieval, perplexity and speed of every scorer", Main: cmdEvalKV},
 		{Name: "gtc", Args: "--model M.gguf --text TEXT", Summary: "trajectory caching: coverage and first-order-corrected predictions of hidden states", Main: cmdEvalGTC},
 		{Name: "overlap", Args: "PROFILE_A PROFILE_B", Summary: "how much two profiles' UGT bases agree (a model and its quantisation)", Main: cmdOverlap},
+		{Name: "interchange", Args: "--model A.gguf --model-b B.gguf", Summary: "UGT between two independently trained models: aligned overlap and component interchange", Main: cmdEvalInterchange},
 	}
 }
 
