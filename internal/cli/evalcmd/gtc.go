@@ -662,6 +662,8 @@ func follow(seq, key []int32, T int) []int32 {
 	return nil
 }
 
+// argmax is the index of v's largest value, the lowest on ties (greedy
+// decoding's pick).
 func argmax(v []float32) int32 {
 	best := 0
 	for i, x := range v {

@@ -761,16 +761,6 @@ func logSoftmax(z []float32, out []float64) {
 	}
 }
 
-func argmax(z []float32) int {
-	best := 0
-	for i, v := range z {
-		if v > z[best] {
-			best = i
-		}
-	}
-	return best
-}
-
 // randomBasis is a uniformly random d×k orthonormal basis: the control
 // for "the UGT subspace in particular".
 func randomBasis(rng *rand.Rand, d, k int) *mat.Dense {
