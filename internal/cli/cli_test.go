@@ -94,9 +94,9 @@ func TestUnknownSubcommand(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"eval", "frobnicate"}, `unknown subcommand "frobnicate" of isagi eval: want teh, snipe, refusals, cog, ogd, kv, gtc or overlap`},
+		{[]string{"eval", "frobnicate"}, `unknown subcommand "frobnicate" of isagi eval: want teh, snipe, refusals, cog, ogd, kv, gtc, overlap or interchange`},
 		{[]string{"session", "foo"}, `unknown subcommand "foo" of isagi session: want info or export`},
-		{[]string{"eval"}, "eval needs a subcommand: teh, snipe, refusals, cog, ogd, kv, gtc or overlap"},
+		{[]string{"eval"}, "eval needs a subcommand: teh, snipe, refusals, cog, ogd, kv, gtc, overlap or interchange"},
 		{[]string{"session"}, "session needs a subcommand: info or export"},
 		{[]string{"session", "--json"}, "session needs a subcommand: info or export"},
 	} {

@@ -51,6 +51,7 @@ const evalUsage = `Usage: isagi eval teh|snipe|refusals|cog|ogd [--model FILE | 
        isagi eval kv --model FILE (--haystack TEXT | --cases FILE | --ppl TEXT) [--json]
        isagi eval gtc --model FILE --text TEXT [--keep 0.25] [--horizon T] [--json]
        isagi eval overlap PROFILE_A PROFILE_B
+       isagi eval interchange --model A.gguf --model-b B.gguf [--json]
 
   teh      detection rate and false positives of every TEH gauge on the
            held-out prompts, at the threshold calibration chose, its
@@ -86,6 +87,12 @@ const evalUsage = `Usage: isagi eval teh|snipe|refusals|cog|ogd [--model FILE | 
   overlap  bilateral overlap ‖B_Aᵀ B_B‖²_F / k of two profiles' UGT bases
            (1: the same subspace, 0: orthogonal) — e.g. a model and its
            quantisation
+  interchange
+           UGT between two independently trained models of one
+           architecture: the overlap of their bases after an orthogonal
+           alignment, beside chance and controls, and what swapping one
+           model's UGT component for the other's costs (isagi eval
+           interchange --help)
 
 --set DIR measures on another held-out set (CATEGORY.jsonl and
 benign.jsonl), such as the chat fixture's. A tiny text model (like the
