@@ -23,7 +23,8 @@ const maxHeadDim = 256
 // cache and scratch live in device memory, the weights are the Device's,
 // and every operation is one kernel launch on the device's default stream,
 // in order (a quantised product is two: the activations' rounding, then the
-// product). The host sees activations only where the engine asks: Host and
+// product; decode's products of the common types quantise the input to
+// int8 once and run on integer dot products, quantQ8 and productQ8). The host sees activations only where the engine asks: Host and
 // Sync for a hook's rows, Logits for the classifier. It is used by one
 // goroutine at a time.
 //
@@ -42,6 +43,8 @@ type Backend struct {
 	nprojc int
 	xq     cu.DevicePtr              // activations on the CPU's 8-bit grid (quant_act)
 	nxq    int                       // its capacity in floats
+	q8     cu.DevicePtr              // decode's activations as int8 codes, scales and sums (quant_q8)
+	nq8    int                       // its capacity in columns
 	freqs  map[*float32]cu.DevicePtr // RoPE divisors, uploaded once per table
 
 	owned  []cu.DevicePtr // buffers and caches this backend allocated
@@ -488,9 +491,70 @@ func (b *Backend) quantAct(x cu.DevicePtr, n, cols int, t tensor.Type) cu.Device
 	return b.xq
 }
 
+// q8act is one row of activations quantised by quant_q8: cols int8
+// codes, then per block of 32 the scale d and the sum d·Σq.
+type q8act struct {
+	q, d, s cu.DevicePtr
+	cols    int
+}
+
+// quantQ8 quantises one row of cols activations at x into the backend's
+// scratch, as the CPU engine quantises the input of its quantised
+// products (engine/tensor's act): one launch, whose result every integer
+// product of that input reads.
+func (b *Backend) quantQ8(x cu.DevicePtr, cols int) (q8act, bool) {
+	if cols > b.nq8 {
+		// Grown to the widest input once, never per token.
+		p, err := b.alloc(cols + 8*(cols/32))
+		if err != nil {
+			b.fail("the int8 activation scratch", err)
+			return q8act{}, false
+		}
+		b.q8, b.nq8 = p, cols
+	}
+	a := q8act{q: b.q8, d: b.q8 + cu.DevicePtr(cols), s: b.q8 + cu.DevicePtr(cols+4*(cols/32)), cols: cols}
+	b.args.Reset().Ptr(a.q).Ptr(a.d).Ptr(a.s).Ptr(x).I32(int32(cols))
+	b.elementwise("quant_q8", b.g.k.quantQ8, cols)
+	return a, b.err == nil
+}
+
+// intDecode says whether a product of m over n rows with activations on
+// the grid of grid runs on integer dot products: decode (n = 1) of the
+// types that have them, with float32 activation scales (an MXFP4 product
+// among Linears' gives all of them float16 ones, which the mvq_ kernels
+// do not read), unless a test asked for the float path.
+func (b *Backend) intDecode(m *mat, n int, grid tensor.Type) bool {
+	// The 16-byte loads of Q4_K/Q5_K need the row aligned: every matrix
+	// is an allocation of its own (256-byte aligned), but say so.
+	return n == 1 && m.k.mvq != 0 && grid != tensor.MXFP4 && !b.g.floatDecode && m.p%16 == 0
+}
+
+// mvqMinRows is the row count from which a warp takes a row of its own
+// (mvq_); below it the four warps of a block share one (mvqk_, split-K),
+// so that a matrix of a few thousand rows still gives every SM of an
+// H100 (132) several blocks. Not tuned on a GPU yet.
+const mvqMinRows = 8192
+
+// productQ8 launches dst = W·x for one row of x quantised by quantQ8.
+func (b *Backend) productQ8(d cu.DevicePtr, m *mat, a q8act, beta float32) {
+	b.args.Reset().Ptr(m.p).I32(int32(m.rb)).I32(int32(m.rows)).I32(int32(m.cols)).Ptr(a.q).Ptr(a.d).Ptr(a.s).Ptr(d).F32(beta)
+	if m.rows >= mvqMinRows {
+		b.launch("product", m.k.mvq, [3]uint32{blocks(m.rows, 4), 1, 1}, [3]uint32{128, 1, 1})
+		return
+	}
+	b.launch("product", m.k.mvqk, [3]uint32{uint32(m.rows), 1, 1}, [3]uint32{128, 1, 1})
+}
+
 // product launches dst = W·x for n rows (beta 1 adds to dst instead),
-// rounding x to the CPU's activation grid first for a quantised W.
+// rounding x to the CPU's activation grid first for a quantised W
+// (decode's integer products: quantising it to int8).
 func (b *Backend) product(d cu.DevicePtr, m *mat, x cu.DevicePtr, n int, beta float32) {
+	if b.intDecode(m, n, m.t) {
+		if a, ok := b.quantQ8(x, m.cols); ok {
+			b.productQ8(d, m, a, beta)
+		}
+		return
+	}
 	if m.k.act {
 		x = b.quantAct(x, n, m.cols, m.t)
 	}
@@ -535,10 +599,22 @@ func (b *Backend) Linears(x backend.Buffer, n int, ops ...backend.LinearOp) {
 			grid = tensor.MXFP4
 		}
 	}
+	// Decode's integer products share one int8 quantisation likewise.
+	var a q8act
 	for _, op := range ops {
 		m := dm(op.W)
 		if !m.k.act {
 			b.productOf(db(op.Dst).p, m, in, n, 0)
+			continue
+		}
+		if b.intDecode(m, n, grid) {
+			if a.cols != m.cols {
+				var ok bool
+				if a, ok = b.quantQ8(in, m.cols); !ok {
+					return
+				}
+			}
+			b.productQ8(db(op.Dst).p, m, a, 0)
 			continue
 		}
 		if q == 0 {

@@ -41,6 +41,10 @@ type Device struct {
 	mem  uint64
 	mods []cu.Module
 	k    kernels
+	// floatDecode keeps decode's products on the float kernels (mv_) for
+	// the types that have integer ones: the GPU tests set it to compare
+	// the two paths.
+	floatDecode bool
 
 	mu   sync.Mutex
 	mats map[*tensor.Matrix]*mat // weights uploaded, shared by every Backend
@@ -261,6 +265,21 @@ type productKernels struct {
 	// act says the products read activations rounded to the CPU's 8-bit
 	// grid (quant_act), as the CPU engine's quantised products do.
 	act bool
+	// mvq and mvqk are decode's products on integer dot products
+	// (matmul.cu's mvq_rows: a warp a row, and four warps a row), for the
+	// types that have them (dp4aSuffix); 0 for the others.
+	mvq, mvqk cu.Function
+}
+
+// dp4aType says whether decode's products of type t run on integer dot
+// products (the mvq_ kernels) over activations quantised by quant_q8: the
+// types of the common files (Q4_K_M, Q5_K_M, Q6_K, Q8_0, Q4_0, Q5_0).
+func dp4aType(t tensor.Type) bool {
+	switch t {
+	case tensor.Q8_0, tensor.Q4_0, tensor.Q5_0, tensor.Q4_K, tensor.Q5_K, tensor.Q6_K:
+		return true
+	}
+	return false
 }
 
 // kernels are the functions of the loaded modules.
@@ -268,6 +287,7 @@ type kernels struct {
 	prod                                                map[tensor.Type]productKernels
 	rmsnorm, headRMSNorm, addBias, swiglu, geglu, scale cu.Function
 	add, rope, storeKV, attend, projAdd, quantAct       cu.Function
+	quantQ8                                             cu.Function
 	route, groupExperts, combine, swigluOAI             cu.Function
 }
 
@@ -279,8 +299,11 @@ func KernelNames() []string {
 	for _, t := range SupportedTypes() {
 		s, _ := typeSuffix(t)
 		names = append(names, "mv_"+s, "mm_"+s, "rows_"+s, "mvid_"+s, "mmid_"+s)
+		if dp4aType(t) {
+			names = append(names, "mvq_"+s, "mvqk_"+s)
+		}
 	}
-	return names
+	return append(names, "quant_q8")
 }
 
 // findKernel looks a kernel up in the module whose PTX declares it: asking
@@ -318,6 +341,7 @@ func (k *kernels) resolve(find func(name string) (cu.Function, error)) error {
 	get(&k.attend, "attend")
 	get(&k.projAdd, "proj_add")
 	get(&k.quantAct, "quant_act")
+	get(&k.quantQ8, "quant_q8")
 	get(&k.route, "route")
 	get(&k.groupExperts, "group_experts")
 	get(&k.combine, "combine")
@@ -332,6 +356,10 @@ func (k *kernels) resolve(find func(name string) (cu.Function, error)) error {
 		get(&p.mvid, "mvid_"+s)
 		get(&p.mmid, "mmid_"+s)
 		p.act = t != tensor.F32 && t != tensor.F16 && t != tensor.BF16
+		if dp4aType(t) {
+			get(&p.mvq, "mvq_"+s)
+			get(&p.mvqk, "mvqk_"+s)
+		}
 		k.prod[t] = p
 	}
 	return errors.Join(errs...)

@@ -92,6 +92,8 @@ type fakeDriver struct {
 	fail     error // returned by every launch while set
 	errs     []string
 	copies   int // HtoD and DtoH calls
+	// inspect, when set, sees every launch's kernel and arguments.
+	inspect func(name string, grid, block [3]uint32, a *cu.Args)
 }
 
 func newFakeDevice(t testing.TB) (*Device, *fakeDriver) {
@@ -208,6 +210,15 @@ func (f *fakeDriver) Launch(fn cu.Function, grid, block [3]uint32, shared uint32
 				f.errorf("%s: argument %d is %#x, not inside an allocation", name, i, p)
 			}
 		}
+	}
+	// No kernel asks for dynamic shared memory beyond the 48 KiB every
+	// GPU gives without an opt-in (the static arrays are the PTX's,
+	// which ptxas -v reports).
+	if shared > 48<<10 {
+		f.errorf("%s: %d bytes of dynamic shared memory", name, shared)
+	}
+	if f.inspect != nil {
+		f.inspect(name, grid, block, a)
 	}
 	threads := block[0] * block[1] * block[2]
 	if threads == 0 || threads > 1024 || threads%32 != 0 {

@@ -209,3 +209,99 @@ extern "C" __global__ void quant_act(float *xq, const float *x, int count, int h
 	if (half_scale) d = round_f16(d);
 	xq[i] = __fmul_rn(d, q);
 }
+
+// ---- decode on 8-bit integer dot products (quant.cuh's mvq_*) ----
+
+// quant_q8 quantises count activations (a multiple of 32) as the CPU
+// engine does for its quantised products (engine/tensor's quantizeActGo):
+// per block of 32, int8 codes into xq, the scale d into xd and the sum
+// s = d·Σq into xs. One warp a block, one lane a value; the warp's maximum
+// and code sum are shuffles (the sum is an integer, so its order does not
+// matter; the maximum is exact in any order). The mvq_ products read it.
+extern "C" __global__ void quant_q8(int8_t *xq, float *xd, float *xs, const float *x, int count) {
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= count) return; // whole warps: count is a multiple of 32
+	float v = x[i], a = fabsf(v);
+	for (int o = 16; o > 0; o >>= 1) a = qa_max(a, __shfl_xor_sync(0xffffffffu, a, o));
+	int q = qa_lane(v, a), sum = q;
+	xq[i] = (int8_t)q;
+	for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+	if ((threadIdx.x & 31) == 0) qa_scales(a, sum, xd + (i >> 5), xs + (i >> 5));
+}
+
+// mvq_rows computes y = W·x for one row of x quantised by quant_q8: S warps
+// share a row (split-K), WARPS/S rows a block, and each lane takes U
+// pieces a step (mvq_piece), so that it has U·16 bytes of weights in
+// flight. The lanes of a piece add their integer sums with shuffles; the
+// first scales them (mvq_term); the warps' float sums meet in shared
+// memory as mm_rows's do.
+template <int T, int S, int U>
+__device__ __forceinline__ void mvq_rows(const uint8_t *__restrict__ w, int rowBytes, int rows, int cols,
+                                         const int8_t *__restrict__ xq, const float *__restrict__ xd,
+                                         const float *__restrict__ xs, float *__restrict__ y, float beta) {
+	__shared__ float part[WARPS][2];
+	const int P = mvq_lanes(T);
+	int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+	int r = blockIdx.x * (WARPS / S) + warp / S, wk = warp % S;
+	float acc = 0.f, accm = 0.f;
+	if (r < rows) { // the same for the whole warp, so its shuffles stay whole
+		const uint8_t *row = w + (size_t)r * rowBytes;
+		int np = cols / mvq_width(T), iters = mvq_iters(np, P, S, U);
+		for (int it = 0; it < iters; it++) {
+			int A[U], B[U], p[U];
+#pragma unroll
+			for (int s = 0; s < U; s++) {
+				p[s] = mvq_piece(P, S, U, wk, lane, it, s);
+				A[s] = B[s] = 0;
+				if (p[s] < np) mvq_isum(T, row, xq, p[s], lane % P, &A[s], &B[s]);
+			}
+#pragma unroll
+			for (int s = 0; s < U; s++) {
+#pragma unroll
+				for (int o = 1; o < P; o <<= 1) {
+					A[s] += __shfl_xor_sync(0xffffffffu, A[s], o);
+					B[s] += __shfl_xor_sync(0xffffffffu, B[s], o);
+				}
+				if (p[s] < np && lane % P == 0) mvq_term(T, row, xd, xs, p[s], A[s], B[s], &acc, &accm);
+			}
+		}
+	}
+	for (int o = 16; o > 0; o >>= 1) {
+		acc += __shfl_xor_sync(0xffffffffu, acc, o);
+		accm += __shfl_xor_sync(0xffffffffu, accm, o);
+	}
+	if (S > 1) {
+		if (lane == 0) part[warp][0] = acc, part[warp][1] = accm;
+		__syncthreads();
+		if (wk != 0) return;
+		acc = part[warp][0], accm = part[warp][1];
+		for (int k = 1; k < S; k++) acc += part[warp + k][0], accm += part[warp + k][1];
+	}
+	if (r >= rows || lane != 0) return;
+	float v = acc - __fmul_rn(mvq_minc(T), accm);
+	y[r] = beta == 0.f ? v : v + beta * y[r];
+}
+
+// Kernels per type: mvq_<type> (4 warps a block, one row each, two pieces
+// a lane a step: for matrices of many rows) and mvqk_<type> (the 4 warps
+// share one row, split-K: for fewer rows, so that every SM still has
+// blocks). Grid: (ceil(rows/4), 1) and (rows, 1); block: 128 threads.
+// beta as the mv_ kernels'.
+#define DP4A(name, T)                                                                                              \
+	extern "C" __global__ void __launch_bounds__(128)                                                            \
+	    mvq_##name(const uint8_t *w, int rowBytes, int rows, int cols, const int8_t *xq, const float *xd,          \
+	               const float *xs, float *y, float beta) {                                                        \
+		mvq_rows<T, 1, 2>(w, rowBytes, rows, cols, xq, xd, xs, y, beta);                                           \
+	}                                                                                                            \
+	extern "C" __global__ void __launch_bounds__(128)                                                            \
+	    mvqk_##name(const uint8_t *w, int rowBytes, int rows, int cols, const int8_t *xq, const float *xd,         \
+	                const float *xs, float *y, float beta) {                                                       \
+		mvq_rows<T, 4, 1>(w, rowBytes, rows, cols, xq, xd, xs, y, beta);                                           \
+	}
+
+DP4A(q8_0, T_Q8_0)
+DP4A(q4_0, T_Q4_0)
+DP4A(q5_0, T_Q5_0)
+DP4A(q4_k, T_Q4_K)
+DP4A(q5_k, T_Q5_K)
+DP4A(q6_k, T_Q6_K)

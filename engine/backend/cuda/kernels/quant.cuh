@@ -23,6 +23,7 @@
 #ifdef __CUDACC__
 #define QFN __host__ __device__ __forceinline__
 #else
+#include <math.h>
 #include <string.h>
 #define QFN static inline
 #endif
@@ -811,6 +812,221 @@ QFN void mm_lane(int T, int NT, int E, int U, const uint8_t *row, int cols, cons
 			}
 		}
 	}
+}
+
+
+// ---- decode products on 8-bit integer dot products (dp4a) ----
+//
+// Decode (one row of x) reads every weight once, so it is bound by memory,
+// and the float path above spends its issue slots decoding one weight a
+// lane. These products take the CPU engine's own route instead
+// (engine/tensor's act and dot*Go): the input is quantised once per step to
+// int8 codes in blocks of 32 with a float scale d and sum s = d·Σq
+// (qa_* below, quant_q8 in matmul.cu), each lane loads 32-bit words of
+// weight codes, meets them with words of activation codes in dp4a (four
+// int8 products and a sum in one instruction) and forms each block's
+// integer sum exactly as the CPU does; one lane per block then applies the
+// float scales in the CPU's order. Integer sums do not depend on their
+// order, so they equal the CPU's bit for bit; each block's float term
+// equals its Go reference's (dot*Go) bit for bit; only the order in which
+// the blocks' terms are added differs (the host harness checks all three).
+//
+// A "piece" is what one float term covers: a block of 32 for Q8_0, Q4_0,
+// Q5_0 and Q6_K, a pair of sub-blocks (64 weights, one scale byte each and
+// a shared d) for Q4_K and Q5_K, as dotQ4KGo adds them. mvq_lanes lanes
+// share a piece, each taking 32 of its weights (Q6_K: 16), and add their
+// integer sums with shuffles before the piece's first lane scales them.
+
+// dp4a is four int8 products of a and b added to c.
+QFN int dp4a(uint32_t a, uint32_t b, int c) {
+#ifdef __CUDA_ARCH__
+	return __dp4a((int)a, (int)b, c);
+#else
+	for (int k = 0; k < 4; k++) c += (int)(int8_t)(a >> (8 * k)) * (int)(int8_t)(b >> (8 * k));
+	return c;
+#endif
+}
+
+// ld32h is a 32-bit word from a 2-byte-aligned address (the 34-, 18-, 22-
+// and 210-byte blocks are no better aligned): two 16-bit loads.
+QFN uint32_t ld32h(const uint8_t *p) {
+#ifdef __CUDA_ARCH__
+	const uint16_t *h = (const uint16_t *)p;
+	return (uint32_t)h[0] | ((uint32_t)h[1] << 16);
+#else
+	return ld32(p);
+#endif
+}
+
+// ld128 is four words from a 16-byte-aligned address, one load on the
+// device.
+QFN void ld128(const void *p, uint32_t *v) {
+#ifdef __CUDA_ARCH__
+	uint4 u = *(const uint4 *)p;
+	v[0] = u.x, v[1] = u.y, v[2] = u.z, v[3] = u.w;
+#else
+	for (int k = 0; k < 4; k++) v[k] = ld32((const uint8_t *)p + 4 * k);
+#endif
+}
+
+// spread4 moves bits 0..3 of n to bit 4 of bytes 0..3: Q5_0's fifth bits.
+QFN uint32_t spread4(uint32_t n) {
+	return ((n & 1) << 4) | ((n & 2) << 11) | ((n & 4) << 18) | ((n & 8) << 25);
+}
+
+// The quantiser's steps (engine/tensor's quantizeActGo, per block of 32):
+// amax is the largest |x| (NaN wins, as Go's max); a block whose amax is
+// under 2⁻¹²⁰ is zeros (d = s = 0), one holding NaN or ±Inf has codes 0
+// and d = s = NaN; otherwise d = amax/127, q = round-half-even(x·(127/
+// amax)) and s = d·Σq, every operation rounded on its own.
+QFN float qa_max(float a, float b) { return (b > a || b != b) ? b : a; }
+QFN int qa_class(float amax) { return amax >= 0x1p-120f && amax <= 3.4028234663852886e38f ? 1 : (amax < 0x1p-120f ? 0 : -1); }
+QFN float qa_div(float a, float b) {
+#ifdef __CUDA_ARCH__
+	return __fdiv_rn(a, b);
+#else
+	volatile float r = a / b;
+	return r;
+#endif
+}
+QFN int qa_code(float v, float id) { return (int)rintf(qmul(v, id)); }
+// qa_lane is the code of one value v of a block whose maximum is amax.
+QFN int qa_lane(float v, float amax) { return qa_class(amax) > 0 ? qa_code(v, qa_div(127.f, amax)) : 0; }
+// qa_scales writes the block's scale and sum from its maximum and the sum
+// of its codes.
+QFN void qa_scales(float amax, int sum, float *d, float *s) {
+	int cls = qa_class(amax);
+	float dd = cls > 0 ? qa_div(amax, 127.f) : (cls == 0 ? 0.f : f32_bits(0x7fc00000u));
+	*d = dd;
+	*s = cls > 0 ? qmul(dd, (float)sum) : dd;
+}
+
+// mvq_lanes is the lanes that share a piece, mvq_width its weights.
+QFN int mvq_lanes(int t) { return t == T_Q4_K || t == T_Q5_K || t == T_Q6_K ? 2 : 1; }
+QFN int mvq_width(int t) { return t == T_Q4_K || t == T_Q5_K ? 64 : 32; }
+// mvq_minc is the factor of the pieces' second sum (the offsets' terms)
+// in the row's result acc − c·accm: dotQ5_0Go's 16, the K-quants' mins' 1.
+QFN float mvq_minc(int t) { return t == T_Q5_0 ? 16.f : (t == T_Q4_K || t == T_Q5_K ? 1.f : 0.f); }
+
+// mvq_isum is lane pl's integer sums over its share of piece p (xq the
+// row's activation codes): *A and *B are the sums the piece's first lane
+// scales (Q4_K/Q5_K: the low and high sub-block; Q6_K: the first and
+// second 16 weights; the others: the block, B = 0).
+QFN void mvq_isum(int t, const uint8_t *row, const int8_t *xq, int p, int pl, int *A, int *B) {
+	uint32_t x[8], w[4];
+	int a = 0, b2 = 0;
+	switch (t) {
+	case T_Q8_0: {
+		const uint8_t *b = row + 34 * p + 2;
+		ld128(xq + 32 * p, x), ld128(xq + 32 * p + 16, x + 4);
+		for (int i = 0; i < 8; i++) a = dp4a(ld32h(b + 4 * i), x[i], a);
+		break;
+	}
+	case T_Q4_0: {
+		// Weight j is the low nibble of qs[j], j+16 the high one.
+		const uint8_t *b = row + 18 * p + 2;
+		ld128(xq + 32 * p, x), ld128(xq + 32 * p + 16, x + 4);
+		for (int i = 0; i < 4; i++) {
+			uint32_t q = ld32h(b + 4 * i);
+			a = dp4a(q & 0x0f0f0f0fu, x[i], a);
+			a = dp4a((q >> 4) & 0x0f0f0f0fu, x[4 + i], a);
+		}
+		break;
+	}
+	case T_Q5_0: {
+		// As Q4_0, the fifth bit of weight j being bit j of qh; the codes
+		// stay unsigned (0..31), the −16 is dotQ5_0Go's term on s.
+		const uint8_t *b = row + 22 * p;
+		uint32_t qh = ld32h(b + 2);
+		ld128(xq + 32 * p, x), ld128(xq + 32 * p + 16, x + 4);
+		for (int i = 0; i < 4; i++) {
+			uint32_t q = ld32h(b + 6 + 4 * i);
+			a = dp4a((q & 0x0f0f0f0fu) | spread4((qh >> (4 * i)) & 15), x[i], a);
+			a = dp4a(((q >> 4) & 0x0f0f0f0fu) | spread4((qh >> (16 + 4 * i)) & 15), x[4 + i], a);
+		}
+		break;
+	}
+	case T_Q4_K: case T_Q5_K: {
+		// Piece p is chunk c = p&3 of super-block p>>2: 32 bytes whose low
+		// nibbles are sub-block 2c and high nibbles 2c+1; lane pl takes
+		// bytes 16pl… (16-byte aligned: the blocks are 144 and 176 bytes).
+		int bb = t == T_Q4_K ? 144 : 176, c = p & 3;
+		const uint8_t *b = row + bb * (p >> 2);
+		ld128(b + (t == T_Q4_K ? 16 : 48) + 32 * c + 16 * pl, w);
+		ld128(xq + 64 * p + 16 * pl, x), ld128(xq + 64 * p + 32 + 16 * pl, x + 4);
+		uint32_t h[4] = {0, 0, 0, 0};
+		if (t == T_Q5_K) ld128(b + 16 + 16 * pl, h); // bit j of qh[l]: sub-block j's fifth bit
+		for (int i = 0; i < 4; i++) {
+			a = dp4a((w[i] & 0x0f0f0f0fu) | (((h[i] >> (2 * c)) & 0x01010101u) << 4), x[i], a);
+			b2 = dp4a(((w[i] >> 4) & 0x0f0f0f0fu) | (((h[i] >> (2 * c + 1)) & 0x01010101u) << 4), x[4 + i], b2);
+		}
+		break;
+	}
+	case T_Q6_K: {
+		// Piece p is block j = p&7 (quarter k of half hf) of super-block
+		// p>>3; lane pl takes its weights 16pl…16pl+15, whose scale is
+		// scales[8hf + 2k + pl]. Codes are 6-bit minus 32: the bytes are
+		// offset by 128 so that the subtraction borrows from no neighbour.
+		const uint8_t *b = row + 210 * (p >> 3);
+		int j = p & 7, hf = j >> 2, k = j & 3;
+		const uint8_t *ql = b + 64 * hf + 32 * (k & 1) + 16 * pl, *qh = b + 128 + 32 * hf + 16 * pl;
+		ld128(xq + 32 * p + 16 * pl, x);
+		for (int i = 0; i < 4; i++) {
+			uint32_t v = ((ld32h(ql + 4 * i) >> (4 * (k >> 1))) & 0x0f0f0f0fu) | (((ld32h(qh + 4 * i) >> (2 * k)) & 0x03030303u) << 4);
+			a = dp4a(((v | 0x80808080u) - 0x20202020u) ^ 0x80808080u, x[i], a);
+		}
+		if (pl) b2 = a, a = 0;
+		break;
+	}
+	}
+	*A = a, *B = b2;
+}
+
+// mvq_term adds piece p's float terms to *acc and *accm from its integer
+// sums A and B (the lanes' added up) and the activations' scales xd and
+// sums xs, in the order of engine/tensor's dot*Go.
+QFN void mvq_term(int t, const uint8_t *row, const float *xd, const float *xs, int p, int A, int B, float *acc,
+                  float *accm) {
+	switch (t) {
+	case T_Q8_0:
+		*acc += qmul(qmul(h2f(ld16(row + 34 * p)), xd[p]), (float)A);
+		break;
+	case T_Q4_0:
+		*acc += qmul(h2f(ld16(row + 18 * p)), qmul(xd[p], (float)A) - qmul(8.f, xs[p]));
+		break;
+	case T_Q5_0: {
+		float d = h2f(ld16(row + 22 * p));
+		*acc += qmul(qmul(d, xd[p]), (float)A);
+		*accm += qmul(d, xs[p]);
+		break;
+	}
+	case T_Q4_K: case T_Q5_K: {
+		const uint8_t *b = row + (t == T_Q4_K ? 144 : 176) * (p >> 2);
+		int c = p & 3, sc0, m0, sc1, m1;
+		k_scale_min(2 * c, b + 4, &sc0, &m0);
+		k_scale_min(2 * c + 1, b + 4, &sc1, &m1);
+		*acc += qmul(h2f(ld16(b)), qmul(qmul((float)sc0, xd[2 * p]), (float)A) + qmul(qmul((float)sc1, xd[2 * p + 1]), (float)B));
+		*accm += qmul(h2f(ld16(b + 2)), qmul((float)m0, xs[2 * p]) + qmul((float)m1, xs[2 * p + 1]));
+		break;
+	}
+	case T_Q6_K: {
+		const uint8_t *b = row + 210 * (p >> 3);
+		int j = p & 7;
+		const int8_t *sc = (const int8_t *)(b + 192 + 8 * (j >> 2) + 2 * (j & 3));
+		*acc += qmul(qmul(h2f(ld16(b + 208)), xd[p]), qmul((float)sc[0], (float)A) + qmul((float)sc[1], (float)B));
+		break;
+	}
+	}
+}
+
+// mvq_piece is the piece lane `lane` of warp wk (of S sharing a row)
+// takes at step `it`, slot s of U: the S warps' runs of 32/P pieces follow
+// one another, so a warp step reads contiguous bytes and the row's pieces
+// are spread over the warps evenly. mvq_iters is the steps a row takes.
+QFN int mvq_piece(int P, int S, int U, int wk, int lane, int it, int s) { return ((it * U + s) * S + wk) * (32 / P) + lane / P; }
+QFN int mvq_iters(int pieces, int P, int S, int U) {
+	int per = U * S * (32 / P);
+	return (pieces + per - 1) / per;
 }
 
 #endif

@@ -52,6 +52,92 @@ static void merge(const float *wm, const float *wl, int nw, const float *sink, f
 }
 static int route_max(void) { return ROUTE_MAX; }
 static int group_tile(void) { return GROUP_TILE; }
+
+// qact8 is quant_q8 over count values, its warps emulated lane by lane:
+// the maximum and the code sum as the kernel's butterflies form them.
+static void qact8(const float *x, int count, int8_t *xq, float *xd, float *xs) {
+	for (int b0 = 0; b0 < count; b0 += 32) {
+		float a[32], na[32];
+		int q[32], s[32], ns[32];
+		for (int l = 0; l < 32; l++) a[l] = fabsf(x[b0 + l]);
+		for (int o = 16; o > 0; o >>= 1) {
+			for (int l = 0; l < 32; l++) na[l] = qa_max(a[l], a[l ^ o]);
+			for (int l = 0; l < 32; l++) a[l] = na[l];
+		}
+		for (int l = 0; l < 32; l++) {
+			q[l] = qa_lane(x[b0 + l], a[l]);
+			xq[b0 + l] = (int8_t)q[l];
+			s[l] = q[l];
+		}
+		for (int o = 16; o > 0; o >>= 1) {
+			for (int l = 0; l < 32; l++) ns[l] = s[l] + s[l ^ o];
+			for (int l = 0; l < 32; l++) s[l] = ns[l];
+		}
+		qa_scales(a[0], s[0], xd + (b0 >> 5), xs + (b0 >> 5));
+	}
+}
+
+static int mvq_p(int t) { return mvq_lanes(t); }
+static int mvq_w(int t) { return mvq_width(t); }
+
+// piece_sums adds the integer sums of piece p's lanes (the kernel's
+// shuffles) and returns them with the piece's float terms.
+static void piece(int t, const uint8_t *row, const int8_t *xq, const float *xd, const float *xs, int p, int *A, int *B,
+                  float *acc, float *accm) {
+	int P = mvq_lanes(t);
+	*A = *B = 0;
+	for (int pl = 0; pl < P; pl++) {
+		int a, b;
+		mvq_isum(t, row, xq, p, pl, &a, &b);
+		*A += a, *B += b;
+	}
+	// −0 + v is v, a −0 term's sign included; a type without offsets
+	// leaves accm at +0, as the engine's Go does.
+	*acc = -0.f, *accm = mvq_minc(t) != 0.f ? -0.f : 0.f;
+	mvq_term(t, row, xd, xs, p, *A, *B, acc, accm);
+}
+
+// rowq is what mvq_rows<t, S, U> writes for one row (beta 0), its warps
+// emulated lane by lane in the kernel's order: pieces by mvq_piece, each
+// piece's lanes added, the first lane's terms accumulated, the warps'
+// butterflies, then the S warps' partial sums in warp order. visits[p]
+// counts the times piece p was taken.
+static float rowq(int t, int S, int U, const uint8_t *row, int cols, const int8_t *xq, const float *xd, const float *xs,
+                  int *visits) {
+	int P = mvq_lanes(t), np = cols / mvq_width(t), iters = mvq_iters(np, P, S, U);
+	float pacc[4], paccm[4];
+	if (S < 1 || S > 4) return f32_bits(0x7fc00000u); // the kernels' blocks are 4 warps
+	for (int wk = 0; wk < S; wk++) {
+		float acc[32], accm[32], na[32], nm[32];
+		for (int lane = 0; lane < 32; lane++) {
+			acc[lane] = accm[lane] = 0.f;
+			for (int it = 0; it < iters; it++) {
+				for (int s = 0; s < U; s++) {
+					int p = mvq_piece(P, S, U, wk, lane, it, s);
+					if (p >= np || lane % P != 0) continue;
+					int A = 0, B = 0;
+					for (int pl = 0; pl < P; pl++) {
+						int a, b;
+						// lane + pl is the same piece's lane pl.
+						if (mvq_piece(P, S, U, wk, lane + pl, it, s) != p) return f32_bits(0x7fc00000u);
+						mvq_isum(t, row, xq, p, pl, &a, &b);
+						A += a, B += b;
+					}
+					mvq_term(t, row, xd, xs, p, A, B, &acc[lane], &accm[lane]);
+					visits[p]++;
+				}
+			}
+		}
+		for (int o = 16; o > 0; o >>= 1) {
+			for (int l = 0; l < 32; l++) na[l] = acc[l] + acc[l ^ o], nm[l] = accm[l] + accm[l ^ o];
+			for (int l = 0; l < 32; l++) acc[l] = na[l], accm[l] = nm[l];
+		}
+		pacc[wk] = acc[0], paccm[wk] = accm[0];
+	}
+	float acc = pacc[0], accm = paccm[0];
+	for (int k = 1; k < S; k++) acc += pacc[k], accm += paccm[k];
+	return acc - qmul(mvq_minc(t), accm);
+}
 */
 import "C"
 
@@ -205,6 +291,58 @@ func AttMerge(wm, wl []float32, sink *float32) (float32, float32) {
 	var M, L C.float
 	C.merge((*C.float)(unsafe.Pointer(&wm[0])), (*C.float)(unsafe.Pointer(&wl[0])), C.int(len(wm)), (*C.float)(unsafe.Pointer(sink)), &M, &L)
 	return float32(M), float32(L)
+}
+
+// QuantAct8 is the quant_q8 kernel's quantisation of x (a whole number
+// of blocks of 32): the int8 codes, and per block the scale d and the sum
+// d·Σq.
+func QuantAct8(x []float32) ([]int8, []float32, []float32) {
+	n := len(x) &^ 31
+	q, d, s := make([]int8, n), make([]float32, n/32), make([]float32, n/32)
+	if n == 0 {
+		return q, d, s
+	}
+	C.qact8((*C.float)(unsafe.Pointer(&x[0])), C.int(n), (*C.int8_t)(unsafe.Pointer(&q[0])), (*C.float)(unsafe.Pointer(&d[0])), (*C.float)(unsafe.Pointer(&s[0])))
+	return q, d, s
+}
+
+// MVQLanes is the lanes of the mvq_ kernels that share a piece of a row
+// of type t, MVQWidth the piece's weights.
+func MVQLanes(t tensor.Type) int { return int(C.mvq_p(C.int(t))) }
+
+// MVQWidth is the weights one float term of the mvq_ kernels covers.
+func MVQWidth(t tensor.Type) int { return int(C.mvq_w(C.int(t))) }
+
+// Piece is one piece of an mvq_ product: its integer sums, added over
+// its lanes, and the float terms its first lane adds from them.
+type Piece struct {
+	A, B      int32
+	Acc, AccM float32
+}
+
+// Pieces runs the mvq_ lane arithmetic over every piece of a row of type
+// t against activations quantised by QuantAct8.
+func Pieces(t tensor.Type, row []byte, cols int, xq []int8, xd, xs []float32) []Piece {
+	out := make([]Piece, cols/MVQWidth(t))
+	for p := range out {
+		var a, b C.int
+		var acc, accm C.float
+		C.piece(C.int(t), (*C.uint8_t)(unsafe.Pointer(&row[0])), (*C.int8_t)(unsafe.Pointer(&xq[0])), (*C.float)(unsafe.Pointer(&xd[0])),
+			(*C.float)(unsafe.Pointer(&xs[0])), C.int(p), &a, &b, &acc, &accm)
+		out[p] = Piece{int32(a), int32(b), float32(acc), float32(accm)}
+	}
+	return out
+}
+
+// RowProductQ8 is what the mvq_ kernels write for one row (beta 0) with
+// s warps sharing the row and u pieces a lane a step, the warps emulated
+// lane by lane in the kernel's order, and how many times each piece was
+// taken.
+func RowProductQ8(t tensor.Type, row []byte, cols int, xq []int8, xd, xs []float32, s, u int) (float32, []int32) {
+	visits := make([]int32, cols/MVQWidth(t))
+	y := C.rowq(C.int(t), C.int(s), C.int(u), (*C.uint8_t)(unsafe.Pointer(&row[0])), C.int(cols), (*C.int8_t)(unsafe.Pointer(&xq[0])),
+		(*C.float)(unsafe.Pointer(&xd[0])), (*C.float)(unsafe.Pointer(&xs[0])), (*C.int)(unsafe.Pointer(&visits[0])))
+	return float32(y), visits
 }
 
 // BlockBytes and BlockLen are the kernels' idea of t's block, which must be

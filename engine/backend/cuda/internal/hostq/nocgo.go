@@ -68,3 +68,26 @@ func RopeCS(i, pos int, base float32, dim int, fdiv, mscale, posScale float32, y
 
 // AttMerge needs cgo.
 func AttMerge(wm, wl []float32, sink *float32) (float32, float32) { return 0, 0 }
+
+// QuantAct8 needs cgo.
+func QuantAct8(x []float32) ([]int8, []float32, []float32) { return nil, nil, nil }
+
+// MVQLanes needs cgo.
+func MVQLanes(t tensor.Type) int { return 0 }
+
+// MVQWidth needs cgo.
+func MVQWidth(t tensor.Type) int { return 0 }
+
+// Piece is one piece of an mvq_ product.
+type Piece struct {
+	A, B      int32
+	Acc, AccM float32
+}
+
+// Pieces needs cgo.
+func Pieces(t tensor.Type, row []byte, cols int, xq []int8, xd, xs []float32) []Piece { return nil }
+
+// RowProductQ8 needs cgo.
+func RowProductQ8(t tensor.Type, row []byte, cols int, xq []int8, xd, xs []float32, s, u int) (float32, []int32) {
+	return 0, nil
+}

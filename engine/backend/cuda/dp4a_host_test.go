@@ -1,0 +1,149 @@
+package cuda
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/isagi-lab/isagi/engine/backend"
+	"github.com/isagi-lab/isagi/engine/backend/cuda/cu"
+	"github.com/isagi-lab/isagi/engine/tensor"
+)
+
+// TestIntDecodeOnRecorder runs decode's integer products (quant_q8, then
+// mvq_/mvqk_) on the recording driver for every type that has them: one
+// quantisation per input shared by the products that read it, the launch
+// shape by row count, every argument's extent inside its allocation, the
+// float path for batches, for an MXFP4 neighbour and when a test asks for
+// it, and no host allocation once the scratch is grown.
+func TestIntDecodeOnRecorder(t *testing.T) {
+	const cols = 512
+	for _, typ := range []tensor.Type{tensor.Q8_0, tensor.Q4_0, tensor.Q5_0, tensor.Q4_K, tensor.Q5_K, tensor.Q6_K} {
+		t.Run(typ.String(), func(t *testing.T) {
+			g, f := newFakeDevice(t)
+			b, err := g.NewBackend()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer g.Close()
+			defer b.Close()
+			mat := func(typ tensor.Type, rows int) backend.Matrix {
+				rb, _ := typ.RowBytes(cols)
+				data := make([]byte, rows*int(rb))
+				if err := tensor.FillRandom(typ, data, uint64(rows), 0.05); err != nil {
+					t.Fatal(err)
+				}
+				m, err := tensor.NewMatrix(typ, rows, cols, data)
+				if err != nil {
+					t.Fatal(err)
+				}
+				w, err := b.Matrix(m)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return w
+			}
+			big, small := mat(typ, mvqMinRows), mat(typ, 96)
+			x, _ := b.Alloc(MaxBatch, cols)
+			y1, _ := b.Alloc(MaxBatch, mvqMinRows)
+			y2, _ := b.Alloc(MaxBatch, 96)
+			s, _ := typeSuffix(typ)
+
+			// extent checks that argument i of a launch points at need
+			// bytes inside one allocation.
+			extent := func(name string, a *cu.Args, i, need int) {
+				p := cu.DevicePtr(a.Value(i))
+				if buf, off, ok := f.find(p); !ok || off+need > len(buf) {
+					t.Errorf("%s: argument %d (%#x) does not hold %d bytes", name, i, p, need)
+				}
+				if p%16 != 0 && (i == 4 || (i == 0 && strings.HasPrefix(name, "mvq"))) {
+					t.Errorf("%s: argument %d (%#x) is not 16-byte aligned for the kernel's vector loads", name, i, p)
+				}
+			}
+			f.inspect = func(name string, grid, block [3]uint32, a *cu.Args) {
+				switch {
+				case name == "quant_q8":
+					n := int(a.Value(4))
+					extent(name, a, 0, n)
+					extent(name, a, 1, 4*n/32)
+					extent(name, a, 2, 4*n/32)
+					extent(name, a, 3, 4*n)
+					if grid[0]*block[0] < uint32(n) || n%32 != 0 {
+						t.Errorf("quant_q8: %v×%v threads for %d values", grid, block, n)
+					}
+				case strings.HasPrefix(name, "mvq"):
+					rb, rows, c := int(a.Value(1)), int(a.Value(2)), int(a.Value(3))
+					extent(name, a, 0, rb*rows)
+					extent(name, a, 4, c)
+					extent(name, a, 5, 4*c/32)
+					extent(name, a, 6, 4*c/32)
+					extent(name, a, 7, 4*rows)
+					if math.Float32frombits(uint32(a.Value(8))) != 0 {
+						t.Errorf("%s: beta %v", name, math.Float32frombits(uint32(a.Value(8))))
+					}
+				}
+			}
+			names := func() string {
+				var out []string
+				for _, l := range f.launches {
+					out = append(out, fmt.Sprintf("%s%v", l.name, l.grid))
+				}
+				return strings.Join(out, " ")
+			}
+			f.record = true
+
+			// Decode: one quantisation for both products; a warp a row for
+			// the tall matrix, four warps a row for the short one.
+			b.Linears(x, 1, backend.LinearOp{Dst: y1, W: big}, backend.LinearOp{Dst: y2, W: small})
+			want := fmt.Sprintf("quant_q8[2 1 1] mvq_%s[%d 1 1] mvqk_%s[96 1 1]", s, mvqMinRows/4, s)
+			if got := names(); got != want {
+				t.Errorf("decode's Linears launched %s, want %s", got, want)
+			}
+			f.launches = f.launches[:0]
+			b.Linear(y2, small, x, 1)
+			if got, want := names(), fmt.Sprintf("quant_q8[2 1 1] mvqk_%s[96 1 1]", s); got != want {
+				t.Errorf("decode's Linear launched %s, want %s", got, want)
+			}
+			// A batch keeps the float products.
+			f.launches = f.launches[:0]
+			b.Linear(y2, small, x, 2)
+			if got, want := names(), fmt.Sprintf("quant_act[4 1 1] mm_%s[24 1 1]", s); got != want {
+				t.Errorf("a batch's Linear launched %s, want %s", got, want)
+			}
+			// An MXFP4 product among them gives all float16 scales: the
+			// float path, as the CPU's.
+			f.launches = f.launches[:0]
+			b.Linears(x, 1, backend.LinearOp{Dst: y2, W: mat(tensor.MXFP4, 96)}, backend.LinearOp{Dst: y2, W: small})
+			if got, want := names(), fmt.Sprintf("quant_act[2 1 1] mv_mxfp4[96 1 1] mv_%s[96 1 1]", s); got != want {
+				t.Errorf("Linears with MXFP4 launched %s, want %s", got, want)
+			}
+			// The float path on request (the GPU tests compare the two).
+			g.floatDecode = true
+			f.launches = f.launches[:0]
+			b.Linear(y2, small, x, 1)
+			if got, want := names(), fmt.Sprintf("quant_act[2 1 1] mv_%s[96 1 1]", s); got != want {
+				t.Errorf("the float path launched %s, want %s", got, want)
+			}
+			g.floatDecode = false
+			// A decode product allocates nothing on the host or the device
+			// once the scratch has its width.
+			mem := len(f.mem)
+			f.record = false // the recorder's own appends are not the backend's
+			if n := testing.AllocsPerRun(20, func() {
+				b.Linears(x, 1, backend.LinearOp{Dst: y1, W: big}, backend.LinearOp{Dst: y2, W: small})
+			}); n != 0 {
+				t.Errorf("a decode product allocates %v times", n)
+			}
+			if len(f.mem) != mem {
+				t.Errorf("decode products allocated %d times on the device", len(f.mem)-mem)
+			}
+			for _, e := range f.errs {
+				t.Error(e)
+			}
+			if err := b.Err(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
