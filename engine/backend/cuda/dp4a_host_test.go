@@ -147,3 +147,30 @@ func TestIntDecodeOnRecorder(t *testing.T) {
 		})
 	}
 }
+
+// exerciseIntDecode runs a decode product of a matrix tall enough for
+// the mvq_ kernels (a warp a row) of every type that has them.
+func exerciseIntDecode(t *testing.T, b *Backend) {
+	const cols = 256
+	x, _ := b.Alloc(1, cols)
+	y, _ := b.Alloc(1, mvqMinRows)
+	for t0 := tensor.Type(0); t0 < 64; t0++ {
+		if !dp4aType(t0) {
+			continue
+		}
+		rb, _ := t0.RowBytes(cols)
+		m, err := tensor.NewMatrix(t0, mvqMinRows, cols, make([]byte, mvqMinRows*int(rb)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := b.Matrix(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Linear(y, w, x, 1)
+		b.Release(w)
+	}
+	if err := b.Err(); err != nil {
+		t.Fatal(err)
+	}
+}

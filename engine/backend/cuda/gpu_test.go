@@ -1,21 +1,25 @@
 package cuda
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/isagi-lab/isagi/engine/backend"
 	"github.com/isagi-lab/isagi/engine/backend/backendtest"
 	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"github.com/isagi-lab/isagi/engine/backend/cuda/cu"
+	"github.com/isagi-lab/isagi/engine/backend/cuda/internal/hostq"
 	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/engine/tensor"
 	"github.com/isagi-lab/isagi/gpu"
@@ -80,6 +84,14 @@ func fixtureDir() string {
 // other operation against the CPU backend from the same inputs, at
 // backendtest's default tolerances: the kernels compute in float32 and
 // round a quantised product's activations to the CPU's grid (quant_act).
+//
+// Decode's products of Q8_0, Q4_0, Q5_0, Q4_K, Q5_K and Q6_K run on
+// integer dot products (quant_q8, mvq_/mvqk_): the suite checks them as it
+// checks every product, then again with the float products (mv_) in their
+// place, and int-decode wants each row's value to be the host harness's
+// lane-by-lane emulation of the kernel bit for bit (the activations'
+// codes, scales and sums too), and the CPU backend's up to the order of
+// the blocks' terms.
 func TestGPUBackend(t *testing.T) {
 	g := gpuDevice(t)
 	b, err := g.NewBackend()
@@ -88,6 +100,100 @@ func TestGPUBackend(t *testing.T) {
 	}
 	defer b.Close()
 	backendtest.Run(t, b, suiteConfig(true))
+	t.Run("float-decode", func(t *testing.T) {
+		g.floatDecode = true
+		defer func() { g.floatDecode = false }()
+		backendtest.Run(t, b, suiteConfig(true))
+	})
+	t.Run("int-decode", func(t *testing.T) { checkIntDecode(t, b) })
+}
+
+// checkIntDecode runs decode's integer products on the GPU for every type
+// that has them, at row counts that take either kernel (mvqk_, mvq_), and
+// compares with the host harness's emulation (bit for bit) and the CPU
+// backend (relative to the row's magnitude, 1e-5: the same integer sums,
+// added in another order).
+func checkIntDecode(t *testing.T, b *Backend) {
+	if !hostq.Available {
+		t.Skip("the host harness needs cgo")
+	}
+	cb := cpu.New(nil)
+	r := rand.New(rand.NewPCG(51, 51))
+	for _, typ := range []tensor.Type{tensor.Q8_0, tensor.Q4_0, tensor.Q5_0, tensor.Q4_K, tensor.Q5_K, tensor.Q6_K} {
+		for _, shape := range [][2]int{{96, 512}, {1000, 4096}, {mvqMinRows, 2048}} {
+			rows, cols := shape[0], shape[1]
+			rb, _ := typ.RowBytes(uint64(cols))
+			data := make([]byte, rows*int(rb))
+			if err := tensor.FillRandom(typ, data, uint64(rows*cols), 0.05); err != nil {
+				t.Fatal(err)
+			}
+			m, err := tensor.NewMatrix(typ, rows, cols, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := make([]float32, cols)
+			for i := range x {
+				x[i] = float32(r.NormFloat64())
+			}
+			gw, err := b.Matrix(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gx, _ := b.Alloc(1, cols)
+			gy, _ := b.Alloc(1, rows)
+			b.Write(gx, 0, x)
+			b.Linear(gy, gw, gx, 1)
+			got := append([]float32(nil), b.Host(gy, 0, 1)...)
+			qb := make([]byte, cols+8*(cols/32))
+			if err := b.g.with(func() error { return b.g.d.DtoH(unsafe.Pointer(&qb[0]), b.q8, uint64(len(qb))) }); err != nil {
+				t.Fatal(err)
+			}
+			b.Release(gw)
+			if err := b.Err(); err != nil {
+				t.Fatal(err)
+			}
+			q, d, s := hostq.QuantAct8(x)
+			for i := range q {
+				if int8(qb[i]) != q[i] {
+					t.Fatalf("%v: quant_q8's code %d is %d, the harness's %d", typ, i, int8(qb[i]), q[i])
+				}
+			}
+			for k := range d {
+				gd := math.Float32frombits(binary.LittleEndian.Uint32(qb[cols+4*k:]))
+				gs := math.Float32frombits(binary.LittleEndian.Uint32(qb[cols+4*(cols/32)+4*k:]))
+				if math.Float32bits(gd) != math.Float32bits(d[k]) || math.Float32bits(gs) != math.Float32bits(s[k]) {
+					t.Fatalf("%v: quant_q8's block %d has d %g s %g, the harness's %g %g", typ, k, gd, gs, d[k], s[k])
+				}
+			}
+			cw, err := cb.Matrix(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cx, _ := cb.Alloc(1, cols)
+			cy, _ := cb.Alloc(1, rows)
+			cb.Write(cx, 0, x)
+			cb.Linear(cy, cw, cx, 1)
+			ref := cb.Host(cy, 0, 1)
+			sh, u := 4, 1
+			if rows >= mvqMinRows {
+				sh, u = 1, 2
+			}
+			for i := range rows {
+				row := data[i*int(rb) : (i+1)*int(rb)]
+				want, _ := hostq.RowProductQ8(typ, row, cols, q, d, s, sh, u)
+				if math.Float32bits(got[i]) != math.Float32bits(want) {
+					t.Fatalf("%v, %d×%d: row %d is %g on the GPU, %g in the harness's emulation of the kernel", typ, rows, cols, i, got[i], want)
+				}
+				var mag float64
+				for _, p := range hostq.Pieces(typ, row, cols, q, d, s) {
+					mag += math.Abs(float64(p.Acc)) + 16*math.Abs(float64(p.AccM))
+				}
+				if e := math.Abs(float64(got[i])-float64(ref[i])) / (mag + 1e-30); !(e <= 1e-5) {
+					t.Fatalf("%v, %d×%d: row %d is %g on the GPU, %g on the CPU (error %.2g of the terms' magnitude)", typ, rows, cols, i, got[i], ref[i], e)
+				}
+			}
+		}
+	}
 }
 
 // conformanceModels are the fixture models the GPU must agree with the CPU

@@ -526,6 +526,15 @@ func TestSuiteOnRecorder(t *testing.T) {
 	// The expert operations for every type, and MXFP4's products, which the
 	// suite checks only where the CPU reference runs them.
 	t.Run("Experts", func(t *testing.T) { exerciseExperts(t, b) })
+	// Decode's float products of the types that have integer ones, as
+	// TestGPUBackend's float-decode runs them, and the integer products of
+	// tall matrices (mvq_), as its int-decode does.
+	t.Run("FloatDecode", func(t *testing.T) {
+		g.floatDecode = true
+		defer func() { g.floatDecode = false }()
+		backendtest.Run(t, b, suiteConfig(false))
+	})
+	t.Run("IntDecodeTall", func(t *testing.T) { exerciseIntDecode(t, b) })
 	for _, e := range f.errs {
 		t.Error(e)
 	}
