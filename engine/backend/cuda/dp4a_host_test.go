@@ -3,10 +3,12 @@ package cuda
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/isagi-lab/isagi/engine/backend"
+	"github.com/isagi-lab/isagi/engine/backend/backendtest"
 	"github.com/isagi-lab/isagi/engine/backend/cuda/cu"
 	"github.com/isagi-lab/isagi/engine/tensor"
 )
@@ -173,4 +175,12 @@ func exerciseIntDecode(t *testing.T, b *Backend) {
 	if err := b.Err(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// floatDecodeConfig is the suite's configuration for the types whose
+// decode products have an integer form, to run again on the float path.
+func floatDecodeConfig(values bool) backendtest.Config {
+	c := suiteConfig(values)
+	c.Types = slices.DeleteFunc(slices.Clone(c.Types), func(t tensor.Type) bool { return !dp4aType(t) })
+	return c
 }

@@ -103,7 +103,7 @@ func TestGPUBackend(t *testing.T) {
 	t.Run("float-decode", func(t *testing.T) {
 		g.floatDecode = true
 		defer func() { g.floatDecode = false }()
-		backendtest.Run(t, b, suiteConfig(true))
+		backendtest.Run(t, b, floatDecodeConfig(true))
 	})
 	t.Run("int-decode", func(t *testing.T) { checkIntDecode(t, b) })
 }

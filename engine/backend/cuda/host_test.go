@@ -532,7 +532,7 @@ func TestSuiteOnRecorder(t *testing.T) {
 	t.Run("FloatDecode", func(t *testing.T) {
 		g.floatDecode = true
 		defer func() { g.floatDecode = false }()
-		backendtest.Run(t, b, suiteConfig(false))
+		backendtest.Run(t, b, floatDecodeConfig(false))
 	})
 	t.Run("IntDecodeTall", func(t *testing.T) { exerciseIntDecode(t, b) })
 	for _, e := range f.errs {
