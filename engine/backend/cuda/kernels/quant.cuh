@@ -858,6 +858,24 @@ QFN uint32_t ld32h(const uint8_t *p) {
 #endif
 }
 
+// ld16h and ld32a are a 16-bit value from a 2-byte-aligned address and a
+// word from a 4-byte-aligned one, one load each on the device (ld16 and
+// ld32 read bytes, for the decoders' unaligned fields).
+QFN uint16_t ld16h(const uint8_t *p) {
+#ifdef __CUDA_ARCH__
+	return *(const uint16_t *)p;
+#else
+	return ld16(p);
+#endif
+}
+QFN uint32_t ld32a(const uint8_t *p) {
+#ifdef __CUDA_ARCH__
+	return *(const uint32_t *)p;
+#else
+	return ld32(p);
+#endif
+}
+
 // ld128 is four words from a 16-byte-aligned address, one load on the
 // device.
 QFN void ld128(const void *p, uint32_t *v) {
@@ -989,31 +1007,41 @@ QFN void mvq_term(int t, const uint8_t *row, const float *xd, const float *xs, i
                   float *accm) {
 	switch (t) {
 	case T_Q8_0:
-		*acc += qmul(qmul(h2f(ld16(row + 34 * p)), xd[p]), (float)A);
+		*acc += qmul(qmul(h2f(ld16h(row + 34 * p)), xd[p]), (float)A);
 		break;
 	case T_Q4_0:
-		*acc += qmul(h2f(ld16(row + 18 * p)), qmul(xd[p], (float)A) - qmul(8.f, xs[p]));
+		*acc += qmul(h2f(ld16h(row + 18 * p)), qmul(xd[p], (float)A) - qmul(8.f, xs[p]));
 		break;
 	case T_Q5_0: {
-		float d = h2f(ld16(row + 22 * p));
+		float d = h2f(ld16h(row + 22 * p));
 		*acc += qmul(qmul(d, xd[p]), (float)A);
 		*accm += qmul(d, xs[p]);
 		break;
 	}
 	case T_Q4_K: case T_Q5_K: {
+		// The super-block is 16-byte aligned: d and dmin are one word,
+		// the 12 bytes of scales three (k_scale_min's layout, sub-blocks
+		// 2c and 2c+1 are bytes c' = 2c&3 and c'+1 of each word).
 		const uint8_t *b = row + (t == T_Q4_K ? 144 : 176) * (p >> 2);
-		int c = p & 3, sc0, m0, sc1, m1;
-		k_scale_min(2 * c, b + 4, &sc0, &m0);
-		k_scale_min(2 * c + 1, b + 4, &sc1, &m1);
-		*acc += qmul(h2f(ld16(b)), qmul(qmul((float)sc0, xd[2 * p]), (float)A) + qmul(qmul((float)sc1, xd[2 * p + 1]), (float)B));
-		*accm += qmul(h2f(ld16(b + 2)), qmul((float)m0, xs[2 * p]) + qmul((float)m1, xs[2 * p + 1]));
+		int c = p & 3, sh = 8 * (2 * c & 3);
+		uint32_t dm = ld32a(b), s0 = ld32a(b + 4) >> sh, s1 = ld32a(b + 8) >> sh, s2 = ld32a(b + 12) >> sh;
+		float sc0, m0, sc1, m1;
+		if (c < 2) {
+			sc0 = (float)(s0 & 63), sc1 = (float)((s0 >> 8) & 63);
+			m0 = (float)(s1 & 63), m1 = (float)((s1 >> 8) & 63);
+		} else {
+			sc0 = (float)((s2 & 15) | ((s0 >> 2) & 48)), sc1 = (float)(((s2 >> 8) & 15) | ((s0 >> 10) & 48));
+			m0 = (float)(((s2 >> 4) & 15) | ((s1 >> 2) & 48)), m1 = (float)(((s2 >> 12) & 15) | ((s1 >> 10) & 48));
+		}
+		*acc += qmul(h2f((uint16_t)dm), qmul(qmul(sc0, xd[2 * p]), (float)A) + qmul(qmul(sc1, xd[2 * p + 1]), (float)B));
+		*accm += qmul(h2f((uint16_t)(dm >> 16)), qmul(m0, xs[2 * p]) + qmul(m1, xs[2 * p + 1]));
 		break;
 	}
 	case T_Q6_K: {
 		const uint8_t *b = row + 210 * (p >> 3);
 		int j = p & 7;
-		const int8_t *sc = (const int8_t *)(b + 192 + 8 * (j >> 2) + 2 * (j & 3));
-		*acc += qmul(qmul(h2f(ld16(b + 208)), xd[p]), qmul((float)sc[0], (float)A) + qmul((float)sc[1], (float)B));
+		uint16_t sc = ld16h(b + 192 + 8 * (j >> 2) + 2 * (j & 3));
+		*acc += qmul(qmul(h2f(ld16h(b + 208)), xd[p]), qmul((float)(int8_t)(sc & 255), (float)A) + qmul((float)(int8_t)(sc >> 8), (float)B));
 		break;
 	}
 	}
