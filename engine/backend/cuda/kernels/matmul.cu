@@ -286,14 +286,16 @@ __device__ __forceinline__ void mvq_rows(const uint8_t *__restrict__ w, int rowB
 // a lane a step: for matrices of many rows) and mvqk_<type> (the 4 warps
 // share one row, split-K: for fewer rows, so that every SM still has
 // blocks). Grid: (ceil(rows/4), 1) and (rows, 1); block: 128 threads.
-// beta as the mv_ kernels'.
+// beta as the mv_ kernels'. At least 8 blocks an SM (64 registers a
+// thread at most): without it ptxas 11.8 gives mvq_q5_k 40 registers on
+// sm_80 and spills.
 #define DP4A(name, T)                                                                                              \
-	extern "C" __global__ void __launch_bounds__(128)                                                            \
+	extern "C" __global__ void __launch_bounds__(128, 8)                                                         \
 	    mvq_##name(const uint8_t *w, int rowBytes, int rows, int cols, const int8_t *xq, const float *xd,          \
 	               const float *xs, float *y, float beta) {                                                        \
 		mvq_rows<T, 1, 2>(w, rowBytes, rows, cols, xq, xd, xs, y, beta);                                           \
 	}                                                                                                            \
-	extern "C" __global__ void __launch_bounds__(128)                                                            \
+	extern "C" __global__ void __launch_bounds__(128, 8)                                                         \
 	    mvqk_##name(const uint8_t *w, int rowBytes, int rows, int cols, const int8_t *xq, const float *xd,         \
 	                const float *xs, float *y, float beta) {                                                       \
 		mvq_rows<T, 4, 1>(w, rowBytes, rows, cols, xq, xd, xs, y, beta);                                           \
