@@ -273,10 +273,13 @@ type productKernels struct {
 
 // dp4aType says whether decode's products of type t run on integer dot
 // products (the mvq_ kernels) over activations quantised by quant_q8: the
-// types of the common files (Q4_K_M, Q5_K_M, Q6_K, Q8_0, Q4_0, Q5_0).
+// types of the common files (Q4_K_M, Q5_K_M, Q6_K, Q8_0, Q4_0, Q5_0) and
+// those of mixed files whose CPU dot is integer on the same 32-blocks
+// (Q4_1, Q5_1, IQ4_NL, IQ4_XS, Q2_K, Q3_K).
 func dp4aType(t tensor.Type) bool {
 	switch t {
-	case tensor.Q8_0, tensor.Q4_0, tensor.Q5_0, tensor.Q4_K, tensor.Q5_K, tensor.Q6_K:
+	case tensor.Q8_0, tensor.Q4_0, tensor.Q5_0, tensor.Q4_K, tensor.Q5_K, tensor.Q6_K,
+		tensor.Q4_1, tensor.Q5_1, tensor.IQ4_NL, tensor.IQ4_XS, tensor.Q2_K, tensor.Q3_K:
 		return true
 	}
 	return false

@@ -21,7 +21,8 @@ import (
 // it, and no host allocation once the scratch is grown.
 func TestIntDecodeOnRecorder(t *testing.T) {
 	const cols = 512
-	for _, typ := range []tensor.Type{tensor.Q8_0, tensor.Q4_0, tensor.Q5_0, tensor.Q4_K, tensor.Q5_K, tensor.Q6_K} {
+	for _, typ := range []tensor.Type{tensor.Q8_0, tensor.Q4_0, tensor.Q5_0, tensor.Q4_K, tensor.Q5_K, tensor.Q6_K,
+		tensor.Q4_1, tensor.Q5_1, tensor.IQ4_NL, tensor.IQ4_XS, tensor.Q2_K, tensor.Q3_K} {
 		t.Run(typ.String(), func(t *testing.T) {
 			g, f := newFakeDevice(t)
 			b, err := g.NewBackend()

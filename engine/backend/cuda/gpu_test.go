@@ -85,7 +85,8 @@ func fixtureDir() string {
 // backendtest's default tolerances: the kernels compute in float32 and
 // round a quantised product's activations to the CPU's grid (quant_act).
 //
-// Decode's products of Q8_0, Q4_0, Q5_0, Q4_K, Q5_K and Q6_K run on
+// Decode's products of the types dp4aType lists (Q8_0, Q4_0, Q5_0, Q4_K, Q5_K,
+// Q6_K, Q4_1, Q5_1, IQ4_NL, IQ4_XS, Q2_K and Q3_K) run on
 // integer dot products (quant_q8, mvq_/mvqk_): the suite checks them as it
 // checks every product, then again with the float products (mv_) in their
 // place, and int-decode wants each row's value to be the host harness's
@@ -119,7 +120,8 @@ func checkIntDecode(t *testing.T, b *Backend) {
 	}
 	cb := cpu.New(nil)
 	r := rand.New(rand.NewPCG(51, 51))
-	for _, typ := range []tensor.Type{tensor.Q8_0, tensor.Q4_0, tensor.Q5_0, tensor.Q4_K, tensor.Q5_K, tensor.Q6_K} {
+	for _, typ := range []tensor.Type{tensor.Q8_0, tensor.Q4_0, tensor.Q5_0, tensor.Q4_K, tensor.Q5_K, tensor.Q6_K,
+		tensor.Q4_1, tensor.Q5_1, tensor.IQ4_NL, tensor.IQ4_XS, tensor.Q2_K, tensor.Q3_K} {
 		for _, shape := range [][2]int{{96, 512}, {1000, 4096}, {mvqMinRows, 2048}} {
 			rows, cols := shape[0], shape[1]
 			rb, _ := typ.RowBytes(uint64(cols))

@@ -924,7 +924,37 @@ QFN int mvq_lanes(int t) { return t == T_Q4_K || t == T_Q5_K || t == T_Q6_K ? 2 
 QFN int mvq_width(int t) { return t == T_Q4_K || t == T_Q5_K ? 64 : 32; }
 // mvq_minc is the factor of the pieces' second sum (the offsets' terms)
 // in the row's result acc − c·accm: dotQ5_0Go's 16, the K-quants' mins' 1.
-QFN float mvq_minc(int t) { return t == T_Q5_0 ? 16.f : (t == T_Q4_K || t == T_Q5_K ? 1.f : 0.f); }
+// Q4_1 and Q5_1 add their offsets' terms (acc + accm, as dotQ4_1Go): −1,
+// since acc − (−1·accm) is acc + accm exactly.
+QFN float mvq_minc(int t) {
+	return t == T_Q5_0 ? 16.f : (t == T_Q4_K || t == T_Q5_K ? 1.f : (t == T_Q4_1 || t == T_Q5_1 ? -1.f : 0.f));
+}
+
+// prmt is four bytes picked from the eight of a (bytes 0..3) and b (4..7),
+// byte k of the result by bits 4k..4k+2 of s (bit 4k+3 clear): PTX's prmt
+// in its default mode, which the host emulates.
+QFN uint32_t prmt(uint32_t a, uint32_t b, uint32_t s) {
+#ifdef __CUDA_ARCH__
+	return __byte_perm(a, b, s);
+#else
+	uint64_t v = ((uint64_t)b << 32) | a;
+	uint32_t r = 0;
+	for (int k = 0; k < 4; k++) r |= (uint32_t)((v >> (8 * ((s >> (4 * k)) & 7))) & 0xff) << (8 * k);
+	return r;
+#endif
+}
+
+// iq4nl_word is the levels (iq4nl_value) of the four nibbles in the low
+// halves of n's bytes (n & 0x0f0f0f0f), as int8 bytes: two byte permutes
+// over the table's halves by the low three bits, then bit 3 chooses.
+QFN uint32_t iq4nl_word(uint32_t n) {
+	uint32_t t = (n & 0x07070707u) | ((n & 0x07070707u) >> 4);
+	uint32_t sel = (t & 0xffu) | ((t >> 8) & 0xff00u);
+	uint32_t lo = prmt(0xbfad9881u, 0xf6eaddcfu, sel), hi = prmt(0x26190d01u, 0x71594535u, sel);
+	uint32_t m = ((n >> 3) & 0x01010101u) * 0xffu;
+	return (lo & ~m) | (hi & m);
+}
+
 
 // mvq_isum is lane pl's integer sums over its share of piece p (xq the
 // row's activation codes): *A and *B are the sums the piece's first lane
@@ -996,6 +1026,72 @@ QFN void mvq_isum(int t, const uint8_t *row, const int8_t *xq, int p, int pl, in
 		if (pl) b2 = a, a = 0;
 		break;
 	}
+	case T_Q4_1: case T_Q5_1: {
+		// As Q4_0 and Q5_0 (unsigned codes); m·s is the offsets' term.
+		int bb = t == T_Q4_1 ? 20 : 24;
+		const uint8_t *b = row + bb * p;
+		uint32_t qh = t == T_Q5_1 ? ld32h(b + 4) : 0;
+		const uint8_t *qs = b + (t == T_Q4_1 ? 4 : 8);
+		ld128(xq + 32 * p, x), ld128(xq + 32 * p + 16, x + 4);
+		for (int i = 0; i < 4; i++) {
+			uint32_t q = ld32h(qs + 4 * i);
+			a = dp4a((q & 0x0f0f0f0fu) | spread4((qh >> (4 * i)) & 15), x[i], a);
+			a = dp4a(((q >> 4) & 0x0f0f0f0fu) | spread4((qh >> (16 + 4 * i)) & 15), x[4 + i], a);
+		}
+		break;
+	}
+	case T_IQ4_NL: case T_IQ4_XS: {
+		// Weight j is the level of qs[j]'s low nibble, j+16 of its high
+		// one; IQ4_XS's piece p is sub-block p&7 of super-block p>>3.
+		const uint8_t *qs = t == T_IQ4_NL ? row + 18 * p + 2 : row + 136 * (p >> 3) + 8 + 16 * (p & 7);
+		ld128(xq + 32 * p, x), ld128(xq + 32 * p + 16, x + 4);
+		for (int i = 0; i < 4; i++) {
+			uint32_t q = ld32h(qs + 4 * i);
+			a = dp4a(iq4nl_word(q & 0x0f0f0f0fu), x[i], a);
+			a = dp4a(iq4nl_word((q >> 4) & 0x0f0f0f0fu), x[4 + i], a);
+		}
+		break;
+	}
+	case T_Q2_K: {
+		// Piece p is activation block j = p&7 of super-block p>>3: weight l
+		// is bits 2(j&3)… of qs[32(j>>2) + l], its halves of 16 scaled by
+		// scales[2j] and [2j+1] (low nibble: scale, high: min). A is
+		// Σ_h sc_h·Σ q·xq, B is Σ_h m_h·Σ xq, both exact integers.
+		const uint8_t *b = row + 84 * (p >> 3);
+		int j = p & 7, sh = 2 * (j & 3);
+		uint32_t sc = ld16h(b + 2 * j);
+		const uint8_t *qs = b + 16 + 32 * (j >> 2);
+		ld128(xq + 32 * p, x), ld128(xq + 32 * p + 16, x + 4);
+		for (int h = 0; h < 2; h++) {
+			int sq = 0, sx = 0, s8 = (int)(sc >> (8 * h)) & 0xff;
+			for (int i = 4 * h; i < 4 * h + 4; i++) {
+				sq = dp4a((ld32a(qs + 4 * i) >> sh) & 0x03030303u, x[i], sq);
+				sx = dp4a(0x01010101u, x[i], sx);
+			}
+			a += (s8 & 15) * sq;
+			b2 += (s8 >> 4) * sx;
+		}
+		break;
+	}
+	case T_Q3_K: {
+		// Piece p is activation block j = p&7 of super-block p>>3: weight
+		// l is bits 2(j&3)… of qs[32(j>>2) + l] plus 4·(bit j of hmask[l])
+		// minus 4 (offset by 128 per byte, as Q6_K's), its halves of 16
+		// scaled by the 6-bit scales 2j and 2j+1.
+		const uint8_t *b = row + 110 * (p >> 3);
+		int j = p & 7, sh = 2 * (j & 3);
+		const uint8_t *qs = b + 32 + 32 * (j >> 2);
+		ld128(xq + 32 * p, x), ld128(xq + 32 * p + 16, x + 4);
+		for (int h = 0; h < 2; h++) {
+			int sq = 0;
+			for (int i = 4 * h; i < 4 * h + 4; i++) {
+				uint32_t v = ((ld32h(qs + 4 * i) >> sh) & 0x03030303u) | (((ld32h(b + 4 * i) >> j) & 0x01010101u) << 2);
+				sq = dp4a(((v | 0x80808080u) - 0x04040404u) ^ 0x80808080u, x[i], sq);
+			}
+			a += q3k_scale(b + 96, 2 * j + h) * sq;
+		}
+		break;
+	}
 	}
 	*A = a, *B = b2;
 }
@@ -1037,6 +1133,29 @@ QFN void mvq_term(int t, const uint8_t *row, const float *xd, const float *xs, i
 		*accm += qmul(h2f((uint16_t)(dm >> 16)), qmul(m0, xs[2 * p]) + qmul(m1, xs[2 * p + 1]));
 		break;
 	}
+	case T_Q4_1: case T_Q5_1: {
+		const uint8_t *b = row + (t == T_Q4_1 ? 20 : 24) * p;
+		*acc += qmul(qmul(h2f(ld16(b)), xd[p]), (float)A);
+		*accm += qmul(h2f(ld16(b + 2)), xs[p]);
+		break;
+	}
+	case T_IQ4_NL:
+		*acc += qmul(qmul(h2f(ld16(row + 18 * p)), xd[p]), (float)A);
+		break;
+	case T_IQ4_XS: {
+		const uint8_t *b = row + 136 * (p >> 3);
+		int j = p & 7, ls = (((b[4 + j / 2] >> (4 * (j % 2))) & 15) | (((ld16(b + 2) >> (2 * j)) & 3) << 4)) - 32;
+		*acc += qmul(qmul(qmul(h2f(ld16(b)), (float)ls), xd[p]), (float)A);
+		break;
+	}
+	case T_Q2_K: {
+		const uint8_t *b = row + 84 * (p >> 3);
+		*acc += qmul(xd[p], qmul(h2f(ld16(b + 80)), (float)A) - qmul(h2f(ld16(b + 82)), (float)B));
+		break;
+	}
+	case T_Q3_K:
+		*acc += qmul(qmul(h2f(ld16(row + 110 * (p >> 3) + 108)), xd[p]), (float)A);
+		break;
 	case T_Q6_K: {
 		const uint8_t *b = row + 210 * (p >> 3);
 		int j = p & 7;

@@ -16,7 +16,8 @@ import (
 // CPU engine's product.
 
 // dp4aTypes are the types the mvq_ kernels compute.
-var dp4aTypes = []tensor.Type{tensor.Q8_0, tensor.Q4_0, tensor.Q5_0, tensor.Q4_K, tensor.Q5_K, tensor.Q6_K}
+var dp4aTypes = []tensor.Type{tensor.Q8_0, tensor.Q4_0, tensor.Q5_0, tensor.Q4_K, tensor.Q5_K, tensor.Q6_K,
+	tensor.Q4_1, tensor.Q5_1, tensor.IQ4_NL, tensor.IQ4_XS, tensor.Q2_K, tensor.Q3_K}
 
 // mvqShapes are (warps sharing a row, pieces a lane a step): the kernels'
 // two, mvq_ (1, 2) and mvqk_ (4, 1), and others the lane arithmetic must
@@ -56,6 +57,9 @@ func engineAct(x []float32) ([]int8, []float32, []float32) {
 	}
 	return q, d, s
 }
+
+// iq4nl is kvalues_iq4nl, IQ4_NL's and IQ4_XS's levels.
+var iq4nl = [16]int8{-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113}
 
 func f16(b []byte) float32 { return tensor.F16ToF32(binary.LittleEndian.Uint16(b)) }
 
@@ -132,6 +136,94 @@ func enginePieces(t tensor.Type, w []byte, cols int, q []int8, d, s []float32) [
 				out = append(out, Piece{A: slo, B: shi,
 					Acc:  r32(dd * (r32(r32(sc0*d[j])*float32(slo)) + r32(r32(sc1*d[j+1])*float32(shi)))),
 					AccM: r32(dmin * (r32(m0*s[j]) + r32(m1*s[j+1])))})
+			}
+		}
+	case tensor.Q4_1, tensor.Q5_1, tensor.IQ4_NL:
+		// dot_legacy.go's dotQ4_1Go, dotQ5_1Go, dotIQ4NLGo.
+		bb := map[tensor.Type]int{tensor.Q4_1: 20, tensor.Q5_1: 24, tensor.IQ4_NL: 18}[t]
+		for b := range cols / 32 {
+			blk, xq := w[bb*b:bb*b+bb], q[32*b:32*b+32]
+			var sum int32
+			var pc Piece
+			switch t {
+			case tensor.Q4_1:
+				for j, c := range blk[4:20] {
+					sum += int32(c&15)*int32(xq[j]) + int32(c>>4)*int32(xq[j+16])
+				}
+			case tensor.Q5_1:
+				qh := binary.LittleEndian.Uint32(blk[4:8])
+				for j, c := range blk[8:24] {
+					lo := int32(c&15) | int32(qh>>j&1)<<4
+					hi := int32(c>>4) | int32(qh>>(j+16)&1)<<4
+					sum += lo*int32(xq[j]) + hi*int32(xq[j+16])
+				}
+			case tensor.IQ4_NL:
+				for j, c := range blk[2:18] {
+					sum += int32(iq4nl[c&15])*int32(xq[j]) + int32(iq4nl[c>>4])*int32(xq[j+16])
+				}
+			}
+			pc.A = sum
+			pc.Acc = r32(r32(f16(blk)*d[b]) * float32(sum))
+			if t != tensor.IQ4_NL {
+				pc.AccM = r32(f16(blk[2:]) * s[b])
+			}
+			out = append(out, pc)
+		}
+	case tensor.IQ4_XS:
+		// dot_k23.go's dotIQ4XSGo.
+		for sb := range cols / 256 {
+			blk := w[136*sb : 136*sb+136]
+			for j := range 8 {
+				b := sb*8 + j
+				var sum int32
+				for l, c := range blk[8+16*j : 24+16*j] {
+					sum += int32(iq4nl[c&15])*int32(q[32*b+l]) + int32(iq4nl[c>>4])*int32(q[32*b+l+16])
+				}
+				ls := int32(blk[4+j/2]>>(4*(j%2))&15) | int32(binary.LittleEndian.Uint16(blk[2:])>>(2*j)&3)<<4 - 32
+				out = append(out, Piece{A: sum, Acc: r32(r32(r32(f16(blk)*float32(ls))*d[b]) * float32(sum))})
+			}
+		}
+	case tensor.Q2_K:
+		// dot_k23.go's dotQ2KGo: A is Σ sc·Σq·xq, B is Σ m·Σxq.
+		for sb := range cols / 256 {
+			blk := w[84*sb : 84*sb+84]
+			dd, dmin := f16(blk[80:]), f16(blk[82:])
+			for j := range 8 {
+				qs, shift, b := blk[16+32*(j/4):48+32*(j/4)], 2*uint(j%4), sb*8+j
+				var pp, m int32
+				for h := range 2 {
+					sc := blk[2*j+h]
+					var sq, sx int32
+					for l := 16 * h; l < 16*h+16; l++ {
+						sq += int32(qs[l]>>shift&3) * int32(q[32*b+l])
+						sx += int32(q[32*b+l])
+					}
+					pp += int32(sc&15) * sq
+					m += int32(sc>>4) * sx
+				}
+				out = append(out, Piece{A: pp, B: m, Acc: r32(d[b] * (r32(dd*float32(pp)) - r32(dmin*float32(m))))})
+			}
+		}
+	case tensor.Q3_K:
+		// dot_k23.go's dotQ3KGo, q3KScales transcribed.
+		for sb := range cols / 256 {
+			blk := w[110*sb : 110*sb+110]
+			dd := f16(blk[108:])
+			var sc [16]int32
+			for k := range 16 {
+				sc[k] = int32(blk[96+k%8]>>(4*(k/8))&15|(blk[104+k%4]>>(2*(k/4))&3)<<4) - 32
+			}
+			for j := range 8 {
+				qs, shift, b := blk[32+32*(j/4):64+32*(j/4)], 2*uint(j%4), sb*8+j
+				var pp int32
+				for h := range 2 {
+					var sq int32
+					for l := 16 * h; l < 16*h+16; l++ {
+						sq += (int32(qs[l]>>shift&3) + 4*int32(blk[l]>>j&1) - 4) * int32(q[32*b+l])
+					}
+					pp += sc[2*j+h] * sq
+				}
+				out = append(out, Piece{A: pp, Acc: r32(r32(dd*d[b]) * float32(pp))})
 			}
 		}
 	case tensor.Q6_K:
@@ -279,9 +371,14 @@ func dp4aRows(t *testing.T, typ tensor.Type, cols int, seed uint64) [][]byte {
 			switch typ {
 			case tensor.Q6_K:
 				binary.LittleEndian.PutUint16(row[b+208:], 0x2e66) // 0.1
-			case tensor.Q4_K, tensor.Q5_K:
+			case tensor.Q4_K, tensor.Q5_K, tensor.Q4_1, tensor.Q5_1:
 				binary.LittleEndian.PutUint16(row[b:], 0x2e66)
 				binary.LittleEndian.PutUint16(row[b+2:], 0x2266) // 0.0125
+			case tensor.Q2_K:
+				binary.LittleEndian.PutUint16(row[b+80:], 0x2e66)
+				binary.LittleEndian.PutUint16(row[b+82:], 0x2266)
+			case tensor.Q3_K:
+				binary.LittleEndian.PutUint16(row[b+108:], 0xae66)
 			default:
 				binary.LittleEndian.PutUint16(row[b:], 0xae66) // −0.1
 			}
