@@ -274,12 +274,15 @@ type productKernels struct {
 // dp4aType says whether decode's products of type t run on integer dot
 // products (the mvq_ kernels) over activations quantised by quant_q8: the
 // types of the common files (Q4_K_M, Q5_K_M, Q6_K, Q8_0, Q4_0, Q5_0) and
-// those of mixed files whose CPU dot is integer on the same 32-blocks
-// (Q4_1, Q5_1, IQ4_NL, IQ4_XS, Q2_K, Q3_K).
+// every other type whose CPU dot is integer on the same 32-blocks (Q4_1,
+// Q5_1, IQ4_NL, IQ4_XS, Q2_K, Q3_K; TQ1_0, TQ2_0 and the IQ1–IQ3 types).
+// MXFP4 is not among them: its activation scales are float16.
 func dp4aType(t tensor.Type) bool {
 	switch t {
 	case tensor.Q8_0, tensor.Q4_0, tensor.Q5_0, tensor.Q4_K, tensor.Q5_K, tensor.Q6_K,
-		tensor.Q4_1, tensor.Q5_1, tensor.IQ4_NL, tensor.IQ4_XS, tensor.Q2_K, tensor.Q3_K:
+		tensor.Q4_1, tensor.Q5_1, tensor.IQ4_NL, tensor.IQ4_XS, tensor.Q2_K, tensor.Q3_K,
+		tensor.TQ1_0, tensor.TQ2_0, tensor.IQ2_XXS, tensor.IQ2_XS, tensor.IQ2_S, tensor.IQ3_XXS, tensor.IQ3_S,
+		tensor.IQ1_S, tensor.IQ1_M:
 		return true
 	}
 	return false

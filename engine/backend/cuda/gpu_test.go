@@ -86,7 +86,8 @@ func fixtureDir() string {
 // round a quantised product's activations to the CPU's grid (quant_act).
 //
 // Decode's products of the types dp4aType lists (Q8_0, Q4_0, Q5_0, Q4_K, Q5_K,
-// Q6_K, Q4_1, Q5_1, IQ4_NL, IQ4_XS, Q2_K and Q3_K) run on
+// Q6_K, Q4_1, Q5_1, IQ4_NL, IQ4_XS, Q2_K, Q3_K, TQ1_0, TQ2_0, IQ2_XXS, IQ2_XS,
+// IQ2_S, IQ3_XXS, IQ3_S, IQ1_S and IQ1_M) run on
 // integer dot products (quant_q8, mvq_/mvqk_): the suite checks them as it
 // checks every product, then again with the float products (mv_) in their
 // place, and int-decode wants each row's value to be the host harness's
@@ -121,7 +122,8 @@ func checkIntDecode(t *testing.T, b *Backend) {
 	cb := cpu.New(nil)
 	r := rand.New(rand.NewPCG(51, 51))
 	for _, typ := range []tensor.Type{tensor.Q8_0, tensor.Q4_0, tensor.Q5_0, tensor.Q4_K, tensor.Q5_K, tensor.Q6_K,
-		tensor.Q4_1, tensor.Q5_1, tensor.IQ4_NL, tensor.IQ4_XS, tensor.Q2_K, tensor.Q3_K} {
+		tensor.Q4_1, tensor.Q5_1, tensor.IQ4_NL, tensor.IQ4_XS, tensor.Q2_K, tensor.Q3_K,
+		tensor.TQ1_0, tensor.TQ2_0, tensor.IQ2_XXS, tensor.IQ2_XS, tensor.IQ2_S, tensor.IQ3_XXS, tensor.IQ3_S, tensor.IQ1_S, tensor.IQ1_M} {
 		for _, shape := range [][2]int{{96, 512}, {1000, 4096}, {mvqMinRows, 2048}} {
 			rows, cols := shape[0], shape[1]
 			rb, _ := typ.RowBytes(uint64(cols))

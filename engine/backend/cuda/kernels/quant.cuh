@@ -955,11 +955,57 @@ QFN uint32_t iq4nl_word(uint32_t n) {
 	return (lo & ~m) | (hi & m);
 }
 
+// vsub4 is a − b byte by byte, no borrow crossing bytes.
+QFN uint32_t vsub4(uint32_t a, uint32_t b) {
+#ifdef __CUDA_ARCH__
+	return __vsub4(a, b);
+#else
+	uint32_t r = 0;
+	for (int k = 0; k < 4; k++) r |= ((((a >> (8 * k)) & 0xff) - ((b >> (8 * k)) & 0xff)) & 0xff) << (8 * k);
+	return r;
+#endif
+}
+
+// sign4 is the magnitudes g (four bytes) with byte k negated where bit k of
+// s is set: the bits spread to bytes of 0xff (s·0x204081 moves bit k to bit
+// 8k, no two copies overlapping), then (g ^ m) − m byte by byte.
+QFN uint32_t sign4(uint32_t g, uint32_t s) {
+	uint32_t m = (((s & 15) * 0x00204081u) & 0x01010101u) * 0xffu;
+	return vsub4(g ^ m, m);
+}
+
+// iq_run8 is Σ grid·sign·xq over a run of 8 weights (x: two words of
+// codes): the grid entry's eight magnitudes, the signs' eight bits.
+QFN int iq_run8(uint64_t g, uint32_t signs, const uint32_t *x, int a) {
+	a = dp4a(sign4((uint32_t)g, signs), x[0], a);
+	return dp4a(sign4((uint32_t)(g >> 32), signs >> 4), x[1], a);
+}
+
+// tq1_word is the trits minus one of weights 4i…4i+3 of TQ1_0 unit j (b
+// the block) as four int8 bytes: the four share a source run and a trit
+// (tq1_weight's layout, whose regions are multiples of 4 weights).
+QFN uint32_t tq1_word(const uint8_t *b, int j, int i) {
+	int e = 32 * j + 4 * i, n;
+	const uint8_t *q;
+	if (e < 160) q = b + (e & 31), n = e >> 5;
+	else if (e < 240) q = b + 32 + ((e - 160) & 15), n = (e - 160) >> 4;
+	else q = b + 48, n = (e - 240) >> 2;
+	uint32_t w = 0;
+	for (int k = 0; k < 4; k++) w |= (uint32_t)(tq1_trit(q[k], n) & 0xff) << (8 * k);
+	return w;
+}
+
 
 // mvq_isum is lane pl's integer sums over its share of piece p (xq the
 // row's activation codes): *A and *B are the sums the piece's first lane
 // scales (Q4_K/Q5_K: the low and high sub-block; Q6_K: the first and
 // second 16 weights; the others: the block, B = 0).
+// iq_bytes is the super-block bytes of the IQ types whose terms scale by
+// d/8 or d/4.
+QFN int iq_bytes(int t) {
+	return t == T_IQ2_XXS ? 66 : t == T_IQ2_XS ? 74 : t == T_IQ2_S ? 82 : t == T_IQ3_XXS ? 98 : t == T_IQ1_S ? 50 : 56;
+}
+
 QFN void mvq_isum(int t, const uint8_t *row, const int8_t *xq, int p, int pl, int *A, int *B) {
 	uint32_t x[8], w[4];
 	int a = 0, b2 = 0;
@@ -1092,6 +1138,100 @@ QFN void mvq_isum(int t, const uint8_t *row, const int8_t *xq, int p, int pl, in
 		}
 		break;
 	}
+	case T_TQ2_0: {
+		// As Q2_K's codes, minus one (offset by 128 per byte).
+		const uint8_t *qs = row + 66 * (p >> 3) + 32 * ((p & 7) >> 2);
+		int sh = 2 * (p & 3);
+		ld128(xq + 32 * p, x), ld128(xq + 32 * p + 16, x + 4);
+		for (int i = 0; i < 8; i++) {
+			uint32_t v = (ld32h(qs + 4 * i) >> sh) & 0x03030303u;
+			a = dp4a(((v | 0x80808080u) - 0x01010101u) ^ 0x80808080u, x[i], a);
+		}
+		break;
+	}
+	case T_TQ1_0: {
+		const uint8_t *b = row + 54 * (p >> 3);
+		ld128(xq + 32 * p, x), ld128(xq + 32 * p + 16, x + 4);
+		for (int i = 0; i < 8; i++) a = dp4a(tq1_word(b, p & 7, i), x[i], a);
+		break;
+	}
+	case T_IQ2_XXS: {
+		// Runs r: iq2xxs_grid[q[r]], signs ksigns_iq2xs[bits 7r… of aux];
+		// A = (2s+1)·Σ, s aux's top nibble.
+		const uint8_t *q = row + 66 * (p >> 3) + 2 + 8 * (p & 7);
+		uint32_t aux = ld32h(q + 4);
+		ld128(xq + 32 * p, x), ld128(xq + 32 * p + 16, x + 4);
+		for (int r = 0; r < 4; r++) a = iq_run8(iq2xxs_grid[q[r]], ksigns_iq2xs[(aux >> (7 * r)) & 127], x + 2 * r, a);
+		a *= 2 * (int)(aux >> 28) + 1;
+		break;
+	}
+	case T_IQ2_XS: case T_IQ2_S: {
+		// Runs 0, 1 take the low nibble of the unit's scale byte, 2, 3 the
+		// high one: A = Σ_h (2ls_h+1)·Σ over their runs.
+		int j = p & 7;
+		const uint8_t *b = row + (t == T_IQ2_XS ? 74 : 82) * (p >> 3);
+		int sc = b[(t == T_IQ2_XS ? 66 : 74) + j];
+		ld128(xq + 32 * p, x), ld128(xq + 32 * p + 16, x + 4);
+		for (int h = 0; h < 2; h++) {
+			int sm = 0;
+			for (int r = 2 * h; r < 2 * h + 2; r++) {
+				if (t == T_IQ2_XS) {
+					int q = ld16h(b + 2 + 8 * j + 2 * r);
+					sm = iq_run8(iq2xs_grid[q & 511], ksigns_iq2xs[q >> 9], x + 2 * r, sm);
+				} else {
+					sm = iq_run8(iq2s_grid[iq2s_index(b, j, r)], b[34 + 4 * j + r], x + 2 * r, sm);
+				}
+			}
+			a += (2 * ((sc >> (4 * h)) & 15) + 1) * sm;
+		}
+		break;
+	}
+	case T_IQ3_XXS: case T_IQ3_S: {
+		// Word i is grid entry i's four magnitudes, signed by bits 4i… of
+		// the unit's 32 sign bits; A = (2s+1)·Σ.
+		int j = p & 7;
+		const uint8_t *b = row + (t == T_IQ3_XXS ? 98 : 110) * (p >> 3);
+		uint32_t sg, ls;
+		if (t == T_IQ3_XXS) {
+			uint32_t aux = ld32h(b + 66 + 4 * j);
+			sg = 0;
+			for (int r = 0; r < 4; r++) sg |= (uint32_t)ksigns_iq2xs[(aux >> (7 * r)) & 127] << (8 * r);
+			ls = aux >> 28;
+		} else {
+			sg = ld32h(b + 74 + 4 * j);
+			ls = (b[106 + (j >> 1)] >> (4 * (j & 1))) & 15;
+		}
+		ld128(xq + 32 * p, x), ld128(xq + 32 * p + 16, x + 4);
+		for (int i = 0; i < 8; i++) {
+			uint32_t g = t == T_IQ3_XXS ? iq3xxs_grid[b[2 + 8 * j + i]] : iq3s_grid[iq3s_index(b, j, i)];
+			a = dp4a(sign4(g, sg >> (4 * i)), x[i], a);
+		}
+		a *= 2 * (int)ls + 1;
+		break;
+	}
+	case T_IQ1_S: case T_IQ1_M: {
+		// In eighths (dotIQ1SGo): a run's weights are 8g ± 1, so its sum is
+		// 8·Σg·xq ± Σxq, times its scale 2s+1.
+		int j = p & 7;
+		const uint8_t *b = row + (t == T_IQ1_S ? 50 : 56) * (p >> 3);
+		int qh = t == T_IQ1_S ? ld16h(b + 34 + 2 * j) : 0;
+		ld128(xq + 32 * p, x), ld128(xq + 32 * p + 16, x + 4);
+		for (int r = 0; r < 4; r++) {
+			int idx, ls, neg;
+			if (t == T_IQ1_S) {
+				idx = b[2 + 4 * j + r] | (((qh >> (3 * r)) & 7) << 8), ls = 2 * ((qh >> 12) & 7) + 1, neg = qh >> 15;
+			} else {
+				int h = b[32 + 2 * j + (r >> 1)] >> (4 * (r & 1));
+				idx = b[4 * j + r] | ((h & 7) << 8), neg = (h >> 3) & 1;
+				ls = 2 * ((ld16h(b + 48 + 2 * (j >> 1)) >> (6 * (j & 1) + 3 * (r >> 1))) & 7) + 1;
+			}
+			uint64_t g = iq1s_grid[idx];
+			int sg = dp4a((uint32_t)(g >> 32), x[2 * r + 1], dp4a((uint32_t)g, x[2 * r], 0));
+			int sx = dp4a(0x01010101u, x[2 * r + 1], dp4a(0x01010101u, x[2 * r], 0));
+			a += ls * (8 * sg + (neg ? -sx : sx));
+		}
+		break;
+	}
 	}
 	*A = a, *B = b2;
 }
@@ -1156,6 +1296,22 @@ QFN void mvq_term(int t, const uint8_t *row, const float *xd, const float *xs, i
 	case T_Q3_K:
 		*acc += qmul(qmul(h2f(ld16(row + 110 * (p >> 3) + 108)), xd[p]), (float)A);
 		break;
+	case T_TQ2_0:
+		*acc += qmul(qmul(h2f(ld16(row + 66 * (p >> 3) + 64)), xd[p]), (float)A);
+		break;
+	case T_TQ1_0:
+		*acc += qmul(qmul(h2f(ld16(row + 54 * (p >> 3) + 52)), xd[p]), (float)A);
+		break;
+	case T_IQ3_S:
+		*acc += qmul(qmul(h2f(ld16(row + 110 * (p >> 3))), xd[p]), (float)A);
+		break;
+	case T_IQ2_XXS: case T_IQ2_XS: case T_IQ2_S: case T_IQ3_XXS: case T_IQ1_S: case T_IQ1_M: {
+		// d/8 (IQ2, IQ1: the eighths) or d/4 (IQ3_XXS), exact.
+		const uint8_t *b = row + iq_bytes(t) * (p >> 3);
+		float d = t == T_IQ1_M ? iq1m_d(b) : h2f(ld16(b));
+		*acc += qmul(qmul(qmul(d, t == T_IQ3_XXS ? 0.25f : 0.125f), xd[p]), (float)A);
+		break;
+	}
 	case T_Q6_K: {
 		const uint8_t *b = row + 210 * (p >> 3);
 		int j = p & 7;

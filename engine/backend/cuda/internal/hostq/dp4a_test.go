@@ -17,7 +17,8 @@ import (
 
 // dp4aTypes are the types the mvq_ kernels compute.
 var dp4aTypes = []tensor.Type{tensor.Q8_0, tensor.Q4_0, tensor.Q5_0, tensor.Q4_K, tensor.Q5_K, tensor.Q6_K,
-	tensor.Q4_1, tensor.Q5_1, tensor.IQ4_NL, tensor.IQ4_XS, tensor.Q2_K, tensor.Q3_K}
+	tensor.Q4_1, tensor.Q5_1, tensor.IQ4_NL, tensor.IQ4_XS, tensor.Q2_K, tensor.Q3_K,
+	tensor.TQ1_0, tensor.TQ2_0, tensor.IQ2_XXS, tensor.IQ2_XS, tensor.IQ2_S, tensor.IQ3_XXS, tensor.IQ3_S, tensor.IQ1_S, tensor.IQ1_M}
 
 // mvqShapes are (warps sharing a row, pieces a lane a step): the kernels'
 // two, mvq_ (1, 2) and mvqk_ (4, 1), and others the lane arithmetic must
@@ -74,7 +75,7 @@ func k4(p []byte, j int) (float32, float32) {
 // enginePieces are engine/tensor's dot*Go (dot_go.go, dot_legacy.go)
 // piece by piece: each block's (Q4_K/Q5_K: each chunk's) integer sums and
 // the float terms it adds to acc and accMin.
-func enginePieces(t tensor.Type, w []byte, cols int, q []int8, d, s []float32) []Piece {
+func enginePieces(tt *testing.T, t tensor.Type, w []byte, cols int, q []int8, d, s []float32) []Piece {
 	var out []Piece
 	switch t {
 	case tensor.Q8_0, tensor.Q4_0, tensor.Q5_0:
@@ -226,6 +227,8 @@ func enginePieces(t tensor.Type, w []byte, cols int, q []int8, d, s []float32) [
 				out = append(out, Piece{A: pp, Acc: r32(r32(dd*d[b]) * float32(pp))})
 			}
 		}
+	case tensor.TQ1_0, tensor.TQ2_0, tensor.IQ2_XXS, tensor.IQ2_XS, tensor.IQ2_S, tensor.IQ3_XXS, tensor.IQ3_S, tensor.IQ1_S, tensor.IQ1_M:
+		return iqPieces(tt, t, w, cols, q, d, s)
 	case tensor.Q6_K:
 		for sb := range cols / 256 {
 			blk := w[210*sb : 210*sb+210]
@@ -379,6 +382,15 @@ func dp4aRows(t *testing.T, typ tensor.Type, cols int, seed uint64) [][]byte {
 				binary.LittleEndian.PutUint16(row[b+82:], 0x2266)
 			case tensor.Q3_K:
 				binary.LittleEndian.PutUint16(row[b+108:], 0xae66)
+			case tensor.TQ2_0:
+				binary.LittleEndian.PutUint16(row[b+64:], 0xae66)
+			case tensor.TQ1_0:
+				binary.LittleEndian.PutUint16(row[b+52:], 0xae66)
+			case tensor.IQ1_M:
+				// d's nibbles are the scale words' top ones: 0xae66.
+				for k, n := range []byte{6, 6, 0xe, 0xa} {
+					row[b+49+2*k] = row[b+49+2*k]&0x0f | n<<4
+				}
 			default:
 				binary.LittleEndian.PutUint16(row[b:], 0xae66) // −0.1
 			}
@@ -402,7 +414,7 @@ func TestDP4APiecesMatchEngine(t *testing.T) {
 				for trial := range 4 {
 					x := edgeActs(r, cols, max(0, trial-1))
 					q, d, s := QuantAct8(x)
-					got, want := Pieces(typ, row, cols, q, d, s), enginePieces(typ, row, cols, q, d, s)
+					got, want := Pieces(typ, row, cols, q, d, s), enginePieces(t, typ, row, cols, q, d, s)
 					if len(got) != len(want) {
 						t.Fatalf("%v: %d pieces, the engine's row has %d", typ, len(got), len(want))
 					}
@@ -441,7 +453,7 @@ func TestDP4ARowMatchesEngine(t *testing.T) {
 				ref := make([]float32, 1)
 				k.MatVec(ref, m, x)
 				var mag float64
-				for _, p := range enginePieces(typ, row, cols, q, d, s) {
+				for _, p := range enginePieces(t, typ, row, cols, q, d, s) {
 					mag += math.Abs(float64(p.Acc)) + 16*math.Abs(float64(p.AccM))
 				}
 				for _, sh := range mvqShapes {
@@ -458,4 +470,59 @@ func TestDP4ARowMatchesEngine(t *testing.T) {
 			}
 		}
 	}
+}
+
+// iqScale is the step of the integers the CPU engine's dot of an IQ or
+// TQ type sums (dot_iq1.go, dot_iq2.go, dot_iq3.go), in which super-block
+// sb's decoded weights are whole multiples, and the float d·c the
+// block's term multiplies by dx: d/8 for IQ2 and IQ1 (the eighths: 2ls+1
+// and 8g±1 are integers), d/4 for IQ3_XXS, d for IQ3_S and TQ.
+func iqScale(t tensor.Type, blk []byte) float32 {
+	switch t {
+	case tensor.TQ2_0:
+		return f16(blk[64:])
+	case tensor.TQ1_0:
+		return f16(blk[52:])
+	case tensor.IQ3_S:
+		return f16(blk)
+	case tensor.IQ3_XXS:
+		return r32(f16(blk) * 0.25)
+	case tensor.IQ1_M:
+		var h uint16
+		for k := range 4 {
+			h |= binary.LittleEndian.Uint16(blk[48+2*k:]) >> 12 << (4 * k)
+		}
+		return r32(tensor.F16ToF32(h) * 0.125)
+	}
+	return r32(f16(blk) * 0.125)
+}
+
+// iqPieces is the reference for the IQ and TQ types, whose codebooks
+// engine/tensor keeps to itself: the integers its dots sum are its own
+// decoded weights (tensor.Dequantize) over the step iqScale (exact: the
+// decoders' products are exact, which the check below asserts), so each
+// block's sum is Σ(w/step)·xq and its term (step·dx)·sum, as dot*Go add it.
+func iqPieces(tt *testing.T, t tensor.Type, w []byte, cols int, q []int8, d, s []float32) []Piece {
+	wf := make([]float32, cols)
+	if err := tensor.Dequantize(t, wf, w); err != nil {
+		tt.Fatal(err)
+	}
+	bb := t.BlockBytes()
+	var out []Piece
+	for sb := range cols / 256 {
+		step := iqScale(t, w[bb*sb:bb*sb+bb])
+		for j := range 8 {
+			b := sb*8 + j
+			var sum int32
+			for l := range 32 {
+				k := float64(wf[32*b+l]) / float64(step)
+				if k != math.Round(k) || math.Abs(k) > 1<<12 {
+					tt.Fatalf("%v: weight %d is %g, not a whole multiple of the step %g", t, 32*b+l, wf[32*b+l], step)
+				}
+				sum += int32(k) * int32(q[32*b+l])
+			}
+			out = append(out, Piece{A: sum, Acc: r32(r32(step*d[b]) * float32(sum))})
+		}
+	}
+	return out
 }
