@@ -84,6 +84,10 @@ func (a *Args) F32(v float32) *Args {
 	return a
 }
 
+// Overflow says whether more arguments were packed than a holds (Launch
+// reports it; a caller that keeps the arguments for later checks it).
+func (a *Args) Overflow() bool { return a.dropped > 0 }
+
 // Len returns how many arguments a holds (at most its capacity of 32; an
 // overflow is reported by Launch).
 func (a *Args) Len() int { return a.n }
