@@ -24,9 +24,11 @@ const maxHeadDim = 256
 // and every operation is one kernel launch on the device's default stream,
 // in order (a quantised product is two: the activations' rounding, then the
 // product; decode's products of the common types quantise the input to
-// int8 once and run on integer dot products, quantQ8 and productQ8). The host sees activations only where the engine asks: Host and
-// Sync for a hook's rows, Logits for the classifier. It is used by one
-// goroutine at a time.
+// int8 once and run on integer dot products, quantQ8 and productQ8). A
+// decode step's launches are recorded and run as one CUDA graph once their
+// sequence repeats (graph.go). The host sees activations only where the
+// engine asks: Host and Sync for a hook's rows, Logits for the classifier.
+// It is used by one goroutine at a time.
 //
 // Launch errors are sticky, as CUDA's are: the first is kept, later
 // operations do nothing, and Err (and the next Embed, so the next Forward)
