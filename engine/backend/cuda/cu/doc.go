@@ -56,8 +56,9 @@
 //
 // # Allocation
 //
-// Copies, memsets, launches (with a reused Args), graph launches,
-// synchronisation and WithContext allocate nothing per call (measured on an H100 with
-// testing.AllocsPerRun); see call.go for how. Under the race detector
+// Copies, memsets, launches (with a reused Args), synchronisation and
+// WithContext allocate nothing per call (measured on an H100 with
+// testing.AllocsPerRun; graph launches are checked the same way by
+// TestGPUGraph, not run on a GPU yet); see call.go for how. Under the race detector
 // sync.Pool drops items on purpose, so there they allocate now and then.
 package cu
