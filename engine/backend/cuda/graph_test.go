@@ -452,3 +452,53 @@ func TestDecodeWithoutGraphs(t *testing.T) {
 	}
 	failing.close(t)
 }
+
+// nullDriver is the recorder with launches that do nothing: what is left
+// of a decode step is the backend's and the engine's host work.
+type nullDriver struct{ *fakeDriver }
+
+func (nullDriver) Launch(cu.Function, [3]uint32, [3]uint32, uint32, cu.Stream, *cu.Args) error {
+	return nil
+}
+func (nullDriver) GraphLaunch(cu.GraphExec, cu.Stream) error { return nil }
+
+// BenchmarkDecodeHostWork times a decode step's host work (the engine's
+// calls, the backend's packing, recording and comparing; no driver time)
+// on SmolLM2-like kjv, by one graph and by plain launches.
+func BenchmarkDecodeHostWork(b *testing.B) {
+	for _, graphs := range []bool{true, false} {
+		b.Run(fmt.Sprintf("graphs=%v", graphs), func(b *testing.B) {
+			m, err := model.Open(fixture(b, "kjv", "kjv-q8_0.gguf"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer m.Close()
+			g, f := newFakeDevice(b)
+			g.d = nullDriver{f}
+			be, err := g.NewBackend()
+			if err != nil {
+				b.Fatal(err)
+			}
+			be.st.off = !graphs
+			st, err := m.NewStateOn(64, be)
+			if err != nil {
+				b.Fatal(err)
+			}
+			logits := make([]float32, m.Config.Vocab)
+			if err := st.Forward([]int32{1, 2, 3}, logits); err != nil {
+				b.Fatal(err)
+			}
+			tok := []int32{4}
+			b.ResetTimer()
+			for range b.N {
+				st.Truncate(3)
+				if err := st.Forward(tok, logits); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			l, _, _ := be.GraphStats()
+			b.ReportMetric(float64(l)/float64(b.N), "graphs/op")
+		})
+	}
+}
