@@ -103,6 +103,10 @@ type stepState struct {
 	slots     cu.DevicePtr
 	vals      []int32 // the step's values, slot by slot; slot 0 the token
 	sent      int     // slots on the device already (plain steps copy as they go)
+	// follow counts the launches of a deferred step that were the graph's
+	// so far, which are then not recorded (pend stays empty); -1 once the
+	// step differs, or when there is no graph.
+	follow int
 
 	pend, cand, gl launchList // this step's launches, the last plain step's, the graph's
 	exec           cu.GraphExec
@@ -136,6 +140,10 @@ func (b *Backend) beginStep(tok int32) bool {
 	}
 	st.on, st.hit, st.sent = true, false, 0
 	st.deferring = b.graphsOK() && !st.broke
+	st.follow = -1
+	if st.deferring && st.exec != 0 {
+		st.follow = 0
+	}
 	st.vals = append(st.vals[:0], tok)
 	st.pend.reset()
 	if !st.deferring {
@@ -185,13 +193,42 @@ func (b *Backend) record(name string, f cu.Function, grid, block [3]uint32) {
 		b.fail(name, fmt.Errorf("more kernel arguments than a launch holds"))
 		return
 	}
-	l := &b.st.pend
-	a0 := len(l.vals)
-	for i := range b.args.Len() {
-		l.vals = append(l.vals, b.args.Value(i))
-		l.kinds = append(l.kinds, b.args.Kind(i))
+	st := &b.st
+	if st.follow >= 0 {
+		// Still the graph's step: compare, keep nothing.
+		gl := &st.gl
+		if i := st.follow; i < len(gl.recs) {
+			r := &gl.recs[i]
+			if r.f == f && r.grid == grid && r.block == block && b.args.Equal(gl.vals[r.a0:r.a0+r.n], gl.kinds[r.a0:r.a0+r.n]) {
+				st.follow++
+				return
+			}
+		}
+		st.unfollow()
 	}
+	l := &st.pend
+	a0 := len(l.vals)
+	l.vals, l.kinds = b.args.AppendTo(l.vals, l.kinds)
 	l.recs = append(l.recs, rec{name: name, f: f, grid: grid, block: block, a0: int32(a0), n: int32(b.args.Len())})
+}
+
+// unfollow stops comparing the step with the graph: the launches that were
+// the graph's so far become the step's recorded ones.
+func (st *stepState) unfollow() {
+	i := st.follow
+	if i < 0 {
+		return // not following: pend is the step's
+	}
+	st.follow = -1
+	st.pend.reset()
+	if i == 0 {
+		return
+	}
+	last := &st.gl.recs[i-1]
+	nv := int(last.a0 + last.n)
+	st.pend.recs = append(st.pend.recs, st.gl.recs[:i]...)
+	st.pend.vals = append(st.pend.vals, st.gl.vals[:nv]...)
+	st.pend.kinds = append(st.pend.kinds, st.gl.kinds[:nv]...)
 }
 
 // argsOf packs r's arguments into a.
@@ -235,6 +272,7 @@ func (b *Backend) settle() {
 	if !st.deferring {
 		return
 	}
+	st.unfollow()
 	st.deferring = false
 	b.sendSlots()
 	b.issue(&st.pend)
@@ -249,6 +287,7 @@ func (b *Backend) endStep() {
 		return
 	}
 	if st.deferring {
+		st.unfollow()
 		b.sendSlots()
 		b.issue(&st.pend)
 		st.pend.reset()
@@ -270,13 +309,18 @@ func (b *Backend) finishStep() {
 			st.plainSteps++
 		}
 		st.pend.reset()
-		st.on, st.deferring, st.broke = false, false, st.hit
+		st.on, st.deferring, st.broke, st.follow = false, false, st.hit, -1
 		return
 	}
 	st.on, st.deferring, st.broke = false, false, false
+	matched := st.follow > 0 && st.follow == len(st.gl.recs)
+	if !matched {
+		st.unfollow() // what matched of the graph is this step's
+	}
+	st.follow = -1
 	b.sendSlots()
 	switch {
-	case st.exec != 0 && st.pend.equal(&st.gl):
+	case matched:
 	case len(st.pend.recs) > 0 && st.pend.equal(&st.cand):
 		if err := b.buildGraph(&st.pend); err != nil {
 			// A driver that has the entry points but cannot build this

@@ -344,8 +344,14 @@ func TestDecodeGraphInvalidation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The hooked step matches the graph up to the first block's hook,
+	// whose copy issues that prefix; its launches are the graph's all the
+	// same (a hook changes no launch).
+	var hooked, graphed []argLaunch
+	recordArgs(r.f, &hooked)
 	c = countsOf(r.f)
 	r.step(t, 12)
+	r.f.inspect = nil
 	r.step(t, 13)
 	want("with a block hook", c, 0, 0, true)
 	if h.n == 0 {
@@ -356,8 +362,13 @@ func TestDecodeGraphInvalidation(t *testing.T) {
 	r.step(t, 14)
 	want("the step after the hook went", c, 0, 0, true)
 	c = countsOf(r.f)
+	recordArgs(r.f, &graphed)
 	r.step(t, 15)
+	r.f.inspect = nil
 	want("the second step after the hook went", c, 1, 0, false)
+	if !slices.Equal(hooked, graphed) {
+		t.Errorf("a hooked step launched %d kernels unlike the graph's %d", len(hooked), len(graphed))
+	}
 
 	// Projections: different products, so one plain step and a new graph.
 	p, err := synthproj.ProjectionsFor(r.m, 32, "qkv", 1)
@@ -367,13 +378,23 @@ func TestDecodeGraphInvalidation(t *testing.T) {
 	if err := r.st.SetProjections(p); err != nil {
 		t.Fatal(err)
 	}
+	// The first step with them follows the graph for its first launches
+	// and parts at the first product: the launches it then issues plainly
+	// are the next graph's.
+	var parted, regraphed []argLaunch
+	recordArgs(r.f, &parted)
 	c = countsOf(r.f)
 	r.step(t, 16)
 	want("the first step with projections", c, 0, 0, true)
+	recordArgs(r.f, &regraphed)
 	c = countsOf(r.f)
 	r.step(t, 17)
+	r.f.inspect = nil
 	r.step(t, 18)
 	want("the next steps with projections", c, 2, 1, false)
+	if !slices.Equal(parted, regraphed) || len(parted) == 0 {
+		t.Errorf("the step that parted from the graph launched %d kernels unlike the new graph's %d", len(parted), len(regraphed))
+	}
 	if err := r.st.SetProjections(nil); err != nil {
 		t.Fatal(err)
 	}
