@@ -21,7 +21,7 @@ import (
 //     RoPE, the cache store and the attention take (their optional posp
 //     argument). They are kept in a small host array, one int32 a distinct
 //     value (slot 0 the token), and copied to the device in one copy a
-//     step (stepIn). Every other argument of a decode step is the same
+//     step (sendSlots). Every other argument of a decode step is the same
 //     from token to token, so the step's launches are too.
 //   - The launches are recorded, not issued (deferring). At Logits the
 //     backend compares the step's launches with those of its graph: equal,
@@ -29,7 +29,9 @@ import (
 //     equal but equal to the previous step's, it builds a graph of them
 //     (one kernel node each, each after the one before, as the stream ran
 //     them), instantiates it, and launches it; else it issues them one by
-//     one, and keeps them to compare with the next step.
+//     one, and keeps them to compare with the next step. While a step
+//     matches the graph launch for launch nothing is kept, only compared
+//     (follow); where it parts, the matching prefix becomes its record.
 //
 // So a graph is made on the second step of one shape, and anything that
 // changes a step's launches — projections set or cleared, a steering
