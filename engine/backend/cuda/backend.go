@@ -24,9 +24,11 @@ const maxHeadDim = 256
 // and every operation is one kernel launch on the device's default stream,
 // in order (a quantised product is two: the activations' rounding, then the
 // product; decode's products of the common types quantise the input to
-// int8 once and run on integer dot products, quantQ8 and productQ8). The host sees activations only where the engine asks: Host and
-// Sync for a hook's rows, Logits for the classifier. It is used by one
-// goroutine at a time.
+// int8 once and run on integer dot products, quantQ8 and productQ8). A
+// decode step's launches are recorded and run as one CUDA graph once their
+// sequence repeats (graph.go). The host sees activations only where the
+// engine asks: Host and Sync for a hook's rows, Logits for the classifier.
+// It is used by one goroutine at a time.
 //
 // Launch errors are sticky, as CUDA's are: the first is kept, later
 // operations do nothing, and Err (and the next Embed, so the next Forward)
@@ -49,6 +51,13 @@ type Backend struct {
 
 	owned  []cu.DevicePtr // buffers and caches this backend allocated
 	closed bool
+
+	// st is the open decode step and the backend's graph (graph.go).
+	st stepState
+	// locked says enter made the context current on a locked thread; an
+	// operation of a deferred decode step only records its launches and
+	// skips that.
+	locked bool
 }
 
 // NewBackend returns a backend on the device for one State.
@@ -84,11 +93,46 @@ func (b *Backend) Share() (backend.Backend, error) { return b.g.NewBackend() }
 // Domain is the Device: every backend on it accepts the others' weights.
 func (b *Backend) Domain() any { return b.g }
 
-// Err is the first device error, if any.
-func (b *Backend) Err() error { return b.err }
+// Err is the first device error, if any. It also ends a decode step that
+// asked for no logits (the engine calls it at the end of every step): the
+// launches the step recorded are issued (graph.go).
+func (b *Backend) Err() error {
+	if b.st.on && b.err == nil && !b.closed {
+		b.g.with(b.endStepErr)
+	}
+	return b.err
+}
 
-// alloc allocates device memory the backend owns (context current).
-func (b *Backend) alloc(bytes int) (cu.DevicePtr, error) {
+// endStepErr is endStep for g.with.
+func (b *Backend) endStepErr() error {
+	b.endStep()
+	return nil
+}
+
+// ctx runs f with the device's context current: directly inside an
+// operation that made it current, else through Device.with (an operation
+// of a deferred decode step that has to allocate).
+func (b *Backend) ctx(f func() error) error {
+	if b.locked {
+		return f()
+	}
+	return b.g.with(f)
+}
+
+// alloc allocates device memory the backend owns.
+func (b *Backend) alloc(bytes int) (p cu.DevicePtr, err error) {
+	if !b.locked {
+		err = b.g.with(func() error {
+			p, err = b.allocCur(bytes)
+			return err
+		})
+		return p, err
+	}
+	return b.allocCur(bytes)
+}
+
+// allocCur is alloc with the context current.
+func (b *Backend) allocCur(bytes int) (cu.DevicePtr, error) {
 	p, err := b.g.d.Alloc(uint64(bytes))
 	if err != nil {
 		return 0, fmt.Errorf("allocating %d bytes on %s: %w", bytes, b.g.name, err)
@@ -111,7 +155,8 @@ func (b *Backend) Close() error {
 	}
 	b.closed = true
 	err := b.g.with(func() error {
-		var errs []error
+		b.endStep()
+		errs := []error{b.closeGraph()}
 		for _, p := range b.owned {
 			errs = append(errs, b.g.d.Free(p))
 		}
@@ -128,21 +173,47 @@ func (b *Backend) Close() error {
 }
 
 // enter makes the device's context current on a locked thread for one
-// operation; leave undoes the lock. A failed backend does nothing.
+// operation; leave undoes the lock. A failed backend does nothing. An
+// operation of a deferred decode step only records launches, so it
+// skips the lock (graph.go).
 func (b *Backend) enter() bool {
 	if b.err != nil || b.closed {
 		return false
 	}
+	if b.st.deferring {
+		return true
+	}
+	return b.lock()
+}
+
+// enterCopy is enter for an operation that copies between host and device
+// or frees: a deferred decode step's launches are issued first.
+func (b *Backend) enterCopy() bool {
+	if b.err != nil || b.closed || !b.lock() {
+		return false
+	}
+	b.settle()
+	return true
+}
+
+// lock makes the context current on a locked thread.
+func (b *Backend) lock() bool {
 	runtime.LockOSThread()
 	if err := b.g.d.SetCurrent(b.g.ctx); err != nil {
 		b.fail("making the context current", err)
 		runtime.UnlockOSThread()
 		return false
 	}
+	b.locked = true
 	return true
 }
 
-func (b *Backend) leave() { runtime.UnlockOSThread() }
+func (b *Backend) leave() {
+	if b.locked {
+		b.locked = false
+		runtime.UnlockOSThread()
+	}
+}
 
 func (b *Backend) fail(what string, err error) {
 	if err != nil && b.err == nil {
@@ -153,6 +224,10 @@ func (b *Backend) fail(what string, err error) {
 // launch runs f over grid × block with b.args.
 func (b *Backend) launch(name string, f cu.Function, grid, block [3]uint32) {
 	if b.err != nil {
+		return
+	}
+	if b.st.deferring {
+		b.record(name, f, grid, block)
 		return
 	}
 	b.fail(name, b.g.d.Launch(f, grid, block, 0, 0, b.args))
@@ -242,7 +317,7 @@ func (b *Backend) Matrix(m *tensor.Matrix) (backend.Matrix, error) {
 // the last does.
 func (b *Backend) Release(m backend.Matrix) {
 	w := dm(m)
-	if err := b.g.with(func() error { return b.g.release(w) }); err != nil {
+	if err := b.g.with(func() error { b.settle(); return b.g.release(w) }); err != nil {
 		b.fail("releasing a matrix", err)
 	}
 }
@@ -336,7 +411,7 @@ func (b *Backend) WriteVector(v backend.Vector, data []float32) error {
 		return fmt.Errorf("cuda: writing %d values into a vector of %d", len(data), w.n)
 	}
 	g := b.g
-	if err := g.with(func() error { return g.d.HtoD(w.p, unsafe.Pointer(&data[0]), uint64(4*len(data))) }); err != nil {
+	if err := g.with(func() error { b.settle(); return g.d.HtoD(w.p, unsafe.Pointer(&data[0]), uint64(4*len(data))) }); err != nil {
 		return fmt.Errorf("cuda: writing a vector: %w", err)
 	}
 	return nil
@@ -358,7 +433,7 @@ func (b *Backend) ReleaseVector(v backend.Vector) {
 	if i < 0 {
 		return // not this device's, or freed already
 	}
-	if err := g.with(func() error { return g.d.Free(w.p) }); err != nil {
+	if err := g.with(func() error { b.settle(); return g.d.Free(w.p) }); err != nil {
 		b.fail("freeing a vector", err)
 	}
 	w.p = 0
@@ -415,8 +490,8 @@ func blocks(n, per int) uint32 { return uint32((n + per - 1) / per) }
 
 // Embed decodes the tokens' rows of the table on the device.
 func (b *Backend) Embed(dst backend.Buffer, table backend.Matrix, tokens []int32) error {
-	if !b.enter() {
-		return b.Err()
+	if b.err != nil || b.closed || !b.lock() {
+		return b.err
 	}
 	defer b.leave()
 	d, t := db(dst), dm(table)
@@ -429,8 +504,16 @@ func (b *Backend) Embed(dst backend.Buffer, table backend.Matrix, tokens []int32
 			return fmt.Errorf("cuda: token %d outside the table of %d", tok, t.rows)
 		}
 	}
-	ids := cu.DevicePtr(0)
-	if n > 1 {
+	ids, tok := cu.DevicePtr(0), tokens[0]
+	if n == 1 {
+		// A decode step: the token is its input in device memory, and
+		// the step's launches may make one graph (graph.go).
+		if !b.beginStep(tok) {
+			return b.err
+		}
+		ids, tok = b.st.slots, 0
+	} else {
+		b.endStep()
 		if n > MaxBatch {
 			return fmt.Errorf("cuda: %d tokens in one batch; at most %d", n, MaxBatch)
 		}
@@ -440,7 +523,7 @@ func (b *Backend) Embed(dst backend.Buffer, table backend.Matrix, tokens []int32
 		}
 		ids = b.ids
 	}
-	b.args.Reset().Ptr(t.p).I32(int32(t.rb)).I32(int32(t.cols)).Ptr(ids).I32(tokens[0]).Ptr(d.p)
+	b.args.Reset().Ptr(t.p).I32(int32(t.rb)).I32(int32(t.cols)).Ptr(ids).I32(tok).Ptr(d.p)
 	b.launch("embedding", t.k.rows, [3]uint32{uint32(n), 1, 1}, [3]uint32{128, 1, 1})
 	return b.err
 }
@@ -693,9 +776,13 @@ func (b *Backend) RoPE(x backend.Buffer, n, heads, headDim, pos0 int, r backend.
 			return
 		}
 	}
+	posp := b.posArg(pos0)
+	if posp != 0 {
+		pos0 = 0 // read from posp, so that every step packs the same
+	}
 	b.args.Reset().Ptr(s.p).I32(int32(s.width)).I32(int32(heads)).I32(int32(headDim)).I32(int32(pos0)).
 		F32(float32(r.Base)).I32(int32(r.Dim)).Ptr(fp).I32(b2i(r.Neox)).F32(r.Scale).F32(r.PosScale).
-		I32(b2i(r.YaRN != nil)).F32(y.ExtFactor).F32(y.AttnFactor).F32(c0).F32(c1)
+		I32(b2i(r.YaRN != nil)).F32(y.ExtFactor).F32(y.AttnFactor).F32(c0).F32(c1).Ptr(posp)
 	b.launch("rope", b.g.k.rope, [3]uint32{uint32(n), 1, 1}, [3]uint32{uint32(max(32, (r.Dim/2+31)&^31)), 1, 1})
 }
 
@@ -723,10 +810,14 @@ func (b *Backend) freqTable(f []float32) cu.DevicePtr {
 	if p, ok := b.freqs[&f[0]]; ok {
 		return p
 	}
-	p, err := b.g.d.Alloc(uint64(4 * len(f)))
-	if err == nil {
-		err = b.g.d.HtoD(p, unsafe.Pointer(&f[0]), uint64(4*len(f)))
-	}
+	var p cu.DevicePtr
+	err := b.ctx(func() error {
+		var err error
+		if p, err = b.g.d.Alloc(uint64(4 * len(f))); err == nil {
+			err = b.g.d.HtoD(p, unsafe.Pointer(&f[0]), uint64(4*len(f)))
+		}
+		return err
+	})
 	if err != nil {
 		b.fail("uploading RoPE frequencies", err)
 		return 0
@@ -749,14 +840,18 @@ func (b *Backend) StoreKV(cache backend.KV, layer, pos0, n int, k, v backend.Buf
 	}
 	defer b.leave()
 	c, ks, vs := cache.(*kv), db(k), db(v)
+	posp := b.posArg(pos0)
+	if posp != 0 {
+		pos0 = 0
+	}
 	b.args.Reset().Ptr(c.k).Ptr(c.v).Ptr(ks.p).I32(int32(ks.width)).Ptr(vs.p).I32(int32(vs.width)).
-		I32(int32(layer)).I32(int32(c.a.KVHeads)).I32(int32(c.ctx)).I32(int32(c.a.HeadDim)).I32(int32(pos0))
+		I32(int32(layer)).I32(int32(c.a.KVHeads)).I32(int32(c.ctx)).I32(int32(c.a.HeadDim)).I32(int32(pos0)).Ptr(posp)
 	b.launch("store_kv", b.g.k.storeKV, [3]uint32{uint32(n), 1, 1}, [3]uint32{128, 1, 1})
 }
 
 // ReadKV implements backend.KVReader.
 func (b *Backend) ReadKV(cache backend.KV, layer, pos int, k, v []float32) {
-	if !b.enter() {
+	if !b.enterCopy() {
 		return
 	}
 	defer b.leave()
@@ -789,9 +884,13 @@ func (b *Backend) Attend(out, q backend.Buffer, cache backend.KV, layer, pos0, n
 		}
 		sinks = sv.p
 	}
+	posp := b.posArg(pos0)
+	if posp != 0 {
+		pos0 = 0
+	}
 	b.args.Reset().Ptr(os.p).I32(int32(os.width)).Ptr(qs.p).I32(int32(qs.width)).Ptr(c.k).Ptr(c.v).
 		I32(int32(layer)).I32(int32(c.a.Heads)).I32(int32(c.a.KVHeads)).I32(int32(c.ctx)).I32(int32(c.a.HeadDim)).
-		I32(int32(pos0)).F32(scale).F32(o.SoftCap).I32(int32(o.Window)).Ptr(sinks)
+		I32(int32(pos0)).F32(scale).F32(o.SoftCap).I32(int32(o.Window)).Ptr(sinks).Ptr(posp)
 	b.launch("attend", b.g.k.attend, [3]uint32{uint32(c.a.Heads), uint32(n), 1}, [3]uint32{128, 1, 1})
 }
 
@@ -842,7 +941,7 @@ func (b *Backend) Host(x backend.Buffer, row0, n int) []float32 {
 		s.host = make([]float32, s.rows*s.width)
 	}
 	rows := s.host[row0*s.width : (row0+n)*s.width]
-	if !b.enter() {
+	if !b.enterCopy() {
 		return rows
 	}
 	defer b.leave()
@@ -860,7 +959,7 @@ func (b *Backend) Sync(x backend.Buffer, row0 int, rows []float32) {
 // backend: the copy would land past the allocation, or, through a view,
 // silently in its parent's next rows.
 func (b *Backend) Write(x backend.Buffer, row0 int, rows []float32) {
-	if len(rows) == 0 || !b.enter() {
+	if len(rows) == 0 || !b.enterCopy() {
 		return
 	}
 	defer b.leave()
@@ -876,7 +975,7 @@ func (b *Backend) Write(x backend.Buffer, row0 int, rows []float32) {
 // Logits runs the classifier on the device and copies its n rows to dst:
 // decode's one wait on the device.
 func (b *Backend) Logits(dst []float32, w backend.Matrix, x backend.Buffer, row0, n int) {
-	if !b.enter() {
+	if b.err != nil || b.closed || !b.lock() {
 		return
 	}
 	defer b.leave()
@@ -892,6 +991,8 @@ func (b *Backend) Logits(dst []float32, w backend.Matrix, x backend.Buffer, row0
 		b.logits, b.nlog = p, need
 	}
 	b.product(b.logits, m, s.p+cu.DevicePtr(4*row0*s.width), n, 0)
+	// A decode step ends here: its launches as one graph, or plainly.
+	b.finishStep()
 	if b.err == nil {
 		b.fail("copying the logits", b.g.d.DtoH(unsafe.Pointer(&dst[0]), b.logits, uint64(4*need)))
 	}

@@ -45,6 +45,12 @@ type Device struct {
 	// the types that have integer ones: the GPU tests set it to compare
 	// the two paths.
 	floatDecode bool
+	// graphs says the driver has the graph entry points: a decode step
+	// runs as one graph (graph.go). graphNote says once why not, and log
+	// is Options.Log.
+	graphs    bool
+	graphNote string
+	log       func(string)
 
 	mu   sync.Mutex
 	mats map[*tensor.Matrix]*mat // weights uploaded, shared by every Backend
@@ -59,6 +65,10 @@ type Device struct {
 // Options choose the GPU.
 type Options struct {
 	Ordinal int // which device (0: the first)
+	// Log, when set, receives the device's notes, one sentence each: that
+	// decode steps launch kernel by kernel because the driver has no CUDA
+	// graphs (GraphNote).
+	Log func(string)
 }
 
 // Open loads the CUDA driver, picks the device and loads the kernels. Every
@@ -79,7 +89,7 @@ func Open(o Options) (*Device, error) {
 	if o.Ordinal < 0 || o.Ordinal >= n {
 		return nil, fmt.Errorf("%w: GPU %d asked for, %d present", ErrUnavailable, o.Ordinal, n)
 	}
-	g := &Device{d: d, mats: map[*tensor.Matrix]*mat{}}
+	g := &Device{d: d, mats: map[*tensor.Matrix]*mat{}, log: o.Log}
 	if g.dev, err = d.Device(o.Ordinal); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
@@ -115,7 +125,39 @@ func Open(o Options) (*Device, error) {
 		g.Close()
 		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
+	g.initGraphs()
 	return g, nil
+}
+
+// initGraphs says whether decode steps may run as graphs: when the driver
+// has the entry points. Without them it says so once.
+func (g *Device) initGraphs() {
+	g.graphs = g.d.HasGraphs()
+	if !g.graphs {
+		g.noteGraphs(fmt.Sprintf("the CUDA driver lacks %s: decode launches each kernel instead of one graph a step", g.d.MissingGraphSymbol()))
+	}
+}
+
+// noteGraphs records, once, why decode steps do not run as graphs, and
+// logs it.
+func (g *Device) noteGraphs(msg string) {
+	g.mu.Lock()
+	first := g.graphNote == ""
+	if first {
+		g.graphNote = msg
+	}
+	g.mu.Unlock()
+	if first && g.log != nil {
+		g.log(msg)
+	}
+}
+
+// GraphNote says why decode steps on this device do not run as CUDA
+// graphs, or is "" when they do.
+func (g *Device) GraphNote() string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.graphNote
 }
 
 // with runs f with the device's context current on a locked OS thread:

@@ -21,6 +21,17 @@ type driver interface {
 	MemGetInfo() (free, total uint64, err error)
 	UnloadModule(m cu.Module) error
 	ReleasePrimaryContext(dev cu.Device) error
+
+	// The graph entry points (cu/graph.go): a decode step runs as one
+	// graph where HasGraphs says the driver has them (graph.go).
+	HasGraphs() bool
+	MissingGraphSymbol() string
+	GraphCreate() (cu.Graph, error)
+	GraphAddKernelNode(g cu.Graph, dep cu.GraphNode, f cu.Function, grid, block [3]uint32, shared uint32, a *cu.Args) (cu.GraphNode, error)
+	GraphInstantiate(g cu.Graph) (cu.GraphExec, error)
+	GraphLaunch(e cu.GraphExec, s cu.Stream) error
+	GraphExecDestroy(e cu.GraphExec) error
+	GraphDestroy(g cu.Graph) error
 }
 
 var _ driver = (*cu.Driver)(nil)

@@ -288,7 +288,7 @@ func (b *Backend) SwiGLUOAI(g, u backend.Buffer, n int, alpha, limit float32) {
 // ReadRoute copies the first n rows' ids and weights to the host: the one
 // wait on the device an expert map asks for.
 func (b *Backend) ReadRoute(rt backend.Route, n int, ids []int32, weights []float32) {
-	if n <= 0 || !b.enter() {
+	if n <= 0 || !b.enterCopy() {
 		return
 	}
 	defer b.leave()

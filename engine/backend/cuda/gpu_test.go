@@ -255,7 +255,8 @@ func quantised(m *model.Model) bool {
 
 // TestGPUConformance decodes greedily on the GPU and on the CPU engine from
 // the same prompt, feeding both the CPU's choice, and wants the same token
-// at every step up to the first near-tie.
+// at every step up to the first near-tie; then, on the GPU alone, decode by
+// one CUDA graph a step against plain launches, bit for bit (graphVsPlain).
 func TestGPUConformance(t *testing.T) {
 	g := gpuDevice(t)
 	found := 0
@@ -293,6 +294,9 @@ func TestGPUConformance(t *testing.T) {
 			c := conformance{Model: rel, Steps: r.Equal, NearTieAt: r.NearTieAt, MaxLogit: r.MaxLogit,
 				LogitScale: r.LogitScale, Tolerance: tol, OK: r.OK}
 			record(t, "conformance.jsonl", c)
+			// One CUDA graph a decode step against plain launches, bit
+			// for bit (gpu_graph_test.go).
+			graphVsPlain(t, g, m, rel)
 		})
 	}
 	if found == 0 {

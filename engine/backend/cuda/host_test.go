@@ -94,6 +94,8 @@ type fakeDriver struct {
 	copies   int // HtoD and DtoH calls
 	// inspect, when set, sees every launch's kernel and arguments.
 	inspect func(name string, grid, block [3]uint32, a *cu.Args)
+	// gr is the recorder's CUDA graphs (graph_test.go).
+	gr fakeGraphs
 }
 
 func newFakeDevice(t testing.TB) (*Device, *fakeDriver) {
@@ -109,6 +111,7 @@ func newFakeDevice(t testing.TB) (*Device, *fakeDriver) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	g.initGraphs() // the recorder has graphs: decode steps run as one
 	return g, f
 }
 
@@ -194,6 +197,9 @@ func (f *fakeDriver) Launch(fn cu.Function, grid, block [3]uint32, shared uint32
 	if f.fail != nil {
 		return f.fail
 	}
+	if !f.gr.replaying {
+		f.gr.direct++
+	}
 	name := f.names[fn-1]
 	want := f.params[name]
 	if a.Len() != len(want) {
@@ -234,17 +240,21 @@ func (f *fakeDriver) Launch(fn cu.Function, grid, block [3]uint32, shared uint32
 }
 
 // nullable says whether argument i of kernel name is an optional table
-// that may be null: RoPE's divisors, an embedding's ids (decode passes the
-// token itself), the attention's sinks, a router's mask and selection
+// that may be null: RoPE's divisors, an embedding's ids (a single token
+// outside a decode step is passed itself), the position in device memory
+// of RoPE, the cache store and the attention (outside a decode step), the
+// attention's sinks, a router's mask and selection
 // bias, an expert product's biases.
 func nullable(name string, i int) bool {
 	switch {
 	case name == "rope":
-		return i == 7
+		return i == 7 || i == 16 // the divisors; the position in device memory
 	case strings.HasPrefix(name, "rows_"):
 		return i == 3
+	case name == "store_kv":
+		return i == 11
 	case name == "attend":
-		return i == 15
+		return i == 15 || i == 16
 	case name == "route":
 		return i == 3 || i == 4
 	case strings.HasPrefix(name, "mvid_"):

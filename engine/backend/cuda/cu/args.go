@@ -1,6 +1,9 @@
 package cu
 
-import "unsafe"
+import (
+	"slices"
+	"unsafe"
+)
 
 // maxArgs is how many kernel arguments an Args holds; no kernel of the
 // backend comes close.
@@ -82,6 +85,22 @@ func (a *Args) F32(v float32) *Args {
 		*(*float32)(s) = v
 	}
 	return a
+}
+
+// Overflow says whether more arguments were packed than a holds (Launch
+// reports it; a caller that keeps the arguments for later checks it).
+func (a *Args) Overflow() bool { return a.dropped > 0 }
+
+// AppendTo appends a's values (as Value gives them) and kinds (as Kind)
+// to vals and kinds: a launch kept for later, in one copy each.
+func (a *Args) AppendTo(vals []uint64, kinds []byte) ([]uint64, []byte) {
+	return append(vals, a.vals[:a.n]...), append(kinds, a.kinds[:a.n]...)
+}
+
+// Equal says whether a holds exactly the values and kinds given (as
+// AppendTo wrote them).
+func (a *Args) Equal(vals []uint64, kinds []byte) bool {
+	return a.n == len(vals) && slices.Equal(a.vals[:a.n], vals) && string(a.kinds[:a.n]) == string(kinds)
 }
 
 // Len returns how many arguments a holds (at most its capacity of 32; an

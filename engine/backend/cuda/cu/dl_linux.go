@@ -68,6 +68,16 @@ func load(names ...string) (*Driver, error) {
 		}
 		*s.fn = p
 	}
+	// The graph entry points are optional: without them the backend
+	// launches each kernel, as before CUDA 11.4.
+	for _, s := range d.gsym.graphTable() {
+		p, err := purego.Dlsym(h, s.name)
+		if err != nil || p == 0 {
+			d.gsym, d.graphMissing = graphSymbols{}, s.name
+			break
+		}
+		*s.fn = p
+	}
 	return d, nil
 }
 

@@ -36,6 +36,15 @@
 // goroutine with runtime.LockOSThread, call SetCurrent, issue a group of
 // calls and then unlock; Driver.WithContext does exactly that.
 //
+// # Graphs
+//
+// The CUDA graph entry points (graph.go) are optional: Load resolves them
+// apart from the others, a driver without them still loads, and HasGraphs
+// says false (MissingGraphSymbol names the one missing). Graphs are built
+// node by node (cuGraphAddKernelNode) rather than by stream capture, so
+// that building one never interferes with other threads' work on the
+// device, and each node is exactly the launch it replaces.
+//
 // # Errors
 //
 // When the driver fails a call, the Driver method returns an error that
@@ -49,6 +58,7 @@
 //
 // Copies, memsets, launches (with a reused Args), synchronisation and
 // WithContext allocate nothing per call (measured on an H100 with
-// testing.AllocsPerRun); see call.go for how. Under the race detector
+// testing.AllocsPerRun; graph launches are checked the same way by
+// TestGPUGraph, not run on a GPU yet); see call.go for how. Under the race detector
 // sync.Pool drops items on purpose, so there they allocate now and then.
 package cu

@@ -88,6 +88,10 @@ type Driver struct {
 	lib  string // the library name that dlopen accepted, for messages
 	sym  symbols
 	bufs sync.Pool // *argBuf for purego.SyscallN; see call.go
+	// gsym are the optional graph entry points (graph.go); graphMissing
+	// names the first one the driver lacks, "" when it has them all.
+	gsym         graphSymbols
+	graphMissing string
 }
 
 // symbols holds the address of each driver function; Load fills every field

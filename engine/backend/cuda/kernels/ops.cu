@@ -99,12 +99,15 @@ extern "C" __global__ void add(float *dst, const float *src, int count) {
 // the CPU's tables) and turns that pair in every head. freqs (optional) are
 // per-pair divisors; neox pairs x[i] with x[i+dim/2], else x[2i], x[2i+1].
 // yarn switches to YaRN's angles (ext, attn and the correction dimensions
-// corr0, corr1; engine/backend's YaRN).
+// corr0, corr1; engine/backend's YaRN). posp (optional, as in store_kv and
+// attend) replaces pos0 with the value in device memory: a decode step's
+// position, written once a step, so that one CUDA graph replays every step.
 extern "C" __global__ void rope(float *x, int ldx, int heads, int hd, int pos0, float base, int dim,
                                 const float *freqs, int neox, float mscale, float posScale, int yarn, float ext,
-                                float attn, float corr0, float corr1) {
+                                float attn, float corr0, float corr1, const int *posp) {
 	int i = threadIdx.x, r = blockIdx.x, half = dim / 2;
 	if (i >= half) return;
+	if (posp) pos0 = *posp;
 	float c, s;
 	rope_cs(i, pos0 + r, base, dim, freqs ? freqs[i] : 1.f, mscale, posScale, yarn, ext, attn, corr0, corr1, &c, &s);
 	int a = neox ? i : 2 * i, b = neox ? i + half : 2 * i + 1;
@@ -121,8 +124,9 @@ extern "C" __global__ void rope(float *x, int ldx, int heads, int hd, int pos0, 
 // cache, laid out [layer][kvHead][ctx][hd] like the CPU's. Grid (n), block
 // over the row.
 extern "C" __global__ void store_kv(float *kc, float *vc, const float *k, int ldk, const float *v, int ldv, int layer,
-                                    int kvh, int ctx, int hd, int pos0) {
+                                    int kvh, int ctx, int hd, int pos0, const int *posp) {
 	int r = blockIdx.x;
+	if (posp) pos0 = *posp;
 	for (int e = threadIdx.x; e < kvh * hd; e += blockDim.x) {
 		int g = e / hd, d = e % hd;
 		size_t off = ((size_t)(layer * kvh + g) * ctx + pos0 + r) * hd + d;
@@ -141,13 +145,15 @@ extern "C" __global__ void store_kv(float *kc, float *vc, const float *k, int ld
 #define ATT_WARPS 4
 extern "C" __global__ void __launch_bounds__(128)
     attend(float *out, int ldo, const float *q, int ldq, const float *kc, const float *vc, int layer, int heads,
-           int kvh, int ctx, int hd, int pos0, float scale, float softcap, int window, const float *sinks) {
+           int kvh, int ctx, int hd, int pos0, float scale, float softcap, int window, const float *sinks,
+           const int *posp) {
 	__shared__ float qs[256];
 	__shared__ float wm[ATT_WARPS], wl[ATT_WARPS];
 	__shared__ float wacc[ATT_WARPS][256];
 	int h = blockIdx.x, r = blockIdx.y;
 	int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
 	int g = h / (heads / kvh);
+	if (posp) pos0 = *posp;
 	int p = pos0 + r;
 	int first = window > 0 ? max(0, p - window + 1) : 0;
 	const float *qr = q + (size_t)r * ldq + (size_t)h * hd;
