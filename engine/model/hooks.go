@@ -105,6 +105,7 @@ type hookSet struct {
 type blockHook struct {
 	h  BlockHook
 	ro ReadOnlyHook // nil: the hook writes
+	af AffineHook   // nil: the hook's writes run on the host only
 }
 
 // atLayer reports whether a block hook reads layer l.
@@ -114,6 +115,7 @@ func (h *hookSet) atLayer(l int) bool { return l < len(h.at) && len(h.at[l]) > 0
 func (h *hookSet) add(b BlockHook, layers int) {
 	e := blockHook{h: b}
 	e.ro, _ = b.(ReadOnlyHook)
+	e.af, _ = b.(AffineHook)
 	if len(h.at) < layers {
 		h.at = append(h.at, make([][]blockHook, layers-len(h.at))...)
 	}
