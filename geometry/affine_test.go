@@ -4,10 +4,12 @@ import (
 	"math"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/isagi-lab/isagi/engine/backend"
 	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"github.com/isagi-lab/isagi/engine/model"
+	"github.com/isagi-lab/isagi/engine/tensor"
 	"github.com/isagi-lab/isagi/geometry"
 )
 
@@ -214,4 +216,68 @@ func TestAffineFormCopiesNoRows(t *testing.T) {
 		}
 		st.Close()
 	}
+}
+
+// BenchmarkAffineDecode is a decode step of the kjv fixture on one CPU
+// thread with no hook, with the Snipe monitor (every projector on) or the
+// Safe OGD step run as host hooks, and run as backend affine maps. The
+// five states step in turn, the order rotating every round, so that a
+// shared machine's drift falls on every side alike; it reports each
+// side's time per token and its ratio to the unhooked step's.
+func BenchmarkAffineDecode(b *testing.B) {
+	p := kjvProfile(b)
+	s := openKJV(b)
+	src := s.Geometry().CalibrationSource()
+	mon, x := snipeMonitor(b, p), explorer(b, p)
+	sides := []struct {
+		name string
+		hook any
+	}{
+		{"off", nil},
+		{"snipe-host", &hostOnly{mon, mon}},
+		{"snipe-affine", mon},
+		{"ogd-host", &hostLayers{x, x}},
+		{"ogd-affine", x},
+	}
+	sts := make([]*model.State, len(sides))
+	logits := make([]float32, src.Model.Vocab)
+	for i, sd := range sides {
+		st, err := src.Model.NewStateOn(64, cpu.New(tensor.NewKernels(tensor.NewPool(1))))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer st.Close()
+		if sd.hook != nil {
+			if _, err := st.AddHook(sd.hook); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := st.Forward([]int32{1, 2, 3, 4, 5, 6, 7, 8}, logits); err != nil {
+			b.Fatal(err)
+		}
+		sts[i] = st
+	}
+	tok := []int32{9}
+	spent := make([]time.Duration, len(sides))
+	round := 0
+	for b.Loop() {
+		for j := range sides {
+			i := (j + round) % len(sides)
+			t0 := time.Now()
+			sts[i].Truncate(sts[i].Pos() - 1)
+			if err := sts[i].Forward(tok, logits); err != nil {
+				b.Fatal(err)
+			}
+			spent[i] += time.Since(t0)
+		}
+		round++
+	}
+	for i, sd := range sides {
+		b.ReportMetric(float64(spent[i].Nanoseconds())/float64(round), sd.name+"-ns/token")
+		if i > 0 {
+			b.ReportMetric(float64(spent[i])/float64(spent[0]), sd.name+"/off")
+		}
+	}
+	b.ReportMetric(float64(spent[2])/float64(spent[1]), "snipe-affine/host")
+	b.ReportMetric(float64(spent[4])/float64(spent[3]), "ogd-affine/host")
 }
