@@ -24,7 +24,10 @@ import (
 // layers stay on the device), and ReadOnlyHook says it does not write
 // (its rows are copied to the host and never back). After a layer, the
 // rows are copied to the host once for all the hooks that read it, and
-// back once if any of them may have written.
+// back once if any of them may have written. A hook whose writes are an
+// affine map (AffineHook: Snipe's projector, a Safe OGD step) has the
+// backend apply it where the rows are (backend.Affiner), so its writes
+// cost no copy (affine.go).
 
 // BlockHook sees the residual stream after each transformer block.
 type BlockHook interface {
