@@ -82,6 +82,8 @@ type projHook struct {
 	q    []float32 // r×d, row j = column j of Q
 	c    []float32 // r coefficients, scratch
 	xc   []float32 // x − μ, scratch
+	// aff is the same map for a backend to apply (model.AffineHook).
+	aff model.Affine
 }
 
 // newProjHook builds the hook from an orthonormal Q (d×r) and μ; r = 0
@@ -89,6 +91,7 @@ type projHook struct {
 func newProjHook(from int, q *mat.Dense, mu []float64) *projHook {
 	d := len(mu)
 	h := &projHook{from: from, d: d, mu: narrow(mu)}
+	h.aff.Mu = h.mu
 	if q == nil {
 		return h
 	}
@@ -102,8 +105,22 @@ func newProjHook(from int, q *mat.Dense, mu []float64) *projHook {
 			h.q[j*d+i] = float32(q.At(i, j))
 		}
 	}
+	h.aff.Q, h.aff.K = h.q, r
 	return h
 }
+
+// AffineAt implements model.AffineHook: the projector at layers ≥ from,
+// as x ← x − QᵀQ(x − μ) on the backend (the same float32 arithmetic as
+// AfterBlock on the CPU).
+func (h *projHook) AffineAt(layer int) (*model.Affine, bool) {
+	if layer < h.from || h.r == 0 {
+		return nil, false
+	}
+	return &h.aff, false
+}
+
+// ReadBlock implements model.AffineHook: the projector reads nothing.
+func (h *projHook) ReadBlock(int, int, []float32) {}
 
 func (h *projHook) AfterBlock(layer, _ int, x []float32) {
 	if layer < h.from || h.r == 0 || len(x) != h.d {

@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/ogd"
 	"github.com/isagi-lab/isagi/ugt"
 )
@@ -71,7 +72,28 @@ type Explorer struct {
 	P     *ogd.Projector
 	// Source says where the direction came from, for display.
 	Source string
+	// aff is P's step for a backend to apply (model.AffineHook), made
+	// from affOf: remade when P is replaced.
+	aff   *model.Affine
+	affOf *ogd.Projector
 }
+
+// AffineAt implements model.AffineHook: the step at its layer, applied by
+// the backend (float32 parameters; the CPU backend accumulates in float64
+// as P.Apply does).
+func (x *Explorer) AffineAt(layer int) (*model.Affine, bool) {
+	if layer != x.Layer || x.P == nil {
+		return nil, false
+	}
+	if x.affOf != x.P {
+		q, m, mu, v, alpha := x.P.Live()
+		x.aff, x.affOf = &model.Affine{Q: q, K: m, Mu: mu, Dir: v, Alpha: alpha}, x.P
+	}
+	return x.aff, false
+}
+
+// ReadBlock implements model.AffineHook: the step reads nothing.
+func (x *Explorer) ReadBlock(int, int, []float32) {}
 
 // HookLayers implements model.LayerHook: the step acts at its one layer.
 // (It writes there, so it has no ReadOnly.)

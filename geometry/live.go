@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/engine/tensor"
 	"github.com/isagi-lab/isagi/snipe"
 	"github.com/isagi-lab/isagi/teh"
@@ -151,6 +152,22 @@ func (m *Monitor) AfterBlock(layer, pos int, x []float32) {
 		m.read(pos, x)
 	}
 	m.proj.AfterBlock(layer, pos, x)
+}
+
+// AffineAt implements model.AffineHook: the enabled Snipe projectors at
+// layers ≥ ℓ_s, applied by the backend; at the probe layer the monitor
+// also reads the rows (ReadBlock, before the projection).
+func (m *Monitor) AffineAt(layer int) (*model.Affine, bool) {
+	a, _ := m.proj.AffineAt(layer)
+	return a, layer == m.p.Layer
+}
+
+// ReadBlock implements model.AffineHook: the gauges' reading, without the
+// projection.
+func (m *Monitor) ReadBlock(layer, pos int, x []float32) {
+	if len(x) == m.d && layer == m.p.Layer {
+		m.read(pos, x)
+	}
 }
 
 func (m *Monitor) read(pos int, x []float32) {

@@ -419,3 +419,11 @@ func narrow(v []float64) []float32 {
 	}
 	return out
 }
+
+// Live returns the float32 parameters Apply uses, for a backend to apply
+// the same step (engine/model.Affine): the orthonormal forbidden basis as
+// m rows of d values, μ, the unit direction (nil when built without one)
+// and α. They are the projector's own and must not be modified.
+func (p *Projector) Live() (q []float32, m int, mu, dir []float32, alpha float32) {
+	return p.q32, p.m, p.mu32, p.dir32, float32(p.alpha)
+}

@@ -330,6 +330,25 @@ type VectorWriter interface {
 	ReleaseVector(v Vector)
 }
 
+// Affiner is optionally implemented by a backend that applies an affine
+// map to rows in its own memory, so that a hook steering the residual
+// stream by one (Snipe's projector, a Safe OGD step) costs no copy of the
+// rows to the host and back. For each row x of rows row0…row0+n−1 of x:
+//
+//	w = (x − μ) + s·v,  s = alpha·‖x − μ‖
+//	x ← μ + w − Bᵀ(B·w)
+//
+// with basis B a k × x's width F32 matrix (bound with Matrix; nil for
+// k = 0), mu the centre μ and dir the direction v (both of x's width;
+// dir is not read, and may be nil, when alpha is 0). With alpha = 0 and
+// B's rows orthonormal it removes B's span from the offset from μ,
+// x ← x − BᵀB(x − μ); with alpha > 0 it first steps along v by a share
+// alpha of the offset's norm. The coefficients B·w of a row are computed
+// from the row as it was, before any of it is written.
+type Affiner interface {
+	Affine(x Buffer, row0, n int, basis Matrix, mu, dir Vector, alpha float32)
+}
+
 // Failer is optionally implemented by a backend whose operations can fail
 // after they return (a device runs them later, and its errors surface at
 // the next copy back): Err is the first failure, after which the backend

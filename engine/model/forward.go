@@ -41,6 +41,7 @@ type State struct {
 	ev        evictState
 	batch     int // the most tokens one step runs: MaxBatch or the backend's less
 	hooks     hookSet
+	aff       []boundAffine // the hooks' affine maps bound on b (affine.go)
 	kv        backend.KV
 	kvType    backend.KVType // how kv stores keys and values (StateOptions.KV)
 	dense     *bound         // the model's weights on this backend's domain, shared
@@ -271,6 +272,7 @@ func (s *State) Close() {
 	s.kvp = nil
 	s.steer.release(s.b)
 	s.steer = nil
+	s.releaseAffines()
 }
 
 // Pos is the number of positions computed so far (the next token's position).
@@ -476,11 +478,49 @@ func (s *State) afterBlock(l, n, pos0 int) { s.blockHooks(&s.hooks, l, 0, n, pos
 // blockHooks runs the block hooks h has at layer l on rows row0…row0+n−1
 // of s.x, which are positions pos0…: a state's own rows (afterBlock), or
 // one sequence's rows of a Batcher's carrier (batch.go).
+//
+// A hook whose write is an Affine map (AffineHook), on a backend that
+// applies one (backend.Affiner), is applied there: the host rows are
+// written back first if an earlier hook wrote them, copied only if the
+// hook also reads them, and copied again for a later host hook.
 func (s *State) blockHooks(h *hookSet, l, row0, n, pos0 int) {
 	D := s.m.Dim
-	rows := s.b.Host(s.x, row0, n)
+	var rows []float32 // the host copy, nil until a hook needs it
 	wrote := false
+	af, _ := s.b.(backend.Affiner)
 	for _, e := range h.at[l] {
+		if e.af != nil && af != nil {
+			m, reads := e.af.AffineAt(l)
+			var a *boundAffine
+			if m != nil {
+				var err error
+				if a, err = s.affineFor(m); err != nil {
+					a = nil // a map the backend cannot bind runs on the host
+				}
+			}
+			if m == nil || a != nil {
+				if reads {
+					if rows == nil {
+						rows = s.b.Host(s.x, row0, n)
+					}
+					for i := range n {
+						e.af.ReadBlock(l, pos0+i, rows[i*D:(i+1)*D])
+					}
+				}
+				if a != nil {
+					if wrote {
+						s.b.Sync(s.x, row0, rows)
+						wrote = false
+					}
+					af.Affine(s.x, row0, n, a.basis, a.mu, a.dir, m.Alpha)
+					rows = nil // the backend's rows changed
+				}
+				continue
+			}
+		}
+		if rows == nil {
+			rows = s.b.Host(s.x, row0, n)
+		}
 		wrote = wrote || e.ro == nil || !e.ro.ReadOnly()
 		for i := range n {
 			e.h.AfterBlock(l, pos0+i, rows[i*D:(i+1)*D])

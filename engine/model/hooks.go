@@ -24,7 +24,10 @@ import (
 // layers stay on the device), and ReadOnlyHook says it does not write
 // (its rows are copied to the host and never back). After a layer, the
 // rows are copied to the host once for all the hooks that read it, and
-// back once if any of them may have written.
+// back once if any of them may have written. A hook whose writes are an
+// affine map (AffineHook: Snipe's projector, a Safe OGD step) has the
+// backend apply it where the rows are (backend.Affiner), so its writes
+// cost no copy (affine.go).
 
 // BlockHook sees the residual stream after each transformer block.
 type BlockHook interface {
@@ -105,6 +108,7 @@ type hookSet struct {
 type blockHook struct {
 	h  BlockHook
 	ro ReadOnlyHook // nil: the hook writes
+	af AffineHook   // nil: the hook's writes run on the host only
 }
 
 // atLayer reports whether a block hook reads layer l.
@@ -114,6 +118,7 @@ func (h *hookSet) atLayer(l int) bool { return l < len(h.at) && len(h.at[l]) > 0
 func (h *hookSet) add(b BlockHook, layers int) {
 	e := blockHook{h: b}
 	e.ro, _ = b.(ReadOnlyHook)
+	e.af, _ = b.(AffineHook)
 	if len(h.at) < layers {
 		h.at = append(h.at, make([][]blockHook, layers-len(h.at))...)
 	}

@@ -65,7 +65,8 @@ type Tolerances struct {
 	RoPE                float64
 	// Attend bounds attention outputs, for every KV type the backend stores.
 	Attend float64
-	// Project bounds a rank-k projection; HeadProject the per-head maps.
+	// Project bounds a rank-k projection (and an Affiner's affine map);
+	// HeadProject the per-head maps.
 	Project, HeadProject float64
 	// Product bounds a product (Linear, Linears, Logits) in weights of a
 	// type, against the CPU's.
@@ -139,6 +140,7 @@ func Run(t *testing.T, b backend.Backend, cfg Config) {
 		{"VectorWriter", s.vectorWriter},
 		{"Experts", s.experts},
 		{"Sinks", s.sinks},
+		{"Affiner", s.affiner},
 	} {
 		t.Run(st.name, func(t *testing.T) {
 			st.run(t)

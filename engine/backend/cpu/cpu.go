@@ -30,8 +30,11 @@ type Backend struct {
 	// coef and row are Project's scratch: the k coefficients B·x of a
 	// row, and a dequantised basis row when the basis is not F32.
 	coef, row []float32
-	hproj     headProjTask
-	ex        experts // the expert operations' scratch (experts.go)
+	// aw and ac are Affine's float64 scratch when it steps: a row's
+	// offset w and its k coefficients B·w.
+	aw, ac []float64
+	hproj  headProjTask
+	ex     experts // the expert operations' scratch (experts.go)
 }
 
 // batchSize is the most rows an operation takes: the model's own prefill

@@ -337,6 +337,7 @@ type kernels struct {
 	add, rope, storeKV, attend, projAdd, quantAct       cu.Function
 	quantQ8                                             cu.Function
 	route, groupExperts, combine, swigluOAI             cu.Function
+	affine                                              cu.Function // affine.go
 }
 
 // KernelNames lists every kernel the Go side launches: each must exist in
@@ -351,6 +352,7 @@ func KernelNames() []string {
 			names = append(names, "mvq_"+s, "mvqk_"+s)
 		}
 	}
+	names = append(names, "affine_rows")
 	return append(names, "quant_q8")
 }
 
@@ -394,6 +396,7 @@ func (k *kernels) resolve(find func(name string) (cu.Function, error)) error {
 	get(&k.groupExperts, "group_experts")
 	get(&k.combine, "combine")
 	get(&k.swigluOAI, "swiglu_oai_rows")
+	get(&k.affine, "affine_rows")
 	k.prod = map[tensor.Type]productKernels{}
 	for _, t := range SupportedTypes() {
 		s, _ := typeSuffix(t)

@@ -202,3 +202,55 @@ extern "C" __global__ void __launch_bounds__(128)
 		o[i] = s / L;
 	}
 }
+
+// affine_rows applies backend.Affiner's map to one row per block (grid n,
+// 256 threads): w = (x − μ) + s·v with s = alpha·‖x − μ‖ (the norm summed
+// in double, as rmsnorm's), then x ← μ + w − Bᵀ(B·w) for the k × d F32
+// basis B (k may be 0, B and dir then unread when unused). w is kept in
+// the row itself; the coefficients go AFF_CK at a time, a warp per basis
+// row (coalesced reads of B), and the rows of one chunk are removed before
+// the next chunk's coefficients are taken: B's rows are orthonormal, so
+// that is the same projection (modified Gram–Schmidt order, as ogd's
+// blocks). The Snipe projector is alpha = 0, a Safe OGD step alpha > 0.
+#define AFF_CK 256
+extern "C" __global__ void affine_rows(float *x, int ldx, const float *B, int k, int d, const float *mu, const float *dir, float alpha) {
+	__shared__ double sh[32];
+	__shared__ float c[AFF_CK];
+	float *xr = x + (size_t)blockIdx.x * ldx;
+	float s = 0.f;
+	if (alpha != 0.f) {
+		double r2 = 0;
+		for (int i = threadIdx.x; i < d; i += blockDim.x) {
+			double t = (double)xr[i] - (double)mu[i];
+			r2 += t * t;
+		}
+		r2 = block_sum_d(r2, sh);
+		s = (float)((double)alpha * sqrt(r2));
+	}
+	for (int i = threadIdx.x; i < d; i += blockDim.x) {
+		float w = xr[i] - mu[i];
+		if (alpha != 0.f) w += s * dir[i];
+		xr[i] = w;
+	}
+	__syncthreads();
+	int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
+	for (int j0 = 0; j0 < k; j0 += AFF_CK) {
+		int m = min(AFF_CK, k - j0);
+		for (int j = warp; j < m; j += nw) {
+			const float *b = B + (size_t)(j0 + j) * d;
+			float a = 0.f;
+			for (int i = lane; i < d; i += 32) a += b[i] * xr[i];
+			for (int o = 16; o > 0; o >>= 1) a += __shfl_xor_sync(0xffffffffu, a, o);
+			if (lane == 0) c[j] = a;
+		}
+		__syncthreads();
+		for (int i = threadIdx.x; i < d; i += blockDim.x) {
+			float w = xr[i];
+			const float *b = B + (size_t)j0 * d + i;
+			for (int j = 0; j < m; j++) w -= c[j] * b[(size_t)j * d];
+			xr[i] = w;
+		}
+		__syncthreads();
+	}
+	for (int i = threadIdx.x; i < d; i += blockDim.x) xr[i] += mu[i];
+}
