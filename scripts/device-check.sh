@@ -40,6 +40,8 @@ if [ "$set_" = a ]; then
 	step kernels 90 "$B"/cuda.test -test.run '^TestGPUBackend$' -test.v
 fi
 step conformance 120 "$B"/cuda.test -test.run '^TestGPUConformance$' -test.v
+# Snipe and Safe OGD's device form (affine_rows) against the CPU backend.
+step affine 60 "$B"/cuda.test -test.run '^TestGPUAffineForward$' -test.v
 step batcher 90 "$B"/cuda.test -test.run '^TestGPUBatcher$' -test.v
 if [ "$set_" = a ]; then
 	step leaks 90 "$B"/cuda.test -test.run '^TestGPULeaks$' -test.v
