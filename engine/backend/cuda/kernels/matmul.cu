@@ -68,9 +68,11 @@ __device__ __forceinline__ void mm_rows(const uint8_t *__restrict__ w, int rowBy
 // share one row, split-K) and mm_<type> (prefill: NT = 8, a warp a row).
 // Grid: (rows, 1) for mv_, (ceil(rows/4), ceil(n/8)) for mm_; block: 128
 // threads. beta = 0 overwrites y, beta = 1 accumulates into it (a residual
-// add fused into the product).
+// add fused into the product). mv_ asks for 8 blocks an SM (at most 64
+// registers a thread): without it ptxas spilled mv_f16's accumulator to
+// the stack, and decode wants the occupancy anyway.
 #define PRODUCTS(name, T)                                                                                           \
-	extern "C" __global__ void __launch_bounds__(128) mv_##name(const uint8_t *w, int rowBytes, int rows, int cols, \
+	extern "C" __global__ void __launch_bounds__(128, 8) mv_##name(const uint8_t *w, int rowBytes, int rows, int cols, \
 	                                                              const float *x, float *y, int n, float beta) {    \
 		mm_rows<T, 1, 4, 4, 4>(w, rowBytes, rows, cols, x, y, n, beta);                                                    \
 	}                                                                                                             \
