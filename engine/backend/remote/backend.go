@@ -265,10 +265,16 @@ func (b *Backend) read(buf *buffer, s, lo, hi int) bool {
 			return false
 		}
 	}
-	if !b.get(buf, from, lo, rows) {
-		return false
+	if b.c.opts.InTurn {
+		// In turn: s finishes what it has before from starts.
+		if b.g[s].send() != nil {
+			return false
+		}
+		if _, err := b.c.servers[s].k.alignment(); err != nil {
+			return false
+		}
 	}
-	if b.c.opts.InTurn && b.g[s].send() != nil {
+	if !b.get(buf, from, lo, rows) {
 		return false
 	}
 	if !b.put(buf, s, lo, rows) {

@@ -45,10 +45,11 @@ type Options struct {
 	// per micro-batch and server. One server takes steps of 512 (the
 	// model caps them at its own step).
 	MicroBatch int
-	// InTurn runs the servers of a split one after the other, as before
-	// they were pipelined: the next server's graph is sent only once the
-	// previous one's rows are back. The same graphs run, so the results
-	// are the same; it is for measurements and tests.
+	// InTurn runs the servers of a split strictly one after the other:
+	// before a server computes rows another reads, the reader finishes
+	// what it has (one more round trip). The same graphs run in the same
+	// order on each server, so the results are the same as pipelined; it
+	// is the baseline for measurements and tests.
 	InTurn bool
 }
 
