@@ -66,11 +66,11 @@ func (b *Backend) Name() string { return b.c.Name() }
 // runs its layers of one micro-batch, the first runs its layers of the
 // next (read).
 func (b *Backend) BatchSize() int {
-	if len(b.c.servers) == 1 {
+	switch {
+	case b.c.opts.MicroBatch > 0:
+		return b.c.opts.MicroBatch
+	case len(b.c.servers) == 1:
 		return 512
-	}
-	if m := b.c.opts.MicroBatch; m > 0 {
-		return m
 	}
 	return DefaultMicroBatch
 }

@@ -38,12 +38,12 @@ type Options struct {
 	// graph before it to compute, so it must cover a prompt batch on the
 	// slowest server. 0 means 2 minutes.
 	Timeout time.Duration
-	// MicroBatch is the most prompt tokens one step runs when the model
-	// is split over several servers (0: DefaultMicroBatch). The servers
-	// work on a prompt at once, each on a different micro-batch, so a
-	// smaller one fills and drains the pipeline sooner, at a round trip
-	// per micro-batch and server. One server takes steps of 512 (the
-	// model caps them at its own step).
+	// MicroBatch is the most prompt tokens one step runs (0: 512 on one
+	// server, which the model caps at its own step, and DefaultMicroBatch
+	// when the model is split over several). The servers of a split work
+	// on a prompt at once, each on a different micro-batch, so a smaller
+	// one fills and drains the pipeline sooner, at a round trip per
+	// micro-batch and server.
 	MicroBatch int
 	// InTurn runs the servers of a split strictly one after the other:
 	// before a server computes rows another reads, the reader finishes

@@ -275,6 +275,7 @@ func TestPrefillPipeline(t *testing.T) {
 			}
 			sides := []pside{
 				{name: "1 server", addrs: []string{a1}},
+				{name: "1 server", addrs: []string{a1}, o: Options{MicroBatch: micros[0]}},
 				{name: "2 servers in turn", addrs: []string{a1, a2}, o: Options{MicroBatch: 256, InTurn: true}},
 				{name: "2 servers in turn", addrs: []string{a1, a2}, o: Options{MicroBatch: micros[0], InTurn: true}},
 			}
