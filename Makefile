@@ -155,7 +155,7 @@ bench-remote:
 	mkdir -p $(REMOTE_MODELS)
 	for s in $${ISAGI_REMOTE_SHAPES:-smollm2-135m llama-1b}; do for t in $${ISAGI_REMOTE_TYPES:-Q8_0 Q4_0}; do \
 		[ -f $(REMOTE_MODELS)/$$s-$$t.gguf ] || $(GO) run ./engine/internal/synth/synthgguf -random $$s $$t $(REMOTE_MODELS)/$$s-$$t.gguf || exit 1; done; done
-	ISAGI_REMOTE_SPEED=1 ISAGI_REMOTE_MODELS=$(REMOTE_MODELS) $(GO) test ./engine/backend/remote -run '^TestSpeed$$' -count=1 -v -timeout 60m | grep -v '^=== \|^--- \|^    '
+	ISAGI_REMOTE_SPEED=1 ISAGI_REMOTE_MODELS=$(REMOTE_MODELS) $(GO) test ./engine/backend/remote -run '^(TestSpeed|TestPrefillPipeline)$$' -count=1 -v -timeout 60m | grep -v '^=== \|^--- \|^    '
 
 clean:
 	rm -rf bin

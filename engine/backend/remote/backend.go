@@ -59,9 +59,21 @@ func (c *kv) Cap() int { return c.ctx }
 // Name implements backend.Backend.
 func (b *Backend) Name() string { return b.c.Name() }
 
-// BatchSize implements backend.Backend: one graph per prompt batch keeps
-// the requests few, and the model caps it at its own step.
-func (b *Backend) BatchSize() int { return 512 }
+// BatchSize implements backend.Backend. On one server, one graph per
+// prompt batch keeps the requests few, and the model caps it at its own
+// step. A split model takes the prompt in micro-batches (Options.
+// MicroBatch), so that the servers pipeline them: while the last server
+// runs its layers of one micro-batch, the first runs its layers of the
+// next (read).
+func (b *Backend) BatchSize() int {
+	switch {
+	case b.c.opts.MicroBatch > 0:
+		return b.c.opts.MicroBatch
+	case len(b.c.servers) == 1:
+		return 512
+	}
+	return DefaultMicroBatch
+}
 
 // Share returns another backend on the same cluster and weights.
 func (b *Backend) Share() (backend.Backend, error) { return b.c.NewBackend() }
@@ -241,12 +253,28 @@ func (b *Backend) read(buf *buffer, s, lo, hi int) bool {
 		}
 	}
 	rows := buf.host[lo*buf.width : hi*buf.width]
-	if !b.get(buf, from, lo, rows) {
-		return false
-	}
 	// What s has recorded may read its old copy: it runs before the copy
-	// is overwritten.
-	if b.g[s].send() != nil {
+	// is overwritten. It goes out now, before the wait for the rows, so
+	// that s computes it while from computes what s reads: through a
+	// split, the last server runs its layers of one prompt micro-batch
+	// while the first runs its layers of the next. Each server still
+	// runs the same graphs in the same order, so this changes when they
+	// run, never what they compute.
+	if !b.c.opts.InTurn {
+		if b.g[s].send() != nil || b.c.servers[s].k.flush() != nil {
+			return false
+		}
+	}
+	if b.c.opts.InTurn {
+		// In turn: s finishes what it has before from starts.
+		if b.g[s].send() != nil {
+			return false
+		}
+		if _, err := b.c.servers[s].k.alignment(); err != nil {
+			return false
+		}
+	}
+	if !b.get(buf, from, lo, rows) {
 		return false
 	}
 	if !b.put(buf, s, lo, rows) {

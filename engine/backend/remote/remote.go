@@ -38,7 +38,30 @@ type Options struct {
 	// graph before it to compute, so it must cover a prompt batch on the
 	// slowest server. 0 means 2 minutes.
 	Timeout time.Duration
+	// MicroBatch is the most prompt tokens one step runs (0: 512 on one
+	// server, which the model caps at its own step, and DefaultMicroBatch
+	// when the model is split over several). The servers of a split work
+	// on a prompt at once, each on a different micro-batch, so a smaller
+	// one fills and drains the pipeline sooner, at a round trip per
+	// micro-batch and server.
+	MicroBatch int
+	// InTurn runs the servers of a split strictly one after the other:
+	// before a server computes rows another reads, the reader finishes
+	// what it has (one more round trip). The same graphs run in the same
+	// order on each server, so the results are the same as pipelined; it
+	// is the baseline for measurements and tests.
+	InTurn bool
 }
+
+// DefaultMicroBatch is the prompt step of a split model: 64 tokens. Two
+// servers of a 512-token prompt then work at once for 7 of the 9 steps
+// of the pipeline (16/9 = 1.8× one server at best, against 1.33× with
+// the model's own step of 256), while a step of 64 still multiplies each
+// weight by a matrix of activations (ggml's kernels read a weight block
+// once for the batch) and costs the servers one more round trip and one
+// hidden-state transfer (64 × Dim floats) each: under a millisecond on a
+// network, against the step's hundreds.
+const DefaultMicroBatch = 64
 
 // Cluster is a connection to one or more rpc-servers that together run
 // one model: its layers are spread over them in proportion to the memory

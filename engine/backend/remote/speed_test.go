@@ -14,6 +14,7 @@ import (
 	"github.com/isagi-lab/isagi/engine/backend/cpu"
 	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/engine/tensor"
+	"github.com/isagi-lab/isagi/internal/testkit/peer"
 )
 
 // TestSpeed measures prefill and decode through one and two loopback
@@ -220,4 +221,124 @@ func benchNodes(b *testing.B, nodes int) {
 	if err := rb.Err(); err != nil {
 		b.Fatal(err)
 	}
+}
+
+// TestPrefillPipeline measures a prompt's prefill through two servers of a
+// split, pipelined and in turn, against one server, emulating "two
+// machines against one" on one box: each server is pinned to a core of
+// its own (taskset -c 0, -c 1) and runs 1 thread, and the single server
+// runs 1 thread on core 0. The sides alternate over rounds in one run. It
+// is a measurement: it runs only with ISAGI_REMOTE_SPEED=1 (make
+// bench-remote), on the models TestSpeed reads.
+//
+// Knobs: ISAGI_REMOTE_SHAPES, ISAGI_REMOTE_TYPES, ISAGI_REMOTE_ROUNDS as
+// TestSpeed's; ISAGI_REMOTE_PROMPT (512 tokens); ISAGI_REMOTE_MICRO (the
+// pipelined micro-batches to compare, "64"); ISAGI_REMOTE_PIN=0 leaves the
+// servers unpinned.
+func TestPrefillPipeline(t *testing.T) {
+	if os.Getenv("ISAGI_REMOTE_SPEED") != "1" {
+		t.Skip("a measurement: make bench-remote runs it")
+	}
+	shapes := strings.Fields(envOr("ISAGI_REMOTE_SHAPES", "llama-1b"))
+	types := strings.Fields(envOr("ISAGI_REMOTE_TYPES", "Q8_0 Q4_0"))
+	rounds := atoiOr(envOr("ISAGI_REMOTE_ROUNDS", "3"), 3)
+	prompt := atoiOr(envOr("ISAGI_REMOTE_PROMPT", "512"), 512)
+	var micros []int
+	for _, f := range strings.Fields(envOr("ISAGI_REMOTE_MICRO", "64")) {
+		micros = append(micros, atoiOr(f, DefaultMicroBatch))
+	}
+	bin := peer.RPCServer(t)
+	pinned := func(core int) string {
+		if os.Getenv("ISAGI_REMOTE_PIN") == "0" {
+			return bin
+		}
+		// A wrapper, so that the test's server starter runs it as it runs
+		// a server: exec keeps the process the test kills.
+		p := filepath.Join(t.TempDir(), fmt.Sprintf("rpc-server-core%d", core))
+		sh := fmt.Sprintf("#!/bin/sh\nexec taskset -c %d %q \"$@\"\n", core, bin)
+		if err := os.WriteFile(p, []byte(sh), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a1, _ := runServer(t, pinned(0), 1)
+	a2, _ := runServer(t, pinned(1), 1)
+	dir := os.Getenv("ISAGI_REMOTE_MODELS")
+	fmt.Printf("\nprefill of %d tokens; each server 1 thread on its own core; best of %d rounds (spread: worst/best)\n\n", prompt, rounds)
+	fmt.Println("| shape | type | side | step | prefill tok/s | vs 1 server |")
+	fmt.Println("|---|---|---|---:|---:|---:|")
+	for _, shape := range shapes {
+		for _, ty := range types {
+			m, err := model.Open(filepath.Join(dir, shape+"-"+ty+".gguf"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sides := []pside{
+				{name: "1 server", addrs: []string{a1}},
+				{name: "1 server", addrs: []string{a1}, o: Options{MicroBatch: micros[0]}},
+				{name: "2 servers in turn", addrs: []string{a1, a2}, o: Options{MicroBatch: 256, InTurn: true}},
+				{name: "2 servers in turn", addrs: []string{a1, a2}, o: Options{MicroBatch: micros[0], InTurn: true}},
+			}
+			for _, mb := range micros {
+				sides = append(sides, pside{name: "2 servers pipelined", addrs: []string{a1, a2}, o: Options{MicroBatch: mb}})
+			}
+			for r := range rounds {
+				for i := range sides {
+					s := &sides[i]
+					if r%2 == 1 {
+						s = &sides[len(sides)-1-i]
+					}
+					s.run(t, m, prompt)
+				}
+			}
+			m.Close()
+			one := slices.Max(sides[0].tps)
+			for _, s := range sides {
+				best := slices.Max(s.tps)
+				fmt.Printf("| %s | %s | %s | %d | %.1f (%.2f) | %.2f |\n", shape, ty, s.name, s.step, best, slices.Min(s.tps)/best, best/one)
+			}
+		}
+	}
+}
+
+// pside is one side of TestPrefillPipeline.
+type pside struct {
+	name  string
+	addrs []string
+	o     Options
+	step  int
+	tps   []float64
+}
+
+// run prefills prompt tokens once.
+func (s *pside) run(t *testing.T, m *model.Model, prompt int) {
+	o := s.o
+	o.Timeout = 5 * time.Minute
+	c, err := Dial(s.addrs, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	b, err := c.NewBackend()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	st, err := m.NewStateOn(prompt+8, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	s.step = st.BatchSize()
+	V := m.Config.Vocab
+	ids := make([]int32, prompt)
+	for i := range ids {
+		ids[i] = int32((i*7919 + 13) % V)
+	}
+	logits := make([]float32, V)
+	t0 := time.Now()
+	if err := st.Forward(ids, logits); err != nil {
+		t.Fatal(err)
+	}
+	s.tps = append(s.tps, float64(prompt)/time.Since(t0).Seconds())
 }

@@ -441,6 +441,21 @@ func (k *conn) reply(cmd byte, out []byte) error {
 	return nil
 }
 
+// flush writes what is queued without waiting for anything: a graph then
+// starts on the server while the client waits on another.
+func (k *conn) flush() error {
+	if k.err != nil {
+		return k.err
+	}
+	if k.c == nil {
+		return k.fail("a queued command", io.EOF)
+	}
+	if err := k.w.Flush(); err != nil {
+		return k.fail("a queued command", err)
+	}
+	return nil
+}
+
 // Device queries, each one round trip.
 
 func (k *conn) u64(cmd byte, in []byte) (uint64, error) {
