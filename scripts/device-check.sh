@@ -70,7 +70,7 @@ if [ "$set_" = a ]; then
 	gen=/tmp/isagi-synth
 	mkdir -p $gen
 	models=()
-	for spec in ${ISAGI_DEVICE_SHAPES:-smollm2-135m:f16 smollm2-135m:q8_0 smollm2-135m:q4_k_m llama-1b:f16 llama-1b:q8_0 llama-1b:q4_k_m llama-8b:q8_0 llama-8b:q4_k_m}; do
+	for spec in ${ISAGI_DEVICE_SHAPES:-smollm2-135m:f16 smollm2-135m:q8_0 smollm2-135m:q4_k_m llama-1b:f16 llama-1b:q8_0 llama-1b:q4_k_m llama-8b:f16 llama-8b:q8_0 llama-8b:q4_k_m}; do
 		f="$gen/${spec%%:*}-${spec##*:}.gguf"
 		[ -e "$f" ] || "$B"/synthgguf -random "${spec%%:*}" "${spec##*:}" "$f" || { say "synthgguf $spec failed"; continue; }
 		models+=("$f")
