@@ -43,11 +43,16 @@ type Backend struct {
 	nlog   int          // its capacity in floats
 	projc  cu.DevicePtr // B·x of a projection, MaxBatch × maxRank
 	nprojc int
-	xq     cu.DevicePtr              // activations on the CPU's 8-bit grid (quant_act)
-	nxq    int                       // its capacity in floats
-	q8     cu.DevicePtr              // decode's activations as int8 codes, scales and sums (quant_q8)
-	nq8    int                       // its capacity in columns
-	freqs  map[*float32]cu.DevicePtr // RoPE divisors, uploaded once per table
+	xq     cu.DevicePtr // activations on the CPU's 8-bit grid (quant_act)
+	nxq    int          // its capacity in floats
+	q8     cu.DevicePtr // decode's activations as int8 codes, scales and sums (quant_q8)
+	nq8    int          // its capacity in columns
+	// normed is the row that the last operation, a decode RMSNorm, both
+	// wrote and quantised into q8 (rmsnorm_q8); held is what enter took
+	// of it for the operation that follows, whose products of that row
+	// then skip quant_q8. Any other operation in between drops it.
+	normed, held normedRow
+	freqs        map[*float32]cu.DevicePtr // RoPE divisors, uploaded once per table
 
 	owned  []cu.DevicePtr // buffers and caches this backend allocated
 	closed bool
@@ -177,6 +182,7 @@ func (b *Backend) Close() error {
 // operation of a deferred decode step only records launches, so it
 // skips the lock (graph.go).
 func (b *Backend) enter() bool {
+	b.held, b.normed = b.normed, normedRow{}
 	if b.err != nil || b.closed {
 		return false
 	}
@@ -189,6 +195,7 @@ func (b *Backend) enter() bool {
 // enterCopy is enter for an operation that copies between host and device
 // or frees: a deferred decode step's launches are issued first.
 func (b *Backend) enterCopy() bool {
+	b.held, b.normed = normedRow{}, normedRow{}
 	if b.err != nil || b.closed || !b.lock() {
 		return false
 	}
@@ -535,6 +542,16 @@ func (b *Backend) RMSNorm(dst, x backend.Buffer, w backend.Vector, n int, eps fl
 	}
 	defer b.leave()
 	d, s, wv := db(dst), db(x), dv(w)
+	if n == 1 && s.width%32 == 0 && !b.g.floatDecode {
+		// Decode: the products that read this row next quantise it to
+		// int8 (quantQ8); rmsnorm_q8 does so in the norm's launch.
+		if a, ok := b.q8Scratch(s.width); ok {
+			b.args.Reset().Ptr(d.p).Ptr(s.p).Ptr(wv.p).I32(int32(s.width)).F32(eps).Ptr(a.q).Ptr(a.d).Ptr(a.s)
+			b.launch("rmsnorm_q8", b.g.k.rmsnormQ8, [3]uint32{1, 1, 1}, [3]uint32{256, 1, 1})
+			b.normed = normedRow{x: d.p, a: a}
+		}
+		return
+	}
 	b.args.Reset().Ptr(d.p).I32(int32(d.width)).Ptr(s.p).I32(int32(s.width)).Ptr(wv.p).I32(int32(s.width)).F32(eps)
 	b.launch("rmsnorm", b.g.k.rmsnorm, [3]uint32{uint32(n), 1, 1}, [3]uint32{256, 1, 1})
 }
@@ -586,8 +603,31 @@ type q8act struct {
 // products (engine/tensor's act): one launch, whose result every integer
 // product of that input reads.
 func (b *Backend) quantQ8(x cu.DevicePtr, cols int) (q8act, bool) {
+	if h := b.held; h.x == x && h.a.cols == cols && h.x != 0 {
+		// The operation before this one, RMSNorm, wrote x and its
+		// quantisation in one launch (rmsnorm_q8).
+		return h.a, b.err == nil
+	}
+	a, ok := b.q8Scratch(cols)
+	if !ok {
+		return a, false
+	}
+	b.args.Reset().Ptr(a.q).Ptr(a.d).Ptr(a.s).Ptr(x).I32(int32(cols))
+	b.elementwise("quant_q8", b.g.k.quantQ8, cols)
+	return a, b.err == nil
+}
+
+// normedRow is a row at x that rmsnorm_q8 wrote and quantised into a.
+type normedRow struct {
+	x cu.DevicePtr
+	a q8act
+}
+
+// q8Scratch lays out one row of cols quantised activations in the
+// backend's int8 scratch, growing it to the widest input once, never per
+// token.
+func (b *Backend) q8Scratch(cols int) (q8act, bool) {
 	if cols > b.nq8 {
-		// Grown to the widest input once, never per token.
 		p, err := b.alloc(cols + 8*(cols/32))
 		if err != nil {
 			b.fail("the int8 activation scratch", err)
@@ -595,10 +635,7 @@ func (b *Backend) quantQ8(x cu.DevicePtr, cols int) (q8act, bool) {
 		}
 		b.q8, b.nq8 = p, cols
 	}
-	a := q8act{q: b.q8, d: b.q8 + cu.DevicePtr(cols), s: b.q8 + cu.DevicePtr(cols+4*(cols/32)), cols: cols}
-	b.args.Reset().Ptr(a.q).Ptr(a.d).Ptr(a.s).Ptr(x).I32(int32(cols))
-	b.elementwise("quant_q8", b.g.k.quantQ8, cols)
-	return a, b.err == nil
+	return q8act{q: b.q8, d: b.q8 + cu.DevicePtr(cols), s: b.q8 + cu.DevicePtr(cols+4*(cols/32)), cols: cols}, true
 }
 
 // intDecode says whether a product of m over n rows with activations on

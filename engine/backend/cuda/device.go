@@ -335,7 +335,7 @@ type kernels struct {
 	prod                                                map[tensor.Type]productKernels
 	rmsnorm, headRMSNorm, addBias, swiglu, geglu, scale cu.Function
 	add, rope, storeKV, attend, projAdd, quantAct       cu.Function
-	quantQ8                                             cu.Function
+	quantQ8, rmsnormQ8                                  cu.Function
 	route, groupExperts, combine, swigluOAI             cu.Function
 }
 
@@ -351,7 +351,7 @@ func KernelNames() []string {
 			names = append(names, "mvq_"+s, "mvqk_"+s)
 		}
 	}
-	return append(names, "quant_q8")
+	return append(names, "quant_q8", "rmsnorm_q8")
 }
 
 // findKernel looks a kernel up in the module whose PTX declares it: asking
@@ -390,6 +390,7 @@ func (k *kernels) resolve(find func(name string) (cu.Function, error)) error {
 	get(&k.projAdd, "proj_add")
 	get(&k.quantAct, "quant_act")
 	get(&k.quantQ8, "quant_q8")
+	get(&k.rmsnormQ8, "rmsnorm_q8")
 	get(&k.route, "route")
 	get(&k.groupExperts, "group_experts")
 	get(&k.combine, "combine")

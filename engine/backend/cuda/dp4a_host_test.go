@@ -76,6 +76,17 @@ func TestIntDecodeOnRecorder(t *testing.T) {
 					if grid[0]*block[0] < uint32(n) || n%32 != 0 {
 						t.Errorf("quant_q8: %v×%v threads for %d values", grid, block, n)
 					}
+				case name == "rmsnorm_q8":
+					n := int(a.Value(3))
+					extent(name, a, 0, 4*n)
+					extent(name, a, 1, 4*n)
+					extent(name, a, 2, 4*n)
+					extent(name, a, 5, n)
+					extent(name, a, 6, 4*n/32)
+					extent(name, a, 7, 4*n/32)
+					if grid != [3]uint32{1, 1, 1} || block[0]%32 != 0 || n%32 != 0 {
+						t.Errorf("rmsnorm_q8: %v×%v threads for %d values", grid, block, n)
+					}
 				case strings.HasPrefix(name, "mvq"):
 					rb, rows, c := int(a.Value(1)), int(a.Value(2)), int(a.Value(3))
 					extent(name, a, 0, rb*rows)
@@ -109,6 +120,31 @@ func TestIntDecodeOnRecorder(t *testing.T) {
 			if got, want := names(), fmt.Sprintf("quant_q8[2 1 1] mvqk_%s[96 1 1]", s); got != want {
 				t.Errorf("decode's Linear launched %s, want %s", got, want)
 			}
+			// A decode RMSNorm quantises its output in its own launch
+			// (rmsnorm_q8), which the products that follow it read; an
+			// operation in between drops that, and a batch's norm is
+			// rmsnorm's.
+			nw, err := b.Vector(make([]float32, cols))
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.launches = f.launches[:0]
+			b.RMSNorm(x, x, nw, 1, 1e-5)
+			b.Linears(x, 1, backend.LinearOp{Dst: y1, W: big}, backend.LinearOp{Dst: y2, W: small})
+			b.RMSNorm(x, x, nw, 1, 1e-5)
+			b.Linear(y2, small, x, 1)
+			b.Linear(y2, small, x, 1)
+			b.RMSNorm(x, x, nw, 1, 1e-5)
+			b.Scale(x, 1, 2)
+			b.Linear(y2, small, x, 1)
+			b.RMSNorm(x, x, nw, 2, 1e-5)
+			b.Linear(y2, small, x, 1)
+			want = fmt.Sprintf("rmsnorm_q8[1 1 1] mvq_%[1]s[%[2]d 1 1] mvqk_%[1]s[96 1 1] rmsnorm_q8[1 1 1] mvqk_%[1]s[96 1 1] "+
+				"quant_q8[2 1 1] mvqk_%[1]s[96 1 1] rmsnorm_q8[1 1 1] scale[2 1 1] quant_q8[2 1 1] mvqk_%[1]s[96 1 1] "+
+				"rmsnorm[2 1 1] quant_q8[2 1 1] mvqk_%[1]s[96 1 1]", s, mvqMinRows/4)
+			if got := names(); got != want {
+				t.Errorf("norms and products launched\n%s, want\n%s", got, want)
+			}
 			// A batch keeps the float products.
 			f.launches = f.launches[:0]
 			b.Linear(y2, small, x, 2)
@@ -135,6 +171,7 @@ func TestIntDecodeOnRecorder(t *testing.T) {
 			mem := len(f.mem)
 			f.record = false // the recorder's own appends are not the backend's
 			if n := testing.AllocsPerRun(20, func() {
+				b.RMSNorm(x, x, nw, 1, 1e-5)
 				b.Linears(x, 1, backend.LinearOp{Dst: y1, W: big}, backend.LinearOp{Dst: y2, W: small})
 			}); n != 0 {
 				t.Errorf("a decode product allocates %v times", n)
@@ -158,6 +195,11 @@ func exerciseIntDecode(t *testing.T, b *Backend) {
 	const cols = 256
 	x, _ := b.Alloc(1, cols)
 	y, _ := b.Alloc(1, mvqMinRows)
+	nw, err := b.Vector(make([]float32, cols))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.RMSNorm(x, x, nw, 1, 1e-5) // rmsnorm_q8, whose quantisation the first product reads
 	for t0 := tensor.Type(0); t0 < 64; t0++ {
 		if !dp4aType(t0) {
 			continue

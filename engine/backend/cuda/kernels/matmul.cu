@@ -221,12 +221,7 @@ extern "C" __global__ void quant_act(float *xq, const float *x, int count, int h
 extern "C" __global__ void quant_q8(int8_t *xq, float *xd, float *xs, const float *x, int count) {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= count) return; // whole warps: count is a multiple of 32
-	float v = x[i], a = fabsf(v);
-	for (int o = 16; o > 0; o >>= 1) a = qa_max(a, __shfl_xor_sync(0xffffffffu, a, o));
-	int q = qa_lane(v, a), sum = q;
-	xq[i] = (int8_t)q;
-	for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
-	if ((threadIdx.x & 31) == 0) qa_scales(a, sum, xd + (i >> 5), xs + (i >> 5));
+	qa_warp(x[i], i, xq, xd, xs);
 }
 
 // mvq_rows computes y = W·x for one row of x quantised by quant_q8: S warps

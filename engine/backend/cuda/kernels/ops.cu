@@ -33,6 +33,26 @@ extern "C" __global__ void rmsnorm(float *out, int ldo, const float *x, int ldx,
 	for (int i = threadIdx.x; i < n; i += blockDim.x) orow[i] = xr[i] * scale * w[i];
 }
 
+// rmsnorm_q8 is rmsnorm of one row (decode) fused with quant_q8 of its
+// output: each value is rounded to float as rmsnorm writes it, stored, and
+// quantised from that float by the warp (qa_warp), so the codes, scales
+// and sums are quant_q8's of rmsnorm's output bit for bit, one launch
+// instead of two. n is a multiple of 32 and blockDim.x of 32, so a warp's
+// values in a step are one whole block of 32.
+extern "C" __global__ void rmsnorm_q8(float *out, const float *x, const float *w, int n, float eps, int8_t *xq,
+                                      float *xd, float *xs) {
+	__shared__ double sh[32];
+	double ss = 0;
+	for (int i = threadIdx.x; i < n; i += blockDim.x) ss += (double)x[i] * (double)x[i];
+	ss = block_sum_d(ss, sh);
+	float scale = (float)(1.0 / sqrt(ss / n + (double)eps));
+	for (int i = threadIdx.x; i < n; i += blockDim.x) {
+		float v = x[i] * scale * w[i];
+		out[i] = v;
+		qa_warp(v, i, xq, xd, xs);
+	}
+}
+
 // head_rmsnorm normalises each head of width hd in place: grid (rows,
 // heads), one warp per head.
 extern "C" __global__ void head_rmsnorm(float *x, int ldx, const float *w, int hd, float eps) {

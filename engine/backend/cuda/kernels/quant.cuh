@@ -919,6 +919,22 @@ QFN void qa_scales(float amax, int sum, float *d, float *s) {
 	*s = cls > 0 ? qmul(dd, (float)sum) : dd;
 }
 
+#ifdef __CUDACC__
+// qa_warp quantises the 32 values of a warp, lane l holding value i of
+// block i/32 (i ≡ l mod 32), as quant_q8 does: the block's maximum and its
+// code sum are butterflies (the sum is an integer, so its order does not
+// matter; the maximum is exact in any order), lane 0 writes the scales.
+// Every lane of the warp must call it.
+__device__ __forceinline__ void qa_warp(float v, int i, int8_t *xq, float *xd, float *xs) {
+	float a = fabsf(v);
+	for (int o = 16; o > 0; o >>= 1) a = qa_max(a, __shfl_xor_sync(0xffffffffu, a, o));
+	int q = qa_lane(v, a), sum = q;
+	xq[i] = (int8_t)q;
+	for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+	if ((threadIdx.x & 31) == 0) qa_scales(a, sum, xd + (i >> 5), xs + (i >> 5));
+}
+#endif
+
 // mvq_lanes is the lanes that share a piece, mvq_width its weights.
 QFN int mvq_lanes(int t) { return t == T_Q4_K || t == T_Q5_K || t == T_Q6_K ? 2 : 1; }
 QFN int mvq_width(int t) { return t == T_Q4_K || t == T_Q5_K ? 64 : 32; }
