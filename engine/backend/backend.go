@@ -410,6 +410,26 @@ type HeadProjector interface {
 	HeadProject(dst, src Buffer, n, heads, perHead int, m Matrix, transpose bool)
 }
 
+// GLU is a gated linear unit's activation: g ← act(g)·u.
+type GLU int
+
+const (
+	// GLUSiLU is SwiGLU's act (Backend.SwiGLU).
+	GLUSiLU GLU = iota
+	// GLUGELU is GeGLU's (Backend.GeGLU).
+	GLUGELU
+)
+
+// Gated is optionally implemented by a backend that runs a dense gated
+// feed-forward's two products and its activation in fewer launches than
+// Linears and SwiGLU or GeGLU (the CUDA backend's decode). Gated writes
+// u = Wu·x and g = act(Wg·x)·u for n rows, what Linears into g and u and
+// then the activation write, bit for bit; it returns false, having done
+// nothing, where it does not take the call, and the caller runs those.
+type Gated interface {
+	Gated(g, u Buffer, wg, wu Matrix, x Buffer, n int, act GLU) bool
+}
+
 // Viewer is optionally implemented by a backend whose buffers can be
 // viewed a range of rows at a time. engine/model's Batcher runs several
 // sequences in one step on it: every row-wise operation (norms, products,

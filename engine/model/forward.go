@@ -504,15 +504,24 @@ func softCap(z []float32, cap float32) {
 
 // ffn runs layer l's feed-forward block on the n rows of s.xb (the normed
 // stream), leaving its output in s.xb: the dense gate, up and down with
-// act (SwiGLU, GeGLU), or the layer's mixture of experts.
-func (s *State) ffn(l, n int, act func(g, u backend.Buffer, n int)) {
+// act (SwiGLU, GeGLU), or the layer's mixture of experts. A backend that
+// fuses the gate, the up and act (backend.Gated) gets them in one call
+// when the slot is not compressed.
+func (s *State) ffn(l, n int, act backend.GLU) {
 	if s.w.blocks[l].moe != nil {
 		s.moeFFN(l, n)
 		return
 	}
 	L := &s.lin[l]
-	s.linear(&L.ffn, s.xb, n, s.g, s.u)
-	act(s.g, s.u, n)
+	gb, ok := s.b.(backend.Gated)
+	if !ok || L.ffn.in != nil || len(L.ffn.out) != 2 || !gb.Gated(s.g, s.u, L.ffn.out[0], L.ffn.out[1], s.xb, n, act) {
+		s.linear(&L.ffn, s.xb, n, s.g, s.u)
+		if act == backend.GLUGELU {
+			s.b.GeGLU(s.g, s.u, n)
+		} else {
+			s.b.SwiGLU(s.g, s.u, n)
+		}
+	}
 	s.linear(&L.down, s.g, n, s.xb)
 }
 

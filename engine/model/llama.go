@@ -1,5 +1,7 @@
 package model
 
+import "github.com/isagi-lab/isagi/engine/backend"
+
 // llamaBlock is one layer of the llama family (llama, qwen2, qwen3,
 // qwen3moe, gpt-oss):
 //
@@ -44,6 +46,6 @@ func llamaBlock(s *State, l, n, pos0 int) {
 	b.Add(s.x, s.xb, n)
 
 	b.RMSNorm(s.xb, s.x, W.ffnNorm, n, c.Eps)
-	s.ffn(l, n, b.SwiGLU) // dense, or the mixture of experts (moe.go)
+	s.ffn(l, n, backend.GLUSiLU) // dense, or the mixture of experts (moe.go)
 	b.Add(s.x, s.xb, n)
 }

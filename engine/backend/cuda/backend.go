@@ -657,7 +657,14 @@ const mvqMinRows = 8192
 
 // productQ8 launches dst = W·x for one row of x quantised by quantQ8.
 func (b *Backend) productQ8(d cu.DevicePtr, m *mat, a q8act, beta float32) {
-	b.args.Reset().Ptr(m.p).I32(int32(m.rb)).I32(int32(m.rows)).I32(int32(m.cols)).Ptr(a.q).Ptr(a.d).Ptr(a.s).Ptr(d).F32(beta)
+	b.productGLU(d, m, a, beta, 0, 0)
+}
+
+// productGLU is productQ8 that then, for glu 1 (SiLU) or 2 (GELU), turns
+// the gate's row at z into act(gate)·dst as swiglu and geglu do.
+func (b *Backend) productGLU(d cu.DevicePtr, m *mat, a q8act, beta float32, z cu.DevicePtr, glu int32) {
+	b.args.Reset().Ptr(m.p).I32(int32(m.rb)).I32(int32(m.rows)).I32(int32(m.cols)).Ptr(a.q).Ptr(a.d).Ptr(a.s).Ptr(d).F32(beta).
+		Ptr(z).I32(glu)
 	if m.rows >= mvqMinRows {
 		b.launch("product", m.k.mvq, [3]uint32{blocks(m.rows, 4), 1, 1}, [3]uint32{128, 1, 1})
 		return
@@ -742,6 +749,36 @@ func (b *Backend) Linears(x backend.Buffer, n int, ops ...backend.LinearOp) {
 		}
 		b.productOf(db(op.Dst).p, m, q, n, 0)
 	}
+}
+
+// Gated implements backend.Gated for decode's integer products: one
+// quantisation of x (none after a fused RMSNorm), the gate's product into
+// g, then the up product into u, whose epilogue turns g into act(g)·u as
+// swiglu and geglu would: two launches where Linears and the activation
+// make three (four without the norm's quantisation), bit for bit the same.
+// Batches, float weights and an MXFP4 product are not taken.
+func (b *Backend) Gated(g, u backend.Buffer, wg, wu backend.Matrix, x backend.Buffer, n int, act backend.GLU) bool {
+	mg, mu := dm(wg), dm(wu)
+	glu := int32(1)
+	if act == backend.GLUGELU {
+		glu = 2
+	}
+	if act != backend.GLUSiLU && act != backend.GLUGELU || !b.intDecode(mg, n, mg.t) || !b.intDecode(mu, n, mu.t) ||
+		mg.cols != mu.cols || mg.rows != mu.rows {
+		return false
+	}
+	if !b.enter() {
+		return true // a failed backend does nothing, as every operation
+	}
+	defer b.leave()
+	a, ok := b.quantQ8(db(x).p, mg.cols)
+	if !ok {
+		return true
+	}
+	gp := db(g).p
+	b.productQ8(gp, mg, a, 0)
+	b.productGLU(db(u).p, mu, a, 0, gp, glu)
+	return true
 }
 
 // elementwise launches a flat kernel over count values.

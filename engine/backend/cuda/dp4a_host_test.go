@@ -97,6 +97,12 @@ func TestIntDecodeOnRecorder(t *testing.T) {
 					if math.Float32frombits(uint32(a.Value(8))) != 0 {
 						t.Errorf("%s: beta %v", name, math.Float32frombits(uint32(a.Value(8))))
 					}
+					if glu := int32(a.Value(10)); glu != 0 {
+						extent(name, a, 9, 4*rows)
+						if glu != 1 && glu != 2 {
+							t.Errorf("%s: glu %d", name, glu)
+						}
+					}
 				}
 			}
 			names := func() string {
@@ -144,6 +150,37 @@ func TestIntDecodeOnRecorder(t *testing.T) {
 				"rmsnorm[2 1 1] quant_q8[2 1 1] mvqk_%[1]s[96 1 1]", s, mvqMinRows/4)
 			if got := names(); got != want {
 				t.Errorf("norms and products launched\n%s, want\n%s", got, want)
+			}
+			// Gated: the gate's product, then the up product with the
+			// activation in its epilogue (argument 9 the gate's row, 10
+			// the unit); after a fused norm, no quantisation at all.
+			// Batches and unequal shapes are not taken.
+			g1, _ := b.Alloc(MaxBatch, 96)
+			var gl [][3]uint64 // each product's dst, gate row and unit
+			inspect := f.inspect
+			f.inspect = func(name string, grid, block [3]uint32, a *cu.Args) {
+				inspect(name, grid, block, a)
+				if strings.HasPrefix(name, "mvq") {
+					gl = append(gl, [3]uint64{a.Value(7), a.Value(9), a.Value(10)})
+				}
+			}
+			f.launches = f.launches[:0]
+			b.RMSNorm(x, x, nw, 1, 1e-5)
+			if !b.Gated(g1, y2, small, small, x, 1, backend.GLUGELU) {
+				t.Error("Gated did not take a decode of two products of one shape")
+			}
+			if !b.Gated(g1, y2, small, small, x, 1, backend.GLUSiLU) ||
+				b.Gated(g1, y2, small, small, x, 2, backend.GLUSiLU) || b.Gated(y1, y2, big, small, x, 1, backend.GLUSiLU) {
+				t.Error("Gated took the wrong calls")
+			}
+			f.inspect = inspect
+			want = fmt.Sprintf("rmsnorm_q8[1 1 1] mvqk_%[1]s[96 1 1] mvqk_%[1]s[96 1 1] quant_q8[2 1 1] mvqk_%[1]s[96 1 1] mvqk_%[1]s[96 1 1]", s)
+			if got := names(); got != want {
+				t.Errorf("Gated launched\n%s, want\n%s", got, want)
+			}
+			gp, up := uint64(db(g1).p), uint64(db(y2).p)
+			if wantGL := [][3]uint64{{gp, 0, 0}, {up, gp, 2}, {gp, 0, 0}, {up, gp, 1}}; !slices.Equal(gl, wantGL) {
+				t.Errorf("Gated's products (dst, gate row, unit): %#x, want %#x", gl, wantGL)
 			}
 			// A batch keeps the float products.
 			f.launches = f.launches[:0]

@@ -6,13 +6,16 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/isagi-lab/isagi/engine/backend"
 	"github.com/isagi-lab/isagi/engine/backend/cuda/internal/hostq"
+	"github.com/isagi-lab/isagi/engine/tensor"
 )
 
 // checkFusions compares each fused decode launch on the GPU with the
 // unfused sequence it replaces, bit for bit: rmsnorm_q8 with rmsnorm then
 // quant_q8 (the float row and the int8 codes, scales and sums), and the
-// quantisation with the host harness's emulation of quant_q8.
+// quantisation with the host harness's emulation of quant_q8; Gated with
+// Linears then SwiGLU or GeGLU (g and u).
 func checkFusions(t *testing.T, b *Backend) {
 	r := rand.New(rand.NewPCG(52, 52))
 	for _, cols := range []int{576, 2048, 4096, 14336} {
@@ -72,5 +75,66 @@ func checkFusions(t *testing.T, b *Backend) {
 			}
 		}
 		b.ReleaseVector(gw)
+	}
+}
+
+// checkGated compares Gated with Linears and the activation on the GPU.
+func checkGated(t *testing.T, b *Backend) {
+	r := rand.New(rand.NewPCG(53, 53))
+	for _, typ := range []tensor.Type{tensor.Q8_0, tensor.Q4_K, tensor.Q6_K, tensor.IQ4_XS} {
+		for _, shape := range [][2]int{{96, 512}, {mvqMinRows, 2048}} {
+			rows, cols := shape[0], shape[1]
+			mat := func(seed uint64) backend.Matrix {
+				rb, _ := typ.RowBytes(uint64(cols))
+				data := make([]byte, rows*int(rb))
+				if err := tensor.FillRandom(typ, data, seed, 0.05); err != nil {
+					t.Fatal(err)
+				}
+				m, err := tensor.NewMatrix(typ, rows, cols, data)
+				if err != nil {
+					t.Fatal(err)
+				}
+				w, err := b.Matrix(m)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return w
+			}
+			wg, wu := mat(1), mat(2)
+			x := make([]float32, cols)
+			for i := range x {
+				x[i] = float32(r.NormFloat64())
+			}
+			gx, _ := b.Alloc(1, cols)
+			b.Write(gx, 0, x)
+			for _, act := range []backend.GLU{backend.GLUSiLU, backend.GLUGELU} {
+				g1, _ := b.Alloc(1, rows)
+				u1, _ := b.Alloc(1, rows)
+				g2, _ := b.Alloc(1, rows)
+				u2, _ := b.Alloc(1, rows)
+				if !b.Gated(g1, u1, wg, wu, gx, 1, act) {
+					t.Fatalf("%v: Gated did not take a decode", typ)
+				}
+				b.Linears(gx, 1, backend.LinearOp{Dst: g2, W: wg}, backend.LinearOp{Dst: u2, W: wu})
+				if act == backend.GLUGELU {
+					b.GeGLU(g2, u2, 1)
+				} else {
+					b.SwiGLU(g2, u2, 1)
+				}
+				for _, p := range [][2]backend.Buffer{{g1, g2}, {u1, u2}} {
+					got, want := append([]float32(nil), b.Host(p[0], 0, 1)...), b.Host(p[1], 0, 1)
+					for i := range got {
+						if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+							t.Fatalf("%v %d×%d act %d: Gated's row %d is %g, Linears and the activation's %g", typ, rows, cols, act, i, got[i], want[i])
+						}
+					}
+				}
+			}
+			b.Release(wg)
+			b.Release(wu)
+			if err := b.Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 }

@@ -244,7 +244,7 @@ func (f *fakeDriver) Launch(fn cu.Function, grid, block [3]uint32, shared uint32
 // outside a decode step is passed itself), the position in device memory
 // of RoPE, the cache store and the attention (outside a decode step), the
 // attention's sinks, a router's mask and selection
-// bias, an expert product's biases.
+// bias, an expert product's biases, a decode product's gate row (Gated).
 func nullable(name string, i int) bool {
 	switch {
 	case name == "rope":
@@ -261,6 +261,8 @@ func nullable(name string, i int) bool {
 		return i == 8
 	case strings.HasPrefix(name, "mmid_"):
 		return i == 9
+	case strings.HasPrefix(name, "mvq"):
+		return i == 9 // the gate's row, for an up product without the gated epilogue
 	}
 	return false
 }

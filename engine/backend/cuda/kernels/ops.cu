@@ -78,30 +78,14 @@ extern "C" __global__ void swiglu(float *g, int ldg, const float *u, int ldu, in
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= n * wd) return;
 	int r = i / wd, c = i % wd;
-	float v = g[(size_t)r * ldg + c];
-	g[(size_t)r * ldg + c] = v / (1.f + expf(-v)) * u[(size_t)r * ldu + c];
-}
-
-// gelu_f16 is GELU's tanh form as ggml's CPU backend evaluates it: input
-// and result rounded to f16, 0 below −10 and x above 10.
-__device__ __forceinline__ float gelu_f16(float x) {
-	if (x <= -10.f) return 0.f;
-	if (x >= 10.f) return x;
-	// Each step rounded as the CPU's Go does (no fused multiply-adds): a
-	// fused one can move the f16 result by one step.
-	const float c = 0.7978845608028654f;
-	float v = __half2float(__float2half_rn(x));
-	float inner = __fadd_rn(1.f, __fmul_rn(__fmul_rn(0.044715f, v), v));
-	float t = (float)tanh((double)__fmul_rn(__fmul_rn(c, v), inner));
-	float g = __fmul_rn(__fmul_rn(0.5f, v), __fadd_rn(1.f, t));
-	return __half2float(__float2half_rn(g));
+	g[(size_t)r * ldg + c] = silu_mul(g[(size_t)r * ldg + c], u[(size_t)r * ldu + c]);
 }
 
 extern "C" __global__ void geglu(float *g, int ldg, const float *u, int ldu, int wd, int n) {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= n * wd) return;
 	int r = i / wd, c = i % wd;
-	g[(size_t)r * ldg + c] = gelu_f16(g[(size_t)r * ldg + c]) * u[(size_t)r * ldu + c];
+	g[(size_t)r * ldg + c] = gelu_mul(g[(size_t)r * ldg + c], u[(size_t)r * ldu + c]);
 }
 
 extern "C" __global__ void scale(float *x, int count, float c) {
