@@ -430,6 +430,16 @@ type Gated interface {
 	Gated(g, u Buffer, wg, wu Matrix, x Buffer, n int, act GLU) bool
 }
 
+// Residual is optionally implemented by a backend that adds a product to
+// the residual stream in the product's own launch (the CUDA backend's
+// decode). LinearAdd writes y = W·x and then dst += y for n rows, what
+// Linear into y and Add(dst, y) write, bit for bit; it returns false,
+// having done nothing, where it does not take the call, and the caller
+// runs those.
+type Residual interface {
+	LinearAdd(dst, y Buffer, w Matrix, x Buffer, n int) bool
+}
+
 // Viewer is optionally implemented by a backend whose buffers can be
 // viewed a range of rows at a time. engine/model's Batcher runs several
 // sequences in one step on it: every row-wise operation (norms, products,

@@ -503,13 +503,17 @@ func softCap(z []float32, cap float32) {
 }
 
 // ffn runs layer l's feed-forward block on the n rows of s.xb (the normed
-// stream), leaving its output in s.xb: the dense gate, up and down with
-// act (SwiGLU, GeGLU), or the layer's mixture of experts. A backend that
-// fuses the gate, the up and act (backend.Gated) gets them in one call
-// when the slot is not compressed.
-func (s *State) ffn(l, n int, act backend.GLU) {
+// stream), leaving its output in s.xb and, when res is not nil, adding it
+// to res: the dense gate, up and down with act (SwiGLU, GeGLU), or the
+// layer's mixture of experts. A backend that fuses the gate, the up and
+// act (backend.Gated), or the down product and the sum (backend.Residual),
+// gets them in one call when the slot is not compressed.
+func (s *State) ffn(l, n int, act backend.GLU, res backend.Buffer) {
 	if s.w.blocks[l].moe != nil {
 		s.moeFFN(l, n)
+		if res != nil {
+			s.b.Add(res, s.xb, n)
+		}
 		return
 	}
 	L := &s.lin[l]
@@ -522,7 +526,21 @@ func (s *State) ffn(l, n int, act backend.GLU) {
 			s.b.SwiGLU(s.g, s.u, n)
 		}
 	}
-	s.linear(&L.down, s.g, n, s.xb)
+	if res == nil {
+		s.linear(&L.down, s.g, n, s.xb)
+		return
+	}
+	s.linearAdd(&L.down, s.g, n, s.xb, res)
+}
+
+// linearAdd runs a slot of one product into y and adds y to dst: in one
+// call on a backend.Residual when the slot is not compressed.
+func (s *State) linearAdd(L *linear, x backend.Buffer, n int, y, dst backend.Buffer) {
+	if rb, ok := s.b.(backend.Residual); ok && L.in == nil && len(L.out) == 1 && rb.LinearAdd(dst, y, L.out[0], x, n) {
+		return
+	}
+	s.linear(L, x, n, y)
+	s.b.Add(dst, y, n)
 }
 
 // linear runs a slot: dst[i] = W_i·x for its products, through its

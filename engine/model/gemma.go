@@ -35,7 +35,7 @@ func gemmaBlock(s *State, l, n, pos0 int) {
 	b.Add(s.x, s.xb, n)
 
 	b.RMSNorm(s.xb, s.x, W.ffnNorm, n, c.Eps)
-	s.ffn(l, n, backend.GLUGELU)
+	s.ffn(l, n, backend.GLUGELU, nil)
 	b.RMSNorm(s.xb, s.xb, W.postFFNNorm, n, c.Eps)
 	b.Add(s.x, s.xb, n)
 }

@@ -660,11 +660,12 @@ func (b *Backend) productQ8(d cu.DevicePtr, m *mat, a q8act, beta float32) {
 	b.productGLU(d, m, a, beta, 0, 0)
 }
 
-// productGLU is productQ8 that then, for glu 1 (SiLU) or 2 (GELU), turns
-// the gate's row at z into act(gate)·dst as swiglu and geglu do.
-func (b *Backend) productGLU(d cu.DevicePtr, m *mat, a q8act, beta float32, z cu.DevicePtr, glu int32) {
+// productGLU is productQ8 with mvq_rows's epilogue epi: for 1 (SiLU) or 2
+// (GELU) it turns the gate's row at z into act(gate)·dst as swiglu and
+// geglu do; for 3 it adds dst to the row at z as add does.
+func (b *Backend) productGLU(d cu.DevicePtr, m *mat, a q8act, beta float32, z cu.DevicePtr, epi int32) {
 	b.args.Reset().Ptr(m.p).I32(int32(m.rb)).I32(int32(m.rows)).I32(int32(m.cols)).Ptr(a.q).Ptr(a.d).Ptr(a.s).Ptr(d).F32(beta).
-		Ptr(z).I32(glu)
+		Ptr(z).I32(epi)
 	if m.rows >= mvqMinRows {
 		b.launch("product", m.k.mvq, [3]uint32{blocks(m.rows, 4), 1, 1}, [3]uint32{128, 1, 1})
 		return
@@ -778,6 +779,26 @@ func (b *Backend) Gated(g, u backend.Buffer, wg, wu backend.Matrix, x backend.Bu
 	gp := db(g).p
 	b.productQ8(gp, mg, a, 0)
 	b.productGLU(db(u).p, mu, a, 0, gp, glu)
+	return true
+}
+
+// LinearAdd implements backend.Residual for decode's integer products:
+// the product into y, whose epilogue adds each row to dst as add would,
+// one launch where Linear and Add make two (three without the input's
+// quantisation shared), bit for bit the same. Batches, float weights and
+// a dst wider than the product are not taken.
+func (b *Backend) LinearAdd(dst, y backend.Buffer, w backend.Matrix, x backend.Buffer, n int) bool {
+	m, d := dm(w), db(dst)
+	if !b.intDecode(m, n, m.t) || d.width != m.rows {
+		return false
+	}
+	if !b.enter() {
+		return true // a failed backend does nothing, as every operation
+	}
+	defer b.leave()
+	if a, ok := b.quantQ8(db(x).p, m.cols); ok {
+		b.productGLU(db(y).p, m, a, 0, d.p, 3)
+	}
 	return true
 }
 

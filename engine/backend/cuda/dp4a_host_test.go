@@ -99,7 +99,7 @@ func TestIntDecodeOnRecorder(t *testing.T) {
 					}
 					if glu := int32(a.Value(10)); glu != 0 {
 						extent(name, a, 9, 4*rows)
-						if glu != 1 && glu != 2 {
+						if glu < 1 || glu > 3 {
 							t.Errorf("%s: glu %d", name, glu)
 						}
 					}
@@ -181,6 +181,26 @@ func TestIntDecodeOnRecorder(t *testing.T) {
 			gp, up := uint64(db(g1).p), uint64(db(y2).p)
 			if wantGL := [][3]uint64{{gp, 0, 0}, {up, gp, 2}, {gp, 0, 0}, {up, gp, 1}}; !slices.Equal(gl, wantGL) {
 				t.Errorf("Gated's products (dst, gate row, unit): %#x, want %#x", gl, wantGL)
+			}
+			// LinearAdd: the product, then its row added to dst in the
+			// epilogue (unit 3); a dst of another width is not taken.
+			gl = gl[:0]
+			f.inspect = func(name string, grid, block [3]uint32, a *cu.Args) {
+				inspect(name, grid, block, a)
+				if strings.HasPrefix(name, "mvq") {
+					gl = append(gl, [3]uint64{a.Value(7), a.Value(9), a.Value(10)})
+				}
+			}
+			f.launches = f.launches[:0]
+			if !b.LinearAdd(g1, y2, small, x, 1) || b.LinearAdd(y1, y2, small, x, 1) || b.LinearAdd(g1, y2, small, x, 2) {
+				t.Error("LinearAdd took the wrong calls")
+			}
+			f.inspect = inspect
+			if got, want := names(), fmt.Sprintf("quant_q8[2 1 1] mvqk_%s[96 1 1]", s); got != want {
+				t.Errorf("LinearAdd launched %s, want %s", got, want)
+			}
+			if wantGL := [][3]uint64{{up, gp, 3}}; !slices.Equal(gl, wantGL) {
+				t.Errorf("LinearAdd's product (dst, stream, unit): %#x, want %#x", gl, wantGL)
 			}
 			// A batch keeps the float products.
 			f.launches = f.launches[:0]

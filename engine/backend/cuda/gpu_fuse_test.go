@@ -15,7 +15,8 @@ import (
 // unfused sequence it replaces, bit for bit: rmsnorm_q8 with rmsnorm then
 // quant_q8 (the float row and the int8 codes, scales and sums), and the
 // quantisation with the host harness's emulation of quant_q8; Gated with
-// Linears then SwiGLU or GeGLU (g and u).
+// Linears then SwiGLU or GeGLU (g and u); LinearAdd with Linear then Add
+// (the stream and the product's row).
 func checkFusions(t *testing.T, b *Backend) {
 	r := rand.New(rand.NewPCG(52, 52))
 	for _, cols := range []int{576, 2048, 4096, 14336} {
@@ -78,7 +79,8 @@ func checkFusions(t *testing.T, b *Backend) {
 	}
 }
 
-// checkGated compares Gated with Linears and the activation on the GPU.
+// checkGated compares Gated with Linears and the activation, and
+// LinearAdd with Linear and Add, on the GPU.
 func checkGated(t *testing.T, b *Backend) {
 	r := rand.New(rand.NewPCG(53, 53))
 	for _, typ := range []tensor.Type{tensor.Q8_0, tensor.Q4_K, tensor.Q6_K, tensor.IQ4_XS} {
@@ -107,6 +109,30 @@ func checkGated(t *testing.T, b *Backend) {
 			}
 			gx, _ := b.Alloc(1, cols)
 			b.Write(gx, 0, x)
+			// LinearAdd against Linear then Add, from the same stream.
+			res := make([]float32, rows)
+			for i := range res {
+				res[i] = float32(r.NormFloat64())
+			}
+			s1, _ := b.Alloc(1, rows)
+			s2, _ := b.Alloc(1, rows)
+			y1, _ := b.Alloc(1, rows)
+			y2, _ := b.Alloc(1, rows)
+			b.Write(s1, 0, res)
+			b.Write(s2, 0, res)
+			if !b.LinearAdd(s1, y1, wg, gx, 1) {
+				t.Fatalf("%v: LinearAdd did not take a decode", typ)
+			}
+			b.Linear(y2, wg, gx, 1)
+			b.Add(s2, y2, 1)
+			for _, p := range [][2]backend.Buffer{{s1, s2}, {y1, y2}} {
+				got, want := append([]float32(nil), b.Host(p[0], 0, 1)...), b.Host(p[1], 0, 1)
+				for i := range got {
+					if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+						t.Fatalf("%v %d×%d: LinearAdd's row %d is %g, Linear and Add's %g", typ, rows, cols, i, got[i], want[i])
+					}
+				}
+			}
 			for _, act := range []backend.GLU{backend.GLUSiLU, backend.GLUGELU} {
 				g1, _ := b.Alloc(1, rows)
 				u1, _ := b.Alloc(1, rows)
