@@ -440,6 +440,16 @@ type Residual interface {
 	LinearAdd(dst, y Buffer, w Matrix, x Buffer, n int) bool
 }
 
+// RoPEStorer is optionally implemented by a backend that rotates a step's
+// queries and keys and caches the keys and values in one launch (the CUDA
+// backend). RoPEStoreKV does what RoPE of q's heads heads and of k's
+// kvHeads heads at pos0 and then StoreKV of k and v at slot do, bit for
+// bit; it returns false, having done nothing, where it does not take the
+// call, and the caller runs those.
+type RoPEStorer interface {
+	RoPEStoreKV(q, k, v Buffer, cache KV, layer, slot, pos0, n, heads, kvHeads, headDim int, r Rope) bool
+}
+
 // Viewer is optionally implemented by a backend whose buffers can be
 // viewed a range of rows at a time. engine/model's Batcher runs several
 // sequences in one step on it: every row-wise operation (norms, products,

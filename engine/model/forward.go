@@ -456,6 +456,13 @@ func (s *State) attention(l, n, pos0 int) {
 		return
 	}
 	c, b, A := &s.m.Config, s.b, &s.lay[l]
+	if rs, ok := b.(backend.RoPEStorer); ok && s.kvp == nil && len(s.hooks.query) == 0 &&
+		rs.RoPEStoreKV(s.q, s.kb, s.vb, s.kv, l, s.n, pos0, n, c.Heads, c.KVHeads, c.HeadDim, A.rope) {
+		// The rotations and the store in one call: nothing reads the
+		// rotated rows in between (no query hook, no KV projection).
+		b.Attend(s.att, s.q, s.kv, l, s.n, n, A.attend)
+		return
+	}
 	b.RoPE(s.q, n, c.Heads, c.HeadDim, pos0, A.rope)
 	b.RoPE(s.kb, n, c.KVHeads, c.HeadDim, pos0, A.rope)
 	q, k, v, att, o := s.kvIn(l, n, A.attend) // the state's own, or in a KV projection's basis

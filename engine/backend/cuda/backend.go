@@ -857,28 +857,80 @@ func (b *Backend) RoPE(x backend.Buffer, n, heads, headDim, pos0 int, r backend.
 	}
 	defer b.leave()
 	s := db(x)
-	var fp cu.DevicePtr
-	if len(r.Freqs) > 0 {
-		fp = b.freqTable(r.Freqs)
+	rp, ok := b.ropeOf(pos0, r)
+	if !ok {
+		return
 	}
-	var y backend.YaRN
-	var c0, c1 float32
+	b.args.Reset().Ptr(s.p).I32(int32(s.width)).I32(int32(heads)).I32(int32(headDim)).I32(int32(rp.pos0))
+	rp.append(b.args, r)
+	b.args.Ptr(rp.posp)
+	b.launch("rope", b.g.k.rope, [3]uint32{uint32(n), 1, 1}, [3]uint32{uint32(max(32, (r.Dim/2+31)&^31)), 1, 1})
+}
+
+// ropeParams are a rotation's arguments as the kernels take them.
+type ropeParams struct {
+	fp, posp cu.DevicePtr // the divisors (or 0); the position in device memory (or 0)
+	pos0     int          // 0 when posp is set, so that every step packs the same
+	y        backend.YaRN
+	c0, c1   float32
+}
+
+// ropeOf makes a rotation's arguments at pos0; false when YaRN's
+// correction dimensions cannot be made (b failed).
+func (b *Backend) ropeOf(pos0 int, r backend.Rope) (ropeParams, bool) {
+	var rp ropeParams
+	if len(r.Freqs) > 0 {
+		rp.fp = b.freqTable(r.Freqs)
+	}
 	if r.YaRN != nil {
-		y = *r.YaRN
+		rp.y = *r.YaRN
 		var err error
-		if c0, c1, err = yarnCorr(r); err != nil {
+		if rp.c0, rp.c1, err = yarnCorr(r); err != nil {
 			b.fail("rope", err)
-			return
+			return rp, false
 		}
 	}
-	posp := b.posArg(pos0)
-	if posp != 0 {
-		pos0 = 0 // read from posp, so that every step packs the same
+	rp.posp, rp.pos0 = b.posArg(pos0), pos0
+	if rp.posp != 0 {
+		rp.pos0 = 0
 	}
-	b.args.Reset().Ptr(s.p).I32(int32(s.width)).I32(int32(heads)).I32(int32(headDim)).I32(int32(pos0)).
-		F32(float32(r.Base)).I32(int32(r.Dim)).Ptr(fp).I32(b2i(r.Neox)).F32(r.Scale).F32(r.PosScale).
-		I32(b2i(r.YaRN != nil)).F32(y.ExtFactor).F32(y.AttnFactor).F32(c0).F32(c1).Ptr(posp)
-	b.launch("rope", b.g.k.rope, [3]uint32{uint32(n), 1, 1}, [3]uint32{uint32(max(32, (r.Dim/2+31)&^31)), 1, 1})
+	return rp, true
+}
+
+// append adds rope's arguments from base to corr1.
+func (rp *ropeParams) append(a *cu.Args, r backend.Rope) {
+	a.F32(float32(r.Base)).I32(int32(r.Dim)).Ptr(rp.fp).I32(b2i(r.Neox)).F32(r.Scale).F32(r.PosScale).
+		I32(b2i(r.YaRN != nil)).F32(rp.y.ExtFactor).F32(rp.y.AttnFactor).F32(rp.c0).F32(rp.c1)
+}
+
+// RoPEStoreKV implements backend.RoPEStorer: rope_store_kv rotates q and
+// k and caches k and v in one launch where RoPE, RoPE and StoreKV make
+// three, with rope's and store_kv's arithmetic (rope_cs, rope_turn, the
+// copies), bit for bit. A cache of other heads is not taken.
+func (b *Backend) RoPEStoreKV(q, k, v backend.Buffer, cache backend.KV, layer, slot, pos0, n, heads, kvHeads, headDim int, r backend.Rope) bool {
+	c, ok := cache.(*kv)
+	if !ok || c.a.KVHeads != kvHeads || c.a.HeadDim != headDim {
+		return false
+	}
+	if !b.enter() {
+		return true // a failed backend does nothing, as every operation
+	}
+	defer b.leave()
+	rp, ok := b.ropeOf(pos0, r)
+	if !ok {
+		return true
+	}
+	slotp := b.posArg(slot)
+	if slotp != 0 {
+		slot = 0
+	}
+	qs, ks, vs := db(q), db(k), db(v)
+	b.args.Reset().Ptr(qs.p).I32(int32(qs.width)).I32(int32(heads)).Ptr(ks.p).I32(int32(ks.width)).Ptr(vs.p).I32(int32(vs.width)).
+		Ptr(c.k).Ptr(c.v).I32(int32(layer)).I32(int32(kvHeads)).I32(int32(c.ctx)).I32(int32(headDim)).I32(int32(rp.pos0)).I32(int32(slot))
+	rp.append(b.args, r)
+	b.args.Ptr(rp.posp).Ptr(slotp)
+	b.launch("rope_store_kv", b.g.k.ropeStoreKV, [3]uint32{uint32(n), 1, 1}, [3]uint32{uint32(max(128, (r.Dim/2+31)&^31)), 1, 1})
+	return true
 }
 
 // yarnCorr is YaRN's correction dimensions (ggml_rope_yarn_corr_dims):

@@ -285,3 +285,32 @@ func floatDecodeConfig(values bool) backendtest.Config {
 	c.Types = slices.DeleteFunc(slices.Clone(c.Types), func(t tensor.Type) bool { return !dp4aType(t) })
 	return c
 }
+
+// exerciseRoPEStore runs rope_store_kv (RoPEStoreKV) with and without
+// frequency divisors, and checks that a cache of other heads is not
+// taken.
+func exerciseRoPEStore(t *testing.T, b *Backend) {
+	a := backend.Attention{Heads: 4, KVHeads: 2, HeadDim: 64}
+	c, err := b.NewKV(2, 16, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, _ := b.Alloc(2, 4*64)
+	k, _ := b.Alloc(2, 2*64)
+	v, _ := b.Alloc(2, 2*64)
+	freqs := make([]float32, 16)
+	for i := range freqs {
+		freqs[i] = 1
+	}
+	for _, r := range []backend.Rope{{Base: 10000, Dim: 64}, {Base: 10000, Dim: 32, Neox: true, Freqs: freqs}} {
+		if !b.RoPEStoreKV(q, k, v, c, 1, 3, 5, 2, 4, 2, 64, r) {
+			t.Fatal("RoPEStoreKV did not take a cache of its heads")
+		}
+	}
+	if b.RoPEStoreKV(q, k, v, c, 1, 3, 5, 2, 4, 1, 128, backend.Rope{Base: 10000, Dim: 64}) {
+		t.Error("RoPEStoreKV took a cache of other heads")
+	}
+	if err := b.Err(); err != nil {
+		t.Fatal(err)
+	}
+}

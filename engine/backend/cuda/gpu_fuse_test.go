@@ -16,7 +16,8 @@ import (
 // quant_q8 (the float row and the int8 codes, scales and sums), and the
 // quantisation with the host harness's emulation of quant_q8; Gated with
 // Linears then SwiGLU or GeGLU (g and u); LinearAdd with Linear then Add
-// (the stream and the product's row).
+// (the stream and the product's row); RoPEStoreKV with RoPE, RoPE and
+// StoreKV (checkGated, checkRoPEStore).
 func checkFusions(t *testing.T, b *Backend) {
 	r := rand.New(rand.NewPCG(52, 52))
 	for _, cols := range []int{576, 2048, 4096, 14336} {
@@ -161,6 +162,74 @@ func checkGated(t *testing.T, b *Backend) {
 			if err := b.Err(); err != nil {
 				t.Fatal(err)
 			}
+		}
+	}
+}
+
+// checkRoPEStore compares RoPEStoreKV with RoPE, RoPE and StoreKV on the
+// GPU: the turned queries and keys and the cached keys and values, for a
+// full and a partial NEOX rotation with divisors.
+func checkRoPEStore(t *testing.T, b *Backend) {
+	r := rand.New(rand.NewPCG(54, 54))
+	const heads, kvh, hd, n = 8, 2, 128, 3
+	a := backend.Attention{Heads: heads, KVHeads: kvh, HeadDim: hd}
+	freqs := make([]float32, 32)
+	for i := range freqs {
+		freqs[i] = 1 + float32(i)/8
+	}
+	for _, rope := range []backend.Rope{{Base: 500000, Dim: hd}, {Base: 10000, Dim: 64, Neox: true, Freqs: freqs}} {
+		var caches [2]backend.KV
+		var qs, ks [2]backend.Buffer
+		rows := func(w int) []float32 {
+			x := make([]float32, n*w)
+			for i := range x {
+				x[i] = float32(r.NormFloat64())
+			}
+			return x
+		}
+		q0, k0, v0 := rows(heads*hd), rows(kvh*hd), rows(kvh*hd)
+		for i := range caches {
+			c, err := b.NewKV(2, 64, a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			caches[i] = c
+			qs[i], _ = b.Alloc(n, heads*hd)
+			ks[i], _ = b.Alloc(n, kvh*hd)
+			v, _ := b.Alloc(n, kvh*hd)
+			b.Write(qs[i], 0, q0)
+			b.Write(ks[i], 0, k0)
+			b.Write(v, 0, v0)
+			if i == 0 {
+				if !b.RoPEStoreKV(qs[i], ks[i], v, c, 1, 9, 40, n, heads, kvh, hd, rope) {
+					t.Fatal("RoPEStoreKV did not take the call")
+				}
+				continue
+			}
+			b.RoPE(qs[i], n, heads, hd, 40, rope)
+			b.RoPE(ks[i], n, kvh, hd, 40, rope)
+			b.StoreKV(c, 1, 9, n, ks[i], v)
+		}
+		same := func(what string, x, y []float32) {
+			for i := range x {
+				if math.Float32bits(x[i]) != math.Float32bits(y[i]) {
+					t.Fatalf("rope dim %d: %s %d is %g fused, %g unfused", rope.Dim, what, i, x[i], y[i])
+				}
+			}
+		}
+		same("q", append([]float32(nil), b.Host(qs[0], 0, n)...), b.Host(qs[1], 0, n))
+		same("k", append([]float32(nil), b.Host(ks[0], 0, n)...), b.Host(ks[1], 0, n))
+		for p := 9; p < 9+n; p++ {
+			var kv [2][2][]float32
+			for i := range caches {
+				kv[i] = [2][]float32{make([]float32, kvh*hd), make([]float32, kvh*hd)}
+				b.ReadKV(caches[i], 1, p, kv[i][0], kv[i][1])
+			}
+			same("cached k", kv[0][0], kv[1][0])
+			same("cached v", kv[0][1], kv[1][1])
+		}
+		if err := b.Err(); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

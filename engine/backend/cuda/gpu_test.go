@@ -111,6 +111,7 @@ func TestGPUBackend(t *testing.T) {
 	t.Run("fusions", func(t *testing.T) {
 		checkFusions(t, b)
 		checkGated(t, b)
+		checkRoPEStore(t, b)
 	})
 }
 

@@ -253,6 +253,8 @@ func nullable(name string, i int) bool {
 		return i == 3
 	case name == "store_kv":
 		return i == 11
+	case name == "rope_store_kv":
+		return i == 17 || i == 26 || i == 27 // the divisors; the position and the slot in device memory
 	case name == "attend":
 		return i == 15 || i == 16
 	case name == "route":
@@ -547,6 +549,7 @@ func TestSuiteOnRecorder(t *testing.T) {
 		backendtest.Run(t, b, floatDecodeConfig(false))
 	})
 	t.Run("IntDecodeTall", func(t *testing.T) { exerciseIntDecode(t, b) })
+	t.Run("RoPEStoreKV", func(t *testing.T) { exerciseRoPEStore(t, b) })
 	for _, e := range f.errs {
 		t.Error(e)
 	}

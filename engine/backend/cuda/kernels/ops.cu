@@ -98,6 +98,15 @@ extern "C" __global__ void add(float *dst, const float *src, int count) {
 	if (i < count) dst[i] += src[i];
 }
 
+// rope_turn turns pair (a, b) of one head by the angle whose cosine and
+// sine are c and s: one function for rope and rope_store_kv, so that nvcc
+// contracts the two the same way.
+__device__ __forceinline__ void rope_turn(float *hx, int a, int b, float c, float s) {
+	float x0 = hx[a], x1 = hx[b];
+	hx[a] = x0 * c - x1 * s;
+	hx[b] = x0 * s + x1 * c;
+}
+
 // rope rotates the first `heads` heads of n rows: grid (n), one thread per
 // rotated pair i < dim/2, which takes its angle once (rope_cs, in double as
 // the CPU's tables) and turns that pair in every head. freqs (optional) are
@@ -116,12 +125,7 @@ extern "C" __global__ void rope(float *x, int ldx, int heads, int hd, int pos0, 
 	rope_cs(i, pos0 + r, base, dim, freqs ? freqs[i] : 1.f, mscale, posScale, yarn, ext, attn, corr0, corr1, &c, &s);
 	int a = neox ? i : 2 * i, b = neox ? i + half : 2 * i + 1;
 	float *row = x + (size_t)r * ldx;
-	for (int h = 0; h < heads; h++) {
-		float *hx = row + h * hd;
-		float x0 = hx[a], x1 = hx[b];
-		hx[a] = x0 * c - x1 * s;
-		hx[b] = x0 * s + x1 * c;
-	}
+	for (int h = 0; h < heads; h++) rope_turn(row + h * hd, a, b, c, s);
 }
 
 // store_kv copies n rows of keys and values (width kvh·hd) into layer's
@@ -134,6 +138,38 @@ extern "C" __global__ void store_kv(float *kc, float *vc, const float *k, int ld
 	for (int e = threadIdx.x; e < kvh * hd; e += blockDim.x) {
 		int g = e / hd, d = e % hd;
 		size_t off = ((size_t)(layer * kvh + g) * ctx + pos0 + r) * hd + d;
+		kc[off] = k[(size_t)r * ldk + e];
+		vc[off] = v[(size_t)r * ldv + e];
+	}
+}
+
+// rope_store_kv is rope of n rows of queries (heads heads) and keys (kvh
+// heads), then store_kv of the turned keys and the values, in one launch:
+// grid (n), one thread a pair as rope's (rope_cs, rope_turn), then, after
+// the block's barrier, which makes its turned keys visible to all its
+// threads, the copy into the cache at slot0 + r as store_kv's. q and k are
+// left turned, as rope leaves them. posp and slotp (optional) replace pos0
+// and slot0 with the values in device memory, as in rope and store_kv.
+extern "C" __global__ void rope_store_kv(float *q, int ldq, int heads, float *k, int ldk, const float *v, int ldv,
+                                         float *kc, float *vc, int layer, int kvh, int ctx, int hd, int pos0,
+                                         int slot0, float base, int dim, const float *freqs, int neox, float mscale,
+                                         float posScale, int yarn, float ext, float attn, float corr0, float corr1,
+                                         const int *posp, const int *slotp) {
+	int i = threadIdx.x, r = blockIdx.x, half = dim / 2;
+	if (posp) pos0 = *posp;
+	if (slotp) slot0 = *slotp;
+	if (i < half) {
+		float c, s;
+		rope_cs(i, pos0 + r, base, dim, freqs ? freqs[i] : 1.f, mscale, posScale, yarn, ext, attn, corr0, corr1, &c, &s);
+		int a = neox ? i : 2 * i, b = neox ? i + half : 2 * i + 1;
+		float *qr = q + (size_t)r * ldq, *kr = k + (size_t)r * ldk;
+		for (int h = 0; h < heads; h++) rope_turn(qr + h * hd, a, b, c, s);
+		for (int h = 0; h < kvh; h++) rope_turn(kr + h * hd, a, b, c, s);
+	}
+	__syncthreads();
+	for (int e = threadIdx.x; e < kvh * hd; e += blockDim.x) {
+		int g = e / hd, d = e % hd;
+		size_t off = ((size_t)(layer * kvh + g) * ctx + slot0 + r) * hd + d;
 		kc[off] = k[(size_t)r * ldk + e];
 		vc[off] = v[(size_t)r * ldv + e];
 	}
