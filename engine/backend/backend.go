@@ -429,6 +429,46 @@ type HeadProjector interface {
 	HeadProject(dst, src Buffer, n, heads, perHead int, m Matrix, transpose bool)
 }
 
+// GLU is a gated linear unit's activation: g ← act(g)·u.
+type GLU int
+
+const (
+	// GLUSiLU is SwiGLU's act (Backend.SwiGLU).
+	GLUSiLU GLU = iota
+	// GLUGELU is GeGLU's (Backend.GeGLU).
+	GLUGELU
+)
+
+// Gated is optionally implemented by a backend that runs a dense gated
+// feed-forward's two products and its activation in fewer launches than
+// Linears and SwiGLU or GeGLU (the CUDA backend's decode). Gated writes
+// u = Wu·x and g = act(Wg·x)·u for n rows, what Linears into g and u and
+// then the activation write, bit for bit; it returns false, having done
+// nothing, where it does not take the call, and the caller runs those.
+type Gated interface {
+	Gated(g, u Buffer, wg, wu Matrix, x Buffer, n int, act GLU) bool
+}
+
+// Residual is optionally implemented by a backend that adds a product to
+// the residual stream in the product's own launch (the CUDA backend's
+// decode). LinearAdd writes y = W·x and then dst += y for n rows, what
+// Linear into y and Add(dst, y) write, bit for bit; it returns false,
+// having done nothing, where it does not take the call, and the caller
+// runs those.
+type Residual interface {
+	LinearAdd(dst, y Buffer, w Matrix, x Buffer, n int) bool
+}
+
+// RoPEStorer is optionally implemented by a backend that rotates a step's
+// queries and keys and caches the keys and values in one launch (the CUDA
+// backend). RoPEStoreKV does what RoPE of q's heads heads and of k's
+// kvHeads heads at pos0 and then StoreKV of k and v at slot do, bit for
+// bit; it returns false, having done nothing, where it does not take the
+// call, and the caller runs those.
+type RoPEStorer interface {
+	RoPEStoreKV(q, k, v Buffer, cache KV, layer, slot, pos0, n, heads, kvHeads, headDim int, r Rope) bool
+}
+
 // Viewer is optionally implemented by a backend whose buffers can be
 // viewed a range of rows at a time. engine/model's Batcher runs several
 // sequences in one step on it: every row-wise operation (norms, products,

@@ -458,6 +458,13 @@ func (s *State) attention(l, n, pos0 int) {
 		return
 	}
 	c, b, A := &s.m.Config, s.b, &s.lay[l]
+	if rs, ok := b.(backend.RoPEStorer); ok && s.kvp == nil && len(s.hooks.query) == 0 &&
+		rs.RoPEStoreKV(s.q, s.kb, s.vb, s.kv, l, s.n, pos0, n, c.Heads, c.KVHeads, c.HeadDim, A.rope) {
+		// The rotations and the store in one call: nothing reads the
+		// rotated rows in between (no query hook, no KV projection).
+		b.Attend(s.att, s.q, s.kv, l, s.n, n, A.attend)
+		return
+	}
 	b.RoPE(s.q, n, c.Heads, c.HeadDim, pos0, A.rope)
 	b.RoPE(s.kb, n, c.KVHeads, c.HeadDim, pos0, A.rope)
 	q, k, v, att, o := s.kvIn(l, n, A.attend) // the state's own, or in a KV projection's basis
@@ -543,17 +550,44 @@ func softCap(z []float32, cap float32) {
 }
 
 // ffn runs layer l's feed-forward block on the n rows of s.xb (the normed
-// stream), leaving its output in s.xb: the dense gate, up and down with
-// act (SwiGLU, GeGLU), or the layer's mixture of experts.
-func (s *State) ffn(l, n int, act func(g, u backend.Buffer, n int)) {
+// stream), leaving its output in s.xb and, when res is not nil, adding it
+// to res: the dense gate, up and down with act (SwiGLU, GeGLU), or the
+// layer's mixture of experts. A backend that fuses the gate, the up and
+// act (backend.Gated), or the down product and the sum (backend.Residual),
+// gets them in one call when the slot is not compressed.
+func (s *State) ffn(l, n int, act backend.GLU, res backend.Buffer) {
 	if s.w.blocks[l].moe != nil {
 		s.moeFFN(l, n)
+		if res != nil {
+			s.b.Add(res, s.xb, n)
+		}
 		return
 	}
 	L := &s.lin[l]
-	s.linear(&L.ffn, s.xb, n, s.g, s.u)
-	act(s.g, s.u, n)
-	s.linear(&L.down, s.g, n, s.xb)
+	gb, ok := s.b.(backend.Gated)
+	if !ok || L.ffn.in != nil || len(L.ffn.out) != 2 || !gb.Gated(s.g, s.u, L.ffn.out[0], L.ffn.out[1], s.xb, n, act) {
+		s.linear(&L.ffn, s.xb, n, s.g, s.u)
+		if act == backend.GLUGELU {
+			s.b.GeGLU(s.g, s.u, n)
+		} else {
+			s.b.SwiGLU(s.g, s.u, n)
+		}
+	}
+	if res == nil {
+		s.linear(&L.down, s.g, n, s.xb)
+		return
+	}
+	s.linearAdd(&L.down, s.g, n, s.xb, res)
+}
+
+// linearAdd runs a slot of one product into y and adds y to dst: in one
+// call on a backend.Residual when the slot is not compressed.
+func (s *State) linearAdd(L *linear, x backend.Buffer, n int, y, dst backend.Buffer) {
+	if rb, ok := s.b.(backend.Residual); ok && L.in == nil && len(L.out) == 1 && rb.LinearAdd(dst, y, L.out[0], x, n) {
+		return
+	}
+	s.linear(L, x, n, y)
+	s.b.Add(dst, y, n)
 }
 
 // linear runs a slot: dst[i] = W_i·x for its products, through its

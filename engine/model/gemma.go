@@ -1,5 +1,7 @@
 package model
 
+import "github.com/isagi-lab/isagi/engine/backend"
+
 // gemmaBlock is one layer of Gemma 2 (and the text layers of Gemma 3):
 //
 //	h = RMSNorm(x)
@@ -33,7 +35,7 @@ func gemmaBlock(s *State, l, n, pos0 int) {
 	b.Add(s.x, s.xb, n)
 
 	b.RMSNorm(s.xb, s.x, W.ffnNorm, n, c.Eps)
-	s.ffn(l, n, b.GeGLU)
+	s.ffn(l, n, backend.GLUGELU, nil)
 	b.RMSNorm(s.xb, s.xb, W.postFFNNorm, n, c.Eps)
 	b.Add(s.x, s.xb, n)
 }

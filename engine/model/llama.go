@@ -1,5 +1,7 @@
 package model
 
+import "github.com/isagi-lab/isagi/engine/backend"
+
 // llamaBlock is one layer of the llama family (llama, qwen2, qwen3,
 // qwen3moe, gpt-oss):
 //
@@ -37,13 +39,14 @@ func llamaBlock(s *State, l, n, pos0 int) {
 		b.HeadRMSNorm(s.kb, W.kNorm, n, c.KVHeads, c.Eps)
 	}
 	s.attention(l, n, pos0) // RoPE, the cache, attention: into s.att
-	s.linear(&L.o, s.att, n, s.xb)
 	if W.bo != nil {
+		s.linear(&L.o, s.att, n, s.xb)
 		b.AddBias(s.xb, W.bo, n)
+		b.Add(s.x, s.xb, n)
+	} else {
+		s.linearAdd(&L.o, s.att, n, s.xb, s.x)
 	}
-	b.Add(s.x, s.xb, n)
 
 	b.RMSNorm(s.xb, s.x, W.ffnNorm, n, c.Eps)
-	s.ffn(l, n, b.SwiGLU) // dense, or the mixture of experts (moe.go)
-	b.Add(s.x, s.xb, n)
+	s.ffn(l, n, backend.GLUSiLU, s.x) // dense, or the mixture of experts (moe.go)
 }

@@ -43,11 +43,16 @@ type Backend struct {
 	nlog   int          // its capacity in floats
 	projc  cu.DevicePtr // B·x of a projection, MaxBatch × maxRank
 	nprojc int
-	xq     cu.DevicePtr              // activations on the CPU's 8-bit grid (quant_act)
-	nxq    int                       // its capacity in floats
-	q8     cu.DevicePtr              // decode's activations as int8 codes, scales and sums (quant_q8)
-	nq8    int                       // its capacity in columns
-	freqs  map[*float32]cu.DevicePtr // RoPE divisors, uploaded once per table
+	xq     cu.DevicePtr // activations on the CPU's 8-bit grid (quant_act)
+	nxq    int          // its capacity in floats
+	q8     cu.DevicePtr // decode's activations as int8 codes, scales and sums (quant_q8)
+	nq8    int          // its capacity in columns
+	// normed is the row that the last operation, a decode RMSNorm, both
+	// wrote and quantised into q8 (rmsnorm_q8); held is what enter took
+	// of it for the operation that follows, whose products of that row
+	// then skip quant_q8. Any other operation in between drops it.
+	normed, held normedRow
+	freqs        map[*float32]cu.DevicePtr // RoPE divisors, uploaded once per table
 
 	owned  []cu.DevicePtr // buffers and caches this backend allocated
 	closed bool
@@ -177,6 +182,7 @@ func (b *Backend) Close() error {
 // operation of a deferred decode step only records launches, so it
 // skips the lock (graph.go).
 func (b *Backend) enter() bool {
+	b.held, b.normed = b.normed, normedRow{}
 	if b.err != nil || b.closed {
 		return false
 	}
@@ -189,6 +195,7 @@ func (b *Backend) enter() bool {
 // enterCopy is enter for an operation that copies between host and device
 // or frees: a deferred decode step's launches are issued first.
 func (b *Backend) enterCopy() bool {
+	b.held, b.normed = normedRow{}, normedRow{}
 	if b.err != nil || b.closed || !b.lock() {
 		return false
 	}
@@ -535,6 +542,16 @@ func (b *Backend) RMSNorm(dst, x backend.Buffer, w backend.Vector, n int, eps fl
 	}
 	defer b.leave()
 	d, s, wv := db(dst), db(x), dv(w)
+	if n == 1 && s.width%32 == 0 && !b.g.floatDecode {
+		// Decode: the products that read this row next quantise it to
+		// int8 (quantQ8); rmsnorm_q8 does so in the norm's launch.
+		if a, ok := b.q8Scratch(s.width); ok {
+			b.args.Reset().Ptr(d.p).Ptr(s.p).Ptr(wv.p).I32(int32(s.width)).F32(eps).Ptr(a.q).Ptr(a.d).Ptr(a.s)
+			b.launch("rmsnorm_q8", b.g.k.rmsnormQ8, [3]uint32{1, 1, 1}, [3]uint32{256, 1, 1})
+			b.normed = normedRow{x: d.p, a: a}
+		}
+		return
+	}
 	b.args.Reset().Ptr(d.p).I32(int32(d.width)).Ptr(s.p).I32(int32(s.width)).Ptr(wv.p).I32(int32(s.width)).F32(eps)
 	b.launch("rmsnorm", b.g.k.rmsnorm, [3]uint32{uint32(n), 1, 1}, [3]uint32{256, 1, 1})
 }
@@ -586,8 +603,31 @@ type q8act struct {
 // products (engine/tensor's act): one launch, whose result every integer
 // product of that input reads.
 func (b *Backend) quantQ8(x cu.DevicePtr, cols int) (q8act, bool) {
+	if h := b.held; h.x == x && h.a.cols == cols && h.x != 0 {
+		// The operation before this one, RMSNorm, wrote x and its
+		// quantisation in one launch (rmsnorm_q8).
+		return h.a, b.err == nil
+	}
+	a, ok := b.q8Scratch(cols)
+	if !ok {
+		return a, false
+	}
+	b.args.Reset().Ptr(a.q).Ptr(a.d).Ptr(a.s).Ptr(x).I32(int32(cols))
+	b.elementwise("quant_q8", b.g.k.quantQ8, cols)
+	return a, b.err == nil
+}
+
+// normedRow is a row at x that rmsnorm_q8 wrote and quantised into a.
+type normedRow struct {
+	x cu.DevicePtr
+	a q8act
+}
+
+// q8Scratch lays out one row of cols quantised activations in the
+// backend's int8 scratch, growing it to the widest input once, never per
+// token.
+func (b *Backend) q8Scratch(cols int) (q8act, bool) {
 	if cols > b.nq8 {
-		// Grown to the widest input once, never per token.
 		p, err := b.alloc(cols + 8*(cols/32))
 		if err != nil {
 			b.fail("the int8 activation scratch", err)
@@ -595,10 +635,7 @@ func (b *Backend) quantQ8(x cu.DevicePtr, cols int) (q8act, bool) {
 		}
 		b.q8, b.nq8 = p, cols
 	}
-	a := q8act{q: b.q8, d: b.q8 + cu.DevicePtr(cols), s: b.q8 + cu.DevicePtr(cols+4*(cols/32)), cols: cols}
-	b.args.Reset().Ptr(a.q).Ptr(a.d).Ptr(a.s).Ptr(x).I32(int32(cols))
-	b.elementwise("quant_q8", b.g.k.quantQ8, cols)
-	return a, b.err == nil
+	return q8act{q: b.q8, d: b.q8 + cu.DevicePtr(cols), s: b.q8 + cu.DevicePtr(cols+4*(cols/32)), cols: cols}, true
 }
 
 // intDecode says whether a product of m over n rows with activations on
@@ -620,7 +657,15 @@ const mvqMinRows = 8192
 
 // productQ8 launches dst = W·x for one row of x quantised by quantQ8.
 func (b *Backend) productQ8(d cu.DevicePtr, m *mat, a q8act, beta float32) {
-	b.args.Reset().Ptr(m.p).I32(int32(m.rb)).I32(int32(m.rows)).I32(int32(m.cols)).Ptr(a.q).Ptr(a.d).Ptr(a.s).Ptr(d).F32(beta)
+	b.productGLU(d, m, a, beta, 0, 0)
+}
+
+// productGLU is productQ8 with mvq_rows's epilogue epi: for 1 (SiLU) or 2
+// (GELU) it turns the gate's row at z into act(gate)·dst as swiglu and
+// geglu do; for 3 it adds dst to the row at z as add does.
+func (b *Backend) productGLU(d cu.DevicePtr, m *mat, a q8act, beta float32, z cu.DevicePtr, epi int32) {
+	b.args.Reset().Ptr(m.p).I32(int32(m.rb)).I32(int32(m.rows)).I32(int32(m.cols)).Ptr(a.q).Ptr(a.d).Ptr(a.s).Ptr(d).F32(beta).
+		Ptr(z).I32(epi)
 	if m.rows >= mvqMinRows {
 		b.launch("product", m.k.mvq, [3]uint32{blocks(m.rows, 4), 1, 1}, [3]uint32{128, 1, 1})
 		return
@@ -707,6 +752,56 @@ func (b *Backend) Linears(x backend.Buffer, n int, ops ...backend.LinearOp) {
 	}
 }
 
+// Gated implements backend.Gated for decode's integer products: one
+// quantisation of x (none after a fused RMSNorm), the gate's product into
+// g, then the up product into u, whose epilogue turns g into act(g)·u as
+// swiglu and geglu would: two launches where Linears and the activation
+// make three (four without the norm's quantisation), bit for bit the same.
+// Batches, float weights and an MXFP4 product are not taken.
+func (b *Backend) Gated(g, u backend.Buffer, wg, wu backend.Matrix, x backend.Buffer, n int, act backend.GLU) bool {
+	mg, mu := dm(wg), dm(wu)
+	glu := int32(1)
+	if act == backend.GLUGELU {
+		glu = 2
+	}
+	if act != backend.GLUSiLU && act != backend.GLUGELU || !b.intDecode(mg, n, mg.t) || !b.intDecode(mu, n, mu.t) ||
+		mg.cols != mu.cols || mg.rows != mu.rows {
+		return false
+	}
+	if !b.enter() {
+		return true // a failed backend does nothing, as every operation
+	}
+	defer b.leave()
+	a, ok := b.quantQ8(db(x).p, mg.cols)
+	if !ok {
+		return true
+	}
+	gp := db(g).p
+	b.productQ8(gp, mg, a, 0)
+	b.productGLU(db(u).p, mu, a, 0, gp, glu)
+	return true
+}
+
+// LinearAdd implements backend.Residual for decode's integer products:
+// the product into y, whose epilogue adds each row to dst as add would,
+// one launch where Linear and Add make two (three without the input's
+// quantisation shared), bit for bit the same. Batches, float weights and
+// a dst wider than the product are not taken.
+func (b *Backend) LinearAdd(dst, y backend.Buffer, w backend.Matrix, x backend.Buffer, n int) bool {
+	m, d := dm(w), db(dst)
+	if !b.intDecode(m, n, m.t) || d.width != m.rows {
+		return false
+	}
+	if !b.enter() {
+		return true // a failed backend does nothing, as every operation
+	}
+	defer b.leave()
+	if a, ok := b.quantQ8(db(x).p, m.cols); ok {
+		b.productGLU(db(y).p, m, a, 0, d.p, 3)
+	}
+	return true
+}
+
 // elementwise launches a flat kernel over count values.
 func (b *Backend) elementwise(name string, f cu.Function, count int) {
 	b.launch(name, f, [3]uint32{blocks(count, 256), 1, 1}, [3]uint32{256, 1, 1})
@@ -762,28 +857,80 @@ func (b *Backend) RoPE(x backend.Buffer, n, heads, headDim, pos0 int, r backend.
 	}
 	defer b.leave()
 	s := db(x)
-	var fp cu.DevicePtr
-	if len(r.Freqs) > 0 {
-		fp = b.freqTable(r.Freqs)
+	rp, ok := b.ropeOf(pos0, r)
+	if !ok {
+		return
 	}
-	var y backend.YaRN
-	var c0, c1 float32
+	b.args.Reset().Ptr(s.p).I32(int32(s.width)).I32(int32(heads)).I32(int32(headDim)).I32(int32(rp.pos0))
+	rp.append(b.args, r)
+	b.args.Ptr(rp.posp)
+	b.launch("rope", b.g.k.rope, [3]uint32{uint32(n), 1, 1}, [3]uint32{uint32(max(32, (r.Dim/2+31)&^31)), 1, 1})
+}
+
+// ropeParams are a rotation's arguments as the kernels take them.
+type ropeParams struct {
+	fp, posp cu.DevicePtr // the divisors (or 0); the position in device memory (or 0)
+	pos0     int          // 0 when posp is set, so that every step packs the same
+	y        backend.YaRN
+	c0, c1   float32
+}
+
+// ropeOf makes a rotation's arguments at pos0; false when YaRN's
+// correction dimensions cannot be made (b failed).
+func (b *Backend) ropeOf(pos0 int, r backend.Rope) (ropeParams, bool) {
+	var rp ropeParams
+	if len(r.Freqs) > 0 {
+		rp.fp = b.freqTable(r.Freqs)
+	}
 	if r.YaRN != nil {
-		y = *r.YaRN
+		rp.y = *r.YaRN
 		var err error
-		if c0, c1, err = yarnCorr(r); err != nil {
+		if rp.c0, rp.c1, err = yarnCorr(r); err != nil {
 			b.fail("rope", err)
-			return
+			return rp, false
 		}
 	}
-	posp := b.posArg(pos0)
-	if posp != 0 {
-		pos0 = 0 // read from posp, so that every step packs the same
+	rp.posp, rp.pos0 = b.posArg(pos0), pos0
+	if rp.posp != 0 {
+		rp.pos0 = 0
 	}
-	b.args.Reset().Ptr(s.p).I32(int32(s.width)).I32(int32(heads)).I32(int32(headDim)).I32(int32(pos0)).
-		F32(float32(r.Base)).I32(int32(r.Dim)).Ptr(fp).I32(b2i(r.Neox)).F32(r.Scale).F32(r.PosScale).
-		I32(b2i(r.YaRN != nil)).F32(y.ExtFactor).F32(y.AttnFactor).F32(c0).F32(c1).Ptr(posp)
-	b.launch("rope", b.g.k.rope, [3]uint32{uint32(n), 1, 1}, [3]uint32{uint32(max(32, (r.Dim/2+31)&^31)), 1, 1})
+	return rp, true
+}
+
+// append adds rope's arguments from base to corr1.
+func (rp *ropeParams) append(a *cu.Args, r backend.Rope) {
+	a.F32(float32(r.Base)).I32(int32(r.Dim)).Ptr(rp.fp).I32(b2i(r.Neox)).F32(r.Scale).F32(r.PosScale).
+		I32(b2i(r.YaRN != nil)).F32(rp.y.ExtFactor).F32(rp.y.AttnFactor).F32(rp.c0).F32(rp.c1)
+}
+
+// RoPEStoreKV implements backend.RoPEStorer: rope_store_kv rotates q and
+// k and caches k and v in one launch where RoPE, RoPE and StoreKV make
+// three, with rope's and store_kv's arithmetic (rope_cs, rope_turn, the
+// copies), bit for bit. A cache of other heads is not taken.
+func (b *Backend) RoPEStoreKV(q, k, v backend.Buffer, cache backend.KV, layer, slot, pos0, n, heads, kvHeads, headDim int, r backend.Rope) bool {
+	c, ok := cache.(*kv)
+	if !ok || c.a.KVHeads != kvHeads || c.a.HeadDim != headDim {
+		return false
+	}
+	if !b.enter() {
+		return true // a failed backend does nothing, as every operation
+	}
+	defer b.leave()
+	rp, ok := b.ropeOf(pos0, r)
+	if !ok {
+		return true
+	}
+	slotp := b.posArg(slot)
+	if slotp != 0 {
+		slot = 0
+	}
+	qs, ks, vs := db(q), db(k), db(v)
+	b.args.Reset().Ptr(qs.p).I32(int32(qs.width)).I32(int32(heads)).Ptr(ks.p).I32(int32(ks.width)).Ptr(vs.p).I32(int32(vs.width)).
+		Ptr(c.k).Ptr(c.v).I32(int32(layer)).I32(int32(kvHeads)).I32(int32(c.ctx)).I32(int32(headDim)).I32(int32(rp.pos0)).I32(int32(slot))
+	rp.append(b.args, r)
+	b.args.Ptr(rp.posp).Ptr(slotp)
+	b.launch("rope_store_kv", b.g.k.ropeStoreKV, [3]uint32{uint32(n), 1, 1}, [3]uint32{uint32(max(128, (r.Dim/2+31)&^31)), 1, 1})
+	return true
 }
 
 // yarnCorr is YaRN's correction dimensions (ggml_rope_yarn_corr_dims):

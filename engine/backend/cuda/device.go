@@ -335,7 +335,7 @@ type kernels struct {
 	prod                                                map[tensor.Type]productKernels
 	rmsnorm, headRMSNorm, addBias, swiglu, geglu, scale cu.Function
 	add, rope, storeKV, attend, projAdd, quantAct       cu.Function
-	quantQ8                                             cu.Function
+	quantQ8, rmsnormQ8, ropeStoreKV                     cu.Function
 	route, groupExperts, combine, swigluOAI             cu.Function
 	affine                                              cu.Function // affine.go
 }
@@ -353,7 +353,7 @@ func KernelNames() []string {
 		}
 	}
 	names = append(names, "affine_rows")
-	return append(names, "quant_q8")
+	return append(names, "quant_q8", "rmsnorm_q8", "rope_store_kv")
 }
 
 // findKernel looks a kernel up in the module whose PTX declares it: asking
@@ -392,6 +392,8 @@ func (k *kernels) resolve(find func(name string) (cu.Function, error)) error {
 	get(&k.projAdd, "proj_add")
 	get(&k.quantAct, "quant_act")
 	get(&k.quantQ8, "quant_q8")
+	get(&k.rmsnormQ8, "rmsnorm_q8")
+	get(&k.ropeStoreKV, "rope_store_kv")
 	get(&k.route, "route")
 	get(&k.groupExperts, "group_experts")
 	get(&k.combine, "combine")

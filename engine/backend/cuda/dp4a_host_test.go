@@ -76,6 +76,17 @@ func TestIntDecodeOnRecorder(t *testing.T) {
 					if grid[0]*block[0] < uint32(n) || n%32 != 0 {
 						t.Errorf("quant_q8: %v×%v threads for %d values", grid, block, n)
 					}
+				case name == "rmsnorm_q8":
+					n := int(a.Value(3))
+					extent(name, a, 0, 4*n)
+					extent(name, a, 1, 4*n)
+					extent(name, a, 2, 4*n)
+					extent(name, a, 5, n)
+					extent(name, a, 6, 4*n/32)
+					extent(name, a, 7, 4*n/32)
+					if grid != [3]uint32{1, 1, 1} || block[0]%32 != 0 || n%32 != 0 {
+						t.Errorf("rmsnorm_q8: %v×%v threads for %d values", grid, block, n)
+					}
 				case strings.HasPrefix(name, "mvq"):
 					rb, rows, c := int(a.Value(1)), int(a.Value(2)), int(a.Value(3))
 					extent(name, a, 0, rb*rows)
@@ -85,6 +96,12 @@ func TestIntDecodeOnRecorder(t *testing.T) {
 					extent(name, a, 7, 4*rows)
 					if math.Float32frombits(uint32(a.Value(8))) != 0 {
 						t.Errorf("%s: beta %v", name, math.Float32frombits(uint32(a.Value(8))))
+					}
+					if glu := int32(a.Value(10)); glu != 0 {
+						extent(name, a, 9, 4*rows)
+						if glu < 1 || glu > 3 {
+							t.Errorf("%s: glu %d", name, glu)
+						}
 					}
 				}
 			}
@@ -108,6 +125,82 @@ func TestIntDecodeOnRecorder(t *testing.T) {
 			b.Linear(y2, small, x, 1)
 			if got, want := names(), fmt.Sprintf("quant_q8[2 1 1] mvqk_%s[96 1 1]", s); got != want {
 				t.Errorf("decode's Linear launched %s, want %s", got, want)
+			}
+			// A decode RMSNorm quantises its output in its own launch
+			// (rmsnorm_q8), which the products that follow it read; an
+			// operation in between drops that, and a batch's norm is
+			// rmsnorm's.
+			nw, err := b.Vector(make([]float32, cols))
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.launches = f.launches[:0]
+			b.RMSNorm(x, x, nw, 1, 1e-5)
+			b.Linears(x, 1, backend.LinearOp{Dst: y1, W: big}, backend.LinearOp{Dst: y2, W: small})
+			b.RMSNorm(x, x, nw, 1, 1e-5)
+			b.Linear(y2, small, x, 1)
+			b.Linear(y2, small, x, 1)
+			b.RMSNorm(x, x, nw, 1, 1e-5)
+			b.Scale(x, 1, 2)
+			b.Linear(y2, small, x, 1)
+			b.RMSNorm(x, x, nw, 2, 1e-5)
+			b.Linear(y2, small, x, 1)
+			want = fmt.Sprintf("rmsnorm_q8[1 1 1] mvq_%[1]s[%[2]d 1 1] mvqk_%[1]s[96 1 1] rmsnorm_q8[1 1 1] mvqk_%[1]s[96 1 1] "+
+				"quant_q8[2 1 1] mvqk_%[1]s[96 1 1] rmsnorm_q8[1 1 1] scale[2 1 1] quant_q8[2 1 1] mvqk_%[1]s[96 1 1] "+
+				"rmsnorm[2 1 1] quant_q8[2 1 1] mvqk_%[1]s[96 1 1]", s, mvqMinRows/4)
+			if got := names(); got != want {
+				t.Errorf("norms and products launched\n%s, want\n%s", got, want)
+			}
+			// Gated: the gate's product, then the up product with the
+			// activation in its epilogue (argument 9 the gate's row, 10
+			// the unit); after a fused norm, no quantisation at all.
+			// Batches and unequal shapes are not taken.
+			g1, _ := b.Alloc(MaxBatch, 96)
+			var gl [][3]uint64 // each product's dst, gate row and unit
+			inspect := f.inspect
+			f.inspect = func(name string, grid, block [3]uint32, a *cu.Args) {
+				inspect(name, grid, block, a)
+				if strings.HasPrefix(name, "mvq") {
+					gl = append(gl, [3]uint64{a.Value(7), a.Value(9), a.Value(10)})
+				}
+			}
+			f.launches = f.launches[:0]
+			b.RMSNorm(x, x, nw, 1, 1e-5)
+			if !b.Gated(g1, y2, small, small, x, 1, backend.GLUGELU) {
+				t.Error("Gated did not take a decode of two products of one shape")
+			}
+			if !b.Gated(g1, y2, small, small, x, 1, backend.GLUSiLU) ||
+				b.Gated(g1, y2, small, small, x, 2, backend.GLUSiLU) || b.Gated(y1, y2, big, small, x, 1, backend.GLUSiLU) {
+				t.Error("Gated took the wrong calls")
+			}
+			f.inspect = inspect
+			want = fmt.Sprintf("rmsnorm_q8[1 1 1] mvqk_%[1]s[96 1 1] mvqk_%[1]s[96 1 1] quant_q8[2 1 1] mvqk_%[1]s[96 1 1] mvqk_%[1]s[96 1 1]", s)
+			if got := names(); got != want {
+				t.Errorf("Gated launched\n%s, want\n%s", got, want)
+			}
+			gp, up := uint64(db(g1).p), uint64(db(y2).p)
+			if wantGL := [][3]uint64{{gp, 0, 0}, {up, gp, 2}, {gp, 0, 0}, {up, gp, 1}}; !slices.Equal(gl, wantGL) {
+				t.Errorf("Gated's products (dst, gate row, unit): %#x, want %#x", gl, wantGL)
+			}
+			// LinearAdd: the product, then its row added to dst in the
+			// epilogue (unit 3); a dst of another width is not taken.
+			gl = gl[:0]
+			f.inspect = func(name string, grid, block [3]uint32, a *cu.Args) {
+				inspect(name, grid, block, a)
+				if strings.HasPrefix(name, "mvq") {
+					gl = append(gl, [3]uint64{a.Value(7), a.Value(9), a.Value(10)})
+				}
+			}
+			f.launches = f.launches[:0]
+			if !b.LinearAdd(g1, y2, small, x, 1) || b.LinearAdd(y1, y2, small, x, 1) || b.LinearAdd(g1, y2, small, x, 2) {
+				t.Error("LinearAdd took the wrong calls")
+			}
+			f.inspect = inspect
+			if got, want := names(), fmt.Sprintf("quant_q8[2 1 1] mvqk_%s[96 1 1]", s); got != want {
+				t.Errorf("LinearAdd launched %s, want %s", got, want)
+			}
+			if wantGL := [][3]uint64{{up, gp, 3}}; !slices.Equal(gl, wantGL) {
+				t.Errorf("LinearAdd's product (dst, stream, unit): %#x, want %#x", gl, wantGL)
 			}
 			// A batch keeps the float products.
 			f.launches = f.launches[:0]
@@ -135,6 +228,7 @@ func TestIntDecodeOnRecorder(t *testing.T) {
 			mem := len(f.mem)
 			f.record = false // the recorder's own appends are not the backend's
 			if n := testing.AllocsPerRun(20, func() {
+				b.RMSNorm(x, x, nw, 1, 1e-5)
 				b.Linears(x, 1, backend.LinearOp{Dst: y1, W: big}, backend.LinearOp{Dst: y2, W: small})
 			}); n != 0 {
 				t.Errorf("a decode product allocates %v times", n)
@@ -158,6 +252,11 @@ func exerciseIntDecode(t *testing.T, b *Backend) {
 	const cols = 256
 	x, _ := b.Alloc(1, cols)
 	y, _ := b.Alloc(1, mvqMinRows)
+	nw, err := b.Vector(make([]float32, cols))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.RMSNorm(x, x, nw, 1, 1e-5) // rmsnorm_q8, whose quantisation the first product reads
 	for t0 := tensor.Type(0); t0 < 64; t0++ {
 		if !dp4aType(t0) {
 			continue
@@ -185,4 +284,33 @@ func floatDecodeConfig(values bool) backendtest.Config {
 	c := suiteConfig(values)
 	c.Types = slices.DeleteFunc(slices.Clone(c.Types), func(t tensor.Type) bool { return !dp4aType(t) })
 	return c
+}
+
+// exerciseRoPEStore runs rope_store_kv (RoPEStoreKV) with and without
+// frequency divisors, and checks that a cache of other heads is not
+// taken.
+func exerciseRoPEStore(t *testing.T, b *Backend) {
+	a := backend.Attention{Heads: 4, KVHeads: 2, HeadDim: 64}
+	c, err := b.NewKV(2, 16, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, _ := b.Alloc(2, 4*64)
+	k, _ := b.Alloc(2, 2*64)
+	v, _ := b.Alloc(2, 2*64)
+	freqs := make([]float32, 16)
+	for i := range freqs {
+		freqs[i] = 1
+	}
+	for _, r := range []backend.Rope{{Base: 10000, Dim: 64}, {Base: 10000, Dim: 32, Neox: true, Freqs: freqs}} {
+		if !b.RoPEStoreKV(q, k, v, c, 1, 3, 5, 2, 4, 2, 64, r) {
+			t.Fatal("RoPEStoreKV did not take a cache of its heads")
+		}
+	}
+	if b.RoPEStoreKV(q, k, v, c, 1, 3, 5, 2, 4, 1, 128, backend.Rope{Base: 10000, Dim: 64}) {
+		t.Error("RoPEStoreKV took a cache of other heads")
+	}
+	if err := b.Err(); err != nil {
+		t.Fatal(err)
+	}
 }

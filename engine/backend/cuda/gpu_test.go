@@ -108,6 +108,11 @@ func TestGPUBackend(t *testing.T) {
 		backendtest.Run(t, b, floatDecodeConfig(true))
 	})
 	t.Run("int-decode", func(t *testing.T) { checkIntDecode(t, b) })
+	t.Run("fusions", func(t *testing.T) {
+		checkFusions(t, b)
+		checkGated(t, b)
+		checkRoPEStore(t, b)
+	})
 }
 
 // checkIntDecode runs decode's integer products on the GPU for every type

@@ -244,7 +244,7 @@ func (f *fakeDriver) Launch(fn cu.Function, grid, block [3]uint32, shared uint32
 // outside a decode step is passed itself), the position in device memory
 // of RoPE, the cache store and the attention (outside a decode step), the
 // attention's sinks, a router's mask and selection
-// bias, an expert product's biases.
+// bias, an expert product's biases, a decode product's gate row (Gated).
 func nullable(name string, i int) bool {
 	switch {
 	case name == "rope":
@@ -253,6 +253,8 @@ func nullable(name string, i int) bool {
 		return i == 3
 	case name == "store_kv":
 		return i == 11
+	case name == "rope_store_kv":
+		return i == 17 || i == 26 || i == 27 // the divisors; the position and the slot in device memory
 	case name == "attend":
 		return i == 15 || i == 16
 	case name == "route":
@@ -261,6 +263,8 @@ func nullable(name string, i int) bool {
 		return i == 8
 	case strings.HasPrefix(name, "mmid_"):
 		return i == 9
+	case strings.HasPrefix(name, "mvq"):
+		return i == 9 // the gate's row, for an up product without the gated epilogue
 	}
 	return false
 }
@@ -545,6 +549,7 @@ func TestSuiteOnRecorder(t *testing.T) {
 		backendtest.Run(t, b, floatDecodeConfig(false))
 	})
 	t.Run("IntDecodeTall", func(t *testing.T) { exerciseIntDecode(t, b) })
+	t.Run("RoPEStoreKV", func(t *testing.T) { exerciseRoPEStore(t, b) })
 	for _, e := range f.errs {
 		t.Error(e)
 	}

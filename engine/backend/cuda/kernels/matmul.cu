@@ -223,12 +223,7 @@ extern "C" __global__ void quant_act(float *xq, const float *x, int count, int h
 extern "C" __global__ void quant_q8(int8_t *xq, float *xd, float *xs, const float *x, int count) {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= count) return; // whole warps: count is a multiple of 32
-	float v = x[i], a = fabsf(v);
-	for (int o = 16; o > 0; o >>= 1) a = qa_max(a, __shfl_xor_sync(0xffffffffu, a, o));
-	int q = qa_lane(v, a), sum = q;
-	xq[i] = (int8_t)q;
-	for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
-	if ((threadIdx.x & 31) == 0) qa_scales(a, sum, xd + (i >> 5), xs + (i >> 5));
+	qa_warp(x[i], i, xq, xd, xs);
 }
 
 // mvq_rows computes y = W·x for one row of x quantised by quant_q8: S warps
@@ -240,7 +235,8 @@ extern "C" __global__ void quant_q8(int8_t *xq, float *xd, float *xs, const floa
 template <int T, int S, int U>
 __device__ __forceinline__ void mvq_rows(const uint8_t *__restrict__ w, int rowBytes, int rows, int cols,
                                          const int8_t *__restrict__ xq, const float *__restrict__ xd,
-                                         const float *__restrict__ xs, float *__restrict__ y, float beta) {
+                                         const float *__restrict__ xs, float *__restrict__ y, float beta,
+                                         float *__restrict__ z, int epi) {
 	__shared__ float part[WARPS][2];
 	const int P = mvq_lanes(T);
 	int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
@@ -282,25 +278,32 @@ __device__ __forceinline__ void mvq_rows(const uint8_t *__restrict__ w, int rowB
 	if (r >= rows || lane != 0) return;
 	float v = acc - __fmul_rn(mvq_minc(T), accm);
 	y[r] = beta == 0.f ? v : v + beta * y[r];
+	// The epilogue: for a gated unit's up product z holds the gate's row,
+	// which becomes act(gate)·up as swiglu (epi 1) and geglu (epi 2) make
+	// it; for a product into the residual stream (epi 3) z is the stream,
+	// to which the row is added as add does.
+	if (epi == 1) z[r] = silu_mul(z[r], v);
+	if (epi == 2) z[r] = gelu_mul(z[r], v);
+	if (epi == 3) z[r] = z[r] + v;
 }
 
 // Kernels per type: mvq_<type> (4 warps a block, one row each, two pieces
 // a lane a step: for matrices of many rows) and mvqk_<type> (the 4 warps
 // share one row, split-K: for fewer rows, so that every SM still has
 // blocks). Grid: (ceil(rows/4), 1) and (rows, 1); block: 128 threads.
-// beta as the mv_ kernels'. At least 8 blocks an SM (64 registers a
-// thread at most): without it ptxas 11.8 gives mvq_q5_k 40 registers on
-// sm_80 and spills.
+// beta as the mv_ kernels'; epi as mvq_rows's (0: none). At least 8
+// blocks an SM (64 registers a thread at most): without it ptxas 11.8
+// gives mvq_q5_k 40 registers on sm_80 and spills.
 #define DP4A(name, T)                                                                                              \
 	extern "C" __global__ void __launch_bounds__(128, 8)                                                         \
 	    mvq_##name(const uint8_t *w, int rowBytes, int rows, int cols, const int8_t *xq, const float *xd,          \
-	               const float *xs, float *y, float beta) {                                                        \
-		mvq_rows<T, 1, 2>(w, rowBytes, rows, cols, xq, xd, xs, y, beta);                                           \
+	               const float *xs, float *y, float beta, float *z, int epi) {                                     \
+		mvq_rows<T, 1, 2>(w, rowBytes, rows, cols, xq, xd, xs, y, beta, z, epi);                                   \
 	}                                                                                                            \
 	extern "C" __global__ void __launch_bounds__(128, 8)                                                         \
 	    mvqk_##name(const uint8_t *w, int rowBytes, int rows, int cols, const int8_t *xq, const float *xd,         \
-	                const float *xs, float *y, float beta) {                                                       \
-		mvq_rows<T, 4, 1>(w, rowBytes, rows, cols, xq, xd, xs, y, beta);                                           \
+	                const float *xs, float *y, float beta, float *z, int epi) {                                    \
+		mvq_rows<T, 4, 1>(w, rowBytes, rows, cols, xq, xd, xs, y, beta, z, epi);                                   \
 	}
 
 DP4A(q8_0, T_Q8_0)

@@ -33,6 +33,26 @@ extern "C" __global__ void rmsnorm(float *out, int ldo, const float *x, int ldx,
 	for (int i = threadIdx.x; i < n; i += blockDim.x) orow[i] = xr[i] * scale * w[i];
 }
 
+// rmsnorm_q8 is rmsnorm of one row (decode) fused with quant_q8 of its
+// output: each value is rounded to float as rmsnorm writes it, stored, and
+// quantised from that float by the warp (qa_warp), so the codes, scales
+// and sums are quant_q8's of rmsnorm's output bit for bit, one launch
+// instead of two. n is a multiple of 32 and blockDim.x of 32, so a warp's
+// values in a step are one whole block of 32.
+extern "C" __global__ void rmsnorm_q8(float *out, const float *x, const float *w, int n, float eps, int8_t *xq,
+                                      float *xd, float *xs) {
+	__shared__ double sh[32];
+	double ss = 0;
+	for (int i = threadIdx.x; i < n; i += blockDim.x) ss += (double)x[i] * (double)x[i];
+	ss = block_sum_d(ss, sh);
+	float scale = (float)(1.0 / sqrt(ss / n + (double)eps));
+	for (int i = threadIdx.x; i < n; i += blockDim.x) {
+		float v = x[i] * scale * w[i];
+		out[i] = v;
+		qa_warp(v, i, xq, xd, xs);
+	}
+}
+
 // head_rmsnorm normalises each head of width hd in place: grid (rows,
 // heads), one warp per head.
 extern "C" __global__ void head_rmsnorm(float *x, int ldx, const float *w, int hd, float eps) {
@@ -58,30 +78,14 @@ extern "C" __global__ void swiglu(float *g, int ldg, const float *u, int ldu, in
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= n * wd) return;
 	int r = i / wd, c = i % wd;
-	float v = g[(size_t)r * ldg + c];
-	g[(size_t)r * ldg + c] = v / (1.f + expf(-v)) * u[(size_t)r * ldu + c];
-}
-
-// gelu_f16 is GELU's tanh form as ggml's CPU backend evaluates it: input
-// and result rounded to f16, 0 below −10 and x above 10.
-__device__ __forceinline__ float gelu_f16(float x) {
-	if (x <= -10.f) return 0.f;
-	if (x >= 10.f) return x;
-	// Each step rounded as the CPU's Go does (no fused multiply-adds): a
-	// fused one can move the f16 result by one step.
-	const float c = 0.7978845608028654f;
-	float v = __half2float(__float2half_rn(x));
-	float inner = __fadd_rn(1.f, __fmul_rn(__fmul_rn(0.044715f, v), v));
-	float t = (float)tanh((double)__fmul_rn(__fmul_rn(c, v), inner));
-	float g = __fmul_rn(__fmul_rn(0.5f, v), __fadd_rn(1.f, t));
-	return __half2float(__float2half_rn(g));
+	g[(size_t)r * ldg + c] = silu_mul(g[(size_t)r * ldg + c], u[(size_t)r * ldu + c]);
 }
 
 extern "C" __global__ void geglu(float *g, int ldg, const float *u, int ldu, int wd, int n) {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= n * wd) return;
 	int r = i / wd, c = i % wd;
-	g[(size_t)r * ldg + c] = gelu_f16(g[(size_t)r * ldg + c]) * u[(size_t)r * ldu + c];
+	g[(size_t)r * ldg + c] = gelu_mul(g[(size_t)r * ldg + c], u[(size_t)r * ldu + c]);
 }
 
 extern "C" __global__ void scale(float *x, int count, float c) {
@@ -92,6 +96,15 @@ extern "C" __global__ void scale(float *x, int count, float c) {
 extern "C" __global__ void add(float *dst, const float *src, int count) {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i < count) dst[i] += src[i];
+}
+
+// rope_turn turns pair (a, b) of one head by the angle whose cosine and
+// sine are c and s: one function for rope and rope_store_kv, so that nvcc
+// contracts the two the same way.
+__device__ __forceinline__ void rope_turn(float *hx, int a, int b, float c, float s) {
+	float x0 = hx[a], x1 = hx[b];
+	hx[a] = x0 * c - x1 * s;
+	hx[b] = x0 * s + x1 * c;
 }
 
 // rope rotates the first `heads` heads of n rows: grid (n), one thread per
@@ -112,12 +125,7 @@ extern "C" __global__ void rope(float *x, int ldx, int heads, int hd, int pos0, 
 	rope_cs(i, pos0 + r, base, dim, freqs ? freqs[i] : 1.f, mscale, posScale, yarn, ext, attn, corr0, corr1, &c, &s);
 	int a = neox ? i : 2 * i, b = neox ? i + half : 2 * i + 1;
 	float *row = x + (size_t)r * ldx;
-	for (int h = 0; h < heads; h++) {
-		float *hx = row + h * hd;
-		float x0 = hx[a], x1 = hx[b];
-		hx[a] = x0 * c - x1 * s;
-		hx[b] = x0 * s + x1 * c;
-	}
+	for (int h = 0; h < heads; h++) rope_turn(row + h * hd, a, b, c, s);
 }
 
 // store_kv copies n rows of keys and values (width kvh·hd) into layer's
@@ -130,6 +138,38 @@ extern "C" __global__ void store_kv(float *kc, float *vc, const float *k, int ld
 	for (int e = threadIdx.x; e < kvh * hd; e += blockDim.x) {
 		int g = e / hd, d = e % hd;
 		size_t off = ((size_t)(layer * kvh + g) * ctx + pos0 + r) * hd + d;
+		kc[off] = k[(size_t)r * ldk + e];
+		vc[off] = v[(size_t)r * ldv + e];
+	}
+}
+
+// rope_store_kv is rope of n rows of queries (heads heads) and keys (kvh
+// heads), then store_kv of the turned keys and the values, in one launch:
+// grid (n), one thread a pair as rope's (rope_cs, rope_turn), then, after
+// the block's barrier, which makes its turned keys visible to all its
+// threads, the copy into the cache at slot0 + r as store_kv's. q and k are
+// left turned, as rope leaves them. posp and slotp (optional) replace pos0
+// and slot0 with the values in device memory, as in rope and store_kv.
+extern "C" __global__ void rope_store_kv(float *q, int ldq, int heads, float *k, int ldk, const float *v, int ldv,
+                                         float *kc, float *vc, int layer, int kvh, int ctx, int hd, int pos0,
+                                         int slot0, float base, int dim, const float *freqs, int neox, float mscale,
+                                         float posScale, int yarn, float ext, float attn, float corr0, float corr1,
+                                         const int *posp, const int *slotp) {
+	int i = threadIdx.x, r = blockIdx.x, half = dim / 2;
+	if (posp) pos0 = *posp;
+	if (slotp) slot0 = *slotp;
+	if (i < half) {
+		float c, s;
+		rope_cs(i, pos0 + r, base, dim, freqs ? freqs[i] : 1.f, mscale, posScale, yarn, ext, attn, corr0, corr1, &c, &s);
+		int a = neox ? i : 2 * i, b = neox ? i + half : 2 * i + 1;
+		float *qr = q + (size_t)r * ldq, *kr = k + (size_t)r * ldk;
+		for (int h = 0; h < heads; h++) rope_turn(qr + h * hd, a, b, c, s);
+		for (int h = 0; h < kvh; h++) rope_turn(kr + h * hd, a, b, c, s);
+	}
+	__syncthreads();
+	for (int e = threadIdx.x; e < kvh * hd; e += blockDim.x) {
+		int g = e / hd, d = e % hd;
+		size_t off = ((size_t)(layer * kvh + g) * ctx + slot0 + r) * hd + d;
 		kc[off] = k[(size_t)r * ldk + e];
 		vc[off] = v[(size_t)r * ldv + e];
 	}

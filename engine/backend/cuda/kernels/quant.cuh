@@ -919,6 +919,46 @@ QFN void qa_scales(float amax, int sum, float *d, float *s) {
 	*s = cls > 0 ? qmul(dd, (float)sum) : dd;
 }
 
+#ifdef __CUDACC__
+#include <cuda_fp16.h>
+
+// qa_warp quantises the 32 values of a warp, lane l holding value i of
+// block i/32 (i ≡ l mod 32), as quant_q8 does: the block's maximum and its
+// code sum are butterflies (the sum is an integer, so its order does not
+// matter; the maximum is exact in any order), lane 0 writes the scales.
+// Every lane of the warp must call it.
+__device__ __forceinline__ void qa_warp(float v, int i, int8_t *xq, float *xd, float *xs) {
+	float a = fabsf(v);
+	for (int o = 16; o > 0; o >>= 1) a = qa_max(a, __shfl_xor_sync(0xffffffffu, a, o));
+	int q = qa_lane(v, a), sum = q;
+	xq[i] = (int8_t)q;
+	for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+	if ((threadIdx.x & 31) == 0) qa_scales(a, sum, xd + (i >> 5), xs + (i >> 5));
+}
+
+// gelu_f16 is GELU's tanh form as ggml's CPU backend evaluates it: input
+// and result rounded to f16, 0 below −10 and x above 10.
+__device__ __forceinline__ float gelu_f16(float x) {
+	if (x <= -10.f) return 0.f;
+	if (x >= 10.f) return x;
+	// Each step rounded as the CPU's Go does (no fused multiply-adds): a
+	// fused one can move the f16 result by one step.
+	const float c = 0.7978845608028654f;
+	float v = __half2float(__float2half_rn(x));
+	float inner = __fadd_rn(1.f, __fmul_rn(__fmul_rn(0.044715f, v), v));
+	float t = (float)tanh((double)__fmul_rn(__fmul_rn(c, v), inner));
+	float g = __fmul_rn(__fmul_rn(0.5f, v), __fadd_rn(1.f, t));
+	return __half2float(__float2half_rn(g));
+}
+
+// silu_mul and gelu_mul are the gated units' g ← act(g)·u, one function
+// for ops.cu's swiglu and geglu and for the up product that applies them
+// (mvq_rows's epilogue), so that nvcc contracts them the same way in both
+// (1 + e^−g is a fused multiply-add inside expf's sequence).
+__device__ __forceinline__ float silu_mul(float g, float u) { return g / (1.f + expf(-g)) * u; }
+__device__ __forceinline__ float gelu_mul(float g, float u) { return gelu_f16(g) * u; }
+#endif
+
 // mvq_lanes is the lanes that share a piece, mvq_width its weights.
 QFN int mvq_lanes(int t) { return t == T_Q4_K || t == T_Q5_K || t == T_Q6_K ? 2 : 1; }
 QFN int mvq_width(int t) { return t == T_Q4_K || t == T_Q5_K ? 64 : 32; }
