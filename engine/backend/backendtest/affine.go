@@ -7,46 +7,8 @@ import (
 	"testing"
 
 	"github.com/isagi-lab/isagi/engine/backend"
+	"github.com/isagi-lab/isagi/engine/internal/orth"
 )
-
-// orthonormalRows returns k orthonormal rows of width d (k ≤ d), by
-// Gram–Schmidt in float64 on random rows, narrowed to float32.
-func orthonormalRows(r *rand.Rand, k, d int) []float32 {
-	rows := make([][]float64, 0, k)
-	for len(rows) < k {
-		v := make([]float64, d)
-		for i := range v {
-			v[i] = r.NormFloat64()
-		}
-		for range 2 {
-			for _, q := range rows {
-				var t float64
-				for i := range v {
-					t += q[i] * v[i]
-				}
-				for i := range v {
-					v[i] -= t * q[i]
-				}
-			}
-		}
-		var n float64
-		for _, x := range v {
-			n += x * x
-		}
-		n = math.Sqrt(n)
-		for i := range v {
-			v[i] /= n
-		}
-		rows = append(rows, v)
-	}
-	out := make([]float32, 0, k*d)
-	for _, q := range rows {
-		for _, x := range q {
-			out = append(out, float32(x))
-		}
-	}
-	return out
-}
 
 // affineRef is backend.Affiner's map in float64 on one row.
 func affineRef(x, q, mu, dir []float32, k int, alpha float32) []float32 {
@@ -107,9 +69,9 @@ func (s *suite) affiner(t *testing.T) {
 		mu := randVec(r, tc.d, 0.5)
 		var dir []float32
 		if tc.alpha != 0 {
-			dir = orthonormalRows(r, 1, tc.d)
+			dir = orth.Rows(r, 1, tc.d)
 		}
-		q := orthonormalRows(r, tc.k, tc.d)
+		q := orth.Rows(r, tc.k, tc.d)
 		p := s.alloc(t, tc.rows, tc.d, x)
 		s.place(0, 1)
 		var mc, mg backend.Matrix

@@ -142,23 +142,15 @@ func (s *side) run(t *testing.T, m *model.Model, threads, prompt, decode int) {
 	}
 	defer st.Close()
 	V := m.Config.Vocab
-	ids := make([]int32, prompt)
-	for i := range ids {
-		ids[i] = int32((i*7919 + 13) % V)
-	}
 	logits := make([]float32, V)
-	t0 := time.Now()
-	if err := st.Forward(ids, logits); err != nil {
-		t.Fatal(err)
-	}
 	var x sample
-	x.prefill = float64(prompt) / time.Since(t0).Seconds()
+	x.prefill = timedPrefill(t, st, prompt, logits)
 	var before Stats
 	if c != nil {
 		before = c.Stats()
 	}
 	next := []int32{0}
-	t0 = time.Now()
+	t0 := time.Now()
 	for i := range decode {
 		next[0] = int32((i*31 + 7) % V)
 		if err := st.Forward(next, logits); err != nil {
@@ -330,15 +322,21 @@ func (s *pside) run(t *testing.T, m *model.Model, prompt int) {
 	}
 	defer st.Close()
 	s.step = st.BatchSize()
-	V := m.Config.Vocab
-	ids := make([]int32, prompt)
+	s.tps = append(s.tps, timedPrefill(t, st, prompt, make([]float32, m.Config.Vocab)))
+}
+
+// timedPrefill runs a prompt of n fixed token ids through st and returns
+// its tokens per second.
+func timedPrefill(t *testing.T, st *model.State, n int, logits []float32) float64 {
+	t.Helper()
+	V := len(logits)
+	ids := make([]int32, n)
 	for i := range ids {
 		ids[i] = int32((i*7919 + 13) % V)
 	}
-	logits := make([]float32, V)
 	t0 := time.Now()
 	if err := st.Forward(ids, logits); err != nil {
 		t.Fatal(err)
 	}
-	s.tps = append(s.tps, float64(prompt)/time.Since(t0).Seconds())
+	return float64(n) / time.Since(t0).Seconds()
 }
