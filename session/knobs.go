@@ -245,8 +245,8 @@ func Knobs() []Knob {
 			},
 		},
 		{
-			Name: "draft", Aliases: []string{"speculative"}, Values: "ngram|rank:K|flow:FILE", Build: true,
-			Help: "speculative decoding; off, or rank:K,slots",
+			Name: "draft", Aliases: []string{"speculative"}, Values: "ngram|rank:K", Build: true,
+			Help: "speculative decoding (also off, flow:FILE)",
 			Value: func(s Settings, _ Info) string {
 				if s.Draft == "" {
 					return "off"
