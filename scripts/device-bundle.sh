@@ -19,6 +19,11 @@
 #	                                conformance only
 #	scripts/device-bundle.sh c      set c: kjv f32 and the quants q3_k_m, q5_k_m,
 #	                                q6_k, iq4_xs: conformance only
+#	scripts/device-bundle.sh cuda3  set a's fixtures without isagi: conformance,
+#	                                memcheck and issue 55's goals
+#	                                (device-check.sh runs it as
+#	                                ISAGI_DEVICE_ONLY=cuda3), for when set a
+#	                                does not fit beside the work tree
 set -euo pipefail
 cd "$(dirname "$0")/.."
 set_=${1:-a}
@@ -36,7 +41,7 @@ if [ "$set_" = a ]; then
 fi
 gzip -6 .device/*.test .device/synthgguf $([ -e .device/isagi ] && echo .device/isagi)
 case "$set_" in
-a)
+a | cuda3)
 	cp "$fx"/stories260k/*.gguf .device/fixtures/stories260k/
 	cp "$fx"/kjv/kjv-q4_k_m.gguf .device/fixtures/kjv/
 	cp "$fx"/archs/*.gguf .device/fixtures/archs/
@@ -57,7 +62,7 @@ c)
 	done
 	;;
 *)
-	echo "device-bundle: set a, b or c, not $set_" >&2
+	echo "device-bundle: set a, b, c or cuda3, not $set_" >&2
 	exit 2
 	;;
 esac

@@ -16,8 +16,9 @@
 #     depth 0, 8 sequences batched against one, memcheck on a prefill of
 #     1,100 tokens and decode past it, no host allocation in a decode step;
 #     a summary line per goal (set a).
-# ISAGI_DEVICE_ONLY=cuda3 runs conformance, the memcheck steps and issue
-# 55's steps alone (about 5 minutes), when a session's device time is short.
+# ISAGI_DEVICE_ONLY=cuda3 (or a bundle of set cuda3) runs conformance, the
+# memcheck steps and issue 55's steps alone (about 5 minutes), when a
+# session's device time is short.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/isagi-device}
@@ -31,9 +32,13 @@ chmod +x "$B"/cuda.test "$B"/synthgguf "$B"/isagi 2>/dev/null
 ln -sf "$PWD/demo/kjv-q8_0.gguf" "$B/fixtures/kjv/kjv-q8_0.gguf"
 set_=$(cat "$B/set" 2>/dev/null || echo a)
 only=${ISAGI_DEVICE_ONLY:-}
+# The cuda3 bundle is set a's fixtures without isagi, for issue 55's steps.
+if [ "$set_" = cuda3 ]; then
+	set_=a only=cuda3
+fi
 full() { [ -z "$only" ]; }
 nvidia-smi --query-gpu=name,driver_version,memory.total,power.limit,clocks.max.sm,clocks.max.mem --format=csv >"$OUT/gpu.csv" 2>&1
-say "== $(tail -1 "$OUT/gpu.csv") · fixture set $set_ · $(date -u +%FT%TZ)"
+say "== $(tail -1 "$OUT/gpu.csv") · fixture set $set_${only:+ (only $only)} · $(date -u +%FT%TZ)"
 export ISAGI_REQUIRE_GPU=1 ISAGI_FIXTURES="$PWD/$B/fixtures" ISAGI_DEVICE_OUT="$OUT"
 status=0
 step() { # name, timeout, command…
