@@ -124,7 +124,7 @@ func (s *Session) sendOn(ctx context.Context, input string, mode sendMode, emit 
 	seed := s.seed
 	s.gen.Reseed(seed)
 	s.seed = nextSeed(seed)
-	stats, err := s.gen.Generate(ctx, feed, generate.Options{MaxTokens: s.set.MaxTokens, Stop: s.stops, Constraint: constraint}, func(id int32) error {
+	stats, err := s.gen.Generate(ctx, feed, generate.Options{MaxTokens: s.set.MaxTokens, Stop: s.stops, Constraint: constraint, Progress: prefillProgress(ctx)}, func(id int32) error {
 		n++
 		if n == 1 {
 			decodeStart = time.Now()

@@ -345,6 +345,6 @@ func (m *Model) regenerate() tea.Cmd {
 	m.rewound = nil
 	m.chat.add(entryInfo, "regenerating the last answer")
 	began := m.broadcast(replyBeginMsg{regenerate: true})
-	m.status = "generating — esc stops"
+	m.status = generatingStatus
 	return tea.Batch(began, m.gate.startReply(m.withExperts(e.Regenerate), m.startMeter()))
 }

@@ -31,6 +31,9 @@ type perfPane struct {
 	// joule line at all. tokJ and powerW are the last turn's (0: none).
 	energy       bool
 	tokJ, powerW float64
+	// pre is the prompt's progress while a reply reads it (Total 0: not
+	// reading one).
+	pre session.Prefill
 }
 
 const maxSamples = 64
@@ -42,6 +45,10 @@ func (p *perfPane) Update(msg tea.Msg) tea.Cmd {
 	case replyBeginMsg:
 		p.begin()
 	case streamMsg:
+		p.pre = msg.prefill
+		if msg.done {
+			p.pre = session.Prefill{}
+		}
 		if msg.fresh {
 			p.observe(msg.ev)
 		}
@@ -60,6 +67,7 @@ func (p *perfPane) begin() {
 	p.served = false
 	p.tokS, p.ttft, p.tokens = 0, 0, 0
 	p.tokJ, p.powerW = 0, 0
+	p.pre = session.Prefill{}
 }
 
 // observe records a streaming event.
@@ -120,7 +128,40 @@ func servedFromMemory(t session.Turn) bool { return t.COG != nil && t.COG.Retrie
 // servedLabel stands in for the speed of a reply served from memory.
 const servedLabel = "served from memory"
 
+// prefilling says a reply's prompt is being read: its progress is shown
+// until the first token.
+func (p *perfPane) prefilling() bool { return p.generating && p.pre.Total > 0 }
+
+// prefillText is the prompt's progress on one line: "prefill
+// 1,024/4,096 · 2,310 tok/s" (no speed before the first step is done).
+func (p *perfPane) prefillText() string {
+	s := "prefill " + thousands(p.pre.Done) + "/" + thousands(p.pre.Total)
+	if p.pre.TokPerSec > 0 {
+		s += " · " + thousands(int(p.pre.TokPerSec+0.5)) + " tok/s"
+	}
+	return s
+}
+
+// thousands writes n with its thousands separated by commas.
+func thousands(n int) string {
+	if n < 0 {
+		return "-" + thousands(-n)
+	}
+	s := fmt.Sprint(n)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
 func (p *perfPane) lines(w int) []string {
+	if p.prefilling() {
+		return p.prefillLines(w)
+	}
 	speed := "– tok/s"
 	if p.tokS > 0 {
 		speed = fmt.Sprintf("%.1f tok/s", p.tokS)
@@ -157,6 +198,25 @@ func (p *perfPane) lines(w int) []string {
 		out = append(out, kv("energy", e))
 	}
 	return append(out, p.specLines()...)
+}
+
+// prefillLines are the pane while a prompt is read: how far (tokens and
+// share) where the speed is, and the prefill's speed so far.
+func (p *perfPane) prefillLines(w int) []string {
+	pre := p.pre
+	head := theme.Value.Bold(true).Render("prefill "+thousands(pre.Done)+"/"+thousands(pre.Total)) +
+		" " + theme.Label.Render(fmt.Sprintf("%d%%", pre.Done*100/pre.Total))
+	rate := "–"
+	if pre.TokPerSec > 0 {
+		rate = thousands(int(pre.TokPerSec+0.5)) + " tok/s"
+	}
+	spark := sparkline(p.samples, w)
+	if spark == "" {
+		spark = theme.Dim.Render(strings.Repeat("·", min(w, 12)))
+	} else {
+		spark = theme.Spark.Render(spark)
+	}
+	return []string{head, spark, kv("ttft", "–"), kv("prefill", rate), kv("context", p.context())}
 }
 
 // specLines describe the last turn's speculative decoding: the drafter,
@@ -199,6 +259,9 @@ func (p *perfPane) summary() string {
 	speed := "– tok/s"
 	if p.tokS > 0 {
 		speed = fmt.Sprintf("%.1f tok/s", p.tokS)
+	}
+	if p.prefilling() {
+		return p.prefillText() + " · ctx " + p.context()
 	}
 	if p.served {
 		// No time to first token either: nothing was decoded.

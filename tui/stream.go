@@ -41,6 +41,9 @@ type generation struct {
 	decoding          bool
 	firstTok, lastTok time.Duration
 	power             gpu.Window // the GPU's draw over the decode, set with done
+	// prefill is how far the prompt has been read, until the first token
+	// (session.WithPrefill); the zero value once decoding began.
+	prefill session.Prefill
 }
 
 // streamMsg carries what a generation produced since the previous one.
@@ -53,6 +56,9 @@ type streamMsg struct {
 	turn  session.Turn
 	err   error
 	power gpu.Window // with done: the GPU's mean draw over the decode
+	// prefill is the prompt's progress while it is read (Total 0 when
+	// there is none to show: before it, and once the first token came).
+	prefill session.Prefill
 }
 
 // startGeneration runs send (the session's Send or Regenerate) on a new goroutine (counted in wg so Run can
@@ -71,7 +77,7 @@ func startGeneration(parent context.Context, wg *sync.WaitGroup, send func(conte
 		defer wg.Done()
 		defer cancel()
 		began := time.Now() // Send's own clock starts within microseconds of this
-		turn, err := send(ctx, g.emit)
+		turn, err := send(session.WithPrefill(ctx, g.onPrefill), g.emit)
 		meter.Stop()
 		if errors.Is(err, context.Canceled) {
 			err = nil
@@ -91,8 +97,20 @@ func (g *generation) emit(ev session.Event) {
 	if ev.Tokens > 0 && ev.ID >= 0 {
 		if !g.decoding {
 			g.decoding, g.firstTok = true, ev.Elapsed
+			g.prefill = session.Prefill{}
 		}
 		g.lastTok = ev.Elapsed
+	}
+	g.mu.Unlock()
+	g.poke()
+}
+
+// onPrefill records the prompt's progress, told between the model's
+// prefill steps: a long prompt shows how far it has been read.
+func (g *generation) onPrefill(p session.Prefill) {
+	g.mu.Lock()
+	if !g.decoding {
+		g.prefill = p
 	}
 	g.mu.Unlock()
 	g.poke()
@@ -141,7 +159,7 @@ func (g *generation) wait() tea.Cmd {
 		g.mu.Lock()
 		defer g.mu.Unlock()
 		g.delivered = time.Now()
-		msg := streamMsg{id: g.id, text: g.text.String(), ev: g.last, fresh: g.fresh, done: g.done, turn: g.turn, err: g.err, power: g.power}
+		msg := streamMsg{id: g.id, text: g.text.String(), ev: g.last, fresh: g.fresh, done: g.done, turn: g.turn, err: g.err, power: g.power, prefill: g.prefill}
 		g.text.Reset()
 		g.fresh = false
 		return msg

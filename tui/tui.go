@@ -428,7 +428,7 @@ func (m *Model) submit() tea.Cmd {
 	m.editing = -1
 	m.chat.addLabelled(entryUser, text, label)
 	began := m.broadcast(replyBeginMsg{})
-	m.status = "generating — esc stops"
+	m.status = generatingStatus
 	return tea.Batch(began, m.gate.startReply(m.withExperts(send), m.startMeter()))
 }
 
@@ -566,10 +566,17 @@ func (m *Model) header() string {
 	return lipgloss.NewStyle().MaxWidth(m.width).Render(s)
 }
 
+// generatingStatus is the status line while a reply is generated; while
+// its prompt is read, the prefill's progress stands in for "generating".
+const generatingStatus = "generating — esc stops"
+
 func (m *Model) statusBar() string {
 	left := m.status
-	if left == "" {
+	switch {
+	case left == "":
 		left = "ready"
+	case left == generatingStatus && m.perf.prefilling():
+		left = m.perf.prefillText() + " — esc stops"
 	}
 	var hints []string
 	for _, b := range m.keys.ShortHelp() {

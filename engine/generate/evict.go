@@ -25,7 +25,7 @@ type Eviction struct {
 const DefaultEvictInterval = 64
 
 // EvictChunk is the most prompt tokens a generator with eviction runs in
-// one step (without, it is model.MaxBatch): the cache needs this much room
+// one step (without, it is the state's BatchSize): the cache needs this much room
 // beyond the budget, so a smaller step keeps a small window's cache small.
 const EvictChunk = 64
 

@@ -32,6 +32,13 @@ type Options struct {
 	// (a grammar: engine/grammar through an adapter). Speculative decoding
 	// is off for such a call: a drafter does not know the constraint.
 	Constraint Constraint
+	// Progress, when set, is told how far the prefill has come: the
+	// prompt tokens computed so far and the prompt's length, once before
+	// the first step (done 0) and after every step of the state
+	// (model.State.BatchSize tokens, or EvictChunk while evicting), on the
+	// calling goroutine. A long prompt is cancelled (ctx) between the same
+	// steps. It is not called for an empty prompt.
+	Progress func(done, total int)
 }
 
 // Constraint limits the tokens a Generate call may sample.
@@ -246,10 +253,15 @@ func (g *Generator) generate(ctx context.Context, prompt []int32, opts Options, 
 		}
 		g.pending = false
 	}
-	// Prefill in batches so a long prompt can be cancelled between them.
-	step := model.MaxBatch
+	// Prefill in the state's own steps, so that a long prompt can be
+	// cancelled, and its progress told, between them: Forward would run
+	// the same steps in one call.
+	step := g.state.BatchSize()
 	if g.evict != nil {
 		step = EvictChunk
+	}
+	if opts.Progress != nil && len(prompt) > 0 {
+		opts.Progress(0, len(prompt))
 	}
 	for i := 0; i < len(prompt); i += step {
 		if err := ctx.Err(); err != nil {
@@ -268,6 +280,9 @@ func (g *Generator) generate(ctx context.Context, prompt []int32, opts Options, 
 			return st, err
 		}
 		g.history = append(g.history, chunk...)
+		if opts.Progress != nil {
+			opts.Progress(i+len(chunk), len(prompt))
+		}
 	}
 	st.PrefillDuration = time.Since(start)
 
