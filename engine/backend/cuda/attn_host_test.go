@@ -32,8 +32,15 @@ func exerciseRoPEStoreF16(t *testing.T, b *Backend) {
 }
 
 // TestSplitPlan: the splits cover the capacity, at least ATT_CHUNK
-// positions each and at most ATT_MAX_SPLIT of them.
+// positions each and at most ATT_MAX_SPLIT of them; the values are those
+// hostq's TestAttnSplitPlan wants of att_split_plan, the host build's.
 func TestSplitPlan(t *testing.T) {
+	for _, c := range []struct{ ctx, chunk, ns int }{{1, 128, 1}, {256, 128, 2}, {8192, 128, 64}, {65536, 128, 512},
+		{65537, 129, 509}, {131072, 256, 512}} {
+		if chunk, ns := splitPlan(c.ctx); chunk != c.chunk || ns != c.ns {
+			t.Errorf("ctx %d: %d splits of %d, want %d of %d", c.ctx, ns, chunk, c.ns, c.chunk)
+		}
+	}
 	for _, ctx := range []int{1, 127, 128, 129, 4096, 8192, 65536, 65537, 1 << 20, 1<<20 + 3} {
 		chunk, ns := splitPlan(ctx)
 		if chunk < attChunk || ns > attMaxSplit || ns < 1 || chunk*ns < ctx || chunk*(ns-1) >= ctx {
