@@ -16,7 +16,7 @@ import (
 // MaxBatch is the most rows one operation takes: the engine's prefill step.
 const MaxBatch = 64
 
-// maxHeadDim is the widest head attend handles (8 values a lane).
+// maxHeadDim is the widest head the attention kernels take (ATT_HD).
 const maxHeadDim = 256
 
 // Backend runs one State's forward pass on a Device: activations, the KV
@@ -53,6 +53,10 @@ type Backend struct {
 	// then skip quant_q8. Any other operation in between drops it.
 	normed, held normedRow
 	freqs        map[*float32]cu.DevicePtr // RoPE divisors, uploaded once per table
+	// part is the split attention's partial softmaxes (attention.go),
+	// grown by NewKV to the largest cache's need: npart floats.
+	part  cu.DevicePtr
+	npart int
 
 	owned  []cu.DevicePtr // buffers and caches this backend allocated
 	closed bool
@@ -293,7 +297,7 @@ type vec struct {
 func (v *vec) Len() int { return v.n }
 
 // kv is a KV cache on the device, laid out as the CPU's:
-// [layer][kvHead][ctx][headDim] float32.
+// [layer][kvHead][ctx][headDim] float32, or binary16 for KVF16.
 type kv struct {
 	k, v cu.DevicePtr
 	ctx  int
@@ -463,14 +467,14 @@ func (b *Backend) Alloc(rows, width int) (backend.Buffer, error) {
 	return &buf{p: p, rows: rows, width: width}, nil
 }
 
-// NewKV allocates a float32 cache on the device, like the CPU's default
-// (an f16 cache flips near-ties of the goldens). The device kernels read
-// float32 only, so a compact type (a.KV) is refused.
+// NewKV allocates a float32 or binary16 (KVF16) cache on the device, as
+// the CPU's, and grows the split attention's scratch to its capacity
+// (attention.go). Q8_0 is refused: the kernels read f32 and f16 only.
 func (b *Backend) NewKV(layers, ctx int, a backend.Attention) (backend.KV, error) {
 	n := layers * ctx * a.KVHeads * a.HeadDim
 	switch {
-	case a.KV != backend.KVF32:
-		return nil, fmt.Errorf("cuda: KV cache type %s is not supported: the CUDA backend stores keys and values as f32 only", a.KV)
+	case a.KV != backend.KVF32 && a.KV != backend.KVF16:
+		return nil, fmt.Errorf("cuda: KV cache type %s is not supported: the CUDA backend stores keys and values as f32 or f16", a.KV)
 	case layers <= 0 || ctx <= 0 || a.KVHeads <= 0 || a.HeadDim <= 0 || n/layers/ctx != a.KVHeads*a.HeadDim || n > 1<<33:
 		return nil, fmt.Errorf("cuda: KV cache of %d positions is too large", ctx)
 	case a.HeadDim > maxHeadDim:
@@ -479,13 +483,16 @@ func (b *Backend) NewKV(layers, ctx int, a backend.Attention) (backend.KV, error
 		return nil, fmt.Errorf("cuda: %d query heads do not group over %d KV heads", a.Heads, a.KVHeads)
 	}
 	c := &kv{ctx: ctx, a: a}
+	es := kvElemBytes(a.KV)
 	err := b.g.with(func() error {
 		var err error
-		if c.k, err = b.alloc(4 * n); err != nil {
+		if c.k, err = b.alloc(es * n); err != nil {
 			return err
 		}
-		c.v, err = b.alloc(4 * n)
-		return err
+		if c.v, err = b.alloc(es * n); err != nil {
+			return err
+		}
+		return b.growPart(ctx, a)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("cuda: KV cache: %w", err)
@@ -929,7 +936,11 @@ func (b *Backend) RoPEStoreKV(q, k, v backend.Buffer, cache backend.KV, layer, s
 		Ptr(c.k).Ptr(c.v).I32(int32(layer)).I32(int32(kvHeads)).I32(int32(c.ctx)).I32(int32(headDim)).I32(int32(rp.pos0)).I32(int32(slot))
 	rp.append(b.args, r)
 	b.args.Ptr(rp.posp).Ptr(slotp)
-	b.launch("rope_store_kv", b.g.k.ropeStoreKV, [3]uint32{uint32(n), 1, 1}, [3]uint32{uint32(max(128, (r.Dim/2+31)&^31)), 1, 1})
+	name, f := "rope_store_kv", b.g.k.ropeStoreKV
+	if c.a.KV == backend.KVF16 {
+		name, f = "rope_store_kv_f16", b.g.k.att.ropeStoreKV16
+	}
+	b.launch(name, f, [3]uint32{uint32(n), 1, 1}, [3]uint32{uint32(max(128, (r.Dim/2+31)&^31)), 1, 1})
 	return true
 }
 
@@ -993,6 +1004,10 @@ func (b *Backend) StoreKV(cache backend.KV, layer, pos0, n int, k, v backend.Buf
 	}
 	b.args.Reset().Ptr(c.k).Ptr(c.v).Ptr(ks.p).I32(int32(ks.width)).Ptr(vs.p).I32(int32(vs.width)).
 		I32(int32(layer)).I32(int32(c.a.KVHeads)).I32(int32(c.ctx)).I32(int32(c.a.HeadDim)).I32(int32(pos0)).Ptr(posp)
+	if c.a.KV == backend.KVF16 {
+		b.launch("store_kv_f16", b.g.k.att.storeKV16, [3]uint32{uint32(n), 1, 1}, [3]uint32{128, 1, 1})
+		return
+	}
 	b.launch("store_kv", b.g.k.storeKV, [3]uint32{uint32(n), 1, 1}, [3]uint32{128, 1, 1})
 }
 
@@ -1004,6 +1019,10 @@ func (b *Backend) ReadKV(cache backend.KV, layer, pos int, k, v []float32) {
 	defer b.leave()
 	c := cache.(*kv)
 	HD := c.a.HeadDim
+	if c.a.KV == backend.KVF16 {
+		b.readKV16(c, layer, pos, k, v)
+		return
+	}
 	for g := range c.a.KVHeads {
 		off := uint64(((layer*c.a.KVHeads+g)*c.ctx + pos) * HD * 4)
 		b.fail("reading the KV cache", b.g.d.DtoH(unsafe.Pointer(&k[g*HD]), c.k+cu.DevicePtr(off), uint64(4*HD)))
@@ -1011,7 +1030,8 @@ func (b *Backend) ReadKV(cache backend.KV, layer, pos int, k, v []float32) {
 	}
 }
 
-// Attend runs causal attention for layer, one block per (head, row).
+// Attend runs causal attention for layer: split over the keys for a few
+// rows, in tiles of rows for more (attention.go).
 func (b *Backend) Attend(out, q backend.Buffer, cache backend.KV, layer, pos0, n int, o backend.AttendOptions) {
 	if !b.enter() {
 		return
@@ -1035,10 +1055,7 @@ func (b *Backend) Attend(out, q backend.Buffer, cache backend.KV, layer, pos0, n
 	if posp != 0 {
 		pos0 = 0
 	}
-	b.args.Reset().Ptr(os.p).I32(int32(os.width)).Ptr(qs.p).I32(int32(qs.width)).Ptr(c.k).Ptr(c.v).
-		I32(int32(layer)).I32(int32(c.a.Heads)).I32(int32(c.a.KVHeads)).I32(int32(c.ctx)).I32(int32(c.a.HeadDim)).
-		I32(int32(pos0)).F32(scale).F32(o.SoftCap).I32(int32(o.Window)).Ptr(sinks).Ptr(posp)
-	b.launch("attend", b.g.k.attend, [3]uint32{uint32(c.a.Heads), uint32(n), 1}, [3]uint32{128, 1, 1})
+	b.attend(c, os, qs, layer, pos0, n, scale, o, sinks, posp)
 }
 
 // Add adds n rows of src into dst.

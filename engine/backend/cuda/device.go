@@ -16,12 +16,12 @@ import (
 // for the GPU at hand: Ampere, Hopper and later. Committed beside their
 // source, so that building Go never needs nvcc.
 //
-//go:embed kernels/matmul.ptx kernels/ops.ptx kernels/experts.ptx
+//go:embed kernels/matmul.ptx kernels/ops.ptx kernels/experts.ptx kernels/attention.ptx
 var ptx embed.FS
 
 // moduleFiles are the PTX files, in load order.
 func moduleFiles() []string {
-	return []string{"kernels/matmul.ptx", "kernels/ops.ptx", "kernels/experts.ptx"}
+	return []string{"kernels/matmul.ptx", "kernels/ops.ptx", "kernels/experts.ptx", "kernels/attention.ptx"}
 }
 
 // ErrUnavailable wraps every reason a GPU cannot be used: no driver, no
@@ -334,16 +334,17 @@ func dp4aType(t tensor.Type) bool {
 type kernels struct {
 	prod                                                map[tensor.Type]productKernels
 	rmsnorm, headRMSNorm, addBias, swiglu, geglu, scale cu.Function
-	add, rope, storeKV, attend, projAdd, quantAct       cu.Function
+	add, rope, storeKV, projAdd, quantAct               cu.Function
 	quantQ8, rmsnormQ8, ropeStoreKV                     cu.Function
 	route, groupExperts, combine, swigluOAI             cu.Function
 	affine                                              cu.Function // affine.go
+	att                                                 attnKernels
 }
 
 // KernelNames lists every kernel the Go side launches: each must exist in
 // the embedded PTX (a test checks this without a GPU).
 func KernelNames() []string {
-	names := []string{"rmsnorm", "head_rmsnorm", "add_bias", "swiglu", "geglu", "scale", "add", "rope", "store_kv", "attend", "proj_add", "quant_act",
+	names := []string{"rmsnorm", "head_rmsnorm", "add_bias", "swiglu", "geglu", "scale", "add", "rope", "store_kv", "proj_add", "quant_act",
 		"route", "group_experts", "combine", "swiglu_oai_rows"}
 	for _, t := range SupportedTypes() {
 		s, _ := typeSuffix(t)
@@ -353,6 +354,7 @@ func KernelNames() []string {
 		}
 	}
 	names = append(names, "affine_rows")
+	names = append(names, attnKernelNames()...)
 	return append(names, "quant_q8", "rmsnorm_q8", "rope_store_kv")
 }
 
@@ -388,7 +390,6 @@ func (k *kernels) resolve(find func(name string) (cu.Function, error)) error {
 	get(&k.add, "add")
 	get(&k.rope, "rope")
 	get(&k.storeKV, "store_kv")
-	get(&k.attend, "attend")
 	get(&k.projAdd, "proj_add")
 	get(&k.quantAct, "quant_act")
 	get(&k.quantQ8, "quant_q8")
@@ -399,6 +400,7 @@ func (k *kernels) resolve(find func(name string) (cu.Function, error)) error {
 	get(&k.combine, "combine")
 	get(&k.swigluOAI, "swiglu_oai_rows")
 	get(&k.affine, "affine_rows")
+	k.att.resolve(get)
 	k.prod = map[tensor.Type]productKernels{}
 	for _, t := range SupportedTypes() {
 		s, _ := typeSuffix(t)

@@ -251,12 +251,16 @@ func nullable(name string, i int) bool {
 		return i == 7 || i == 16 // the divisors; the position in device memory
 	case strings.HasPrefix(name, "rows_"):
 		return i == 3
-	case name == "store_kv":
+	case name == "store_kv" || name == "store_kv_f16":
 		return i == 11
-	case name == "rope_store_kv":
+	case name == "rope_store_kv" || name == "rope_store_kv_f16":
 		return i == 17 || i == 26 || i == 27 // the divisors; the position and the slot in device memory
-	case name == "attend":
-		return i == 15 || i == 16
+	case strings.HasPrefix(name, "attn_split_"):
+		return i == 16 // the position in device memory
+	case name == "attn_reduce":
+		return i == 9 || i == 10 // the sinks; the position
+	case strings.HasPrefix(name, "attn_tile_"):
+		return i == 15 || i == 16 // the sinks; the position
 	case name == "route":
 		return i == 3 || i == 4
 	case strings.HasPrefix(name, "mvid_"):
@@ -550,6 +554,7 @@ func TestSuiteOnRecorder(t *testing.T) {
 	})
 	t.Run("IntDecodeTall", func(t *testing.T) { exerciseIntDecode(t, b) })
 	t.Run("RoPEStoreKV", func(t *testing.T) { exerciseRoPEStore(t, b) })
+	t.Run("RoPEStoreKVF16", func(t *testing.T) { exerciseRoPEStoreF16(t, b) })
 	for _, e := range f.errs {
 		t.Error(e)
 	}

@@ -113,7 +113,7 @@ __device__ __forceinline__ void rope_turn(float *hx, int a, int b, float c, floa
 // per-pair divisors; neox pairs x[i] with x[i+dim/2], else x[2i], x[2i+1].
 // yarn switches to YaRN's angles (ext, attn and the correction dimensions
 // corr0, corr1; engine/backend's YaRN). posp (optional, as in store_kv and
-// attend) replaces pos0 with the value in device memory: a decode step's
+// the attention) replaces pos0 with the value in device memory: a decode step's
 // position, written once a step, so that one CUDA graph replays every step.
 extern "C" __global__ void rope(float *x, int ldx, int heads, int hd, int pos0, float base, int dim,
                                 const float *freqs, int neox, float mscale, float posScale, int yarn, float ext,
@@ -128,19 +128,35 @@ extern "C" __global__ void rope(float *x, int ldx, int heads, int hd, int pos0, 
 	for (int h = 0; h < heads; h++) rope_turn(row + h * hd, a, b, c, s);
 }
 
+// kv_put stores one cached value: a float, or binary16 rounded to nearest
+// even (engine/tensor's F32ToF16, the CPU's f16 cache).
+__device__ __forceinline__ void kv_put(float *c, size_t i, float x) { c[i] = x; }
+__device__ __forceinline__ void kv_put(__half *c, size_t i, float x) { c[i] = __float2half_rn(x); }
+
 // store_kv copies n rows of keys and values (width kvh·hd) into layer's
-// cache, laid out [layer][kvHead][ctx][hd] like the CPU's. Grid (n), block
-// over the row.
-extern "C" __global__ void store_kv(float *kc, float *vc, const float *k, int ldk, const float *v, int ldv, int layer,
-                                    int kvh, int ctx, int hd, int pos0, const int *posp) {
+// cache, laid out [layer][kvHead][ctx][hd] like the CPU's, as floats
+// (store_kv) or binary16 (store_kv_f16). Grid (n), block over the row.
+template <typename T>
+__device__ __forceinline__ void store_kv_t(T *kc, T *vc, const float *k, int ldk, const float *v, int ldv, int layer,
+                                           int kvh, int ctx, int hd, int pos0, const int *posp) {
 	int r = blockIdx.x;
 	if (posp) pos0 = *posp;
 	for (int e = threadIdx.x; e < kvh * hd; e += blockDim.x) {
 		int g = e / hd, d = e % hd;
 		size_t off = ((size_t)(layer * kvh + g) * ctx + pos0 + r) * hd + d;
-		kc[off] = k[(size_t)r * ldk + e];
-		vc[off] = v[(size_t)r * ldv + e];
+		kv_put(kc, off, k[(size_t)r * ldk + e]);
+		kv_put(vc, off, v[(size_t)r * ldv + e]);
 	}
+}
+
+extern "C" __global__ void store_kv(float *kc, float *vc, const float *k, int ldk, const float *v, int ldv, int layer,
+                                    int kvh, int ctx, int hd, int pos0, const int *posp) {
+	store_kv_t(kc, vc, k, ldk, v, ldv, layer, kvh, ctx, hd, pos0, posp);
+}
+
+extern "C" __global__ void store_kv_f16(__half *kc, __half *vc, const float *k, int ldk, const float *v, int ldv,
+                                        int layer, int kvh, int ctx, int hd, int pos0, const int *posp) {
+	store_kv_t(kc, vc, k, ldk, v, ldv, layer, kvh, ctx, hd, pos0, posp);
 }
 
 // rope_store_kv is rope of n rows of queries (heads heads) and keys (kvh
@@ -149,12 +165,15 @@ extern "C" __global__ void store_kv(float *kc, float *vc, const float *k, int ld
 // the block's barrier, which makes its turned keys visible to all its
 // threads, the copy into the cache at slot0 + r as store_kv's. q and k are
 // left turned, as rope leaves them. posp and slotp (optional) replace pos0
-// and slot0 with the values in device memory, as in rope and store_kv.
-extern "C" __global__ void rope_store_kv(float *q, int ldq, int heads, float *k, int ldk, const float *v, int ldv,
-                                         float *kc, float *vc, int layer, int kvh, int ctx, int hd, int pos0,
-                                         int slot0, float base, int dim, const float *freqs, int neox, float mscale,
-                                         float posScale, int yarn, float ext, float attn, float corr0, float corr1,
-                                         const int *posp, const int *slotp) {
+// and slot0 with the values in device memory, as in rope and store_kv. The
+// cache is floats (rope_store_kv) or binary16 (rope_store_kv_f16), as
+// store_kv's.
+template <typename T>
+__device__ __forceinline__ void rope_store_kv_t(float *q, int ldq, int heads, float *k, int ldk, const float *v,
+                                                int ldv, T *kc, T *vc, int layer, int kvh, int ctx, int hd, int pos0,
+                                                int slot0, float base, int dim, const float *freqs, int neox,
+                                                float mscale, float posScale, int yarn, float ext, float attn,
+                                                float corr0, float corr1, const int *posp, const int *slotp) {
 	int i = threadIdx.x, r = blockIdx.x, half = dim / 2;
 	if (posp) pos0 = *posp;
 	if (slotp) slot0 = *slotp;
@@ -170,77 +189,25 @@ extern "C" __global__ void rope_store_kv(float *q, int ldq, int heads, float *k,
 	for (int e = threadIdx.x; e < kvh * hd; e += blockDim.x) {
 		int g = e / hd, d = e % hd;
 		size_t off = ((size_t)(layer * kvh + g) * ctx + slot0 + r) * hd + d;
-		kc[off] = k[(size_t)r * ldk + e];
-		vc[off] = v[(size_t)r * ldv + e];
+		kv_put(kc, off, k[(size_t)r * ldk + e]);
+		kv_put(vc, off, v[(size_t)r * ldv + e]);
 	}
 }
 
-// attend: causal attention of query row r (position pos0+r), head h, over
-// the cached positions first…pos0+r. Grid (heads, n); 4 warps a block.
-// Each warp takes every 4th key and keeps an online softmax (running max,
-// sum and weighted values); the block then merges its warps. Scores are
-// never stored, so the context length needs no scratch. Head widths up to
-// 256 (8 values a lane). sinks (optional) holds one logit per head that
-// joins the softmax's denominator with no value (att_merge).
-#define ATT_WARPS 4
-extern "C" __global__ void __launch_bounds__(128)
-    attend(float *out, int ldo, const float *q, int ldq, const float *kc, const float *vc, int layer, int heads,
-           int kvh, int ctx, int hd, int pos0, float scale, float softcap, int window, const float *sinks,
-           const int *posp) {
-	__shared__ float qs[256];
-	__shared__ float wm[ATT_WARPS], wl[ATT_WARPS];
-	__shared__ float wacc[ATT_WARPS][256];
-	int h = blockIdx.x, r = blockIdx.y;
-	int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-	int g = h / (heads / kvh);
-	if (posp) pos0 = *posp;
-	int p = pos0 + r;
-	int first = window > 0 ? max(0, p - window + 1) : 0;
-	const float *qr = q + (size_t)r * ldq + (size_t)h * hd;
-	for (int i = threadIdx.x; i < hd; i += blockDim.x) qs[i] = qr[i];
-	__syncthreads();
-	const float *kb = kc + (size_t)(layer * kvh + g) * ctx * hd;
-	const float *vb = vc + (size_t)(layer * kvh + g) * ctx * hd;
-	float m = -INFINITY, l = 0.f, acc[8];
-#pragma unroll
-	for (int e = 0; e < 8; e++) acc[e] = 0.f;
-	for (int j = first + warp; j <= p; j += ATT_WARPS) {
-		const float *kj = kb + (size_t)j * hd;
-		float s = 0.f;
-		for (int i = lane; i < hd; i += 32) s += qs[i] * kj[i];
-		for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
-		s *= scale;
-		if (softcap > 0.f) s = softcap * tanhf(s / softcap);
-		float mn = fmaxf(m, s);
-		float a = expf(m - mn), e = expf(s - mn);
-		l = l * a + e;
-		const float *vj = vb + (size_t)j * hd;
-#pragma unroll
-		for (int k = 0; k < 8; k++) {
-			int i = lane + 32 * k;
-			if (i < hd) acc[k] = acc[k] * a + e * vj[i];
-		}
-		m = mn;
-	}
-	if (lane == 0) {
-		wm[warp] = m;
-		wl[warp] = l;
-	}
-#pragma unroll
-	for (int k = 0; k < 8; k++) {
-		int i = lane + 32 * k;
-		if (i < hd) wacc[warp][i] = acc[k];
-	}
-	__syncthreads();
-	float M, L;
-	att_merge(wm, wl, ATT_WARPS, sinks ? sinks + h : (const float *)0, &M, &L);
-	float *o = out + (size_t)r * ldo + (size_t)h * hd;
-	for (int i = threadIdx.x; i < hd; i += blockDim.x) {
-		float s = 0.f;
-		for (int w = 0; w < ATT_WARPS; w++)
-			if (wm[w] != -INFINITY) s += wacc[w][i] * expf(wm[w] - M);
-		o[i] = s / L;
-	}
+extern "C" __global__ void rope_store_kv(float *q, int ldq, int heads, float *k, int ldk, const float *v, int ldv,
+                                         float *kc, float *vc, int layer, int kvh, int ctx, int hd, int pos0, int slot0, float base, int dim, const float *freqs, int neox, float mscale,
+                   float posScale, int yarn, float ext, float attn, float corr0, float corr1, const int *posp,
+                   const int *slotp) {
+	rope_store_kv_t(q, ldq, heads, k, ldk, v, ldv, kc, vc, layer, kvh, ctx, hd, pos0, slot0, base, dim, freqs, neox, mscale,
+	                posScale, yarn, ext, attn, corr0, corr1, posp, slotp);
+}
+
+extern "C" __global__ void rope_store_kv_f16(float *q, int ldq, int heads, float *k, int ldk, const float *v, int ldv,
+                                             __half *kc, __half *vc, int layer, int kvh, int ctx, int hd, int pos0, int slot0, float base, int dim, const float *freqs, int neox, float mscale,
+                   float posScale, int yarn, float ext, float attn, float corr0, float corr1, const int *posp,
+                   const int *slotp) {
+	rope_store_kv_t(q, ldq, heads, k, ldk, v, ldv, kc, vc, layer, kvh, ctx, hd, pos0, slot0, base, dim, freqs, neox, mscale,
+	                posScale, yarn, ext, attn, corr0, corr1, posp, slotp);
 }
 
 // affine_rows applies backend.Affiner's map to one row per block (grid n,

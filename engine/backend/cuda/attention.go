@@ -1,0 +1,139 @@
+package cuda
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/isagi-lab/isagi/engine/backend"
+	"github.com/isagi-lab/isagi/engine/backend/cuda/cu"
+	"github.com/isagi-lab/isagi/engine/tensor"
+)
+
+// The attention kernels' shapes, as kernels/attention.cuh defines them.
+const (
+	attThreads  = 128 // ATT_THREADS: every attention block
+	attGMax     = 8   // ATT_GMAX: query heads a split block serves
+	attTQ       = 16  // ATT_TQ: query rows a prefill block serves
+	attDecRows  = 4   // ATT_DEC_ROWS: the most rows Attend splits over the keys
+	attChunk    = 128 // ATT_CHUNK: the fewest positions a split
+	attMaxSplit = 512 // ATT_MAX_SPLIT: the most splits
+)
+
+// attnKernels are attention.cu's kernels and the f16 forms of the cache
+// stores (ops.cu), indexed by the cache's element where there are two:
+// 0 float32, 1 binary16.
+type attnKernels struct {
+	split, tile              [2]cu.Function
+	reduce                   cu.Function
+	storeKV16, ropeStoreKV16 cu.Function
+}
+
+// attnKernelNames are attnKernels' kernels, for KernelNames.
+func attnKernelNames() []string {
+	return []string{"attn_split_f32", "attn_split_f16", "attn_tile_f32", "attn_tile_f16", "attn_reduce",
+		"store_kv_f16", "rope_store_kv_f16"}
+}
+
+// resolve finds the kernels with get (kernels.resolve's).
+func (k *attnKernels) resolve(get func(dst *cu.Function, name string)) {
+	get(&k.split[0], "attn_split_f32")
+	get(&k.split[1], "attn_split_f16")
+	get(&k.tile[0], "attn_tile_f32")
+	get(&k.tile[1], "attn_tile_f16")
+	get(&k.reduce, "attn_reduce")
+	get(&k.storeKV16, "store_kv_f16")
+	get(&k.ropeStoreKV16, "rope_store_kv_f16")
+}
+
+// kvElemBytes is the bytes a cached value takes on the device.
+func kvElemBytes(t backend.KVType) int {
+	if t == backend.KVF16 {
+		return 2
+	}
+	return 4
+}
+
+// splitPlan is att_split_plan: a cache of ctx positions is split into
+// nsplit runs of chunk positions. It depends on the capacity only, so a
+// decode step launches the same grid at every length and its CUDA graph
+// stays valid; the splits past a row's keys exit at once.
+func splitPlan(ctx int) (chunk, nsplit int) {
+	chunk = attChunk
+	if (ctx+chunk-1)/chunk > attMaxSplit {
+		chunk = (ctx + attMaxSplit - 1) / attMaxSplit
+	}
+	return chunk, (ctx + chunk - 1) / chunk
+}
+
+// partFloats is the split attention's scratch for a cache: a record of
+// the head's width + 2 floats per (row, query head, split).
+func partFloats(ctx int, a backend.Attention) int {
+	_, ns := splitPlan(ctx)
+	return attDecRows * a.Heads * ns * (a.HeadDim + 2)
+}
+
+// growPart grows the backend's split scratch to a cache's need (context
+// current). It is done once per cache, never inside a step: the old
+// scratch stays owned (a recorded graph may name it) and goes with Close.
+func (b *Backend) growPart(ctx int, a backend.Attention) error {
+	need := partFloats(ctx, a)
+	if need <= b.npart {
+		return nil
+	}
+	p, err := b.alloc(4 * need)
+	if err != nil {
+		return fmt.Errorf("the attention's scratch: %w", err)
+	}
+	b.part, b.npart = p, need
+	return nil
+}
+
+// attend launches the attention of n rows (Attend's arguments resolved):
+// for up to attDecRows rows, attn_split over the cache's capacity and
+// attn_reduce; for more, attn_tile. posp, when set, is the position in
+// device memory (pos0 is then 0).
+func (b *Backend) attend(c *kv, out, q *buf, layer, pos0, n int, scale float32, o backend.AttendOptions, sinks, posp cu.DevicePtr) {
+	e := 0
+	if c.a.KV == backend.KVF16 {
+		e = 1
+	}
+	heads, kvh, hd := c.a.Heads, c.a.KVHeads, c.a.HeadDim
+	if n <= attDecRows && partFloats(c.ctx, c.a) <= b.npart {
+		chunk, ns := splitPlan(c.ctx)
+		ngrp := (heads/kvh + attGMax - 1) / attGMax
+		b.args.Reset().Ptr(b.part).Ptr(q.p).I32(int32(q.width)).Ptr(c.k).Ptr(c.v).I32(int32(layer)).
+			I32(int32(heads)).I32(int32(kvh)).I32(int32(c.ctx)).I32(int32(hd)).I32(int32(pos0)).F32(scale).
+			F32(o.SoftCap).I32(int32(o.Window)).I32(int32(chunk)).I32(int32(ns)).Ptr(posp)
+		b.launch([2]string{"attn_split_f32", "attn_split_f16"}[e], b.g.k.att.split[e],
+			[3]uint32{uint32(kvh * ngrp), uint32(ns), uint32(n)}, [3]uint32{attThreads, 1, 1})
+		b.args.Reset().Ptr(out.p).I32(int32(out.width)).Ptr(b.part).I32(int32(heads)).I32(int32(hd)).
+			I32(int32(ns)).I32(int32(chunk)).I32(int32(pos0)).I32(int32(o.Window)).Ptr(sinks).Ptr(posp)
+		b.launch("attn_reduce", b.g.k.att.reduce, [3]uint32{uint32(heads), uint32(n), 1}, [3]uint32{attThreads, 1, 1})
+		return
+	}
+	b.args.Reset().Ptr(out.p).I32(int32(out.width)).Ptr(q.p).I32(int32(q.width)).Ptr(c.k).Ptr(c.v).
+		I32(int32(layer)).I32(int32(heads)).I32(int32(kvh)).I32(int32(c.ctx)).I32(int32(hd)).I32(int32(pos0)).
+		F32(scale).F32(o.SoftCap).I32(int32(o.Window)).Ptr(sinks).Ptr(posp).I32(int32(n))
+	b.launch([2]string{"attn_tile_f32", "attn_tile_f16"}[e], b.g.k.att.tile[e],
+		[3]uint32{uint32(heads), blocks(n, attTQ), 1}, [3]uint32{attThreads, 1, 1})
+}
+
+// readKV16 is ReadKV of a binary16 cache: each head's row copied and
+// widened exactly (tensor.DecodeF16), as the CPU's ReadKV decodes its own.
+func (b *Backend) readKV16(c *kv, layer, pos int, k, v []float32) {
+	HD := c.a.HeadDim
+	h := make([]uint16, HD)
+	for g := range c.a.KVHeads {
+		off := cu.DevicePtr(((layer*c.a.KVHeads+g)*c.ctx + pos) * HD * 2)
+		for _, d := range []struct {
+			src cu.DevicePtr
+			dst []float32
+		}{{c.k + off, k[g*HD : (g+1)*HD]}, {c.v + off, v[g*HD : (g+1)*HD]}} {
+			if err := b.g.d.DtoH(unsafe.Pointer(&h[0]), d.src, uint64(2*HD)); err != nil {
+				b.fail("reading the KV cache", err)
+				return
+			}
+			tensor.DecodeF16(d.dst, h)
+		}
+	}
+}

@@ -1,0 +1,321 @@
+//go:build cgo
+
+package hostq
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/isagi-lab/isagi/engine/backend"
+	"github.com/isagi-lab/isagi/engine/backend/cpu"
+	"github.com/isagi-lab/isagi/engine/tensor"
+)
+
+// attnShape is one test's heads and cache.
+type attnShape struct{ heads, kvh, hd, ctx int }
+
+// newAttn makes a random cache of shape s (f16: rounded as the CPU's f16
+// cache stores it) and n query rows at pos0.
+func newAttn(r *rand.Rand, s attnShape, pos0, n int, o backend.AttendOptions, sinks []float32, f16 bool) Attn {
+	a := Attn{Heads: s.heads, KVHeads: s.kvh, HeadDim: s.hd, Ctx: s.ctx, Pos0: pos0, N: n, Scale: o.Scale,
+		SoftCap: o.SoftCap, Window: o.Window, Sinks: sinks, F16: f16}
+	if a.Scale == 0 {
+		a.Scale = float32(1 / math.Sqrt(float64(s.hd)))
+	}
+	w := s.kvh * s.ctx * s.hd
+	a.K, a.V = randF(r, w, 1.5), randF(r, w, 1)
+	a.Q = randF(r, n*s.heads*s.hd, 1.5)
+	if f16 {
+		a.KH, a.VH = make([]uint16, w), make([]uint16, w)
+		tensor.EncodeF16(a.KH, a.K)
+		tensor.EncodeF16(a.VH, a.V)
+		tensor.DecodeF16(a.K, a.KH) // the reference reads what is stored
+		tensor.DecodeF16(a.V, a.VH)
+	}
+	return a
+}
+
+func randF(r *rand.Rand, n int, scale float64) []float32 {
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = float32(r.NormFloat64() * scale)
+	}
+	return v
+}
+
+// attnRef is causal softmax attention in float64 over a's float32 cache
+// (the widened f16 values for an f16 cache): window, soft-cap, sinks and
+// grouped heads as engine/backend's AttendOptions say.
+func attnRef(a Attn) []float64 {
+	HD, G := a.HeadDim, a.Heads/a.KVHeads
+	out := make([]float64, a.N*a.Heads*HD)
+	for i := range a.N {
+		p := a.Pos0 + i
+		first := 0
+		if a.Window > 0 {
+			first = max(0, p-a.Window+1)
+		}
+		for h := range a.Heads {
+			g := h / G
+			q := a.Q[(i*a.Heads+h)*HD:][:HD]
+			s := make([]float64, p+1-first)
+			mx := math.Inf(-1)
+			for j := range s {
+				k := a.K[(g*a.Ctx+first+j)*HD:][:HD]
+				var d float64
+				for c := range HD {
+					d += float64(q[c]) * float64(k[c])
+				}
+				d *= float64(a.Scale)
+				if a.SoftCap > 0 {
+					d = float64(a.SoftCap) * math.Tanh(d/float64(a.SoftCap))
+				}
+				s[j] = d
+				mx = max(mx, d)
+			}
+			if a.Sinks != nil {
+				mx = max(mx, float64(a.Sinks[h]))
+			}
+			var sum float64
+			for j := range s {
+				s[j] = math.Exp(s[j] - mx)
+				sum += s[j]
+			}
+			if a.Sinks != nil {
+				sum += math.Exp(float64(a.Sinks[h]) - mx)
+			}
+			o := out[(i*a.Heads+h)*HD:][:HD]
+			for j := range s {
+				v := a.V[(g*a.Ctx+first+j)*HD:][:HD]
+				for c := range HD {
+					o[c] += s[j] / sum * float64(v[c])
+				}
+			}
+		}
+	}
+	return out
+}
+
+// maxDiff is the largest |got − want| (NaN counts as infinite).
+func maxDiff[T float32 | float64](got []float32, want []T) float64 {
+	d := 0.0
+	for i := range got {
+		e := math.Abs(float64(got[i]) - float64(want[i]))
+		if math.IsNaN(e) {
+			return math.Inf(1)
+		}
+		d = max(d, e)
+	}
+	return d
+}
+
+// attnCases are the ragged lengths and options the emulations are run on:
+// 1, 7, 255 and 1000 keys, windows inside and beyond the context, soft-cap,
+// sinks, a scale, grouped heads of 6 and of 10 query heads a KV head (two
+// groups of a split block), widths 64, 256, 40 and 16.
+func attnCases() []struct {
+	s     attnShape
+	keys  int
+	o     backend.AttendOptions
+	sinks bool
+} {
+	type c = struct {
+		s     attnShape
+		keys  int
+		o     backend.AttendOptions
+		sinks bool
+	}
+	var cs []c
+	shapes := []attnShape{{12, 2, 64, 1024}, {20, 2, 40, 1024}, {4, 1, 256, 1024}, {6, 3, 16, 1024}}
+	opts := []struct {
+		o     backend.AttendOptions
+		sinks bool
+	}{{backend.AttendOptions{}, false}, {backend.AttendOptions{Window: 5}, false},
+		{backend.AttendOptions{Window: 2000}, true}, {backend.AttendOptions{SoftCap: 5}, true},
+		{backend.AttendOptions{Scale: 0.3, Window: 100, SoftCap: 30}, true}}
+	for i, keys := range []int{1, 7, 255, 1000} {
+		for j, o := range opts {
+			cs = append(cs, c{shapes[(i+j)%len(shapes)], keys, o.o, o.sinks})
+		}
+	}
+	// A capacity whose splits are longer than ATT_CHUNK.
+	cs = append(cs, c{attnShape{4, 2, 16, 70000}, 1000, backend.AttendOptions{Window: 300}, true})
+	return cs
+}
+
+// TestAttnSplitMatchesReference: attn_split and attn_reduce, emulated,
+// against float64 attention, for decode (1 row) and short batches, f32 and
+// f16 caches; the threads of every phase in either order give the same bits.
+func TestAttnSplitMatchesReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	worst := 0.0
+	for _, c := range attnCases() {
+		for _, f16 := range []bool{false, true} {
+			for _, n := range []int{1, min(3, c.keys)} {
+				name := fmt.Sprintf("%+v keys %d rows %d %+v sinks %v f16 %v", c.s, c.keys, n, c.o, c.sinks, f16)
+				var sinks []float32
+				if c.sinks {
+					sinks = randF(r, c.s.heads, 2)
+				}
+				a := newAttn(r, c.s, c.keys-n, n, c.o, sinks, f16)
+				got, err := AttnSplit(a, false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				back, _ := AttnSplit(a, true)
+				if !slices.Equal(got, back) {
+					t.Errorf("%s: the threads' order changes the result", name)
+				}
+				d := maxDiff(got, attnRef(a))
+				worst = max(worst, d)
+				if d > 2e-5 {
+					t.Errorf("%s: off the float64 reference by %g", name, d)
+				}
+			}
+		}
+	}
+	t.Logf("largest difference from float64: %.3g", worst)
+}
+
+// TestAttnTileMatchesReference: attn_tile, emulated, against float64
+// attention for prompts (every row of a short context, the last 160 of a
+// longer one), f32 and f16 caches, threads in either order (f32).
+func TestAttnTileMatchesReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	worst := 0.0
+	for _, c := range attnCases() {
+		for _, f16 := range []bool{false, true} {
+			n := min(c.keys, 160)
+			name := fmt.Sprintf("%+v keys %d rows %d %+v sinks %v f16 %v", c.s, c.keys, n, c.o, c.sinks, f16)
+			var sinks []float32
+			if c.sinks {
+				sinks = randF(r, c.s.heads, 2)
+			}
+			a := newAttn(r, c.s, c.keys-n, n, c.o, sinks, f16)
+			got, err := AttnTile(a, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if back, _ := AttnTile(a, true); !f16 && !slices.Equal(got, back) {
+				t.Errorf("%s: the threads' order changes the result", name)
+			}
+			d := maxDiff(got, attnRef(a))
+			worst = max(worst, d)
+			if d > 2e-5 {
+				t.Errorf("%s: off the float64 reference by %g", name, d)
+			}
+		}
+	}
+	t.Logf("largest difference from float64: %.3g", worst)
+}
+
+// cpuAttend is the CPU backend's attention over a's cache (stored through
+// its StoreKV, so an f16 cache holds the same bits as a.KH, a.VH).
+func cpuAttend(t *testing.T, a Attn) []float32 {
+	t.Helper()
+	b := cpu.New(nil)
+	HD := a.HeadDim
+	kv, err := b.NewKV(1, a.Ctx, backend.Attention{Heads: a.Heads, KVHeads: a.KVHeads, HeadDim: HD, KV: map[bool]backend.KVType{false: backend.KVF32, true: backend.KVF16}[a.F16]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := a.Pos0 + a.N
+	// Rows of all KV heads for positions 0…last−1, from the float32
+	// values (for f16, their rounding is what a.KH holds).
+	kr, vr := make([]float32, last*a.KVHeads*HD), make([]float32, last*a.KVHeads*HD)
+	for p := range last {
+		for g := range a.KVHeads {
+			copy(kr[(p*a.KVHeads+g)*HD:][:HD], a.K[(g*a.Ctx+p)*HD:][:HD])
+			copy(vr[(p*a.KVHeads+g)*HD:][:HD], a.V[(g*a.Ctx+p)*HD:][:HD])
+		}
+	}
+	kb, _ := b.Alloc(last, a.KVHeads*HD)
+	vb, _ := b.Alloc(last, a.KVHeads*HD)
+	b.Write(kb, 0, kr)
+	b.Write(vb, 0, vr)
+	b.StoreKV(kv, 0, 0, last, kb, vb)
+	q, _ := b.Alloc(a.N, a.Heads*HD)
+	out, _ := b.Alloc(a.N, a.Heads*HD)
+	b.Write(q, 0, a.Q)
+	o := backend.AttendOptions{Scale: a.Scale, SoftCap: a.SoftCap, Window: a.Window}
+	if a.Sinks != nil {
+		if o.Sinks, err = b.Vector(a.Sinks); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b.Attend(out, q, kv, 0, a.Pos0, a.N, o)
+	return slices.Clone(b.Host(out, 0, a.N))
+}
+
+// TestAttnF16MatchesCPU: with an f16 cache, the emulated kernels agree
+// with the CPU backend's f16-cache attention (the same stored bits, the
+// query in float32 on both) to float32 rounding.
+func TestAttnF16MatchesCPU(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	worst := 0.0
+	for _, c := range attnCases() {
+		if c.s.ctx > 4096 {
+			continue
+		}
+		var sinks []float32
+		if c.sinks {
+			sinks = randF(r, c.s.heads, 2)
+		}
+		for _, n := range []int{1, min(c.keys, 40)} {
+			a := newAttn(r, c.s, c.keys-n, n, c.o, sinks, true)
+			var got []float32
+			var err error
+			if n <= AttnDecRows() {
+				got, err = AttnSplit(a, false)
+			} else {
+				got, err = AttnTile(a, false)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := maxDiff(got, cpuAttend(t, a))
+			worst = max(worst, d)
+			if d > 3e-5 {
+				t.Errorf("%+v keys %d rows %d %+v: off the CPU's f16 attention by %g", c.s, c.keys, n, c.o, d)
+			}
+		}
+	}
+	t.Logf("largest difference from the CPU's f16 attention: %.3g", worst)
+}
+
+// TestF2HMatchesEngine: the kernels' f16 rounding is engine/tensor's
+// F32ToF16 (the CPU's f16 cache) on ties, subnormals, overflow and random
+// values.
+func TestF2HMatchesEngine(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	vals := []float32{0, float32(math.Copysign(0, -1)), 1, -1, 65504, 65519.99, 65520, 1e6, -1e6, 6.1035156e-05,
+		5.9604645e-08, 2.9802322e-08, 2.9802326e-08, 8.940697e-08, 1.0009765625, 1.00048828125, 1.00146484375,
+		float32(math.Inf(1)), float32(math.Inf(-1))}
+	for range 200000 {
+		vals = append(vals, math.Float32frombits(r.Uint32()))
+	}
+	bad := 0
+	for _, v := range vals {
+		if v != v {
+			continue // NaN payloads are not a cache's concern
+		}
+		if got, want := F2H(v), tensor.F32ToF16(v); got != want && bad < 10 {
+			bad++
+			t.Errorf("f2h(%g) = %#04x, engine/tensor's %#04x", v, got, want)
+		}
+	}
+}
+
+// TestAttnSplitPlan: the host build's plan is the one the backend uses
+// (engine/backend/cuda's splitPlan tests the same bounds).
+func TestAttnSplitPlan(t *testing.T) {
+	for _, c := range []struct{ ctx, chunk, ns int }{{1, 128, 1}, {256, 128, 2}, {8192, 128, 64}, {65536, 128, 512},
+		{65537, 129, 509}, {131072, 256, 512}} {
+		if chunk, ns := AttnSplitPlan(c.ctx); chunk != c.chunk || ns != c.ns {
+			t.Errorf("ctx %d: %d splits of %d, want %d of %d", c.ctx, ns, chunk, c.ns, c.chunk)
+		}
+	}
+}
