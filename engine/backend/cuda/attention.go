@@ -107,7 +107,7 @@ func (b *Backend) attend(c *kv, out, q *buf, layer, pos0, n int, scale float32, 
 		b.launch([2]string{"attn_split_f32", "attn_split_f16"}[e], b.g.k.att.split[e],
 			[3]uint32{uint32(kvh * ngrp), uint32(ns), uint32(n)}, [3]uint32{attThreads, 1, 1})
 		b.args.Reset().Ptr(out.p).I32(int32(out.width)).Ptr(b.part).I32(int32(heads)).I32(int32(hd)).
-			I32(int32(ns)).I32(int32(chunk)).I32(int32(pos0)).I32(int32(o.Window)).Ptr(sinks).Ptr(posp)
+			I32(int32(ns)).I32(int32(chunk)).I32(int32(pos0)).I32(int32(o.Window)).Ptr(sinks).Ptr(posp).I32(int32(c.ctx))
 		b.launch("attn_reduce", b.g.k.att.reduce, [3]uint32{uint32(heads), uint32(n), 1}, [3]uint32{attThreads, 1, 1})
 		return
 	}

@@ -31,7 +31,7 @@ __device__ __forceinline__ void attn_split_t(float *part, const float *q, int ld
 	int G = heads / kvh, ngrp = (G + ATT_GMAX - 1) / ATT_GMAX;
 	int g = blockIdx.x / ngrp, sub = blockIdx.x % ngrp, s = blockIdx.y, r = blockIdx.z, t = threadIdx.x;
 	if (posp) pos0 = *posp;
-	int p = pos0 + r;
+	int p = att_pos(pos0 + r, ctx);
 	int j0 = max(s * chunk, att_first(p, window)), j1 = min((s + 1) * chunk, p + 1);
 	if (j0 >= j1) return; // the whole block: no barrier is left waiting
 	int h0 = g * G + sub * ATT_GMAX;
@@ -84,15 +84,16 @@ extern "C" __global__ void __launch_bounds__(ATT_THREADS)
 
 // attn_reduce merges the splits of one (query head, row): grid (heads, n).
 // The splits that hold the row's keys are found from its position as
-// attn_split found them; the sink (optional) joins the merge once.
+// attn_split found them (att_pos of the cache's ctx positions); the sink
+// (optional) joins the merge once.
 extern "C" __global__ void __launch_bounds__(ATT_THREADS)
     attn_reduce(float *out, int ldo, const float *part, int heads, int hd, int nsplit, int chunk, int pos0,
-                int window, const float *sinks, const int *posp) {
+                int window, const float *sinks, const int *posp, int ctx) {
 	__shared__ att_red_sh sh;
 	int h = blockIdx.x, r = blockIdx.y, t = threadIdx.x;
 	if (posp) pos0 = *posp;
 	int s0, s1;
-	att_split_range(pos0 + r, window, chunk, &s0, &s1);
+	att_split_range(att_pos(pos0 + r, ctx), window, chunk, nsplit, &s0, &s1);
 	int ns = s1 - s0 + 1, rs = att_dec_rec(hd);
 	const float *rec = part + ((size_t)(r * heads + h) * nsplit + s0) * rs;
 	att_red_load(&sh, t, rec, rs, ns);
@@ -124,6 +125,7 @@ __device__ __forceinline__ void attn_tile_t(float *out, int ldo, const float *q,
 	a.hd = hd;
 	a.p0 = pos0 + r0;
 	a.window = window;
+	a.ctx = ctx;
 	size_t head = (size_t)(layer * kvh + g) * ctx * hd;
 	a.kc = (const T *)kc + head;
 	a.vc = (const T *)vc + head;

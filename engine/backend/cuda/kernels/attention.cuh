@@ -74,6 +74,12 @@ QFN int att_dt(int hd) {
 // att_first is the first position a query at p sees.
 QFN int att_first(int p, int window) { return window > 0 && p - window + 1 > 0 ? p - window + 1 : 0; }
 
+// att_pos is the position a query row at p attends as in a cache of ctx
+// positions: p itself, or for a position past the cache (a caller's error,
+// or a bad position in device memory inside a graph) the last one, so
+// that no kernel reads a key past the cache, and a row always has keys.
+QFN int att_pos(int p, int ctx) { return p < ctx ? p : ctx - 1; }
+
 // f2h rounds x to binary16, nearest even, as engine/tensor's F32ToF16
 // (overflow to Inf, quiet NaNs).
 QFN uint16_t f2h(float x) {
@@ -132,10 +138,13 @@ QFN float att_score(float dot, float scale, float softcap) {
 // (−∞ for a masked key), in place: the running maximum *m and sum *l are
 // carried over, the scores become their weights e^{s−m'}, and the factor
 // that rescales the row's earlier weighted values is returned. A row that
-// has seen only masked keys keeps m = −∞ and l = 0.
+// has seen only masked keys keeps m = −∞ and l = 0. A NaN score makes the
+// maximum NaN (fmaxf would drop it): a row of NaN scores (a NaN query)
+// must come out NaN, not as a row of masked keys, which with a sink would
+// give zeros.
 QFN float att_online(float *s, int tk, float *m, float *l) {
 	float mt = *m;
-	for (int j = 0; j < tk; j++) mt = fmaxf(mt, s[j]);
+	for (int j = 0; j < tk; j++) mt = s[j] > mt || s[j] != s[j] ? s[j] : mt;
 	if (mt == -INFINITY) {
 		for (int j = 0; j < tk; j++) s[j] = 0.f;
 		return 1.f;
@@ -157,7 +166,7 @@ QFN float att_online(float *s, int tk, float *m, float *l) {
 typedef struct {
 	float q[ATT_GMAX][ATT_LD];
 	float kv[ATT_TKD][ATT_LD]; // a tile of keys, then of values
-	float s[ATT_GMAX][ATT_TKD];
+	float s[ATT_GMAX][ATT_TKD + 1]; // padded: the softmax's threads read rows
 	float m[ATT_GMAX], l[ATT_GMAX], a[ATT_GMAX];
 } att_dec_sh;
 
@@ -268,10 +277,18 @@ QFN void att_dec_store(const att_dec_sh *sh, int t, const att_dec_args *a, const
 	}
 }
 
-// att_split_range is the splits s0…s1 that hold keys of a query at p.
-QFN void att_split_range(int p, int window, int chunk, int *s0, int *s1) {
-	*s0 = att_first(p, window) / chunk;
-	*s1 = p / chunk;
+// att_split_range is the splits s0…s1 that hold keys of a query at p
+// (att_pos'), clamped to the nsplit splits there are, as a second guard:
+// never more than ATT_MAX_SPLIT of them go into the reduction's shared
+// arrays.
+QFN void att_split_range(int p, int window, int chunk, int nsplit, int *s0, int *s1) {
+	int a = att_first(p, window) / chunk, b = p / chunk;
+	if (b > nsplit - 1) b = nsplit - 1;
+	if (b < 0) b = 0;
+	if (a > b) a = b;
+	if (a < 0) a = 0;
+	*s0 = a;
+	*s1 = b;
 }
 
 // ---- the reduction (attn_reduce) ----
@@ -320,7 +337,7 @@ QFN void att_red_out(const att_red_sh *sh, int t, const float *rec, int rs, int 
 typedef struct {
 	float q[ATT_TQ][ATT_LD];
 	float kv[ATT_TK][ATT_LD]; // a tile of keys, then of values
-	float s[ATT_TQ][ATT_TK];
+	float s[ATT_TQ][ATT_TK + 1]; // padded: the softmax's threads read rows
 	float m[ATT_TQ], l[ATT_TQ], a[ATT_TQ];
 } att_tile_sh;
 
@@ -332,15 +349,17 @@ typedef struct {
 	const float *q; // the head's values in the block's first row
 	int ldq, nr, hd; // query stride; rows (≤ ATT_TQ); width
 	int p0, window; // the first row's position; the window
+	int ctx; // the cache's positions (att_pos)
 	const void *kc, *vc; // the KV head's position 0
 	int f16;
 	float scale, softcap;
 } att_tile_args;
 
-// att_tile_keys is the key range j0…j1−1 the block's rows see.
+// att_tile_keys is the key range j0…j1−1 the block's rows see, within
+// the cache (att_pos).
 QFN void att_tile_keys(const att_tile_args *a, int *j0, int *j1) {
-	*j0 = att_first(a->p0, a->window);
-	*j1 = a->p0 + a->nr;
+	*j0 = att_first(att_pos(a->p0, a->ctx), a->window);
+	*j1 = att_pos(a->p0 + a->nr - 1, a->ctx) + 1;
 }
 
 // att_tile_init loads the block's query rows and clears the softmaxes
@@ -361,7 +380,7 @@ QFN void att_tile_init(att_tile_sh *sh, int t, const att_tile_args *a, float *ac
 // key) pair, −∞ where the row's causal mask or window hides the key.
 QFN void att_tile_scores(att_tile_sh *sh, int t, const att_tile_args *a, int k0) {
 	for (int e = t; e < ATT_TQ * ATT_TK; e += ATT_THREADS) {
-		int r = e / ATT_TK, j = e % ATT_TK, p = a->p0 + r, key = k0 + j;
+		int r = e / ATT_TK, j = e % ATT_TK, p = att_pos(a->p0 + r, a->ctx), key = k0 + j;
 		float s = -INFINITY;
 		if (r < a->nr && key <= p && key >= att_first(p, a->window)) {
 			float d = 0.f;

@@ -319,3 +319,127 @@ func TestAttnSplitPlan(t *testing.T) {
 		}
 	}
 }
+
+// TestAttnGroupsAndWidths: every grouped-query size 1…10 (one or two
+// split blocks a KV head, the second partly idle) with the widths models
+// use (40, 64, 80, 96, 112, 128, 256: one or two values a thread, some
+// threads idle), decode and a prompt, f32 and f16, against float64, with
+// keys over three splits and a tile boundary.
+func TestAttnGroupsAndWidths(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	hds := []int{40, 64, 80, 96, 112, 128, 256}
+	for G := 1; G <= 10; G++ {
+		for i, hd := range hds {
+			if (G+i)%2 == 1 && hd != 256 && G != 1 && G != 10 {
+				continue // half the grid, every width and the ends of G kept
+			}
+			kvh := 1 + (G+i)%2
+			s := attnShape{G * kvh, kvh, hd, 400}
+			keys := 290 + G
+			f16 := (G+i)%3 == 0
+			o := backend.AttendOptions{Window: []int{0, 200}[i%2], SoftCap: []float32{0, 20}[G%2]}
+			var sinks []float32
+			if G%3 == 1 {
+				sinks = randF(r, s.heads, 2)
+			}
+			for _, n := range []int{1, 3, 21} {
+				a := newAttn(r, s, keys-n, n, o, sinks, f16)
+				var got []float32
+				var err error
+				if n <= AttnDecRows() {
+					got, err = AttnSplit(a, G%2 == 0)
+				} else {
+					got, err = AttnTile(a, G%2 == 0)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := maxDiff(got, attnRef(a)); d > 2e-5 {
+					t.Errorf("G %d, %+v, %d rows, %+v, f16 %v: off the float64 reference by %g", G, s, n, o, f16, d)
+				}
+			}
+		}
+	}
+}
+
+// TestAttnNaNQuery: a query row of NaN comes out NaN, with and without a
+// sink, from the splits and the tiles (a row of NaN scores is not a row
+// of masked keys, which a sink would turn into zeros).
+func TestAttnNaNQuery(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	s := attnShape{4, 2, 64, 300}
+	for _, sinks := range [][]float32{nil, {0.5, -1, 2, 0}} {
+		for _, n := range []int{1, 20} {
+			a := newAttn(r, s, 250-n, n, backend.AttendOptions{}, sinks, false)
+			HD, row := s.hd, (n-1)*s.heads*s.hd // the last row's head 1
+			for i := range HD {
+				a.Q[row+HD+i] = float32(math.NaN())
+			}
+			var got []float32
+			if n <= AttnDecRows() {
+				got, _ = AttnSplit(a, false)
+			} else {
+				got, _ = AttnTile(a, false)
+			}
+			for i, v := range got[row+HD : row+2*HD] {
+				if v == v {
+					t.Fatalf("sinks %v, %d rows: value %d of a NaN query's output is %g", sinks, n, i, v)
+				}
+			}
+			if d := maxDiff(got[:row+HD], attnRef(a)[:row+HD]); d > 2e-5 {
+				t.Errorf("sinks %v, %d rows: the other heads are off by %g", sinks, n, d)
+			}
+		}
+	}
+}
+
+// TestAttnPastCapacity: rows at positions past the cache (a caller's
+// error, or a bad position in device memory inside a graph) read no key at
+// or past the capacity: the cache's slices carry NaN past it, and the
+// outputs stay finite; the reduction merges only splits that exist.
+func TestAttnPastCapacity(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for _, ctx := range []int{200, 256, 70000} {
+		s := attnShape{2, 1, 16, ctx}
+		for _, c := range []struct{ pos0, n, window int }{{ctx - 1, 2, 0}, {ctx + 5, 3, 0}, {ctx + 200, 1, 50},
+			{ctx - 10, 20, 0}, {ctx + 40, 17, 30}} {
+			if c.n > AttnDecRows() && ctx > 4096 {
+				continue // the tile walks every key: slow in the emulation
+			}
+			a := newAttn(r, attnShape{s.heads, s.kvh, s.hd, ctx}, 0, 1, backend.AttendOptions{}, nil, false)
+			guard := make([]float32, 64*s.hd)
+			for i := range guard {
+				guard[i] = float32(math.NaN())
+			}
+			a.K, a.V = append(a.K, guard...), append(a.V, guard...)
+			a.Pos0, a.N, a.Window = c.pos0, c.n, c.window
+			a.Q = randF(r, c.n*s.heads*s.hd, 1)
+			var got []float32
+			if c.n <= AttnDecRows() {
+				got = runSplit(a, false)
+			} else {
+				got = runTile(a, false)
+			}
+			for i, v := range got {
+				if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+					t.Fatalf("ctx %d, %d rows at %d, window %d: output %d is %g", ctx, c.n, c.pos0, c.window, i, v)
+				}
+			}
+		}
+	}
+}
+
+// TestAttnSplitRange: the splits attn_reduce merges are those holding the
+// row's keys, clamped to the splits there are (never more than
+// ATT_MAX_SPLIT of them, the reduction's shared arrays).
+func TestAttnSplitRange(t *testing.T) {
+	for _, c := range []struct{ p, window, chunk, nsplit, s0, s1 int }{
+		{0, 0, 128, 4, 0, 0}, {511, 0, 128, 4, 0, 3}, {300, 100, 128, 4, 1, 2}, {300, 45, 128, 4, 2, 2},
+		{512, 0, 128, 4, 0, 3}, {10000, 0, 128, 4, 0, 3}, {10000, 100, 128, 4, 3, 3}, {131071, 0, 256, 512, 0, 511},
+		{1 << 30, 0, 256, 512, 0, 511}, {-5, 0, 128, 4, 0, 0},
+	} {
+		if s0, s1 := AttnSplitRange(c.p, c.window, c.chunk, c.nsplit); s0 != c.s0 || s1 != c.s1 {
+			t.Errorf("p %d window %d, %d splits of %d: splits %d…%d, want %d…%d", c.p, c.window, c.nsplit, c.chunk, s0, s1, c.s0, c.s1)
+		}
+	}
+}
