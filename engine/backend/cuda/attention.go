@@ -19,6 +19,24 @@ const (
 	attMaxSplit = 512 // ATT_MAX_SPLIT: the most splits
 )
 
+// maxKVValues bounds the keys (as many values again) a cache holds. The
+// kernels index a cache in 64 bits (store_kv, rope_store_kv, attn_*: the
+// head's offset as a size_t), so it is only a guard against nonsense
+// sizes: an 80-layer model with 8 KV heads of 128 values at 131072
+// positions (80·8·128·131072 ≈ 1.07·10^10 keys, 21 GB a side in f16) fits,
+// which the 2^33 of the CPU backend's cache refuses.
+const maxKVValues = 1 << 36
+
+// kvRange says what is wrong with rows pos0…pos0+n−1 of a cache, if
+// anything: the kernels write and read the cache at those positions, and a
+// position past its capacity is another head's memory, or no memory at all.
+func kvRange(c *kv, pos0, n int) error {
+	if pos0 < 0 || n < 0 || pos0+n > c.ctx {
+		return fmt.Errorf("%d rows at position %d of a cache of %d", n, pos0, c.ctx)
+	}
+	return nil
+}
+
 // attnKernels are attention.cu's kernels and the f16 forms of the cache
 // stores (ops.cu), indexed by the cache's element where there are two:
 // 0 float32, 1 binary16.
@@ -98,6 +116,19 @@ func (b *Backend) attend(c *kv, out, q *buf, layer, pos0, n int, scale float32, 
 		e = 1
 	}
 	heads, kvh, hd := c.a.Heads, c.a.KVHeads, c.a.HeadDim
+	if n <= attDecRows && partFloats(c.ctx, c.a) > b.npart && !b.noPart {
+		// A cache made on another backend of the device: a Batcher's
+		// carrier is a Share of its States' backends and makes no cache
+		// of its own, and without the scratch every decode step would
+		// walk the whole cache in attn_tile, one block a head. Grown once
+		// (a step that grows it launches differently from the one before,
+		// so no graph is made of it). When the memory is not there the
+		// tiles serve, as they can, and the allocation is not retried at
+		// every layer of every step.
+		if b.growPart(c.ctx, c.a) != nil {
+			b.noPart = true
+		}
+	}
 	if n <= attDecRows && partFloats(c.ctx, c.a) <= b.npart {
 		chunk, ns := splitPlan(c.ctx)
 		ngrp := (heads/kvh + attGMax - 1) / attGMax

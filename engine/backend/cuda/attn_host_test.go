@@ -147,3 +147,135 @@ func TestDecodeLaunchesIgnoreLength(t *testing.T) {
 		})
 	}
 }
+
+// TestAttendScratchBounds: what the attention kernels index, computed from
+// their launch arguments as the kernels compute it, lies inside the
+// allocations the arguments name — the split scratch (att_dec_rec floats
+// a row, query head and split) for caches of different capacities made on
+// one backend (small, larger, smaller again, with other heads), for one to
+// four rows, and for a cache made on another backend of the device (a
+// Batcher's carrier makes none of its own: the split path must still be
+// taken, its scratch grown); the cache up to the last layer's last head.
+// Positions past a cache are refused before any launch.
+func TestAttendScratchBounds(t *testing.T) {
+	g, f := newFakeDevice(t)
+	b, err := g.NewBackend()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	carrier, err := g.NewBackend()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer carrier.Close()
+	room := func(p uint64) int {
+		buf, off, ok := f.find(cu.DevicePtr(p))
+		if !ok {
+			return -1
+		}
+		return len(buf) - off
+	}
+	launched := map[string]int{}
+	f.inspect = func(name string, grid, block [3]uint32, a *cu.Args) {
+		v, _ := a.AppendTo(nil, nil)
+		i := func(k int) int { return int(int32(uint32(v[k]))) }
+		es := 4
+		if strings.HasSuffix(name, "_f16") {
+			es = 2
+		}
+		launched[name]++
+		switch {
+		case strings.HasPrefix(name, "attn_split_"):
+			// part, q, ldq, kc, vc, layer, heads, kvh, ctx, hd, pos0, scale, softcap, window, chunk, nsplit, posp
+			layer, heads, kvh, ctx, hd, chunk, ns := i(5), i(6), i(7), i(8), i(9), i(14), i(15)
+			if int(grid[1]) != ns || chunk*ns < ctx || ns > attMaxSplit || int(grid[2]) > attDecRows {
+				t.Errorf("%s: grid %v for %d splits of %d over %d positions", name, grid, ns, chunk, ctx)
+			}
+			if need := 4 * int(grid[2]) * heads * ns * (hd + 2); room(v[0]) < need {
+				t.Errorf("%s: the scratch has %d bytes, the kernel writes %d", name, room(v[0]), need)
+			}
+			for _, c := range []int{3, 4} {
+				if need := (layer + 1) * kvh * ctx * hd * es; room(v[c]) < need {
+					t.Errorf("%s: the cache has %d bytes, the kernel reads up to %d", name, room(v[c]), need)
+				}
+			}
+		case name == "attn_reduce":
+			// out, ldo, part, heads, hd, nsplit, chunk, pos0, window, sinks, posp, ctx
+			heads, hd, ns := i(3), i(4), i(5)
+			if need := 4 * int(grid[1]) * heads * ns * (hd + 2); room(v[2]) < need {
+				t.Errorf("%s: the scratch has %d bytes, the kernel reads %d", name, room(v[2]), need)
+			}
+		case strings.HasPrefix(name, "attn_tile_"):
+			layer, kvh, ctx, hd := i(6), i(8), i(9), i(10)
+			for _, c := range []int{4, 5} {
+				if need := (layer + 1) * kvh * ctx * hd * es; room(v[c]) < need {
+					t.Errorf("%s: the cache has %d bytes, the kernel reads up to %d", name, room(v[c]), need)
+				}
+			}
+		}
+	}
+	type cache struct {
+		c backend.KV
+		a backend.Attention
+		n int
+	}
+	var caches []cache
+	for _, s := range []struct {
+		ctx int
+		a   backend.Attention
+	}{{300, backend.Attention{Heads: 8, KVHeads: 2, HeadDim: 64}}, {5000, backend.Attention{Heads: 20, KVHeads: 2, HeadDim: 80, KV: backend.KVF16}},
+		{70000, backend.Attention{Heads: 4, KVHeads: 4, HeadDim: 16}}, {1000, backend.Attention{Heads: 40, KVHeads: 4, HeadDim: 128}}} {
+		c, err := b.NewKV(2, s.ctx, s.a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		caches = append(caches, cache{c, s.a, s.ctx})
+	}
+	// The carrier's cache: made on b, attended on carrier, largest first.
+	for _, on := range []*Backend{b, carrier} {
+		for j := len(caches) - 1; j >= 0; j-- {
+			c := caches[j]
+			q, _ := on.Alloc(MaxBatch, c.a.Heads*c.a.HeadDim)
+			out, _ := on.Alloc(MaxBatch, c.a.Heads*c.a.HeadDim)
+			for _, n := range []int{1, 2, 4, 5, 40} {
+				for _, pos0 := range []int{0, c.n/2 - n, c.n - n} {
+					on.Attend(out, q, c.c, 1, pos0, n, backend.AttendOptions{Window: 100})
+				}
+			}
+		}
+		if err := on.Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, k := range []string{"attn_split_f32", "attn_split_f16", "attn_reduce", "attn_tile_f32", "attn_tile_f16"} {
+		if launched[k] == 0 {
+			t.Errorf("no %s launched", k)
+		}
+	}
+	if carrier.npart == 0 {
+		t.Errorf("the carrier's decode attention did not take the splits")
+	}
+	for _, e := range f.errs {
+		t.Error(e)
+	}
+	// Past the capacity: refused, nothing launched.
+	c := caches[0]
+	k, _ := b.Alloc(2, c.a.KVHeads*c.a.HeadDim)
+	before := len(launched)
+	total := 0
+	for _, n := range launched {
+		total += n
+	}
+	b.StoreKV(c.c, 0, c.n-1, 2, k, k)
+	if b.Err() == nil {
+		t.Errorf("StoreKV of 2 rows at %d of a cache of %d was taken", c.n-1, c.n)
+	}
+	after := 0
+	for _, n := range launched {
+		after += n
+	}
+	if after != total || len(launched) != before {
+		t.Errorf("a refused StoreKV launched")
+	}
+}

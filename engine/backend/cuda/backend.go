@@ -54,9 +54,13 @@ type Backend struct {
 	normed, held normedRow
 	freqs        map[*float32]cu.DevicePtr // RoPE divisors, uploaded once per table
 	// part is the split attention's partial softmaxes (attention.go),
-	// grown by NewKV to the largest cache's need: npart floats.
+	// grown by NewKV to the largest cache's need (by Attend for another
+	// backend's cache): npart floats.
 	part  cu.DevicePtr
 	npart int
+	// noPart: growing part for another backend's cache failed (Attend
+	// then tiles, attention.go).
+	noPart bool
 
 	owned  []cu.DevicePtr // buffers and caches this backend allocated
 	closed bool
@@ -475,7 +479,7 @@ func (b *Backend) NewKV(layers, ctx int, a backend.Attention) (backend.KV, error
 	switch {
 	case a.KV != backend.KVF32 && a.KV != backend.KVF16:
 		return nil, fmt.Errorf("cuda: KV cache type %s is not supported: the CUDA backend stores keys and values as f32 or f16", a.KV)
-	case layers <= 0 || ctx <= 0 || a.KVHeads <= 0 || a.HeadDim <= 0 || n/layers/ctx != a.KVHeads*a.HeadDim || n > 1<<33:
+	case layers <= 0 || ctx <= 0 || a.KVHeads <= 0 || a.HeadDim <= 0 || n/layers/ctx != a.KVHeads*a.HeadDim || n > maxKVValues:
 		return nil, fmt.Errorf("cuda: KV cache of %d positions is too large", ctx)
 	case a.HeadDim > maxHeadDim:
 		return nil, fmt.Errorf("cuda: heads of %d values; the attention kernel takes up to %d", a.HeadDim, maxHeadDim)
@@ -923,6 +927,10 @@ func (b *Backend) RoPEStoreKV(q, k, v backend.Buffer, cache backend.KV, layer, s
 		return true // a failed backend does nothing, as every operation
 	}
 	defer b.leave()
+	if err := kvRange(c, slot, n); err != nil {
+		b.fail("storing keys and values", err)
+		return true
+	}
 	rp, ok := b.ropeOf(pos0, r)
 	if !ok {
 		return true
@@ -998,6 +1006,10 @@ func (b *Backend) StoreKV(cache backend.KV, layer, pos0, n int, k, v backend.Buf
 	}
 	defer b.leave()
 	c, ks, vs := cache.(*kv), db(k), db(v)
+	if err := kvRange(c, pos0, n); err != nil {
+		b.fail("storing keys and values", err)
+		return
+	}
 	posp := b.posArg(pos0)
 	if posp != 0 {
 		pos0 = 0
@@ -1018,6 +1030,10 @@ func (b *Backend) ReadKV(cache backend.KV, layer, pos int, k, v []float32) {
 	}
 	defer b.leave()
 	c := cache.(*kv)
+	if err := kvRange(c, pos, 1); err != nil {
+		b.fail("reading the KV cache", err)
+		return
+	}
 	HD := c.a.HeadDim
 	if c.a.KV == backend.KVF16 {
 		b.readKV16(c, layer, pos, k, v)
@@ -1038,6 +1054,10 @@ func (b *Backend) Attend(out, q backend.Buffer, cache backend.KV, layer, pos0, n
 	}
 	defer b.leave()
 	c, qs, os := cache.(*kv), db(q), db(out)
+	if err := kvRange(c, pos0, n); err != nil {
+		b.fail("attention", err)
+		return
+	}
 	scale := o.Scale
 	if scale == 0 {
 		scale = float32(1 / math.Sqrt(float64(c.a.HeadDim)))
