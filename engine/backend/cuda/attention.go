@@ -27,12 +27,21 @@ const (
 // which the 2^33 of the CPU backend's cache refuses.
 const maxKVValues = 1 << 36
 
-// kvRange says what is wrong with rows pos0…pos0+n−1 of a cache, if
-// anything: the kernels write and read the cache at those positions, and a
-// position past its capacity is another head's memory, or no memory at all.
-func kvRange(c *kv, pos0, n int) error {
+// kvRows says what is wrong with an operation on rows pos0…pos0+n−1 of
+// a cache whose buffers xs hold those rows, heads heads of the cache's
+// width each, if anything: the kernels address the cache at those
+// positions and the buffers' rows without bounds of their own, and a
+// position past the capacity is another head's memory, or no memory at
+// all (an illegal address ends the CUDA context), as is a row past a
+// buffer.
+func kvRows(c *kv, pos0, n, heads int, xs ...*buf) error {
 	if pos0 < 0 || n < 0 || pos0+n > c.ctx {
 		return fmt.Errorf("%d rows at position %d of a cache of %d", n, pos0, c.ctx)
+	}
+	for _, x := range xs {
+		if x.rows < n || x.width < heads*c.a.HeadDim {
+			return fmt.Errorf("a buffer of %d rows of %d values for %d rows of %d heads of %d", x.rows, x.width, n, heads, c.a.HeadDim)
+		}
 	}
 	return nil
 }

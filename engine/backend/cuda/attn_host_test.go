@@ -279,3 +279,62 @@ func TestAttendScratchBounds(t *testing.T) {
 		t.Errorf("a refused StoreKV launched")
 	}
 }
+
+// TestKVRowsRefused: a cache operation at positions past the cache, or
+// with a buffer of fewer rows or values than it addresses, fails the
+// backend before any launch (the kernels have no bounds of their own).
+func TestKVRowsRefused(t *testing.T) {
+	a := backend.Attention{Heads: 4, KVHeads: 2, HeadDim: 32}
+	for _, c := range []struct {
+		name string
+		op   func(b *Backend, c backend.KV, q, k, narrow backend.Buffer)
+	}{
+		{"StoreKV past the cache", func(b *Backend, c backend.KV, q, k, narrow backend.Buffer) { b.StoreKV(c, 0, 15, 2, k, k) }},
+		{"StoreKV at -1", func(b *Backend, c backend.KV, q, k, narrow backend.Buffer) { b.StoreKV(c, 0, -1, 1, k, k) }},
+		{"StoreKV of narrow rows", func(b *Backend, c backend.KV, q, k, narrow backend.Buffer) { b.StoreKV(c, 0, 0, 1, narrow, k) }},
+		{"StoreKV of more rows than the buffer", func(b *Backend, c backend.KV, q, k, narrow backend.Buffer) { b.StoreKV(c, 0, 0, 3, k, k) }},
+		{"Attend past the cache", func(b *Backend, c backend.KV, q, k, narrow backend.Buffer) {
+			b.Attend(q, q, c, 0, 16, 1, backend.AttendOptions{})
+		}},
+		{"Attend with a narrow query", func(b *Backend, c backend.KV, q, k, narrow backend.Buffer) {
+			b.Attend(q, k, c, 0, 3, 1, backend.AttendOptions{})
+		}},
+		{"RoPEStoreKV past the cache", func(b *Backend, c backend.KV, q, k, narrow backend.Buffer) {
+			b.RoPEStoreKV(q, k, k, c, 0, 15, 15, 2, 4, 2, 32, backend.Rope{Base: 10000, Dim: 32})
+		}},
+		{"RoPEStoreKV with a narrow query", func(b *Backend, c backend.KV, q, k, narrow backend.Buffer) {
+			b.RoPEStoreKV(k, k, k, c, 0, 3, 3, 1, 4, 2, 32, backend.Rope{Base: 10000, Dim: 32})
+		}},
+		{"ReadKV past the cache", func(b *Backend, c backend.KV, q, k, narrow backend.Buffer) {
+			b.ReadKV(c, 0, 16, make([]float32, 64), make([]float32, 64))
+		}},
+		{"ReadKV into short rows", func(b *Backend, c backend.KV, q, k, narrow backend.Buffer) {
+			b.ReadKV(c, 0, 3, make([]float32, 63), make([]float32, 64))
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g, f := newFakeDevice(t)
+			b, err := g.NewBackend()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Close()
+			kv, err := b.NewKV(1, 16, a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			q, _ := b.Alloc(2, 4*32)
+			k, _ := b.Alloc(2, 2*32)
+			narrow, _ := b.Alloc(2, 2*32-1)
+			launches := 0
+			f.inspect = func(string, [3]uint32, [3]uint32, *cu.Args) { launches++ }
+			c.op(b, kv, q, k, narrow)
+			if b.Err() == nil {
+				t.Errorf("taken")
+			}
+			if launches != 0 {
+				t.Errorf("%d launches", launches)
+			}
+		})
+	}
+}

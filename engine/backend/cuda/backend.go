@@ -927,8 +927,12 @@ func (b *Backend) RoPEStoreKV(q, k, v backend.Buffer, cache backend.KV, layer, s
 		return true // a failed backend does nothing, as every operation
 	}
 	defer b.leave()
-	if err := kvRange(c, slot, n); err != nil {
+	if err := kvRows(c, slot, n, kvHeads, db(k), db(v)); err != nil {
 		b.fail("storing keys and values", err)
+		return true
+	}
+	if err := kvRows(c, slot, n, heads, db(q)); err != nil {
+		b.fail("turning the queries", err)
 		return true
 	}
 	rp, ok := b.ropeOf(pos0, r)
@@ -1006,7 +1010,7 @@ func (b *Backend) StoreKV(cache backend.KV, layer, pos0, n int, k, v backend.Buf
 	}
 	defer b.leave()
 	c, ks, vs := cache.(*kv), db(k), db(v)
-	if err := kvRange(c, pos0, n); err != nil {
+	if err := kvRows(c, pos0, n, c.a.KVHeads, ks, vs); err != nil {
 		b.fail("storing keys and values", err)
 		return
 	}
@@ -1030,8 +1034,12 @@ func (b *Backend) ReadKV(cache backend.KV, layer, pos int, k, v []float32) {
 	}
 	defer b.leave()
 	c := cache.(*kv)
-	if err := kvRange(c, pos, 1); err != nil {
+	if err := kvRows(c, pos, 1, 0); err != nil {
 		b.fail("reading the KV cache", err)
+		return
+	}
+	if w := c.a.KVHeads * c.a.HeadDim; len(k) < w || len(v) < w {
+		b.fail("reading the KV cache", fmt.Errorf("%d and %d values for %d", len(k), len(v), w))
 		return
 	}
 	HD := c.a.HeadDim
@@ -1054,7 +1062,7 @@ func (b *Backend) Attend(out, q backend.Buffer, cache backend.KV, layer, pos0, n
 	}
 	defer b.leave()
 	c, qs, os := cache.(*kv), db(q), db(out)
-	if err := kvRange(c, pos0, n); err != nil {
+	if err := kvRows(c, pos0, n, c.a.Heads, qs, os); err != nil {
 		b.fail("attention", err)
 		return
 	}
