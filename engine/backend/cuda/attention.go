@@ -99,9 +99,11 @@ func partFloats(ctx int, a backend.Attention) int {
 	return attDecRows * a.Heads * ns * (a.HeadDim + 2)
 }
 
-// growPart grows the backend's split scratch to a cache's need (context
-// current). It is done once per cache, never inside a step: the old
-// scratch stays owned (a recorded graph may name it) and goes with Close.
+// growPart grows the backend's split scratch to a cache's need: by NewKV
+// once per cache, and by attend once for a cache made on another backend
+// (then possibly inside a step, which then launches differently from the
+// one before, as when any scratch grows). The old scratch stays owned (a
+// recorded graph may name it) and goes with Close.
 func (b *Backend) growPart(ctx int, a backend.Attention) error {
 	need := partFloats(ctx, a)
 	if need <= b.npart {
