@@ -321,12 +321,22 @@ QFN void att_red_factors(att_red_sh *sh, int t, int ns) {
 	for (int s = t; s < ns; s += ATT_THREADS) sh->f[s] = sh->wm[s] != -INFINITY ? expf(sh->wm[s] - sh->M) : 0.f;
 }
 
-// att_red_out writes the head's output (phase 3): Σ_s f_s·acc_s / L.
+// att_red_out writes the head's output (phase 3): Σ_s f_s·acc_s / L. A
+// split of factor 0 adds nothing (not 0·∞ = NaN), but its value is loaded
+// all the same (every record of s0…s1 is written), so that eight loads of
+// the unrolled loop are in flight together (the loop is latency-bound: ns
+// = 64 splits at 8K positions, 512 at 128K); behind the test, ptxas
+// predicated four.
 QFN void att_red_out(const att_red_sh *sh, int t, const float *rec, int rs, int ns, int hd, float *out) {
 	for (int d = t; d < hd; d += ATT_THREADS) {
 		float v = 0.f;
-		for (int s = 0; s < ns; s++)
-			if (sh->f[s] != 0.f) v += sh->f[s] * rec[(size_t)s * rs + 2 + d];
+#ifdef __CUDA_ARCH__
+#pragma unroll 8
+#endif
+		for (int s = 0; s < ns; s++) {
+			float x = rec[(size_t)s * rs + 2 + d], f = sh->f[s];
+			v = f != 0.f ? v + f * x : v;
+		}
 		out[d] = v / sh->L;
 	}
 }
