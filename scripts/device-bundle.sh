@@ -2,28 +2,31 @@
 # Prepares what scripts/device-check.sh needs on a GPU machine that has no
 # Go: the test binary of engine/backend/cuda, synthgguf and isagi, built here, and the
 # fixture models, all under .device/ (ignored by git; the device tool carries
-# it). The transfer is limited to 64 MiB with the work tree, so the fixtures
-# come in two sets:
+# it). The transfer is limited to 64 MiB with the work tree, and the tree
+# alone is about 46 MB (the committed PTX and fixture models), so what
+# travels beside it comes in sets of at most about 15 MB:
 #
-#	scripts/device-bundle.sh        set a: stories260K, archs, kjv q4_k_m
-#	                                and the quants that fit beside isagi
-#	                                (35 MB with its two embedded models):
-#	                                q2_k, q4_0; kjv q8_0 is
-#	                                demo/kjv-q8_0.gguf, in the tree), the
-#	                                kernel, leak, memcheck, CLI and speed
-#	                                checks, and issue 55's goals (their
-#	                                models are made on the machine by
-#	                                synthgguf, so they add nothing here)
-#	scripts/device-bundle.sh b      set b: kjv f16, q4_k_s and the quants
-#	                                q3_k_s, q4_1, q5_1, iq4_nl, q5_0:
-#	                                conformance only
-#	scripts/device-bundle.sh c      set c: kjv f32 and the quants q3_k_m, q5_k_m,
-#	                                q6_k, iq4_xs: conformance only
-#	scripts/device-bundle.sh cuda3  set a's fixtures without isagi: conformance,
-#	                                memcheck and issue 55's goals
-#	                                (device-check.sh runs it as
-#	                                ISAGI_DEVICE_ONLY=cuda3), for when set a
-#	                                does not fit beside the work tree
+#	scripts/device-bundle.sh        set a: stories260K, archs, kjv q4_k_m and
+#	                                the quants qwen2-q4_k_m,
+#	                                llama-rope-freqs-q4_k_m, q2_k, q4_0 (kjv
+#	                                q8_0 is demo/kjv-q8_0.gguf, in the tree):
+#	                                the kernel, leak, memcheck and speed
+#	                                checks and issue 55's goals (their models
+#	                                are made on the machine by synthgguf)
+#	scripts/device-bundle.sh cuda3  set a, run as ISAGI_DEVICE_ONLY=cuda3:
+#	                                conformance, memcheck and issue 55's goals
+#	                                alone, for a session short of device time
+#	scripts/device-bundle.sh cli    isagi alone (20 MB packed, its two models
+#	                                embedded), no fixtures: the command-line
+#	                                check (isagi run --gpu against --cpu,
+#	                                isagi bench)
+#	scripts/device-bundle.sh b      kjv f16 and q3_k_s      } conformance
+#	scripts/device-bundle.sh b2     kjv q4_k_s, q4_1, q5_1  } only
+#	scripts/device-bundle.sh c      q5_0, iq4_nl, q3_k_m, iq4_xs
+#	scripts/device-bundle.sh c2     q5_k_m, q6_k
+#
+# kjv f32 (23 MB) fits in no set; float32 weights are covered by
+# stories260K and the archs models.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 set_=${1:-a}
@@ -35,8 +38,9 @@ export CGO_ENABLED=1
 # Stripped (-s -w): the symbol tables would take a fifth of the transfer.
 go test -c -ldflags "-s -w" -o .device/cuda.test ./engine/backend/cuda
 go build -ldflags "-s -w" -o .device/synthgguf ./engine/internal/synth/synthgguf
-# Only set a runs the command-line checks, and isagi alone is 18 MB packed.
-if [ "$set_" = a ]; then
+# Only set cli carries isagi (20 MB packed): beside set a's fixtures it
+# would pass the limit.
+if [ "$set_" = cli ]; then
 	go build -ldflags "-s -w -X main.version=$(git describe --tags --always --dirty 2>/dev/null || echo dev)" -o .device/isagi ./cmd/isagi
 fi
 gzip -6 .device/*.test .device/synthgguf $([ -e .device/isagi ] && echo .device/isagi)
@@ -49,20 +53,29 @@ a | cuda3)
 		cp "$fx/quants/$q.gguf" .device/fixtures/quants/
 	done
 	;;
+cli) ;;
 b)
-	cp "$fx"/kjv/kjv-f16.gguf "$fx"/kjv/kjv-q4_k_s.gguf .device/fixtures/kjv/
-	for q in kjv-q3_k_s kjv-q4_1 kjv-q5_1 kjv-iq4_nl kjv-q5_0; do
+	cp "$fx"/kjv/kjv-f16.gguf .device/fixtures/kjv/
+	cp "$fx"/quants/kjv-q3_k_s.gguf .device/fixtures/quants/
+	;;
+b2)
+	cp "$fx"/kjv/kjv-q4_k_s.gguf .device/fixtures/kjv/
+	for q in kjv-q4_1 kjv-q5_1; do
 		cp "$fx/quants/$q.gguf" .device/fixtures/quants/
 	done
 	;;
 c)
-	cp "$fx"/kjv/kjv-f32.gguf .device/fixtures/kjv/
-	for q in kjv-q3_k_m kjv-q5_k_m kjv-q6_k kjv-iq4_xs; do
+	for q in kjv-q5_0 kjv-iq4_nl kjv-q3_k_m kjv-iq4_xs; do
+		cp "$fx/quants/$q.gguf" .device/fixtures/quants/
+	done
+	;;
+c2)
+	for q in kjv-q5_k_m kjv-q6_k; do
 		cp "$fx/quants/$q.gguf" .device/fixtures/quants/
 	done
 	;;
 *)
-	echo "device-bundle: set a, b, c or cuda3, not $set_" >&2
+	echo "device-bundle: set a, cuda3, cli, b, b2, c or c2, not $set_" >&2
 	exit 2
 	;;
 esac
