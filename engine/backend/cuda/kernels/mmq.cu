@@ -14,13 +14,16 @@
 //      256 codes and their 8 scales and sums into shared memory;
 //   2. meanwhile decodes the 64 rows' 8 chunks into int8 weights in shared
 //      memory, once for all 64 tokens (the float kernel, mm_, decodes
-//      every weight once per 8 tokens, a float at a time);
+//      every weight once per 8 tokens, a float at a time), with each
+//      chunk's integer multipliers and the row's side of its float terms
+//      (mmq_chunk_terms: its scales, widened once);
 //   3. waits for the copy, meets at a barrier, and each warp (32 rows × 32
 //      tokens: 2 × 4 fragments) runs per piece of the step its mma.sync
 //      products (m16n8k32, or m16n8k16 per half of 16 where the halves
 //      have their own scales), adds their integer sums with the halves'
 //      multipliers into the piece's A and B, and the piece's float terms
-//      (mvq_term) into its accumulators;
+//      (mmq_term: mvq_term's operations on the staged scales) into its
+//      accumulators;
 //   4. meets at a barrier before the next step overwrites the tiles.
 // After the last step each lane writes its 32 results (acc − c·accm,
 // beta and the epilogue as mvq_rows's).
@@ -31,27 +34,29 @@
 // and tokens (17 KiB) square, so that a block's 512 mma products a step
 // read 34 KiB of shared memory. Shared memory, static: weights 64 × 272
 // bytes (256 + 16 so that a fragment's 8 rows × 4 words fall in 32 banks),
-// codes 64 × 272, the rows' multipliers 2 KiB, the tokens' scales and sums
-// 4 KiB: 40 KiB a block, under the 48 KiB that needs no opt-in, five
-// blocks an SM on an H100 (228 KiB).
+// codes 64 × 272, the rows' multipliers 2 KiB and term values 6 KiB, the
+// tokens' scales and sums 4 KiB: 46 KiB a block (47104 bytes), under the
+// 48 KiB that needs no opt-in; four blocks an SM on an H100 (228 KiB) by
+// shared memory, two to four by registers (ptxas 11.8, sm_90: 105–155
+// registers, 186 for Q4_K/Q5_K, no spills).
 //
 // Untuned without a GPU: the tile shape (64 × 64; 128 × 64 or 256 threads
 // may do better on an H100), the missing double buffer (a second code tile
 // would take the block to 57 KiB and an opt-in; here only the codes' copy
 // overlaps the weights' decode, and other blocks on the SM hide the rest),
-// the scales read by mvq_term from global memory (L1) per piece, row and
-// token rather than staged once per row, ldmatrix instead of 32-bit
-// fragment loads, and the grid's order (x: token tiles, y: row tiles, so
-// that the blocks of one row tile run together and read its weights from
-// DRAM once).
+// how many chunks a thread decodes with its loads in flight (one at a
+// time now), ldmatrix instead of 32-bit fragment loads, the float
+// epilogue's cost per (row, token, piece) against the mma's, and the
+// grid's order (x: token tiles, y: row tiles, so that the blocks of one
+// row tile run together and read its weights from DRAM once).
 #include "quant.cuh"
 #include "mmq.cuh"
 
 // mmq_step is one warp's work of step k once the tiles are in shared
 // memory: every piece's products, their sums and their float terms.
 template <int T>
-__device__ __forceinline__ void mmq_step(const struct mmq_smem *sm, const uint8_t *w, int rowBytes, int rows, int cols,
-                                         int n, int r0, int t0, int k, int warp, int lane,
+__device__ __forceinline__ void mmq_step(const struct mmq_smem *sm, int rows, int cols, int n, int r0, int t0, int k,
+                                         int warp, int lane,
                                          float (*acc)[MMQ_NF][4], float (*accm)[MMQ_NF][4]) {
 	const int pieces = MMQ_CH / mmq_cpp(T), K = mmq_k16(T) ? 16 : 32;
 #pragma unroll 1
@@ -63,7 +68,10 @@ __device__ __forceinline__ void mmq_step(const struct mmq_smem *sm, const uint8_
 			for (int nf = 0; nf < MMQ_NF; nf++)
 #pragma unroll
 				for (int i = 0; i < 4; i++) A[mf][nf][i] = B[mf][nf][i] = 0;
-#pragma unroll
+		// Not unrolled: the two products' fragments live one after the
+		// other (unrolled, ptxas spilled mmq_q4_k and mmq_q5_k at 168
+		// registers on sm_90).
+#pragma unroll 1
 		for (int u = 0; u < mmq_subs(T); u++) {
 			uint32_t a[MMQ_MF][4], b[MMQ_NF][2];
 			int S[MMQ_MF][MMQ_NF][4];
@@ -88,7 +96,7 @@ __device__ __forceinline__ void mmq_step(const struct mmq_smem *sm, const uint8_
 				}
 			mmq_gather(T, sm, warp, lane, pl, u, S, A, B);
 		}
-		mmq_terms(T, sm, w, rowBytes, rows, cols, n, r0, t0, k, warp, lane, pl, A, B, acc, accm);
+		mmq_terms(T, sm, rows, cols, n, r0, t0, k, warp, lane, pl, A, B, acc, accm);
 	}
 }
 
@@ -117,7 +125,7 @@ __device__ __forceinline__ void mmq_rows(const uint8_t *__restrict__ w, int rowB
 		mmq_load_w(T, &sm, w, rowBytes, rows, cols, r0, k, tid);
 		mmq_wait();
 		__syncthreads();
-		mmq_step<T>(&sm, w, rowBytes, rows, cols, n, r0, t0, k, warp, lane, acc, accm);
+		mmq_step<T>(&sm, rows, cols, n, r0, t0, k, warp, lane, acc, accm);
 		__syncthreads();
 	}
 	int m0 = 32 * (warp & 1), n0 = 32 * (warp >> 1);

@@ -58,12 +58,16 @@
 
 // mmq_smem is a block's shared memory: the step's weights decoded (w),
 // the tokens' codes (x), per row and chunk the multipliers c0, c1, e0, e1
-// as bytes (cm), per token and chunk the activations' scale and sum (xd,
-// xs): 17408 + 17408 + 2048 + 2048 + 2048 = 40960 bytes.
+// as bytes (cm) and the row's side of the float terms (tf: two floats, tk:
+// four small integers as bytes; mmq_chunk_terms), per token and chunk the
+// activations' scale and sum (xd, xs): 17408 + 17408 + 2048 + 4096 + 2048
+// + 2048 + 2048 = 47104 bytes, under the 48 KiB of static shared memory.
 struct mmq_smem {
 	uint32_t w[MMQ_M * MMQ_LD / 4];
 	uint32_t x[MMQ_N * MMQ_LD / 4];
 	uint32_t cm[MMQ_M * MMQ_CH];
+	float tf[MMQ_M * MMQ_CH * 2];
+	uint32_t tk[MMQ_M * MMQ_CH];
 	float xd[MMQ_N * MMQ_CH], xs[MMQ_N * MMQ_CH];
 };
 
@@ -274,6 +278,96 @@ QFN void mmq_chunk(int t, const uint8_t *row, int b, uint32_t *w, int *c, int *e
 	}
 }
 
+// mmq_chunk_terms is the row's side of chunk b's float terms, which
+// mvq_term reads from the row's block each time: the values (f, k) that
+// mmq_term combines with the tokens' scales in mvq_term's operations and
+// order, so that a block decodes a row's scales once per step, not once
+// per token. f holds scales (f16 widened, or a product of them that
+// mvq_term forms from the row alone), k small integers (Q4_K/Q5_K: the
+// sub-block's scale and min; Q6_K: its halves' int8 scales).
+QFN void mmq_chunk_terms(int t, const uint8_t *row, int b, float *f, int *k) {
+	f[0] = f[1] = 0.f, k[0] = k[1] = k[2] = k[3] = 0;
+	switch (t) {
+	case T_Q8_0: f[0] = h2f(ld16h(row + 34 * b)); break;
+	case T_Q4_0: case T_IQ4_NL: f[0] = h2f(ld16h(row + 18 * b)); break;
+	case T_Q5_0: f[0] = h2f(ld16h(row + 22 * b)); break;
+	case T_Q4_1: case T_Q5_1: {
+		const uint8_t *blk = row + (t == T_Q4_1 ? 20 : 24) * b;
+		f[0] = h2f(ld16(blk)), f[1] = h2f(ld16(blk + 2));
+		break;
+	}
+	case T_Q4_K: case T_Q5_K: {
+		const uint8_t *sb = row + (t == T_Q4_K ? 144 : 176) * (b >> 3);
+		f[0] = h2f(ld16(sb)), f[1] = h2f(ld16(sb + 2));
+		k_scale_min(b & 7, sb + 4, &k[0], &k[1]);
+		break;
+	}
+	case T_Q6_K: {
+		const uint8_t *sb = row + 210 * (b >> 3);
+		int j = b & 7;
+		uint16_t sc = ld16h(sb + 192 + 8 * (j >> 2) + 2 * (j & 3));
+		f[0] = h2f(ld16h(sb + 208)), k[0] = (int8_t)(sc & 255), k[1] = (int8_t)(sc >> 8);
+		break;
+	}
+	case T_IQ4_XS: {
+		const uint8_t *sb = row + 136 * (b >> 3);
+		int j = b & 7, ls = (((sb[4 + j / 2] >> (4 * (j % 2))) & 15) | (((ld16(sb + 2) >> (2 * j)) & 3) << 4)) - 32;
+		f[0] = qmul(h2f(ld16(sb)), (float)ls);
+		break;
+	}
+	case T_Q2_K: {
+		const uint8_t *sb = row + 84 * (b >> 3);
+		f[0] = h2f(ld16(sb + 80)), f[1] = h2f(ld16(sb + 82));
+		break;
+	}
+	case T_Q3_K: f[0] = h2f(ld16(row + 110 * (b >> 3) + 108)); break;
+	case T_TQ2_0: f[0] = h2f(ld16(row + 66 * (b >> 3) + 64)); break;
+	case T_TQ1_0: f[0] = h2f(ld16(row + 54 * (b >> 3) + 52)); break;
+	case T_IQ3_S: f[0] = h2f(ld16(row + 110 * (b >> 3))); break;
+	case T_IQ2_XXS: case T_IQ2_XS: case T_IQ2_S: case T_IQ3_XXS: case T_IQ1_S: case T_IQ1_M: {
+		const uint8_t *sb = row + iq_bytes(t) * (b >> 3);
+		float d = t == T_IQ1_M ? iq1m_d(sb) : h2f(ld16(sb));
+		f[0] = qmul(d, t == T_IQ3_XXS ? 0.25f : 0.125f);
+		break;
+	}
+	}
+}
+
+// mmq_term is mvq_term from the row's side (mmq_chunk_terms: f and k
+// for the step's chunks, 2 floats and 4 bytes each) and the tokens' (xd,
+// xs for the step's chunks): piece pl of the step, the same operations in
+// the same order, so the same bits.
+QFN void mmq_term(int t, const float *f, const uint32_t *k, const float *xd, const float *xs, int pl, int A, int B,
+                  float *acc, float *accm) {
+	int ch = pl * mmq_cpp(t);
+	float f0 = f[2 * ch], f1 = f[2 * ch + 1];
+	switch (t) {
+	case T_Q4_0:
+		*acc += qmul(f0, qmul(xd[ch], (float)A) - qmul(8.f, xs[ch]));
+		break;
+	case T_Q5_0: case T_Q4_1: case T_Q5_1:
+		*acc += qmul(qmul(f0, xd[ch]), (float)A);
+		*accm += qmul(t == T_Q5_0 ? f0 : f1, xs[ch]);
+		break;
+	case T_Q4_K: case T_Q5_K: {
+		float sc0 = (float)(k[ch] & 0xff), m0 = (float)((k[ch] >> 8) & 0xff);
+		float sc1 = (float)(k[ch + 1] & 0xff), m1 = (float)((k[ch + 1] >> 8) & 0xff);
+		*acc += qmul(f0, qmul(qmul(sc0, xd[ch]), (float)A) + qmul(qmul(sc1, xd[ch + 1]), (float)B));
+		*accm += qmul(f1, qmul(m0, xs[ch]) + qmul(m1, xs[ch + 1]));
+		break;
+	}
+	case T_Q2_K:
+		*acc += qmul(xd[ch], qmul(f0, (float)A) - qmul(f1, (float)B));
+		break;
+	case T_Q6_K:
+		*acc += qmul(qmul(f0, xd[ch]), qmul((float)(int8_t)(k[ch] & 0xff), (float)A) + qmul((float)(int8_t)((k[ch] >> 8) & 0xff), (float)B));
+		break;
+	default: // (d or d·c)·xd·A: Q8_0, IQ4_NL, IQ4_XS, Q3_K, the TQ and IQ types
+		*acc += qmul(qmul(f0, xd[ch]), (float)A);
+		break;
+	}
+}
+
 // mmq_isum is piece p's sums A and B as the tile kernel forms them from
 // mmq_chunk's words (dp4a standing in for the tensor cores): mvq_isum's,
 // added over the piece's lanes, exactly.
@@ -393,13 +487,18 @@ QFN void mmq_load_w(int t, struct mmq_smem *sm, const uint8_t *w, int rowBytes, 
 	for (int i = tid; i < MMQ_M * MMQ_CH; i += MMQ_THREADS) {
 		int rl = i >> 3, ch = i & 7, b = MMQ_CH * k + ch, r = r0 + rl;
 		uint32_t wd[8];
-		int c[2] = {0, 0}, e[2] = {0, 0};
+		int c[2] = {0, 0}, e[2] = {0, 0}, tk[4] = {0, 0, 0, 0};
+		float tf[2] = {0.f, 0.f};
 		if (r < rows && b < nb) {
 			mmq_chunk(t, w + (size_t)r * rowBytes, b, wd, c, e);
+			mmq_chunk_terms(t, w + (size_t)r * rowBytes, b, tf, tk);
 		} else {
 			MMQ_UNROLL
 			for (int j = 0; j < 8; j++) wd[j] = 0;
 		}
+		sm->tf[2 * i] = tf[0], sm->tf[2 * i + 1] = tf[1];
+		sm->tk[i] = (uint32_t)(tk[0] & 0xff) | (uint32_t)(tk[1] & 0xff) << 8 | (uint32_t)(tk[2] & 0xff) << 16 |
+		            (uint32_t)(tk[3] & 0xff) << 24;
 		uint32_t *dst = sm->w + (rl * MMQ_LD + 32 * ch) / 4;
 		MMQ_UNROLL
 		for (int j = 0; j < 8; j++) dst[j] = wd[j];
@@ -470,27 +569,26 @@ QFN void mmq_gather(int t, const struct mmq_smem *sm, int warp, int lane, int pl
 		}
 }
 
-// mmq_terms adds piece pl's float terms (mvq_term's, the row's scales read
-// from global memory at step k, the tokens' from shared memory) to the
-// lane's accumulators, for the rows and tokens inside the product.
-QFN void mmq_terms(int t, const struct mmq_smem *sm, const uint8_t *w, int rowBytes, int rows, int cols, int n,
-                   int r0, int t0, int k, int warp, int lane, int pl, int (*A)[MMQ_NF][4],
-                   int (*B)[MMQ_NF][4], float (*acc)[MMQ_NF][4], float (*accm)[MMQ_NF][4]) {
+// mmq_terms adds piece pl's float terms (mvq_term's, through mmq_term:
+// the row's side and the tokens' from shared memory) to the lane's
+// accumulators, for the rows and tokens inside the product.
+QFN void mmq_terms(int t, const struct mmq_smem *sm, int rows, int cols, int n, int r0, int t0, int k, int warp,
+                   int lane, int pl, int (*A)[MMQ_NF][4], int (*B)[MMQ_NF][4], float (*acc)[MMQ_NF][4],
+                   float (*accm)[MMQ_NF][4]) {
 	int m0 = 32 * (warp & 1), n0 = 32 * (warp >> 1);
 	if (MMQ_CH * k + pl * mmq_cpp(t) >= (cols >> 5)) return; // past the row's end
 	MMQ_UNROLL
 	for (int mf = 0; mf < MMQ_MF; mf++)
 		MMQ_UNROLL
 		for (int i = 0; i < 4; i++) {
-			int r = r0 + m0 + 16 * mf + mma_c_row(lane, i);
-			if (r >= rows) continue;
-			const uint8_t *row = w + (size_t)r * rowBytes + (size_t)mmq_step_bytes(t) * k;
+			int rl = m0 + 16 * mf + mma_c_row(lane, i);
+			if (r0 + rl >= rows) continue;
 			MMQ_UNROLL
 			for (int nf = 0; nf < MMQ_NF; nf++) {
 				int tl = n0 + 8 * nf + mma_c_n(lane, i);
 				if (t0 + tl >= n) continue;
-				mvq_term(t, row, sm->xd + MMQ_CH * tl, sm->xs + MMQ_CH * tl, pl, A[mf][nf][i], B[mf][nf][i],
-				         &acc[mf][nf][i], &accm[mf][nf][i]);
+				mmq_term(t, sm->tf + 2 * MMQ_CH * rl, sm->tk + MMQ_CH * rl, sm->xd + MMQ_CH * tl, sm->xs + MMQ_CH * tl, pl,
+				         A[mf][nf][i], B[mf][nf][i], &acc[mf][nf][i], &accm[mf][nf][i]);
 			}
 		}
 }

@@ -11,7 +11,24 @@ package hostq
 #include "mmq.h" // a link to kernels/mmq.cuh (the tile products' arithmetic)
 
 static void mmq_piece_sums(int t, const uint8_t *row, const int8_t *xq, int p, int *A, int *B) { mmq_isum(t, row, xq, p, A, B); }
-static int mmq_pieces_per_row(int t, int cols) { return cols / mvq_width(t); }
+
+// mmq_piece_term is piece p's float terms through mmq_term: the row's side
+// of the chunks of p's step (mmq_chunk_terms, packed as mmq_load_w packs
+// them), the tokens' side of the same chunks, the accumulators starting
+// as the harness's piece does (−0, so that a term's sign shows).
+static void mmq_piece_term(int t, const uint8_t *row, const float *xd, const float *xs, int p, int A, int B, float *acc,
+                           float *accm) {
+	int cpp = mmq_cpp(t), b0 = (p * cpp) & ~(MMQ_CH - 1), pl = (p * cpp - b0) / cpp;
+	float f[2 * MMQ_CH] = {0};
+	uint32_t k[MMQ_CH] = {0};
+	for (int ch = pl * cpp; ch < pl * cpp + cpp; ch++) {
+		int kk[4];
+		mmq_chunk_terms(t, row, b0 + ch, f + 2 * ch, kk);
+		k[ch] = (uint32_t)(kk[0] & 0xff) | (uint32_t)(kk[1] & 0xff) << 8 | (uint32_t)(kk[2] & 0xff) << 16 | (uint32_t)(kk[3] & 0xff) << 24;
+	}
+	*acc = -0.f, *accm = mvq_minc(t) != 0.f ? -0.f : 0.f;
+	mmq_term(t, f, k, xd + b0, xs + b0, pl, A, B, acc, accm);
+}
 
 // mma_cover says whether the fragment layouts of an m16n8kK product give
 // every element of A and B to exactly one (lane, register, byte) and
@@ -102,8 +119,8 @@ static int mmq_block(int t, const uint8_t *w, int rowBytes, int rows, int cols, 
 					for (int lane = 0; lane < 32; lane++) mmq_gather(t, sm, warp, lane, pl, u, L->S[lane], L->A[lane], L->B[lane]);
 				}
 				for (int lane = 0; lane < 32; lane++) {
-					mmq_terms(t, sm, w, rowBytes, rows, cols, n, r0, t0, k, warp, lane, pl, L->A[lane], L->B[lane],
-					          L->acc[warp][lane], L->accm[warp][lane]);
+					mmq_terms(t, sm, rows, cols, n, r0, t0, k, warp, lane, pl, L->A[lane], L->B[lane], L->acc[warp][lane],
+					          L->accm[warp][lane]);
 					int p = k * pieces + pl;
 					if (!isums || p >= np) continue;
 					for (int mf = 0; mf < MMQ_MF; mf++)
@@ -158,6 +175,16 @@ func MMQPieceSums(t tensor.Type, row []byte, xq []int8, p int) (int32, int32) {
 	var a, b C.int
 	C.mmq_piece_sums(C.int(t), (*C.uint8_t)(unsafe.Pointer(&row[0])), (*C.int8_t)(unsafe.Pointer(&xq[0])), C.int(p), &a, &b)
 	return int32(a), int32(b)
+}
+
+// MMQPieceTerm is piece p's float terms as the mmq_ kernels add them
+// (mmq_term, from the row's side decoded once a step) from its sums A and
+// B: mvq_term's, bit for bit, or the tile products differ from decode's.
+func MMQPieceTerm(t tensor.Type, row []byte, xd, xs []float32, p int, a, b int32) (float32, float32) {
+	var acc, accm C.float
+	C.mmq_piece_term(C.int(t), (*C.uint8_t)(unsafe.Pointer(&row[0])), (*C.float)(unsafe.Pointer(&xd[0])), (*C.float)(unsafe.Pointer(&xs[0])),
+		C.int(p), C.int(a), C.int(b), &acc, &accm)
+	return float32(acc), float32(accm)
 }
 
 // MMACover says whether the mma fragment layouts (mmq.cuh's mma_*) of

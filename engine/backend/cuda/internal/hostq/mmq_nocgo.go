@@ -14,6 +14,11 @@ const MMQTile = 64
 // MMQPieceSums needs cgo.
 func MMQPieceSums(t tensor.Type, row []byte, xq []int8, p int) (int32, int32) { return 0, 0 }
 
+// MMQPieceTerm needs cgo.
+func MMQPieceTerm(t tensor.Type, row []byte, xd, xs []float32, p int, a, b int32) (float32, float32) {
+	return 0, 0
+}
+
 // MMACover needs cgo.
 func MMACover(k int) bool { return false }
 

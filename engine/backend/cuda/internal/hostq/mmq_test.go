@@ -50,7 +50,9 @@ func TestMMAFragments(t *testing.T) {
 }
 
 // TestMMQPieceSumsMatchMVQ: every piece's sums A and B as the tile kernels
-// form them (decoded int8 words, halves' multipliers) are mvq_isum's.
+// form them (decoded int8 words, halves' multipliers) are mvq_isum's, and
+// its float terms from the row's side decoded once (mmq_term) are
+// mvq_term's, bit for bit; NaN and ±Inf activations too.
 func TestMMQPieceSumsMatchMVQ(t *testing.T) {
 	if !Available {
 		t.Skip("built without cgo")
@@ -65,6 +67,9 @@ func TestMMQPieceSumsMatchMVQ(t *testing.T) {
 					for p, pc := range Pieces(typ, row, cols, q, d, s) {
 						if a, b := MMQPieceSums(typ, row, q, p); a != pc.A || b != pc.B {
 							t.Fatalf("%v, %d columns, row %d, trial %d, piece %d: sums %d %d, mvq_isum's %d %d", typ, cols, ri, trial, p, a, b, pc.A, pc.B)
+						}
+						if acc, accm := MMQPieceTerm(typ, row, d, s, p, pc.A, pc.B); !sameBits(acc, pc.Acc) || !sameBits(accm, pc.AccM) {
+							t.Fatalf("%v, %d columns, row %d, trial %d, piece %d: terms %g %g, mvq_term's %g %g", typ, cols, ri, trial, p, acc, accm, pc.Acc, pc.AccM)
 						}
 					}
 				}
