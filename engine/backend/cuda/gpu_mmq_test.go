@@ -18,14 +18,18 @@ var mmqTypes = []tensor.Type{tensor.Q8_0, tensor.Q4_0, tensor.Q5_0, tensor.Q4_K,
 	tensor.Q4_1, tensor.Q5_1, tensor.IQ4_NL, tensor.IQ4_XS, tensor.Q2_K, tensor.Q3_K,
 	tensor.TQ1_0, tensor.TQ2_0, tensor.IQ2_XXS, tensor.IQ2_XS, tensor.IQ2_S, tensor.IQ3_XXS, tensor.IQ3_S, tensor.IQ1_S, tensor.IQ1_M}
 
+// mmqCases are TestGPUMMQ's products: rows, columns, activation rows.
+var mmqCases = [][3]int{{200, 512, 2}, {200, 512, 8}, {200, 512, 37}, {200, 512, 256}, {1000, 4096, 37}, {130, 2048, 256}}
+
 // TestGPUMMQ runs the tile products (mmq_) on the GPU for every type at
 // n = 2, 8, 37 and 256 rows of activations, and compares quant_q8's codes
-// with the host harness's (bit for bit), the products with the harness's
+// with the host harness's (bit for bit), every product with the harness's
 // emulation of the whole launch (bit for bit: the same integer sums and
-// the same float operations in the same order), with the CPU backend's
-// product (relative to the terms' magnitude, 1e-5) and with the float
-// kernels (mm_, 1e-3: they read the activations rounded to floats). Then
-// Gated and LinearAdd over a batch against their unfused operations.
+// the same float operations in the same order), and a sample of tokens
+// with the CPU backend's product (relative to the terms' magnitude, 1e-5)
+// and with the float kernels (mm_, 1e-3: they read the activations
+// rounded to floats). Then Gated and LinearAdd over a batch against their
+// unfused operations.
 func TestGPUMMQ(t *testing.T) {
 	g := gpuDevice(t)
 	if !hostq.Available {
@@ -39,8 +43,8 @@ func TestGPUMMQ(t *testing.T) {
 	cb := cpu.New(nil)
 	r := rand.New(rand.NewPCG(55, 55))
 	for _, typ := range mmqTypes {
-		for _, shape := range [][2]int{{200, 512}, {1000, 4096}} {
-			rows, cols := shape[0], shape[1]
+		for _, c := range mmqCases {
+			rows, cols, n := c[0], c[1], c[2]
 			rb, _ := typ.RowBytes(uint64(cols))
 			data := make([]byte, rows*int(rb))
 			if err := tensor.FillRandom(typ, data, uint64(rows*cols)+3, 0.05); err != nil {
@@ -58,67 +62,67 @@ func TestGPUMMQ(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, n := range []int{2, 8, 37, 256} {
-				x := make([]float32, n*cols)
-				for i := range x {
-					x[i] = float32(r.NormFloat64())
+			x := make([]float32, n*cols)
+			for i := range x {
+				x[i] = float32(r.NormFloat64())
+			}
+			gx, _ := b.Alloc(n, cols)
+			gy, _ := b.Alloc(n, rows)
+			b.Write(gx, 0, x)
+			b.Linear(gy, gw, gx, n)
+			got := append([]float32(nil), b.Host(gy, 0, n)...)
+			count := n * cols
+			qb := make([]byte, count+8*(count/32))
+			if err := b.g.with(func() error { return b.g.d.DtoH(unsafe.Pointer(&qb[0]), b.q8, uint64(len(qb))) }); err != nil {
+				t.Fatal(err)
+			}
+			if err := b.Err(); err != nil {
+				t.Fatal(err)
+			}
+			q, d, s := hostq.QuantAct8(x)
+			for i := range q {
+				if int8(qb[i]) != q[i] {
+					t.Fatalf("%v, %d rows: quant_q8's code %d is %d, the harness's %d", typ, n, i, int8(qb[i]), q[i])
 				}
-				gx, _ := b.Alloc(n, cols)
-				gy, _ := b.Alloc(n, rows)
-				b.Write(gx, 0, x)
-				b.Linear(gy, gw, gx, n)
-				got := append([]float32(nil), b.Host(gy, 0, n)...)
-				count := n * cols
-				qb := make([]byte, count+8*(count/32))
-				if err := b.g.with(func() error { return b.g.d.DtoH(unsafe.Pointer(&qb[0]), b.q8, uint64(len(qb))) }); err != nil {
-					t.Fatal(err)
+			}
+			for k := range d {
+				gd := math.Float32frombits(binary.LittleEndian.Uint32(qb[count+4*k:]))
+				gs := math.Float32frombits(binary.LittleEndian.Uint32(qb[count+4*(count/32)+4*k:]))
+				if math.Float32bits(gd) != math.Float32bits(d[k]) || math.Float32bits(gs) != math.Float32bits(s[k]) {
+					t.Fatalf("%v, %d rows: quant_q8's block %d has d %g s %g, the harness's %g %g", typ, n, k, gd, gs, d[k], s[k])
 				}
-				if err := b.Err(); err != nil {
-					t.Fatal(err)
+			}
+			emu := make([]float32, n*rows)
+			if _, err := hostq.MMQProduct(typ, data, int(rb), rows, cols, q, d, s, emu, n, 0, false); err != nil {
+				t.Fatal(err)
+			}
+			cx, _ := cb.Alloc(n, cols)
+			cy, _ := cb.Alloc(n, rows)
+			cb.Write(cx, 0, x)
+			cb.Linear(cy, cw, cx, n)
+			ref := cb.Host(cy, 0, n)
+			g.floatBatch = true
+			b.Linear(gy, gw, gx, n)
+			g.floatBatch = false
+			flt := b.Host(gy, 0, n)
+			for at := range got {
+				if math.Float32bits(got[at]) != math.Float32bits(emu[at]) {
+					t.Fatalf("%v, %d×%d, %d rows: token %d row %d is %g on the GPU, %g in the harness's emulation", typ, rows, cols, n, at/rows, at%rows, got[at], emu[at])
 				}
-				q, d, s := hostq.QuantAct8(x)
-				for i := range q {
-					if int8(qb[i]) != q[i] {
-						t.Fatalf("%v, %d rows: quant_q8's code %d is %d, the harness's %d", typ, n, i, int8(qb[i]), q[i])
+			}
+			for _, tok := range []int{0, 1, n / 2, n - 1} {
+				qt, dt, st := q[tok*cols:(tok+1)*cols], d[tok*cols/32:(tok+1)*cols/32], s[tok*cols/32:(tok+1)*cols/32]
+				for i := range rows {
+					at := tok*rows + i
+					var mag float64
+					for _, p := range hostq.Pieces(typ, data[i*int(rb):(i+1)*int(rb)], cols, qt, dt, st) {
+						mag += math.Abs(float64(p.Acc)) + 16*math.Abs(float64(p.AccM))
 					}
-				}
-				for k := range d {
-					gd := math.Float32frombits(binary.LittleEndian.Uint32(qb[count+4*k:]))
-					gs := math.Float32frombits(binary.LittleEndian.Uint32(qb[count+4*(count/32)+4*k:]))
-					if math.Float32bits(gd) != math.Float32bits(d[k]) || math.Float32bits(gs) != math.Float32bits(s[k]) {
-						t.Fatalf("%v, %d rows: quant_q8's block %d has d %g s %g, the harness's %g %g", typ, n, k, gd, gs, d[k], s[k])
+					if e := math.Abs(float64(got[at])-float64(ref[at])) / (mag + 1e-30); !(e <= 1e-5) {
+						t.Fatalf("%v, %d×%d, %d rows: token %d row %d is %g on the GPU, %g on the CPU (error %.2g)", typ, rows, cols, n, tok, i, got[at], ref[at], e)
 					}
-				}
-				emu := make([]float32, n*rows)
-				if _, err := hostq.MMQProduct(typ, data, int(rb), rows, cols, q, d, s, emu, n, 0, false); err != nil {
-					t.Fatal(err)
-				}
-				cx, _ := cb.Alloc(n, cols)
-				cy, _ := cb.Alloc(n, rows)
-				cb.Write(cx, 0, x)
-				cb.Linear(cy, cw, cx, n)
-				ref := cb.Host(cy, 0, n)
-				g.floatBatch = true
-				b.Linear(gy, gw, gx, n)
-				g.floatBatch = false
-				flt := b.Host(gy, 0, n)
-				for tok := range n {
-					qt, dt, st := q[tok*cols:(tok+1)*cols], d[tok*cols/32:(tok+1)*cols/32], s[tok*cols/32:(tok+1)*cols/32]
-					for i := range rows {
-						at := tok*rows + i
-						if math.Float32bits(got[at]) != math.Float32bits(emu[at]) {
-							t.Fatalf("%v, %d×%d, %d rows: token %d row %d is %g on the GPU, %g in the harness's emulation", typ, rows, cols, n, tok, i, got[at], emu[at])
-						}
-						var mag float64
-						for _, p := range hostq.Pieces(typ, data[i*int(rb):(i+1)*int(rb)], cols, qt, dt, st) {
-							mag += math.Abs(float64(p.Acc)) + 16*math.Abs(float64(p.AccM))
-						}
-						if e := math.Abs(float64(got[at])-float64(ref[at])) / (mag + 1e-30); !(e <= 1e-5) {
-							t.Fatalf("%v, %d×%d, %d rows: token %d row %d is %g on the GPU, %g on the CPU (error %.2g)", typ, rows, cols, n, tok, i, got[at], ref[at], e)
-						}
-						if e := math.Abs(float64(got[at])-float64(flt[at])) / (mag + 1e-30); !(e <= 1e-3) {
-							t.Fatalf("%v, %d×%d, %d rows: token %d row %d is %g on the tensor cores, %g on the float kernel (error %.2g)", typ, rows, cols, n, tok, i, got[at], flt[at], e)
-						}
+					if e := math.Abs(float64(got[at])-float64(flt[at])) / (mag + 1e-30); !(e <= 1e-3) {
+						t.Fatalf("%v, %d×%d, %d rows: token %d row %d is %g on the tensor cores, %g on the float kernel (error %.2g)", typ, rows, cols, n, tok, i, got[at], flt[at], e)
 					}
 				}
 			}
