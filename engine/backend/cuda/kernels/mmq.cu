@@ -8,7 +8,7 @@
 // Tiles. A block of 128 threads (4 warps) computes 64 weight rows × 64
 // tokens, stepping along the row 256 weights at a time (8 chunks of 32:
 // one super-block of the K-quants and IQ types, 8 blocks of the others,
-// so that every type's step is whole blocks and mvq_term finds its
+// so that every type's step is whole blocks whose scales it reads
 // scales). Each step, the block
 //   1. starts an asynchronous copy (cp.async, sm_80) of the 64 tokens'
 //      256 codes and their 8 scales and sums into shared memory;
@@ -37,15 +37,15 @@
 // codes 64 × 272, the rows' multipliers 2 KiB and term values 6 KiB, the
 // tokens' scales and sums 4 KiB: 46 KiB a block (47104 bytes), under the
 // 48 KiB that needs no opt-in; four blocks an SM on an H100 (228 KiB) by
-// shared memory, two to four by registers (ptxas 11.8, sm_90: 105–155
-// registers, 186 for Q4_K/Q5_K, no spills).
+// shared memory, two to four by registers (ptxas 11.8, sm_90: 116–165
+// registers, 195 for Q4_K/Q5_K, no spills).
 //
 // Untuned without a GPU: the tile shape (64 × 64; 128 × 64 or 256 threads
 // may do better on an H100), the missing double buffer (a second code tile
-// would take the block to 57 KiB and an opt-in; here only the codes' copy
+// would take the block to 63 KiB and an opt-in; here only the codes' copy
 // overlaps the weights' decode, and other blocks on the SM hide the rest),
-// how many chunks a thread decodes with its loads in flight (one at a
-// time now), ldmatrix instead of 32-bit fragment loads, the float
+// how many chunks a thread decodes with its loads in flight (its four at
+// once now), ldmatrix instead of 32-bit fragment loads, the float
 // epilogue's cost per (row, token, piece) against the mma's, and the
 // grid's order (x: token tiles, y: row tiles, so that the blocks of one
 // row tile run together and read its weights from DRAM once).
@@ -100,6 +100,15 @@ __device__ __forceinline__ void mmq_step(const struct mmq_smem *sm, int rows, in
 	}
 }
 
+// mmq_epi is mvq_rows's epilogue for one value v of the product at z[at]:
+// a call, not inlined, so that the 32 values a lane writes do not each
+// carry a copy of GELU's double-precision tanh (the module grew by 7 MB).
+__device__ __noinline__ void mmq_epi(float *z, size_t at, float v, int epi) {
+	if (epi == 1) z[at] = silu_mul(z[at], v);
+	if (epi == 2) z[at] = gelu_mul(z[at], v);
+	if (epi == 3) z[at] = z[at] + v;
+}
+
 // mmq_rows is the block's product: grid (ceil(n/64), ceil(rows/64)),
 // 128 threads. y holds n rows of `rows` floats; beta and epi (with z, n
 // rows of `rows` floats) as mvq_rows's.
@@ -142,9 +151,7 @@ __device__ __forceinline__ void mmq_rows(const uint8_t *__restrict__ w, int rowB
 				size_t at = (size_t)tok * rows + r;
 				float v = mmq_value(T, acc[mf][nf][i], accm[mf][nf][i], beta, beta == 0.f ? 0.f : y[at]);
 				y[at] = v;
-				if (epi == 1) z[at] = silu_mul(z[at], v);
-				if (epi == 2) z[at] = gelu_mul(z[at], v);
-				if (epi == 3) z[at] = z[at] + v;
+				if (epi != 0) mmq_epi(z, at, v, epi);
 			}
 		}
 }

@@ -484,8 +484,11 @@ QFN void mmq_load_x(struct mmq_smem *sm, const int8_t *xq, const float *xd, cons
 QFN void mmq_load_w(int t, struct mmq_smem *sm, const uint8_t *w, int rowBytes, int rows, int cols, int r0, int k,
                     int tid) {
 	int nb = cols >> 5;
-	for (int i = tid; i < MMQ_M * MMQ_CH; i += MMQ_THREADS) {
-		int rl = i >> 3, ch = i & 7, b = MMQ_CH * k + ch, r = r0 + rl;
+	// Unrolled: a thread's chunks are decoded with all their loads in
+	// flight at once.
+	MMQ_UNROLL
+	for (int it = 0; it < MMQ_M * MMQ_CH / MMQ_THREADS; it++) {
+		int i = tid + it * MMQ_THREADS, rl = i >> 3, ch = i & 7, b = MMQ_CH * k + ch, r = r0 + rl;
 		uint32_t wd[8];
 		int c[2] = {0, 0}, e[2] = {0, 0}, tk[4] = {0, 0, 0, 0};
 		float tf[2] = {0.f, 0.f};
