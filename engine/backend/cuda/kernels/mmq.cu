@@ -8,8 +8,8 @@
 // Tiles. A block of 128 threads (4 warps) computes 64 weight rows × 64
 // tokens, stepping along the row 256 weights at a time (8 chunks of 32:
 // one super-block of the K-quants and IQ types, 8 blocks of the others,
-// so that every type's step is whole blocks whose scales it reads
-// scales). Each step, the block
+// so that every type's step is whole blocks, scales included). Each
+// step, the block
 //   1. starts an asynchronous copy (cp.async, sm_80) of the 64 tokens'
 //      256 codes and their 8 scales and sums into shared memory;
 //   2. meanwhile decodes the 64 rows' 8 chunks into int8 weights in shared
