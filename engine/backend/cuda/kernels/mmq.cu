@@ -83,12 +83,12 @@ __device__ __forceinline__ void mmq_step(const struct mmq_smem *sm, int rows, in
 					int *d = S[mf][nf];
 					d[0] = d[1] = d[2] = d[3] = 0;
 					if (K == 32) {
-						asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+						asm("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
 						             "{%0,%1,%2,%3};"
 						             : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
 						             : "r"(a[mf][0]), "r"(a[mf][1]), "r"(a[mf][2]), "r"(a[mf][3]), "r"(b[nf][0]), "r"(b[nf][1]));
 					} else {
-						asm volatile("mma.sync.aligned.m16n8k16.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5}, {%6}, "
+						asm("mma.sync.aligned.m16n8k16.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5}, {%6}, "
 						             "{%0,%1,%2,%3};"
 						             : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
 						             : "r"(a[mf][0]), "r"(a[mf][1]), "r"(b[nf][0]));
