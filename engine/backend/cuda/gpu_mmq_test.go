@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -208,6 +209,60 @@ func checkBatchFusions(t *testing.T, b *Backend) {
 		b.Release(wu)
 		if err := b.Err(); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkGPUMMQ times one product of n = 256 rows at the shapes of an
+// 8B model's layer (the attention's 4096 × 4096, the FFN's 14336 × 4096
+// and 4096 × 14336) for the common types, on the tensor cores (mmq_, with
+// its quant_q8) and on the float kernels (mm_, with its quant_act), and
+// records the rate in multiply-adds (TOPS = 2·rows·cols·n a second) to
+// ISAGI_DEVICE_OUT/mmq.jsonl: what issue 55 asks to tune on a GPU.
+func BenchmarkGPUMMQ(b *testing.B) {
+	g := gpuDevice(b)
+	be, err := g.NewBackend()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer be.Close()
+	const n = 256
+	for _, typ := range []tensor.Type{tensor.Q4_K, tensor.Q6_K, tensor.Q8_0, tensor.Q4_0} {
+		for _, sh := range [][2]int{{4096, 4096}, {14336, 4096}, {4096, 14336}} {
+			rows, cols := sh[0], sh[1]
+			w, err := be.Matrix(randomMatrix(b, typ, rows, cols, uint64(rows+cols)))
+			if err != nil {
+				b.Fatal(err)
+			}
+			x, _ := be.Alloc(n, cols)
+			y, _ := be.Alloc(n, rows)
+			xs := make([]float32, n*cols)
+			for i := range xs {
+				xs[i] = float32(i%29)/29 - 0.5
+			}
+			be.Write(x, 0, xs)
+			for _, path := range []string{"mmq", "mm"} {
+				b.Run(fmt.Sprintf("%v/%dx%d/%s", typ, rows, cols, path), func(b *testing.B) {
+					g.floatBatch = path == "mm"
+					defer func() { g.floatBatch = false }()
+					be.Linear(y, w, x, n)
+					be.Host(y, 0, 1) // waits for the device
+					for b.Loop() {
+						be.Linear(y, w, x, n)
+					}
+					be.Host(y, 0, 1)
+					if err := be.Err(); err != nil {
+						b.Fatal(err)
+					}
+					us := b.Elapsed().Seconds() * 1e6 / float64(b.N)
+					tops := 2 * float64(rows) * float64(cols) * n / (us * 1e-6) / 1e12
+					b.ReportMetric(us, "µs/product")
+					b.ReportMetric(tops, "TOPS")
+					record(b, "mmq.jsonl", map[string]any{"type": typ.String(), "rows": rows, "cols": cols, "n": n, "path": path,
+						"us_per_product": us, "tops": tops, "device": g.Name()})
+				})
+			}
+			be.Release(w)
 		}
 	}
 }
