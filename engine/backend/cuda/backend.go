@@ -13,8 +13,10 @@ import (
 	"github.com/isagi-lab/isagi/engine/tensor"
 )
 
-// MaxBatch is the most rows one operation takes: the engine's prefill step.
-const MaxBatch = 64
+// MaxBatch is the most rows one operation takes: the engine's prefill step
+// (model.MaxBatch), so that a prompt's products give the tensor cores (the
+// mmq_ kernels) up to 256 tokens at once.
+const MaxBatch = 256
 
 // maxHeadDim is the widest head the attention kernels take (ATT_HD).
 const maxHeadDim = 256
@@ -45,8 +47,8 @@ type Backend struct {
 	nprojc int
 	xq     cu.DevicePtr // activations on the CPU's 8-bit grid (quant_act)
 	nxq    int          // its capacity in floats
-	q8     cu.DevicePtr // decode's activations as int8 codes, scales and sums (quant_q8)
-	nq8    int          // its capacity in columns
+	q8     cu.DevicePtr // activations as int8 codes, scales and sums (quant_q8): decode's row, or a batch's rows
+	nq8    int          // its capacity in values
 	// normed is the row that the last operation, a decode RMSNorm, both
 	// wrote and quantised into q8 (rmsnorm_q8); held is what enter took
 	// of it for the operation that follows, whose products of that row
@@ -660,6 +662,59 @@ func (b *Backend) intDecode(m *mat, n int, grid tensor.Type) bool {
 	return n == 1 && m.k.mvq != 0 && grid != tensor.MXFP4 && !b.g.floatDecode && m.p%16 == 0
 }
 
+// intBatch says whether a product of m over n > 1 rows with activations
+// on the grid of grid runs on the tensor cores' integer products (mmq_):
+// the types intDecode takes, over all n rows quantised by quant_q8, unless
+// a test asked for the float path (mm_).
+func (b *Backend) intBatch(m *mat, n int, grid tensor.Type) bool {
+	return n > 1 && m.k.mmq != 0 && grid != tensor.MXFP4 && !b.g.floatBatch && m.p%16 == 0
+}
+
+// intProduct says whether the product runs on integer sums at all, decode's
+// (mvq_) or a batch's (mmq_).
+func (b *Backend) intProduct(m *mat, n int, grid tensor.Type) bool {
+	return b.intDecode(m, n, grid) || b.intBatch(m, n, grid)
+}
+
+// quantQ8Rows quantises n rows of cols activations at x (packed) for the
+// integer products: quantQ8 for one row; for a batch one quant_q8 launch
+// over all n·cols values into the scratch (grown to MaxBatch rows of the
+// widest input once, never per step), laid out as n rows of codes, then n
+// rows of scales, then n rows of sums; the result's cols is a row's.
+func (b *Backend) quantQ8Rows(x cu.DevicePtr, n, cols int) (q8act, bool) {
+	if n == 1 {
+		return b.quantQ8(x, cols)
+	}
+	count := n * cols
+	if count > b.nq8 {
+		size := max(MaxBatch*cols, count)
+		p, err := b.alloc(size + 8*(size/32))
+		if err != nil {
+			b.fail("the int8 activation scratch", err)
+			return q8act{}, false
+		}
+		b.q8, b.nq8 = p, size
+	}
+	a := q8act{q: b.q8, d: b.q8 + cu.DevicePtr(count), s: b.q8 + cu.DevicePtr(count+4*(count/32)), cols: cols}
+	b.args.Reset().Ptr(a.q).Ptr(a.d).Ptr(a.s).Ptr(x).I32(int32(count))
+	b.elementwise("quant_q8", b.g.k.quantQ8, count)
+	return a, b.err == nil
+}
+
+// mmqTile is the mmq_ kernels' tile: weight rows and tokens a block.
+const mmqTile = 64
+
+// productMMQ launches dst = W·x for the n rows of x quantised by
+// quantQ8Rows, on the tensor cores, with mvq_rows's beta and epilogue
+// (z then n rows of m.rows floats).
+func (b *Backend) productMMQ(d cu.DevicePtr, m *mat, a q8act, n int, beta float32, z cu.DevicePtr, epi int32) {
+	b.args.Reset().Ptr(m.p).I32(int32(m.rb)).I32(int32(m.rows)).I32(int32(m.cols)).Ptr(a.q).Ptr(a.d).Ptr(a.s).Ptr(d).
+		I32(int32(n)).F32(beta).Ptr(z).I32(epi)
+	// Token tiles along x: the blocks that share a row tile run together
+	// and read its weights from DRAM once.
+	b.launch("product", m.k.mmq, [3]uint32{blocks(n, mmqTile), blocks(m.rows, mmqTile), 1}, [3]uint32{128, 1, 1})
+}
+
 // mvqMinRows is the row count from which a warp takes a row of its own
 // (mvq_); below it the four warps of a block share one (mvqk_, split-K),
 // so that a matrix of a few thousand rows still gives every SM of an
@@ -691,6 +746,12 @@ func (b *Backend) product(d cu.DevicePtr, m *mat, x cu.DevicePtr, n int, beta fl
 	if b.intDecode(m, n, m.t) {
 		if a, ok := b.quantQ8(x, m.cols); ok {
 			b.productQ8(d, m, a, beta)
+		}
+		return
+	}
+	if b.intBatch(m, n, m.t) {
+		if a, ok := b.quantQ8Rows(x, n, m.cols); ok {
+			b.productMMQ(d, m, a, n, beta, 0, 0)
 		}
 		return
 	}
@@ -738,7 +799,8 @@ func (b *Backend) Linears(x backend.Buffer, n int, ops ...backend.LinearOp) {
 			grid = tensor.MXFP4
 		}
 	}
-	// Decode's integer products share one int8 quantisation likewise.
+	// The integer products (decode's, a batch's) share one int8
+	// quantisation likewise.
 	var a q8act
 	for _, op := range ops {
 		m := dm(op.W)
@@ -746,14 +808,18 @@ func (b *Backend) Linears(x backend.Buffer, n int, ops ...backend.LinearOp) {
 			b.productOf(db(op.Dst).p, m, in, n, 0)
 			continue
 		}
-		if b.intDecode(m, n, grid) {
+		if b.intProduct(m, n, grid) {
 			if a.cols != m.cols {
 				var ok bool
-				if a, ok = b.quantQ8(in, m.cols); !ok {
+				if a, ok = b.quantQ8Rows(in, n, m.cols); !ok {
 					return
 				}
 			}
-			b.productQ8(db(op.Dst).p, m, a, 0)
+			if n == 1 {
+				b.productQ8(db(op.Dst).p, m, a, 0)
+			} else {
+				b.productMMQ(db(op.Dst).p, m, a, n, 0, 0, 0)
+			}
 			continue
 		}
 		if q == 0 {
@@ -763,19 +829,20 @@ func (b *Backend) Linears(x backend.Buffer, n int, ops ...backend.LinearOp) {
 	}
 }
 
-// Gated implements backend.Gated for decode's integer products: one
+// Gated implements backend.Gated for the integer products (decode's, and a
+// batch's on the tensor cores, whose epilogue is the same): one
 // quantisation of x (none after a fused RMSNorm), the gate's product into
 // g, then the up product into u, whose epilogue turns g into act(g)·u as
 // swiglu and geglu would: two launches where Linears and the activation
 // make three (four without the norm's quantisation), bit for bit the same.
-// Batches, float weights and an MXFP4 product are not taken.
+// Float weights and an MXFP4 product are not taken.
 func (b *Backend) Gated(g, u backend.Buffer, wg, wu backend.Matrix, x backend.Buffer, n int, act backend.GLU) bool {
 	mg, mu := dm(wg), dm(wu)
 	glu := int32(1)
 	if act == backend.GLUGELU {
 		glu = 2
 	}
-	if act != backend.GLUSiLU && act != backend.GLUGELU || !b.intDecode(mg, n, mg.t) || !b.intDecode(mu, n, mu.t) ||
+	if act != backend.GLUSiLU && act != backend.GLUGELU || !b.intProduct(mg, n, mg.t) || !b.intProduct(mu, n, mu.t) ||
 		mg.cols != mu.cols || mg.rows != mu.rows {
 		return false
 	}
@@ -783,32 +850,42 @@ func (b *Backend) Gated(g, u backend.Buffer, wg, wu backend.Matrix, x backend.Bu
 		return true // a failed backend does nothing, as every operation
 	}
 	defer b.leave()
-	a, ok := b.quantQ8(db(x).p, mg.cols)
+	a, ok := b.quantQ8Rows(db(x).p, n, mg.cols)
 	if !ok {
 		return true
 	}
 	gp := db(g).p
+	if n > 1 {
+		b.productMMQ(gp, mg, a, n, 0, 0, 0)
+		b.productMMQ(db(u).p, mu, a, n, 0, gp, glu)
+		return true
+	}
 	b.productQ8(gp, mg, a, 0)
 	b.productGLU(db(u).p, mu, a, 0, gp, glu)
 	return true
 }
 
-// LinearAdd implements backend.Residual for decode's integer products:
+// LinearAdd implements backend.Residual for the integer products (decode's
+// and a batch's):
 // the product into y, whose epilogue adds each row to dst as add would,
 // one launch where Linear and Add make two (three without the input's
-// quantisation shared), bit for bit the same. Batches, float weights and
-// a dst wider than the product are not taken.
+// quantisation shared), bit for bit the same. Float weights and a dst
+// wider than the product are not taken.
 func (b *Backend) LinearAdd(dst, y backend.Buffer, w backend.Matrix, x backend.Buffer, n int) bool {
 	m, d := dm(w), db(dst)
-	if !b.intDecode(m, n, m.t) || d.width != m.rows {
+	if !b.intProduct(m, n, m.t) || d.width != m.rows {
 		return false
 	}
 	if !b.enter() {
 		return true // a failed backend does nothing, as every operation
 	}
 	defer b.leave()
-	if a, ok := b.quantQ8(db(x).p, m.cols); ok {
-		b.productGLU(db(y).p, m, a, 0, d.p, 3)
+	if a, ok := b.quantQ8Rows(db(x).p, n, m.cols); ok {
+		if n > 1 {
+			b.productMMQ(db(y).p, m, a, n, 0, d.p, 3)
+		} else {
+			b.productGLU(db(y).p, m, a, 0, d.p, 3)
+		}
 	}
 	return true
 }

@@ -16,12 +16,12 @@ import (
 // for the GPU at hand: Ampere, Hopper and later. Committed beside their
 // source, so that building Go never needs nvcc.
 //
-//go:embed kernels/matmul.ptx kernels/ops.ptx kernels/experts.ptx kernels/attention.ptx
+//go:embed kernels/matmul.ptx kernels/ops.ptx kernels/experts.ptx kernels/attention.ptx kernels/mmq.ptx
 var ptx embed.FS
 
 // moduleFiles are the PTX files, in load order.
 func moduleFiles() []string {
-	return []string{"kernels/matmul.ptx", "kernels/ops.ptx", "kernels/experts.ptx", "kernels/attention.ptx"}
+	return []string{"kernels/matmul.ptx", "kernels/ops.ptx", "kernels/experts.ptx", "kernels/attention.ptx", "kernels/mmq.ptx"}
 }
 
 // ErrUnavailable wraps every reason a GPU cannot be used: no driver, no
@@ -45,6 +45,10 @@ type Device struct {
 	// the types that have integer ones: the GPU tests set it to compare
 	// the two paths.
 	floatDecode bool
+	// floatBatch keeps the products of many rows (n > 1) on the float
+	// kernels (mm_) for the types that have tile products on tensor cores
+	// (mmq_): the GPU tests set it to compare the two.
+	floatBatch bool
 	// graphs says the driver has the graph entry points: a decode step
 	// runs as one graph (graph.go). graphNote says once why not, and log
 	// is Options.Log.
@@ -311,6 +315,9 @@ type productKernels struct {
 	// (matmul.cu's mvq_rows: a warp a row, and four warps a row), for the
 	// types that have them (dp4aSuffix); 0 for the others.
 	mvq, mvqk cu.Function
+	// mmq is the product of many rows on tensor cores (mmq.cu's
+	// mmq_rows: 64 weight rows × 64 tokens a block), for the same types.
+	mmq cu.Function
 }
 
 // dp4aType says whether decode's products of type t run on integer dot
@@ -350,7 +357,7 @@ func KernelNames() []string {
 		s, _ := typeSuffix(t)
 		names = append(names, "mv_"+s, "mm_"+s, "rows_"+s, "mvid_"+s, "mmid_"+s)
 		if dp4aType(t) {
-			names = append(names, "mvq_"+s, "mvqk_"+s)
+			names = append(names, "mvq_"+s, "mvqk_"+s, "mmq_"+s)
 		}
 	}
 	names = append(names, "affine_rows")
@@ -414,6 +421,7 @@ func (k *kernels) resolve(find func(name string) (cu.Function, error)) error {
 		if dp4aType(t) {
 			get(&p.mvq, "mvq_"+s)
 			get(&p.mvqk, "mvqk_"+s)
+			get(&p.mmq, "mmq_"+s)
 		}
 		k.prod[t] = p
 	}

@@ -154,8 +154,10 @@ func TestIntDecodeOnRecorder(t *testing.T) {
 			// Gated: the gate's product, then the up product with the
 			// activation in its epilogue (argument 9 the gate's row, 10
 			// the unit); after a fused norm, no quantisation at all.
-			// Batches and unequal shapes are not taken.
+			// Batches on the float path (mmq_host_test.go has the tile
+			// products' own) and unequal shapes are not taken.
 			g1, _ := b.Alloc(MaxBatch, 96)
+			g.floatBatch = true
 			var gl [][3]uint64 // each product's dst, gate row and unit
 			inspect := f.inspect
 			f.inspect = func(name string, grid, block [3]uint32, a *cu.Args) {
@@ -202,10 +204,17 @@ func TestIntDecodeOnRecorder(t *testing.T) {
 			if wantGL := [][3]uint64{{up, gp, 3}}; !slices.Equal(gl, wantGL) {
 				t.Errorf("LinearAdd's product (dst, stream, unit): %#x, want %#x", gl, wantGL)
 			}
-			// A batch keeps the float products.
+			// A batch on request keeps the float products; otherwise it
+			// runs on the tensor cores.
 			f.launches = f.launches[:0]
 			b.Linear(y2, small, x, 2)
 			if got, want := names(), fmt.Sprintf("quant_act[4 1 1] mm_%s[24 1 1]", s); got != want {
+				t.Errorf("a batch's Linear launched %s, want %s", got, want)
+			}
+			g.floatBatch = false
+			f.launches = f.launches[:0]
+			b.Linear(y2, small, x, 2)
+			if got, want := names(), fmt.Sprintf("quant_q8[4 1 1] mmq_%s[1 2 1]", s); got != want {
 				t.Errorf("a batch's Linear launched %s, want %s", got, want)
 			}
 			// An MXFP4 product among them gives all float16 scales: the

@@ -244,7 +244,8 @@ func (f *fakeDriver) Launch(fn cu.Function, grid, block [3]uint32, shared uint32
 // outside a decode step is passed itself), the position in device memory
 // of RoPE, the cache store and the attention (outside a decode step), the
 // attention's sinks, a router's mask and selection
-// bias, an expert product's biases, a decode product's gate row (Gated).
+// bias, an expert product's biases, a decode or batch product's gate row
+// (Gated).
 func nullable(name string, i int) bool {
 	switch {
 	case name == "rope":
@@ -269,6 +270,8 @@ func nullable(name string, i int) bool {
 		return i == 9
 	case strings.HasPrefix(name, "mvq"):
 		return i == 9 // the gate's row, for an up product without the gated epilogue
+	case strings.HasPrefix(name, "mmq_"):
+		return i == 10 // as mvq_'s
 	}
 	return false
 }
@@ -548,8 +551,10 @@ func TestSuiteOnRecorder(t *testing.T) {
 	// TestGPUBackend's float-decode runs them, and the integer products of
 	// tall matrices (mvq_), as its int-decode does.
 	t.Run("FloatDecode", func(t *testing.T) {
-		g.floatDecode = true
-		defer func() { g.floatDecode = false }()
+		// And the float products of batches (mm_), which the tile
+		// products (mmq_) replace for the same types.
+		g.floatDecode, g.floatBatch = true, true
+		defer func() { g.floatDecode, g.floatBatch = false, false }()
 		backendtest.Run(t, b, floatDecodeConfig(false))
 	})
 	t.Run("IntDecodeTall", func(t *testing.T) { exerciseIntDecode(t, b) })
