@@ -7,8 +7,8 @@
 # travels beside it comes in sets of at most about 15 MB:
 #
 #	scripts/device-bundle.sh        set a: stories260K, archs, kjv q4_k_m and
-#	                                the quants qwen2-q4_k_m,
-#	                                llama-rope-freqs-q4_k_m, q2_k, q4_0 (kjv
+#	                                the quants qwen2-q4_k_m and
+#	                                llama-rope-freqs-q4_k_m (kjv
 #	                                q8_0 is demo/kjv-q8_0.gguf, in the tree):
 #	                                the kernel, leak, memcheck and speed
 #	                                checks and issue 55's goals (their models
@@ -21,9 +21,10 @@
 #	                                check (isagi run --gpu against --cpu,
 #	                                isagi bench)
 #	scripts/device-bundle.sh b      kjv f16 and q3_k_s      } conformance
-#	scripts/device-bundle.sh b2     kjv q4_k_s, q4_1, q5_1  } only
+#	scripts/device-bundle.sh b2     kjv q4_k_s, q4_1, q5_1, } only
+#	                                q2_k
 #	scripts/device-bundle.sh c      q5_0, iq4_nl, q3_k_m, iq4_xs
-#	scripts/device-bundle.sh c2     q5_k_m, q6_k
+#	scripts/device-bundle.sh c2     q5_k_m, q6_k, q4_0
 #
 # kjv f32 (23 MB) fits in no set; float32 weights are covered by
 # stories260K and the archs models.
@@ -36,20 +37,22 @@ rm -rf .device
 mkdir -p .device/fixtures/kjv .device/fixtures/quants .device/fixtures/archs .device/fixtures/stories260k
 export CGO_ENABLED=1
 # Stripped (-s -w): the symbol tables would take a fifth of the transfer.
-go test -c -ldflags "-s -w" -o .device/cuda.test ./engine/backend/cuda
-go build -ldflags "-s -w" -o .device/synthgguf ./engine/internal/synth/synthgguf
+if [ "$set_" != cli ]; then
+	go test -c -ldflags "-s -w" -o .device/cuda.test ./engine/backend/cuda
+	go build -ldflags "-s -w" -o .device/synthgguf ./engine/internal/synth/synthgguf
+fi
 # Only set cli carries isagi (20 MB packed): beside set a's fixtures it
 # would pass the limit.
 if [ "$set_" = cli ]; then
 	go build -ldflags "-s -w -X main.version=$(git describe --tags --always --dirty 2>/dev/null || echo dev)" -o .device/isagi ./cmd/isagi
 fi
-gzip -6 .device/*.test .device/synthgguf $([ -e .device/isagi ] && echo .device/isagi)
+gzip -6 $(ls .device/cuda.test .device/synthgguf .device/isagi 2>/dev/null)
 case "$set_" in
 a | cuda3)
 	cp "$fx"/stories260k/*.gguf .device/fixtures/stories260k/
 	cp "$fx"/kjv/kjv-q4_k_m.gguf .device/fixtures/kjv/
 	cp "$fx"/archs/*.gguf .device/fixtures/archs/
-	for q in qwen2-q4_k_m llama-rope-freqs-q4_k_m kjv-q2_k kjv-q4_0; do
+	for q in qwen2-q4_k_m llama-rope-freqs-q4_k_m; do
 		cp "$fx/quants/$q.gguf" .device/fixtures/quants/
 	done
 	;;
@@ -60,7 +63,7 @@ b)
 	;;
 b2)
 	cp "$fx"/kjv/kjv-q4_k_s.gguf .device/fixtures/kjv/
-	for q in kjv-q4_1 kjv-q5_1; do
+	for q in kjv-q4_1 kjv-q5_1 kjv-q2_k; do
 		cp "$fx/quants/$q.gguf" .device/fixtures/quants/
 	done
 	;;
@@ -70,7 +73,7 @@ c)
 	done
 	;;
 c2)
-	for q in kjv-q5_k_m kjv-q6_k; do
+	for q in kjv-q5_k_m kjv-q6_k kjv-q4_0; do
 		cp "$fx/quants/$q.gguf" .device/fixtures/quants/
 	done
 	;;
