@@ -135,13 +135,17 @@ func TestBatchProductsOnRecorder(t *testing.T) {
 			y2, _ := b.Alloc(MaxBatch, 200)
 			wide, _ := b.Alloc(MaxBatch, 256)
 			s, _ := typeSuffix(typ)
-			extent := func(name string, a *cu.Args, i, need int, align bool) {
+			// The weights' and codes' 16-byte alignment is cp.async's and
+			// the 4-byte loads', the scales' and sums' 4 bytes their
+			// cp.async's: a misaligned one is a device fault, not a slow
+			// load.
+			extent := func(name string, a *cu.Args, i, need, align int) {
 				p := cu.DevicePtr(a.Value(i))
 				if buf, off, ok := f.find(p); !ok || off+need > len(buf) {
 					t.Errorf("%s: argument %d (%#x) does not hold %d bytes", name, i, p, need)
 				}
-				if align && p%16 != 0 {
-					t.Errorf("%s: argument %d (%#x) is not 16-byte aligned", name, i, p)
+				if p%cu.DevicePtr(align) != 0 {
+					t.Errorf("%s: argument %d (%#x) is not %d-byte aligned", name, i, p, align)
 				}
 			}
 			var gl [][3]uint64 // each tile product's y, z and epilogue
@@ -150,13 +154,23 @@ func TestBatchProductsOnRecorder(t *testing.T) {
 					return
 				}
 				rb, rows, c, n := int(a.Value(1)), int(a.Value(2)), int(a.Value(3)), int(a.Value(8))
-				extent(name, a, 0, rb*rows, true)
-				extent(name, a, 4, n*c, true)
-				extent(name, a, 5, 4*n*c/32, false)
-				extent(name, a, 6, 4*n*c/32, false)
-				extent(name, a, 7, 4*n*rows, false)
+				extent(name, a, 0, rb*rows, 16)
+				extent(name, a, 4, n*c, 16)
+				extent(name, a, 5, 4*n*c/32, 4)
+				extent(name, a, 6, 4*n*c/32, 4)
+				extent(name, a, 7, 4*n*rows, 4)
 				if epi := int32(a.Value(11)); epi != 0 {
-					extent(name, a, 10, 4*n*rows, false)
+					extent(name, a, 10, 4*n*rows, 4)
+				}
+				// Every row's blocks keep the alignment of their loads
+				// (mmq_chunk: 32-bit ones for Q4_K, Q5_K and Q2_K, 16-bit
+				// ones elsewhere), every token's codes their 16 bytes.
+				ra := 2
+				if typ == tensor.Q4_K || typ == tensor.Q5_K || typ == tensor.Q2_K {
+					ra = 4
+				}
+				if rb%ra != 0 || c%32 != 0 {
+					t.Errorf("%s: rows of %d bytes and %d columns: a row's blocks or a token's codes lose their alignment", name, rb, c)
 				}
 				if want := [3]uint32{blocks(n, mmqTile), blocks(rows, mmqTile), 1}; grid != want {
 					t.Errorf("%s: grid %v for %d rows over %d tokens, want %v", name, grid, rows, n, want)

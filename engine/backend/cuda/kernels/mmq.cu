@@ -37,8 +37,9 @@
 // codes 64 × 272, the rows' multipliers 2 KiB and term values 6 KiB, the
 // tokens' scales and sums 4 KiB: 46 KiB a block (47104 bytes), under the
 // 48 KiB that needs no opt-in; four blocks an SM on an H100 (228 KiB) by
-// shared memory, two to four by registers (ptxas 11.8, sm_90: 116–165
-// registers, 195 for Q4_K/Q5_K, no spills).
+// shared memory, three or four by registers (ptxas 11.8, sm_90: 116–128
+// registers, 165 for Q6_K, 168 for Q4_K/Q5_K under their launch bounds,
+// no spills; see MMQ).
 //
 // Untuned without a GPU: the tile shape (64 × 64; 128 × 64 or 256 threads
 // may do better on an H100), the missing double buffer (a second code tile
@@ -157,32 +158,43 @@ __device__ __forceinline__ void mmq_rows(const uint8_t *__restrict__ w, int rowB
 }
 
 // Kernels per type: mmq_<type>, grid (ceil(n/64), ceil(rows/64)), block
-// 128 threads; the arguments are mvq_'s with n after y.
-#define MMQ(name, T)                                                                                              \
-	extern "C" __global__ void __launch_bounds__(MMQ_THREADS)                                                    \
+// 128 threads; the arguments are mvq_'s with n after y. MB is the blocks
+// an SM should hold (__launch_bounds__'s minimum, a register cap of
+// 65536 / (128·MB)): a block takes 47 KiB of shared memory, so an H100 or
+// H200 (228 KiB) holds 4 if registers allow, which they do at ≤ 128 a
+// thread (MB 4: Q4_1, Q5_0, Q5_1, Q2_K and IQ1_S were 129–157, 3 blocks),
+// 3 at ≤ 168 (MB 3: Q4_K and Q5_K were 195, 2 blocks, 8 warps an SM to hide
+// the weights' loads). ptxas 11.8 spills none at these caps, for sm_80 or
+// sm_90; Q6_K (165) and the types under 128 keep their count (MB 1: no
+// cap, as before). Untimed on a GPU.
+#define MMQ_LB1 __launch_bounds__(MMQ_THREADS)
+#define MMQ_LB3 __launch_bounds__(MMQ_THREADS, 3)
+#define MMQ_LB4 __launch_bounds__(MMQ_THREADS, 4)
+#define MMQ(name, T, MB)                                                                                          \
+	extern "C" __global__ void MMQ_LB##MB                                                                        \
 	    mmq_##name(const uint8_t *w, int rowBytes, int rows, int cols, const int8_t *xq, const float *xd,        \
 	               const float *xs, float *y, int n, float beta, float *z, int epi) {                            \
 		mmq_rows<T>(w, rowBytes, rows, cols, xq, xd, xs, y, n, beta, z, epi);                                    \
 	}
 
-MMQ(q8_0, T_Q8_0)
-MMQ(q4_0, T_Q4_0)
-MMQ(q5_0, T_Q5_0)
-MMQ(q4_k, T_Q4_K)
-MMQ(q5_k, T_Q5_K)
-MMQ(q6_k, T_Q6_K)
-MMQ(q4_1, T_Q4_1)
-MMQ(q5_1, T_Q5_1)
-MMQ(iq4_nl, T_IQ4_NL)
-MMQ(iq4_xs, T_IQ4_XS)
-MMQ(q2_k, T_Q2_K)
-MMQ(q3_k, T_Q3_K)
-MMQ(tq1_0, T_TQ1_0)
-MMQ(tq2_0, T_TQ2_0)
-MMQ(iq2_xxs, T_IQ2_XXS)
-MMQ(iq2_xs, T_IQ2_XS)
-MMQ(iq2_s, T_IQ2_S)
-MMQ(iq3_xxs, T_IQ3_XXS)
-MMQ(iq3_s, T_IQ3_S)
-MMQ(iq1_s, T_IQ1_S)
-MMQ(iq1_m, T_IQ1_M)
+MMQ(q8_0, T_Q8_0, 1)
+MMQ(q4_0, T_Q4_0, 1)
+MMQ(q5_0, T_Q5_0, 4)
+MMQ(q4_k, T_Q4_K, 3)
+MMQ(q5_k, T_Q5_K, 3)
+MMQ(q6_k, T_Q6_K, 1)
+MMQ(q4_1, T_Q4_1, 4)
+MMQ(q5_1, T_Q5_1, 4)
+MMQ(iq4_nl, T_IQ4_NL, 1)
+MMQ(iq4_xs, T_IQ4_XS, 1)
+MMQ(q2_k, T_Q2_K, 4)
+MMQ(q3_k, T_Q3_K, 1)
+MMQ(tq1_0, T_TQ1_0, 1)
+MMQ(tq2_0, T_TQ2_0, 1)
+MMQ(iq2_xxs, T_IQ2_XXS, 1)
+MMQ(iq2_xs, T_IQ2_XS, 1)
+MMQ(iq2_s, T_IQ2_S, 1)
+MMQ(iq3_xxs, T_IQ3_XXS, 1)
+MMQ(iq3_s, T_IQ3_S, 1)
+MMQ(iq1_s, T_IQ1_S, 4)
+MMQ(iq1_m, T_IQ1_M, 1)

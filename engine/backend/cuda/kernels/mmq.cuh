@@ -429,9 +429,10 @@ QFN void mma_s8_lanes(int K, const uint32_t (*a)[4], const uint32_t (*b)[2], int
 // mmq_load_w (every thread: decode the rows' chunks into shared memory),
 // a barrier, then per warp and per piece of the step mmq_frags, the mma
 // and mmq_gather for each of the piece's products (mmq_subs of them), then
-// mmq_terms; a barrier. After the last step, mmq_out. The host harness
-// runs the same functions in the same order, a thread at a time between
-// the barriers and the mma over a warp's 32 lanes at once.
+// mmq_terms; a barrier. After the last step, each lane writes its results
+// (mmq_value). The host harness runs the same functions in the same order,
+// a thread at a time between the barriers and the mma over a warp's 32
+// lanes at once.
 
 // mmq_cp16 and mmq_cp4 copy 16 and 4 bytes from global to shared memory:
 // cp.async on the device (the copy overlaps mmq_load_w; mmq_wait ends
