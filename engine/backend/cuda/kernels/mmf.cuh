@@ -161,11 +161,13 @@ __device__ __forceinline__ void mmf_ld4(const float *p, float *v) {
 	float4 f = *(const float4 *)p;
 	v[0] = f.x, v[1] = f.y, v[2] = f.z, v[3] = f.w;
 }
+__device__ __forceinline__ void mmf_st4(float *p, const float *v) { *(float4 *)p = make_float4(v[0], v[1], v[2], v[3]); }
 #else
 QFN void mmf_cp16(void *dst, const void *src) { memcpy(dst, src, 16); }
 QFN void mmf_commit(void) {}
 QFN void mmf_wait(void) {}
 QFN void mmf_ld4(const float *p, float *v) { memcpy(v, p, 16); }
+QFN void mmf_st4(float *p, const float *v) { memcpy(p, v, 16); }
 #endif
 
 // mmf_load_w is thread tid's share of the step at k0: rows r0… of w (rows
@@ -206,8 +208,12 @@ QFN void mmf_load_x(struct mmf_smem *sm, const float *x, int n, int cols, int t0
 				for (int j = 0; j < 4; j++) v[j] = col + j < cols ? src[j] : 0.f;
 			}
 		}
+		float h[4], l[4];
 		MMF_UNROLL
-		for (int j = 0; j < 4; j++) mmf_split(v[j], sm->xh + tl * MMF_LDX + c + j, sm->xl + tl * MMF_LDX + c + j);
+		for (int j = 0; j < 4; j++) mmf_split(v[j], &h[j], &l[j]);
+		// 16-byte stores: a token row's stride (68 floats) keeps them aligned.
+		mmf_st4(sm->xh + tl * MMF_LDX + c, h);
+		mmf_st4(sm->xl + tl * MMF_LDX + c, l);
 	}
 }
 
