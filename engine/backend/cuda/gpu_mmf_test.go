@@ -77,7 +77,7 @@ func TestGPUMMF(t *testing.T) {
 			b.Linear(gy, gw, gx, n)
 			got := append([]float32(nil), b.Host(gy, 0, n)...)
 			emu := make([]float32, n*rows)
-			if err := hostq.MMFProduct(typ, data, 2*cols, rows, cols, x, emu, n, 0, cols%8 == 0, cols%4 == 0); err != nil {
+			if err := hostq.MMFProduct(typ, data, 2*cols, rows, cols, x, emu, n, 0, cols%8 == 0, cols%4 == 0, false); err != nil {
 				t.Fatal(err)
 			}
 			cx, _ := cb.Alloc(n, cols)

@@ -16,23 +16,27 @@
 //      that read them;
 //   3. waits for the copy, meets at a barrier, and each warp (32 rows × 32
 //      tokens: 2 × 4 fragments) runs per 8 weights its 16 mma products,
-//      each weight fragment widened once and met by 8 token fragments;
+//      each weight fragment widened once and met by 8 token fragments,
+//      into the step's partial sums, which it then adds to its float
+//      accumulators (mmf_flush);
 //   4. meets at a barrier before the next step overwrites the tiles.
 // After the last step each lane writes its 32 results (beta as mm_rows's).
 //
 // Why these sizes: the weights (9 KiB a step, each read from DRAM once per
 // 64 tokens where mm_ reads them once per 8) and the split activations (34
 // KiB) fit the 48 KiB of static shared memory (44032 bytes), so that four
-// blocks share an H100 SM's 228 KiB. Untuned without a GPU: the tile
+// blocks share an H100 SM's 228 KiB, as they do its registers (ptxas
+// 11.8: 120 registers on sm_90, 122 on sm_80, no spills). Untuned without a GPU: the tile
 // shape, the missing double buffer, ldmatrix, splitting the activations in
 // registers instead (half the shared memory, twice the splits), and the
 // grid's order (x: token tiles, y: row tiles, as mmq_'s).
 #include "quant.cuh"
 #include "mmf.cuh"
 
-// mmf_step is one warp's products of the step in shared memory.
+// mmf_step is one warp's products of the step in shared memory, summed by
+// the tensor cores into part (zeros at the start of the step).
 template <int T>
-__device__ __forceinline__ void mmf_step(const struct mmf_smem *sm, int warp, int lane, float (*acc)[MMF_NF][4]) {
+__device__ __forceinline__ void mmf_step(const struct mmf_smem *sm, int warp, int lane, float (*part)[MMF_NF][4]) {
 #pragma unroll 2
 	for (int kk = 0; kk < MMF_K; kk += 8) {
 		float a[MMF_MF][4], bh[MMF_NF][2], bl[MMF_NF][2];
@@ -41,7 +45,7 @@ __device__ __forceinline__ void mmf_step(const struct mmf_smem *sm, int warp, in
 		for (int mf = 0; mf < MMF_MF; mf++)
 #pragma unroll
 			for (int nf = 0; nf < MMF_NF; nf++) {
-				float *d = acc[mf][nf];
+				float *d = part[mf][nf];
 				const uint32_t *A = (const uint32_t *)a[mf];
 #pragma unroll
 				for (int p = 0; p < 2; p++) {
@@ -78,7 +82,15 @@ __device__ __forceinline__ void mmf_rows(const uint8_t *__restrict__ w, int rowB
 		mmf_load_x(&sm, x, n, cols, t0, k0, tid, vec);
 		mmf_wait();
 		__syncthreads();
-		mmf_step<T>(&sm, warp, lane, acc);
+		float part[MMF_MF][MMF_NF][4];
+#pragma unroll
+		for (int mf = 0; mf < MMF_MF; mf++)
+#pragma unroll
+			for (int nf = 0; nf < MMF_NF; nf++)
+#pragma unroll
+				for (int i = 0; i < 4; i++) part[mf][nf][i] = 0.f;
+		mmf_step<T>(&sm, warp, lane, part);
+		mmf_flush(acc, part);
 		__syncthreads();
 	}
 	int m0 = 32 * (warp & 1), n0 = 32 * (warp >> 1);

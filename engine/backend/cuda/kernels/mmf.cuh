@@ -124,9 +124,10 @@ QFN int mmf_c_n(int lane, int i) { return 2 * (lane & 3) + (i & 1); }
 // mmf_mma_lanes is the host's mma: d[lane] += A·B over the 32 lanes'
 // fragments a[lane], b[lane] as laid out above, every product exact (the
 // operands' significands are 11 bits at most), added in k's order in
-// float32; the tensor cores add them in an order (and with a rounding) of
-// their own.
-QFN void mmf_mma_lanes(const float (*a)[4], const float (*b)[2], float (*d)[4]) {
+// float32, rounded to nearest, or with rz toward zero (a model of the
+// tensor cores' truncating sums, for the tests' error bounds); the tensor
+// cores add them in an order (and with a rounding) of their own.
+QFN void mmf_mma_lanes(const float (*a)[4], const float (*b)[2], float (*d)[4], int rz) {
 	float A[16][8], B[8][8];
 	for (int lane = 0; lane < 32; lane++) {
 		for (int r = 0; r < 4; r++) A[mmf_a_row(lane, r)][mmf_a_k(lane, r)] = a[lane][r];
@@ -135,7 +136,17 @@ QFN void mmf_mma_lanes(const float (*a)[4], const float (*b)[2], float (*d)[4]) 
 	for (int lane = 0; lane < 32; lane++)
 		for (int i = 0; i < 4; i++) {
 			float s = d[lane][i];
-			for (int k = 0; k < 8; k++) s += qmul(A[mmf_c_row(lane, i)][k], B[k][mmf_c_n(lane, i)]);
+			for (int k = 0; k < 8; k++) {
+				float p = qmul(A[mmf_c_row(lane, i)][k], B[k][mmf_c_n(lane, i)]);
+				if (!rz) {
+					s += p;
+					continue;
+				}
+				double e = (double)s + (double)p; // exact: both are floats of 24 bits
+				float f = (float)e;
+				if (fabs((double)f) > fabs(e)) f = nextafterf(f, 0.f);
+				s = f;
+			}
 			d[lane][i] = s;
 		}
 }
@@ -146,7 +157,9 @@ QFN void mmf_mma_lanes(const float (*a)[4], const float (*b)[2], float (*d)[4]) 
 // (every thread: the rows' weights, asynchronously on the device where
 // aligned), mmf_load_x (every thread: the tokens' activations, split),
 // a barrier, per warp and per 8 weights of the step mmf_frags and the
-// mma of every fragment pair with hi, then with lo; a barrier. After the
+// mma of every fragment pair with hi, then with lo, into the step's
+// partial sums (from zeros), which mmf_flush adds to the accumulators; a
+// barrier. After the
 // last step, the results (mmf_c_row, mmf_c_n). The host harness runs the
 // same functions in the same order.
 
@@ -235,6 +248,23 @@ QFN void mmf_frags(int t, const struct mmf_smem *sm, int warp, int lane, int kk,
 			int at = (n0 + 8 * nf + mmf_b_n(lane)) * MMF_LDX + kk + mmf_b_k(lane, r);
 			bh[nf][r] = sm->xh[at], bl[nf][r] = sm->xl[at];
 		}
+}
+
+// mmf_flush adds a step's partial sums (the tensor cores') to a lane's
+// accumulators, in float32 with rounding to nearest. The tensor cores add
+// the products of an mma and its C with an alignment and rounding of
+// their own (truncating, on the parts measured so far): summed into one
+// accumulator over a whole row (1024 mmas for 4096 columns) that error
+// could grow with the accumulator, biased toward zero; a step's 16 mmas
+// start from zeros instead, and only 64-weight partial sums meet the
+// running total, as the float kernel's lanes' do.
+QFN void mmf_flush(float (*acc)[MMF_NF][4], float (*part)[MMF_NF][4]) {
+	MMF_UNROLL
+	for (int mf = 0; mf < MMF_MF; mf++)
+		MMF_UNROLL
+		for (int nf = 0; nf < MMF_NF; nf++)
+			MMF_UNROLL
+			for (int i = 0; i < 4; i++) acc[mf][nf][i] += part[mf][nf][i];
 }
 
 // mmf_value is a result as mm_rows writes it (beta 0 overwrites, beta 1

@@ -38,7 +38,7 @@ static void mmf_mma_test(const float *A, const float *B, float *d) {
 		for (int r = 0; r < 2; r++) b[lane][r] = B[mmf_b_k(lane, r) * 8 + mmf_b_n(lane)];
 		for (int i = 0; i < 4; i++) dl[lane][i] = d[mmf_c_row(lane, i) * 8 + mmf_c_n(lane, i)];
 	}
-	mmf_mma_lanes((const float(*)[4])a, (const float(*)[2])b, dl);
+	mmf_mma_lanes((const float(*)[4])a, (const float(*)[2])b, dl, 0);
 	for (int lane = 0; lane < 32; lane++)
 		for (int i = 0; i < 4; i++) d[mmf_c_row(lane, i) * 8 + mmf_c_n(lane, i)] = dl[lane][i];
 }
@@ -48,14 +48,17 @@ static void mmf_split_test(float x, float *hi, float *lo) { mmf_split(x, hi, lo)
 // mmf_block runs block (bx, by) of mmf_<t> on the host: between two
 // barriers every thread's code in turn, each warp's mma over its 32
 // lanes' fragments at once (mmf_mma_lanes), in the kernel's order: per 8
-// weights, per fragment pair, hi then lo. Shared memory starts as
-// garbage. It returns 0, or −1 when out of memory.
+// weights, per fragment pair, hi then lo, into the step's partial sums,
+// added to the accumulators at the step's end (mmf_flush). Shared memory
+// starts as garbage. rz sums each mma toward zero (mmf_mma_lanes). It
+// returns 0, or −1 when out of memory.
 static int mmf_block(int t, const uint8_t *w, int rowBytes, int rows, int cols, const float *x, float *y, int n,
-                     float beta, int bx, int by, int aligned, int vec) {
+                     float beta, int bx, int by, int aligned, int vec, int rz) {
 	struct mmf_smem *sm = malloc(sizeof *sm);
 	float (*acc)[32][MMF_MF][MMF_NF][4] = calloc(4, sizeof *acc);
-	if (!sm || !acc) {
-		free(sm), free(acc);
+	float (*part)[32][MMF_MF][MMF_NF][4] = calloc(4, sizeof *part);
+	if (!sm || !acc || !part) {
+		free(sm), free(acc), free(part);
 		return -1;
 	}
 	memset(sm, 0xa5, sizeof *sm);
@@ -66,6 +69,7 @@ static int mmf_block(int t, const uint8_t *w, int rowBytes, int rows, int cols, 
 		for (int tid = 0; tid < MMF_THREADS; tid++) mmf_load_x(sm, x, n, cols, t0, k0, tid, vec);
 		mmf_wait();
 		// __syncthreads()
+		memset(part, 0, 4 * sizeof *part);
 		for (int warp = 0; warp < 4; warp++)
 			for (int kk = 0; kk < MMF_K; kk += 8) {
 				float a[MMF_MF][32][4], bh[MMF_NF][32][2], bl[MMF_NF][32][2];
@@ -78,12 +82,14 @@ static int mmf_block(int t, const uint8_t *w, int rowBytes, int rows, int cols, 
 				for (int mf = 0; mf < MMF_MF; mf++)
 					for (int nf = 0; nf < MMF_NF; nf++) {
 						float d[32][4];
-						for (int lane = 0; lane < 32; lane++) memcpy(d[lane], acc[warp][lane][mf][nf], sizeof d[lane]);
-						mmf_mma_lanes((const float(*)[4])a[mf], (const float(*)[2])bh[nf], d);
-						mmf_mma_lanes((const float(*)[4])a[mf], (const float(*)[2])bl[nf], d);
-						for (int lane = 0; lane < 32; lane++) memcpy(acc[warp][lane][mf][nf], d[lane], sizeof d[lane]);
+						for (int lane = 0; lane < 32; lane++) memcpy(d[lane], part[warp][lane][mf][nf], sizeof d[lane]);
+						mmf_mma_lanes((const float(*)[4])a[mf], (const float(*)[2])bh[nf], d, rz);
+						mmf_mma_lanes((const float(*)[4])a[mf], (const float(*)[2])bl[nf], d, rz);
+						for (int lane = 0; lane < 32; lane++) memcpy(part[warp][lane][mf][nf], d[lane], sizeof d[lane]);
 					}
 			}
+		for (int warp = 0; warp < 4; warp++)
+			for (int lane = 0; lane < 32; lane++) mmf_flush(acc[warp][lane], part[warp][lane]);
 		// __syncthreads()
 	}
 	for (int warp = 0; warp < 4; warp++)
@@ -99,7 +105,7 @@ static int mmf_block(int t, const uint8_t *w, int rowBytes, int rows, int cols, 
 						y[at] = mmf_value(acc[warp][lane][mf][nf][i], beta, beta == 0.f ? 0.f : y[at]);
 					}
 				}
-	free(sm), free(acc);
+	free(sm), free(acc), free(part);
 	return 0;
 }
 */
@@ -142,26 +148,30 @@ func MMFSplit(x float32) (hi, lo float32) {
 // rowBytes) and x (n rows of cols floats), beta as the kernels'. aligned
 // and vec choose the kernel's paths for 16-byte aligned weight rows
 // (cp.async) and activations (16-byte loads), as the device chooses them
-// from the pointers.
-func MMFProduct(t tensor.Type, w []byte, rowBytes, rows, cols int, x, y []float32, n int, beta float32, aligned, vec bool) error {
+// from the pointers. truncate sums each mma toward zero, a model of the
+// tensor cores' own rounding.
+func MMFProduct(t tensor.Type, w []byte, rowBytes, rows, cols int, x, y []float32, n int, beta float32, aligned, vec, truncate bool) error {
 	if t != tensor.F16 && t != tensor.BF16 {
 		return fmt.Errorf("hostq: no mmf product for %v", t)
 	}
 	if rows <= 0 || n <= 0 || cols <= 0 || rowBytes < 2*cols || len(w) < (rows-1)*rowBytes+2*cols || len(x) < n*cols || len(y) < n*rows {
 		return fmt.Errorf("hostq: an mmf product of %d × %d over %d rows with buffers too short", rows, cols, n)
 	}
-	al, vc := C.int(0), C.int(0)
+	al, vc, rz := C.int(0), C.int(0), C.int(0)
 	if aligned {
 		al = 1
 	}
 	if vec {
 		vc = 1
 	}
+	if truncate {
+		rz = 1
+	}
 	for by := 0; by*MMFTile < rows; by++ {
 		for bx := 0; bx*MMFTile < n; bx++ {
 			if C.mmf_block(C.int(t), (*C.uint8_t)(unsafe.Pointer(&w[0])), C.int(rowBytes), C.int(rows), C.int(cols),
 				(*C.float)(unsafe.Pointer(&x[0])), (*C.float)(unsafe.Pointer(&y[0])), C.int(n), C.float(beta),
-				C.int(bx), C.int(by), al, vc) != 0 {
+				C.int(bx), C.int(by), al, vc, rz) != 0 {
 				return errors.New("hostq: out of memory for an mmf block")
 			}
 		}

@@ -21,6 +21,6 @@ func MMFMMA(a, b, d []float32) []float32 { return nil }
 func MMFSplit(x float32) (hi, lo float32) { return 0, 0 }
 
 // MMFProduct needs cgo.
-func MMFProduct(t tensor.Type, w []byte, rowBytes, rows, cols int, x, y []float32, n int, beta float32, aligned, vec bool) error {
+func MMFProduct(t tensor.Type, w []byte, rowBytes, rows, cols int, x, y []float32, n int, beta float32, aligned, vec, truncate bool) error {
 	return errors.New("hostq: built without cgo")
 }

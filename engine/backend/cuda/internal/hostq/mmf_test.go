@@ -152,12 +152,12 @@ func TestMMFBlocksMatchRows(t *testing.T) {
 					y[i] = float32(math.NaN()) // beta 0 must not read it
 				}
 				aligned, vec := rb%16 == 0, cols%4 == 0
-				if err := MMFProduct(typ, w, rb, rows, cols, x, y, n, 0, aligned, vec); err != nil {
+				if err := MMFProduct(typ, w, rb, rows, cols, x, y, n, 0, aligned, vec, false); err != nil {
 					t.Fatal(err)
 				}
 				if aligned || vec {
 					y0 := make([]float32, len(y))
-					if err := MMFProduct(typ, w, rb, rows, cols, x, y0, n, 0, false, false); err != nil {
+					if err := MMFProduct(typ, w, rb, rows, cols, x, y0, n, 0, false, false, false); err != nil {
 						t.Fatal(err)
 					}
 					for i := range y {
@@ -199,7 +199,7 @@ func TestMMFBlocksMatchRows(t *testing.T) {
 					y1[i] = float32(r.NormFloat64())
 				}
 				old := append([]float32(nil), y1...)
-				if err := MMFProduct(typ, w, rb, rows, cols, x, y1, n, 1, aligned, vec); err != nil {
+				if err := MMFProduct(typ, w, rb, rows, cols, x, y1, n, 1, aligned, vec, false); err != nil {
 					t.Fatal(err)
 				}
 				for i := range y1 {
@@ -211,4 +211,58 @@ func TestMMFBlocksMatchRows(t *testing.T) {
 		}
 	}
 	t.Logf("largest error against the float64 product: %.2g of the terms' magnitude", worst)
+}
+
+// TestMMFTruncatedSums: with every mma's sum rounded toward zero (a model
+// of the tensor cores' truncating additions), a 4096-wide product over a
+// tile of activations still agrees with the float64 product to the GPU
+// test's 4e-6 of the terms' magnitude, the step's partial sums (mmf_flush)
+// keeping the truncation's bias from growing along the row.
+func TestMMFTruncatedSums(t *testing.T) {
+	if !Available {
+		t.Skip("built without cgo")
+	}
+	r := rand.New(rand.NewPCG(55, 14))
+	const rows, cols, n = 64, 4096, 64
+	for _, typ := range []tensor.Type{tensor.F16, tensor.BF16} {
+		w := make([]byte, rows*2*cols)
+		if err := tensor.FillRandom(typ, w, 99, 0.05); err != nil {
+			t.Fatal(err)
+		}
+		x := make([]float32, n*cols)
+		for i := range x {
+			// Activations of one sign in part of the rows: sums that grow
+			// along the row, where a truncation's bias would add up.
+			x[i] = float32(math.Abs(r.NormFloat64()))
+			if i%cols < cols/2 && i/cols%2 == 0 {
+				x[i] = float32(r.NormFloat64())
+			}
+		}
+		y := make([]float32, n*rows)
+		if err := MMFProduct(typ, w, 2*cols, rows, cols, x, y, n, 0, true, true, true); err != nil {
+			t.Fatal(err)
+		}
+		worst := 0.0
+		for tok := range n {
+			for row := range rows {
+				var s, mag float64
+				for c := range cols {
+					h := uint16(w[2*(row*cols+c)]) | uint16(w[2*(row*cols+c)+1])<<8
+					wv := tensor.F16ToF32(h)
+					if typ == tensor.BF16 {
+						wv = tensor.BF16ToF32(h)
+					}
+					p := float64(wv) * float64(x[tok*cols+c])
+					s += p
+					mag += math.Abs(p)
+				}
+				e := math.Abs(float64(y[tok*rows+row])-s) / mag
+				if !(e <= 4e-6) {
+					t.Fatalf("%v: row %d token %d is %g, the float64 product's %g (error %.2g of the terms' magnitude)", typ, row, tok, y[tok*rows+row], s, e)
+				}
+				worst = max(worst, e)
+			}
+		}
+		t.Logf("%v: largest error with truncating sums %.2g of the terms' magnitude", typ, worst)
+	}
 }
