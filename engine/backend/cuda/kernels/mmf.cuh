@@ -10,10 +10,12 @@
 // activations are not rounded to float16 or bfloat16 (as ggml's F16
 // products round them), nor to the 8-bit grid of the quantised products
 // (the backend's productKernels.act is false for them, so quant_act never
-// runs). A product of f16 (or bf16) activations would differ from the CPU
-// by 2⁻¹² (2⁻⁹) of every term, a thousand times the float32 summation
-// differences the GPU conformance test measures (5e-5 of the largest
-// logit against its 1e-3 tolerance).
+// runs). Activations rounded to f16 (bf16) would put every term up to
+// 2⁻¹¹ (2⁻⁸) of itself off the CPU's, where the float kernel's terms are
+// the CPU's exactly and only their sums' order differs (the GPU
+// conformance test measures 5e-5 of the largest logit between the two,
+// against a tolerance of 1e-3 for float weights); f16 activations also
+// overflow above 65504.
 //
 // So the activations are split, not rounded: x = hi + lo + ε with hi the
 // TF32 value nearest x (11 significant bits, float32's exponent range)
