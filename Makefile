@@ -82,7 +82,7 @@ KERNELS   := $(wildcard engine/backend/cuda/kernels/*.cu)
 
 ptx: $(KERNELS:.cu=.ptx)
 
-engine/backend/cuda/kernels/%.ptx: engine/backend/cuda/kernels/%.cu engine/backend/cuda/kernels/quant.cuh engine/backend/cuda/kernels/mmq.cuh engine/backend/cuda/kernels/ops.cuh engine/backend/cuda/kernels/iqtables.cuh engine/backend/cuda/kernels/attention.cuh
+engine/backend/cuda/kernels/%.ptx: engine/backend/cuda/kernels/%.cu engine/backend/cuda/kernels/quant.cuh engine/backend/cuda/kernels/mmq.cuh engine/backend/cuda/kernels/mmf.cuh engine/backend/cuda/kernels/ops.cuh engine/backend/cuda/kernels/iqtables.cuh engine/backend/cuda/kernels/attention.cuh
 	cd engine/backend/cuda/kernels && $(NVCC) $(NVCCFLAGS) $*.cu -o $*.ptx
 
 # The committed PTX is what the source compiles to, and ptxas accepts it

@@ -770,6 +770,11 @@ func (b *Backend) productOf(d cu.DevicePtr, m *mat, x cu.DevicePtr, n int, beta 
 		b.launch("product", m.k.mv, [3]uint32{uint32(m.rows), 1, 1}, [3]uint32{128, 1, 1})
 		return
 	}
+	if m.k.mmf != 0 && !b.g.floatBatch {
+		// F16 and BF16 weights on the tensor cores (mmf.go).
+		b.launch("product", m.k.mmf, [3]uint32{blocks(n, mmfTile), blocks(m.rows, mmfTile), 1}, [3]uint32{128, 1, 1})
+		return
+	}
 	b.launch("product", m.k.mm, [3]uint32{blocks(m.rows, 4), blocks(n, 8), 1}, [3]uint32{128, 1, 1})
 }
 

@@ -16,12 +16,12 @@ import (
 // for the GPU at hand: Ampere, Hopper and later. Committed beside their
 // source, so that building Go never needs nvcc.
 //
-//go:embed kernels/matmul.ptx kernels/ops.ptx kernels/experts.ptx kernels/attention.ptx kernels/mmq.ptx
+//go:embed kernels/matmul.ptx kernels/ops.ptx kernels/experts.ptx kernels/attention.ptx kernels/mmq.ptx kernels/mmf.ptx
 var ptx embed.FS
 
 // moduleFiles are the PTX files, in load order.
 func moduleFiles() []string {
-	return []string{"kernels/matmul.ptx", "kernels/ops.ptx", "kernels/experts.ptx", "kernels/attention.ptx", "kernels/mmq.ptx"}
+	return []string{"kernels/matmul.ptx", "kernels/ops.ptx", "kernels/experts.ptx", "kernels/attention.ptx", "kernels/mmq.ptx", "kernels/mmf.ptx"}
 }
 
 // ErrUnavailable wraps every reason a GPU cannot be used: no driver, no
@@ -318,6 +318,10 @@ type productKernels struct {
 	// mmq is the product of many rows on tensor cores (mmq.cu's
 	// mmq_rows: 64 weight rows × 64 tokens a block), for the same types.
 	mmq cu.Function
+	// mmf is the product of many rows on tensor cores for F16 and BF16
+	// weights (mmf.cu's mmf_rows: TF32 products of split activations); 0
+	// for the other types.
+	mmf cu.Function
 }
 
 // dp4aType says whether decode's products of type t run on integer dot
@@ -358,6 +362,9 @@ func KernelNames() []string {
 		names = append(names, "mv_"+s, "mm_"+s, "rows_"+s, "mvid_"+s, "mmid_"+s)
 		if dp4aType(t) {
 			names = append(names, "mvq_"+s, "mvqk_"+s, "mmq_"+s)
+		}
+		if t == tensor.F16 || t == tensor.BF16 {
+			names = append(names, "mmf_"+s)
 		}
 	}
 	names = append(names, "affine_rows")
@@ -422,6 +429,9 @@ func (k *kernels) resolve(find func(name string) (cu.Function, error)) error {
 			get(&p.mvq, "mvq_"+s)
 			get(&p.mvqk, "mvqk_"+s)
 			get(&p.mmq, "mmq_"+s)
+		}
+		if t == tensor.F16 || t == tensor.BF16 {
+			get(&p.mmf, "mmf_"+s)
 		}
 		k.prod[t] = p
 	}

@@ -288,10 +288,13 @@ func exerciseIntDecode(t *testing.T, b *Backend) {
 }
 
 // floatDecodeConfig is the suite's configuration for the types whose
-// decode products have an integer form, to run again on the float path.
+// decode products have an integer form, and F16 and BF16, whose batch
+// products have a tensor-core form (mmf_), to run again on the float path.
 func floatDecodeConfig(values bool) backendtest.Config {
 	c := suiteConfig(values)
-	c.Types = slices.DeleteFunc(slices.Clone(c.Types), func(t tensor.Type) bool { return !dp4aType(t) })
+	c.Types = slices.DeleteFunc(slices.Clone(c.Types), func(t tensor.Type) bool {
+		return !dp4aType(t) && t != tensor.F16 && t != tensor.BF16
+	})
 	return c
 }
 
