@@ -54,6 +54,16 @@ if [ "$set_" = a ] && full; then
 	step kernels 90 "$B"/cuda.test -test.run '^TestGPUBackend$' -test.v
 fi
 [ "$set_" = cli ] || step conformance 120 "$B"/cuda.test -test.run '^TestGPUConformance$' -test.v
+# Issue 55's kernels: the tensor-core products (mmq_ for the integer
+# types, mmf_ for F16/BF16) against hostq's emulation of their fragment
+# layouts bit for bit and against the CPU, then mmq_/mmf_ against mm_ in
+# speed; the attention (split-K decode, tiled prefill) against the CPU at
+# depths 1…8K with f32 and f16 caches.
+if [ "$set_" = a ]; then
+	step products 180 "$B"/cuda.test -test.run '^(TestGPUMMQ|TestGPUMMF)$' -test.v
+	step attention 120 "$B"/cuda.test -test.run '^TestGPUAttentionDepths$' -test.v
+	step products-bench 120 "$B"/cuda.test -test.run '^$' -test.bench '^BenchmarkGPUMMQ$' -test.benchtime 1x
+fi
 if full && [ "$set_" != cli ]; then
 	# Snipe and Safe OGD's device form (affine_rows) against the CPU backend.
 	step affine 60 "$B"/cuda.test -test.run '^TestGPUAffineForward$' -test.v
