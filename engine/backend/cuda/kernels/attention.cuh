@@ -756,7 +756,7 @@ QFN void att_tile_pv(const att_tile_sh *sh, int t, const att_tile_args *a, float
 
 // att_tile_out writes the thread's slots' outputs (phase 6): each slot's
 // softmax merged with its head's sink (att_merge, one partial),
-// acc·e^{m−M}/L.
+// acc·(e^{m−M}/L): one division a slot.
 QFN void att_tile_out(const att_tile_sh *sh, int t, const att_tile_args *a, const float *acc, int lnd) {
 	int nd = 1 << lnd, sw = 32 >> lnd, w = t >> 5, lane = t & 31;
 #ifdef __CUDA_ARCH__
@@ -768,14 +768,14 @@ QFN void att_tile_out(const att_tile_sh *sh, int t, const att_tile_args *a, cons
 		int h = sh->head[s];
 		float M, L;
 		att_merge(&sh->m[s], &sh->l[s], 1, a->sinks ? a->sinks + h : a->sinks, &M, &L);
-		float f = sh->m[s] != -INFINITY ? expf(sh->m[s] - M) : 0.f;
+		float f = (sh->m[s] != -INFINITY ? expf(sh->m[s] - M) : 0.f) / L;
 		float *o = a->out + (size_t)sh->row[s] * a->ldo + (size_t)h * a->hd;
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
 		for (int c = 0; c < nd; c++) {
 			int d = lane + 32 * c;
-			if (d < a->hd) o[d] = acc[(sl << lnd) + c] * f / L;
+			if (d < a->hd) o[d] = acc[(sl << lnd) + c] * f;
 		}
 	}
 }
