@@ -101,9 +101,11 @@ static void emu_reduce(float *out, int ldo, const float *part, int heads, int hd
 // emu_tile is attn_tile over grid (kvh·ngrp, ⌈n/rpb⌉), cache layer 0:
 // each phase thread by thread, but the softmax warp by warp (its lanes in
 // lock step through the shuffles' butterflies, att_tile_softmax_warp).
+// nobar, for a test, drops the barrier after the weighted values: a tile's
+// keys are staged in the phase that still reads the tile before's values.
 static void emu_tile(float *out, int ldo, const float *q, int ldq, const void *kc, const void *vc, int heads, int kvh,
                      int ctx, int hd, int pos0, float scale, float softcap, int window, const float *sinks, int n,
-                     int rpb, int f16, int rev) {
+                     int rpb, int f16, int rev, int nobar) {
 	att_tile_sh *sh = nan_block(sizeof *sh);
 	float(*acc)[ATT_TACC] = malloc(ATT_THREADS * sizeof *acc);
 	int ngrp, hb, rmax;
@@ -120,11 +122,14 @@ static void emu_tile(float *out, int ldo, const float *q, int ldq, const void *k
 			FOR_T att_tile_init(sh, T_, &a, acc[T_]);
 			for (int k0 = j0; k0 < j1; k0 += TK) {
 				int tk = imin(TK, j1 - k0);
-				FOR_T att_tile_load(sh->kv, T_, &a, a.kc, k0, tk, lnd);
+				if (!nobar || k0 == j0) FOR_T att_tile_load(sh->kv, T_, &a, a.kc, k0, tk, lnd);
 				FOR_T att_tile_scores(sh, T_, &a, k0, lnd);
 				for (int w = 0; w < ATT_THREADS / 32; w++) att_tile_softmax_warp(sh, rev ? ATT_THREADS / 32 - 1 - w : w, &a, lnd);
 				FOR_T att_tile_load(sh->kv, T_, &a, a.vc, k0, tk, lnd);
-				FOR_T att_tile_pv(sh, T_, &a, acc[T_], lnd);
+				FOR_T {
+					att_tile_pv(sh, T_, &a, acc[T_], lnd);
+					if (nobar && k0 + TK < j1) att_tile_load(sh->kv, T_, &a, a.kc, k0 + TK, imin(TK, j1 - k0 - TK), lnd);
+				}
 			}
 			FOR_T att_tile_out(sh, T_, &a, acc[T_], lnd);
 		}
@@ -175,6 +180,9 @@ type Attn struct {
 	// place of att_tile_rows' (at most the plan's most; a test's other
 	// grids).
 	RowsPerBlock int
+	// noBarrier plants a fault in the emulated attn_tile: a barrier
+	// dropped (emu_tile's nobar).
+	noBarrier bool
 }
 
 // check says what is wrong with a, if anything.
@@ -267,7 +275,7 @@ func runTile(a Attn, rev bool) []float32 {
 	}
 	C.emu_tile((*C.float)(&out[0]), ld, (*C.float)(&a.Q[0]), ld, kc, vc, C.int(a.Heads), C.int(a.KVHeads), C.int(a.Ctx),
 		C.int(a.HeadDim), C.int(a.Pos0), C.float(a.Scale), C.float(a.SoftCap), C.int(a.Window), a.sinks(), C.int(a.N),
-		C.int(rpb), f16, cb(rev))
+		C.int(rpb), f16, cb(rev), cb(a.noBarrier))
 	return out
 }
 

@@ -461,7 +461,7 @@ func tileErr(a Attn, got []float32, tol float64) (float64, error) {
 // counts (5 to 250, a block's rows not dividing them) at ragged
 // positions, f32 and f16 caches, windows inside and beyond the rows,
 // sinks, soft-cap and a scale; each on att_tile_rows' grid and on blocks
-// of one row and of the plan's most (the grids a small and a large batch
+// of one row or of the plan's most (the grids a small and a large batch
 // take), against float64, the threads (and warps) of every phase in
 // reverse order giving the same bits.
 func TestAttnTileGroups(t *testing.T) {
@@ -493,7 +493,7 @@ func TestAttnTileGroups(t *testing.T) {
 			f16 := (G+k)%2 == 0
 			a := newAttn(r, s, pos0, n, op.o, sinks, f16)
 			_, rmax := AttnTileGrid(hd, s.heads, s.kvh, 1<<20)
-			for _, rpb := range []int{0, 1, rmax} {
+			for _, rpb := range []int{0, []int{1, rmax}[(G+k)%2]} {
 				a.RowsPerBlock = rpb
 				name := fmt.Sprintf("G %d %+v rows %d at %d %+v sinks %v f16 %v rpb %d", G, s, n, pos0, op.o, op.sinks, f16, rpb)
 				got, err := AttnTile(a, false)
@@ -557,7 +557,9 @@ func TestAttnTileWideGroups(t *testing.T) {
 // could make. Each plants one in the emulation's inputs or output and
 // wants tileErr to refuse it: a group reading its neighbour KV head's keys
 // and values, a head taking its neighbour's sink, a window one key short,
-// a block's rows left unwritten, and one value off by 1e-4.
+// a block's rows left unwritten, one value off by 1e-4, and the kernel
+// without its barrier between the weighted values and the next keys (the
+// threads in either order: the emulation's phases show a race).
 func TestAttnTilePlantedBugs(t *testing.T) {
 	r := rand.New(rand.NewPCG(25, 26))
 	s := attnShape{12, 3, 64, 200}
@@ -602,6 +604,14 @@ func TestAttnTilePlantedBugs(t *testing.T) {
 			out[r.IntN(len(out))] += 1e-4
 			return out
 		},
+	}
+	for _, rev := range []bool{false, true} {
+		bugs[fmt.Sprintf("a barrier dropped (threads reversed %v)", rev)] = func() []float32 {
+			b := a
+			b.noBarrier = true
+			out, _ := AttnTile(b, rev)
+			return out
+		}
 	}
 	for name, bug := range bugs {
 		if _, err := tileErr(a, bug(), 2e-5); err == nil {
