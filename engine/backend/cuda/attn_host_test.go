@@ -214,6 +214,9 @@ func TestAttendScratchBounds(t *testing.T) {
 				int(grid[1]-1)*rpb >= n || rpb*((heads/kvh+gx/kvh-1)/(gx/kvh)) > attTS {
 				t.Errorf("%s: grid %v, %d rows a block, for %d rows of %d heads over %d", name, grid, rpb, n, heads, kvh)
 			}
+			if hd%4 == 0 && (v[4]|v[5])%16 != 0 {
+				t.Errorf("%s: caches at %#x and %#x: att_kv4's float4 and 4-half loads need 16 bytes' alignment", name, v[4], v[5])
+			}
 			for _, c := range []int{4, 5} {
 				if need := (layer + 1) * kvh * ctx * hd * es; room(v[c]) < need {
 					t.Errorf("%s: the cache has %d bytes, the kernel reads up to %d", name, room(v[c]), need)

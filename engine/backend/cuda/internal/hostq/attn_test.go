@@ -520,7 +520,7 @@ func TestAttnTileGroups(t *testing.T) {
 // TestAttnTileWideGroups: groups wider than a block's slots (G up to 128:
 // multi-query heads) are split into sub-groups of hb heads, the last one
 // short; and head counts whose group does not fill a block's slots with
-// whole rows.
+// whole rows; and widths that are not a multiple of 4.
 func TestAttnTileWideGroups(t *testing.T) {
 	r := rand.New(rand.NewPCG(23, 24))
 	for _, c := range []struct {
@@ -536,6 +536,8 @@ func TestAttnTileWideGroups(t *testing.T) {
 		{attnShape{128, 1, 64, 40}, 6, true, backend.AttendOptions{Window: 3}, false},    // 2 sub-groups of 64
 		{attnShape{71, 1, 64, 40}, 7, false, backend.AttendOptions{}, false},             // Falcon-7B's 71 heads, one KV head
 		{attnShape{21, 3, 112, 64}, 33, true, backend.AttendOptions{Window: 9}, true},    // G 7 at S 32: 4 rows, 28 slots
+		{attnShape{6, 2, 18, 64}, 25, true, backend.AttendOptions{}, true},               // widths not a multiple of 4:
+		{attnShape{4, 1, 250, 64}, 10, false, backend.AttendOptions{SoftCap: 20}, false}, // scalar loads, zeros padding
 	} {
 		var sinks []float32
 		if c.sink {
