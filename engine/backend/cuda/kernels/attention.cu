@@ -134,6 +134,7 @@ __device__ __forceinline__ void attn_tile_b(att_tile_sh &sh, const att_tile_args
 		att_tile_pv(&sh, t, &a, acc, LND);
 		__syncthreads();
 	}
+	if (j0 >= j1) __syncthreads(); // no tile (a position before 0): init's writes, before out reads them
 	att_tile_out(&sh, t, &a, acc, LND);
 }
 
