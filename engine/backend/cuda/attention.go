@@ -13,7 +13,8 @@ import (
 const (
 	attThreads  = 128 // ATT_THREADS: every attention block
 	attGMax     = 8   // ATT_GMAX: query heads a split block serves
-	attTQ       = 16  // ATT_TQ: query rows a prefill block serves
+	attTS       = 64  // ATT_TS: the most (row, head) slots a prefill block serves
+	attMinBlock = 256 // ATT_MIN_BLOCKS: the prefill grid below which blocks take fewer rows
 	attDecRows  = 4   // ATT_DEC_ROWS: the most rows Attend splits over the keys
 	attChunk    = 128 // ATT_CHUNK: the fewest positions a split
 	attMaxSplit = 512 // ATT_MAX_SPLIT: the most splits
@@ -119,7 +120,7 @@ func (b *Backend) growPart(ctx int, a backend.Attention) error {
 
 // attend launches the attention of n rows (Attend's arguments resolved):
 // for up to attDecRows rows, attn_split over the cache's capacity and
-// attn_reduce; for more, attn_tile. posp, when set, is the position in
+// attn_reduce; for more, attn_tile on tileGrid's grid. posp, when set, is the position in
 // device memory (pos0 is then 0).
 func (b *Backend) attend(c *kv, out, q *buf, layer, pos0, n int, scale float32, o backend.AttendOptions, sinks, posp cu.DevicePtr) {
 	e := 0
@@ -153,11 +154,33 @@ func (b *Backend) attend(c *kv, out, q *buf, layer, pos0, n int, scale float32, 
 		b.launch("attn_reduce", b.g.k.att.reduce, [3]uint32{uint32(heads), uint32(n), 1}, [3]uint32{attThreads, 1, 1})
 		return
 	}
+	gx, rpb := tileGrid(hd, heads, kvh, n)
 	b.args.Reset().Ptr(out.p).I32(int32(out.width)).Ptr(q.p).I32(int32(q.width)).Ptr(c.k).Ptr(c.v).
 		I32(int32(layer)).I32(int32(heads)).I32(int32(kvh)).I32(int32(c.ctx)).I32(int32(hd)).I32(int32(pos0)).
-		F32(scale).F32(o.SoftCap).I32(int32(o.Window)).Ptr(sinks).Ptr(posp).I32(int32(n))
+		F32(scale).F32(o.SoftCap).I32(int32(o.Window)).Ptr(sinks).Ptr(posp).I32(int32(n)).I32(int32(rpb))
 	b.launch([2]string{"attn_tile_f32", "attn_tile_f16"}[e], b.g.k.att.tile[e],
-		[3]uint32{uint32(heads), blocks(n, attTQ), 1}, [3]uint32{attThreads, 1, 1})
+		[3]uint32{uint32(gx), blocks(n, rpb), 1}, [3]uint32{attThreads, 1, 1})
+}
+
+// tileGrid is attn_tile's grid for n rows (att_tile_plan and
+// att_tile_rows): gx blocks a row of blocks, each KV head's group of
+// query heads in ⌈G/S⌉ sub-groups of hb heads, S = 64, 32 or 16 (row,
+// head) slots a block as the width is up to 64, 128 or 256; rpb rows a
+// block, the most that fit S slots, halved while the grid is under
+// attMinBlock blocks and a block keeps 16 slots.
+func tileGrid(hd, heads, kvh, n int) (gx, rpb int) {
+	lnd := 1
+	for 32<<lnd < hd {
+		lnd++
+	}
+	S, G := attThreads>>lnd, heads/kvh
+	ngrp := (G + S - 1) / S
+	hb := (G + ngrp - 1) / ngrp
+	rpb = S / hb
+	for rpb > 1 && rpb/2*hb >= 16 && kvh*ngrp*((n+rpb-1)/rpb) < attMinBlock {
+		rpb /= 2
+	}
+	return kvh * ngrp, rpb
 }
 
 // readKV16 is ReadKV of a binary16 cache: each head's row copied and

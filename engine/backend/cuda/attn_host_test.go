@@ -8,6 +8,7 @@ import (
 
 	"github.com/isagi-lab/isagi/engine/backend"
 	"github.com/isagi-lab/isagi/engine/backend/cuda/cu"
+	"github.com/isagi-lab/isagi/engine/backend/cuda/internal/hostq"
 	"github.com/isagi-lab/isagi/engine/model"
 )
 
@@ -207,7 +208,15 @@ func TestAttendScratchBounds(t *testing.T) {
 				t.Errorf("%s: the scratch has %d bytes, the kernel reads %d", name, room(v[2]), need)
 			}
 		case strings.HasPrefix(name, "attn_tile_"):
-			layer, kvh, ctx, hd := i(6), i(8), i(9), i(10)
+			// out, ldo, q, ldq, kc, vc, layer, heads, kvh, ctx, hd, pos0, scale, softcap, window, sinks, posp, n, rpb
+			layer, heads, kvh, ctx, hd, n, rpb := i(6), i(7), i(8), i(9), i(10), i(17), i(18)
+			if gx, want := tileGrid(hd, heads, kvh, n); int(grid[0]) != gx || rpb != want || int(grid[1])*rpb < n ||
+				int(grid[1]-1)*rpb >= n || rpb*((heads/kvh+gx/kvh-1)/(gx/kvh)) > attTS {
+				t.Errorf("%s: grid %v, %d rows a block, for %d rows of %d heads over %d", name, grid, rpb, n, heads, kvh)
+			}
+			if hd%4 == 0 && (v[4]|v[5])%16 != 0 {
+				t.Errorf("%s: caches at %#x and %#x: att_kv4's float4 and 4-half loads need 16 bytes' alignment", name, v[4], v[5])
+			}
 			for _, c := range []int{4, 5} {
 				if need := (layer + 1) * kvh * ctx * hd * es; room(v[c]) < need {
 					t.Errorf("%s: the cache has %d bytes, the kernel reads up to %d", name, room(v[c]), need)
@@ -336,5 +345,31 @@ func TestKVRowsRefused(t *testing.T) {
 				t.Errorf("%d launches", launches)
 			}
 		})
+	}
+}
+
+// TestTileGridMatchesKernels: the backend's attn_tile grid is the one the
+// kernels' own plan gives (att_tile_plan and att_tile_rows, built by the
+// host C compiler in hostq), for every head shape models have (GQA 1…10
+// and wider groups, heads up to 128, the widths of models) and batch sizes
+// up to MaxBatch; the block's slots hold its rows of its heads.
+func TestTileGridMatchesKernels(t *testing.T) {
+	if !hostq.Available {
+		t.Skip("hostq needs cgo")
+	}
+	for _, hd := range []int{16, 40, 64, 80, 96, 112, 128, 160, 256} {
+		for kvh := 1; kvh <= 16; kvh++ {
+			for G := 1; G*kvh <= 128; G++ {
+				for _, n := range []int{attDecRows + 1, 16, 33, 100, MaxBatch} {
+					gx, rpb := tileGrid(hd, G*kvh, kvh, n)
+					if wx, wr := hostq.AttnTileGrid(hd, G*kvh, kvh, n); gx != wx || rpb != wr {
+						t.Fatalf("width %d, %d heads over %d, %d rows: grid %d, %d rows a block; the kernels' %d, %d", hd, G*kvh, kvh, n, gx, rpb, wx, wr)
+					}
+					if ngrp := gx / kvh; rpb*((G+ngrp-1)/ngrp) > attTS {
+						t.Fatalf("width %d, %d heads over %d: %d rows of %d heads a block", hd, G*kvh, kvh, rpb, (G+ngrp-1)/ngrp)
+					}
+				}
+			}
+		}
 	}
 }

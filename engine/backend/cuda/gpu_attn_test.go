@@ -17,7 +17,8 @@ import (
 // backend's over caches filled to depths 1…8K, f32 and f16, with plain
 // options, a window with sinks, and a soft-cap, and logs the time of a
 // decode attention at each depth (one layer): the split kernels' aim is a
-// step at 8K close to one at depth 0.
+// step at 8K close to one at depth 0; and of a prefill step of MaxBatch
+// rows (attn_tile).
 func TestGPUAttentionDepths(t *testing.T) {
 	g := gpuDevice(t)
 	const ctx = 8192
@@ -110,6 +111,20 @@ func TestGPUAttentionDepths(t *testing.T) {
 					line += fmt.Sprintf(" depth %d %.1f µs", depth, float64(time.Since(t0).Microseconds())/reps)
 				}
 				t.Logf("decode attention, one layer:%s", line)
+				// A prefill step's attention (attn_tile, MaxBatch rows) at
+				// each depth: the rows' last position.
+				line = ""
+				for _, depth := range []int{MaxBatch, 2 * MaxBatch, 4096, ctx} {
+					const reps = 20
+					gb.Host(gout, 0, 1)
+					t0 := time.Now()
+					for range reps {
+						gb.Attend(gout, gq, gk, 0, depth-MaxBatch, MaxBatch, backend.AttendOptions{})
+					}
+					gb.Host(gout, 0, 1)
+					line += fmt.Sprintf(" depth %d %.1f µs", depth, float64(time.Since(t0).Microseconds())/reps)
+				}
+				t.Logf("prefill attention of %d rows, one layer:%s", MaxBatch, line)
 			})
 		}
 	}

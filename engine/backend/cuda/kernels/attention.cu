@@ -4,8 +4,10 @@
 // type). The arithmetic is attention.cuh's; a kernel here is its phases
 // between barriers. Options: causal mask, sliding window, soft-cap, sinks
 // (one logit per query head, att_merge), grouped-query heads (query head h
-// reads KV head h/(heads/kvh)), scale, heads up to ATT_HD values, and the
-// position from device memory (posp) inside a decode step's CUDA graph.
+// reads KV head h/(heads/kvh); both kernels serve a KV head's query heads
+// together, so that its keys and values are read once for them), scale,
+// heads up to ATT_HD values, and the position from device memory (posp)
+// inside a decode step's CUDA graph.
 #include <cuda_fp16.h>
 #include <stdint.h>
 
@@ -105,65 +107,73 @@ extern "C" __global__ void __launch_bounds__(ATT_THREADS)
 	att_red_out(&sh, t, rec, rs, ns, hd, out + (size_t)r * ldo + (size_t)h * hd);
 }
 
-// attn_tile: one block per (query head, ATT_TQ query rows), grid (heads,
-// ⌈n/ATT_TQ⌉): tiles of ATT_TK keys and then their values staged in shared
-// memory, scores one thread a (row, key), each row's online softmax, the
-// weighted values in registers.
+// attn_tile: one block per (KV head × sub-group of hb of its query heads,
+// rpb query rows), grid (kvh·ngrp, ⌈n/rpb⌉) from att_tile_plan and
+// att_tile_rows: tiles of keys and then their values staged in shared
+// memory once for the block's (row, head) slots, the scores in micro-tiles,
+// each slot's online softmax by a warp, the weighted values in registers.
+// The shape is a template of the width's class (lnd: widths up to 64, 128,
+// 256), chosen once a block, so that every loop bound and register index
+// is a constant.
+template <typename T, int LND>
+__device__ __forceinline__ void attn_tile_b(att_tile_sh &sh, const att_tile_args &a, int t) {
+	float acc[ATT_TACC];
+	att_tile_init(&sh, t, &a, acc);
+	int j0, j1;
+	att_tile_keys(&a, &j0, &j1);
+	const int TK = att_tile_tk(LND);
+	for (int k0 = j0; k0 < j1; k0 += TK) {
+		int tk = min(TK, j1 - k0);
+		att_tile_load(sh.kv, t, &a, a.kc, k0, tk, LND);
+		__syncthreads();
+		att_tile_scores(&sh, t, &a, k0, LND);
+		__syncthreads();
+		att_tile_softmax(&sh, t, &a, LND);
+		att_tile_load(sh.kv, t, &a, a.vc, k0, tk, LND);
+		__syncthreads();
+		att_tile_pv(&sh, t, &a, acc, LND);
+		__syncthreads();
+	}
+	if (j0 >= j1) __syncthreads(); // no tile (a position before 0): init's writes, before out reads them
+	att_tile_out(&sh, t, &a, acc, LND);
+}
+
 template <typename T>
 __device__ __forceinline__ void attn_tile_t(float *out, int ldo, const float *q, int ldq, const void *kc,
                                             const void *vc, int layer, int heads, int kvh, int ctx, int hd, int pos0,
                                             float scale, float softcap, int window, const float *sinks,
-                                            const int *posp, int n) {
-	__shared__ att_tile_sh sh;
-	int h = blockIdx.x, r0 = blockIdx.y * ATT_TQ, t = threadIdx.x;
+                                            const int *posp, int n, int rpb) {
+	__shared__ __align__(16) att_tile_sh sh;
 	if (posp) pos0 = *posp;
-	int g = h / (heads / kvh);
 	att_tile_args a;
-	a.q = q + (size_t)r0 * ldq + (size_t)h * hd;
-	a.ldq = ldq;
-	a.nr = min(ATT_TQ, n - r0);
-	a.hd = hd;
-	a.p0 = pos0 + r0;
-	a.window = window;
-	a.ctx = ctx;
-	size_t head = (size_t)(layer * kvh + g) * ctx * hd;
-	a.kc = (const T *)kc + head;
-	a.vc = (const T *)vc + head;
-	a.f16 = f16_of<T>::v;
-	a.scale = scale;
-	a.softcap = softcap;
-	float acc[ATT_TILE_ACC];
-	att_tile_init(&sh, t, &a, acc);
-	int j0, j1;
-	att_tile_keys(&a, &j0, &j1);
-	for (int k0 = j0; k0 < j1; k0 += ATT_TK) {
-		int tk = min(ATT_TK, j1 - k0);
-		att_load_tile(sh.kv, t, a.kc, k0, ATT_TK, tk, hd, a.f16);
-		__syncthreads();
-		att_tile_scores(&sh, t, &a, k0);
-		__syncthreads();
-		att_tile_softmax(&sh, t, &a);
-		att_load_tile(sh.kv, t, a.vc, k0, ATT_TK, tk, hd, a.f16);
-		__syncthreads();
-		att_tile_pv(&sh, t, &a, tk, acc);
-		__syncthreads();
+	if (!att_tile_setup(&a, blockIdx.x, blockIdx.y, out, ldo, q, ldq, kc, vc, layer, heads, kvh, ctx, hd, pos0, scale,
+	                    softcap, window, sinks, n, rpb, f16_of<T>::v))
+		return; // the whole block: no barrier is left waiting
+	switch (a.lnd) {
+	case 1:
+		attn_tile_b<T, 1>(sh, a, threadIdx.x);
+		break;
+	case 2:
+		attn_tile_b<T, 2>(sh, a, threadIdx.x);
+		break;
+	default:
+		attn_tile_b<T, 3>(sh, a, threadIdx.x);
+		break;
 	}
-	att_tile_out(&sh, t, &a, acc, sinks ? sinks + h : (const float *)0, out + (size_t)r0 * ldo + (size_t)h * hd,
-	             ldo);
 }
 
 extern "C" __global__ void __launch_bounds__(ATT_THREADS)
     attn_tile_f32(float *out, int ldo, const float *q, int ldq, const float *kc, const float *vc, int layer, int heads,
                   int kvh, int ctx, int hd, int pos0, float scale, float softcap, int window, const float *sinks,
-                  const int *posp, int n) {
+                  const int *posp, int n, int rpb) {
 	attn_tile_t<float>(out, ldo, q, ldq, kc, vc, layer, heads, kvh, ctx, hd, pos0, scale, softcap, window, sinks,
-	                   posp, n);
+	                   posp, n, rpb);
 }
 
 extern "C" __global__ void __launch_bounds__(ATT_THREADS)
     attn_tile_f16(float *out, int ldo, const float *q, int ldq, const __half *kc, const __half *vc, int layer,
                   int heads, int kvh, int ctx, int hd, int pos0, float scale, float softcap, int window,
-                  const float *sinks, const int *posp, int n) {
+                  const float *sinks, const int *posp, int n, int rpb) {
 	attn_tile_t<__half>(out, ldo, q, ldq, kc, vc, layer, heads, kvh, ctx, hd, pos0, scale, softcap, window, sinks,
-	                    posp, n);
+	                    posp, n, rpb);
 }

@@ -13,11 +13,13 @@
 //     are read once per group, and writes each head's partial softmax (its
 //     maximum, its sum and its unnormalised weighted values) to a scratch
 //     record; attn_reduce merges the splits with att_merge, the sinks once.
-//   - attn_tile (prefill): a block serves one query head over ATT_TQ rows.
+//   - attn_tile (prefill): a block serves one KV head's group of query
+//     heads over a run of rows (its slots, see the section), so that K and
+//     V are read once per group there too.
 // Both walk their keys in tiles staged in shared memory (keys, then values
-// in the same buffer), one thread a (row or head, key) score, then one
-// thread a row's online softmax over the tile, then every thread a share
-// of the weighted values in registers.
+// in the same buffer): the scores, then each row's (or head's) online
+// softmax over the tile, then every thread a share of the weighted values
+// in registers.
 //
 // Caches are float32 or IEEE binary16 (engine/backend's KVF32 and KVF16):
 // every function takes f16 as a flag, which the kernels' templates make a
@@ -42,9 +44,6 @@
 // ATT_GMAX query heads share one split block; ATT_TKD keys a decode tile.
 #define ATT_GMAX 8
 #define ATT_TKD 32
-// ATT_TQ query rows a prefill block; ATT_TK keys a prefill tile.
-#define ATT_TQ 16
-#define ATT_TK 16
 // ATT_DEC_ROWS is the most rows Attend runs through the splits (decode and
 // short batches); ATT_CHUNK the fewest positions a split, ATT_MAX_SPLIT
 // the most splits (the reduction's shared arrays).
@@ -342,28 +341,137 @@ QFN void att_red_out(const att_red_sh *sh, int t, const float *rec, int rs, int 
 }
 
 // ---- tiled prefill (attn_tile) ----
+//
+// A block serves one KV head's group of query heads (or a sub-group of
+// them, hb heads, when the group is wider than a block) over up to R query
+// rows: its slots are the (row, head) pairs, row-major, up to ATT_TS of
+// them, so that each tile of keys and of values is read from the cache and
+// staged once for all the heads that share it (a GQA group of 4–8 heads
+// read it 4–8 times when a block served one query head). The shape is set
+// by the head width through lnd = log2 ND, ND the values a lane keeps of a
+// slot (att_tile_lnd): ND = 2, 4, 8 for widths up to 64, 128, 256; then
+//   S  = ATT_THREADS >> lnd slots (64, 32, 16),
+//   TK = 32 keys a tile (16 for widths over 128),
+// so that S·ND = 128 and a thread keeps ATT_TACC = 32 weighted values, and
+// the query and KV tiles fit the shared regions below. The phases:
+//   scores  — a thread a micro-tile of up to 4 slots × 4 keys, the dot
+//             products over the width four values at a time, so that each
+//             value read from shared memory serves four products;
+//   softmax — a warp a slot: lane j has key j, the maximum and the sum by
+//             butterfly shuffles (att_tile_softmax; the host build runs
+//             the same butterflies over an array of the 32 lanes);
+//   values  — a warp's lanes the width (value lane + 32c, c < ND), a warp
+//             the slots w, w+4, …: per four keys, four rows of values and
+//             one float4 of weights a slot, ND·4 products each.
+// No division is left in a loop: the mappings are shifts and masks of lnd.
+
+// ATT_TS is the most slots a prefill block; ATT_TKM the most keys a tile;
+// ATT_SLD the score rows' stride (a multiple of 4: float4 reads).
+#define ATT_TS 64
+#define ATT_TKM 32
+#define ATT_SLD (ATT_TKM + 4)
+// ATT_TQF and ATT_TKF are the floats of the query and KV regions: the
+// widest of S·ld and TK·ld over the widths (ld = the width rounded up to
+// 4, plus 4): 64·68 at width 64, 32·132 at 128 (16·260 at 256 fits both).
+#define ATT_TQF 4352
+#define ATT_TKF 4224
+// ATT_TACC is the weighted values a thread keeps (S·ND/32 per lane).
+#define ATT_TACC 32
+// ATT_MIN_BLOCKS is the grid below which att_tile_rows gives a block fewer
+// rows (two blocks an SM of an H100's 132, roughly): a step of 256 rows of
+// a model with 8 KV heads would otherwise run on 128 blocks.
+#define ATT_MIN_BLOCKS 256
 
 // att_tile_sh is a prefill block's shared memory.
 typedef struct {
-	float q[ATT_TQ][ATT_LD];
-	float kv[ATT_TK][ATT_LD]; // a tile of keys, then of values
-	float s[ATT_TQ][ATT_TK + 1]; // padded: the softmax's threads read rows
-	float m[ATT_TQ], l[ATT_TQ], a[ATT_TQ];
+	float q[ATT_TQF]; // the slots' queries, ld apart
+	float kv[ATT_TKF]; // a tile of keys, then of values, ld apart
+	float s[ATT_TS * ATT_SLD]; // the slots' scores, then weights
+	float m[ATT_TS], l[ATT_TS], a[ATT_TS]; // the slots' softmaxes
+	int row[ATT_TS], head[ATT_TS], pos[ATT_TS]; // a slot's row, head (in the block) and position
 } att_tile_sh;
 
-// ATT_TILE_ACC is the floats a thread keeps: up to ATT_TQ rows × 2 values.
-#define ATT_TILE_ACC (ATT_TQ * 2)
+// att_tile_lnd is log2 of the values a lane keeps of a slot: the width
+// over 32, rounded up to a power of two, at least 2 (so at most ATT_TS
+// slots).
+QFN int att_tile_lnd(int hd) {
+	int l = 1;
+	while ((32 << l) < hd) l++;
+	return l;
+}
+
+// att_tile_tk is the keys of a tile.
+QFN int att_tile_tk(int lnd) { return lnd <= 2 ? ATT_TKM : ATT_TKM / 2; }
+
+// att_tile_plan is the blocks of a KV head (*ngrp, its group of G query
+// heads split into that many sub-groups of *hb heads, the last perhaps
+// fewer) and the most rows a block takes (*rmax) at width hd.
+QFN void att_tile_plan(int hd, int G, int *ngrp, int *hb, int *rmax) {
+	int S = ATT_THREADS >> att_tile_lnd(hd);
+	int ng = (G + S - 1) / S, h = (G + ng - 1) / ng;
+	*ngrp = ng;
+	*hb = h;
+	*rmax = S / h;
+}
+
+// att_tile_rows is the rows a block takes of n: rmax, halved while the
+// grid (kvh·ngrp·⌈n/R⌉ blocks) is under ATT_MIN_BLOCKS and the halved
+// block keeps 16 slots. The grid is then (kvh·ngrp, ⌈n/R⌉).
+QFN int att_tile_rows(int n, int kvh, int ngrp, int hb, int rmax) {
+	int R = rmax;
+	while (R > 1 && (R / 2) * hb >= 16 && kvh * ngrp * ((n + R - 1) / R) < ATT_MIN_BLOCKS) R /= 2;
+	return R;
+}
 
 // att_tile_args are a prefill block's arguments.
 typedef struct {
-	const float *q; // the head's values in the block's first row
-	int ldq, nr, hd; // query stride; rows (≤ ATT_TQ); width
-	int p0, window; // the first row's position; the window
-	int ctx; // the cache's positions (att_pos)
+	const float *q; // the first row's first head of the block
+	float *out; // the same of the output
+	int ldq, ldo; // their strides
+	int nr, nh, ns; // rows, heads, slots nr·nh
+	int hd, ld, lnd, vec; // width; shared stride; att_tile_lnd; float4 loads
+	int p0, window, ctx; // the first row's position; the window; the cache's positions (att_pos)
 	const void *kc, *vc; // the KV head's position 0
 	int f16;
 	float scale, softcap;
+	const float *sinks; // the first head's sink, or null
 } att_tile_args;
+
+// att_tile_setup fills a for block (bx, by) of the grid of att_tile_rows'
+// rpb rows a block, the cache's layer `layer` (elements of es bytes), and
+// says whether the block has work: a sub-group past the group, or rows
+// past n, has none (the whole block returns, before any barrier).
+QFN int att_tile_setup(att_tile_args *a, int bx, int by, float *out, int ldo, const float *q, int ldq, const void *kc,
+                       const void *vc, int layer, int heads, int kvh, int ctx, int hd, int pos0, float scale,
+                       float softcap, int window, const float *sinks, int n, int rpb, int f16) {
+	int G = heads / kvh, ngrp, hb, rmax;
+	att_tile_plan(hd, G, &ngrp, &hb, &rmax);
+	if (rpb < 1 || rpb > rmax) rpb = rmax; // a guard: the host passes att_tile_rows'
+	int g = bx / ngrp, sub = bx - g * ngrp, h0 = g * G + sub * hb, r0 = by * rpb;
+	a->nh = G - sub * hb < hb ? G - sub * hb : hb;
+	a->nr = n - r0 < rpb ? n - r0 : rpb;
+	if (a->nh <= 0 || a->nr <= 0 || g >= kvh) return 0;
+	a->ns = a->nr * a->nh;
+	a->q = q + (size_t)r0 * ldq + (size_t)h0 * hd;
+	a->out = out + (size_t)r0 * ldo + (size_t)h0 * hd;
+	a->ldq = ldq;
+	a->ldo = ldo;
+	a->hd = hd;
+	a->ld = ((hd + 3) & ~3) + 4;
+	a->lnd = att_tile_lnd(hd);
+	a->vec = (hd & 3) == 0;
+	a->p0 = pos0 + r0;
+	a->window = window;
+	a->ctx = ctx;
+	size_t head = (size_t)(layer * kvh + g) * ctx * hd * (f16 ? 2 : 4);
+	a->kc = (const char *)kc + head;
+	a->vc = (const char *)vc + head;
+	a->f16 = f16;
+	a->scale = scale;
+	a->softcap = softcap;
+	a->sinks = sinks ? sinks + h0 : sinks;
+	return 1;
+}
 
 // att_tile_keys is the key range j0…j1−1 the block's rows see, within
 // the cache (att_pos).
@@ -372,84 +480,302 @@ QFN void att_tile_keys(const att_tile_args *a, int *j0, int *j1) {
 	*j1 = att_pos(a->p0 + a->nr - 1, a->ctx) + 1;
 }
 
-// att_tile_init loads the block's query rows and clears the softmaxes
-// (phase 0).
-QFN void att_tile_init(att_tile_sh *sh, int t, const att_tile_args *a, float *acc) {
-	for (int e = t; e < ATT_TQ * a->hd; e += ATT_THREADS) {
-		int r = e / a->hd, i = e % a->hd;
-		sh->q[r][i] = r < a->nr ? a->q[(size_t)r * a->ldq + i] : 0.f;
-	}
-	if (t < ATT_TQ) {
-		sh->m[t] = -INFINITY;
-		sh->l[t] = 0.f;
-	}
-	for (int i = 0; i < ATT_TILE_ACC; i++) acc[i] = 0.f;
+// att_ld4 reads four floats of shared memory at p (16-byte aligned on the
+// device: rows ld apart, ld a multiple of 4, the arrays' offsets too).
+QFN void att_ld4(const float *p, float *x) {
+#ifdef __CUDA_ARCH__
+	float4 v = *(const float4 *)p;
+	x[0] = v.x, x[1] = v.y, x[2] = v.z, x[3] = v.w;
+#else
+	for (int k = 0; k < 4; k++) x[k] = p[k];
+#endif
 }
 
-// att_tile_scores writes the tile's scores (phase 2): one thread a (row,
-// key) pair, −∞ where the row's causal mask or window hides the key.
-QFN void att_tile_scores(att_tile_sh *sh, int t, const att_tile_args *a, int k0) {
-	for (int e = t; e < ATT_TQ * ATT_TK; e += ATT_THREADS) {
-		int r = e / ATT_TK, j = e % ATT_TK, p = att_pos(a->p0 + r, a->ctx), key = k0 + j;
-		float s = -INFINITY;
-		if (r < a->nr && key <= p && key >= att_first(p, a->window)) {
-			float d = 0.f;
-			for (int i = 0; i < a->hd; i++) d += sh->q[r][i] * sh->kv[j][i];
-			s = att_score(d, a->scale, a->softcap);
+// att_st4 writes four floats to shared memory at p (aligned as att_ld4).
+QFN void att_st4(float *p, const float *x) {
+#ifdef __CUDA_ARCH__
+	*(float4 *)p = make_float4(x[0], x[1], x[2], x[3]);
+#else
+	for (int k = 0; k < 4; k++) p[k] = x[k];
+#endif
+}
+
+// att_kv4 reads elements i…i+3 of a cache (rem of them exist; 0 past them)
+// widened to floats: with vec (the width a multiple of 4, so i is, and the
+// cache's head offsets are: 16 bytes of floats, 8 of halves, aligned as
+// the allocation is) in one load.
+QFN void att_kv4(const void *c, size_t i, int rem, int f16, int vec, float *x) {
+#ifdef __CUDA_ARCH__
+	if (vec) {
+		if (f16) {
+			uint2 u = *(const uint2 *)((const uint16_t *)c + i);
+			float2 lo = __half22float2(*(const __half2 *)&u.x), hi = __half22float2(*(const __half2 *)&u.y);
+			x[0] = lo.x, x[1] = lo.y, x[2] = hi.x, x[3] = hi.y;
+		} else {
+			float4 v = *(const float4 *)((const float *)c + i);
+			x[0] = v.x, x[1] = v.y, x[2] = v.z, x[3] = v.w;
 		}
-		sh->s[r][j] = s;
+		return;
+	}
+#endif
+	(void)vec;
+	for (int k = 0; k < 4; k++) x[k] = k < rem ? kv_ld(c, i + k, f16) : 0.f;
+}
+
+// att_tile_init loads the block's queries (every slot of S, zeros past
+// the ns there are and past the width, so that the scores' micro-tiles
+// read numbers), the slots' rows, heads and positions, and clears the
+// softmaxes and the thread's weighted values (phase 0). Once a block: the
+// divisions here are not in a loop of the tiles.
+QFN void att_tile_init(att_tile_sh *sh, int t, const att_tile_args *a, float *acc) {
+	int S = ATT_THREADS >> a->lnd, nq = a->ld >> 2;
+	for (int e = t; e < S * nq; e += ATT_THREADS) {
+		int s = e / nq, i = 4 * (e - s * nq);
+		float x[4] = {0.f, 0.f, 0.f, 0.f};
+		if (s < a->ns) {
+			int r = s / a->nh, h = s - r * a->nh;
+			const float *src = a->q + (size_t)r * a->ldq + (size_t)h * a->hd;
+			for (int k = 0; k < 4; k++)
+				if (i + k < a->hd) x[k] = src[i + k];
+		}
+		att_st4(sh->q + s * a->ld + i, x);
+	}
+	for (int s = t; s < ATT_TS; s += ATT_THREADS) {
+		int r = s / a->nh;
+		sh->row[s] = r;
+		sh->head[s] = s - r * a->nh;
+		sh->pos[s] = att_pos(a->p0 + r, a->ctx);
+		sh->m[s] = -INFINITY;
+		sh->l[s] = 0.f;
+	}
+	for (int i = 0; i < ATT_TACC; i++) acc[i] = 0.f;
+}
+
+// att_tile_load stages rows k0…k0+TK−1 of a cache head into kv, zeros
+// past tk = the rows that exist and past the width (phases 1 and 4): a
+// row's quads to 8·ND threads (so one pass covers the widest width of the
+// shape), 16/ND rows a pass.
+QFN void att_tile_load(float *kv, int t, const att_tile_args *a, const void *c, int k0, int tk, int lnd) {
+	int qg = 8 << lnd, i = 4 * (t & (qg - 1)), TK = att_tile_tk(lnd);
+	if (i >= a->hd) return;
+	for (int r = t >> (lnd + 3); r < TK; r += 16 >> lnd) {
+		float x[4] = {0.f, 0.f, 0.f, 0.f};
+		if (r < tk) att_kv4(c, (size_t)(k0 + r) * a->hd + i, a->hd - i, a->f16, a->vec, x);
+		att_st4(kv + r * a->ld + i, x);
 	}
 }
 
-// att_tile_softmax is each row's online softmax over the tile (phase 3).
-QFN void att_tile_softmax(att_tile_sh *sh, int t, const att_tile_args *a) {
-	if (t < a->nr) sh->a[t] = att_online(sh->s[t], ATT_TK, &sh->m[t], &sh->l[t]);
+// att_tile_scores writes the tile's scores (phase 2): thread t the slots
+// t>>lk + (128>>lk)·α (α < 4, those that exist) against the keys
+// t&(KG−1) + KG·β (β < 4), KG = TK/4 = 1<<lk; −∞ where the slot's row's
+// causal mask or window hides the key.
+QFN void att_tile_scores(att_tile_sh *sh, int t, const att_tile_args *a, int k0, int lnd) {
+	int lk = lnd <= 2 ? 3 : 2, kg = 1 << lk, kq = t & (kg - 1), sq = t >> lk, sg = ATT_THREADS >> lk;
+	int S = ATT_THREADS >> lnd, ld = a->ld;
+	float d[4][4];
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+	for (int al = 0; al < 4; al++)
+		for (int b = 0; b < 4; b++) d[al][b] = 0.f;
+	for (int i = 0; i < a->hd; i += 4) {
+		float k[4][4];
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+		for (int b = 0; b < 4; b++) att_ld4(sh->kv + (kq + kg * b) * ld + i, k[b]);
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+		for (int al = 0; al < 4; al++) {
+			int s = sq + sg * al;
+			if (sg * al >= S || s >= a->ns) continue;
+			float x[4];
+			att_ld4(sh->q + s * ld + i, x);
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+			for (int b = 0; b < 4; b++) {
+				float v = d[al][b];
+				v += x[0] * k[b][0];
+				v += x[1] * k[b][1];
+				v += x[2] * k[b][2];
+				v += x[3] * k[b][3];
+				d[al][b] = v;
+			}
+		}
+	}
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+	for (int al = 0; al < 4; al++) {
+		int s = sq + sg * al;
+		if (sg * al >= S || s >= a->ns) continue;
+		int p = sh->pos[s], first = att_first(p, a->window);
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+		for (int b = 0; b < 4; b++) {
+			int j = kq + kg * b, key = k0 + j;
+			sh->s[s * ATT_SLD + j] = key <= p && key >= first ? att_score(d[al][b], a->scale, a->softcap) : -INFINITY;
+		}
+	}
 }
+
+// att_nmax is the larger of a and b, NaN if either is (as att_online's
+// maximum: a row of NaN scores is not a row of masked keys).
+QFN float att_nmax(float a, float b) { return b > a || b != b ? b : a; }
+
+// att_sm_x is lane's score of slot s (−∞ past the tile's TK keys).
+QFN float att_sm_x(const att_tile_sh *sh, int s, int lane, int TK) {
+	return lane < TK ? sh->s[s * ATT_SLD + lane] : -INFINITY;
+}
+
+// att_sm_e turns lane's score x of slot s into its weight e^{x−mt} (0
+// for a masked key, and every weight 0 while the slot has seen only
+// masked keys, mt = −∞), stores it and returns it.
+QFN float att_sm_e(att_tile_sh *sh, int s, int lane, int TK, float x, float mt) {
+	float e = mt == -INFINITY || x == -INFINITY ? 0.f : expf(x - mt);
+	if (lane < TK) sh->s[s * ATT_SLD + lane] = e;
+	return e;
+}
+
+// att_sm_fin carries slot s's softmax over the tile of maximum mt (the
+// old maximum folded in) and weights summing to sum: the factor that
+// rescales its earlier weighted values, as att_online.
+QFN void att_sm_fin(att_tile_sh *sh, int s, float mt, float sum) {
+	if (mt == -INFINITY) {
+		sh->a[s] = 1.f;
+		return;
+	}
+	float al = expf(sh->m[s] - mt);
+	sh->l[s] = sh->l[s] * al + sum;
+	sh->m[s] = mt;
+	sh->a[s] = al;
+}
+
+#ifdef __CUDA_ARCH__
+// att_tile_softmax is each slot's online softmax over the tile (phase
+// 3): warp w the slots w, w+4, …, lane j key j, the maximum and the sum by
+// butterflies (every lane ends with the same value: att_nmax and + are
+// commutative). Lane 0 writes the slot's softmax after the sum's shuffles,
+// which every lane reaches after reading the old maximum.
+QFN void att_tile_softmax(att_tile_sh *sh, int t, const att_tile_args *a, int lnd) {
+	int lane = t & 31, TK = att_tile_tk(lnd);
+	for (int s = t >> 5; s < a->ns; s += ATT_THREADS / 32) {
+		float x = att_sm_x(sh, s, lane, TK), v = x;
+#pragma unroll
+		for (int o = 16; o > 0; o >>= 1) v = att_nmax(v, __shfl_xor_sync(0xffffffffu, v, o));
+		float mt = att_nmax(sh->m[s], v);
+		float e = att_sm_e(sh, s, lane, TK, x, mt), sum = e;
+#pragma unroll
+		for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+		if (lane == 0) att_sm_fin(sh, s, mt, sum);
+	}
+}
+#else
+// att_tile_softmax_warp is att_tile_softmax of warp w for the host build:
+// its 32 lanes in lock step, the shuffles' butterflies over an array.
+QFN void att_tile_softmax_warp(att_tile_sh *sh, int w, const att_tile_args *a, int lnd) {
+	int TK = att_tile_tk(lnd);
+	for (int s = w; s < a->ns; s += ATT_THREADS / 32) {
+		float x[32], v[32], e[32], u[32], mt[32];
+		for (int lane = 0; lane < 32; lane++) v[lane] = x[lane] = att_sm_x(sh, s, lane, TK);
+		for (int o = 16; o > 0; o >>= 1) {
+			for (int lane = 0; lane < 32; lane++) u[lane] = att_nmax(v[lane], v[lane ^ o]);
+			memcpy(v, u, sizeof v);
+		}
+		for (int lane = 0; lane < 32; lane++) mt[lane] = att_nmax(sh->m[s], v[lane]);
+		for (int lane = 0; lane < 32; lane++) e[lane] = att_sm_e(sh, s, lane, TK, x[lane], mt[lane]);
+		for (int o = 16; o > 0; o >>= 1) {
+			for (int lane = 0; lane < 32; lane++) u[lane] = e[lane] + e[lane ^ o];
+			memcpy(e, u, sizeof e);
+		}
+		att_sm_fin(sh, s, mt[0], e[0]);
+	}
+}
+#endif
 
 // att_tile_pv adds the tile's weighted values to the thread's share
-// (phase 5): rows r ≡ t/dt (mod ATT_THREADS/dt), values t%dt + dt·k.
-QFN void att_tile_pv(att_tile_sh *sh, int t, const att_tile_args *a, int tk, float *acc) {
-	int dt = att_dt(a->hd), ng = ATT_THREADS / dt;
+// (phase 5): warp w the slots w + 4σ (σ < 32/ND, those that exist), lane
+// the values lane + 32c (c < ND, those within the width), acc[σ·ND + c];
+// each earlier share rescaled by the slot's factor first. Every key of the
+// tile is walked (weights past tk are 0, values zeros), four at a time.
+QFN void att_tile_pv(const att_tile_sh *sh, int t, const att_tile_args *a, float *acc, int lnd) {
+	int nd = 1 << lnd, sw = 32 >> lnd, w = t >> 5, lane = t & 31, TK = att_tile_tk(lnd), ld = a->ld;
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
-	for (int i = 0; i < ATT_TQ; i++) {
-		int r = t / dt + ng * i;
-		if (r >= a->nr) continue;
-		float al = sh->a[r];
+	for (int sl = 0; sl < sw; sl++) {
+		int s = w + 4 * sl;
+		if (s >= a->ns) continue;
+		float al = sh->a[s];
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
-		for (int k = 0; k < 2; k++) {
-			int d = t % dt + dt * k;
-			if (d >= a->hd) continue;
-			float v = acc[2 * i + k] * al;
-			for (int j = 0; j < tk; j++) v += sh->s[r][j] * sh->kv[j][d];
-			acc[2 * i + k] = v;
+		for (int c = 0; c < nd; c++) acc[(sl << lnd) + c] *= al;
+	}
+#ifdef __CUDA_ARCH__
+#pragma unroll 1
+#endif
+	for (int j = 0; j < TK; j += 4) {
+		float v[4][8];
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+		for (int u = 0; u < 4; u++)
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+			for (int c = 0; c < nd; c++) {
+				int d = lane + 32 * c;
+				v[u][c] = d < a->hd ? sh->kv[(j + u) * ld + d] : 0.f;
+			}
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+		for (int sl = 0; sl < sw; sl++) {
+			int s = w + 4 * sl;
+			if (s >= a->ns) continue;
+			float p[4];
+			att_ld4(sh->s + s * ATT_SLD + j, p);
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+			for (int c = 0; c < nd; c++) {
+				float x = acc[(sl << lnd) + c];
+				x += p[0] * v[0][c];
+				x += p[1] * v[1][c];
+				x += p[2] * v[2][c];
+				x += p[3] * v[3][c];
+				acc[(sl << lnd) + c] = x;
+			}
 		}
 	}
 }
 
-// att_tile_out writes the rows' outputs (phase 6): each row's softmax
-// merged with its head's sink (att_merge, one partial), acc·e^{m−M}/L.
-QFN void att_tile_out(const att_tile_sh *sh, int t, const att_tile_args *a, const float *acc, const float *sink,
-                      float *out, int ldo) {
-	int dt = att_dt(a->hd), ng = ATT_THREADS / dt;
+// att_tile_out writes the thread's slots' outputs (phase 6): each slot's
+// softmax merged with its head's sink (att_merge, one partial),
+// acc·(e^{m−M}/L): one division a slot.
+QFN void att_tile_out(const att_tile_sh *sh, int t, const att_tile_args *a, const float *acc, int lnd) {
+	int nd = 1 << lnd, sw = 32 >> lnd, w = t >> 5, lane = t & 31;
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
-	for (int i = 0; i < ATT_TQ; i++) {
-		int r = t / dt + ng * i;
-		if (r >= a->nr) continue;
+	for (int sl = 0; sl < sw; sl++) {
+		int s = w + 4 * sl;
+		if (s >= a->ns) continue;
+		int h = sh->head[s];
 		float M, L;
-		att_merge(&sh->m[r], &sh->l[r], 1, sink, &M, &L);
-		float f = sh->m[r] != -INFINITY ? expf(sh->m[r] - M) : 0.f;
+		att_merge(&sh->m[s], &sh->l[s], 1, a->sinks ? a->sinks + h : a->sinks, &M, &L);
+		float f = (sh->m[s] != -INFINITY ? expf(sh->m[s] - M) : 0.f) / L;
+		float *o = a->out + (size_t)sh->row[s] * a->ldo + (size_t)h * a->hd;
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
-		for (int k = 0; k < 2; k++) {
-			int d = t % dt + dt * k;
-			if (d < a->hd) out[(size_t)r * ldo + d] = acc[2 * i + k] * f / L;
+		for (int c = 0; c < nd; c++) {
+			int d = lane + 32 * c;
+			if (d < a->hd) o[d] = acc[(sl << lnd) + c] * f;
 		}
 	}
 }

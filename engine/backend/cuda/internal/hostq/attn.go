@@ -98,51 +98,52 @@ static void emu_reduce(float *out, int ldo, const float *part, int heads, int hd
 	free(sh);
 }
 
-// emu_tile is attn_tile over grid (heads, ⌈n/ATT_TQ⌉), cache layer 0.
+// emu_tile is attn_tile over grid (kvh·ngrp, ⌈n/rpb⌉), cache layer 0:
+// each phase thread by thread, but the softmax warp by warp (its lanes in
+// lock step through the shuffles' butterflies, att_tile_softmax_warp).
+// nobar, for a test, drops the barrier after the weighted values: a tile's
+// keys are staged in the phase that still reads the tile before's values.
 static void emu_tile(float *out, int ldo, const float *q, int ldq, const void *kc, const void *vc, int heads, int kvh,
                      int ctx, int hd, int pos0, float scale, float softcap, int window, const float *sinks, int n,
-                     int f16, int rev) {
+                     int rpb, int f16, int rev, int nobar) {
 	att_tile_sh *sh = nan_block(sizeof *sh);
-	float(*acc)[ATT_TILE_ACC] = malloc(ATT_THREADS * sizeof *acc);
-	size_t es = f16 ? 2 : 4;
-	for (int by = 0; by * ATT_TQ < n; by++)
-		for (int h = 0; h < heads; h++) {
+	float(*acc)[ATT_TACC] = malloc(ATT_THREADS * sizeof *acc);
+	int ngrp, hb, rmax;
+	att_tile_plan(hd, heads / kvh, &ngrp, &hb, &rmax);
+	for (int by = 0; by * rpb < n; by++)
+		for (int bx = 0; bx < kvh * ngrp; bx++) {
 			memset(sh, 0xff, sizeof *sh);
-			int r0 = by * ATT_TQ, g = h / (heads / kvh);
 			att_tile_args a;
-			a.q = q + (size_t)r0 * ldq + (size_t)h * hd;
-			a.ldq = ldq;
-			a.nr = imin(ATT_TQ, n - r0);
-			a.hd = hd;
-			a.p0 = pos0 + r0;
-			a.window = window;
-			a.ctx = ctx;
-			size_t head = (size_t)g * ctx * hd;
-			a.kc = (const char *)kc + head * es;
-			a.vc = (const char *)vc + head * es;
-			a.f16 = f16;
-			a.scale = scale;
-			a.softcap = softcap;
-			int j0, j1;
+			if (!att_tile_setup(&a, bx, by, out, ldo, q, ldq, kc, vc, 0, heads, kvh, ctx, hd, pos0, scale, softcap,
+			                    window, sinks, n, rpb, f16))
+				continue;
+			int lnd = a.lnd, TK = att_tile_tk(lnd), j0, j1;
 			att_tile_keys(&a, &j0, &j1);
-			for (int k0 = j0; k0 < j1; k0 += ATT_TK) {
-				int tk = imin(ATT_TK, j1 - k0);
+			FOR_T att_tile_init(sh, T_, &a, acc[T_]);
+			for (int k0 = j0; k0 < j1; k0 += TK) {
+				int tk = imin(TK, j1 - k0);
+				if (!nobar || k0 == j0) FOR_T att_tile_load(sh->kv, T_, &a, a.kc, k0, tk, lnd);
+				FOR_T att_tile_scores(sh, T_, &a, k0, lnd);
+				for (int w = 0; w < ATT_THREADS / 32; w++) att_tile_softmax_warp(sh, rev ? ATT_THREADS / 32 - 1 - w : w, &a, lnd);
+				FOR_T att_tile_load(sh->kv, T_, &a, a.vc, k0, tk, lnd);
 				FOR_T {
-					if (k0 == j0) att_tile_init(sh, T_, &a, acc[T_]);
-					att_load_tile(sh->kv, T_, a.kc, k0, ATT_TK, tk, hd, f16);
+					att_tile_pv(sh, T_, &a, acc[T_], lnd);
+					if (nobar && k0 + TK < j1) att_tile_load(sh->kv, T_, &a, a.kc, k0 + TK, imin(TK, j1 - k0 - TK), lnd);
 				}
-				FOR_T att_tile_scores(sh, T_, &a, k0);
-				FOR_T {
-					att_tile_softmax(sh, T_, &a);
-					att_load_tile(sh->kv, T_, a.vc, k0, ATT_TK, tk, hd, f16);
-				}
-				FOR_T att_tile_pv(sh, T_, &a, tk, acc[T_]);
 			}
-			FOR_T att_tile_out(sh, T_, &a, acc[T_], sinks ? sinks + h : (const float *)0,
-			                   out + (size_t)r0 * ldo + (size_t)h * hd, ldo);
+			FOR_T att_tile_out(sh, T_, &a, acc[T_], lnd);
 		}
 	free(acc);
 	free(sh);
+}
+
+// tile_grid is the grid attn_tile is launched on for n rows: att_tile_plan
+// and att_tile_rows, as the backend computes them.
+static void tile_grid(int hd, int heads, int kvh, int n, int *gx, int *rpb) {
+	int ngrp, hb, rmax;
+	att_tile_plan(hd, heads / kvh, &ngrp, &hb, &rmax);
+	*gx = kvh * ngrp;
+	*rpb = att_tile_rows(n, kvh, ngrp, hb, rmax);
 }
 
 static void split_plan(int ctx, int *chunk, int *ns) { att_split_plan(ctx, chunk, ns); }
@@ -175,6 +176,13 @@ type Attn struct {
 	K, V                         []float32
 	KH, VH                       []uint16
 	Q                            []float32
+	// RowsPerBlock, when set, is the rows an attn_tile block takes in
+	// place of att_tile_rows' (at most the plan's most; a test's other
+	// grids).
+	RowsPerBlock int
+	// noBarrier plants a fault in the emulated attn_tile: a barrier
+	// dropped (emu_tile's nobar).
+	noBarrier bool
 }
 
 // check says what is wrong with a, if anything.
@@ -261,10 +269,23 @@ func runTile(a Attn, rev bool) []float32 {
 	out := make([]float32, a.N*a.Heads*a.HeadDim)
 	kc, vc, f16 := a.cache()
 	ld := C.int(a.Heads * a.HeadDim)
+	rpb := a.RowsPerBlock
+	if rpb == 0 {
+		_, rpb = AttnTileGrid(a.HeadDim, a.Heads, a.KVHeads, a.N)
+	}
 	C.emu_tile((*C.float)(&out[0]), ld, (*C.float)(&a.Q[0]), ld, kc, vc, C.int(a.Heads), C.int(a.KVHeads), C.int(a.Ctx),
 		C.int(a.HeadDim), C.int(a.Pos0), C.float(a.Scale), C.float(a.SoftCap), C.int(a.Window), a.sinks(), C.int(a.N),
-		f16, cb(rev))
+		C.int(rpb), f16, cb(rev), cb(a.noBarrier))
 	return out
+}
+
+// AttnTileGrid is the grid the backend launches attn_tile on for n rows:
+// gx blocks a row of blocks (KV heads × sub-groups), rpb rows a block
+// (att_tile_plan, att_tile_rows).
+func AttnTileGrid(hd, heads, kvh, n int) (gx, rpb int) {
+	var x, r C.int
+	C.tile_grid(C.int(hd), C.int(heads), C.int(kvh), C.int(n), &x, &r)
+	return int(x), int(r)
 }
 
 // AttnSplitPlan is att_split_plan: chunk positions a split, ns splits.

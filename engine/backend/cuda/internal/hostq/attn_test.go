@@ -443,3 +443,215 @@ func TestAttnSplitRange(t *testing.T) {
 		}
 	}
 }
+
+// tileErr is the largest difference of an attn_tile output from the
+// float64 reference, and what is wrong when it passes tol.
+func tileErr(a Attn, got []float32, tol float64) (float64, error) {
+	d := maxDiff(got, attnRef(a))
+	if d > tol {
+		return d, fmt.Errorf("off the float64 reference by %g", d)
+	}
+	return d, nil
+}
+
+// TestAttnTileGroups: attn_tile on its grid of (KV head × sub-group of
+// query heads, run of rows) blocks, for every grouped-query size 1…10 and
+// every width models use (each G three of 40, 64, 80, 96, 112, 128, 256,
+// so that each width meets several G), one and three KV heads, ragged row
+// counts (5 to 250, a block's rows not dividing them) at ragged
+// positions, f32 and f16 caches, windows inside and beyond the rows,
+// sinks, soft-cap and a scale; each on att_tile_rows' grid and on blocks
+// of one row or of the plan's most (the grids a small and a large batch
+// take), against float64, the threads (and warps) of every phase in
+// reverse order giving the same bits.
+func TestAttnTileGroups(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	hds := []int{40, 64, 80, 96, 112, 128, 256}
+	opts := []struct {
+		o     backend.AttendOptions
+		sinks bool
+	}{{backend.AttendOptions{}, false}, {backend.AttendOptions{Window: 20}, true},
+		{backend.AttendOptions{SoftCap: 15}, false}, {backend.AttendOptions{Window: 1000, SoftCap: 30}, true},
+		{backend.AttendOptions{Scale: 0.2, Window: 60}, false}}
+	rows := []int{5, 37, 77, 250}
+	worst, cases := 0.0, 0
+	for G := 1; G <= 10; G++ {
+		for k := range 3 {
+			hd := hds[(G*3+k)%len(hds)]
+			kvh := []int{1, 3}[(G+k)%2]
+			n := rows[(G+k)%len(rows)]
+			if hd == 256 && n > 77 {
+				n = 45 // the widest heads are slow to emulate
+			}
+			s := attnShape{G * kvh, kvh, hd, 300}
+			pos0 := (G*37 + k*11) % (s.ctx - n + 1)
+			op := opts[(G+k)%len(opts)]
+			var sinks []float32
+			if op.sinks {
+				sinks = randF(r, s.heads, 2)
+			}
+			f16 := (G+k)%2 == 0
+			a := newAttn(r, s, pos0, n, op.o, sinks, f16)
+			_, rmax := AttnTileGrid(hd, s.heads, s.kvh, 1<<20)
+			for _, rpb := range []int{0, []int{1, rmax}[(G+k)%2]} {
+				a.RowsPerBlock = rpb
+				name := fmt.Sprintf("G %d %+v rows %d at %d %+v sinks %v f16 %v rpb %d", G, s, n, pos0, op.o, op.sinks, f16, rpb)
+				got, err := AttnTile(a, false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				d, err := tileErr(a, got, 2e-5)
+				if err != nil {
+					t.Errorf("%s: %v", name, err)
+				}
+				worst = max(worst, d)
+				cases++
+				if rpb == 0 {
+					if back, _ := AttnTile(a, true); !slices.Equal(got, back) {
+						t.Errorf("%s: the threads' order changes the result", name)
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d runs, largest difference from float64: %.3g", cases, worst)
+}
+
+// TestAttnTileWideGroups: groups wider than a block's slots (G up to 128:
+// multi-query heads) are split into sub-groups of hb heads, the last one
+// short; and head counts whose group does not fill a block's slots with
+// whole rows; and widths that are not a multiple of 4.
+func TestAttnTileWideGroups(t *testing.T) {
+	r := rand.New(rand.NewPCG(23, 24))
+	for _, c := range []struct {
+		s    attnShape
+		n    int
+		f16  bool
+		o    backend.AttendOptions
+		sink bool
+	}{
+		{attnShape{40, 1, 256, 64}, 9, false, backend.AttendOptions{Window: 7}, true},    // S 16: 3 sub-groups of 14, 14, 12
+		{attnShape{17, 1, 128, 64}, 11, true, backend.AttendOptions{SoftCap: 10}, false}, // S 32: one of 17, a row a block
+		{attnShape{66, 2, 64, 80}, 13, false, backend.AttendOptions{}, true},             // S 64: 33 a KV head, a row a block
+		{attnShape{128, 1, 64, 40}, 6, true, backend.AttendOptions{Window: 3}, false},    // 2 sub-groups of 64
+		{attnShape{71, 1, 64, 40}, 7, false, backend.AttendOptions{}, false},             // Falcon-7B's 71 heads, one KV head
+		{attnShape{21, 3, 112, 64}, 33, true, backend.AttendOptions{Window: 9}, true},    // G 7 at S 32: 4 rows, 28 slots
+		{attnShape{6, 2, 18, 64}, 25, true, backend.AttendOptions{}, true},               // widths not a multiple of 4:
+		{attnShape{4, 1, 250, 64}, 10, false, backend.AttendOptions{SoftCap: 20}, false}, // scalar loads, zeros padding
+	} {
+		var sinks []float32
+		if c.sink {
+			sinks = randF(r, c.s.heads, 2)
+		}
+		a := newAttn(r, c.s, c.s.ctx-c.n-3, c.n, c.o, sinks, c.f16)
+		got, err := AttnTile(a, c.n%2 == 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tileErr(a, got, 2e-5); err != nil {
+			gx, rpb := AttnTileGrid(c.s.hd, c.s.heads, c.s.kvh, c.n)
+			t.Errorf("%+v, %d rows (grid %d × %d rows): %v", c.s, c.n, gx, rpb, err)
+		}
+	}
+}
+
+// TestAttnTilePlantedBugs: the checks above see the faults a grouped grid
+// could make. Each plants one in the emulation's inputs or output and
+// wants tileErr to refuse it: a group reading its neighbour KV head's keys
+// and values, a head taking its neighbour's sink, a window one key short,
+// a block's rows left unwritten, one value off by 1e-4, and the kernel
+// without its barrier between the weighted values and the next keys (the
+// threads in either order: the emulation's phases show a race).
+func TestAttnTilePlantedBugs(t *testing.T) {
+	r := rand.New(rand.NewPCG(25, 26))
+	s := attnShape{12, 3, 64, 200}
+	sinks := randF(r, s.heads, 2)
+	a := newAttn(r, s, 100, 40, backend.AttendOptions{Window: 30}, sinks, false)
+	good, err := AttnTile(a, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tileErr(a, good, 2e-5); err != nil {
+		t.Fatalf("unplanted: %v", err)
+	}
+	w := s.ctx * s.hd
+	bugs := map[string]func() []float32{
+		"KV heads rotated": func() []float32 {
+			b := a
+			b.K = append(slices.Clone(a.K[w:]), a.K[:w]...)
+			b.V = append(slices.Clone(a.V[w:]), a.V[:w]...)
+			out, _ := AttnTile(b, false)
+			return out
+		},
+		"sinks rotated": func() []float32 {
+			b := a
+			b.Sinks = append(slices.Clone(a.Sinks[1:]), a.Sinks[0])
+			out, _ := AttnTile(b, false)
+			return out
+		},
+		"window short": func() []float32 {
+			b := a
+			b.Window--
+			out, _ := AttnTile(b, false)
+			return out
+		},
+		"rows unwritten": func() []float32 {
+			out := slices.Clone(good)
+			_, rpb := AttnTileGrid(s.hd, s.heads, s.kvh, a.N)
+			clear(out[(a.N-rpb)*s.heads*s.hd:])
+			return out
+		},
+		"one value": func() []float32 {
+			out := slices.Clone(good)
+			out[r.IntN(len(out))] += 1e-4
+			return out
+		},
+	}
+	for _, rev := range []bool{false, true} {
+		bugs[fmt.Sprintf("a barrier dropped (threads reversed %v)", rev)] = func() []float32 {
+			b := a
+			b.noBarrier = true
+			out, _ := AttnTile(b, rev)
+			return out
+		}
+	}
+	for name, bug := range bugs {
+		if _, err := tileErr(a, bug(), 2e-5); err == nil {
+			t.Errorf("%s: not caught", name)
+		}
+	}
+}
+
+// TestAttnTileGrid: att_tile_plan and att_tile_rows give every head shape
+// models have (GQA 1…10, heads 1…128, widths 16…256, batches 5…256) a grid
+// whose blocks cover every (row, query head) once and fit their slots;
+// and a step of 256 rows of an 8-KV-head model at least ATT_MIN_BLOCKS
+// blocks where a block of 16 slots allows it.
+func TestAttnTileGrid(t *testing.T) {
+	for _, hd := range []int{16, 40, 64, 80, 96, 112, 128, 160, 256} {
+		S := 64
+		switch {
+		case hd > 128:
+			S = 16
+		case hd > 64:
+			S = 32
+		}
+		for kvh := 1; kvh <= 16; kvh++ {
+			for G := 1; G*kvh <= 128; G++ {
+				for _, n := range []int{5, 17, 100, 256} {
+					gx, rpb := AttnTileGrid(hd, G*kvh, kvh, n)
+					ngrp := gx / kvh
+					hb := (G + ngrp - 1) / ngrp
+					if gx%kvh != 0 || rpb < 1 || rpb*hb > S || ngrp*hb < G || (ngrp-1)*hb >= G {
+						t.Fatalf("width %d, %d heads over %d, %d rows: grid %d, %d rows a block (%d heads)", hd, G*kvh, kvh, n, gx, rpb, hb)
+					}
+				}
+			}
+		}
+	}
+	for _, c := range []struct{ hd, heads, kvh, gx, rpb int }{{64, 32, 8, 8, 8}, {128, 32, 8, 8, 8}, {128, 64, 8, 8, 4}, {64, 32, 32, 32, 32}, {256, 8, 4, 4, 8}} {
+		if gx, rpb := AttnTileGrid(c.hd, c.heads, c.kvh, 256); gx != c.gx || rpb != c.rpb {
+			t.Errorf("width %d, %d heads over %d, 256 rows: grid %d, %d rows a block; want %d, %d", c.hd, c.heads, c.kvh, gx, rpb, c.gx, c.rpb)
+		}
+	}
+}
