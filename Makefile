@@ -80,10 +80,12 @@ NVCC      ?= nvcc
 NVCCFLAGS := --gpu-architecture=compute_80 -ptx -O3
 KERNELS   := $(wildcard engine/backend/cuda/kernels/*.cu)
 
-ptx: $(KERNELS:.cu=.ptx)
+ptx: $(KERNELS:.cu=.ptx.gz)
 
-engine/backend/cuda/kernels/%.ptx: engine/backend/cuda/kernels/%.cu engine/backend/cuda/kernels/quant.cuh engine/backend/cuda/kernels/mmq.cuh engine/backend/cuda/kernels/mmf.cuh engine/backend/cuda/kernels/ops.cuh engine/backend/cuda/kernels/iqtables.cuh engine/backend/cuda/kernels/attention.cuh
-	cd engine/backend/cuda/kernels && $(NVCC) $(NVCCFLAGS) $*.cu -o $*.ptx
+# gzip -n: no name or time in the header, so the same PTX gives the same
+# bytes (scripts/ptx-check.sh compares the text, not the bytes).
+engine/backend/cuda/kernels/%.ptx.gz: engine/backend/cuda/kernels/%.cu engine/backend/cuda/kernels/quant.cuh engine/backend/cuda/kernels/mmq.cuh engine/backend/cuda/kernels/mmf.cuh engine/backend/cuda/kernels/ops.cuh engine/backend/cuda/kernels/iqtables.cuh engine/backend/cuda/kernels/attention.cuh
+	cd engine/backend/cuda/kernels && $(NVCC) $(NVCCFLAGS) $*.cu -o $*.ptx && gzip -n -9 -f $*.ptx
 
 # The committed PTX is what the source compiles to, and ptxas accepts it
 # for sm_90 (the H100): installs the toolkit first when nvcc is missing.

@@ -3,12 +3,12 @@
 # Go: the test binary of engine/backend/cuda, synthgguf and isagi, built here, and the
 # fixture models, all under .device/ (ignored by git; the device tool carries
 # it). The transfer is limited to 64 MiB with the work tree, and the tree
-# alone is about 46 MB (the committed PTX and fixture models), so what
-# travels beside it comes in sets of at most about 15 MB:
+# alone is about 38 MB (fixture models, docs, the gzipped PTX), so what
+# travels beside it comes in sets of at most about 20 MB:
 #
 #	scripts/device-bundle.sh        set a: stories260K, archs, kjv q4_k_m and
-#	                                the quants qwen2-q4_k_m and
-#	                                llama-rope-freqs-q4_k_m (kjv
+#	                                the quants qwen2-q4_k_m,
+#	                                llama-rope-freqs-q4_k_m, q2_k, q4_0 (kjv
 #	                                q8_0 is demo/kjv-q8_0.gguf, in the tree):
 #	                                the kernel, leak, memcheck and speed
 #	                                checks and issue 55's goals (their models
@@ -21,13 +21,10 @@
 #	                                check (isagi run --gpu against --cpu,
 #	                                isagi bench)
 #	scripts/device-bundle.sh b      kjv f16 and q3_k_s      } conformance
-#	scripts/device-bundle.sh b2     kjv q4_k_s, q4_1, q5_1, } only
-#	                                q2_k
+#	scripts/device-bundle.sh b2     kjv q4_k_s, q4_1, q5_1  } only
 #	scripts/device-bundle.sh c      q5_0, iq4_nl, q3_k_m, iq4_xs
-#	scripts/device-bundle.sh c2     q5_k_m, q6_k, q4_0
-#
-# kjv f32 (23 MB) fits in no set; float32 weights are covered by
-# stories260K and the archs models.
+#	scripts/device-bundle.sh c2     q5_k_m, q6_k
+#	scripts/device-bundle.sh f32    kjv f32 (23 MB) alone
 set -euo pipefail
 cd "$(dirname "$0")/.."
 set_=${1:-a}
@@ -52,7 +49,7 @@ a | cuda3)
 	cp "$fx"/stories260k/*.gguf .device/fixtures/stories260k/
 	cp "$fx"/kjv/kjv-q4_k_m.gguf .device/fixtures/kjv/
 	cp "$fx"/archs/*.gguf .device/fixtures/archs/
-	for q in qwen2-q4_k_m llama-rope-freqs-q4_k_m; do
+	for q in qwen2-q4_k_m llama-rope-freqs-q4_k_m kjv-q2_k kjv-q4_0; do
 		cp "$fx/quants/$q.gguf" .device/fixtures/quants/
 	done
 	;;
@@ -63,7 +60,7 @@ b)
 	;;
 b2)
 	cp "$fx"/kjv/kjv-q4_k_s.gguf .device/fixtures/kjv/
-	for q in kjv-q4_1 kjv-q5_1 kjv-q2_k; do
+	for q in kjv-q4_1 kjv-q5_1; do
 		cp "$fx/quants/$q.gguf" .device/fixtures/quants/
 	done
 	;;
@@ -72,13 +69,16 @@ c)
 		cp "$fx/quants/$q.gguf" .device/fixtures/quants/
 	done
 	;;
+f32)
+	cp "$fx"/kjv/kjv-f32.gguf .device/fixtures/kjv/
+	;;
 c2)
-	for q in kjv-q5_k_m kjv-q6_k kjv-q4_0; do
+	for q in kjv-q5_k_m kjv-q6_k; do
 		cp "$fx/quants/$q.gguf" .device/fixtures/quants/
 	done
 	;;
 *)
-	echo "device-bundle: set a, cuda3, cli, b, b2, c or c2, not $set_" >&2
+	echo "device-bundle: set a, cuda3, cli, b, b2, c, c2 or f32, not $set_" >&2
 	exit 2
 	;;
 esac

@@ -2,9 +2,11 @@ package cuda
 
 import (
 	"bytes"
+	"compress/gzip"
 	"embed"
 	"errors"
 	"fmt"
+	"io"
 	"runtime"
 	"sync"
 
@@ -14,14 +16,40 @@ import (
 
 // The kernels as PTX for compute_80 (make ptx), JIT-compiled by the driver
 // for the GPU at hand: Ampere, Hopper and later. Committed beside their
-// source, so that building Go never needs nvcc.
+// source, so that building Go never needs nvcc, and gzipped: the text is
+// 10 MB and compresses eightfold, and the device tool carries the work tree
+// within 64 MiB (scripts/device-bundle.sh).
 //
-//go:embed kernels/matmul.ptx kernels/ops.ptx kernels/experts.ptx kernels/attention.ptx kernels/mmq.ptx kernels/mmf.ptx
+//go:embed kernels/*.ptx.gz
 var ptx embed.FS
 
 // moduleFiles are the PTX files, in load order.
 func moduleFiles() []string {
-	return []string{"kernels/matmul.ptx", "kernels/ops.ptx", "kernels/experts.ptx", "kernels/attention.ptx", "kernels/mmq.ptx", "kernels/mmf.ptx"}
+	return []string{"kernels/matmul.ptx.gz", "kernels/ops.ptx.gz", "kernels/experts.ptx.gz", "kernels/attention.ptx.gz",
+		"kernels/mmq.ptx.gz", "kernels/mmf.ptx.gz"}
+}
+
+// moduleSources are the PTX texts of moduleFiles, in their order.
+func moduleSources() ([][]byte, error) {
+	var out [][]byte
+	for _, name := range moduleFiles() {
+		f, err := ptx.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		z, err := gzip.NewReader(f)
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("reading %s: %w", name, err)
+		}
+		src, err := io.ReadAll(z)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", name, err)
+		}
+		out = append(out, src)
+	}
+	return out, nil
 }
 
 // ErrUnavailable wraps every reason a GPU cannot be used: no driver, no
@@ -112,18 +140,18 @@ func Open(o Options) (*Device, error) {
 		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	err = g.with(func() error {
-		for _, name := range moduleFiles() {
-			src, err := ptx.ReadFile(name)
-			if err != nil {
-				return err
-			}
+		srcs, err := moduleSources()
+		if err != nil {
+			return err
+		}
+		for i, src := range srcs {
 			m, err := d.LoadModule(src)
 			if err != nil {
-				return fmt.Errorf("loading %s: %w", name, err)
+				return fmt.Errorf("loading %s: %w", moduleFiles()[i], err)
 			}
 			g.mods = append(g.mods, m)
 		}
-		return g.k.resolve(func(name string) (cu.Function, error) { return findKernel(d, g.mods, name) })
+		return g.k.resolve(func(name string) (cu.Function, error) { return findKernel(d, g.mods, srcs, name) })
 	})
 	if err != nil {
 		g.Close()
@@ -372,14 +400,11 @@ func KernelNames() []string {
 	return append(names, "quant_q8", "rmsnorm_q8", "rope_store_kv")
 }
 
-// findKernel looks a kernel up in the module whose PTX declares it: asking
-// the others would be failed driver calls, which compute-sanitizer reports.
-func findKernel(d *cu.Driver, mods []cu.Module, name string) (cu.Function, error) {
-	for i, file := range moduleFiles() {
-		src, err := ptx.ReadFile(file)
-		if err != nil {
-			return 0, err
-		}
+// findKernel looks a kernel up in the module whose PTX (srcs, in the
+// modules' order) declares it: asking the others would be failed driver
+// calls, which compute-sanitizer reports.
+func findKernel(d *cu.Driver, mods []cu.Module, srcs [][]byte, name string) (cu.Function, error) {
+	for i, src := range srcs {
 		if bytes.Contains(src, []byte(".entry "+name+"(")) {
 			return d.Function(mods[i], name)
 		}

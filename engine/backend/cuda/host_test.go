@@ -32,11 +32,11 @@ func ptxParams(t testing.TB) map[string][]byte {
 	entry := regexp.MustCompile(`^\.visible \.entry (\w+)\($`)
 	param := regexp.MustCompile(`^\s*\.param \.(u64|u32|s32|f32) \w+,?$`)
 	out := map[string][]byte{}
-	for _, name := range moduleFiles() {
-		src, err := ptx.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
+	srcs, err := moduleSources()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, src := range srcs {
 		sc := bufio.NewScanner(strings.NewReader(string(src)))
 		cur := ""
 		for sc.Scan() {
