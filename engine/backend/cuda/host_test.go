@@ -276,6 +276,50 @@ func nullable(name string, i int) bool {
 	return false
 }
 
+// promptOnRecorder runs one prompt of MaxBatch tokens of the model at path
+// on a backend of the recording driver, calling inspect (given the fake
+// driver, so that it can check arguments against allocations) for every
+// launch, and fails on any error the driver or the backend reported.
+func promptOnRecorder(t *testing.T, path string, inspect func(f *fakeDriver, name string, grid, block [3]uint32, a *cu.Args)) {
+	t.Helper()
+	m, err := model.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	g, f := newFakeDevice(t)
+	b, err := g.NewBackend()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := m.NewStateOn(MaxBatch, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.inspect = func(name string, grid, block [3]uint32, a *cu.Args) { inspect(f, name, grid, block, a) }
+	prompt := make([]int32, MaxBatch)
+	for i := range prompt {
+		prompt[i] = int32(1 + (7*i)%(m.Config.Vocab-1))
+	}
+	logits := make([]float32, m.Config.Vocab)
+	if err := st.Forward(prompt, logits); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range f.errs {
+		t.Error(e)
+	}
+	if err := b.Err(); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func fixture(t testing.TB, parts ...string) string {
 	t.Helper()
 	p := filepath.Join(append([]string{fixtureDir()}, parts...)...)

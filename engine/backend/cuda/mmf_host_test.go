@@ -8,7 +8,6 @@ import (
 
 	"github.com/isagi-lab/isagi/engine/backend"
 	"github.com/isagi-lab/isagi/engine/backend/cuda/cu"
-	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/engine/tensor"
 )
 
@@ -46,22 +45,8 @@ func TestPrefillLaunchesMMF(t *testing.T) {
 		fixture(t, "archs", "qwen3-f16.gguf"),
 	} {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			m, err := model.Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer m.Close()
-			g, f := newFakeDevice(t)
-			b, err := g.NewBackend()
-			if err != nil {
-				t.Fatal(err)
-			}
-			st, err := m.NewStateOn(MaxBatch, b)
-			if err != nil {
-				t.Fatal(err)
-			}
 			var mmf, full, mm int
-			f.inspect = func(name string, grid, block [3]uint32, a *cu.Args) {
+			promptOnRecorder(t, path, func(f *fakeDriver, name string, grid, block [3]uint32, a *cu.Args) {
 				switch {
 				case strings.HasPrefix(name, "mmf_"):
 					mmf++
@@ -71,21 +56,7 @@ func TestPrefillLaunchesMMF(t *testing.T) {
 				case name == "mm_f16" || name == "mm_bf16":
 					mm++
 				}
-			}
-			prompt := make([]int32, MaxBatch)
-			for i := range prompt {
-				prompt[i] = int32(1 + (7*i)%(m.Config.Vocab-1))
-			}
-			logits := make([]float32, m.Config.Vocab)
-			if err := st.Forward(prompt, logits); err != nil {
-				t.Fatal(err)
-			}
-			for _, e := range f.errs {
-				t.Error(e)
-			}
-			if err := b.Err(); err != nil {
-				t.Fatal(err)
-			}
+			})
 			if mmf == 0 || full == 0 {
 				t.Errorf("a %d-token prompt launched %d F16 tile products, %d of them over %d tokens", MaxBatch, mmf, full, MaxBatch)
 			}
@@ -93,13 +64,6 @@ func TestPrefillLaunchesMMF(t *testing.T) {
 				t.Errorf("a prompt of F16 weights launched %d float batch products (mm_f16)", mm)
 			}
 			t.Logf("%d tile products, %d of them over %d tokens", mmf, full, MaxBatch)
-			st.Close()
-			if err := b.Close(); err != nil {
-				t.Fatal(err)
-			}
-			if err := g.Close(); err != nil {
-				t.Fatal(err)
-			}
 		})
 	}
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/isagi-lab/isagi/engine/backend"
 	"github.com/isagi-lab/isagi/engine/backend/cuda/cu"
-	"github.com/isagi-lab/isagi/engine/model"
 	"github.com/isagi-lab/isagi/engine/tensor"
 )
 
@@ -25,22 +24,8 @@ func TestPrefillLaunchesMMQ(t *testing.T) {
 		fixture(t, "quants", "qwen2-q4_k_m.gguf"),
 	} {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			m, err := model.Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer m.Close()
-			g, f := newFakeDevice(t)
-			b, err := g.NewBackend()
-			if err != nil {
-				t.Fatal(err)
-			}
-			st, err := m.NewStateOn(MaxBatch, b)
-			if err != nil {
-				t.Fatal(err)
-			}
 			var mmq, full, mm int
-			f.inspect = func(name string, grid, block [3]uint32, a *cu.Args) {
+			promptOnRecorder(t, path, func(f *fakeDriver, name string, grid, block [3]uint32, a *cu.Args) {
 				switch {
 				case strings.HasPrefix(name, "mmq_"):
 					mmq++
@@ -60,21 +45,7 @@ func TestPrefillLaunchesMMQ(t *testing.T) {
 				case strings.HasPrefix(name, "mm_"):
 					mm++
 				}
-			}
-			prompt := make([]int32, MaxBatch)
-			for i := range prompt {
-				prompt[i] = int32(1 + (7*i)%(m.Config.Vocab-1))
-			}
-			logits := make([]float32, m.Config.Vocab)
-			if err := st.Forward(prompt, logits); err != nil {
-				t.Fatal(err)
-			}
-			for _, e := range f.errs {
-				t.Error(e)
-			}
-			if err := b.Err(); err != nil {
-				t.Fatal(err)
-			}
+			})
 			if mmq == 0 || full == 0 {
 				t.Errorf("a %d-token prompt launched %d tile products, %d of them over %d tokens", MaxBatch, mmq, full, MaxBatch)
 			}
@@ -82,13 +53,6 @@ func TestPrefillLaunchesMMQ(t *testing.T) {
 				t.Errorf("a prompt of integer-type weights launched %d float batch products (mm_)", mm)
 			}
 			t.Logf("%d tile products, %d of them over %d tokens", mmq, full, MaxBatch)
-			st.Close()
-			if err := b.Close(); err != nil {
-				t.Fatal(err)
-			}
-			if err := g.Close(); err != nil {
-				t.Fatal(err)
-			}
 		})
 	}
 }
