@@ -1,0 +1,77 @@
+package tensor
+
+import "encoding/binary"
+
+// Packed TQ2_0: sixteen rows interleaved as for Q4_K (packk.go), one row
+// per 512-bit lane, so that a block's float work is one instruction for
+// sixteen rows and its integer work VPDPBUSD's (unsigned 2-bit codes times
+// one signed activation dword broadcast to every lane), where the
+// GGUF-layout kernel (dot_iq1_amd64.s) multiplies, folds and converts one
+// row at a time.
+//
+// Group g (rows 16g…16g+15) holds, for each 256-weight super-block column
+// in turn, packTQ2BlockBytes = 1056 bytes:
+//
+//	[0, 32)      the sixteen rows' f16 scales d, row r at 2r, as in the
+//	             file (the kernels widen them with VCVTPH2PS: exact);
+//	[32, 1056)   sixteen vectors of 64 bytes, vector 2j+v (block j = 0…7,
+//	             half v = 0, 1) at 32+64(2j+v): byte i of its dword r holds
+//	             at bits 2k…2k+1 (k = 0…3) the code q (0…3) of row r's
+//	             weight 32j+16v+4k+i.
+//
+// That is 66 bytes a row and super-block, the file's own size: a packed
+// TQ2_0 matrix reads no more bytes per token than the GGUF one. Code k of
+// a vector (the four weights of each row that meet activation dword
+// 8j+4v+k) is a shift and a mask of 0x03, as in packed Q2_K (packk23.go).
+//
+// Arithmetic (decode and prefill kernels alike, every lane alike): for row
+// r and token t, block j of super-block s gives the exact integer
+//
+//	p = Σ(q − 1)·x = −Σx + Σq·x
+//
+// started from −Σx = m8/8 and completed by VPDPBUSD (|p| ≤ 32·2·127, exact
+// in int32 and float32), then
+//
+//	acc_j = fma(f32(d)·dx, float(p), acc_j)
+//
+// with one accumulator per block position j = 0…7, super-blocks in order,
+// and the result ((acc_0 + acc_4) + (acc_1 + acc_5)) + ((acc_2 + acc_6) +
+// (acc_3 + acc_7)). That is, lane for lane, the GGUF-layout AVX2 kernel's
+// arithmetic (its eight block lanes, then IQ1HSUM), so a packed matrix
+// gives the very numbers of an unpacked one and the models' goldens do not
+// move. The packed decode and prefill kernels agree bit for bit.
+
+// packTQ2BlockBytes is one 256-column super-block of a group of sixteen
+// TQ2_0 rows in the packed layout.
+const packTQ2BlockBytes = packRows * tq2Bytes
+
+// packTQ2 interleaves groups g0…g1−1 of src (TQ2_0 rows of nsb
+// super-blocks) into dst, which holds the whole packed matrix. Each output
+// dword gathers, for one row, block j and half v, the codes of the four
+// runs of four weights 4k…4k+3 from the four GGUF dwords that hold them
+// (bit pair j%4 of qs[32(j/4)+16v+4k:][:4]).
+func packTQ2(dst, src []byte, nsb, g0, g1 int) {
+	rb := nsb * tq2Bytes
+	le := binary.LittleEndian
+	for g := g0; g < g1; g++ {
+		gs := src[g*packRows*rb:][:packRows*rb]
+		for sb := range nsb {
+			o := dst[(g*nsb+sb)*packTQ2BlockBytes:][:packTQ2BlockBytes]
+			for r := range packRows {
+				blk := gs[r*rb+sb*tq2Bytes:][:tq2Bytes]
+				o[2*r], o[2*r+1] = blk[64], blk[65]
+				for j := range 8 {
+					sh := 2 * uint(j%4)
+					for v := range 2 {
+						qs := blk[32*(j/4)+16*v:][:16]
+						var u uint32
+						for k := range 4 {
+							u |= (le.Uint32(qs[4*k:]) >> sh & 0x03030303) << (2 * k)
+						}
+						le.PutUint32(o[32+64*(2*j+v)+4*r:], u)
+					}
+				}
+			}
+		}
+	}
+}
