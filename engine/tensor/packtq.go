@@ -75,3 +75,52 @@ func packTQ2(dst, src []byte, nsb, g0, g1 int) {
 		}
 	}
 }
+
+// Packed TQ1_0 is packed TQ2_0: each trit t (0…2) becomes the 2-bit code
+// q = t of the same weight, and the sixteen rows are laid out as above,
+// with the f16 scales copied. The GGUF-layout TQ1_0 kernel
+// (dot_iq1_amd64.s) computes the same exact block sums Σ(t − 1)·x and the
+// same float operations as TQ2_0's (eight block lanes of FMAs, IQ1G4HSUM's
+// order), so the packed TQ2_0 kernels give a packed TQ1_0 matrix the very
+// numbers of the unpacked one.
+//
+// The cost is bytes: 66 a row and super-block against the file's 54, 1.22
+// times, in memory and in what a token reads. Decoding base 3 in the
+// kernel would keep the file's bytes but spend about twice the vector
+// work per weight of the 2-bit codes (a trit plane needs v·3 mod 256
+// twice and two VPDPBUSD, t = (3v − (3v mod 256))/256); on the 2-vCPU
+// Xeon the packed 2-bit kernel runs at the memory's pace with the
+// arithmetic to spare, which base 3 would not leave (see docs/quants.md).
+
+// packTQ1 interleaves groups g0…g1−1 of src (TQ1_0 rows of nsb
+// super-blocks) into dst in packed TQ2_0's layout.
+func packTQ1(dst, src []byte, nsb, g0, g1 int) {
+	rb := nsb * tq1Bytes
+	le := binary.LittleEndian
+	var pow3 = [5]byte{1, 3, 9, 27, 81}
+	var t [QKK]byte // one row's trits of a super-block, in weight order
+	for g := g0; g < g1; g++ {
+		gs := src[g*packRows*rb:][:packRows*rb]
+		for sb := range nsb {
+			o := dst[(g*nsb+sb)*packTQ2BlockBytes:][:packTQ2BlockBytes]
+			for r := range packRows {
+				blk := gs[r*rb+sb*tq1Bytes:][:tq1Bytes]
+				o[2*r], o[2*r+1] = blk[52], blk[53]
+				for e := range t {
+					off, n := tq1Weight(e)
+					t[e] = byte(uint16(blk[off]*pow3[n]) * 3 >> 8)
+				}
+				for w := 0; w < QKK; w += 16 {
+					// Block j = w/32, half v = w/16%2: vector 2j+v = w/16.
+					var u uint32
+					for k := range 4 {
+						for i := range 4 {
+							u |= uint32(t[w+4*k+i]) << (8*i + 2*k)
+						}
+					}
+					le.PutUint32(o[32+64*(w/16)+4*r:], u)
+				}
+			}
+		}
+	}
+}

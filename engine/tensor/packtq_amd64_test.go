@@ -10,14 +10,16 @@ import (
 	"time"
 )
 
-// TestPackedTQ2 checks the packed TQ2_0 kernels bit for bit: the decode
-// kernel against the GGUF-layout AVX2 kernel row by row (the packed
-// layout keeps its arithmetic, packtq.go), the four-token kernel against
+// TestPackedTQ2 checks the packed TQ2_0 kernels bit for bit, on TQ2_0 and
+// on TQ1_0 packed into TQ2_0's layout: the decode kernel against the
+// type's GGUF-layout AVX2 kernel row by row (the packed layout keeps its
+// arithmetic, packtq.go), the four-token kernel against
 // the decode kernel per token, over one to nine super-blocks a row and one
 // to three groups (odd counts run the kernel's single-group loop), and
 // both close to the float64 dot of the dequantised row. The packer writes
 // into a buffer full of 0xff, so that a byte it fails to set shows. The
-// extreme case sets every code to 3 and every activation code to 127,
+// extreme case sets every code byte to 0xff (TQ2_0 codes 3, TQ1_0 trits
+// 2) and every activation code to 127,
 // where the integer sums are largest; the NaN case gives one row a NaN
 // scale.
 func TestPackedTQ2(t *testing.T) {
@@ -36,81 +38,94 @@ func TestPackedTQ2(t *testing.T) {
 		}
 	}
 	shapes = append(shapes, shape{768, 3, true, false}, shape{512, 2, false, true})
-	gguf := newKernelsVNNI(nil, true, false).rows[TQ2_0]
+	kg := newKernelsVNNI(nil, true, false)
+	defer kg.Close()
 	for _, c := range shapes {
-		t.Run(fmt.Sprintf("%dx%d/extreme=%v/nan=%v", c.groups*16, c.cols, c.extreme, c.nan), func(t *testing.T) {
-			rows, nsb := c.groups*packRows, c.cols/QKK
-			data := randomWeights(rng, TQ2_0, rows, c.cols)
-			x := randomVec(rng, 4*c.cols)
-			if c.extreme {
-				for b := 0; b < len(data); b += tq2Bytes {
-					blk := data[b : b+tq2Bytes]
-					for i := range 64 {
-						blk[i] = 0xff
-					}
-					binary.LittleEndian.PutUint16(blk[64:], F32ToF16(0.5))
-				}
-				for i := range x {
-					x[i] = 1
-				}
-			}
-			rb := nsb * tq2Bytes
-			if c.nan {
-				binary.LittleEndian.PutUint16(data[5*rb+tq2Bytes*(nsb-1)+64:], 0x7e00)
-			}
-			p := make([]byte, c.groups*nsb*packTQ2BlockBytes)
-			for i := range p {
-				p[i] = 0xff
-			}
-			packTQ2(p, data, nsb, 0, c.groups)
-			var buf actBuf
-			buf.ensure(4, c.cols)
-			for tok := range 4 {
-				quantizeAct(buf.row(tok, c.cols), x[tok*c.cols:(tok+1)*c.cols])
-			}
-			one := make([]float32, 4*rows)
-			want := make([]float32, rows)
-			for tok := range 4 {
-				a := buf.row(tok, c.cols)
-				rowsPackedTQ2(p, a, one[tok*rows:(tok+1)*rows])
-				gguf(data, nil, a, want)
-				xseen := actValues(x[tok*c.cols : (tok+1)*c.cols])
-				for r := range rows {
-					got := one[tok*rows+r]
-					if math.Float32bits(got) != math.Float32bits(want[r]) {
-						t.Fatalf("row %d token %d: packed %v, GGUF-layout kernel %v", r, tok, got, want[r])
-					}
-					if c.nan && r == 5 {
-						if !math.IsNaN(float64(got)) {
-							t.Fatalf("row %d token %d: %v with a NaN scale", r, tok, got)
-						}
-						continue
-					}
-					exact, mag := refDot(t, TQ2_0, data[r*rb:(r+1)*rb], xseen)
-					if d := math.Abs(float64(got) - exact); d > 1e-5*mag+1e-30 {
-						t.Fatalf("row %d token %d: %v, float64 %v (|diff| %g > 1e-5·%g)", r, tok, got, exact, d, mag)
-					}
-				}
-			}
-			const ostride = 97
-			four := make([]float32, 3*ostride+rows)
-			nb := c.cols / QK
-			a4 := act{qs: buf.qs[:4*c.cols], d: buf.d[:4*nb], m8: buf.m8[:4*nb]}
-			gemm4PackedTQ2(p, a4, c.groups, four, ostride)
-			for tok := range 4 {
-				for r := range rows {
-					if got, want := four[tok*ostride+r], one[tok*rows+r]; math.Float32bits(got) != math.Float32bits(want) {
-						t.Fatalf("row %d token %d: four-token %v, one-token %v", r, tok, got, want)
-					}
-				}
-			}
-		})
+		for _, typ := range []Type{TQ2_0, TQ1_0} {
+			t.Run(fmt.Sprintf("%s/%dx%d/extreme=%v/nan=%v", typ, c.groups*16, c.cols, c.extreme, c.nan), func(t *testing.T) {
+				testPackedTQ(t, rng, typ, kg.rows[typ], c.cols, c.groups, c.extreme, c.nan)
+			})
+		}
 	}
 }
 
-// TestPackedTQ2Matrix: Kernels.Pack packs a TQ2_0 matrix of at least one
-// group on the VNNI kernels (its leading Rows&^15 rows, Data left alone,
-// as many bytes as the rows it holds), MatVec gives the unpacked matrix's
+// testPackedTQ is one case of TestPackedTQ2: typ TQ2_0 or TQ1_0, gguf its
+// GGUF-layout kernel.
+func testPackedTQ(t *testing.T, rng *rand.Rand, typ Type, gguf rowsFn, cols, groups int, extreme, nan bool) {
+	bb, dOff, pack := tq2Bytes, 64, packTQ2
+	if typ == TQ1_0 {
+		bb, dOff, pack = tq1Bytes, 52, packTQ1
+	}
+	rows, nsb := groups*packRows, cols/QKK
+	data := randomWeights(rng, typ, rows, cols)
+	x := randomVec(rng, 4*cols)
+	if extreme {
+		for b := 0; b < len(data); b += bb {
+			blk := data[b : b+bb]
+			for i := range dOff {
+				blk[i] = 0xff // TQ2_0: codes 3; TQ1_0: trits 2
+			}
+			binary.LittleEndian.PutUint16(blk[dOff:], F32ToF16(0.5))
+		}
+		for i := range x {
+			x[i] = 1
+		}
+	}
+	rb := nsb * bb
+	if nan {
+		binary.LittleEndian.PutUint16(data[5*rb+bb*(nsb-1)+dOff:], 0x7e00)
+	}
+	p := make([]byte, groups*nsb*packTQ2BlockBytes)
+	for i := range p {
+		p[i] = 0xff
+	}
+	pack(p, data, nsb, 0, groups)
+	var buf actBuf
+	buf.ensure(4, cols)
+	for tok := range 4 {
+		quantizeAct(buf.row(tok, cols), x[tok*cols:(tok+1)*cols])
+	}
+	one := make([]float32, 4*rows)
+	want := make([]float32, rows)
+	for tok := range 4 {
+		a := buf.row(tok, cols)
+		rowsPackedTQ2(p, a, one[tok*rows:(tok+1)*rows])
+		gguf(data, nil, a, want)
+		xseen := actValues(x[tok*cols : (tok+1)*cols])
+		for r := range rows {
+			got := one[tok*rows+r]
+			if math.Float32bits(got) != math.Float32bits(want[r]) {
+				t.Fatalf("row %d token %d: packed %v, GGUF-layout kernel %v", r, tok, got, want[r])
+			}
+			if nan && r == 5 {
+				if !math.IsNaN(float64(got)) {
+					t.Fatalf("row %d token %d: %v with a NaN scale", r, tok, got)
+				}
+				continue
+			}
+			exact, mag := refDot(t, typ, data[r*rb:(r+1)*rb], xseen)
+			if d := math.Abs(float64(got) - exact); d > 1e-5*mag+1e-30 {
+				t.Fatalf("row %d token %d: %v, float64 %v (|diff| %g > 1e-5·%g)", r, tok, got, exact, d, mag)
+			}
+		}
+	}
+	const ostride = 97
+	four := make([]float32, 3*ostride+rows)
+	nb := cols / QK
+	a4 := act{qs: buf.qs[:4*cols], d: buf.d[:4*nb], m8: buf.m8[:4*nb]}
+	gemm4PackedTQ2(p, a4, groups, four, ostride)
+	for tok := range 4 {
+		for r := range rows {
+			if got, want := four[tok*ostride+r], one[tok*rows+r]; math.Float32bits(got) != math.Float32bits(want) {
+				t.Fatalf("row %d token %d: four-token %v, one-token %v", r, tok, got, want)
+			}
+		}
+	}
+}
+
+// TestPackedTQ2Matrix: Kernels.Pack packs a TQ2_0 or TQ1_0 matrix of at
+// least one group on the VNNI kernels (its leading Rows&^15 rows, Data
+// left alone, 66 bytes a row and super-block), MatVec gives the unpacked matrix's
 // numbers bit for bit on every row, and MatMul gives each token what
 // MatVec gives it, through the packed prefill kernel, the padded group of
 // three, the decode kernel for a tail of tokens and the GGUF-layout kernels
@@ -123,17 +138,21 @@ func TestPackedTQ2Matrix(t *testing.T) {
 	defer pool.Close()
 	k := newKernelsVNNI(pool, true, true)
 	rng := rand.New(rand.NewPCG(73, 74))
-	for _, cols := range []int{256, 768} {
-		for _, rows := range []int{16, 79, 130} {
-			data := randomWeights(rng, TQ2_0, rows, cols)
+	for _, c := range []struct {
+		typ        Type
+		cols, rows int
+	}{{TQ2_0, 256, 16}, {TQ2_0, 256, 79}, {TQ2_0, 768, 130}, {TQ1_0, 256, 16}, {TQ1_0, 768, 79}, {TQ1_0, 256, 130}} {
+		typ, cols, rows := c.typ, c.cols, c.rows
+		{
+			data := randomWeights(rng, typ, rows, cols)
 			orig := append([]byte(nil), data...)
-			w, _ := NewMatrix(TQ2_0, rows, cols, data)
+			w, _ := NewMatrix(typ, rows, cols, data)
 			p := k.Pack(w)
 			if p == w || p.Packed() != rows&^15 || k.Pack(p) != p {
 				t.Fatalf("%d×%d: Pack gave %d packed rows (same matrix %v)", rows, cols, p.Packed(), p == w)
 			}
-			if len(p.packed) != p.Packed()*w.RowBytes() {
-				t.Fatalf("%d×%d: packed copy of %d bytes for %d rows of %d", rows, cols, len(p.packed), p.Packed(), w.RowBytes())
+			if len(p.packed) != p.Packed()*cols/QKK*tq2Bytes {
+				t.Fatalf("%d×%d: packed copy of %d bytes for %d rows", rows, cols, len(p.packed), p.Packed())
 			}
 			x := randomVec(rng, 9*cols)
 			y, yw := make([]float32, rows), make([]float32, rows)
@@ -187,7 +206,7 @@ func BenchmarkTQTriad(b *testing.B) {
 	for i := range pa {
 		pa[i], pb[i], pc[i] = 0, 1, 2
 	}
-	for _, typ := range []Type{TQ2_0} {
+	for _, typ := range []Type{TQ2_0, TQ1_0} {
 		for _, threads := range []int{1, 2} {
 			b.Run(fmt.Sprintf("%s/threads=%d", typ, threads), func(b *testing.B) {
 				pool := NewPool(threads)
