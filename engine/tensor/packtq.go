@@ -22,7 +22,8 @@ import "encoding/binary"
 // That is 66 bytes a row and super-block, the file's own size: a packed
 // TQ2_0 matrix reads no more bytes per token than the GGUF one. Code k of
 // a vector (the four weights of each row that meet activation dword
-// 8j+4v+k) is a shift and a mask of 0x03, as in packed Q2_K (packk23.go).
+// 8j+4v+k) is its bit pair k of every byte, which the kernels take out
+// with a mask of 0x03 (k = 0) or one GF(2) affine map (GF2P8AFFINEQB).
 //
 // Arithmetic (decode and prefill kernels alike, every lane alike): for row
 // r and token t, block j of super-block s gives the exact integer

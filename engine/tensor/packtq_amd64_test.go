@@ -23,8 +23,8 @@ import (
 // where the integer sums are largest; the NaN case gives one row a NaN
 // scale.
 func TestPackedTQ2(t *testing.T) {
-	if !hasZMM {
-		t.Skip("no AVX-512 VNNI")
+	if !hasTQZ {
+		t.Skip("no AVX-512 VNNI and GFNI")
 	}
 	rng := rand.New(rand.NewPCG(71, 72))
 	type shape struct {
@@ -131,8 +131,8 @@ func testPackedTQ(t *testing.T, rng *rand.Rand, typ Type, gguf rowsFn, cols, gro
 // three, the decode kernel for a tail of tokens and the GGUF-layout kernels
 // for the tail rows; a NaN input shows in its token's outputs only.
 func TestPackedTQ2Matrix(t *testing.T) {
-	if !hasZMM {
-		t.Skip("no AVX-512 VNNI")
+	if !hasTQZ {
+		t.Skip("no AVX-512 VNNI and GFNI")
 	}
 	pool := NewPool(2)
 	defer pool.Close()
