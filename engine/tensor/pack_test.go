@@ -249,7 +249,7 @@ func BenchmarkPacked(b *testing.B) {
 func BenchmarkPack(b *testing.B) {
 	k := NewKernels(NewPool(1))
 	defer k.pool.Close()
-	for _, typ := range []Type{Q4_0, Q8_0, Q4_1, Q5_0, Q5_1, IQ4_NL, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS, MXFP4} {
+	for _, typ := range []Type{Q4_0, Q8_0, Q4_1, Q5_0, Q5_1, IQ4_NL, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS, MXFP4, TQ2_0, TQ1_0} {
 		rng := rand.New(rand.NewPCG(45, 46))
 		w, _ := NewMatrix(typ, 8192, 2048, randomWeights(rng, typ, 8192, 2048))
 		if k.Pack(w) == w {
@@ -299,7 +299,7 @@ func TestPackedRowsAnyGroups(t *testing.T) {
 	const groups, cols = 7, 512
 	tested := 0
 	for _, k := range []*Kernels{newKernelsVNNI(pool, true, true), newKernelsVNNI(pool, true, false)} {
-		for _, typ := range []Type{Q4_0, Q8_0, Q4_1, Q5_0, Q5_1, IQ4_NL, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS, MXFP4} {
+		for _, typ := range []Type{Q4_0, Q8_0, Q4_1, Q5_0, Q5_1, IQ4_NL, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS, MXFP4, TQ2_0, TQ1_0} {
 			prows := k.prows[typ]
 			if prows == nil {
 				continue

@@ -94,12 +94,17 @@ func packTQ2(dst, src []byte, nsb, g0, g1 int) {
 // arithmetic to spare, which base 3 would not leave (see docs/quants.md).
 
 // packTQ1 interleaves groups g0…g1−1 of src (TQ1_0 rows of nsb
-// super-blocks) into dst in packed TQ2_0's layout.
+// super-blocks) into dst in packed TQ2_0's layout. Trits are taken four
+// bytes at a time (tq1Planes), and a packed dword is four of those planes
+// shifted into bit pairs 0…3: block n < 5 is trit plane n of qs[0:32]
+// (half v from its dwords 4v…4v+3), blocks 5, 6 and the first half of 7
+// planes 0…4 of qs[32:48], and the second half of block 7 the four planes
+// of qh (tq1Weight's map).
 func packTQ1(dst, src []byte, nsb, g0, g1 int) {
 	rb := nsb * tq1Bytes
 	le := binary.LittleEndian
-	var pow3 = [5]byte{1, 3, 9, 27, 81}
-	var t [QKK]byte // one row's trits of a super-block, in weight order
+	var pl [12][5]uint32 // one row's trit planes: qs dwords 0…7, 8…11
+	var ph [5]uint32     // and qh's
 	for g := g0; g < g1; g++ {
 		gs := src[g*packRows*rb:][:packRows*rb]
 		for sb := range nsb {
@@ -107,21 +112,37 @@ func packTQ1(dst, src []byte, nsb, g0, g1 int) {
 			for r := range packRows {
 				blk := gs[r*rb+sb*tq1Bytes:][:tq1Bytes]
 				o[2*r], o[2*r+1] = blk[52], blk[53]
-				for e := range t {
-					off, n := tq1Weight(e)
-					t[e] = byte(uint16(blk[off]*pow3[n]) * 3 >> 8)
+				for c := range pl {
+					tq1Planes(le.Uint32(blk[4*c:]), &pl[c])
 				}
-				for w := 0; w < QKK; w += 16 {
-					// Block j = w/32, half v = w/16%2: vector 2j+v = w/16.
-					var u uint32
-					for k := range 4 {
-						for i := range 4 {
-							u |= uint32(t[w+4*k+i]) << (8*i + 2*k)
-						}
+				tq1Planes(le.Uint32(blk[48:]), &ph)
+				put := func(j, v int, u uint32) { le.PutUint32(o[32+64*(2*j+v)+4*r:], u) }
+				for n := range 5 {
+					for v := range 2 {
+						put(n, v, pl[4*v][n]|pl[4*v+1][n]<<2|pl[4*v+2][n]<<4|pl[4*v+3][n]<<6)
 					}
-					le.PutUint32(o[32+64*(w/16)+4*r:], u)
+					put(5+n/2, n%2, pl[8][n]|pl[9][n]<<2|pl[10][n]<<4|pl[11][n]<<6)
 				}
+				put(7, 1, ph[0]|ph[1]<<2|ph[2]<<4|ph[3]<<6)
 			}
 		}
+	}
+}
+
+// tq1Planes sets t[n] to trit n (n = 0…4) of each of the four bytes of d,
+// byte for byte: with v = q·3ⁿ mod 256, the trit is floor(3v/256) and
+// v·3 mod 256 the next v. The bytes go into 16-bit lanes, where 3v does
+// not overflow.
+func tq1Planes(d uint32, t *[5]uint32) {
+	const lo8, lo2 = 0x00FF00FF00FF00FF, 0x0003000300030003
+	u := uint64(d)
+	u = (u | u<<16) & 0x0000FFFF0000FFFF
+	u = (u | u<<8) & lo8
+	for n := range t {
+		u3 := u * 3
+		x := u3 >> 8 & lo2
+		x = (x | x>>8) & 0x0000FFFF0000FFFF
+		t[n] = uint32(x | x>>16)
+		u = u3 & lo8
 	}
 }
