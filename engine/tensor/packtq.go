@@ -89,9 +89,9 @@ func packTQ2(dst, src []byte, nsb, g0, g1 int) {
 // times, in memory and in what a token reads. Decoding base 3 in the
 // kernel would keep the file's bytes but spend about twice the vector
 // work per weight of the 2-bit codes (a trit plane needs v·3 mod 256
-// twice and two VPDPBUSD, t = (3v − (3v mod 256))/256); on the 2-vCPU
-// Xeon the packed 2-bit kernel runs at the memory's pace with the
-// arithmetic to spare, which base 3 would not leave (see docs/quants.md).
+// twice and two VPDPBUSD, t = (3v − (3v mod 256))/256). That kernel is not
+// written: whether its fewer bytes would outrun its arithmetic on the
+// 2-vCPU Xeon is an estimate, not a measurement (docs/quants.md).
 
 // packTQ1 interleaves groups g0…g1−1 of src (TQ1_0 rows of nsb
 // super-blocks) into dst in packed TQ2_0's layout. Trits are taken four
