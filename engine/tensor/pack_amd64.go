@@ -30,8 +30,9 @@ func gemm2Q4_0x16AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nb, groups int,
 // for Q8_0 (pack_amd64.s: its packed codes are unsigned for VPDPBUSD), Q4_1
 // and Q4_K (packk_amd64.s), Q5_K (packk5_amd64.s), Q6_K (packk6_amd64.s),
 // IQ4_XS (packiq4xs_amd64.s), IQ4_NL, Q5_0 and Q5_1 (packlegacy_amd64.s),
-// MXFP4 (packed IQ4_NL's kernels, packmxfp4.go) and Q2_K and Q3_K
-// (packk23_amd64.s) the VNNI ones only: without them
+// MXFP4 (packed IQ4_NL's kernels, packmxfp4.go), Q2_K and Q3_K
+// (packk23_amd64.s) and TQ2_0 and TQ1_0 (packtq_amd64.s, with GFNI too)
+// the VNNI ones only: without them
 // those types are not packed and keep their GGUF-layout kernels.
 func usePacked(rows *[typeSlots]packedRowsFn, gemm4 *[typeSlots]packedGemm4Fn, vnni bool) {
 	if !hasAVX2 {
@@ -51,6 +52,10 @@ func usePacked(rows *[typeSlots]packedRowsFn, gemm4 *[typeSlots]packedGemm4Fn, v
 		rows[Q3_K], gemm4[Q3_K] = rowsPackedQ3K, gemm4PackedQ3K
 		rows[Q2_K], gemm4[Q2_K] = rowsPackedQ2K, gemm4PackedQ2K
 		rows[MXFP4], gemm4[MXFP4] = rowsPackedMXFP4, gemm4PackedMXFP4
+		if hasTQZ {
+			rows[TQ2_0], gemm4[TQ2_0] = rowsPackedTQ2, gemm4PackedTQ2
+			rows[TQ1_0], gemm4[TQ1_0] = rowsPackedTQ2, gemm4PackedTQ2 // packTQ1 writes packed TQ2_0
+		}
 		return
 	}
 	rows[Q4_0], gemm4[Q4_0] = rowsPackedAVX2, gemm4PackedAVX2

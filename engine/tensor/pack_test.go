@@ -186,14 +186,14 @@ func TestPackLeavesOthers(t *testing.T) {
 		rows int
 	}{{F16, 64}, {BF16, 64}, {F32, 64}, {Q4_0, 15}, {Q8_0, 15}, {Q4_1, 15}, {Q5_0, 15}, {Q5_1, 15}, {IQ4_NL, 15}, {MXFP4, 15},
 		{Q2_K, 15}, {Q3_K, 15}, {Q4_K, 15}, {Q5_K, 15}, {Q6_K, 15}, {IQ4_XS, 15},
-		{IQ2_XXS, 15}, {IQ2_XS, 15}, {IQ2_S, 15}, {IQ3_XXS, 15}, {IQ3_S, 15}} {
+		{IQ2_XXS, 15}, {IQ2_XS, 15}, {IQ2_S, 15}, {IQ3_XXS, 15}, {IQ3_S, 15}, {TQ2_0, 15}, {TQ1_0, 15}} {
 		w, _ := NewMatrix(c.typ, c.rows, 256, randomWeights(rng, c.typ, c.rows, 256))
 		if k.Pack(w) != w {
 			t.Errorf("%s with %d rows was packed", c.typ, c.rows)
 		}
 	}
 	kv := newKernelsVNNI(k.pool, true, false)
-	for _, typ := range []Type{Q4_0, Q8_0, Q4_1, Q5_0, Q5_1, IQ4_NL, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS, MXFP4, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S} {
+	for _, typ := range []Type{Q4_0, Q8_0, Q4_1, Q5_0, Q5_1, IQ4_NL, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS, MXFP4, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, TQ2_0, TQ1_0} {
 		w, _ := NewMatrix(typ, 64, 256, randomWeights(rng, typ, 64, 256))
 		if kg.Pack(w) != w {
 			t.Errorf("the portable kernels packed a %s matrix", typ)
@@ -249,7 +249,7 @@ func BenchmarkPacked(b *testing.B) {
 func BenchmarkPack(b *testing.B) {
 	k := NewKernels(NewPool(1))
 	defer k.pool.Close()
-	for _, typ := range []Type{Q4_0, Q8_0, Q4_1, Q5_0, Q5_1, IQ4_NL, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS, MXFP4} {
+	for _, typ := range []Type{Q4_0, Q8_0, Q4_1, Q5_0, Q5_1, IQ4_NL, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS, MXFP4, TQ2_0, TQ1_0} {
 		rng := rand.New(rand.NewPCG(45, 46))
 		w, _ := NewMatrix(typ, 8192, 2048, randomWeights(rng, typ, 8192, 2048))
 		if k.Pack(w) == w {
@@ -299,7 +299,7 @@ func TestPackedRowsAnyGroups(t *testing.T) {
 	const groups, cols = 7, 512
 	tested := 0
 	for _, k := range []*Kernels{newKernelsVNNI(pool, true, true), newKernelsVNNI(pool, true, false)} {
-		for _, typ := range []Type{Q4_0, Q8_0, Q4_1, Q5_0, Q5_1, IQ4_NL, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS, MXFP4} {
+		for _, typ := range []Type{Q4_0, Q8_0, Q4_1, Q5_0, Q5_1, IQ4_NL, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS, MXFP4, TQ2_0, TQ1_0} {
 			prows := k.prows[typ]
 			if prows == nil {
 				continue

@@ -1,0 +1,269 @@
+package tensor
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestPackedTQ2 checks the packed TQ2_0 kernels bit for bit, on TQ2_0 and
+// on TQ1_0 packed into TQ2_0's layout: the decode kernel against the
+// type's GGUF-layout AVX2 kernel row by row (the packed layout keeps its
+// arithmetic, packtq.go), the four-token kernel against
+// the decode kernel per token, over one to nine super-blocks a row and one
+// to three groups (odd counts run the kernel's single-group loop), and
+// both close to the float64 dot of the dequantised row. The packer writes
+// into a buffer full of 0xff, so that a byte it fails to set shows. The
+// extreme case sets every code byte to 0xff (TQ2_0 codes 3, TQ1_0 trits
+// 2) and every activation code to 127,
+// where the integer sums are largest; the NaN case gives one row a NaN
+// scale.
+func TestPackedTQ2(t *testing.T) {
+	if !hasTQZ {
+		t.Skip("no AVX-512 VNNI and GFNI")
+	}
+	rng := rand.New(rand.NewPCG(71, 72))
+	type shape struct {
+		cols, groups int
+		extreme, nan bool
+	}
+	var shapes []shape
+	for _, cols := range []int{256, 512, 768, 2304} {
+		for _, groups := range []int{1, 2, 3} {
+			shapes = append(shapes, shape{cols, groups, false, false})
+		}
+	}
+	shapes = append(shapes, shape{768, 3, true, false}, shape{512, 2, false, true})
+	kg := newKernelsVNNI(nil, true, false)
+	defer kg.Close()
+	for _, c := range shapes {
+		for _, typ := range []Type{TQ2_0, TQ1_0} {
+			t.Run(fmt.Sprintf("%s/%dx%d/extreme=%v/nan=%v", typ, c.groups*16, c.cols, c.extreme, c.nan), func(t *testing.T) {
+				testPackedTQ(t, rng, typ, kg.rows[typ], c.cols, c.groups, c.extreme, c.nan)
+			})
+		}
+	}
+}
+
+// testPackedTQ is one case of TestPackedTQ2: typ TQ2_0 or TQ1_0, gguf its
+// GGUF-layout kernel.
+func testPackedTQ(t *testing.T, rng *rand.Rand, typ Type, gguf rowsFn, cols, groups int, extreme, nan bool) {
+	bb, dOff, pack := tq2Bytes, 64, packTQ2
+	if typ == TQ1_0 {
+		bb, dOff, pack = tq1Bytes, 52, packTQ1
+	}
+	rows, nsb := groups*packRows, cols/QKK
+	data := randomWeights(rng, typ, rows, cols)
+	x := randomVec(rng, 4*cols)
+	if extreme {
+		for b := 0; b < len(data); b += bb {
+			blk := data[b : b+bb]
+			for i := range dOff {
+				blk[i] = 0xff // TQ2_0: codes 3; TQ1_0: trits 2
+			}
+			binary.LittleEndian.PutUint16(blk[dOff:], F32ToF16(0.5))
+		}
+		for i := range x {
+			x[i] = 1
+		}
+	}
+	rb := nsb * bb
+	if nan {
+		binary.LittleEndian.PutUint16(data[5*rb+bb*(nsb-1)+dOff:], 0x7e00)
+	}
+	p := make([]byte, groups*nsb*packTQ2BlockBytes)
+	for i := range p {
+		p[i] = 0xff
+	}
+	pack(p, data, nsb, 0, groups)
+	var buf actBuf
+	buf.ensure(4, cols)
+	for tok := range 4 {
+		quantizeAct(buf.row(tok, cols), x[tok*cols:(tok+1)*cols])
+	}
+	one := make([]float32, 4*rows)
+	want := make([]float32, rows)
+	for tok := range 4 {
+		a := buf.row(tok, cols)
+		rowsPackedTQ2(p, a, one[tok*rows:(tok+1)*rows])
+		gguf(data, nil, a, want)
+		xseen := actValues(x[tok*cols : (tok+1)*cols])
+		for r := range rows {
+			got := one[tok*rows+r]
+			if math.Float32bits(got) != math.Float32bits(want[r]) {
+				t.Fatalf("row %d token %d: packed %v, GGUF-layout kernel %v", r, tok, got, want[r])
+			}
+			if nan && r == 5 {
+				if !math.IsNaN(float64(got)) {
+					t.Fatalf("row %d token %d: %v with a NaN scale", r, tok, got)
+				}
+				continue
+			}
+			exact, mag := refDot(t, typ, data[r*rb:(r+1)*rb], xseen)
+			if d := math.Abs(float64(got) - exact); d > 1e-5*mag+1e-30 {
+				t.Fatalf("row %d token %d: %v, float64 %v (|diff| %g > 1e-5·%g)", r, tok, got, exact, d, mag)
+			}
+		}
+	}
+	const ostride = 97
+	four := make([]float32, 3*ostride+rows)
+	nb := cols / QK
+	a4 := act{qs: buf.qs[:4*cols], d: buf.d[:4*nb], m8: buf.m8[:4*nb]}
+	gemm4PackedTQ2(p, a4, groups, four, ostride)
+	for tok := range 4 {
+		for r := range rows {
+			if got, want := four[tok*ostride+r], one[tok*rows+r]; math.Float32bits(got) != math.Float32bits(want) {
+				t.Fatalf("row %d token %d: four-token %v, one-token %v", r, tok, got, want)
+			}
+		}
+	}
+}
+
+// TestPackedTQ2Matrix: Kernels.Pack packs a TQ2_0 or TQ1_0 matrix of at
+// least one group on the VNNI kernels (its leading Rows&^15 rows, Data
+// left alone, 66 bytes a row and super-block), MatVec gives the unpacked matrix's
+// numbers bit for bit on every row, and MatMul gives each token what
+// MatVec gives it, through the packed prefill kernel, the padded group of
+// three, the decode kernel for a tail of tokens and the GGUF-layout kernels
+// for the tail rows; a NaN input shows in its token's outputs only.
+func TestPackedTQ2Matrix(t *testing.T) {
+	if !hasTQZ {
+		t.Skip("no AVX-512 VNNI and GFNI")
+	}
+	pool := NewPool(2)
+	defer pool.Close()
+	k := newKernelsVNNI(pool, true, true)
+	rng := rand.New(rand.NewPCG(73, 74))
+	for _, c := range []struct {
+		typ        Type
+		cols, rows int
+	}{{TQ2_0, 256, 16}, {TQ2_0, 256, 79}, {TQ2_0, 768, 130}, {TQ1_0, 256, 16}, {TQ1_0, 768, 79}, {TQ1_0, 256, 130}} {
+		typ, cols, rows := c.typ, c.cols, c.rows
+		{
+			data := randomWeights(rng, typ, rows, cols)
+			orig := append([]byte(nil), data...)
+			w, _ := NewMatrix(typ, rows, cols, data)
+			p := k.Pack(w)
+			if p == w || p.Packed() != rows&^15 || k.Pack(p) != p {
+				t.Fatalf("%d×%d: Pack gave %d packed rows (same matrix %v)", rows, cols, p.Packed(), p == w)
+			}
+			if len(p.packed) != p.Packed()*cols/QKK*tq2Bytes {
+				t.Fatalf("%d×%d: packed copy of %d bytes for %d rows", rows, cols, len(p.packed), p.Packed())
+			}
+			x := randomVec(rng, 9*cols)
+			y, yw := make([]float32, rows), make([]float32, rows)
+			k.MatVec(y, p, x[:cols])
+			k.MatVec(yw, w, x[:cols])
+			for r := range rows {
+				if math.Float32bits(y[r]) != math.Float32bits(yw[r]) {
+					t.Fatalf("%d×%d row %d: packed %g, unpacked %g", rows, cols, r, y[r], yw[r])
+				}
+			}
+			for _, n := range []int{1, 3, 4, 5, 9} {
+				checkMatMulEqualsMatVec(t, k, p, x[:n*cols], n)
+			}
+			for i := range data {
+				if data[i] != orig[i] {
+					t.Fatalf("%d×%d: packing changed Data at byte %d", rows, cols, i)
+				}
+			}
+			xn := append([]float32(nil), x[:4*cols]...)
+			xn[cols+40] = float32(math.NaN())
+			yn := make([]float32, 4*rows)
+			k.MatMul(yn, p, xn, 4)
+			for i, v := range yn {
+				if (i/rows == 1) != math.IsNaN(float64(v)) {
+					t.Fatalf("%d×%d: NaN in token 1: token %d row %d gives %g", rows, cols, i/rows, i%rows, v)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkPackedTQ2 times TQ2_0's kernels, packed against the GGUF layout
+// (benchPacked).
+func BenchmarkPackedTQ2(b *testing.B) {
+	benchPacked(b, TQ2_0, tq2Bytes, packTQ2BlockBytes, packTQ2, rowsPackedTQ2, gemm4PackedTQ2)
+}
+
+// BenchmarkTQTriad is decode of the ternary types against the STREAM triad
+// of the same run, GGUF layout ("old") and packed ("new") alternated with
+// the triad pass in every iteration, on one thread and on two: four
+// 3072-column matrices of 128 MiB each (512 MiB, more than a pass can find
+// in the VM's last-level cache), bandwidth counted in the file's bytes.
+// Reported: the median share of the triad of each side ("old" and "new",
+// with "new-lo"/"new-hi" the range of the new side's), and "x-old", the
+// median ratio of the old time to the new (above 1 is faster).
+// Run with -benchtime=Nx (N rounds).
+func BenchmarkTQTriad(b *testing.B) {
+	const cols, mats = 3072, 4
+	n := benchBytes / 4 / probeChunk * probeChunk
+	pa, pb, pc := alignedF32(n), alignedF32(n), alignedF32(n)
+	for i := range pa {
+		pa[i], pb[i], pc[i] = 0, 1, 2
+	}
+	for _, typ := range []Type{TQ2_0, TQ1_0} {
+		for _, threads := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/threads=%d", typ, threads), func(b *testing.B) {
+				pool := NewPool(threads)
+				defer pool.Close()
+				k := newKernelsVNNI(pool, true, true)
+				probe := &triadTask{a: pa, b: pb, c: pc, s: 0.5}
+				rb, _ := typ.RowBytes(cols)
+				rows := benchBytes / int(rb) / packRows * packRows
+				ws, ps := make([]*Matrix, mats), make([]*Matrix, mats)
+				bytes := 0
+				for i := range ws {
+					rng := rand.New(rand.NewPCG(uint64(i), uint64(typ)))
+					w, err := NewMatrix(typ, rows, cols, randomWeights(rng, typ, rows, cols))
+					if err != nil {
+						b.Fatal(err)
+					}
+					ws[i] = w
+					ps[i] = k.Pack(w)
+					if ps[i] == w {
+						b.Skipf("%s: no packed kernels on this CPU", typ)
+					}
+					bytes += len(w.Data)
+				}
+				x := randomVec(rand.New(rand.NewPCG(5, 6)), cols)
+				y := make([]float32, rows)
+				pass := func(ms []*Matrix) float64 {
+					t0 := time.Now()
+					for _, m := range ms {
+						k.MatVec(y, m, x)
+					}
+					return time.Since(t0).Seconds()
+				}
+				triad := func() float64 {
+					t0 := time.Now()
+					pool.Run(n/probeChunk, probe)
+					return float64(12*n) / time.Since(t0).Seconds()
+				}
+				for range 3 {
+					triad()
+					pass(ws)
+					pass(ps)
+				}
+				var olds, news, speed []float64
+				for b.Loop() {
+					tri := triad()
+					to := pass(ws)
+					tn := pass(ps)
+					olds = append(olds, float64(bytes)/to/tri)
+					news = append(news, float64(bytes)/tn/tri)
+					speed = append(speed, to/tn)
+				}
+				b.ReportMetric(median(olds), "old")
+				b.ReportMetric(median(news), "new")
+				b.ReportMetric(slices.Min(news), "new-lo")
+				b.ReportMetric(slices.Max(news), "new-hi")
+				b.ReportMetric(median(speed), "x-old")
+			})
+		}
+	}
+}
