@@ -35,12 +35,7 @@ mkdir -p .device/fixtures/kjv .device/fixtures/quants .device/fixtures/archs .de
 export CGO_ENABLED=1
 # Stripped (-s -w): the symbol tables would take a fifth of the transfer.
 if [ "$set_" != cli ]; then
-	# The sets that do not run issue 54's serve measurements
-	# (gpu_serve2_test.go) build without them (tag noserve): they link the
-	# server and net/http, 2.8 MB packed, past set f32's room.
-	tags=noserve
-	case "$set_" in a | cuda3) tags= ;; esac
-	go test -c -tags "$tags" -ldflags "-s -w" -o .device/cuda.test ./engine/backend/cuda
+	go test -c -ldflags "-s -w" -o .device/cuda.test ./engine/backend/cuda
 	go build -ldflags "-s -w" -o .device/synthgguf ./engine/internal/synth/synthgguf
 fi
 # Only set cli carries isagi (20 MB packed): beside set a's fixtures it
