@@ -36,6 +36,9 @@ export CGO_ENABLED=1
 # Stripped (-s -w): the symbol tables would take a fifth of the transfer.
 if [ "$set_" != cli ]; then
 	go test -c -ldflags "-s -w" -o .device/cuda.test ./engine/backend/cuda
+	# Issue 54's serve measurements (serve/servegpu) for sets a and cuda3:
+	# a binary of their own, since engine's tests cannot import serve.
+	case "$set_" in a | cuda3) go test -c -ldflags "-s -w" -o .device/servegpu.test ./serve/servegpu ;; esac
 	go build -ldflags "-s -w" -o .device/synthgguf ./engine/internal/synth/synthgguf
 fi
 # Only set cli carries isagi (20 MB packed): beside set a's fixtures it
@@ -43,7 +46,7 @@ fi
 if [ "$set_" = cli ]; then
 	go build -ldflags "-s -w -X main.version=$(git describe --tags --always --dirty 2>/dev/null || echo dev)" -o .device/isagi ./cmd/isagi
 fi
-gzip -6 $(ls .device/cuda.test .device/synthgguf .device/isagi 2>/dev/null)
+gzip -6 $(ls .device/cuda.test .device/servegpu.test .device/synthgguf .device/isagi 2>/dev/null)
 case "$set_" in
 a | cuda3)
 	cp "$fx"/stories260k/*.gguf .device/fixtures/stories260k/

@@ -15,10 +15,15 @@
 #     and f16 KV caches: prefill of 512 tokens, decode at depth 8K against
 #     depth 0, 8 sequences batched against one, memcheck on a prefill of
 #     1,100 tokens and decode past it, no host allocation in a decode step;
-#     a summary line per goal (set a).
+#     a summary line per goal (set a);
+#   - issue 54's (Serve II) GPU goals through isagi serve's own code
+#     (serve/servegpu's test binary): batched replies against each alone
+#     on kjv and qwen2 Q4_K_M, and on the 8B Q4_K_M shape aggregate decode
+#     at 1, 4, 8 and 32 streams and TTFT at 1 and 8; a summary line per
+#     goal (set a).
 # ISAGI_DEVICE_ONLY=cuda3 (or a bundle of set cuda3) runs conformance, the
-# memcheck steps and issue 55's steps alone (about 5 minutes), when a
-# session's device time is short.
+# memcheck steps, issue 55's steps and issue 54's alone (about 6 minutes),
+# when a session's device time is short.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/isagi-device}
@@ -28,7 +33,7 @@ S="$OUT/summary.txt"
 : >"$S"
 say() { echo "$*" | tee -a "$S"; }
 for f in "$B"/*.gz; do [ -e "$f" ] && gunzip -f "$f"; done
-chmod +x "$B"/cuda.test "$B"/synthgguf "$B"/isagi 2>/dev/null
+chmod +x "$B"/cuda.test "$B"/servegpu.test "$B"/synthgguf "$B"/isagi 2>/dev/null
 ln -sf "$PWD/demo/kjv-q8_0.gguf" "$B/fixtures/kjv/kjv-q8_0.gguf"
 set_=$(cat "$B/set" 2>/dev/null || echo a)
 only=${ISAGI_DEVICE_ONLY:-}
@@ -100,6 +105,18 @@ if [ "$set_" = a ]; then
 	step cuda3-depth 150 "$B"/cuda.test -test.run '^$' -test.bench '^BenchmarkGPUCUDA3Depth$' -test.benchtime 1x
 	step cuda3-batch 120 "$B"/cuda.test -test.run '^$' -test.bench '^BenchmarkGPUCUDA3Batch$' -test.benchtime 1x
 	step cuda3-allocs 60 "$B"/cuda.test -test.run '^TestGPUDecodeAllocs$' -test.v
+	# Issue 54 (Serve II), serve/servegpu: isagi serve's own path
+	# (serve.Server on loopback in the test binary) on the GPU. Replies of
+	# requests batched against each alone, token for token, on kjv and
+	# qwen2 Q4_K_M; then the 8B Q4_K_M above at 1, 4, 8 and 32 streams at
+	# once (64-token prompts, 32 greedy decode steps): aggregate decode
+	# against one stream, TTFT. Three rounds in the focused mode, five in
+	# the full one.
+	step serve2-equal 60 "$B"/servegpu.test -test.run '^TestGPUServe2Equal$' -test.v
+	if [ -n "${c3[1]}" ]; then
+		step serve2 "$(full && echo 150 || echo 90)" env ISAGI_SERVE2_8B="${c3[1]}" ISAGI_SERVE2_ROUNDS="${ISAGI_SERVE2_ROUNDS:-$(full && echo 5 || echo 3)}" \
+			"$B"/servegpu.test -test.run '^$' -test.bench '^BenchmarkGPUServe2$' -test.benchtime 1x
+	fi
 	if command -v compute-sanitizer >/dev/null; then
 		step memcheck-long 300 compute-sanitizer --tool memcheck --error-exitcode 9 "$B"/cuda.test -test.run '^TestGPUMemcheckLong$' -test.v
 		grep -E 'ERROR SUMMARY' "$OUT/memcheck-long.log" | tee -a "$S"
@@ -224,6 +241,45 @@ if c3 or os.path.exists(os.path.join(out, "cuda3-prefill.log")):
     parts = [f"{r['model']} {r['kv']} at depth {r['depth']}: {r['allocs_per_step']:g}" for r in rs]
     goal("host allocations per decode step", parts + refused("allocs", rs), "0", sorted({r["kv"] for r in rs}) if rs and all(r["allocs_per_step"] == 0 for r in rs) else [])
     print(f"  {met_n} of 7 goals met")
+# Issue 54's GPU goals (serve/servegpu): isagi serve's path, one line
+# each.
+s2 = rows("serve2.jsonl")
+if s2 or any(os.path.exists(os.path.join(out, f)) for f in ("serve2.log", "serve2-equal.log")):
+    dec = {r["streams"]: r for r in s2 if r["kind"] == "decode"}
+    one = dec.get(1)
+    n54 = 0
+    def goal54(name, parts, goal_text, met):
+        global n54
+        verdict = "not measured" if not parts else ("met" if met else "NOT MET")
+        n54 += bool(parts and met)
+        print(f"  {name}: {'; '.join(parts) or '—'} · goal {goal_text} · {verdict}")
+    def streams(r):
+        a = r["aggregate_tok_s"]
+        return f"{a['median']:.1f} tok/s ({a['min']:.1f}…{a['max']:.1f}) for {r['streams']}, {r['roofline_pct']:.1f}% of roofline, mean batch {r['mean_batch']:.1f}, {r['steady_rounds']}/{r['rounds']} rounds steady"
+    print("issue 54 goals (isagi serve on the GPU, " + (f"{one['model']} {one['kv']} cache, " if one else "") + "median of alternated rounds; min…max):")
+    if one:
+        print(f"  one stream: {streams(one)}; TTFT p50 {one['ttft_p50_ms']:.0f} ms")
+    for n, g in ((4, "≥ 3×"), (32, "≥ 8×")):
+        r = dec.get(n)
+        parts = [f"{r['ratio']:.2f}× ({streams(r)}; TTFT p50 {r['ttft_p50_ms']:.0f} ms, p99 {r['ttft_p99_ms']:.0f})"] if r and one else []
+        goal54(f"8B Q4_K_M aggregate decode, {n} streams ÷ one", parts, g, r and r.get("met"))
+    if 8 in dec and one:
+        print(f"  (8 streams: {dec[8]['ratio']:.2f}×, {streams(dec[8])})")
+    t = [r for r in s2 if r["kind"] == "ttft"]
+    parts = [f"{r['ratio']:.2f} (p99 {r['p99_8_ms']:.0f} ms over {r['samples_8']} streams at 8, p50 {r['p50_8_ms']:.0f}; {r['one_ms']:.1f} ms alone)" for r in t]
+    goal54("TTFT p99 at 8 streams ÷ the 1-stream TTFT", parts, "≤ 2×", t and all(r["met"] for r in t))
+    e = [r for r in s2 if r["kind"] == "equal"]
+    parts = []
+    for r in e:
+        d = r["differ"]
+        first = ""
+        if d:
+            x = d[0]
+            m = f", alone's top-2 margin {x['alone_margin']:.3g}" if "alone_margin" in x else ""
+            first = f", first at request {x['request']} token {x['at']}{m}"
+        parts.append(f"{r['model']} {r['equal']}/{r['replies']} equal ({r['batched_steps']} batched steps, mean batch {r['mean_batch']:.1f}{first})")
+    goal54("batched replies = each alone, temperature 0", parts, "every reply, token for token", e and all(r["met"] for r in e))
+    print(f"  {n54} of 4 goals met")
 PY
 say "device-check: $([ $status = 0 ] && echo PASS || echo FAIL)"
 exit $status

@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/isagi-lab/isagi/engine/backend/cuda/cu"
 	"github.com/isagi-lab/isagi/engine/tensor"
@@ -461,4 +463,46 @@ func (k *kernels) resolve(find func(name string) (cu.Function, error)) error {
 		k.prod[t] = p
 	}
 	return errors.Join(errs...)
+}
+
+// CopyBandwidth measures the device-to-device copy bandwidth (bytes read
+// plus written per second, the best of five copies of 1 GiB): the memory
+// roofline's denominator, which the device check measures in the same
+// run as the figures it divides.
+func (g *Device) CopyBandwidth() (float64, error) {
+	d, ok := g.d.(*cu.Driver)
+	if !ok {
+		return 0, fmt.Errorf("cuda: copy bandwidth: not a real driver")
+	}
+	const n = 1 << 30
+	var bw float64
+	err := g.with(func() error {
+		a, err := d.Alloc(n)
+		if err != nil {
+			return err
+		}
+		defer d.Free(a)
+		c, err := d.Alloc(n)
+		if err != nil {
+			return err
+		}
+		defer d.Free(c)
+		best := math.Inf(1)
+		for range 5 {
+			start := time.Now()
+			if err := d.DtoD(c, a, n); err != nil {
+				return err
+			}
+			if err := d.Synchronize(); err != nil {
+				return err
+			}
+			best = min(best, time.Since(start).Seconds())
+		}
+		bw = 2 * n / best
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("cuda: copy bandwidth: %w", err)
+	}
+	return bw, nil
 }

@@ -404,41 +404,11 @@ func TestGPUMemcheckDecode(t *testing.T) {
 	}
 }
 
-// copyBandwidth measures device-to-device copy bandwidth (bytes read plus
-// written per second) over a 1 GiB buffer: the roofline's denominator,
-// measured in the same run as the decode it divides.
+// copyBandwidth is the device's copy bandwidth (Device.CopyBandwidth): the
+// roofline's denominator, measured in the same run as the decode it
+// divides.
 func copyBandwidth(t testing.TB, g *Device) float64 {
-	d, ok := g.d.(*cu.Driver)
-	if !ok {
-		t.Fatal("not a real driver")
-	}
-	const n = 1 << 30
-	var bw float64
-	err := g.with(func() error {
-		a, err := d.Alloc(n)
-		if err != nil {
-			return err
-		}
-		defer d.Free(a)
-		c, err := d.Alloc(n)
-		if err != nil {
-			return err
-		}
-		defer d.Free(c)
-		best := math.Inf(1)
-		for range 5 {
-			start := time.Now()
-			if err := d.DtoD(c, a, n); err != nil {
-				return err
-			}
-			if err := d.Synchronize(); err != nil {
-				return err
-			}
-			best = min(best, time.Since(start).Seconds())
-		}
-		bw = 2 * n / best
-		return nil
-	})
+	bw, err := g.CopyBandwidth()
 	if err != nil {
 		t.Fatal(err)
 	}
