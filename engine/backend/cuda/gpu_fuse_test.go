@@ -88,16 +88,7 @@ func checkGated(t *testing.T, b *Backend) {
 		for _, shape := range [][2]int{{96, 512}, {mvqMinRows, 2048}} {
 			rows, cols := shape[0], shape[1]
 			mat := func(seed uint64) backend.Matrix {
-				rb, _ := typ.RowBytes(uint64(cols))
-				data := make([]byte, rows*int(rb))
-				if err := tensor.FillRandom(typ, data, seed, 0.05); err != nil {
-					t.Fatal(err)
-				}
-				m, err := tensor.NewMatrix(typ, rows, cols, data)
-				if err != nil {
-					t.Fatal(err)
-				}
-				w, err := b.Matrix(m)
+				w, err := b.Matrix(randomMatrix(t, typ, rows, cols, seed))
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -51,14 +51,8 @@ func TestGPUMMF(t *testing.T) {
 	for _, typ := range []tensor.Type{tensor.F16, tensor.BF16} {
 		for _, c := range mmfCases {
 			rows, cols, n := c[0], c[1], c[2]
-			data := make([]byte, rows*2*cols)
-			if err := tensor.FillRandom(typ, data, uint64(rows*cols)+5, 0.05); err != nil {
-				t.Fatal(err)
-			}
-			m, err := tensor.NewMatrix(typ, rows, cols, data)
-			if err != nil {
-				t.Fatal(err)
-			}
+			m := randomMatrix(t, typ, rows, cols, uint64(rows*cols)+5)
+			data := m.Data
 			gw, err := b.Matrix(m)
 			if err != nil {
 				t.Fatal(err)

@@ -47,14 +47,8 @@ func TestGPUMMQ(t *testing.T) {
 		for _, c := range mmqCases {
 			rows, cols, n := c[0], c[1], c[2]
 			rb, _ := typ.RowBytes(uint64(cols))
-			data := make([]byte, rows*int(rb))
-			if err := tensor.FillRandom(typ, data, uint64(rows*cols)+3, 0.05); err != nil {
-				t.Fatal(err)
-			}
-			m, err := tensor.NewMatrix(typ, rows, cols, data)
-			if err != nil {
-				t.Fatal(err)
-			}
+			m := randomMatrix(t, typ, rows, cols, uint64(rows*cols)+3)
+			data := m.Data
 			gw, err := b.Matrix(m)
 			if err != nil {
 				t.Fatal(err)
@@ -141,16 +135,7 @@ func checkBatchFusions(t *testing.T, b *Backend) {
 	const n, rows, cols = 37, 200, 1024
 	for _, typ := range []tensor.Type{tensor.Q8_0, tensor.Q4_K, tensor.Q6_K} {
 		mat := func(seed uint64) backend.Matrix {
-			rb, _ := typ.RowBytes(uint64(cols))
-			data := make([]byte, rows*int(rb))
-			if err := tensor.FillRandom(typ, data, seed, 0.05); err != nil {
-				t.Fatal(err)
-			}
-			m, err := tensor.NewMatrix(typ, rows, cols, data)
-			if err != nil {
-				t.Fatal(err)
-			}
-			w, err := b.Matrix(m)
+			w, err := b.Matrix(randomMatrix(t, typ, rows, cols, seed))
 			if err != nil {
 				t.Fatal(err)
 			}
