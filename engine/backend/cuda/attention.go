@@ -185,20 +185,27 @@ func tileGrid(hd, heads, kvh, n int) (gx, rpb int) {
 
 // readKV16 is ReadKV of a binary16 cache: each head's row copied and
 // widened exactly (tensor.DecodeF16), as the CPU's ReadKV decodes its own.
+// The rows pass through the backend's kv16 scratch, grown once: ReadKV
+// runs inside steps (the eviction's masking, hooks), which allocate
+// nothing.
 func (b *Backend) readKV16(c *kv, layer, pos int, k, v []float32) {
 	HD := c.a.HeadDim
-	h := make([]uint16, HD)
+	if len(b.kv16) < HD {
+		b.kv16 = make([]uint16, HD)
+	}
+	h := b.kv16[:HD]
+	read := func(src cu.DevicePtr, dst []float32) bool {
+		if err := b.g.d.DtoH(unsafe.Pointer(&h[0]), src, uint64(2*HD)); err != nil {
+			b.fail("reading the KV cache", err)
+			return false
+		}
+		tensor.DecodeF16(dst, h)
+		return true
+	}
 	for g := range c.a.KVHeads {
 		off := cu.DevicePtr(((layer*c.a.KVHeads+g)*c.ctx + pos) * HD * 2)
-		for _, d := range []struct {
-			src cu.DevicePtr
-			dst []float32
-		}{{c.k + off, k[g*HD : (g+1)*HD]}, {c.v + off, v[g*HD : (g+1)*HD]}} {
-			if err := b.g.d.DtoH(unsafe.Pointer(&h[0]), d.src, uint64(2*HD)); err != nil {
-				b.fail("reading the KV cache", err)
-				return
-			}
-			tensor.DecodeF16(d.dst, h)
+		if !read(c.k+off, k[g*HD:(g+1)*HD]) || !read(c.v+off, v[g*HD:(g+1)*HD]) {
+			return
 		}
 	}
 }

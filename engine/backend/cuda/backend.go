@@ -63,6 +63,8 @@ type Backend struct {
 	// noPart: growing part for another backend's cache failed (Attend
 	// then tiles, attention.go).
 	noPart bool
+	// kv16 is ReadKV's host row of an f16 cache (readKV16).
+	kv16 []uint16
 
 	owned  []cu.DevicePtr // buffers and caches this backend allocated
 	closed bool
