@@ -26,7 +26,17 @@ func start(t *testing.T, sess Session, w, h int, opts ...Options) *teatest.TestM
 		o = opts[0]
 	}
 	o.Version = "v0.0.0-test"
-	return teatest.NewTestModel(t, New(sess, o), teatest.WithInitialTermSize(w, h))
+	tm := teatest.NewTestModel(t, New(sess, o), teatest.WithInitialTermSize(w, h))
+	// The program outlives the test's body. Stop it before the cleanups
+	// registered earlier (they run after this one) close the session it
+	// still draws: a frame drawn during Close reads the states Close
+	// frees (a data race -race reports). A program the test ended itself
+	// is already finished.
+	t.Cleanup(func() {
+		tm.Quit()
+		tm.WaitFinished(t, teatest.WithFinalTimeout(waitTimeout))
+	})
+	return tm
 }
 
 // waitFor reads the program's output until every string has appeared in it
