@@ -199,14 +199,19 @@ func BenchmarkPackedTQ2(b *testing.B) {
 // with "new-lo"/"new-hi" the range of the new side's), and "x-old", the
 // median ratio of the old time to the new (above 1 is faster).
 // Run with -benchtime=Nx (N rounds).
-func BenchmarkTQTriad(b *testing.B) {
+func BenchmarkTQTriad(b *testing.B) { benchTriadTypes(b, TQ2_0, TQ1_0) }
+
+// benchTriadTypes is BenchmarkTQTriad's measurement for any packed types:
+// each type's decode, GGUF layout against packed, alternated with the
+// STREAM triad pass, on one thread and on two.
+func benchTriadTypes(b *testing.B, types ...Type) {
 	const cols, mats = 3072, 4
 	n := benchBytes / 4 / probeChunk * probeChunk
 	pa, pb, pc := alignedF32(n), alignedF32(n), alignedF32(n)
 	for i := range pa {
 		pa[i], pb[i], pc[i] = 0, 1, 2
 	}
-	for _, typ := range []Type{TQ2_0, TQ1_0} {
+	for _, typ := range types {
 		for _, threads := range []int{1, 2} {
 			b.Run(fmt.Sprintf("%s/threads=%d", typ, threads), func(b *testing.B) {
 				pool := NewPool(threads)
