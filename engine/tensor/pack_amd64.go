@@ -31,7 +31,8 @@ func gemm2Q4_0x16AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nb, groups int,
 // and Q4_K (packk_amd64.s), Q5_K (packk5_amd64.s), Q6_K (packk6_amd64.s),
 // IQ4_XS (packiq4xs_amd64.s), IQ4_NL, Q5_0 and Q5_1 (packlegacy_amd64.s),
 // MXFP4 (packed IQ4_NL's kernels, packmxfp4.go), Q2_K and Q3_K
-// (packk23_amd64.s) and TQ2_0 and TQ1_0 (packtq_amd64.s, with GFNI too)
+// (packk23_amd64.s) and TQ2_0 (packtq_amd64.s) and TQ1_0 (packtq1_amd64.s),
+// with GFNI too,
 // the VNNI ones only: without them
 // those types are not packed and keep their GGUF-layout kernels.
 func usePacked(rows *[typeSlots]packedRowsFn, gemm4 *[typeSlots]packedGemm4Fn, vnni bool) {
@@ -54,7 +55,7 @@ func usePacked(rows *[typeSlots]packedRowsFn, gemm4 *[typeSlots]packedGemm4Fn, v
 		rows[MXFP4], gemm4[MXFP4] = rowsPackedMXFP4, gemm4PackedMXFP4
 		if hasTQZ {
 			rows[TQ2_0], gemm4[TQ2_0] = rowsPackedTQ2, gemm4PackedTQ2
-			rows[TQ1_0], gemm4[TQ1_0] = rowsPackedTQ2, gemm4PackedTQ2 // packTQ1 writes packed TQ2_0
+			rows[TQ1_0], gemm4[TQ1_0] = rowsPackedTQ1, gemm4PackedTQ1
 		}
 		return
 	}

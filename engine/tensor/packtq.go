@@ -77,72 +77,59 @@ func packTQ2(dst, src []byte, nsb, g0, g1 int) {
 	}
 }
 
-// Packed TQ1_0 is packed TQ2_0: each trit t (0…2) becomes the 2-bit code
-// q = t of the same weight, and the sixteen rows are laid out as above,
-// with the f16 scales copied. The GGUF-layout TQ1_0 kernel
-// (dot_iq1_amd64.s) computes the same exact block sums Σ(t − 1)·x and the
-// same float operations as TQ2_0's (eight block lanes of FMAs, IQ1G4HSUM's
-// order), so the packed TQ2_0 kernels give a packed TQ1_0 matrix the very
-// numbers of the unpacked one.
+// Packed TQ1_0 keeps the file's bytes, 54 a row and super-block: sixteen
+// rows interleaved as for TQ2_0, one row per 512-bit lane, the trits left
+// in their base-3 bytes for the kernel to decode (packtq1_amd64.s). Group
+// g holds, for each super-block column in turn, packTQ1BlockBytes = 864
+// bytes:
 //
-// The cost is bytes: 66 a row and super-block against the file's 54, 1.22
-// times, in memory and in what a token reads. Decoding base 3 in the
-// kernel would keep the file's bytes but spend about twice the vector
-// work per weight of the 2-bit codes (a trit plane needs v·3 mod 256
-// twice and two VPDPBUSD, t = (3v − (3v mod 256))/256). That kernel is not
-// written: whether its fewer bytes would outrun its arithmetic on the
-// 2-vCPU Xeon is an estimate, not a measurement (docs/quants.md).
+//	[0, 32)     the sixteen rows' f16 scales d, row r at 2r;
+//	[32, 544)   eight vectors of 64 bytes, vector k at 32+64k: dword r
+//	            is row r's qs[4k:4k+4];
+//	[544, 800)  four vectors, vector k at 544+64k: row r's qs[32+4k:][:4];
+//	[800, 864)  one vector: row r's qh[0:4].
+//
+// Trit n of byte m of qs[0:32] is weight 32n+m, of qs[32:48] weight
+// 160+16n+m and of qh weight 240+4n+m (tq1Weight), so byte i of vector k's
+// dwords meets activation dword 8n+k (qs[0:32]), 40+4n+k (qs[32:48]) or
+// 60+n (qh) in trit plane n: blocks 0…4 are the planes of the first eight
+// vectors, blocks 5 and 6 two planes each of the next four, and block 7
+// their last plane and qh's four. The kernels compute each block's exact
+// integer sum Σ(t − 1)·x from the bytes (packtq1_amd64.s) and the float
+// operations of packed TQ2_0's kernels, which are those of the GGUF-layout
+// TQ1_0 kernel (dot_iq1_amd64.s: eight block lanes of FMAs, IQ1G4HSUM's
+// order): a packed TQ1_0 matrix gives the unpacked one's numbers bit for
+// bit.
+//
+// (Before this layout TQ1_0 was repacked into packed TQ2_0's 2-bit codes,
+// 66 bytes a row and super-block: 1.22 times the file's bytes in memory
+// and per token. Decoding base 3 costs about twice the vector work per
+// weight of the 2-bit codes, which the kernel has to spare: docs/quants.md
+// has the measurement.)
+
+// packTQ1BlockBytes is one 256-column super-block of a group of sixteen
+// TQ1_0 rows in the packed layout.
+const packTQ1BlockBytes = packRows * tq1Bytes
 
 // packTQ1 interleaves groups g0…g1−1 of src (TQ1_0 rows of nsb
-// super-blocks) into dst in packed TQ2_0's layout. Trits are taken four
-// bytes at a time (tq1Planes), and a packed dword is four of those planes
-// shifted into bit pairs 0…3: block n < 5 is trit plane n of qs[0:32]
-// (half v from its dwords 4v…4v+3), blocks 5, 6 and the first half of 7
-// planes 0…4 of qs[32:48], and the second half of block 7 the four planes
-// of qh (tq1Weight's map).
+// super-blocks) into dst, which holds the whole packed matrix.
 func packTQ1(dst, src []byte, nsb, g0, g1 int) {
 	rb := nsb * tq1Bytes
-	le := binary.LittleEndian
-	var pl [12][5]uint32 // one row's trit planes: qs dwords 0…7, 8…11
-	var ph [5]uint32     // and qh's
 	for g := g0; g < g1; g++ {
 		gs := src[g*packRows*rb:][:packRows*rb]
 		for sb := range nsb {
-			o := dst[(g*nsb+sb)*packTQ2BlockBytes:][:packTQ2BlockBytes]
+			o := dst[(g*nsb+sb)*packTQ1BlockBytes:][:packTQ1BlockBytes]
 			for r := range packRows {
 				blk := gs[r*rb+sb*tq1Bytes:][:tq1Bytes]
 				o[2*r], o[2*r+1] = blk[52], blk[53]
-				for c := range pl {
-					tq1Planes(le.Uint32(blk[4*c:]), &pl[c])
+				for k := range 8 {
+					copy(o[32+64*k+4*r:][:4], blk[4*k:])
 				}
-				tq1Planes(le.Uint32(blk[48:]), &ph)
-				put := func(j, v int, u uint32) { le.PutUint32(o[32+64*(2*j+v)+4*r:], u) }
-				for n := range 5 {
-					for v := range 2 {
-						put(n, v, pl[4*v][n]|pl[4*v+1][n]<<2|pl[4*v+2][n]<<4|pl[4*v+3][n]<<6)
-					}
-					put(5+n/2, n%2, pl[8][n]|pl[9][n]<<2|pl[10][n]<<4|pl[11][n]<<6)
+				for k := range 4 {
+					copy(o[544+64*k+4*r:][:4], blk[32+4*k:])
 				}
-				put(7, 1, ph[0]|ph[1]<<2|ph[2]<<4|ph[3]<<6)
+				copy(o[800+4*r:][:4], blk[48:52])
 			}
 		}
-	}
-}
-
-// tq1Planes sets t[n] to trit n (n = 0…4) of each of the four bytes of d,
-// byte for byte: with v = q·3ⁿ mod 256, the trit is floor(3v/256) and
-// v·3 mod 256 the next v. The bytes go into 16-bit lanes, where 3v does
-// not overflow.
-func tq1Planes(d uint32, t *[5]uint32) {
-	const lo8, lo2 = 0x00FF00FF00FF00FF, 0x0003000300030003
-	u := uint64(d)
-	u = (u | u<<16) & 0x0000FFFF0000FFFF
-	u = (u | u<<8) & lo8
-	for n := range t {
-		u3 := u * 3
-		x := u3 >> 8 & lo2
-		x = (x | x>>8) & 0x0000FFFF0000FFFF
-		t[n] = uint32(x | x>>16)
-		u = u3 & lo8
 	}
 }

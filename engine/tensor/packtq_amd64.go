@@ -28,3 +28,24 @@ func gemm4PackedTQ2(p []byte, a act, groups int, out []float32, ostride int) {
 	nsb := packedChecksM8(p, a, 4, groups, packTQ2BlockBytes/8, out, ostride) / 8
 	gemm4TQ2x16VNNI(&p[0], &a.qs[0], &a.m8[0], &a.d[0], nsb, groups, &out[0], ostride)
 }
+
+//go:noescape
+func rowsTQ1x16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nsb, groups int, out *float32)
+
+//go:noescape
+func gemm4TQ1x16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nsb, groups int, out *float32, ostride int)
+
+// rowsPackedTQ1 is the packed TQ1_0 decode kernel (packtq1_amd64.s), which
+// decodes the trits from the file's bytes. It reads m8 (−Σx = m8/8).
+func rowsPackedTQ1(p []byte, a act, out []float32) {
+	groups := len(out) / packRows
+	nsb := packedChecksM8(p, a, 1, groups, packTQ1BlockBytes/8, out, 0) / 8
+	rowsTQ1x16VNNI(&p[0], &a.qs[0], &a.m8[0], &a.d[0], nsb, groups, &out[0])
+}
+
+// gemm4PackedTQ1 is the packed TQ1_0 prefill kernel: per token, bit for bit
+// rowsPackedTQ1.
+func gemm4PackedTQ1(p []byte, a act, groups int, out []float32, ostride int) {
+	nsb := packedChecksM8(p, a, 4, groups, packTQ1BlockBytes/8, out, ostride) / 8
+	gemm4TQ1x16VNNI(&p[0], &a.qs[0], &a.m8[0], &a.d[0], nsb, groups, &out[0], ostride)
+}

@@ -10,16 +10,16 @@ import (
 	"time"
 )
 
-// TestPackedTQ2 checks the packed TQ2_0 kernels bit for bit, on TQ2_0 and
-// on TQ1_0 packed into TQ2_0's layout: the decode kernel against the
+// TestPackedTQ2 checks the packed TQ2_0 and TQ1_0 kernels bit for bit:
+// the decode kernel against the
 // type's GGUF-layout AVX2 kernel row by row (the packed layout keeps its
 // arithmetic, packtq.go), the four-token kernel against
 // the decode kernel per token, over one to nine super-blocks a row and one
 // to three groups (odd counts run the kernel's single-group loop), and
 // both close to the float64 dot of the dequantised row. The packer writes
 // into a buffer full of 0xff, so that a byte it fails to set shows. The
-// extreme case sets every code byte to 0xff (TQ2_0 codes 3, TQ1_0 trits
-// 2) and every activation code to 127,
+// extreme case sets every code byte to 0xff (TQ2_0 codes 3; for TQ1_0
+// the largest sums of every trit plane) and every activation code to 127,
 // where the integer sums are largest; the NaN case gives one row a NaN
 // scale.
 func TestPackedTQ2(t *testing.T) {
@@ -52,9 +52,9 @@ func TestPackedTQ2(t *testing.T) {
 // testPackedTQ is one case of TestPackedTQ2: typ TQ2_0 or TQ1_0, gguf its
 // GGUF-layout kernel.
 func testPackedTQ(t *testing.T, rng *rand.Rand, typ Type, gguf rowsFn, cols, groups int, extreme, nan bool) {
-	bb, dOff, pack := tq2Bytes, 64, packTQ2
+	bb, dOff, pack, blockBytes, rowsFn, gemm4 := tq2Bytes, 64, packTQ2, packTQ2BlockBytes, rowsPackedTQ2, gemm4PackedTQ2
 	if typ == TQ1_0 {
-		bb, dOff, pack = tq1Bytes, 52, packTQ1
+		bb, dOff, pack, blockBytes, rowsFn, gemm4 = tq1Bytes, 52, packTQ1, packTQ1BlockBytes, rowsPackedTQ1, gemm4PackedTQ1
 	}
 	rows, nsb := groups*packRows, cols/QKK
 	data := randomWeights(rng, typ, rows, cols)
@@ -75,7 +75,7 @@ func testPackedTQ(t *testing.T, rng *rand.Rand, typ Type, gguf rowsFn, cols, gro
 	if nan {
 		binary.LittleEndian.PutUint16(data[5*rb+bb*(nsb-1)+dOff:], 0x7e00)
 	}
-	p := make([]byte, groups*nsb*packTQ2BlockBytes)
+	p := make([]byte, groups*nsb*blockBytes)
 	for i := range p {
 		p[i] = 0xff
 	}
@@ -89,7 +89,7 @@ func testPackedTQ(t *testing.T, rng *rand.Rand, typ Type, gguf rowsFn, cols, gro
 	want := make([]float32, rows)
 	for tok := range 4 {
 		a := buf.row(tok, cols)
-		rowsPackedTQ2(p, a, one[tok*rows:(tok+1)*rows])
+		rowsFn(p, a, one[tok*rows:(tok+1)*rows])
 		gguf(data, nil, a, want)
 		xseen := actValues(x[tok*cols : (tok+1)*cols])
 		for r := range rows {
@@ -113,7 +113,7 @@ func testPackedTQ(t *testing.T, rng *rand.Rand, typ Type, gguf rowsFn, cols, gro
 	four := make([]float32, 3*ostride+rows)
 	nb := cols / QK
 	a4 := act{qs: buf.qs[:4*cols], d: buf.d[:4*nb], m8: buf.m8[:4*nb]}
-	gemm4PackedTQ2(p, a4, groups, four, ostride)
+	gemm4(p, a4, groups, four, ostride)
 	for tok := range 4 {
 		for r := range rows {
 			if got, want := four[tok*ostride+r], one[tok*rows+r]; math.Float32bits(got) != math.Float32bits(want) {
@@ -125,7 +125,7 @@ func testPackedTQ(t *testing.T, rng *rand.Rand, typ Type, gguf rowsFn, cols, gro
 
 // TestPackedTQ2Matrix: Kernels.Pack packs a TQ2_0 or TQ1_0 matrix of at
 // least one group on the VNNI kernels (its leading Rows&^15 rows, Data
-// left alone, 66 bytes a row and super-block), MatVec gives the unpacked matrix's
+// left alone, the file's bytes a row and super-block), MatVec gives the unpacked matrix's
 // numbers bit for bit on every row, and MatMul gives each token what
 // MatVec gives it, through the packed prefill kernel, the padded group of
 // three, the decode kernel for a tail of tokens and the GGUF-layout kernels
@@ -151,7 +151,7 @@ func TestPackedTQ2Matrix(t *testing.T) {
 			if p == w || p.Packed() != rows&^15 || k.Pack(p) != p {
 				t.Fatalf("%d×%d: Pack gave %d packed rows (same matrix %v)", rows, cols, p.Packed(), p == w)
 			}
-			if len(p.packed) != p.Packed()*cols/QKK*tq2Bytes {
+			if len(p.packed) != p.Packed()*cols/QKK*len(w.Data)/(rows*cols/QKK) {
 				t.Fatalf("%d×%d: packed copy of %d bytes for %d rows", rows, cols, len(p.packed), p.Packed())
 			}
 			x := randomVec(rng, 9*cols)
