@@ -85,6 +85,11 @@ GLOBL iq2pOne<>(SB), RODATA|NOPTR, $4
 	KMOVW        K7, K1; \
 	VPXORD       g, g, g; \
 	VPGATHERDQ   (tab)(y*8), K1, g; \
+	IQ2SIGN(l, h, s, g)
+
+// IQ2SIGN negates the weights of g (86 − w) whose sign bits, run l and
+// half h of the sign bytes s, are set.
+#define IQ2SIGN(l, h, s, g) \
 	VPSHUFBITQMB iq2pBits<>+64*(2*l+h)(SB), s, K2; \
 	VPSUBB       g, Z31, K2, g
 
@@ -214,10 +219,10 @@ GLOBL iq2pOne<>(SB), RODATA|NOPTR, $4
 	IQ2G4OUT(Z24, Z25, 4*j(R10)(BX*1), a3)
 
 // IQ2G4INIT points DI, R11, R12, R14 at the four tokens' codes, R9 at m8,
-// R10 at the block scales and SI at the group (saved at 1024(SP)), CX the
+// R10 at the block scales and SI at the group (saved at gp(SP)), CX the
 // super-blocks, and clears the sixteen accumulators.
-#define IQ2G4INIT \
-	MOVQ   1024(SP), SI; \
+#define IQ2G4INIT(gp) \
+	MOVQ   gp(SP), SI; \
 	MOVQ   xq+8(FP), DI; \
 	MOVQ   nsb+32(FP), AX; \
 	SHLQ   $8, AX; \
@@ -270,7 +275,7 @@ GLOBL iq2pOne<>(SB), RODATA|NOPTR, $4
 	VMOVUPS Z21, dst
 
 // IQ2G4END stores the four tokens' sums of a group and steps to the next.
-#define IQ2G4END \
+#define IQ2G4END(gp) \
 	MOVQ ostride+56(FP), AX; \
 	SHLQ $2, AX; \
 	IQ2G4STORE(0, Z0, Z1, Z2, Z3, (R13)); \
@@ -279,8 +284,168 @@ GLOBL iq2pOne<>(SB), RODATA|NOPTR, $4
 	LEAQ (AX)(AX*2), AX; \
 	IQ2G4STORE(3, Z12, Z13, Z14, Z15, (R13)(AX*1)); \
 	ADDQ $64, R13; \
-	MOVQ SI, 1024(SP); \
+	MOVQ SI, gp(SP); \
 	DECQ R8
+
+
+// ---------------------------------------------------------------------------
+// IQ2_XS. Z28 = 43 bytes in the decode kernel, Z29 the sign bytes'
+// VPMULTISHIFTQB control (bytes 0…3 of each qword from one half's words,
+// bit offsets 9, 25, 41, 57; bytes 4…7 likewise from the other half, merged
+// under K4 = 0xF0…F0). A block's two halves of sixteen weights take
+// different scales, so each half's sums start from its own −43·Σx (two
+// VPDPBUSD of 43s with the activation qwords, negated) and are folded and
+// scaled apart: p = (2·lo + 1)·p₀₁ + (2·hi + 1)·p₂₃, exact.
+
+DATA iq2pXSShift<>+0(SB)/8, $0x3929190939291909
+GLOBL iq2pXSShift<>(SB), RODATA|NOPTR, $8
+DATA iq2pIdx<>+0(SB)/4, $0x1ff
+GLOBL iq2pIdx<>(SB), RODATA|NOPTR, $4
+DATA iq2pLo<>+0(SB)/4, $0x1e
+GLOBL iq2pLo<>(SB), RODATA|NOPTR, $4
+DATA iq2p43<>+0(SB)/4, $0x2b2b2b2b
+GLOBL iq2p43<>(SB), RODATA|NOPTR, $4
+
+#define IQ2XSCONSTS \
+	MOVL         $0x7f7f7f7f, AX; \
+	VPBROADCASTD AX, Z30; \
+	MOVL         $0x56565656, AX; \
+	VPBROADCASTD AX, Z31; \
+	VPBROADCASTQ iq2pXSShift<>(SB), Z29; \
+	MOVL         $0xAAAA, AX; \
+	KMOVW        AX, K3; \
+	MOVQ         $0xf0f0f0f0f0f0f0f0, AX; \
+	KMOVQ        AX, K4; \
+	KXNORW       K7, K7, K7
+
+// IQ2XSSIGNS sets s to the sign bytes of the block at off(base).
+#define IQ2XSSIGNS(off, base, s, t) \
+	VPMULTISHIFTQB off(base), Z29, s; \
+	VPMULTISHIFTQB off+64(base), Z29, K4, s; \
+	IQ2PARITY(s, t)
+
+// IQ2XSLOAD sets g to the grid entries plus 43 of run l, half h of the
+// block at off(base) (grid at tab); y is the index register.
+#define IQ2XSLOAD(off, base, tab, l, h, y, g) \
+	VPMOVZXWD    off+64*h+16*l(base), y; \
+	VPANDD.BCST  iq2pIdx<>(SB), y, y; \
+	KMOVW        K7, K1; \
+	VPXORD       g, g, g; \
+	VPGATHERDQ   (tab)(y*8), K1, g
+
+// IQ2XSNEG sets a, b to −43·Σx over the activation qwords xa, xb (c43 the
+// 43s) in pair form: lanes 2k, 2k+1 of each together the whole sum.
+#define IQ2XSNEG(xa, xb, c43, a, b) \
+	VPXORD    b, b, b; \
+	VPDPBUSD  xa, c43, b; \
+	VPDPBUSD  xb, c43, b; \
+	VPXORD    a, a, a; \
+	VPSUBD    b, a, a; \
+	VMOVDQA64 a, b
+
+// IQ2XSRUN adds run l of the block at off(base) (one token's activation
+// qword in x) to the half sums a, b.
+#define IQ2XSRUN(off, base, l, x, a, b) \
+	IQ2XSLOAD(off, base, R12, l, 0, Y18, Z19); \
+	IQ2SIGN(l, 0, Z20, Z19); \
+	VPDPBUSD x, Z19, a; \
+	IQ2XSLOAD(off, base, R12, l, 1, Y18, Z19); \
+	IQ2SIGN(l, 1, Z20, Z19); \
+	VPDPBUSD x, Z19, b
+
+// IQ2XSSCALES sets lo, hi to 2·ls + 1 of the two halves of the block
+// whose scale bytes are at saddr, lane r row r.
+#define IQ2XSSCALES(saddr, lo, hi) \
+	VPMOVZXBD   saddr, lo; \
+	VPSRLD      $3, lo, hi; \
+	VPORD.BCST  iq2pOne<>(SB), hi, hi; \
+	VPSLLD      $1, lo, lo; \
+	VPANDD.BCST iq2pLo<>(SB), lo, lo; \
+	VPORD.BCST  iq2pOne<>(SB), lo, lo
+
+// IQ2XSBLK is block j of one token for the group at base (d/8 in dv) into
+// acc.
+#define IQ2XSBLK(j, base, dv, acc) \
+	IQ2XSSIGNS(32+144*j, base, Z20, Z21); \
+	VPBROADCASTQ 32*j(DI), Z24; \
+	VPBROADCASTQ 32*j+8(DI), Z25; \
+	IQ2XSNEG(Z24, Z25, Z28, Z22, Z23); \
+	IQ2XSRUN(32+144*j, base, 0, Z24, Z22, Z23); \
+	IQ2XSRUN(32+144*j, base, 1, Z25, Z22, Z23); \
+	VPBROADCASTQ 32*j+16(DI), Z24; \
+	VPBROADCASTQ 32*j+24(DI), Z25; \
+	IQ2XSNEG(Z24, Z25, Z28, Z26, Z27); \
+	IQ2XSRUN(32+144*j, base, 2, Z24, Z26, Z27); \
+	IQ2XSRUN(32+144*j, base, 3, Z25, Z26, Z27); \
+	IQ2FOLD(Z22, Z23, Z19, Z21); \
+	IQ2FOLD(Z26, Z27, Z24, Z25); \
+	IQ2XSSCALES(32+144*j+128(base), Z21, Z20); \
+	VPMULLD Z21, Z19, Z19; \
+	VPMULLD Z20, Z24, Z24; \
+	VPADDD  Z24, Z19, Z19; \
+	IQ2FMA(Z19, dv, 4*j(R10), Z20, acc)
+
+// IQ2XSG4NEG sets the four tokens' half sums Z18…Z25 to −43·Σx over runs
+// l, l+1 of block j (Z26 the 43s, Z27 scratch).
+#define IQ2XSG4NEG1(xr, off, a, b) \
+	VPBROADCASTQ off(xr), Z27; \
+	VPXORD       b, b, b; \
+	VPDPBUSD     Z27, Z26, b; \
+	VPBROADCASTQ off+8(xr), Z27; \
+	VPDPBUSD     Z27, Z26, b; \
+	VPXORD       a, a, a; \
+	VPSUBD       b, a, a; \
+	VMOVDQA64    a, b
+
+#define IQ2XSG4NEG(j, l) \
+	VPBROADCASTD iq2p43<>(SB), Z26; \
+	IQ2XSG4NEG1(DI, 32*j+8*l, Z18, Z19); \
+	IQ2XSG4NEG1(R11, 32*j+8*l, Z20, Z21); \
+	IQ2XSG4NEG1(R12, 32*j+8*l, Z22, Z23); \
+	IQ2XSG4NEG1(R14, 32*j+8*l, Z24, Z25)
+
+// IQ2XSG4RUN is run l of block j for the four tokens (signs in Z17).
+#define IQ2XSG4RUN(j, l) \
+	IQ2XSLOAD(32+144*j, SI, R15, l, 0, Y28, Z26); \
+	IQ2SIGN(l, 0, Z17, Z26); \
+	IQ2XSLOAD(32+144*j, SI, R15, l, 1, Y28, Z27); \
+	IQ2SIGN(l, 1, Z17, Z27); \
+	IQ2G4DOT(32*j+8*l)
+
+// IQ2XSG4HALF0 folds token t's half sums a, b of runs 0, 1, scales them
+// by 2·lo + 1 (Z28) and saves them at frame offset 1024+64t.
+#define IQ2XSG4HALF0(a, b, t) \
+	IQ2FOLD(a, b, Z26, Z27); \
+	VPMULLD   Z28, Z26, Z26; \
+	VMOVDQU64 Z26, 1024+64*t(SP)
+
+// IQ2XSG4HALF1 folds token t's half sums of runs 2, 3, scales them by
+// 2·hi + 1 (Z28), adds the saved ones and adds the block sum into acc.
+#define IQ2XSG4HALF1(a, b, t, daddr, acc) \
+	IQ2FOLD(a, b, Z26, Z27); \
+	VPMULLD Z28, Z26, Z26; \
+	VPADDD  1024+64*t(SP), Z26, Z26; \
+	IQ2FMA(Z26, Z16, daddr, Z27, acc)
+
+// IQ2XSBLK4 is block j for four tokens (as IQ2XXSBLK4).
+#define IQ2XSBLK4(j, a0, a1, a2, a3) \
+	IQ2XSG4NEG(j, 0); \
+	IQ2XSSIGNS(32+144*j, SI, Z17, Z26); \
+	IQ2XSG4RUN(j, 0); \
+	IQ2XSG4RUN(j, 1); \
+	IQ2XSSCALES(32+144*j+128(SI), Z28, Z27); \
+	IQ2XSG4HALF0(Z18, Z19, 0); \
+	IQ2XSG4HALF0(Z20, Z21, 1); \
+	IQ2XSG4HALF0(Z22, Z23, 2); \
+	IQ2XSG4HALF0(Z24, Z25, 3); \
+	IQ2XSG4NEG(j, 2); \
+	IQ2XSG4RUN(j, 2); \
+	IQ2XSG4RUN(j, 3); \
+	IQ2XSSCALES(32+144*j+128(SI), Z27, Z28); \
+	IQ2XSG4HALF1(Z18, Z19, 0, 4*j(R10), a0); \
+	IQ2XSG4HALF1(Z20, Z21, 1, 4*j(R10)(DX*1), a1); \
+	IQ2XSG4HALF1(Z22, Z23, 2, 4*j(R10)(DX*2), a2); \
+	IQ2XSG4HALF1(Z24, Z25, 3, 4*j(R10)(BX*1), a3)
 
 // func rowsIQ2XXSx16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nsb, groups int, out *float32)
 //
@@ -414,7 +579,7 @@ TEXT ·gemm4IQ2XXSx16VNNI(SB), 0, $1032-64
 iq2xxsggroup:
 	TESTQ R8, R8
 	JEQ   iq2xxsgend
-	IQ2G4INIT
+	IQ2G4INIT(1024)
 
 iq2xxsgloop0:
 	IQ2DV(SI, Z16)
@@ -427,7 +592,7 @@ iq2xxsgloop0:
 	JNZ  iq2xxsgloop0
 
 	IQ2G4SAVE
-	IQ2G4INIT
+	IQ2G4INIT(1024)
 
 iq2xxsgloop1:
 	IQ2DV(SI, Z16)
@@ -439,9 +604,166 @@ iq2xxsgloop1:
 	DECQ CX
 	JNZ  iq2xxsgloop1
 
-	IQ2G4END
+	IQ2G4END(1024)
 	JMP iq2xxsggroup
 
 iq2xxsgend:
+	VZEROUPPER
+	RET
+
+// func rowsIQ2XSx16VNNI(p *byte, xq *int8, xd *float32, nsb, groups int, out *float32)
+//
+// As rowsIQ2XXSx16VNNI, for packed IQ2_XS (no m8: the half sums start from
+// −43·Σx of their own weights).
+TEXT ·rowsIQ2XSx16VNNI(SB), NOSPLIT, $0-48
+	MOVQ  p+0(FP), SI
+	MOVQ  out+40(FP), R13
+	MOVQ  groups+32(FP), R8
+	MOVQ  nsb+24(FP), BX
+	IMULQ $1184, BX
+	LEAQ  ·iq2xsGrid43(SB), R12
+	IQ2XSCONSTS
+	VPBROADCASTD iq2p43<>(SB), Z28
+
+iq2xsrpair:
+	CMPQ R8, $2
+	JLT  iq2xsrgroup
+	LEAQ (SI)(BX*1), R11
+	MOVQ xq+8(FP), DI
+	MOVQ xd+16(FP), R10
+	MOVQ nsb+24(FP), CX
+	IQ2ZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	IQ2ZERO8(Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15)
+
+iq2xsrploop:
+	IQ2DV(SI, Z16)
+	IQ2DV(R11, Z17)
+	PFL8(0)
+	PFLB8(0)
+	IQ2XSBLK(0, SI, Z16, Z0)
+	IQ2XSBLK(0, R11, Z17, Z8)
+	IQ2XSBLK(1, SI, Z16, Z1)
+	IQ2XSBLK(1, R11, Z17, Z9)
+	IQ2XSBLK(2, SI, Z16, Z2)
+	IQ2XSBLK(2, R11, Z17, Z10)
+	IQ2XSBLK(3, SI, Z16, Z3)
+	IQ2XSBLK(3, R11, Z17, Z11)
+	PFL8(512)
+	PFLB8(512)
+	PFL2(1024)
+	PFLB2(1024)
+	PFL(1152)
+	PFLB(1152)
+	IQ2XSBLK(4, SI, Z16, Z4)
+	IQ2XSBLK(4, R11, Z17, Z12)
+	IQ2XSBLK(5, SI, Z16, Z5)
+	IQ2XSBLK(5, R11, Z17, Z13)
+	IQ2XSBLK(6, SI, Z16, Z6)
+	IQ2XSBLK(6, R11, Z17, Z14)
+	IQ2XSBLK(7, SI, Z16, Z7)
+	IQ2XSBLK(7, R11, Z17, Z15)
+	ADDQ $1184, SI
+	ADDQ $1184, R11
+	ADDQ $256, DI
+	ADDQ $32, R10
+	DECQ CX
+	JNZ  iq2xsrploop
+
+	IQ2PHSUM(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	IQ2PHSUM(Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15)
+	VMOVUPS Z0, (R13)
+	VMOVUPS Z8, 64(R13)
+	ADDQ    $128, R13
+	MOVQ    R11, SI
+	SUBQ    $2, R8
+	JMP     iq2xsrpair
+
+iq2xsrgroup:
+	TESTQ R8, R8
+	JEQ   iq2xsrend
+	MOVQ  xq+8(FP), DI
+	MOVQ  xd+16(FP), R10
+	MOVQ  nsb+24(FP), CX
+	IQ2ZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+
+iq2xsrloop:
+	IQ2DV(SI, Z16)
+	PFL8(0)
+	IQ2XSBLK(0, SI, Z16, Z0)
+	IQ2XSBLK(1, SI, Z16, Z1)
+	IQ2XSBLK(2, SI, Z16, Z2)
+	IQ2XSBLK(3, SI, Z16, Z3)
+	PFL8(512)
+	PFL2(1024)
+	PFL(1152)
+	IQ2XSBLK(4, SI, Z16, Z4)
+	IQ2XSBLK(5, SI, Z16, Z5)
+	IQ2XSBLK(6, SI, Z16, Z6)
+	IQ2XSBLK(7, SI, Z16, Z7)
+	ADDQ $1184, SI
+	ADDQ $256, DI
+	ADDQ $32, R10
+	DECQ CX
+	JNZ  iq2xsrloop
+
+	IQ2PHSUM(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	VMOVUPS Z0, (R13)
+	ADDQ    $64, R13
+	DECQ    R8
+	JMP     iq2xsrgroup
+
+iq2xsrend:
+	VZEROUPPER
+	RET
+
+// func gemm4IQ2XSx16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nsb, groups int, out *float32, ostride int)
+//
+// As gemm4IQ2XXSx16VNNI, for packed IQ2_XS (m8 is not read; the argument
+// keeps the prefill kernels' shape). Frame: the first pass's accumulators
+// at 0…1023, a block's scaled sums of runs 0, 1 per token at 1024+64t, the
+// group at 1280.
+TEXT ·gemm4IQ2XSx16VNNI(SB), 0, $1288-64
+	MOVQ p+0(FP), AX
+	MOVQ AX, 1280(SP)
+	MOVQ nsb+32(FP), DX
+	SHLQ $5, DX                // 8 blocks · 4 bytes per super-block
+	LEAQ (DX)(DX*2), BX
+	MOVQ out+48(FP), R13
+	MOVQ groups+40(FP), R8
+	LEAQ ·iq2xsGrid43(SB), R15
+	IQ2XSCONSTS
+
+iq2xsggroup:
+	TESTQ R8, R8
+	JEQ   iq2xsgend
+	IQ2G4INIT(1280)
+
+iq2xsgloop0:
+	IQ2DV(SI, Z16)
+	IQ2XSBLK4(0, Z0, Z4, Z8, Z12)
+	IQ2XSBLK4(1, Z1, Z5, Z9, Z13)
+	IQ2XSBLK4(2, Z2, Z6, Z10, Z14)
+	IQ2XSBLK4(3, Z3, Z7, Z11, Z15)
+	IQ2G4NEXT(1184)
+	DECQ CX
+	JNZ  iq2xsgloop0
+
+	IQ2G4SAVE
+	IQ2G4INIT(1280)
+
+iq2xsgloop1:
+	IQ2DV(SI, Z16)
+	IQ2XSBLK4(4, Z0, Z4, Z8, Z12)
+	IQ2XSBLK4(5, Z1, Z5, Z9, Z13)
+	IQ2XSBLK4(6, Z2, Z6, Z10, Z14)
+	IQ2XSBLK4(7, Z3, Z7, Z11, Z15)
+	IQ2G4NEXT(1184)
+	DECQ CX
+	JNZ  iq2xsgloop1
+
+	IQ2G4END(1280)
+	JMP iq2xsggroup
+
+iq2xsgend:
 	VZEROUPPER
 	RET

@@ -20,6 +20,7 @@ type packedIQ2 struct {
 func packedIQ2Types() []packedIQ2 {
 	return []packedIQ2{
 		{IQ2_XXS, iq2xxsBytes, packIQ2XXSBlockBytes, packIQ2XXS, rowsPackedIQ2XXS, gemm4PackedIQ2XXS},
+		{IQ2_XS, iq2xsBytes, packIQ2XSBlockBytes, packIQ2XS, rowsPackedIQ2XS, gemm4PackedIQ2XS},
 	}
 }
 
