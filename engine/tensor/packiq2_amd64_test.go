@@ -48,9 +48,10 @@ func TestPackedIQ2Grids(t *testing.T) {
 // kernel's single-group loop), and both close to the float64 dot of the
 // dequantised row. The packer writes into a buffer full of 0xff, so that a
 // byte it fails to set shows. The extreme cases set every grid index to
-// an entry of magnitudes 43 where one exists (else any), every sign and
-// scale bit and every activation to +1 or −1 (codes ±127), where the
-// integer sums are largest; the NaN case gives one row a NaN scale.
+// the entry of the largest magnitudes, every scale bit, every sign bit in
+// one super-block of three and none in the others, and every activation
+// to +1 or −1 (codes ±127), where the integer sums are largest; the NaN
+// case gives one row a NaN scale.
 func TestPackedIQ2(t *testing.T) {
 	if !hasIQZ {
 		t.Skip("no AVX-512 VNNI, GFNI, VBMI and BITALG")
@@ -80,18 +81,14 @@ func TestPackedIQ2(t *testing.T) {
 }
 
 // iq2Extreme sets an IQ2_XXS or IQ2_XS super-block's codes to their
-// largest: grid entries of magnitudes 43 only where the grid has one, all
-// signs set (negative) or clear, scales 15.
+// largest: the grid entry of the largest magnitudes (43 each in IQ2_XS's
+// grid; IQ2_XXS's has no such entry), all signs set (negative) or clear,
+// scales 15.
 func iq2Extreme(typ Type, blk []byte, neg bool) {
 	le := binary.LittleEndian
 	switch typ {
 	case IQ2_XXS:
-		idx := 0
-		for i, g := range iq2xxs_grid {
-			if g == 0x2b2b2b2b2b2b2b2b {
-				idx = i
-			}
-		}
+		idx := iq2Largest(iq2xxs_grid[:])
 		for g := range 8 {
 			q := blk[2+8*g:]
 			for l := range 4 {
@@ -104,12 +101,7 @@ func iq2Extreme(typ Type, blk []byte, neg bool) {
 			le.PutUint32(q[4:], s|15<<28)
 		}
 	case IQ2_XS:
-		idx := 0
-		for i, g := range iq2xs_grid {
-			if g == 0x2b2b2b2b2b2b2b2b {
-				idx = i
-			}
-		}
+		idx := iq2Largest(iq2xs_grid[:])
 		for r := range 32 {
 			s := uint16(0)
 			if neg {
@@ -121,6 +113,21 @@ func iq2Extreme(typ Type, blk []byte, neg bool) {
 			blk[66+g] = 0xff
 		}
 	}
+}
+
+// iq2Largest is the index of grid's entry of the largest sum of bytes.
+func iq2Largest(grid []uint64) int {
+	best, bs := 0, 0
+	for i, g := range grid {
+		s := 0
+		for k := range 8 {
+			s += int(byte(g >> (8 * k)))
+		}
+		if s > bs {
+			best, bs = i, s
+		}
+	}
+	return best
 }
 
 // testPackedIQ2 is one case of TestPackedIQ2: gguf the type's GGUF-layout
