@@ -261,3 +261,13 @@ func TestPackedIQ2Matrix(t *testing.T) {
 // triad of the same run, GGUF layout ("old") and packed ("new"), as
 // BenchmarkTQTriad (packtq_amd64_test.go). Run with -benchtime=Nx.
 func BenchmarkIQ2Triad(b *testing.B) { benchTriadTypes(b, IQ2_XXS, IQ2_XS) }
+
+// BenchmarkPackedIQ2 times IQ2_XXS's and IQ2_XS's kernels, packed against
+// the GGUF layout (benchPacked).
+func BenchmarkPackedIQ2(b *testing.B) {
+	for _, pt := range packedIQ2Types() {
+		b.Run(pt.typ.String(), func(b *testing.B) {
+			benchPacked(b, pt.typ, pt.bb, pt.block, pt.pack, pt.rows, pt.gemm4)
+		})
+	}
+}
