@@ -57,6 +57,10 @@ func usePacked(rows *[typeSlots]packedRowsFn, gemm4 *[typeSlots]packedGemm4Fn, v
 			rows[TQ2_0], gemm4[TQ2_0] = rowsPackedTQ2, gemm4PackedTQ2
 			rows[TQ1_0], gemm4[TQ1_0] = rowsPackedTQ1, gemm4PackedTQ1
 		}
+		if hasIQZ {
+			rows[IQ2_XXS], gemm4[IQ2_XXS] = rowsPackedIQ2XXS, gemm4PackedIQ2XXS
+			rows[IQ2_XS], gemm4[IQ2_XS] = rowsPackedIQ2XS, gemm4PackedIQ2XS
+		}
 		return
 	}
 	rows[Q4_0], gemm4[Q4_0] = rowsPackedAVX2, gemm4PackedAVX2

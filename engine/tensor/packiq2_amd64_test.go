@@ -1,0 +1,273 @@
+package tensor
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// packedIQ2 is one packed IQ2 type's packer and kernels, for the tests.
+type packedIQ2 struct {
+	typ       Type
+	bb, block int // the file's super-block bytes, the packed group's
+	pack      func(dst, src []byte, nsb, g0, g1 int)
+	rows      packedRowsFn
+	gemm4     packedGemm4Fn
+}
+
+func packedIQ2Types() []packedIQ2 {
+	return []packedIQ2{
+		{IQ2_XXS, iq2xxsBytes, packIQ2XXSBlockBytes, packIQ2XXS, rowsPackedIQ2XXS, gemm4PackedIQ2XXS},
+		{IQ2_XS, iq2xsBytes, packIQ2XSBlockBytes, packIQ2XS, rowsPackedIQ2XS, gemm4PackedIQ2XS},
+	}
+}
+
+// TestPackedIQ2Grids proves the packed kernels' grids plus 43 against the
+// grids.
+func TestPackedIQ2Grids(t *testing.T) {
+	const add = 0x2b2b2b2b2b2b2b2b
+	for i, g := range iq2xxs_grid {
+		if iq2xxsGrid43[i] != g+add {
+			t.Fatalf("iq2xxsGrid43[%d] = %#x, want %#x", i, iq2xxsGrid43[i], g+add)
+		}
+	}
+	for i, g := range iq2xs_grid {
+		if iq2xsGrid43[i] != g+add {
+			t.Fatalf("iq2xsGrid43[%d] = %#x, want %#x", i, iq2xsGrid43[i], g+add)
+		}
+	}
+}
+
+// TestPackedIQ2 checks the packed IQ2_XXS and IQ2_XS kernels bit for bit:
+// the decode kernel against the type's GGUF-layout AVX2 kernel row by row
+// (the packed layout keeps its arithmetic, packiq2.go), the four-token
+// kernel against the decode kernel per token, over one to nine
+// super-blocks a row and one to three groups (odd counts run the decode
+// kernel's single-group loop), and both close to the float64 dot of the
+// dequantised row. The packer writes into a buffer full of 0xff, so that a
+// byte it fails to set shows. The extreme cases set every grid index to
+// the entry of the largest magnitudes, every scale bit, every sign bit in
+// one super-block of three and none in the others, and every activation
+// to +1 or −1 (codes ±127), where the integer sums are largest; the NaN
+// case gives one row a NaN scale.
+func TestPackedIQ2(t *testing.T) {
+	if !hasIQZ {
+		t.Skip("no AVX-512 VNNI, GFNI, VBMI and BITALG")
+	}
+	rng := rand.New(rand.NewPCG(81, 82))
+	type shape struct {
+		cols, groups int
+		extreme      float32
+		nan          bool
+	}
+	var shapes []shape
+	for _, cols := range []int{256, 512, 768, 2304} {
+		for _, groups := range []int{1, 2, 3} {
+			shapes = append(shapes, shape{cols, groups, 0, false})
+		}
+	}
+	shapes = append(shapes, shape{768, 3, 1, false}, shape{512, 2, -1, false}, shape{512, 2, 0, true})
+	kg := newKernelsVNNI(nil, true, false)
+	defer kg.Close()
+	for _, c := range shapes {
+		for _, pt := range packedIQ2Types() {
+			t.Run(fmt.Sprintf("%s/%dx%d/extreme=%v/nan=%v", pt.typ, c.groups*16, c.cols, c.extreme, c.nan), func(t *testing.T) {
+				testPackedIQ2(t, rng, pt, kg.rows[pt.typ], c.cols, c.groups, c.extreme, c.nan)
+			})
+		}
+	}
+}
+
+// iq2Extreme sets an IQ2_XXS or IQ2_XS super-block's codes to their
+// largest: the grid entry of the largest magnitudes (43 each in IQ2_XS's
+// grid; IQ2_XXS's has no such entry), all signs set (negative) or clear,
+// scales 15.
+func iq2Extreme(typ Type, blk []byte, neg bool) {
+	le := binary.LittleEndian
+	switch typ {
+	case IQ2_XXS:
+		idx := iq2Largest(iq2xxs_grid[:])
+		for g := range 8 {
+			q := blk[2+8*g:]
+			for l := range 4 {
+				q[l] = byte(idx)
+			}
+			s := uint32(0)
+			if neg {
+				s = 0x7f | 0x7f<<7 | 0x7f<<14 | 0x7f<<21
+			}
+			le.PutUint32(q[4:], s|15<<28)
+		}
+	case IQ2_XS:
+		idx := iq2Largest(iq2xs_grid[:])
+		for r := range 32 {
+			s := uint16(0)
+			if neg {
+				s = 0x7f << 9
+			}
+			le.PutUint16(blk[2+2*r:], uint16(idx)|s)
+		}
+		for g := range 8 {
+			blk[66+g] = 0xff
+		}
+	}
+}
+
+// iq2Largest is the index of grid's entry of the largest sum of bytes.
+func iq2Largest(grid []uint64) int {
+	best, bs := 0, 0
+	for i, g := range grid {
+		s := 0
+		for k := range 8 {
+			s += int(byte(g >> (8 * k)))
+		}
+		if s > bs {
+			best, bs = i, s
+		}
+	}
+	return best
+}
+
+// testPackedIQ2 is one case of TestPackedIQ2: gguf the type's GGUF-layout
+// kernel; extreme, when not 0, the sign of every activation.
+func testPackedIQ2(t *testing.T, rng *rand.Rand, pt packedIQ2, gguf rowsFn, cols, groups int, extreme float32, nan bool) {
+	typ, bb := pt.typ, pt.bb
+	rows, nsb := groups*packRows, cols/QKK
+	data := randomWeights(rng, typ, rows, cols)
+	x := randomVec(rng, 4*cols)
+	if extreme != 0 {
+		for b := 0; b < len(data); b += bb {
+			iq2Extreme(typ, data[b:b+bb], b/bb%3 == 0)
+			binary.LittleEndian.PutUint16(data[b:], F32ToF16(0.5))
+		}
+		for i := range x {
+			x[i] = extreme
+		}
+	}
+	rb := nsb * bb
+	if nan {
+		binary.LittleEndian.PutUint16(data[5*rb+bb*(nsb-1):], 0x7e00)
+	}
+	p := make([]byte, groups*nsb*pt.block)
+	for i := range p {
+		p[i] = 0xff
+	}
+	pt.pack(p, data, nsb, 0, groups)
+	var buf actBuf
+	buf.ensure(4, cols)
+	for tok := range 4 {
+		quantizeAct(buf.row(tok, cols), x[tok*cols:(tok+1)*cols])
+	}
+	one := make([]float32, 4*rows)
+	want := make([]float32, rows)
+	for tok := range 4 {
+		a := buf.row(tok, cols)
+		pt.rows(p, a, one[tok*rows:(tok+1)*rows])
+		gguf(data, nil, a, want)
+		xseen := actValues(x[tok*cols : (tok+1)*cols])
+		for r := range rows {
+			got := one[tok*rows+r]
+			if math.Float32bits(got) != math.Float32bits(want[r]) {
+				t.Fatalf("row %d token %d: packed %v, GGUF-layout kernel %v", r, tok, got, want[r])
+			}
+			if nan && r == 5 {
+				if !math.IsNaN(float64(got)) {
+					t.Fatalf("row %d token %d: %v with a NaN scale", r, tok, got)
+				}
+				continue
+			}
+			exact, mag := refDot(t, typ, data[r*rb:(r+1)*rb], xseen)
+			if d := math.Abs(float64(got) - exact); d > 1e-5*mag+1e-30 {
+				t.Fatalf("row %d token %d: %v, float64 %v (|diff| %g > 1e-5·%g)", r, tok, got, exact, d, mag)
+			}
+		}
+	}
+	const ostride = 97
+	four := make([]float32, 3*ostride+rows)
+	nb := cols / QK
+	a4 := act{qs: buf.qs[:4*cols], d: buf.d[:4*nb], m8: buf.m8[:4*nb]}
+	pt.gemm4(p, a4, groups, four, ostride)
+	for tok := range 4 {
+		for r := range rows {
+			if got, want := four[tok*ostride+r], one[tok*rows+r]; math.Float32bits(got) != math.Float32bits(want) {
+				t.Fatalf("row %d token %d: four-token %v, one-token %v", r, tok, got, want)
+			}
+		}
+	}
+}
+
+// TestPackedIQ2Matrix: Kernels.Pack packs an IQ2_XXS or IQ2_XS matrix of
+// at least one group on the VNNI kernels (its leading Rows&^15 rows, Data
+// left alone, the file's bytes a row and super-block), MatVec gives the
+// unpacked matrix's numbers bit for bit on every row, and MatMul gives each
+// token what MatVec gives it, through the packed prefill kernel, the
+// padded group of three, the decode kernel for a tail of tokens and the
+// GGUF-layout kernels for the tail rows; a NaN input shows in its token's
+// outputs only.
+func TestPackedIQ2Matrix(t *testing.T) {
+	if !hasIQZ {
+		t.Skip("no AVX-512 VNNI, GFNI, VBMI and BITALG")
+	}
+	pool := NewPool(2)
+	defer pool.Close()
+	k := newKernelsVNNI(pool, true, true)
+	rng := rand.New(rand.NewPCG(83, 84))
+	for _, pt := range packedIQ2Types() {
+		for _, c := range []struct{ cols, rows int }{{256, 16}, {256, 79}, {768, 130}} {
+			typ, cols, rows := pt.typ, c.cols, c.rows
+			data := randomWeights(rng, typ, rows, cols)
+			orig := append([]byte(nil), data...)
+			w, _ := NewMatrix(typ, rows, cols, data)
+			p := k.Pack(w)
+			if p == w || p.Packed() != rows&^15 || k.Pack(p) != p {
+				t.Fatalf("%s %d×%d: Pack gave %d packed rows (same matrix %v)", typ, rows, cols, p.Packed(), p == w)
+			}
+			if len(p.packed) != p.Packed()*cols/QKK*pt.bb {
+				t.Fatalf("%s %d×%d: packed copy of %d bytes for %d rows", typ, rows, cols, len(p.packed), p.Packed())
+			}
+			x := randomVec(rng, 9*cols)
+			y, yw := make([]float32, rows), make([]float32, rows)
+			k.MatVec(y, p, x[:cols])
+			k.MatVec(yw, w, x[:cols])
+			for r := range rows {
+				if math.Float32bits(y[r]) != math.Float32bits(yw[r]) {
+					t.Fatalf("%s %d×%d row %d: packed %g, unpacked %g", typ, rows, cols, r, y[r], yw[r])
+				}
+			}
+			for _, n := range []int{1, 3, 4, 5, 9} {
+				checkMatMulEqualsMatVec(t, k, p, x[:n*cols], n)
+			}
+			for i := range data {
+				if data[i] != orig[i] {
+					t.Fatalf("%s %d×%d: packing changed Data at byte %d", typ, rows, cols, i)
+				}
+			}
+			xn := append([]float32(nil), x[:4*cols]...)
+			xn[cols+40] = float32(math.NaN())
+			yn := make([]float32, 4*rows)
+			k.MatMul(yn, p, xn, 4)
+			for i, v := range yn {
+				if (i/rows == 1) != math.IsNaN(float64(v)) {
+					t.Fatalf("%s %d×%d: NaN in token 1: token %d row %d gives %g", typ, rows, cols, i/rows, i%rows, v)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkIQ2Triad is decode of IQ2_XXS and IQ2_XS against the STREAM
+// triad of the same run, GGUF layout ("old") and packed ("new"), as
+// BenchmarkTQTriad (packtq_amd64_test.go). Run with -benchtime=Nx.
+func BenchmarkIQ2Triad(b *testing.B) { benchTriadTypes(b, IQ2_XXS, IQ2_XS) }
+
+// BenchmarkPackedIQ2 times IQ2_XXS's and IQ2_XS's kernels, packed against
+// the GGUF layout (benchPacked).
+func BenchmarkPackedIQ2(b *testing.B) {
+	for _, pt := range packedIQ2Types() {
+		b.Run(pt.typ.String(), func(b *testing.B) {
+			benchPacked(b, pt.typ, pt.bb, pt.block, pt.pack, pt.rows, pt.gemm4)
+		})
+	}
+}
