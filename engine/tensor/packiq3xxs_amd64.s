@@ -226,14 +226,12 @@ GLOBL iq3xCtl<>(SB), RODATA|NOPTR, $512
 DATA iq3xMS<>+0(SB)/8, $0x352e2720150e0700
 GLOBL iq3xMS<>(SB), RODATA|NOPTR, $8
 
-// In-register lookups (the decode kernel's entries 4…7): iq3xLo and iq3xHi
+// In-register lookups (entries 4…7 of every sub-block): iq3xLo and iq3xHi
 // hold the low byte and the high nibble of each grid entry's twelve-bit
 // level code (three bits a weight, level k of 4, 12, 20, 28, 36, 44, 52,
-// 62 as k), iq3xLvl 62 + level (b&7) for every byte b, iq3xCmb the
-// VPERMI2B controls that put entry m's low byte and high nibble of row r
-// (bytes 16(m−4)+r of the two 64-entry vectors) into bytes 0, 1 of dword r,
-// and iq3xMS2 the VPMULTISHIFTQB control that moves code field k of each
-// dword into its byte k.
+// 62 as k), iq3xLvl 62 + level (b&7) for every byte b, and iq3xMSLo and
+// iq3xMSHi the VPMULTISHIFTQB controls that move code fields 0…3 of the
+// qword's words 0, 1 (iq3xMSLo) or 2, 3 (iq3xMSHi) into its bytes 0…7.
 DATA iq3xLo<>+0(SB)/8, $0x12100f0b09040200
 DATA iq3xLo<>+8(SB)/8, $0x4a4843413d3b2219
 DATA iq3xLo<>+16(SB)/8, $0x80786c615a585551
@@ -309,41 +307,10 @@ DATA iq3xLvl<>+40(SB)/8, $0x7c726a625a524a42
 DATA iq3xLvl<>+48(SB)/8, $0x7c726a625a524a42
 DATA iq3xLvl<>+56(SB)/8, $0x7c726a625a524a42
 GLOBL iq3xLvl<>(SB), RODATA|NOPTR, $64
-DATA iq3xCmb<>+0(SB)/8, $0x0000410100004000
-DATA iq3xCmb<>+8(SB)/8, $0x0000430300004202
-DATA iq3xCmb<>+16(SB)/8, $0x0000450500004404
-DATA iq3xCmb<>+24(SB)/8, $0x0000470700004606
-DATA iq3xCmb<>+32(SB)/8, $0x0000490900004808
-DATA iq3xCmb<>+40(SB)/8, $0x00004b0b00004a0a
-DATA iq3xCmb<>+48(SB)/8, $0x00004d0d00004c0c
-DATA iq3xCmb<>+56(SB)/8, $0x00004f0f00004e0e
-DATA iq3xCmb<>+64(SB)/8, $0x0000511100005010
-DATA iq3xCmb<>+72(SB)/8, $0x0000531300005212
-DATA iq3xCmb<>+80(SB)/8, $0x0000551500005414
-DATA iq3xCmb<>+88(SB)/8, $0x0000571700005616
-DATA iq3xCmb<>+96(SB)/8, $0x0000591900005818
-DATA iq3xCmb<>+104(SB)/8, $0x00005b1b00005a1a
-DATA iq3xCmb<>+112(SB)/8, $0x00005d1d00005c1c
-DATA iq3xCmb<>+120(SB)/8, $0x00005f1f00005e1e
-DATA iq3xCmb<>+128(SB)/8, $0x0000612100006020
-DATA iq3xCmb<>+136(SB)/8, $0x0000632300006222
-DATA iq3xCmb<>+144(SB)/8, $0x0000652500006424
-DATA iq3xCmb<>+152(SB)/8, $0x0000672700006626
-DATA iq3xCmb<>+160(SB)/8, $0x0000692900006828
-DATA iq3xCmb<>+168(SB)/8, $0x00006b2b00006a2a
-DATA iq3xCmb<>+176(SB)/8, $0x00006d2d00006c2c
-DATA iq3xCmb<>+184(SB)/8, $0x00006f2f00006e2e
-DATA iq3xCmb<>+192(SB)/8, $0x0000713100007030
-DATA iq3xCmb<>+200(SB)/8, $0x0000733300007232
-DATA iq3xCmb<>+208(SB)/8, $0x0000753500007434
-DATA iq3xCmb<>+216(SB)/8, $0x0000773700007636
-DATA iq3xCmb<>+224(SB)/8, $0x0000793900007838
-DATA iq3xCmb<>+232(SB)/8, $0x00007b3b00007a3a
-DATA iq3xCmb<>+240(SB)/8, $0x00007d3d00007c3c
-DATA iq3xCmb<>+248(SB)/8, $0x00007f3f00007e3e
-GLOBL iq3xCmb<>(SB), RODATA|NOPTR, $256
-DATA iq3xMS2<>+0(SB)/8, $0x2926232009060300
-GLOBL iq3xMS2<>(SB), RODATA|NOPTR, $8
+DATA iq3xMSLo<>+0(SB)/8, $0x1916131009060300
+GLOBL iq3xMSLo<>(SB), RODATA|NOPTR, $8
+DATA iq3xMSHi<>+0(SB)/8, $0x3936333029262320
+GLOBL iq3xMSHi<>(SB), RODATA|NOPTR, $8
 
 DATA iq3xOne<>+0(SB)/4, $1
 GLOBL iq3xOne<>(SB), RODATA|NOPTR, $4
@@ -428,8 +395,8 @@ GLOBL iq3xQuarter<>(SB), RODATA|NOPTR, $4
 // left, R13 out. Z0…Z7 the block accumulators, Z8 d/4, Z9 aux, Z10 signs,
 // Z11 scratch, Z12 2s+1, Z13 and Z14 the sub-block's two sums (even and
 // odd entries: two VPDPBUSD chains), Z15, Z16 indices, Z17, Z18, Z19
-// weights, Z20, Z21 the halves of iq3xLo at 0 and 128, Z22, Z23 those of
-// iq3xHi, Z24 iq3xMS2, Z25…Z27 IQ3XLINE's.
+// weights, Z20 iq3xMSLo, Z21 iq3xMSHi, Z22…Z24 weights, Z25…Z27 and Z11
+// IQ3XLINE's.
 
 // IQ3XE1 is entry m of sub-block j, gathered, for one token into sum.
 #define IQ3XE1(j, m, w, idx, sum) \
@@ -437,56 +404,67 @@ GLOBL iq3xQuarter<>(SB), RODATA|NOPTR, $4
 	VPDPBUSD.BCST 32*j+4*m(DI), w, sum
 
 // IQ3XLINE looks up the level codes of the 64 entries m = 4…7 of
-// sub-block j (their index bytes at 32+128j+64): Z26 the low bytes, Z27
-// the high nibbles, each from two 128-entry VPERMI2B lookups blended by
-// the index's bit 7. Clobbers Z11, Z25, K3.
-#define IQ3XLINE(j) \
-	VMOVDQU64 32+128*j+64(SI), Z25; \
-	VPMOVB2M  Z25, K3; \
-	VMOVDQA64 Z25, Z26; \
-	VPERMI2B  iq3xLo<>+64(SB), Z20, Z26; \
-	VMOVDQA64 Z25, Z11; \
-	VPERMI2B  iq3xLo<>+192(SB), Z21, Z11; \
-	VPBLENDMB Z11, Z26, K3, Z26; \
-	VMOVDQA64 Z25, Z27; \
-	VPERMI2B  iq3xHi<>+64(SB), Z22, Z27; \
-	VPERMI2B  iq3xHi<>+192(SB), Z23, Z25; \
-	VPBLENDMB Z25, Z27, K3, Z27
+// sub-block j (their index bytes at 32+128j+64, in packIQ3XXS's order for
+// them): the low bytes into a, the high nibbles into c, each from two
+// 128-entry VPERMT2B lookups (tables from memory: loads, not port-5 work)
+// blended by the index's bit 7; then words code = low | high<<8 by
+// VPUNPCKLBW into idx (entries 4, 5: qword q holds rows 2q, 2q+1 of entry
+// 4 in words 0, 1 and of entry 5 in words 2, 3) and VPUNPCKHBW into a
+// (entries 6, 7 likewise). Clobbers b, K3.
+#define IQ3XLINE(j, idx, a, b, c) \
+	VMOVDQU64  32+128*j+64(SI), idx; \
+	VPMOVB2M   idx, K3; \
+	VMOVDQU64  iq3xLo<>+0(SB), a; \
+	VPERMT2B   iq3xLo<>+64(SB), idx, a; \
+	VMOVDQU64  iq3xLo<>+128(SB), b; \
+	VPERMT2B   iq3xLo<>+192(SB), idx, b; \
+	VPBLENDMB  b, a, K3, a; \
+	VMOVDQU64  iq3xHi<>+0(SB), c; \
+	VPERMT2B   iq3xHi<>+64(SB), idx, c; \
+	VMOVDQU64  iq3xHi<>+128(SB), b; \
+	VPERMT2B   iq3xHi<>+192(SB), idx, b; \
+	VPBLENDMB  b, c, K3, c; \
+	VPUNPCKLBW c, a, idx; \
+	VPUNPCKHBW c, a, a
 
-// IQ3XE1R is entry m (4…7, co = 64(m−4)) of sub-block j from IQ3XLINE's
-// codes, for one token into sum: the code's dword per row (VPERMI2B),
-// its four fields in bytes (VPMULTISHIFTQB), 62 + level (VPERMB), then
-// the signs as IQ3XW's.
-#define IQ3XE1R(j, m, co, w, sum) \
-	VMOVDQU64      iq3xCmb<>+co(SB), w; \
-	VPERMI2B       Z27, Z26, w; \
-	VPMULTISHIFTQB w, Z24, w; \
+// IQ3XR sets w to entry m (4…7) from IQ3XLINE's codes src with the
+// VPMULTISHIFTQB control ctl (iq3xMSLo for m = 4, 6, iq3xMSHi for 5, 7):
+// the four fields in bytes, 62 + level by VPERMB, then the signs (s) as
+// IQ3XW's.
+#define IQ3XR(m, src, ctl, s, w) \
+	VPMULTISHIFTQB src, ctl, w; \
 	VPERMB         iq3xLvl<>(SB), w, w; \
-	VPSHUFBITQMB   iq3xCtl<>+64*m(SB), Z10, K2; \
-	VPSUBB         w, Z31, K2, w; \
-	VPDPBUSD.BCST  32*j+4*m(DI), w, sum
+	VPSHUFBITQMB   iq3xCtl<>+64*m(SB), s, K2; \
+	VPSUBB         w, Z31, K2, w
+
+// IQ3XE1R is IQ3XR for one token into sum.
+#define IQ3XE1R(j, m, src, ctl, w, sum) \
+	IQ3XR(m, src, ctl, Z10, w); \
+	VPDPBUSD.BCST 32*j+4*m(DI), w, sum
 
 // IQ3XBLK1 is sub-block j of one token for the group at SI, into acc:
 // entries 0…3 gathered (the load ports), 4…7 looked up in registers (port
 // 5), alternated. On data in L1 (two groups of nine super-blocks, one
 // thread, the best of eight runs on the shared 2-vCPU VM) an entry took
-// 2.68 ns with all eight gathered, 2.60 with two looked up, 2.52 with
-// three and 2.31 with four: the lookups cost more port-5 work than the
-// gathers (VPMOVZXBD, the gather's own uops), so the two ways do not
-// overlap as far as the load ports alone would allow.
+// 2.68–2.75 ns with all eight gathered; with two, three or four looked up
+// (an earlier lookup, VPERMI2B per entry) 2.60, 2.52 and 2.31–2.46; with
+// four by this lookup 2.21–2.34, and with all eight 2.20. The lookups cost
+// port-5 work the gathers share (VPMOVZXBD, the signs' VPSHUFBITQMB, the
+// gathers' own uops), so the two ways overlap far less than the load
+// ports alone would allow.
 #define IQ3XBLK1(j, acc) \
 	IQ3XSIGNS(j, Z9, Z10, Z11, Z12); \
 	IQ3XSTART(4*j(R9), Z13); \
 	VPXORD Z14, Z14, Z14; \
-	IQ3XLINE(j); \
+	IQ3XLINE(j, Z25, Z26, Z11, Z27); \
 	IQ3XE1(j, 0, Z17, Z15, Z13); \
-	IQ3XE1R(j, 4, 0, Z19, Z14); \
+	IQ3XE1R(j, 4, Z25, Z20, Z22, Z14); \
 	IQ3XE1(j, 1, Z18, Z16, Z13); \
-	IQ3XE1R(j, 5, 64, Z19, Z14); \
+	IQ3XE1R(j, 5, Z25, Z21, Z23, Z14); \
 	IQ3XE1(j, 2, Z17, Z15, Z13); \
-	IQ3XE1R(j, 6, 128, Z19, Z14); \
+	IQ3XE1R(j, 6, Z26, Z20, Z24, Z14); \
 	IQ3XE1(j, 3, Z18, Z16, Z13); \
-	IQ3XE1R(j, 7, 192, Z19, Z14); \
+	IQ3XE1R(j, 7, Z26, Z21, Z19, Z14); \
 	VPADDD Z14, Z13, Z13; \
 	IQ3XFMA(Z13, Z12, Z8, 4*j(R10), Z19, acc)
 
@@ -499,11 +477,8 @@ TEXT ·rowsIQ3XXSx16VNNI(SB), NOSPLIT, $0-56
 	MOVQ groups+40(FP), R8
 	LEAQ iq3xxsG62<>(SB), R12
 	IQ3XCONSTS
-	VMOVDQU64    iq3xLo<>+0(SB), Z20
-	VMOVDQU64    iq3xLo<>+128(SB), Z21
-	VMOVDQU64    iq3xHi<>+0(SB), Z22
-	VMOVDQU64    iq3xHi<>+128(SB), Z23
-	VPBROADCASTQ iq3xMS2<>(SB), Z24
+	VPBROADCASTQ iq3xMSLo<>(SB), Z20
+	VPBROADCASTQ iq3xMSHi<>(SB), Z21
 
 iq3xrgroup:
 	TESTQ R8, R8
@@ -561,7 +536,17 @@ iq3xrend:
 	VPDPBUSD.BCST 32*j+4*m(R12), Z26, Z23; \
 	VPDPBUSD.BCST 32*j+4*m(R14), Z26, Z24
 
-// IQ3XBLK4 is sub-block j for four tokens, into a0…a3.
+// IQ3XE4R is entry m (4…7) from IQ3XLINE's codes src (control ctl) for
+// the four tokens; Z17 (aux, spent) takes the weights.
+#define IQ3XE4R(j, m, src, ctl) \
+	IQ3XR(m, src, ctl, Z18, Z17); \
+	VPDPBUSD.BCST 32*j+4*m(DI), Z17, Z21; \
+	VPDPBUSD.BCST 32*j+4*m(R11), Z17, Z22; \
+	VPDPBUSD.BCST 32*j+4*m(R12), Z17, Z23; \
+	VPDPBUSD.BCST 32*j+4*m(R14), Z17, Z24
+
+// IQ3XBLK4 is sub-block j for four tokens, into a0…a3: entries 0…3
+// gathered, 4…7 looked up in registers, as the decode kernel's.
 #define IQ3XBLK4(j, a0, a1, a2, a3) \
 	IQ3XSIGNS(j, Z17, Z18, Z19, Z20); \
 	IQ3XSTART(4*j(R9), Z21); \
@@ -572,10 +557,13 @@ iq3xrend:
 	IQ3XE4(j, 1); \
 	IQ3XE4(j, 2); \
 	IQ3XE4(j, 3); \
-	IQ3XE4(j, 4); \
-	IQ3XE4(j, 5); \
-	IQ3XE4(j, 6); \
-	IQ3XE4(j, 7); \
+	IQ3XLINE(j, Z25, Z26, Z19, Z27); \
+	VPBROADCASTQ iq3xMSLo<>(SB), Z27; \
+	VPBROADCASTQ iq3xMSHi<>(SB), Z19; \
+	IQ3XE4R(j, 4, Z25, Z27); \
+	IQ3XE4R(j, 5, Z25, Z19); \
+	IQ3XE4R(j, 6, Z26, Z27); \
+	IQ3XE4R(j, 7, Z26, Z19); \
 	IQ3XFMA(Z21, Z20, Z16, 4*j(R10), Z27, a0); \
 	IQ3XFMA(Z22, Z20, Z16, 4*j(R10)(DX*1), Z27, a1); \
 	IQ3XFMA(Z23, Z20, Z16, 4*j(R10)(DX*2), Z27, a2); \
