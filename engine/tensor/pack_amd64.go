@@ -60,6 +60,7 @@ func usePacked(rows *[typeSlots]packedRowsFn, gemm4 *[typeSlots]packedGemm4Fn, v
 		if hasIQZ {
 			rows[IQ2_XXS], gemm4[IQ2_XXS] = rowsPackedIQ2XXS, gemm4PackedIQ2XXS
 			rows[IQ2_XS], gemm4[IQ2_XS] = rowsPackedIQ2XS, gemm4PackedIQ2XS
+			rows[IQ3_XXS], gemm4[IQ3_XXS] = rowsPackedIQ3XXS, gemm4PackedIQ3XXS
 		}
 		return
 	}

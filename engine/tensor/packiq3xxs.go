@@ -1,0 +1,97 @@
+package tensor
+
+import "encoding/binary"
+
+// Packed IQ3_XXS: sixteen rows interleaved, one row per 32-bit lane of a
+// ZMM, so that a sub-block's float work is one instruction for sixteen
+// rows and its integer work VPDPBUSD's (unsigned weights, one dword of four
+// per row, times one signed activation dword broadcast to every lane),
+// where the GGUF-layout kernel (dot_iq3_amd64.s) decodes, folds and
+// converts one row at a time.
+//
+// Group g (rows 16g…16g+15) holds, for each 256-weight super-block column
+// in turn, packIQ3XXSBlockBytes = 1568 bytes:
+//
+//	[0, 32)       the sixteen rows' f16 scales d, row r at 2r;
+//	[32, 1056)    the grid indices, 128 bytes a sub-block j = 0…7: at
+//	              32+128j+16m+r row r's qs[8j+m] for entries m = 0…3
+//	              (the magnitudes of weights 32j+4m…32j+4m+3), so that
+//	              sixteen rows' indices of one entry are sixteen
+//	              consecutive bytes, one VPMOVZXBD from the gather's index
+//	              vector; at 96+128j+packIQ3XXSLine(m, r) row r's
+//	              qs[8j+4+m] for entries 4+m, in the order the in-register
+//	              lookup wants (packIQ3XXSLine);
+//	[1056, 1568)  the signs-and-scale words: dword 1056+64j+4r is row r's
+//	              aux_j as in the file, one vector a sub-block.
+//
+// That is 98 bytes a row and super-block, the file's own size: a packed
+// IQ3_XXS matrix reads no more bytes per token than the GGUF one.
+//
+// Arithmetic (decode and prefill kernels alike, every lane alike): entries
+// 0…3 of sub-block j come in for sixteen rows with one VPGATHERDD each
+// from a table of the grid entries plus 62 in every byte (iq3xxsG62,
+// 66…124), entries 4…7 from lookups in registers (the entry's twelve-bit
+// code of 3-bit levels by VPERMT2B, its fields by VPMULTISHIFTQB, 62 +
+// level by VPERMB), which spreads the work over the load ports and port
+// 5; a negative weight becomes 124 − (62+g) = 62 − g by one merge-masked
+// VPSUBB, the mask from the sign word (VPSHUFBITQMB). So each weight is
+// w' = 62 + sign·g in [0, 124], and the block's exact integer
+//
+//	isum = Σ sign·g·x = −62·Σx + Σ w'·x
+//
+// is started from −62·Σx = 62·(m8/8) and completed by eight VPDPBUSD
+// (|isum| ≤ 32·62·127, exact in int32). Then, as the GGUF-layout kernel:
+//
+//	acc_j = fma(float((2s+1)·isum), (f32(d)·0.25)·dx, acc_j)
+//
+// with the exact int32 product first, one accumulator per sub-block
+// position j = 0…7, super-blocks in order, and the result ((acc_0 +
+// acc_4) + (acc_1 + acc_5)) + ((acc_2 + acc_6) + (acc_3 + acc_7)) (its
+// eight lanes, then IQ3HSUM's order). So a packed matrix gives the very
+// numbers of an unpacked one and the models' goldens do not move. The
+// packed decode and prefill kernels agree bit for bit.
+//
+// The sign word of a row's sub-block (its byte l ksigns_iq2xs[field l of
+// aux], the seven stored signs and their parity) is formed for sixteen
+// rows at once in the kernel: VPMULTISHIFTQB moves field l to byte l, and
+// VPOPCNTB's bit 0 is the parity, shifted to bit 7.
+
+// packIQ3XXSBlockBytes is one 256-column super-block of a group of sixteen
+// IQ3_XXS rows in the packed layout.
+const packIQ3XXSBlockBytes = packRows * iq3xxsBytes
+
+// packIQ3XXSLine is where, in the second 64 bytes of a sub-block's index
+// bytes, entry 4+m of row r goes: byte 16L + 8u + 4v + i with L = r/4,
+// v = r/2 % 2, u = m/2 and i = 2(m%2) + r%2, so that after the kernels'
+// lookups VPUNPCKLBW (u = 0) and VPUNPCKHBW (u = 1) of the codes' low and
+// high bytes leave in qword q = 2L + v the words of rows 2q, 2q+1 of entry
+// 4+2u (words 0, 1) and 5+2u (words 2, 3).
+func packIQ3XXSLine(m, r int) int {
+	return 16*(r/4) + 8*(m/2) + 4*(r/2%2) + 2*(m%2) + r%2
+}
+
+// packIQ3XXS interleaves groups g0…g1−1 of src (IQ3_XXS rows of nsb
+// super-blocks) into dst, which holds the whole packed matrix.
+func packIQ3XXS(dst, src []byte, nsb, g0, g1 int) {
+	rb := nsb * iq3xxsBytes
+	le := binary.LittleEndian
+	for g := g0; g < g1; g++ {
+		gs := src[g*packRows*rb:][:packRows*rb]
+		for sb := range nsb {
+			o := dst[(g*nsb+sb)*packIQ3XXSBlockBytes:][:packIQ3XXSBlockBytes]
+			for r := range packRows {
+				blk := gs[r*rb+sb*iq3xxsBytes:][:iq3xxsBytes]
+				o[2*r], o[2*r+1] = blk[0], blk[1]
+				for j := range 8 {
+					for m := range 4 {
+						o[32+128*j+16*m+r] = blk[2+8*j+m]
+						o[96+128*j+packIQ3XXSLine(m, r)] = blk[6+8*j+m]
+					}
+				}
+				for j := range 8 {
+					le.PutUint32(o[1056+64*j+4*r:], le.Uint32(blk[66+4*j:]))
+				}
+			}
+		}
+	}
+}
