@@ -24,25 +24,28 @@ import "encoding/binary"
 //	              1184+8e is the sign bit of row r's weight 32j+4m+i (bit
 //	              4(m%2)+i of its signs[4j+m/2]): the KMOVQ mask of the
 //	              gathered vector's bytes;
-//	[1696, 1760)  the scales: byte r of the 16 at 1696+16p is row r's
-//	              scales[p] (sub-block 2p's s in the low nibble, 2p+1's in
-//	              the high one).
+//	[1696, 1760)  the scales: dword r is row r's four scale bytes, as in
+//	              the file (sub-block j's s is its nibble j: one VPSRLD,
+//	              and VPERMPS reads the low four bits).
 //
 // That is 110 bytes a row and super-block, the file's own size.
 //
-// The kernels gather from iq3sGrid15 (packiq3s_amd64.s), iq3s_grid with 15
-// added to every byte: w' = 15 + m, and a negative weight's byte becomes
-// 30 − w' = 15 − m by one VPSUBB merge-masked by its sign bits, so every
-// weight is 15 + (±m) in [0, 30], unsigned as VPDPBUSD wants it.
+// The kernels gather from iq3sGrid16 (packiq3s_amd64.s), iq3s_grid with 16
+// added to every byte: w' = 16 + m, and a negative weight's byte becomes
+// 32 − w' = 16 − m by one VPSUBB merge-masked by its sign bits, so every
+// weight is 16 + (±m) in [1, 31], unsigned as VPDPBUSD wants it. (An
+// offset of 16 rather than the least, 15, makes the start of the sum one
+// doubling of m8.)
 //
 // Arithmetic (decode and prefill kernels alike, every lane alike): for row
 // r and token t, sub-block j of super-block s gives the exact integer
 //
-//	i = Σ(±m)·x = −15·Σx + Σw'·x
+//	i = Σ(±m)·x = −16·Σx + Σw'·x
 //
-// started from −15·Σx = 2·m8 − m8/8 (m8 = −8·Σx) and completed by eight
-// VPDPBUSD (|Σw'·x| ≤ 32·30·128: exact in int32), then p = (2s+1)·i
-// (VPMULLD, as the GGUF-layout kernel's; |p| < 2²⁴, exact in float32) and
+// started from −16·Σx = 2·m8 (m8 = −8·Σx) and completed by eight VPDPBUSD
+// (|Σw'·x| ≤ 32·31·128: exact in int32), then p = (2s+1)·i, the
+// GGUF-layout kernel's exact integer (|p| < 2²⁴), formed as the float
+// product float(i)·float(2s+1), which is exact and so the same float, and
 //
 //	acc_j = fma(float(p), f32(d)·dx, acc_j)
 //
@@ -86,9 +89,7 @@ func packIQ3S(dst, src []byte, nsb, g0, g1 int) {
 					qh[e] |= uint16(blk[66+j]>>m&1) << r
 					sg[e] |= uint64(blk[74+4*j+m/2]>>(4*(m%2))&0xF) << (4 * r)
 				}
-				for p := range 4 {
-					o[packIQ3SScales+16*p+r] = blk[106+p]
-				}
+				copy(o[packIQ3SScales+4*r:][:4], blk[106:110])
 			}
 			for e := range 64 {
 				le.PutUint16(o[packIQ3SQh+2*e:], qh[e])

@@ -7,7 +7,7 @@ func rowsIQ3Sx16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nsb, groups int,
 func gemm4IQ3Sx16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nsb, groups int, out *float32, ostride int)
 
 // rowsPackedIQ3S is the packed IQ3_S decode kernel (packiq3s_amd64.s). It
-// starts each block's integer sum from 2·m8 − m8/8 = −15·Σx, so it checks
+// starts each block's integer sum from 2·m8 = −16·Σx, so it checks
 // m8.
 func rowsPackedIQ3S(p []byte, a act, out []float32) {
 	groups := len(out) / packRows

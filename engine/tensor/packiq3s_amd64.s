@@ -3,14 +3,14 @@
 
 // Packed IQ3_S kernels (layout and arithmetic: packiq3s.go), sixteen rows
 // per ZMM lane, on AVX-512 VNNI. Per super-block: the rows' d widened from
-// f16; per sub-block j and token: an integer sum started from −15·Σx =
-// 2·m8 − m8/8 and completed by eight VPDPBUSD, one per grid entry m: the
-// sixteen rows' 9-bit indices (VPMOVZXBD of the low bytes, the ninth bit
-// ORed in under a KMOVW mask), one VPGATHERDD of their entries from
-// iq3sGrid15 (four bytes 15 + m a row), the negative weights' bytes made
-// 30 − (15 + m) by one VPSUBB under a KMOVQ mask of the sign bits, times
-// one activation dword broadcast to every lane; then times 2s+1 (VPMULLD),
-// converted, and one FMA into the sub-block position's accumulator: eight
+// f16; per sub-block j and token: an integer sum started from −16·Σx =
+// 2·m8 and completed by eight VPDPBUSD, one per grid entry m: the sixteen
+// rows' 9-bit indices (VPMOVZXBD of the low bytes, the ninth bit ORed in
+// under a KMOVW mask), one VPGATHERDD of their entries from iq3sGrid16
+// (four bytes 16 + m a row), the negative weights' bytes made 32 − (16 +
+// m) by one VPSUBB under a KMOVQ mask of the sign bits, times one
+// activation dword broadcast to every lane; then converted, times 2s+1
+// (exact), and one FMA into the sub-block position's accumulator: eight
 // accumulators a group, summed at the end as the GGUF-layout kernel's
 // IQ3HSUM sums its eight lanes.
 //
@@ -18,275 +18,282 @@
 // group. Their destination is zeroed first (VPXORD, a dependency-breaking
 // idiom), else each gather would wait on the last use of its register.
 //
-// Z29 = 30 in every byte, Z30 = 256 in every dword.
+// Z29 = 32 in every byte, Z30 = 256 in every dword, Z31 iq3sOdd.
 
-// iq3sGrid15 is iq3s_grid (iqtables_gen.go) with 15 added to each of its
-// entries' four bytes (magnitudes 1…15 become 16…30); TestPackedIQ3S
+// iq3sGrid16 is iq3s_grid (iqtables_gen.go) with 16 added to each of its
+// entries' four bytes (magnitudes 1…15 become 17…31); TestPackedIQ3S
 // checks it entry by entry through the kernels.
-DATA iq3sGrid15<>+0(SB)/8, $0x1010101210101010
-DATA iq3sGrid15<>+8(SB)/8, $0x1010101a10101014
-DATA iq3sGrid15<>+16(SB)/8, $0x101012101010101e
-DATA iq3sGrid15<>+24(SB)/8, $0x1010121410101212
-DATA iq3sGrid15<>+32(SB)/8, $0x1010121c10101218
-DATA iq3sGrid15<>+40(SB)/8, $0x1010141210101410
-DATA iq3sGrid15<>+48(SB)/8, $0x101016161010141a
-DATA iq3sGrid15<>+56(SB)/8, $0x1010181410101810
-DATA iq3sGrid15<>+64(SB)/8, $0x1010181e1010181a
-DATA iq3sGrid15<>+72(SB)/8, $0x10101a1610101a12
-DATA iq3sGrid15<>+80(SB)/8, $0x10101c1410101c10
-DATA iq3sGrid15<>+88(SB)/8, $0x10101e1810101e12
-DATA iq3sGrid15<>+96(SB)/8, $0x1012101010101e1e
-DATA iq3sGrid15<>+104(SB)/8, $0x1012101410121012
-DATA iq3sGrid15<>+112(SB)/8, $0x1012121010121018
-DATA iq3sGrid15<>+120(SB)/8, $0x1012121a10121212
-DATA iq3sGrid15<>+128(SB)/8, $0x1012141610121410
-DATA iq3sGrid15<>+136(SB)/8, $0x101216121012141e
-DATA iq3sGrid15<>+144(SB)/8, $0x101218181012161a
-DATA iq3sGrid15<>+152(SB)/8, $0x10121c1a10121c12
-DATA iq3sGrid15<>+160(SB)/8, $0x1014101010121e14
-DATA iq3sGrid15<>+168(SB)/8, $0x1014101a10141012
-DATA iq3sGrid15<>+176(SB)/8, $0x101412101014101e
-DATA iq3sGrid15<>+184(SB)/8, $0x1014121c10141216
-DATA iq3sGrid15<>+192(SB)/8, $0x1014141a10141412
-DATA iq3sGrid15<>+200(SB)/8, $0x1014161810141610
-DATA iq3sGrid15<>+208(SB)/8, $0x1014181a10141814
-DATA iq3sGrid15<>+216(SB)/8, $0x10141a121014181e
-DATA iq3sGrid15<>+224(SB)/8, $0x10141e1010141a16
-DATA iq3sGrid15<>+232(SB)/8, $0x1016101610141e16
-DATA iq3sGrid15<>+240(SB)/8, $0x1016121a10161212
-DATA iq3sGrid15<>+248(SB)/8, $0x1016141410161410
-DATA iq3sGrid15<>+256(SB)/8, $0x1016161610161612
-DATA iq3sGrid15<>+264(SB)/8, $0x101618181016161c
-DATA iq3sGrid15<>+272(SB)/8, $0x10161a1410161a10
-DATA iq3sGrid15<>+280(SB)/8, $0x10161e1210161c1e
-DATA iq3sGrid15<>+288(SB)/8, $0x1018101010161e1a
-DATA iq3sGrid15<>+296(SB)/8, $0x1018121e10181216
-DATA iq3sGrid15<>+304(SB)/8, $0x1018141810181412
-DATA iq3sGrid15<>+312(SB)/8, $0x1018181010181614
-DATA iq3sGrid15<>+320(SB)/8, $0x10181a1210181816
-DATA iq3sGrid15<>+328(SB)/8, $0x101a101410181e10
-DATA iq3sGrid15<>+336(SB)/8, $0x101a1410101a1018
-DATA iq3sGrid15<>+344(SB)/8, $0x101a141c101a1414
-DATA iq3sGrid15<>+352(SB)/8, $0x101a1812101a1616
-DATA iq3sGrid15<>+360(SB)/8, $0x101a181e101a181a
-DATA iq3sGrid15<>+368(SB)/8, $0x101a1e16101a1c1c
-DATA iq3sGrid15<>+376(SB)/8, $0x101c1212101c101c
-DATA iq3sGrid15<>+384(SB)/8, $0x101c1612101c1216
-DATA iq3sGrid15<>+392(SB)/8, $0x101c1e12101c1a14
-DATA iq3sGrid15<>+400(SB)/8, $0x101e1014101e1010
-DATA iq3sGrid15<>+408(SB)/8, $0x101e1410101e1018
-DATA iq3sGrid15<>+416(SB)/8, $0x101e141c101e1414
-DATA iq3sGrid15<>+424(SB)/8, $0x101e1a10101e1616
-DATA iq3sGrid15<>+432(SB)/8, $0x12101010101e1a18
-DATA iq3sGrid15<>+440(SB)/8, $0x1210101412101012
-DATA iq3sGrid15<>+448(SB)/8, $0x1210121012101018
-DATA iq3sGrid15<>+456(SB)/8, $0x1210121612101212
-DATA iq3sGrid15<>+464(SB)/8, $0x1210121e1210121a
-DATA iq3sGrid15<>+472(SB)/8, $0x1210141412101410
-DATA iq3sGrid15<>+480(SB)/8, $0x1210161812101612
-DATA iq3sGrid15<>+488(SB)/8, $0x12101a181210161c
-DATA iq3sGrid15<>+496(SB)/8, $0x12101c1212101a1c
-DATA iq3sGrid15<>+504(SB)/8, $0x1212101012101e14
-DATA iq3sGrid15<>+512(SB)/8, $0x1212101612121012
-DATA iq3sGrid15<>+520(SB)/8, $0x121212101212101c
-DATA iq3sGrid15<>+528(SB)/8, $0x1212141212121218
-DATA iq3sGrid15<>+536(SB)/8, $0x1212161612121610
-DATA iq3sGrid15<>+544(SB)/8, $0x12121a1012121812
-DATA iq3sGrid15<>+552(SB)/8, $0x12121e1012121a14
-DATA iq3sGrid15<>+560(SB)/8, $0x1214101012121e1c
-DATA iq3sGrid15<>+568(SB)/8, $0x1214121a12141214
-DATA iq3sGrid15<>+576(SB)/8, $0x121414101214121e
-DATA iq3sGrid15<>+584(SB)/8, $0x1214161412141418
-DATA iq3sGrid15<>+592(SB)/8, $0x1214181612141810
-DATA iq3sGrid15<>+600(SB)/8, $0x12141c1012141a1a
-DATA iq3sGrid15<>+608(SB)/8, $0x1216101212141e14
-DATA iq3sGrid15<>+616(SB)/8, $0x1216101e12161018
-DATA iq3sGrid15<>+624(SB)/8, $0x1216121612161210
-DATA iq3sGrid15<>+632(SB)/8, $0x1216141e12161412
-DATA iq3sGrid15<>+640(SB)/8, $0x1216161812161610
-DATA iq3sGrid15<>+648(SB)/8, $0x12161c1412161812
-DATA iq3sGrid15<>+656(SB)/8, $0x1218101612161e10
-DATA iq3sGrid15<>+664(SB)/8, $0x121812141218101a
-DATA iq3sGrid15<>+672(SB)/8, $0x1218161212181218
-DATA iq3sGrid15<>+680(SB)/8, $0x1218181412181616
-DATA iq3sGrid15<>+688(SB)/8, $0x12181a101218181c
-DATA iq3sGrid15<>+696(SB)/8, $0x121a101212181a18
-DATA iq3sGrid15<>+704(SB)/8, $0x121a1216121a1210
-DATA iq3sGrid15<>+712(SB)/8, $0x121a1610121a1412
-DATA iq3sGrid15<>+720(SB)/8, $0x121a1a12121a1614
-DATA iq3sGrid15<>+728(SB)/8, $0x121c1418121c1410
-DATA iq3sGrid15<>+736(SB)/8, $0x121c1818121c141e
-DATA iq3sGrid15<>+744(SB)/8, $0x121e1012121c181c
-DATA iq3sGrid15<>+752(SB)/8, $0x121e1210121e1016
-DATA iq3sGrid15<>+760(SB)/8, $0x121e1412121e1214
-DATA iq3sGrid15<>+768(SB)/8, $0x121e1812121e161a
-DATA iq3sGrid15<>+776(SB)/8, $0x121e1e10121e1c14
-DATA iq3sGrid15<>+784(SB)/8, $0x1410101214101010
-DATA iq3sGrid15<>+792(SB)/8, $0x1410101a14101016
-DATA iq3sGrid15<>+800(SB)/8, $0x141012101410101e
-DATA iq3sGrid15<>+808(SB)/8, $0x1410121814101214
-DATA iq3sGrid15<>+816(SB)/8, $0x141014121410121c
-DATA iq3sGrid15<>+824(SB)/8, $0x1410141e14101416
-DATA iq3sGrid15<>+832(SB)/8, $0x1410161414101610
-DATA iq3sGrid15<>+840(SB)/8, $0x1410181614101812
-DATA iq3sGrid15<>+848(SB)/8, $0x14101a101410181a
-DATA iq3sGrid15<>+856(SB)/8, $0x14101c1e14101a14
-DATA iq3sGrid15<>+864(SB)/8, $0x14101e1614101e10
-DATA iq3sGrid15<>+872(SB)/8, $0x1412101014101e1a
-DATA iq3sGrid15<>+880(SB)/8, $0x1412121014121014
-DATA iq3sGrid15<>+888(SB)/8, $0x1412121e14121216
-DATA iq3sGrid15<>+896(SB)/8, $0x1412141a14121414
-DATA iq3sGrid15<>+904(SB)/8, $0x1412161814121612
-DATA iq3sGrid15<>+912(SB)/8, $0x14121a1214121814
-DATA iq3sGrid15<>+920(SB)/8, $0x1414101814141012
-DATA iq3sGrid15<>+928(SB)/8, $0x141414121414101e
-DATA iq3sGrid15<>+936(SB)/8, $0x1414161014141416
-DATA iq3sGrid15<>+944(SB)/8, $0x141418121414161e
-DATA iq3sGrid15<>+952(SB)/8, $0x14141a1e14141a16
-DATA iq3sGrid15<>+960(SB)/8, $0x14141e1814141e12
-DATA iq3sGrid15<>+968(SB)/8, $0x1416101414161010
-DATA iq3sGrid15<>+976(SB)/8, $0x141612121416101a
-DATA iq3sGrid15<>+984(SB)/8, $0x1416141814161414
-DATA iq3sGrid15<>+992(SB)/8, $0x1416161614161612
-DATA iq3sGrid15<>+1000(SB)/8, $0x14161a1014161814
-DATA iq3sGrid15<>+1008(SB)/8, $0x1418101214161c1c
-DATA iq3sGrid15<>+1016(SB)/8, $0x141814101418101e
-DATA iq3sGrid15<>+1024(SB)/8, $0x1418161414181416
-DATA iq3sGrid15<>+1032(SB)/8, $0x141818121418161a
-DATA iq3sGrid15<>+1040(SB)/8, $0x14181e1a14181e14
-DATA iq3sGrid15<>+1048(SB)/8, $0x141a1212141a1018
-DATA iq3sGrid15<>+1056(SB)/8, $0x141a161e141a1414
-DATA iq3sGrid15<>+1064(SB)/8, $0x141a1a16141a1810
-DATA iq3sGrid15<>+1072(SB)/8, $0x141c1010141a1e10
-DATA iq3sGrid15<>+1080(SB)/8, $0x141c101e141c1014
-DATA iq3sGrid15<>+1088(SB)/8, $0x141c1a1a141c1412
-DATA iq3sGrid15<>+1096(SB)/8, $0x141e101a141c1c12
-DATA iq3sGrid15<>+1104(SB)/8, $0x141e141c141e1212
-DATA iq3sGrid15<>+1112(SB)/8, $0x141e1816141e1610
-DATA iq3sGrid15<>+1120(SB)/8, $0x16101014141e1a10
-DATA iq3sGrid15<>+1128(SB)/8, $0x1610121616101212
-DATA iq3sGrid15<>+1136(SB)/8, $0x1610121e1610121a
-DATA iq3sGrid15<>+1144(SB)/8, $0x1610161216101414
-DATA iq3sGrid15<>+1152(SB)/8, $0x1610161a16101616
-DATA iq3sGrid15<>+1160(SB)/8, $0x1610181816101814
-DATA iq3sGrid15<>+1168(SB)/8, $0x16101a121610181e
-DATA iq3sGrid15<>+1176(SB)/8, $0x16101e1216101c16
-DATA iq3sGrid15<>+1184(SB)/8, $0x1612101616121012
-DATA iq3sGrid15<>+1192(SB)/8, $0x161212181612101a
-DATA iq3sGrid15<>+1200(SB)/8, $0x1612141616121412
-DATA iq3sGrid15<>+1208(SB)/8, $0x16121c1016121810
-DATA iq3sGrid15<>+1216(SB)/8, $0x16121e1c16121e14
-DATA iq3sGrid15<>+1224(SB)/8, $0x1614121416141010
-DATA iq3sGrid15<>+1232(SB)/8, $0x1614161416141410
-DATA iq3sGrid15<>+1240(SB)/8, $0x16141a1016141618
-DATA iq3sGrid15<>+1248(SB)/8, $0x1616121016161012
-DATA iq3sGrid15<>+1256(SB)/8, $0x1616141216161218
-DATA iq3sGrid15<>+1264(SB)/8, $0x1616141e16161416
-DATA iq3sGrid15<>+1272(SB)/8, $0x1616181216161610
-DATA iq3sGrid15<>+1280(SB)/8, $0x1616181e16161816
-DATA iq3sGrid15<>+1288(SB)/8, $0x16161e1616161a1a
-DATA iq3sGrid15<>+1296(SB)/8, $0x1618121216181016
-DATA iq3sGrid15<>+1304(SB)/8, $0x161814141618121c
-DATA iq3sGrid15<>+1312(SB)/8, $0x16181a1416181612
-DATA iq3sGrid15<>+1320(SB)/8, $0x16181c1816181c10
-DATA iq3sGrid15<>+1328(SB)/8, $0x161a1210161a1012
-DATA iq3sGrid15<>+1336(SB)/8, $0x161a141a161a1214
-DATA iq3sGrid15<>+1344(SB)/8, $0x161a1818161a1614
-DATA iq3sGrid15<>+1352(SB)/8, $0x161a1e16161a1a1c
-DATA iq3sGrid15<>+1360(SB)/8, $0x161c1812161c121c
-DATA iq3sGrid15<>+1368(SB)/8, $0x161e1016161e1012
-DATA iq3sGrid15<>+1376(SB)/8, $0x161e1414161e1410
-DATA iq3sGrid15<>+1384(SB)/8, $0x18101010161e161a
-DATA iq3sGrid15<>+1392(SB)/8, $0x1810121418101018
-DATA iq3sGrid15<>+1400(SB)/8, $0x1810141818101410
-DATA iq3sGrid15<>+1408(SB)/8, $0x181016141810141e
-DATA iq3sGrid15<>+1416(SB)/8, $0x18101a1018101812
-DATA iq3sGrid15<>+1424(SB)/8, $0x1812101418101e10
-DATA iq3sGrid15<>+1432(SB)/8, $0x181212121812101e
-DATA iq3sGrid15<>+1440(SB)/8, $0x1812141418121216
-DATA iq3sGrid15<>+1448(SB)/8, $0x1812161a18121610
-DATA iq3sGrid15<>+1456(SB)/8, $0x18121a1218121816
-DATA iq3sGrid15<>+1464(SB)/8, $0x1814101218121a1a
-DATA iq3sGrid15<>+1472(SB)/8, $0x1814121018141016
-DATA iq3sGrid15<>+1480(SB)/8, $0x181414121814121a
-DATA iq3sGrid15<>+1488(SB)/8, $0x1814181018141616
-DATA iq3sGrid15<>+1496(SB)/8, $0x18141c1418141a1e
-DATA iq3sGrid15<>+1504(SB)/8, $0x1816101818141e10
-DATA iq3sGrid15<>+1512(SB)/8, $0x1816121618161212
-DATA iq3sGrid15<>+1520(SB)/8, $0x1816141418161410
-DATA iq3sGrid15<>+1528(SB)/8, $0x1816161a18161612
-DATA iq3sGrid15<>+1536(SB)/8, $0x1818101418181010
-DATA iq3sGrid15<>+1544(SB)/8, $0x1818161e18181418
-DATA iq3sGrid15<>+1552(SB)/8, $0x18181e1218181810
-DATA iq3sGrid15<>+1560(SB)/8, $0x181a101e181a101a
-DATA iq3sGrid15<>+1568(SB)/8, $0x181a1c14181a1412
-DATA iq3sGrid15<>+1576(SB)/8, $0x181c1618181c1216
-DATA iq3sGrid15<>+1584(SB)/8, $0x181e1210181c1c10
-DATA iq3sGrid15<>+1592(SB)/8, $0x181e1610181e121a
-DATA iq3sGrid15<>+1600(SB)/8, $0x181e1a12181e1816
-DATA iq3sGrid15<>+1608(SB)/8, $0x1a1012101a101014
-DATA iq3sGrid15<>+1616(SB)/8, $0x1a1014141a101218
-DATA iq3sGrid15<>+1624(SB)/8, $0x1a1018181a101810
-DATA iq3sGrid15<>+1632(SB)/8, $0x1a101a141a10181e
-DATA iq3sGrid15<>+1640(SB)/8, $0x1a101e181a101c1c
-DATA iq3sGrid15<>+1648(SB)/8, $0x1a1210161a121012
-DATA iq3sGrid15<>+1656(SB)/8, $0x1a1212141a12101a
-DATA iq3sGrid15<>+1664(SB)/8, $0x1a1216141a121412
-DATA iq3sGrid15<>+1672(SB)/8, $0x1a1410101a121e14
-DATA iq3sGrid15<>+1680(SB)/8, $0x1a1414161a141212
-DATA iq3sGrid15<>+1688(SB)/8, $0x1a14161c1a141610
-DATA iq3sGrid15<>+1696(SB)/8, $0x1a1610141a141a16
-DATA iq3sGrid15<>+1704(SB)/8, $0x1a1612101a16101e
-DATA iq3sGrid15<>+1712(SB)/8, $0x1a1618181a16141e
-DATA iq3sGrid15<>+1720(SB)/8, $0x1a161c1a1a161a12
-DATA iq3sGrid15<>+1728(SB)/8, $0x1a1810121a161e16
-DATA iq3sGrid15<>+1736(SB)/8, $0x1a1814101a181018
-DATA iq3sGrid15<>+1744(SB)/8, $0x1a18181c1a181614
-DATA iq3sGrid15<>+1752(SB)/8, $0x1a1a141c1a1a1214
-DATA iq3sGrid15<>+1760(SB)/8, $0x1a1a1a161a1a1a12
-DATA iq3sGrid15<>+1768(SB)/8, $0x1a1e10141a1c1814
-DATA iq3sGrid15<>+1776(SB)/8, $0x1a1e14141a1e1018
-DATA iq3sGrid15<>+1784(SB)/8, $0x1c1012161c101212
-DATA iq3sGrid15<>+1792(SB)/8, $0x1c1016121c10121a
-DATA iq3sGrid15<>+1800(SB)/8, $0x1c101c101c101616
-DATA iq3sGrid15<>+1808(SB)/8, $0x1c1214101c121010
-DATA iq3sGrid15<>+1816(SB)/8, $0x1c121c181c12141e
-DATA iq3sGrid15<>+1824(SB)/8, $0x1c1416181c141214
-DATA iq3sGrid15<>+1832(SB)/8, $0x1c141a1a1c141814
-DATA iq3sGrid15<>+1840(SB)/8, $0x1c141e101c141c14
-DATA iq3sGrid15<>+1848(SB)/8, $0x1c1612181c161010
-DATA iq3sGrid15<>+1856(SB)/8, $0x1c1618101c161412
-DATA iq3sGrid15<>+1864(SB)/8, $0x1c1818161c18141a
-DATA iq3sGrid15<>+1872(SB)/8, $0x1c1a10101c181c14
-DATA iq3sGrid15<>+1880(SB)/8, $0x1c1a16181c1a1016
-DATA iq3sGrid15<>+1888(SB)/8, $0x1c1c101a1c1a1c10
-DATA iq3sGrid15<>+1896(SB)/8, $0x1c1e12121c1c1810
-DATA iq3sGrid15<>+1904(SB)/8, $0x1e1010101c1e1216
-DATA iq3sGrid15<>+1912(SB)/8, $0x1e10101e1e101018
-DATA iq3sGrid15<>+1920(SB)/8, $0x1e1014141e101410
-DATA iq3sGrid15<>+1928(SB)/8, $0x1e1018101e10161c
-DATA iq3sGrid15<>+1936(SB)/8, $0x1e101c141e101a18
-DATA iq3sGrid15<>+1944(SB)/8, $0x1e1212121e121014
-DATA iq3sGrid15<>+1952(SB)/8, $0x1e1218161e121418
-DATA iq3sGrid15<>+1960(SB)/8, $0x1e1410121e12181a
-DATA iq3sGrid15<>+1968(SB)/8, $0x1e1412101e141018
-DATA iq3sGrid15<>+1976(SB)/8, $0x1e1414121e14121c
-DATA iq3sGrid15<>+1984(SB)/8, $0x1e141a121e141610
-DATA iq3sGrid15<>+1992(SB)/8, $0x1e1616141e161014
-DATA iq3sGrid15<>+2000(SB)/8, $0x1e161a161e16161a
-DATA iq3sGrid15<>+2008(SB)/8, $0x1e18101a1e181012
-DATA iq3sGrid15<>+2016(SB)/8, $0x1e1814101e181216
-DATA iq3sGrid15<>+2024(SB)/8, $0x1e1a14141e181a10
-DATA iq3sGrid15<>+2032(SB)/8, $0x1e1c10141e1a1814
-DATA iq3sGrid15<>+2040(SB)/8, $0x1e1e10101e1c1612
-GLOBL iq3sGrid15<>(SB), RODATA|NOPTR, $2048
+DATA iq3sGrid16<>+0(SB)/8, $0x1111111311111111
+DATA iq3sGrid16<>+8(SB)/8, $0x1111111b11111115
+DATA iq3sGrid16<>+16(SB)/8, $0x111113111111111f
+DATA iq3sGrid16<>+24(SB)/8, $0x1111131511111313
+DATA iq3sGrid16<>+32(SB)/8, $0x1111131d11111319
+DATA iq3sGrid16<>+40(SB)/8, $0x1111151311111511
+DATA iq3sGrid16<>+48(SB)/8, $0x111117171111151b
+DATA iq3sGrid16<>+56(SB)/8, $0x1111191511111911
+DATA iq3sGrid16<>+64(SB)/8, $0x1111191f1111191b
+DATA iq3sGrid16<>+72(SB)/8, $0x11111b1711111b13
+DATA iq3sGrid16<>+80(SB)/8, $0x11111d1511111d11
+DATA iq3sGrid16<>+88(SB)/8, $0x11111f1911111f13
+DATA iq3sGrid16<>+96(SB)/8, $0x1113111111111f1f
+DATA iq3sGrid16<>+104(SB)/8, $0x1113111511131113
+DATA iq3sGrid16<>+112(SB)/8, $0x1113131111131119
+DATA iq3sGrid16<>+120(SB)/8, $0x1113131b11131313
+DATA iq3sGrid16<>+128(SB)/8, $0x1113151711131511
+DATA iq3sGrid16<>+136(SB)/8, $0x111317131113151f
+DATA iq3sGrid16<>+144(SB)/8, $0x111319191113171b
+DATA iq3sGrid16<>+152(SB)/8, $0x11131d1b11131d13
+DATA iq3sGrid16<>+160(SB)/8, $0x1115111111131f15
+DATA iq3sGrid16<>+168(SB)/8, $0x1115111b11151113
+DATA iq3sGrid16<>+176(SB)/8, $0x111513111115111f
+DATA iq3sGrid16<>+184(SB)/8, $0x1115131d11151317
+DATA iq3sGrid16<>+192(SB)/8, $0x1115151b11151513
+DATA iq3sGrid16<>+200(SB)/8, $0x1115171911151711
+DATA iq3sGrid16<>+208(SB)/8, $0x1115191b11151915
+DATA iq3sGrid16<>+216(SB)/8, $0x11151b131115191f
+DATA iq3sGrid16<>+224(SB)/8, $0x11151f1111151b17
+DATA iq3sGrid16<>+232(SB)/8, $0x1117111711151f17
+DATA iq3sGrid16<>+240(SB)/8, $0x1117131b11171313
+DATA iq3sGrid16<>+248(SB)/8, $0x1117151511171511
+DATA iq3sGrid16<>+256(SB)/8, $0x1117171711171713
+DATA iq3sGrid16<>+264(SB)/8, $0x111719191117171d
+DATA iq3sGrid16<>+272(SB)/8, $0x11171b1511171b11
+DATA iq3sGrid16<>+280(SB)/8, $0x11171f1311171d1f
+DATA iq3sGrid16<>+288(SB)/8, $0x1119111111171f1b
+DATA iq3sGrid16<>+296(SB)/8, $0x1119131f11191317
+DATA iq3sGrid16<>+304(SB)/8, $0x1119151911191513
+DATA iq3sGrid16<>+312(SB)/8, $0x1119191111191715
+DATA iq3sGrid16<>+320(SB)/8, $0x11191b1311191917
+DATA iq3sGrid16<>+328(SB)/8, $0x111b111511191f11
+DATA iq3sGrid16<>+336(SB)/8, $0x111b1511111b1119
+DATA iq3sGrid16<>+344(SB)/8, $0x111b151d111b1515
+DATA iq3sGrid16<>+352(SB)/8, $0x111b1913111b1717
+DATA iq3sGrid16<>+360(SB)/8, $0x111b191f111b191b
+DATA iq3sGrid16<>+368(SB)/8, $0x111b1f17111b1d1d
+DATA iq3sGrid16<>+376(SB)/8, $0x111d1313111d111d
+DATA iq3sGrid16<>+384(SB)/8, $0x111d1713111d1317
+DATA iq3sGrid16<>+392(SB)/8, $0x111d1f13111d1b15
+DATA iq3sGrid16<>+400(SB)/8, $0x111f1115111f1111
+DATA iq3sGrid16<>+408(SB)/8, $0x111f1511111f1119
+DATA iq3sGrid16<>+416(SB)/8, $0x111f151d111f1515
+DATA iq3sGrid16<>+424(SB)/8, $0x111f1b11111f1717
+DATA iq3sGrid16<>+432(SB)/8, $0x13111111111f1b19
+DATA iq3sGrid16<>+440(SB)/8, $0x1311111513111113
+DATA iq3sGrid16<>+448(SB)/8, $0x1311131113111119
+DATA iq3sGrid16<>+456(SB)/8, $0x1311131713111313
+DATA iq3sGrid16<>+464(SB)/8, $0x1311131f1311131b
+DATA iq3sGrid16<>+472(SB)/8, $0x1311151513111511
+DATA iq3sGrid16<>+480(SB)/8, $0x1311171913111713
+DATA iq3sGrid16<>+488(SB)/8, $0x13111b191311171d
+DATA iq3sGrid16<>+496(SB)/8, $0x13111d1313111b1d
+DATA iq3sGrid16<>+504(SB)/8, $0x1313111113111f15
+DATA iq3sGrid16<>+512(SB)/8, $0x1313111713131113
+DATA iq3sGrid16<>+520(SB)/8, $0x131313111313111d
+DATA iq3sGrid16<>+528(SB)/8, $0x1313151313131319
+DATA iq3sGrid16<>+536(SB)/8, $0x1313171713131711
+DATA iq3sGrid16<>+544(SB)/8, $0x13131b1113131913
+DATA iq3sGrid16<>+552(SB)/8, $0x13131f1113131b15
+DATA iq3sGrid16<>+560(SB)/8, $0x1315111113131f1d
+DATA iq3sGrid16<>+568(SB)/8, $0x1315131b13151315
+DATA iq3sGrid16<>+576(SB)/8, $0x131515111315131f
+DATA iq3sGrid16<>+584(SB)/8, $0x1315171513151519
+DATA iq3sGrid16<>+592(SB)/8, $0x1315191713151911
+DATA iq3sGrid16<>+600(SB)/8, $0x13151d1113151b1b
+DATA iq3sGrid16<>+608(SB)/8, $0x1317111313151f15
+DATA iq3sGrid16<>+616(SB)/8, $0x1317111f13171119
+DATA iq3sGrid16<>+624(SB)/8, $0x1317131713171311
+DATA iq3sGrid16<>+632(SB)/8, $0x1317151f13171513
+DATA iq3sGrid16<>+640(SB)/8, $0x1317171913171711
+DATA iq3sGrid16<>+648(SB)/8, $0x13171d1513171913
+DATA iq3sGrid16<>+656(SB)/8, $0x1319111713171f11
+DATA iq3sGrid16<>+664(SB)/8, $0x131913151319111b
+DATA iq3sGrid16<>+672(SB)/8, $0x1319171313191319
+DATA iq3sGrid16<>+680(SB)/8, $0x1319191513191717
+DATA iq3sGrid16<>+688(SB)/8, $0x13191b111319191d
+DATA iq3sGrid16<>+696(SB)/8, $0x131b111313191b19
+DATA iq3sGrid16<>+704(SB)/8, $0x131b1317131b1311
+DATA iq3sGrid16<>+712(SB)/8, $0x131b1711131b1513
+DATA iq3sGrid16<>+720(SB)/8, $0x131b1b13131b1715
+DATA iq3sGrid16<>+728(SB)/8, $0x131d1519131d1511
+DATA iq3sGrid16<>+736(SB)/8, $0x131d1919131d151f
+DATA iq3sGrid16<>+744(SB)/8, $0x131f1113131d191d
+DATA iq3sGrid16<>+752(SB)/8, $0x131f1311131f1117
+DATA iq3sGrid16<>+760(SB)/8, $0x131f1513131f1315
+DATA iq3sGrid16<>+768(SB)/8, $0x131f1913131f171b
+DATA iq3sGrid16<>+776(SB)/8, $0x131f1f11131f1d15
+DATA iq3sGrid16<>+784(SB)/8, $0x1511111315111111
+DATA iq3sGrid16<>+792(SB)/8, $0x1511111b15111117
+DATA iq3sGrid16<>+800(SB)/8, $0x151113111511111f
+DATA iq3sGrid16<>+808(SB)/8, $0x1511131915111315
+DATA iq3sGrid16<>+816(SB)/8, $0x151115131511131d
+DATA iq3sGrid16<>+824(SB)/8, $0x1511151f15111517
+DATA iq3sGrid16<>+832(SB)/8, $0x1511171515111711
+DATA iq3sGrid16<>+840(SB)/8, $0x1511191715111913
+DATA iq3sGrid16<>+848(SB)/8, $0x15111b111511191b
+DATA iq3sGrid16<>+856(SB)/8, $0x15111d1f15111b15
+DATA iq3sGrid16<>+864(SB)/8, $0x15111f1715111f11
+DATA iq3sGrid16<>+872(SB)/8, $0x1513111115111f1b
+DATA iq3sGrid16<>+880(SB)/8, $0x1513131115131115
+DATA iq3sGrid16<>+888(SB)/8, $0x1513131f15131317
+DATA iq3sGrid16<>+896(SB)/8, $0x1513151b15131515
+DATA iq3sGrid16<>+904(SB)/8, $0x1513171915131713
+DATA iq3sGrid16<>+912(SB)/8, $0x15131b1315131915
+DATA iq3sGrid16<>+920(SB)/8, $0x1515111915151113
+DATA iq3sGrid16<>+928(SB)/8, $0x151515131515111f
+DATA iq3sGrid16<>+936(SB)/8, $0x1515171115151517
+DATA iq3sGrid16<>+944(SB)/8, $0x151519131515171f
+DATA iq3sGrid16<>+952(SB)/8, $0x15151b1f15151b17
+DATA iq3sGrid16<>+960(SB)/8, $0x15151f1915151f13
+DATA iq3sGrid16<>+968(SB)/8, $0x1517111515171111
+DATA iq3sGrid16<>+976(SB)/8, $0x151713131517111b
+DATA iq3sGrid16<>+984(SB)/8, $0x1517151915171515
+DATA iq3sGrid16<>+992(SB)/8, $0x1517171715171713
+DATA iq3sGrid16<>+1000(SB)/8, $0x15171b1115171915
+DATA iq3sGrid16<>+1008(SB)/8, $0x1519111315171d1d
+DATA iq3sGrid16<>+1016(SB)/8, $0x151915111519111f
+DATA iq3sGrid16<>+1024(SB)/8, $0x1519171515191517
+DATA iq3sGrid16<>+1032(SB)/8, $0x151919131519171b
+DATA iq3sGrid16<>+1040(SB)/8, $0x15191f1b15191f15
+DATA iq3sGrid16<>+1048(SB)/8, $0x151b1313151b1119
+DATA iq3sGrid16<>+1056(SB)/8, $0x151b171f151b1515
+DATA iq3sGrid16<>+1064(SB)/8, $0x151b1b17151b1911
+DATA iq3sGrid16<>+1072(SB)/8, $0x151d1111151b1f11
+DATA iq3sGrid16<>+1080(SB)/8, $0x151d111f151d1115
+DATA iq3sGrid16<>+1088(SB)/8, $0x151d1b1b151d1513
+DATA iq3sGrid16<>+1096(SB)/8, $0x151f111b151d1d13
+DATA iq3sGrid16<>+1104(SB)/8, $0x151f151d151f1313
+DATA iq3sGrid16<>+1112(SB)/8, $0x151f1917151f1711
+DATA iq3sGrid16<>+1120(SB)/8, $0x17111115151f1b11
+DATA iq3sGrid16<>+1128(SB)/8, $0x1711131717111313
+DATA iq3sGrid16<>+1136(SB)/8, $0x1711131f1711131b
+DATA iq3sGrid16<>+1144(SB)/8, $0x1711171317111515
+DATA iq3sGrid16<>+1152(SB)/8, $0x1711171b17111717
+DATA iq3sGrid16<>+1160(SB)/8, $0x1711191917111915
+DATA iq3sGrid16<>+1168(SB)/8, $0x17111b131711191f
+DATA iq3sGrid16<>+1176(SB)/8, $0x17111f1317111d17
+DATA iq3sGrid16<>+1184(SB)/8, $0x1713111717131113
+DATA iq3sGrid16<>+1192(SB)/8, $0x171313191713111b
+DATA iq3sGrid16<>+1200(SB)/8, $0x1713151717131513
+DATA iq3sGrid16<>+1208(SB)/8, $0x17131d1117131911
+DATA iq3sGrid16<>+1216(SB)/8, $0x17131f1d17131f15
+DATA iq3sGrid16<>+1224(SB)/8, $0x1715131517151111
+DATA iq3sGrid16<>+1232(SB)/8, $0x1715171517151511
+DATA iq3sGrid16<>+1240(SB)/8, $0x17151b1117151719
+DATA iq3sGrid16<>+1248(SB)/8, $0x1717131117171113
+DATA iq3sGrid16<>+1256(SB)/8, $0x1717151317171319
+DATA iq3sGrid16<>+1264(SB)/8, $0x1717151f17171517
+DATA iq3sGrid16<>+1272(SB)/8, $0x1717191317171711
+DATA iq3sGrid16<>+1280(SB)/8, $0x1717191f17171917
+DATA iq3sGrid16<>+1288(SB)/8, $0x17171f1717171b1b
+DATA iq3sGrid16<>+1296(SB)/8, $0x1719131317191117
+DATA iq3sGrid16<>+1304(SB)/8, $0x171915151719131d
+DATA iq3sGrid16<>+1312(SB)/8, $0x17191b1517191713
+DATA iq3sGrid16<>+1320(SB)/8, $0x17191d1917191d11
+DATA iq3sGrid16<>+1328(SB)/8, $0x171b1311171b1113
+DATA iq3sGrid16<>+1336(SB)/8, $0x171b151b171b1315
+DATA iq3sGrid16<>+1344(SB)/8, $0x171b1919171b1715
+DATA iq3sGrid16<>+1352(SB)/8, $0x171b1f17171b1b1d
+DATA iq3sGrid16<>+1360(SB)/8, $0x171d1913171d131d
+DATA iq3sGrid16<>+1368(SB)/8, $0x171f1117171f1113
+DATA iq3sGrid16<>+1376(SB)/8, $0x171f1515171f1511
+DATA iq3sGrid16<>+1384(SB)/8, $0x19111111171f171b
+DATA iq3sGrid16<>+1392(SB)/8, $0x1911131519111119
+DATA iq3sGrid16<>+1400(SB)/8, $0x1911151919111511
+DATA iq3sGrid16<>+1408(SB)/8, $0x191117151911151f
+DATA iq3sGrid16<>+1416(SB)/8, $0x19111b1119111913
+DATA iq3sGrid16<>+1424(SB)/8, $0x1913111519111f11
+DATA iq3sGrid16<>+1432(SB)/8, $0x191313131913111f
+DATA iq3sGrid16<>+1440(SB)/8, $0x1913151519131317
+DATA iq3sGrid16<>+1448(SB)/8, $0x1913171b19131711
+DATA iq3sGrid16<>+1456(SB)/8, $0x19131b1319131917
+DATA iq3sGrid16<>+1464(SB)/8, $0x1915111319131b1b
+DATA iq3sGrid16<>+1472(SB)/8, $0x1915131119151117
+DATA iq3sGrid16<>+1480(SB)/8, $0x191515131915131b
+DATA iq3sGrid16<>+1488(SB)/8, $0x1915191119151717
+DATA iq3sGrid16<>+1496(SB)/8, $0x19151d1519151b1f
+DATA iq3sGrid16<>+1504(SB)/8, $0x1917111919151f11
+DATA iq3sGrid16<>+1512(SB)/8, $0x1917131719171313
+DATA iq3sGrid16<>+1520(SB)/8, $0x1917151519171511
+DATA iq3sGrid16<>+1528(SB)/8, $0x1917171b19171713
+DATA iq3sGrid16<>+1536(SB)/8, $0x1919111519191111
+DATA iq3sGrid16<>+1544(SB)/8, $0x1919171f19191519
+DATA iq3sGrid16<>+1552(SB)/8, $0x19191f1319191911
+DATA iq3sGrid16<>+1560(SB)/8, $0x191b111f191b111b
+DATA iq3sGrid16<>+1568(SB)/8, $0x191b1d15191b1513
+DATA iq3sGrid16<>+1576(SB)/8, $0x191d1719191d1317
+DATA iq3sGrid16<>+1584(SB)/8, $0x191f1311191d1d11
+DATA iq3sGrid16<>+1592(SB)/8, $0x191f1711191f131b
+DATA iq3sGrid16<>+1600(SB)/8, $0x191f1b13191f1917
+DATA iq3sGrid16<>+1608(SB)/8, $0x1b1113111b111115
+DATA iq3sGrid16<>+1616(SB)/8, $0x1b1115151b111319
+DATA iq3sGrid16<>+1624(SB)/8, $0x1b1119191b111911
+DATA iq3sGrid16<>+1632(SB)/8, $0x1b111b151b11191f
+DATA iq3sGrid16<>+1640(SB)/8, $0x1b111f191b111d1d
+DATA iq3sGrid16<>+1648(SB)/8, $0x1b1311171b131113
+DATA iq3sGrid16<>+1656(SB)/8, $0x1b1313151b13111b
+DATA iq3sGrid16<>+1664(SB)/8, $0x1b1317151b131513
+DATA iq3sGrid16<>+1672(SB)/8, $0x1b1511111b131f15
+DATA iq3sGrid16<>+1680(SB)/8, $0x1b1515171b151313
+DATA iq3sGrid16<>+1688(SB)/8, $0x1b15171d1b151711
+DATA iq3sGrid16<>+1696(SB)/8, $0x1b1711151b151b17
+DATA iq3sGrid16<>+1704(SB)/8, $0x1b1713111b17111f
+DATA iq3sGrid16<>+1712(SB)/8, $0x1b1719191b17151f
+DATA iq3sGrid16<>+1720(SB)/8, $0x1b171d1b1b171b13
+DATA iq3sGrid16<>+1728(SB)/8, $0x1b1911131b171f17
+DATA iq3sGrid16<>+1736(SB)/8, $0x1b1915111b191119
+DATA iq3sGrid16<>+1744(SB)/8, $0x1b19191d1b191715
+DATA iq3sGrid16<>+1752(SB)/8, $0x1b1b151d1b1b1315
+DATA iq3sGrid16<>+1760(SB)/8, $0x1b1b1b171b1b1b13
+DATA iq3sGrid16<>+1768(SB)/8, $0x1b1f11151b1d1915
+DATA iq3sGrid16<>+1776(SB)/8, $0x1b1f15151b1f1119
+DATA iq3sGrid16<>+1784(SB)/8, $0x1d1113171d111313
+DATA iq3sGrid16<>+1792(SB)/8, $0x1d1117131d11131b
+DATA iq3sGrid16<>+1800(SB)/8, $0x1d111d111d111717
+DATA iq3sGrid16<>+1808(SB)/8, $0x1d1315111d131111
+DATA iq3sGrid16<>+1816(SB)/8, $0x1d131d191d13151f
+DATA iq3sGrid16<>+1824(SB)/8, $0x1d1517191d151315
+DATA iq3sGrid16<>+1832(SB)/8, $0x1d151b1b1d151915
+DATA iq3sGrid16<>+1840(SB)/8, $0x1d151f111d151d15
+DATA iq3sGrid16<>+1848(SB)/8, $0x1d1713191d171111
+DATA iq3sGrid16<>+1856(SB)/8, $0x1d1719111d171513
+DATA iq3sGrid16<>+1864(SB)/8, $0x1d1919171d19151b
+DATA iq3sGrid16<>+1872(SB)/8, $0x1d1b11111d191d15
+DATA iq3sGrid16<>+1880(SB)/8, $0x1d1b17191d1b1117
+DATA iq3sGrid16<>+1888(SB)/8, $0x1d1d111b1d1b1d11
+DATA iq3sGrid16<>+1896(SB)/8, $0x1d1f13131d1d1911
+DATA iq3sGrid16<>+1904(SB)/8, $0x1f1111111d1f1317
+DATA iq3sGrid16<>+1912(SB)/8, $0x1f11111f1f111119
+DATA iq3sGrid16<>+1920(SB)/8, $0x1f1115151f111511
+DATA iq3sGrid16<>+1928(SB)/8, $0x1f1119111f11171d
+DATA iq3sGrid16<>+1936(SB)/8, $0x1f111d151f111b19
+DATA iq3sGrid16<>+1944(SB)/8, $0x1f1313131f131115
+DATA iq3sGrid16<>+1952(SB)/8, $0x1f1319171f131519
+DATA iq3sGrid16<>+1960(SB)/8, $0x1f1511131f13191b
+DATA iq3sGrid16<>+1968(SB)/8, $0x1f1513111f151119
+DATA iq3sGrid16<>+1976(SB)/8, $0x1f1515131f15131d
+DATA iq3sGrid16<>+1984(SB)/8, $0x1f151b131f151711
+DATA iq3sGrid16<>+1992(SB)/8, $0x1f1717151f171115
+DATA iq3sGrid16<>+2000(SB)/8, $0x1f171b171f17171b
+DATA iq3sGrid16<>+2008(SB)/8, $0x1f19111b1f191113
+DATA iq3sGrid16<>+2016(SB)/8, $0x1f1915111f191317
+DATA iq3sGrid16<>+2024(SB)/8, $0x1f1b15151f191b11
+DATA iq3sGrid16<>+2032(SB)/8, $0x1f1d11151f1b1915
+DATA iq3sGrid16<>+2040(SB)/8, $0x1f1f11111f1d1713
+GLOBL iq3sGrid16<>(SB), RODATA|NOPTR, $2048
 
-DATA iq3sLow4<>+0(SB)/4, $0x0000000f
-GLOBL iq3sLow4<>(SB), RODATA|NOPTR, $4
-DATA iq3sOne<>+0(SB)/4, $0x00000001
-GLOBL iq3sOne<>(SB), RODATA|NOPTR, $4
+// iq3sOdd is the sixteen odd scales 2s+1 (s = 0…15) as floats: VPERMPS
+// looks a nibble s up in it (it reads an index's low four bits only).
+DATA iq3sOdd<>+0(SB)/8, $0x404000003f800000
+DATA iq3sOdd<>+8(SB)/8, $0x40e0000040a00000
+DATA iq3sOdd<>+16(SB)/8, $0x4130000041100000
+DATA iq3sOdd<>+24(SB)/8, $0x4170000041500000
+DATA iq3sOdd<>+32(SB)/8, $0x4198000041880000
+DATA iq3sOdd<>+40(SB)/8, $0x41b8000041a80000
+DATA iq3sOdd<>+48(SB)/8, $0x41d8000041c80000
+DATA iq3sOdd<>+56(SB)/8, $0x41f8000041e80000
+GLOBL iq3sOdd<>(SB), RODATA|NOPTR, $64
 
-// IQ3SIDX sets zi to the sixteen rows' iq3sGrid15 indices of entry e
+// IQ3SIDX sets zi to the sixteen rows' iq3sGrid16 indices of entry e
 // (0…63) of the group at base: the low bytes widened, the ninth bits ORed
 // in under a mask. The kernels compute them an entry ahead of the gather
 // that takes them: a gather whose indices were loaded just before it ran
@@ -296,7 +303,7 @@ GLOBL iq3sOne<>(SB), RODATA|NOPTR, $4
 	KMOVW     1056+2*(e)(base), K1; \
 	VPORD     Z30, zi, K1, zi
 
-// IQ3SGATH leaves in zg entry e's sixteen rows' four weights 15 ± m,
+// IQ3SGATH leaves in zg entry e's sixteen rows' four weights 16 ± m,
 // gathered from the table at tab with the indices zi. K7 is all ones.
 #define IQ3SGATH(base, tab, e, zi, zg) \
 	KMOVW      K7, K2; \
@@ -305,29 +312,26 @@ GLOBL iq3sOne<>(SB), RODATA|NOPTR, $4
 	KMOVQ      1184+8*(e)(base), K3; \
 	VPSUBB     zg, Z29, K3, zg
 
-// IQ3SNEG sets z to one token's −15·Σx over a block from its m8 at maddr
-// (m8 = −8·Σx): 2·m8 − m8/8. Clobbers tmp.
-#define IQ3SNEG(maddr, z, tmp) \
+// IQ3SNEG sets z to one token's −16·Σx over a block from its m8 at maddr
+// (m8 = −8·Σx).
+#define IQ3SNEG(maddr, z) \
 	VPBROADCASTD maddr, z; \
-	VPSRAD       $3, z, tmp; \
-	VPSLLD       $1, z, z; \
-	VPSUBD       tmp, z, z
+	VPADDD       z, z, z
 
 // IQ3SLS sets z to the sixteen rows' 2s+1 of sub-block j of the group at
-// base.
+// base, as floats: nibble j of each row's scales dword looked up in
+// iq3sOdd (Z31).
 #define IQ3SLS(j, base, z) \
-	VPMOVZXBD   1696+16*((j)/2)(base), z; \
-	VPSRLD      $(4*((j)%2)), z, z; \
-	VPANDD.BCST iq3sLow4<>(SB), z, z; \
-	VPSLLD      $1, z, z; \
-	VPORD.BCST  iq3sOne<>(SB), z, z
+	VPSRLD  $(4*(j)), 1696(base), z; \
+	VPERMPS Z31, z, z
 
-// IQ3SFMA multiplies isum by the scales ls, converts it and adds it times
-// d·dx (dv the rows' d, daddr the token's block scale) to acc; sc is
-// scratch.
+// IQ3SFMA converts isum, multiplies it by the scales ls (2s+1 as floats:
+// the product, below 2²⁴, is exactly the GGUF-layout kernel's integer
+// (2s+1)·isum converted) and adds it times d·dx (dv the rows' d, daddr
+// the token's block scale) to acc; sc is scratch.
 #define IQ3SFMA(isum, ls, dv, daddr, sc, acc) \
-	VPMULLD     ls, isum, isum; \
 	VCVTDQ2PS   isum, isum; \
+	VMULPS      ls, isum, isum; \
 	VMULPS.BCST daddr, dv, sc; \
 	VFMADD231PS isum, sc, acc
 
@@ -353,8 +357,9 @@ GLOBL iq3sOne<>(SB), RODATA|NOPTR, $4
 	VPXORD a7, a7, a7
 
 #define IQ3SCONSTS \
-	MOVL         $0x1e1e1e1e, AX; \
+	MOVL         $0x20202020, AX; \
 	VPBROADCASTD AX, Z29; \
+	VMOVUPS      iq3sOdd<>(SB), Z31; \
 	MOVL         $0x100, AX; \
 	VPBROADCASTD AX, Z30; \
 	KXNORW       K7, K7, K7
@@ -378,8 +383,9 @@ GLOBL iq3sOne<>(SB), RODATA|NOPTR, $4
 // computed two entries ahead (sub-block 7 leaves bytes of no use: entries
 // 64 and 65 would be the ninth bits).
 #define IQ3SBLK2(j, a, b) \
-	IQ3SNEG(4*(j)(R9), Z18, Z24); \
-	VMOVDQA64 Z18, Z19; \
+	VPBROADCASTD 4*(j)(R9), Z19; \
+	VPADDD       Z19, Z19, Z18; \
+	VPADDD       Z19, Z19, Z19; \
 	IQ3SE2(j, 0, Z20, Z21, Z25, Z26, 8*(j)+2); \
 	IQ3SE2(j, 1, Z22, Z23, Z20, Z21, 8*(j)+3); \
 	IQ3SE2(j, 2, Z25, Z26, Z22, Z23, 8*(j)+4); \
@@ -389,9 +395,9 @@ GLOBL iq3sOne<>(SB), RODATA|NOPTR, $4
 	IQ3SE2(j, 6, Z20, Z21, Z20, Z21, 8*(j)+8); \
 	IQ3SE2(j, 7, Z22, Z23, Z22, Z23, 8*(j)+9); \
 	IQ3SLS(j, SI, Z24); \
-	IQ3SLS(j, R11, Z31); \
-	IQ3SFMA(Z18, Z24, Z16, 4*(j)(R10), Z27, a); \
-	IQ3SFMA(Z19, Z31, Z17, 4*(j)(R10), Z28, b)
+	IQ3SLS(j, R11, Z27); \
+	IQ3SFMA(Z18, Z24, Z16, 4*(j)(R10), Z28, a); \
+	IQ3SFMA(Z19, Z27, Z17, 4*(j)(R10), Z28, b)
 
 // IQ3SE1 is entry m of sub-block j for the group at SI into Z18, its
 // indices in ia; it computes entry en's into na.
@@ -403,7 +409,7 @@ GLOBL iq3sOne<>(SB), RODATA|NOPTR, $4
 // IQ3SBLK1 is sub-block j of one token for the group at SI (d in Z16),
 // entries 0 and 1's indices in Z20 and Z22, as IQ3SBLK2.
 #define IQ3SBLK1(j, a) \
-	IQ3SNEG(4*(j)(R9), Z18, Z24); \
+	IQ3SNEG(4*(j)(R9), Z18); \
 	IQ3SE1(j, 0, Z20, Z25, 8*(j)+2); \
 	IQ3SE1(j, 1, Z22, Z20, 8*(j)+3); \
 	IQ3SE1(j, 2, Z25, Z22, 8*(j)+4); \
@@ -413,13 +419,13 @@ GLOBL iq3sOne<>(SB), RODATA|NOPTR, $4
 	IQ3SE1(j, 6, Z20, Z20, 8*(j)+8); \
 	IQ3SE1(j, 7, Z22, Z22, 8*(j)+9); \
 	IQ3SLS(j, SI, Z24); \
-	IQ3SFMA(Z18, Z24, Z16, 4*(j)(R10), Z27, a)
+	IQ3SFMA(Z18, Z24, Z16, 4*(j)(R10), Z28, a)
 
 // func rowsIQ3Sx16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nsb, groups int, out *float32)
 //
 // out[r] = row r · x for groups·16 packed rows of nsb super-blocks.
 // SI weights, DI codes, R9 m8, R10 block scales (each at the current
-// super-block), R12 iq3sGrid15, CX super-blocks left, R8 groups left, R13
+// super-block), R12 iq3sGrid16, CX super-blocks left, R8 groups left, R13
 // out; groups two at a time (R11 the second's weights, BX the bytes of a
 // group), Z0…Z7 the first's block accumulators and Z8…Z15 the second's.
 // The prefetches, four lines a sub-block for j < 7, cover the 1760 bytes
@@ -430,7 +436,7 @@ TEXT ·rowsIQ3Sx16VNNI(SB), NOSPLIT, $0-56
 	MOVQ  groups+40(FP), R8
 	MOVQ  nsb+32(FP), BX
 	IMULQ $1760, BX
-	LEAQ  iq3sGrid15<>(SB), R12
+	LEAQ  iq3sGrid16<>(SB), R12
 	IQ3SCONSTS
 
 iq3srpair:
@@ -537,7 +543,7 @@ iq3srend:
 
 // IQ3SE4 is entry m of sub-block j for four tokens (codes at DI, R11,
 // R12, R14) into Z17…Z20, its indices in ia; it computes entry en's into
-// na, as IQ3SE1. AX is iq3sGrid15.
+// na, as IQ3SE1. AX is iq3sGrid16.
 #define IQ3SE4(j, m, ia, na, en) \
 	IQ3SGATH(SI, AX, 8*(j)+(m), ia, Z22); \
 	IQ3SIDX(SI, en, na); \
@@ -552,10 +558,10 @@ iq3srend:
 // indices of its entries 0 and 1 in Z21 and Z24, and it leaves sub-block
 // j+1's there, as IQ3SBLK1.
 #define IQ3SBLK4(j, a0, a1, a2, a3) \
-	IQ3SNEG(4*(j)(R9), Z17, Z26); \
-	IQ3SNEG(4*(j)(R9)(DX*1), Z18, Z26); \
-	IQ3SNEG(4*(j)(R9)(DX*2), Z19, Z26); \
-	IQ3SNEG(4*(j)(R9)(BX*1), Z20, Z26); \
+	IQ3SNEG(4*(j)(R9), Z17); \
+	IQ3SNEG(4*(j)(R9)(DX*1), Z18); \
+	IQ3SNEG(4*(j)(R9)(DX*2), Z19); \
+	IQ3SNEG(4*(j)(R9)(BX*1), Z20); \
 	IQ3SE4(j, 0, Z21, Z25, 8*(j)+2); \
 	IQ3SE4(j, 1, Z24, Z21, 8*(j)+3); \
 	IQ3SE4(j, 2, Z25, Z24, 8*(j)+4); \
@@ -568,11 +574,11 @@ iq3srend:
 	IQ3SFMA(Z17, Z23, Z16, 4*(j)(R10), Z26, a0); \
 	IQ3SFMA(Z18, Z23, Z16, 4*(j)(R10)(DX*1), Z27, a1); \
 	IQ3SFMA(Z19, Z23, Z16, 4*(j)(R10)(DX*2), Z28, a2); \
-	IQ3SFMA(Z20, Z23, Z16, 4*(j)(R10)(BX*1), Z31, a3)
+	IQ3SFMA(Z20, Z23, Z16, 4*(j)(R10)(BX*1), Z26, a3)
 
 // IQ3SG4INIT points DI, R11, R12, R14 at the four tokens' codes, R9 at
 // m8, R10 at the block scales, SI at the group (saved in R15) and AX at
-// iq3sGrid15, CX the super-blocks, and clears the sixteen accumulators.
+// iq3sGrid16, CX the super-blocks, and clears the sixteen accumulators.
 #define IQ3SG4INIT \
 	MOVQ   R15, SI; \
 	MOVQ   xq+8(FP), DI; \
@@ -584,7 +590,7 @@ iq3srend:
 	MOVQ   m8+16(FP), R9; \
 	MOVQ   xd+24(FP), R10; \
 	MOVQ   nsb+32(FP), CX; \
-	LEAQ   iq3sGrid15<>(SB), AX; \
+	LEAQ   iq3sGrid16<>(SB), AX; \
 	IQ3SZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7); \
 	IQ3SZERO8(Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15)
 

@@ -14,7 +14,7 @@ import (
 // decode kernel per token, over one to nine super-blocks a row and one to
 // three groups (odd counts run the kernel's single-group loop), and both
 // close to the float64 dot of the dequantised row. Random rows meet every
-// one of the 512 grid entries of iq3sGrid15 many times over. The packer
+// one of the 512 grid entries of iq3sGrid16 many times over. The packer
 // writes into a buffer full of 0xff, so that a byte it fails to set shows.
 // The extreme case gives every weight the grid entry of the largest
 // magnitudes, every sign bit set and every scale 15, with activation codes
