@@ -293,14 +293,23 @@ DATA iq3sOdd<>+48(SB)/8, $0x41d8000041c80000
 DATA iq3sOdd<>+56(SB)/8, $0x41f8000041e80000
 GLOBL iq3sOdd<>(SB), RODATA|NOPTR, $64
 
-// IQ3SIDX sets zi to the sixteen rows' iq3sGrid16 indices of entry e
-// (0…63) of the group at base: the low bytes widened, the ninth bits ORed
-// in under a mask. The kernels compute them an entry ahead of the gather
-// that takes them: a gather whose indices were loaded just before it ran
-// about 45% slower (2.2 against 1.5 ns a gather, alone in a loop).
-#define IQ3SIDX(base, e, zi) \
+// IQ3SIDXQ and IQ3SIDXS set zi to the sixteen rows' iq3sGrid16 indices
+// of entry e (0…63) of the group at base: the low bytes widened, the ninth
+// bits ORed in under a mask. IQ3SIDXQ, for e = 4n, loads the ninth bits of
+// entries e…e+3 into kq; IQ3SIDXS, for e = 4n+i (i = 1, 2, 3), shifts
+// entry e's out of kq: a mask register operation instead of a load, which
+// the gathers' sixteen loads make the scarcer (decode 144 → 138 ns a group
+// super-block in L2). The kernels compute indices two entries ahead of
+// the gather that takes them: a gather whose indices were loaded just
+// before it ran about 45% slower (2.2 against 1.5 ns, alone in a loop).
+#define IQ3SIDXQ(base, e, zi, kq) \
 	VPMOVZXBD 32+16*(e)(base), zi; \
-	KMOVW     1056+2*(e)(base), K1; \
+	KMOVQ     1056+2*(e)(base), kq; \
+	VPORD     Z30, zi, kq, zi
+
+#define IQ3SIDXS(base, e, zi, kq) \
+	VPMOVZXBD 32+16*(e)(base), zi; \
+	KSHIFTRQ  $(16*((e)%4)), kq, K1; \
 	VPORD     Z30, zi, K1, zi
 
 // IQ3SGATH leaves in zg entry e's sixteen rows' four weights 16 ± m,
@@ -368,11 +377,11 @@ GLOBL iq3sOdd<>(SB), RODATA|NOPTR, $64
 // Z19), sharing the activation dword's broadcast; its indices are in ia
 // and ib, and it computes those of entry en = 8j+m+2 into na and nb, after
 // the gathers that read registers it may reuse.
-#define IQ3SE2(j, m, ia, ib, na, nb, en) \
+#define IQ3SE2(j, m, ia, ib, na, nb, en, idx) \
 	IQ3SGATH(SI, R12, 8*(j)+(m), ia, Z27); \
 	IQ3SGATH(R11, R12, 8*(j)+(m), ib, Z28); \
-	IQ3SIDX(SI, en, na); \
-	IQ3SIDX(R11, en, nb); \
+	idx(SI, en, na, K5); \
+	idx(R11, en, nb, K6); \
 	VPBROADCASTD 32*(j)+4*(m)(DI), Z24; \
 	VPDPBUSD     Z24, Z27, Z18; \
 	VPDPBUSD     Z24, Z28, Z19
@@ -386,14 +395,14 @@ GLOBL iq3sOdd<>(SB), RODATA|NOPTR, $64
 	VPBROADCASTD 4*(j)(R9), Z19; \
 	VPADDD       Z19, Z19, Z18; \
 	VPADDD       Z19, Z19, Z19; \
-	IQ3SE2(j, 0, Z20, Z21, Z25, Z26, 8*(j)+2); \
-	IQ3SE2(j, 1, Z22, Z23, Z20, Z21, 8*(j)+3); \
-	IQ3SE2(j, 2, Z25, Z26, Z22, Z23, 8*(j)+4); \
-	IQ3SE2(j, 3, Z20, Z21, Z25, Z26, 8*(j)+5); \
-	IQ3SE2(j, 4, Z22, Z23, Z20, Z21, 8*(j)+6); \
-	IQ3SE2(j, 5, Z25, Z26, Z22, Z23, 8*(j)+7); \
-	IQ3SE2(j, 6, Z20, Z21, Z20, Z21, 8*(j)+8); \
-	IQ3SE2(j, 7, Z22, Z23, Z22, Z23, 8*(j)+9); \
+	IQ3SE2(j, 0, Z20, Z21, Z25, Z26, 8*(j)+2, IQ3SIDXS); \
+	IQ3SE2(j, 1, Z22, Z23, Z20, Z21, 8*(j)+3, IQ3SIDXS); \
+	IQ3SE2(j, 2, Z25, Z26, Z22, Z23, 8*(j)+4, IQ3SIDXQ); \
+	IQ3SE2(j, 3, Z20, Z21, Z25, Z26, 8*(j)+5, IQ3SIDXS); \
+	IQ3SE2(j, 4, Z22, Z23, Z20, Z21, 8*(j)+6, IQ3SIDXS); \
+	IQ3SE2(j, 5, Z25, Z26, Z22, Z23, 8*(j)+7, IQ3SIDXS); \
+	IQ3SE2(j, 6, Z20, Z21, Z20, Z21, 8*(j)+8, IQ3SIDXQ); \
+	IQ3SE2(j, 7, Z22, Z23, Z22, Z23, 8*(j)+9, IQ3SIDXS); \
 	IQ3SLS(j, SI, Z24); \
 	IQ3SLS(j, R11, Z27); \
 	IQ3SFMA(Z18, Z24, Z16, 4*(j)(R10), Z28, a); \
@@ -401,23 +410,23 @@ GLOBL iq3sOdd<>(SB), RODATA|NOPTR, $64
 
 // IQ3SE1 is entry m of sub-block j for the group at SI into Z18, its
 // indices in ia; it computes entry en's into na.
-#define IQ3SE1(j, m, ia, na, en) \
+#define IQ3SE1(j, m, ia, na, en, idx) \
 	IQ3SGATH(SI, R12, 8*(j)+(m), ia, Z27); \
-	IQ3SIDX(SI, en, na); \
+	idx(SI, en, na, K5); \
 	VPDPBUSD.BCST 32*(j)+4*(m)(DI), Z27, Z18
 
 // IQ3SBLK1 is sub-block j of one token for the group at SI (d in Z16),
 // entries 0 and 1's indices in Z20 and Z22, as IQ3SBLK2.
 #define IQ3SBLK1(j, a) \
 	IQ3SNEG(4*(j)(R9), Z18); \
-	IQ3SE1(j, 0, Z20, Z25, 8*(j)+2); \
-	IQ3SE1(j, 1, Z22, Z20, 8*(j)+3); \
-	IQ3SE1(j, 2, Z25, Z22, 8*(j)+4); \
-	IQ3SE1(j, 3, Z20, Z25, 8*(j)+5); \
-	IQ3SE1(j, 4, Z22, Z20, 8*(j)+6); \
-	IQ3SE1(j, 5, Z25, Z22, 8*(j)+7); \
-	IQ3SE1(j, 6, Z20, Z20, 8*(j)+8); \
-	IQ3SE1(j, 7, Z22, Z22, 8*(j)+9); \
+	IQ3SE1(j, 0, Z20, Z25, 8*(j)+2, IQ3SIDXS); \
+	IQ3SE1(j, 1, Z22, Z20, 8*(j)+3, IQ3SIDXS); \
+	IQ3SE1(j, 2, Z25, Z22, 8*(j)+4, IQ3SIDXQ); \
+	IQ3SE1(j, 3, Z20, Z25, 8*(j)+5, IQ3SIDXS); \
+	IQ3SE1(j, 4, Z22, Z20, 8*(j)+6, IQ3SIDXS); \
+	IQ3SE1(j, 5, Z25, Z22, 8*(j)+7, IQ3SIDXS); \
+	IQ3SE1(j, 6, Z20, Z20, 8*(j)+8, IQ3SIDXQ); \
+	IQ3SE1(j, 7, Z22, Z22, 8*(j)+9, IQ3SIDXS); \
 	IQ3SLS(j, SI, Z24); \
 	IQ3SFMA(Z18, Z24, Z16, 4*(j)(R10), Z28, a)
 
@@ -451,10 +460,10 @@ iq3srpair:
 	IQ3SZERO8(Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15)
 
 iq3srploop:
-	IQ3SIDX(SI, 0, Z20)
-	IQ3SIDX(R11, 0, Z21)
-	IQ3SIDX(SI, 1, Z22)
-	IQ3SIDX(R11, 1, Z23)
+	IQ3SIDXQ(SI, 0, Z20, K5)
+	IQ3SIDXQ(R11, 0, Z21, K6)
+	IQ3SIDXS(SI, 1, Z22, K5)
+	IQ3SIDXS(R11, 1, Z23, K6)
 	VCVTPH2PS (SI), Z16
 	VCVTPH2PS (R11), Z17
 	PFL4(0)
@@ -506,8 +515,8 @@ iq3srgroup:
 	IQ3SZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
 
 iq3srloop:
-	IQ3SIDX(SI, 0, Z20)
-	IQ3SIDX(SI, 1, Z22)
+	IQ3SIDXQ(SI, 0, Z20, K5)
+	IQ3SIDXS(SI, 1, Z22, K5)
 	VCVTPH2PS (SI), Z16
 	PFL4(0)
 	IQ3SBLK1(0, Z0)
@@ -544,9 +553,9 @@ iq3srend:
 // IQ3SE4 is entry m of sub-block j for four tokens (codes at DI, R11,
 // R12, R14) into Z17…Z20, its indices in ia; it computes entry en's into
 // na, as IQ3SE1. AX is iq3sGrid16.
-#define IQ3SE4(j, m, ia, na, en) \
+#define IQ3SE4(j, m, ia, na, en, idx) \
 	IQ3SGATH(SI, AX, 8*(j)+(m), ia, Z22); \
-	IQ3SIDX(SI, en, na); \
+	idx(SI, en, na, K5); \
 	VPDPBUSD.BCST 32*(j)+4*(m)(DI), Z22, Z17; \
 	VPDPBUSD.BCST 32*(j)+4*(m)(R11), Z22, Z18; \
 	VPDPBUSD.BCST 32*(j)+4*(m)(R12), Z22, Z19; \
@@ -562,14 +571,14 @@ iq3srend:
 	IQ3SNEG(4*(j)(R9)(DX*1), Z18); \
 	IQ3SNEG(4*(j)(R9)(DX*2), Z19); \
 	IQ3SNEG(4*(j)(R9)(BX*1), Z20); \
-	IQ3SE4(j, 0, Z21, Z25, 8*(j)+2); \
-	IQ3SE4(j, 1, Z24, Z21, 8*(j)+3); \
-	IQ3SE4(j, 2, Z25, Z24, 8*(j)+4); \
-	IQ3SE4(j, 3, Z21, Z25, 8*(j)+5); \
-	IQ3SE4(j, 4, Z24, Z21, 8*(j)+6); \
-	IQ3SE4(j, 5, Z25, Z24, 8*(j)+7); \
-	IQ3SE4(j, 6, Z21, Z21, 8*(j)+8); \
-	IQ3SE4(j, 7, Z24, Z24, 8*(j)+9); \
+	IQ3SE4(j, 0, Z21, Z25, 8*(j)+2, IQ3SIDXS); \
+	IQ3SE4(j, 1, Z24, Z21, 8*(j)+3, IQ3SIDXS); \
+	IQ3SE4(j, 2, Z25, Z24, 8*(j)+4, IQ3SIDXQ); \
+	IQ3SE4(j, 3, Z21, Z25, 8*(j)+5, IQ3SIDXS); \
+	IQ3SE4(j, 4, Z24, Z21, 8*(j)+6, IQ3SIDXS); \
+	IQ3SE4(j, 5, Z25, Z24, 8*(j)+7, IQ3SIDXS); \
+	IQ3SE4(j, 6, Z21, Z21, 8*(j)+8, IQ3SIDXQ); \
+	IQ3SE4(j, 7, Z24, Z24, 8*(j)+9, IQ3SIDXS); \
 	IQ3SLS(j, SI, Z23); \
 	IQ3SFMA(Z17, Z23, Z16, 4*(j)(R10), Z26, a0); \
 	IQ3SFMA(Z18, Z23, Z16, 4*(j)(R10)(DX*1), Z27, a1); \
@@ -640,8 +649,8 @@ iq3sggroup:
 	IQ3SG4INIT
 
 iq3sgloop0:
-	IQ3SIDX(SI, 0, Z21)
-	IQ3SIDX(SI, 1, Z24)
+	IQ3SIDXQ(SI, 0, Z21, K5)
+	IQ3SIDXS(SI, 1, Z24, K5)
 	VCVTPH2PS (SI), Z16
 	IQ3SBLK4(0, Z0, Z4, Z8, Z12)
 	IQ3SBLK4(1, Z1, Z5, Z9, Z13)
@@ -670,8 +679,8 @@ iq3sgloop0:
 	IQ3SG4INIT
 
 iq3sgloop1:
-	IQ3SIDX(SI, 32, Z21)
-	IQ3SIDX(SI, 33, Z24)
+	IQ3SIDXQ(SI, 32, Z21, K5)
+	IQ3SIDXS(SI, 33, Z24, K5)
 	VCVTPH2PS (SI), Z16
 	IQ3SBLK4(4, Z0, Z4, Z8, Z12)
 	IQ3SBLK4(5, Z1, Z5, Z9, Z13)
