@@ -17,6 +17,17 @@
 // The gathers (sixteen loads each) bound the kernels: 64 a super-block and
 // group. Their destination is zeroed first (VPXORD, a dependency-breaking
 // idiom), else each gather would wait on the last use of its register.
+// Measured on the 2-vCPU Xeon, one thread, data in L2: a gather alone in a
+// loop ~1.5 ns, and the decode kernel ~137 ns a group super-block (1,760
+// bytes, 12.8 GB/s) for its 64 gathers; every other load beside them cost
+// about as much as a vector operation, since the gathers fill the load
+// ports (four entries' ninth bits in one load: 144 → 137 ns; the signs by
+// VPMOVB2M from a per-block vector instead of a KMOVQ each: no gain).
+// Lookups in registers do not pay here: 512 entries of 16 bits are
+// sixteen ZMM tables for VPERMI2W, eight permutes and seven blends per
+// 32 lookups against two gathers, and split gathers (ninth bit as the
+// mask of two) ran three times slower. Without the prefetches the kernel
+// ran from memory no faster than the GGUF-layout one.
 //
 // Z29 = 32 in every byte, Z30 = 256 in every dword, Z31 iq3sOdd.
 

@@ -13,8 +13,9 @@ import (
 // keeps its arithmetic, packiq3s.go), the four-token kernel against the
 // decode kernel per token, over one to nine super-blocks a row and one to
 // three groups (odd counts run the kernel's single-group loop), and both
-// close to the float64 dot of the dequantised row. Random rows meet every
-// one of the 512 grid entries of iq3sGrid16 many times over. The packer
+// close to the float64 dot of the dequantised row. One case gives its rows
+// every one of the 512 grid entries (iq3sGrid16's table checked through
+// the kernels). The packer
 // writes into a buffer full of 0xff, so that a byte it fails to set shows.
 // The extreme case gives every weight the grid entry of the largest
 // magnitudes, every sign bit set and every scale 15, with activation codes
@@ -26,30 +27,44 @@ func TestPackedIQ3S(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(81, 82))
 	type shape struct {
-		cols, groups int
-		extreme, nan bool
+		cols, groups      int
+		extreme, nan, all bool
 	}
 	var shapes []shape
 	for _, cols := range []int{256, 512, 768, 2304} {
 		for _, groups := range []int{1, 2, 3} {
-			shapes = append(shapes, shape{cols, groups, false, false})
+			shapes = append(shapes, shape{cols, groups, false, false, false})
 		}
 	}
-	shapes = append(shapes, shape{768, 3, true, false}, shape{512, 2, false, true}, shape{2304, 1, true, false})
+	shapes = append(shapes, shape{768, 3, true, false, false}, shape{512, 2, false, true, false},
+		shape{2304, 1, true, false, false}, shape{256, 1, false, false, true})
 	kg := newKernelsVNNI(nil, true, false)
 	defer kg.Close()
 	for _, c := range shapes {
-		t.Run(fmt.Sprintf("%dx%d/extreme=%v/nan=%v", c.groups*16, c.cols, c.extreme, c.nan), func(t *testing.T) {
-			testPackedIQ3S(t, rng, kg.rows[IQ3_S], c.cols, c.groups, c.extreme, c.nan)
+		t.Run(fmt.Sprintf("%dx%d/extreme=%v/nan=%v/all=%v", c.groups*16, c.cols, c.extreme, c.nan, c.all), func(t *testing.T) {
+			testPackedIQ3S(t, rng, kg.rows[IQ3_S], c.cols, c.groups, c.extreme, c.nan, c.all)
 		})
 	}
 }
 
 // testPackedIQ3S is one case of TestPackedIQ3S, gguf IQ3_S's GGUF-layout
-// kernel.
-func testPackedIQ3S(t *testing.T, rng *rand.Rand, gguf rowsFn, cols, groups int, extreme, nan bool) {
+// kernel; all gives row r's entry e the grid index (64r + e) mod 512, so
+// that sixteen rows meet each entry of the codebook twice.
+func testPackedIQ3S(t *testing.T, rng *rand.Rand, gguf rowsFn, cols, groups int, extreme, nan, all bool) {
 	rows, nsb := groups*packRows, cols/QKK
 	data := randomWeights(rng, IQ3_S, rows, cols)
+	if all {
+		for r := range rows {
+			for sb := range nsb {
+				blk := data[(r*nsb+sb)*iq3sBytes:][:iq3sBytes]
+				for e := range 64 {
+					idx := (64*r + e) % 512
+					blk[2+e] = byte(idx)
+					blk[66+e/8] = blk[66+e/8]&^(1<<(e%8)) | byte(idx>>8)<<(e%8)
+				}
+			}
+		}
+	}
 	x := randomVec(rng, 4*cols)
 	if extreme {
 		big, most := 0, 0
