@@ -56,6 +56,9 @@ func usePacked(rows *[typeSlots]packedRowsFn, gemm4 *[typeSlots]packedGemm4Fn, v
 			rows[TQ2_0], gemm4[TQ2_0] = rowsPackedTQ2, gemm4PackedTQ2
 			rows[TQ1_0], gemm4[TQ1_0] = rowsPackedTQ2, gemm4PackedTQ2 // packTQ1 writes packed TQ2_0
 		}
+		if hasIQZ {
+			rows[IQ2_S], gemm4[IQ2_S] = rowsPackedIQ2S, gemm4PackedIQ2S
+		}
 		return
 	}
 	rows[Q4_0], gemm4[Q4_0] = rowsPackedAVX2, gemm4PackedAVX2
