@@ -27,7 +27,7 @@ func TestPackedIQ2S(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(81, 82))
 	type shape struct {
-		cols, groups     int
+		cols, groups      int
 		all, extreme, nan bool
 	}
 	var shapes []shape
