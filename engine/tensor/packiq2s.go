@@ -40,7 +40,9 @@ package tensor
 //
 //	p = (2·ls_0 + 1)·s_0 + (2·ls_1 + 1)·s_1
 //
-// (|p| < 2²⁴, exact in int32 and float32), then
+// (|p| < 2²⁴, exact in int32 and float32; the kernels form float(p) as
+// fma(float(s_1), 2·ls_1 + 1, float(s_0)·(2·ls_0 + 1)), exact since every
+// value on the way is an integer below 2²⁴), then
 //
 //	acc_j = fma(float(p), (f32(d)·0.125)·dx, acc_j)
 //

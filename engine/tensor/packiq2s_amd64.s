@@ -2,22 +2,27 @@
 #include "ahead_amd64.h"
 
 // Packed IQ2_S kernels (layout and arithmetic: packiq2s.go), sixteen rows
-// per ZMM lane, on AVX-512 VNNI with AVX512F gathers. Per 32-weight block
-// j of a group: the block's sixteen qh and scale bytes widened to dwords;
-// per run l of eight weights, the sixteen rows' 10-bit grid indices
-// (VPMOVZXBD of the low bytes, ORed with qh's bit pair l moved to bits 8,
-// 9 by one shift and one VPTERNLOGD) and two VPGATHERDQ of iq2sGrid43
-// (rows 0…7, 8…15: row r's eight weights w′ = 43 + m in qword r), their
-// signs applied by one VPSUBB from 86 merge-masked by the rows' eight
-// sign bytes (KMOVQ). The eight weight vectors serve every token: per
-// token and half h (runs 2h, 2h+1), two integer sums, rows 0…7 and 8…15,
-// started from −43·Σx of the half and completed by VPDPBUSD with the
-// run's eight activation codes broadcast as a qword (so lanes 2r and
-// 2r+1 hold row r's weights 0…3 and 4…7), then folded lane pair by lane
-// pair into one dword per row (two VPERMT2D, one VPADDD), times the rows'
-// 2·ls + 1 (VPMULLD), the two halves added, converted, and one FMA into
-// the block position's accumulator: eight accumulators a group, summed at
-// the end as the GGUF-layout kernel's IQ2HSUM sums its eight lanes.
+// per ZMM lane, on AVX-512 VNNI with AVX512F gathers and AVX512_VBMI byte
+// permutes. Per 32-weight block j of a group: the rows' 2·ls + 1 of both
+// halves as float32 (VPERMPS of a sixteen-entry table by the scale
+// bytes' nibbles); the high index bit pair of every run and row as a byte
+// (the sixteen qh bytes in each 128-bit lane, VPMULTISHIFTQB from bit 2l
+// on, a mask of 0x03); per run l of eight weights, the sixteen rows'
+// 10-bit grid indices as dwords [low byte, high bits, 0, 0] (one
+// zero-masked VPERMI2B of the block's 64 low bytes and those bit pairs)
+// and two VPGATHERDQ of iq2sGrid43 (rows 0…7, 8…15: row r's eight weights
+// w′ = 43 + m in qword r), their signs applied by one VPSUBB from 86
+// merge-masked by the rows' eight sign bytes (KMOVQ). The eight weight
+// vectors serve every token: per token and half h (runs 2h, 2h+1), two
+// integer sums, rows 0…7 and 8…15, started from −43·Σx of the half and
+// completed by VPDPBUSD with the run's eight activation codes broadcast as
+// a qword (so lanes 2r and 2r+1 hold row r's weights 0…3 and 4…7), then
+// folded lane pair by lane pair into one dword per row (two VPERMT2D, one
+// VPADDD): the exact s_h. Then float(p) = fma(float(s_1), 2·ls_1 + 1,
+// float(s_0)·(2·ls_0 + 1)), exact (every value on the way is an integer
+// below 2²⁴), and one FMA into the block position's accumulator: eight
+// accumulators a group, summed at the end as the GGUF-layout kernel's
+// IQ2HSUM sums its eight lanes.
 //
 // The correction −43·Σx of each half is computed once per token and
 // super-block into the frame: qword 2j+h holds −43 times the sum of the
@@ -25,17 +30,18 @@
 // 4…7 and 12…15 (high dword, odd lanes), which the fold adds up.
 //
 // Registers: Z0…Z7 the decode kernel's accumulators; Z8 the rows'
-// d·0.125; Z9 the block's qh dwords shifted to bits 8…15 (then the fold's
-// scratch), Z10 its scale dwords (then the block's p); Z11, Z12 a half's
-// sums (rows 0…7, 8…15), Z13/Y13 and Y14 a run's indices, Z15 a run's
-// activation codes; Z16…Z23 the block's weight vectors (run l rows 0…7
-// in Z(16+2l), rows 8…15 in Z(17+2l)); Z24 scratch; Z25, Z26 the rows'
-// 2·ls + 1 of halves 0 and 1; Z27 0x2b bytes (43), Z28 0x1e dwords, Z29
-// and Z30 the fold's odd and even dword selections, Z31 0x56 bytes (86).
-// R12 the grid.
+// d·0.125; Z9 the block's high bit pairs (then the fold's scratch), Z10
+// its scale dwords (then float(p)); Z11, Z12 a half's sums (rows 0…7,
+// 8…15), Z13/Y13 and Y14 a run's indices, Z15 a run's activation codes;
+// Z16…Z23 the block's weight vectors (run l rows 0…7 in Z(16+2l), rows
+// 8…15 in Z(17+2l)); Z24 the block's low index bytes, then scratch; Z25,
+// Z26 the rows' 2·ls + 1 of halves 0 and 1; Z27 the table of 2·ls + 1,
+// Z28 0x03 bytes, Z29 and Z30 the fold's odd and even dword selections,
+// Z31 0x56 bytes (86); K5 the index bytes' mask. R12 the grid.
 //
-// |p| ≤ 2·31·16·43·127 < 2²⁴ on any input bytes: every integer sum is
-// exact in int32 in any order, and p converts to float32 exactly.
+// |s_h| ≤ 16·43·127 and |p| ≤ 2·31·16·43·127 < 2²⁴ on any input bytes:
+// every integer sum is exact in int32 in any order, and the float work
+// before the scale is exact.
 
 // iq2sGrid43 is iq2s_grid (iqtables_gen.go) with 43 added to every byte
 // (the entries' bytes are 8, 25 or 43: no carries), generated from it;
@@ -1086,10 +1092,109 @@ DATA iq2sOdd<>+40(SB)/8, $0x0000001700000015
 DATA iq2sOdd<>+48(SB)/8, $0x0000001b00000019
 DATA iq2sOdd<>+56(SB)/8, $0x0000001f0000001d
 GLOBL iq2sOdd<>(SB), RODATA|NOPTR, $64
-DATA iq2sHi<>+0(SB)/4, $0x300
-GLOBL iq2sHi<>(SB), RODATA|NOPTR, $4
-DATA iq2sOne<>+0(SB)/4, $1
-GLOBL iq2sOne<>(SB), RODATA|NOPTR, $4
+DATA iq2s43<>+0(SB)/4, $0x2b2b2b2b
+GLOBL iq2s43<>(SB), RODATA|NOPTR, $4
+DATA iq2sIdxMask<>+0(SB)/8, $0x3333333333333333
+GLOBL iq2sIdxMask<>(SB), RODATA|NOPTR, $8
+
+// iq2sIdx: VPERMI2B selections, run l at 64l: dword r takes low byte
+// 16l+r of the second table (64+16l+r) and high bit pair 16l+r of the first.
+DATA iq2sIdx<>+0(SB)/4, $0x00000040
+DATA iq2sIdx<>+4(SB)/4, $0x00000141
+DATA iq2sIdx<>+8(SB)/4, $0x00000242
+DATA iq2sIdx<>+12(SB)/4, $0x00000343
+DATA iq2sIdx<>+16(SB)/4, $0x00000444
+DATA iq2sIdx<>+20(SB)/4, $0x00000545
+DATA iq2sIdx<>+24(SB)/4, $0x00000646
+DATA iq2sIdx<>+28(SB)/4, $0x00000747
+DATA iq2sIdx<>+32(SB)/4, $0x00000848
+DATA iq2sIdx<>+36(SB)/4, $0x00000949
+DATA iq2sIdx<>+40(SB)/4, $0x00000a4a
+DATA iq2sIdx<>+44(SB)/4, $0x00000b4b
+DATA iq2sIdx<>+48(SB)/4, $0x00000c4c
+DATA iq2sIdx<>+52(SB)/4, $0x00000d4d
+DATA iq2sIdx<>+56(SB)/4, $0x00000e4e
+DATA iq2sIdx<>+60(SB)/4, $0x00000f4f
+DATA iq2sIdx<>+64(SB)/4, $0x00001050
+DATA iq2sIdx<>+68(SB)/4, $0x00001151
+DATA iq2sIdx<>+72(SB)/4, $0x00001252
+DATA iq2sIdx<>+76(SB)/4, $0x00001353
+DATA iq2sIdx<>+80(SB)/4, $0x00001454
+DATA iq2sIdx<>+84(SB)/4, $0x00001555
+DATA iq2sIdx<>+88(SB)/4, $0x00001656
+DATA iq2sIdx<>+92(SB)/4, $0x00001757
+DATA iq2sIdx<>+96(SB)/4, $0x00001858
+DATA iq2sIdx<>+100(SB)/4, $0x00001959
+DATA iq2sIdx<>+104(SB)/4, $0x00001a5a
+DATA iq2sIdx<>+108(SB)/4, $0x00001b5b
+DATA iq2sIdx<>+112(SB)/4, $0x00001c5c
+DATA iq2sIdx<>+116(SB)/4, $0x00001d5d
+DATA iq2sIdx<>+120(SB)/4, $0x00001e5e
+DATA iq2sIdx<>+124(SB)/4, $0x00001f5f
+DATA iq2sIdx<>+128(SB)/4, $0x00002060
+DATA iq2sIdx<>+132(SB)/4, $0x00002161
+DATA iq2sIdx<>+136(SB)/4, $0x00002262
+DATA iq2sIdx<>+140(SB)/4, $0x00002363
+DATA iq2sIdx<>+144(SB)/4, $0x00002464
+DATA iq2sIdx<>+148(SB)/4, $0x00002565
+DATA iq2sIdx<>+152(SB)/4, $0x00002666
+DATA iq2sIdx<>+156(SB)/4, $0x00002767
+DATA iq2sIdx<>+160(SB)/4, $0x00002868
+DATA iq2sIdx<>+164(SB)/4, $0x00002969
+DATA iq2sIdx<>+168(SB)/4, $0x00002a6a
+DATA iq2sIdx<>+172(SB)/4, $0x00002b6b
+DATA iq2sIdx<>+176(SB)/4, $0x00002c6c
+DATA iq2sIdx<>+180(SB)/4, $0x00002d6d
+DATA iq2sIdx<>+184(SB)/4, $0x00002e6e
+DATA iq2sIdx<>+188(SB)/4, $0x00002f6f
+DATA iq2sIdx<>+192(SB)/4, $0x00003070
+DATA iq2sIdx<>+196(SB)/4, $0x00003171
+DATA iq2sIdx<>+200(SB)/4, $0x00003272
+DATA iq2sIdx<>+204(SB)/4, $0x00003373
+DATA iq2sIdx<>+208(SB)/4, $0x00003474
+DATA iq2sIdx<>+212(SB)/4, $0x00003575
+DATA iq2sIdx<>+216(SB)/4, $0x00003676
+DATA iq2sIdx<>+220(SB)/4, $0x00003777
+DATA iq2sIdx<>+224(SB)/4, $0x00003878
+DATA iq2sIdx<>+228(SB)/4, $0x00003979
+DATA iq2sIdx<>+232(SB)/4, $0x00003a7a
+DATA iq2sIdx<>+236(SB)/4, $0x00003b7b
+DATA iq2sIdx<>+240(SB)/4, $0x00003c7c
+DATA iq2sIdx<>+244(SB)/4, $0x00003d7d
+DATA iq2sIdx<>+248(SB)/4, $0x00003e7e
+DATA iq2sIdx<>+252(SB)/4, $0x00003f7f
+GLOBL iq2sIdx<>(SB), RODATA|NOPTR, $256
+
+// iq2sQh: VPMULTISHIFTQB offsets, byte 16l+8h+i = 8i+2l (row 8h+i's
+// qh byte from its bit pair l on, in 128-bit lane l).
+DATA iq2sQh<>+0(SB)/8, $0x3830282018100800
+DATA iq2sQh<>+8(SB)/8, $0x3830282018100800
+DATA iq2sQh<>+16(SB)/8, $0x3a322a221a120a02
+DATA iq2sQh<>+24(SB)/8, $0x3a322a221a120a02
+DATA iq2sQh<>+32(SB)/8, $0x3c342c241c140c04
+DATA iq2sQh<>+40(SB)/8, $0x3c342c241c140c04
+DATA iq2sQh<>+48(SB)/8, $0x3e362e261e160e06
+DATA iq2sQh<>+56(SB)/8, $0x3e362e261e160e06
+GLOBL iq2sQh<>(SB), RODATA|NOPTR, $64
+// iq2sLs is 2·ls + 1 as float32 for ls = 0…15 (VPERMPS reads an index's
+// low four bits only: the scale byte's low nibble without a mask).
+DATA iq2sLs<>+0(SB)/4, $0x3f800000
+DATA iq2sLs<>+4(SB)/4, $0x40400000
+DATA iq2sLs<>+8(SB)/4, $0x40a00000
+DATA iq2sLs<>+12(SB)/4, $0x40e00000
+DATA iq2sLs<>+16(SB)/4, $0x41100000
+DATA iq2sLs<>+20(SB)/4, $0x41300000
+DATA iq2sLs<>+24(SB)/4, $0x41500000
+DATA iq2sLs<>+28(SB)/4, $0x41700000
+DATA iq2sLs<>+32(SB)/4, $0x41880000
+DATA iq2sLs<>+36(SB)/4, $0x41980000
+DATA iq2sLs<>+40(SB)/4, $0x41a80000
+DATA iq2sLs<>+44(SB)/4, $0x41b80000
+DATA iq2sLs<>+48(SB)/4, $0x41c80000
+DATA iq2sLs<>+52(SB)/4, $0x41d80000
+DATA iq2sLs<>+56(SB)/4, $0x41e80000
+DATA iq2sLs<>+60(SB)/4, $0x41f80000
+GLOBL iq2sLs<>(SB), RODATA|NOPTR, $64
 DATA iq2sEighth<>+0(SB)/4, $0x3e000000
 GLOBL iq2sEighth<>(SB), RODATA|NOPTR, $4
 
@@ -1097,10 +1202,10 @@ GLOBL iq2sEighth<>(SB), RODATA|NOPTR, $4
 #define IQ2SCONSTS \
 	MOVL         $0x56565656, AX; \
 	VPBROADCASTD AX, Z31; \
-	MOVL         $0x2b2b2b2b, AX; \
-	VPBROADCASTD AX, Z27; \
-	MOVL         $0x1e, AX; \
+	MOVL         $0x03030303, AX; \
 	VPBROADCASTD AX, Z28; \
+	VMOVDQU64    iq2sLs<>(SB), Z27; \
+	KMOVQ        iq2sIdxMask<>(SB), K5; \
 	VMOVDQU64    iq2sEven<>(SB), Z30; \
 	VMOVDQU64    iq2sOdd<>(SB), Z29; \
 	LEAQ         iq2sGrid43<>(SB), R12
@@ -1112,7 +1217,7 @@ GLOBL iq2sEighth<>(SB), RODATA|NOPTR, $4
 #define IQ2SCORR4(xb, k, off) \
 	VMOVDQU64 64*k(xb), Z11; \
 	VPXORD    Z12, Z12, Z12; \
-	VPDPBUSD  Z11, Z27, Z12; \
+	VPDPBUSD  Z11, Z13, Z12; \
 	VPSHUFD   $0x4e, Z12, Z15; \
 	VPADDD    Z15, Z12, Z12; \
 	VPXORD    Z15, Z15, Z15; \
@@ -1120,6 +1225,7 @@ GLOBL iq2sEighth<>(SB), RODATA|NOPTR, $4
 	VMOVDQU64 Z12, off+64*k(SP)
 
 #define IQ2SCORR(xb, off) \
+	VPBROADCASTD iq2s43<>(SB), Z13; \
 	IQ2SCORR4(xb, 0, off); \
 	IQ2SCORR4(xb, 1, off); \
 	IQ2SCORR4(xb, 2, off); \
@@ -1140,34 +1246,34 @@ GLOBL iq2sEighth<>(SB), RODATA|NOPTR, $4
 	VPSUBB        wlo, Z31, K3, wlo; \
 	VPSUBB        whi, Z31, K4, whi
 
-// IQ2SW0 and IQ2SW build run 0's and run l's (l > 0) weight vectors:
-// index = low byte | (qh << 8 >> 2l) & 0x300.
-#define IQ2SW0(boff, base, wlo, whi) \
-	VPMOVZXBD          boff(base), Z13; \
-	VPTERNLOGD.BCST    $0xf8, iq2sHi<>(SB), Z9, Z13; \
-	IQ2SG(boff, 0, base, wlo, whi)
-
+// IQ2SW builds run l's weight vectors: its sixteen index dwords
+// [low byte, high bits, 0, 0] picked by one VPERMI2B from the block's
+// high bit pairs (Z9) and low bytes (Z24), bytes 2 and 3 zeroed by K5.
 #define IQ2SW(boff, l, base, wlo, whi) \
-	VPMOVZXBD          boff+16*l(base), Z13; \
-	VPSRLD             $(2*l), Z9, Z24; \
-	VPTERNLOGD.BCST    $0xf8, iq2sHi<>(SB), Z24, Z13; \
+	VMOVDQU64  iq2sIdx<>+64*l(SB), Z13; \
+	VPERMI2B.Z Z24, Z9, K5, Z13; \
 	IQ2SG(boff, l, base, wlo, whi)
 
 // IQ2SWBLK builds block j's eight weight vectors (Z16…Z23) and its rows'
-// 2·ls + 1 (Z25, Z26: (b << 1 or b >> 3) & 0x1e | 1) for the group at
-// base.
+// 2·ls + 1 as float32 (Z25, Z26: the scale byte's low and high nibble
+// looked up by VPERMPS in Z27) for the group at base. Z9 gets the high
+// bit pair of run l of row r at byte 16l+r: the sixteen qh bytes in each
+// 128-bit lane, VPMULTISHIFTQB taking each row's byte from bit 2l on, and
+// a mask of 0x03.
 #define IQ2SWBLK(j, base) \
-	VPMOVZXBD       32+160*j+128(base), Z9; \
-	VPSLLD          $8, Z9, Z9; \
 	VPMOVZXBD       32+160*j+144(base), Z10; \
-	IQ2SW0(32+160*j, base, Z16, Z17); \
+	VPERMPS         Z27, Z10, Z25; \
+	VPSRLD          $4, Z10, Z26; \
+	VPERMPS         Z27, Z26, Z26; \
+	VBROADCASTI32X4 32+160*j+128(base), Z10; \
+	VMOVDQU64       iq2sQh<>(SB), Z13; \
+	VPMULTISHIFTQB  Z10, Z13, Z9; \
+	VPANDD          Z28, Z9, Z9; \
+	VMOVDQU64       32+160*j(base), Z24; \
+	IQ2SW(32+160*j, 0, base, Z16, Z17); \
 	IQ2SW(32+160*j, 1, base, Z18, Z19); \
 	IQ2SW(32+160*j, 2, base, Z20, Z21); \
-	IQ2SW(32+160*j, 3, base, Z22, Z23); \
-	VPSLLD          $1, Z10, Z25; \
-	VPTERNLOGD.BCST $0xea, iq2sOne<>(SB), Z28, Z25; \
-	VPSRLD          $3, Z10, Z26; \
-	VPTERNLOGD.BCST $0xea, iq2sOne<>(SB), Z28, Z26
+	IQ2SW(32+160*j, 3, base, Z22, Z23)
 
 // IQ2SHALF sums one token's half (codes at xoff(xb), correction at
 // coff(SP)) against weight vectors wa, wb (its first run) and wc, wd (its
@@ -1190,11 +1296,11 @@ GLOBL iq2sEighth<>(SB), RODATA|NOPTR, $4
 // corrections at coff(SP)).
 #define IQ2SP(xb, j, coff) \
 	IQ2SHALF(xb, 32*j, coff+32*j, Z16, Z17, Z18, Z19); \
-	VPMULLD   Z25, Z11, Z10; \
+	VCVTDQ2PS   Z11, Z11; \
+	VMULPS      Z25, Z11, Z10; \
 	IQ2SHALF(xb, 32*j+16, coff+32*j+16, Z20, Z21, Z22, Z23); \
-	VPMULLD   Z26, Z11, Z11; \
-	VPADDD    Z11, Z10, Z10; \
-	VCVTDQ2PS Z10, Z10
+	VCVTDQ2PS   Z11, Z11; \
+	VFMADD231PS Z26, Z11, Z10
 
 // IQ2SHSUM sums a group's eight block accumulators a0…a7 into a0 in the
 // GGUF-layout kernel's order: ((a0+a4) + (a1+a5)) + ((a2+a6) + (a3+a7)).
