@@ -1231,10 +1231,12 @@ GLOBL iq2sEighth<>(SB), RODATA|NOPTR, $4
 	IQ2SCORR4(xb, 2, off); \
 	IQ2SCORR4(xb, 3, off)
 
-// IQ2SG gathers run l's entries for the indices in Z13 (rows 0…7 from
-// Y13, 8…15 from Y14) into wlo and whi and applies the rows' signs.
-#define IQ2SG(boff, l, base, wlo, whi) \
-	VEXTRACTI64X4 $1, Z13, Y14; \
+// IQ2SG gathers run l's entries (the index dwords of rows 0…7 at
+// ioff(SP), 8…15 at ioff+32(SP)) into wlo and whi and applies the rows'
+// signs.
+#define IQ2SG(ioff, boff, l, base, wlo, whi) \
+	VMOVDQU       ioff(SP), Y13; \
+	VMOVDQU       ioff+32(SP), Y14; \
 	KXNORW        K0, K0, K1; \
 	VPXORD        wlo, wlo, wlo; \
 	VPGATHERDQ    (R12)(Y13*8), K1, wlo; \
@@ -1246,34 +1248,55 @@ GLOBL iq2sEighth<>(SB), RODATA|NOPTR, $4
 	VPSUBB        wlo, Z31, K3, wlo; \
 	VPSUBB        whi, Z31, K4, whi
 
-// IQ2SW builds run l's weight vectors: its sixteen index dwords
-// [low byte, high bits, 0, 0] picked by one VPERMI2B from the block's
-// high bit pairs (Z9) and low bytes (Z24), bytes 2 and 3 zeroed by K5.
-#define IQ2SW(boff, l, base, wlo, whi) \
+// IQ2SIDX1 writes run l's sixteen index dwords [low byte, high bits, 0,
+// 0] to the frame at ioff: one VPERMI2B from the block's high bit pairs
+// (Z9) and low bytes (Z24), bytes 2 and 3 zeroed by K5.
+#define IQ2SIDX1(l, ioff) \
 	VMOVDQU64  iq2sIdx<>+64*l(SB), Z13; \
 	VPERMI2B.Z Z24, Z9, K5, Z13; \
-	IQ2SG(boff, l, base, wlo, whi)
+	VMOVDQU64  Z13, ioff+64*l(SP)
 
-// IQ2SWBLK builds block j's eight weight vectors (Z16…Z23) and its rows'
-// 2·ls + 1 as float32 (Z25, Z26: the scale byte's low and high nibble
-// looked up by VPERMPS in Z27) for the group at base. Z9 gets the high
-// bit pair of run l of row r at byte 16l+r: the sixteen qh bytes in each
-// 128-bit lane, VPMULTISHIFTQB taking each row's byte from bit 2l on, and
-// a mask of 0x03.
-#define IQ2SWBLK(j, base) \
-	VPMOVZXBD       32+160*j+144(base), Z10; \
-	VPERMPS         Z27, Z10, Z25; \
-	VPSRLD          $4, Z10, Z26; \
-	VPERMPS         Z27, Z26, Z26; \
+// IQ2SIDXB writes block j's 64 index dwords (the group at base) to the
+// frame at io+256j. Z9 gets the high bit pair of run l of row r at byte
+// 16l+r: the sixteen qh bytes in each 128-bit lane, VPMULTISHIFTQB taking
+// each row's byte from bit 2l on (offsets in Z16), and a mask of 0x03.
+#define IQ2SIDXB(j, base, io) \
 	VBROADCASTI32X4 32+160*j+128(base), Z10; \
-	VMOVDQU64       iq2sQh<>(SB), Z13; \
-	VPMULTISHIFTQB  Z10, Z13, Z9; \
+	VPMULTISHIFTQB  Z10, Z16, Z9; \
 	VPANDD          Z28, Z9, Z9; \
 	VMOVDQU64       32+160*j(base), Z24; \
-	IQ2SW(32+160*j, 0, base, Z16, Z17); \
-	IQ2SW(32+160*j, 1, base, Z18, Z19); \
-	IQ2SW(32+160*j, 2, base, Z20, Z21); \
-	IQ2SW(32+160*j, 3, base, Z22, Z23)
+	IQ2SIDX1(0, io+256*j); \
+	IQ2SIDX1(1, io+256*j); \
+	IQ2SIDX1(2, io+256*j); \
+	IQ2SIDX1(3, io+256*j)
+
+// IQ2SIDX writes the super-block's index dwords to the frame at io, ahead
+// of the blocks' gathers: their loads then wait on nothing the gathers
+// wait on.
+#define IQ2SIDX(base, io) \
+	VMOVDQU64 iq2sQh<>(SB), Z16; \
+	IQ2SIDXB(0, base, io); \
+	IQ2SIDXB(1, base, io); \
+	IQ2SIDXB(2, base, io); \
+	IQ2SIDXB(3, base, io); \
+	IQ2SIDXB(4, base, io); \
+	IQ2SIDXB(5, base, io); \
+	IQ2SIDXB(6, base, io); \
+	IQ2SIDXB(7, base, io)
+
+// IQ2SWBLK builds block j's eight weight vectors (Z16…Z23) from its
+// indices in the frame at io+256j, and its rows' 2·ls + 1 as float32
+// (Z25, Z26: the scale byte's low and high nibble looked up by VPERMPS in
+// Z27), for the group at base.
+#define IQ2SWBLK(j, base, io) \
+	VPMOVZXBD 32+160*j+144(base), Z10; \
+	VPERMPS   Z27, Z10, Z25; \
+	VPSRLD    $4, Z10, Z26; \
+	VPERMPS   Z27, Z26, Z26; \
+	IQ2SG(io+256*j, 32+160*j, 0, base, Z16, Z17); \
+	IQ2SG(io+256*j+64, 32+160*j, 1, base, Z18, Z19); \
+	IQ2SG(io+256*j+128, 32+160*j, 2, base, Z20, Z21); \
+	IQ2SG(io+256*j+192, 32+160*j, 3, base, Z22, Z23)
 
 // IQ2SHALF sums one token's half (codes at xoff(xb), correction at
 // coff(SP)) against weight vectors wa, wb (its first run) and wc, wd (its
@@ -1315,7 +1338,7 @@ GLOBL iq2sEighth<>(SB), RODATA|NOPTR, $4
 
 // IQ2SBLK1 is block j of one token for the group at SI, into acc.
 #define IQ2SBLK1(j, acc) \
-	IQ2SWBLK(j, SI); \
+	IQ2SWBLK(j, SI, 256); \
 	IQ2SP(DI, j, 0); \
 	VMULPS.BCST 4*j(R10), Z8, Z24; \
 	VFMADD231PS Z10, Z24, acc
@@ -1326,7 +1349,7 @@ GLOBL iq2sEighth<>(SB), RODATA|NOPTR, $4
 // weights, DI codes, R10 block scales (each at the current super-block),
 // CX super-blocks left, R8 groups left, R13 out; the frame holds the
 // current super-block's corrections.
-TEXT ·rowsIQ2Sx16VNNI(SB), NOSPLIT, $256-48
+TEXT ·rowsIQ2Sx16VNNI(SB), 0, $2304-48
 	MOVQ p+0(FP), SI
 	MOVQ out+40(FP), R13
 	MOVQ groups+32(FP), R8
@@ -1349,6 +1372,7 @@ iq2srgroup:
 
 iq2srloop:
 	IQ2SCORR(DI, 0)
+	IQ2SIDX(SI, 256)
 	VCVTPH2PS   (SI), Z8
 	VMULPS.BCST iq2sEighth<>(SB), Z8, Z8
 	PFL8(0)
@@ -1390,7 +1414,7 @@ iq2srend:
 // IQ2SBLK4 is block j for the four tokens: their codes at DI, R11, R14,
 // R15, block scales DX bytes apart from R10 (BX = 3·DX).
 #define IQ2SBLK4(j) \
-	IQ2SWBLK(j, SI); \
+	IQ2SWBLK(j, SI, 3072); \
 	IQ2STOK4(DI, j, 0, 4*j(R10), 1024+64*j(SP)); \
 	IQ2STOK4(R11, j, 256, 4*j(R10)(DX*1), 1536+64*j(SP)); \
 	IQ2STOK4(R14, j, 512, 4*j(R10)(DX*2), 2048+64*j(SP)); \
@@ -1419,7 +1443,7 @@ iq2srend:
 // super-block (256 bytes each, from 0) and their 32 accumulators (token
 // t's block j at 1024+512t+64j): each block's weight vectors are built
 // once and serve the four tokens. R9 the group's weights.
-TEXT ·gemm4IQ2Sx16VNNI(SB), 0, $3072-56
+TEXT ·gemm4IQ2Sx16VNNI(SB), 0, $5120-56
 	MOVQ p+0(FP), R9
 	MOVQ nsb+24(FP), DX
 	SHLQ $5, DX                // 8 blocks · 4 bytes per super-block
@@ -1454,6 +1478,7 @@ iq2sgloop:
 	IQ2SCORR(R11, 256)
 	IQ2SCORR(R14, 512)
 	IQ2SCORR(R15, 768)
+	IQ2SIDX(SI, 3072)
 	VCVTPH2PS   (SI), Z8
 	VMULPS.BCST iq2sEighth<>(SB), Z8, Z8
 	IQ2SBLK4(0)
