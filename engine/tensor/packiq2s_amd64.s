@@ -1250,9 +1250,10 @@ GLOBL iq2sEighth<>(SB), RODATA|NOPTR, $4
 
 // IQ2SIDX1 writes run l's sixteen index dwords [low byte, high bits, 0,
 // 0] to the frame at ioff: one VPERMI2B from the block's high bit pairs
-// (Z9) and low bytes (Z24), bytes 2 and 3 zeroed by K5.
-#define IQ2SIDX1(l, ioff) \
-	VMOVDQU64  iq2sIdx<>+64*l(SB), Z13; \
+// (Z9) and low bytes (Z24) by the selection ctl (a copy: VPERMI2B
+// overwrites it), bytes 2 and 3 zeroed by K5.
+#define IQ2SIDX1(l, ctl, ioff) \
+	VMOVDQA64  ctl, Z13; \
 	VPERMI2B.Z Z24, Z9, K5, Z13; \
 	VMOVDQU64  Z13, ioff+64*l(SP)
 
@@ -1265,16 +1266,20 @@ GLOBL iq2sEighth<>(SB), RODATA|NOPTR, $4
 	VPMULTISHIFTQB  Z10, Z16, Z9; \
 	VPANDD          Z28, Z9, Z9; \
 	VMOVDQU64       32+160*j(base), Z24; \
-	IQ2SIDX1(0, io+256*j); \
-	IQ2SIDX1(1, io+256*j); \
-	IQ2SIDX1(2, io+256*j); \
-	IQ2SIDX1(3, io+256*j)
+	IQ2SIDX1(0, Z17, io+256*j); \
+	IQ2SIDX1(1, Z18, io+256*j); \
+	IQ2SIDX1(2, Z19, io+256*j); \
+	IQ2SIDX1(3, Z20, io+256*j)
 
 // IQ2SIDX writes the super-block's index dwords to the frame at io, ahead
 // of the blocks' gathers: their loads then wait on nothing the gathers
 // wait on.
 #define IQ2SIDX(base, io) \
 	VMOVDQU64 iq2sQh<>(SB), Z16; \
+	VMOVDQU64 iq2sIdx<>(SB), Z17; \
+	VMOVDQU64 iq2sIdx<>+64(SB), Z18; \
+	VMOVDQU64 iq2sIdx<>+128(SB), Z19; \
+	VMOVDQU64 iq2sIdx<>+192(SB), Z20; \
 	IQ2SIDXB(0, base, io); \
 	IQ2SIDXB(1, base, io); \
 	IQ2SIDXB(2, base, io); \
