@@ -3,26 +3,36 @@
 
 // Packed IQ2_S kernels (layout and arithmetic: packiq2s.go), sixteen rows
 // per ZMM lane, on AVX-512 VNNI with AVX512F gathers and AVX512_VBMI byte
-// permutes. Per 32-weight block j of a group: the rows' 2·ls + 1 of both
-// halves as float32 (VPERMPS of a sixteen-entry table by the scale
-// bytes' nibbles); the high index bit pair of every run and row as a byte
-// (the sixteen qh bytes in each 128-bit lane, VPMULTISHIFTQB from bit 2l
-// on, a mask of 0x03); per run l of eight weights, the sixteen rows'
-// 10-bit grid indices as dwords [low byte, high bits, 0, 0] (one
-// zero-masked VPERMI2B of the block's 64 low bytes and those bit pairs)
-// and two VPGATHERDQ of iq2sGrid43 (rows 0…7, 8…15: row r's eight weights
-// w′ = 43 + m in qword r), their signs applied by one VPSUBB from 86
-// merge-masked by the rows' eight sign bytes (KMOVQ). The eight weight
-// vectors serve every token: per token and half h (runs 2h, 2h+1), two
-// integer sums, rows 0…7 and 8…15, started from −43·Σx of the half and
-// completed by VPDPBUSD with the run's eight activation codes broadcast as
-// a qword (so lanes 2r and 2r+1 hold row r's weights 0…3 and 4…7), then
-// folded lane pair by lane pair into one dword per row (two VPERMT2D, one
-// VPADDD): the exact s_h. Then float(p) = fma(float(s_1), 2·ls_1 + 1,
-// float(s_0)·(2·ls_0 + 1)), exact (every value on the way is an integer
-// below 2²⁴), and one FMA into the block position's accumulator: eight
-// accumulators a group, summed at the end as the GGUF-layout kernel's
-// IQ2HSUM sums its eight lanes.
+// permutes. Per super-block of a group, first an index pass: for each
+// block, the high index bit pair of every run and row as a byte (the
+// sixteen qh bytes in each 128-bit lane, VPMULTISHIFTQB from bit 2l on, a
+// mask of 0x03), and per run l the sixteen rows' 10-bit grid indices as
+// dwords [low byte, high bits, 0, 0] (one zero-masked VPERMI2B of the
+// block's 64 low bytes and those bit pairs), written to the frame, so
+// that the gathers wait on loads only. Then per 32-weight block j: the
+// rows' 2·ls + 1 of both halves as float32 (VPERMPS of a sixteen-entry
+// table by the scale bytes' nibbles); per run, two VPGATHERDQ of
+// iq2sGrid43 (rows 0…7, 8…15: row r's eight weights w′ = 43 + m in qword
+// r), their signs applied by one VPSUBB from 86 merge-masked by the rows'
+// eight sign bytes (KMOVQ). The eight weight vectors serve every token:
+// per token and half h (runs 2h, 2h+1), two integer sums, rows 0…7 and
+// 8…15, started from −43·Σx of the half and completed by VPDPBUSD with
+// the run's eight activation codes broadcast as a qword (so lanes 2r and
+// 2r+1 hold row r's weights 0…3 and 4…7), then folded lane pair by lane
+// pair into one dword per row (two VPERMT2D, one VPADDD): the exact s_h.
+// Then float(p) = fma(float(s_1), 2·ls_1 + 1, float(s_0)·(2·ls_0 + 1)),
+// exact (every value on the way is an integer below 2²⁴), and one FMA
+// into the block position's accumulator: eight accumulators a group,
+// summed at the end as the GGUF-layout kernel's IQ2HSUM sums its eight
+// lanes.
+//
+// The 64 gathered qwords a block and group are most of its loads, and the
+// load ports are what bounds the decode kernel on data in L2 (on the
+// 2-vCPU Xeon: eight more loads a block, the gathers' masks by KMOVW
+// instead of KXNORW, cost ~18 %; four fewer, the VPERMI2B selections
+// kept in registers, gained ~7 %: medians of alternated runs on a shared,
+// busy VM); the per-token work is nearly free beside them (decode
+// without it ran ~5 % faster).
 //
 // The correction −43·Σx of each half is computed once per token and
 // super-block into the frame: qword 2j+h holds −43 times the sum of the
@@ -30,14 +40,15 @@
 // 4…7 and 12…15 (high dword, odd lanes), which the fold adds up.
 //
 // Registers: Z0…Z7 the decode kernel's accumulators; Z8 the rows'
-// d·0.125; Z9 the block's high bit pairs (then the fold's scratch), Z10
-// its scale dwords (then float(p)); Z11, Z12 a half's sums (rows 0…7,
-// 8…15), Z13/Y13 and Y14 a run's indices, Z15 a run's activation codes;
-// Z16…Z23 the block's weight vectors (run l rows 0…7 in Z(16+2l), rows
-// 8…15 in Z(17+2l)); Z24 the block's low index bytes, then scratch; Z25,
-// Z26 the rows' 2·ls + 1 of halves 0 and 1; Z27 the table of 2·ls + 1,
-// Z28 0x03 bytes, Z29 and Z30 the fold's odd and even dword selections,
-// Z31 0x56 bytes (86); K5 the index bytes' mask. R12 the grid.
+// d·0.125; Z9 the fold's scratch, Z10 a block's scale dwords, then
+// float(p); Z11, Z12 a half's sums (rows 0…7, 8…15), Y13, Y14 a run's
+// indices, Z15 a run's activation codes; Z16…Z23 the block's weight
+// vectors (run l rows 0…7 in Z(16+2l), rows 8…15 in Z(17+2l)); Z24
+// scratch; Z25, Z26 the rows' 2·ls + 1 of halves 0 and 1; Z27 the table
+// of 2·ls + 1, Z28 0x03 bytes, Z29 and Z30 the fold's odd and even dword
+// selections, Z31 0x56 bytes (86); K5 the index bytes' mask; in the index
+// pass Z9 the bit pairs, Z24 the low bytes, Z16 the VPMULTISHIFTQB
+// offsets, Z17…Z20 the VPERMI2B selections. R12 the grid.
 //
 // |s_h| ≤ 16·43·127 and |p| ≤ 2·31·16·43·127 < 2²⁴ on any input bytes:
 // every integer sum is exact in int32 in any order, and the float work
@@ -1353,7 +1364,9 @@ GLOBL iq2sEighth<>(SB), RODATA|NOPTR, $4
 // out[r] = row r · x for groups·16 packed rows of nsb super-blocks. SI
 // weights, DI codes, R10 block scales (each at the current super-block),
 // CX super-blocks left, R8 groups left, R13 out; the frame holds the
-// current super-block's corrections.
+// current super-block's corrections (from 0) and index dwords (from 256,
+// 256 bytes a block). Not NOSPLIT: a nosplit function may not take its
+// 2.25 KiB frame.
 TEXT ·rowsIQ2Sx16VNNI(SB), 0, $2304-48
 	MOVQ p+0(FP), SI
 	MOVQ out+40(FP), R13
@@ -1441,13 +1454,14 @@ iq2srend:
 
 // func gemm4IQ2Sx16VNNI(p *byte, xq *int8, xd *float32, nsb, groups int, out *float32, ostride int)
 //
-// Not NOSPLIT: its 3 KiB frame is more than a nosplit function may take.
+// Not NOSPLIT: its 5 KiB frame is more than a nosplit function may take.
 // out[t·ostride + r] = row r · token t for groups·16 packed rows and four
 // tokens whose codes are xq + t·256·nsb and block scales xd + t·8·nsb.
 // The frame holds the four tokens' corrections of the current
 // super-block (256 bytes each, from 0) and their 32 accumulators (token
-// t's block j at 1024+512t+64j): each block's weight vectors are built
-// once and serve the four tokens. R9 the group's weights.
+// t's block j at 1024+512t+64j) and its index dwords (from 3072): each
+// block's weight vectors are built once and serve the four tokens. R9 the
+// group's weights.
 TEXT ·gemm4IQ2Sx16VNNI(SB), 0, $5120-56
 	MOVQ p+0(FP), R9
 	MOVQ nsb+24(FP), DX
