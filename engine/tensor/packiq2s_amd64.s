@@ -26,14 +26,22 @@
 // summed at the end as the GGUF-layout kernel's IQ2HSUM sums its eight
 // lanes.
 //
-// The 64 gathered qwords a block and group are most of its loads, and the
-// load ports are what bounds the decode kernel on data in L2 (on the
-// 2-vCPU Xeon: eight more loads a block, the gathers' masks by KMOVW
-// instead of KXNORW, cost ~18 %; four fewer, the VPERMI2B selections
-// kept in registers, gained ~7 %: medians of alternated runs on a shared,
-// busy VM); the per-token work is nearly free beside them (decode
-// without it ran ~5 % faster).
-//
+// Cost, on the 2-vCPU Xeon (Sapphire Rapids class), a 32-row matrix of
+// 3072 columns in cache, medians of alternated runs on a busy shared VM:
+// ~15 ns per block and group (16 rows × 32 weights), 0.45 of the
+// GGUF-layout kernel's time; the eight gathers alone take ~6 ns (0.77 ns
+// each in a loop of nothing else), the kernel with plain loads in their
+// place ~10. A loop of gathers and ZMM additions, or of gathers and other
+// loads, takes about the sum of their times: the gathers do not overlap
+// with the rest, so every vector instruction and load a block saves
+// counts. Building the indices in registers right before the gathers
+// (VPERMI2B, VEXTRACTI64X4), rather than in a pass before them, ran
+// ~10 % slower; the gathers' masks loaded (KMOVW) rather than made
+// (KXNORW) ~18 % slower; the per-token work is ~5 % of the decode time.
+// The first version of these kernels (indices by VPMOVZXBD, shift and
+// VPTERNLOGD per run, scales by VPMULLD) measured the same within the
+// noise.
+
 // The correction −43·Σx of each half is computed once per token and
 // super-block into the frame: qword 2j+h holds −43 times the sum of the
 // half's codes 0…3 and 8…11 (its low dword, for the even lanes) and of
