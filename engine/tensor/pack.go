@@ -155,8 +155,8 @@ type packedGemm4Fn func(p []byte, a act, groups int, out []float32, ostride int)
 // it a copy of its first Rows&^15 rows in the type's packed layout
 // (packQ4_0, packQ8_0, packQ4_1, packQ5_0, packQ5_1, packQ2K, packQ3K,
 // packQ4K, packQ5K, packQ6K, packIQ4XS, packTQ2, packTQ1, packIQ2XXS,
-// packIQ2XS, packIQ3XXS, packIQ3S; IQ4_NL's is packQ4_0's; packMXFP4 writes
-// packed IQ4_NL's), which MatVec
+// packIQ2XS, packIQ3XXS, packIQ3S, packIQ2S; IQ4_NL's is packQ4_0's;
+// packMXFP4 writes packed IQ4_NL's), which MatVec
 // and MatMul then read instead; the remaining rows still run from Data. Any other matrix comes back as it
 // is, and so does an MXFP4 matrix with a block scale that packed IQ4_NL's
 // f16 scales cannot hold (see packmxfp4.go).
@@ -223,6 +223,8 @@ func (k *Kernels) Pack(m *Matrix) *Matrix {
 		t.n, t.pack, p.packedGroup = m.Cols/QKK, packIQ3XXS, m.Cols/QKK*packIQ3XXSBlockBytes
 	case IQ3_S:
 		t.n, t.pack, p.packedGroup = m.Cols/QKK, packIQ3S, m.Cols/QKK*packIQ3SBlockBytes
+	case IQ2_S:
+		t.n, t.pack, p.packedGroup = m.Cols/QKK, packIQ2S, m.Cols/QKK*packIQ2SBlockBytes
 	case MXFP4:
 		// Packed IQ4_NL's layout, scales as f16 (packmxfp4.go).
 		t.n, t.packOK, p.packedGroup = m.Cols/QK, packMXFP4, m.Cols/QK*packBlockBytes

@@ -62,6 +62,7 @@ func usePacked(rows *[typeSlots]packedRowsFn, gemm4 *[typeSlots]packedGemm4Fn, v
 			rows[IQ2_XS], gemm4[IQ2_XS] = rowsPackedIQ2XS, gemm4PackedIQ2XS
 			rows[IQ3_XXS], gemm4[IQ3_XXS] = rowsPackedIQ3XXS, gemm4PackedIQ3XXS
 			rows[IQ3_S], gemm4[IQ3_S] = rowsPackedIQ3S, gemm4PackedIQ3S
+			rows[IQ2_S], gemm4[IQ2_S] = rowsPackedIQ2S, gemm4PackedIQ2S
 		}
 		return
 	}
