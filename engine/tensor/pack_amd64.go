@@ -56,6 +56,9 @@ func usePacked(rows *[typeSlots]packedRowsFn, gemm4 *[typeSlots]packedGemm4Fn, v
 			rows[TQ2_0], gemm4[TQ2_0] = rowsPackedTQ2, gemm4PackedTQ2
 			rows[TQ1_0], gemm4[TQ1_0] = rowsPackedTQ2, gemm4PackedTQ2 // packTQ1 writes packed TQ2_0
 		}
+		if hasIQZ {
+			rows[IQ1_S], gemm4[IQ1_S] = rowsPackedIQ1S, gemm4PackedIQ1S
+		}
 		return
 	}
 	rows[Q4_0], gemm4[Q4_0] = rowsPackedAVX2, gemm4PackedAVX2
