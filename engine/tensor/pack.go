@@ -154,7 +154,7 @@ type packedGemm4Fn func(p []byte, a act, groups int, out []float32, ostride int)
 // bytes (embedding lookups, GRC, device uploads) still read, and besides
 // it a copy of its first Rows&^15 rows in the type's packed layout
 // (packQ4_0, packQ8_0, packQ4_1, packQ5_0, packQ5_1, packQ2K, packQ3K,
-// packQ4K, packQ5K, packQ6K, packIQ4XS, packTQ2, packIQ1S; IQ4_NL's is packQ4_0's;
+// packQ4K, packQ5K, packQ6K, packIQ4XS, packTQ2, packIQ1S, packIQ1M; IQ4_NL's is packQ4_0's;
 // packMXFP4 writes packed IQ4_NL's, packTQ1 packed TQ2_0's), which MatVec
 // and MatMul then read instead; the remaining rows still run from Data. Any other matrix comes back as it
 // is, and so does an MXFP4 matrix with a block scale that packed IQ4_NL's
@@ -217,6 +217,8 @@ func (k *Kernels) Pack(m *Matrix) *Matrix {
 		t.n, t.pack, p.packedGroup = m.Cols/QKK, packTQ1, m.Cols/QKK*packTQ2BlockBytes
 	case IQ1_S:
 		t.n, t.pack, p.packedGroup = m.Cols/QKK, packIQ1S, m.Cols/QKK*packIQ1SBlockBytes
+	case IQ1_M:
+		t.n, t.pack, p.packedGroup = m.Cols/QKK, packIQ1M, m.Cols/QKK*packIQ1MBlockBytes
 	case MXFP4:
 		// Packed IQ4_NL's layout, scales as f16 (packmxfp4.go).
 		t.n, t.packOK, p.packedGroup = m.Cols/QK, packMXFP4, m.Cols/QK*packBlockBytes

@@ -58,6 +58,7 @@ func usePacked(rows *[typeSlots]packedRowsFn, gemm4 *[typeSlots]packedGemm4Fn, v
 		}
 		if hasIQZ {
 			rows[IQ1_S], gemm4[IQ1_S] = rowsPackedIQ1S, gemm4PackedIQ1S
+			rows[IQ1_M], gemm4[IQ1_M] = rowsPackedIQ1M, gemm4PackedIQ1M
 		}
 		return
 	}

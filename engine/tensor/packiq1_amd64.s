@@ -64,6 +64,24 @@ GLOBL iq1pCF00<>(SB), RODATA|NOPTR, $4
 DATA iq1pC8000<>+0(SB)/4, $0x8000
 GLOBL iq1pC8000<>(SB), RODATA|NOPTR, $4
 
+// Byte 4r+k of dword r ← byte 3r+k (k = 0…2; byte 3 a copy of byte 2):
+// IQ1_M's 24-bit scale units of sixteen rows into dwords.
+DATA iq1pPerm3<>+0(SB)/8, $0x0505040302020100
+DATA iq1pPerm3<>+8(SB)/8, $0x0b0b0a0908080706
+DATA iq1pPerm3<>+16(SB)/8, $0x1111100f0e0e0d0c
+DATA iq1pPerm3<>+24(SB)/8, $0x1717161514141312
+DATA iq1pPerm3<>+32(SB)/8, $0x1d1d1c1b1a1a1918
+DATA iq1pPerm3<>+40(SB)/8, $0x2323222120201f1e
+DATA iq1pPerm3<>+48(SB)/8, $0x2929282726262524
+DATA iq1pPerm3<>+56(SB)/8, $0x2f2f2e2d2c2c2b2a
+GLOBL iq1pPerm3<>(SB), RODATA|NOPTR, $64
+
+DATA iq1pC80<>+0(SB)/4, $0x80808080
+GLOBL iq1pC80<>(SB), RODATA|NOPTR, $4
+// 9·2048: VPSADBW's sums of sixteen codes plus 128 carry 2048, times 9.
+DATA iq1pC18432<>+0(SB)/8, $18432
+GLOBL iq1pC18432<>(SB), RODATA|NOPTR, $8
+
 // IQ1PGATHER gathers the 8-byte table entries of the sixteen rows whose
 // indices are the dwords of zi (yi its low half, yh scratch) into w0 (rows
 // 0…7) and w1 (rows 8…15).
@@ -285,6 +303,129 @@ GLOBL iq1pC8000<>(SB), RODATA|NOPTR, $4
 	ADDQ $64, R13
 
 
+// IQ1MIDX sets zi to the sixteen rows' 12-bit indices of run l of the
+// IQ1_M block at boff(SI) (qh words in Z9): index byte | qh's nibble l
+// (three high bits and the δ sign, the table's s) at 8…11, which shop $sh
+// takes there (run 2's is there already: IQ1MIDX2).
+#define IQ1MIDX(boff, l, shop, sh, zi, tmp) \
+	VPMOVZXBD  boff+16*l(SI), zi; \
+	shop       $sh, Z9, tmp; \
+	VPTERNLOGD $0xf8, Z31, tmp, zi
+
+#define IQ1MIDX2(boff, zi) \
+	VPMOVZXBD  boff+32(SI), zi; \
+	VPTERNLOGD $0xf8, Z31, Z9, zi
+
+// IQ1MDEC decodes IQ1_M block j of the group at SI: qh words to Z9, the
+// eight gathered vectors of runs 0…3 to Z11…Z18, and the rows' scales
+// of the block's halves as floats to Z25 and Z26 from the scale dwords
+// saved at soff(SP) (blocks 0…3) and soff+64(SP) (blocks 4…7).
+#define IQ1MDEC(j, soff) \
+	VPMOVZXWD 192+96*j(SI), Z9; \
+	IQ1MIDX(128+96*j, 0, VPSLLD, 8, Z25, Z26); \
+	IQ1PGATHER(Z25, Y25, Y26, Z11, Z12); \
+	IQ1MIDX(128+96*j, 1, VPSLLD, 4, Z25, Z26); \
+	IQ1PGATHER(Z25, Y25, Y26, Z13, Z14); \
+	IQ1MIDX2(128+96*j, Z25); \
+	IQ1PGATHER(Z25, Y25, Y26, Z15, Z16); \
+	IQ1MIDX(128+96*j, 3, VPSRLD, 4, Z25, Z26); \
+	IQ1PGATHER(Z25, Y25, Y26, Z17, Z18); \
+	VPSRLD    $(6*(j%4)), soff+64*(j/4)(SP), Z25; \
+	VPERMPS   Z28, Z25, Z25; \
+	VPSRLD    $(6*(j%4)+3), soff+64*(j/4)(SP), Z26; \
+	VPERMPS   Z28, Z26, Z26
+
+// IQ1MINT sets c to float(ls_a·P_a + ls_b·P_b) of one token's IQ1_M block
+// j over the decoded block (codes at xr; 9·Σx of the block's halves at
+// coff+32j(SP) and coff+32j+16(SP)): P_h the fold of the pair
+// accumulators a, b (half a) and c, d (half b) less 9·Σ_h x, and the sum
+// one exact FMA. x, t are scratch.
+#define IQ1MINT(j, xr, coff, a, b, c, d, x, t) \
+	VPXORD      a, a, a; \
+	VPXORD      b, b, b; \
+	VPXORD      c, c, c; \
+	VPXORD      d, d, d; \
+	IQ1PRUN(xr, 32*j, x, Z11, Z12, a, b); \
+	IQ1PRUN(xr, 32*j+8, x, Z13, Z14, a, b); \
+	IQ1PRUN(xr, 32*j+16, x, Z15, Z16, c, d); \
+	IQ1PRUN(xr, 32*j+24, x, Z17, Z18, c, d); \
+	IQ1PFOLD(a, b, t); \
+	IQ1PFOLD(c, d, t); \
+	VPSUBD.BCST coff+32*j(SP), a, a; \
+	VPSUBD.BCST coff+32*j+16(SP), c, c; \
+	VCVTDQ2PS   a, a; \
+	VCVTDQ2PS   c, c; \
+	VMULPS      Z26, c, c; \
+	VFMADD231PS Z25, a, c
+
+// IQ1MHALF stores 9·Σx of each 16-code half of one token's super-block
+// (codes at xr) at off(SP): half h of block j at off+32j+16h, from
+// VPSADBW of the codes plus 128 (Σ(x+128) of eight codes a qword), the
+// qword pairs of each 128-bit lane added. Clobbers Z19…Z21.
+#define IQ1MHALF1(xr, m, off) \
+	VMOVDQU64    64*m(xr), Z19; \
+	VPXORD.BCST  iq1pC80<>(SB), Z19, Z19; \
+	VPSADBW      Z21, Z19, Z19; \
+	VPSHUFD      $0x4e, Z19, Z20; \
+	VPADDQ       Z20, Z19, Z19; \
+	VPSLLQ       $3, Z19, Z20; \
+	VPADDQ       Z20, Z19, Z19; \
+	VPSUBQ.BCST  iq1pC18432<>(SB), Z19, Z19; \
+	VMOVDQU64    Z19, off+64*m(SP)
+
+#define IQ1MHALF(xr, off) \
+	VPXORD Z21, Z21, Z21; \
+	IQ1MHALF1(xr, 0, off); \
+	IQ1MHALF1(xr, 1, off); \
+	IQ1MHALF1(xr, 2, off); \
+	IQ1MHALF1(xr, 3, off)
+
+// IQ1MSC saves the group's scale dwords at soff(SP): row r's 24 bits of
+// blocks 0…3 (bytes 32+3r…) in dword r of the first vector, of blocks
+// 4…7 (bytes 80+3r…) in the second; Z27 the byte permutation.
+#define IQ1MSC(soff) \
+	VPERMB    32(SI), Z27, Z19; \
+	VMOVDQU64 Z19, soff(SP); \
+	VPERMB    80(SI), Z27, Z19; \
+	VMOVDQU64 Z19, soff+64(SP)
+
+// IQ1MBLK1 is block j of the decode kernel (codes at DI, block scales at
+// R10, half sums at 0(SP), scale dwords at 256(SP); d/8 in Z8) into acc.
+#define IQ1MBLK1(j, acc) \
+	IQ1MDEC(j, 256); \
+	IQ1MINT(j, DI, 0, Z19, Z20, Z21, Z22, Z23, Z24); \
+	VMULPS.BCST 4*j(R10), Z8, Z24; \
+	VFMADD231PS Z21, Z24, acc
+
+#define IQ1MCONSTS \
+	IQ1PCONSTS; \
+	VMOVDQU64    iq1pPerm3<>(SB), Z27; \
+	VPBROADCASTD iq1pCF00<>(SB), Z31; \
+	LEAQ         iq1pTab<>(SB), R12
+
+// IQ1MBLK4 is block j of the prefill kernel: IQ1MDEC once, then the four
+// tokens (codes at DI, R11, R14, R15, half sums at 2048+256t(SP), block
+// scales DX bytes apart, BX = 3·DX) each into its accumulator in the
+// frame, token t's block j at 512t+64j.
+#define IQ1MBLK4(j) \
+	IQ1MDEC(j, 3072); \
+	IQ1MINT(j, DI, 2048, Z0, Z1, Z2, Z3, Z4, Z5); \
+	VMULPS.BCST 4*j(R10), Z8, Z5; \
+	VFMADD213PS 64*j(SP), Z5, Z2; \
+	VMOVUPS     Z2, 64*j(SP); \
+	IQ1MINT(j, R11, 2304, Z19, Z20, Z21, Z22, Z23, Z24); \
+	VMULPS.BCST 4*j(R10)(DX*1), Z8, Z24; \
+	VFMADD213PS 512+64*j(SP), Z24, Z21; \
+	VMOVUPS     Z21, 512+64*j(SP); \
+	IQ1MINT(j, R14, 2560, Z0, Z1, Z2, Z3, Z4, Z5); \
+	VMULPS.BCST 4*j(R10)(DX*2), Z8, Z5; \
+	VFMADD213PS 1024+64*j(SP), Z5, Z2; \
+	VMOVUPS     Z2, 1024+64*j(SP); \
+	IQ1MINT(j, R15, 2816, Z19, Z20, Z21, Z22, Z23, Z24); \
+	VMULPS.BCST 4*j(R10)(BX*1), Z8, Z24; \
+	VFMADD213PS 1536+64*j(SP), Z24, Z21; \
+	VMOVUPS     Z21, 1536+64*j(SP)
+
 // func rowsIQ1Sx16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nsb, groups int, out *float32)
 //
 // out[r] = row r · x for groups·16 packed rows of nsb super-blocks. SI
@@ -380,6 +521,105 @@ iq1sgloop:
 	JMP  iq1sggroup
 
 iq1sgend:
+	VZEROUPPER
+	RET
+
+// func rowsIQ1Mx16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nsb, groups int, out *float32)
+//
+// out[r] = row r · x for groups·16 packed rows of nsb super-blocks. SI
+// weights, DI codes, R10 block scales, CX super-blocks left, R8 groups
+// left, R13 out, Z0…Z7 the block accumulators, Z8 the group's d/8; the
+// frame holds the super-block's half sums (IQ1MHALF) and the group's
+// scale dwords (IQ1MSC). m8 is not read.
+TEXT ·rowsIQ1Mx16VNNI(SB), NOSPLIT, $384-56
+	MOVQ p+0(FP), SI
+	MOVQ out+48(FP), R13
+	MOVQ groups+40(FP), R8
+	IQ1MCONSTS
+
+iq1mrgroup:
+	TESTQ R8, R8
+	JEQ   iq1mrend
+	MOVQ  xq+8(FP), DI
+	MOVQ  xd+24(FP), R10
+	MOVQ  nsb+32(FP), CX
+	IQ1PZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+
+iq1mrloop:
+	IQ1PD8(Z8)
+	PFL8(0)
+	PFL4(512)
+	PFL2(768)
+	IQ1MHALF(DI, 0)
+	IQ1MSC(256)
+	IQ1MBLK1(0, Z0)
+	IQ1MBLK1(1, Z1)
+	IQ1MBLK1(2, Z2)
+	IQ1MBLK1(3, Z3)
+	IQ1MBLK1(4, Z4)
+	IQ1MBLK1(5, Z5)
+	IQ1MBLK1(6, Z6)
+	IQ1MBLK1(7, Z7)
+	ADDQ $896, SI
+	ADDQ $256, DI
+	ADDQ $32, R10
+	DECQ CX
+	JNZ  iq1mrloop
+
+	IQ1PHSUM(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	VMOVUPS Z0, (R13)
+	ADDQ    $64, R13
+	DECQ    R8
+	JMP     iq1mrgroup
+
+iq1mrend:
+	VZEROUPPER
+	RET
+
+// func gemm4IQ1Mx16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nsb, groups int, out *float32, ostride int)
+//
+// As gemm4IQ1Sx16VNNI, for IQ1_M: the frame holds the thirty-two block
+// accumulators [0, 2048), the four tokens' half sums [2048, 3072) and the
+// group's scale dwords [3072, 3200). m8 is not read.
+TEXT ·gemm4IQ1Mx16VNNI(SB), 0, $3200-64
+	MOVQ p+0(FP), SI
+	MOVQ nsb+32(FP), DX
+	SHLQ $5, DX                   // 8 blocks · 4 bytes per super-block
+	LEAQ (DX)(DX*2), BX
+	MOVQ out+48(FP), R13
+	MOVQ groups+40(FP), R8
+	IQ1MCONSTS
+
+iq1mggroup:
+	TESTQ R8, R8
+	JEQ   iq1mgend
+	IQ1PG4INIT
+
+iq1mgloop:
+	IQ1PD8(Z8)
+	IQ1MHALF(DI, 2048)
+	IQ1MHALF(R11, 2304)
+	IQ1MHALF(R14, 2560)
+	IQ1MHALF(R15, 2816)
+	IQ1MSC(3072)
+	IQ1MBLK4(0)
+	IQ1MBLK4(1)
+	IQ1MBLK4(2)
+	IQ1MBLK4(3)
+	IQ1MBLK4(4)
+	IQ1MBLK4(5)
+	IQ1MBLK4(6)
+	IQ1MBLK4(7)
+	ADDQ $896, SI
+	IQ1PG4NEXT
+	DECQ CX
+	JNZ  iq1mgloop
+
+	IQ1PG4STORE
+	DECQ R8
+	JMP  iq1mggroup
+
+iq1mgend:
 	VZEROUPPER
 	RET
 

@@ -52,6 +52,24 @@ func iq1PackedTypes() []iq1Packed {
 			}
 		},
 		setScale: func(blk []byte, h uint16) { binary.LittleEndian.PutUint16(blk, h) },
+	}, {
+		typ: IQ1_M, bytes: iq1mBytes, pbytes: packIQ1MBlockBytes, pack: packIQ1M,
+		rows: rowsPackedIQ1M, gemm4: gemm4PackedIQ1M,
+		extreme: func(blk []byte, neg bool) {
+			for i := range 56 {
+				blk[i] = 0xff
+			}
+			if !neg {
+				for i := 32; i < 48; i++ {
+					blk[i] = 0x77
+				}
+			}
+		},
+		setScale: func(blk []byte, h uint16) {
+			for k := range 4 {
+				blk[49+2*k] = blk[49+2*k]&0x0f | byte(h>>(4*k))<<4
+			}
+		},
 	}}
 }
 
@@ -226,7 +244,13 @@ func BenchmarkPackedIQ1S(b *testing.B) {
 	benchPacked(b, IQ1_S, iq1sBytes, packIQ1SBlockBytes, packIQ1S, rowsPackedIQ1S, gemm4PackedIQ1S)
 }
 
+// BenchmarkPackedIQ1M times IQ1_M's kernels, packed against the GGUF
+// layout (benchPacked).
+func BenchmarkPackedIQ1M(b *testing.B) {
+	benchPacked(b, IQ1_M, iq1mBytes, packIQ1MBlockBytes, packIQ1M, rowsPackedIQ1M, gemm4PackedIQ1M)
+}
+
 // BenchmarkIQ1Triad is decode of IQ1_S and IQ1_M against the STREAM triad
 // of the same run, GGUF layout ("old") and packed ("new"), as
 // BenchmarkTQTriad (benchTriadTypes). Run with -benchtime=Nx.
-func BenchmarkIQ1Triad(b *testing.B) { benchTriadTypes(b, IQ1_S) }
+func BenchmarkIQ1Triad(b *testing.B) { benchTriadTypes(b, IQ1_S, IQ1_M) }
