@@ -19,10 +19,20 @@
 // breaking VPXORD and a mask set by KXNORB from K7, which nothing writes:
 // a mask taken from the previous gather's would chain the gathers.
 //
-// Z31 the index mask (0x700, IQ1_M 0xf00), Z30, Z29 the fold's even and
-// odd lane indices, Z28 the sixteen floats 2(i&7)+1 (the scale ls from
-// VPERMPS of any four bits whose low three are s), Z27 0x8000 (IQ1_S's δ
-// sign), R12 the table (IQ1_S: its σ = −1 half).
+// What bounds them is the gathers: 64 table entries a block and group,
+// on random cache lines. On data in L2 (the 2-vCPU Xeon, IQ1_S, one
+// thread) the whole decode kernel ran at 7.7–8.5 GB/s of packed bytes and
+// its index building and gathers alone at 7.7–8.6, those gathers with all
+// indices alike at 11.5; with VPDPBUSD, folds and float work but no
+// gathers, 12.4. One VPGATHERDD of 16 four-byte entries (2-bit codes, 16
+// rows a gather) instead of two VPGATHERDQ ran the gathers at 8.8–9.0:
+// not worth its extra unpacking, so not done.
+//
+// Z31 the index mask (IQ1_S 0x700, IQ1_M 0xf00), Z30, Z29 the fold's even
+// and odd lane indices, Z28 the sixteen floats 2(i&7)+1 (the scale ls by
+// VPERMPS of any four bits whose low three are s), Z27 0x8000 (IQ1_S: the
+// δ sign bit) or iq1pPerm3 (IQ1_M), R12 the table (IQ1_S: its σ = −1
+// half).
 
 DATA iq1pFoldE<>+0(SB)/8, $0x0000000200000000
 DATA iq1pFoldE<>+8(SB)/8, $0x0000000600000004
