@@ -24,9 +24,12 @@
 // thread) the whole decode kernel ran at 7.7–8.5 GB/s of packed bytes and
 // its index building and gathers alone at 7.7–8.6, those gathers with all
 // indices alike at 11.5; with VPDPBUSD, folds and float work but no
-// gathers, 12.4. One VPGATHERDD of 16 four-byte entries (2-bit codes, 16
-// rows a gather) instead of two VPGATHERDQ ran the gathers at 8.8–9.0:
-// not worth its extra unpacking, so not done.
+// gathers, 12.4. One VPGATHERDD of 16 four-byte entries a run (the codes
+// g+1 of a row's eight weights in two byte planes, VPDPBUSD against
+// activation dwords, no folds) ran the gathers alone at 8.8–9.0, but as
+// a whole IQ1_S kernel it was slower than this one in alternated runs
+// (best 6.9 against 8.4 GB/s), its eight broadcast loads a block taking
+// load-port slots from the gathers; not kept.
 //
 // Z31 the index mask (IQ1_S 0x700, IQ1_M 0xf00), Z30, Z29 the fold's even
 // and odd lane indices, Z28 the sixteen floats 2(i&7)+1 (the scale ls by
