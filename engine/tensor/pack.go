@@ -155,14 +155,14 @@ type packedGemm4Fn func(p []byte, a act, groups int, out []float32, ostride int)
 // it a copy of its first Rows&^15 rows in the type's packed layout
 // (packQ4_0, packQ8_0, packQ4_1, packQ5_0, packQ5_1, packQ2K, packQ3K,
 // packQ4K, packQ5K, packQ6K, packIQ4XS, packTQ2, packTQ1, packIQ2XXS,
-// packIQ2XS, packIQ3XXS, packIQ3S, packIQ2S; IQ4_NL's is packQ4_0's;
-// packMXFP4 writes packed IQ4_NL's), which MatVec
+// packIQ2XS, packIQ3XXS, packIQ3S, packIQ2S, packIQ1S, packIQ1M; IQ4_NL's
+// is packQ4_0's; packMXFP4 writes packed IQ4_NL's), which MatVec
 // and MatMul then read instead; the remaining rows still run from Data. Any other matrix comes back as it
 // is, and so does an MXFP4 matrix with a block scale that packed IQ4_NL's
 // f16 scales cannot hold (see packmxfp4.go).
 //
 // The copy costs as much memory as the rows it holds (Q3_K's 1.05 times,
-// Q2_K's, TQ2_0's and TQ1_0's 1.00, Q4_K's 1.06, Q5_K's 1.05, Q6_K's
+// Q2_K's, TQ2_0's, TQ1_0's and every IQ1/IQ2/IQ3 type's 1.00, Q4_K's 1.06, Q5_K's 1.05, Q6_K's
 // 1.01, IQ4_XS's 1.03, MXFP4's 1.06) and
 // is made once, across the pool; the CPU backend packs each weight when a
 // model is bound to it, and the mapped pages it replaces are let go (see
@@ -225,6 +225,10 @@ func (k *Kernels) Pack(m *Matrix) *Matrix {
 		t.n, t.pack, p.packedGroup = m.Cols/QKK, packIQ3S, m.Cols/QKK*packIQ3SBlockBytes
 	case IQ2_S:
 		t.n, t.pack, p.packedGroup = m.Cols/QKK, packIQ2S, m.Cols/QKK*packIQ2SBlockBytes
+	case IQ1_S:
+		t.n, t.pack, p.packedGroup = m.Cols/QKK, packIQ1S, m.Cols/QKK*packIQ1SBlockBytes
+	case IQ1_M:
+		t.n, t.pack, p.packedGroup = m.Cols/QKK, packIQ1M, m.Cols/QKK*packIQ1MBlockBytes
 	case MXFP4:
 		// Packed IQ4_NL's layout, scales as f16 (packmxfp4.go).
 		t.n, t.packOK, p.packedGroup = m.Cols/QK, packMXFP4, m.Cols/QK*packBlockBytes

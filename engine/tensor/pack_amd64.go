@@ -31,8 +31,9 @@ func gemm2Q4_0x16AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nb, groups int,
 // and Q4_K (packk_amd64.s), Q5_K (packk5_amd64.s), Q6_K (packk6_amd64.s),
 // IQ4_XS (packiq4xs_amd64.s), IQ4_NL, Q5_0 and Q5_1 (packlegacy_amd64.s),
 // MXFP4 (packed IQ4_NL's kernels, packmxfp4.go), Q2_K and Q3_K
-// (packk23_amd64.s) and TQ2_0 (packtq_amd64.s) and TQ1_0 (packtq1_amd64.s),
-// with GFNI too,
+// (packk23_amd64.s), TQ2_0 (packtq_amd64.s) and TQ1_0 (packtq1_amd64.s),
+// with GFNI too, and IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS and
+// IQ3_S (packiq*_amd64.s), with AVX512_VBMI and AVX512_BITALG as well (hasIQZ),
 // the VNNI ones only: without them
 // those types are not packed and keep their GGUF-layout kernels.
 func usePacked(rows *[typeSlots]packedRowsFn, gemm4 *[typeSlots]packedGemm4Fn, vnni bool) {
@@ -63,6 +64,8 @@ func usePacked(rows *[typeSlots]packedRowsFn, gemm4 *[typeSlots]packedGemm4Fn, v
 			rows[IQ3_XXS], gemm4[IQ3_XXS] = rowsPackedIQ3XXS, gemm4PackedIQ3XXS
 			rows[IQ3_S], gemm4[IQ3_S] = rowsPackedIQ3S, gemm4PackedIQ3S
 			rows[IQ2_S], gemm4[IQ2_S] = rowsPackedIQ2S, gemm4PackedIQ2S
+			rows[IQ1_S], gemm4[IQ1_S] = rowsPackedIQ1S, gemm4PackedIQ1S
+			rows[IQ1_M], gemm4[IQ1_M] = rowsPackedIQ1M, gemm4PackedIQ1M
 		}
 		return
 	}

@@ -1,0 +1,256 @@
+package tensor
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestPackedIQ1Table checks every entry of the packed IQ1 kernels' derived
+// grid table against iq1s_grid: entry s·2048 + i holds 8g + 10 − 2s for
+// each weight g of entry i.
+func TestPackedIQ1Table(t *testing.T) {
+	for s := range 2 {
+		for i, u := range iq1s_grid {
+			var want uint64
+			for k := range 8 {
+				want |= uint64(8*int(int8(u>>(8*k)))+10-2*s) << (8 * k)
+			}
+			if got := iq1pTabAt(2048*s + i); got != want {
+				t.Fatalf("entry %d·2048+%d: %#x, want %#x", s, i, got, want)
+			}
+		}
+	}
+}
+
+// iq1Packed describes one packed IQ1 type for the tests.
+type iq1Packed struct {
+	typ      Type
+	bytes    int // GGUF super-block bytes
+	pbytes   int // packed bytes of a group's super-block
+	pack     func(dst, src []byte, nsb, g0, g1 int)
+	rows     packedRowsFn
+	gemm4    packedGemm4Fn
+	extreme  func(blk []byte, neg bool) // every index and scale at its largest, the δ sign set or not
+	setScale func(blk []byte, h uint16) // the super-block scale d
+}
+
+func iq1PackedTypes() []iq1Packed {
+	return []iq1Packed{{
+		typ: IQ1_S, bytes: iq1sBytes, pbytes: packIQ1SBlockBytes, pack: packIQ1S,
+		rows: rowsPackedIQ1S, gemm4: gemm4PackedIQ1S,
+		extreme: func(blk []byte, neg bool) {
+			for i := 2; i < 50; i++ {
+				blk[i] = 0xff
+			}
+			if !neg {
+				for j := range 8 {
+					blk[35+2*j] = 0x7f
+				}
+			}
+		},
+		setScale: func(blk []byte, h uint16) { binary.LittleEndian.PutUint16(blk, h) },
+	}, {
+		typ: IQ1_M, bytes: iq1mBytes, pbytes: packIQ1MBlockBytes, pack: packIQ1M,
+		rows: rowsPackedIQ1M, gemm4: gemm4PackedIQ1M,
+		extreme: func(blk []byte, neg bool) {
+			for i := range 56 {
+				blk[i] = 0xff
+			}
+			if !neg {
+				for i := 32; i < 48; i++ {
+					blk[i] = 0x77
+				}
+			}
+		},
+		setScale: func(blk []byte, h uint16) {
+			for k := range 4 {
+				blk[49+2*k] = blk[49+2*k]&0x0f | byte(h>>(4*k))<<4
+			}
+		},
+	}}
+}
+
+// TestPackedIQ1 checks the packed IQ1_S and IQ1_M kernels bit for bit:
+// the decode kernel against the type's GGUF-layout AVX2 kernel row by row
+// (the packed layout keeps its arithmetic, packiq1.go), the four-token
+// kernel against the decode kernel per token, over one to nine
+// super-blocks a row and one to three groups, and both close to the
+// float64 dot of the dequantised row. The packer writes into a buffer full
+// of 0xff, so that a byte it fails to set shows. The extreme cases set
+// every index and scale to its largest (grid entry 2047, all +1, scale 15)
+// with the δ sign set or clear and every activation code to 127 or −127,
+// where the integer sums are largest; the NaN case gives one row a NaN
+// scale.
+func TestPackedIQ1(t *testing.T) {
+	if !hasIQZ {
+		t.Skip("no AVX-512 VNNI, GFNI, VBMI and BITALG")
+	}
+	rng := rand.New(rand.NewPCG(81, 82))
+	type shape struct {
+		cols, groups int
+		extreme      int // 0 none, 1 δ > 0 and x > 0, 2 δ < 0 and x < 0
+		nan          bool
+	}
+	var shapes []shape
+	for _, cols := range []int{256, 512, 768, 2304} {
+		for _, groups := range []int{1, 2, 3} {
+			shapes = append(shapes, shape{cols, groups, 0, false})
+		}
+	}
+	shapes = append(shapes, shape{768, 3, 1, false}, shape{512, 2, 2, false}, shape{512, 2, 0, true})
+	kg := newKernelsVNNI(nil, true, false)
+	defer kg.Close()
+	for _, c := range shapes {
+		for _, k := range iq1PackedTypes() {
+			t.Run(fmt.Sprintf("%s/%dx%d/extreme=%d/nan=%v", k.typ, c.groups*16, c.cols, c.extreme, c.nan), func(t *testing.T) {
+				testPackedIQ1(t, rng, k, kg.rows[k.typ], c.cols, c.groups, c.extreme, c.nan)
+			})
+		}
+	}
+}
+
+// testPackedIQ1 is one case of TestPackedIQ1; gguf is the type's
+// GGUF-layout kernel.
+func testPackedIQ1(t *testing.T, rng *rand.Rand, k iq1Packed, gguf rowsFn, cols, groups, extreme int, nan bool) {
+	rows, nsb := groups*packRows, cols/QKK
+	data := randomWeights(rng, k.typ, rows, cols)
+	x := randomVec(rng, 4*cols)
+	if extreme != 0 {
+		for b := 0; b < len(data); b += k.bytes {
+			k.extreme(data[b:b+k.bytes], extreme == 2)
+			k.setScale(data[b:b+k.bytes], F32ToF16(0.5))
+		}
+		for i := range x {
+			x[i] = float32(3 - 2*extreme) // 1 or −1: codes ±127
+		}
+	}
+	rb := nsb * k.bytes
+	if nan {
+		k.setScale(data[5*rb+k.bytes*(nsb-1):], 0x7e00)
+	}
+	p := make([]byte, groups*nsb*k.pbytes)
+	for i := range p {
+		p[i] = 0xff
+	}
+	k.pack(p, data, nsb, 0, groups)
+	var buf actBuf
+	buf.ensure(4, cols)
+	for tok := range 4 {
+		quantizeAct(buf.row(tok, cols), x[tok*cols:(tok+1)*cols])
+	}
+	one := make([]float32, 4*rows)
+	want := make([]float32, rows)
+	for tok := range 4 {
+		a := buf.row(tok, cols)
+		k.rows(p, a, one[tok*rows:(tok+1)*rows])
+		gguf(data, nil, a, want)
+		xseen := actValues(x[tok*cols : (tok+1)*cols])
+		for r := range rows {
+			got := one[tok*rows+r]
+			if math.Float32bits(got) != math.Float32bits(want[r]) {
+				t.Fatalf("row %d token %d: packed %v, GGUF-layout kernel %v", r, tok, got, want[r])
+			}
+			if nan && r == 5 {
+				if !math.IsNaN(float64(got)) {
+					t.Fatalf("row %d token %d: %v with a NaN scale", r, tok, got)
+				}
+				continue
+			}
+			exact, mag := refDot(t, k.typ, data[r*rb:(r+1)*rb], xseen)
+			if d := math.Abs(float64(got) - exact); d > 1e-5*mag+1e-30 {
+				t.Fatalf("row %d token %d: %v, float64 %v (|diff| %g > 1e-5·%g)", r, tok, got, exact, d, mag)
+			}
+		}
+	}
+	const ostride = 97
+	four := make([]float32, 3*ostride+rows)
+	nb := cols / QK
+	a4 := act{qs: buf.qs[:4*cols], d: buf.d[:4*nb], m8: buf.m8[:4*nb]}
+	k.gemm4(p, a4, groups, four, ostride)
+	for tok := range 4 {
+		for r := range rows {
+			if got, want := four[tok*ostride+r], one[tok*rows+r]; math.Float32bits(got) != math.Float32bits(want) {
+				t.Fatalf("row %d token %d: four-token %v, one-token %v", r, tok, got, want)
+			}
+		}
+	}
+}
+
+// TestPackedIQ1Matrix: Kernels.Pack packs an IQ1_S or IQ1_M matrix of at
+// least one group on the VNNI kernels (its leading Rows&^15 rows, Data left
+// alone, the file's bytes a row and super-block), MatVec gives the
+// unpacked matrix's numbers bit for bit on every row, and MatMul gives
+// each token what MatVec gives it, through the packed prefill kernel, the
+// padded group of three, the decode kernel for a tail of tokens and the
+// GGUF-layout kernels for the tail rows; a NaN input shows in its token's
+// outputs only.
+func TestPackedIQ1Matrix(t *testing.T) {
+	if !hasIQZ {
+		t.Skip("no AVX-512 VNNI, GFNI, VBMI and BITALG")
+	}
+	pool := NewPool(2)
+	defer pool.Close()
+	k := newKernelsVNNI(pool, true, true)
+	rng := rand.New(rand.NewPCG(83, 84))
+	for _, ip := range iq1PackedTypes() {
+		for _, c := range []struct{ cols, rows int }{{256, 16}, {256, 79}, {768, 130}, {512, 33}} {
+			typ, cols, rows := ip.typ, c.cols, c.rows
+			data := randomWeights(rng, typ, rows, cols)
+			orig := append([]byte(nil), data...)
+			w, _ := NewMatrix(typ, rows, cols, data)
+			p := k.Pack(w)
+			if p == w || p.Packed() != rows&^15 || k.Pack(p) != p {
+				t.Fatalf("%s %d×%d: Pack gave %d packed rows (same matrix %v)", typ, rows, cols, p.Packed(), p == w)
+			}
+			if len(p.packed) != p.Packed()*cols/QKK*ip.bytes {
+				t.Fatalf("%s %d×%d: packed copy of %d bytes for %d rows", typ, rows, cols, len(p.packed), p.Packed())
+			}
+			x := randomVec(rng, 9*cols)
+			y, yw := make([]float32, rows), make([]float32, rows)
+			k.MatVec(y, p, x[:cols])
+			k.MatVec(yw, w, x[:cols])
+			for r := range rows {
+				if math.Float32bits(y[r]) != math.Float32bits(yw[r]) {
+					t.Fatalf("%s %d×%d row %d: packed %g, unpacked %g", typ, rows, cols, r, y[r], yw[r])
+				}
+			}
+			for _, n := range []int{1, 3, 4, 5, 9} {
+				checkMatMulEqualsMatVec(t, k, p, x[:n*cols], n)
+			}
+			for i := range data {
+				if data[i] != orig[i] {
+					t.Fatalf("%s %d×%d: packing changed Data at byte %d", typ, rows, cols, i)
+				}
+			}
+			xn := append([]float32(nil), x[:4*cols]...)
+			xn[cols+40] = float32(math.NaN())
+			yn := make([]float32, 4*rows)
+			k.MatMul(yn, p, xn, 4)
+			for i, v := range yn {
+				if (i/rows == 1) != math.IsNaN(float64(v)) {
+					t.Fatalf("%s %d×%d: NaN in token 1: token %d row %d gives %g", typ, rows, cols, i/rows, i%rows, v)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkPackedIQ1S times IQ1_S's kernels, packed against the GGUF
+// layout (benchPacked).
+func BenchmarkPackedIQ1S(b *testing.B) {
+	benchPacked(b, IQ1_S, iq1sBytes, packIQ1SBlockBytes, packIQ1S, rowsPackedIQ1S, gemm4PackedIQ1S)
+}
+
+// BenchmarkPackedIQ1M times IQ1_M's kernels, packed against the GGUF
+// layout (benchPacked).
+func BenchmarkPackedIQ1M(b *testing.B) {
+	benchPacked(b, IQ1_M, iq1mBytes, packIQ1MBlockBytes, packIQ1M, rowsPackedIQ1M, gemm4PackedIQ1M)
+}
+
+// BenchmarkIQ1Triad is decode of IQ1_S and IQ1_M against the STREAM triad
+// of the same run, GGUF layout ("old") and packed ("new"), as
+// BenchmarkTQTriad (benchTriadTypes). Run with -benchtime=Nx.
+func BenchmarkIQ1Triad(b *testing.B) { benchTriadTypes(b, IQ1_S, IQ1_M) }
