@@ -3,7 +3,7 @@ package tensor
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
+
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -75,52 +75,8 @@ func testPackedTQ(t *testing.T, rng *rand.Rand, typ Type, gguf rowsFn, cols, gro
 	if nan {
 		binary.LittleEndian.PutUint16(data[5*rb+bb*(nsb-1)+dOff:], 0x7e00)
 	}
-	p := make([]byte, groups*nsb*blockBytes)
-	for i := range p {
-		p[i] = 0xff
-	}
-	pack(p, data, nsb, 0, groups)
-	var buf actBuf
-	buf.ensure(4, cols)
-	for tok := range 4 {
-		quantizeAct(buf.row(tok, cols), x[tok*cols:(tok+1)*cols])
-	}
-	one := make([]float32, 4*rows)
-	want := make([]float32, rows)
-	for tok := range 4 {
-		a := buf.row(tok, cols)
-		rowsFn(p, a, one[tok*rows:(tok+1)*rows])
-		gguf(data, nil, a, want)
-		xseen := actValues(x[tok*cols : (tok+1)*cols])
-		for r := range rows {
-			got := one[tok*rows+r]
-			if math.Float32bits(got) != math.Float32bits(want[r]) {
-				t.Fatalf("row %d token %d: packed %v, GGUF-layout kernel %v", r, tok, got, want[r])
-			}
-			if nan && r == 5 {
-				if !math.IsNaN(float64(got)) {
-					t.Fatalf("row %d token %d: %v with a NaN scale", r, tok, got)
-				}
-				continue
-			}
-			exact, mag := refDot(t, typ, data[r*rb:(r+1)*rb], xseen)
-			if d := math.Abs(float64(got) - exact); d > 1e-5*mag+1e-30 {
-				t.Fatalf("row %d token %d: %v, float64 %v (|diff| %g > 1e-5·%g)", r, tok, got, exact, d, mag)
-			}
-		}
-	}
-	const ostride = 97
-	four := make([]float32, 3*ostride+rows)
-	nb := cols / QK
-	a4 := act{qs: buf.qs[:4*cols], d: buf.d[:4*nb], m8: buf.m8[:4*nb]}
-	gemm4(p, a4, groups, four, ostride)
-	for tok := range 4 {
-		for r := range rows {
-			if got, want := four[tok*ostride+r], one[tok*rows+r]; math.Float32bits(got) != math.Float32bits(want) {
-				t.Fatalf("row %d token %d: four-token %v, one-token %v", r, tok, got, want)
-			}
-		}
-	}
+	p := packFilled(pack, data, nsb, groups, blockBytes)
+	checkPackedKernels(t, typ, gguf, rowsFn, gemm4, data, p, x, cols, groups, nanRowIf(nan))
 }
 
 // TestPackedTQ2Matrix: Kernels.Pack packs a TQ2_0 or TQ1_0 matrix of at
@@ -142,45 +98,7 @@ func TestPackedTQ2Matrix(t *testing.T) {
 		typ        Type
 		cols, rows int
 	}{{TQ2_0, 256, 16}, {TQ2_0, 256, 79}, {TQ2_0, 768, 130}, {TQ1_0, 256, 16}, {TQ1_0, 768, 79}, {TQ1_0, 256, 130}} {
-		typ, cols, rows := c.typ, c.cols, c.rows
-		{
-			data := randomWeights(rng, typ, rows, cols)
-			orig := append([]byte(nil), data...)
-			w, _ := NewMatrix(typ, rows, cols, data)
-			p := k.Pack(w)
-			if p == w || p.Packed() != rows&^15 || k.Pack(p) != p {
-				t.Fatalf("%d×%d: Pack gave %d packed rows (same matrix %v)", rows, cols, p.Packed(), p == w)
-			}
-			if len(p.packed) != p.Packed()*cols/QKK*len(w.Data)/(rows*cols/QKK) {
-				t.Fatalf("%d×%d: packed copy of %d bytes for %d rows", rows, cols, len(p.packed), p.Packed())
-			}
-			x := randomVec(rng, 9*cols)
-			y, yw := make([]float32, rows), make([]float32, rows)
-			k.MatVec(y, p, x[:cols])
-			k.MatVec(yw, w, x[:cols])
-			for r := range rows {
-				if math.Float32bits(y[r]) != math.Float32bits(yw[r]) {
-					t.Fatalf("%d×%d row %d: packed %g, unpacked %g", rows, cols, r, y[r], yw[r])
-				}
-			}
-			for _, n := range []int{1, 3, 4, 5, 9} {
-				checkMatMulEqualsMatVec(t, k, p, x[:n*cols], n)
-			}
-			for i := range data {
-				if data[i] != orig[i] {
-					t.Fatalf("%d×%d: packing changed Data at byte %d", rows, cols, i)
-				}
-			}
-			xn := append([]float32(nil), x[:4*cols]...)
-			xn[cols+40] = float32(math.NaN())
-			yn := make([]float32, 4*rows)
-			k.MatMul(yn, p, xn, 4)
-			for i, v := range yn {
-				if (i/rows == 1) != math.IsNaN(float64(v)) {
-					t.Fatalf("%d×%d: NaN in token 1: token %d row %d gives %g", rows, cols, i/rows, i%rows, v)
-				}
-			}
-		}
+		checkPackedMatrix(t, k, rng, c.typ, c.rows, c.cols)
 	}
 }
 
