@@ -1,5 +1,6 @@
 #include "textflag.h"
 #include "ahead_amd64.h"
+#include "packz_amd64.h"
 
 // Packed IQ1_S and IQ1_M kernels (layout and arithmetic: packiq1.go),
 // sixteen rows per ZMM lane, on AVX-512 VNNI. Per block j and run l the
@@ -183,27 +184,6 @@ GLOBL iq1pC18432<>(SB), RODATA|NOPTR, $8
 	VMOVUPS      iq1pLS<>(SB), Z28; \
 	VPBROADCASTD iq1pC8000<>(SB), Z27
 
-// IQ1PHSUM sums a group's eight block accumulators a0…a7 into a0 in the
-// GGUF-layout kernel's order: ((a0+a4) + (a1+a5)) + ((a2+a6) + (a3+a7)).
-#define IQ1PHSUM(a0, a1, a2, a3, a4, a5, a6, a7) \
-	VADDPS a4, a0, a0; \
-	VADDPS a5, a1, a1; \
-	VADDPS a6, a2, a2; \
-	VADDPS a7, a3, a3; \
-	VADDPS a1, a0, a0; \
-	VADDPS a3, a2, a2; \
-	VADDPS a2, a0, a0
-
-#define IQ1PZERO8(a0, a1, a2, a3, a4, a5, a6, a7) \
-	VPXORD a0, a0, a0; \
-	VPXORD a1, a1, a1; \
-	VPXORD a2, a2, a2; \
-	VPXORD a3, a3, a3; \
-	VPXORD a4, a4, a4; \
-	VPXORD a5, a5, a5; \
-	VPXORD a6, a6, a6; \
-	VPXORD a7, a7, a7
-
 // IQ1PD8 sets dv to the group's sixteen d/8 (f16 at SI), as the
 // GGUF-layout kernel scales them: f32(d)·0.125.
 #define IQ1PD8(dv) \
@@ -289,30 +269,16 @@ GLOBL iq1pC18432<>(SB), RODATA|NOPTR, $8
 	ADDQ $32, R9; \
 	ADDQ $32, R10
 
-// IQ1PG4OUT sums token t's eight accumulators (frame 512t…) as IQ1PHSUM
-// does and stores them at dst.
-#define IQ1PG4OUT(t, dst) \
-	VMOVUPS 512*t(SP), Z0; \
-	VMOVUPS 512*t+64(SP), Z1; \
-	VMOVUPS 512*t+128(SP), Z2; \
-	VMOVUPS 512*t+192(SP), Z3; \
-	VMOVUPS 512*t+256(SP), Z4; \
-	VMOVUPS 512*t+320(SP), Z5; \
-	VMOVUPS 512*t+384(SP), Z6; \
-	VMOVUPS 512*t+448(SP), Z7; \
-	IQ1PHSUM(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7); \
-	VMOVUPS Z0, dst
-
 // IQ1PG4STORE stores the four tokens' sums of a group at R13 (ostride
 // floats apart) and steps R13 to the next group's.
 #define IQ1PG4STORE \
 	MOVQ ostride+56(FP), AX; \
 	SHLQ $2, AX; \
-	IQ1PG4OUT(0, (R13)); \
-	IQ1PG4OUT(1, (R13)(AX*1)); \
-	IQ1PG4OUT(2, (R13)(AX*2)); \
+	PG4OUT8(0, 0, (R13)); \
+	PG4OUT8(0, 1, (R13)(AX*1)); \
+	PG4OUT8(0, 2, (R13)(AX*2)); \
 	LEAQ (AX)(AX*2), AX; \
-	IQ1PG4OUT(3, (R13)(AX*1)); \
+	PG4OUT8(0, 3, (R13)(AX*1)); \
 	ADDQ $64, R13
 
 
@@ -459,7 +425,7 @@ iq1srgroup:
 	MOVQ  m8+16(FP), R9
 	MOVQ  xd+24(FP), R10
 	MOVQ  nsb+32(FP), CX
-	IQ1PZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	PZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
 
 iq1srloop:
 	IQ1PD8(Z8)
@@ -481,7 +447,7 @@ iq1srloop:
 	DECQ CX
 	JNZ  iq1srloop
 
-	IQ1PHSUM(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	PHSUM8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
 	VMOVUPS Z0, (R13)
 	ADDQ    $64, R13
 	DECQ    R8
@@ -556,7 +522,7 @@ iq1mrgroup:
 	MOVQ  xq+8(FP), DI
 	MOVQ  xd+24(FP), R10
 	MOVQ  nsb+32(FP), CX
-	IQ1PZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	PZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
 
 iq1mrloop:
 	IQ1PD8(Z8)
@@ -579,7 +545,7 @@ iq1mrloop:
 	DECQ CX
 	JNZ  iq1mrloop
 
-	IQ1PHSUM(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	PHSUM8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
 	VMOVUPS Z0, (R13)
 	ADDQ    $64, R13
 	DECQ    R8

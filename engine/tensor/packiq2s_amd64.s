@@ -1,5 +1,6 @@
 #include "textflag.h"
 #include "ahead_amd64.h"
+#include "packz_amd64.h"
 
 // Packed IQ2_S kernels (layout and arithmetic: packiq2s.go), sixteen rows
 // per ZMM lane, on AVX-512 VNNI with AVX512F gathers and AVX512_VBMI byte
@@ -1349,17 +1350,6 @@ GLOBL iq2sEighth<>(SB), RODATA|NOPTR, $4
 	VCVTDQ2PS   Z11, Z11; \
 	VFMADD231PS Z26, Z11, Z10
 
-// IQ2SHSUM sums a group's eight block accumulators a0…a7 into a0 in the
-// GGUF-layout kernel's order: ((a0+a4) + (a1+a5)) + ((a2+a6) + (a3+a7)).
-#define IQ2SHSUM(a0, a1, a2, a3, a4, a5, a6, a7) \
-	VADDPS a4, a0, a0; \
-	VADDPS a5, a1, a1; \
-	VADDPS a6, a2, a2; \
-	VADDPS a7, a3, a3; \
-	VADDPS a1, a0, a0; \
-	VADDPS a3, a2, a2; \
-	VADDPS a2, a0, a0
-
 // IQ2SBLK1 is block j of one token for the group at SI, into acc.
 #define IQ2SBLK1(j, acc) \
 	IQ2SWBLK(j, SI, 256); \
@@ -1419,7 +1409,7 @@ iq2srloop:
 	DECQ CX
 	JNZ  iq2srloop
 
-	IQ2SHSUM(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	PHSUM8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
 	VMOVUPS Z0, (R13)
 	ADDQ    $64, R13
 	DECQ    R8
@@ -1445,20 +1435,6 @@ iq2srend:
 	IQ2STOK4(R11, j, 256, 4*j(R10)(DX*1), 1536+64*j(SP)); \
 	IQ2STOK4(R14, j, 512, 4*j(R10)(DX*2), 2048+64*j(SP)); \
 	IQ2STOK4(R15, j, 768, 4*j(R10)(BX*1), 2560+64*j(SP))
-
-// IQ2SG4OUT sums token t's eight accumulators (frame 1024+512t) as
-// IQ2SHSUM does and stores them at dst.
-#define IQ2SG4OUT(t, dst) \
-	VMOVUPS 1024+512*t(SP), Z0; \
-	VMOVUPS 1088+512*t(SP), Z1; \
-	VMOVUPS 1152+512*t(SP), Z2; \
-	VMOVUPS 1216+512*t(SP), Z3; \
-	VMOVUPS 1280+512*t(SP), Z4; \
-	VMOVUPS 1344+512*t(SP), Z5; \
-	VMOVUPS 1408+512*t(SP), Z6; \
-	VMOVUPS 1472+512*t(SP), Z7; \
-	IQ2SHSUM(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7); \
-	VMOVUPS Z0, dst
 
 // func gemm4IQ2Sx16VNNI(p *byte, xq *int8, xd *float32, nsb, groups int, out *float32, ostride int)
 //
@@ -1527,11 +1503,11 @@ iq2sgloop:
 
 	MOVQ ostride+48(FP), AX
 	SHLQ $2, AX
-	IQ2SG4OUT(0, (R13))
-	IQ2SG4OUT(1, (R13)(AX*1))
-	IQ2SG4OUT(2, (R13)(AX*2))
+	PG4OUT8(1024, 0, (R13))
+	PG4OUT8(1024, 1, (R13)(AX*1))
+	PG4OUT8(1024, 2, (R13)(AX*2))
 	LEAQ (AX)(AX*2), AX
-	IQ2SG4OUT(3, (R13)(AX*1))
+	PG4OUT8(1024, 3, (R13)(AX*1))
 	ADDQ $64, R13
 	MOVQ SI, R9                // the pass ended at the next group
 	DECQ R8

@@ -1,5 +1,6 @@
 #include "textflag.h"
 #include "ahead_amd64.h"
+#include "packz_amd64.h"
 
 // Packed IQ3_S kernels (layout and arithmetic: packiq3s.go), sixteen rows
 // per ZMM lane, on AVX-512 VNNI. Per super-block: the rows' d widened from
@@ -355,27 +356,6 @@ GLOBL iq3sOdd<>(SB), RODATA|NOPTR, $64
 	VMULPS.BCST daddr, dv, sc; \
 	VFMADD231PS isum, sc, acc
 
-// IQ3SHSUM sums a group's eight block accumulators a0…a7 into a0 in the
-// GGUF-layout kernel's order: ((a0+a4) + (a1+a5)) + ((a2+a6) + (a3+a7)).
-#define IQ3SHSUM(a0, a1, a2, a3, a4, a5, a6, a7) \
-	VADDPS a4, a0, a0; \
-	VADDPS a5, a1, a1; \
-	VADDPS a6, a2, a2; \
-	VADDPS a7, a3, a3; \
-	VADDPS a1, a0, a0; \
-	VADDPS a3, a2, a2; \
-	VADDPS a2, a0, a0
-
-#define IQ3SZERO8(a0, a1, a2, a3, a4, a5, a6, a7) \
-	VPXORD a0, a0, a0; \
-	VPXORD a1, a1, a1; \
-	VPXORD a2, a2, a2; \
-	VPXORD a3, a3, a3; \
-	VPXORD a4, a4, a4; \
-	VPXORD a5, a5, a5; \
-	VPXORD a6, a6, a6; \
-	VPXORD a7, a7, a7
-
 #define IQ3SCONSTS \
 	MOVL         $0x20202020, AX; \
 	VPBROADCASTD AX, Z29; \
@@ -467,8 +447,8 @@ iq3srpair:
 	MOVQ m8+16(FP), R9
 	MOVQ xd+24(FP), R10
 	MOVQ nsb+32(FP), CX
-	IQ3SZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
-	IQ3SZERO8(Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15)
+	PZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	PZERO8(Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15)
 
 iq3srploop:
 	IQ3SIDXQ(SI, 0, Z20, K5)
@@ -507,8 +487,8 @@ iq3srploop:
 	DECQ CX
 	JNZ  iq3srploop
 
-	IQ3SHSUM(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
-	IQ3SHSUM(Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15)
+	PHSUM8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	PHSUM8(Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15)
 	VMOVUPS Z0, (R13)
 	VMOVUPS Z8, 64(R13)
 	ADDQ    $128, R13
@@ -523,7 +503,7 @@ iq3srgroup:
 	MOVQ  m8+16(FP), R9
 	MOVQ  xd+24(FP), R10
 	MOVQ  nsb+32(FP), CX
-	IQ3SZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	PZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
 
 iq3srloop:
 	IQ3SIDXQ(SI, 0, Z20, K5)
@@ -551,7 +531,7 @@ iq3srloop:
 	DECQ CX
 	JNZ  iq3srloop
 
-	IQ3SHSUM(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	PHSUM8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
 	VMOVUPS Z0, (R13)
 	ADDQ    $64, R13
 	DECQ    R8
@@ -611,28 +591,8 @@ iq3srend:
 	MOVQ   xd+24(FP), R10; \
 	MOVQ   nsb+32(FP), CX; \
 	LEAQ   iq3sGrid16<>(SB), AX; \
-	IQ3SZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7); \
-	IQ3SZERO8(Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15)
-
-// IQ3SG4NEXT steps the pointers to the next super-block.
-#define IQ3SG4NEXT \
-	ADDQ $1760, SI; \
-	ADDQ $256, DI; \
-	ADDQ $256, R11; \
-	ADDQ $256, R12; \
-	ADDQ $256, R14; \
-	ADDQ $32, R9; \
-	ADDQ $32, R10
-
-// IQ3SG4OUT sums token t's accumulators of blocks 0…3 (saved at frame
-// offset 256t) and 4…7 (a4…a7) as IQ3SHSUM does and stores them at dst.
-#define IQ3SG4OUT(t, a4, a5, a6, a7, dst) \
-	VMOVUPS 256*t(SP), Z21; \
-	VMOVUPS 256*t+64(SP), Z22; \
-	VMOVUPS 256*t+128(SP), Z23; \
-	VMOVUPS 256*t+192(SP), Z24; \
-	IQ3SHSUM(Z21, Z22, Z23, Z24, a4, a5, a6, a7); \
-	VMOVUPS Z21, dst
+	PZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7); \
+	PZERO8(Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15)
 
 // func gemm4IQ3Sx16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nsb, groups int, out *float32, ostride int)
 //
@@ -667,7 +627,7 @@ iq3sgloop0:
 	IQ3SBLK4(1, Z1, Z5, Z9, Z13)
 	IQ3SBLK4(2, Z2, Z6, Z10, Z14)
 	IQ3SBLK4(3, Z3, Z7, Z11, Z15)
-	IQ3SG4NEXT
+	PG4NEXT(1760)
 	DECQ CX
 	JNZ  iq3sgloop0
 
@@ -697,17 +657,17 @@ iq3sgloop1:
 	IQ3SBLK4(5, Z1, Z5, Z9, Z13)
 	IQ3SBLK4(6, Z2, Z6, Z10, Z14)
 	IQ3SBLK4(7, Z3, Z7, Z11, Z15)
-	IQ3SG4NEXT
+	PG4NEXT(1760)
 	DECQ CX
 	JNZ  iq3sgloop1
 
 	MOVQ ostride+56(FP), AX
 	SHLQ $2, AX
-	IQ3SG4OUT(0, Z0, Z1, Z2, Z3, (R13))
-	IQ3SG4OUT(1, Z4, Z5, Z6, Z7, (R13)(AX*1))
-	IQ3SG4OUT(2, Z8, Z9, Z10, Z11, (R13)(AX*2))
+	PG4OUT(0, Z0, Z1, Z2, Z3, (R13))
+	PG4OUT(1, Z4, Z5, Z6, Z7, (R13)(AX*1))
+	PG4OUT(2, Z8, Z9, Z10, Z11, (R13)(AX*2))
 	LEAQ (AX)(AX*2), AX
-	IQ3SG4OUT(3, Z12, Z13, Z14, Z15, (R13)(AX*1))
+	PG4OUT(3, Z12, Z13, Z14, Z15, (R13)(AX*1))
 	ADDQ $64, R13
 	MOVQ SI, R15               // the pass ended at the next group
 	DECQ R8

@@ -1,5 +1,6 @@
 #include "textflag.h"
 #include "ahead_amd64.h"
+#include "packz_amd64.h"
 
 // Packed IQ3_XXS kernels (layout and arithmetic: packiq3xxs.go), sixteen
 // rows per ZMM lane, on AVX-512 VNNI, VBMI and BITALG. Per super-block: the
@@ -363,27 +364,6 @@ GLOBL iq3xQuarter<>(SB), RODATA|NOPTR, $4
 	VMULPS.BCST daddr, d4, sc; \
 	VFMADD231PS isum, sc, acc
 
-// IQ3XHSUM sums a group's eight accumulators a0…a7 into a0 in the
-// GGUF-layout kernel's order: ((a0+a4) + (a1+a5)) + ((a2+a6) + (a3+a7)).
-#define IQ3XHSUM(a0, a1, a2, a3, a4, a5, a6, a7) \
-	VADDPS a4, a0, a0; \
-	VADDPS a5, a1, a1; \
-	VADDPS a6, a2, a2; \
-	VADDPS a7, a3, a3; \
-	VADDPS a1, a0, a0; \
-	VADDPS a3, a2, a2; \
-	VADDPS a2, a0, a0
-
-#define IQ3XZERO8(a0, a1, a2, a3, a4, a5, a6, a7) \
-	VPXORD a0, a0, a0; \
-	VPXORD a1, a1, a1; \
-	VPXORD a2, a2, a2; \
-	VPXORD a3, a3, a3; \
-	VPXORD a4, a4, a4; \
-	VPXORD a5, a5, a5; \
-	VPXORD a6, a6, a6; \
-	VPXORD a7, a7, a7
-
 // IQ3XD4 sets d to the group's sixteen d/4 (exact).
 #define IQ3XD4(d) \
 	VCVTPH2PS   (SI), d; \
@@ -487,7 +467,7 @@ iq3xrgroup:
 	MOVQ  m8+16(FP), R9
 	MOVQ  xd+24(FP), R10
 	MOVQ  nsb+32(FP), CX
-	IQ3XZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	PZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
 
 iq3xrloop:
 	IQ3XD4(Z8)
@@ -510,7 +490,7 @@ iq3xrloop:
 	DECQ CX
 	JNZ  iq3xrloop
 
-	IQ3XHSUM(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	PHSUM8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
 	VMOVUPS Z0, (R13)
 	ADDQ    $64, R13
 	DECQ    R8
@@ -583,27 +563,8 @@ iq3xrend:
 	MOVQ   m8+16(FP), R9; \
 	MOVQ   xd+24(FP), R10; \
 	MOVQ   nsb+32(FP), CX; \
-	IQ3XZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7); \
-	IQ3XZERO8(Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15)
-
-#define IQ3XG4NEXT \
-	ADDQ $1568, SI; \
-	ADDQ $256, DI; \
-	ADDQ $256, R11; \
-	ADDQ $256, R12; \
-	ADDQ $256, R14; \
-	ADDQ $32, R9; \
-	ADDQ $32, R10
-
-// IQ3XG4OUT sums token t's accumulators of blocks 0…3 (saved at frame
-// offset 256t) and 4…7 (a4…a7) as IQ3XHSUM does and stores them at dst.
-#define IQ3XG4OUT(t, a4, a5, a6, a7, dst) \
-	VMOVUPS 256*t(SP), Z21; \
-	VMOVUPS 256*t+64(SP), Z22; \
-	VMOVUPS 256*t+128(SP), Z23; \
-	VMOVUPS 256*t+192(SP), Z24; \
-	IQ3XHSUM(Z21, Z22, Z23, Z24, a4, a5, a6, a7); \
-	VMOVUPS Z21, dst
+	PZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7); \
+	PZERO8(Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15)
 
 // func gemm4IQ3XXSx16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nsb, groups int, out *float32, ostride int)
 //
@@ -635,7 +596,7 @@ iq3xgloop0:
 	IQ3XBLK4(1, Z1, Z5, Z9, Z13)
 	IQ3XBLK4(2, Z2, Z6, Z10, Z14)
 	IQ3XBLK4(3, Z3, Z7, Z11, Z15)
-	IQ3XG4NEXT
+	PG4NEXT(1568)
 	DECQ CX
 	JNZ  iq3xgloop0
 
@@ -663,17 +624,17 @@ iq3xgloop1:
 	IQ3XBLK4(5, Z1, Z5, Z9, Z13)
 	IQ3XBLK4(6, Z2, Z6, Z10, Z14)
 	IQ3XBLK4(7, Z3, Z7, Z11, Z15)
-	IQ3XG4NEXT
+	PG4NEXT(1568)
 	DECQ CX
 	JNZ  iq3xgloop1
 
 	MOVQ ostride+56(FP), AX
 	SHLQ $2, AX
-	IQ3XG4OUT(0, Z0, Z1, Z2, Z3, (R13))
-	IQ3XG4OUT(1, Z4, Z5, Z6, Z7, (R13)(AX*1))
-	IQ3XG4OUT(2, Z8, Z9, Z10, Z11, (R13)(AX*2))
+	PG4OUT(0, Z0, Z1, Z2, Z3, (R13))
+	PG4OUT(1, Z4, Z5, Z6, Z7, (R13)(AX*1))
+	PG4OUT(2, Z8, Z9, Z10, Z11, (R13)(AX*2))
 	LEAQ (AX)(AX*2), AX
-	IQ3XG4OUT(3, Z12, Z13, Z14, Z15, (R13)(AX*1))
+	PG4OUT(3, Z12, Z13, Z14, Z15, (R13)(AX*1))
 	ADDQ $64, R13
 	MOVQ SI, gb-8(SP)          // the pass ended at the next group
 	DECQ R8

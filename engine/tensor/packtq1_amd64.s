@@ -1,5 +1,6 @@
 #include "textflag.h"
 #include "ahead_amd64.h"
+#include "packz_amd64.h"
 
 // Packed TQ1_0 kernels (layout and arithmetic: packtq.go), sixteen rows per
 // ZMM lane, on AVX-512 VNNI: the trits are decoded from the file's own
@@ -14,7 +15,7 @@
 // second; the block's integer sum is p = (3A − B)/256 − Σx, and from there
 // the float work is packed TQ2_0's (packtq_amd64.s): convert, one multiply
 // by d·dx, one FMA into the block position's accumulator, the eight summed
-// as TQ2HSUM does. |A|, |B| ≤ 32·255·128 < 2²⁰: every sum is exact in
+// as PHSUM8 does (packz_amd64.h). |A|, |B| ≤ 32·255·128 < 2²⁰: every sum is exact in
 // int32, and 3A − B is a multiple of 256, so the shift divides exactly.
 
 // TQ1TRIPLE sets v to 3v mod 256 in every byte; t is scratch.
@@ -137,8 +138,7 @@ tq1rgroup:
 	MOVQ  m8+16(FP), R9
 	MOVQ  xd+24(FP), R10
 	MOVQ  nsb+32(FP), CX
-	TQ1ZERO4(Z0, Z1, Z2, Z3)
-	TQ1ZERO4(Z4, Z5, Z6, Z7)
+	PZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
 
 tq1rloop:
 	VCVTPH2PS (SI), Z16
@@ -184,13 +184,7 @@ tq1rloop:
 	DECQ CX
 	JNZ  tq1rloop
 
-	VADDPS  Z4, Z0, Z0
-	VADDPS  Z5, Z1, Z1
-	VADDPS  Z6, Z2, Z2
-	VADDPS  Z7, Z3, Z3
-	VADDPS  Z1, Z0, Z0
-	VADDPS  Z3, Z2, Z2
-	VADDPS  Z2, Z0, Z0
+	PHSUM8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
 	VMOVUPS Z0, (R13)
 	ADDQ    $64, R13
 	DECQ    R8
@@ -294,22 +288,6 @@ tq1rend:
 	TQ1ZERO4(Z17, Z18, Z19, Z20); \
 	TQ1ZERO4(Z24, Z25, Z26, Z27)
 
-// TQ1OUT sums token t's eight accumulators from the frame as TQ2HSUM does
-// and stores them at dst.
-#define TQ1OUT(t, dst) \
-	VMOVUPS 512*t(SP), Z0; \
-	VMOVUPS 512*t+64(SP), Z1; \
-	VMOVUPS 512*t+128(SP), Z2; \
-	VMOVUPS 512*t+192(SP), Z3; \
-	VADDPS  512*t+256(SP), Z0, Z0; \
-	VADDPS  512*t+320(SP), Z1, Z1; \
-	VADDPS  512*t+384(SP), Z2, Z2; \
-	VADDPS  512*t+448(SP), Z3, Z3; \
-	VADDPS  Z1, Z0, Z0; \
-	VADDPS  Z3, Z2, Z2; \
-	VADDPS  Z2, Z0, Z0; \
-	VMOVUPS Z0, dst
-
 // func gemm4TQ1x16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nsb, groups int, out *float32, ostride int)
 //
 // Not NOSPLIT: its 2 KiB frame is more than a nosplit function may take.
@@ -394,11 +372,11 @@ tq1gloop:
 
 	MOVQ ostride+56(FP), AX
 	SHLQ $2, AX
-	TQ1OUT(0, (R13))
-	TQ1OUT(1, (R13)(AX*1))
-	TQ1OUT(2, (R13)(AX*2))
+	PG4OUT8(0, 0, (R13))
+	PG4OUT8(0, 1, (R13)(AX*1))
+	PG4OUT8(0, 2, (R13)(AX*2))
 	LEAQ (AX)(AX*2), AX
-	TQ1OUT(3, (R13)(AX*1))
+	PG4OUT8(0, 3, (R13)(AX*1))
 	ADDQ $64, R13
 	DECQ R8
 	JMP  tq1ggroup

@@ -1,5 +1,6 @@
 #include "textflag.h"
 #include "ahead_amd64.h"
+#include "packz_amd64.h"
 
 // Packed TQ2_0 kernels (layout and arithmetic: packtq.go), sixteen rows per
 // ZMM lane, on AVX-512 VNNI and GFNI. Per super-block: the rows' d widened
@@ -56,17 +57,6 @@ GLOBL tq2Pair3<>(SB), RODATA|NOPTR, $8
 	VMULPS.BCST daddr, dv, sc; \
 	VFMADD231PS isum, sc, acc
 
-// TQ2HSUM sums a group's eight block accumulators a0…a7 into a0 in the
-// GGUF-layout kernel's order: ((a0+a4) + (a1+a5)) + ((a2+a6) + (a3+a7)).
-#define TQ2HSUM(a0, a1, a2, a3, a4, a5, a6, a7) \
-	VADDPS a4, a0, a0; \
-	VADDPS a5, a1, a1; \
-	VADDPS a6, a2, a2; \
-	VADDPS a7, a3, a3; \
-	VADDPS a1, a0, a0; \
-	VADDPS a3, a2, a2; \
-	VADDPS a2, a0, a0
-
 // TQ2BLK1 is block j of one token for the group at SI (d in Z16), into acc.
 #define TQ2BLK1(j, acc) \
 	TQ2NEG(4*j(R9), Z18); \
@@ -96,16 +86,6 @@ GLOBL tq2Pair3<>(SB), RODATA|NOPTR, $8
 	MOVL         $0x03030303, AX; \
 	VPBROADCASTD AX, Z31
 
-#define TQ2ZERO8(a0, a1, a2, a3, a4, a5, a6, a7) \
-	VPXORD a0, a0, a0; \
-	VPXORD a1, a1, a1; \
-	VPXORD a2, a2, a2; \
-	VPXORD a3, a3, a3; \
-	VPXORD a4, a4, a4; \
-	VPXORD a5, a5, a5; \
-	VPXORD a6, a6, a6; \
-	VPXORD a7, a7, a7
-
 // func rowsTQ2x16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nsb, groups int, out *float32)
 //
 // out[r] = row r · x for groups·16 packed rows of nsb super-blocks.
@@ -129,8 +109,8 @@ tq2rpair:
 	MOVQ m8+16(FP), R9
 	MOVQ xd+24(FP), R10
 	MOVQ nsb+32(FP), CX
-	TQ2ZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
-	TQ2ZERO8(Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15)
+	PZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	PZERO8(Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15)
 
 tq2rploop:
 	VCVTPH2PS (SI), Z16
@@ -157,8 +137,8 @@ tq2rploop:
 	DECQ CX
 	JNZ  tq2rploop
 
-	TQ2HSUM(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
-	TQ2HSUM(Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15)
+	PHSUM8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	PHSUM8(Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15)
 	VMOVUPS Z0, (R13)
 	VMOVUPS Z8, 64(R13)
 	ADDQ    $128, R13
@@ -173,7 +153,7 @@ tq2rgroup:
 	MOVQ  m8+16(FP), R9
 	MOVQ  xd+24(FP), R10
 	MOVQ  nsb+32(FP), CX
-	TQ2ZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	PZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
 
 tq2rloop:
 	VCVTPH2PS (SI), Z16
@@ -195,7 +175,7 @@ tq2rloop:
 	DECQ CX
 	JNZ  tq2rloop
 
-	TQ2HSUM(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	PHSUM8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
 	VMOVUPS Z0, (R13)
 	ADDQ    $64, R13
 	DECQ    R8
@@ -244,28 +224,8 @@ tq2rend:
 	MOVQ   m8+16(FP), R9; \
 	MOVQ   xd+24(FP), R10; \
 	MOVQ   nsb+32(FP), CX; \
-	TQ2ZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7); \
-	TQ2ZERO8(Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15)
-
-// TQ2G4NEXT steps the pointers to the next super-block.
-#define TQ2G4NEXT \
-	ADDQ $1056, SI; \
-	ADDQ $256, DI; \
-	ADDQ $256, R11; \
-	ADDQ $256, R12; \
-	ADDQ $256, R14; \
-	ADDQ $32, R9; \
-	ADDQ $32, R10
-
-// TQ2G4OUT sums token t's accumulators of blocks 0…3 (saved at frame
-// offset 256t) and 4…7 (a4…a7) as TQ2HSUM does and stores them at dst.
-#define TQ2G4OUT(t, a4, a5, a6, a7, dst) \
-	VMOVUPS 256*t(SP), Z21; \
-	VMOVUPS 256*t+64(SP), Z22; \
-	VMOVUPS 256*t+128(SP), Z23; \
-	VMOVUPS 256*t+192(SP), Z24; \
-	TQ2HSUM(Z21, Z22, Z23, Z24, a4, a5, a6, a7); \
-	VMOVUPS Z21, dst
+	PZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7); \
+	PZERO8(Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15)
 
 // func gemm4TQ2x16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nsb, groups int, out *float32, ostride int)
 //
@@ -297,7 +257,7 @@ tq2gloop0:
 	TQ2BLK4(1, Z1, Z5, Z9, Z13)
 	TQ2BLK4(2, Z2, Z6, Z10, Z14)
 	TQ2BLK4(3, Z3, Z7, Z11, Z15)
-	TQ2G4NEXT
+	PG4NEXT(1056)
 	DECQ CX
 	JNZ  tq2gloop0
 
@@ -325,17 +285,17 @@ tq2gloop1:
 	TQ2BLK4(5, Z1, Z5, Z9, Z13)
 	TQ2BLK4(6, Z2, Z6, Z10, Z14)
 	TQ2BLK4(7, Z3, Z7, Z11, Z15)
-	TQ2G4NEXT
+	PG4NEXT(1056)
 	DECQ CX
 	JNZ  tq2gloop1
 
 	MOVQ ostride+56(FP), AX
 	SHLQ $2, AX
-	TQ2G4OUT(0, Z0, Z1, Z2, Z3, (R13))
-	TQ2G4OUT(1, Z4, Z5, Z6, Z7, (R13)(AX*1))
-	TQ2G4OUT(2, Z8, Z9, Z10, Z11, (R13)(AX*2))
+	PG4OUT(0, Z0, Z1, Z2, Z3, (R13))
+	PG4OUT(1, Z4, Z5, Z6, Z7, (R13)(AX*1))
+	PG4OUT(2, Z8, Z9, Z10, Z11, (R13)(AX*2))
 	LEAQ (AX)(AX*2), AX
-	TQ2G4OUT(3, Z12, Z13, Z14, Z15, (R13)(AX*1))
+	PG4OUT(3, Z12, Z13, Z14, Z15, (R13)(AX*1))
 	ADDQ $64, R13
 	MOVQ SI, R15               // the pass ended at the next group
 	DECQ R8

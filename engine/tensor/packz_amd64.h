@@ -1,0 +1,67 @@
+// Macros the packed AVX-512 kernels of sixteen rows a group share
+// (packtq_amd64.s, packtq1_amd64.s, packiq1_amd64.s, packiq2s_amd64.s,
+// packiq3s_amd64.s, packiq3xxs_amd64.s): each keeps one float accumulator
+// per 32-weight block position j = 0…7 of a super-block, as the
+// GGUF-layout AVX2 kernels keep eight lanes, and sums them at the end in
+// those kernels' order, so a packed matrix gives their numbers bit for bit.
+
+// PZERO8 clears eight registers.
+#define PZERO8(a0, a1, a2, a3, a4, a5, a6, a7) \
+	VPXORD a0, a0, a0; \
+	VPXORD a1, a1, a1; \
+	VPXORD a2, a2, a2; \
+	VPXORD a3, a3, a3; \
+	VPXORD a4, a4, a4; \
+	VPXORD a5, a5, a5; \
+	VPXORD a6, a6, a6; \
+	VPXORD a7, a7, a7
+
+// PHSUM8 sums a group's eight block accumulators a0…a7 into a0 in the
+// GGUF-layout kernels' order (IQ1HSUM, IQ2HSUM, …):
+// ((a0+a4) + (a1+a5)) + ((a2+a6) + (a3+a7)).
+#define PHSUM8(a0, a1, a2, a3, a4, a5, a6, a7) \
+	VADDPS a4, a0, a0; \
+	VADDPS a5, a1, a1; \
+	VADDPS a6, a2, a2; \
+	VADDPS a7, a3, a3; \
+	VADDPS a1, a0, a0; \
+	VADDPS a3, a2, a2; \
+	VADDPS a2, a0, a0
+
+// PG4NEXT steps a four-token kernel's pointers to the next super-block:
+// the group's weights at SI by bytes, the four tokens' codes at DI, R11,
+// R12 and R14 by 256, their m8 (R9) and block scales (R10) by eight
+// values.
+#define PG4NEXT(bytes) \
+	ADDQ $bytes, SI; \
+	ADDQ $256, DI; \
+	ADDQ $256, R11; \
+	ADDQ $256, R12; \
+	ADDQ $256, R14; \
+	ADDQ $32, R9; \
+	ADDQ $32, R10
+
+// PG4OUT sums token t's accumulators of blocks 0…3 (saved in the frame at
+// 256t) and 4…7 (a4…a7) as PHSUM8 does and stores them at dst; Z21…Z24
+// are scratch.
+#define PG4OUT(t, a4, a5, a6, a7, dst) \
+	VMOVUPS 256*t(SP), Z21; \
+	VMOVUPS 256*t+64(SP), Z22; \
+	VMOVUPS 256*t+128(SP), Z23; \
+	VMOVUPS 256*t+192(SP), Z24; \
+	PHSUM8(Z21, Z22, Z23, Z24, a4, a5, a6, a7); \
+	VMOVUPS Z21, dst
+
+// PG4OUT8 sums token t's eight accumulators, kept in the frame at
+// base+512t, as PHSUM8 does and stores them at dst; Z0…Z7 are scratch.
+#define PG4OUT8(base, t, dst) \
+	VMOVUPS base+512*t(SP), Z0; \
+	VMOVUPS base+512*t+64(SP), Z1; \
+	VMOVUPS base+512*t+128(SP), Z2; \
+	VMOVUPS base+512*t+192(SP), Z3; \
+	VMOVUPS base+512*t+256(SP), Z4; \
+	VMOVUPS base+512*t+320(SP), Z5; \
+	VMOVUPS base+512*t+384(SP), Z6; \
+	VMOVUPS base+512*t+448(SP), Z7; \
+	PHSUM8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7); \
+	VMOVUPS Z0, dst
