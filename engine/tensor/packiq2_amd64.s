@@ -2,25 +2,26 @@
 #include "ahead_amd64.h"
 
 // Packed IQ2_XXS and IQ2_XS kernels (layouts and arithmetic: packiq2.go),
-// sixteen rows per ZMM lane, on AVX-512 VNNI, VBMI and BITALG. Per block
-// of 32 weights and half h (even or odd rows) of a group, each run of
-// eight weights is one VPGATHERDQ of eight rows' entries of the grid plus
-// 43 (R12 in the decode kernels, R15 in the prefill ones), one
-// VPSHUFBITQMB for its 64 sign bits and one merge-masked VPSUBB from 86
-// (Z31) for the negative weights, and one VPDPBUSD against the run's
-// activation qword broadcast to every lane. The sign bytes are built once
-// a block for all sixteen rows: VPMULTISHIFTQB spreads the 7-bit indices
-// into bytes (qword k: row 2k's four runs, then row 2k+1's), VPANDD with
-// 0x7f (Z30) clears the bit that came along, and VPOPCNTB, VPSLLW $7 and
-// one VPTERNLOGD set bit 7 to the parity. The half sums are folded into one
+// sixteen rows per ZMM lane, on AVX-512 VNNI, VBMI, GFNI and BITALG. The
+// IQ2_XXS kernels (the last section) look their grid up in registers; the
+// IQ2_XS kernels gather it. Per block of 32 weights and half h (even or
+// odd rows) of a group, each IQ2_XS run of eight weights is one VPGATHERDQ
+// of eight rows' entries of the grid plus 43 (R12 in the decode kernel,
+// R15 in the prefill one), one VPSHUFBITQMB for its 64 sign bits and one
+// merge-masked VPSUBB from 86 (Z31) for the negative weights, and one
+// VPDPBUSD against the run's activation qword broadcast to every lane.
+// The sign bytes are built once a block for all sixteen rows:
+// VPMULTISHIFTQB spreads the 7-bit indices into bytes, VPANDD with 0x7f
+// (Z30) clears the bit that came along, and VPOPCNTB, VPSLLW $7 and one
+// VPTERNLOGD set bit 7 to the parity. The half sums are folded into one
 // dword a row (IQ2FOLD), multiplied by 2·ls + 1 in int32 and then follow
 // the GGUF-layout kernel's float operations: convert, times
 // (f32(d)·0.125)·dx, one FMA into the block position's accumulator.
 //
 // K7 = all ones (a gather's mask is copied from it: KXNORW of a register
 // would wait for the previous gather, which clears its mask), K3 = 0xAAAA
-// (the odd rows' lanes), Z29 the IQ2_XXS sign bytes' VPMULTISHIFTQB
-// control, Z30 = 0x7f bytes, Z31 = 86 bytes.
+// (the odd rows' lanes), Z29 the sign bytes' VPMULTISHIFTQB control, Z30 =
+// 0x7f bytes, Z31 = 86 bytes.
 
 // iq2pBits: the VPSHUFBITQMB controls, run l and half h at 64·(2l+h):
 // byte 8q+i takes bit 32h + 8l + i of qword q (the sign of weight i of the
@@ -45,24 +46,10 @@ IQ2BITS(384, 0x1f1e1d1c1b1a1918)
 IQ2BITS(448, 0x3f3e3d3c3b3a3938)
 GLOBL iq2pBits<>(SB), RODATA|NOPTR, $512
 
-// iq2pXXSShift: bytes 0…3 of each qword the sign indices of its low dword
-// (bit offsets 0, 7, 14, 21), bytes 4…7 those of its high dword.
-DATA iq2pXXSShift<>+0(SB)/8, $0x352e2720150e0700
-GLOBL iq2pXXSShift<>(SB), RODATA|NOPTR, $8
 DATA iq2pEighth<>+0(SB)/4, $0x3e000000
 GLOBL iq2pEighth<>(SB), RODATA|NOPTR, $4
 DATA iq2pOne<>+0(SB)/4, $1
 GLOBL iq2pOne<>(SB), RODATA|NOPTR, $4
-
-#define IQ2CONSTS \
-	MOVL         $0x7f7f7f7f, AX; \
-	VPBROADCASTD AX, Z30; \
-	MOVL         $0x56565656, AX; \
-	VPBROADCASTD AX, Z31; \
-	VPBROADCASTQ iq2pXXSShift<>(SB), Z29; \
-	MOVL         $0xAAAA, AX; \
-	KMOVW        AX, K3; \
-	KXNORW       K7, K7, K7
 
 // IQ2PARITY completes the sign bytes in s (their index bits in 0…6, any bit
 // 7) with bit 7 the parity of bits 0…6; t is scratch.
@@ -72,35 +59,11 @@ GLOBL iq2pOne<>(SB), RODATA|NOPTR, $4
 	VPSLLW     $7, s, s; \
 	VPTERNLOGD $0xD8, Z30, t, s
 
-// IQ2XXSSIGNS sets s to the sign bytes of the block at off(base).
-#define IQ2XXSSIGNS(off, base, s, t) \
-	VPMULTISHIFTQB off+64(base), Z29, s; \
-	IQ2PARITY(s, t)
-
-// IQ2GATHER sets g to the signed weights (43 ± m) of run l, half h of the
-// index chunk at ioff(base) (grid at tab, signs in s); y is the index
-// register.
-#define IQ2GATHER(ioff, base, tab, l, h, s, y, g) \
-	VPMOVZXBD    ioff+16*l+8*h(base), y; \
-	KMOVW        K7, K1; \
-	VPXORD       g, g, g; \
-	VPGATHERDQ   (tab)(y*8), K1, g; \
-	IQ2SIGN(l, h, s, g)
-
 // IQ2SIGN negates the weights of g (86 − w) whose sign bits, run l and
 // half h of the sign bytes s, are set.
 #define IQ2SIGN(l, h, s, g) \
 	VPSHUFBITQMB iq2pBits<>+64*(2*l+h)(SB), s, K2; \
 	VPSUBB       g, Z31, K2, g
-
-// IQ2XXSINIT sets a, b to one token's −43·Σx over a block (from its m8 at
-// maddr) in the low dword of each qword, zero in the high.
-#define IQ2XXSINIT(maddr, a, b) \
-	MOVL         maddr, AX; \
-	IMUL3L       $43, AX, AX; \
-	SARL         $3, AX; \
-	VPBROADCASTQ AX, a; \
-	VMOVDQA64    a, b
 
 // IQ2FOLD sets x to the block sums of the sixteen rows, lane r row r, from
 // the even rows' half sums a (row 2k in lanes 2k, 2k+1) and the odd rows'
@@ -122,30 +85,6 @@ GLOBL iq2pOne<>(SB), RODATA|NOPTR, $4
 #define IQ2DV(base, dv) \
 	VCVTPH2PS        (base), dv; \
 	VMULPS.BCST      iq2pEighth<>(SB), dv, dv
-
-// IQ2XXSRUN adds run l of block j (one token, activations at DI) of the
-// group at base to the half sums Z22, Z23.
-#define IQ2XXSRUN(j, l, base) \
-	VPBROADCASTQ 32*j+8*l(DI), Z24; \
-	IQ2GATHER(32+128*j, base, R12, l, 0, Z20, Y18, Z19); \
-	VPDPBUSD     Z24, Z19, Z22; \
-	IQ2GATHER(32+128*j, base, R12, l, 1, Z20, Y18, Z19); \
-	VPDPBUSD     Z24, Z19, Z23
-
-// IQ2XXSBLK is block j of one token for the group at base (d/8 in dv)
-// into acc.
-#define IQ2XXSBLK(j, base, dv, acc) \
-	IQ2XXSSIGNS(32+128*j, base, Z20, Z21); \
-	IQ2XXSINIT(4*j(R9), Z22, Z23); \
-	IQ2XXSRUN(j, 0, base); \
-	IQ2XXSRUN(j, 1, base); \
-	IQ2XXSRUN(j, 2, base); \
-	IQ2XXSRUN(j, 3, base); \
-	IQ2FOLD(Z22, Z23, Z25, Z26); \
-	VPSRLD      $27, 96+128*j(base), Z26; \
-	VPORD.BCST  iq2pOne<>(SB), Z26, Z26; \
-	VPMULLD     Z26, Z25, Z25; \
-	IQ2FMA(Z25, dv, 4*j(R10), Z27, acc)
 
 #define IQ2ZERO8(a0, a1, a2, a3, a4, a5, a6, a7) \
 	VPXORD a0, a0, a0; \
@@ -185,38 +124,6 @@ GLOBL iq2pOne<>(SB), RODATA|NOPTR, $4
 	VPBROADCASTQ xoff(R14), Z28; \
 	VPDPBUSD     Z28, Z26, Z24; \
 	VPDPBUSD     Z28, Z27, Z25
-
-// IQ2XXSG4RUN is run l of block j for the four tokens.
-#define IQ2XXSG4RUN(j, l) \
-	IQ2GATHER(32+128*j, SI, R15, l, 0, Z17, Y28, Z26); \
-	IQ2GATHER(32+128*j, SI, R15, l, 1, Z17, Y28, Z27); \
-	IQ2G4DOT(32*j+8*l)
-
-// IQ2G4OUT folds token t's half sums a, b, scales them by 2·ls + 1 (Z17)
-// and adds them into acc (block scale at daddr).
-#define IQ2G4OUT(a, b, daddr, acc) \
-	IQ2FOLD(a, b, Z26, Z27); \
-	VPMULLD Z17, Z26, Z26; \
-	IQ2FMA(Z26, Z16, daddr, Z28, acc)
-
-// IQ2XXSBLK4 is block j for four tokens: their accumulators a0…a3; m8
-// from R9 and block scales from R10, the tokens DX bytes apart (BX = 3·DX).
-#define IQ2XXSBLK4(j, a0, a1, a2, a3) \
-	IQ2XXSSIGNS(32+128*j, SI, Z17, Z18); \
-	IQ2XXSINIT(4*j(R9), Z18, Z19); \
-	IQ2XXSINIT(4*j(R9)(DX*1), Z20, Z21); \
-	IQ2XXSINIT(4*j(R9)(DX*2), Z22, Z23); \
-	IQ2XXSINIT(4*j(R9)(BX*1), Z24, Z25); \
-	IQ2XXSG4RUN(j, 0); \
-	IQ2XXSG4RUN(j, 1); \
-	IQ2XXSG4RUN(j, 2); \
-	IQ2XXSG4RUN(j, 3); \
-	VPSRLD      $27, 96+128*j(SI), Z17; \
-	VPORD.BCST  iq2pOne<>(SB), Z17, Z17; \
-	IQ2G4OUT(Z18, Z19, 4*j(R10), a0); \
-	IQ2G4OUT(Z20, Z21, 4*j(R10)(DX*1), a1); \
-	IQ2G4OUT(Z22, Z23, 4*j(R10)(DX*2), a2); \
-	IQ2G4OUT(Z24, Z25, 4*j(R10)(BX*1), a3)
 
 // IQ2G4INIT points DI, R11, R12, R14 at the four tokens' codes, R9 at m8,
 // R10 at the block scales and SI at the group (saved at gp(SP)), CX the
@@ -427,7 +334,8 @@ GLOBL iq2p43<>(SB), RODATA|NOPTR, $4
 	VPADDD  1024+64*t(SP), Z26, Z26; \
 	IQ2FMA(Z26, Z16, daddr, Z27, acc)
 
-// IQ2XSBLK4 is block j for four tokens (as IQ2XXSBLK4).
+// IQ2XSBLK4 is block j for four tokens: their accumulators a0…a3; block
+// scales from R10, the tokens DX bytes apart (BX = 3·DX).
 #define IQ2XSBLK4(j, a0, a1, a2, a3) \
 	IQ2XSG4NEG(j, 0); \
 	IQ2XSSIGNS(32+144*j, SI, Z17, Z26); \
@@ -447,174 +355,14 @@ GLOBL iq2p43<>(SB), RODATA|NOPTR, $4
 	IQ2XSG4HALF1(Z22, Z23, 2, 4*j(R10)(DX*2), a2); \
 	IQ2XSG4HALF1(Z24, Z25, 3, 4*j(R10)(BX*1), a3)
 
-// func rowsIQ2XXSx16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nsb, groups int, out *float32)
-//
-// out[r] = row r · x for groups·16 packed rows of nsb super-blocks.
-// SI weights, DI codes, R9 m8, R10 block scales (each at the current
-// super-block), CX super-blocks left, R8 groups left, R13 out; groups two
-// at a time (R11 the second's weights, BX the bytes of a group), Z0…Z7
-// the first's block accumulators and Z8…Z15 the second's, Z16, Z17 their
-// d/8.
-TEXT ·rowsIQ2XXSx16VNNI(SB), NOSPLIT, $0-56
-	MOVQ  p+0(FP), SI
-	MOVQ  out+48(FP), R13
-	MOVQ  groups+40(FP), R8
-	MOVQ  nsb+32(FP), BX
-	IMULQ $1056, BX
-	LEAQ  ·iq2xxsGrid43(SB), R12
-	IQ2CONSTS
-
-iq2xxsrpair:
-	CMPQ R8, $2
-	JLT  iq2xxsrgroup
-	LEAQ (SI)(BX*1), R11
-	MOVQ xq+8(FP), DI
-	MOVQ m8+16(FP), R9
-	MOVQ xd+24(FP), R10
-	MOVQ nsb+32(FP), CX
-	IQ2ZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
-	IQ2ZERO8(Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15)
-
-iq2xxsrploop:
-	IQ2DV(SI, Z16)
-	IQ2DV(R11, Z17)
-	PFL8(0)
-	PFLB8(0)
-	IQ2XXSBLK(0, SI, Z16, Z0)
-	IQ2XXSBLK(0, R11, Z17, Z8)
-	IQ2XXSBLK(1, SI, Z16, Z1)
-	IQ2XXSBLK(1, R11, Z17, Z9)
-	IQ2XXSBLK(2, SI, Z16, Z2)
-	IQ2XXSBLK(2, R11, Z17, Z10)
-	IQ2XXSBLK(3, SI, Z16, Z3)
-	IQ2XXSBLK(3, R11, Z17, Z11)
-	PFL8(512)
-	PFLB8(512)
-	PFL(1024)
-	PFLB(1024)
-	IQ2XXSBLK(4, SI, Z16, Z4)
-	IQ2XXSBLK(4, R11, Z17, Z12)
-	IQ2XXSBLK(5, SI, Z16, Z5)
-	IQ2XXSBLK(5, R11, Z17, Z13)
-	IQ2XXSBLK(6, SI, Z16, Z6)
-	IQ2XXSBLK(6, R11, Z17, Z14)
-	IQ2XXSBLK(7, SI, Z16, Z7)
-	IQ2XXSBLK(7, R11, Z17, Z15)
-	ADDQ $1056, SI
-	ADDQ $1056, R11
-	ADDQ $256, DI
-	ADDQ $32, R9
-	ADDQ $32, R10
-	DECQ CX
-	JNZ  iq2xxsrploop
-
-	IQ2PHSUM(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
-	IQ2PHSUM(Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15)
-	VMOVUPS Z0, (R13)
-	VMOVUPS Z8, 64(R13)
-	ADDQ    $128, R13
-	MOVQ    R11, SI
-	SUBQ    $2, R8
-	JMP     iq2xxsrpair
-
-iq2xxsrgroup:
-	TESTQ R8, R8
-	JEQ   iq2xxsrend
-	MOVQ  xq+8(FP), DI
-	MOVQ  m8+16(FP), R9
-	MOVQ  xd+24(FP), R10
-	MOVQ  nsb+32(FP), CX
-	IQ2ZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
-
-iq2xxsrloop:
-	IQ2DV(SI, Z16)
-	PFL8(0)
-	IQ2XXSBLK(0, SI, Z16, Z0)
-	IQ2XXSBLK(1, SI, Z16, Z1)
-	IQ2XXSBLK(2, SI, Z16, Z2)
-	IQ2XXSBLK(3, SI, Z16, Z3)
-	PFL8(512)
-	PFL(1024)
-	IQ2XXSBLK(4, SI, Z16, Z4)
-	IQ2XXSBLK(5, SI, Z16, Z5)
-	IQ2XXSBLK(6, SI, Z16, Z6)
-	IQ2XXSBLK(7, SI, Z16, Z7)
-	ADDQ $1056, SI
-	ADDQ $256, DI
-	ADDQ $32, R9
-	ADDQ $32, R10
-	DECQ CX
-	JNZ  iq2xxsrloop
-
-	IQ2PHSUM(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
-	VMOVUPS Z0, (R13)
-	ADDQ    $64, R13
-	DECQ    R8
-	JMP     iq2xxsrgroup
-
-iq2xxsrend:
-	VZEROUPPER
-	RET
-
-// func gemm4IQ2XXSx16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nsb, groups int, out *float32, ostride int)
-//
-// Not NOSPLIT: its frame is more than a nosplit function may take.
-// out[t·ostride + r] = row r · token t for groups·16 packed rows and four
-// tokens whose codes are xq + t·256·nsb, m8 m8 + t·8·nsb and block scales
-// xd + t·8·nsb. As gemm4TQ2x16VNNI (packtq_amd64.s): two passes over a
-// group's super-blocks, blocks 0…3 (whose accumulators then wait in the
-// frame) and 4…7; token t's block q in Z(4t+q). R11, R12, R14 the codes of
-// tokens 1…3, DX the bytes per token of m8 and scales, R15 the grid.
-TEXT ·gemm4IQ2XXSx16VNNI(SB), 0, $1032-64
-	MOVQ p+0(FP), AX
-	MOVQ AX, 1024(SP)
-	MOVQ nsb+32(FP), DX
-	SHLQ $5, DX                // 8 blocks · 4 bytes per super-block
-	LEAQ (DX)(DX*2), BX
-	MOVQ out+48(FP), R13
-	MOVQ groups+40(FP), R8
-	LEAQ ·iq2xxsGrid43(SB), R15
-	IQ2CONSTS
-
-iq2xxsggroup:
-	TESTQ R8, R8
-	JEQ   iq2xxsgend
-	IQ2G4INIT(1024)
-
-iq2xxsgloop0:
-	IQ2DV(SI, Z16)
-	IQ2XXSBLK4(0, Z0, Z4, Z8, Z12)
-	IQ2XXSBLK4(1, Z1, Z5, Z9, Z13)
-	IQ2XXSBLK4(2, Z2, Z6, Z10, Z14)
-	IQ2XXSBLK4(3, Z3, Z7, Z11, Z15)
-	IQ2G4NEXT(1056)
-	DECQ CX
-	JNZ  iq2xxsgloop0
-
-	IQ2G4SAVE
-	IQ2G4INIT(1024)
-
-iq2xxsgloop1:
-	IQ2DV(SI, Z16)
-	IQ2XXSBLK4(4, Z0, Z4, Z8, Z12)
-	IQ2XXSBLK4(5, Z1, Z5, Z9, Z13)
-	IQ2XXSBLK4(6, Z2, Z6, Z10, Z14)
-	IQ2XXSBLK4(7, Z3, Z7, Z11, Z15)
-	IQ2G4NEXT(1056)
-	DECQ CX
-	JNZ  iq2xxsgloop1
-
-	IQ2G4END(1024)
-	JMP iq2xxsggroup
-
-iq2xxsgend:
-	VZEROUPPER
-	RET
-
 // func rowsIQ2XSx16VNNI(p *byte, xq *int8, xd *float32, nsb, groups int, out *float32)
 //
-// As rowsIQ2XXSx16VNNI, for packed IQ2_XS (no m8: the half sums start from
-// −43·Σx of their own weights).
+// out[r] = row r · x for groups·16 packed rows of nsb super-blocks (no m8:
+// the half sums start from −43·Σx of their own weights). SI weights, DI
+// codes, R10 block scales (each at the current super-block), CX
+// super-blocks left, R8 groups left, R13 out; groups two at a time (R11
+// the second's weights, BX the bytes of a group), Z0…Z7 the first's block
+// accumulators and Z8…Z15 the second's, Z16, Z17 their d/8.
 TEXT ·rowsIQ2XSx16VNNI(SB), NOSPLIT, $0-48
 	MOVQ  p+0(FP), SI
 	MOVQ  out+40(FP), R13
@@ -718,8 +466,14 @@ iq2xsrend:
 
 // func gemm4IQ2XSx16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nsb, groups int, out *float32, ostride int)
 //
-// As gemm4IQ2XXSx16VNNI, for packed IQ2_XS (m8 is not read; the argument
-// keeps the prefill kernels' shape). Frame: the first pass's accumulators
+// Not NOSPLIT: its frame is more than a nosplit function may take.
+// out[t·ostride + r] = row r · token t for groups·16 packed rows and four
+// tokens whose codes are xq + t·256·nsb and block scales xd + t·8·nsb (m8
+// is not read; the argument keeps the prefill kernels' shape). Two passes
+// over a group's super-blocks, as gemm4TQ2x16VNNI (packtq_amd64.s): blocks
+// 0…3 (whose accumulators then wait in the frame) and 4…7; token t's block
+// q in Z(4t+q). R11, R12, R14 the codes of tokens 1…3, DX the bytes per
+// token of the scales, R15 the grid. Frame: the first pass's accumulators
 // at 0…1023, a block's scaled sums of runs 0, 1 per token at 1024+64t, the
 // group at 1280.
 TEXT ·gemm4IQ2XSx16VNNI(SB), 0, $1288-64
@@ -765,5 +519,371 @@ iq2xsgloop1:
 	JMP iq2xsggroup
 
 iq2xsgend:
+	VZEROUPPER
+	RET
+
+// ---------------------------------------------------------------------------
+// IQ2_XXS without gathers (layout: packiq2.go). Per block of 32 weights, all
+// sixteen rows at once: X_k (k = 0…3), byte 4r+l for row r's run l, is the
+// 6-bit index of weights 2k and 2k+1 of that run: their grid levels (codes
+// 0, 1, 2 for 8, 25, 43) from iq2xxsCodes[256k + grid index] (two masked
+// VPERMI2B, grid index < 128 and ≥ 128: the first 64 bytes of each half in
+// Z9…Z16, the rest from memory), their two signs merged into the bits the
+// table left free (VPTERNLOGD) from the sign bytes G1 (signs 0…5) and G2
+// (signs 6, 7): one VGF2P8AFFINEQB each on the 7-bit sign indices spread by
+// VPMULTISHIFTQB, the eighth sign being the parity of the seven. Then
+// weight position p of the four runs of every row is one VPERMB of X_{p/2}
+// through the 64-byte level table of p (iq2xxsLevels: 43 ± m), and one
+// VPDPBUSD against the dword (x[p], x[8+p], x[16+p], x[24+p]) of the block's
+// activations, broadcast: lane r sums row r, no fold. The activations are
+// transposed so once a super-block and token (VPERMB by iq2rT) into the
+// frame, with each block's −43·Σx = 43·m8/8 after them. The sum is kept in
+// two chains (even and odd positions: VPDPBUSD's latency), and its scale
+// 2·ls + 1 is one VPERMPS of the aux word (whose low four bits it is,
+// packiq2.go) through iq2rScale: float(p) = float(sum)·float(2·ls + 1),
+// exact as |p| < 2²⁴, the very float the int32 product converts to.
+//
+// Vector operations a block and token: 8 VPERMI2B, 8 VPERMB, VPMULTISHIFTQB
+// and VPERMPS (port 5); 8 VPDPBUSD, 2 VGF2P8AFFINEQB, VPMOVB2M, KNOTQ,
+// VCVTDQ2PS (port 0); 3 VPTERNLOGD, VPORD, VPADDD, 2 VMULPS, the FMA
+// (either): 40, against about 100 for the gather kernel it replaced (8
+// VPGATHERDQ at ~7 vector-port uops each, their index widening, the sign
+// masks and merges, the lane-pair fold). Measured against that kernel on
+// the same matrix (3072 columns, alternated in one run, 15 rounds, median
+// ratio): decode 1.29× (1 thread) and 1.22× (2 threads) on 1 MiB in L2,
+// 1.36× and 1.39× on 128 MiB in DRAM (2 threads 13.1 → 18.0 GB/s); the
+// four-token prefill kernel 1.25–1.32×. BenchmarkIQ2Triad: 0.50 (1 thread)
+// and 0.52 (2 threads) of the STREAM triad, range 0.49–0.56 (the gather
+// kernel 0.35–0.45). Tried and not kept: one VPDPBUSD chain (same or
+// slower), a loop over the blocks instead of unrolling them and two groups
+// in flight sharing the transposed activations (both 0.92–0.99× of this),
+// VPMULLD for the scale (two ops more, within the noise).
+
+// iq2rT: byte 32b + 4p + l of a transposed pair of blocks takes activation
+// 32b + 8l + p.
+DATA iq2rT<>+0(SB)/8, $0x1911090118100800
+DATA iq2rT<>+8(SB)/8, $0x1b130b031a120a02
+DATA iq2rT<>+16(SB)/8, $0x1d150d051c140c04
+DATA iq2rT<>+24(SB)/8, $0x1f170f071e160e06
+DATA iq2rT<>+32(SB)/8, $0x3931292138302820
+DATA iq2rT<>+40(SB)/8, $0x3b332b233a322a22
+DATA iq2rT<>+48(SB)/8, $0x3d352d253c342c24
+DATA iq2rT<>+56(SB)/8, $0x3f372f273e362e26
+GLOBL iq2rT<>(SB), RODATA|NOPTR, $64
+
+// iq2rG1, iq2rG2: VGF2P8AFFINEQB matrices (output bit i from byte 7−i):
+// G1 bit i = sign index bit i (i = 0…5); G2 bit 0 = bit 6, bit 1 = the
+// parity of bits 0…6 (the eighth sign).
+DATA iq2rG1<>+0(SB)/8, $0x0102040810200000
+GLOBL iq2rG1<>(SB), RODATA|NOPTR, $8
+DATA iq2rG2<>+0(SB)/8, $0x407f000000000000
+GLOBL iq2rG2<>(SB), RODATA|NOPTR, $8
+
+// iq2rM: the sign bits X_0, X_1, X_2 take from G1.
+DATA iq2rM<>+0(SB)/4, $0x03030303
+DATA iq2rM<>+4(SB)/4, $0x0c0c0c0c
+DATA iq2rM<>+8(SB)/4, $0x30303030
+GLOBL iq2rM<>(SB), RODATA|NOPTR, $12
+// iq2rShift: the sign indices' VPMULTISHIFTQB control (bit offsets 4,
+// 11, 18, 25 of each dword); iq2rScale: 2·ls + 1 as float32, ls = 0…15.
+DATA iq2rShift<>+0(SB)/8, $0x39322b2419120b04
+GLOBL iq2rShift<>(SB), RODATA|NOPTR, $8
+DATA iq2rScale<>+0(SB)/4, $1.0
+DATA iq2rScale<>+4(SB)/4, $3.0
+DATA iq2rScale<>+8(SB)/4, $5.0
+DATA iq2rScale<>+12(SB)/4, $7.0
+DATA iq2rScale<>+16(SB)/4, $9.0
+DATA iq2rScale<>+20(SB)/4, $11.0
+DATA iq2rScale<>+24(SB)/4, $13.0
+DATA iq2rScale<>+28(SB)/4, $15.0
+DATA iq2rScale<>+32(SB)/4, $17.0
+DATA iq2rScale<>+36(SB)/4, $19.0
+DATA iq2rScale<>+40(SB)/4, $21.0
+DATA iq2rScale<>+44(SB)/4, $23.0
+DATA iq2rScale<>+48(SB)/4, $25.0
+DATA iq2rScale<>+52(SB)/4, $27.0
+DATA iq2rScale<>+56(SB)/4, $29.0
+DATA iq2rScale<>+60(SB)/4, $31.0
+GLOBL iq2rScale<>(SB), RODATA|NOPTR, $64
+DATA iq2r43<>+0(SB)/4, $43
+GLOBL iq2r43<>(SB), RODATA|NOPTR, $4
+
+// IQ2RCONSTS loads the code tables' first halves (codes at R12) into
+// Z9…Z16, the sign control into Z17 and the transposition into Z18.
+#define IQ2RCONSTS \
+	VMOVDQU64    0(R12), Z9; \
+	VMOVDQU64    256(R12), Z10; \
+	VMOVDQU64    512(R12), Z11; \
+	VMOVDQU64    768(R12), Z12; \
+	VMOVDQU64    128(R12), Z13; \
+	VMOVDQU64    384(R12), Z14; \
+	VMOVDQU64    640(R12), Z15; \
+	VMOVDQU64    896(R12), Z16; \
+	VPBROADCASTQ iq2rShift<>(SB), Z17; \
+	VMOVDQU64    iq2rT<>(SB), Z18
+
+// IQ2RPREP transposes one token's super-block of codes at xb into the
+// frame at dst (block j at dst+32j) and puts its blocks' 43·m8/8 (m8 at
+// mb) at dst+256; Z19 is scratch.
+#define IQ2RPREP(xb, mb, dst) \
+	VPERMB      0 xb, Z18, Z19; \
+	VMOVDQU64   Z19, dst(SP); \
+	VPERMB      64 xb, Z18, Z19; \
+	VMOVDQU64   Z19, dst+64(SP); \
+	VPERMB      128 xb, Z18, Z19; \
+	VMOVDQU64   Z19, dst+128(SP); \
+	VPERMB      192 xb, Z18, Z19; \
+	VMOVDQU64   Z19, dst+192(SP); \
+	VMOVDQU32   0 mb, Y19; \
+	VPMULLD.BCST iq2r43<>(SB), Y19, Y19; \
+	VPSRAD      $3, Y19, Y19; \
+	VMOVDQU32   Y19, dst+256(SP)
+
+// IQ2RCODES sets Z20…Z23 to X_0…X_3 of the block at off(base) (code
+// tables at R12) and Z19 to its aux words; Z24, Z25 scratch.
+#define IQ2RCODES(off, base) \
+	VMOVDQU64       off(base), Z20; \
+	VPMOVB2M        Z20, K1; \
+	KNOTQ           K1, K2; \
+	VMOVDQU64       off(base), Z21; \
+	VMOVDQU64       off(base), Z22; \
+	VMOVDQU64       off(base), Z23; \
+	VPERMI2B        64(R12), Z9, K2, Z20; \
+	VPERMI2B        192(R12), Z13, K1, Z20; \
+	VPERMI2B        320(R12), Z10, K2, Z21; \
+	VPERMI2B        448(R12), Z14, K1, Z21; \
+	VPERMI2B        576(R12), Z11, K2, Z22; \
+	VPERMI2B        704(R12), Z15, K1, Z22; \
+	VPERMI2B        832(R12), Z12, K2, Z23; \
+	VPERMI2B        960(R12), Z16, K1, Z23; \
+	VMOVDQU64       off+64(base), Z19; \
+	VPMULTISHIFTQB  Z19, Z17, Z24; \
+	VGF2P8AFFINEQB.BCST $0, iq2rG1<>(SB), Z24, Z25; \
+	VGF2P8AFFINEQB.BCST $0, iq2rG2<>(SB), Z24, Z24; \
+	VPTERNLOGD.BCST $0xF8, iq2rM<>+0(SB), Z25, Z20; \
+	VPTERNLOGD.BCST $0xF8, iq2rM<>+4(SB), Z25, Z21; \
+	VPTERNLOGD.BCST $0xF8, iq2rM<>+8(SB), Z25, Z22; \
+	VPORD           Z24, Z23, Z23
+
+// IQ2RPOS adds weight position p of a block (index vector x, level table
+// at tab(lv)) times the activation dword at xoff in the frame to s.
+#define IQ2RPOS(x, lv, tab, xoff, w, s) \
+	VPERMB        tab(lv), x, w; \
+	VPDPBUSD.BCST xoff(SP), w, s
+
+// IQ2RBLK is block j of one token for the group at base (d/8 in dv,
+// levels at R11, the token's frame at 0) into acc.
+#define IQ2RBLK(j, base, dv, acc) \
+	IQ2RCODES(32+128*j, base); \
+	VPBROADCASTD 256+4*j(SP), Z28; \
+	VPXORD       Z29, Z29, Z29; \
+	IQ2RPOS(Z20, R11, 0, 32*j, Z26, Z28); \
+	IQ2RPOS(Z20, R11, 64, 32*j+4, Z27, Z29); \
+	IQ2RPOS(Z21, R11, 128, 32*j+8, Z26, Z28); \
+	IQ2RPOS(Z21, R11, 192, 32*j+12, Z27, Z29); \
+	IQ2RPOS(Z22, R11, 256, 32*j+16, Z26, Z28); \
+	IQ2RPOS(Z22, R11, 320, 32*j+20, Z27, Z29); \
+	IQ2RPOS(Z23, R11, 0, 32*j+24, Z26, Z28); \
+	IQ2RPOS(Z23, R11, 64, 32*j+28, Z27, Z29); \
+	VPADDD       Z29, Z28, Z28; \
+	VPERMPS      iq2rScale<>(SB), Z19, Z30; \
+	VCVTDQ2PS    Z28, Z28; \
+	VMULPS       Z30, Z28, Z28; \
+	VMULPS.BCST  4*j(R10), dv, Z31; \
+	VFMADD231PS  Z28, Z31, acc
+
+// func rowsIQ2XXSx16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nsb, groups int, out *float32)
+//
+// out[r] = row r · x for groups·16 packed rows of nsb super-blocks. SI
+// weights, DI codes, R9 m8, R10 block scales (each at the current
+// super-block), CX super-blocks left, R8 groups left, R13 out, R12 the
+// code tables, R11 the level tables; Z0…Z7 the block accumulators, Z8 d/8.
+// Frame: the super-block's transposed activations at 0, 43·m8/8 at 256.
+TEXT ·rowsIQ2XXSx16VNNI(SB), NOSPLIT, $288-56
+	MOVQ p+0(FP), SI
+	MOVQ out+48(FP), R13
+	MOVQ groups+40(FP), R8
+	LEAQ ·iq2xxsCodes(SB), R12
+	LEAQ ·iq2xxsLevels(SB), R11
+	IQ2RCONSTS
+
+iq2rrgroup:
+	TESTQ R8, R8
+	JEQ   iq2rrend
+	MOVQ  xq+8(FP), DI
+	MOVQ  m8+16(FP), R9
+	MOVQ  xd+24(FP), R10
+	MOVQ  nsb+32(FP), CX
+	IQ2ZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+
+iq2rrloop:
+	IQ2RPREP((DI), (R9), 0)
+	IQ2DV(SI, Z8)
+	PFL8(0)
+	IQ2RBLK(0, SI, Z8, Z0)
+	IQ2RBLK(1, SI, Z8, Z1)
+	IQ2RBLK(2, SI, Z8, Z2)
+	IQ2RBLK(3, SI, Z8, Z3)
+	PFL8(512)
+	PFL(1024)
+	IQ2RBLK(4, SI, Z8, Z4)
+	IQ2RBLK(5, SI, Z8, Z5)
+	IQ2RBLK(6, SI, Z8, Z6)
+	IQ2RBLK(7, SI, Z8, Z7)
+	ADDQ $1056, SI
+	ADDQ $256, DI
+	ADDQ $32, R9
+	ADDQ $32, R10
+	DECQ CX
+	JNZ  iq2rrloop
+
+	IQ2PHSUM(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	VMOVUPS Z0, (R13)
+	ADDQ    $64, R13
+	DECQ    R8
+	JMP     iq2rrgroup
+
+iq2rrend:
+	VZEROUPPER
+	RET
+
+// IQ2RG4POS adds weight position p of a block (index vector x, level
+// table at tab(R15)) times each token's activation dword at xoff of its
+// frame area to its sum Z0…Z3.
+#define IQ2RG4POS(x, tab, xoff) \
+	VPERMB        tab(R15), x, Z26; \
+	VPDPBUSD.BCST xoff(SP), Z26, Z0; \
+	VPDPBUSD.BCST 288+xoff(SP), Z26, Z1; \
+	VPDPBUSD.BCST 576+xoff(SP), Z26, Z2; \
+	VPDPBUSD.BCST 864+xoff(SP), Z26, Z3
+
+// IQ2RG4OUT scales token t's sum s of block j by 2·ls + 1 (Z28) and adds
+// it times (d/8)·dx (block scale at daddr) into its accumulator in the
+// frame.
+#define IQ2RG4OUT(s, t, j, daddr) \
+	VCVTDQ2PS   s, s; \
+	VMULPS      Z28, s, s; \
+	VMULPS.BCST daddr, Z8, Z29; \
+	VMOVUPS     1152+64*(8*t+j)(SP), Z30; \
+	VFMADD231PS s, Z29, Z30; \
+	VMOVUPS     Z30, 1152+64*(8*t+j)(SP)
+
+// IQ2RBLK4 is block j for the four tokens.
+#define IQ2RBLK4(j) \
+	IQ2RCODES(32+128*j, SI); \
+	VPBROADCASTD 256+4*j(SP), Z0; \
+	VPBROADCASTD 544+4*j(SP), Z1; \
+	VPBROADCASTD 832+4*j(SP), Z2; \
+	VPBROADCASTD 1120+4*j(SP), Z3; \
+	IQ2RG4POS(Z20, 0, 32*j); \
+	IQ2RG4POS(Z20, 64, 32*j+4); \
+	IQ2RG4POS(Z21, 128, 32*j+8); \
+	IQ2RG4POS(Z21, 192, 32*j+12); \
+	IQ2RG4POS(Z22, 256, 32*j+16); \
+	IQ2RG4POS(Z22, 320, 32*j+20); \
+	IQ2RG4POS(Z23, 0, 32*j+24); \
+	IQ2RG4POS(Z23, 64, 32*j+28); \
+	VPERMPS      iq2rScale<>(SB), Z19, Z28; \
+	IQ2RG4OUT(Z0, 0, j, 4*j(R10)); \
+	IQ2RG4OUT(Z1, 1, j, 4*j(R10)(DX*1)); \
+	IQ2RG4OUT(Z2, 2, j, 4*j(R10)(DX*2)); \
+	IQ2RG4OUT(Z3, 3, j, 4*j(R10)(BX*1))
+
+// IQ2RG4ZERO clears token t's eight accumulators in the frame (Z30 zero).
+#define IQ2RG4ZERO(t) \
+	VMOVUPS Z30, 1152+512*t(SP); \
+	VMOVUPS Z30, 1152+512*t+64(SP); \
+	VMOVUPS Z30, 1152+512*t+128(SP); \
+	VMOVUPS Z30, 1152+512*t+192(SP); \
+	VMOVUPS Z30, 1152+512*t+256(SP); \
+	VMOVUPS Z30, 1152+512*t+320(SP); \
+	VMOVUPS Z30, 1152+512*t+384(SP); \
+	VMOVUPS Z30, 1152+512*t+448(SP)
+
+// IQ2RG4STORE sums token t's accumulators as IQ2PHSUM does into dst.
+#define IQ2RG4STORE(t, dst) \
+	VMOVUPS 1152+512*t(SP), Z20; \
+	VMOVUPS 1152+512*t+64(SP), Z21; \
+	VMOVUPS 1152+512*t+128(SP), Z22; \
+	VMOVUPS 1152+512*t+192(SP), Z23; \
+	VMOVUPS 1152+512*t+256(SP), Z24; \
+	VMOVUPS 1152+512*t+320(SP), Z25; \
+	VMOVUPS 1152+512*t+384(SP), Z26; \
+	VMOVUPS 1152+512*t+448(SP), Z27; \
+	IQ2PHSUM(Z20, Z21, Z22, Z23, Z24, Z25, Z26, Z27); \
+	VMOVUPS Z20, dst
+
+// func gemm4IQ2XXSx16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nsb, groups int, out *float32, ostride int)
+//
+// Not NOSPLIT: its frame is more than a nosplit function may take.
+// out[t·ostride + r] = row r · token t for groups·16 packed rows and four
+// tokens whose codes are xq + t·256·nsb, m8 m8 + t·8·nsb and block scales
+// xd + t·8·nsb. A super-block's weights are decoded once for the four
+// tokens (as in rowsIQ2XXSx16VNNI), each position's weights meet the four
+// tokens' activations. SI the group, DI token 0's codes, AX the codes'
+// bytes per token (R14 three times that), R9 m8, R10 the block scales, DX
+// their bytes per token (BX three times), R12 the code tables, R15 the
+// level tables. Frame: token t's transposed activations and 43·m8/8 at
+// 288t, its eight block accumulators at 1152+512t, the group at 3200.
+TEXT ·gemm4IQ2XXSx16VNNI(SB), 0, $3208-64
+	MOVQ p+0(FP), SI
+	MOVQ out+48(FP), R13
+	MOVQ groups+40(FP), R8
+	LEAQ ·iq2xxsCodes(SB), R12
+	LEAQ ·iq2xxsLevels(SB), R15
+	IQ2RCONSTS
+
+iq2rggroup:
+	TESTQ R8, R8
+	JEQ   iq2rgend
+	MOVQ  nsb+32(FP), AX
+	MOVQ  AX, DX
+	SHLQ  $5, DX
+	LEAQ  (DX)(DX*2), BX
+	SHLQ  $8, AX
+	LEAQ  (AX)(AX*2), R14
+	MOVQ  xq+8(FP), DI
+	MOVQ  m8+16(FP), R9
+	MOVQ  xd+24(FP), R10
+	MOVQ  nsb+32(FP), CX
+	VPXORD Z30, Z30, Z30
+	IQ2RG4ZERO(0)
+	IQ2RG4ZERO(1)
+	IQ2RG4ZERO(2)
+	IQ2RG4ZERO(3)
+
+iq2rgloop:
+	IQ2RPREP((DI), (R9), 0)
+	IQ2RPREP((DI)(AX*1), (R9)(DX*1), 288)
+	IQ2RPREP((DI)(AX*2), (R9)(DX*2), 576)
+	IQ2RPREP((DI)(R14*1), (R9)(BX*1), 864)
+	IQ2DV(SI, Z8)
+	IQ2RBLK4(0)
+	IQ2RBLK4(1)
+	IQ2RBLK4(2)
+	IQ2RBLK4(3)
+	IQ2RBLK4(4)
+	IQ2RBLK4(5)
+	IQ2RBLK4(6)
+	IQ2RBLK4(7)
+	ADDQ $1056, SI
+	ADDQ $256, DI
+	ADDQ $32, R9
+	ADDQ $32, R10
+	DECQ CX
+	JNZ  iq2rgloop
+
+	MOVQ ostride+56(FP), AX
+	SHLQ $2, AX
+	IQ2RG4STORE(0, (R13))
+	IQ2RG4STORE(1, (R13)(AX*1))
+	IQ2RG4STORE(2, (R13)(AX*2))
+	LEAQ (AX)(AX*2), AX
+	IQ2RG4STORE(3, (R13)(AX*1))
+	ADDQ $64, R13
+	DECQ R8
+	JMP  iq2rggroup
+
+iq2rgend:
 	VZEROUPPER
 	RET

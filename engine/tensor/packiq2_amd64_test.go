@@ -24,18 +24,36 @@ func packedIQ2Types() []packedIQ2 {
 	}
 }
 
-// TestPackedIQ2Grids proves the packed kernels' grids plus 43 against the
-// grids.
+// TestPackedIQ2Grids proves the packed kernels' tables against the grids:
+// IQ2_XS's grid plus 43, and IQ2_XXS's codes and levels, which give every
+// weight of every grid entry, with either sign and whatever the other
+// position's sign in the same index byte, as 43 ± its magnitude.
 func TestPackedIQ2Grids(t *testing.T) {
 	const add = 0x2b2b2b2b2b2b2b2b
-	for i, g := range iq2xxs_grid {
-		if iq2xxsGrid43[i] != g+add {
-			t.Fatalf("iq2xxsGrid43[%d] = %#x, want %#x", i, iq2xxsGrid43[i], g+add)
-		}
-	}
 	for i, g := range iq2xs_grid {
 		if iq2xsGrid43[i] != g+add {
 			t.Fatalf("iq2xsGrid43[%d] = %#x, want %#x", i, iq2xsGrid43[i], g+add)
+		}
+	}
+	// The sign bit of each weight position in its index byte (packiq2_amd64.s).
+	signBit := [8]uint{0, 1, 2, 3, 4, 5, 0, 1}
+	for i, g := range iq2xxs_grid {
+		for p := range 8 {
+			m := int(byte(g >> (8 * p)))
+			code := iq2xxsCodes[256*(p/2)+i]
+			if code&(1<<signBit[p]|1<<signBit[p^1]) != 0 {
+				t.Fatalf("iq2xxsCodes[%d] = %#x sets a sign bit", 256*(p/2)+i, code)
+			}
+			for s := range 4 {
+				idx := code | byte(s&1)<<signBit[p] | byte(s>>1)<<signBit[p^1]
+				want := 43 + m
+				if s&1 != 0 {
+					want = 43 - m
+				}
+				if got := iq2xxsLevels[64*(p%6)+int(idx&63)]; int(got) != want {
+					t.Fatalf("grid %d position %d sign %d: level %d, want %d", i, p, s&1, got, want)
+				}
+			}
 		}
 	}
 }
