@@ -56,9 +56,10 @@ import (
 // the weights they cover (IQ2_XXS: 43·m8/8 for the block; IQ2_XS: per
 // half-block of sixteen weights, −43·Σx from VPDPBUSD of 43s with the
 // activations, as its two scales multiply the halves apart), and the scales
-// 2·ls + 1 multiply in int32 (VPMULLD; IQ2_XXS: in float32, exact as
-// |p| < 2²⁴, so float(p) is the same). Then, as the GGUF-layout
-// AVX2 kernels (dot_iq2_amd64.s) do,
+// 2·ls + 1 multiply in float32 (IQ2_XS: float(p₀₁)·s₀₁ + float(p₂₃)·s₂₃,
+// one VMULPS and one FMA): every product and sum is an integer below 2²⁴,
+// exact, so the result is float(p) of the int32 p. Then, as the
+// GGUF-layout AVX2 kernels (dot_iq2_amd64.s) do,
 //
 //	acc_j = fma(float(p), (f32(d)·0.125)·dx, acc_j)
 //
