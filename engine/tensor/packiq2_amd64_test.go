@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"testing"
 )
@@ -25,35 +26,54 @@ func packedIQ2Types() []packedIQ2 {
 }
 
 // TestPackedIQ2Grids proves the packed kernels' tables against the grids:
-// IQ2_XS's grid plus 43, and IQ2_XXS's codes and levels, which give every
-// weight of every grid entry, with either sign and whatever the other
-// position's sign in the same index byte, as 43 ± its magnitude.
+// IQ2_XXS's and IQ2_XS's codes and the levels, which give every weight of
+// every grid entry, with either sign and whatever the other position's
+// sign in the same index byte, as 43 ± its magnitude. For IQ2_XS it does
+// what the kernels do (packiq2_amd64.s): the table of the index's bit 8,
+// the byte of its low seven bits, and for bit 7 the VGF2P8AFFINEQB
+// matrix of iq2xA (copied here) that moves entry e + 128's codes into
+// entry e's place, before the sign bits overwrite theirs.
 func TestPackedIQ2Grids(t *testing.T) {
-	const add = 0x2b2b2b2b2b2b2b2b
-	for i, g := range iq2xs_grid {
-		if iq2xsGrid43[i] != g+add {
-			t.Fatalf("iq2xsGrid43[%d] = %#x, want %#x", i, iq2xsGrid43[i], g+add)
-		}
-	}
 	// The sign bit of each weight position in its index byte (packiq2_amd64.s).
 	signBit := [8]uint{0, 1, 2, 3, 4, 5, 0, 1}
+	levels := func(name string, i, p int, m int, code byte) {
+		t.Helper()
+		for s := range 4 {
+			idx := code&^(1<<signBit[p]|1<<signBit[p^1]) | byte(s&1)<<signBit[p] | byte(s>>1)<<signBit[p^1]
+			want := 43 + m
+			if s&1 != 0 {
+				want = 43 - m
+			}
+			if got := iq2xxsLevels[64*(p%6)+int(idx&63)]; int(got) != want {
+				t.Fatalf("%s grid %d position %d sign %d: level %d, want %d", name, i, p, s&1, got, want)
+			}
+		}
+	}
 	for i, g := range iq2xxs_grid {
 		for p := range 8 {
-			m := int(byte(g >> (8 * p)))
 			code := iq2xxsCodes[256*(p/2)+i]
 			if code&(1<<signBit[p]|1<<signBit[p^1]) != 0 {
 				t.Fatalf("iq2xxsCodes[%d] = %#x sets a sign bit", 256*(p/2)+i, code)
 			}
-			for s := range 4 {
-				idx := code | byte(s&1)<<signBit[p] | byte(s>>1)<<signBit[p^1]
-				want := 43 + m
-				if s&1 != 0 {
-					want = 43 - m
-				}
-				if got := iq2xxsLevels[64*(p%6)+int(idx&63)]; int(got) != want {
-					t.Fatalf("grid %d position %d sign %d: level %d, want %d", i, p, s&1, got, want)
-				}
+			levels("IQ2_XXS", i, p, int(byte(g>>(8*p))), code)
+		}
+	}
+	affine := func(m uint64, x byte) byte {
+		var y byte
+		for i := range 8 {
+			y |= byte(bits.OnesCount8(byte(m>>(8*(7-i)))&x)&1) << i
+		}
+		return y
+	}
+	iq2xA := [4]uint64{0x0000408001020000, 0x0408000040800000, 0x1020408000000000, 0x0000408001020000}
+	for i, g := range iq2xs_grid {
+		for p := range 8 {
+			k := p / 2
+			code := iq2xsCodes[256*k+128*(i>>8)+i&127]
+			if i&128 != 0 {
+				code = affine(iq2xA[k], code)
 			}
+			levels("IQ2_XS", i, p, int(byte(g>>(8*p))), code)
 		}
 	}
 }
