@@ -1,5 +1,6 @@
 #include "textflag.h"
 #include "ahead_amd64.h"
+#include "packz_amd64.h"
 
 // Packed IQ2_XXS and IQ2_XS kernels (layouts and arithmetic: packiq2.go),
 // sixteen rows per ZMM lane, on AVX-512 VNNI, VBMI, GFNI and BITALG. Both
@@ -16,28 +17,6 @@ GLOBL iq2p43<>(SB), RODATA|NOPTR, $4
 #define IQ2DV(base, dv) \
 	VCVTPH2PS        (base), dv; \
 	VMULPS.BCST      iq2pEighth<>(SB), dv, dv
-
-#define IQ2ZERO8(a0, a1, a2, a3, a4, a5, a6, a7) \
-	VPXORD a0, a0, a0; \
-	VPXORD a1, a1, a1; \
-	VPXORD a2, a2, a2; \
-	VPXORD a3, a3, a3; \
-	VPXORD a4, a4, a4; \
-	VPXORD a5, a5, a5; \
-	VPXORD a6, a6, a6; \
-	VPXORD a7, a7, a7
-
-// IQ2PHSUM sums a group's eight block accumulators into a0 in the
-// GGUF-layout kernel's order (IQ2HSUM of dot_iq2_amd64.s):
-// ((a0+a4) + (a1+a5)) + ((a2+a6) + (a3+a7)).
-#define IQ2PHSUM(a0, a1, a2, a3, a4, a5, a6, a7) \
-	VADDPS a4, a0, a0; \
-	VADDPS a5, a1, a1; \
-	VADDPS a6, a2, a2; \
-	VADDPS a7, a3, a3; \
-	VADDPS a1, a0, a0; \
-	VADDPS a3, a2, a2; \
-	VADDPS a2, a0, a0
 
 // ---------------------------------------------------------------------------
 // IQ2_XXS (layout: packiq2.go). Per block of 32 weights, all sixteen rows
@@ -230,7 +209,7 @@ iq2rrgroup:
 	MOVQ  m8+16(FP), R9
 	MOVQ  xd+24(FP), R10
 	MOVQ  nsb+32(FP), CX
-	IQ2ZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	PZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
 
 iq2rrloop:
 	IQ2RPREP((DI), (R9), 0)
@@ -253,7 +232,7 @@ iq2rrloop:
 	DECQ CX
 	JNZ  iq2rrloop
 
-	IQ2PHSUM(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	PHSUM8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
 	VMOVUPS Z0, (R13)
 	ADDQ    $64, R13
 	DECQ    R8
@@ -316,7 +295,7 @@ iq2rrend:
 	VMOVUPS Z30, 1152+512*t+384(SP); \
 	VMOVUPS Z30, 1152+512*t+448(SP)
 
-// IQ2RG4STORE sums token t's accumulators as IQ2PHSUM does into dst.
+// IQ2RG4STORE sums token t's accumulators as PHSUM8 does into dst.
 #define IQ2RG4STORE(t, dst) \
 	VMOVUPS 1152+512*t(SP), Z20; \
 	VMOVUPS 1152+512*t+64(SP), Z21; \
@@ -326,7 +305,7 @@ iq2rrend:
 	VMOVUPS 1152+512*t+320(SP), Z25; \
 	VMOVUPS 1152+512*t+384(SP), Z26; \
 	VMOVUPS 1152+512*t+448(SP), Z27; \
-	IQ2PHSUM(Z20, Z21, Z22, Z23, Z24, Z25, Z26, Z27); \
+	PHSUM8(Z20, Z21, Z22, Z23, Z24, Z25, Z26, Z27); \
 	VMOVUPS Z20, dst
 
 // func gemm4IQ2XXSx16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nsb, groups int, out *float32, ostride int)
@@ -613,7 +592,7 @@ iq2xrgroup:
 	MOVQ  xq+8(FP), DI
 	MOVQ  xd+16(FP), R10
 	MOVQ  nsb+24(FP), CX
-	IQ2ZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	PZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
 
 iq2xrloop:
 	IQ2XRPREP((DI), 0)
@@ -636,7 +615,7 @@ iq2xrloop:
 	DECQ CX
 	JNZ  iq2xrloop
 
-	IQ2PHSUM(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	PHSUM8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
 	VMOVUPS Z0, (R13)
 	ADDQ    $64, R13
 	DECQ    R8
@@ -709,7 +688,7 @@ iq2xrend:
 	VMOVUPS Z30, 3072+512*t+384(SP); \
 	VMOVUPS Z30, 3072+512*t+448(SP)
 
-// IQ2XRG4STORE sums token t's accumulators as IQ2PHSUM does into dst.
+// IQ2XRG4STORE sums token t's accumulators as PHSUM8 does into dst.
 #define IQ2XRG4STORE(t, dst) \
 	VMOVUPS 3072+512*t(SP), Z20; \
 	VMOVUPS 3072+512*t+64(SP), Z21; \
@@ -719,7 +698,7 @@ iq2xrend:
 	VMOVUPS 3072+512*t+320(SP), Z25; \
 	VMOVUPS 3072+512*t+384(SP), Z26; \
 	VMOVUPS 3072+512*t+448(SP), Z27; \
-	IQ2PHSUM(Z20, Z21, Z22, Z23, Z24, Z25, Z26, Z27); \
+	PHSUM8(Z20, Z21, Z22, Z23, Z24, Z25, Z26, Z27); \
 	VMOVUPS Z20, dst
 
 // func gemm4IQ2XSx16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nsb, groups int, out *float32, ostride int)

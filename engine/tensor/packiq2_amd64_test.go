@@ -3,7 +3,7 @@ package tensor
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
+
 	"math/bits"
 	"math/rand/v2"
 	"testing"
@@ -188,52 +188,8 @@ func testPackedIQ2(t *testing.T, rng *rand.Rand, pt packedIQ2, gguf rowsFn, cols
 	if nan {
 		binary.LittleEndian.PutUint16(data[5*rb+bb*(nsb-1):], 0x7e00)
 	}
-	p := make([]byte, groups*nsb*pt.block)
-	for i := range p {
-		p[i] = 0xff
-	}
-	pt.pack(p, data, nsb, 0, groups)
-	var buf actBuf
-	buf.ensure(4, cols)
-	for tok := range 4 {
-		quantizeAct(buf.row(tok, cols), x[tok*cols:(tok+1)*cols])
-	}
-	one := make([]float32, 4*rows)
-	want := make([]float32, rows)
-	for tok := range 4 {
-		a := buf.row(tok, cols)
-		pt.rows(p, a, one[tok*rows:(tok+1)*rows])
-		gguf(data, nil, a, want)
-		xseen := actValues(x[tok*cols : (tok+1)*cols])
-		for r := range rows {
-			got := one[tok*rows+r]
-			if math.Float32bits(got) != math.Float32bits(want[r]) {
-				t.Fatalf("row %d token %d: packed %v, GGUF-layout kernel %v", r, tok, got, want[r])
-			}
-			if nan && r == 5 {
-				if !math.IsNaN(float64(got)) {
-					t.Fatalf("row %d token %d: %v with a NaN scale", r, tok, got)
-				}
-				continue
-			}
-			exact, mag := refDot(t, typ, data[r*rb:(r+1)*rb], xseen)
-			if d := math.Abs(float64(got) - exact); d > 1e-5*mag+1e-30 {
-				t.Fatalf("row %d token %d: %v, float64 %v (|diff| %g > 1e-5·%g)", r, tok, got, exact, d, mag)
-			}
-		}
-	}
-	const ostride = 97
-	four := make([]float32, 3*ostride+rows)
-	nb := cols / QK
-	a4 := act{qs: buf.qs[:4*cols], d: buf.d[:4*nb], m8: buf.m8[:4*nb]}
-	pt.gemm4(p, a4, groups, four, ostride)
-	for tok := range 4 {
-		for r := range rows {
-			if got, want := four[tok*ostride+r], one[tok*rows+r]; math.Float32bits(got) != math.Float32bits(want) {
-				t.Fatalf("row %d token %d: four-token %v, one-token %v", r, tok, got, want)
-			}
-		}
-	}
+	p := packFilled(pt.pack, data, nsb, groups, pt.block)
+	checkPackedKernels(t, typ, gguf, pt.rows, pt.gemm4, data, p, x, cols, groups, nanRowIf(nan))
 }
 
 // TestPackedIQ2Matrix: Kernels.Pack packs an IQ2_XXS or IQ2_XS matrix of
@@ -255,42 +211,7 @@ func TestPackedIQ2Matrix(t *testing.T) {
 	for _, pt := range packedIQ2Types() {
 		for _, c := range []struct{ cols, rows int }{{256, 16}, {256, 79}, {768, 130}} {
 			typ, cols, rows := pt.typ, c.cols, c.rows
-			data := randomWeights(rng, typ, rows, cols)
-			orig := append([]byte(nil), data...)
-			w, _ := NewMatrix(typ, rows, cols, data)
-			p := k.Pack(w)
-			if p == w || p.Packed() != rows&^15 || k.Pack(p) != p {
-				t.Fatalf("%s %d×%d: Pack gave %d packed rows (same matrix %v)", typ, rows, cols, p.Packed(), p == w)
-			}
-			if len(p.packed) != p.Packed()*cols/QKK*pt.bb {
-				t.Fatalf("%s %d×%d: packed copy of %d bytes for %d rows", typ, rows, cols, len(p.packed), p.Packed())
-			}
-			x := randomVec(rng, 9*cols)
-			y, yw := make([]float32, rows), make([]float32, rows)
-			k.MatVec(y, p, x[:cols])
-			k.MatVec(yw, w, x[:cols])
-			for r := range rows {
-				if math.Float32bits(y[r]) != math.Float32bits(yw[r]) {
-					t.Fatalf("%s %d×%d row %d: packed %g, unpacked %g", typ, rows, cols, r, y[r], yw[r])
-				}
-			}
-			for _, n := range []int{1, 3, 4, 5, 9} {
-				checkMatMulEqualsMatVec(t, k, p, x[:n*cols], n)
-			}
-			for i := range data {
-				if data[i] != orig[i] {
-					t.Fatalf("%s %d×%d: packing changed Data at byte %d", typ, rows, cols, i)
-				}
-			}
-			xn := append([]float32(nil), x[:4*cols]...)
-			xn[cols+40] = float32(math.NaN())
-			yn := make([]float32, 4*rows)
-			k.MatMul(yn, p, xn, 4)
-			for i, v := range yn {
-				if (i/rows == 1) != math.IsNaN(float64(v)) {
-					t.Fatalf("%s %d×%d: NaN in token 1: token %d row %d gives %g", typ, rows, cols, i/rows, i%rows, v)
-				}
-			}
+			checkPackedMatrix(t, k, rng, typ, rows, cols)
 		}
 	}
 }
