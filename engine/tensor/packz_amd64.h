@@ -1,5 +1,5 @@
 // Macros the packed AVX-512 kernels of sixteen rows a group share
-// (packtq_amd64.s, packtq1_amd64.s, packiq1_amd64.s, packiq2s_amd64.s,
+// (packtq_amd64.s, packtq1_amd64.s, packiq1_amd64.s, packiq2_amd64.s, packiq2s_amd64.s,
 // packiq3s_amd64.s, packiq3xxs_amd64.s): each keeps one float accumulator
 // per 32-weight block position j = 0…7 of a super-block, as the
 // GGUF-layout AVX2 kernels keep eight lanes, and sums them at the end in
