@@ -89,8 +89,9 @@ DATA iq3sOdd<>+48(SB)/8, $0x41d8000041c80000
 DATA iq3sOdd<>+56(SB)/8, $0x41f8000041e80000
 GLOBL iq3sOdd<>(SB), RODATA|NOPTR, $64
 
-// IQ3SCONSTS loads the code tables' quarters' first halves (codes at tb)
-// into Z9…Z16, iq3sW into Z17, Z18 and iq3sOdd into Z31.
+// IQ3SCONSTS (the prefill kernel's) loads the code tables' quarters' first
+// halves (codes at tb) into Z9…Z16, iq3sW into Z17, Z18 and iq3sOdd into
+// Z31.
 #define IQ3SCONSTS(tb) \
 	VMOVDQU64 0(tb), Z9; \
 	VMOVDQU64 128(tb), Z10; \
@@ -113,14 +114,23 @@ GLOBL iq3sOdd<>(SB), RODATA|NOPTR, $64
 // mask operations and two blends where four disjoint masks would take
 // five mask operations, all on port 0, which the prefill kernel's
 // VPDPBUSD fill.
-#define IQ3SCODES(j, h, tb, S, L, H, L1, H1) \
+#define IQ3SIDX(j, h, L, H, L1, H1) \
 	VMOVDQU64 32+128*(j)+64*(h)(SI), L; \
 	VMOVDQU64 32+128*(j)+64*(h)(SI), H; \
 	VMOVDQU64 32+128*(j)+64*(h)(SI), L1; \
 	VMOVDQU64 32+128*(j)+64*(h)(SI), H1; \
 	VPMOVB2M  L, K1; \
 	KNOTQ     K1, K2; \
-	KMOVQ     1568+16*(j)+8*(h)(SI), K3; \
+	KMOVQ     1568+16*(j)+8*(h)(SI), K3
+
+#define IQ3SSEL(S, L, H, L1, H1) \
+	VPBLENDMB L1, L, K3, L; \
+	VPBLENDMB H1, H, K3, H; \
+	VPTERNLOGD.BCST $0xF8, iq3sM88<>(SB), S, L; \
+	VPTERNLOGD.BCST $0xF8, iq3sM44<>(SB), S, H
+
+#define IQ3SCODES(j, h, tb, S, L, H, L1, H1) \
+	IQ3SIDX(j, h, L, H, L1, H1); \
 	VPERMI2B  64(tb), Z9, K2, L; \
 	VPERMI2B  192(tb), Z10, K1, L; \
 	VPERMI2B  320(tb), Z11, K2, L1; \
@@ -129,10 +139,22 @@ GLOBL iq3sOdd<>(SB), RODATA|NOPTR, $64
 	VPERMI2B  704(tb), Z14, K1, H; \
 	VPERMI2B  832(tb), Z15, K2, H1; \
 	VPERMI2B  960(tb), Z16, K1, H1; \
-	VPBLENDMB L1, L, K3, L; \
-	VPBLENDMB H1, H, K3, H; \
-	VPTERNLOGD.BCST $0xF8, iq3sM88<>(SB), S, L; \
-	VPTERNLOGD.BCST $0xF8, iq3sM44<>(SB), S, H
+	IQ3SSEL(S, L, H, L1, H1)
+
+// IQ3SCODESR is IQ3SCODES with the whole of iq3sCodes in Z0…Z15 (64
+// bytes each, in order): a VPERMI2B whose second table is in memory cost
+// the decode kernel about a fifth more time.
+#define IQ3SCODESR(j, h, S, L, H, L1, H1) \
+	IQ3SIDX(j, h, L, H, L1, H1); \
+	VPERMI2B  Z1, Z0, K2, L; \
+	VPERMI2B  Z3, Z2, K1, L; \
+	VPERMI2B  Z5, Z4, K2, L1; \
+	VPERMI2B  Z7, Z6, K1, L1; \
+	VPERMI2B  Z9, Z8, K2, H; \
+	VPERMI2B  Z11, Z10, K1, H; \
+	VPERMI2B  Z13, Z12, K2, H1; \
+	VPERMI2B  Z15, Z14, K1, H1; \
+	IQ3SSEL(S, L, H, L1, H1)
 
 // IQ3SPOS4 adds the four weight positions of codes L, H times the
 // transposed activation dwords at xoff(SP) to the sums s0 (p = 0, 2) and
@@ -174,44 +196,60 @@ GLOBL iq3sOdd<>(SB), RODATA|NOPTR, $64
 	VPSRLD  $(4*(j)), 1696(base), z; \
 	VPERMPS Z31, z, z
 
-// IQ3SFMA converts isum, multiplies it by the scales ls (2s+1 as floats:
-// the product, below 2²⁴, is exactly the GGUF-layout kernel's integer
-// (2s+1)·isum converted) and adds it times d·dx (dv the rows' d, daddr
-// the token's block scale) to acc; sc is scratch.
-#define IQ3SFMA(isum, ls, dv, daddr, sc, acc) \
-	VCVTDQ2PS   isum, isum; \
-	VMULPS      ls, isum, isum; \
-	VMULPS.BCST daddr, dv, sc; \
-	VFMADD231PS isum, sc, acc
-
-// IQ3SBLK1 is sub-block j of one token for the group at SI (d in Z8, code
-// tables at R12, its transposed activations at 0(SP)) into acc.
-#define IQ3SBLK1(j, acc) \
+// IQ3SBLK1 is sub-block j of one token for the group at SI (d in Z16,
+// code tables in Z0…Z15, its transposed activations at 0(SP)) into its
+// accumulator in the frame at 256+64j: the sum converted and multiplied
+// by the scales 2s+1 as floats (the product, below 2²⁴, is exactly the
+// GGUF-layout kernel's integer (2s+1)·isum converted), then fma(float(p),
+// d·dx, acc), one VFMADD213PS with the accumulator from memory.
+#define IQ3SBLK1(j) \
 	IQ3SNEG(4*(j)(R9), Z25); \
 	VPXORD    Z26, Z26, Z26; \
 	VMOVDQU64 1056+64*(j)(SI), Z19; \
-	IQ3SCODES(j, 0, R12, Z19, Z20, Z21, Z29, Z30); \
+	IQ3SCODESR(j, 0, Z19, Z20, Z21, Z29, Z30); \
 	VPSLLW    $2, Z19, Z19; \
 	IQ3SPOS4(Z20, Z21, 32*(j), Z25, Z26, Z22, Z23, Z27); \
-	IQ3SCODES(j, 1, R12, Z19, Z20, Z21, Z29, Z30); \
+	IQ3SCODESR(j, 1, Z19, Z20, Z21, Z29, Z30); \
 	IQ3SPOS4(Z20, Z21, 32*(j)+16, Z25, Z26, Z22, Z23, Z27); \
-	VPADDD    Z26, Z25, Z25; \
+	VPADDD      Z26, Z25, Z25; \
 	IQ3SLS(j, SI, Z24); \
-	IQ3SFMA(Z25, Z24, Z8, 4*(j)(R10), Z28, acc)
+	VCVTDQ2PS   Z25, Z25; \
+	VMULPS      Z24, Z25, Z25; \
+	VMULPS.BCST 4*(j)(R10), Z16, Z28; \
+	VFMADD213PS 256+64*(j)(SP), Z28, Z25; \
+	VMOVUPS     Z25, 256+64*(j)(SP)
 
 // func rowsIQ3Sx16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nsb, groups int, out *float32)
 //
 // out[r] = row r · x for groups·16 packed rows of nsb super-blocks.
 // SI weights, DI codes, R9 m8, R10 block scales (each at the current
-// super-block), R12 iq3sCodes, CX super-blocks left, R8 groups left, R13
-// out; Z0…Z7 the block accumulators, Z8 d. Frame: the super-block's
-// transposed activations.
-TEXT ·rowsIQ3Sx16VNNI(SB), NOSPLIT, $256-56
+// super-block), CX super-blocks left, R8 groups left, R13 out; Z0…Z15
+// iq3sCodes, Z16 d. Frame: the super-block's transposed activations at 0,
+// the eight block accumulators at 256.
+TEXT ·rowsIQ3Sx16VNNI(SB), NOSPLIT, $768-56
 	MOVQ p+0(FP), SI
 	MOVQ out+48(FP), R13
 	MOVQ groups+40(FP), R8
 	LEAQ ·iq3sCodes(SB), R12
-	IQ3SCONSTS(R12)
+	VMOVDQU64 0(R12), Z0
+	VMOVDQU64 64(R12), Z1
+	VMOVDQU64 128(R12), Z2
+	VMOVDQU64 192(R12), Z3
+	VMOVDQU64 256(R12), Z4
+	VMOVDQU64 320(R12), Z5
+	VMOVDQU64 384(R12), Z6
+	VMOVDQU64 448(R12), Z7
+	VMOVDQU64 512(R12), Z8
+	VMOVDQU64 576(R12), Z9
+	VMOVDQU64 640(R12), Z10
+	VMOVDQU64 704(R12), Z11
+	VMOVDQU64 768(R12), Z12
+	VMOVDQU64 832(R12), Z13
+	VMOVDQU64 896(R12), Z14
+	VMOVDQU64 960(R12), Z15
+	VMOVDQU64 iq3sW<>+0(SB), Z17
+	VMOVDQU64 iq3sW<>+64(SB), Z18
+	VMOVUPS   iq3sOdd<>(SB), Z31
 
 iq3srgroup:
 	TESTQ R8, R8
@@ -220,24 +258,32 @@ iq3srgroup:
 	MOVQ  m8+16(FP), R9
 	MOVQ  xd+24(FP), R10
 	MOVQ  nsb+32(FP), CX
-	PZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	VPXORD  Z16, Z16, Z16
+	VMOVUPS Z16, 256(SP)
+	VMOVUPS Z16, 320(SP)
+	VMOVUPS Z16, 384(SP)
+	VMOVUPS Z16, 448(SP)
+	VMOVUPS Z16, 512(SP)
+	VMOVUPS Z16, 576(SP)
+	VMOVUPS Z16, 640(SP)
+	VMOVUPS Z16, 704(SP)
 
 iq3srloop:
 	VMOVDQU64 iq3sT<>(SB), Z22
 	IQ3SPREP((DI), 0)
-	VCVTPH2PS (SI), Z8
+	VCVTPH2PS (SI), Z16
 	PFL8(0)
-	IQ3SBLK1(0, Z0)
-	IQ3SBLK1(1, Z1)
+	IQ3SBLK1(0)
+	IQ3SBLK1(1)
 	PFL8(512)
-	IQ3SBLK1(2, Z2)
-	IQ3SBLK1(3, Z3)
+	IQ3SBLK1(2)
+	IQ3SBLK1(3)
 	PFL8(1024)
-	IQ3SBLK1(4, Z4)
-	IQ3SBLK1(5, Z5)
+	IQ3SBLK1(4)
+	IQ3SBLK1(5)
 	PFL4(1536)
-	IQ3SBLK1(6, Z6)
-	IQ3SBLK1(7, Z7)
+	IQ3SBLK1(6)
+	IQ3SBLK1(7)
 	ADDQ $1760, SI
 	ADDQ $256, DI
 	ADDQ $32, R9
@@ -245,8 +291,16 @@ iq3srloop:
 	DECQ CX
 	JNZ  iq3srloop
 
-	PHSUM8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
-	VMOVUPS Z0, (R13)
+	VMOVUPS 256(SP), Z16
+	VMOVUPS 320(SP), Z22
+	VMOVUPS 384(SP), Z23
+	VMOVUPS 448(SP), Z24
+	VMOVUPS 512(SP), Z25
+	VMOVUPS 576(SP), Z26
+	VMOVUPS 640(SP), Z27
+	VMOVUPS 704(SP), Z28
+	PHSUM8(Z16, Z22, Z23, Z24, Z25, Z26, Z27, Z28)
+	VMOVUPS Z16, (R13)
 	ADDQ    $64, R13
 	DECQ    R8
 	JMP     iq3srgroup
