@@ -14,8 +14,8 @@ import (
 // decode kernel per token, over one to nine super-blocks a row and one to
 // three groups (odd counts run the kernel's single-group loop), and both
 // close to the float64 dot of the dequantised row. One case gives its rows
-// every one of the 512 grid entries (iq3sGrid16's table checked through
-// the kernels). The packer
+// every one of the 512 grid entries (iq3sCodes and the kernels' level
+// tables checked through the kernels). The packer
 // writes into a buffer full of 0xff, so that a byte it fails to set shows.
 // The extreme case gives every weight the grid entry of the largest
 // magnitudes, every sign bit set and every scale 15, with activation codes
@@ -112,6 +112,28 @@ func testPackedIQ3S(t *testing.T, rng *rand.Rand, gguf rowsFn, cols, groups int,
 	}
 	p := packFilled(packIQ3S, data, nsb, groups, packIQ3SBlockBytes)
 	checkPackedKernels(t, IQ3_S, gguf, rowsPackedIQ3S, gemm4PackedIQ3S, data, p, x, cols, groups, nanRowIf(nan))
+}
+
+// TestPackedIQ3STables proves iq3sCodes against iq3s_grid: each entry's
+// four levels k (magnitude 2k+1) at the bits the packed kernels read
+// (packiq3s.go), and its sign bits free.
+func TestPackedIQ3STables(t *testing.T) {
+	lvl := [4][3]uint{{0, 1, 2}, {4, 5, 6}, {0, 1, 3}, {4, 5, 7}}
+	for i, g := range iq3s_grid {
+		c := [2]byte{iq3sCodes[i], iq3sCodes[512+i]}
+		if c[0]&0x88 != 0 || c[1]&0x44 != 0 {
+			t.Fatalf("entry %d: codes %#x %#x use a sign bit", i, c[0], c[1])
+		}
+		for w := range 4 {
+			var k byte
+			for b, at := range lvl[w] {
+				k |= (c[w/2] >> at & 1) << b
+			}
+			if m := byte(g >> (8 * w)); 2*k+1 != m {
+				t.Fatalf("entry %d weight %d: level %d, grid %d", i, w, k, m)
+			}
+		}
+	}
 }
 
 // TestPackedIQ3SMatrix: Kernels.Pack packs an IQ3_S matrix of at least one
