@@ -14,26 +14,21 @@ import "encoding/binary"
 //
 //	[0, 32)       the sixteen rows' f16 scales d, row r at 2r;
 //	[32, 1056)    the grid indices, 128 bytes a sub-block j = 0…7: at
-//	              32+128j+16m+r row r's qs[8j+m] for entries m = 0…3
-//	              (the magnitudes of weights 32j+4m…32j+4m+3), so that
-//	              sixteen rows' indices of one entry are sixteen
-//	              consecutive bytes, one VPMOVZXBD from the gather's index
-//	              vector; at 96+128j+packIQ3XXSLine(m, r) row r's
-//	              qs[8j+4+m] for entries 4+m, in the order the in-register
-//	              lookup wants (packIQ3XXSLine);
+//	              32+128j+64h+packIQ3XXSLine(m, r) row r's qs[8j+4h+m],
+//	              the index of entry 4h+m (the magnitudes of weights
+//	              32j+16h+4m…+3), h = 0, 1, m = 0…3, in the order the
+//	              in-register lookup wants (packIQ3XXSLine);
 //	[1056, 1568)  the signs-and-scale words: dword 1056+64j+4r is row r's
 //	              aux_j as in the file, one vector a sub-block.
 //
 // That is 98 bytes a row and super-block, the file's own size: a packed
 // IQ3_XXS matrix reads no more bytes per token than the GGUF one.
 //
-// Arithmetic (decode and prefill kernels alike, every lane alike): entries
-// 0…3 of sub-block j come in for sixteen rows with one VPGATHERDD each
-// from a table of the grid entries plus 62 in every byte (iq3xxsG62,
-// 66…124), entries 4…7 from lookups in registers (the entry's twelve-bit
-// code of 3-bit levels by VPERMT2B, its fields by VPMULTISHIFTQB, 62 +
-// level by VPERMB), which spreads the work over the load ports and port
-// 5; a negative weight becomes 124 − (62+g) = 62 − g by one merge-masked
+// Arithmetic (decode and prefill kernels alike, every lane alike): the
+// entries of sub-block j come in for sixteen rows from lookups in
+// registers (the entry's twelve-bit code of 3-bit levels by VPERMT2B, its
+// fields by VPMULTISHIFTQB, 62 + level by VPERMB; no gathers, which cost
+// more in the model than in the kernel benchmarks); a negative weight becomes 124 − (62+g) = 62 − g by one merge-masked
 // VPSUBB, the mask from the sign word (VPSHUFBITQMB). So each weight is
 // w' = 62 + sign·g in [0, 124], and the block's exact integer
 //
@@ -60,12 +55,12 @@ import "encoding/binary"
 // IQ3_XXS rows in the packed layout.
 const packIQ3XXSBlockBytes = packRows * iq3xxsBytes
 
-// packIQ3XXSLine is where, in the second 64 bytes of a sub-block's index
-// bytes, entry 4+m of row r goes: byte 16L + 8u + 4v + i with L = r/4,
+// packIQ3XXSLine is where, in the first (second) 64 bytes of a
+// sub-block's index bytes, entry m (4+m) of row r goes: byte 16L + 8u + 4v + i with L = r/4,
 // v = r/2 % 2, u = m/2 and i = 2(m%2) + r%2, so that after the kernels'
 // lookups VPUNPCKLBW (u = 0) and VPUNPCKHBW (u = 1) of the codes' low and
 // high bytes leave in qword q = 2L + v the words of rows 2q, 2q+1 of entry
-// 4+2u (words 0, 1) and 5+2u (words 2, 3).
+// 2u (words 0, 1) and 2u+1 (words 2, 3) of the half.
 func packIQ3XXSLine(m, r int) int {
 	return 16*(r/4) + 8*(m/2) + 4*(r/2%2) + 2*(m%2) + r%2
 }
@@ -84,7 +79,7 @@ func packIQ3XXS(dst, src []byte, nsb, g0, g1 int) {
 				o[2*r], o[2*r+1] = blk[0], blk[1]
 				for j := range 8 {
 					for m := range 4 {
-						o[32+128*j+16*m+r] = blk[2+8*j+m]
+						o[32+128*j+packIQ3XXSLine(m, r)] = blk[2+8*j+m]
 						o[96+128*j+packIQ3XXSLine(m, r)] = blk[6+8*j+m]
 					}
 				}

@@ -7,11 +7,11 @@
 // rows' d widened from f16 and quartered (exact); per sub-block j: the
 // sixteen rows' sign words from their aux words (VPMULTISHIFTQB puts field
 // l in byte l, VPOPCNTB's parity becomes bit 7) and their 2s+1 (aux>>27,
-// OR 1); per entry m (four weights of every row): VPMOVZXBD of the sixteen
-// index bytes, one VPGATHERDD from iq3xxsG62 (grid + 62), the signs' mask
-// for those weights (VPSHUFBITQMB), one merge-masked VPSUBB from 124, and
-// VPDPBUSD against the activation dword broadcast (the decode kernel
-// looks half the entries up in registers instead: IQ3XLINE); per token:
+// OR 1); per four entries (IQ3XLINE) their sixteen rows' twelve-bit level
+// codes looked up in registers; per entry m (four weights of every row):
+// the code's fields in bytes (VPMULTISHIFTQB), 62 + level (VPERMB), the
+// signs' mask for those weights (VPSHUFBITQMB), one merge-masked VPSUBB
+// from 124, and VPDPBUSD against the activation dword broadcast; per token:
 // the sum started from 62·(m8/8) = −62·Σx, times 2s+1 in int32,
 // converted, and one FMA by (d/4)·dx into the sub-block position's
 // accumulator: eight accumulators a group, summed at the end as the
@@ -19,138 +19,6 @@
 //
 // Constants: Z28 = 0x80 bytes, Z29 = 0x7f bytes, Z30 = the VPMULTISHIFTQB
 // control (iq3xMS), Z31 = 124 bytes.
-
-// iq3xxsG62 is iq3xxs_grid with 62 added to each of its bytes (66…124);
-// TestPackedIQ3XXS checks it entry by entry through the kernels.
-DATA iq3xxsG62<>+0(SB)/8, $0x4242425242424242
-DATA iq3xxsG62<>+8(SB)/8, $0x42424a4a42424262
-DATA iq3xxsG62<>+16(SB)/8, $0x42424a7c42424a5a
-DATA iq3xxsG62<>+24(SB)/8, $0x4242525242425242
-DATA iq3xxsG62<>+32(SB)/8, $0x4242625242425a4a
-DATA iq3xxsG62<>+40(SB)/8, $0x42427c6a42427c5a
-DATA iq3xxsG62<>+48(SB)/8, $0x424a425a424a424a
-DATA iq3xxsG62<>+56(SB)/8, $0x424a4a52424a4a42
-DATA iq3xxsG62<>+64(SB)/8, $0x424a526a424a524a
-DATA iq3xxsG62<>+72(SB)/8, $0x424a5a52424a5a42
-DATA iq3xxsG62<>+80(SB)/8, $0x424a6a62424a624a
-DATA iq3xxsG62<>+88(SB)/8, $0x42524242424a7c42
-DATA iq3xxsG62<>+96(SB)/8, $0x4252426242524252
-DATA iq3xxsG62<>+104(SB)/8, $0x4252524242524a4a
-DATA iq3xxsG62<>+112(SB)/8, $0x42525a4a42525252
-DATA iq3xxsG62<>+120(SB)/8, $0x42525a7c42525a5a
-DATA iq3xxsG62<>+128(SB)/8, $0x42526a7c42526a4a
-DATA iq3xxsG62<>+136(SB)/8, $0x425a424a42527c6a
-DATA iq3xxsG62<>+144(SB)/8, $0x425a4a42425a427c
-DATA iq3xxsG62<>+152(SB)/8, $0x425a526a425a4a52
-DATA iq3xxsG62<>+160(SB)/8, $0x42624a5a425a7c42
-DATA iq3xxsG62<>+168(SB)/8, $0x4262626242625a7c
-DATA iq3xxsG62<>+176(SB)/8, $0x42627c5a42626a7c
-DATA iq3xxsG62<>+184(SB)/8, $0x426a424a42627c6a
-DATA iq3xxsG62<>+192(SB)/8, $0x426a5a52426a427c
-DATA iq3xxsG62<>+200(SB)/8, $0x42725a6a426a6a52
-DATA iq3xxsG62<>+208(SB)/8, $0x427c4a4242727262
-DATA iq3xxsG62<>+216(SB)/8, $0x427c4a72427c4a62
-DATA iq3xxsG62<>+224(SB)/8, $0x427c724a427c625a
-DATA iq3xxsG62<>+232(SB)/8, $0x4a42425a4a42424a
-DATA iq3xxsG62<>+240(SB)/8, $0x4a424a524a424a42
-DATA iq3xxsG62<>+248(SB)/8, $0x4a42525a4a42524a
-DATA iq3xxsG62<>+256(SB)/8, $0x4a425a524a425a42
-DATA iq3xxsG62<>+264(SB)/8, $0x4a42627c4a425a62
-DATA iq3xxsG62<>+272(SB)/8, $0x4a4a42424a426a42
-DATA iq3xxsG62<>+280(SB)/8, $0x4a4a4a4a4a4a4252
-DATA iq3xxsG62<>+288(SB)/8, $0x4a4a52524a4a5242
-DATA iq3xxsG62<>+296(SB)/8, $0x4a52425a4a52424a
-DATA iq3xxsG62<>+304(SB)/8, $0x4a524a524a524a42
-DATA iq3xxsG62<>+312(SB)/8, $0x4a525a424a52524a
-DATA iq3xxsG62<>+320(SB)/8, $0x4a5a42424a527c52
-DATA iq3xxsG62<>+328(SB)/8, $0x4a5a52424a5a4252
-DATA iq3xxsG62<>+336(SB)/8, $0x4a5a62724a5a5a4a
-DATA iq3xxsG62<>+344(SB)/8, $0x4a62424a4a5a7272
-DATA iq3xxsG62<>+352(SB)/8, $0x4a626a424a62426a
-DATA iq3xxsG62<>+360(SB)/8, $0x4a6a52624a6a5242
-DATA iq3xxsG62<>+368(SB)/8, $0x4a6a7c4a4a6a6272
-DATA iq3xxsG62<>+376(SB)/8, $0x4a7c52524a72426a
-DATA iq3xxsG62<>+384(SB)/8, $0x524242424a7c6242
-DATA iq3xxsG62<>+392(SB)/8, $0x52424a4a52424252
-DATA iq3xxsG62<>+400(SB)/8, $0x5242524252424a5a
-DATA iq3xxsG62<>+408(SB)/8, $0x5242527252425252
-DATA iq3xxsG62<>+416(SB)/8, $0x5242625252425a4a
-DATA iq3xxsG62<>+424(SB)/8, $0x524a425a524a424a
-DATA iq3xxsG62<>+432(SB)/8, $0x524a4a42524a426a
-DATA iq3xxsG62<>+440(SB)/8, $0x524a524a524a4a52
-DATA iq3xxsG62<>+448(SB)/8, $0x524a725a524a5a42
-DATA iq3xxsG62<>+456(SB)/8, $0x524a7c42524a727c
-DATA iq3xxsG62<>+464(SB)/8, $0x5252425252524242
-DATA iq3xxsG62<>+472(SB)/8, $0x52524a7c52524a4a
-DATA iq3xxsG62<>+480(SB)/8, $0x5252525252525242
-DATA iq3xxsG62<>+488(SB)/8, $0x5252624252525a7c
-DATA iq3xxsG62<>+496(SB)/8, $0x525a424a52526a6a
-DATA iq3xxsG62<>+504(SB)/8, $0x525a4a62525a4a42
-DATA iq3xxsG62<>+512(SB)/8, $0x525a7c62525a7c42
-DATA iq3xxsG62<>+520(SB)/8, $0x52626a5a52625a6a
-DATA iq3xxsG62<>+528(SB)/8, $0x526a527c526a425a
-DATA iq3xxsG62<>+536(SB)/8, $0x526a7c62526a624a
-DATA iq3xxsG62<>+544(SB)/8, $0x527c425a527c424a
-DATA iq3xxsG62<>+552(SB)/8, $0x527c626a527c4a72
-DATA iq3xxsG62<>+560(SB)/8, $0x5a424a425a42424a
-DATA iq3xxsG62<>+568(SB)/8, $0x5a42524a5a424a52
-DATA iq3xxsG62<>+576(SB)/8, $0x5a426a425a42525a
-DATA iq3xxsG62<>+584(SB)/8, $0x5a427c525a42726a
-DATA iq3xxsG62<>+592(SB)/8, $0x5a4a42525a4a4242
-DATA iq3xxsG62<>+600(SB)/8, $0x5a4a5a4a5a4a5242
-DATA iq3xxsG62<>+608(SB)/8, $0x5a4a62725a4a6262
-DATA iq3xxsG62<>+616(SB)/8, $0x5a52425a5a52424a
-DATA iq3xxsG62<>+624(SB)/8, $0x5a52526a5a524a42
-DATA iq3xxsG62<>+632(SB)/8, $0x5a527c525a526a52
-DATA iq3xxsG62<>+640(SB)/8, $0x5a5a5a5a5a5a4a4a
-DATA iq3xxsG62<>+648(SB)/8, $0x5a62627c5a625a42
-DATA iq3xxsG62<>+656(SB)/8, $0x5a6a42425a627c52
-DATA iq3xxsG62<>+664(SB)/8, $0x5a6a52525a6a4272
-DATA iq3xxsG62<>+672(SB)/8, $0x5a724a625a6a6a6a
-DATA iq3xxsG62<>+680(SB)/8, $0x5a72725a5a725a72
-DATA iq3xxsG62<>+688(SB)/8, $0x5a7c72425a7c5a5a
-DATA iq3xxsG62<>+696(SB)/8, $0x62424a7c62424262
-DATA iq3xxsG62<>+704(SB)/8, $0x62425a7c62425a6a
-DATA iq3xxsG62<>+712(SB)/8, $0x62426a7c62426a5a
-DATA iq3xxsG62<>+720(SB)/8, $0x62525242624a7c62
-DATA iq3xxsG62<>+728(SB)/8, $0x6252624262525a7c
-DATA iq3xxsG62<>+736(SB)/8, $0x6252727262527242
-DATA iq3xxsG62<>+744(SB)/8, $0x625a626a625a427c
-DATA iq3xxsG62<>+752(SB)/8, $0x62626a4a62624262
-DATA iq3xxsG62<>+760(SB)/8, $0x626a526a62627262
-DATA iq3xxsG62<>+768(SB)/8, $0x626a7c42626a625a
-DATA iq3xxsG62<>+776(SB)/8, $0x627c4a42627c426a
-DATA iq3xxsG62<>+784(SB)/8, $0x627c5a42627c4a52
-DATA iq3xxsG62<>+792(SB)/8, $0x6a42624a6a424a52
-DATA iq3xxsG62<>+800(SB)/8, $0x6a4a42426a427c42
-DATA iq3xxsG62<>+808(SB)/8, $0x6a4a52726a4a4272
-DATA iq3xxsG62<>+816(SB)/8, $0x6a524a626a4a6a6a
-DATA iq3xxsG62<>+824(SB)/8, $0x6a527c526a525a52
-DATA iq3xxsG62<>+832(SB)/8, $0x6a5a6a5a6a5a4252
-DATA iq3xxsG62<>+840(SB)/8, $0x6a62525a6a624a42
-DATA iq3xxsG62<>+848(SB)/8, $0x6a627c526a62527c
-DATA iq3xxsG62<>+856(SB)/8, $0x6a6a5a4a6a6a4252
-DATA iq3xxsG62<>+864(SB)/8, $0x6a7c52626a726a42
-DATA iq3xxsG62<>+872(SB)/8, $0x724252626a7c6252
-DATA iq3xxsG62<>+880(SB)/8, $0x7242627272426262
-DATA iq3xxsG62<>+888(SB)/8, $0x724a524a72427262
-DATA iq3xxsG62<>+896(SB)/8, $0x72524a7c724a724a
-DATA iq3xxsG62<>+904(SB)/8, $0x725a5a4272527262
-DATA iq3xxsG62<>+912(SB)/8, $0x72626262725a5a72
-DATA iq3xxsG62<>+920(SB)/8, $0x726a6a52726a426a
-DATA iq3xxsG62<>+928(SB)/8, $0x727c425a72725a5a
-DATA iq3xxsG62<>+936(SB)/8, $0x7c42425a727c524a
-DATA iq3xxsG62<>+944(SB)/8, $0x7c42427c7c42426a
-DATA iq3xxsG62<>+952(SB)/8, $0x7c425a527c424a42
-DATA iq3xxsG62<>+960(SB)/8, $0x7c4a52727c426a52
-DATA iq3xxsG62<>+968(SB)/8, $0x7c524a527c4a6242
-DATA iq3xxsG62<>+976(SB)/8, $0x7c526a527c52626a
-DATA iq3xxsG62<>+984(SB)/8, $0x7c5a4a6a7c5a4242
-DATA iq3xxsG62<>+992(SB)/8, $0x7c5a72427c5a5a5a
-DATA iq3xxsG62<>+1000(SB)/8, $0x7c62624a7c62524a
-DATA iq3xxsG62<>+1008(SB)/8, $0x7c6a42527c6a4242
-DATA iq3xxsG62<>+1016(SB)/8, $0x7c725a427c6a5262
-GLOBL iq3xxsG62<>(SB), RODATA|NOPTR, $1024
 
 // iq3xCtl: the VPSHUFBITQMB controls of entry m = 0…7 (64 bytes each):
 // qword q (rows 2q, 2q+1) takes sign bits 4m…4m+3 of row 2q's word (the low
@@ -227,7 +95,7 @@ GLOBL iq3xCtl<>(SB), RODATA|NOPTR, $512
 DATA iq3xMS<>+0(SB)/8, $0x352e2720150e0700
 GLOBL iq3xMS<>(SB), RODATA|NOPTR, $8
 
-// In-register lookups (entries 4…7 of every sub-block): iq3xLo and iq3xHi
+// In-register lookups (every entry): iq3xLo and iq3xHi
 // hold the low byte and the high nibble of each grid entry's twelve-bit
 // level code (three bits a weight, level k of 4, 12, 20, 28, 36, 44, 52,
 // 62 as k), iq3xLvl 62 + level (b&7) for every byte b, and iq3xMSLo and
@@ -347,15 +215,6 @@ GLOBL iq3xQuarter<>(SB), RODATA|NOPTR, $4
 	IMUL3L       $62, AX, AX; \
 	VPBROADCASTD AX, z
 
-// IQ3XW sets w to entry m of sub-block j of the group at SI (table at
-// tab, signs s, mask control ctl), w' = 62 ± g; idx is scratch.
-#define IQ3XW(j, m, tab, s, ctl, idx, w) \
-	VPMOVZXBD    32+128*j+16*m(SI), idx; \
-	KXNORW       K1, K1, K1; \
-	VPGATHERDD   (tab)(idx*4), K1, w; \
-	VPSHUFBITQMB ctl, s, K2; \
-	VPSUBB       w, Z31, K2, w
-
 // IQ3XFMA multiplies isum by ls, converts it and adds it times d4·dx (d4
 // the rows' d/4, dx at daddr) to acc; sc is scratch.
 #define IQ3XFMA(isum, ls, d4, daddr, sc, acc) \
@@ -371,28 +230,22 @@ GLOBL iq3xQuarter<>(SB), RODATA|NOPTR, $4
 
 // ---------------------------------------------------------------------------
 // Decode. SI weights, DI codes, R9 m8, R10 block scales (each at the
-// current super-block), R12 the table, CX super-blocks left, R8 groups
-// left, R13 out. Z0…Z7 the block accumulators, Z8 d/4, Z9 aux, Z10 signs,
-// Z11 scratch, Z12 2s+1, Z13 and Z14 the sub-block's two sums (even and
-// odd entries: two VPDPBUSD chains), Z15, Z16 indices, Z17, Z18, Z19
-// weights, Z20 iq3xMSLo, Z21 iq3xMSHi, Z22…Z24 weights, Z25…Z27 and Z11
-// IQ3XLINE's.
+// current super-block), CX super-blocks left, R8 groups left, R13 out.
+// Z0…Z7 the block accumulators, Z8 d/4, Z9 aux, Z10 signs, Z11 scratch,
+// Z12 2s+1, Z13 and Z14 the sub-block's two sums (even and odd entries:
+// two VPDPBUSD chains), Z15…Z18 and Z25…Z27, Z11 IQ3XLINE's (entries 0…3,
+// 4…7), Z19, Z22…Z24 weights, Z20 iq3xMSLo, Z21 iq3xMSHi.
 
-// IQ3XE1 is entry m of sub-block j, gathered, for one token into sum.
-#define IQ3XE1(j, m, w, idx, sum) \
-	IQ3XW(j, m, R12, Z10, iq3xCtl<>+64*m(SB), idx, w); \
-	VPDPBUSD.BCST 32*j+4*m(DI), w, sum
-
-// IQ3XLINE looks up the level codes of the 64 entries m = 4…7 of
-// sub-block j (their index bytes at 32+128j+64, in packIQ3XXS's order for
-// them): the low bytes into a, the high nibbles into c, each from two
+// IQ3XLINE looks up the level codes of the 64 entries m = 4h…4h+3 of
+// sub-block j (their index bytes at 32+128j+64h, in packIQ3XXS's order):
+// the low bytes into a, the high nibbles into c, each from two
 // 128-entry VPERMT2B lookups (tables from memory: loads, not port-5 work)
 // blended by the index's bit 7; then words code = low | high<<8 by
-// VPUNPCKLBW into idx (entries 4, 5: qword q holds rows 2q, 2q+1 of entry
-// 4 in words 0, 1 and of entry 5 in words 2, 3) and VPUNPCKHBW into a
-// (entries 6, 7 likewise). Clobbers b, K3.
-#define IQ3XLINE(j, idx, a, b, c) \
-	VMOVDQU64  32+128*j+64(SI), idx; \
+// VPUNPCKLBW into idx (entries 4h, 4h+1: qword q holds rows 2q, 2q+1 of
+// entry 4h in words 0, 1 and of entry 4h+1 in words 2, 3) and VPUNPCKHBW
+// into a (entries 4h+2, 4h+3 likewise). Clobbers b, K3.
+#define IQ3XLINE(j, h, idx, a, b, c) \
+	VMOVDQU64  32+128*j+64*h(SI), idx; \
 	VPMOVB2M   idx, K3; \
 	VMOVDQU64  iq3xLo<>+0(SB), a; \
 	VPERMT2B   iq3xLo<>+64(SB), idx, a; \
@@ -407,10 +260,10 @@ GLOBL iq3xQuarter<>(SB), RODATA|NOPTR, $4
 	VPUNPCKLBW c, a, idx; \
 	VPUNPCKHBW c, a, a
 
-// IQ3XR sets w to entry m (4…7) from IQ3XLINE's codes src with the
-// VPMULTISHIFTQB control ctl (iq3xMSLo for m = 4, 6, iq3xMSHi for 5, 7):
-// the four fields in bytes, 62 + level by VPERMB, then the signs (s) as
-// IQ3XW's.
+// IQ3XR sets w to entry m from IQ3XLINE's codes src with the
+// VPMULTISHIFTQB control ctl (iq3xMSLo for even m, iq3xMSHi for odd): the
+// four fields in bytes, 62 + level by VPERMB, then the signs (s): their
+// mask (VPSHUFBITQMB) and 124 − w where negative.
 #define IQ3XR(m, src, ctl, s, w) \
 	VPMULTISHIFTQB src, ctl, w; \
 	VPERMB         iq3xLvl<>(SB), w, w; \
@@ -423,27 +276,33 @@ GLOBL iq3xQuarter<>(SB), RODATA|NOPTR, $4
 	VPDPBUSD.BCST 32*j+4*m(DI), w, sum
 
 // IQ3XBLK1 is sub-block j of one token for the group at SI, into acc:
-// entries 0…3 gathered (the load ports), 4…7 looked up in registers (port
-// 5), alternated. On data in L1 (two groups of nine super-blocks, one
-// thread, the best of eight runs on the shared 2-vCPU VM) an entry took
-// 2.68–2.75 ns with all eight gathered; with two, three or four looked up
-// (an earlier lookup, VPERMI2B per entry) 2.60, 2.52 and 2.31–2.46; with
-// four by this lookup 2.21–2.34, and with all eight 2.20. The lookups cost
-// port-5 work the gathers share (VPMOVZXBD, the signs' VPSHUFBITQMB, the
-// gathers' own uops), so the two ways overlap far less than the load
-// ports alone would allow.
+// all eight entries looked up in registers (IQ3XLINE for entries 0…3 and
+// 4…7), two VPDPBUSD chains (even and odd entries).
+//
+// Measured (one thread on data in L1, the best of eight runs on the shared
+// 2-vCPU VM): an entry took 2.68–2.75 ns with all eight gathered
+// (VPGATHERDD from a grid + 62 table), 2.21–2.34 with 0…3 gathered and 4…7
+// looked up, 2.20 with all eight looked up. In the model the gathers cost
+// more than that: the 3B IQ3_XXS file, isagi bench -p 8 -n 48, 2 threads,
+// old and new alternated, decode 12.2–13.5 tok/s with four gathers against
+// 12.1–14.0 all in registers (+3–5 % in each quiet pair; prefill equal),
+// and BenchmarkIQ3XXSTriad's packed/GGUF ratio 1.72–1.97 against
+// 1.77–2.11. A variant with four-bit codes (level and a level-7 flag) and
+// 62 + level by one VGF2P8AFFINEQB instead of VPERMB measured the same
+// (decode 12.2–13.1 tok/s, ratio 1.85–2.01) and was not kept.
 #define IQ3XBLK1(j, acc) \
 	IQ3XSIGNS(j, Z9, Z10, Z11, Z12); \
 	IQ3XSTART(4*j(R9), Z13); \
 	VPXORD Z14, Z14, Z14; \
-	IQ3XLINE(j, Z25, Z26, Z11, Z27); \
-	IQ3XE1(j, 0, Z17, Z15, Z13); \
-	IQ3XE1R(j, 4, Z25, Z20, Z22, Z14); \
-	IQ3XE1(j, 1, Z18, Z16, Z13); \
+	IQ3XLINE(j, 0, Z15, Z16, Z17, Z18); \
+	IQ3XLINE(j, 1, Z25, Z26, Z27, Z11); \
+	IQ3XE1R(j, 0, Z15, Z20, Z22, Z13); \
+	IQ3XE1R(j, 1, Z15, Z21, Z23, Z14); \
+	IQ3XE1R(j, 2, Z16, Z20, Z24, Z13); \
+	IQ3XE1R(j, 3, Z16, Z21, Z19, Z14); \
+	IQ3XE1R(j, 4, Z25, Z20, Z22, Z13); \
 	IQ3XE1R(j, 5, Z25, Z21, Z23, Z14); \
-	IQ3XE1(j, 2, Z17, Z15, Z13); \
-	IQ3XE1R(j, 6, Z26, Z20, Z24, Z14); \
-	IQ3XE1(j, 3, Z18, Z16, Z13); \
+	IQ3XE1R(j, 6, Z26, Z20, Z24, Z13); \
 	IQ3XE1R(j, 7, Z26, Z21, Z19, Z14); \
 	VPADDD Z14, Z13, Z13; \
 	IQ3XFMA(Z13, Z12, Z8, 4*j(R10), Z19, acc)
@@ -455,7 +314,6 @@ TEXT ·rowsIQ3XXSx16VNNI(SB), NOSPLIT, $0-56
 	MOVQ p+0(FP), SI
 	MOVQ out+48(FP), R13
 	MOVQ groups+40(FP), R8
-	LEAQ iq3xxsG62<>(SB), R12
 	IQ3XCONSTS
 	VPBROADCASTQ iq3xMSLo<>(SB), Z20
 	VPBROADCASTQ iq3xMSHi<>(SB), Z21
@@ -501,22 +359,15 @@ iq3xrend:
 	RET
 
 // ---------------------------------------------------------------------------
-// Prefill: four tokens share each gathered weight vector. Z0…Z15 the
+// Prefill: four tokens share each looked-up weight vector. Z0…Z15 the
 // accumulators (token t's block position q of the pass in Z(4t+q)), Z16
 // d/4, Z17 aux, Z18 signs, Z19 scratch, Z20 2s+1, Z21…Z24 the four
-// tokens' sums, Z25 indices, Z26 weights, Z27 scratch. DI, R11, R12, R14
-// the four tokens' codes, R9 m8, R10 block scales (the tokens DX bytes
-// apart, BX = 3·DX), R15 the table, group base saved at gb-8(SP).
+// tokens' sums, Z25, Z26 IQ3XLINE's codes, Z27, Z19 the VPMULTISHIFTQB
+// controls. DI, R11, R12, R14 the four tokens' codes, R9 m8, R10 block
+// scales (the tokens DX bytes apart, BX = 3·DX), group base saved at
+// gb-8(SP).
 
-// IQ3XE4 is entry m of sub-block j for the four tokens.
-#define IQ3XE4(j, m) \
-	IQ3XW(j, m, R15, Z18, iq3xCtl<>+64*m(SB), Z25, Z26); \
-	VPDPBUSD.BCST 32*j+4*m(DI), Z26, Z21; \
-	VPDPBUSD.BCST 32*j+4*m(R11), Z26, Z22; \
-	VPDPBUSD.BCST 32*j+4*m(R12), Z26, Z23; \
-	VPDPBUSD.BCST 32*j+4*m(R14), Z26, Z24
-
-// IQ3XE4R is entry m (4…7) from IQ3XLINE's codes src (control ctl) for
+// IQ3XE4R is entry m from IQ3XLINE's codes src (control ctl) for
 // the four tokens; Z17 (aux, spent) takes the weights.
 #define IQ3XE4R(j, m, src, ctl) \
 	IQ3XR(m, src, ctl, Z18, Z17); \
@@ -525,21 +376,24 @@ iq3xrend:
 	VPDPBUSD.BCST 32*j+4*m(R12), Z17, Z23; \
 	VPDPBUSD.BCST 32*j+4*m(R14), Z17, Z24
 
-// IQ3XBLK4 is sub-block j for four tokens, into a0…a3: entries 0…3
-// gathered, 4…7 looked up in registers, as the decode kernel's.
+// IQ3XBLK4 is sub-block j for four tokens, into a0…a3: every entry looked
+// up in registers, as the decode kernel's (the kernel benchmark's prefill
+// 1.04–1.09x the kernel with four gathers).
 #define IQ3XBLK4(j, a0, a1, a2, a3) \
 	IQ3XSIGNS(j, Z17, Z18, Z19, Z20); \
 	IQ3XSTART(4*j(R9), Z21); \
 	IQ3XSTART(4*j(R9)(DX*1), Z22); \
 	IQ3XSTART(4*j(R9)(DX*2), Z23); \
 	IQ3XSTART(4*j(R9)(BX*1), Z24); \
-	IQ3XE4(j, 0); \
-	IQ3XE4(j, 1); \
-	IQ3XE4(j, 2); \
-	IQ3XE4(j, 3); \
-	IQ3XLINE(j, Z25, Z26, Z19, Z27); \
+	IQ3XLINE(j, 0, Z25, Z26, Z19, Z27); \
 	VPBROADCASTQ iq3xMSLo<>(SB), Z27; \
 	VPBROADCASTQ iq3xMSHi<>(SB), Z19; \
+	IQ3XE4R(j, 0, Z25, Z27); \
+	IQ3XE4R(j, 1, Z25, Z19); \
+	IQ3XE4R(j, 2, Z26, Z27); \
+	IQ3XE4R(j, 3, Z26, Z19); \
+	IQ3XLINE(j, 1, Z25, Z26, Z17, Z27); \
+	VPBROADCASTQ iq3xMSLo<>(SB), Z27; \
 	IQ3XE4R(j, 4, Z25, Z27); \
 	IQ3XE4R(j, 5, Z25, Z19); \
 	IQ3XE4R(j, 6, Z26, Z27); \
@@ -582,7 +436,6 @@ TEXT ·gemm4IQ3XXSx16VNNI(SB), 0, $1032-64
 	LEAQ (DX)(DX*2), BX
 	MOVQ out+48(FP), R13
 	MOVQ groups+40(FP), R8
-	LEAQ iq3xxsG62<>(SB), R15
 	IQ3XCONSTS
 
 iq3xggroup:

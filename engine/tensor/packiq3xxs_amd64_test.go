@@ -15,7 +15,7 @@ import (
 // and one to three groups, and both close to the float64 dot of the
 // dequantised row. The packer writes into a buffer full of 0xff, so that a
 // byte it fails to set shows. The extreme case walks every grid index
-// (each entry of the kernels' derived table) with scale 15 and activation
+// (each entry of the kernels' lookup tables) with scale 15 and activation
 // codes 127 (tokens 0, 2) and −127 (tokens 1, 3), where the integer sums
 // are largest; the NaN case gives one row a NaN scale.
 func TestPackedIQ3XXS(t *testing.T) {
