@@ -1,5 +1,6 @@
 #include "textflag.h"
 #include "ahead_amd64.h"
+#include "packz_amd64.h"
 
 // Packed Q6_K kernels (layout and arithmetic: packk6.go), sixteen rows per
 // ZMM lane, on AVX-512 VNNI. Z27 = 0x0F bytes, Z28 = 0x30 bytes, Z21 the
@@ -383,22 +384,7 @@ k6ggroup:
 	TESTQ R8, R8
 	JEQ   k6gend
 	K6PASS(0, k6gloop0)
-	VMOVUPS Z0, 0(SP)
-	VMOVUPS Z1, 64(SP)
-	VMOVUPS Z2, 128(SP)
-	VMOVUPS Z3, 192(SP)
-	VMOVUPS Z4, 256(SP)
-	VMOVUPS Z5, 320(SP)
-	VMOVUPS Z6, 384(SP)
-	VMOVUPS Z7, 448(SP)
-	VMOVUPS Z8, 512(SP)
-	VMOVUPS Z9, 576(SP)
-	VMOVUPS Z10, 640(SP)
-	VMOVUPS Z11, 704(SP)
-	VMOVUPS Z12, 768(SP)
-	VMOVUPS Z13, 832(SP)
-	VMOVUPS Z14, 896(SP)
-	VMOVUPS Z15, 960(SP)
+	PSPILL16
 	K6PASS(1, k6gloop1)
 	MOVQ    SI, R10            // the next group
 	K6FOLD(0, Z0, Z1, Z2, Z3)

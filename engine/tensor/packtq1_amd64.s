@@ -23,6 +23,21 @@
 	VPADDB v, v, t; \
 	VPADDB t, v, v
 
+// TQ1TRIPLE8 and TQ1TRIPLE4 triple the vectors Z8…Z15 (qs[0:32]) or
+// Z8…Z11 (qs[32:48]); Z21…Z23 are scratch.
+#define TQ1TRIPLE8 \
+	TQ1TRIPLE4; \
+	TQ1TRIPLE(Z12, Z22); \
+	TQ1TRIPLE(Z13, Z23); \
+	TQ1TRIPLE(Z14, Z21); \
+	TQ1TRIPLE(Z15, Z22)
+
+#define TQ1TRIPLE4 \
+	TQ1TRIPLE(Z8, Z21); \
+	TQ1TRIPLE(Z9, Z22); \
+	TQ1TRIPLE(Z10, Z23); \
+	TQ1TRIPLE(Z11, Z21)
+
 // TQ1PLANE8 is one trit plane of the eight vectors Z8…Z15 (qs[0:32]) for
 // one token whose activation dwords start at xoff(xb): A into a0/a1, the
 // vectors tripled, B into b0/b1 (two chains each, even and odd vectors).
@@ -35,14 +50,7 @@
 	VPDPBUSD.BCST xoff+20(xb), Z13, a1; \
 	VPDPBUSD.BCST xoff+24(xb), Z14, a0; \
 	VPDPBUSD.BCST xoff+28(xb), Z15, a1; \
-	TQ1TRIPLE(Z8, Z21); \
-	TQ1TRIPLE(Z9, Z22); \
-	TQ1TRIPLE(Z10, Z23); \
-	TQ1TRIPLE(Z11, Z21); \
-	TQ1TRIPLE(Z12, Z22); \
-	TQ1TRIPLE(Z13, Z23); \
-	TQ1TRIPLE(Z14, Z21); \
-	TQ1TRIPLE(Z15, Z22); \
+	TQ1TRIPLE8; \
 	VPDPBUSD.BCST xoff(xb), Z8, b0; \
 	VPDPBUSD.BCST xoff+4(xb), Z9, b1; \
 	VPDPBUSD.BCST xoff+8(xb), Z10, b0; \
@@ -58,10 +66,7 @@
 	VPDPBUSD.BCST xoff+4(xb), Z9, a1; \
 	VPDPBUSD.BCST xoff+8(xb), Z10, a0; \
 	VPDPBUSD.BCST xoff+12(xb), Z11, a1; \
-	TQ1TRIPLE(Z8, Z21); \
-	TQ1TRIPLE(Z9, Z22); \
-	TQ1TRIPLE(Z10, Z23); \
-	TQ1TRIPLE(Z11, Z21); \
+	TQ1TRIPLE4; \
 	VPDPBUSD.BCST xoff(xb), Z8, b0; \
 	VPDPBUSD.BCST xoff+4(xb), Z9, b1; \
 	VPDPBUSD.BCST xoff+8(xb), Z10, b0; \
@@ -206,14 +211,7 @@ tq1rend:
 	TQ1A8(R11, xoff, Z18); \
 	TQ1A8(R12, xoff, Z19); \
 	TQ1A8(R14, xoff, Z20); \
-	TQ1TRIPLE(Z8, Z21); \
-	TQ1TRIPLE(Z9, Z22); \
-	TQ1TRIPLE(Z10, Z23); \
-	TQ1TRIPLE(Z11, Z21); \
-	TQ1TRIPLE(Z12, Z22); \
-	TQ1TRIPLE(Z13, Z23); \
-	TQ1TRIPLE(Z14, Z21); \
-	TQ1TRIPLE(Z15, Z22); \
+	TQ1TRIPLE8; \
 	TQ1A8(DI, xoff, Z24); \
 	TQ1A8(R11, xoff, Z25); \
 	TQ1A8(R12, xoff, Z26); \
@@ -240,10 +238,7 @@ tq1rend:
 	TQ1A4(R11, xoff, Z18); \
 	TQ1A4(R12, xoff, Z19); \
 	TQ1A4(R14, xoff, Z20); \
-	TQ1TRIPLE(Z8, Z21); \
-	TQ1TRIPLE(Z9, Z22); \
-	TQ1TRIPLE(Z10, Z23); \
-	TQ1TRIPLE(Z11, Z21); \
+	TQ1TRIPLE4; \
 	TQ1A4(DI, xoff, Z24); \
 	TQ1A4(R11, xoff, Z25); \
 	TQ1A4(R12, xoff, Z26); \

@@ -1,6 +1,7 @@
 // Macros the packed AVX-512 kernels of sixteen rows a group share
 // (packtq_amd64.s, packtq1_amd64.s, packiq1_amd64.s, packiq2_amd64.s, packiq2s_amd64.s,
-// packiq3s_amd64.s, packiq3xxs_amd64.s): each keeps one float accumulator
+// packiq3s_amd64.s, packiq3xxs_amd64.s; PSPILL16 also packk6_amd64.s):
+// each keeps one float accumulator
 // per 32-weight block position j = 0…7 of a super-block, as the
 // GGUF-layout AVX2 kernels keep eight lanes, and sums them at the end in
 // those kernels' order, so a packed matrix gives their numbers bit for bit.
@@ -65,3 +66,24 @@
 	VMOVUPS base+512*t+448(SP), Z7; \
 	PHSUM8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7); \
 	VMOVUPS Z0, dst
+
+// PSPILL16 saves the sixteen accumulators Z0…Z15 of a four-token kernel's
+// first pass (blocks 0…3; token t's block q in Z(4t+q)) into the frame at
+// 64·i, where PG4OUT reads them back.
+#define PSPILL16 \
+	VMOVUPS Z0, 0(SP); \
+	VMOVUPS Z1, 64(SP); \
+	VMOVUPS Z2, 128(SP); \
+	VMOVUPS Z3, 192(SP); \
+	VMOVUPS Z4, 256(SP); \
+	VMOVUPS Z5, 320(SP); \
+	VMOVUPS Z6, 384(SP); \
+	VMOVUPS Z7, 448(SP); \
+	VMOVUPS Z8, 512(SP); \
+	VMOVUPS Z9, 576(SP); \
+	VMOVUPS Z10, 640(SP); \
+	VMOVUPS Z11, 704(SP); \
+	VMOVUPS Z12, 768(SP); \
+	VMOVUPS Z13, 832(SP); \
+	VMOVUPS Z14, 896(SP); \
+	VMOVUPS Z15, 960(SP)
