@@ -46,65 +46,82 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,power.limit,clocks.max.s
 say "== $(tail -1 "$OUT/gpu.csv") · fixture set $set_${only:+ (only $only)} · $(date -u +%FT%TZ)"
 export ISAGI_REQUIRE_GPU=1 ISAGI_FIXTURES="$PWD/$B/fixtures" ISAGI_DEVICE_OUT="$OUT"
 status=0
+# ISAGI_DEVICE_DEADLINE (seconds from the start) caps every step's
+# timeout, so that a run cut short by the device tool's limit still writes
+# its summary; steps past it are skipped and say so.
+deadline=${ISAGI_DEVICE_DEADLINE:-100000}
 step() { # name, timeout, command…
 	local name=$1 t=$2
 	shift 2
+	local left=$((deadline - SECONDS))
+	if [ $left -lt 15 ]; then
+		say "$name: skipped, past the run's deadline (ISAGI_DEVICE_DEADLINE=$deadline)"
+		return
+	fi
+	[ "$t" -le $left ] || t=$left
 	local start=$SECONDS
 	timeout "$t" "$@" >"$OUT/$name.log" 2>&1
 	local rc=$?
 	say "$name: rc=$rc in $((SECONDS - start)) s"
 	[ $rc = 0 ] || { status=1; grep -E -- '--- FAIL|FAIL|Error|error|panic' "$OUT/$name.log" | head -20 | tee -a "$S"; }
 }
+gen=/tmp/isagi-synth
+mkdir -p $gen
+# The synthetic models of the speed steps (synthgguf -random), made in the
+# background from the start while the correctness steps run; each is
+# written under a temporary name and renamed, so a file that exists is
+# whole. Issue 55's Q4_K_M 1B and 8B shapes (the speed table's files) and
+# the same shapes cut to two layers for the sanitizer and the allocation
+# test; in the full run, the speed table's other shapes.
+shapes=
+if [ "$set_" = a ]; then
+	shapes="llama-8b:q4_k_m: llama-1b:q4_k_m: llama-1b:q4_k_m:2 llama-8b:q4_k_m:2"
+	full && shapes="$shapes ${ISAGI_DEVICE_SHAPES:-smollm2-135m:f16 smollm2-135m:q8_0 smollm2-135m:q4_k_m llama-1b:f16 llama-1b:q8_0 llama-8b:f16 llama-8b:q8_0}"
+fi
+synthfile() { # shape:type[:layers] → path
+	local sh=${1%%:*} r=${1#*:}
+	local ty=${r%%:*} l=
+	[ "$r" = "${r#*:}" ] || l=${r#*:}
+	echo "$gen/$sh${l:+-${l}l}-$ty.gguf"
+}
+(
+	for spec in $shapes; do
+		f=$(synthfile "$spec") sh=${spec%%:*} r=${spec#*:}
+		ty=${r%%:*} l=
+		[ "$r" = "${r#*:}" ] || l=${r#*:}
+		[ -e "$f" ] || { "$B"/synthgguf -random ${l:+-layers $l} "$sh" "$ty" "$f.part" && mv "$f.part" "$f"; } || echo "synthgguf $spec failed"
+	done
+) >"$OUT/synth.log" 2>&1 &
+synth_pid=$!
 if [ "$set_" = a ] && full; then
 	step kernels 90 "$B"/cuda.test -test.run '^TestGPUBackend$' -test.v
 fi
 [ "$set_" = cli ] || step conformance 120 "$B"/cuda.test -test.run '^TestGPUConformance$' -test.v
 # Issue 55's kernels: the tensor-core products (mmq_ for the integer
 # types, mmf_ for F16/BF16) against hostq's emulation of their fragment
-# layouts bit for bit and against the CPU, then mmq_/mmf_ against mm_ in
-# speed; the attention (split-K decode, tiled prefill) against the CPU at
-# depths 1…8K with f32 and f16 caches.
+# layouts bit for bit and against the CPU; the attention (split-K decode,
+# tiled prefill) against the CPU at depths 1…8K with f32 and f16 caches.
 if [ "$set_" = a ]; then
 	step products 180 "$B"/cuda.test -test.run '^(TestGPUMMQ|TestGPUMMF)$' -test.v
 	step attention 120 "$B"/cuda.test -test.run '^TestGPUAttentionDepths$' -test.v
-	step products-bench 120 "$B"/cuda.test -test.run '^$' -test.bench '^BenchmarkGPUMMQ$' -test.benchtime 1x
 fi
 if full && [ "$set_" != cli ]; then
 	# Snipe and Safe OGD's device form (affine_rows) against the CPU backend.
 	step affine 60 "$B"/cuda.test -test.run '^TestGPUAffineForward$' -test.v
 	step batcher 90 "$B"/cuda.test -test.run '^TestGPUBatcher$' -test.v
 fi
+# The steps below read the synthetic models.
+wait $synth_pid
+grep . "$OUT/synth.log" | tee -a "$S"
 if [ "$set_" = a ]; then
-	full && step leaks 90 "$B"/cuda.test -test.run '^TestGPULeaks$' -test.v
-	if command -v compute-sanitizer >/dev/null; then
-		step memcheck 120 compute-sanitizer --tool memcheck --error-exitcode 9 "$B"/cuda.test -test.run '^TestGPUMemcheckDecode$' -test.v
-		grep -E 'ERROR SUMMARY' "$OUT/memcheck.log" | tee -a "$S"
-	else
-		say "memcheck: compute-sanitizer is not installed here"
-	fi
-	gen=/tmp/isagi-synth
-	mkdir -p $gen
-	# Issue 55 (CUDA III), engine/backend/cuda/gpu_cuda3_test.go: its goals
-	# on the Q4_K_M 1B and 8B shapes (the same files as the speed table's),
-	# f32 and f16 caches (an f16 cache the backend refuses is recorded as
-	# refused). Memcheck's long run and the allocation test use the two
-	# shapes cut to two layers: the same kernels, at a fraction of the
-	# sanitizer's time.
 	c3=()
-	for spec in llama-1b: llama-8b: llama-1b:2 llama-8b:2; do
-		sh=${spec%%:*} l=${spec##*:}
-		f="$gen/$sh${l:+-${l}l}-q4_k_m.gguf"
-		[ -e "$f" ] || "$B"/synthgguf -random ${l:+-layers $l} "$sh" q4_k_m "$f" || { say "synthgguf $spec failed"; f=; }
+	for spec in llama-1b:q4_k_m: llama-8b:q4_k_m: llama-1b:q4_k_m:2 llama-8b:q4_k_m:2; do
+		f=$(synthfile "$spec")
+		[ -e "$f" ] || f=
 		c3+=("$f")
 	done
 	export ISAGI_CUDA3_1B="${c3[0]}" ISAGI_CUDA3_8B="${c3[1]}" ISAGI_CUDA3_LONG_MODELS="${c3[2]}${c3[3]:+,${c3[3]}}"
 	ISAGI_CUDA3_LONG_MODELS=${ISAGI_CUDA3_LONG_MODELS#,}
-	# Five alternated rounds a figure (ISAGI_CUDA3_ROUNDS); each step loads
-	# its models once.
-	step cuda3-prefill 120 "$B"/cuda.test -test.run '^$' -test.bench '^BenchmarkGPUCUDA3Prefill$' -test.benchtime 1x
-	step cuda3-depth 150 "$B"/cuda.test -test.run '^$' -test.bench '^BenchmarkGPUCUDA3Depth$' -test.benchtime 1x
-	step cuda3-batch 120 "$B"/cuda.test -test.run '^$' -test.bench '^BenchmarkGPUCUDA3Batch$' -test.benchtime 1x
-	step cuda3-allocs 60 "$B"/cuda.test -test.run '^TestGPUDecodeAllocs$' -test.v
 	# Issue 54 (Serve II), serve/servegpu: isagi serve's own path
 	# (serve.Server on loopback in the test binary) on the GPU. Replies of
 	# requests batched against each alone, token for token, on kjv and
@@ -117,6 +134,43 @@ if [ "$set_" = a ]; then
 		step serve2 "$(full && echo 150 || echo 90)" env ISAGI_SERVE2_8B="${c3[1]}" ISAGI_SERVE2_ROUNDS="${ISAGI_SERVE2_ROUNDS:-$(full && echo 5 || echo 3)}" \
 			"$B"/servegpu.test -test.run '^$' -test.bench '^BenchmarkGPUServe2$' -test.benchtime 1x
 	fi
+	# Issue 55 (CUDA III), engine/backend/cuda/gpu_cuda3_test.go: its goals
+	# on the Q4_K_M 1B and 8B shapes, f32 and f16 caches (an f16 cache the
+	# backend refuses is recorded as refused). Five alternated rounds a
+	# figure (ISAGI_CUDA3_ROUNDS); each step loads its models once.
+	step cuda3-prefill 120 "$B"/cuda.test -test.run '^$' -test.bench '^BenchmarkGPUCUDA3Prefill$' -test.benchtime 1x
+	step cuda3-depth 150 "$B"/cuda.test -test.run '^$' -test.bench '^BenchmarkGPUCUDA3Depth$' -test.benchtime 1x
+	step cuda3-batch 120 "$B"/cuda.test -test.run '^$' -test.bench '^BenchmarkGPUCUDA3Batch$' -test.benchtime 1x
+	if full; then
+		models=()
+		for spec in $shapes; do
+			case $spec in *:*:?*) continue ;; esac
+			f=$(synthfile "$spec")
+			[ -e "$f" ] && models+=("$f")
+		done
+		step bench 200 env ISAGI_BENCH_MODELS="$(IFS=,; echo "${models[*]}")" "$B"/cuda.test -test.run '^$' -test.bench '^BenchmarkGPU$' -test.benchtime 8x
+	fi
+	step cuda3-allocs 60 "$B"/cuda.test -test.run '^TestGPUDecodeAllocs$' -test.v
+	full && step leaks 90 "$B"/cuda.test -test.run '^TestGPULeaks$' -test.v
+	if command -v compute-sanitizer >/dev/null; then
+		step memcheck 120 compute-sanitizer --tool memcheck --error-exitcode 9 "$B"/cuda.test -test.run '^TestGPUMemcheckDecode$' -test.v
+		grep -E 'ERROR SUMMARY' "$OUT/memcheck.log" | tee -a "$S"
+	else
+		say "memcheck: compute-sanitizer is not installed here"
+	fi
+	step products-bench 120 "$B"/cuda.test -test.run '^$' -test.bench '^BenchmarkGPUMMQ$' -test.benchtime 1x
+	if full; then
+		# The MoE layer shapes (Qwen3-30B-A3B in Q4_K, gpt-oss-20b in MXFP4):
+		# one layer's route, expert products and sum, decode and a batch of 64.
+		step experts 120 "$B"/cuda.test -test.run '^$' -test.bench '^BenchmarkGPUExperts$' -test.benchtime 50x
+		# Issue 58: decode at GRC ranks k/d = 0.25…1 on the 8B shape, each
+		# between two dense timings (the seeds' compressed "super-baseline" and
+		# their k* = L2 MB × 42.7). Q/K/V only unless ISAGI_DEVICE_RANK_SLOTS=all.
+		if [ -n "${c3[1]}" ]; then
+			step ranks 200 env ISAGI_BENCH_RANK_MODEL="${c3[1]}" ISAGI_BENCH_RANK_SLOTS="${ISAGI_DEVICE_RANK_SLOTS:-qkv}" "$B"/cuda.test -test.run '^$' -test.bench '^BenchmarkGPURanks$' -test.benchtime 1x
+		fi
+	fi
+	# The longest and least certain step last.
 	if command -v compute-sanitizer >/dev/null; then
 		step memcheck-long 300 compute-sanitizer --tool memcheck --error-exitcode 9 "$B"/cuda.test -test.run '^TestGPUMemcheckLong$' -test.v
 		grep -E 'ERROR SUMMARY' "$OUT/memcheck-long.log" | tee -a "$S"
@@ -139,25 +193,6 @@ if [ -x "$B"/isagi ] && full; then
 	fi
 	step bench-cli 60 "$B"/isagi bench --demo --json -p 64 -n 64
 	grep -E '"(backend|decode_tok_s|prefill_tok_s|tokens_per_joule|power_w)"' "$OUT/bench-cli.log" | tee -a "$S"
-fi
-if [ "$set_" = a ] && full; then
-	models=()
-	for spec in ${ISAGI_DEVICE_SHAPES:-smollm2-135m:f16 smollm2-135m:q8_0 smollm2-135m:q4_k_m llama-1b:f16 llama-1b:q8_0 llama-1b:q4_k_m llama-8b:f16 llama-8b:q8_0 llama-8b:q4_k_m}; do
-		f="$gen/${spec%%:*}-${spec##*:}.gguf"
-		[ -e "$f" ] || "$B"/synthgguf -random "${spec%%:*}" "${spec##*:}" "$f" || { say "synthgguf $spec failed"; continue; }
-		models+=("$f")
-	done
-	# The MoE layer shapes (Qwen3-30B-A3B in Q4_K, gpt-oss-20b in MXFP4):
-	# one layer's route, expert products and sum, decode and a batch of 64.
-	step experts 120 "$B"/cuda.test -test.run '^$' -test.bench '^BenchmarkGPUExperts$' -test.benchtime 50x
-	step bench 200 env ISAGI_BENCH_MODELS="$(IFS=,; echo "${models[*]}")" "$B"/cuda.test -test.run '^$' -test.bench '^BenchmarkGPU$' -test.benchtime 8x
-	# Issue 58: decode at GRC ranks k/d = 0.25…1 on the 8B shape, each
-	# between two dense timings (the seeds' compressed "super-baseline" and
-	# their k* = L2 MB × 42.7). Q/K/V only unless ISAGI_DEVICE_RANK_SLOTS=all.
-	r8="$gen/llama-8b-q4_k_m.gguf"
-	if [ -e "$r8" ]; then
-		step ranks 200 env ISAGI_BENCH_RANK_MODEL="$r8" ISAGI_BENCH_RANK_SLOTS="${ISAGI_DEVICE_RANK_SLOTS:-qkv}" "$B"/cuda.test -test.run '^$' -test.bench '^BenchmarkGPURanks$' -test.benchtime 1x
-	fi
 fi
 python3 - "$OUT" <<'PY' | tee -a "$S"
 import json, os, re, sys
