@@ -236,7 +236,7 @@ func TestAffineOnRecorder(t *testing.T) {
 // as the plain forward pass does.
 func TestGPUAffineForward(t *testing.T) {
 	g := gpuDevice(t)
-	m, err := model.Open(fixture(t, "kjv", "kjv-f16.gguf"))
+	m, err := model.Open(fixture(t, "archs", "qwen2-f16.gguf"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,10 +11,11 @@ import (
 )
 
 // batchRun decodes steps greedy tokens after each prompt on states of
-// their own, concurrently, each state joined to q when q is set, every
-// other one steered by a control vector of its own, and returns every
-// step's logits per state.
-func batchRun(t *testing.T, m *model.Model, share func() backend.Backend, q *model.Batcher, prompts [][]int32, steps int) [][][]float32 {
+// their own, concurrently, each state joined to q when q is set, and
+// returns every step's logits per state. Prompt i is sequence first+i:
+// the odd sequences are steered by a control vector of their own, so a
+// sequence run alone (first = its index) is steered as it is in the batch.
+func batchRun(t *testing.T, m *model.Model, share func() backend.Backend, q *model.Batcher, prompts [][]int32, first, steps int) [][][]float32 {
 	t.Helper()
 	out := make([][][]float32, len(prompts))
 	states := make([]*model.State, len(prompts))
@@ -24,8 +25,8 @@ func batchRun(t *testing.T, m *model.Model, share func() backend.Backend, q *mod
 			t.Fatal(err)
 		}
 		defer st.Close()
-		if i%2 == 1 {
-			if err := st.SetSteering(steering(m, i)); err != nil {
+		if seq := first + i; seq%2 == 1 {
+			if err := st.SetSteering(steering(m, seq)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -140,7 +141,7 @@ func TestBatcherOnRecorder(t *testing.T) {
 			if !q.Batches() {
 				t.Fatal("the CUDA backend has no views: its batcher runs one sequence a step")
 			}
-			batchRun(t, m, share, q, batchPrompts(m.Config.Vocab), 6)
+			batchRun(t, m, share, q, batchPrompts(m.Config.Vocab), 0, 6)
 			for _, e := range f.errs {
 				t.Error(e)
 			}
@@ -158,9 +159,18 @@ func TestBatcherOnRecorder(t *testing.T) {
 // many-row kernel, a lone decode step a one-row one: their sums may round
 // differently), and the same greedy tokens wherever alone's choice is
 // clear of that tolerance.
+//
+// The tolerance holds the prompt's logits; the decode steps after it get
+// twice that for quantised weights. There a float difference of one ulp
+// before quant_q8 moves an 8-bit code (the conformance tolerance's
+// reason), and each step reads the cache the earlier ones wrote, so the
+// moved codes add up along the 24 steps: on an H200 (2026-11-30) the worst
+// step differed by 1.4 % of the largest logit on kjv Q8_0 and Q4_K_M
+// (sequence 2, step 3), the prompt's by less than 1 %, and F16 weights by
+// 3.4e-5 in all.
 func TestGPUBatcher(t *testing.T) {
 	g := gpuDevice(t)
-	for _, rel := range []string{"kjv/kjv-q8_0.gguf", "kjv/kjv-q4_k_m.gguf", "kjv/kjv-f32.gguf"} {
+	for _, rel := range []string{"kjv/kjv-q8_0.gguf", "kjv/kjv-q4_k_m.gguf", "archs/qwen3-f16.gguf"} {
 		t.Run(rel, func(t *testing.T) {
 			m, err := model.Open(filepath.Join(fixtureDir(), rel))
 			if err != nil {
@@ -182,14 +192,14 @@ func TestGPUBatcher(t *testing.T) {
 			prompts := batchPrompts(m.Config.Vocab)
 			alone := make([][][]float32, len(prompts))
 			for i, p := range prompts {
-				alone[i] = batchRun(t, m, share, nil, [][]int32{p}, 24)[0]
+				alone[i] = batchRun(t, m, share, nil, [][]int32{p}, i, 24)[0]
 			}
 			q, err := m.NewBatcher(share(), model.BatcherOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer q.Close()
-			batched := batchRun(t, m, share, q, prompts, 24)
+			batched := batchRun(t, m, share, q, prompts, 0, 24)
 			worst := 0.0
 			for i := range prompts {
 				for k := range alone[i] {
@@ -200,8 +210,12 @@ func TestGPUBatcher(t *testing.T) {
 					}
 					d := maxDiff(a, b)
 					worst = max(worst, d)
-					if d > tol*scale {
-						t.Errorf("sequence %d step %d: logits differ by %g (tolerance %g × %g)", i, k, d, tol, scale)
+					stepTol := tol
+					if k > 0 && quantised(m) {
+						stepTol = 2 * tol
+					}
+					if d > stepTol*scale {
+						t.Errorf("sequence %d step %d: logits differ by %g (tolerance %g × %g)", i, k, d, stepTol, scale)
 					}
 					if argmax(a) != argmax(b) {
 						if top, second := top2(a); top-second > 2*tol*scale {
