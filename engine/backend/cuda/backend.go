@@ -665,9 +665,10 @@ func (b *Backend) intDecode(m *mat, n int, grid tensor.Type) bool {
 }
 
 // intBatch says whether a product of m over n > 1 rows with activations
-// on the grid of grid runs on the tensor cores' integer products (mmq_):
-// the types intDecode takes, over all n rows quantised by quant_q8, unless
-// a test asked for the float path (mm_).
+// on the grid of grid runs on integer products (productBatch: mvqn_ for a
+// few rows, the tensor cores' mmq_ for more): the types intDecode takes,
+// over all n rows quantised by quant_q8, unless a test asked for the float
+// path (mm_).
 func (b *Backend) intBatch(m *mat, n int, grid tensor.Type) bool {
 	return n > 1 && m.k.mmq != 0 && grid != tensor.MXFP4 && !b.g.floatBatch && m.p%16 == 0
 }
@@ -705,6 +706,35 @@ func (b *Backend) quantQ8Rows(x cu.DevicePtr, n, cols int) (q8act, bool) {
 
 // mmqTile is the mmq_ kernels' tile: weight rows and tokens a block.
 const mmqTile = 64
+
+// mvqnMax is the most activation rows a product runs on decode's kernels
+// (mvqn_, mvqnk_: matmul.cu's MVQN) rather than on the tensor cores: a
+// batch of a few decoding sequences. Each of its rows gets the bits decode
+// gives it alone, and the weights are read once for all of them. Measured
+// on an H200 (2026-11-30), mmq_ spent 0.2–0.8 ms a matrix on an 8B layer
+// whatever the token count up to 64 (its per-block float terms, not the
+// memory), so 8 sequences batched decoded at 0.62× one sequence's
+// aggregate; the few-row kernels' cost there waits for a GPU.
+const mvqnMax = 8
+
+// productBatch launches dst = W·x for the n > 1 rows of x quantised by
+// quantQ8Rows, with mvq_rows's beta and epilogue (z then n rows of m.rows
+// floats): decode's kernels for up to mvqnMax rows (the same choice of
+// mvq_ or mvqk_ by the row count, so the bits are decode's), the tensor
+// cores for more.
+func (b *Backend) productBatch(d cu.DevicePtr, m *mat, a q8act, n int, beta float32, z cu.DevicePtr, epi int32) {
+	if n > mvqnMax || m.k.mvqn == 0 {
+		b.productMMQ(d, m, a, n, beta, z, epi)
+		return
+	}
+	b.args.Reset().Ptr(m.p).I32(int32(m.rb)).I32(int32(m.rows)).I32(int32(m.cols)).Ptr(a.q).Ptr(a.d).Ptr(a.s).Ptr(d).
+		I32(int32(n)).F32(beta).Ptr(z).I32(epi)
+	if m.rows >= mvqMinRows {
+		b.launch("product", m.k.mvqn, [3]uint32{blocks(m.rows, 4), 1, 1}, [3]uint32{128, 1, 1})
+		return
+	}
+	b.launch("product", m.k.mvqnk, [3]uint32{uint32(m.rows), 1, 1}, [3]uint32{128, 1, 1})
+}
 
 // productMMQ launches dst = W·x for the n rows of x quantised by
 // quantQ8Rows, on the tensor cores, with mvq_rows's beta and epilogue
@@ -753,7 +783,7 @@ func (b *Backend) product(d cu.DevicePtr, m *mat, x cu.DevicePtr, n int, beta fl
 	}
 	if b.intBatch(m, n, m.t) {
 		if a, ok := b.quantQ8Rows(x, n, m.cols); ok {
-			b.productMMQ(d, m, a, n, beta, 0, 0)
+			b.productBatch(d, m, a, n, beta, 0, 0)
 		}
 		return
 	}
@@ -825,7 +855,7 @@ func (b *Backend) Linears(x backend.Buffer, n int, ops ...backend.LinearOp) {
 			if n == 1 {
 				b.productQ8(db(op.Dst).p, m, a, 0)
 			} else {
-				b.productMMQ(db(op.Dst).p, m, a, n, 0, 0, 0)
+				b.productBatch(db(op.Dst).p, m, a, n, 0, 0, 0)
 			}
 			continue
 		}
@@ -863,8 +893,8 @@ func (b *Backend) Gated(g, u backend.Buffer, wg, wu backend.Matrix, x backend.Bu
 	}
 	gp := db(g).p
 	if n > 1 {
-		b.productMMQ(gp, mg, a, n, 0, 0, 0)
-		b.productMMQ(db(u).p, mu, a, n, 0, gp, glu)
+		b.productBatch(gp, mg, a, n, 0, 0, 0)
+		b.productBatch(db(u).p, mu, a, n, 0, gp, glu)
 		return true
 	}
 	b.productQ8(gp, mg, a, 0)
@@ -889,7 +919,7 @@ func (b *Backend) LinearAdd(dst, y backend.Buffer, w backend.Matrix, x backend.B
 	defer b.leave()
 	if a, ok := b.quantQ8Rows(db(x).p, n, m.cols); ok {
 		if n > 1 {
-			b.productMMQ(db(y).p, m, a, n, 0, d.p, 3)
+			b.productBatch(db(y).p, m, a, n, 0, d.p, 3)
 		} else {
 			b.productGLU(db(y).p, m, a, 0, d.p, 3)
 		}

@@ -345,6 +345,10 @@ type productKernels struct {
 	// (matmul.cu's mvq_rows: a warp a row, and four warps a row), for the
 	// types that have them (dp4aSuffix); 0 for the others.
 	mvq, mvqk cu.Function
+	// mvqn and mvqnk are mvq and mvqk for 2…mvqnMax rows of activations
+	// (a batch of a few decoding sequences): each row gets the bits the
+	// decode kernel gives it alone.
+	mvqn, mvqnk cu.Function
 	// mmq is the product of many rows on tensor cores (mmq.cu's
 	// mmq_rows: 64 weight rows × 64 tokens a block), for the same types.
 	mmq cu.Function
@@ -455,6 +459,8 @@ func (k *kernels) resolve(find func(name string) (cu.Function, error)) error {
 		if dp4aType(t) {
 			get(&p.mvq, "mvq_"+s)
 			get(&p.mvqk, "mvqk_"+s)
+			get(&p.mvqn, "mvqn_"+s)
+			get(&p.mvqnk, "mvqnk_"+s)
 			get(&p.mmq, "mmq_"+s)
 		}
 		if t == tensor.F16 || t == tensor.BF16 {

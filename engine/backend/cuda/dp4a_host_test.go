@@ -87,6 +87,34 @@ func TestIntDecodeOnRecorder(t *testing.T) {
 					if grid != [3]uint32{1, 1, 1} || block[0]%32 != 0 || n%32 != 0 {
 						t.Errorf("rmsnorm_q8: %v×%v threads for %d values", grid, block, n)
 					}
+				case strings.HasPrefix(name, "mvqn"):
+					// A few rows on decode's kernels: mvq_'s arguments
+					// with the row count n after y, every buffer n rows.
+					rb, rows, c, n := int(a.Value(1)), int(a.Value(2)), int(a.Value(3)), int(int32(a.Value(8)))
+					if n < 2 || n > mvqnMax {
+						t.Errorf("%s: %d rows of activations", name, n)
+					}
+					extent(name, a, 0, rb*rows)
+					extent(name, a, 4, n*c)
+					extent(name, a, 5, 4*n*c/32)
+					extent(name, a, 6, 4*n*c/32)
+					extent(name, a, 7, 4*n*rows)
+					if beta := math.Float32frombits(uint32(a.Value(9))); beta != 0 {
+						t.Errorf("%s: beta %v", name, beta)
+					}
+					if glu := int32(a.Value(11)); glu != 0 {
+						extent(name, a, 10, 4*n*rows)
+						if glu < 1 || glu > 3 {
+							t.Errorf("%s: glu %d", name, glu)
+						}
+					}
+					want := [3]uint32{uint32(rows), 1, 1}
+					if name == "mvqn_"+s {
+						want = [3]uint32{blocks(rows, 4), 1, 1}
+					}
+					if grid != want || block != [3]uint32{128, 1, 1} {
+						t.Errorf("%s: grid %v block %v for %d rows", name, grid, block, rows)
+					}
 				case strings.HasPrefix(name, "mvq"):
 					rb, rows, c := int(a.Value(1)), int(a.Value(2)), int(a.Value(3))
 					extent(name, a, 0, rb*rows)
@@ -204,8 +232,9 @@ func TestIntDecodeOnRecorder(t *testing.T) {
 			if wantGL := [][3]uint64{{up, gp, 3}}; !slices.Equal(gl, wantGL) {
 				t.Errorf("LinearAdd's product (dst, stream, unit): %#x, want %#x", gl, wantGL)
 			}
-			// A batch on request keeps the float products; otherwise it
-			// runs on the tensor cores.
+			// A batch on request keeps the float products; otherwise a
+			// few rows run on decode's kernels (the same choice by the
+			// row count as decode's), more on the tensor cores.
 			f.launches = f.launches[:0]
 			b.Linear(y2, small, x, 2)
 			if got, want := names(), fmt.Sprintf("quant_act[4 1 1] mm_%s[24 1 1]", s); got != want {
@@ -214,8 +243,18 @@ func TestIntDecodeOnRecorder(t *testing.T) {
 			g.floatBatch = false
 			f.launches = f.launches[:0]
 			b.Linear(y2, small, x, 2)
-			if got, want := names(), fmt.Sprintf("quant_q8[4 1 1] mmq_%s[1 2 1]", s); got != want {
+			if got, want := names(), fmt.Sprintf("quant_q8[4 1 1] mvqnk_%s[96 1 1]", s); got != want {
 				t.Errorf("a batch's Linear launched %s, want %s", got, want)
+			}
+			f.launches = f.launches[:0]
+			b.Linears(x, mvqnMax, backend.LinearOp{Dst: y1, W: big}, backend.LinearOp{Dst: y2, W: small})
+			if got, want := names(), fmt.Sprintf("quant_q8[%d 1 1] mvqn_%s[%d 1 1] mvqnk_%s[96 1 1]", blocks(mvqnMax*cols, 256), s, mvqMinRows/4, s); got != want {
+				t.Errorf("a batch of %d rows' Linears launched %s, want %s", mvqnMax, got, want)
+			}
+			f.launches = f.launches[:0]
+			b.Linear(y2, small, x, mvqnMax+1)
+			if got, want := names(), fmt.Sprintf("quant_q8[%d 1 1] mmq_%s[1 2 1]", blocks((mvqnMax+1)*cols, 256), s); got != want {
+				t.Errorf("a batch of %d rows' Linear launched %s, want %s", mvqnMax+1, got, want)
 			}
 			// An MXFP4 product among them gives all float16 scales: the
 			// float path, as the CPU's.

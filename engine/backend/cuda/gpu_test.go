@@ -115,6 +115,40 @@ func TestGPUBackend(t *testing.T) {
 	})
 }
 
+// checkFewRows runs the product of w over a few rows of activations at
+// once (mvqn_, mvqnk_) and wants every row's values to be the ones a
+// decode step of that row alone gives, bit for bit: a batch of a few
+// decoding sequences computes what each computes alone.
+func checkFewRows(t *testing.T, b *Backend, w backend.Matrix, typ tensor.Type, rows, cols int, r *rand.Rand) {
+	t.Helper()
+	for _, n := range []int{3, mvqnMax} {
+		xs := make([]float32, n*cols)
+		for i := range xs {
+			xs[i] = float32(r.NormFloat64())
+		}
+		gx, _ := b.Alloc(n, cols)
+		gy, _ := b.Alloc(n, rows)
+		one, _ := b.Alloc(1, cols)
+		oy, _ := b.Alloc(1, rows)
+		b.Write(gx, 0, xs)
+		b.Linear(gy, w, gx, n)
+		batch := append([]float32(nil), b.Host(gy, 0, n)...)
+		for c := range n {
+			b.Write(one, 0, xs[c*cols:(c+1)*cols])
+			b.Linear(oy, w, one, 1)
+			alone := b.Host(oy, 0, 1)
+			for i := range rows {
+				if got, want := batch[c*rows+i], alone[i]; math.Float32bits(got) != math.Float32bits(want) {
+					t.Fatalf("%v, %d×%d, %d rows at once: row %d of activation row %d is %g, %g alone", typ, rows, cols, n, i, c, got, want)
+				}
+			}
+		}
+		if err := b.Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // checkIntDecode runs decode's integer products on the GPU for every type
 // that has them, at row counts that take either kernel (mvqk_, mvq_), and
 // compares with the host harness's emulation (bit for bit) and the CPU
@@ -153,6 +187,7 @@ func checkIntDecode(t *testing.T, b *Backend) {
 			b.Write(gx, 0, x)
 			b.Linear(gy, gw, gx, 1)
 			got := append([]float32(nil), b.Host(gy, 0, 1)...)
+			checkFewRows(t, b, gw, typ, rows, cols, r)
 			qb := make([]byte, cols+8*(cols/32))
 			if err := b.g.with(func() error { return b.g.d.DtoH(unsafe.Pointer(&qb[0]), b.q8, uint64(len(qb))) }); err != nil {
 				t.Fatal(err)

@@ -268,6 +268,8 @@ func nullable(name string, i int) bool {
 		return i == 8
 	case strings.HasPrefix(name, "mmid_"):
 		return i == 9
+	case strings.HasPrefix(name, "mvqn"):
+		return i == 10 // as mvq_'s, after the row count
 	case strings.HasPrefix(name, "mvq"):
 		return i == 9 // the gate's row, for an up product without the gated epilogue
 	case strings.HasPrefix(name, "mmq_"):

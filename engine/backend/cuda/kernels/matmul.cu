@@ -226,84 +226,142 @@ extern "C" __global__ void quant_q8(int8_t *xq, float *xd, float *xs, const floa
 	qa_warp(x[i], i, xq, xd, xs);
 }
 
-// mvq_rows computes y = W·x for one row of x quantised by quant_q8: S warps
-// share a row (split-K), WARPS/S rows a block, and each lane takes U
-// pieces a step (mvq_piece), so that it has U·16 bytes of weights in
-// flight. The lanes of a piece add their integer sums with shuffles; the
-// first scales them (mvq_term); the warps' float sums meet in shared
-// memory as mm_rows's do.
-template <int T, int S, int U>
+// mvq_rows computes y = W·x for n ≤ NC rows of x quantised by quant_q8
+// (quantQ8Rows's layout: n rows of codes, then n rows of scales, then n
+// rows of sums): S warps share a weight row (split-K), WARPS/S weight rows
+// a block, and each lane takes U pieces a step (mvq_piece), so that it has
+// U·16 bytes of weights in flight. The lanes of a piece add their integer
+// sums with shuffles; the first scales them (mvq_term); the warps' float
+// sums meet in shared memory as mm_rows's do.
+//
+// Every activation row c gets the operations of a one-row product of its
+// own, in the same order (its pieces, the same lanes, the same shuffles),
+// so each of a few decoding sequences batched into one product gets the
+// bits it gets alone: the weights are read from DRAM once for all n (the
+// rows after the first find them in L1), and only the integer work grows
+// with n. NC is 1 for decode (mvq_, mvqk_) and MVQN for a few rows
+// (mvqn_, mvqnk_).
+template <int T, int S, int U, int NC>
 __device__ __forceinline__ void mvq_rows(const uint8_t *__restrict__ w, int rowBytes, int rows, int cols,
                                          const int8_t *__restrict__ xq, const float *__restrict__ xd,
-                                         const float *__restrict__ xs, float *__restrict__ y, float beta,
+                                         const float *__restrict__ xs, float *__restrict__ y, int n, float beta,
                                          float *__restrict__ z, int epi) {
-	__shared__ float part[WARPS][2];
-	const int P = mvq_lanes(T);
+	__shared__ float part[WARPS][2 * NC];
+	const int P = mvq_lanes(T), nb = cols >> 5;
 	int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
 	int r = blockIdx.x * (WARPS / S) + warp / S, wk = warp % S;
-	float acc = 0.f, accm = 0.f;
+	float acc[NC], accm[NC];
+#pragma unroll
+	for (int c = 0; c < NC; c++) acc[c] = accm[c] = 0.f;
 	if (r < rows) { // the same for the whole warp, so its shuffles stay whole
 		const uint8_t *row = w + (size_t)r * rowBytes;
 		int np = cols / mvq_width(T), iters = mvq_iters(np, P, S, U);
 		for (int it = 0; it < iters; it++) {
-			int A[U], B[U], p[U];
+			int p[U];
 #pragma unroll
-			for (int s = 0; s < U; s++) {
-				p[s] = mvq_piece(P, S, U, wk, lane, it, s);
-				A[s] = B[s] = 0;
-				if (p[s] < np) mvq_isum(T, row, xq, p[s], lane % P, &A[s], &B[s]);
-			}
+			for (int s = 0; s < U; s++) p[s] = mvq_piece(P, S, U, wk, lane, it, s);
+			// Not unrolled: each of the NC rows would carry a copy of the
+			// type's decoding (the module grew from 3.5 to 12.4 MB of
+			// PTX); the accumulators of the rows live in local memory
+			// then, two accesses a term.
+#pragma unroll 1
+			for (int c = 0; c < NC; c++) {
+				if (c >= n) break; // n is the block's: its shuffles stay whole
+				const int8_t *xqc = xq + (size_t)c * cols;
+				const float *xdc = xd + (size_t)c * nb, *xsc = xs + (size_t)c * nb;
+				int A[U], B[U];
 #pragma unroll
-			for (int s = 0; s < U; s++) {
-#pragma unroll
-				for (int o = 1; o < P; o <<= 1) {
-					A[s] += __shfl_xor_sync(0xffffffffu, A[s], o);
-					B[s] += __shfl_xor_sync(0xffffffffu, B[s], o);
+				for (int s = 0; s < U; s++) {
+					A[s] = B[s] = 0;
+					if (p[s] < np) mvq_isum(T, row, xqc, p[s], lane % P, &A[s], &B[s]);
 				}
-				if (p[s] < np && lane % P == 0) mvq_term(T, row, xd, xs, p[s], A[s], B[s], &acc, &accm);
+#pragma unroll
+				for (int s = 0; s < U; s++) {
+#pragma unroll
+					for (int o = 1; o < P; o <<= 1) {
+						A[s] += __shfl_xor_sync(0xffffffffu, A[s], o);
+						B[s] += __shfl_xor_sync(0xffffffffu, B[s], o);
+					}
+					if (p[s] < np && lane % P == 0) mvq_term(T, row, xdc, xsc, p[s], A[s], B[s], &acc[c], &accm[c]);
+				}
 			}
 		}
 	}
-	for (int o = 16; o > 0; o >>= 1) {
-		acc += __shfl_xor_sync(0xffffffffu, acc, o);
-		accm += __shfl_xor_sync(0xffffffffu, accm, o);
+	// Rolled loops over the rows below too: unrolled, each of the NC
+	// rows' epilogues carries a copy of GELU's double-precision tanh.
+#pragma unroll 1
+	for (int c = 0; c < NC; c++) {
+		for (int o = 16; o > 0; o >>= 1) {
+			acc[c] += __shfl_xor_sync(0xffffffffu, acc[c], o);
+			accm[c] += __shfl_xor_sync(0xffffffffu, accm[c], o);
+		}
 	}
 	if (S > 1) {
-		if (lane == 0) part[warp][0] = acc, part[warp][1] = accm;
+		if (lane == 0) {
+#pragma unroll 1
+			for (int c = 0; c < NC; c++) part[warp][2 * c] = acc[c], part[warp][2 * c + 1] = accm[c];
+		}
 		__syncthreads();
 		if (wk != 0) return;
-		acc = part[warp][0], accm = part[warp][1];
-		for (int k = 1; k < S; k++) acc += part[warp + k][0], accm += part[warp + k][1];
+#pragma unroll 1
+		for (int c = 0; c < NC; c++) {
+			acc[c] = part[warp][2 * c], accm[c] = part[warp][2 * c + 1];
+			for (int k = 1; k < S; k++) acc[c] += part[warp + k][2 * c], accm[c] += part[warp + k][2 * c + 1];
+		}
 	}
 	if (r >= rows || lane != 0) return;
-	float v = acc - __fmul_rn(mvq_minc(T), accm);
-	y[r] = beta == 0.f ? v : v + beta * y[r];
-	// The epilogue: for a gated unit's up product z holds the gate's row,
-	// which becomes act(gate)·up as swiglu (epi 1) and geglu (epi 2) make
-	// it; for a product into the residual stream (epi 3) z is the stream,
-	// to which the row is added as add does.
-	if (epi == 1) z[r] = silu_mul(z[r], v);
-	if (epi == 2) z[r] = gelu_mul(z[r], v);
-	if (epi == 3) z[r] = z[r] + v;
+#pragma unroll 1
+	for (int c = 0; c < NC; c++) {
+		if (c >= n) break;
+		size_t at = (size_t)c * rows + r;
+		float v = acc[c] - __fmul_rn(mvq_minc(T), accm[c]);
+		y[at] = beta == 0.f ? v : v + beta * y[at];
+		// The epilogue: for a gated unit's up product z holds the gate's
+		// row, which becomes act(gate)·up as swiglu (epi 1) and geglu
+		// (epi 2) make it; for a product into the residual stream (epi 3)
+		// z is the stream, to which the row is added as add does.
+		if (epi == 1) z[at] = silu_mul(z[at], v);
+		if (epi == 2) z[at] = gelu_mul(z[at], v);
+		if (epi == 3) z[at] = z[at] + v;
+	}
 }
+
+// MVQN is the most activation rows the few-row integer products take
+// (mvqn_, mvqnk_): a batch of up to MVQN decoding sequences; more go to
+// the tensor cores (mmq_). Backend's mvqnMax is the same number.
+#define MVQN 8
 
 // Kernels per type: mvq_<type> (4 warps a block, one row each, two pieces
 // a lane a step: for matrices of many rows) and mvqk_<type> (the 4 warps
 // share one row, split-K: for fewer rows, so that every SM still has
-// blocks). Grid: (ceil(rows/4), 1) and (rows, 1); block: 128 threads.
-// beta as the mv_ kernels'; epi as mvq_rows's (0: none). At least 8
-// blocks an SM (64 registers a thread at most): without it ptxas 11.8
-// gives mvq_q5_k 40 registers on sm_80 and spills.
+// blocks), for decode; mvqn_<type> and mvqnk_<type>, the same for 2…MVQN
+// activation rows (n after y), so that a row of a batch gets the bits the
+// decode kernel of the same weights gives it. Grid: (ceil(rows/4), 1) and
+// (rows, 1); block: 128 threads. beta as the mv_ kernels'; epi as
+// mvq_rows's (0: none). At least 8 blocks an SM for decode's (64
+// registers a thread at most): without it ptxas 11.8 gives mvq_q5_k 40
+// registers on sm_80 and spills; 4 for the few-row ones, whose 2·MVQN
+// accumulators take more.
 #define DP4A(name, T)                                                                                              \
 	extern "C" __global__ void __launch_bounds__(128, 8)                                                         \
 	    mvq_##name(const uint8_t *w, int rowBytes, int rows, int cols, const int8_t *xq, const float *xd,          \
 	               const float *xs, float *y, float beta, float *z, int epi) {                                     \
-		mvq_rows<T, 1, 2>(w, rowBytes, rows, cols, xq, xd, xs, y, beta, z, epi);                                   \
+		mvq_rows<T, 1, 2, 1>(w, rowBytes, rows, cols, xq, xd, xs, y, 1, beta, z, epi);                             \
 	}                                                                                                            \
 	extern "C" __global__ void __launch_bounds__(128, 8)                                                         \
 	    mvqk_##name(const uint8_t *w, int rowBytes, int rows, int cols, const int8_t *xq, const float *xd,         \
 	                const float *xs, float *y, float beta, float *z, int epi) {                                    \
-		mvq_rows<T, 4, 1>(w, rowBytes, rows, cols, xq, xd, xs, y, beta, z, epi);                                   \
+		mvq_rows<T, 4, 1, 1>(w, rowBytes, rows, cols, xq, xd, xs, y, 1, beta, z, epi);                             \
+	}                                                                                                            \
+	extern "C" __global__ void __launch_bounds__(128, 4)                                                         \
+	    mvqn_##name(const uint8_t *w, int rowBytes, int rows, int cols, const int8_t *xq, const float *xd,         \
+	                const float *xs, float *y, int n, float beta, float *z, int epi) {                             \
+		mvq_rows<T, 1, 2, MVQN>(w, rowBytes, rows, cols, xq, xd, xs, y, n, beta, z, epi);                          \
+	}                                                                                                            \
+	extern "C" __global__ void __launch_bounds__(128, 4)                                                         \
+	    mvqnk_##name(const uint8_t *w, int rowBytes, int rows, int cols, const int8_t *xq, const float *xd,        \
+	                 const float *xs, float *y, int n, float beta, float *z, int epi) {                            \
+		mvq_rows<T, 4, 1, MVQN>(w, rowBytes, rows, cols, xq, xd, xs, y, n, beta, z, epi);                          \
 	}
 
 DP4A(q8_0, T_Q8_0)
