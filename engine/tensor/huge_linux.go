@@ -7,8 +7,9 @@ import (
 
 // adviseHuge asks Linux to back the 2 MiB-aligned interior of b, which must
 // not have been written yet, with transparent huge pages (MADV_HUGEPAGE:
-// under the usual THP setting "madvise" nothing else gets them). Kernels.Pack
-// calls it on each packed copy before filling it. Decoding streams those
+// under the usual THP setting "madvise" nothing else gets them). The packed
+// copies' arena (hugearena.go) calls it on each chunk before any copy is
+// written into it. Decoding streams those
 // copies once per token, and with 4 KiB pages every 4 KiB of weights costs
 // a TLB miss and a page walk, which the prefetches of ahead_amd64.h cannot
 // hide. Measured on the 2-vCPU Xeon VM, 1B shape, `isagi bench -p 16 -n 48`,

@@ -135,3 +135,62 @@ func vmFlags(addr uintptr) (string, error) {
 // errNoFlags is vmFlags finding no VmFlags for the address: a kernel or
 // sandbox whose smaps does not show them, where the advice cannot be seen.
 var errNoFlags = errors.New("/proc/self/smaps shows no VmFlags for the address")
+
+// TestPackSmallMatricesInHugePages checks that packed copies smaller than
+// a huge page, which on their own would get none, lie in memory advised
+// into huge pages at both ends (hugearena.go): several 1.1 MiB copies
+// share a chunk, each starting on a cache line, none overlapping another,
+// and each holds, once all are made, the bytes another Kernels packs from
+// the same matrix.
+func TestPackSmallMatricesInHugePages(t *testing.T) {
+	if _, err := os.Stat("/sys/kernel/mm/transparent_hugepage/enabled"); err != nil {
+		t.Skip("this kernel has no transparent huge pages")
+	}
+	k := NewKernels(NewPool(1))
+	defer k.pool.Close()
+	if k.prows[Q4_0] == nil {
+		t.Skip("no packed Q4_0 kernels on this CPU")
+	}
+	const rows, cols = 1024, 2048 // 1.1 MiB packed
+	rng := rand.New(rand.NewPCG(11, 12))
+	var ws, ps []*Matrix
+	for i := range 4 {
+		w, err := NewMatrix(Q4_0, rows, cols, randomWeights(rng, Q4_0, rows, cols))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := k.Pack(w)
+		if p.packed == nil {
+			t.Fatal("Q4_0 matrix was not packed")
+		}
+		lo, hi := uintptr(unsafe.Pointer(&p.packed[0])), uintptr(unsafe.Pointer(&p.packed[len(p.packed)-1]))
+		if lo%64 != 0 {
+			t.Errorf("copy %d starts at %#x, not on a cache line", i, lo)
+		}
+		for _, a := range []uintptr{lo, hi} {
+			flags, err := vmFlags(a)
+			if errors.Is(err, errNoFlags) {
+				t.Skip(err)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(" "+flags+" ", " hg ") {
+				t.Fatalf("copy %d: %#x lies in a mapping without hg (MADV_HUGEPAGE): %q", i, a, flags)
+			}
+		}
+		for j, q := range ps {
+			qlo, qhi := uintptr(unsafe.Pointer(&q.packed[0])), uintptr(unsafe.Pointer(&q.packed[len(q.packed)-1]))
+			if lo <= qhi && qlo <= hi {
+				t.Fatalf("copy %d overlaps copy %d", i, j)
+			}
+		}
+		ws, ps = append(ws, w), append(ps, p)
+	}
+	other := NewKernels(k.pool)
+	for i, w := range ws {
+		if want := other.Pack(w).packed; string(ps[i].packed) != string(want) {
+			t.Fatalf("copy %d does not hold the packed bytes of its matrix", i)
+		}
+	}
+}

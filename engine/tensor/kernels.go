@@ -127,6 +127,8 @@ type Kernels struct {
 	// through the four-token kernel (one pass over the weights instead of
 	// three): the group's four outputs per row land here.
 	opad []float32
+	// arena holds the packed copies that Pack makes (hugearena.go).
+	arena hugeArena
 }
 
 // NewKernels returns kernels running on pool, or on a new pool of

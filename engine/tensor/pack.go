@@ -235,8 +235,7 @@ func (k *Kernels) Pack(m *Matrix) *Matrix {
 	default:
 		return m
 	}
-	p.packed = make([]byte, groups*p.packedGroup)
-	adviseHuge(p.packed) // before the packers write it: decode reads it in huge pages
+	p.packed = k.arena.alloc(groups * p.packedGroup) // decode reads it in huge pages (hugearena.go)
 	p.packedRows = groups * packRows
 	t.dst = p.packed
 	k.pool.Run(groups, t)
