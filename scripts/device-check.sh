@@ -20,7 +20,11 @@
 #     (serve/servegpu's test binary): batched replies against each alone
 #     on kjv and qwen2 Q4_K_M, and on the 8B Q4_K_M shape aggregate decode
 #     at 1, 4, 8 and 32 streams and TTFT at 1 and 8; a summary line per
-#     goal (set a).
+#     goal (set a);
+#   - where the time goes: Nsight Compute's per-kernel durations over 4
+#     decode steps, 4 batched steps of 8 sequences and a prompt step of
+#     256 tokens on the 8B shape (set a, where ncu is installed;
+#     ISAGI_DEVICE_PROFILE=0 leaves it out).
 # ISAGI_DEVICE_ONLY=cuda3 (or a bundle of set cuda3) runs conformance, the
 # memcheck steps, issue 55's steps and issue 54's alone (about 6 minutes),
 # when a session's device time is short.
@@ -150,6 +154,18 @@ if [ "$set_" = a ]; then
 		done
 		step bench 200 env ISAGI_BENCH_MODELS="$(IFS=,; echo "${models[*]}")" "$B"/cuda.test -test.run '^$' -test.bench '^BenchmarkGPU$' -test.benchtime 8x
 	fi
+	# Where the time goes: Nsight Compute's per-kernel durations over one
+	# phase of the 8B shape's work (BenchmarkGPUProfile marks the region:
+	# 4 decode steps, 4 batched steps of 8 sequences, a prompt step of
+	# 256 tokens), each kernel timed alone (ncu serialises them); the
+	# summary lists the costliest kernels per phase.
+	if [ -n "${c3[1]}" ] && command -v ncu >/dev/null && [ "${ISAGI_DEVICE_PROFILE:-1}" = 1 ]; then
+		for phase in decode batch prefill; do
+			step "profile-$phase" 120 env ISAGI_PROFILE_PHASE=$phase ncu --profile-from-start off --clock-control none \
+				--cache-control none --metrics gpu__time_duration.sum --print-summary per-kernel --csv \
+				--log-file "$OUT/ncu-$phase.csv" "$B"/cuda.test -test.run '^$' -test.bench '^BenchmarkGPUProfile$' -test.benchtime 1x
+		done
+	fi
 	step cuda3-allocs 60 "$B"/cuda.test -test.run '^TestGPUDecodeAllocs$' -test.v
 	full && step leaks 90 "$B"/cuda.test -test.run '^TestGPULeaks$' -test.v
 	if command -v compute-sanitizer >/dev/null; then
@@ -276,6 +292,29 @@ if c3 or os.path.exists(os.path.join(out, "cuda3-prefill.log")):
     parts = [f"{r['model']} {r['kv']} at depth {r['depth']}: {r['allocs_per_step']:g}" for r in rs]
     goal("host allocations per decode step", parts + refused("allocs", rs), "0", sorted({r["kv"] for r in rs}) if rs and all(r["allocs_per_step"] == 0 for r in rs) else [])
     print(f"  {met_n} of 7 goals met")
+# The profile (ncu-<phase>.csv): per phase, the kernels by their total
+# time (invocations × mean), with the phase's kernel time.
+import csv
+for phase in ("decode", "batch", "prefill"):
+    p = os.path.join(out, f"ncu-{phase}.csv")
+    if not os.path.exists(p):
+        continue
+    lines = [l for l in open(p, errors="replace") if l.startswith('"')]
+    ks = {}
+    for r in csv.DictReader(lines):
+        if r.get("Metric Name") != "gpu__time_duration.sum":
+            continue
+        n, avg = int(r["Invocations"].replace(",", "")), float(r["Average"].replace(",", ""))
+        k = ks.setdefault(r["Kernel Name"], [0, 0.0])
+        k[0] += n
+        k[1] += n * avg
+    total = sum(v[1] for v in ks.values())
+    if not total:
+        print(f"profile {phase}: no kernels recorded")
+        continue
+    print(f"profile {phase}: {total / 1e3:.0f} µs of kernels; the costliest:")
+    for name, (n, t) in sorted(ks.items(), key=lambda kv: -kv[1][1])[:8]:
+        print(f"  {name:28s} {n:6d} calls {t / 1e3:9.1f} µs ({100 * t / total:4.1f}%), {t / n / 1e3:7.2f} µs each")
 # Issue 54's GPU goals (serve/servegpu): isagi serve's path, one line
 # each.
 s2 = rows("serve2.jsonl")

@@ -78,6 +78,9 @@ func load(names ...string) (*Driver, error) {
 		}
 		*s.fn = p
 	}
+	// The profiler's region marks are optional too (profile.go).
+	d.profStart, _ = purego.Dlsym(h, "cuProfilerStart")
+	d.profStop, _ = purego.Dlsym(h, "cuProfilerStop")
 	return d, nil
 }
 

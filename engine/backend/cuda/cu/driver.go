@@ -92,6 +92,9 @@ type Driver struct {
 	// names the first one the driver lacks, "" when it has them all.
 	gsym         graphSymbols
 	graphMissing string
+	// profStart and profStop are cuProfilerStart and cuProfilerStop, 0
+	// when the driver lacks them (profile.go).
+	profStart, profStop uintptr
 }
 
 // symbols holds the address of each driver function; Load fills every field
