@@ -252,8 +252,7 @@ func (k *Kernels) Pack(m *Matrix) *Matrix {
 // into huge pages, and lets the mapped pages go.
 func (k *Kernels) copyHuge(m *Matrix) *Matrix {
 	p := *m
-	p.Data = make([]byte, len(m.Data))
-	adviseHuge(p.Data)
+	p.Data = k.arena.alloc(len(m.Data))
 	k.pool.Run(m.Rows, &copyTask{dst: p.Data, src: m.Data, rb: m.rowBytes})
 	p.evict = nil // Data is the copy now, nothing of it to let go
 	m.evict(m.Data)
