@@ -3,6 +3,7 @@ package tensor
 import (
 	"sync"
 	"unsafe"
+	"weak"
 )
 
 // hugeArena places the packed copies of one Kernels' matrices (and its
@@ -22,10 +23,15 @@ import (
 // of a model packed after another on the same Kernels may keep up to one
 // chunk of the first one's memory after it is closed; and the unused end
 // of a chunk that a copy did not fit is left, at most 2 MiB of it resident
-// (the huge page the last copy ended in).
+// (the huge page the last copy ended in). The arena itself holds its chunk
+// weakly: a Kernels that outlives its model keeps none of the model's
+// memory.
 type hugeArena struct {
-	mu   sync.Mutex
-	free []byte // the unused end of the newest chunk
+	mu sync.Mutex
+	// The unused end of the newest chunk, bytes [off, size) of the chunk
+	// at base, which the arena does not keep alive: the copies in it do.
+	base      weak.Pointer[byte]
+	off, size int
 }
 
 const (
@@ -43,20 +49,23 @@ func (a *hugeArena) alloc(n int) []byte {
 	need := (n + hugeArenaAlign - 1) &^ (hugeArenaAlign - 1)
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if need <= len(a.free) {
-		b := a.free[:n:n]
-		a.free = a.free[need:]
-		return b
+	if need <= a.size-a.off {
+		if p := a.base.Value(); p != nil {
+			b := unsafe.Slice(p, a.size)[a.off : a.off+n : a.off+n]
+			a.off += need
+			return b
+		}
 	}
 	size := (max(need, hugeArenaChunk) + hugePageBytes - 1) &^ (hugePageBytes - 1)
 	raw := make([]byte, size+hugePageBytes)
 	off := (hugePageBytes - int(uintptr(unsafe.Pointer(&raw[0]))%hugePageBytes)) % hugePageBytes
 	chunk := raw[off : off+size : off+size]
 	adviseHuge(chunk) // before anything writes it
-	// Whichever end has more room takes the next copies: a matrix larger
-	// than a chunk does not strand the chunk before it.
-	if rest := chunk[need:]; len(rest) > len(a.free) {
-		a.free = rest
+	// Whichever end has more room takes the next copies (a matrix larger
+	// than a chunk does not strand the chunk before it), unless the old
+	// chunk is gone.
+	if size-need > a.size-a.off || a.base.Value() == nil {
+		a.base, a.off, a.size = weak.Make(&chunk[0]), need, size
 	}
 	return chunk[:n:n]
 }
