@@ -90,8 +90,14 @@ func TestPackCopiesFloatIntoHugePages(t *testing.T) {
 // flag, MADV_HUGEPAGE's mark; it skips t where smaps shows no flags.
 func requireAdvised(t *testing.T, what string, b []byte) {
 	t.Helper()
-	lo := (uintptr(unsafe.Pointer(&b[0])) + (2<<20 - 1)) &^ (2<<20 - 1)
-	flags, err := vmFlags(lo)
+	requireAdvisedAt(t, what, (uintptr(unsafe.Pointer(&b[0]))+(2<<20-1))&^(2<<20-1))
+}
+
+// requireAdvisedAt fails t unless addr lies in a mapping with the "hg"
+// flag; it skips t where smaps shows no flags.
+func requireAdvisedAt(t *testing.T, what string, addr uintptr) {
+	t.Helper()
+	flags, err := vmFlags(addr)
 	if errors.Is(err, errNoFlags) {
 		t.Skip(err)
 	}
@@ -99,7 +105,7 @@ func requireAdvised(t *testing.T, what string, b []byte) {
 		t.Fatal(err)
 	}
 	if !strings.Contains(" "+flags+" ", " hg ") {
-		t.Fatalf("%s at %#x: VmFlags %q lack hg (MADV_HUGEPAGE)", what, lo, flags)
+		t.Fatalf("%s at %#x: VmFlags %q lack hg (MADV_HUGEPAGE)", what, addr, flags)
 	}
 }
 
@@ -167,18 +173,8 @@ func TestPackSmallMatricesInHugePages(t *testing.T) {
 		if lo%64 != 0 {
 			t.Errorf("copy %d starts at %#x, not on a cache line", i, lo)
 		}
-		for _, a := range []uintptr{lo, hi} {
-			flags, err := vmFlags(a)
-			if errors.Is(err, errNoFlags) {
-				t.Skip(err)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !strings.Contains(" "+flags+" ", " hg ") {
-				t.Fatalf("copy %d: %#x lies in a mapping without hg (MADV_HUGEPAGE): %q", i, a, flags)
-			}
-		}
+		requireAdvisedAt(t, fmt.Sprintf("copy %d's first byte", i), lo)
+		requireAdvisedAt(t, fmt.Sprintf("copy %d's last byte", i), hi)
 		for j, q := range ps {
 			qlo, qhi := uintptr(unsafe.Pointer(&q.packed[0])), uintptr(unsafe.Pointer(&q.packed[len(q.packed)-1]))
 			if lo <= qhi && qlo <= hi {

@@ -399,6 +399,29 @@ func BenchmarkGPUCUDA3Batch(b *testing.B) {
 	batchRounds(b, g, bw)
 }
 
+// joinBatcher makes a model.Batcher on a backend of its own and joins the
+// sides' States to it; the caller closes both, the batcher first.
+func joinBatcher(b testing.TB, g *Device, m *model.Model, seqs []*cuda3Side) (*model.Batcher, *Backend) {
+	b.Helper()
+	qb, err := g.NewBackend()
+	if err != nil {
+		b.Fatal(err)
+	}
+	q, err := m.NewBatcher(qb, model.BatcherOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if !q.Batches() {
+		b.Fatal("the CUDA backend's batcher runs one sequence a step")
+	}
+	for _, s := range seqs {
+		if err := q.Join(s.st); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return q, qb
+}
+
 func batchRounds(b testing.TB, g *Device, bw float64) {
 	m, name := cuda3Model(b, "ISAGI_CUDA3_8B")
 	defer m.Close()
@@ -423,22 +446,7 @@ func batchRounds(b testing.TB, g *Device, bw float64) {
 			}
 			seqs = append(seqs, s)
 		}
-		qb, err := g.NewBackend()
-		if err != nil {
-			b.Fatal(err)
-		}
-		q, err := m.NewBatcher(qb, model.BatcherOptions{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if !q.Batches() {
-			b.Fatal("the CUDA backend's batcher runs one sequence a step")
-		}
-		for _, s := range seqs {
-			if err := q.Join(s.st); err != nil {
-				b.Fatal(err)
-			}
-		}
+		q, qb := joinBatcher(b, g, m, seqs)
 		alone := func() float64 {
 			lone.st.Truncate(depth)
 			start := time.Now()

@@ -7,7 +7,6 @@ import (
 
 	"github.com/isagi-lab/isagi/engine/backend"
 	"github.com/isagi-lab/isagi/engine/backend/cuda/cu"
-	"github.com/isagi-lab/isagi/engine/model"
 )
 
 // BenchmarkGPUProfile runs one phase of the 8B Q4_K_M shape's work
@@ -87,20 +86,13 @@ func BenchmarkGPUProfile(b *testing.B) {
 			}
 			seqs = append(seqs, s)
 		}
-		qb, err := g.NewBackend()
-		if err != nil {
-			b.Fatal(err)
-		}
-		q, err := m.NewBatcher(qb, model.BatcherOptions{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer q.Close()
-		for _, s := range seqs {
-			if err := q.Join(s.st); err != nil {
-				b.Fatal(err)
+		q, qb := joinBatcher(b, g, m, seqs)
+		defer func() {
+			q.Close()
+			if err := qb.Close(); err != nil {
+				b.Error(err)
 			}
-		}
+		}()
 		run := func(n int) {
 			errs := make([]error, len(seqs))
 			var wg sync.WaitGroup
