@@ -18,14 +18,7 @@ import (
 // Whether the kernel then finds huge pages depends on the machine, so only
 // the advice is checked.
 func TestPackAdvisesHugePages(t *testing.T) {
-	if _, err := os.Stat("/sys/kernel/mm/transparent_hugepage/enabled"); err != nil {
-		t.Skip("this kernel has no transparent huge pages")
-	}
-	k := NewKernels(NewPool(1))
-	defer k.pool.Close()
-	if k.prows[Q4_0] == nil {
-		t.Skip("no packed Q4_0 kernels on this CPU")
-	}
+	k := hugeQ4Kernels(t)
 	const rows, cols = 4096, 2048 // 4.5 MiB packed: at least one aligned 2 MiB
 	rng := rand.New(rand.NewPCG(7, 8))
 	w, err := NewMatrix(Q4_0, rows, cols, randomWeights(rng, Q4_0, rows, cols))
@@ -149,14 +142,7 @@ var errNoFlags = errors.New("/proc/self/smaps shows no VmFlags for the address")
 // and each holds, once all are made, the bytes another Kernels packs from
 // the same matrix.
 func TestPackSmallMatricesInHugePages(t *testing.T) {
-	if _, err := os.Stat("/sys/kernel/mm/transparent_hugepage/enabled"); err != nil {
-		t.Skip("this kernel has no transparent huge pages")
-	}
-	k := NewKernels(NewPool(1))
-	defer k.pool.Close()
-	if k.prows[Q4_0] == nil {
-		t.Skip("no packed Q4_0 kernels on this CPU")
-	}
+	k := hugeQ4Kernels(t)
 	const rows, cols = 1024, 2048 // 1.1 MiB packed
 	rng := rand.New(rand.NewPCG(11, 12))
 	var ws, ps []*Matrix
@@ -189,4 +175,20 @@ func TestPackSmallMatricesInHugePages(t *testing.T) {
 			t.Fatalf("copy %d does not hold the packed bytes of its matrix", i)
 		}
 	}
+}
+
+// hugeQ4Kernels are kernels of one thread (stopped when t ends) where this
+// kernel has transparent huge pages and the CPU packed Q4_0 kernels; t
+// skips elsewhere.
+func hugeQ4Kernels(t *testing.T) *Kernels {
+	t.Helper()
+	if _, err := os.Stat("/sys/kernel/mm/transparent_hugepage/enabled"); err != nil {
+		t.Skip("this kernel has no transparent huge pages")
+	}
+	k := NewKernels(NewPool(1))
+	t.Cleanup(k.pool.Close)
+	if k.prows[Q4_0] == nil {
+		t.Skip("no packed Q4_0 kernels on this CPU")
+	}
+	return k
 }
