@@ -21,14 +21,7 @@ func TestPackAdvisesHugePages(t *testing.T) {
 	k := hugeQ4Kernels(t)
 	const rows, cols = 4096, 2048 // 4.5 MiB packed: at least one aligned 2 MiB
 	rng := rand.New(rand.NewPCG(7, 8))
-	w, err := NewMatrix(Q4_0, rows, cols, randomWeights(rng, Q4_0, rows, cols))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := k.Pack(w)
-	if p.packed == nil {
-		t.Fatal("Q4_0 matrix was not packed")
-	}
+	_, p := packedQ4(t, k, rng, rows, cols)
 	requireAdvised(t, "Q4_0 packed copy", p.packed) // 4.5 MiB: a whole aligned 2 MiB inside
 }
 
@@ -147,14 +140,7 @@ func TestPackSmallMatricesInHugePages(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	var ws, ps []*Matrix
 	for i := range 4 {
-		w, err := NewMatrix(Q4_0, rows, cols, randomWeights(rng, Q4_0, rows, cols))
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := k.Pack(w)
-		if p.packed == nil {
-			t.Fatal("Q4_0 matrix was not packed")
-		}
+		w, p := packedQ4(t, k, rng, rows, cols)
 		lo, hi := uintptr(unsafe.Pointer(&p.packed[0])), uintptr(unsafe.Pointer(&p.packed[len(p.packed)-1]))
 		if lo%64 != 0 {
 			t.Errorf("copy %d starts at %#x, not on a cache line", i, lo)
@@ -191,4 +177,17 @@ func hugeQ4Kernels(t *testing.T) *Kernels {
 		t.Skip("no packed Q4_0 kernels on this CPU")
 	}
 	return k
+}
+
+// packedQ4 is a random Q4_0 matrix and k's packed copy of it.
+func packedQ4(t *testing.T, k *Kernels, rng *rand.Rand, rows, cols int) (w, p *Matrix) {
+	t.Helper()
+	w, err := NewMatrix(Q4_0, rows, cols, randomWeights(rng, Q4_0, rows, cols))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p = k.Pack(w); p.packed == nil {
+		t.Fatal("Q4_0 matrix was not packed")
+	}
+	return w, p
 }
