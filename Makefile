@@ -83,9 +83,16 @@ KERNELS   := $(wildcard engine/backend/cuda/kernels/*.cu)
 ptx: $(KERNELS:.cu=.ptx.gz)
 
 # gzip -n: no name or time in the header, so the same PTX gives the same
-# bytes (scripts/ptx-check.sh compares the text, not the bytes).
+# bytes (scripts/ptx-check.sh compares the text, not the bytes). Compiled
+# in a fresh temporary directory, as scripts/ptx-check.sh compiles it. Even
+# so, nvcc 11.8's PTX for some sources depends on the size of the process
+# environment (a variant of mmq.cuh gave four different PTX texts under
+# environment paddings of 0–5,000 bytes, 2026-11-30): before committing a
+# kernel change, check that `env PADX=$$(head -c 3000 /dev/zero | tr '\0'
+# a) make ptx` gives the same bytes.
 engine/backend/cuda/kernels/%.ptx.gz: engine/backend/cuda/kernels/%.cu engine/backend/cuda/kernels/quant.cuh engine/backend/cuda/kernels/mmq.cuh engine/backend/cuda/kernels/mmf.cuh engine/backend/cuda/kernels/ops.cuh engine/backend/cuda/kernels/iqtables.cuh engine/backend/cuda/kernels/attention.cuh
-	cd engine/backend/cuda/kernels && $(NVCC) $(NVCCFLAGS) $*.cu -o $*.ptx && gzip -n -9 -f $*.ptx
+	t=$$(mktemp -d) && cp engine/backend/cuda/kernels/*.cu engine/backend/cuda/kernels/*.cuh $$t/ && \
+		(cd $$t && $(NVCC) $(NVCCFLAGS) $*.cu -o $*.ptx) && gzip -n -9 -c $$t/$*.ptx >$@ && rm -rf $$t
 
 # The committed PTX is what the source compiles to, and ptxas accepts it
 # for sm_90 (the H100): installs the toolkit first when nvcc is missing.

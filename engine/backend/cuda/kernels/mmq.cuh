@@ -333,70 +333,39 @@ QFN void mmq_chunk_terms(int t, const uint8_t *row, int b, float *f, int *k) {
 	}
 }
 
-// mmq_rowv is a row's side of piece pl's float terms (mmq_chunk_terms'
-// f and k of its chunks), mmq_tokv a token's (its chunks' xd and xs): the
-// values mmq_term reads, loaded once a piece for a lane's rows and tokens
-// rather than once a term. The second chunk's are read only for the types
-// of two chunks a piece (Q4_K, Q5_K), as mmq_term reads them.
-typedef struct {
-	float f0, f1;
-	uint32_t k0, k1;
-} mmq_rowv;
-typedef struct {
-	float d0, d1, s0, s1;
-} mmq_tokv;
-
-QFN mmq_rowv mmq_row_values(int t, const float *f, const uint32_t *k, int pl) {
+// mmq_term is mvq_term from the row's side (mmq_chunk_terms: f and k
+// for the step's chunks, 2 floats and 4 bytes each) and the tokens' (xd,
+// xs for the step's chunks): piece pl of the step, the same operations in
+// the same order, so the same bits.
+QFN void mmq_term(int t, const float *f, const uint32_t *k, const float *xd, const float *xs, int pl, int A, int B,
+                  float *acc, float *accm) {
 	int ch = pl * mmq_cpp(t);
-	mmq_rowv r;
-	r.f0 = f[2 * ch], r.f1 = f[2 * ch + 1], r.k0 = k[ch], r.k1 = mmq_cpp(t) == 2 ? k[ch + 1] : 0u;
-	return r;
-}
-
-QFN mmq_tokv mmq_tok_values(int t, const float *xd, const float *xs, int pl) {
-	int ch = pl * mmq_cpp(t), two = mmq_cpp(t) == 2;
-	mmq_tokv x;
-	x.d0 = xd[ch], x.s0 = xs[ch], x.d1 = two ? xd[ch + 1] : 0.f, x.s1 = two ? xs[ch + 1] : 0.f;
-	return x;
-}
-
-// mmq_term_v is mvq_term from the row's side r and the token's side x of
-// one piece: the same operations in the same order, so the same bits.
-QFN void mmq_term_v(int t, mmq_rowv r, mmq_tokv x, int A, int B, float *acc, float *accm) {
-	float f0 = r.f0, f1 = r.f1;
+	float f0 = f[2 * ch], f1 = f[2 * ch + 1];
 	switch (t) {
 	case T_Q4_0:
-		*acc += qmul(f0, qmul(x.d0, (float)A) - qmul(8.f, x.s0));
+		*acc += qmul(f0, qmul(xd[ch], (float)A) - qmul(8.f, xs[ch]));
 		break;
 	case T_Q5_0: case T_Q4_1: case T_Q5_1:
-		*acc += qmul(qmul(f0, x.d0), (float)A);
-		*accm += qmul(t == T_Q5_0 ? f0 : f1, x.s0);
+		*acc += qmul(qmul(f0, xd[ch]), (float)A);
+		*accm += qmul(t == T_Q5_0 ? f0 : f1, xs[ch]);
 		break;
 	case T_Q4_K: case T_Q5_K: {
-		float sc0 = (float)(r.k0 & 0xff), m0 = (float)((r.k0 >> 8) & 0xff);
-		float sc1 = (float)(r.k1 & 0xff), m1 = (float)((r.k1 >> 8) & 0xff);
-		*acc += qmul(f0, qmul(qmul(sc0, x.d0), (float)A) + qmul(qmul(sc1, x.d1), (float)B));
-		*accm += qmul(f1, qmul(m0, x.s0) + qmul(m1, x.s1));
+		float sc0 = (float)(k[ch] & 0xff), m0 = (float)((k[ch] >> 8) & 0xff);
+		float sc1 = (float)(k[ch + 1] & 0xff), m1 = (float)((k[ch + 1] >> 8) & 0xff);
+		*acc += qmul(f0, qmul(qmul(sc0, xd[ch]), (float)A) + qmul(qmul(sc1, xd[ch + 1]), (float)B));
+		*accm += qmul(f1, qmul(m0, xs[ch]) + qmul(m1, xs[ch + 1]));
 		break;
 	}
 	case T_Q2_K:
-		*acc += qmul(x.d0, qmul(f0, (float)A) - qmul(f1, (float)B));
+		*acc += qmul(xd[ch], qmul(f0, (float)A) - qmul(f1, (float)B));
 		break;
 	case T_Q6_K:
-		*acc += qmul(qmul(f0, x.d0), qmul((float)(int8_t)(r.k0 & 0xff), (float)A) + qmul((float)(int8_t)((r.k0 >> 8) & 0xff), (float)B));
+		*acc += qmul(qmul(f0, xd[ch]), qmul((float)(int8_t)(k[ch] & 0xff), (float)A) + qmul((float)(int8_t)((k[ch] >> 8) & 0xff), (float)B));
 		break;
 	default: // (d or d·c)·xd·A: Q8_0, IQ4_NL, IQ4_XS, Q3_K, the TQ and IQ types
-		*acc += qmul(qmul(f0, x.d0), (float)A);
+		*acc += qmul(qmul(f0, xd[ch]), (float)A);
 		break;
 	}
-}
-
-// mmq_term is mmq_term_v from the row's side (mmq_chunk_terms: f and k
-// for the step's chunks, 2 floats and 4 bytes each) and the tokens' (xd,
-// xs for the step's chunks) in memory: piece pl of the step.
-QFN void mmq_term(int t, const float *f, const uint32_t *k, const float *xd, const float *xs, int pl, int A, int B,
-                  float *acc, float *accm) {
-	mmq_term_v(t, mmq_row_values(t, f, k, pl), mmq_tok_values(t, xd, xs, pl), A, B, acc, accm);
 }
 
 // mmq_isum is piece p's sums A and B as the tile kernel forms them from
@@ -604,41 +573,28 @@ QFN void mmq_gather(int t, const struct mmq_smem *sm, int warp, int lane, int pl
 		}
 }
 
-// mmq_terms adds piece pl's float terms (mvq_term's, through mmq_term_v:
+// mmq_terms adds piece pl's float terms (mvq_term's, through mmq_term:
 // the row's side and the tokens' from shared memory) to the lane's
-// accumulators. The lane's 4 rows' and 8 tokens' values are loaded once a
-// piece (16 and 32 loads, where a load per term took 256), and every cell
-// gets its term without a branch: the rows past `rows` and the tokens past
-// n hold zeros in shared memory (mmq_load_w, mmq_load_x), and their cells
-// are never written (mmq_rows).
+// accumulators, for the rows and tokens inside the product.
 QFN void mmq_terms(int t, const struct mmq_smem *sm, int rows, int cols, int n, int r0, int t0, int k, int warp,
                    int lane, int pl, int (*A)[MMQ_NF][4], int (*B)[MMQ_NF][4], float (*acc)[MMQ_NF][4],
                    float (*accm)[MMQ_NF][4]) {
 	int m0 = 32 * (warp & 1), n0 = 32 * (warp >> 1);
-	(void)rows, (void)n, (void)r0, (void)t0;
 	if (MMQ_CH * k + pl * mmq_cpp(t) >= (cols >> 5)) return; // past the row's end
-	mmq_rowv rv[MMQ_MF][2];
 	MMQ_UNROLL
 	for (int mf = 0; mf < MMQ_MF; mf++)
 		MMQ_UNROLL
-		for (int h = 0; h < 2; h++) {
-			int rl = m0 + 16 * mf + mma_c_row(lane, 2 * h);
-			rv[mf][h] = mmq_row_values(t, sm->tf + 2 * MMQ_CH * rl, sm->tk + MMQ_CH * rl, pl);
-		}
-	MMQ_UNROLL
-	for (int nf = 0; nf < MMQ_NF; nf++) {
-		mmq_tokv xv[2];
-		MMQ_UNROLL
-		for (int j = 0; j < 2; j++) {
-			int tl = n0 + 8 * nf + mma_c_n(lane, j);
-			xv[j] = mmq_tok_values(t, sm->xd + MMQ_CH * tl, sm->xs + MMQ_CH * tl, pl);
-		}
-		MMQ_UNROLL
-		for (int mf = 0; mf < MMQ_MF; mf++)
+		for (int i = 0; i < 4; i++) {
+			int rl = m0 + 16 * mf + mma_c_row(lane, i);
+			if (r0 + rl >= rows) continue;
 			MMQ_UNROLL
-			for (int i = 0; i < 4; i++)
-				mmq_term_v(t, rv[mf][i >> 1], xv[i & 1], A[mf][nf][i], B[mf][nf][i], &acc[mf][nf][i], &accm[mf][nf][i]);
-	}
+			for (int nf = 0; nf < MMQ_NF; nf++) {
+				int tl = n0 + 8 * nf + mma_c_n(lane, i);
+				if (t0 + tl >= n) continue;
+				mmq_term(t, sm->tf + 2 * MMQ_CH * rl, sm->tk + MMQ_CH * rl, sm->xd + MMQ_CH * tl, sm->xs + MMQ_CH * tl, pl,
+				         A[mf][nf][i], B[mf][nf][i], &acc[mf][nf][i], &accm[mf][nf][i]);
+			}
+		}
 }
 
 // mmq_value is row r's result for one token, as mvq_rows writes it
