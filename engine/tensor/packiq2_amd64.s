@@ -284,30 +284,6 @@ iq2rrend:
 	IQ2RG4OUT(Z2, 2, j, 4*j(R10)(DX*2)); \
 	IQ2RG4OUT(Z3, 3, j, 4*j(R10)(BX*1))
 
-// IQ2RG4ZERO clears token t's eight accumulators in the frame (Z30 zero).
-#define IQ2RG4ZERO(t) \
-	VMOVUPS Z30, 1152+512*t(SP); \
-	VMOVUPS Z30, 1152+512*t+64(SP); \
-	VMOVUPS Z30, 1152+512*t+128(SP); \
-	VMOVUPS Z30, 1152+512*t+192(SP); \
-	VMOVUPS Z30, 1152+512*t+256(SP); \
-	VMOVUPS Z30, 1152+512*t+320(SP); \
-	VMOVUPS Z30, 1152+512*t+384(SP); \
-	VMOVUPS Z30, 1152+512*t+448(SP)
-
-// IQ2RG4STORE sums token t's accumulators as PHSUM8 does into dst.
-#define IQ2RG4STORE(t, dst) \
-	VMOVUPS 1152+512*t(SP), Z20; \
-	VMOVUPS 1152+512*t+64(SP), Z21; \
-	VMOVUPS 1152+512*t+128(SP), Z22; \
-	VMOVUPS 1152+512*t+192(SP), Z23; \
-	VMOVUPS 1152+512*t+256(SP), Z24; \
-	VMOVUPS 1152+512*t+320(SP), Z25; \
-	VMOVUPS 1152+512*t+384(SP), Z26; \
-	VMOVUPS 1152+512*t+448(SP), Z27; \
-	PHSUM8(Z20, Z21, Z22, Z23, Z24, Z25, Z26, Z27); \
-	VMOVUPS Z20, dst
-
 // func gemm4IQ2XXSx16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nsb, groups int, out *float32, ostride int)
 //
 // Not NOSPLIT: its frame is more than a nosplit function may take.
@@ -342,10 +318,10 @@ iq2rggroup:
 	MOVQ  xd+24(FP), R10
 	MOVQ  nsb+32(FP), CX
 	VPXORD Z30, Z30, Z30
-	IQ2RG4ZERO(0)
-	IQ2RG4ZERO(1)
-	IQ2RG4ZERO(2)
-	IQ2RG4ZERO(3)
+	PFZERO8(1152, 0, Z30)
+	PFZERO8(1152, 1, Z30)
+	PFZERO8(1152, 2, Z30)
+	PFZERO8(1152, 3, Z30)
 
 iq2rgloop:
 	IQ2RPREP((DI), (R9), 0)
@@ -370,11 +346,11 @@ iq2rgloop:
 
 	MOVQ ostride+56(FP), AX
 	SHLQ $2, AX
-	IQ2RG4STORE(0, (R13))
-	IQ2RG4STORE(1, (R13)(AX*1))
-	IQ2RG4STORE(2, (R13)(AX*2))
+	PFHSUM8(1152, 0, Z20, Z21, Z22, Z23, Z24, Z25, Z26, Z27, (R13))
+	PFHSUM8(1152, 1, Z20, Z21, Z22, Z23, Z24, Z25, Z26, Z27, (R13)(AX*1))
+	PFHSUM8(1152, 2, Z20, Z21, Z22, Z23, Z24, Z25, Z26, Z27, (R13)(AX*2))
 	LEAQ (AX)(AX*2), AX
-	IQ2RG4STORE(3, (R13)(AX*1))
+	PFHSUM8(1152, 3, Z20, Z21, Z22, Z23, Z24, Z25, Z26, Z27, (R13)(AX*1))
 	ADDQ $64, R13
 	DECQ R8
 	JMP  iq2rggroup
@@ -677,30 +653,6 @@ iq2xrend:
 	IQ2XRG4OUT(Z4, Z5, 2, j, 4*j(R10)(DX*2)); \
 	IQ2XRG4OUT(Z6, Z7, 3, j, 4*j(R10)(BX*1))
 
-// IQ2XRG4ZERO clears token t's eight accumulators in the frame (Z30 zero).
-#define IQ2XRG4ZERO(t) \
-	VMOVUPS Z30, 3072+512*t(SP); \
-	VMOVUPS Z30, 3072+512*t+64(SP); \
-	VMOVUPS Z30, 3072+512*t+128(SP); \
-	VMOVUPS Z30, 3072+512*t+192(SP); \
-	VMOVUPS Z30, 3072+512*t+256(SP); \
-	VMOVUPS Z30, 3072+512*t+320(SP); \
-	VMOVUPS Z30, 3072+512*t+384(SP); \
-	VMOVUPS Z30, 3072+512*t+448(SP)
-
-// IQ2XRG4STORE sums token t's accumulators as PHSUM8 does into dst.
-#define IQ2XRG4STORE(t, dst) \
-	VMOVUPS 3072+512*t(SP), Z20; \
-	VMOVUPS 3072+512*t+64(SP), Z21; \
-	VMOVUPS 3072+512*t+128(SP), Z22; \
-	VMOVUPS 3072+512*t+192(SP), Z23; \
-	VMOVUPS 3072+512*t+256(SP), Z24; \
-	VMOVUPS 3072+512*t+320(SP), Z25; \
-	VMOVUPS 3072+512*t+384(SP), Z26; \
-	VMOVUPS 3072+512*t+448(SP), Z27; \
-	PHSUM8(Z20, Z21, Z22, Z23, Z24, Z25, Z26, Z27); \
-	VMOVUPS Z20, dst
-
 // func gemm4IQ2XSx16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nsb, groups int, out *float32, ostride int)
 //
 // Not NOSPLIT: its frame is more than a nosplit function may take.
@@ -733,10 +685,10 @@ iq2xgroup:
 	MOVQ  xd+24(FP), R10
 	MOVQ  nsb+32(FP), CX
 	VPXORD Z30, Z30, Z30
-	IQ2XRG4ZERO(0)
-	IQ2XRG4ZERO(1)
-	IQ2XRG4ZERO(2)
-	IQ2XRG4ZERO(3)
+	PFZERO8(3072, 0, Z30)
+	PFZERO8(3072, 1, Z30)
+	PFZERO8(3072, 2, Z30)
+	PFZERO8(3072, 3, Z30)
 
 iq2xgloop:
 	IQ2XRPREP((DI), 0)
@@ -760,11 +712,11 @@ iq2xgloop:
 
 	MOVQ ostride+56(FP), AX
 	SHLQ $2, AX
-	IQ2XRG4STORE(0, (R13))
-	IQ2XRG4STORE(1, (R13)(AX*1))
-	IQ2XRG4STORE(2, (R13)(AX*2))
+	PFHSUM8(3072, 0, Z20, Z21, Z22, Z23, Z24, Z25, Z26, Z27, (R13))
+	PFHSUM8(3072, 1, Z20, Z21, Z22, Z23, Z24, Z25, Z26, Z27, (R13)(AX*1))
+	PFHSUM8(3072, 2, Z20, Z21, Z22, Z23, Z24, Z25, Z26, Z27, (R13)(AX*2))
 	LEAQ (AX)(AX*2), AX
-	IQ2XRG4STORE(3, (R13)(AX*1))
+	PFHSUM8(3072, 3, Z20, Z21, Z22, Z23, Z24, Z25, Z26, Z27, (R13)(AX*1))
 	ADDQ $64, R13
 	DECQ R8
 	JMP  iq2xgroup

@@ -337,31 +337,6 @@ iq3srend:
 	IQ3SG4OUT(Z26, 2, j, 4*(j)(R10)(DX*2)); \
 	IQ3SG4OUT(Z28, 3, j, 4*(j)(R10)(BX*1))
 
-// IQ3SG4ZERO clears token t's eight accumulators in the frame (Z23 zero).
-#define IQ3SG4ZERO(t) \
-	VMOVUPS Z23, 1024+512*(t)(SP); \
-	VMOVUPS Z23, 1024+512*(t)+64(SP); \
-	VMOVUPS Z23, 1024+512*(t)+128(SP); \
-	VMOVUPS Z23, 1024+512*(t)+192(SP); \
-	VMOVUPS Z23, 1024+512*(t)+256(SP); \
-	VMOVUPS Z23, 1024+512*(t)+320(SP); \
-	VMOVUPS Z23, 1024+512*(t)+384(SP); \
-	VMOVUPS Z23, 1024+512*(t)+448(SP)
-
-// IQ3SG4STORE sums token t's accumulators as PHSUM8 does into dst
-// (Z16, Z19…Z21, Z24…Z26, Z28 scratch: the group's last use of them).
-#define IQ3SG4STORE(t, dst) \
-	VMOVUPS 1024+512*(t)(SP), Z16; \
-	VMOVUPS 1024+512*(t)+64(SP), Z19; \
-	VMOVUPS 1024+512*(t)+128(SP), Z20; \
-	VMOVUPS 1024+512*(t)+192(SP), Z21; \
-	VMOVUPS 1024+512*(t)+256(SP), Z24; \
-	VMOVUPS 1024+512*(t)+320(SP), Z25; \
-	VMOVUPS 1024+512*(t)+384(SP), Z26; \
-	VMOVUPS 1024+512*(t)+448(SP), Z28; \
-	PHSUM8(Z16, Z19, Z20, Z21, Z24, Z25, Z26, Z28); \
-	VMOVUPS Z16, dst
-
 // func gemm4IQ3Sx16VNNI(p *byte, xq *int8, m8 *int32, xd *float32, nsb, groups int, out *float32, ostride int)
 //
 // Not NOSPLIT: its frame is more than a nosplit function may take.
@@ -400,10 +375,10 @@ iq3sggroup:
 	MOVQ  xd+24(FP), R10
 	MOVQ  nsb+32(FP), CX
 	VPXORD Z23, Z23, Z23
-	IQ3SG4ZERO(0)
-	IQ3SG4ZERO(1)
-	IQ3SG4ZERO(2)
-	IQ3SG4ZERO(3)
+	PFZERO8(1024, 0, Z23)
+	PFZERO8(1024, 1, Z23)
+	PFZERO8(1024, 2, Z23)
+	PFZERO8(1024, 3, Z23)
 
 iq3sgloop:
 	VMOVDQU64 iq3sT<>(SB), Z22
@@ -430,11 +405,11 @@ iq3sgloop:
 
 	MOVQ ostride+56(FP), AX
 	SHLQ $2, AX
-	IQ3SG4STORE(0, (R13))
-	IQ3SG4STORE(1, (R13)(AX*1))
-	IQ3SG4STORE(2, (R13)(AX*2))
+	PFHSUM8(1024, 0, Z16, Z19, Z20, Z21, Z24, Z25, Z26, Z28, (R13))
+	PFHSUM8(1024, 1, Z16, Z19, Z20, Z21, Z24, Z25, Z26, Z28, (R13)(AX*1))
+	PFHSUM8(1024, 2, Z16, Z19, Z20, Z21, Z24, Z25, Z26, Z28, (R13)(AX*2))
 	LEAQ (AX)(AX*2), AX
-	IQ3SG4STORE(3, (R13)(AX*1))
+	PFHSUM8(1024, 3, Z16, Z19, Z20, Z21, Z24, Z25, Z26, Z28, (R13)(AX*1))
 	ADDQ $64, R13
 	DECQ R8
 	JMP  iq3sggroup

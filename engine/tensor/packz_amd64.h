@@ -53,19 +53,34 @@
 	PHSUM8(Z21, Z22, Z23, Z24, a4, a5, a6, a7); \
 	VMOVUPS Z21, dst
 
-// PG4OUT8 sums token t's eight accumulators, kept in the frame at
-// base+512t, as PHSUM8 does and stores them at dst; Z0…Z7 are scratch.
-#define PG4OUT8(base, t, dst) \
-	VMOVUPS base+512*t(SP), Z0; \
-	VMOVUPS base+512*t+64(SP), Z1; \
-	VMOVUPS base+512*t+128(SP), Z2; \
-	VMOVUPS base+512*t+192(SP), Z3; \
-	VMOVUPS base+512*t+256(SP), Z4; \
-	VMOVUPS base+512*t+320(SP), Z5; \
-	VMOVUPS base+512*t+384(SP), Z6; \
-	VMOVUPS base+512*t+448(SP), Z7; \
-	PHSUM8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7); \
-	VMOVUPS Z0, dst
+// PFZERO8 clears token t's eight block accumulators, kept in the frame at
+// base+512t, from the zero register z.
+#define PFZERO8(base, t, z) \
+	VMOVUPS z, base+512*(t)(SP); \
+	VMOVUPS z, base+512*(t)+64(SP); \
+	VMOVUPS z, base+512*(t)+128(SP); \
+	VMOVUPS z, base+512*(t)+192(SP); \
+	VMOVUPS z, base+512*(t)+256(SP); \
+	VMOVUPS z, base+512*(t)+320(SP); \
+	VMOVUPS z, base+512*(t)+384(SP); \
+	VMOVUPS z, base+512*(t)+448(SP)
+
+// PFHSUM8 sums token t's eight accumulators, kept in the frame at
+// base+512t, as PHSUM8 does into s0…s7 (scratch) and stores them at dst.
+#define PFHSUM8(base, t, s0, s1, s2, s3, s4, s5, s6, s7, dst) \
+	VMOVUPS base+512*(t)(SP), s0; \
+	VMOVUPS base+512*(t)+64(SP), s1; \
+	VMOVUPS base+512*(t)+128(SP), s2; \
+	VMOVUPS base+512*(t)+192(SP), s3; \
+	VMOVUPS base+512*(t)+256(SP), s4; \
+	VMOVUPS base+512*(t)+320(SP), s5; \
+	VMOVUPS base+512*(t)+384(SP), s6; \
+	VMOVUPS base+512*(t)+448(SP), s7; \
+	PHSUM8(s0, s1, s2, s3, s4, s5, s6, s7); \
+	VMOVUPS s0, dst
+
+// PG4OUT8 is PFHSUM8 with Z0…Z7 as scratch.
+#define PG4OUT8(base, t, dst) PFHSUM8(base, t, Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7, dst)
 
 // PSPILL16 saves the sixteen accumulators Z0…Z15 of a four-token kernel's
 // first pass (blocks 0…3; token t's block q in Z(4t+q)) into the frame at
