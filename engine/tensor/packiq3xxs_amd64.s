@@ -408,15 +408,7 @@ iq3xrend:
 // and clears the sixteen accumulators.
 #define IQ3XG4INIT \
 	MOVQ   gb-8(SP), SI; \
-	MOVQ   xq+8(FP), DI; \
-	MOVQ   nsb+32(FP), AX; \
-	SHLQ   $8, AX; \
-	LEAQ   (DI)(AX*1), R11; \
-	LEAQ   (R11)(AX*1), R12; \
-	LEAQ   (R12)(AX*1), R14; \
-	MOVQ   m8+16(FP), R9; \
-	MOVQ   xd+24(FP), R10; \
-	MOVQ   nsb+32(FP), CX; \
+	PG4START; \
 	PZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7); \
 	PZERO8(Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15)
 

@@ -303,15 +303,7 @@ TEXT ·gemm4TQ1x16VNNI(SB), 0, $2048-64
 tq1ggroup:
 	TESTQ R8, R8
 	JEQ   tq1gend
-	MOVQ  xq+8(FP), DI
-	MOVQ  nsb+32(FP), AX
-	SHLQ  $8, AX
-	LEAQ  (DI)(AX*1), R11
-	LEAQ  (R11)(AX*1), R12
-	LEAQ  (R12)(AX*1), R14
-	MOVQ  m8+16(FP), R9
-	MOVQ  xd+24(FP), R10
-	MOVQ  nsb+32(FP), CX
+	PG4START
 	VPXORD Z0, Z0, Z0
 	MOVQ  $0, AX
 

@@ -29,6 +29,21 @@
 	VADDPS a3, a2, a2; \
 	VADDPS a2, a0, a0
 
+// PG4START points a four-token kernel at a group's first super-block of
+// the tokens: their codes at DI, R11, R12 and R14 (256·nsb apart), m8 at
+// R9, block scales at R10, and the super-block count in CX; AX holds the
+// codes' stride. PG4NEXT steps them.
+#define PG4START \
+	MOVQ xq+8(FP), DI; \
+	MOVQ nsb+32(FP), AX; \
+	SHLQ $8, AX; \
+	LEAQ (DI)(AX*1), R11; \
+	LEAQ (R11)(AX*1), R12; \
+	LEAQ (R12)(AX*1), R14; \
+	MOVQ m8+16(FP), R9; \
+	MOVQ xd+24(FP), R10; \
+	MOVQ nsb+32(FP), CX
+
 // PG4NEXT steps a four-token kernel's pointers to the next super-block:
 // the group's weights at SI by bytes, the four tokens' codes at DI, R11,
 // R12 and R14 by 256, their m8 (R9) and block scales (R10) by eight
