@@ -274,12 +274,7 @@ GLOBL iq1pC18432<>(SB), RODATA|NOPTR, $8
 #define IQ1PG4STORE \
 	MOVQ ostride+56(FP), AX; \
 	SHLQ $2, AX; \
-	PG4OUT8(0, 0, (R13)); \
-	PG4OUT8(0, 1, (R13)(AX*1)); \
-	PG4OUT8(0, 2, (R13)(AX*2)); \
-	LEAQ (AX)(AX*2), AX; \
-	PG4OUT8(0, 3, (R13)(AX*1)); \
-	ADDQ $64, R13
+	PF4HSUM8(0, Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
 
 
 // IQ1MIDX sets zi to the sixteen rows' 12-bit indices of run l of the

@@ -1503,12 +1503,7 @@ iq2sgloop:
 
 	MOVQ ostride+48(FP), AX
 	SHLQ $2, AX
-	PG4OUT8(1024, 0, (R13))
-	PG4OUT8(1024, 1, (R13)(AX*1))
-	PG4OUT8(1024, 2, (R13)(AX*2))
-	LEAQ (AX)(AX*2), AX
-	PG4OUT8(1024, 3, (R13)(AX*1))
-	ADDQ $64, R13
+	PF4HSUM8(1024, Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
 	MOVQ SI, R9                // the pass ended at the next group
 	DECQ R8
 	JMP  iq2sggroup

@@ -359,12 +359,7 @@ tq1gloop:
 
 	MOVQ ostride+56(FP), AX
 	SHLQ $2, AX
-	PG4OUT8(0, 0, (R13))
-	PG4OUT8(0, 1, (R13)(AX*1))
-	PG4OUT8(0, 2, (R13)(AX*2))
-	LEAQ (AX)(AX*2), AX
-	PG4OUT8(0, 3, (R13)(AX*1))
-	ADDQ $64, R13
+	PF4HSUM8(0, Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
 	DECQ R8
 	JMP  tq1ggroup
 

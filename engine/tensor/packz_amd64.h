@@ -94,8 +94,16 @@
 	PHSUM8(s0, s1, s2, s3, s4, s5, s6, s7); \
 	VMOVUPS s0, dst
 
-// PG4OUT8 is PFHSUM8 with Z0…Z7 as scratch.
-#define PG4OUT8(base, t, dst) PFHSUM8(base, t, Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7, dst)
+// PF4HSUM8 stores the four tokens' sums (PFHSUM8, frame at base) at R13,
+// AX bytes apart (AX holds 4·ostride; it is left at 12·ostride), and steps
+// R13 to the next group's sixteen rows.
+#define PF4HSUM8(base, s0, s1, s2, s3, s4, s5, s6, s7) \
+	PFHSUM8(base, 0, s0, s1, s2, s3, s4, s5, s6, s7, (R13)); \
+	PFHSUM8(base, 1, s0, s1, s2, s3, s4, s5, s6, s7, (R13)(AX*1)); \
+	PFHSUM8(base, 2, s0, s1, s2, s3, s4, s5, s6, s7, (R13)(AX*2)); \
+	LEAQ (AX)(AX*2), AX; \
+	PFHSUM8(base, 3, s0, s1, s2, s3, s4, s5, s6, s7, (R13)(AX*1)); \
+	ADDQ $64, R13
 
 // PSPILL16 saves the sixteen accumulators Z0…Z15 of a four-token kernel's
 // first pass (blocks 0…3; token t's block q in Z(4t+q)) into the frame at
