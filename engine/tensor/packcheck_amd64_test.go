@@ -68,13 +68,7 @@ func checkPackedKernels(t *testing.T, typ Type, gguf rowsFn, rowsFn packedRowsFn
 	nb := cols / QK
 	a4 := act{qs: buf.qs[:4*cols], d: buf.d[:4*nb], m8: buf.m8[:4*nb]}
 	gemm4(p, a4, groups, four, ostride)
-	for tok := range 4 {
-		for r := range rows {
-			if got, want := four[tok*ostride+r], one[tok*rows+r]; math.Float32bits(got) != math.Float32bits(want) {
-				t.Fatalf("row %d token %d: four-token %v, one-token %v", r, tok, got, want)
-			}
-		}
-	}
+	requireFourEqualsOne(t, four, one, rows, ostride)
 }
 
 // checkPackedMatrix checks a random rows×cols matrix of typ through
@@ -112,20 +106,7 @@ func checkPackedMatrix(t *testing.T, k *Kernels, rng *rand.Rand, typ Type, rows,
 	for _, n := range []int{1, 3, 4, 5, 9} {
 		checkMatMulEqualsMatVec(t, k, p, x[:n*cols], n)
 	}
-	for i := range data {
-		if data[i] != orig[i] {
-			t.Fatalf("%s: packing changed Data at byte %d", name, i)
-		}
-	}
-	xn := append([]float32(nil), x[:4*cols]...)
-	xn[cols+40] = float32(math.NaN())
-	yn := make([]float32, 4*rows)
-	k.MatMul(yn, p, xn, 4)
-	for i, v := range yn {
-		if (i/rows == 1) != math.IsNaN(float64(v)) {
-			t.Fatalf("%s: NaN in token 1: token %d row %d gives %g", name, i/rows, i%rows, v)
-		}
-	}
+	requireUnchangedAndNaNIsolated(t, name, k, p, data, orig, x, rows, cols)
 }
 
 // nanRowIf is the row the packed types' tests give a NaN scale (5) when
@@ -135,4 +116,41 @@ func nanRowIf(nan bool) int {
 		return 5
 	}
 	return -1
+}
+
+// requireFourEqualsOne fails t unless every token's row of a four-token
+// kernel's output (ostride floats apart) is bit for bit the one-token
+// kernel's (rows floats apart).
+func requireFourEqualsOne(t *testing.T, four, one []float32, rows, ostride int) {
+	t.Helper()
+	for tok := range 4 {
+		for r := range rows {
+			if got, want := four[tok*ostride+r], one[tok*rows+r]; math.Float32bits(got) != math.Float32bits(want) {
+				t.Fatalf("row %d token %d: four-token %v, one-token %v", r, tok, got, want)
+			}
+		}
+	}
+}
+
+// requireUnchangedAndNaNIsolated fails t (its messages start with what)
+// if packing changed the matrix's Data (orig is a copy from before), or
+// if a NaN in token 1 of four does not make every output of that token
+// NaN and no other token's (the NaN block's scale is NaN, its codes and
+// m8 0).
+func requireUnchangedAndNaNIsolated(t *testing.T, what string, k *Kernels, p *Matrix, data, orig []byte, x []float32, rows, cols int) {
+	t.Helper()
+	for i := range data {
+		if data[i] != orig[i] {
+			t.Fatalf("%s: packing changed Data at byte %d", what, i)
+		}
+	}
+	xn := append([]float32(nil), x[:4*cols]...)
+	xn[cols+40] = float32(math.NaN())
+	yn := make([]float32, 4*rows)
+	k.MatMul(yn, p, xn, 4)
+	for i, v := range yn {
+		if (i/rows == 1) != math.IsNaN(float64(v)) {
+			t.Fatalf("%s: NaN in token 1: token %d row %d gives %g", what, i/rows, i%rows, v)
+		}
+	}
 }

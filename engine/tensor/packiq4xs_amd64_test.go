@@ -104,13 +104,7 @@ func TestPackedIQ4XS(t *testing.T) {
 			nb := c.cols / QK
 			a4 := act{qs: buf.qs[:4*c.cols], d: buf.d[:4*nb], m8: buf.m8[:4*nb]}
 			gemm4PackedIQ4XS(p, a4, c.groups, four, ostride)
-			for tok := range 4 {
-				for r := range rows {
-					if got, want := four[tok*ostride+r], one[tok*rows+r]; math.Float32bits(got) != math.Float32bits(want) {
-						t.Fatalf("row %d token %d: four-token %v, one-token %v", r, tok, got, want)
-					}
-				}
-			}
+			requireFourEqualsOne(t, four, one, rows, ostride)
 		})
 	}
 }
@@ -162,22 +156,7 @@ func TestPackedIQ4XSMatrix(t *testing.T) {
 			for _, n := range []int{1, 3, 4, 5, 9} {
 				checkMatMulEqualsMatVec(t, k, p, x[:n*cols], n)
 			}
-			for i := range data {
-				if data[i] != orig[i] {
-					t.Fatalf("%d×%d: packing changed Data at byte %d", rows, cols, i)
-				}
-			}
-			// A NaN makes every output of its token NaN (its block's
-			// scale is NaN, its codes and m8 0) and no other token's.
-			xn := append([]float32(nil), x[:4*cols]...)
-			xn[cols+40] = float32(math.NaN())
-			yn := make([]float32, 4*rows)
-			k.MatMul(yn, p, xn, 4)
-			for i, v := range yn {
-				if (i/rows == 1) != math.IsNaN(float64(v)) {
-					t.Fatalf("%d×%d: NaN in token 1: token %d row %d gives %g", rows, cols, i/rows, i%rows, v)
-				}
-			}
+			requireUnchangedAndNaNIsolated(t, fmt.Sprintf("%d×%d", rows, cols), k, p, data, orig, x, rows, cols)
 		}
 	}
 }

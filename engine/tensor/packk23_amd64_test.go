@@ -168,13 +168,7 @@ func testPackedK23(t *testing.T, k packedK23) {
 			four := make([]float32, 3*ostride+rows)
 			a4 := act{qs: buf.qs[:4*c.cols], d: buf.d[:4*c.cols/QK], m4: buf.m4M(0, 4, c.cols)}
 			k.gemm4(p, a4, c.groups, four, ostride)
-			for tok := range 4 {
-				for r := range rows {
-					if got, want := four[tok*ostride+r], one[tok*rows+r]; math.Float32bits(got) != math.Float32bits(want) {
-						t.Fatalf("row %d token %d: four-token %v, one-token %v", r, tok, got, want)
-					}
-				}
-			}
+			requireFourEqualsOne(t, four, one, rows, ostride)
 		})
 	}
 }

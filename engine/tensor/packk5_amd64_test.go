@@ -84,13 +84,7 @@ func TestPackedQ5K(t *testing.T) {
 				nb := cols / QK
 				a4 := act{qs: buf.qs[:4*cols], d: buf.d[:4*nb], s: buf.s[:4*nb]}
 				gemm4PackedQ5K(p, a4, groups, four, ostride)
-				for tok := range 4 {
-					for r := range rows {
-						if got, want := four[tok*ostride+r], one[tok*rows+r]; math.Float32bits(got) != math.Float32bits(want) {
-							t.Fatalf("row %d token %d: four-token %v, one-token %v", r, tok, got, want)
-						}
-					}
-				}
+				requireFourEqualsOne(t, four, one, rows, ostride)
 			})
 		}
 	}

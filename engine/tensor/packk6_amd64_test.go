@@ -63,13 +63,7 @@ func TestPackedQ6K(t *testing.T) {
 				}
 				four := make([]float32, 3*ostride+rows)
 				gemm4PackedQ6K(p, a4, groups, four, ostride)
-				for tok := range 4 {
-					for r := range rows {
-						if got, want := four[tok*ostride+r], one[tok*rows+r]; math.Float32bits(got) != math.Float32bits(want) {
-							t.Fatalf("row %d token %d: four-token %v, one-token %v", r, tok, got, want)
-						}
-					}
-				}
+				requireFourEqualsOne(t, four, one, rows, ostride)
 			})
 		}
 	}
