@@ -7,19 +7,27 @@
 //
 // A sub-block of 32 weights is one activation block and one vector. Its
 // eight grid entries (4 bytes each: the magnitudes of four weights) come
-// in with one VPGATHERDD from the codebook, indexed by the eight code
-// bytes zero-extended to dwords (IQ3_S ORs in each index's ninth bit from
-// qh). Its 32 sign bits become bytes −1/+1 (a dword broadcast, VPSHUFB
-// sending byte l to the eight bytes of weights 8l…8l+7, VPAND/VPCMPEQB
-// against each byte's own bit, VPOR 1), and VPSIGNB moves them onto the
-// activation codes, so that VPMADDUBSW takes the magnitudes unsigned:
-// pair sums reach 2·62·127 = 15748, within int16. VPMADDWD against words
-// 1 gives dwords, and a VPHADDD tree the sub-block sums.
+// in by scalar loads from the codebook, VMOVD/VPINSRD into two XMM halves
+// joined by VINSERTI128, and not by one VPGATHERDD: on Zen 4 (AVX2 only,
+// a VM without AVX-512) the gather took about 60 % of the decode kernel's
+// samples, and the loads made IQ3_XXS decode 1.3 times as fast and IQ3_S
+// 1.2 times (docs/quants.md). IQ3_XXS's code bytes are the indices as
+// they are (MOVBLZX from the block); IQ3_S's nine-bit indices are formed
+// as dwords in a vector (each code byte ORed with its bit of qh) and taken
+// out two by two through general registers. Storing that vector to the
+// frame and loading the indices back was slower still (the loads wait on
+// the store), as was a pair table of 65536 IQ3_XXS entries.
 //
-// IQ3_XXS stores its signs as four 7-bit indices into ksigns_iq2xs per
-// sub-block, whose byte is the index with the parity of its bits as the
-// eighth: all eight sub-blocks' sign words are formed at once from the
-// aux words (IQ3SIGNS), with no table.
+// The signs go onto the activation codes (VPSIGNB), so that VPMADDUBSW
+// takes the magnitudes unsigned: pair sums reach 2·62·127 = 15748, within
+// int16. VPMADDWD against words 1 gives dwords, and a VPHADDD tree the
+// sub-block sums. IQ3_XXS stores its signs as four 7-bit indices into
+// ksigns_iq2xs per sub-block: each picks its eight bytes ±1 from
+// iq2SignRuns (dot_iq2_amd64.go), the field extraction being integer work
+// that leaves the vector pipes to the grid and the dots. IQ3_S stores
+// them as bits: a dword broadcast, VPSHUFB sending byte l to the eight
+// bytes of weights 8l…8l+7, VPAND/VPCMPEQB against each byte's own bit and
+// VPOR 1 make the bytes (a 256-entry table of runs measured slower).
 //
 // A super-block is done in two halves of four sub-blocks: grids in
 // Y4..Y7, signs in Y8..Y11, which leaves Y0..Y3 for the prefill kernels'
@@ -67,14 +75,6 @@ DATA iq3Ones32<>+16(SB)/8, $0x0000000100000001
 DATA iq3Ones32<>+24(SB)/8, $0x0000000100000001
 GLOBL iq3Ones32<>(SB), RODATA|NOPTR, $32
 
-// IQ3_XXS's sign fields: field l (bits 7l…7l+6 of aux) moves to byte l by
-// a left shift of l, then these masks keep it.
-DATA iq3Field<>+0(SB)/4, $0x0000007f
-DATA iq3Field<>+4(SB)/4, $0x00007f00
-DATA iq3Field<>+8(SB)/4, $0x007f0000
-DATA iq3Field<>+12(SB)/4, $0x7f000000
-GLOBL iq3Field<>(SB), RODATA|NOPTR, $16
-
 // IQ3_S: index m's ninth bit is bit m of qh's byte, moved to bit 8 by a
 // left shift of 8 − m; the scales' nibble j is at bit 4j of their dword.
 DATA iq3sQhShift<>+0(SB)/8, $0x0000000700000008
@@ -106,39 +106,6 @@ GLOBL iq3Quarter<>(SB), RODATA|NOPTR, $4
 	VPADDD  y, y, y; \
 	VPADDD  iq3Ones32<>(SB), y, y
 
-// IQ3SIGNS stores at dst the eight sub-blocks' 32-bit sign words of an
-// IQ3_XXS super-block: byte l of sub-block j's is ksigns_iq2xs[field l of
-// aux_j], the field with its parity as bit 7. The parity folds each byte
-// onto its bit 0 by right shifts of 4, 2 and 1 (a dword shift moves bits
-// between bytes only above the bits the next step keeps). Clobbers
-// Y12..Y15.
-#define IQ3SIGNS(dst) \
-	VMOVDQU      66(SI), Y12; \
-	VPBROADCASTD iq3Field<>+0(SB), Y14; \
-	VPAND        Y14, Y12, Y13; \
-	VPSLLD       $1, Y12, Y14; \
-	VPBROADCASTD iq3Field<>+4(SB), Y15; \
-	VPAND        Y15, Y14, Y14; \
-	VPOR         Y14, Y13, Y13; \
-	VPSLLD       $2, Y12, Y14; \
-	VPBROADCASTD iq3Field<>+8(SB), Y15; \
-	VPAND        Y15, Y14, Y14; \
-	VPOR         Y14, Y13, Y13; \
-	VPSLLD       $3, Y12, Y14; \
-	VPBROADCASTD iq3Field<>+12(SB), Y15; \
-	VPAND        Y15, Y14, Y14; \
-	VPOR         Y14, Y13, Y13; \
-	VPSRLD       $4, Y13, Y14; \
-	VPXOR        Y13, Y14, Y14; \
-	VPSRLD       $2, Y14, Y15; \
-	VPXOR        Y15, Y14, Y14; \
-	VPSRLD       $1, Y14, Y15; \
-	VPXOR        Y15, Y14, Y14; \
-	VPAND        iq3Ones8<>(SB), Y14, Y14; \
-	VPSLLD       $7, Y14, Y14; \
-	VPOR         Y14, Y13, Y13; \
-	VMOVDQU      Y13, dst
-
 // IQ3SSCALES sets y to IQ3_S's eight 2s+1 (nibbles of scales at 106(SI)).
 #define IQ3SSCALES(y) \
 	VPBROADCASTD 106(SI), y; \
@@ -156,16 +123,38 @@ GLOBL iq3Quarter<>(SB), RODATA|NOPTR, $4
 	VPCMPEQB     iq3Bits<>(SB), Y12, s; \
 	VPOR         iq3Ones8<>(SB), s, s
 
-// IQ3XXSGRID gathers IQ3_XXS sub-block j's eight grid entries (code bytes
-// at qoff(SI), table at R9) into g. Clobbers Y12, Y13.
-#define IQ3XXSGRID(qoff, g) \
-	VPMOVZXBD  qoff(SI), Y12; \
-	VPCMPEQD   Y13, Y13, Y13; \
-	VPGATHERDD Y13, (R9)(Y12*4), g
+// IQ3XXSGRID loads IQ3_XXS sub-block j's eight grid entries (code bytes
+// at qoff(SI), table at R9) into g (x its low half): each index by
+// MOVBLZX, each entry by VMOVD/VPINSRD from the table, the halves joined
+// by VINSERTI128 (not VPGATHERDD: see the top of the file). Clobbers
+// R15, X13.
+#define IQ3XXSGRID(qoff, g, x) \
+	MOVBLZX     qoff(SI), R15; \
+	VMOVD       (R9)(R15*4), x; \
+	MOVBLZX     qoff+1(SI), R15; \
+	VPINSRD     $1, (R9)(R15*4), x, x; \
+	MOVBLZX     qoff+2(SI), R15; \
+	VPINSRD     $2, (R9)(R15*4), x, x; \
+	MOVBLZX     qoff+3(SI), R15; \
+	VPINSRD     $3, (R9)(R15*4), x, x; \
+	MOVBLZX     qoff+4(SI), R15; \
+	VMOVD       (R9)(R15*4), X13; \
+	MOVBLZX     qoff+5(SI), R15; \
+	VPINSRD     $1, (R9)(R15*4), X13, X13; \
+	MOVBLZX     qoff+6(SI), R15; \
+	VPINSRD     $2, (R9)(R15*4), X13, X13; \
+	MOVBLZX     qoff+7(SI), R15; \
+	VPINSRD     $3, (R9)(R15*4), X13, X13; \
+	VINSERTI128 $1, X13, g, g
 
 // IQ3SGRID is IQ3XXSGRID for IQ3_S, whose index m has bit m of the qh
-// byte at hoff(SI) as its ninth bit. Clobbers Y12, Y13.
-#define IQ3SGRID(qoff, hoff, g) \
+// byte at hoff(SI) as its ninth bit: the eight indices are formed as
+// dwords in Y12 and moved to R10 and R11 two at a time (MOVL takes the
+// low one, SHRQ leaves the high one). Of the ways measured on Zen 4 this
+// was the fastest; words taken out by MOVWLZX/SHRQ, PDEP in general
+// registers, VPEXTRW, and a store to the frame with loads back were 1.1
+// to 1.5 times slower. Clobbers Y12, Y13, R10, R11, R15.
+#define IQ3SGRID(qoff, hoff, g, x) \
 	VPMOVZXBD    qoff(SI), Y12; \
 	VPBROADCASTB hoff(SI), Y13; \
 	VPSLLVD      iq3sQhShift<>(SB), Y13, Y13; \
@@ -173,28 +162,71 @@ GLOBL iq3Quarter<>(SB), RODATA|NOPTR, $4
 	VPSLLD       $31, Y13, Y13; \
 	VPSRLD       $23, Y13, Y13; \
 	VPOR         Y13, Y12, Y12; \
-	VPCMPEQD     Y13, Y13, Y13; \
-	VPGATHERDD   Y13, (R9)(Y12*4), g
+	VMOVQ        X12, R10; \
+	VPEXTRQ      $1, X12, R11; \
+	MOVL         R10, R15; \
+	VMOVD        (R9)(R15*4), x; \
+	SHRQ         $32, R10; \
+	VPINSRD      $1, (R9)(R10*4), x, x; \
+	MOVL         R11, R15; \
+	VPINSRD      $2, (R9)(R15*4), x, x; \
+	SHRQ         $32, R11; \
+	VPINSRD      $3, (R9)(R11*4), x, x; \
+	VEXTRACTI128 $1, Y12, X12; \
+	VMOVQ        X12, R10; \
+	VPEXTRQ      $1, X12, R11; \
+	MOVL         R10, R15; \
+	VMOVD        (R9)(R15*4), X13; \
+	SHRQ         $32, R10; \
+	VPINSRD      $1, (R9)(R10*4), X13, X13; \
+	MOVL         R11, R15; \
+	VPINSRD      $2, (R9)(R15*4), X13, X13; \
+	SHRQ         $32, R11; \
+	VPINSRD      $3, (R9)(R11*4), X13, X13; \
+	VINSERTI128  $1, X13, g, g
+
+// IQ3XXSSIGNRUNS sets s to IQ3_XXS sub-block j's signs as bytes −1/+1
+// from its aux word at aux(SI): each 7-bit field indexes iq2SignRuns (base
+// R10), whose qword is the eight bytes of a run. The field extraction is
+// integer work, which leaves the vector pipes to the grid and the dots.
+// Clobbers AX, R11, X12.
+#define IQ3XXSSIGNRUNS(aux, s, xs) \
+	MOVL        aux(SI), AX; \
+	MOVL        AX, R11; \
+	ANDL        $127, R11; \
+	VMOVQ       (R10)(R11*8), xs; \
+	MOVL        AX, R11; \
+	SHRL        $7, R11; \
+	ANDL        $127, R11; \
+	VPINSRQ     $1, (R10)(R11*8), xs, xs; \
+	MOVL        AX, R11; \
+	SHRL        $14, R11; \
+	ANDL        $127, R11; \
+	VMOVQ       (R10)(R11*8), X12; \
+	SHRL        $21, AX; \
+	ANDL        $127, AX; \
+	VPINSRQ     $1, (R10)(AX*8), X12, X12; \
+	VINSERTI128 $1, X12, s, s
 
 // IQ3XXSHALF decodes IQ3_XXS sub-blocks h..h+3 (h = 4·half) into Y4..Y7
 // (grids) and Y8..Y11 (signs), the sign words at sg (+4 per sub-block).
-#define IQ3XXSHALF(q0, sg0, sg1, sg2, sg3) \
-	IQ3XXSGRID(q0, Y4); \
-	IQ3XXSGRID(q0+8, Y5); \
-	IQ3XXSGRID(q0+16, Y6); \
-	IQ3XXSGRID(q0+24, Y7); \
-	IQ3SIGNVEC(sg0, Y8); \
-	IQ3SIGNVEC(sg1, Y9); \
-	IQ3SIGNVEC(sg2, Y10); \
-	IQ3SIGNVEC(sg3, Y11)
+#define IQ3XXSHALF(q0, a0) \
+	IQ3XXSGRID(q0, Y4, X4); \
+	IQ3XXSGRID(q0+8, Y5, X5); \
+	IQ3XXSGRID(q0+16, Y6, X6); \
+	IQ3XXSGRID(q0+24, Y7, X7); \
+	IQ3XXSSIGNRUNS(a0, Y8, X8); \
+	IQ3XXSSIGNRUNS(a0+4, Y9, X9); \
+	IQ3XXSSIGNRUNS(a0+8, Y10, X10); \
+	IQ3XXSSIGNRUNS(a0+12, Y11, X11)
 
 // IQ3SHALF is IQ3XXSHALF for IQ3_S: codes at q0(SI), qh bytes from h0(SI),
 // sign words from s0(SI).
 #define IQ3SHALF(q0, h0, s0) \
-	IQ3SGRID(q0, h0, Y4); \
-	IQ3SGRID(q0+8, h0+1, Y5); \
-	IQ3SGRID(q0+16, h0+2, Y6); \
-	IQ3SGRID(q0+24, h0+3, Y7); \
+	IQ3SGRID(q0, h0, Y4, X4); \
+	IQ3SGRID(q0+8, h0+1, Y5, X5); \
+	IQ3SGRID(q0+16, h0+2, Y6, X6); \
+	IQ3SGRID(q0+24, h0+3, Y7, X7); \
 	IQ3SIGNVEC(s0(SI), Y8); \
 	IQ3SIGNVEC(s0+4(SI), Y9); \
 	IQ3SIGNVEC(s0+8(SI), Y10); \
@@ -242,11 +274,12 @@ GLOBL iq3Quarter<>(SB), RODATA|NOPTR, $4
 
 // ---------------------------------------------------------------------------
 // Rows kernels. SI weights, DI activation codes, R8 activation scales,
-// R9 the codebook, R13 the output, Y0 the row's accumulator, Y1 the
-// scales 2s+1, Y2 d (or d/4), Y3 the first half's sums.
+// R9 the codebook, R10 iq2SignRuns (IQ3_XXS) or scratch (IQ3_S), R13 the
+// output, Y0 the row's accumulator, Y1 the scales 2s+1, Y2 d (or d/4), Y3
+// the first half's sums.
 
 // func dotIQ3XXSRowsAVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32)
-TEXT ·dotIQ3XXSRowsAVX2(SB), NOSPLIT, $40-48
+TEXT ·dotIQ3XXSRowsAVX2(SB), NOSPLIT, $8-48
 	MOVQ  w+0(FP), SI
 	MOVQ  out+40(FP), R13
 	MOVQ  nsb+24(FP), AX
@@ -255,6 +288,7 @@ TEXT ·dotIQ3XXSRowsAVX2(SB), NOSPLIT, $40-48
 	ADDQ  SI, AX
 	MOVQ  AX, end-8(SP)
 	LEAQ  ·iq3xxs_grid(SB), R9
+	LEAQ  ·iq2SignRuns(SB), R10
 
 xxsrow:
 	CMPQ   SI, end-8(SP)
@@ -271,16 +305,15 @@ xxsloop:
 	PREFETCHT0 IQ3PF+64(SI)
 
 	IQ3XXSSCALES(Y1)
-	IQ3SIGNS(sg-40(SP))
 	VPBROADCASTW 0(SI), X2
 	VCVTPH2PS    X2, Y2
 	VBROADCASTSS iq3Quarter<>(SB), Y12
 	VMULPS       Y12, Y2, Y2 // d/4, exact
 
-	IQ3XXSHALF(2, sg-40(SP), sg-36(SP), sg-32(SP), sg-28(SP))
+	IQ3XXSHALF(2, 66)
 	IQ3TOK(DI, 0)
 	VMOVDQA Y12, Y3
-	IQ3XXSHALF(34, sg-24(SP), sg-20(SP), sg-16(SP), sg-12(SP))
+	IQ3XXSHALF(34, 82)
 	IQ3TOK(DI, 128)
 	IQ3FINISH(Y3, Y1, Y2, (R8), Y0)
 
@@ -359,11 +392,12 @@ send:
 // 3·DX); CX counts super-blocks, R13 walks out; R9 the codebook. Y0..Y3
 // are the tokens' accumulators. What depends on the weights alone (the
 // scales, d, the sign words, each half's grids and signs) is decoded once
-// per super-block; each token's first-half sums wait in the frame.
+// per super-block; each token's first-half sums wait in the frame. A
+// half's decoding uses R10, R11 and AX (iq2SignRuns and scratch), so
+// IQ3G4FIRST and IQ3G4SECOND set the token pointers each time.
 //
-// Frame: end-8 the weights' end; sg-40 IQ3_XXS's sign words; ls-72 the
-// scales 2s+1; sc-104 d (or d/4); ha0-136 … ha3-232 the tokens' first
-// halves.
+// Frame: end-8 the weights' end; ls-40 the scales 2s+1; sc-72 d (or
+// d/4); ha0-104 … ha3-200 the tokens' first halves.
 
 // IQ3G4SETUP sets the strides between tokens from nsb (in CX).
 #define IQ3G4SETUP \
@@ -411,31 +445,32 @@ send:
 #define IQ3G4FIRST \
 	IQ3G4TOKENS; \
 	IQ3TOK(DI, 0); \
-	VMOVDQU Y12, ha0-136(SP); \
+	VMOVDQU Y12, ha0-104(SP); \
 	IQ3TOK(R10, 0); \
-	VMOVDQU Y12, ha1-168(SP); \
+	VMOVDQU Y12, ha1-136(SP); \
 	IQ3TOK(R11, 0); \
-	VMOVDQU Y12, ha2-200(SP); \
+	VMOVDQU Y12, ha2-168(SP); \
 	IQ3TOK(AX, 0); \
-	VMOVDQU Y12, ha3-232(SP)
+	VMOVDQU Y12, ha3-200(SP)
 
 // IQ3G4SECOND completes the four tokens' super-block.
 #define IQ3G4SECOND \
+	IQ3G4TOKENS; \
 	IQ3TOK(DI, 128); \
-	IQ3FINISH(ha0-136(SP), ls-72(SP), sc-104(SP), (R8), Y0); \
+	IQ3FINISH(ha0-104(SP), ls-40(SP), sc-72(SP), (R8), Y0); \
 	IQ3TOK(R10, 128); \
-	IQ3FINISH(ha1-168(SP), ls-72(SP), sc-104(SP), (R8)(DX*1), Y1); \
+	IQ3FINISH(ha1-136(SP), ls-40(SP), sc-72(SP), (R8)(DX*1), Y1); \
 	IQ3TOK(R11, 128); \
-	IQ3FINISH(ha2-200(SP), ls-72(SP), sc-104(SP), (R8)(DX*2), Y2); \
+	IQ3FINISH(ha2-168(SP), ls-40(SP), sc-72(SP), (R8)(DX*2), Y2); \
 	IQ3TOK(AX, 128); \
-	IQ3FINISH(ha3-232(SP), ls-72(SP), sc-104(SP), (R8)(BX*1), Y3)
+	IQ3FINISH(ha3-200(SP), ls-40(SP), sc-72(SP), (R8)(BX*1), Y3)
 
 // func gemm4IQ3XXSAVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32, ostride int)
 //
 // For rows consecutive IQ3_XXS rows of nsb super-blocks and four tokens
 // whose codes are xq + t·256·nsb and scales xd + t·8·nsb:
 // out[t·ostride + r] = row r · token t, bit for bit dotIQ3XXSRowsAVX2's.
-TEXT ·gemm4IQ3XXSAVX2(SB), NOSPLIT, $232-56
+TEXT ·gemm4IQ3XXSAVX2(SB), NOSPLIT, $200-56
 	MOVQ  w+0(FP), SI
 	MOVQ  out+40(FP), R13
 	MOVQ  nsb+24(FP), CX
@@ -460,17 +495,18 @@ g4xxsloop:
 	PREFETCHT0 IQ3PF+64(SI)
 
 	IQ3XXSSCALES(Y13)
-	VMOVDQU      Y13, ls-72(SP)
-	IQ3SIGNS(sg-40(SP))
+	VMOVDQU      Y13, ls-40(SP)
 	VPBROADCASTW 0(SI), X13
 	VCVTPH2PS    X13, Y13
 	VBROADCASTSS iq3Quarter<>(SB), Y12
 	VMULPS       Y12, Y13, Y13
-	VMOVUPS      Y13, sc-104(SP)
+	VMOVUPS      Y13, sc-72(SP)
 
-	IQ3XXSHALF(2, sg-40(SP), sg-36(SP), sg-32(SP), sg-28(SP))
+	LEAQ ·iq2SignRuns(SB), R10
+	IQ3XXSHALF(2, 66)
 	IQ3G4FIRST
-	IQ3XXSHALF(34, sg-24(SP), sg-20(SP), sg-16(SP), sg-12(SP))
+	LEAQ ·iq2SignRuns(SB), R10
+	IQ3XXSHALF(34, 82)
 	IQ3G4SECOND
 
 	ADDQ $98, SI
@@ -489,7 +525,7 @@ g4xxsend:
 // func gemm4IQ3SAVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32, ostride int)
 //
 // gemm4IQ3XXSAVX2 for IQ3_S, bit for bit dotIQ3SRowsAVX2's.
-TEXT ·gemm4IQ3SAVX2(SB), NOSPLIT, $232-56
+TEXT ·gemm4IQ3SAVX2(SB), NOSPLIT, $200-56
 	MOVQ  w+0(FP), SI
 	MOVQ  out+40(FP), R13
 	MOVQ  nsb+24(FP), CX
@@ -514,10 +550,10 @@ g4sloop:
 	PREFETCHT0 IQ3PF+64(SI)
 
 	IQ3SSCALES(Y13)
-	VMOVDQU      Y13, ls-72(SP)
+	VMOVDQU      Y13, ls-40(SP)
 	VPBROADCASTW 0(SI), X13
 	VCVTPH2PS    X13, Y13
-	VMOVUPS      Y13, sc-104(SP)
+	VMOVUPS      Y13, sc-72(SP)
 
 	IQ3SHALF(2, 66, 74)
 	IQ3G4FIRST
