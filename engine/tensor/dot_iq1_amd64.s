@@ -181,7 +181,7 @@ g4tq2end:
 // block order and added (|Σ| ≤ 32·9·127·15 < 2²⁰, exact in float32), and
 // as in the other kernels one VFMADD231PS adds Σ times d·dx (IQ1: d/8).
 //
-// IQ1 grid entries come in by VPGATHERQQ, four runs per block: index = qs
+// IQ1 grid entries come in by scalar loads (IQ1GRID4), four runs per block: index = qs
 // byte | three high bits, which a per-lane VPSRLVQ of the broadcast qh
 // word takes from its second copy (bits 16 up) to bits 8..10. The δ sign
 // of each run becomes a lane of bytes −1 or 0 (IQ1_S: VPSRAW 15 of the
@@ -351,6 +351,23 @@ GLOBL iq1AllOnes<>(SB), RODATA|NOPTR, $32
 	VMOVDQU g, slot; \
 	VPABSB  g, absw
 
+// IQ1GRID4 loads the four grid entries whose indices are the qwords of
+// Y12 into Y15: the indices go out through R10 and R11 and the entries
+// come in by VMOVQ/VPINSRQ, not by VPGATHERQQ, which on Zen 4 (AVX2 only)
+// cost more than the loads (as in dot_iq3_amd64.s). Clobbers Y12, X13,
+// R10, R11.
+#define IQ1GRID4 \
+	VMOVQ        X12, R10; \
+	VPEXTRQ      $1, X12, R11; \
+	VMOVQ        (R9)(R10*8), X15; \
+	VPINSRQ      $1, (R9)(R11*8), X15, X15; \
+	VEXTRACTI128 $1, Y12, X12; \
+	VMOVQ        X12, R10; \
+	VPEXTRQ      $1, X12, R11; \
+	VMOVQ        (R9)(R10*8), X13; \
+	VPINSRQ      $1, (R9)(R11*8), X13, X13; \
+	VINSERTI128  $1, X13, Y15, Y15
+
 // IQ1SBLK decodes IQ1_S block ib (qs at qoff = 2+4ib, qh at hoff =
 // 34+2ib). Clobbers Y12..Y15.
 #define IQ1SBLK(qoff, hoff, absw, slot) \
@@ -360,8 +377,7 @@ GLOBL iq1AllOnes<>(SB), RODATA|NOPTR, $32
 	VPSRLVQ      iq1sHiShift<>(SB), Y13, Y13; \
 	VPAND        iq1Hi<>(SB), Y13, Y13; \
 	VPOR         Y13, Y12, Y12; \
-	VPCMPEQD     Y13, Y13, Y13; \
-	VPGATHERQQ   Y13, (R9)(Y12*8), Y15; \
+	IQ1GRID4; \
 	IQ1W(Y15, Y14, absw, slot)
 
 // IQ1MBLK decodes IQ1_M block ib (qs at qoff = 4ib, qh word at hoff =
@@ -374,8 +390,7 @@ GLOBL iq1AllOnes<>(SB), RODATA|NOPTR, $32
 	VPSRLVQ      iq1mHiShift<>(SB), Y13, Y13; \
 	VPAND        iq1Hi<>(SB), Y13, Y13; \
 	VPOR         Y13, Y12, Y12; \
-	VPCMPEQD     Y13, Y13, Y13; \
-	VPGATHERQQ   Y13, (R9)(Y12*8), Y15; \
+	IQ1GRID4; \
 	IQ1W(Y15, Y14, absw, slot)
 
 // IQ1SLS stores IQ1_S's scale words 2s+1 of four blocks (qh words at
