@@ -8,10 +8,10 @@ package tensor
 // and rows consecutive rows.
 
 //go:noescape
-func dotTQ2RowsAVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32)
+func dotTQ2RowsAVX2(w *byte, xq *int8, m8 *int32, xd *float32, nsb, rows int, out *float32)
 
 //go:noescape
-func gemm4TQ2AVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32, ostride int)
+func gemm4TQ2AVX2(w *byte, xq *int8, m8 *int32, xd *float32, nsb, rows int, out *float32, ostride int)
 
 //go:noescape
 func dotTQ1RowsAVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32)
@@ -60,7 +60,8 @@ func rowsTQ1Asm(w []byte, _ []float32, a act, out []float32) {
 func rowsTQ2Asm(w []byte, _ []float32, a act, out []float32) {
 	nsb := len(a.d) / 8
 	_ = w[len(out)*nsb*tq2Bytes-1]
-	dotTQ2RowsAVX2(&w[0], &a.qs[0], &a.d[0], nsb, len(out), &out[0])
+	_ = a.m8[8*nsb-1]
+	dotTQ2RowsAVX2(&w[0], &a.qs[0], &a.m8[0], &a.d[0], nsb, len(out), &out[0])
 }
 
 // useIQ1Gemm4 installs the four-token prefill kernels of these types
@@ -89,5 +90,6 @@ func gemm4TQ1Asm(w []byte, _ []float32, a act, rows int, out []float32, ostride 
 
 func gemm4TQ2Asm(w []byte, _ []float32, a act, rows int, out []float32, ostride int) {
 	nsb := k23Gemm4Checks(w, a, tq2Bytes, rows, out, ostride)
-	gemm4TQ2AVX2(&w[0], &a.qs[0], &a.d[0], nsb, rows, &out[0], ostride)
+	_ = a.m8[4*8*nsb-1]
+	gemm4TQ2AVX2(&w[0], &a.qs[0], &a.m8[0], &a.d[0], nsb, rows, &out[0], ostride)
 }

@@ -9,46 +9,47 @@
 //
 // TQ2_0 stores its codes as Q2_K does: activation block j of a super-block
 // is bit pair j%4 of the 32 bytes qs[32(j/4):]. q − 1 is in −1..2, so
-// Σ(q − 1)·xq = Σq·xq − Σxq: VPMADDUBSW of the codes and of the bytes 1
-// against xq, folded by three VPHADDW levels (block sums stay within
-// 32·3·127, no overflow) to one word per 16 weights, lane 0 holding each
-// block's first sixteen and lane 1 its second; adding the lanes gives the
-// super-block's 8 block sums in order.
+// Σ(q − 1)·xq = Σq·xq − Σxq, and Σxq = −m8/8 is the activations' own
+// (quantizeAct), the same for every row: only VPMADDUBSW of the codes
+// against xq runs per row, folded by three VPHADDW levels (block sums stay
+// within 32·3·127, no overflow) to one word per 16 weights, lane 0 holding
+// each block's first sixteen and lane 1 its second; adding the lanes gives
+// the super-block's 8 block sums Σq·xq in order, and VPADDD of m8/8 the
+// exact Σ(q − 1)·xq. (The kernels computed Σxq per row by a second
+// VPMADDUBSW against bytes 1 before; the integers, and so the results,
+// are the same.)
 
-// TQ2BLOCK: pair sums of one activation block (codes at xoff(X), bit pair
-// shift of the bytes in Y5) into t (q·xq) and u (xq).
-#define TQ2BLOCK(shift, X, xoff, t, u) \
+// TQ2BLOCK: pair sums q·xq of one activation block (codes at xoff(X), bit
+// pair shift of the bytes in Y5) into t.
+#define TQ2BLOCK(shift, X, xoff, t) \
 	VPSRLW     $shift, Y5, Y6; \
 	VPAND      Y13, Y6, Y6; \
-	VPMADDUBSW xoff(X), Y6, t; \
-	VPMADDUBSW xoff(X), Y14, u
+	VPMADDUBSW xoff(X), Y6, t
 
 // TQ2HALF: the 128 weights of one half (codes at qoff(SI), blocks from
-// xoff(X)), two VPHADDW levels into tout and uout. Clobbers Y1–Y8.
-#define TQ2HALF(qoff, X, xoff, tout, uout) \
+// xoff(X)), two VPHADDW levels into tout. Clobbers Y1, Y3, Y5–Y7.
+#define TQ2HALF(qoff, X, xoff, tout) \
 	VMOVDQU qoff(SI), Y5; \
-	TQ2BLOCK(0, X, xoff, Y1, Y2); \
-	TQ2BLOCK(2, X, xoff+32, Y3, Y4); \
+	TQ2BLOCK(0, X, xoff, Y1); \
+	TQ2BLOCK(2, X, xoff+32, Y3); \
 	VPHADDW Y3, Y1, Y1; \
-	VPHADDW Y4, Y2, Y2; \
-	TQ2BLOCK(4, X, xoff+64, Y3, Y4); \
-	TQ2BLOCK(6, X, xoff+96, Y7, Y8); \
+	TQ2BLOCK(4, X, xoff+64, Y3); \
+	TQ2BLOCK(6, X, xoff+96, Y7); \
 	VPHADDW Y7, Y3, Y3; \
-	VPHADDW Y8, Y4, Y4; \
-	VPHADDW Y3, Y1, tout; \
-	VPHADDW Y4, Y2, uout
+	VPHADDW Y3, Y1, tout
 
-// TQ2SB: one super-block of one token (codes at X, scales at D): acc +=
-// (d·dx)·P per block lane. Clobbers Y1–Y8, Y11, Y12.
-#define TQ2SB(X, D, acc) \
-	TQ2HALF(0, X, 0, Y11, Y12); \
-	TQ2HALF(32, X, 128, Y1, Y2); \
+// TQ2SB: one super-block of one token (codes at X, scales at D, m8 at M):
+// acc += (d·dx)·P per block lane. Clobbers Y1–Y3, Y5–Y7, Y11.
+#define TQ2SB(X, D, M, acc) \
+	TQ2HALF(0, X, 0, Y11); \
+	TQ2HALF(32, X, 128, Y1); \
 	VPHADDW      Y1, Y11, Y1; \
-	VPHADDW      Y2, Y12, Y2; \
-	VPSUBW       Y2, Y1, Y1; \
 	VEXTRACTI128 $1, Y1, X2; \
 	VPADDW       X2, X1, X1; \
 	VPMOVSXWD    X1, Y1; \
+	VMOVDQU      (M), Y2; \
+	VPSRAD       $3, Y2, Y2; \
+	VPADDD       Y2, Y1, Y1; \
 	VCVTDQ2PS    Y1, Y1; \
 	VPBROADCASTW 64(SI), X3; \
 	VCVTPH2PS    X3, Y3; \
@@ -70,28 +71,29 @@
 	VMOVD        AX, x; \
 	VPBROADCASTD x, y
 
-// func dotTQ2RowsAVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32)
-TEXT ·dotTQ2RowsAVX2(SB), NOSPLIT, $0-48
-	MOVQ rows+32(FP), BX
-	MOVQ out+40(FP), R13
+// func dotTQ2RowsAVX2(w *byte, xq *int8, m8 *int32, xd *float32, nsb, rows int, out *float32)
+TEXT ·dotTQ2RowsAVX2(SB), NOSPLIT, $0-56
+	MOVQ rows+40(FP), BX
+	MOVQ out+48(FP), R13
 	MOVQ w+0(FP), SI
 	IQ1BCAST32($0x03030303, X13, Y13)
-	IQ1BCAST32($0x01010101, X14, Y14)
 
 tq2row:
 	TESTQ  BX, BX
 	JEQ    tq2end
 	MOVQ   xq+8(FP), DI
-	MOVQ   xd+16(FP), R8
-	MOVQ   nsb+24(FP), CX
+	MOVQ   m8+16(FP), R14
+	MOVQ   xd+24(FP), R8
+	MOVQ   nsb+32(FP), CX
 	VXORPS Y0, Y0, Y0
 
 tq2loop:
 	PREFETCHT0 2048(SI)
-	TQ2SB(DI, R8, Y0)
+	TQ2SB(DI, R8, R14, Y0)
 	ADDQ $66, SI
 	ADDQ $256, DI
 	ADDQ $32, R8
+	ADDQ $32, R14
 	DECQ CX
 	JNZ  tq2loop
 
@@ -104,31 +106,31 @@ tq2end:
 	VZEROUPPER
 	RET
 
-// func gemm4TQ2AVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32, ostride int)
+// func gemm4TQ2AVX2(w *byte, xq *int8, m8 *int32, xd *float32, nsb, rows int, out *float32, ostride int)
 //
 // Token t's codes are t·256·nsb bytes after token 0's (R9 apart), its
-// scales t·32·nsb (R10 apart); R11, R12 point at a token's. Y0, Y9, Y10,
-// Y15 are tokens 0..3's accumulators; out[t·ostride + r] (ostride floats,
-// DX bytes).
-TEXT ·gemm4TQ2AVX2(SB), NOSPLIT, $0-56
-	MOVQ rows+32(FP), BX
-	MOVQ out+40(FP), R13
+// scales and its m8 t·32·nsb (R10 apart); R11, R12, R15 point at a
+// token's, R14 at token 0's m8. Y0, Y9, Y10, Y15 are tokens 0..3's
+// accumulators; out[t·ostride + r] (ostride floats, DX bytes).
+TEXT ·gemm4TQ2AVX2(SB), NOSPLIT, $0-64
+	MOVQ rows+40(FP), BX
+	MOVQ out+48(FP), R13
 	MOVQ w+0(FP), SI
-	MOVQ nsb+24(FP), R9
+	MOVQ nsb+32(FP), R9
 	MOVQ R9, R10
 	SHLQ $8, R9
 	SHLQ $5, R10
-	MOVQ ostride+48(FP), DX
+	MOVQ ostride+56(FP), DX
 	SHLQ $2, DX
 	IQ1BCAST32($0x03030303, X13, Y13)
-	IQ1BCAST32($0x01010101, X14, Y14)
 
 g4tq2row:
 	TESTQ  BX, BX
 	JEQ    g4tq2end
 	MOVQ   xq+8(FP), DI
-	MOVQ   xd+16(FP), R8
-	MOVQ   nsb+24(FP), CX
+	MOVQ   m8+16(FP), R14
+	MOVQ   xd+24(FP), R8
+	MOVQ   nsb+32(FP), CX
 	VXORPS Y0, Y0, Y0
 	VXORPS Y9, Y9, Y9
 	VXORPS Y10, Y10, Y10
@@ -136,19 +138,23 @@ g4tq2row:
 
 g4tq2loop:
 	PREFETCHT0 512(SI)
-	TQ2SB(DI, R8, Y0)
+	TQ2SB(DI, R8, R14, Y0)
 	LEAQ (DI)(R9*1), R11
 	LEAQ (R8)(R10*1), R12
-	TQ2SB(R11, R12, Y9)
+	LEAQ (R14)(R10*1), R15
+	TQ2SB(R11, R12, R15, Y9)
 	ADDQ R9, R11
 	ADDQ R10, R12
-	TQ2SB(R11, R12, Y10)
+	ADDQ R10, R15
+	TQ2SB(R11, R12, R15, Y10)
 	ADDQ R9, R11
 	ADDQ R10, R12
-	TQ2SB(R11, R12, Y15)
+	ADDQ R10, R15
+	TQ2SB(R11, R12, R15, Y15)
 	ADDQ $66, SI
 	ADDQ $256, DI
 	ADDQ $32, R8
+	ADDQ $32, R14
 	DECQ CX
 	JNZ  g4tq2loop
 
