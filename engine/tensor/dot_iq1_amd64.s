@@ -178,7 +178,9 @@ g4tq2end:
 // 8g ± 1 (−9..9, never 0), TQ1_0 W = t − 1. Their magnitudes |W| stay in
 // Y4..Y11 and W itself in the frame, so that a token's block is
 // VPMADDUBSW(|W|, VPSIGNB(x, W)) = pair sums of W·x (≤ 2·9·127, no
-// saturation). Two VPHADDW levels over four blocks leave in each 128-bit
+// saturation). TQ1_0 keeps the trits t themselves in Y4..Y11 instead and
+// takes Σxq from the activations' m8 (TQ1TOK), which spares the sign, the
+// magnitude and the frame. Two VPHADDW levels over four blocks leave in each 128-bit
 // lane two words per block, each the sum over 8 weights (≤ 9144) of that
 // lane's 16 (lane 0 a block's first 16 weights, lane 1 its second), and
 // VPMADDWD against the scales as words (IQ1_M has one per 16 weights; IQ1_S
@@ -320,8 +322,9 @@ GLOBL iq1AllOnes<>(SB), RODATA|NOPTR, $32
 
 // IQ1TOK: acc += float(Σ)·(d·dx) for one token over the decoded
 // super-block (codes at xr, scales dx at dxm; ls0, ls1 the scale words of
-// the two halves). Clobbers Y12..Y15.
-#define IQ1TOK(xr, dxm, acc, ls0, ls1) \
+// the two halves; mxm, the token's m8, is TQ1TOK's and unused here).
+// Clobbers Y12..Y15.
+#define IQ1TOK(xr, dxm, mxm, acc, ls0, ls1) \
 	IQ1BLK(xr, 0, wv-256(SP), Y4, Y12); \
 	IQ1BLK(xr, 32, wv-224(SP), Y5, Y13); \
 	VPHADDW     Y13, Y12, Y12; \
@@ -341,6 +344,39 @@ GLOBL iq1AllOnes<>(SB), RODATA|NOPTR, $32
 	VPERM2I128  $0x20, Y13, Y12, Y14; \
 	VPERM2I128  $0x31, Y13, Y12, Y12; \
 	VPADDD      Y14, Y12, Y12; \
+	VCVTDQ2PS   Y12, Y12; \
+	VMOVUPS     d8-352(SP), Y13; \
+	VMULPS      dxm, Y13, Y13; \
+	VFMADD231PS Y13, Y12, acc
+
+// TQ1TOK is IQ1TOK for TQ1_0, whose decoded weights in Y4..Y11 are the
+// trits t = W + 1 in 0..2, unsigned: VPMADDUBSW takes them against the
+// codes as they are (no VPSIGNB, no W in the frame), and Σ(t − 1)·xq =
+// Σt·xq − Σxq = Σt·xq + m8/8 with the token's m8 at mxm, the very
+// integers IQ1TOK would give.
+#define TQ1TOK(xr, dxm, mxm, acc, ls0, ls1) \
+	VPMADDUBSW 0(xr), Y4, Y12; \
+	VPMADDUBSW 32(xr), Y5, Y13; \
+	VPHADDW     Y13, Y12, Y12; \
+	VPMADDUBSW 64(xr), Y6, Y13; \
+	VPMADDUBSW 96(xr), Y7, Y14; \
+	VPHADDW     Y14, Y13, Y13; \
+	VPHADDW     Y13, Y12, Y12; \
+	VPMADDWD    ls0, Y12, Y12; \
+	VPMADDUBSW 128(xr), Y8, Y13; \
+	VPMADDUBSW 160(xr), Y9, Y14; \
+	VPHADDW     Y14, Y13, Y13; \
+	VPMADDUBSW 192(xr), Y10, Y14; \
+	VPMADDUBSW 224(xr), Y11, Y15; \
+	VPHADDW     Y15, Y14, Y14; \
+	VPHADDW     Y14, Y13, Y13; \
+	VPMADDWD    ls1, Y13, Y13; \
+	VPERM2I128  $0x20, Y13, Y12, Y14; \
+	VPERM2I128  $0x31, Y13, Y12, Y12; \
+	VPADDD      Y14, Y12, Y12; \
+	VMOVDQU     mxm, Y13; \
+	VPSRAD      $3, Y13, Y13; \
+	VPADDD      Y13, Y12, Y12; \
 	VCVTDQ2PS   Y12, Y12; \
 	VMOVUPS     d8-352(SP), Y13; \
 	VMULPS      dxm, Y13, Y13; \
@@ -462,37 +498,36 @@ GLOBL iq1AllOnes<>(SB), RODATA|NOPTR, $32
 	VPADDB v, v, t; \
 	VPADDB t, v, v
 
-// TQ1TRIT: W = floor(3v/256) − 1 of the bytes v (kept) to slot, |W| to
-// absw. Clobbers Y14, Y15.
-#define TQ1TRIT(v, absw, slot) \
+// TQ1TRIT: the trits t = floor(3v/256) of the bytes v (kept) to tw
+// (W = t − 1 would be ¬c with c = −t from the compares; TQ1TOK reads t).
+// Clobbers Y14, Y15.
+#define TQ1TRIT(v, tw) \
 	VPXOR    tq1X80<>(SB), v, Y14; \
 	VPCMPGTB tq1Hi<>(SB), Y14, Y15; \
 	VPCMPGTB tq1Lo<>(SB), Y14, Y14; \
 	VPADDB   Y15, Y14, Y14; \
-	VPXOR    iq1AllOnes<>(SB), Y14, Y14; \
-	VMOVDQU  Y14, slot; \
-	VPABSB   Y14, absw
+	VPABSB   Y14, tw
 
 // TQ1DECODE decodes a TQ1_0 super-block. Clobbers Y12..Y15.
 #define TQ1DECODE \
 	VMOVDQU      0(SI), Y13; \
-	TQ1TRIT(Y13, Y4, wv-256(SP)); \
+	TQ1TRIT(Y13, Y4); \
 	TQ1MUL3(Y13, Y14); \
-	TQ1TRIT(Y13, Y5, wv-224(SP)); \
+	TQ1TRIT(Y13, Y5); \
 	TQ1MUL3(Y13, Y14); \
-	TQ1TRIT(Y13, Y6, wv-192(SP)); \
+	TQ1TRIT(Y13, Y6); \
 	TQ1MUL3(Y13, Y14); \
-	TQ1TRIT(Y13, Y7, wv-160(SP)); \
+	TQ1TRIT(Y13, Y7); \
 	TQ1MUL3(Y13, Y14); \
-	TQ1TRIT(Y13, Y8, wv-128(SP)); \
+	TQ1TRIT(Y13, Y8); \
 	VMOVDQU      32(SI), X13; \
 	VPADDB       X13, X13, X14; \
 	VPADDB       X14, X13, X14; \
 	VINSERTI128  $1, X14, Y13, Y13; \
-	TQ1TRIT(Y13, Y9, wv-96(SP)); \
+	TQ1TRIT(Y13, Y9); \
 	TQ1MUL3(Y13, Y14); \
 	TQ1MUL3(Y13, Y14); \
-	TQ1TRIT(Y13, Y10, wv-64(SP)); \
+	TQ1TRIT(Y13, Y10); \
 	TQ1MUL3(Y13, Y14); \
 	VPBROADCASTD 48(SI), X14; \
 	VPADDB       X14, X14, X15; \
@@ -505,14 +540,15 @@ GLOBL iq1AllOnes<>(SB), RODATA|NOPTR, $32
 	VPADDB       X12, X15, X15; \
 	VPBLENDD     $8, X15, X14, X14; \
 	VPERM2I128   $0x21, Y14, Y13, Y13; \
-	TQ1TRIT(Y13, Y11, wv-32(SP)); \
+	TQ1TRIT(Y13, Y11); \
 	VPBROADCASTW 52(SI), X12; \
 	VCVTPH2PS    X12, Y12; \
 	VMOVUPS      Y12, d8-352(SP)
 
 // IQ1ROWS is the body of a Rows kernel: decode (one of the DECODE
-// macros), bytes (the block size) and the scale words (ls0, ls1).
-#define IQ1ROWS(decode, bytes, ls0, ls1, row, loop, end) \
+// macros), tok (IQ1TOK or TQ1TOK), bytes (the block size) and the scale
+// words (ls0, ls1). R14 walks m8.
+#define IQ1ROWS(decode, tok, bytes, ls0, ls1, row, loop, end) \
 	MOVQ  w+0(FP), SI; \
 	MOVQ  out+40(FP), R13; \
 	MOVQ  nsb+24(FP), AX; \
@@ -526,15 +562,17 @@ row: \
 	JAE    end; \
 	MOVQ   xq+8(FP), DI; \
 	MOVQ   xd+16(FP), R8; \
+	MOVQ   m8+48(FP), R14; \
 	MOVQ   nsb+24(FP), CX; \
 	VXORPS Y0, Y0, Y0; \
 loop: \
 	PREFETCHT0 IQ1PF(SI); \
 	decode; \
-	IQ1TOK(DI, (R8), Y0, ls0, ls1); \
+	tok(DI, (R8), (R14), Y0, ls0, ls1); \
 	ADDQ $bytes, SI; \
 	ADDQ $256, DI; \
 	ADDQ $32, R8; \
+	ADDQ $32, R14; \
 	DECQ CX; \
 	JNZ  loop; \
 	IQ1G4HSUM(Y0, X0, X1); \
@@ -554,9 +592,9 @@ end: \
 // IQ1GEMM4 is the body of a four-token prefill kernel: as the Rows
 // kernel, each token's float operations those of IQ1ROWS. SI weights; DI,
 // R10, R11, AX tokens 0..3's codes (R12 bytes apart, R14 = 3·R12); R8
-// token 0's scales, token t's DX·t bytes further (BX = 3·DX); Y0..Y3 the
-// tokens' accumulators.
-#define IQ1GEMM4(decode, bytes, ls0, ls1, row, loop, end) \
+// token 0's scales, token t's DX·t bytes further (BX = 3·DX), R15 its m8
+// likewise; Y0..Y3 the tokens' accumulators.
+#define IQ1GEMM4(decode, tok, bytes, ls0, ls1, row, loop, end) \
 	MOVQ  w+0(FP), SI; \
 	MOVQ  out+40(FP), R13; \
 	MOVQ  nsb+24(FP), CX; \
@@ -577,6 +615,7 @@ row: \
 	JAE    end; \
 	MOVQ   xq+8(FP), DI; \
 	MOVQ   xd+16(FP), R8; \
+	MOVQ   m8+56(FP), R15; \
 	MOVQ   nsb+24(FP), CX; \
 	VXORPS Y0, Y0, Y0; \
 	VXORPS Y1, Y1, Y1; \
@@ -588,13 +627,14 @@ loop: \
 	LEAQ (DI)(R12*1), R10; \
 	LEAQ (DI)(R12*2), R11; \
 	LEAQ (DI)(R14*1), AX; \
-	IQ1TOK(DI, (R8), Y0, ls0, ls1); \
-	IQ1TOK(R10, (R8)(DX*1), Y1, ls0, ls1); \
-	IQ1TOK(R11, (R8)(DX*2), Y2, ls0, ls1); \
-	IQ1TOK(AX, (R8)(BX*1), Y3, ls0, ls1); \
+	tok(DI, (R8), (R15), Y0, ls0, ls1); \
+	tok(R10, (R8)(DX*1), (R15)(DX*1), Y1, ls0, ls1); \
+	tok(R11, (R8)(DX*2), (R15)(DX*2), Y2, ls0, ls1); \
+	tok(AX, (R8)(BX*1), (R15)(BX*1), Y3, ls0, ls1); \
 	ADDQ $bytes, SI; \
 	ADDQ $256, DI; \
 	ADDQ $32, R8; \
+	ADDQ $32, R15; \
 	DECQ CX; \
 	JNZ  loop; \
 	IQ1G4HSUM(Y0, X0, X8); \
@@ -614,26 +654,26 @@ end: \
 	VZEROUPPER; \
 	RET
 
-// func dotTQ1RowsAVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32)
-TEXT ·dotTQ1RowsAVX2(SB), NOSPLIT, $360-48
-	IQ1ROWS(TQ1DECODE, 54, iq1Ones16<>(SB), iq1Ones16<>(SB), tq1row, tq1loop, tq1end)
+// func dotTQ1RowsAVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32, m8 *int32)
+TEXT ·dotTQ1RowsAVX2(SB), NOSPLIT, $360-56
+	IQ1ROWS(TQ1DECODE, TQ1TOK, 54, iq1Ones16<>(SB), iq1Ones16<>(SB), tq1row, tq1loop, tq1end)
 
-// func gemm4TQ1AVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32, ostride int)
-TEXT ·gemm4TQ1AVX2(SB), NOSPLIT, $360-56
-	IQ1GEMM4(TQ1DECODE, 54, iq1Ones16<>(SB), iq1Ones16<>(SB), g4tq1row, g4tq1loop, g4tq1end)
+// func gemm4TQ1AVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32, ostride int, m8 *int32)
+TEXT ·gemm4TQ1AVX2(SB), NOSPLIT, $360-64
+	IQ1GEMM4(TQ1DECODE, TQ1TOK, 54, iq1Ones16<>(SB), iq1Ones16<>(SB), g4tq1row, g4tq1loop, g4tq1end)
 
-// func dotIQ1SRowsAVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32)
-TEXT ·dotIQ1SRowsAVX2(SB), NOSPLIT, $360-48
-	IQ1ROWS(IQ1SDECODE, 50, ls0-288(SP), ls1-320(SP), iq1srow, iq1sloop, iq1send)
+// func dotIQ1SRowsAVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32, m8 *int32)
+TEXT ·dotIQ1SRowsAVX2(SB), NOSPLIT, $360-56
+	IQ1ROWS(IQ1SDECODE, IQ1TOK, 50, ls0-288(SP), ls1-320(SP), iq1srow, iq1sloop, iq1send)
 
-// func gemm4IQ1SAVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32, ostride int)
-TEXT ·gemm4IQ1SAVX2(SB), NOSPLIT, $360-56
-	IQ1GEMM4(IQ1SDECODE, 50, ls0-288(SP), ls1-320(SP), g4iq1srow, g4iq1sloop, g4iq1send)
+// func gemm4IQ1SAVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32, ostride int, m8 *int32)
+TEXT ·gemm4IQ1SAVX2(SB), NOSPLIT, $360-64
+	IQ1GEMM4(IQ1SDECODE, IQ1TOK, 50, ls0-288(SP), ls1-320(SP), g4iq1srow, g4iq1sloop, g4iq1send)
 
-// func dotIQ1MRowsAVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32)
-TEXT ·dotIQ1MRowsAVX2(SB), NOSPLIT, $360-48
-	IQ1ROWS(IQ1MDECODE, 56, ls0-288(SP), ls1-320(SP), iq1mrow, iq1mloop, iq1mend)
+// func dotIQ1MRowsAVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32, m8 *int32)
+TEXT ·dotIQ1MRowsAVX2(SB), NOSPLIT, $360-56
+	IQ1ROWS(IQ1MDECODE, IQ1TOK, 56, ls0-288(SP), ls1-320(SP), iq1mrow, iq1mloop, iq1mend)
 
-// func gemm4IQ1MAVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32, ostride int)
-TEXT ·gemm4IQ1MAVX2(SB), NOSPLIT, $360-56
-	IQ1GEMM4(IQ1MDECODE, 56, ls0-288(SP), ls1-320(SP), g4iq1mrow, g4iq1mloop, g4iq1mend)
+// func gemm4IQ1MAVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32, ostride int, m8 *int32)
+TEXT ·gemm4IQ1MAVX2(SB), NOSPLIT, $360-64
+	IQ1GEMM4(IQ1MDECODE, IQ1TOK, 56, ls0-288(SP), ls1-320(SP), g4iq1mrow, g4iq1mloop, g4iq1mend)
