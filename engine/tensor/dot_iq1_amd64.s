@@ -205,7 +205,7 @@ g4tq2end:
 //
 // Frame of these kernels: wv-256 the eight W vectors, ls0-288 and ls1-320
 // the scale words of blocks 0..3 and 4..7, d8-352 d (IQ1: d/8) in eight
-// lanes, end-360 the weights' end.
+// lanes, end-360 the weights' end, f8-392 IQ1_S's δ(2s+1) per block.
 
 #define IQ1PF 768
 
@@ -226,6 +226,18 @@ DATA iq1Seven16<>+8(SB)/8, $0x0007000700070007
 DATA iq1Seven16<>+16(SB)/8, $0x0007000700070007
 DATA iq1Seven16<>+24(SB)/8, $0x0007000700070007
 GLOBL iq1Seven16<>(SB), RODATA|NOPTR, $32
+
+DATA iq1Seven32<>+0(SB)/8, $0x0000000700000007
+DATA iq1Seven32<>+8(SB)/8, $0x0000000700000007
+DATA iq1Seven32<>+16(SB)/8, $0x0000000700000007
+DATA iq1Seven32<>+24(SB)/8, $0x0000000700000007
+GLOBL iq1Seven32<>(SB), RODATA|NOPTR, $32
+
+DATA iq1Ones32<>+0(SB)/8, $0x0000000100000001
+DATA iq1Ones32<>+8(SB)/8, $0x0000000100000001
+DATA iq1Ones32<>+16(SB)/8, $0x0000000100000001
+DATA iq1Ones32<>+24(SB)/8, $0x0000000100000001
+GLOBL iq1Ones32<>(SB), RODATA|NOPTR, $32
 
 DATA iq1F8<>+0(SB)/8, $0xf8f8f8f8f8f8f8f8
 DATA iq1F8<>+8(SB)/8, $0xf8f8f8f8f8f8f8f8
@@ -320,34 +332,51 @@ GLOBL iq1AllOnes<>(SB), RODATA|NOPTR, $32
 	VPSIGNB    slot, t, t; \
 	VPMADDUBSW t, absw, t
 
-// IQ1TOK: acc += float(Σ)·(d·dx) for one token over the decoded
-// super-block (codes at xr, scales dx at dxm; ls0, ls1 the scale words of
-// the two halves; mxm, the token's m8, is TQ1TOK's and unused here).
-// Clobbers Y12..Y15.
-#define IQ1TOK(xr, dxm, mxm, acc, ls0, ls1) \
-	IQ1BLK(xr, 0, wv-256(SP), Y4, Y12); \
-	IQ1BLK(xr, 32, wv-224(SP), Y5, Y13); \
+// TQ1BLK: one token's block as pair sums of t·x, the trits t in tw (slot
+// unused: TQ1_0 keeps no W in the frame).
+#define TQ1BLK(xr, xoff, slot, tw, t) \
+	VPMADDUBSW xoff(xr), tw, t
+
+// IQ1SUMS leaves in Y12 one token's eight block sums over the decoded
+// super-block, each times its scale word (ls0, ls1 for the two halves),
+// as exact dwords in block order; blk is IQ1BLK or TQ1BLK. Clobbers
+// Y12..Y15.
+#define IQ1SUMS(blk, xr, ls0, ls1) \
+	blk(xr, 0, wv-256(SP), Y4, Y12); \
+	blk(xr, 32, wv-224(SP), Y5, Y13); \
 	VPHADDW     Y13, Y12, Y12; \
-	IQ1BLK(xr, 64, wv-192(SP), Y6, Y13); \
-	IQ1BLK(xr, 96, wv-160(SP), Y7, Y14); \
+	blk(xr, 64, wv-192(SP), Y6, Y13); \
+	blk(xr, 96, wv-160(SP), Y7, Y14); \
 	VPHADDW     Y14, Y13, Y13; \
 	VPHADDW     Y13, Y12, Y12; \
 	VPMADDWD    ls0, Y12, Y12; \
-	IQ1BLK(xr, 128, wv-128(SP), Y8, Y13); \
-	IQ1BLK(xr, 160, wv-96(SP), Y9, Y14); \
+	blk(xr, 128, wv-128(SP), Y8, Y13); \
+	blk(xr, 160, wv-96(SP), Y9, Y14); \
 	VPHADDW     Y14, Y13, Y13; \
-	IQ1BLK(xr, 192, wv-64(SP), Y10, Y14); \
-	IQ1BLK(xr, 224, wv-32(SP), Y11, Y15); \
+	blk(xr, 192, wv-64(SP), Y10, Y14); \
+	blk(xr, 224, wv-32(SP), Y11, Y15); \
 	VPHADDW     Y15, Y14, Y14; \
 	VPHADDW     Y14, Y13, Y13; \
 	VPMADDWD    ls1, Y13, Y13; \
 	VPERM2I128  $0x20, Y13, Y12, Y14; \
 	VPERM2I128  $0x31, Y13, Y12, Y12; \
-	VPADDD      Y14, Y12, Y12; \
+	VPADDD      Y14, Y12, Y12
+
+// IQ1ACC: acc += float(Y12)·(d·dx), the token's scales dx at dxm.
+// Clobbers Y12, Y13.
+#define IQ1ACC(dxm, acc) \
 	VCVTDQ2PS   Y12, Y12; \
 	VMOVUPS     d8-352(SP), Y13; \
 	VMULPS      dxm, Y13, Y13; \
 	VFMADD231PS Y13, Y12, acc
+
+// IQ1TOK: acc += float(Σ)·(d·dx) for one token over the decoded
+// super-block (codes at xr, scales dx at dxm; ls0, ls1 the scale words of
+// the two halves; mxm, the token's m8, is for the other TOK macros).
+// Clobbers Y12..Y15.
+#define IQ1TOK(xr, dxm, mxm, acc, ls0, ls1) \
+	IQ1SUMS(IQ1BLK, xr, ls0, ls1); \
+	IQ1ACC(dxm, acc)
 
 // TQ1TOK is IQ1TOK for TQ1_0, whose decoded weights in Y4..Y11 are the
 // trits t = W + 1 in 0..2, unsigned: VPMADDUBSW takes them against the
@@ -355,32 +384,26 @@ GLOBL iq1AllOnes<>(SB), RODATA|NOPTR, $32
 // Σt·xq − Σxq = Σt·xq + m8/8 with the token's m8 at mxm, the very
 // integers IQ1TOK would give.
 #define TQ1TOK(xr, dxm, mxm, acc, ls0, ls1) \
-	VPMADDUBSW 0(xr), Y4, Y12; \
-	VPMADDUBSW 32(xr), Y5, Y13; \
-	VPHADDW     Y13, Y12, Y12; \
-	VPMADDUBSW 64(xr), Y6, Y13; \
-	VPMADDUBSW 96(xr), Y7, Y14; \
-	VPHADDW     Y14, Y13, Y13; \
-	VPHADDW     Y13, Y12, Y12; \
-	VPMADDWD    ls0, Y12, Y12; \
-	VPMADDUBSW 128(xr), Y8, Y13; \
-	VPMADDUBSW 160(xr), Y9, Y14; \
-	VPHADDW     Y14, Y13, Y13; \
-	VPMADDUBSW 192(xr), Y10, Y14; \
-	VPMADDUBSW 224(xr), Y11, Y15; \
-	VPHADDW     Y15, Y14, Y14; \
-	VPHADDW     Y14, Y13, Y13; \
-	VPMADDWD    ls1, Y13, Y13; \
-	VPERM2I128  $0x20, Y13, Y12, Y14; \
-	VPERM2I128  $0x31, Y13, Y12, Y12; \
-	VPADDD      Y14, Y12, Y12; \
-	VMOVDQU     mxm, Y13; \
-	VPSRAD      $3, Y13, Y13; \
-	VPADDD      Y13, Y12, Y12; \
-	VCVTDQ2PS   Y12, Y12; \
-	VMOVUPS     d8-352(SP), Y13; \
-	VMULPS      dxm, Y13, Y13; \
-	VFMADD231PS Y13, Y12, acc
+	IQ1SUMS(TQ1BLK, xr, ls0, ls1); \
+	VMOVDQU mxm, Y13; \
+	VPSRAD  $3, Y13, Y13; \
+	VPADDD  Y13, Y12, Y12; \
+	IQ1ACC(dxm, acc)
+
+// IQ1STOK is IQ1TOK for IQ1_S, whose frame holds the grid values g (−1,
+// 0, 1) and Y4..Y11 their magnitudes: W = 8g + δ with one δ = ±1 per
+// block, so (2s+1)·ΣW·xq = 8·(2s+1)·Σg·xq + δ(2s+1)·Σxq, and Σxq =
+// −m8/8: the sums times 8, less δ(2s+1) (dwords at f8) times m8/8. The
+// same integers as IQ1TOK's from W, without W's three operations a
+// weight byte at decoding.
+#define IQ1STOK(xr, dxm, mxm, acc, ls0, ls1) \
+	IQ1SUMS(IQ1BLK, xr, ls0, ls1); \
+	VPSLLD  $3, Y12, Y12; \
+	VMOVDQU mxm, Y13; \
+	VPSRAD  $3, Y13, Y13; \
+	VPMULLD f8-392(SP), Y13, Y13; \
+	VPSUBD  Y13, Y12, Y12; \
+	IQ1ACC(dxm, acc)
 
 // IQ1W: from a grid vector g (bytes −1, 0, 1) and δ masks m (bytes −1
 // where δ < 0, else 0), W = 8g + (m | 1) to slot and |W| to absw.
@@ -411,16 +434,17 @@ GLOBL iq1AllOnes<>(SB), RODATA|NOPTR, $32
 	VINSERTI128  $1, X13, Y15, Y15
 
 // IQ1SBLK decodes IQ1_S block ib (qs at qoff = 2+4ib, qh at hoff =
-// 34+2ib). Clobbers Y12..Y15.
+// 34+2ib): its grid values g to slot, |g| to absw (δ is IQ1STOK's).
+// Clobbers Y12, Y13, Y15.
 #define IQ1SBLK(qoff, hoff, absw, slot) \
 	VPMOVZXBQ    qoff(SI), Y12; \
 	VPBROADCASTW hoff(SI), Y13; \
-	VPSRAW       $15, Y13, Y14; \
 	VPSRLVQ      iq1sHiShift<>(SB), Y13, Y13; \
 	VPAND        iq1Hi<>(SB), Y13, Y13; \
 	VPOR         Y13, Y12, Y12; \
 	IQ1GRID4; \
-	IQ1W(Y15, Y14, absw, slot)
+	VMOVDQU      Y15, slot; \
+	VPABSB       Y15, absw
 
 // IQ1MBLK decodes IQ1_M block ib (qs at qoff = 4ib, qh word at hoff =
 // 32+2ib). Clobbers Y12..Y15.
@@ -457,6 +481,20 @@ GLOBL iq1AllOnes<>(SB), RODATA|NOPTR, $32
 	VPOR         iq1Ones16<>(SB), Y12, Y12; \
 	VMOVDQU      Y12, dst
 
+// IQ1SDELTA stores at f8 the eight blocks' δ(2s+1) as dwords: the qh
+// words sign-extended (δ = −1 where bit 15 is set), s = bits 12..14, and
+// VPSIGND by the word ORed with 1 (never 0) gives 2s+1 its sign.
+// Clobbers Y12, Y13.
+#define IQ1SDELTA \
+	VPMOVSXWD 34(SI), Y12; \
+	VPSRAD    $12, Y12, Y13; \
+	VPAND     iq1Seven32<>(SB), Y13, Y13; \
+	VPADDD    Y13, Y13, Y13; \
+	VPOR      iq1Ones32<>(SB), Y13, Y13; \
+	VPOR      iq1Ones32<>(SB), Y12, Y12; \
+	VPSIGND   Y12, Y13, Y13; \
+	VMOVDQU   Y13, f8-392(SP)
+
 #define IQ1SDECODE \
 	IQ1SBLK(2, 34, Y4, wv-256(SP)); \
 	IQ1SBLK(6, 36, Y5, wv-224(SP)); \
@@ -468,6 +506,7 @@ GLOBL iq1AllOnes<>(SB), RODATA|NOPTR, $32
 	IQ1SBLK(30, 48, Y11, wv-32(SP)); \
 	IQ1SLS(34, ls0-288(SP)); \
 	IQ1SLS(42, ls1-320(SP)); \
+	IQ1SDELTA; \
 	VPBROADCASTW 0(SI), X12; \
 	VCVTPH2PS    X12, Y12; \
 	VMULPS       iq1Eighth<>(SB), Y12, Y12; \
@@ -655,25 +694,25 @@ end: \
 	RET
 
 // func dotTQ1RowsAVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32, m8 *int32)
-TEXT ·dotTQ1RowsAVX2(SB), NOSPLIT, $360-56
+TEXT ·dotTQ1RowsAVX2(SB), NOSPLIT, $392-56
 	IQ1ROWS(TQ1DECODE, TQ1TOK, 54, iq1Ones16<>(SB), iq1Ones16<>(SB), tq1row, tq1loop, tq1end)
 
 // func gemm4TQ1AVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32, ostride int, m8 *int32)
-TEXT ·gemm4TQ1AVX2(SB), NOSPLIT, $360-64
+TEXT ·gemm4TQ1AVX2(SB), NOSPLIT, $392-64
 	IQ1GEMM4(TQ1DECODE, TQ1TOK, 54, iq1Ones16<>(SB), iq1Ones16<>(SB), g4tq1row, g4tq1loop, g4tq1end)
 
 // func dotIQ1SRowsAVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32, m8 *int32)
-TEXT ·dotIQ1SRowsAVX2(SB), NOSPLIT, $360-56
-	IQ1ROWS(IQ1SDECODE, IQ1TOK, 50, ls0-288(SP), ls1-320(SP), iq1srow, iq1sloop, iq1send)
+TEXT ·dotIQ1SRowsAVX2(SB), NOSPLIT, $392-56
+	IQ1ROWS(IQ1SDECODE, IQ1STOK, 50, ls0-288(SP), ls1-320(SP), iq1srow, iq1sloop, iq1send)
 
 // func gemm4IQ1SAVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32, ostride int, m8 *int32)
-TEXT ·gemm4IQ1SAVX2(SB), NOSPLIT, $360-64
-	IQ1GEMM4(IQ1SDECODE, IQ1TOK, 50, ls0-288(SP), ls1-320(SP), g4iq1srow, g4iq1sloop, g4iq1send)
+TEXT ·gemm4IQ1SAVX2(SB), NOSPLIT, $392-64
+	IQ1GEMM4(IQ1SDECODE, IQ1STOK, 50, ls0-288(SP), ls1-320(SP), g4iq1srow, g4iq1sloop, g4iq1send)
 
 // func dotIQ1MRowsAVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32, m8 *int32)
-TEXT ·dotIQ1MRowsAVX2(SB), NOSPLIT, $360-56
+TEXT ·dotIQ1MRowsAVX2(SB), NOSPLIT, $392-56
 	IQ1ROWS(IQ1MDECODE, IQ1TOK, 56, ls0-288(SP), ls1-320(SP), iq1mrow, iq1mloop, iq1mend)
 
 // func gemm4IQ1MAVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32, ostride int, m8 *int32)
-TEXT ·gemm4IQ1MAVX2(SB), NOSPLIT, $360-64
+TEXT ·gemm4IQ1MAVX2(SB), NOSPLIT, $392-64
 	IQ1GEMM4(IQ1MDECODE, IQ1TOK, 56, ls0-288(SP), ls1-320(SP), g4iq1mrow, g4iq1mloop, g4iq1mend)
