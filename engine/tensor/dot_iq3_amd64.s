@@ -123,37 +123,50 @@ GLOBL iq3Quarter<>(SB), RODATA|NOPTR, $4
 	VPCMPEQB     iq3Bits<>(SB), Y12, s; \
 	VPOR         iq3Ones8<>(SB), s, s
 
+// IQ3XXSFOUR loads the grid entries of the four code bytes at qoff(SI)
+// (table at R9) into the dwords of x. Clobbers R15.
+#define IQ3XXSFOUR(qoff, x) \
+	MOVBLZX qoff(SI), R15; \
+	VMOVD   (R9)(R15*4), x; \
+	MOVBLZX qoff+1(SI), R15; \
+	VPINSRD $1, (R9)(R15*4), x, x; \
+	MOVBLZX qoff+2(SI), R15; \
+	VPINSRD $2, (R9)(R15*4), x, x; \
+	MOVBLZX qoff+3(SI), R15; \
+	VPINSRD $3, (R9)(R15*4), x, x
+
 // IQ3XXSGRID loads IQ3_XXS sub-block j's eight grid entries (code bytes
 // at qoff(SI), table at R9) into g (x its low half): each index by
 // MOVBLZX, each entry by VMOVD/VPINSRD from the table, the halves joined
 // by VINSERTI128 (not VPGATHERDD: see the top of the file). Clobbers
 // R15, X13.
 #define IQ3XXSGRID(qoff, g, x) \
-	MOVBLZX     qoff(SI), R15; \
-	VMOVD       (R9)(R15*4), x; \
-	MOVBLZX     qoff+1(SI), R15; \
-	VPINSRD     $1, (R9)(R15*4), x, x; \
-	MOVBLZX     qoff+2(SI), R15; \
-	VPINSRD     $2, (R9)(R15*4), x, x; \
-	MOVBLZX     qoff+3(SI), R15; \
-	VPINSRD     $3, (R9)(R15*4), x, x; \
-	MOVBLZX     qoff+4(SI), R15; \
-	VMOVD       (R9)(R15*4), X13; \
-	MOVBLZX     qoff+5(SI), R15; \
-	VPINSRD     $1, (R9)(R15*4), X13, X13; \
-	MOVBLZX     qoff+6(SI), R15; \
-	VPINSRD     $2, (R9)(R15*4), X13, X13; \
-	MOVBLZX     qoff+7(SI), R15; \
-	VPINSRD     $3, (R9)(R15*4), X13, X13; \
+	IQ3XXSFOUR(qoff, x); \
+	IQ3XXSFOUR(qoff+4, X13); \
 	VINSERTI128 $1, X13, g, g
+
+// IQ3SFOUR loads the grid entries of the four dword indices in X12 (table
+// at R9) into the dwords of x: MOVL takes an index pair's low one, SHRQ
+// leaves its high one. Clobbers R10, R11, R15.
+#define IQ3SFOUR(x) \
+	VMOVQ   X12, R10; \
+	VPEXTRQ $1, X12, R11; \
+	MOVL    R10, R15; \
+	VMOVD   (R9)(R15*4), x; \
+	SHRQ    $32, R10; \
+	VPINSRD $1, (R9)(R10*4), x, x; \
+	MOVL    R11, R15; \
+	VPINSRD $2, (R9)(R15*4), x, x; \
+	SHRQ    $32, R11; \
+	VPINSRD $3, (R9)(R11*4), x, x
 
 // IQ3SGRID is IQ3XXSGRID for IQ3_S, whose index m has bit m of the qh
 // byte at hoff(SI) as its ninth bit: the eight indices are formed as
-// dwords in Y12 and moved to R10 and R11 two at a time (MOVL takes the
-// low one, SHRQ leaves the high one). Of the ways measured on Zen 4 this
-// was the fastest; words taken out by MOVWLZX/SHRQ, PDEP in general
-// registers, VPEXTRW, and a store to the frame with loads back were 1.1
-// to 1.5 times slower. Clobbers Y12, Y13, R10, R11, R15.
+// dwords in Y12 and moved to R10 and R11 two at a time (IQ3SFOUR). Of the
+// ways measured on Zen 4 this was the fastest; words taken out by
+// MOVWLZX/SHRQ, PDEP in general registers, VPEXTRW, and a store to the
+// frame with loads back were 1.1 to 1.5 times slower. Clobbers Y12, Y13,
+// R10, R11, R15.
 #define IQ3SGRID(qoff, hoff, g, x) \
 	VPMOVZXBD    qoff(SI), Y12; \
 	VPBROADCASTB hoff(SI), Y13; \
@@ -162,27 +175,9 @@ GLOBL iq3Quarter<>(SB), RODATA|NOPTR, $4
 	VPSLLD       $31, Y13, Y13; \
 	VPSRLD       $23, Y13, Y13; \
 	VPOR         Y13, Y12, Y12; \
-	VMOVQ        X12, R10; \
-	VPEXTRQ      $1, X12, R11; \
-	MOVL         R10, R15; \
-	VMOVD        (R9)(R15*4), x; \
-	SHRQ         $32, R10; \
-	VPINSRD      $1, (R9)(R10*4), x, x; \
-	MOVL         R11, R15; \
-	VPINSRD      $2, (R9)(R15*4), x, x; \
-	SHRQ         $32, R11; \
-	VPINSRD      $3, (R9)(R11*4), x, x; \
+	IQ3SFOUR(x); \
 	VEXTRACTI128 $1, Y12, X12; \
-	VMOVQ        X12, R10; \
-	VPEXTRQ      $1, X12, R11; \
-	MOVL         R10, R15; \
-	VMOVD        (R9)(R15*4), X13; \
-	SHRQ         $32, R10; \
-	VPINSRD      $1, (R9)(R10*4), X13, X13; \
-	MOVL         R11, R15; \
-	VPINSRD      $2, (R9)(R15*4), X13, X13; \
-	SHRQ         $32, R11; \
-	VPINSRD      $3, (R9)(R11*4), X13, X13; \
+	IQ3SFOUR(X13); \
 	VINSERTI128  $1, X13, g, g
 
 // IQ3XXSSIGNRUNS sets s to IQ3_XXS sub-block j's signs as bytes −1/+1
