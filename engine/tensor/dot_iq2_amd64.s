@@ -1,4 +1,5 @@
 #include "textflag.h"
+#include "signruns_amd64.h"
 
 // AVX2 + FMA + F16C row kernels for IQ2_XXS, IQ2_XS and IQ2_S (layouts in
 // quant_iq2.go; dotIQ2XXSGo, dotIQ2XSGo and dotIQ2SGo in dot_iq2.go are the
@@ -159,22 +160,7 @@ iq2xxsloop:
 	MOVBLZX 5(SI), AX
 	VPINSRQ $1, (R9)(AX*8), X6, X6
 	VINSERTI128 $1, X6, Y4, Y4
-	MOVL    6(SI), BX
-	MOVL    BX, AX
-	ANDL    $127, AX
-	VMOVQ   (R10)(AX*8), X5
-	MOVL    BX, AX
-	SHRL    $7, AX
-	ANDL    $127, AX
-	VPINSRQ $1, (R10)(AX*8), X5, X5
-	MOVL    BX, AX
-	SHRL    $14, AX
-	ANDL    $127, AX
-	VMOVQ   (R10)(AX*8), X7
-	SHRL    $21, BX
-	ANDL    $127, BX
-	VPINSRQ $1, (R10)(BX*8), X7, X7
-	VINSERTI128 $1, X7, Y5, Y5
+	SIGNRUNS(6(SI), BX, AX, Y5, X5, X7)
 	VMOVDQU    0(DI), Y6
 	VPSIGNB    Y5, Y6, Y6
 	VPMADDUBSW Y6, Y4, Y6
@@ -190,22 +176,7 @@ iq2xxsloop:
 	MOVBLZX 13(SI), AX
 	VPINSRQ $1, (R9)(AX*8), X6, X6
 	VINSERTI128 $1, X6, Y4, Y4
-	MOVL    14(SI), BX
-	MOVL    BX, AX
-	ANDL    $127, AX
-	VMOVQ   (R10)(AX*8), X5
-	MOVL    BX, AX
-	SHRL    $7, AX
-	ANDL    $127, AX
-	VPINSRQ $1, (R10)(AX*8), X5, X5
-	MOVL    BX, AX
-	SHRL    $14, AX
-	ANDL    $127, AX
-	VMOVQ   (R10)(AX*8), X7
-	SHRL    $21, BX
-	ANDL    $127, BX
-	VPINSRQ $1, (R10)(BX*8), X7, X7
-	VINSERTI128 $1, X7, Y5, Y5
+	SIGNRUNS(14(SI), BX, AX, Y5, X5, X7)
 	VMOVDQU    32(DI), Y6
 	VPSIGNB    Y5, Y6, Y6
 	VPMADDUBSW Y6, Y4, Y6
@@ -222,22 +193,7 @@ iq2xxsloop:
 	MOVBLZX 21(SI), AX
 	VPINSRQ $1, (R9)(AX*8), X6, X6
 	VINSERTI128 $1, X6, Y4, Y4
-	MOVL    22(SI), BX
-	MOVL    BX, AX
-	ANDL    $127, AX
-	VMOVQ   (R10)(AX*8), X5
-	MOVL    BX, AX
-	SHRL    $7, AX
-	ANDL    $127, AX
-	VPINSRQ $1, (R10)(AX*8), X5, X5
-	MOVL    BX, AX
-	SHRL    $14, AX
-	ANDL    $127, AX
-	VMOVQ   (R10)(AX*8), X7
-	SHRL    $21, BX
-	ANDL    $127, BX
-	VPINSRQ $1, (R10)(BX*8), X7, X7
-	VINSERTI128 $1, X7, Y5, Y5
+	SIGNRUNS(22(SI), BX, AX, Y5, X5, X7)
 	VMOVDQU    64(DI), Y6
 	VPSIGNB    Y5, Y6, Y6
 	VPMADDUBSW Y6, Y4, Y6
@@ -253,22 +209,7 @@ iq2xxsloop:
 	MOVBLZX 29(SI), AX
 	VPINSRQ $1, (R9)(AX*8), X6, X6
 	VINSERTI128 $1, X6, Y4, Y4
-	MOVL    30(SI), BX
-	MOVL    BX, AX
-	ANDL    $127, AX
-	VMOVQ   (R10)(AX*8), X5
-	MOVL    BX, AX
-	SHRL    $7, AX
-	ANDL    $127, AX
-	VPINSRQ $1, (R10)(AX*8), X5, X5
-	MOVL    BX, AX
-	SHRL    $14, AX
-	ANDL    $127, AX
-	VMOVQ   (R10)(AX*8), X7
-	SHRL    $21, BX
-	ANDL    $127, BX
-	VPINSRQ $1, (R10)(BX*8), X7, X7
-	VINSERTI128 $1, X7, Y5, Y5
+	SIGNRUNS(30(SI), BX, AX, Y5, X5, X7)
 	VMOVDQU    96(DI), Y6
 	VPSIGNB    Y5, Y6, Y6
 	VPMADDUBSW Y6, Y4, Y6
@@ -286,22 +227,7 @@ iq2xxsloop:
 	MOVBLZX 37(SI), AX
 	VPINSRQ $1, (R9)(AX*8), X6, X6
 	VINSERTI128 $1, X6, Y4, Y4
-	MOVL    38(SI), BX
-	MOVL    BX, AX
-	ANDL    $127, AX
-	VMOVQ   (R10)(AX*8), X5
-	MOVL    BX, AX
-	SHRL    $7, AX
-	ANDL    $127, AX
-	VPINSRQ $1, (R10)(AX*8), X5, X5
-	MOVL    BX, AX
-	SHRL    $14, AX
-	ANDL    $127, AX
-	VMOVQ   (R10)(AX*8), X7
-	SHRL    $21, BX
-	ANDL    $127, BX
-	VPINSRQ $1, (R10)(BX*8), X7, X7
-	VINSERTI128 $1, X7, Y5, Y5
+	SIGNRUNS(38(SI), BX, AX, Y5, X5, X7)
 	VMOVDQU    128(DI), Y6
 	VPSIGNB    Y5, Y6, Y6
 	VPMADDUBSW Y6, Y4, Y6
@@ -317,22 +243,7 @@ iq2xxsloop:
 	MOVBLZX 45(SI), AX
 	VPINSRQ $1, (R9)(AX*8), X6, X6
 	VINSERTI128 $1, X6, Y4, Y4
-	MOVL    46(SI), BX
-	MOVL    BX, AX
-	ANDL    $127, AX
-	VMOVQ   (R10)(AX*8), X5
-	MOVL    BX, AX
-	SHRL    $7, AX
-	ANDL    $127, AX
-	VPINSRQ $1, (R10)(AX*8), X5, X5
-	MOVL    BX, AX
-	SHRL    $14, AX
-	ANDL    $127, AX
-	VMOVQ   (R10)(AX*8), X7
-	SHRL    $21, BX
-	ANDL    $127, BX
-	VPINSRQ $1, (R10)(BX*8), X7, X7
-	VINSERTI128 $1, X7, Y5, Y5
+	SIGNRUNS(46(SI), BX, AX, Y5, X5, X7)
 	VMOVDQU    160(DI), Y6
 	VPSIGNB    Y5, Y6, Y6
 	VPMADDUBSW Y6, Y4, Y6
@@ -349,22 +260,7 @@ iq2xxsloop:
 	MOVBLZX 53(SI), AX
 	VPINSRQ $1, (R9)(AX*8), X6, X6
 	VINSERTI128 $1, X6, Y4, Y4
-	MOVL    54(SI), BX
-	MOVL    BX, AX
-	ANDL    $127, AX
-	VMOVQ   (R10)(AX*8), X5
-	MOVL    BX, AX
-	SHRL    $7, AX
-	ANDL    $127, AX
-	VPINSRQ $1, (R10)(AX*8), X5, X5
-	MOVL    BX, AX
-	SHRL    $14, AX
-	ANDL    $127, AX
-	VMOVQ   (R10)(AX*8), X7
-	SHRL    $21, BX
-	ANDL    $127, BX
-	VPINSRQ $1, (R10)(BX*8), X7, X7
-	VINSERTI128 $1, X7, Y5, Y5
+	SIGNRUNS(54(SI), BX, AX, Y5, X5, X7)
 	VMOVDQU    192(DI), Y6
 	VPSIGNB    Y5, Y6, Y6
 	VPMADDUBSW Y6, Y4, Y6
@@ -380,22 +276,7 @@ iq2xxsloop:
 	MOVBLZX 61(SI), AX
 	VPINSRQ $1, (R9)(AX*8), X6, X6
 	VINSERTI128 $1, X6, Y4, Y4
-	MOVL    62(SI), BX
-	MOVL    BX, AX
-	ANDL    $127, AX
-	VMOVQ   (R10)(AX*8), X5
-	MOVL    BX, AX
-	SHRL    $7, AX
-	ANDL    $127, AX
-	VPINSRQ $1, (R10)(AX*8), X5, X5
-	MOVL    BX, AX
-	SHRL    $14, AX
-	ANDL    $127, AX
-	VMOVQ   (R10)(AX*8), X7
-	SHRL    $21, BX
-	ANDL    $127, BX
-	VPINSRQ $1, (R10)(BX*8), X7, X7
-	VINSERTI128 $1, X7, Y5, Y5
+	SIGNRUNS(62(SI), BX, AX, Y5, X5, X7)
 	VMOVDQU    224(DI), Y6
 	VPSIGNB    Y5, Y6, Y6
 	VPMADDUBSW Y6, Y4, Y6

@@ -1,4 +1,5 @@
 #include "textflag.h"
+#include "signruns_amd64.h"
 
 // AVX2 + FMA + F16C kernels for IQ3_XXS and IQ3_S (layouts in
 // quant_iq3.go; dotIQ3XXSGo and dotIQ3SGo in dot_iq3.go are the
@@ -180,40 +181,18 @@ GLOBL iq3Quarter<>(SB), RODATA|NOPTR, $4
 	IQ3SFOUR(X13); \
 	VINSERTI128  $1, X13, g, g
 
-// IQ3XXSSIGNRUNS sets s to IQ3_XXS sub-block j's signs as bytes −1/+1
-// from its aux word at aux(SI): each 7-bit field indexes iq2SignRuns (base
-// R10), whose qword is the eight bytes of a run. The field extraction is
-// integer work, which leaves the vector pipes to the grid and the dots.
-// Clobbers AX, R11, X12.
-#define IQ3XXSSIGNRUNS(aux, s, xs) \
-	MOVL        aux(SI), AX; \
-	MOVL        AX, R11; \
-	ANDL        $127, R11; \
-	VMOVQ       (R10)(R11*8), xs; \
-	MOVL        AX, R11; \
-	SHRL        $7, R11; \
-	ANDL        $127, R11; \
-	VPINSRQ     $1, (R10)(R11*8), xs, xs; \
-	MOVL        AX, R11; \
-	SHRL        $14, R11; \
-	ANDL        $127, R11; \
-	VMOVQ       (R10)(R11*8), X12; \
-	SHRL        $21, AX; \
-	ANDL        $127, AX; \
-	VPINSRQ     $1, (R10)(AX*8), X12, X12; \
-	VINSERTI128 $1, X12, s, s
-
 // IQ3XXSHALF decodes IQ3_XXS sub-blocks h..h+3 (h = 4·half) into Y4..Y7
-// (grids) and Y8..Y11 (signs), the sign words at sg (+4 per sub-block).
+// (grids) and Y8..Y11 (signs), the aux words at a0(SI) (+4 per
+// sub-block; their signs by SIGNRUNS, signruns_amd64.h).
 #define IQ3XXSHALF(q0, a0) \
 	IQ3XXSGRID(q0, Y4, X4); \
 	IQ3XXSGRID(q0+8, Y5, X5); \
 	IQ3XXSGRID(q0+16, Y6, X6); \
 	IQ3XXSGRID(q0+24, Y7, X7); \
-	IQ3XXSSIGNRUNS(a0, Y8, X8); \
-	IQ3XXSSIGNRUNS(a0+4, Y9, X9); \
-	IQ3XXSSIGNRUNS(a0+8, Y10, X10); \
-	IQ3XXSSIGNRUNS(a0+12, Y11, X11)
+	SIGNRUNS(a0(SI), AX, R11, Y8, X8, X12); \
+	SIGNRUNS(a0+4(SI), AX, R11, Y9, X9, X12); \
+	SIGNRUNS(a0+8(SI), AX, R11, Y10, X10, X12); \
+	SIGNRUNS(a0+12(SI), AX, R11, Y11, X11, X12)
 
 // IQ3SHALF is IQ3XXSHALF for IQ3_S: codes at q0(SI), qh bytes from h0(SI),
 // sign words from s0(SI).
