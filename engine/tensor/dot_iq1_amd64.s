@@ -173,28 +173,40 @@ g4tq2end:
 
 // ---------------------------------------------------------------------------
 // IQ1_S, IQ1_M and TQ1_0: dotIQ1SGo, dotIQ1MGo and dotTQ1Go (dot_iq1.go)
-// are the definitions. Each super-block is decoded once into signed byte
-// weights W, one 32-byte vector per activation block: IQ1 in eighths, W =
-// 8g ± 1 (−9..9, never 0), TQ1_0 W = t − 1. Their magnitudes |W| stay in
-// Y4..Y11 and W itself in the frame, so that a token's block is
-// VPMADDUBSW(|W|, VPSIGNB(x, W)) = pair sums of W·x (≤ 2·9·127, no
-// saturation). TQ1_0 keeps the trits t themselves in Y4..Y11 instead and
-// takes Σxq from the activations' m8 (TQ1TOK), which spares the sign, the
-// magnitude and the frame. Two VPHADDW levels over four blocks leave in each 128-bit
-// lane two words per block, each the sum over 8 weights (≤ 9144) of that
-// lane's 16 (lane 0 a block's first 16 weights, lane 1 its second), and
-// VPMADDWD against the scales as words (IQ1_M has one per 16 weights; IQ1_S
-// repeats its per-32 one; TQ1_0 has 1) makes one exact dword per block and
-// lane. The two halves' [first 16 | second 16] are then swapped into
-// block order and added (|Σ| ≤ 32·9·127·15 < 2²⁰, exact in float32), and
-// as in the other kernels one VFMADD231PS adds Σ times d·dx (IQ1: d/8).
+// are the definitions. A block of 32 weights is one 32-byte vector of
+// signed byte weights: IQ1_S's grid values g (−1, 0, 1; its W = 8g ± 1
+// with one δ = ±1 per block, taken apart in IQ1STOK), IQ1_M's W = 8g ± 1
+// (−9..9, never 0, δ per run of 8) and TQ1_0's trits t (W = t − 1). A
+// token's block is VPMADDUBSW(|W|, VPSIGNB(x, W)) = pair sums of W·x
+// (≤ 2·9·127, no saturation); for IQ1_S, |g| is 0 or 1 and VPSIGNB(x, g)
+// already the products, so its one-token kernel takes VPMADDUBSW against
+// bytes 1. TQ1_0's trits are unsigned and multiply the codes as they are,
+// Σxq coming from the activations' m8 (TQ1TOK). Two VPHADDW levels over
+// four blocks leave in each 128-bit lane two words per block, each the
+// sum over 8 weights (≤ 9144) of that lane's 16 (lane 0 a block's first
+// 16 weights, lane 1 its second), and VPMADDWD against the scales as
+// words (IQ1_M has one per 16 weights; IQ1_S repeats its per-32 one;
+// TQ1_0 has 1) makes one exact dword per block and lane. The two halves'
+// [first 16 | second 16] are then swapped into block order and added
+// (|Σ| ≤ 32·9·127·15 < 2²⁰, exact in float32), and as in the other
+// kernels one VFMADD231PS adds Σ times d·dx (IQ1: d/8).
 //
-// IQ1 grid entries come in by scalar loads (IQ1GRID4), four runs per block: index = qs
-// byte | three high bits, which a per-lane VPSRLVQ of the broadcast qh
-// word takes from its second copy (bits 16 up) to bits 8..10. The δ sign
-// of each run becomes a lane of bytes −1 or 0 (IQ1_S: VPSRAW 15 of the
-// broadcast qh word; IQ1_M: its bit 4l+3 tested per lane), ORed with 1;
-// 8g is VPSLLW 3 with the spill between bytes masked off.
+// The one-token kernels of IQ1_S and IQ1_M decode and multiply block by
+// block, everything in registers; the four-token kernels decode a
+// super-block once, W into the frame and |W| into Y4..Y11, for all four
+// tokens. Either way a token's integers and float operations are the
+// same, so the four-token kernels give the one-token kernels' results.
+//
+// IQ1 grid runs come in four per block, each by a load from its index:
+// qs byte | three high bits from the block's qh word, formed in general
+// registers (R10, R11, AX) and loaded by VMOVQ or VPBROADCASTQ (a load,
+// no shuffle) with VPBLENDD into place, which leaves the vector ports to
+// the products. (Indices formed in vectors and moved out by VMOVQ and
+// VPEXTRQ took 10–15 % longer on Zen 4; gathers longer still.) IQ1_M's
+// runs come from iq1mWRuns (iqtables_gen.go), whose 4096 entries are
+// the runs W = 8g + δ ready, indexed by the run's whole qh nibble (three
+// high index bits and the δ sign bit) above the qs byte: no W is formed
+// at decoding, for a 32 KB table.
 //
 // TQ1_0's trit n of byte q is floor(3·v/256) with v = q·3ⁿ mod 256 (byte
 // adds make ·3); it is 0, 1, 2 as v < 86, < 171, or more, so two signed
@@ -203,9 +215,10 @@ g4tq2end:
 // block 6 that times 9 and block 7 [qs[32:48]·81 | qh's four dwords
 // times 1, 3, 9, 27].
 //
-// Frame of these kernels: wv-256 the eight W vectors, ls0-288 and ls1-320
-// the scale words of blocks 0..3 and 4..7, d8-352 d (IQ1: d/8) in eight
-// lanes, end-360 the weights' end, f8-392 IQ1_S's δ(2s+1) per block.
+// Frame of the four-token kernels (and TQ1_0's one-token kernel): wv-256
+// the eight W vectors, ls0-288 and ls1-320 the scale words of blocks
+// 0..3 and 4..7, d8-352 d (IQ1: d/8) in eight lanes, end-360 the
+// weights' end, f8-392 IQ1_S's δ(2s+1) per block.
 
 #define IQ1PF 768
 
@@ -244,33 +257,6 @@ DATA iq1F8<>+8(SB)/8, $0xf8f8f8f8f8f8f8f8
 DATA iq1F8<>+16(SB)/8, $0xf8f8f8f8f8f8f8f8
 DATA iq1F8<>+24(SB)/8, $0xf8f8f8f8f8f8f8f8
 GLOBL iq1F8<>(SB), RODATA|NOPTR, $32
-
-DATA iq1Hi<>+0(SB)/8, $0x0000000000000700
-DATA iq1Hi<>+8(SB)/8, $0x0000000000000700
-DATA iq1Hi<>+16(SB)/8, $0x0000000000000700
-DATA iq1Hi<>+24(SB)/8, $0x0000000000000700
-GLOBL iq1Hi<>(SB), RODATA|NOPTR, $32
-
-// Run l's high index bits: IQ1_S qh bits 3l..3l+2, IQ1_M bits 4l..4l+2,
-// from the word's copy at bit 16 to bit 8.
-DATA iq1sHiShift<>+0(SB)/8, $8
-DATA iq1sHiShift<>+8(SB)/8, $11
-DATA iq1sHiShift<>+16(SB)/8, $14
-DATA iq1sHiShift<>+24(SB)/8, $17
-GLOBL iq1sHiShift<>(SB), RODATA|NOPTR, $32
-
-DATA iq1mHiShift<>+0(SB)/8, $8
-DATA iq1mHiShift<>+8(SB)/8, $12
-DATA iq1mHiShift<>+16(SB)/8, $16
-DATA iq1mHiShift<>+24(SB)/8, $20
-GLOBL iq1mHiShift<>(SB), RODATA|NOPTR, $32
-
-// IQ1_M run l's δ sign: bit 4l+3 of its qh word.
-DATA iq1mSign<>+0(SB)/8, $0x0008
-DATA iq1mSign<>+8(SB)/8, $0x0080
-DATA iq1mSign<>+16(SB)/8, $0x0800
-DATA iq1mSign<>+24(SB)/8, $0x8000
-GLOBL iq1mSign<>(SB), RODATA|NOPTR, $32
 
 // IQ1_M scales of blocks 4h..4h+3 from the dword of scale words 2h, 2h+1:
 // word 2h to words 0..3 of each lane, 2h+1 to words 4..7; then each
@@ -405,62 +391,85 @@ GLOBL iq1AllOnes<>(SB), RODATA|NOPTR, $32
 	VPSUBD  Y13, Y12, Y12; \
 	IQ1ACC(dxm, acc)
 
-// IQ1W: from a grid vector g (bytes −1, 0, 1) and δ masks m (bytes −1
-// where δ < 0, else 0), W = 8g + (m | 1) to slot and |W| to absw.
-// Clobbers g, m.
-#define IQ1W(g, m, absw, slot) \
-	VPSLLW  $3, g, g; \
-	VPAND   iq1F8<>(SB), g, g; \
-	VPOR    iq1Ones8<>(SB), m, m; \
-	VPADDB  m, g, g; \
-	VMOVDQU g, slot; \
-	VPABSB  g, absw
+// IQ1SGRID loads IQ1_S block ib's four grid entries (qs at qoff = 2+4ib,
+// qh word at hoff = 34+2ib) from iq1s_grid (R9) into g (gx its low
+// half): index qs | ((qh >> 3l) & 7) << 8. Clobbers tmp, R10, R11, AX.
+#define IQ1SGRID(qoff, hoff, gx, g, tmp) \
+	MOVWLZX      hoff(SI), R10; \
+	MOVBLZX      qoff(SI), R11; \
+	MOVL         R10, AX; \
+	SHLL         $8, AX; \
+	ANDL         $0x700, AX; \
+	ORL          AX, R11; \
+	VMOVQ        (R9)(R11*8), gx; \
+	MOVBLZX      qoff+1(SI), R11; \
+	MOVL         R10, AX; \
+	SHLL         $5, AX; \
+	ANDL         $0x700, AX; \
+	ORL          AX, R11; \
+	VPBROADCASTQ (R9)(R11*8), tmp; \
+	VPBLENDD     $0x0c, tmp, g, g; \
+	MOVBLZX      qoff+2(SI), R11; \
+	MOVL         R10, AX; \
+	SHLL         $2, AX; \
+	ANDL         $0x700, AX; \
+	ORL          AX, R11; \
+	VPBROADCASTQ (R9)(R11*8), tmp; \
+	VPBLENDD     $0x30, tmp, g, g; \
+	MOVBLZX      qoff+3(SI), R11; \
+	SHRL         $1, R10; \
+	ANDL         $0x700, R10; \
+	ORL          R10, R11; \
+	VPBROADCASTQ (R9)(R11*8), tmp; \
+	VPBLENDD     $0xc0, tmp, g, g
 
-// IQ1GRID4 loads the four grid entries whose indices are the qwords of
-// Y12 into Y15: the indices go out through R10 and R11 and the entries
-// come in by VMOVQ/VPINSRQ, not by VPGATHERQQ, which on Zen 4 (AVX2 only)
-// cost more than the loads (as in dot_iq3_amd64.s). Clobbers Y12, X13,
-// R10, R11.
-#define IQ1GRID4 \
-	VMOVQ        X12, R10; \
-	VPEXTRQ      $1, X12, R11; \
-	VMOVQ        (R9)(R10*8), X15; \
-	VPINSRQ      $1, (R9)(R11*8), X15, X15; \
-	VEXTRACTI128 $1, Y12, X12; \
-	VMOVQ        X12, R10; \
-	VPEXTRQ      $1, X12, R11; \
-	VMOVQ        (R9)(R10*8), X13; \
-	VPINSRQ      $1, (R9)(R11*8), X13, X13; \
-	VINSERTI128  $1, X13, Y15, Y15
-
-// IQ1SBLK decodes IQ1_S block ib (qs at qoff = 2+4ib, qh at hoff =
-// 34+2ib): its grid values g to slot, |g| to absw (δ is IQ1STOK's).
-// Clobbers Y12, Y13, Y15.
+// IQ1SBLK decodes IQ1_S block ib (as IQ1SGRID): its grid values g to
+// slot, |g| to absw (δ is IQ1STOK's). Clobbers Y13, Y15.
 #define IQ1SBLK(qoff, hoff, absw, slot) \
-	VPMOVZXBQ    qoff(SI), Y12; \
-	VPBROADCASTW hoff(SI), Y13; \
-	VPSRLVQ      iq1sHiShift<>(SB), Y13, Y13; \
-	VPAND        iq1Hi<>(SB), Y13, Y13; \
-	VPOR         Y13, Y12, Y12; \
-	IQ1GRID4; \
+	IQ1SGRID(qoff, hoff, X15, Y15, Y13); \
 	VMOVDQU      Y15, slot; \
 	VPABSB       Y15, absw
 
-// IQ1MBLK decodes IQ1_M block ib (qs at qoff = 4ib, qh word at hoff =
-// 32+2ib). Clobbers Y12..Y15.
+// IQ1MWGRID loads IQ1_M block ib's four runs W = 8g + δ (qs at qoff =
+// 4ib, qh word at hoff = 32+2ib) from iq1mWRuns (R9) into g (gx its low
+// half): index qs | ((qh >> 4l) & 15) << 8. Clobbers tmp, R10, R11, AX.
+#define IQ1MWGRID(qoff, hoff, gx, g, tmp) \
+	MOVWLZX      hoff(SI), R10; \
+	MOVBLZX      qoff(SI), R11; \
+	MOVL         R10, AX; \
+	SHLL         $8, AX; \
+	ANDL         $0xf00, AX; \
+	ORL          AX, R11; \
+	VMOVQ        (R9)(R11*8), gx; \
+	MOVBLZX      qoff+1(SI), R11; \
+	MOVL         R10, AX; \
+	SHLL         $4, AX; \
+	ANDL         $0xf00, AX; \
+	ORL          AX, R11; \
+	VPBROADCASTQ (R9)(R11*8), tmp; \
+	VPBLENDD     $0x0c, tmp, g, g; \
+	MOVBLZX      qoff+2(SI), R11; \
+	MOVL         R10, AX; \
+	ANDL         $0xf00, AX; \
+	ORL          AX, R11; \
+	VPBROADCASTQ (R9)(R11*8), tmp; \
+	VPBLENDD     $0x30, tmp, g, g; \
+	MOVBLZX      qoff+3(SI), R11; \
+	SHRL         $4, R10; \
+	ANDL         $0xf00, R10; \
+	ORL          R10, R11; \
+	VPBROADCASTQ (R9)(R11*8), tmp; \
+	VPBLENDD     $0xc0, tmp, g, g
+
+// IQ1MBLK decodes IQ1_M block ib (as IQ1MWGRID): W to slot, |W| to absw.
+// Clobbers Y13, Y15.
 #define IQ1MBLK(qoff, hoff, absw, slot) \
-	VPMOVZXBQ    qoff(SI), Y12; \
-	VPBROADCASTW hoff(SI), Y13; \
-	VPAND        iq1mSign<>(SB), Y13, Y14; \
-	VPCMPEQQ     iq1mSign<>(SB), Y14, Y14; \
-	VPSRLVQ      iq1mHiShift<>(SB), Y13, Y13; \
-	VPAND        iq1Hi<>(SB), Y13, Y13; \
-	VPOR         Y13, Y12, Y12; \
-	IQ1GRID4; \
-	IQ1W(Y15, Y14, absw, slot)
+	IQ1MWGRID(qoff, hoff, X15, Y15, Y13); \
+	VMOVDQU      Y15, slot; \
+	VPABSB       Y15, absw
 
 // IQ1SLS stores IQ1_S's scale words 2s+1 of four blocks (qh words at
-// hoff), each twice per lane, at dst. Clobbers Y12.
+// hoff), each twice per lane, at dst (the frame or a register). Clobbers Y12.
 #define IQ1SLS(hoff, dst) \
 	VPBROADCASTQ hoff(SI), Y12; \
 	VPUNPCKLWD   Y12, Y12, Y12; \
@@ -584,8 +593,8 @@ GLOBL iq1AllOnes<>(SB), RODATA|NOPTR, $32
 	VCVTPH2PS    X12, Y12; \
 	VMOVUPS      Y12, d8-352(SP)
 
-// IQ1ROWS is the body of a Rows kernel: decode (one of the DECODE
-// macros), tok (IQ1TOK or TQ1TOK), bytes (the block size) and the scale
+// IQ1ROWS is the body of TQ1_0's Rows kernel: decode (TQ1DECODE), tok
+// (TQ1TOK), bytes (the block size) and the scale
 // words (ls0, ls1). R14 walks m8.
 #define IQ1ROWS(decode, tok, bytes, ls0, ls1, row, loop, end) \
 	MOVQ  w+0(FP), SI; \
@@ -595,7 +604,6 @@ GLOBL iq1AllOnes<>(SB), RODATA|NOPTR, $32
 	IMULQ rows+32(FP), AX; \
 	ADDQ  SI, AX; \
 	MOVQ  AX, end-360(SP); \
-	LEAQ  ·iq1s_grid(SB), R9; \
 row: \
 	CMPQ   SI, end-360(SP); \
 	JAE    end; \
@@ -633,7 +641,7 @@ end: \
 // R10, R11, AX tokens 0..3's codes (R12 bytes apart, R14 = 3·R12); R8
 // token 0's scales, token t's DX·t bytes further (BX = 3·DX), R15 its m8
 // likewise; Y0..Y3 the tokens' accumulators.
-#define IQ1GEMM4(decode, tok, bytes, ls0, ls1, row, loop, end) \
+#define IQ1GEMM4(decode, tok, bytes, ls0, ls1, grid, row, loop, end) \
 	MOVQ  w+0(FP), SI; \
 	MOVQ  out+40(FP), R13; \
 	MOVQ  nsb+24(FP), CX; \
@@ -642,7 +650,7 @@ end: \
 	IMULQ rows+32(FP), AX; \
 	ADDQ  SI, AX; \
 	MOVQ  AX, end-360(SP); \
-	LEAQ  ·iq1s_grid(SB), R9; \
+	LEAQ  grid, R9; \
 	MOVQ  CX, R12; \
 	SHLQ  $8, R12; \
 	LEAQ  (R12)(R12*2), R14; \
@@ -699,20 +707,177 @@ TEXT ·dotTQ1RowsAVX2(SB), NOSPLIT, $392-56
 
 // func gemm4TQ1AVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32, ostride int, m8 *int32)
 TEXT ·gemm4TQ1AVX2(SB), NOSPLIT, $392-64
-	IQ1GEMM4(TQ1DECODE, TQ1TOK, 54, iq1Ones16<>(SB), iq1Ones16<>(SB), g4tq1row, g4tq1loop, g4tq1end)
+	IQ1GEMM4(TQ1DECODE, TQ1TOK, 54, iq1Ones16<>(SB), iq1Ones16<>(SB), ·iq1s_grid(SB), g4tq1row, g4tq1loop, g4tq1end)
+
+// IQ1SDOTB: one token's IQ1_S block ib (qs at qoff, qh at hoff, codes
+// at xoff(DI)) as pair sums of g·x in t, g never leaving the registers.
+// Clobbers Y13, Y15 (and IQ1SGRID's).
+#define IQ1SDOTB(qoff, hoff, xoff, t) \
+	IQ1SGRID(qoff, hoff, X15, Y15, Y13); \
+	VMOVDQU    xoff(DI), t; \
+	VPSIGNB    Y15, t, t; \
+	VPMADDUBSW t, Y11, t
 
 // func dotIQ1SRowsAVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32, m8 *int32)
-TEXT ·dotIQ1SRowsAVX2(SB), NOSPLIT, $392-56
-	IQ1ROWS(IQ1SDECODE, IQ1STOK, 50, ls0-288(SP), ls1-320(SP), iq1srow, iq1sloop, iq1send)
+//
+// The one-token kernel decodes and multiplies block by block, with the
+// scale words (Y2, Y3), δ(2s+1) (Y1) and d/8 (Y4) in registers: the same
+// integers and float operations as IQ1STOK's over IQ1SDECODE's frame.
+TEXT ·dotIQ1SRowsAVX2(SB), NOSPLIT, $0-56
+	MOVQ rows+32(FP), BX
+	MOVQ out+40(FP), R13
+	MOVQ w+0(FP), SI
+	LEAQ ·iq1s_grid(SB), R9
+
+	VMOVDQU iq1Ones8<>(SB), Y11
+
+iq1srow:
+	TESTQ  BX, BX
+	JEQ    iq1send
+	MOVQ   xq+8(FP), DI
+	MOVQ   xd+16(FP), R8
+	MOVQ   m8+48(FP), R14
+	MOVQ   nsb+24(FP), CX
+	VXORPS Y0, Y0, Y0
+
+iq1sloop:
+	PREFETCHT0 IQ1PF(SI)
+	IQ1SLS(34, Y2)
+	IQ1SLS(42, Y3)
+	VPMOVSXWD 34(SI), Y12
+	VPSRAD    $12, Y12, Y13
+	VPAND     iq1Seven32<>(SB), Y13, Y13
+	VPADDD    Y13, Y13, Y13
+	VPOR      iq1Ones32<>(SB), Y13, Y13
+	VPOR      iq1Ones32<>(SB), Y12, Y12
+	VPSIGND   Y12, Y13, Y1
+	VPBROADCASTW 0(SI), X12
+	VCVTPH2PS    X12, Y12
+	VMULPS       iq1Eighth<>(SB), Y12, Y4
+	IQ1SDOTB(2, 34, 0, Y5)
+	IQ1SDOTB(6, 36, 32, Y6)
+	VPHADDW Y6, Y5, Y5
+	IQ1SDOTB(10, 38, 64, Y6)
+	IQ1SDOTB(14, 40, 96, Y7)
+	VPHADDW Y7, Y6, Y6
+	VPHADDW Y6, Y5, Y5
+	VPMADDWD Y2, Y5, Y5
+	IQ1SDOTB(18, 42, 128, Y6)
+	IQ1SDOTB(22, 44, 160, Y7)
+	VPHADDW Y7, Y6, Y6
+	IQ1SDOTB(26, 46, 192, Y7)
+	IQ1SDOTB(30, 48, 224, Y8)
+	VPHADDW Y8, Y7, Y7
+	VPHADDW Y7, Y6, Y6
+	VPMADDWD Y3, Y6, Y6
+	VPERM2I128  $0x20, Y6, Y5, Y7
+	VPERM2I128  $0x31, Y6, Y5, Y12
+	VPADDD      Y7, Y12, Y12
+	VPSLLD      $3, Y12, Y12
+	VMOVDQU     (R14), Y13
+	VPSRAD      $3, Y13, Y13
+	VPMULLD     Y1, Y13, Y13
+	VPSUBD      Y13, Y12, Y12
+	VCVTDQ2PS   Y12, Y12
+	VMULPS      (R8), Y4, Y13
+	VFMADD231PS Y13, Y12, Y0
+	ADDQ $50, SI
+	ADDQ $256, DI
+	ADDQ $32, R8
+	ADDQ $32, R14
+	DECQ CX
+	JNZ  iq1sloop
+
+	IQ1G4HSUM(Y0, X0, X1)
+	VMOVSS X0, (R13)
+	ADDQ   $4, R13
+	DECQ   BX
+	JMP    iq1srow
+
+iq1send:
+	VZEROUPPER
+	RET
 
 // func gemm4IQ1SAVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32, ostride int, m8 *int32)
 TEXT ·gemm4IQ1SAVX2(SB), NOSPLIT, $392-64
-	IQ1GEMM4(IQ1SDECODE, IQ1STOK, 50, ls0-288(SP), ls1-320(SP), g4iq1srow, g4iq1sloop, g4iq1send)
+	IQ1GEMM4(IQ1SDECODE, IQ1STOK, 50, ls0-288(SP), ls1-320(SP), ·iq1s_grid(SB), g4iq1srow, g4iq1sloop, g4iq1send)
+
+// IQ1MDOTB is IQ1SDOTB for IQ1_M: pair sums of W·x, W never leaving the
+// registers. Clobbers Y13, Y15.
+#define IQ1MDOTB(qoff, hoff, xoff, t) \
+	IQ1MWGRID(qoff, hoff, X15, Y15, Y13); \
+	VMOVDQU    xoff(DI), t; \
+	VPSIGNB    Y15, t, t; \
+	VPABSB     Y15, Y15; \
+	VPMADDUBSW t, Y15, t
 
 // func dotIQ1MRowsAVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32, m8 *int32)
-TEXT ·dotIQ1MRowsAVX2(SB), NOSPLIT, $392-56
-	IQ1ROWS(IQ1MDECODE, IQ1TOK, 56, ls0-288(SP), ls1-320(SP), iq1mrow, iq1mloop, iq1mend)
+//
+// As dotIQ1SRowsAVX2: the scale words in Y2, Y3 and d/8 in Y4, IQ1TOK's
+// integers and float operations.
+TEXT ·dotIQ1MRowsAVX2(SB), NOSPLIT, $0-56
+	MOVQ rows+32(FP), BX
+	MOVQ out+40(FP), R13
+	MOVQ w+0(FP), SI
+	LEAQ ·iq1mWRuns(SB), R9
+
+iq1mrow:
+	TESTQ  BX, BX
+	JEQ    iq1mend
+	MOVQ   xq+8(FP), DI
+	MOVQ   xd+16(FP), R8
+	MOVQ   nsb+24(FP), CX
+	VXORPS Y0, Y0, Y0
+
+iq1mloop:
+	PREFETCHT0 IQ1PF(SI)
+	IQ1MLS(48, Y2)
+	IQ1MLS(52, Y3)
+	VMOVQ        48(SI), X12
+	VPSRLW       $12, X12, X12
+	VPMADDWD     iq1mDMul<>(SB), X12, X12
+	VPHADDD      X12, X12, X12
+	VPBROADCASTW X12, X12
+	VCVTPH2PS    X12, Y12
+	VMULPS       iq1Eighth<>(SB), Y12, Y4
+	IQ1MDOTB(0, 32, 0, Y5)
+	IQ1MDOTB(4, 34, 32, Y6)
+	VPHADDW Y6, Y5, Y5
+	IQ1MDOTB(8, 36, 64, Y6)
+	IQ1MDOTB(12, 38, 96, Y7)
+	VPHADDW Y7, Y6, Y6
+	VPHADDW Y6, Y5, Y5
+	VPMADDWD Y2, Y5, Y5
+	IQ1MDOTB(16, 40, 128, Y6)
+	IQ1MDOTB(20, 42, 160, Y7)
+	VPHADDW Y7, Y6, Y6
+	IQ1MDOTB(24, 44, 192, Y7)
+	IQ1MDOTB(28, 46, 224, Y8)
+	VPHADDW Y8, Y7, Y7
+	VPHADDW Y7, Y6, Y6
+	VPMADDWD Y3, Y6, Y6
+	VPERM2I128  $0x20, Y6, Y5, Y7
+	VPERM2I128  $0x31, Y6, Y5, Y12
+	VPADDD      Y7, Y12, Y12
+	VCVTDQ2PS   Y12, Y12
+	VMULPS      (R8), Y4, Y13
+	VFMADD231PS Y13, Y12, Y0
+	ADDQ $56, SI
+	ADDQ $256, DI
+	ADDQ $32, R8
+	DECQ CX
+	JNZ  iq1mloop
+
+	IQ1G4HSUM(Y0, X0, X1)
+	VMOVSS X0, (R13)
+	ADDQ   $4, R13
+	DECQ   BX
+	JMP    iq1mrow
+
+iq1mend:
+	VZEROUPPER
+	RET
 
 // func gemm4IQ1MAVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32, ostride int, m8 *int32)
 TEXT ·gemm4IQ1MAVX2(SB), NOSPLIT, $392-64
-	IQ1GEMM4(IQ1MDECODE, IQ1TOK, 56, ls0-288(SP), ls1-320(SP), g4iq1mrow, g4iq1mloop, g4iq1mend)
+	IQ1GEMM4(IQ1MDECODE, IQ1TOK, 56, ls0-288(SP), ls1-320(SP), ·iq1mWRuns(SB), g4iq1mrow, g4iq1mloop, g4iq1mend)

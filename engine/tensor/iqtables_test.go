@@ -62,3 +62,21 @@ func TestIQTables(t *testing.T) {
 		}
 	}
 }
+
+// TestIQ1MWRuns: entry i of the AVX2 IQ1_M kernels' run table is the run of
+// iq1s_grid[i&2047] as W = 8g + δ, δ = −1 where bit 11 of i is set (the δ
+// sign bit of the run's qh nibble), else +1.
+func TestIQ1MWRuns(t *testing.T) {
+	for i, e := range iq1mWRuns {
+		d := 1
+		if i&2048 != 0 {
+			d = -1
+		}
+		for j := range 8 {
+			g := int(int8(byte(iq1s_grid[i&2047] >> (8 * j))))
+			if got, want := int(int8(byte(e>>(8*j)))), 8*g+d; got != want {
+				t.Fatalf("entry %d byte %d: %d, want %d", i, j, got, want)
+			}
+		}
+	}
+}

@@ -110,11 +110,45 @@ func writeGo(path, about string, names []string, ts map[string]table) error {
 		}
 		b.WriteString("\n}\n\n")
 	}
+	if g, ok := ts["iq1s_grid"]; ok {
+		writeIQ1MWRuns(&b, g.Values)
+	}
 	src, err := format.Source(b.Bytes())
 	if err != nil {
 		return fmt.Errorf("formatting the Go tables: %w", err)
 	}
 	return os.WriteFile(path, src, 0o644)
+}
+
+// writeIQ1MWRuns writes iq1mWRuns, a table derived from iq1s_grid for the
+// AVX2 IQ1_M kernels (dot_iq1_amd64.s): entry i is the run of eight
+// weights W = 8g + δ of grid entry i & 2047 as signed bytes, δ = −1 where
+// bit 11 of i is set, else +1. Indexed by a run's qs byte | its whole qh
+// nibble << 8 (three high index bits, then the δ sign bit), it gives the
+// kernels W with one load and no arithmetic.
+func writeIQ1MWRuns(b *bytes.Buffer, grid []uint64) {
+	b.WriteString("// iq1mWRuns is derived from iq1s_grid (not a table of the format): entry i\n")
+	b.WriteString("// holds the eight signed bytes 8g + δ of iq1s_grid[i&2047], δ = −1 where\n")
+	b.WriteString("// i&2048 is set, else +1, which the AVX2 IQ1_M kernels load by a run's\n")
+	b.WriteString("// qs byte | qh nibble << 8. TestIQ1MWRuns proves it against iq1s_grid.\n")
+	fmt.Fprintf(b, "var iq1mWRuns = [%d]uint64{", 2*len(grid))
+	for i := 0; i < 2*len(grid); i++ {
+		if i%8 == 0 {
+			b.WriteString("\n")
+		}
+		u := grid[i%len(grid)]
+		d := int8(1)
+		if i >= len(grid) {
+			d = -1
+		}
+		var v uint64
+		for k := 0; k < 8; k++ {
+			g := int8(byte(u >> (8 * k)))
+			v |= uint64(byte(8*g+d)) << (8 * k)
+		}
+		fmt.Fprintf(b, "%#x, ", v)
+	}
+	b.WriteString("\n}\n\n")
 }
 
 // cuhPrologue opens the CUDA C tables. The same file is compiled by nvcc
