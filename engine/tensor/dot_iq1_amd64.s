@@ -180,8 +180,10 @@ g4tq2end:
 // token's block is VPMADDUBSW(|W|, VPSIGNB(x, W)) = pair sums of W·x
 // (≤ 2·9·127, no saturation); for IQ1_S, |g| is 0 or 1 and VPSIGNB(x, g)
 // already the products, so its one-token kernel takes VPMADDUBSW against
-// bytes 1. TQ1_0's trits are unsigned and multiply the codes as they are,
-// Σxq coming from the activations' m8 (TQ1TOK). Two VPHADDW levels over
+// bytes 1. TQ1_0's four-token kernel keeps the trits t, unsigned, which
+// multiply the codes as they are, Σxq coming from the activations' m8
+// (TQ1TOK); its one-token kernel makes W = t − 1 (−1, 0, 1), one
+// operation fewer than t, and sums VPSIGNB(x, W) as IQ1_S's does. Two VPHADDW levels over
 // four blocks leave in each 128-bit lane two words per block, each the
 // sum over 8 weights (≤ 9144) of that lane's 16 (lane 0 a block's first
 // 16 weights, lane 1 its second), and VPMADDWD against the scales as
@@ -210,7 +212,7 @@ g4tq2end:
 //
 // TQ1_0's trit n of byte q is floor(3·v/256) with v = q·3ⁿ mod 256 (byte
 // adds make ·3); it is 0, 1, 2 as v < 86, < 171, or more, so two signed
-// compares of v − 128 against −43 and 42 give c = −t and W = t − 1 = ¬c.
+// compares of v − 128 give t or W (TQ1TRIT, TQ1WTRIT).
 // Blocks 0..4 are trits 0..4 of qs[0:32]; block 5 is [qs[32:48] | ·3],
 // block 6 that times 9 and block 7 [qs[32:48]·81 | qh's four dwords
 // times 1, 3, 9, 27].
@@ -304,6 +306,13 @@ DATA tq1Hi<>+8(SB)/8, $0x2a2a2a2a2a2a2a2a
 DATA tq1Hi<>+16(SB)/8, $0x2a2a2a2a2a2a2a2a
 DATA tq1Hi<>+24(SB)/8, $0x2a2a2a2a2a2a2a2a
 GLOBL tq1Hi<>(SB), RODATA|NOPTR, $32
+
+// 43: 43 > v' − 128 means v < 171.
+DATA tq1H1<>+0(SB)/8, $0x2b2b2b2b2b2b2b2b
+DATA tq1H1<>+8(SB)/8, $0x2b2b2b2b2b2b2b2b
+DATA tq1H1<>+16(SB)/8, $0x2b2b2b2b2b2b2b2b
+DATA tq1H1<>+24(SB)/8, $0x2b2b2b2b2b2b2b2b
+GLOBL tq1H1<>(SB), RODATA|NOPTR, $32
 
 DATA iq1AllOnes<>+0(SB)/8, $-1
 DATA iq1AllOnes<>+8(SB)/8, $-1
@@ -546,36 +555,48 @@ GLOBL iq1AllOnes<>(SB), RODATA|NOPTR, $32
 	VPADDB v, v, t; \
 	VPADDB t, v, v
 
-// TQ1TRIT: the trits t = floor(3v/256) of the bytes v (kept) to tw
-// (W = t − 1 would be ¬c with c = −t from the compares; TQ1TOK reads t).
-// Clobbers Y14, Y15.
+// TQ1TRIT: the trits t = floor(3v/256) of the bytes v to tw, from v' = v
+// − 128 (v XOR 0x80; kept), which TQ1MUL3 keeps as it is: 3(v + 128) =
+// 3v + 128 mod 256, so the offset is taken once per source vector. The
+// compares give c = −t. Clobbers Y14, Y15.
 #define TQ1TRIT(v, tw) \
-	VPXOR    tq1X80<>(SB), v, Y14; \
-	VPCMPGTB tq1Hi<>(SB), Y14, Y15; \
-	VPCMPGTB tq1Lo<>(SB), Y14, Y14; \
+	VPCMPGTB tq1Hi<>(SB), v, Y15; \
+	VPCMPGTB tq1Lo<>(SB), v, Y14; \
 	VPADDB   Y15, Y14, Y14; \
 	VPABSB   Y14, tw
 
-// TQ1DECODE decodes a TQ1_0 super-block. Clobbers Y12..Y15.
-#define TQ1DECODE \
+// TQ1WTRIT: W = t − 1 of the bytes v' (as TQ1TRIT's) to w, in three
+// operations: with A = −[v' > −43] and B = −[43 > v'], t = −A + 1 + B and
+// W = B − A. Lo and H1 are registers holding −43 and 43. Clobbers Y14, Y15.
+#define TQ1WTRIT(v, w, Lo, H1) \
+	VPCMPGTB Lo, v, Y14; \
+	VPCMPGTB v, H1, Y15; \
+	VPSUBB   Y14, Y15, w
+
+// TQ1DECODE decodes a TQ1_0 super-block, trit(v, dst) making each
+// block's weights (TQ1TRIT's t for the four-token kernel, TQ1TRITW's W for
+// the one-token kernel) from the offset bytes. Clobbers Y12..Y15.
+#define TQ1DECODE(trit) \
 	VMOVDQU      0(SI), Y13; \
-	TQ1TRIT(Y13, Y4); \
+	VPXOR        tq1X80<>(SB), Y13, Y13; \
+	trit(Y13, Y4); \
 	TQ1MUL3(Y13, Y14); \
-	TQ1TRIT(Y13, Y5); \
+	trit(Y13, Y5); \
 	TQ1MUL3(Y13, Y14); \
-	TQ1TRIT(Y13, Y6); \
+	trit(Y13, Y6); \
 	TQ1MUL3(Y13, Y14); \
-	TQ1TRIT(Y13, Y7); \
+	trit(Y13, Y7); \
 	TQ1MUL3(Y13, Y14); \
-	TQ1TRIT(Y13, Y8); \
+	trit(Y13, Y8); \
 	VMOVDQU      32(SI), X13; \
 	VPADDB       X13, X13, X14; \
 	VPADDB       X14, X13, X14; \
 	VINSERTI128  $1, X14, Y13, Y13; \
-	TQ1TRIT(Y13, Y9); \
+	VPXOR        tq1X80<>(SB), Y13, Y13; \
+	trit(Y13, Y9); \
 	TQ1MUL3(Y13, Y14); \
 	TQ1MUL3(Y13, Y14); \
-	TQ1TRIT(Y13, Y10); \
+	trit(Y13, Y10); \
 	TQ1MUL3(Y13, Y14); \
 	VPBROADCASTD 48(SI), X14; \
 	VPADDB       X14, X14, X15; \
@@ -587,48 +608,22 @@ GLOBL iq1AllOnes<>(SB), RODATA|NOPTR, $32
 	VPADDB       X15, X15, X12; \
 	VPADDB       X12, X15, X15; \
 	VPBLENDD     $8, X15, X14, X14; \
+	VPXOR        tq1X80<>(SB), X14, X14; \
 	VPERM2I128   $0x21, Y14, Y13, Y13; \
-	TQ1TRIT(Y13, Y11); \
+	trit(Y13, Y11); \
 	VPBROADCASTW 52(SI), X12; \
 	VCVTPH2PS    X12, Y12; \
 	VMOVUPS      Y12, d8-352(SP)
 
-// IQ1ROWS is the body of TQ1_0's Rows kernel: decode (TQ1DECODE), tok
-// (TQ1TOK), bytes (the block size) and the scale
-// words (ls0, ls1). R14 walks m8.
-#define IQ1ROWS(decode, tok, bytes, ls0, ls1, row, loop, end) \
-	MOVQ  w+0(FP), SI; \
-	MOVQ  out+40(FP), R13; \
-	MOVQ  nsb+24(FP), AX; \
-	IMULQ $bytes, AX; \
-	IMULQ rows+32(FP), AX; \
-	ADDQ  SI, AX; \
-	MOVQ  AX, end-360(SP); \
-row: \
-	CMPQ   SI, end-360(SP); \
-	JAE    end; \
-	MOVQ   xq+8(FP), DI; \
-	MOVQ   xd+16(FP), R8; \
-	MOVQ   m8+48(FP), R14; \
-	MOVQ   nsb+24(FP), CX; \
-	VXORPS Y0, Y0, Y0; \
-loop: \
-	PREFETCHT0 IQ1PF(SI); \
-	decode; \
-	tok(DI, (R8), (R14), Y0, ls0, ls1); \
-	ADDQ $bytes, SI; \
-	ADDQ $256, DI; \
-	ADDQ $32, R8; \
-	ADDQ $32, R14; \
-	DECQ CX; \
-	JNZ  loop; \
-	IQ1G4HSUM(Y0, X0, X1); \
-	VMOVSS X0, (R13); \
-	ADDQ   $4, R13; \
-	JMP    row; \
-end: \
-	VZEROUPPER; \
-	RET
+// TQ1TRITW is TQ1WTRIT with the one-token kernel's constants (Y2, Y3).
+#define TQ1TRITW(v, w) TQ1WTRIT(v, w, Y2, Y3)
+
+// TQ1WBLK: one token's block as pair sums of W·x = VPSIGNB(x, W) (W is
+// −1, 0 or 1) against bytes 1 (Y1). slot unused.
+#define TQ1WBLK(xr, xoff, slot, w, t) \
+	VMOVDQU    xoff(xr), t; \
+	VPSIGNB    w, t, t; \
+	VPMADDUBSW t, Y1, t
 
 #define IQ1G4HSUM(y, x, tmp) \
 	VEXTRACTF128 $1, y, tmp; \
@@ -702,12 +697,50 @@ end: \
 	RET
 
 // func dotTQ1RowsAVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32, m8 *int32)
+//
+// The one-token kernel decodes W = t − 1 (TQ1TRITW, one operation fewer
+// than t) and sums VPSIGNB(x, W), the very integers Σ(t − 1)·xq that
+// TQ1TOK forms from t and m8, without m8.
 TEXT ·dotTQ1RowsAVX2(SB), NOSPLIT, $392-56
-	IQ1ROWS(TQ1DECODE, TQ1TOK, 54, iq1Ones16<>(SB), iq1Ones16<>(SB), tq1row, tq1loop, tq1end)
+	MOVQ rows+32(FP), BX
+	MOVQ out+40(FP), R13
+	MOVQ w+0(FP), SI
+	VMOVDQU iq1Ones8<>(SB), Y1
+	VMOVDQU tq1Lo<>(SB), Y2
+	VMOVDQU tq1H1<>(SB), Y3
+
+tq1row:
+	TESTQ  BX, BX
+	JEQ    tq1end
+	MOVQ   xq+8(FP), DI
+	MOVQ   xd+16(FP), R8
+	MOVQ   nsb+24(FP), CX
+	VXORPS Y0, Y0, Y0
+
+tq1loop:
+	PREFETCHT0 IQ1PF(SI)
+	TQ1DECODE(TQ1TRITW)
+	IQ1SUMS(TQ1WBLK, DI, iq1Ones16<>(SB), iq1Ones16<>(SB))
+	IQ1ACC((R8), Y0)
+	ADDQ $54, SI
+	ADDQ $256, DI
+	ADDQ $32, R8
+	DECQ CX
+	JNZ  tq1loop
+
+	IQ1G4HSUM(Y0, X0, X4)
+	VMOVSS X0, (R13)
+	ADDQ   $4, R13
+	DECQ   BX
+	JMP    tq1row
+
+tq1end:
+	VZEROUPPER
+	RET
 
 // func gemm4TQ1AVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32, ostride int, m8 *int32)
 TEXT ·gemm4TQ1AVX2(SB), NOSPLIT, $392-64
-	IQ1GEMM4(TQ1DECODE, TQ1TOK, 54, iq1Ones16<>(SB), iq1Ones16<>(SB), ·iq1s_grid(SB), g4tq1row, g4tq1loop, g4tq1end)
+	IQ1GEMM4(TQ1DECODE(TQ1TRIT), TQ1TOK, 54, iq1Ones16<>(SB), iq1Ones16<>(SB), ·iq1s_grid(SB), g4tq1row, g4tq1loop, g4tq1end)
 
 // IQ1SDOTB: one token's IQ1_S block ib (qs at qoff, qh at hoff, codes
 // at xoff(DI)) as pair sums of g·x in t, g never leaving the registers.
