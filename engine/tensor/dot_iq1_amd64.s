@@ -307,7 +307,7 @@ DATA tq1Hi<>+16(SB)/8, $0x2a2a2a2a2a2a2a2a
 DATA tq1Hi<>+24(SB)/8, $0x2a2a2a2a2a2a2a2a
 GLOBL tq1Hi<>(SB), RODATA|NOPTR, $32
 
-// 43: 43 > v' − 128 means v < 171.
+// 43: 43 > v' (v − 128) means v < 171.
 DATA tq1H1<>+0(SB)/8, $0x2b2b2b2b2b2b2b2b
 DATA tq1H1<>+8(SB)/8, $0x2b2b2b2b2b2b2b2b
 DATA tq1H1<>+16(SB)/8, $0x2b2b2b2b2b2b2b2b
