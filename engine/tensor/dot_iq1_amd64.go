@@ -13,7 +13,7 @@ package tensor
 func dotTQ2RowsAVX2(w *byte, xq *int8, m8 *int32, xd *float32, nsb, rows int, out *float32)
 
 //go:noescape
-func gemm4TQ2AVX2(w *byte, xq *int8, m8 *int32, xd *float32, nsb, rows int, out *float32, ostride int)
+func gemm4TQ2AVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32, ostride int, m8 *int32)
 
 //go:noescape
 func dotTQ1RowsAVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32, m8 *int32)
@@ -99,5 +99,5 @@ func gemm4TQ1Asm(w []byte, _ []float32, a act, rows int, out []float32, ostride 
 func gemm4TQ2Asm(w []byte, _ []float32, a act, rows int, out []float32, ostride int) {
 	nsb := k23Gemm4Checks(w, a, tq2Bytes, rows, out, ostride)
 	_ = a.m8[4*8*nsb-1]
-	gemm4TQ2AVX2(&w[0], &a.qs[0], &a.m8[0], &a.d[0], nsb, rows, &out[0], ostride)
+	gemm4TQ2AVX2(&w[0], &a.qs[0], &a.d[0], nsb, rows, &out[0], ostride, &a.m8[0])
 }

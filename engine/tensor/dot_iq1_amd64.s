@@ -1,11 +1,12 @@
 #include "textflag.h"
 
 // AVX2 + FMA + F16C kernels for TQ2_0 (layout in quant_iq1.go; dotTQ2Go in
-// dot_iq1.go is the definition): the one-token Rows kernel and the
-// four-token prefill kernel, which runs for each token exactly the Rows
-// kernel's operations on the same weight row, so a token's results do not
-// depend on how the prompt was batched. Conventions as in dot_k23_amd64.s:
-// SI weights, DI activation codes, R8 activation scales, R13 the output.
+// dot_iq1.go is the definition): the one-token Rows kernel here and the
+// four-token prefill kernel (gemm4TQ2AVX2, with the IQ1-family kernels
+// below), which gives each token the Rows kernel's integers and float
+// operations, so a token's results do not depend on how the prompt was
+// batched. Conventions as in dot_k23_amd64.s: SI weights, DI activation
+// codes, R8 activation scales, R13 the output.
 //
 // TQ2_0 stores its codes as Q2_K does: activation block j of a super-block
 // is bit pair j%4 of the 32 bytes qs[32(j/4):]. q − 1 is in −1..2, so
@@ -103,71 +104,6 @@ tq2loop:
 	JMP  tq2row
 
 tq2end:
-	VZEROUPPER
-	RET
-
-// func gemm4TQ2AVX2(w *byte, xq *int8, m8 *int32, xd *float32, nsb, rows int, out *float32, ostride int)
-//
-// Token t's codes are t·256·nsb bytes after token 0's (R9 apart), its
-// scales and its m8 t·32·nsb (R10 apart); R11, R12, R15 point at a
-// token's, R14 at token 0's m8. Y0, Y9, Y10, Y15 are tokens 0..3's
-// accumulators; out[t·ostride + r] (ostride floats, DX bytes).
-TEXT ·gemm4TQ2AVX2(SB), NOSPLIT, $0-64
-	MOVQ rows+40(FP), BX
-	MOVQ out+48(FP), R13
-	MOVQ w+0(FP), SI
-	MOVQ nsb+32(FP), R9
-	MOVQ R9, R10
-	SHLQ $8, R9
-	SHLQ $5, R10
-	MOVQ ostride+56(FP), DX
-	SHLQ $2, DX
-	IQ1BCAST32($0x03030303, X13, Y13)
-
-g4tq2row:
-	TESTQ  BX, BX
-	JEQ    g4tq2end
-	MOVQ   xq+8(FP), DI
-	MOVQ   m8+16(FP), R14
-	MOVQ   xd+24(FP), R8
-	MOVQ   nsb+32(FP), CX
-	VXORPS Y0, Y0, Y0
-	VXORPS Y9, Y9, Y9
-	VXORPS Y10, Y10, Y10
-	VXORPS Y15, Y15, Y15
-
-g4tq2loop:
-	PREFETCHT0 512(SI)
-	TQ2SB(DI, R8, R14, Y0)
-	LEAQ (DI)(R9*1), R11
-	LEAQ (R8)(R10*1), R12
-	LEAQ (R14)(R10*1), R15
-	TQ2SB(R11, R12, R15, Y9)
-	ADDQ R9, R11
-	ADDQ R10, R12
-	ADDQ R10, R15
-	TQ2SB(R11, R12, R15, Y10)
-	ADDQ R9, R11
-	ADDQ R10, R12
-	ADDQ R10, R15
-	TQ2SB(R11, R12, R15, Y15)
-	ADDQ $66, SI
-	ADDQ $256, DI
-	ADDQ $32, R8
-	ADDQ $32, R14
-	DECQ CX
-	JNZ  g4tq2loop
-
-	IQ1HSUM(Y0, (R13))
-	IQ1HSUM(Y9, (R13)(DX*1))
-	IQ1HSUM(Y10, (R13)(DX*2))
-	LEAQ   (R13)(DX*2), R12
-	IQ1HSUM(Y15, (R12)(DX*1))
-	ADDQ   $4, R13
-	DECQ   BX
-	JMP    g4tq2row
-
-g4tq2end:
 	VZEROUPPER
 	RET
 
@@ -313,6 +249,12 @@ DATA tq1H1<>+8(SB)/8, $0x2b2b2b2b2b2b2b2b
 DATA tq1H1<>+16(SB)/8, $0x2b2b2b2b2b2b2b2b
 DATA tq1H1<>+24(SB)/8, $0x2b2b2b2b2b2b2b2b
 GLOBL tq1H1<>(SB), RODATA|NOPTR, $32
+
+DATA tq2Three<>+0(SB)/8, $0x0303030303030303
+DATA tq2Three<>+8(SB)/8, $0x0303030303030303
+DATA tq2Three<>+16(SB)/8, $0x0303030303030303
+DATA tq2Three<>+24(SB)/8, $0x0303030303030303
+GLOBL tq2Three<>(SB), RODATA|NOPTR, $32
 
 DATA iq1AllOnes<>+0(SB)/8, $-1
 DATA iq1AllOnes<>+8(SB)/8, $-1
@@ -914,3 +856,36 @@ iq1mend:
 // func gemm4IQ1MAVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32, ostride int, m8 *int32)
 TEXT ·gemm4IQ1MAVX2(SB), NOSPLIT, $392-64
 	IQ1GEMM4(IQ1MDECODE, IQ1TOK, 56, ls0-288(SP), ls1-320(SP), ·iq1mWRuns(SB), g4iq1mrow, g4iq1mloop, g4iq1mend)
+
+// TQ2DECODE decodes a TQ2_0 super-block for the four-token kernel: block
+// j's codes q (0..2) are bit pair j%4 of qs[32(j/4):], into Y4..Y11 as
+// TQ1DECODE leaves TQ1_0's trits, and d to the frame. Clobbers Y12..Y14.
+#define TQ2DECODE \
+	VMOVDQU      0(SI), Y13; \
+	VPAND        tq2Three<>(SB), Y13, Y4; \
+	VPSRLW       $2, Y13, Y14; \
+	VPAND        tq2Three<>(SB), Y14, Y5; \
+	VPSRLW       $4, Y13, Y14; \
+	VPAND        tq2Three<>(SB), Y14, Y6; \
+	VPSRLW       $6, Y13, Y14; \
+	VPAND        tq2Three<>(SB), Y14, Y7; \
+	VMOVDQU      32(SI), Y13; \
+	VPAND        tq2Three<>(SB), Y13, Y8; \
+	VPSRLW       $2, Y13, Y14; \
+	VPAND        tq2Three<>(SB), Y14, Y9; \
+	VPSRLW       $4, Y13, Y14; \
+	VPAND        tq2Three<>(SB), Y14, Y10; \
+	VPSRLW       $6, Y13, Y14; \
+	VPAND        tq2Three<>(SB), Y14, Y11; \
+	VPBROADCASTW 64(SI), X12; \
+	VCVTPH2PS    X12, Y12; \
+	VMOVUPS      Y12, d8-352(SP)
+
+// func gemm4TQ2AVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32, ostride int, m8 *int32)
+//
+// TQ2_0's four-token kernel decodes a super-block once for the four
+// tokens and takes each token's products as TQ1_0's (TQ1TOK: Σq·xq +
+// m8/8 = Σ(q − 1)·xq): the same integers as dotTQ2RowsAVX2's TQ2SB,
+// summed in another order (exact), and the same float operations.
+TEXT ·gemm4TQ2AVX2(SB), NOSPLIT, $392-64
+	IQ1GEMM4(TQ2DECODE, TQ1TOK, 66, iq1Ones16<>(SB), iq1Ones16<>(SB), ·iq1s_grid(SB), g4tq2row, g4tq2loop, g4tq2end)
