@@ -693,6 +693,32 @@ TEXT ·gemm4TQ1AVX2(SB), NOSPLIT, $392-64
 	VPSIGNB    Y15, t, t; \
 	VPMADDUBSW t, Y11, t
 
+// IQ1ROWSUMS leaves in Y12 one token's eight block sums of a super-block
+// decoded block by block, dotb (IQ1SDOTB or IQ1MDOTB) making block ib's
+// pair sums from its qs at q0+4ib and qh word at h0+2ib, each times its
+// scale words (Y2 blocks 0..3, Y3 blocks 4..7), as exact dwords in block
+// order, as IQ1SUMS does from the frame. Clobbers Y5..Y8, Y12, Y13, Y15.
+#define IQ1ROWSUMS(dotb, q0, h0) \
+	dotb(q0, h0, 0, Y5); \
+	dotb(q0+4, h0+2, 32, Y6); \
+	VPHADDW     Y6, Y5, Y5; \
+	dotb(q0+8, h0+4, 64, Y6); \
+	dotb(q0+12, h0+6, 96, Y7); \
+	VPHADDW     Y7, Y6, Y6; \
+	VPHADDW     Y6, Y5, Y5; \
+	VPMADDWD    Y2, Y5, Y5; \
+	dotb(q0+16, h0+8, 128, Y6); \
+	dotb(q0+20, h0+10, 160, Y7); \
+	VPHADDW     Y7, Y6, Y6; \
+	dotb(q0+24, h0+12, 192, Y7); \
+	dotb(q0+28, h0+14, 224, Y8); \
+	VPHADDW     Y8, Y7, Y7; \
+	VPHADDW     Y7, Y6, Y6; \
+	VPMADDWD    Y3, Y6, Y6; \
+	VPERM2I128  $0x20, Y6, Y5, Y7; \
+	VPERM2I128  $0x31, Y6, Y5, Y12; \
+	VPADDD      Y7, Y12, Y12
+
 // func dotIQ1SRowsAVX2(w *byte, xq *int8, xd *float32, nsb, rows int, out *float32, m8 *int32)
 //
 // The one-token kernel decodes and multiplies block by block, with the
@@ -729,25 +755,7 @@ iq1sloop:
 	VPBROADCASTW 0(SI), X12
 	VCVTPH2PS    X12, Y12
 	VMULPS       iq1Eighth<>(SB), Y12, Y4
-	IQ1SDOTB(2, 34, 0, Y5)
-	IQ1SDOTB(6, 36, 32, Y6)
-	VPHADDW Y6, Y5, Y5
-	IQ1SDOTB(10, 38, 64, Y6)
-	IQ1SDOTB(14, 40, 96, Y7)
-	VPHADDW Y7, Y6, Y6
-	VPHADDW Y6, Y5, Y5
-	VPMADDWD Y2, Y5, Y5
-	IQ1SDOTB(18, 42, 128, Y6)
-	IQ1SDOTB(22, 44, 160, Y7)
-	VPHADDW Y7, Y6, Y6
-	IQ1SDOTB(26, 46, 192, Y7)
-	IQ1SDOTB(30, 48, 224, Y8)
-	VPHADDW Y8, Y7, Y7
-	VPHADDW Y7, Y6, Y6
-	VPMADDWD Y3, Y6, Y6
-	VPERM2I128  $0x20, Y6, Y5, Y7
-	VPERM2I128  $0x31, Y6, Y5, Y12
-	VPADDD      Y7, Y12, Y12
+	IQ1ROWSUMS(IQ1SDOTB, 2, 34)
 	VPSLLD      $3, Y12, Y12
 	VMOVDQU     (R14), Y13
 	VPSRAD      $3, Y13, Y13
@@ -815,25 +823,7 @@ iq1mloop:
 	VPBROADCASTW X12, X12
 	VCVTPH2PS    X12, Y12
 	VMULPS       iq1Eighth<>(SB), Y12, Y4
-	IQ1MDOTB(0, 32, 0, Y5)
-	IQ1MDOTB(4, 34, 32, Y6)
-	VPHADDW Y6, Y5, Y5
-	IQ1MDOTB(8, 36, 64, Y6)
-	IQ1MDOTB(12, 38, 96, Y7)
-	VPHADDW Y7, Y6, Y6
-	VPHADDW Y6, Y5, Y5
-	VPMADDWD Y2, Y5, Y5
-	IQ1MDOTB(16, 40, 128, Y6)
-	IQ1MDOTB(20, 42, 160, Y7)
-	VPHADDW Y7, Y6, Y6
-	IQ1MDOTB(24, 44, 192, Y7)
-	IQ1MDOTB(28, 46, 224, Y8)
-	VPHADDW Y8, Y7, Y7
-	VPHADDW Y7, Y6, Y6
-	VPMADDWD Y3, Y6, Y6
-	VPERM2I128  $0x20, Y6, Y5, Y7
-	VPERM2I128  $0x31, Y6, Y5, Y12
-	VPADDD      Y7, Y12, Y12
+	IQ1ROWSUMS(IQ1MDOTB, 0, 32)
 	VCVTDQ2PS   Y12, Y12
 	VMULPS      (R8), Y4, Y13
 	VFMADD231PS Y13, Y12, Y0
