@@ -299,12 +299,12 @@ GLOBL iq1AllOnes<>(SB), RODATA|NOPTR, $32
 	VPERM2I128  $0x31, Y13, Y12, Y12; \
 	VPADDD      Y14, Y12, Y12
 
-// IQ1ACC: acc += float(Y12)·(d·dx), the token's scales dx at dxm.
-// Clobbers Y12, Y13.
-#define IQ1ACC(dxm, acc) \
+// IQ1ACC: acc += float(Y12)·(dx·d), the token's scales dx at dxm, d (IQ1:
+// d/8) in eight lanes at d8 (the frame or a register). Clobbers Y12, Y13.
+#define IQ1ACC(dxm, acc, d8) \
 	VCVTDQ2PS   Y12, Y12; \
-	VMOVUPS     d8-352(SP), Y13; \
-	VMULPS      dxm, Y13, Y13; \
+	VMOVUPS     dxm, Y13; \
+	VMULPS      d8, Y13, Y13; \
 	VFMADD231PS Y13, Y12, acc
 
 // IQ1TOK: acc += float(Σ)·(d·dx) for one token over the decoded
@@ -313,7 +313,7 @@ GLOBL iq1AllOnes<>(SB), RODATA|NOPTR, $32
 // Clobbers Y12..Y15.
 #define IQ1TOK(xr, dxm, mxm, acc, ls0, ls1) \
 	IQ1SUMS(IQ1BLK, xr, ls0, ls1); \
-	IQ1ACC(dxm, acc)
+	IQ1ACC(dxm, acc, d8-352(SP))
 
 // TQ1TOK is IQ1TOK for TQ1_0, whose decoded weights in Y4..Y11 are the
 // trits t = W + 1 in 0..2, unsigned: VPMADDUBSW takes them against the
@@ -325,7 +325,7 @@ GLOBL iq1AllOnes<>(SB), RODATA|NOPTR, $32
 	VMOVDQU mxm, Y13; \
 	VPSRAD  $3, Y13, Y13; \
 	VPADDD  Y13, Y12, Y12; \
-	IQ1ACC(dxm, acc)
+	IQ1ACC(dxm, acc, d8-352(SP))
 
 // IQ1STOK is IQ1TOK for IQ1_S, whose frame holds the grid values g (−1,
 // 0, 1) and Y4..Y11 their magnitudes: W = 8g + δ with one δ = ±1 per
@@ -335,12 +335,18 @@ GLOBL iq1AllOnes<>(SB), RODATA|NOPTR, $32
 // weight byte at decoding.
 #define IQ1STOK(xr, dxm, mxm, acc, ls0, ls1) \
 	IQ1SUMS(IQ1BLK, xr, ls0, ls1); \
+	IQ1SDFIX(mxm, f8-392(SP)); \
+	IQ1ACC(dxm, acc, d8-352(SP))
+
+// IQ1SDFIX turns IQ1_S's sums of g·x in Y12 into those of W·x: times 8,
+// less δ(2s+1) (dwords at f8, the frame or a register) times the token's
+// m8/8 (at mxm). Clobbers Y13.
+#define IQ1SDFIX(mxm, f8) \
 	VPSLLD  $3, Y12, Y12; \
 	VMOVDQU mxm, Y13; \
 	VPSRAD  $3, Y13, Y13; \
-	VPMULLD f8-392(SP), Y13, Y13; \
-	VPSUBD  Y13, Y12, Y12; \
-	IQ1ACC(dxm, acc)
+	VPMULLD f8, Y13, Y13; \
+	VPSUBD  Y13, Y12, Y12
 
 // IQ1SGRID loads IQ1_S block ib's four grid entries (qs at qoff = 2+4ib,
 // qh word at hoff = 34+2ib) from iq1s_grid (R9) into g (gx its low
@@ -441,11 +447,11 @@ GLOBL iq1AllOnes<>(SB), RODATA|NOPTR, $32
 	VPOR         iq1Ones16<>(SB), Y12, Y12; \
 	VMOVDQU      Y12, dst
 
-// IQ1SDELTA stores at f8 the eight blocks' δ(2s+1) as dwords: the qh
+// IQ1SDELTA stores at dst (the frame or a register) the eight blocks' δ(2s+1) as dwords: the qh
 // words sign-extended (δ = −1 where bit 15 is set), s = bits 12..14, and
 // VPSIGND by the word ORed with 1 (never 0) gives 2s+1 its sign.
 // Clobbers Y12, Y13.
-#define IQ1SDELTA \
+#define IQ1SDELTA(dst) \
 	VPMOVSXWD 34(SI), Y12; \
 	VPSRAD    $12, Y12, Y13; \
 	VPAND     iq1Seven32<>(SB), Y13, Y13; \
@@ -453,7 +459,26 @@ GLOBL iq1AllOnes<>(SB), RODATA|NOPTR, $32
 	VPOR      iq1Ones32<>(SB), Y13, Y13; \
 	VPOR      iq1Ones32<>(SB), Y12, Y12; \
 	VPSIGND   Y12, Y13, Y13; \
-	VMOVDQU   Y13, f8-392(SP)
+	VMOVDQU   Y13, dst
+
+// IQ1SD8 puts IQ1_S's d/8 in eight lanes at dst. Clobbers Y12.
+#define IQ1SD8(dst) \
+	VPBROADCASTW 0(SI), X12; \
+	VCVTPH2PS    X12, Y12; \
+	VMULPS       iq1Eighth<>(SB), Y12, Y12; \
+	VMOVUPS      Y12, dst
+
+// IQ1MD8 puts IQ1_M's d/8 (its four scale words' top nibbles as an f16)
+// in eight lanes at dst. Clobbers Y12.
+#define IQ1MD8(dst) \
+	VMOVQ        48(SI), X12; \
+	VPSRLW       $12, X12, X12; \
+	VPMADDWD     iq1mDMul<>(SB), X12, X12; \
+	VPHADDD      X12, X12, X12; \
+	VPBROADCASTW X12, X12; \
+	VCVTPH2PS    X12, Y12; \
+	VMULPS       iq1Eighth<>(SB), Y12, Y12; \
+	VMOVUPS      Y12, dst
 
 #define IQ1SDECODE \
 	IQ1SBLK(2, 34, Y4, wv-256(SP)); \
@@ -466,11 +491,8 @@ GLOBL iq1AllOnes<>(SB), RODATA|NOPTR, $32
 	IQ1SBLK(30, 48, Y11, wv-32(SP)); \
 	IQ1SLS(34, ls0-288(SP)); \
 	IQ1SLS(42, ls1-320(SP)); \
-	IQ1SDELTA; \
-	VPBROADCASTW 0(SI), X12; \
-	VCVTPH2PS    X12, Y12; \
-	VMULPS       iq1Eighth<>(SB), Y12, Y12; \
-	VMOVUPS      Y12, d8-352(SP)
+	IQ1SDELTA(f8-392(SP)); \
+	IQ1SD8(d8-352(SP))
 
 #define IQ1MDECODE \
 	IQ1MBLK(0, 32, Y4, wv-256(SP)); \
@@ -483,14 +505,7 @@ GLOBL iq1AllOnes<>(SB), RODATA|NOPTR, $32
 	IQ1MBLK(28, 46, Y11, wv-32(SP)); \
 	IQ1MLS(48, ls0-288(SP)); \
 	IQ1MLS(52, ls1-320(SP)); \
-	VMOVQ        48(SI), X12; \
-	VPSRLW       $12, X12, X12; \
-	VPMADDWD     iq1mDMul<>(SB), X12, X12; \
-	VPHADDD      X12, X12, X12; \
-	VPBROADCASTW X12, X12; \
-	VCVTPH2PS    X12, Y12; \
-	VMULPS       iq1Eighth<>(SB), Y12, Y12; \
-	VMOVUPS      Y12, d8-352(SP)
+	IQ1MD8(d8-352(SP))
 
 // TQ1MUL3: v = 3v bytewise (mod 256). Clobbers t.
 #define TQ1MUL3(v, t) \
@@ -663,7 +678,7 @@ tq1loop:
 	PREFETCHT0 IQ1PF(SI)
 	TQ1DECODE(TQ1TRITW)
 	IQ1SUMS(TQ1WBLK, DI, iq1Ones16<>(SB), iq1Ones16<>(SB))
-	IQ1ACC((R8), Y0)
+	IQ1ACC((R8), Y0, d8-352(SP))
 	ADDQ $54, SI
 	ADDQ $256, DI
 	ADDQ $32, R8
@@ -745,25 +760,11 @@ iq1sloop:
 	PREFETCHT0 IQ1PF(SI)
 	IQ1SLS(34, Y2)
 	IQ1SLS(42, Y3)
-	VPMOVSXWD 34(SI), Y12
-	VPSRAD    $12, Y12, Y13
-	VPAND     iq1Seven32<>(SB), Y13, Y13
-	VPADDD    Y13, Y13, Y13
-	VPOR      iq1Ones32<>(SB), Y13, Y13
-	VPOR      iq1Ones32<>(SB), Y12, Y12
-	VPSIGND   Y12, Y13, Y1
-	VPBROADCASTW 0(SI), X12
-	VCVTPH2PS    X12, Y12
-	VMULPS       iq1Eighth<>(SB), Y12, Y4
+	IQ1SDELTA(Y1)
+	IQ1SD8(Y4)
 	IQ1ROWSUMS(IQ1SDOTB, 2, 34)
-	VPSLLD      $3, Y12, Y12
-	VMOVDQU     (R14), Y13
-	VPSRAD      $3, Y13, Y13
-	VPMULLD     Y1, Y13, Y13
-	VPSUBD      Y13, Y12, Y12
-	VCVTDQ2PS   Y12, Y12
-	VMULPS      (R8), Y4, Y13
-	VFMADD231PS Y13, Y12, Y0
+	IQ1SDFIX((R14), Y1)
+	IQ1ACC((R8), Y0, Y4)
 	ADDQ $50, SI
 	ADDQ $256, DI
 	ADDQ $32, R8
@@ -816,17 +817,9 @@ iq1mloop:
 	PREFETCHT0 IQ1PF(SI)
 	IQ1MLS(48, Y2)
 	IQ1MLS(52, Y3)
-	VMOVQ        48(SI), X12
-	VPSRLW       $12, X12, X12
-	VPMADDWD     iq1mDMul<>(SB), X12, X12
-	VPHADDD      X12, X12, X12
-	VPBROADCASTW X12, X12
-	VCVTPH2PS    X12, Y12
-	VMULPS       iq1Eighth<>(SB), Y12, Y4
+	IQ1MD8(Y4)
 	IQ1ROWSUMS(IQ1MDOTB, 0, 32)
-	VCVTDQ2PS   Y12, Y12
-	VMULPS      (R8), Y4, Y13
-	VFMADD231PS Y13, Y12, Y0
+	IQ1ACC((R8), Y0, Y4)
 	ADDQ $56, SI
 	ADDQ $256, DI
 	ADDQ $32, R8
