@@ -57,6 +57,8 @@ func usePacked(rows *[typeSlots]packedRowsFn, gemm4 *[typeSlots]packedGemm4Fn, v
 		if hasTQZ {
 			rows[TQ2_0], gemm4[TQ2_0] = rowsPackedTQ2, gemm4PackedTQ2
 			rows[TQ1_0], gemm4[TQ1_0] = rowsPackedTQ1, gemm4PackedTQ1
+		} else {
+			usePackedTQAVX2(rows, gemm4)
 		}
 		if hasIQZ {
 			rows[IQ2_XXS], gemm4[IQ2_XXS] = rowsPackedIQ2XXS, gemm4PackedIQ2XXS
@@ -70,6 +72,14 @@ func usePacked(rows *[typeSlots]packedRowsFn, gemm4 *[typeSlots]packedGemm4Fn, v
 		return
 	}
 	rows[Q4_0], gemm4[Q4_0] = rowsPackedAVX2, gemm4PackedAVX2
+	usePackedTQAVX2(rows, gemm4)
+}
+
+// usePackedTQAVX2 installs packed TQ2_0's and TQ1_0's AVX2 kernels
+// (packtq_avx2_amd64.s), for CPUs without the VNNI and GFNI ones.
+func usePackedTQAVX2(rows *[typeSlots]packedRowsFn, gemm4 *[typeSlots]packedGemm4Fn) {
+	rows[TQ2_0], gemm4[TQ2_0] = rowsPackedTQ2AVX2, gemm4PackedTQ2AVX2
+	rows[TQ1_0], gemm4[TQ1_0] = rowsPackedTQ1AVX2, gemm4PackedTQ1AVX2
 }
 
 // packedChecks bounds-checks what a packed kernel reads and writes for

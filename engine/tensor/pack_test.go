@@ -174,8 +174,8 @@ func TestPacked(t *testing.T) {
 
 // TestPackLeavesOthers: only quantised matrices of at least one group are
 // packed (F16 and BF16 ones are copied, not packed, and only from a mapped
-// file), and never by kernels without packed kernels (all but Q4_0 have
-// none without AVX-512 VNNI).
+// file), and never by kernels without packed kernels (all but Q4_0, TQ2_0
+// and TQ1_0 have none without AVX-512 VNNI).
 func TestPackLeavesOthers(t *testing.T) {
 	rng := rand.New(rand.NewPCG(43, 44))
 	k, kg := NewKernels(NewPool(1)), newKernels(nil, false)
@@ -198,7 +198,7 @@ func TestPackLeavesOthers(t *testing.T) {
 		if kg.Pack(w) != w {
 			t.Errorf("the portable kernels packed a %s matrix", typ)
 		}
-		if typ != Q4_0 && kv.Pack(w) != w {
+		if typ != Q4_0 && typ != TQ2_0 && typ != TQ1_0 && kv.Pack(w) != w {
 			t.Errorf("kernels without the VNNI ones packed a %s matrix", typ)
 		}
 	}

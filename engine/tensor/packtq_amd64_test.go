@@ -10,7 +10,28 @@ import (
 	"time"
 )
 
-// TestPackedTQ2 checks the packed TQ2_0 and TQ1_0 kernels bit for bit:
+// packedTQSet is one set of packed TQ2_0 and TQ1_0 kernels.
+type packedTQSet struct {
+	name         string
+	rows2, rows1 packedRowsFn
+	gemm2, gemm1 packedGemm4Fn
+}
+
+// packedTQSets is the sets this CPU runs: the VNNI kernels with AVX-512
+// VNNI and GFNI, the AVX2 ones with AVX2.
+func packedTQSets() []packedTQSet {
+	var s []packedTQSet
+	if hasTQZ {
+		s = append(s, packedTQSet{"vnni", rowsPackedTQ2, rowsPackedTQ1, gemm4PackedTQ2, gemm4PackedTQ1})
+	}
+	if hasAVX2 {
+		s = append(s, packedTQSet{"avx2", rowsPackedTQ2AVX2, rowsPackedTQ1AVX2, gemm4PackedTQ2AVX2, gemm4PackedTQ1AVX2})
+	}
+	return s
+}
+
+// TestPackedTQ2 checks the packed TQ2_0 and TQ1_0 kernels (VNNI and AVX2,
+// each where the CPU runs them) bit for bit:
 // the decode kernel against the
 // type's GGUF-layout AVX2 kernel row by row (the packed layout keeps its
 // arithmetic, packtq.go), the four-token kernel against
@@ -23,8 +44,9 @@ import (
 // where the integer sums are largest; the NaN case gives one row a NaN
 // scale.
 func TestPackedTQ2(t *testing.T) {
-	if !hasTQZ {
-		t.Skip("no AVX-512 VNNI and GFNI")
+	sets := packedTQSets()
+	if len(sets) == 0 {
+		t.Skip("no AVX2")
 	}
 	rng := rand.New(rand.NewPCG(71, 72))
 	type shape struct {
@@ -40,21 +62,23 @@ func TestPackedTQ2(t *testing.T) {
 	shapes = append(shapes, shape{768, 3, true, false}, shape{512, 2, false, true})
 	kg := newKernelsVNNI(nil, true, false)
 	defer kg.Close()
-	for _, c := range shapes {
-		for _, typ := range []Type{TQ2_0, TQ1_0} {
-			t.Run(fmt.Sprintf("%s/%dx%d/extreme=%v/nan=%v", typ, c.groups*16, c.cols, c.extreme, c.nan), func(t *testing.T) {
-				testPackedTQ(t, rng, typ, kg.rows[typ], c.cols, c.groups, c.extreme, c.nan)
-			})
+	for _, set := range sets {
+		for _, c := range shapes {
+			for _, typ := range []Type{TQ2_0, TQ1_0} {
+				t.Run(fmt.Sprintf("%s/%s/%dx%d/extreme=%v/nan=%v", set.name, typ, c.groups*16, c.cols, c.extreme, c.nan), func(t *testing.T) {
+					testPackedTQ(t, rng, typ, kg.rows[typ], set, c.cols, c.groups, c.extreme, c.nan)
+				})
+			}
 		}
 	}
 }
 
 // testPackedTQ is one case of TestPackedTQ2: typ TQ2_0 or TQ1_0, gguf its
-// GGUF-layout kernel.
-func testPackedTQ(t *testing.T, rng *rand.Rand, typ Type, gguf rowsFn, cols, groups int, extreme, nan bool) {
-	bb, dOff, pack, blockBytes, rowsFn, gemm4 := tq2Bytes, 64, packTQ2, packTQ2BlockBytes, rowsPackedTQ2, gemm4PackedTQ2
+// GGUF-layout kernel, set the packed kernels.
+func testPackedTQ(t *testing.T, rng *rand.Rand, typ Type, gguf rowsFn, set packedTQSet, cols, groups int, extreme, nan bool) {
+	bb, dOff, pack, blockBytes, rowsFn, gemm4 := tq2Bytes, 64, packTQ2, packTQ2BlockBytes, set.rows2, set.gemm2
 	if typ == TQ1_0 {
-		bb, dOff, pack, blockBytes, rowsFn, gemm4 = tq1Bytes, 52, packTQ1, packTQ1BlockBytes, rowsPackedTQ1, gemm4PackedTQ1
+		bb, dOff, pack, blockBytes, rowsFn, gemm4 = tq1Bytes, 52, packTQ1, packTQ1BlockBytes, set.rows1, set.gemm1
 	}
 	rows, nsb := groups*packRows, cols/QKK
 	data := randomWeights(rng, typ, rows, cols)
@@ -87,18 +111,26 @@ func testPackedTQ(t *testing.T, rng *rand.Rand, typ Type, gguf rowsFn, cols, gro
 // three, the decode kernel for a tail of tokens and the GGUF-layout kernels
 // for the tail rows; a NaN input shows in its token's outputs only.
 func TestPackedTQ2Matrix(t *testing.T) {
-	if !hasTQZ {
-		t.Skip("no AVX-512 VNNI and GFNI")
+	if !hasAVX2 {
+		t.Skip("no AVX2")
 	}
 	pool := NewPool(2)
 	defer pool.Close()
-	k := newKernelsVNNI(pool, true, true)
-	rng := rand.New(rand.NewPCG(73, 74))
-	for _, c := range []struct {
-		typ        Type
-		cols, rows int
-	}{{TQ2_0, 256, 16}, {TQ2_0, 256, 79}, {TQ2_0, 768, 130}, {TQ1_0, 256, 16}, {TQ1_0, 768, 79}, {TQ1_0, 256, 130}} {
-		checkPackedMatrix(t, k, rng, c.typ, c.rows, c.cols)
+	// vnni true runs the VNNI kernels where the CPU has them, else the
+	// AVX2 ones; vnni false the AVX2 ones.
+	for _, vnni := range []bool{true, false} {
+		if !vnni && !hasTQZ {
+			continue // the same kernels as vnni true
+		}
+		k := newKernelsVNNI(pool, true, vnni)
+		rng := rand.New(rand.NewPCG(73, 74))
+		for _, c := range []struct {
+			typ        Type
+			cols, rows int
+		}{{TQ2_0, 256, 16}, {TQ2_0, 256, 79}, {TQ2_0, 768, 130}, {TQ1_0, 256, 16}, {TQ1_0, 768, 79}, {TQ1_0, 256, 130}} {
+			checkPackedMatrix(t, k, rng, c.typ, c.rows, c.cols)
+		}
+		k.Close()
 	}
 }
 
