@@ -73,27 +73,20 @@ func rowsPackedTQ1AVX2(p []byte, a act, out []float32) {
 }
 
 // gemm4PackedTQ2AVX2 and gemm4PackedTQ1AVX2 are the AVX2 prefill kernels
-// of packed TQ2_0 and TQ1_0: for each group, the decode kernel for each of
-// the four tokens in turn, so the group's weights (1056 or 864 bytes a
-// super-block column) come from memory once and from cache three times,
-// and each token gets the decode kernel's numbers.
+// of packed TQ2_0 and TQ1_0 (packtq_avx2_amd64.s): each plane decoded once
+// for the four tokens, per token bit for bit the decode kernel.
 func gemm4PackedTQ2AVX2(p []byte, a act, groups int, out []float32, ostride int) {
-	nb := packedChecksM8(p, a, 4, groups, packTQ2BlockBytes/8, out, ostride)
-	gemm4PackedTQAVX2(rowsTQ2x16AVX2, p, a, nb, groups, nb/8*packTQ2BlockBytes, out, ostride)
+	nsb := packedChecksM8(p, a, 4, groups, packTQ2BlockBytes/8, out, ostride) / 8
+	gemm4TQ2x16AVX2(&p[0], &a.qs[0], &a.m8[0], &a.d[0], nsb, groups, &out[0], ostride)
 }
 
 func gemm4PackedTQ1AVX2(p []byte, a act, groups int, out []float32, ostride int) {
-	nb := packedChecksM8(p, a, 4, groups, packTQ1BlockBytes/8, out, ostride)
-	gemm4PackedTQAVX2(rowsTQ1x16AVX2, p, a, nb, groups, nb/8*packTQ1BlockBytes, out, ostride)
+	nsb := packedChecksM8(p, a, 4, groups, packTQ1BlockBytes/8, out, ostride) / 8
+	gemm4TQ1x16AVX2(&p[0], &a.qs[0], &a.m8[0], &a.d[0], nsb, groups, &out[0], ostride)
 }
 
-// gemm4PackedTQAVX2 runs rows, a packed decode kernel of gb bytes a group,
-// group by group for four tokens of nb blocks each (bounds checked by the
-// caller).
-func gemm4PackedTQAVX2(rows func(p *byte, xq *int8, m8 *int32, xd *float32, nsb, groups int, out *float32), p []byte, a act, nb, groups, gb int, out []float32, ostride int) {
-	for g := range groups {
-		for t := range 4 {
-			rows(&p[g*gb], &a.qs[t*nb*QK], &a.m8[t*nb], &a.d[t*nb], nb/8, 1, &out[t*ostride+g*packRows])
-		}
-	}
-}
+//go:noescape
+func gemm4TQ2x16AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nsb, groups int, out *float32, ostride int)
+
+//go:noescape
+func gemm4TQ1x16AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nsb, groups int, out *float32, ostride int)

@@ -88,6 +88,168 @@ GLOBL tqyLo<>(SB), RODATA|NOPTR, $32
 	VADDPS a2, a0, a0
 
 // ---------------------------------------------------------------------------
+// Four-token (prefill) kernels: each plane decoded once for the four
+// tokens, each token's integer and float operations the decode kernel's,
+// so a token's numbers do not depend on the batching. SI weights, DI
+// token 0's codes (token t's 256·nsb·t bytes further: R11 = 256·nsb, R12
+// three times that), R9 and R10 token 0's m8 and block scales (token t's
+// 32·nsb·t bytes further: BX = 32·nsb, DX three times that), CX
+// super-blocks left, R8 groups left, R15 the group's start, R14 the half's
+// offset in a vector (0, 32), AX its offset in the f16 scales (0, 16), R13
+// out (token t's 4·ostride·t bytes further). Y8…Y11 the four tokens'
+// int16 sums of the current block; the float accumulators, token t's of
+// block j at 32(8t + j)(SP), and the rows' d at 1024(SP) live in the frame.
+
+// TQG4X is the four tokens' activation dword xoff (of their codes).
+#define TQG4X0(xoff) xoff(DI)
+#define TQG4X1(xoff) xoff(DI)(R11*1)
+#define TQG4X2(xoff) xoff(DI)(R11*2)
+#define TQG4X3(xoff) xoff(DI)(R12*1)
+
+// TQG4SET sets, and TQG4ADD adds to, the four tokens' int16 sums the
+// unsigned plane in tw times each token's activation dword xoff. Clobber
+// Y14.
+#define TQG4SET(tw, xoff) \
+	VPBROADCASTD TQG4X0(xoff), Y14; \
+	VPMADDUBSW   Y14, tw, Y8; \
+	VPBROADCASTD TQG4X1(xoff), Y14; \
+	VPMADDUBSW   Y14, tw, Y9; \
+	VPBROADCASTD TQG4X2(xoff), Y14; \
+	VPMADDUBSW   Y14, tw, Y10; \
+	VPBROADCASTD TQG4X3(xoff), Y14; \
+	VPMADDUBSW   Y14, tw, Y11
+
+#define TQG4ADD1(tw, x, isum) \
+	VPBROADCASTD x, Y14; \
+	VPMADDUBSW   Y14, tw, Y14; \
+	VPADDW       Y14, isum, isum
+
+#define TQG4ADD(tw, xoff) \
+	TQG4ADD1(tw, TQG4X0(xoff), Y8); \
+	TQG4ADD1(tw, TQG4X1(xoff), Y9); \
+	TQG4ADD1(tw, TQG4X2(xoff), Y10); \
+	TQG4ADD1(tw, TQG4X3(xoff), Y11)
+
+// TQG4FIN1 ends token t's block j (int16 sums isum, m8 and block scale at
+// maddr and daddr) into its accumulator in the frame: TQYEND's operations
+// and the decode kernel's FMA. Clobbers Y13, Y14.
+#define TQG4FIN1(j, t, isum, maddr, daddr) \
+	VPMADDWD     tqyOnes16<>(SB), isum, isum; \
+	VPBROADCASTD maddr, Y13; \
+	VPSRAD       $3, Y13, Y13; \
+	VPADDD       Y13, isum, isum; \
+	VCVTDQ2PS    isum, isum; \
+	VBROADCASTSS daddr, Y13; \
+	VMULPS       1024(SP), Y13, Y13; \
+	VMOVUPS      32*(8*t+j)(SP), Y14; \
+	VFMADD231PS  isum, Y13, Y14; \
+	VMOVUPS      Y14, 32*(8*t+j)(SP)
+
+// TQG4FIN ends block j for the four tokens.
+#define TQG4FIN(j) \
+	TQG4FIN1(j, 0, Y8, 4*j(R9), 4*j(R10)); \
+	TQG4FIN1(j, 1, Y9, 4*j(R9)(BX*1), 4*j(R10)(BX*1)); \
+	TQG4FIN1(j, 2, Y10, 4*j(R9)(BX*2), 4*j(R10)(BX*2)); \
+	TQG4FIN1(j, 3, Y11, 4*j(R9)(DX*1), 4*j(R10)(DX*1))
+
+// TQG4START sets the registers for a group's half; TQG4ZERO clears the
+// frame's accumulators (from Y0).
+#define TQG4START \
+	MOVQ  R15, SI; \
+	MOVQ  xq+8(FP), DI; \
+	MOVQ  m8+16(FP), R9; \
+	MOVQ  xd+24(FP), R10; \
+	MOVQ  nsb+32(FP), CX
+
+#define TQG4ZERO4(t) \
+	VMOVUPS Y0, 32*(8*t)(SP); \
+	VMOVUPS Y0, 32*(8*t+1)(SP); \
+	VMOVUPS Y0, 32*(8*t+2)(SP); \
+	VMOVUPS Y0, 32*(8*t+3)(SP); \
+	VMOVUPS Y0, 32*(8*t+4)(SP); \
+	VMOVUPS Y0, 32*(8*t+5)(SP); \
+	VMOVUPS Y0, 32*(8*t+6)(SP); \
+	VMOVUPS Y0, 32*(8*t+7)(SP)
+
+#define TQG4ZERO \
+	VXORPS Y0, Y0, Y0; \
+	TQG4ZERO4(0); \
+	TQG4ZERO4(1); \
+	TQG4ZERO4(2); \
+	TQG4ZERO4(3)
+
+// TQG4OUT1 sums token t's accumulators as TQYHSUM does and stores the
+// eight rows at dst.
+#define TQG4OUT1(t, dst) \
+	VMOVUPS 32*(8*t)(SP), Y0; \
+	VMOVUPS 32*(8*t+1)(SP), Y1; \
+	VMOVUPS 32*(8*t+2)(SP), Y2; \
+	VMOVUPS 32*(8*t+3)(SP), Y3; \
+	VMOVUPS 32*(8*t+4)(SP), Y4; \
+	VMOVUPS 32*(8*t+5)(SP), Y5; \
+	VMOVUPS 32*(8*t+6)(SP), Y6; \
+	VMOVUPS 32*(8*t+7)(SP), Y7; \
+	TQYHSUM(Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7); \
+	VMOVUPS Y0, dst
+
+// TQG4OUT stores the four tokens' rows of the half (CX, DI scratch) and
+// steps to the next half or group (gbytes a group's bytes a super-block).
+#define TQG4OUT(gbytes, half, next) \
+	MOVQ    ostride+56(FP), CX; \
+	SHLQ    $2, CX; \
+	TQG4OUT1(0, (R13)(R14*1)); \
+	LEAQ    (R13)(CX*1), DI; \
+	TQG4OUT1(1, (DI)(R14*1)); \
+	LEAQ    (DI)(CX*1), DI; \
+	TQG4OUT1(2, (DI)(R14*1)); \
+	LEAQ    (DI)(CX*1), DI; \
+	TQG4OUT1(3, (DI)(R14*1)); \
+	ADDQ    $32, R14; \
+	ADDQ    $16, AX; \
+	CMPQ    R14, $64; \
+	JLT     half; \
+	ADDQ    $64, R13; \
+	MOVQ    nsb+32(FP), CX; \
+	IMULQ   $gbytes, CX; \
+	ADDQ    CX, R15; \
+	DECQ    R8; \
+	JMP     next
+
+// TQG4INIT sets the strides and the group count.
+#define TQG4INIT \
+	MOVQ  p+0(FP), R15; \
+	MOVQ  out+48(FP), R13; \
+	MOVQ  groups+40(FP), R8; \
+	MOVQ  nsb+32(FP), R11; \
+	SHLQ  $8, R11; \
+	LEAQ  (R11)(R11*2), R12; \
+	MOVQ  nsb+32(FP), BX; \
+	SHLQ  $5, BX; \
+	LEAQ  (BX)(BX*2), DX
+
+// TQ2G4PL is code plane k (shift 2k) of the half-vector in Y12 for the
+// four tokens (set: TQG4SET for the block's first, else TQG4ADD).
+#define TQ2G4PL(shift, xoff, op) \
+	VPSRLW $shift, Y12, Y13; \
+	VPAND  Y15, Y13, Y13; \
+	op(Y13, xoff)
+
+#define TQ2G4BLK(j) \
+	VMOVDQU 32+128*j(SI)(R14*1), Y12; \
+	VPAND   Y15, Y12, Y13; \
+	TQG4SET(Y13, 32*j); \
+	TQ2G4PL(2, 32*j+4, TQG4ADD); \
+	TQ2G4PL(4, 32*j+8, TQG4ADD); \
+	TQ2G4PL(6, 32*j+12, TQG4ADD); \
+	VMOVDQU 96+128*j(SI)(R14*1), Y12; \
+	VPAND   Y15, Y12, Y13; \
+	TQG4ADD(Y13, 32*j+16); \
+	TQ2G4PL(2, 32*j+20, TQG4ADD); \
+	TQ2G4PL(4, 32*j+24, TQG4ADD); \
+	TQ2G4PL(6, 32*j+28, TQG4ADD); \
+	TQG4FIN(j)
+
+// ---------------------------------------------------------------------------
 // TQ2_0. Y0…Y7 the block accumulators, Y9 a block's int16 sums, Y10 the
 // 0x03 mask, Y11…Y15 scratch.
 
@@ -362,5 +524,157 @@ tq1yloop:
 	JMP     tq1ygroup
 
 tq1yend:
+	VZEROUPPER
+	RET
+
+// func gemm4TQ2x16AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nsb, groups int, out *float32, ostride int)
+//
+// out[t·ostride + r] = row r · token t for four tokens: per token bit for
+// bit rowsTQ2x16AVX2. Y15 the 0x03 mask.
+TEXT ·gemm4TQ2x16AVX2(SB), 0, $1056-64
+	TQG4INIT
+	VMOVDQU tqyThree<>(SB), Y15
+
+tq2g4group:
+	TESTQ R8, R8
+	JEQ   tq2g4end
+	XORQ  R14, R14
+	XORQ  AX, AX
+
+tq2g4half:
+	TQG4START
+	TQG4ZERO
+
+tq2g4loop:
+	VCVTPH2PS (SI)(AX*1), Y12
+	VMOVUPS   Y12, 1024(SP)
+	TQ2G4BLK(0)
+	TQ2G4BLK(1)
+	TQ2G4BLK(2)
+	TQ2G4BLK(3)
+	TQ2G4BLK(4)
+	TQ2G4BLK(5)
+	TQ2G4BLK(6)
+	TQ2G4BLK(7)
+	ADDQ $1056, SI
+	ADDQ $256, DI
+	ADDQ $32, R9
+	ADDQ $32, R10
+	DECQ CX
+	JNZ  tq2g4loop
+
+	TQG4OUT(1056, tq2g4half, tq2g4group)
+
+tq2g4end:
+	VZEROUPPER
+	RET
+
+// TQ1G4T sets Y12 to the trits of the v' vector v. Clobbers Y13.
+#define TQ1G4T(v) \
+	VPCMPGTB tqyHi<>(SB), v, Y12; \
+	VPCMPGTB tqyLo<>(SB), v, Y13; \
+	VPADDB   Y12, Y13, Y12; \
+	VPABSB   Y12, Y12
+
+// TQ1G4V is one vector v's plane for the four tokens at activation dword
+// xoff (op TQG4SET or TQG4ADD), then v tripled when more planes follow
+// (tr TQ1G4TR, else TQ1G4NO).
+#define TQ1G4V(v, xoff, op, tr) \
+	TQ1G4T(v); \
+	op(Y12, xoff); \
+	tr(v)
+
+#define TQ1G4TR(v) \
+	VPADDB v, v, Y13; \
+	VPADDB Y13, v, v
+
+#define TQ1G4NO(v)
+
+// TQ1G4P8 is plane n of qs[0:32]'s eight vectors Y0…Y7: block n, the
+// vectors tripled after (tr).
+#define TQ1G4P8(n, tr) \
+	TQ1G4V(Y0, 32*n, TQG4SET, tr); \
+	TQ1G4V(Y1, 32*n+4, TQG4ADD, tr); \
+	TQ1G4V(Y2, 32*n+8, TQG4ADD, tr); \
+	TQ1G4V(Y3, 32*n+12, TQG4ADD, tr); \
+	TQ1G4V(Y4, 32*n+16, TQG4ADD, tr); \
+	TQ1G4V(Y5, 32*n+20, TQG4ADD, tr); \
+	TQ1G4V(Y6, 32*n+24, TQG4ADD, tr); \
+	TQ1G4V(Y7, 32*n+28, TQG4ADD, tr); \
+	TQG4FIN(n)
+
+// TQ1G4P4 is plane n of qs[32:48]'s four vectors Y0…Y3 (activation dwords
+// 40 + 4n + k), into the current block's sums (op for the first vector).
+#define TQ1G4P4(n, op, tr) \
+	TQ1G4V(Y0, 160+16*n, op, tr); \
+	TQ1G4V(Y1, 160+16*n+4, TQG4ADD, tr); \
+	TQ1G4V(Y2, 160+16*n+8, TQG4ADD, tr); \
+	TQ1G4V(Y3, 160+16*n+12, TQG4ADD, tr)
+
+#define TQ1G4LOAD(woff, v) \
+	VMOVDQU woff(SI)(R14*1), v; \
+	VPXOR   tqyX80<>(SB), v, v
+
+// func gemm4TQ1x16AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nsb, groups int, out *float32, ostride int)
+//
+// out[t·ostride + r] = row r · token t for four tokens: per token bit for
+// bit rowsTQ1x16AVX2. Y0…Y7 hold qs[0:32]'s eight vectors as v', tripled
+// plane by plane, then qs[32:48]'s four and qh's.
+TEXT ·gemm4TQ1x16AVX2(SB), 0, $1056-64
+	TQG4INIT
+
+tq1g4group:
+	TESTQ R8, R8
+	JEQ   tq1g4end
+	XORQ  R14, R14
+	XORQ  AX, AX
+
+tq1g4half:
+	TQG4START
+	TQG4ZERO
+
+tq1g4loop:
+	VCVTPH2PS (SI)(AX*1), Y12
+	VMOVUPS   Y12, 1024(SP)
+	TQ1G4LOAD(32, Y0)
+	TQ1G4LOAD(96, Y1)
+	TQ1G4LOAD(160, Y2)
+	TQ1G4LOAD(224, Y3)
+	TQ1G4LOAD(288, Y4)
+	TQ1G4LOAD(352, Y5)
+	TQ1G4LOAD(416, Y6)
+	TQ1G4LOAD(480, Y7)
+	TQ1G4P8(0, TQ1G4TR)
+	TQ1G4P8(1, TQ1G4TR)
+	TQ1G4P8(2, TQ1G4TR)
+	TQ1G4P8(3, TQ1G4TR)
+	TQ1G4P8(4, TQ1G4NO)
+	TQ1G4LOAD(544, Y0)
+	TQ1G4LOAD(608, Y1)
+	TQ1G4LOAD(672, Y2)
+	TQ1G4LOAD(736, Y3)
+	TQ1G4LOAD(800, Y4)
+	TQ1G4P4(0, TQG4SET, TQ1G4TR)
+	TQ1G4P4(1, TQG4ADD, TQ1G4TR)
+	TQG4FIN(5)
+	TQ1G4P4(2, TQG4SET, TQ1G4TR)
+	TQ1G4P4(3, TQG4ADD, TQ1G4TR)
+	TQG4FIN(6)
+	TQ1G4P4(4, TQG4SET, TQ1G4NO)
+	TQ1G4V(Y4, 240, TQG4ADD, TQ1G4TR)
+	TQ1G4V(Y4, 244, TQG4ADD, TQ1G4TR)
+	TQ1G4V(Y4, 248, TQG4ADD, TQ1G4TR)
+	TQ1G4V(Y4, 252, TQG4ADD, TQ1G4NO)
+	TQG4FIN(7)
+	ADDQ $864, SI
+	ADDQ $256, DI
+	ADDQ $32, R9
+	ADDQ $32, R10
+	DECQ CX
+	JNZ  tq1g4loop
+
+	TQG4OUT(864, tq1g4half, tq1g4group)
+
+tq1g4end:
 	VZEROUPPER
 	RET
