@@ -137,6 +137,11 @@ func benchPacked(b *testing.B, typ Type, sb, bb int, pack func(dst, src []byte, 
 	if !hasZMM {
 		b.Skip("no AVX-512 VNNI")
 	}
+	benchPackedOn(b, typ, sb, bb, pack, rowsFn, gemm4)
+}
+
+// benchPackedOn is benchPacked for kernels the caller knows the CPU runs.
+func benchPackedOn(b *testing.B, typ Type, sb, bb int, pack func(dst, src []byte, nsb, g0, g1 int), rowsFn packedRowsFn, gemm4 packedGemm4Fn) {
 	const rows, cols, n = 4096, 4096, 64
 	rng := rand.New(rand.NewPCG(1, 1))
 	data := randomWeights(rng, typ, rows, cols)

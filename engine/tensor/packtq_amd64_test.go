@@ -134,10 +134,17 @@ func TestPackedTQ2Matrix(t *testing.T) {
 	}
 }
 
-// BenchmarkPackedTQ2 times TQ2_0's kernels, packed against the GGUF layout
-// (benchPacked).
+// BenchmarkPackedTQ2 times TQ2_0's and TQ1_0's kernels, packed against the
+// GGUF layout (benchPacked), for each set of packed kernels the CPU runs.
 func BenchmarkPackedTQ2(b *testing.B) {
-	benchPacked(b, TQ2_0, tq2Bytes, packTQ2BlockBytes, packTQ2, rowsPackedTQ2, gemm4PackedTQ2)
+	for _, set := range packedTQSets() {
+		b.Run(set.name+"/TQ2_0", func(b *testing.B) {
+			benchPackedOn(b, TQ2_0, tq2Bytes, packTQ2BlockBytes, packTQ2, set.rows2, set.gemm2)
+		})
+		b.Run(set.name+"/TQ1_0", func(b *testing.B) {
+			benchPackedOn(b, TQ1_0, tq1Bytes, packTQ1BlockBytes, packTQ1, set.rows1, set.gemm1)
+		})
+	}
 }
 
 // BenchmarkTQTriad is decode of the ternary types against the STREAM triad
