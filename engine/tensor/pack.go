@@ -148,8 +148,9 @@ type packedRowsFn func(p []byte, a act, out []float32)
 type packedGemm4Fn func(p []byte, a act, groups int, out []float32, ostride int)
 
 // Pack returns m ready for these kernels' fastest products. A matrix of at
-// least 16 rows of a type these kernels have packed kernels for (Q4_0 on
-// x86-64 with AVX2; every other quantised type with AVX-512 VNNI) comes
+// least 16 rows of a type these kernels have packed kernels for (Q4_0,
+// TQ2_0 and TQ1_0 on x86-64 with AVX2; every other quantised type with
+// AVX-512 VNNI) comes
 // back as a new Matrix with the same Data, which other readers of the GGUF
 // bytes (embedding lookups, GRC, device uploads) still read, and besides
 // it a copy of its first Rows&^15 rows in the type's packed layout

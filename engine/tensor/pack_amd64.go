@@ -35,7 +35,9 @@ func gemm2Q4_0x16AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nb, groups int,
 // with GFNI too, and IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS and
 // IQ3_S (packiq*_amd64.s), with AVX512_VBMI and AVX512_BITALG as well (hasIQZ),
 // the VNNI ones only: without them
-// those types are not packed and keep their GGUF-layout kernels.
+// those types are not packed and keep their GGUF-layout kernels, but for
+// TQ2_0 and TQ1_0, which have AVX2 packed kernels too
+// (packtq_avx2_amd64.s: the same numbers).
 func usePacked(rows *[typeSlots]packedRowsFn, gemm4 *[typeSlots]packedGemm4Fn, vnni bool) {
 	if !hasAVX2 {
 		return

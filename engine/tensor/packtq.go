@@ -7,7 +7,10 @@ import "encoding/binary"
 // sixteen rows and its integer work VPDPBUSD's (unsigned 2-bit codes times
 // one signed activation dword broadcast to every lane), where the
 // GGUF-layout kernel (dot_iq1_amd64.s) multiplies, folds and converts one
-// row at a time.
+// row at a time. On AVX2 (packtq_avx2_amd64.s) the same layout is read
+// eight rows at a time, one row per 256-bit lane, a half-group per pass:
+// VPMADDUBSW pair sums in int16 lanes in place of VPDPBUSD, and no
+// horizontal folding either.
 //
 // Group g (rows 16g…16g+15) holds, for each 256-weight super-block column
 // in turn, packTQ2BlockBytes = 1056 bytes:
