@@ -21,6 +21,13 @@
 // 20–29 GB/s without, 19–26 GB/s with PREFETCHT0 2 KiB ahead at one
 // thread; 13–16 against 10–13 at two); on the Xeon VM it did not, and the
 // L2 prefetch of ahead_amd64.h gained 15–20% there. Zen 5 is to re-measure.
+// The AVX2 one-token kernel reads a group in two passes, the second from
+// cache, and prefetches DX bytes ahead (YPF): 2 KiB in the first pass, the
+// next group in the second. With 2 KiB in both the memory idled through
+// every second pass and packed Q4_0 decoded no faster than the GGUF layout
+// on the EPYC VM (0.87–1.18×, benchTriadTypes over four 128 MiB matrices,
+// three alternated runs of five rounds); with the next group's lines
+// 1.30–1.50× at one thread and 1.28–1.44× at two.
 // The four-token kernels, which spend far more work per byte, have none.
 
 DATA mask0f<>+0(SB)/8, $0x0f0f0f0f0f0f0f0f
@@ -534,6 +541,15 @@ q8gend:
 
 // ---- AVX2: eight rows per YMM, a half-group per pass ----
 
+// YPF… prefetch the one-token kernel's weights into L2 DX bytes ahead:
+// AHEAD in a group's first pass, the group's bytes in its second, which
+// reads the group from cache and so fetches the next group's lines
+// meanwhile (packtq_avx2_amd64.s measured why).
+#define YPF(off) PREFETCHT1 off(SI)(DX*1)
+#define YPF2(off) YPF(off); YPF(off+64)
+#define YPF4(off) YPF2(off); YPF2(off+128)
+#define YPF8(off) YPF4(off); YPF4(off+256)
+
 // YUNPACK splits half R12/16 of the block at woff(SI) (R12 = 0: rows 0–7,
 // the vectors' low halves; R12 = 16: rows 8–15) into its nibbles, Y8/Y9 =
 // V0 low/high … Y14/Y15 = V3 low/high, and converts its eight scales into Y4.
@@ -590,9 +606,11 @@ q8gend:
 // the half (0, 16), DI codes, R9 m8, R10 scales, CX blocks left, R8
 // groups left, R13 out; Y0/Y1 even/odd-block sums.
 TEXT ·rowsQ4_0x16AVX2(SB), NOSPLIT, $0-56
-	MOVQ p+0(FP), SI
-	MOVQ out+48(FP), R13
-	MOVQ groups+40(FP), R8
+	MOVQ  p+0(FP), SI
+	MOVQ  out+48(FP), R13
+	MOVQ  groups+40(FP), R8
+	MOVQ  nb+32(FP), R14
+	IMULQ $288, R14
 
 yrgroup:
 	TESTQ R8, R8
@@ -601,7 +619,10 @@ yrgroup:
 	XORQ  R12, R12
 
 yrhalf:
-	MOVQ   BX, SI
+	MOVQ    $AHEAD, DX
+	TESTQ   R12, R12
+	CMOVQNE R14, DX
+	MOVQ    BX, SI
 	MOVQ   xq+8(FP), DI
 	MOVQ   m8+16(FP), R9
 	MOVQ   xd+24(FP), R10
@@ -612,8 +633,8 @@ yrhalf:
 yrloop2:
 	CMPQ CX, $2
 	JLT  yrtail
-	PFL8(0)
-	PFL(512)
+	YPF8(0)
+	YPF(512)
 	YUNPACK(0)
 	YTOK(DI, 0, (R9), (R10), Y0)
 	YUNPACK(288)
