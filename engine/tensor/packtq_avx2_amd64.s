@@ -1,5 +1,6 @@
 #include "textflag.h"
 #include "ahead_amd64.h"
+#include "packz_amd64.h"
 
 // Packed TQ2_0 and TQ1_0 decode kernels on AVX2 (layouts and arithmetic:
 // packtq.go): the VNNI kernels' sixteen-row layout read eight rows at a
@@ -76,17 +77,6 @@ GLOBL tqyLo<>(SB), RODATA|NOPTR, $32
 	VBROADCASTSS 4*j(R10), sc; \
 	VMULPS       sc, Y8, sc
 
-// TQYHSUM sums the eight block accumulators into a0 in IQ1HSUM's order
-// (packz_amd64.h's PHSUM8, on YMM registers).
-#define TQYHSUM(a0, a1, a2, a3, a4, a5, a6, a7) \
-	VADDPS a4, a0, a0; \
-	VADDPS a5, a1, a1; \
-	VADDPS a6, a2, a2; \
-	VADDPS a7, a3, a3; \
-	VADDPS a1, a0, a0; \
-	VADDPS a3, a2, a2; \
-	VADDPS a2, a0, a0
-
 // TQYPF… prefetch the decode kernels' weights into L2, one line per
 // 64 bytes a super-block spans, DX bytes ahead: AHEAD in a group's first
 // pass, the group's bytes (BX) in its second, which reads the group from
@@ -102,6 +92,42 @@ GLOBL tqyLo<>(SB), RODATA|NOPTR, $32
 	MOVQ    $AHEAD, DX; \
 	TESTQ   R12, R12; \
 	CMOVQNE BX, DX
+
+// The loop of both decode kernels and both four-token kernels. TQYGROUP
+// starts a group at SI (or ends at end when none is left), TQYPASS points
+// the registers at its half R12 and the tokens' first super-block,
+// TQYSTEP steps them a super-block (bytes of weights) and counts CX down,
+// and TQYNEXT moves to the next half (at half) or group (at group).
+#define TQYGROUP(end) \
+	TESTQ R8, R8; \
+	JEQ   end; \
+	MOVQ  SI, R15; \
+	XORQ  R12, R12; \
+	XORQ  R14, R14
+
+#define TQYPASS \
+	MOVQ R15, SI; \
+	MOVQ xq+8(FP), DI; \
+	MOVQ m8+16(FP), R9; \
+	MOVQ xd+24(FP), R10; \
+	MOVQ nsb+32(FP), CX
+
+#define TQYSTEP(bytes) \
+	ADDQ $bytes, SI; \
+	ADDQ $256, DI; \
+	ADDQ $32, R9; \
+	ADDQ $32, R10; \
+	DECQ CX
+
+#define TQYNEXT(half, group) \
+	ADDQ $32, R12; \
+	ADDQ $16, R14; \
+	CMPQ R12, $64; \
+	JLT  half; \
+	ADDQ $64, R13; \
+	LEAQ (R15)(BX*1), SI; \
+	DECQ R8; \
+	JMP  group
 
 // ---------------------------------------------------------------------------
 // Four-token (prefill) kernels: each plane decoded once for the four
@@ -168,15 +194,7 @@ GLOBL tqyLo<>(SB), RODATA|NOPTR, $32
 	TQG4FIN1(j, 2, Y10, 4*j(R9)(BX*2), 4*j(R10)(BX*2)); \
 	TQG4FIN1(j, 3, Y11, 4*j(R9)(DX*1), 4*j(R10)(DX*1))
 
-// TQG4START sets the registers for a group's half; TQG4ZERO clears the
-// frame's accumulators (from Y0).
-#define TQG4START \
-	MOVQ  R15, SI; \
-	MOVQ  xq+8(FP), DI; \
-	MOVQ  m8+16(FP), R9; \
-	MOVQ  xd+24(FP), R10; \
-	MOVQ  nsb+32(FP), CX
-
+// TQG4ZERO clears the frame's accumulators (from Y0).
 #define TQG4ZERO4(t) \
 	VMOVUPS Y0, 32*(8*t)(SP); \
 	VMOVUPS Y0, 32*(8*t+1)(SP); \
@@ -194,7 +212,7 @@ GLOBL tqyLo<>(SB), RODATA|NOPTR, $32
 	TQG4ZERO4(2); \
 	TQG4ZERO4(3)
 
-// TQG4OUT1 sums token t's accumulators as TQYHSUM does and stores the
+// TQG4OUT1 sums token t's accumulators as PHSUM8 does (packz_amd64.h) and stores the
 // eight rows at dst.
 #define TQG4OUT1(t, dst) \
 	VMOVUPS 32*(8*t)(SP), Y0; \
@@ -205,7 +223,7 @@ GLOBL tqyLo<>(SB), RODATA|NOPTR, $32
 	VMOVUPS 32*(8*t+5)(SP), Y5; \
 	VMOVUPS 32*(8*t+6)(SP), Y6; \
 	VMOVUPS 32*(8*t+7)(SP), Y7; \
-	TQYHSUM(Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7); \
+	PHSUM8(Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7); \
 	VMOVUPS Y0, dst
 
 // TQG4OUT stores the four tokens' rows of the half (CX, DI scratch) and
@@ -312,19 +330,11 @@ TEXT ·rowsTQ2x16AVX2(SB), NOSPLIT, $0-56
 	VMOVDQU tqyThree<>(SB), Y10
 
 tq2ygroup:
-	TESTQ R8, R8
-	JEQ   tq2yend
-	MOVQ  SI, R15
-	XORQ  R12, R12
-	XORQ  R14, R14
+	TQYGROUP(tq2yend)
 
 tq2yhalf:
 	TQYAHEAD
-	MOVQ   R15, SI
-	MOVQ   xq+8(FP), DI
-	MOVQ   m8+16(FP), R9
-	MOVQ   xd+24(FP), R10
-	MOVQ   nsb+32(FP), CX
+	TQYPASS
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
@@ -347,23 +357,12 @@ tq2yloop:
 	TQ2YBLK(5, Y5)
 	TQ2YBLK(6, Y6)
 	TQ2YBLK(7, Y7)
-	ADDQ $1056, SI
-	ADDQ $256, DI
-	ADDQ $32, R9
-	ADDQ $32, R10
-	DECQ CX
+	TQYSTEP(1056)
 	JNZ  tq2yloop
 
-	TQYHSUM(Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7)
+	PHSUM8(Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7)
 	VMOVUPS Y0, (R13)(R12*1)
-	ADDQ    $32, R12
-	ADDQ    $16, R14
-	CMPQ    R12, $64
-	JLT     tq2yhalf
-	ADDQ    $64, R13
-	LEAQ    (R15)(BX*1), SI
-	DECQ    R8
-	JMP     tq2ygroup
+	TQYNEXT(tq2yhalf, tq2ygroup)
 
 tq2yend:
 	VZEROUPPER
@@ -460,19 +459,11 @@ TEXT ·rowsTQ1x16AVX2(SB), NOSPLIT, $160-56
 	VMOVDQU tqyLo<>(SB), Y12
 
 tq1ygroup:
-	TESTQ R8, R8
-	JEQ   tq1yend
-	MOVQ  SI, R15
-	XORQ  R12, R12
-	XORQ  R14, R14
+	TQYGROUP(tq1yend)
 
 tq1yhalf:
 	TQYAHEAD
-	MOVQ    R15, SI
-	MOVQ    xq+8(FP), DI
-	MOVQ    m8+16(FP), R9
-	MOVQ    xd+24(FP), R10
-	MOVQ    nsb+32(FP), CX
+	TQYPASS
 	VXORPS  Y13, Y13, Y13
 	VXORPS  Y14, Y14, Y14
 	VXORPS  Y15, Y15, Y15
@@ -518,11 +509,7 @@ tq1yloop:
 	VFMADD231PS Y1, Y6, Y14
 	TQYEND(7, Y2, Y6)
 	VFMADD231PS Y2, Y6, Y15
-	ADDQ $864, SI
-	ADDQ $256, DI
-	ADDQ $32, R9
-	ADDQ $32, R10
-	DECQ CX
+	TQYSTEP(864)
 	JNZ  tq1yloop
 
 	VMOVUPS a0-160(SP), Y0
@@ -530,16 +517,9 @@ tq1yloop:
 	VMOVUPS a2-96(SP), Y2
 	VMOVUPS a3-64(SP), Y3
 	VMOVUPS a4-32(SP), Y4
-	TQYHSUM(Y0, Y1, Y2, Y3, Y4, Y13, Y14, Y15)
+	PHSUM8(Y0, Y1, Y2, Y3, Y4, Y13, Y14, Y15)
 	VMOVUPS Y0, (R13)(R12*1)
-	ADDQ    $32, R12
-	ADDQ    $16, R14
-	CMPQ    R12, $64
-	JLT     tq1yhalf
-	ADDQ    $64, R13
-	LEAQ    (R15)(BX*1), SI
-	DECQ    R8
-	JMP     tq1ygroup
+	TQYNEXT(tq1yhalf, tq1ygroup)
 
 tq1yend:
 	VZEROUPPER
@@ -560,7 +540,7 @@ tq2g4group:
 	XORQ  AX, AX
 
 tq2g4half:
-	TQG4START
+	TQYPASS
 	TQG4ZERO
 
 tq2g4loop:
@@ -574,11 +554,7 @@ tq2g4loop:
 	TQ2G4BLK(5)
 	TQ2G4BLK(6)
 	TQ2G4BLK(7)
-	ADDQ $1056, SI
-	ADDQ $256, DI
-	ADDQ $32, R9
-	ADDQ $32, R10
-	DECQ CX
+	TQYSTEP(1056)
 	JNZ  tq2g4loop
 
 	TQG4OUT(1056, tq2g4half, tq2g4group)
@@ -648,7 +624,7 @@ tq1g4group:
 	XORQ  AX, AX
 
 tq1g4half:
-	TQG4START
+	TQYPASS
 	TQG4ZERO
 
 tq1g4loop:
@@ -684,11 +660,7 @@ tq1g4loop:
 	TQ1G4V(Y4, 248, TQG4ADD, TQ1G4TR)
 	TQ1G4V(Y4, 252, TQG4ADD, TQ1G4NO)
 	TQG4FIN(7)
-	ADDQ $864, SI
-	ADDQ $256, DI
-	ADDQ $32, R9
-	ADDQ $32, R10
-	DECQ CX
+	TQYSTEP(864)
 	JNZ  tq1g4loop
 
 	TQG4OUT(864, tq1g4half, tq1g4group)
