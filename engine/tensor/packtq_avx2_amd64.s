@@ -98,6 +98,15 @@ GLOBL tqyLo<>(SB), RODATA|NOPTR, $32
 // the registers at its half R12 and the tokens' first super-block,
 // TQYSTEP steps them a super-block (bytes of weights) and counts CX down,
 // and TQYNEXT moves to the next half (at half) or group (at group).
+// TQYINIT loads the decode kernels' arguments: BX a group's bytes, bytes
+// a super-block column of it.
+#define TQYINIT(bytes) \
+	MOVQ  p+0(FP), SI; \
+	MOVQ  out+48(FP), R13; \
+	MOVQ  groups+40(FP), R8; \
+	MOVQ  nsb+32(FP), BX; \
+	IMULQ $bytes, BX
+
 #define TQYGROUP(end) \
 	TESTQ R8, R8; \
 	JEQ   end; \
@@ -322,11 +331,7 @@ GLOBL tqyLo<>(SB), RODATA|NOPTR, $32
 // rowsTQ2x16VNNI on AVX2: out[r] = row r · x for groups·16 packed TQ2_0
 // rows of nsb super-blocks, eight rows a pass.
 TEXT ·rowsTQ2x16AVX2(SB), NOSPLIT, $0-56
-	MOVQ    p+0(FP), SI
-	MOVQ    out+48(FP), R13
-	MOVQ    groups+40(FP), R8
-	MOVQ    nsb+32(FP), BX
-	IMULQ   $1056, BX
+	TQYINIT(1056)
 	VMOVDQU tqyThree<>(SB), Y10
 
 tq2ygroup:
@@ -449,11 +454,7 @@ tq2yend:
 // rowsTQ1x16VNNI on AVX2: out[r] = row r · x for groups·16 packed TQ1_0
 // rows of nsb super-blocks, eight rows a pass.
 TEXT ·rowsTQ1x16AVX2(SB), NOSPLIT, $160-56
-	MOVQ    p+0(FP), SI
-	MOVQ    out+48(FP), R13
-	MOVQ    groups+40(FP), R8
-	MOVQ    nsb+32(FP), BX
-	IMULQ   $864, BX
+	TQYINIT(864)
 	VMOVDQU tqyX80<>(SB), Y10
 	VMOVDQU tqyHi<>(SB), Y11
 	VMOVDQU tqyLo<>(SB), Y12
