@@ -104,7 +104,7 @@ func testPackedTQ(t *testing.T, rng *rand.Rand, typ Type, gguf rowsFn, set packe
 }
 
 // TestPackedTQ2Matrix: Kernels.Pack packs a TQ2_0 or TQ1_0 matrix of at
-// least one group on the VNNI kernels (its leading Rows&^15 rows, Data
+// least one group on the VNNI or the AVX2 kernels (its leading Rows&^15 rows, Data
 // left alone, the file's bytes a row and super-block), MatVec gives the unpacked matrix's
 // numbers bit for bit on every row, and MatMul gives each token what
 // MatVec gives it, through the packed prefill kernel, the padded group of
