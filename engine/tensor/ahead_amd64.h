@@ -30,3 +30,19 @@
 #define PFLB2(off) PFLB(off); PFLB(off+64)
 #define PFLB4(off) PFLB2(off); PFLB2(off+128)
 #define PFLB8(off) PFLB4(off); PFLB4(off+256)
+
+// PFD… are PFL… at DX bytes ahead instead of AHEAD, for the AVX2 packed
+// kernels that read a group in two passes of eight rows (pack_amd64.s,
+// packtq_avx2_amd64.s): from memory in the first, from cache in the
+// second. PFDPASS sets DX for the pass: AHEAD in the first (half zero),
+// the group's bytes (gbytes, a register) in the second, whose prefetches
+// so fetch the next group while it computes. With AHEAD in both, the
+// memory idled through every second pass (docs/performance.md).
+#define PFD(off) PREFETCHT1 off(SI)(DX*1)
+#define PFD2(off) PFD(off); PFD(off+64)
+#define PFD4(off) PFD2(off); PFD2(off+128)
+#define PFD8(off) PFD4(off); PFD4(off+256)
+#define PFDPASS(half, gbytes) \
+	MOVQ    $AHEAD, DX; \
+	TESTQ   half, half; \
+	CMOVQNE gbytes, DX

@@ -840,26 +840,24 @@ iq1mend:
 TEXT ·gemm4IQ1MAVX2(SB), NOSPLIT, $392-64
 	IQ1GEMM4(IQ1MDECODE, IQ1TOK, 56, ls0-288(SP), ls1-320(SP), ·iq1mWRuns(SB), g4iq1mrow, g4iq1mloop, g4iq1mend)
 
+// TQ2CODES4 takes the 32 code bytes at off(SI) apart into their four bit
+// pairs (q0 bits 0–1 … q3 bits 6–7). Clobbers Y13, Y14.
+#define TQ2CODES4(off, q0, q1, q2, q3) \
+	VMOVDQU off(SI), Y13; \
+	VPAND   tq2Three<>(SB), Y13, q0; \
+	VPSRLW  $2, Y13, Y14; \
+	VPAND   tq2Three<>(SB), Y14, q1; \
+	VPSRLW  $4, Y13, Y14; \
+	VPAND   tq2Three<>(SB), Y14, q2; \
+	VPSRLW  $6, Y13, Y14; \
+	VPAND   tq2Three<>(SB), Y14, q3
+
 // TQ2DECODE decodes a TQ2_0 super-block for the four-token kernel: block
 // j's codes q (0..2) are bit pair j%4 of qs[32(j/4):], into Y4..Y11 as
 // TQ1DECODE leaves TQ1_0's trits, and d to the frame. Clobbers Y12..Y14.
 #define TQ2DECODE \
-	VMOVDQU      0(SI), Y13; \
-	VPAND        tq2Three<>(SB), Y13, Y4; \
-	VPSRLW       $2, Y13, Y14; \
-	VPAND        tq2Three<>(SB), Y14, Y5; \
-	VPSRLW       $4, Y13, Y14; \
-	VPAND        tq2Three<>(SB), Y14, Y6; \
-	VPSRLW       $6, Y13, Y14; \
-	VPAND        tq2Three<>(SB), Y14, Y7; \
-	VMOVDQU      32(SI), Y13; \
-	VPAND        tq2Three<>(SB), Y13, Y8; \
-	VPSRLW       $2, Y13, Y14; \
-	VPAND        tq2Three<>(SB), Y14, Y9; \
-	VPSRLW       $4, Y13, Y14; \
-	VPAND        tq2Three<>(SB), Y14, Y10; \
-	VPSRLW       $6, Y13, Y14; \
-	VPAND        tq2Three<>(SB), Y14, Y11; \
+	TQ2CODES4(0, Y4, Y5, Y6, Y7); \
+	TQ2CODES4(32, Y8, Y9, Y10, Y11); \
 	VPBROADCASTW 64(SI), X12; \
 	VCVTPH2PS    X12, Y12; \
 	VMOVUPS      Y12, d8-352(SP)

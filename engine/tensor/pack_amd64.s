@@ -22,7 +22,7 @@
 // thread; 13–16 against 10–13 at two); on the Xeon VM it did not, and the
 // L2 prefetch of ahead_amd64.h gained 15–20% there. Zen 5 is to re-measure.
 // The AVX2 one-token kernel reads a group in two passes, the second from
-// cache, and prefetches DX bytes ahead (YPF): 2 KiB in the first pass, the
+// cache, and prefetches DX bytes ahead (PFD, PFDPASS): 2 KiB in the first pass, the
 // next group in the second. With 2 KiB in both the memory idled through
 // every second pass and packed Q4_0 decoded no faster than the GGUF layout
 // on the EPYC VM (0.87–1.18×, benchTriadTypes over four 128 MiB matrices,
@@ -541,15 +541,6 @@ q8gend:
 
 // ---- AVX2: eight rows per YMM, a half-group per pass ----
 
-// YPF… prefetch the one-token kernel's weights into L2 DX bytes ahead:
-// AHEAD in a group's first pass, the group's bytes in its second, which
-// reads the group from cache and so fetches the next group's lines
-// meanwhile (packtq_avx2_amd64.s measured why).
-#define YPF(off) PREFETCHT1 off(SI)(DX*1)
-#define YPF2(off) YPF(off); YPF(off+64)
-#define YPF4(off) YPF2(off); YPF2(off+128)
-#define YPF8(off) YPF4(off); YPF4(off+256)
-
 // YUNPACK splits half R12/16 of the block at woff(SI) (R12 = 0: rows 0–7,
 // the vectors' low halves; R12 = 16: rows 8–15) into its nibbles, Y8/Y9 =
 // V0 low/high … Y14/Y15 = V3 low/high, and converts its eight scales into Y4.
@@ -619,9 +610,7 @@ yrgroup:
 	XORQ  R12, R12
 
 yrhalf:
-	MOVQ    $AHEAD, DX
-	TESTQ   R12, R12
-	CMOVQNE R14, DX
+	PFDPASS(R12, R14)
 	MOVQ    BX, SI
 	MOVQ   xq+8(FP), DI
 	MOVQ   m8+16(FP), R9
@@ -633,8 +622,8 @@ yrhalf:
 yrloop2:
 	CMPQ CX, $2
 	JLT  yrtail
-	YPF8(0)
-	YPF(512)
+	PFD8(0)
+	PFD(512)
 	YUNPACK(0)
 	YTOK(DI, 0, (R9), (R10), Y0)
 	YUNPACK(288)

@@ -65,39 +65,29 @@ DATA tqyLo<>+16(SB)/8, $0xd5d5d5d5d5d5d5d5
 DATA tqyLo<>+24(SB)/8, $0xd5d5d5d5d5d5d5d5
 GLOBL tqyLo<>(SB), RODATA|NOPTR, $32
 
-// TQYEND finishes block j's integer sum isum (int16 pair sums) for the
-// eight rows and leaves p·(d·dx_j) ready for the caller's FMA: isum the
-// float p, sc the scale d·dx_j. Clobbers sc.
-#define TQYEND(j, isum, sc) \
+// TQYEND finishes a block's integer sum isum (int16 pair sums) for the
+// eight rows and leaves p·(d·dx) ready for the caller's FMA: isum the
+// float p, sc the scale d·dx (m8 at maddr, the block scale dx at daddr,
+// the rows' d in dv). Clobbers sc. TQYEND1 is block j's in the decode
+// kernels (d in Y8).
+#define TQYEND(maddr, daddr, dv, isum, sc) \
 	VPMADDWD     tqyOnes16<>(SB), isum, isum; \
-	VPBROADCASTD 4*j(R9), sc; \
+	VPBROADCASTD maddr, sc; \
 	VPSRAD       $3, sc, sc; \
 	VPADDD       sc, isum, isum; \
 	VCVTDQ2PS    isum, isum; \
-	VBROADCASTSS 4*j(R10), sc; \
-	VMULPS       sc, Y8, sc
+	VBROADCASTSS daddr, sc; \
+	VMULPS       dv, sc, sc
 
-// TQYPF… prefetch the decode kernels' weights into L2, one line per
-// 64 bytes a super-block spans, DX bytes ahead: AHEAD in a group's first
-// pass, the group's bytes (BX) in its second, which reads the group from
-// cache and so fetches the next group's lines meanwhile. (With AHEAD in
-// both passes the memory idled through every second pass: TQ2_0's decode
-// ran at 40 % of the triad at two threads.)
-#define TQYPF(off) PREFETCHT1 off(SI)(DX*1)
-#define TQYPF4(off) TQYPF(off); TQYPF(off+64); TQYPF(off+128); TQYPF(off+192)
-#define TQYPF8(off) TQYPF4(off); TQYPF4(off+256)
+#define TQYEND1(j, isum, sc) TQYEND(4*j(R9), 4*j(R10), Y8, isum, sc)
 
-// TQYAHEAD sets DX for the pass at R12 (0: the first).
-#define TQYAHEAD \
-	MOVQ    $AHEAD, DX; \
-	TESTQ   R12, R12; \
-	CMOVQNE BX, DX
+// TQYFMAM adds isum times sc to the accumulator at a in the frame; t is
+// scratch.
+#define TQYFMAM(isum, sc, a, t) \
+	VMOVUPS     a, t; \
+	VFMADD231PS isum, sc, t; \
+	VMOVUPS     t, a
 
-// The loop of both decode kernels and both four-token kernels. TQYGROUP
-// starts a group at SI (or ends at end when none is left), TQYPASS points
-// the registers at its half R12 and the tokens' first super-block,
-// TQYSTEP steps them a super-block (bytes of weights) and counts CX down,
-// and TQYNEXT moves to the next half (at half) or group (at group).
 // TQYINIT loads the decode kernels' arguments: BX a group's bytes, bytes
 // a super-block column of it.
 #define TQYINIT(bytes) \
@@ -107,6 +97,11 @@ GLOBL tqyLo<>(SB), RODATA|NOPTR, $32
 	MOVQ  nsb+32(FP), BX; \
 	IMULQ $bytes, BX
 
+// The loop of both decode kernels and both four-token kernels. TQYGROUP
+// starts a group at SI (or ends at end when none is left), TQYPASS points
+// the registers at its half R12 and the tokens' first super-block,
+// TQYSTEP steps them a super-block (bytes of weights) and counts CX down,
+// and TQYNEXT moves to the next half (at half) or group (at group).
 #define TQYGROUP(end) \
 	TESTQ R8, R8; \
 	JEQ   end; \
@@ -182,19 +177,11 @@ GLOBL tqyLo<>(SB), RODATA|NOPTR, $32
 	TQG4ADD1(tw, TQG4X3(xoff), Y11)
 
 // TQG4FIN1 ends token t's block j (int16 sums isum, m8 and block scale at
-// maddr and daddr) into its accumulator in the frame: TQYEND's operations
-// and the decode kernel's FMA. Clobbers Y13, Y14.
+// maddr and daddr) into its accumulator in the frame: the decode kernel's
+// operations. Clobbers Y13, Y14.
 #define TQG4FIN1(j, t, isum, maddr, daddr) \
-	VPMADDWD     tqyOnes16<>(SB), isum, isum; \
-	VPBROADCASTD maddr, Y13; \
-	VPSRAD       $3, Y13, Y13; \
-	VPADDD       Y13, isum, isum; \
-	VCVTDQ2PS    isum, isum; \
-	VBROADCASTSS daddr, Y13; \
-	VMULPS       1024(SP), Y13, Y13; \
-	VMOVUPS      32*(8*t+j)(SP), Y14; \
-	VFMADD231PS  isum, Y13, Y14; \
-	VMOVUPS      Y14, 32*(8*t+j)(SP)
+	TQYEND(maddr, daddr, 1024(SP), isum, Y13); \
+	TQYFMAM(isum, Y13, 32*(8*t+j)(SP), Y14)
 
 // TQG4FIN ends block j for the four tokens.
 #define TQG4FIN(j) \
@@ -323,7 +310,7 @@ GLOBL tqyLo<>(SB), RODATA|NOPTR, $32
 	TQ2YPL(2, 32*j+20); \
 	TQ2YPL(4, 32*j+24); \
 	TQ2YPL(6, 32*j+28); \
-	TQYEND(j, Y9, Y15); \
+	TQYEND1(j, Y9, Y15); \
 	VFMADD231PS  Y9, Y15, acc
 
 // func rowsTQ2x16AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nsb, groups int, out *float32)
@@ -338,7 +325,7 @@ tq2ygroup:
 	TQYGROUP(tq2yend)
 
 tq2yhalf:
-	TQYAHEAD
+	PFDPASS(R12, BX)
 	TQYPASS
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -351,13 +338,13 @@ tq2yhalf:
 
 tq2yloop:
 	VCVTPH2PS (SI)(R14*1), Y8
-	TQYPF8(0)
+	PFD8(0)
 	TQ2YBLK(0, Y0)
 	TQ2YBLK(1, Y1)
 	TQ2YBLK(2, Y2)
 	TQ2YBLK(3, Y3)
-	TQYPF8(512)
-	TQYPF(1024)
+	PFD8(512)
+	PFD(1024)
 	TQ2YBLK(4, Y4)
 	TQ2YBLK(5, Y5)
 	TQ2YBLK(6, Y6)
@@ -383,30 +370,31 @@ tq2yend:
 // accumulators of blocks 0…4 live in the frame (a0-160…a4-32), those of
 // 5…7 in Y13…Y15.
 
-// TQ1YT sets Y7 to the trits of Y5. Clobbers Y6.
-#define TQ1YT \
-	VPCMPGTB Y11, Y5, Y6; \
-	VPCMPGTB Y12, Y5, Y7; \
-	VPADDB   Y6, Y7, Y7; \
-	VPABSB   Y7, Y7
+// TQ1YT sets t to the trits of the v' vector v, hi and lo being 42 and
+// −43 (registers or memory). Clobbers s.
+#define TQ1YT(v, t, s, hi, lo) \
+	VPCMPGTB hi, v, s; \
+	VPCMPGTB lo, v, t; \
+	VPADDB   s, t, t; \
+	VPABSB   t, t
 
 // TQ1YSET sets isum to the trit plane of Y5 times the activation dword at
 // xoff(DI), as int16 pair sums; TQ1YADD adds them to isum.
 #define TQ1YSET(xoff, isum) \
-	TQ1YT; \
+	TQ1YT(Y5, Y7, Y6, Y11, Y12); \
 	VPBROADCASTD xoff(DI), Y9; \
 	VPMADDUBSW   Y9, Y7, isum
 
 #define TQ1YADD(xoff, isum) \
-	TQ1YT; \
+	TQ1YT(Y5, Y7, Y6, Y11, Y12); \
 	VPBROADCASTD xoff(DI), Y9; \
 	VPMADDUBSW   Y9, Y7, Y9; \
 	VPADDW       Y9, isum, isum
 
-// TQ1Y3 triples Y5 bytewise. Clobbers Y6.
-#define TQ1Y3 \
-	VPADDB Y5, Y5, Y6; \
-	VPADDB Y6, Y5, Y5
+// TQ1Y3 triples v bytewise. Clobbers t.
+#define TQ1Y3(v, t) \
+	VPADDB v, v, t; \
+	VPADDB t, v, v
 
 // TQ1YLOAD loads the half-vector at woff into Y5 as v'.
 #define TQ1YLOAD(woff) \
@@ -418,13 +406,13 @@ tq2yend:
 #define TQ1YQS0(k, op) \
 	TQ1YLOAD(32+64*k); \
 	op(4*k, Y0); \
-	TQ1Y3; \
+	TQ1Y3(Y5, Y6); \
 	op(32+4*k, Y1); \
-	TQ1Y3; \
+	TQ1Y3(Y5, Y6); \
 	op(64+4*k, Y2); \
-	TQ1Y3; \
+	TQ1Y3(Y5, Y6); \
 	op(96+4*k, Y3); \
-	TQ1Y3; \
+	TQ1Y3(Y5, Y6); \
 	op(128+4*k, Y4)
 
 // TQ1YQS1 is qs[32:48]'s vector k: plane n meets dword 40 + 4n + k, so
@@ -433,21 +421,19 @@ tq2yend:
 #define TQ1YQS1(k, op) \
 	TQ1YLOAD(544+64*k); \
 	op(160+4*k, Y0); \
-	TQ1Y3; \
+	TQ1Y3(Y5, Y6); \
 	TQ1YADD(176+4*k, Y0); \
-	TQ1Y3; \
+	TQ1Y3(Y5, Y6); \
 	op(192+4*k, Y1); \
-	TQ1Y3; \
+	TQ1Y3(Y5, Y6); \
 	TQ1YADD(208+4*k, Y1); \
-	TQ1Y3; \
+	TQ1Y3(Y5, Y6); \
 	op(224+4*k, Y2)
 
 // TQ1YFRAME adds block j's sum isum to its accumulator in the frame at a.
 #define TQ1YFRAME(j, isum, a) \
-	TQYEND(j, isum, Y6); \
-	VMOVUPS     a, Y7; \
-	VFMADD231PS isum, Y6, Y7; \
-	VMOVUPS     Y7, a
+	TQYEND1(j, isum, Y6); \
+	TQYFMAM(isum, Y6, a, Y7)
 
 // func rowsTQ1x16AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nsb, groups int, out *float32)
 //
@@ -463,7 +449,7 @@ tq1ygroup:
 	TQYGROUP(tq1yend)
 
 tq1yhalf:
-	TQYAHEAD
+	PFDPASS(R12, BX)
 	TQYPASS
 	VXORPS  Y13, Y13, Y13
 	VXORPS  Y14, Y14, Y14
@@ -476,17 +462,17 @@ tq1yhalf:
 
 tq1yloop:
 	VCVTPH2PS (SI)(R14*1), Y8
-	TQYPF8(0)
+	PFD8(0)
 	TQ1YQS0(0, TQ1YSET)
 	TQ1YQS0(1, TQ1YADD)
 	TQ1YQS0(2, TQ1YADD)
 	TQ1YQS0(3, TQ1YADD)
-	TQYPF4(512)
+	PFD4(512)
 	TQ1YQS0(4, TQ1YADD)
 	TQ1YQS0(5, TQ1YADD)
 	TQ1YQS0(6, TQ1YADD)
 	TQ1YQS0(7, TQ1YADD)
-	TQYPF4(768)
+	PFD4(768)
 	TQ1YFRAME(0, Y0, a0-160(SP))
 	TQ1YFRAME(1, Y1, a1-128(SP))
 	TQ1YFRAME(2, Y2, a2-96(SP))
@@ -498,17 +484,17 @@ tq1yloop:
 	TQ1YQS1(3, TQ1YADD)
 	TQ1YLOAD(800)
 	TQ1YADD(240, Y2)
-	TQ1Y3
+	TQ1Y3(Y5, Y6)
 	TQ1YADD(244, Y2)
-	TQ1Y3
+	TQ1Y3(Y5, Y6)
 	TQ1YADD(248, Y2)
-	TQ1Y3
+	TQ1Y3(Y5, Y6)
 	TQ1YADD(252, Y2)
-	TQYEND(5, Y0, Y6)
+	TQYEND1(5, Y0, Y6)
 	VFMADD231PS Y0, Y6, Y13
-	TQYEND(6, Y1, Y6)
+	TQYEND1(6, Y1, Y6)
 	VFMADD231PS Y1, Y6, Y14
-	TQYEND(7, Y2, Y6)
+	TQYEND1(7, Y2, Y6)
 	VFMADD231PS Y2, Y6, Y15
 	TQYSTEP(864)
 	JNZ  tq1yloop
@@ -564,24 +550,15 @@ tq2g4end:
 	VZEROUPPER
 	RET
 
-// TQ1G4T sets Y12 to the trits of the v' vector v. Clobbers Y13.
-#define TQ1G4T(v) \
-	VPCMPGTB tqyHi<>(SB), v, Y12; \
-	VPCMPGTB tqyLo<>(SB), v, Y13; \
-	VPADDB   Y12, Y13, Y12; \
-	VPABSB   Y12, Y12
-
 // TQ1G4V is one vector v's plane for the four tokens at activation dword
 // xoff (op TQG4SET or TQG4ADD), then v tripled when more planes follow
 // (tr TQ1G4TR, else TQ1G4NO).
 #define TQ1G4V(v, xoff, op, tr) \
-	TQ1G4T(v); \
+	TQ1YT(v, Y12, Y13, tqyHi<>(SB), tqyLo<>(SB)); \
 	op(Y12, xoff); \
 	tr(v)
 
-#define TQ1G4TR(v) \
-	VPADDB v, v, Y13; \
-	VPADDB Y13, v, v
+#define TQ1G4TR(v) TQ1Y3(v, Y13)
 
 #define TQ1G4NO(v)
 
