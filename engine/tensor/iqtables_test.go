@@ -80,3 +80,20 @@ func TestIQ1MWRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestIQ3XXSSigned: entry i of the AVX2 packed IQ3_XXS kernels' table is
+// iq3xxs_grid[i&255] as bytes 62 + s·g, s = −1 for byte k where bit 8+k of
+// i is set, else +1.
+func TestIQ3XXSSigned(t *testing.T) {
+	for i, e := range iq3xxsSigned {
+		for k := range 4 {
+			g := int(byte(iq3xxs_grid[i&255] >> (8 * k)))
+			if i>>(8+k)&1 != 0 {
+				g = -g
+			}
+			if got := int(byte(e >> (8 * k))); got != 62+g {
+				t.Fatalf("entry %d byte %d: %d, want %d", i, k, got, 62+g)
+			}
+		}
+	}
+}

@@ -114,6 +114,9 @@ type Kernels struct {
 	// are none.
 	prows  [typeSlots]packedRowsFn
 	pgemm4 [typeSlots]packedGemm4Fn
+	// The packed layouts the packed kernels read where a type's is not
+	// its default (pack.go), zero elsewhere.
+	playout [typeSlots]packLayout
 	// Sixteen-token packed prefill kernels (AMX, packk_amx_amd64.s), nil
 	// where there are none; per token bit for bit pgemm4's.
 	pgemm16 [typeSlots]packedGemm4Fn
@@ -164,7 +167,7 @@ func newKernelsVNNI(pool *Pool, useAsm, vnni bool) *Kernels {
 	if useAsm {
 		k.path = useArchDots(&k.rows, k.path)
 		k.gpath = useArchGemm4(&k.gemm4, &k.gemmU, vnni)
-		usePacked(&k.prows, &k.pgemm4, vnni)
+		usePacked(&k.prows, &k.pgemm4, &k.playout, vnni)
 		if vnni && useAMX(&k.pgemm16) {
 			k.gpath += "+amx"
 		}

@@ -186,6 +186,30 @@ func (k *Kernels) Pack(m *Matrix) *Matrix {
 	groups := m.Rows / packRows
 	p := *m
 	t := &packTask{src: m.Data}
+	if l := k.playout[m.Type]; l.pack != nil {
+		t.n, t.pack, p.packedGroup = m.Cols/QKK, l.pack, m.Cols/QKK*l.sbBytes
+	} else if !packDefault(m, t, &p) {
+		return m
+	}
+	p.packed = k.arena.alloc(groups * p.packedGroup) // decode reads it in huge pages (hugearena.go)
+	p.packedRows = groups * packRows
+	t.dst = p.packed
+	k.pool.Run(groups, t)
+	if t.failed.Load() {
+		return m // a block the packed layout cannot hold: m keeps its GGUF-layout kernels
+	}
+	if m.evict != nil {
+		m.evict(m.Data[:p.packedRows*m.rowBytes])
+	}
+	return &p
+}
+
+// copyHuge returns m with Data copied across the pool into memory advised
+// into huge pages, and lets the mapped pages go.
+// packDefault sets t's packer and p's group size for m's type in its
+// default packed layout (the one its VNNI kernels read, and the AVX2 ones
+// where the two share it), and reports whether the type has one.
+func packDefault(m *Matrix, t *packTask, p *Matrix) bool {
 	switch m.Type {
 	case Q4_0:
 		t.n, t.pack, p.packedGroup = m.Cols/QK, packQ4_0, m.Cols/QK*packBlockBytes
@@ -234,23 +258,19 @@ func (k *Kernels) Pack(m *Matrix) *Matrix {
 		// Packed IQ4_NL's layout, scales as f16 (packmxfp4.go).
 		t.n, t.packOK, p.packedGroup = m.Cols/QK, packMXFP4, m.Cols/QK*packBlockBytes
 	default:
-		return m
+		return false
 	}
-	p.packed = k.arena.alloc(groups * p.packedGroup) // decode reads it in huge pages (hugearena.go)
-	p.packedRows = groups * packRows
-	t.dst = p.packed
-	k.pool.Run(groups, t)
-	if t.failed.Load() {
-		return m // a block the packed layout cannot hold: m keeps its GGUF-layout kernels
-	}
-	if m.evict != nil {
-		m.evict(m.Data[:p.packedRows*m.rowBytes])
-	}
-	return &p
+	return true
 }
 
-// copyHuge returns m with Data copied across the pool into memory advised
-// into huge pages, and lets the mapped pages go.
+// packLayout is a packed layout other than a type's default, installed
+// with the kernels that read it (Kernels.playout): its packer and a
+// group's bytes per 256-column super-block.
+type packLayout struct {
+	pack    func(dst, src []byte, nsb, g0, g1 int)
+	sbBytes int
+}
+
 func (k *Kernels) copyHuge(m *Matrix) *Matrix {
 	p := *m
 	p.Data = k.arena.alloc(len(m.Data))

@@ -38,7 +38,7 @@ func gemm2Q4_0x16AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nb, groups int,
 // those types are not packed and keep their GGUF-layout kernels, but for
 // TQ2_0 and TQ1_0, which have AVX2 packed kernels too
 // (packtq_avx2_amd64.s: the same numbers).
-func usePacked(rows *[typeSlots]packedRowsFn, gemm4 *[typeSlots]packedGemm4Fn, vnni bool) {
+func usePacked(rows *[typeSlots]packedRowsFn, gemm4 *[typeSlots]packedGemm4Fn, layouts *[typeSlots]packLayout, vnni bool) {
 	if !hasAVX2 {
 		return
 	}
@@ -70,11 +70,22 @@ func usePacked(rows *[typeSlots]packedRowsFn, gemm4 *[typeSlots]packedGemm4Fn, v
 			rows[IQ2_S], gemm4[IQ2_S] = rowsPackedIQ2S, gemm4PackedIQ2S
 			rows[IQ1_S], gemm4[IQ1_S] = rowsPackedIQ1S, gemm4PackedIQ1S
 			rows[IQ1_M], gemm4[IQ1_M] = rowsPackedIQ1M, gemm4PackedIQ1M
+		} else {
+			usePackedIQAVX2(rows, gemm4, layouts)
 		}
 		return
 	}
 	rows[Q4_0], gemm4[Q4_0] = rowsPackedAVX2, gemm4PackedAVX2
 	usePackedTQAVX2(rows, gemm4)
+	usePackedIQAVX2(rows, gemm4, layouts)
+}
+
+// usePackedIQAVX2 installs the AVX2 kernels of packed IQ3_XXS
+// (packiq3xxs_avx2_amd64.s) and their layout (packIQ3XXSAVX2), for CPUs
+// without the VBMI ones.
+func usePackedIQAVX2(rows *[typeSlots]packedRowsFn, gemm4 *[typeSlots]packedGemm4Fn, layouts *[typeSlots]packLayout) {
+	rows[IQ3_XXS], gemm4[IQ3_XXS] = rowsPackedIQ3XXSAVX2, gemm4PackedIQ3XXSAVX2
+	layouts[IQ3_XXS] = packLayout{packIQ3XXSAVX2, 2 * packIQ3XXSA8Bytes}
 }
 
 // usePackedTQAVX2 installs packed TQ2_0's and TQ1_0's AVX2 kernels

@@ -73,7 +73,7 @@ func checkPackedKernels(t *testing.T, typ Type, gguf rowsFn, rowsFn packedRowsFn
 
 // checkPackedMatrix checks a random rows×cols matrix of typ through
 // Kernels.Pack: its leading Rows&^15 rows are packed, at the file's bytes a
-// row, Data left alone and Pack idempotent; MatVec gives the unpacked
+// row (or its packLayout's), Data left alone and Pack idempotent; MatVec gives the unpacked
 // matrix's numbers bit for bit on every row; MatMul gives each token what
 // MatVec gives it (through the packed prefill kernel, the padded group of
 // three, the decode kernel for a tail of tokens and the GGUF-layout kernels
@@ -91,8 +91,12 @@ func checkPackedMatrix(t *testing.T, k *Kernels, rng *rand.Rand, typ Type, rows,
 	if p == w || p.Packed() != rows&^15 || k.Pack(p) != p {
 		t.Fatalf("%s: Pack gave %d packed rows (same matrix %v)", name, p.Packed(), p == w)
 	}
-	if len(p.packed) != p.Packed()*len(data)/rows {
-		t.Fatalf("%s: packed copy of %d bytes for %d rows of %d", name, len(p.packed), p.Packed(), len(data)/rows)
+	want := p.Packed() * len(data) / rows
+	if l := k.playout[typ]; l.pack != nil {
+		want = p.Packed() / packRows * cols / QKK * l.sbBytes // a layout of its own
+	}
+	if len(p.packed) != want {
+		t.Fatalf("%s: packed copy of %d bytes for %d rows of %d, want %d", name, len(p.packed), p.Packed(), len(data)/rows, want)
 	}
 	x := randomVec(rng, 9*cols)
 	y, yw := make([]float32, rows), make([]float32, rows)

@@ -90,3 +90,70 @@ func packIQ3XXS(dst, src []byte, nsb, g0, g1 int) {
 		}
 	}
 }
+
+// Packed IQ3_XXS for AVX2 (CPUs without the VBMI lookups above): eight
+// rows to a YMM, one row per 32-bit lane, and the signs folded into the
+// codebook index when the matrix is packed. The GGUF-layout AVX2 kernel
+// spends most of its time turning each sub-block's four 7-bit sign fields
+// into bytes (dot_iq3_amd64.s); here each entry's index carries its four
+// sign bits, and iq3xxsSigned (4,096 entries, 16 KB, iqgen) holds the four
+// weights ready as unsigned bytes 62 ± g. So an entry costs one index and
+// one table load, and eight rows' entries make one VPMADDUBSW operand
+// against one broadcast activation dword, with no sign work, no
+// horizontal folds and the float work shared by eight rows.
+//
+// Group g (rows 16g…16g+15) is two halves of eight rows, each its own
+// run of nsb blocks of packIQ3XXSA8Bytes = 1104 bytes, so that each pass
+// streams forward: half h's block of super-block sb holds, for its rows
+// r = 0…7 (rows 16g+8h+r),
+//
+//	[0, 16)      the f16 scales d, row r at 2r;
+//	[16, 80)     the sub-block scales as 2s+1, one byte each: 16+8j+r;
+//	[80, 1104)   the entries' indices, a little-endian uint16 each:
+//	             80+128j+16m+2r is entry m of sub-block j (weights
+//	             32j+4m…+3), its grid index | its four sign bits << 8.
+//
+// That is 138 bytes a row and super-block against the file's 98: the
+// kernels are bound by their lookups, not by memory, on the AVX2 machines
+// measured (docs/quants.md).
+//
+// Arithmetic: isum = Σ sign·g·x = −62·Σx + Σ w'·x, started from
+// 62·(m8/8) and completed by VPMADDUBSW/VPMADDWD (pair sums ≤ 2·124·128,
+// within int16), then acc_j = fma(float((2s+1)·isum), (f32(d)·0.25)·dx,
+// acc_j) and ((acc_0 + acc_4) + (acc_1 + acc_5)) + ((acc_2 + acc_6) +
+// (acc_3 + acc_7)): the GGUF-layout AVX2 kernel's operations lane for
+// lane, so its numbers bit for bit.
+const packIQ3XXSA8Bytes = 16 + 768 + 64
+
+// packIQ3XXSAVX2 packs groups g0…g1−1 of src (IQ3_XXS rows of nsb
+// super-blocks) into dst, 2·nsb·packIQ3XXSA8Bytes bytes a group.
+func packIQ3XXSAVX2(dst, src []byte, nsb, g0, g1 int) {
+	rb := nsb * iq3xxsBytes
+	for g := g0; g < g1; g++ {
+		gs := src[g*packRows*rb:][:packRows*rb]
+		for h := range 2 {
+			for sb := range nsb {
+				o := dst[((2*g+h)*nsb+sb)*packIQ3XXSA8Bytes:][:packIQ3XXSA8Bytes]
+				for r := range 8 {
+					blk := (*[iq3xxsBytes]byte)(gs[(8*h+r)*rb+sb*iq3xxsBytes:])
+					o[2*r], o[2*r+1] = blk[0], blk[1]
+					for j := range 8 {
+						aux := iq3xxsAux(blk, j)
+						o[784+8*j+r] = byte(2*(aux>>28) + 1)
+						s := iq3xxsSigns(aux)
+						for m := range 8 {
+							v := uint64(blk[2+8*j+m]) | uint64(s>>(4*m)&15)<<8
+							q := o[16+96*j+12*m+6*(r/4):][:6]
+							u := uint64(q[0]) | uint64(q[1])<<8 | uint64(q[2])<<16 | uint64(q[3])<<24 | uint64(q[4])<<32 | uint64(q[5])<<40
+							sh := 12 * uint(r%4)
+							u = u&^(0xfff<<sh) | v<<sh
+							for i := range 6 {
+								q[i] = byte(u >> (8 * i))
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}

@@ -113,6 +113,9 @@ func writeGo(path, about string, names []string, ts map[string]table) error {
 	if g, ok := ts["iq1s_grid"]; ok {
 		writeIQ1MWRuns(&b, g.Values)
 	}
+	if g, ok := ts["iq3xxs_grid"]; ok {
+		writeIQ3XXSSigned(&b, g.Values)
+	}
 	src, err := format.Source(b.Bytes())
 	if err != nil {
 		return fmt.Errorf("formatting the Go tables: %w", err)
@@ -145,6 +148,37 @@ func writeIQ1MWRuns(b *bytes.Buffer, grid []uint64) {
 		for k := 0; k < 8; k++ {
 			g := int8(byte(u >> (8 * k)))
 			v |= uint64(byte(8*g+d)) << (8 * k)
+		}
+		fmt.Fprintf(b, "%#x, ", v)
+	}
+	b.WriteString("\n}\n\n")
+}
+
+// writeIQ3XXSSigned writes iq3xxsSigned, a table derived from iq3xxs_grid
+// for the AVX2 kernels of packed IQ3_XXS (packiq3xxs_avx2_amd64.s): entry
+// i holds the four weights of grid entry i & 255 with the signs of bits
+// 8…11 of i (bit 8+k set: weight k negative) as unsigned bytes 62 ± g, so
+// that one load by a twelve-bit index the packer forms gives VPMADDUBSW
+// its operand with no sign work in the kernel.
+func writeIQ3XXSSigned(b *bytes.Buffer, grid []uint64) {
+	b.WriteString("// iq3xxsSigned is derived from iq3xxs_grid (not a table of the format):\n")
+	b.WriteString("// entry i holds the four bytes 62 + s·g of iq3xxs_grid[i&255], s = −1 for\n")
+	b.WriteString("// byte k where bit 8+k of i is set, else +1, which the AVX2 kernels of\n")
+	b.WriteString("// packed IQ3_XXS load by the index packIQ3XXSAVX2 forms. TestIQ3XXSSigned\n")
+	b.WriteString("// proves it against iq3xxs_grid.\n")
+	fmt.Fprintf(b, "var iq3xxsSigned = [%d]uint32{", 16*len(grid))
+	for i := 0; i < 16*len(grid); i++ {
+		if i%8 == 0 {
+			b.WriteString("\n")
+		}
+		u := grid[i%len(grid)]
+		var v uint32
+		for k := 0; k < 4; k++ {
+			g := int(byte(u >> (8 * k)))
+			if i>>(8+k)&1 != 0 {
+				g = -g
+			}
+			v |= uint32(byte(62+g)) << (8 * k)
 		}
 		fmt.Fprintf(b, "%#x, ", v)
 	}
