@@ -84,15 +84,24 @@ func TestIQ1MWRuns(t *testing.T) {
 // TestIQ3XXSSigned: entry i of the AVX2 packed IQ3_XXS kernels' table is
 // iq3xxs_grid[i&255] as bytes 62 + s·g, s = −1 for byte k where bit 8+k of
 // i is set, else +1.
-func TestIQ3XXSSigned(t *testing.T) {
-	for i, e := range iq3xxsSigned {
+func TestIQ3XXSSigned(t *testing.T) { testIQ3Signed(t, iq3xxsSigned[:], iq3xxs_grid[:], 62) }
+
+// TestIQ3SSigned: the same for IQ3_S: iq3s_grid[i&511], signs from bits
+// 9…12 of i, bytes 16 + s·g.
+func TestIQ3SSigned(t *testing.T) { testIQ3Signed(t, iq3sSigned[:], iq3s_grid[:], 16) }
+
+func testIQ3Signed(t *testing.T, table, grid []uint32, o int) {
+	if len(table) != 16*len(grid) {
+		t.Fatalf("%d entries for a grid of %d", len(table), len(grid))
+	}
+	for i, e := range table {
 		for k := range 4 {
-			g := int(byte(iq3xxs_grid[i&255] >> (8 * k)))
-			if i>>(8+k)&1 != 0 {
+			g := int(byte(grid[i%len(grid)] >> (8 * k)))
+			if (i/len(grid))>>k&1 != 0 {
 				g = -g
 			}
-			if got := int(byte(e >> (8 * k))); got != 62+g {
-				t.Fatalf("entry %d byte %d: %d, want %d", i, k, got, 62+g)
+			if got := int(byte(e >> (8 * k))); got != o+g {
+				t.Fatalf("entry %d byte %d: %d, want %d", i, k, got, o+g)
 			}
 		}
 	}

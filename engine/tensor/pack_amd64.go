@@ -80,12 +80,14 @@ func usePacked(rows *[typeSlots]packedRowsFn, gemm4 *[typeSlots]packedGemm4Fn, l
 	usePackedIQAVX2(rows, gemm4, layouts)
 }
 
-// usePackedIQAVX2 installs the AVX2 kernels of packed IQ3_XXS
-// (packiq3xxs_avx2_amd64.s) and their layout (packIQ3XXSAVX2), for CPUs
-// without the VBMI ones.
+// usePackedIQAVX2 installs the AVX2 kernels of packed IQ3_XXS and IQ3_S
+// (packiq3_avx2_amd64.s) and their layouts (packIQ3XXSAVX2,
+// packIQ3SAVX2), for CPUs without the VBMI ones.
 func usePackedIQAVX2(rows *[typeSlots]packedRowsFn, gemm4 *[typeSlots]packedGemm4Fn, layouts *[typeSlots]packLayout) {
 	rows[IQ3_XXS], gemm4[IQ3_XXS] = rowsPackedIQ3XXSAVX2, gemm4PackedIQ3XXSAVX2
 	layouts[IQ3_XXS] = packLayout{packIQ3XXSAVX2, 2 * packIQ3XXSA8Bytes}
+	rows[IQ3_S], gemm4[IQ3_S] = rowsPackedIQ3SAVX2, gemm4PackedIQ3SAVX2
+	layouts[IQ3_S] = packLayout{packIQ3SAVX2, 2 * packIQ3SA8Bytes}
 }
 
 // usePackedTQAVX2 installs packed TQ2_0's and TQ1_0's AVX2 kernels

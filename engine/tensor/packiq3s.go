@@ -189,3 +189,62 @@ var iq3sCodes = [1024]byte{
 	0xb0, 0xb0, 0xb0, 0xb0, 0xb0, 0xb0, 0xb1, 0xb1, 0xb1, 0xb1, 0xb1, 0xb2, 0xb2, 0xb2, 0xb2, 0xb2,
 	0xb2, 0xb2, 0xb3, 0xb3, 0xb3, 0xb3, 0xb8, 0xb8, 0xb8, 0xb8, 0xb8, 0xb9, 0xb9, 0xba, 0xba, 0xbb,
 }
+
+// Packed IQ3_S for AVX2 (CPUs without the VBMI lookups above), as packed
+// IQ3_XXS's AVX2 layout (packiq3xxs.go) with IQ3_S's entries: each
+// entry's index is its nine grid bits | its four sign bits << 9, and
+// iq3sSigned (8,192 entries, 32 KB, iqgen) holds the four weights as
+// unsigned bytes 16 ± g. Half h of group g is its own run of nsb blocks of
+// packIQ3SA8Bytes = 976 bytes, rows r = 0…7 (rows 16g+8h+r):
+//
+//	[0, 16)      the f16 scales d, row r at 2r;
+//	[16, 912)    the indices, 112 bytes a sub-block j and 14 an entry m
+//	             (weights 32j+4m…+3): at 16+112j+14m rows 0…3's thirteen
+//	             bits each, little-endian in seven bytes, then rows 4…7's;
+//	[912, 976)   the sub-block scales as 2s+1, one byte each: 912+8j+r.
+//
+// That is 122 bytes a row and super-block against the file's 110.
+// Arithmetic as the IQ3_XXS layout's, with the sums started from
+// −16·Σx = 2·m8 and the scale d: the GGUF-layout AVX2 kernel's numbers
+// lane for lane.
+const packIQ3SA8Bytes = 16 + 896 + 64
+
+// packIQ3SAVX2 packs groups g0…g1−1 of src (IQ3_S rows of nsb
+// super-blocks) into dst, 2·nsb·packIQ3SA8Bytes bytes a group.
+func packIQ3SAVX2(dst, src []byte, nsb, g0, g1 int) {
+	rb := nsb * iq3sBytes
+	for g := g0; g < g1; g++ {
+		gs := src[g*packRows*rb:][:packRows*rb]
+		for h := range 2 {
+			for sb := range nsb {
+				o := dst[((2*g+h)*nsb+sb)*packIQ3SA8Bytes:][:packIQ3SA8Bytes]
+				for r := range 8 {
+					blk := (*[iq3sBytes]byte)(gs[(8*h+r)*rb+sb*iq3sBytes:])
+					o[2*r], o[2*r+1] = blk[0], blk[1]
+					for j := range 8 {
+						o[912+8*j+r] = byte(2*iq3sScale(blk, j) + 1)
+						s := iq3sSigns(blk, j)
+						for m := range 8 {
+							v := uint64(iq3sIndex(blk, j, m)) | uint64(s>>(4*m)&15)<<9
+							putBits(o[16+112*j+14*m+7*(r/4):][:7], 13*uint(r%4), 13, v)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// putBits writes the n low bits of v at bit sh of q (little-endian),
+// leaving q's other bits as they are.
+func putBits(q []byte, sh, n uint, v uint64) {
+	var u uint64
+	for i := range q {
+		u |= uint64(q[i]) << (8 * i)
+	}
+	mask := uint64(1)<<n - 1
+	u = u&^(mask<<sh) | (v&mask)<<sh
+	for i := range q {
+		q[i] = byte(u >> (8 * i))
+	}
+}

@@ -8,9 +8,23 @@ import (
 	"testing"
 )
 
-// TestPackedIQ3S checks the packed IQ3_S kernels bit for bit: the decode
-// kernel against the GGUF-layout AVX2 kernel row by row (the packed layout
-// keeps its arithmetic, packiq3s.go), the four-token kernel against the
+// packedIQ3SSets are the packed IQ3_S layouts this CPU runs: the VNNI one
+// (VBMI lookups) and the AVX2 one (signs folded into the index).
+func packedIQ3SSets() []packedIQSet {
+	var s []packedIQSet
+	if hasIQZ {
+		s = append(s, packedIQSet{"vnni", packIQ3S, packIQ3SBlockBytes, rowsPackedIQ3S, gemm4PackedIQ3S})
+	}
+	if hasAVX2 {
+		s = append(s, packedIQSet{"avx2", packIQ3SAVX2, 2 * packIQ3SA8Bytes, rowsPackedIQ3SAVX2, gemm4PackedIQ3SAVX2})
+	}
+	return s
+}
+
+// TestPackedIQ3S checks the packed IQ3_S kernels (VNNI and AVX2, each
+// where the CPU runs them) bit for bit: the decode
+// kernel against the GGUF-layout AVX2 kernel row by row (the packed layouts
+// keep its arithmetic, packiq3s.go), the four-token kernel against the
 // decode kernel per token, over one to nine super-blocks a row and one to
 // three groups (odd counts run the kernel's single-group loop), and both
 // close to the float64 dot of the dequantised row. One case gives its rows
@@ -22,8 +36,9 @@ import (
 // 127 (tokens 0, 1) and −127 (tokens 2, 3), where the integer sums are
 // largest; the NaN case gives one row a NaN scale.
 func TestPackedIQ3S(t *testing.T) {
-	if !hasIQZ {
-		t.Skip("no AVX-512 VNNI, GFNI, VBMI and BITALG")
+	sets := packedIQ3SSets()
+	if len(sets) == 0 {
+		t.Skip("no AVX2")
 	}
 	rng := rand.New(rand.NewPCG(81, 82))
 	type shape struct {
@@ -40,17 +55,19 @@ func TestPackedIQ3S(t *testing.T) {
 		shape{2304, 1, true, false, false}, shape{256, 1, false, false, true})
 	kg := newKernelsVNNI(nil, true, false)
 	defer kg.Close()
-	for _, c := range shapes {
-		t.Run(fmt.Sprintf("%dx%d/extreme=%v/nan=%v/all=%v", c.groups*16, c.cols, c.extreme, c.nan, c.all), func(t *testing.T) {
-			testPackedIQ3S(t, rng, kg.rows[IQ3_S], c.cols, c.groups, c.extreme, c.nan, c.all)
-		})
+	for _, set := range sets {
+		for _, c := range shapes {
+			t.Run(fmt.Sprintf("%s/%dx%d/extreme=%v/nan=%v/all=%v", set.name, c.groups*16, c.cols, c.extreme, c.nan, c.all), func(t *testing.T) {
+				testPackedIQ3S(t, rng, set, kg.rows[IQ3_S], c.cols, c.groups, c.extreme, c.nan, c.all)
+			})
+		}
 	}
 }
 
-// testPackedIQ3S is one case of TestPackedIQ3S, gguf IQ3_S's GGUF-layout
-// kernel; all gives row r's entry e the grid index (64r + e) mod 512, so
+// testPackedIQ3S is one case of TestPackedIQ3S for set, gguf IQ3_S's
+// GGUF-layout kernel; all gives row r's entry e the grid index (64r + e) mod 512, so
 // that sixteen rows meet each entry of the codebook twice.
-func testPackedIQ3S(t *testing.T, rng *rand.Rand, gguf rowsFn, cols, groups int, extreme, nan, all bool) {
+func testPackedIQ3S(t *testing.T, rng *rand.Rand, set packedIQSet, gguf rowsFn, cols, groups int, extreme, nan, all bool) {
 	rows, nsb := groups*packRows, cols/QKK
 	data := randomWeights(rng, IQ3_S, rows, cols)
 	if all {
@@ -110,8 +127,8 @@ func testPackedIQ3S(t *testing.T, rng *rand.Rand, gguf rowsFn, cols, groups int,
 			}
 		}
 	}
-	p := packFilled(packIQ3S, data, nsb, groups, packIQ3SBlockBytes)
-	checkPackedKernels(t, IQ3_S, gguf, rowsPackedIQ3S, gemm4PackedIQ3S, data, p, x, cols, groups, nanRowIf(nan))
+	p := packFilled(set.pack, data, nsb, groups, set.blockBytes)
+	checkPackedKernels(t, IQ3_S, gguf, set.rows, set.gemm4, data, p, x, cols, groups, nanRowIf(nan))
 }
 
 // TestPackedIQ3STables proves iq3sCodes against iq3s_grid: each entry's
@@ -137,30 +154,36 @@ func TestPackedIQ3STables(t *testing.T) {
 }
 
 // TestPackedIQ3SMatrix: Kernels.Pack packs an IQ3_S matrix of at least one
-// group on the VNNI kernels (its leading Rows&^15 rows, Data left alone,
-// 110 bytes a row and super-block), MatVec gives the unpacked matrix's
+// group on the VNNI kernels where the CPU has them (its leading Rows&^15
+// rows, Data left alone, 110 bytes a row and super-block) and on the AVX2
+// ones (VNNI off: 122 bytes), MatVec gives the unpacked matrix's
 // numbers bit for bit on every row, and MatMul gives each token what
 // MatVec gives it, through the packed prefill kernel, the padded group of
 // three, the decode kernel for a tail of tokens and the GGUF-layout kernels
 // for the tail rows; a NaN input shows in its token's outputs only.
 func TestPackedIQ3SMatrix(t *testing.T) {
-	if !hasIQZ {
-		t.Skip("no AVX-512 VNNI, GFNI, VBMI and BITALG")
+	if !hasAVX2 {
+		t.Skip("no AVX2")
 	}
 	pool := NewPool(2)
 	defer pool.Close()
-	k := newKernelsVNNI(pool, true, true)
 	rng := rand.New(rand.NewPCG(83, 84))
-	for _, c := range []struct{ cols, rows int }{{256, 16}, {256, 79}, {768, 130}, {512, 48}} {
-		cols, rows := c.cols, c.rows
-		checkPackedMatrix(t, k, rng, IQ3_S, rows, cols)
+	for _, vnni := range []bool{true, false} {
+		k := newKernelsVNNI(pool, true, vnni)
+		for _, c := range []struct{ cols, rows int }{{256, 16}, {256, 79}, {768, 130}, {512, 48}} {
+			checkPackedMatrix(t, k, rng, IQ3_S, c.rows, c.cols)
+		}
 	}
 }
 
-// BenchmarkPackedIQ3S times IQ3_S's kernels, packed against the GGUF
-// layout (benchPacked).
+// BenchmarkPackedIQ3S times IQ3_S's kernels, each packed layout the CPU
+// runs against the GGUF layout (benchPackedOn).
 func BenchmarkPackedIQ3S(b *testing.B) {
-	benchPacked(b, IQ3_S, iq3sBytes, packIQ3SBlockBytes, packIQ3S, rowsPackedIQ3S, gemm4PackedIQ3S)
+	for _, set := range packedIQ3SSets() {
+		b.Run(set.name, func(b *testing.B) {
+			benchPackedOn(b, IQ3_S, iq3sBytes, set.blockBytes, set.pack, set.rows, set.gemm4)
+		})
+	}
 }
 
 // BenchmarkIQ3STriad is IQ3_S decode, GGUF layout against packed, against

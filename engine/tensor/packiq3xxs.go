@@ -103,19 +103,19 @@ func packIQ3XXS(dst, src []byte, nsb, g0, g1 int) {
 // horizontal folds and the float work shared by eight rows.
 //
 // Group g (rows 16g…16g+15) is two halves of eight rows, each its own
-// run of nsb blocks of packIQ3XXSA8Bytes = 1104 bytes, so that each pass
+// run of nsb blocks of packIQ3XXSA8Bytes = 848 bytes, so that each pass
 // streams forward: half h's block of super-block sb holds, for its rows
 // r = 0…7 (rows 16g+8h+r),
 //
 //	[0, 16)      the f16 scales d, row r at 2r;
-//	[16, 80)     the sub-block scales as 2s+1, one byte each: 16+8j+r;
-//	[80, 1104)   the entries' indices, a little-endian uint16 each:
-//	             80+128j+16m+2r is entry m of sub-block j (weights
-//	             32j+4m…+3), its grid index | its four sign bits << 8.
+//	[16, 784)    the indices, 96 bytes a sub-block j and 12 an entry m
+//	             (weights 32j+4m…+3): at 16+96j+12m rows 0…3's twelve
+//	             bits each (grid index | four sign bits << 8),
+//	             little-endian in six bytes, then rows 4…7's;
+//	[784, 848)   the sub-block scales as 2s+1, one byte each: 784+8j+r.
 //
-// That is 138 bytes a row and super-block against the file's 98: the
-// kernels are bound by their lookups, not by memory, on the AVX2 machines
-// measured (docs/quants.md).
+// That is 106 bytes a row and super-block against the file's 98. (A
+// sixteen-bit index a entry, 138 bytes, was no faster.)
 //
 // Arithmetic: isum = Σ sign·g·x = −62·Σx + Σ w'·x, started from
 // 62·(m8/8) and completed by VPMADDUBSW/VPMADDWD (pair sums ≤ 2·124·128,
@@ -143,13 +143,7 @@ func packIQ3XXSAVX2(dst, src []byte, nsb, g0, g1 int) {
 						s := iq3xxsSigns(aux)
 						for m := range 8 {
 							v := uint64(blk[2+8*j+m]) | uint64(s>>(4*m)&15)<<8
-							q := o[16+96*j+12*m+6*(r/4):][:6]
-							u := uint64(q[0]) | uint64(q[1])<<8 | uint64(q[2])<<16 | uint64(q[3])<<24 | uint64(q[4])<<32 | uint64(q[5])<<40
-							sh := 12 * uint(r%4)
-							u = u&^(0xfff<<sh) | v<<sh
-							for i := range 6 {
-								q[i] = byte(u >> (8 * i))
-							}
+							putBits(o[16+96*j+12*m+6*(r/4):][:6], 12*uint(r%4), 12, v)
 						}
 					}
 				}

@@ -26,7 +26,7 @@ func gemm4PackedIQ3XXS(p []byte, a act, groups int, out []float32, ostride int) 
 func rowsIQ3XXSx8AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nsb, halves int, out *float32)
 
 // rowsPackedIQ3XXSAVX2 is the decode kernel of IQ3_XXS in its AVX2 packed
-// layout (packiq3xxs_avx2_amd64.s), eight rows a pass: the GGUF-layout
+// layout (packiq3_avx2_amd64.s), eight rows a pass: the GGUF-layout
 // AVX2 kernel's numbers.
 func rowsPackedIQ3XXSAVX2(p []byte, a act, out []float32) {
 	groups := len(out) / packRows

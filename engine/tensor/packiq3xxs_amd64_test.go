@@ -8,8 +8,8 @@ import (
 	"testing"
 )
 
-// packedIQ3XXSSet is one packed layout of IQ3_XXS with its kernels.
-type packedIQ3XXSSet struct {
+// packedIQSet is one packed layout of an IQ type with its kernels.
+type packedIQSet struct {
 	name       string
 	pack       func(dst, src []byte, nsb, g0, g1 int)
 	blockBytes int // a group's bytes per super-block
@@ -19,13 +19,13 @@ type packedIQ3XXSSet struct {
 
 // packedIQ3XXSSets are the packed IQ3_XXS layouts this CPU runs: the VNNI
 // one (VBMI lookups) and the AVX2 one (signs folded into the index).
-func packedIQ3XXSSets() []packedIQ3XXSSet {
-	var s []packedIQ3XXSSet
+func packedIQ3XXSSets() []packedIQSet {
+	var s []packedIQSet
 	if hasIQZ {
-		s = append(s, packedIQ3XXSSet{"vnni", packIQ3XXS, packIQ3XXSBlockBytes, rowsPackedIQ3XXS, gemm4PackedIQ3XXS})
+		s = append(s, packedIQSet{"vnni", packIQ3XXS, packIQ3XXSBlockBytes, rowsPackedIQ3XXS, gemm4PackedIQ3XXS})
 	}
 	if hasAVX2 {
-		s = append(s, packedIQ3XXSSet{"avx2", packIQ3XXSAVX2, 2 * packIQ3XXSA8Bytes, rowsPackedIQ3XXSAVX2, gemm4PackedIQ3XXSAVX2})
+		s = append(s, packedIQSet{"avx2", packIQ3XXSAVX2, 2 * packIQ3XXSA8Bytes, rowsPackedIQ3XXSAVX2, gemm4PackedIQ3XXSAVX2})
 	}
 	return s
 }
@@ -71,7 +71,7 @@ func TestPackedIQ3XXS(t *testing.T) {
 
 // testPackedIQ3XXS is one case of TestPackedIQ3XXS for set, gguf the
 // GGUF-layout kernel.
-func testPackedIQ3XXS(t *testing.T, rng *rand.Rand, set packedIQ3XXSSet, gguf rowsFn, cols, groups int, extreme, nan bool) {
+func testPackedIQ3XXS(t *testing.T, rng *rand.Rand, set packedIQSet, gguf rowsFn, cols, groups int, extreme, nan bool) {
 	rows, nsb := groups*packRows, cols/QKK
 	data := randomWeights(rng, IQ3_XXS, rows, cols)
 	x := randomVec(rng, 4*cols)

@@ -114,7 +114,10 @@ func writeGo(path, about string, names []string, ts map[string]table) error {
 		writeIQ1MWRuns(&b, g.Values)
 	}
 	if g, ok := ts["iq3xxs_grid"]; ok {
-		writeIQ3XXSSigned(&b, g.Values)
+		writeIQ3Signed(&b, "iq3xxsSigned", "iq3xxs_grid", "packIQ3XXSAVX2", "TestIQ3XXSSigned", 62, g.Values)
+	}
+	if g, ok := ts["iq3s_grid"]; ok {
+		writeIQ3Signed(&b, "iq3sSigned", "iq3s_grid", "packIQ3SAVX2", "TestIQ3SSigned", 16, g.Values)
 	}
 	src, err := format.Source(b.Bytes())
 	if err != nil {
@@ -154,31 +157,33 @@ func writeIQ1MWRuns(b *bytes.Buffer, grid []uint64) {
 	b.WriteString("\n}\n\n")
 }
 
-// writeIQ3XXSSigned writes iq3xxsSigned, a table derived from iq3xxs_grid
-// for the AVX2 kernels of packed IQ3_XXS (packiq3xxs_avx2_amd64.s): entry
-// i holds the four weights of grid entry i & 255 with the signs of bits
-// 8…11 of i (bit 8+k set: weight k negative) as unsigned bytes 62 ± g, so
-// that one load by a twelve-bit index the packer forms gives VPMADDUBSW
-// its operand with no sign work in the kernel.
-func writeIQ3XXSSigned(b *bytes.Buffer, grid []uint64) {
-	b.WriteString("// iq3xxsSigned is derived from iq3xxs_grid (not a table of the format):\n")
-	b.WriteString("// entry i holds the four bytes 62 + s·g of iq3xxs_grid[i&255], s = −1 for\n")
-	b.WriteString("// byte k where bit 8+k of i is set, else +1, which the AVX2 kernels of\n")
-	b.WriteString("// packed IQ3_XXS load by the index packIQ3XXSAVX2 forms. TestIQ3XXSSigned\n")
-	b.WriteString("// proves it against iq3xxs_grid.\n")
-	fmt.Fprintf(b, "var iq3xxsSigned = [%d]uint32{", 16*len(grid))
-	for i := 0; i < 16*len(grid); i++ {
+// writeIQ3Signed writes name, a table derived from the IQ3 grid gname
+// (n entries) for the AVX2 kernels of packed IQ3_XXS and IQ3_S
+// (packiq3_avx2_amd64.s): entry i holds the four weights of grid entry
+// i mod n with the signs of the four bits above the grid index (bit k
+// set: weight k negative) as unsigned bytes o ± g, so that one load by the
+// index the packer forms gives VPMADDUBSW its operand with no sign work in
+// the kernel.
+func writeIQ3Signed(b *bytes.Buffer, name, gname, packer, test string, o int, grid []uint64) {
+	n := len(grid)
+	fmt.Fprintf(b, "// %s is derived from %s (not a table of the format):\n", name, gname)
+	fmt.Fprintf(b, "// entry i holds the four bytes %d + s·g of %s[i%%%d], s = −1 for\n", o, gname, n)
+	fmt.Fprintf(b, "// byte k where bit k of i/%d is set, else +1, which the AVX2 kernels\n", n)
+	fmt.Fprintf(b, "// of its packed type load by the index %s forms. %s\n", packer, test)
+	fmt.Fprintf(b, "// proves it against %s.\n", gname)
+	fmt.Fprintf(b, "var %s = [%d]uint32{", name, 16*n)
+	for i := 0; i < 16*n; i++ {
 		if i%8 == 0 {
 			b.WriteString("\n")
 		}
-		u := grid[i%len(grid)]
+		u := grid[i%n]
 		var v uint32
 		for k := 0; k < 4; k++ {
 			g := int(byte(u >> (8 * k)))
-			if i>>(8+k)&1 != 0 {
+			if (i/n)>>k&1 != 0 {
 				g = -g
 			}
-			v |= uint32(byte(62+g)) << (8 * k)
+			v |= uint32(byte(o+g)) << (8 * k)
 		}
 		fmt.Fprintf(b, "%#x, ", v)
 	}
