@@ -311,3 +311,71 @@ var iq2xsCodes = [1024]byte{
 	150, 150, 150, 150, 150, 150, 150, 150, 150, 150, 150, 150, 150, 150, 150, 150,
 	150, 150, 150, 150, 150, 150, 150, 150, 154, 154, 154, 154, 154, 154, 154, 154,
 }
+
+// Packed IQ2_XXS for AVX2 (CPUs without the VBMI lookups above): eight rows
+// to a YMM, one row per 32-bit lane. A run's eight weights are one 8-byte
+// grid entry; the eight rows' entries of run l come in by index as two
+// vectors of four (slots 0…3 and 4…7), and VSHUFPS takes their low and
+// high dwords apart into two vectors whose lane r is row r's weights
+// 0…3 and 4…7 of the run (hence the slot order below). The packer
+// expands each run's seven-bit sign index into its eight sign bits
+// (ksigns_iq2xs), so that in the kernel a run's eight rows' signs are one
+// qword: VPSHUFB gives lane r row r's byte, VPAND/VPCMPEQB/VPOR its four
+// ±1 bytes, and VPSIGNB puts them onto the broadcast activation dword,
+// which VPMADDUBSW multiplies by the unsigned magnitudes.
+//
+// Group g (rows 16g…16g+15) is two halves of eight rows, each its own run
+// of nsb blocks of packIQ2XXSA8Bytes = 592 bytes; half h's block of a
+// super-block holds, for its rows r = 0…7 (rows 16g+8h+r),
+//
+//	[0, 16)            the f16 scales d, row r at 2r;
+//	[16+64j+16l, +8)   sub-block j's run l: the grid indices, slot s
+//	                   holding row packIQ2Slot[s]'s;
+//	[24+64j+16l, +8)   its eight sign bytes, row r's at r (bit k set:
+//	                   weight k negative);
+//	[528, 592)         the sub-block scales as 2s+1, one byte each:
+//	                   528+8j+r.
+//
+// That is 74 bytes a row and super-block against the file's 66.
+//
+// Arithmetic: each sub-block's exact integer Σ(±grid)·x is the sum of its
+// four runs' VPMADDUBSW pair sums (two vectors a run added in int16:
+// ≤ 4·43·128), VPMADDWD against words 1; then, as the GGUF-layout AVX2
+// kernel (dot_iq2_amd64.s) does lane for lane, times 2s+1, converted,
+// and acc_j = fma(float(p), (f32(d)·0.125)·dx, acc_j), folded as
+// ((acc_0 + acc_4) + (acc_1 + acc_5)) + ((acc_2 + acc_6) + (acc_3 +
+// acc_7)): its numbers bit for bit.
+const packIQ2XXSA8Bytes = 16 + 512 + 64
+
+// packIQ2Slot is the row whose grid index slot s of a run holds (0, 1, 4,
+// 5, 2, 3, 6, 7: bits 1 and 2 swapped): VSHUFPS leaves slot s's dwords in
+// lane packIQ2Slot(s), and the map is its own inverse.
+func packIQ2Slot(s int) int { return s&1 | s&2<<1 | s&4>>1 }
+
+// packIQ2XXSAVX2 packs groups g0…g1−1 of src (IQ2_XXS rows of nsb
+// super-blocks) into dst, 2·nsb·packIQ2XXSA8Bytes bytes a group.
+func packIQ2XXSAVX2(dst, src []byte, nsb, g0, g1 int) {
+	rb := nsb * iq2xxsBytes
+	for g := g0; g < g1; g++ {
+		gs := src[g*packRows*rb:][:packRows*rb]
+		for h := range 2 {
+			for sb := range nsb {
+				o := dst[((2*g+h)*nsb+sb)*packIQ2XXSA8Bytes:][:packIQ2XXSA8Bytes]
+				for s := range 8 {
+					r := packIQ2Slot(s)
+					blk := gs[(8*h+r)*rb+sb*iq2xxsBytes:][:iq2xxsBytes]
+					o[2*r], o[2*r+1] = blk[0], blk[1]
+					for j := range 8 {
+						q := blk[2+8*j:][:8]
+						aux := binary.LittleEndian.Uint32(q[4:])
+						o[528+8*j+r] = byte(2*(aux>>28) + 1)
+						for l := range 4 {
+							o[16+64*j+16*l+s] = q[l]
+							o[24+64*j+16*l+r] = ksigns_iq2xs[aux>>(7*l)&127]
+						}
+					}
+				}
+			}
+		}
+	}
+}

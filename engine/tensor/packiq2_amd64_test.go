@@ -9,8 +9,9 @@ import (
 	"testing"
 )
 
-// packedIQ2 is one packed IQ2 type's packer and kernels, for the tests.
+// packedIQ2 is one packed IQ2 layout's packer and kernels, for the tests.
 type packedIQ2 struct {
+	set       string // "vnni" or "avx2"
 	typ       Type
 	bb, block int // the file's super-block bytes, the packed group's
 	pack      func(dst, src []byte, nsb, g0, g1 int)
@@ -18,11 +19,19 @@ type packedIQ2 struct {
 	gemm4     packedGemm4Fn
 }
 
+// packedIQ2Types are the packed IQ2 layouts this CPU runs: the VNNI ones
+// (VBMI lookups) and the AVX2 one of IQ2_XXS.
 func packedIQ2Types() []packedIQ2 {
-	return []packedIQ2{
-		{IQ2_XXS, iq2xxsBytes, packIQ2XXSBlockBytes, packIQ2XXS, rowsPackedIQ2XXS, gemm4PackedIQ2XXS},
-		{IQ2_XS, iq2xsBytes, packIQ2XSBlockBytes, packIQ2XS, rowsPackedIQ2XS, gemm4PackedIQ2XS},
+	var s []packedIQ2
+	if hasIQZ {
+		s = append(s,
+			packedIQ2{"vnni", IQ2_XXS, iq2xxsBytes, packIQ2XXSBlockBytes, packIQ2XXS, rowsPackedIQ2XXS, gemm4PackedIQ2XXS},
+			packedIQ2{"vnni", IQ2_XS, iq2xsBytes, packIQ2XSBlockBytes, packIQ2XS, rowsPackedIQ2XS, gemm4PackedIQ2XS})
 	}
+	if hasAVX2 {
+		s = append(s, packedIQ2{"avx2", IQ2_XXS, iq2xxsBytes, 2 * packIQ2XXSA8Bytes, packIQ2XXSAVX2, rowsPackedIQ2XXSAVX2, gemm4PackedIQ2XXSAVX2})
+	}
+	return s
 }
 
 // TestPackedIQ2Grids proves the packed kernels' tables against the grids:
@@ -91,8 +100,8 @@ func TestPackedIQ2Grids(t *testing.T) {
 // to +1 or −1 (codes ±127), where the integer sums are largest; the NaN
 // case gives one row a NaN scale.
 func TestPackedIQ2(t *testing.T) {
-	if !hasIQZ {
-		t.Skip("no AVX-512 VNNI, GFNI, VBMI and BITALG")
+	if len(packedIQ2Types()) == 0 {
+		t.Skip("no AVX2")
 	}
 	rng := rand.New(rand.NewPCG(81, 82))
 	type shape struct {
@@ -111,7 +120,7 @@ func TestPackedIQ2(t *testing.T) {
 	defer kg.Close()
 	for _, c := range shapes {
 		for _, pt := range packedIQ2Types() {
-			t.Run(fmt.Sprintf("%s/%dx%d/extreme=%v/nan=%v", pt.typ, c.groups*16, c.cols, c.extreme, c.nan), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s/%s/%dx%d/extreme=%v/nan=%v", pt.set, pt.typ, c.groups*16, c.cols, c.extreme, c.nan), func(t *testing.T) {
 				testPackedIQ2(t, rng, pt, kg.rows[pt.typ], c.cols, c.groups, c.extreme, c.nan)
 			})
 		}
@@ -193,25 +202,30 @@ func testPackedIQ2(t *testing.T, rng *rand.Rand, pt packedIQ2, gguf rowsFn, cols
 }
 
 // TestPackedIQ2Matrix: Kernels.Pack packs an IQ2_XXS or IQ2_XS matrix of
-// at least one group on the VNNI kernels (its leading Rows&^15 rows, Data
-// left alone, the file's bytes a row and super-block), MatVec gives the
+// at least one group on each kernel set that packs it (VNNI on or off: its
+// leading Rows&^15 rows, Data left alone, the file's bytes a row and
+// super-block or its AVX2 layout's), MatVec gives the
 // unpacked matrix's numbers bit for bit on every row, and MatMul gives each
 // token what MatVec gives it, through the packed prefill kernel, the
 // padded group of three, the decode kernel for a tail of tokens and the
 // GGUF-layout kernels for the tail rows; a NaN input shows in its token's
 // outputs only.
 func TestPackedIQ2Matrix(t *testing.T) {
-	if !hasIQZ {
-		t.Skip("no AVX-512 VNNI, GFNI, VBMI and BITALG")
+	if !hasAVX2 {
+		t.Skip("no AVX2")
 	}
 	pool := NewPool(2)
 	defer pool.Close()
-	k := newKernelsVNNI(pool, true, true)
 	rng := rand.New(rand.NewPCG(83, 84))
-	for _, pt := range packedIQ2Types() {
-		for _, c := range []struct{ cols, rows int }{{256, 16}, {256, 79}, {768, 130}} {
-			typ, cols, rows := pt.typ, c.cols, c.rows
-			checkPackedMatrix(t, k, rng, typ, rows, cols)
+	for _, vnni := range []bool{true, false} {
+		k := newKernelsVNNI(pool, true, vnni)
+		for _, typ := range []Type{IQ2_XXS, IQ2_XS} {
+			if k.prows[typ] == nil {
+				continue
+			}
+			for _, c := range []struct{ cols, rows int }{{256, 16}, {256, 79}, {768, 130}} {
+				checkPackedMatrix(t, k, rng, typ, c.rows, c.cols)
+			}
 		}
 	}
 }
@@ -221,12 +235,12 @@ func TestPackedIQ2Matrix(t *testing.T) {
 // BenchmarkTQTriad (packtq_amd64_test.go). Run with -benchtime=Nx.
 func BenchmarkIQ2Triad(b *testing.B) { benchTriadTypes(b, IQ2_XXS, IQ2_XS) }
 
-// BenchmarkPackedIQ2 times IQ2_XXS's and IQ2_XS's kernels, packed against
-// the GGUF layout (benchPacked).
+// BenchmarkPackedIQ2 times IQ2_XXS's and IQ2_XS's kernels, each packed
+// layout the CPU runs against the GGUF layout (benchPackedOn).
 func BenchmarkPackedIQ2(b *testing.B) {
 	for _, pt := range packedIQ2Types() {
-		b.Run(pt.typ.String(), func(b *testing.B) {
-			benchPacked(b, pt.typ, pt.bb, pt.block, pt.pack, pt.rows, pt.gemm4)
+		b.Run(pt.set+"/"+pt.typ.String(), func(b *testing.B) {
+			benchPackedOn(b, pt.typ, pt.bb, pt.block, pt.pack, pt.rows, pt.gemm4)
 		})
 	}
 }

@@ -1,0 +1,286 @@
+#include "textflag.h"
+
+// AVX2 kernels of packed IQ2_XXS in its AVX2 layout (packiq2.go,
+// packIQ2XXSAVX2): eight rows to a YMM, one per dword lane. A run of eight
+// rows (eight weights each) is eight grid entries loaded by index into two
+// vectors of four (VMOVQ/VPINSRQ/VINSERTI128), taken apart by VSHUFPS into
+// the rows' weights 0…3 and 4…7; the rows' eight sign bytes, spread by
+// VPSHUFB and turned into ±1 bytes by VPAND/VPCMPEQB/VPOR, go onto the two
+// broadcast activation dwords (VPSIGNB); VPMADDUBSW, the two vectors added
+// in int16, VPMADDWD against words 1 and VPADDD into the sub-block's sums.
+// Then, as the GGUF-layout kernel (dot_iq2_amd64.s) does lane for lane:
+// times 2s+1 (VPMULLD), converted, and one FMA by (d/8)·dx into the
+// accumulator of the sub-block's position j.
+
+// PIQ2PF is how far ahead the kernels prefetch their half's stream.
+#define PIQ2PF 2368
+
+DATA piq2Ones16<>+0(SB)/8, $0x0001000100010001
+DATA piq2Ones16<>+8(SB)/8, $0x0001000100010001
+DATA piq2Ones16<>+16(SB)/8, $0x0001000100010001
+DATA piq2Ones16<>+24(SB)/8, $0x0001000100010001
+GLOBL piq2Ones16<>(SB), RODATA|NOPTR, $32
+
+DATA piq2Ones8<>+0(SB)/8, $0x0101010101010101
+DATA piq2Ones8<>+8(SB)/8, $0x0101010101010101
+DATA piq2Ones8<>+16(SB)/8, $0x0101010101010101
+DATA piq2Ones8<>+24(SB)/8, $0x0101010101010101
+GLOBL piq2Ones8<>(SB), RODATA|NOPTR, $32
+
+// Lane r's four bytes from sign byte r of a broadcast qword.
+DATA piq2Spread<>+0(SB)/8, $0x0101010100000000
+DATA piq2Spread<>+8(SB)/8, $0x0303030302020202
+DATA piq2Spread<>+16(SB)/8, $0x0505050504040404
+DATA piq2Spread<>+24(SB)/8, $0x0707070706060606
+GLOBL piq2Spread<>(SB), RODATA|NOPTR, $32
+
+// The sign bits of weights 0…3 and 4…7 of a run, a lane's bytes.
+DATA piq2BitsLo<>+0(SB)/8, $0x0804020108040201
+DATA piq2BitsLo<>+8(SB)/8, $0x0804020108040201
+DATA piq2BitsLo<>+16(SB)/8, $0x0804020108040201
+DATA piq2BitsLo<>+24(SB)/8, $0x0804020108040201
+GLOBL piq2BitsLo<>(SB), RODATA|NOPTR, $32
+
+DATA piq2BitsHi<>+0(SB)/8, $0x8040201080402010
+DATA piq2BitsHi<>+8(SB)/8, $0x8040201080402010
+DATA piq2BitsHi<>+16(SB)/8, $0x8040201080402010
+DATA piq2BitsHi<>+24(SB)/8, $0x8040201080402010
+GLOBL piq2BitsHi<>(SB), RODATA|NOPTR, $32
+
+DATA piq2Eighth<>+0(SB)/4, $0x3e000000
+GLOBL piq2Eighth<>(SB), RODATA|NOPTR, $4
+
+// PIQ2TWO loads the grid entries of the two index bytes at the bottom of
+// AX (table at R9) into the qwords of x, leaving AX shifted by 16. Clobbers
+// R10.
+#define PIQ2TWO(x) \
+	MOVBLZX AX, R10; \
+	VMOVQ   (R9)(R10*8), x; \
+	SHRQ    $8, AX; \
+	MOVBLZX AX, R10; \
+	VPINSRQ $1, (R9)(R10*8), x, x; \
+	SHRQ    $8, AX
+
+// PIQ2RUN decodes run l of eight rows (indices at off(SI), signs at
+// off+8(SI)): Y12 the magnitudes of weights 0…3, Y10 of 4…7 (lane r row
+// r), Y13 and Y11 their ±1 sign bytes. Clobbers AX, R10.
+#define PIQ2RUN(off) \
+	MOVQ         off(SI), AX; \
+	PIQ2TWO(X10); \
+	PIQ2TWO(X11); \
+	VINSERTI128  $1, X11, Y10, Y10; \
+	PIQ2TWO(X11); \
+	PIQ2TWO(X12); \
+	VINSERTI128  $1, X12, Y11, Y11; \
+	VSHUFPS      $0x88, Y11, Y10, Y12; \
+	VSHUFPS      $0xDD, Y11, Y10, Y10; \
+	VPBROADCASTQ off+8(SI), Y11; \
+	VPSHUFB      piq2Spread<>(SB), Y11, Y11; \
+	VPAND        piq2BitsLo<>(SB), Y11, Y13; \
+	VPCMPEQB     piq2BitsLo<>(SB), Y13, Y13; \
+	VPOR         piq2Ones8<>(SB), Y13, Y13; \
+	VPAND        piq2BitsHi<>(SB), Y11, Y11; \
+	VPCMPEQB     piq2BitsHi<>(SB), Y11, Y11; \
+	VPOR         piq2Ones8<>(SB), Y11, Y11
+
+// PIQ2TOK leaves in t one token's pair sums over the decoded run
+// (activation dwords at xa, xb), in int16 (|.| ≤ 2·2·43·128). Clobbers u.
+#define PIQ2TOK(xa, xb, t, u) \
+	VPBROADCASTD xa, t; \
+	VPSIGNB      Y13, t, t; \
+	VPMADDUBSW   t, Y12, t; \
+	VPBROADCASTD xb, u; \
+	VPSIGNB      Y11, u, u; \
+	VPMADDUBSW   u, Y10, u; \
+	VPADDW       u, t, t
+
+// PIQ2SUB does sub-block j for eight rows: runs at ioff(SI) (16 bytes
+// apart), 2s+1 at soff(SI), activations from xoff(DI), dx at doff(R8);
+// acc += float((2s+1)·isum)·((d/8)·dx), d/8 in Y8. A run's int16 sums
+// (≤ 2·2·43·127) become dwords before the next is added. Clobbers Y9..Y13,
+// Y15.
+#define PIQ2SUB(doff, soff, ioff, xoff, acc) \
+	PREFETCHT0   PIQ2PF+ioff(SI); \
+	PIQ2RUN(ioff); \
+	PIQ2TOK(xoff(DI), xoff+4(DI), Y9, Y12); \
+	VPMADDWD     Y14, Y9, Y9; \
+	PIQ2RUN(ioff+16); \
+	PIQ2TOK(xoff+8(DI), xoff+12(DI), Y15, Y12); \
+	VPMADDWD     Y14, Y15, Y15; \
+	VPADDD       Y15, Y9, Y9; \
+	PIQ2RUN(ioff+32); \
+	PIQ2TOK(xoff+16(DI), xoff+20(DI), Y15, Y12); \
+	VPMADDWD     Y14, Y15, Y15; \
+	VPADDD       Y15, Y9, Y9; \
+	PIQ2RUN(ioff+48); \
+	PIQ2TOK(xoff+24(DI), xoff+28(DI), Y15, Y12); \
+	VPMADDWD     Y14, Y15, Y15; \
+	VPADDD       Y15, Y9, Y9; \
+	VPMOVZXBD    soff(SI), Y12; \
+	VPMULLD      Y12, Y9, Y9; \
+	VCVTDQ2PS    Y9, Y9; \
+	VBROADCASTSS doff(R8), Y12; \
+	VMULPS       Y12, Y8, Y12; \
+	VFMADD231PS  Y12, Y9, acc
+
+// PIQ2SCALE sets y to the rows' d/8 (exact) from their f16 d at (SI).
+// Clobbers Y12.
+#define PIQ2SCALE(y) \
+	VCVTPH2PS    (SI), y; \
+	VBROADCASTSS piq2Eighth<>(SB), Y12; \
+	VMULPS       Y12, y, y
+
+// func rowsIQ2XXSx8AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nsb, halves int, out *float32)
+TEXT ·rowsIQ2XXSx8AVX2(SB), NOSPLIT, $0-56
+	MOVQ    p+0(FP), SI
+	MOVQ    out+48(FP), R13
+	MOVQ    halves+40(FP), DX
+	LEAQ    ·iq2xxs_grid(SB), R9
+	VMOVDQU piq2Ones16<>(SB), Y14
+
+half:
+	TESTQ  DX, DX
+	JEQ    done
+	MOVQ   xq+8(FP), DI
+	MOVQ   xd+24(FP), R8
+	MOVQ   nsb+32(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+
+block:
+	PIQ2SCALE(Y8)
+	PIQ2SUB(0, 528, 16, 0, Y0)
+	PIQ2SUB(4, 536, 80, 32, Y1)
+	PIQ2SUB(8, 544, 144, 64, Y2)
+	PIQ2SUB(12, 552, 208, 96, Y3)
+	PIQ2SUB(16, 560, 272, 128, Y4)
+	PIQ2SUB(20, 568, 336, 160, Y5)
+	PIQ2SUB(24, 576, 400, 192, Y6)
+	PIQ2SUB(28, 584, 464, 224, Y7)
+	ADDQ $592, SI
+	ADDQ $256, DI
+	ADDQ $32, R8
+	DECQ CX
+	JNE  block
+
+	// ((acc_0 + acc_4) + (acc_1 + acc_5)) + ((acc_2 + acc_6) + (acc_3 + acc_7)).
+	VADDPS  Y4, Y0, Y0
+	VADDPS  Y5, Y1, Y1
+	VADDPS  Y6, Y2, Y2
+	VADDPS  Y7, Y3, Y3
+	VADDPS  Y1, Y0, Y0
+	VADDPS  Y3, Y2, Y2
+	VADDPS  Y2, Y0, Y0
+	VMOVUPS Y0, (R13)
+	ADDQ    $32, R13
+	DECQ    DX
+	JMP     half
+
+done:
+	VZEROUPPER
+	RET
+
+// ---------------------------------------------------------------------------
+// The four-token (prefill) kernel: each run decoded once for the four
+// tokens, each token's integer and float operations the decode kernel's,
+// so a token's numbers do not depend on the batching. SI weights, DI token
+// 0's codes (token t's 256·nsb·t bytes further: R11 = 256·nsb, R12 three
+// times that), R14 token 0's block scales (token t's 32·nsb·t bytes
+// further: BX = 32·nsb, DX three times that), R9 the grid, CX
+// super-blocks left, R13 out. Y0…Y3 the four tokens' sums of the current
+// sub-block, Y8 the rows' d/8, Y14 words 1; the float accumulators, token
+// t's of sub-block position j at 32(8t + j)(SP), and the halves left at
+// 1024(SP).
+
+// PIQ2G4TOK adds token t's dword sums over the decoded run (activation
+// dwords at xa, xb) to s, or sets s to them (op PIQ2G4SET).
+#define PIQ2G4ADD(s) 	VPMADDWD Y14, Y4, Y4; 	VPADDD   Y4, s, s
+
+#define PIQ2G4SET(s) 	VPMADDWD Y14, Y4, s
+
+#define PIQ2G4TOK(xa, xb, s, op) 	PIQ2TOK(xa, xb, Y4, Y5); 	op(s)
+
+// PIQ2G4RUN does run l of sub-block j (at ioff(SI), activations at xoff)
+// for the four tokens.
+#define PIQ2G4RUN(ioff, xoff, op) 	PIQ2RUN(ioff); 	PIQ2G4TOK(xoff(DI), xoff+4(DI), Y0, op); 	PIQ2G4TOK(xoff(DI)(R11*1), xoff+4(DI)(R11*1), Y1, op); 	PIQ2G4TOK(xoff(DI)(R11*2), xoff+4(DI)(R11*2), Y2, op); 	PIQ2G4TOK(xoff(DI)(R12*1), xoff+4(DI)(R12*1), Y3, op)
+
+// PIQ2G4FIN adds token t's sub-block sums s, times 2s+1 (Y9), converted,
+// times (d/8)·dx (dx at da), to its accumulator at acc(SP). Clobbers
+// Y10, Y11.
+#define PIQ2G4FIN(s, da, acc) 	VPMULLD      Y9, s, s; 	VCVTDQ2PS    s, s; 	VBROADCASTSS da, Y10; 	VMULPS       Y10, Y8, Y10; 	VMOVUPS      acc(SP), Y11; 	VFMADD231PS  Y10, s, Y11; 	VMOVUPS      Y11, acc(SP)
+
+#define PIQ2G4SUB(doff, soff, ioff, xoff, j) 	PREFETCHT0 PIQ2PF+ioff(SI); 	PIQ2G4RUN(ioff, xoff, PIQ2G4SET); 	PIQ2G4RUN(ioff+16, xoff+8, PIQ2G4ADD); 	PIQ2G4RUN(ioff+32, xoff+16, PIQ2G4ADD); 	PIQ2G4RUN(ioff+48, xoff+24, PIQ2G4ADD); 	VPMOVZXBD  soff(SI), Y9; 	PIQ2G4FIN(Y0, doff(R14), 32*j); 	PIQ2G4FIN(Y1, doff(R14)(BX*1), 256+32*j); 	PIQ2G4FIN(Y2, doff(R14)(BX*2), 512+32*j); 	PIQ2G4FIN(Y3, doff(R14)(DX*1), 768+32*j)
+
+// PIQ2G4OUT folds token t's eight accumulators (at 256t(SP)) as the decode
+// kernel does and stores them at o.
+#define PIQ2G4OUT(a, o) 	VMOVUPS a(SP), Y0; 	VMOVUPS a+32(SP), Y1; 	VMOVUPS a+64(SP), Y2; 	VMOVUPS a+96(SP), Y3; 	VADDPS  a+128(SP), Y0, Y0; 	VADDPS  a+160(SP), Y1, Y1; 	VADDPS  a+192(SP), Y2, Y2; 	VADDPS  a+224(SP), Y3, Y3; 	VADDPS  Y1, Y0, Y0; 	VADDPS  Y3, Y2, Y2; 	VADDPS  Y2, Y0, Y0; 	VMOVUPS Y0, o
+
+// func gemm4IQ2XXSx8AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nsb, halves int, out *float32, ostride int)
+//
+// out[t·ostride + r] = row r · token t for four tokens: per token bit for
+// bit rowsIQ2XXSx8AVX2.
+TEXT ·gemm4IQ2XXSx8AVX2(SB), 0, $1032-64
+	MOVQ    p+0(FP), SI
+	MOVQ    out+48(FP), R13
+	MOVQ    halves+40(FP), AX
+	MOVQ    AX, 1024(SP)
+	MOVQ    nsb+32(FP), R11
+	SHLQ    $8, R11
+	LEAQ    (R11)(R11*2), R12
+	MOVQ    nsb+32(FP), BX
+	SHLQ    $5, BX
+	LEAQ    (BX)(BX*2), DX
+	LEAQ    ·iq2xxs_grid(SB), R9
+	VMOVDQU piq2Ones16<>(SB), Y14
+
+half:
+	CMPQ   1024(SP), $0
+	JEQ    done
+	MOVQ   xq+8(FP), DI
+	MOVQ   xd+24(FP), R14
+	MOVQ   nsb+32(FP), CX
+	VXORPS Y0, Y0, Y0
+	MOVQ   $0, AX
+
+zero:
+	VMOVUPS Y0, (SP)(AX*1)
+	ADDQ    $32, AX
+	CMPQ    AX, $1024
+	JLT     zero
+
+block:
+	PIQ2SCALE(Y8)
+	PIQ2G4SUB(0, 528, 16, 0, 0)
+	PIQ2G4SUB(4, 536, 80, 32, 1)
+	PIQ2G4SUB(8, 544, 144, 64, 2)
+	PIQ2G4SUB(12, 552, 208, 96, 3)
+	PIQ2G4SUB(16, 560, 272, 128, 4)
+	PIQ2G4SUB(20, 568, 336, 160, 5)
+	PIQ2G4SUB(24, 576, 400, 192, 6)
+	PIQ2G4SUB(28, 584, 464, 224, 7)
+	ADDQ $592, SI
+	ADDQ $256, DI
+	ADDQ $32, R14
+	DECQ CX
+	JNE  block
+
+	MOVQ ostride+56(FP), R10
+	SHLQ $2, R10
+	PIQ2G4OUT(0, (R13))
+	PIQ2G4OUT(256, (R13)(R10*1))
+	PIQ2G4OUT(512, (R13)(R10*2))
+	LEAQ (R10)(R10*2), R10
+	PIQ2G4OUT(768, (R13)(R10*1))
+	ADDQ $32, R13
+	DECQ 1024(SP)
+	JMP  half
+
+done:
+	VZEROUPPER
+	RET
