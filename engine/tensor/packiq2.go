@@ -379,3 +379,48 @@ func packIQ2XXSAVX2(dst, src []byte, nsb, g0, g1 int) {
 		}
 	}
 }
+
+// Packed IQ2_XS for AVX2, as packed IQ2_XXS's AVX2 layout with IQ2_XS's
+// runs, at the file's size: a run's file word (nine grid bits | seven sign
+// bits << 9) is kept as it is, and the kernel makes the eighth sign bit,
+// the parity of the seven, in registers (VPSHUFB by nibble), for eight
+// rows at once. Half h of group g is its own run of nsb blocks of
+// packIQ2XSA8Bytes = 592 bytes, rows r = 0…7 (rows 16g+8h+r):
+//
+//	[0, 16)            the f16 scales d, row r at 2r;
+//	[16+64j+16l, +16)  sub-block j's run l: the file's words, slot s
+//	                   holding row packIQ2Slot(s)'s;
+//	[528, 592)         the file's scale bytes (runs 0, 1 the low nibble,
+//	                   2, 3 the high): 528+8j+r.
+//
+// That is 74 bytes a row and super-block, the file's own size. The exact
+// integer of a sub-block is (2s₀+1)·(runs 0 and 1) + (2s₁+1)·(runs 2 and
+// 3), then the float work of IQ2_XXS's: the GGUF-layout AVX2 kernel's
+// numbers bit for bit.
+const packIQ2XSA8Bytes = 16 + 512 + 64
+
+// packIQ2XSAVX2 packs groups g0…g1−1 of src (IQ2_XS rows of nsb
+// super-blocks) into dst, 2·nsb·packIQ2XSA8Bytes bytes a group.
+func packIQ2XSAVX2(dst, src []byte, nsb, g0, g1 int) {
+	rb := nsb * iq2xsBytes
+	for g := g0; g < g1; g++ {
+		gs := src[g*packRows*rb:][:packRows*rb]
+		for h := range 2 {
+			for sb := range nsb {
+				o := dst[((2*g+h)*nsb+sb)*packIQ2XSA8Bytes:][:packIQ2XSA8Bytes]
+				for s := range 8 {
+					r := packIQ2Slot(s)
+					blk := gs[(8*h+r)*rb+sb*iq2xsBytes:][:iq2xsBytes]
+					o[2*r], o[2*r+1] = blk[0], blk[1]
+					for j := range 8 {
+						o[528+8*j+r] = blk[66+j]
+						for l := range 4 {
+							o[16+64*j+16*l+2*s] = blk[2+8*j+2*l]
+							o[16+64*j+16*l+2*s+1] = blk[3+8*j+2*l]
+						}
+					}
+				}
+			}
+		}
+	}
+}

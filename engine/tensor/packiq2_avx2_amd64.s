@@ -1,7 +1,7 @@
 #include "textflag.h"
 
-// AVX2 kernels of packed IQ2_XXS in its AVX2 layout (packiq2.go,
-// packIQ2XXSAVX2): eight rows to a YMM, one per dword lane. A run of eight
+// AVX2 kernels of packed IQ2_XXS and IQ2_XS in their AVX2 layouts
+// (packiq2.go, packIQ2XXSAVX2 and packIQ2XSAVX2): eight rows to a YMM, one per dword lane. A run of eight
 // rows (eight weights each) is eight grid entries loaded by index into two
 // vectors of four (VMOVQ/VPINSRQ/VINSERTI128), taken apart by VSHUFPS into
 // the rows' weights 0…3 and 4…7; the rows' eight sign bytes, spread by
@@ -46,6 +46,35 @@ DATA piq2BitsHi<>+8(SB)/8, $0x8040201080402010
 DATA piq2BitsHi<>+16(SB)/8, $0x8040201080402010
 DATA piq2BitsHi<>+24(SB)/8, $0x8040201080402010
 GLOBL piq2BitsHi<>(SB), RODATA|NOPTR, $32
+
+// IQ2_XS: lane r's four bytes from sign byte packIQ2Slot(r) (the words,
+// and so the sign bytes made from them, come in slot order).
+DATA piq2SpreadXS<>+0(SB)/8, $0x0101010100000000
+DATA piq2SpreadXS<>+8(SB)/8, $0x0505050504040404
+DATA piq2SpreadXS<>+16(SB)/8, $0x0303030302020202
+DATA piq2SpreadXS<>+24(SB)/8, $0x0707070706060606
+GLOBL piq2SpreadXS<>(SB), RODATA|NOPTR, $32
+
+// A nibble's parity in bit 7, and the low nibbles.
+DATA piq2Parity<>+0(SB)/8, $0x8000008000808000
+DATA piq2Parity<>+8(SB)/8, $0x0080800080000080
+GLOBL piq2Parity<>(SB), RODATA|NOPTR, $16
+
+DATA piq2Low4<>+0(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA piq2Low4<>+8(SB)/8, $0x0f0f0f0f0f0f0f0f
+GLOBL piq2Low4<>(SB), RODATA|NOPTR, $16
+
+DATA piq2Mask0F<>+0(SB)/8, $0x0000000f0000000f
+DATA piq2Mask0F<>+8(SB)/8, $0x0000000f0000000f
+DATA piq2Mask0F<>+16(SB)/8, $0x0000000f0000000f
+DATA piq2Mask0F<>+24(SB)/8, $0x0000000f0000000f
+GLOBL piq2Mask0F<>(SB), RODATA|NOPTR, $32
+
+DATA piq2Dword1<>+0(SB)/8, $0x0000000100000001
+DATA piq2Dword1<>+8(SB)/8, $0x0000000100000001
+DATA piq2Dword1<>+16(SB)/8, $0x0000000100000001
+DATA piq2Dword1<>+24(SB)/8, $0x0000000100000001
+GLOBL piq2Dword1<>(SB), RODATA|NOPTR, $32
 
 DATA piq2Eighth<>+0(SB)/4, $0x3e000000
 GLOBL piq2Eighth<>(SB), RODATA|NOPTR, $4
@@ -264,6 +293,264 @@ block:
 	PIQ2G4SUB(20, 568, 336, 160, 5)
 	PIQ2G4SUB(24, 576, 400, 192, 6)
 	PIQ2G4SUB(28, 584, 464, 224, 7)
+	ADDQ $592, SI
+	ADDQ $256, DI
+	ADDQ $32, R14
+	DECQ CX
+	JNE  block
+
+	MOVQ ostride+56(FP), R10
+	SHLQ $2, R10
+	PIQ2G4OUT(0, (R13))
+	PIQ2G4OUT(256, (R13)(R10*1))
+	PIQ2G4OUT(512, (R13)(R10*2))
+	LEAQ (R10)(R10*2), R10
+	PIQ2G4OUT(768, (R13)(R10*1))
+	ADDQ $32, R13
+	DECQ 1024(SP)
+	JMP  half
+
+done:
+	VZEROUPPER
+	RET
+
+// ---------------------------------------------------------------------------
+// IQ2_XS. A run's eight words (slot order) at off(SI): the grid indices are
+// their low nine bits, and their seven sign bits, with their parity as the
+// eighth, are the run's sign bytes.
+
+// PIQ2XSTWO loads the grid entries of the two nine-bit indices in the low
+// words of src (table at R9) into the qwords of x, leaving src shifted by
+// 32. Clobbers R10.
+#define PIQ2XSTWO(src, x) \
+	MOVL    src, R10; \
+	ANDL    $511, R10; \
+	VMOVQ   (R9)(R10*8), x; \
+	SHRQ    $16, src; \
+	MOVL    src, R10; \
+	ANDL    $511, R10; \
+	VPINSRQ $1, (R9)(R10*8), x, x; \
+	SHRQ    $16, src
+
+// PIQ2XSRUN decodes run l of eight rows into the registers PIQ2RUN fills
+// (Y12, Y10 magnitudes, Y13, Y11 signs): the sign bytes first (the words'
+// top seven bits, VPSRLW/VPACKUSWB, and their parity by VPSHUFB of each
+// nibble), then the grid. Clobbers AX, R15, R10, Y15.
+#define PIQ2XSRUN(off) \
+	VMOVDQU      off(SI), X11; \
+	VPSRLW       $9, X11, X11; \
+	VPACKUSWB    X11, X11, X11; \
+	VPSRLW       $4, X11, X13; \
+	VPAND        piq2Low4<>(SB), X13, X13; \
+	VPAND        piq2Low4<>(SB), X11, X12; \
+	VMOVDQU      piq2Parity<>(SB), X10; \
+	VPSHUFB      X12, X10, X12; \
+	VPSHUFB      X13, X10, X13; \
+	VPXOR        X13, X12, X12; \
+	VPOR         X12, X11, X11; \
+	VPBROADCASTQ X11, Y11; \
+	VPSHUFB      piq2SpreadXS<>(SB), Y11, Y11; \
+	VPAND        piq2BitsLo<>(SB), Y11, Y13; \
+	VPCMPEQB     piq2BitsLo<>(SB), Y13, Y13; \
+	VPOR         piq2Ones8<>(SB), Y13, Y13; \
+	VPAND        piq2BitsHi<>(SB), Y11, Y11; \
+	VPCMPEQB     piq2BitsHi<>(SB), Y11, Y11; \
+	VPOR         piq2Ones8<>(SB), Y11, Y11; \
+	MOVQ         off(SI), AX; \
+	MOVQ         off+8(SI), R15; \
+	PIQ2XSTWO(AX, X10); \
+	PIQ2XSTWO(AX, X15); \
+	VINSERTI128  $1, X15, Y10, Y10; \
+	PIQ2XSTWO(R15, X15); \
+	PIQ2XSTWO(R15, X12); \
+	VINSERTI128  $1, X12, Y15, Y15; \
+	VSHUFPS      $0x88, Y15, Y10, Y12; \
+	VSHUFPS      $0xDD, Y15, Y10, Y10
+
+// PIQ2XSSCALES sets a to the rows' 2s₀+1 and b to their 2s₁+1 from the
+// scale bytes at soff(SI).
+#define PIQ2XSSCALES(soff, a, b) \
+	VPMOVZXBD soff(SI), b; \
+	VPAND     piq2Mask0F<>(SB), b, a; \
+	VPADDD    a, a, a; \
+	VPADDD    piq2Dword1<>(SB), a, a; \
+	VPSRLD    $4, b, b; \
+	VPADDD    b, b, b; \
+	VPADDD    piq2Dword1<>(SB), b, b
+
+// PIQ2XSSUB does IQ2_XS sub-block j for eight rows: runs at ioff(SI) (16
+// bytes apart), the scale bytes at soff(SI), activations from xoff(DI), dx
+// at doff(R8), the rows' d/8 at 0(SP); isum = (2s₀+1)·(runs 0, 1) +
+// (2s₁+1)·(runs 2, 3), then as PIQ2SUB. Clobbers Y8..Y13, Y15.
+#define PIQ2XSSUB(doff, soff, ioff, xoff, acc) \
+	PREFETCHT0   PIQ2PF+ioff(SI); \
+	PIQ2XSRUN(ioff); \
+	PIQ2TOK(xoff(DI), xoff+4(DI), Y9, Y12); \
+	VPMADDWD     Y14, Y9, Y9; \
+	PIQ2XSRUN(ioff+16); \
+	PIQ2TOK(xoff+8(DI), xoff+12(DI), Y15, Y12); \
+	VPMADDWD     Y14, Y15, Y15; \
+	VPADDD       Y15, Y9, Y9; \
+	PIQ2XSRUN(ioff+32); \
+	PIQ2TOK(xoff+16(DI), xoff+20(DI), Y8, Y12); \
+	VPMADDWD     Y14, Y8, Y8; \
+	PIQ2XSRUN(ioff+48); \
+	PIQ2TOK(xoff+24(DI), xoff+28(DI), Y15, Y12); \
+	VPMADDWD     Y14, Y15, Y15; \
+	VPADDD       Y15, Y8, Y8; \
+	PIQ2XSSCALES(soff, Y13, Y12); \
+	VPMULLD      Y13, Y9, Y9; \
+	VPMULLD      Y12, Y8, Y8; \
+	VPADDD       Y8, Y9, Y9; \
+	VCVTDQ2PS    Y9, Y9; \
+	VBROADCASTSS doff(R8), Y12; \
+	VMULPS       0(SP), Y12, Y12; \
+	VFMADD231PS  Y12, Y9, acc
+
+// PIQ2XSG4RUN does IQ2_XS run l (at ioff(SI), activations at xoff) for
+// the four tokens into s0…s3 (op PIQ2G4SET or PIQ2G4ADD).
+#define PIQ2XSG4RUN(ioff, xoff, op, s0, s1, s2, s3) \
+	PIQ2XSRUN(ioff); \
+	PIQ2G4TOK(xoff(DI), xoff+4(DI), s0, op); \
+	PIQ2G4TOK(xoff(DI)(R11*1), xoff+4(DI)(R11*1), s1, op); \
+	PIQ2G4TOK(xoff(DI)(R11*2), xoff+4(DI)(R11*2), s2, op); \
+	PIQ2G4TOK(xoff(DI)(R12*1), xoff+4(DI)(R12*1), s3, op)
+
+// PIQ2XSG4FIN is PIQ2G4FIN for IQ2_XS: token t's isum a + b (each already
+// times its scale), its d/8 from 1032(SP). Clobbers Y10, Y11.
+#define PIQ2XSG4FIN(a, b, da, acc) \
+	VPADDD       b, a, a; \
+	VCVTDQ2PS    a, a; \
+	VBROADCASTSS da, Y10; \
+	VMULPS       1032(SP), Y10, Y10; \
+	VMOVUPS      acc(SP), Y11; \
+	VFMADD231PS  Y10, a, Y11; \
+	VMOVUPS      Y11, acc(SP)
+
+// PIQ2XSG4SUB does IQ2_XS sub-block j for the four tokens: runs 0, 1 into
+// Y0…Y3, runs 2, 3 into Y6…Y9, times 2s₀+1 and 2s₁+1 (Y4, Y5 once the
+// runs are done), then each token's float work.
+#define PIQ2XSG4SUB(doff, soff, ioff, xoff, j) \
+	PREFETCHT0 PIQ2PF+ioff(SI); \
+	PIQ2XSG4RUN(ioff, xoff, PIQ2G4SET, Y0, Y1, Y2, Y3); \
+	PIQ2XSG4RUN(ioff+16, xoff+8, PIQ2G4ADD, Y0, Y1, Y2, Y3); \
+	PIQ2XSG4RUN(ioff+32, xoff+16, PIQ2G4SET, Y6, Y7, Y8, Y9); \
+	PIQ2XSG4RUN(ioff+48, xoff+24, PIQ2G4ADD, Y6, Y7, Y8, Y9); \
+	PIQ2XSSCALES(soff, Y4, Y5); \
+	VPMULLD    Y4, Y0, Y0; \
+	VPMULLD    Y4, Y1, Y1; \
+	VPMULLD    Y4, Y2, Y2; \
+	VPMULLD    Y4, Y3, Y3; \
+	VPMULLD    Y5, Y6, Y6; \
+	VPMULLD    Y5, Y7, Y7; \
+	VPMULLD    Y5, Y8, Y8; \
+	VPMULLD    Y5, Y9, Y9; \
+	PIQ2XSG4FIN(Y0, Y6, doff(R14), 32*j); \
+	PIQ2XSG4FIN(Y1, Y7, doff(R14)(BX*1), 256+32*j); \
+	PIQ2XSG4FIN(Y2, Y8, doff(R14)(BX*2), 512+32*j); \
+	PIQ2XSG4FIN(Y3, Y9, doff(R14)(DX*1), 768+32*j)
+
+// func rowsIQ2XSx8AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nsb, halves int, out *float32)
+TEXT ·rowsIQ2XSx8AVX2(SB), NOSPLIT, $32-56
+	MOVQ    p+0(FP), SI
+	MOVQ    out+48(FP), R13
+	MOVQ    halves+40(FP), DX
+	LEAQ    ·iq2xs_grid(SB), R9
+	VMOVDQU piq2Ones16<>(SB), Y14
+
+half:
+	TESTQ  DX, DX
+	JEQ    done
+	MOVQ   xq+8(FP), DI
+	MOVQ   xd+24(FP), R8
+	MOVQ   nsb+32(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+
+block:
+	PIQ2SCALE(Y8)
+	VMOVUPS Y8, 0(SP)
+	PIQ2XSSUB(0, 528, 16, 0, Y0)
+	PIQ2XSSUB(4, 536, 80, 32, Y1)
+	PIQ2XSSUB(8, 544, 144, 64, Y2)
+	PIQ2XSSUB(12, 552, 208, 96, Y3)
+	PIQ2XSSUB(16, 560, 272, 128, Y4)
+	PIQ2XSSUB(20, 568, 336, 160, Y5)
+	PIQ2XSSUB(24, 576, 400, 192, Y6)
+	PIQ2XSSUB(28, 584, 464, 224, Y7)
+	ADDQ $592, SI
+	ADDQ $256, DI
+	ADDQ $32, R8
+	DECQ CX
+	JNE  block
+
+	// ((acc_0 + acc_4) + (acc_1 + acc_5)) + ((acc_2 + acc_6) + (acc_3 + acc_7)).
+	VADDPS  Y4, Y0, Y0
+	VADDPS  Y5, Y1, Y1
+	VADDPS  Y6, Y2, Y2
+	VADDPS  Y7, Y3, Y3
+	VADDPS  Y1, Y0, Y0
+	VADDPS  Y3, Y2, Y2
+	VADDPS  Y2, Y0, Y0
+	VMOVUPS Y0, (R13)
+	ADDQ    $32, R13
+	DECQ    DX
+	JMP     half
+
+done:
+	VZEROUPPER
+	RET
+
+// func gemm4IQ2XSx8AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nsb, halves int, out *float32, ostride int)
+//
+// out[t·ostride + r] = row r · token t for four tokens: per token bit for
+// bit rowsIQ2XSx8AVX2. The rows' d/8 at 1032(SP).
+TEXT ·gemm4IQ2XSx8AVX2(SB), 0, $1064-64
+	MOVQ    p+0(FP), SI
+	MOVQ    out+48(FP), R13
+	MOVQ    halves+40(FP), AX
+	MOVQ    AX, 1024(SP)
+	MOVQ    nsb+32(FP), R11
+	SHLQ    $8, R11
+	LEAQ    (R11)(R11*2), R12
+	MOVQ    nsb+32(FP), BX
+	SHLQ    $5, BX
+	LEAQ    (BX)(BX*2), DX
+	LEAQ    ·iq2xs_grid(SB), R9
+	VMOVDQU piq2Ones16<>(SB), Y14
+
+half:
+	CMPQ   1024(SP), $0
+	JEQ    done
+	MOVQ   xq+8(FP), DI
+	MOVQ   xd+24(FP), R14
+	MOVQ   nsb+32(FP), CX
+	VXORPS Y0, Y0, Y0
+	MOVQ   $0, AX
+
+zero:
+	VMOVUPS Y0, (SP)(AX*1)
+	ADDQ    $32, AX
+	CMPQ    AX, $1024
+	JLT     zero
+
+block:
+	PIQ2SCALE(Y8)
+	VMOVUPS Y8, 1032(SP)
+	PIQ2XSG4SUB(0, 528, 16, 0, 0)
+	PIQ2XSG4SUB(4, 536, 80, 32, 1)
+	PIQ2XSG4SUB(8, 544, 144, 64, 2)
+	PIQ2XSG4SUB(12, 552, 208, 96, 3)
+	PIQ2XSG4SUB(16, 560, 272, 128, 4)
+	PIQ2XSG4SUB(20, 568, 336, 160, 5)
+	PIQ2XSG4SUB(24, 576, 400, 192, 6)
+	PIQ2XSG4SUB(28, 584, 464, 224, 7)
 	ADDQ $592, SI
 	ADDQ $256, DI
 	ADDQ $32, R14
