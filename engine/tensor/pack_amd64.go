@@ -81,14 +81,12 @@ func usePacked(rows *[typeSlots]packedRowsFn, gemm4 *[typeSlots]packedGemm4Fn, l
 }
 
 // usePackedIQAVX2 installs the AVX2 kernels of packed IQ3_XXS and IQ3_S
-// (packiq3_avx2_amd64.s) and IQ2_XXS and IQ2_XS (packiq2_avx2_amd64.s) and
-// their layouts (packIQ3XXSAVX2, packIQ3SAVX2, packIQ2XXSAVX2,
-// packIQ2XSAVX2), for CPUs without the VBMI ones.
+// (packiq3_avx2_amd64.s) and IQ2_XXS (packiq2_avx2_amd64.s) and their
+// layouts (packIQ3XXSAVX2, packIQ3SAVX2, packIQ2XXSAVX2), for CPUs without
+// the VBMI ones.
 func usePackedIQAVX2(rows *[typeSlots]packedRowsFn, gemm4 *[typeSlots]packedGemm4Fn, layouts *[typeSlots]packLayout) {
 	rows[IQ2_XXS], gemm4[IQ2_XXS] = rowsPackedIQ2XXSAVX2, gemm4PackedIQ2XXSAVX2
 	layouts[IQ2_XXS] = packLayout{packIQ2XXSAVX2, 2 * packIQ2XXSA8Bytes}
-	rows[IQ2_XS], gemm4[IQ2_XS] = rowsPackedIQ2XSAVX2, gemm4PackedIQ2XSAVX2
-	layouts[IQ2_XS] = packLayout{packIQ2XSAVX2, 2 * packIQ2XSA8Bytes}
 	rows[IQ3_XXS], gemm4[IQ3_XXS] = rowsPackedIQ3XXSAVX2, gemm4PackedIQ3XXSAVX2
 	layouts[IQ3_XXS] = packLayout{packIQ3XXSAVX2, 2 * packIQ3XXSA8Bytes}
 	rows[IQ3_S], gemm4[IQ3_S] = rowsPackedIQ3SAVX2, gemm4PackedIQ3SAVX2

@@ -20,7 +20,7 @@ type packedIQ2 struct {
 }
 
 // packedIQ2Types are the packed IQ2 layouts this CPU runs: the VNNI ones
-// (VBMI lookups) and the AVX2 ones.
+// (VBMI lookups) and the AVX2 one of IQ2_XXS.
 func packedIQ2Types() []packedIQ2 {
 	var s []packedIQ2
 	if hasIQZ {
@@ -29,9 +29,7 @@ func packedIQ2Types() []packedIQ2 {
 			packedIQ2{"vnni", IQ2_XS, iq2xsBytes, packIQ2XSBlockBytes, packIQ2XS, rowsPackedIQ2XS, gemm4PackedIQ2XS})
 	}
 	if hasAVX2 {
-		s = append(s,
-			packedIQ2{"avx2", IQ2_XXS, iq2xxsBytes, 2 * packIQ2XXSA8Bytes, packIQ2XXSAVX2, rowsPackedIQ2XXSAVX2, gemm4PackedIQ2XXSAVX2},
-			packedIQ2{"avx2", IQ2_XS, iq2xsBytes, 2 * packIQ2XSA8Bytes, packIQ2XSAVX2, rowsPackedIQ2XSAVX2, gemm4PackedIQ2XSAVX2})
+		s = append(s, packedIQ2{"avx2", IQ2_XXS, iq2xxsBytes, 2 * packIQ2XXSA8Bytes, packIQ2XXSAVX2, rowsPackedIQ2XXSAVX2, gemm4PackedIQ2XXSAVX2})
 	}
 	return s
 }
