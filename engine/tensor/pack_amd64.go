@@ -81,10 +81,12 @@ func usePacked(rows *[typeSlots]packedRowsFn, gemm4 *[typeSlots]packedGemm4Fn, l
 }
 
 // usePackedIQAVX2 installs the AVX2 kernels of packed IQ3_XXS and IQ3_S
-// (packiq3_avx2_amd64.s) and IQ2_XXS (packiq2_avx2_amd64.s) and their
-// layouts (packIQ3XXSAVX2, packIQ3SAVX2, packIQ2XXSAVX2), for CPUs without
-// the VBMI ones.
+// (packiq3_avx2_amd64.s), IQ2_XXS (packiq2_avx2_amd64.s) and IQ1_S
+// (packiq1_avx2_amd64.s) and their layouts (packIQ3XXSAVX2, packIQ3SAVX2,
+// packIQ2XXSAVX2, packIQ1SAVX2), for CPUs without the VBMI ones.
 func usePackedIQAVX2(rows *[typeSlots]packedRowsFn, gemm4 *[typeSlots]packedGemm4Fn, layouts *[typeSlots]packLayout) {
+	rows[IQ1_S], gemm4[IQ1_S] = rowsPackedIQ1SAVX2, gemm4PackedIQ1SAVX2
+	layouts[IQ1_S] = packLayout{packIQ1SAVX2, 2 * packIQ1SA8Bytes}
 	rows[IQ2_XXS], gemm4[IQ2_XXS] = rowsPackedIQ2XXSAVX2, gemm4PackedIQ2XXSAVX2
 	layouts[IQ2_XXS] = packLayout{packIQ2XXSAVX2, 2 * packIQ2XXSA8Bytes}
 	rows[IQ3_XXS], gemm4[IQ3_XXS] = rowsPackedIQ3XXSAVX2, gemm4PackedIQ3XXSAVX2

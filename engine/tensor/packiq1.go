@@ -121,3 +121,58 @@ func packIQ1M(dst, src []byte, nsb, g0, g1 int) {
 		}
 	}
 }
+
+// Packed IQ1_S for AVX2 (CPUs without the VNNI kernels above), in the
+// eight-rows-to-a-YMM scheme of packed IQ2_XXS's AVX2 layout (packiq2.go):
+// a run's eight rows' grid entries (8 weights of −1, 0, +1) come in by
+// index into two vectors of four and VSHUFPS takes them apart into weights
+// 0…3 and 4…7 of each row; VPSIGNB puts them onto the broadcast activation
+// dwords and VPMADDUBSW against bytes 1 sums them. The packer forms each
+// run's eleven-bit grid index (the qs byte | three bits of the qh word) and
+// lays eight rows' indices end to end, so that the kernel takes an index
+// with three general-register operations and no qh word at all.
+//
+// Half h of group g (rows 16g+8h+r, r = 0…7) is its own run of nsb blocks
+// of packIQ1SA8Bytes = 432 bytes:
+//
+//	[0, 16)            the f16 scales d, row r at 2r;
+//	[16+44j+11l, +11)  sub-block j's run l: slot s's index at bit 11s
+//	                   (little-endian), slot s holding row packIQ2Slot(s);
+//	[368, 432)         each sub-block's δ·(2s+1) as a signed byte (δ = −1
+//	                   where the qh word's bit 15 is set): 368+8j+r.
+//
+// That is 54 bytes a row and super-block against the file's 50.
+//
+// Arithmetic: each sub-block's exact integer (2s+1)·Σ(8g + δ)·x =
+// 8·(2s+1)·Σg·x + δ(2s+1)·Σx (Σx = −m8/8), then, as the GGUF-layout AVX2
+// kernel (dot_iq1_amd64.s) does lane for lane, converted and acc_j =
+// fma(float(p), dx·(f32(d)·0.125), acc_j), folded as ((acc_0 + acc_4) +
+// (acc_1 + acc_5)) + ((acc_2 + acc_6) + (acc_3 + acc_7)): its numbers bit
+// for bit.
+const packIQ1SA8Bytes = 16 + 352 + 64
+
+// packIQ1SAVX2 packs groups g0…g1−1 of src (IQ1_S rows of nsb
+// super-blocks) into dst, 2·nsb·packIQ1SA8Bytes bytes a group.
+func packIQ1SAVX2(dst, src []byte, nsb, g0, g1 int) {
+	rb := nsb * iq1sBytes
+	for g := g0; g < g1; g++ {
+		gs := src[g*packRows*rb:][:packRows*rb]
+		for h := range 2 {
+			for sb := range nsb {
+				o := dst[((2*g+h)*nsb+sb)*packIQ1SA8Bytes:][:packIQ1SA8Bytes]
+				for s := range 8 {
+					r := packIQ2Slot(s)
+					blk := (*[iq1sBytes]byte)(gs[(8*h+r)*rb+sb*iq1sBytes:])
+					o[2*r], o[2*r+1] = blk[0], blk[1]
+					for j := range 8 {
+						for l := range 4 {
+							idx, ls, sgn := iq1SRun(blk, j, l)
+							putBits(o[16+44*j+11*l:][:11], 11*uint(s), 11, uint64(idx))
+							o[368+8*j+r] = byte(int8(sgn * ls))
+						}
+					}
+				}
+			}
+		}
+	}
+}

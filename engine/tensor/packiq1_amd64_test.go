@@ -25,8 +25,9 @@ func TestPackedIQ1Table(t *testing.T) {
 	}
 }
 
-// iq1Packed describes one packed IQ1 type for the tests.
+// iq1Packed describes one packed IQ1 layout for the tests.
 type iq1Packed struct {
+	set      string // "vnni" or "avx2"
 	typ      Type
 	bytes    int // GGUF super-block bytes
 	pbytes   int // packed bytes of a group's super-block
@@ -37,23 +38,45 @@ type iq1Packed struct {
 	setScale func(blk []byte, h uint16) // the super-block scale d
 }
 
+// iq1PackedTypes are the packed IQ1 layouts this CPU runs: the VNNI ones
+// and IQ1_S's AVX2 one.
 func iq1PackedTypes() []iq1Packed {
-	return []iq1Packed{{
-		typ: IQ1_S, bytes: iq1sBytes, pbytes: packIQ1SBlockBytes, pack: packIQ1S,
-		rows: rowsPackedIQ1S, gemm4: gemm4PackedIQ1S,
-		extreme: func(blk []byte, neg bool) {
-			for i := 2; i < 50; i++ {
-				blk[i] = 0xff
-			}
-			if !neg {
-				for j := range 8 {
-					blk[35+2*j] = 0x7f
-				}
-			}
-		},
-		setScale: func(blk []byte, h uint16) { binary.LittleEndian.PutUint16(blk, h) },
-	}, {
-		typ: IQ1_M, bytes: iq1mBytes, pbytes: packIQ1MBlockBytes, pack: packIQ1M,
+	s := iq1SExtreme
+	var t []iq1Packed
+	if hasIQZ {
+		t = append(t, iq1Packed{
+			set: "vnni", typ: IQ1_S, bytes: iq1sBytes, pbytes: packIQ1SBlockBytes, pack: packIQ1S,
+			rows: rowsPackedIQ1S, gemm4: gemm4PackedIQ1S, extreme: s,
+			setScale: func(blk []byte, h uint16) { binary.LittleEndian.PutUint16(blk, h) },
+		}, iq1PackedM())
+	}
+	if hasAVX2 {
+		t = append(t, iq1Packed{
+			set: "avx2", typ: IQ1_S, bytes: iq1sBytes, pbytes: 2 * packIQ1SA8Bytes, pack: packIQ1SAVX2,
+			rows: rowsPackedIQ1SAVX2, gemm4: gemm4PackedIQ1SAVX2, extreme: s,
+			setScale: func(blk []byte, h uint16) { binary.LittleEndian.PutUint16(blk, h) },
+		})
+	}
+	return t
+}
+
+// iq1SExtreme sets an IQ1_S super-block's indices and scales to their
+// largest, the δ sign set (neg) or clear.
+func iq1SExtreme(blk []byte, neg bool) {
+	for i := 2; i < 50; i++ {
+		blk[i] = 0xff
+	}
+	if !neg {
+		for j := range 8 {
+			blk[35+2*j] = 0x7f
+		}
+	}
+}
+
+// iq1PackedM is packed IQ1_M's VNNI layout.
+func iq1PackedM() iq1Packed {
+	return iq1Packed{
+		set: "vnni", typ: IQ1_M, bytes: iq1mBytes, pbytes: packIQ1MBlockBytes, pack: packIQ1M,
 		rows: rowsPackedIQ1M, gemm4: gemm4PackedIQ1M,
 		extreme: func(blk []byte, neg bool) {
 			for i := range 56 {
@@ -70,7 +93,7 @@ func iq1PackedTypes() []iq1Packed {
 				blk[49+2*k] = blk[49+2*k]&0x0f | byte(h>>(4*k))<<4
 			}
 		},
-	}}
+	}
 }
 
 // TestPackedIQ1 checks the packed IQ1_S and IQ1_M kernels bit for bit:
@@ -85,8 +108,8 @@ func iq1PackedTypes() []iq1Packed {
 // where the integer sums are largest; the NaN case gives one row a NaN
 // scale.
 func TestPackedIQ1(t *testing.T) {
-	if !hasIQZ {
-		t.Skip("no AVX-512 VNNI, GFNI, VBMI and BITALG")
+	if len(iq1PackedTypes()) == 0 {
+		t.Skip("no AVX2")
 	}
 	rng := rand.New(rand.NewPCG(81, 82))
 	type shape struct {
@@ -105,7 +128,7 @@ func TestPackedIQ1(t *testing.T) {
 	defer kg.Close()
 	for _, c := range shapes {
 		for _, k := range iq1PackedTypes() {
-			t.Run(fmt.Sprintf("%s/%dx%d/extreme=%d/nan=%v", k.typ, c.groups*16, c.cols, c.extreme, c.nan), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s/%s/%dx%d/extreme=%d/nan=%v", k.set, k.typ, c.groups*16, c.cols, c.extreme, c.nan), func(t *testing.T) {
 				testPackedIQ1(t, rng, k, kg.rows[k.typ], c.cols, c.groups, c.extreme, c.nan)
 			})
 		}
@@ -136,39 +159,42 @@ func testPackedIQ1(t *testing.T, rng *rand.Rand, k iq1Packed, gguf rowsFn, cols,
 }
 
 // TestPackedIQ1Matrix: Kernels.Pack packs an IQ1_S or IQ1_M matrix of at
-// least one group on the VNNI kernels (its leading Rows&^15 rows, Data left
-// alone, the file's bytes a row and super-block), MatVec gives the
+// least one group on each kernel set that packs it (VNNI on or off: its
+// leading Rows&^15 rows, Data left alone, the file's bytes a row and
+// super-block or IQ1_S's AVX2 layout's), MatVec gives the
 // unpacked matrix's numbers bit for bit on every row, and MatMul gives
 // each token what MatVec gives it, through the packed prefill kernel, the
 // padded group of three, the decode kernel for a tail of tokens and the
 // GGUF-layout kernels for the tail rows; a NaN input shows in its token's
 // outputs only.
 func TestPackedIQ1Matrix(t *testing.T) {
-	if !hasIQZ {
-		t.Skip("no AVX-512 VNNI, GFNI, VBMI and BITALG")
+	if !hasAVX2 {
+		t.Skip("no AVX2")
 	}
 	pool := NewPool(2)
 	defer pool.Close()
-	k := newKernelsVNNI(pool, true, true)
 	rng := rand.New(rand.NewPCG(83, 84))
-	for _, ip := range iq1PackedTypes() {
-		for _, c := range []struct{ cols, rows int }{{256, 16}, {256, 79}, {768, 130}, {512, 33}} {
-			typ, cols, rows := ip.typ, c.cols, c.rows
-			checkPackedMatrix(t, k, rng, typ, rows, cols)
+	for _, vnni := range []bool{true, false} {
+		k := newKernelsVNNI(pool, true, vnni)
+		for _, typ := range []Type{IQ1_S, IQ1_M} {
+			if k.prows[typ] == nil {
+				continue
+			}
+			for _, c := range []struct{ cols, rows int }{{256, 16}, {256, 79}, {768, 130}, {512, 33}} {
+				checkPackedMatrix(t, k, rng, typ, c.rows, c.cols)
+			}
 		}
 	}
 }
 
-// BenchmarkPackedIQ1S times IQ1_S's kernels, packed against the GGUF
-// layout (benchPacked).
-func BenchmarkPackedIQ1S(b *testing.B) {
-	benchPacked(b, IQ1_S, iq1sBytes, packIQ1SBlockBytes, packIQ1S, rowsPackedIQ1S, gemm4PackedIQ1S)
-}
-
-// BenchmarkPackedIQ1M times IQ1_M's kernels, packed against the GGUF
-// layout (benchPacked).
-func BenchmarkPackedIQ1M(b *testing.B) {
-	benchPacked(b, IQ1_M, iq1mBytes, packIQ1MBlockBytes, packIQ1M, rowsPackedIQ1M, gemm4PackedIQ1M)
+// BenchmarkPackedIQ1 times the IQ1 kernels, each packed layout the CPU
+// runs against the GGUF layout (benchPackedOn).
+func BenchmarkPackedIQ1(b *testing.B) {
+	for _, k := range iq1PackedTypes() {
+		b.Run(k.set+"/"+k.typ.String(), func(b *testing.B) {
+			benchPackedOn(b, k.typ, k.bytes, k.pbytes, k.pack, k.rows, k.gemm4)
+		})
+	}
 }
 
 // BenchmarkIQ1Triad is decode of IQ1_S and IQ1_M against the STREAM triad

@@ -235,16 +235,11 @@ func packIQ3SAVX2(dst, src []byte, nsb, g0, g1 int) {
 	}
 }
 
-// putBits writes the n low bits of v at bit sh of q (little-endian),
-// leaving q's other bits as they are.
+// putBits writes the n low bits of v at bit sh of q (little-endian, the
+// bits of byte i being 8i…8i+7), leaving q's other bits as they are.
 func putBits(q []byte, sh, n uint, v uint64) {
-	var u uint64
-	for i := range q {
-		u |= uint64(q[i]) << (8 * i)
-	}
-	mask := uint64(1)<<n - 1
-	u = u&^(mask<<sh) | (v&mask)<<sh
-	for i := range q {
-		q[i] = byte(u >> (8 * i))
+	for i := range n {
+		b := sh + i
+		q[b/8] = q[b/8]&^(1<<(b%8)) | byte(v>>i&1)<<(b%8)
 	}
 }

@@ -1,0 +1,270 @@
+#include "textflag.h"
+
+// AVX2 kernels of packed IQ1_S in its AVX2 layout (packiq1.go,
+// packIQ1SAVX2): eight rows to a YMM, one per dword lane. A run of eight
+// rows is eight iq1s_grid entries loaded by the packer's eleven-bit
+// indices into two vectors of four (VMOVQ/VPINSRQ/VINSERTI128), taken
+// apart by VSHUFPS into the rows' weights 0…3 and 4…7, put onto the
+// broadcast activation dwords by VPSIGNB (g is −1, 0 or +1, so that is
+// g·x) and summed by VPMADDUBSW against bytes 1; a sub-block's four runs
+// add up in int16 (≤ 4·8·127) and VPMADDWD makes dwords. Then, as the
+// GGUF-layout kernel (dot_iq1_amd64.s) does lane for lane: times 8(2s+1),
+// plus δ(2s+1)·Σx, converted, and one FMA by dx·(d/8) into the
+// accumulator of the sub-block's position j.
+
+// PIQ1PF is how far ahead the kernels prefetch their half's stream.
+#define PIQ1PF 1728
+
+DATA piq1Ones16<>+0(SB)/8, $0x0001000100010001
+DATA piq1Ones16<>+8(SB)/8, $0x0001000100010001
+DATA piq1Ones16<>+16(SB)/8, $0x0001000100010001
+DATA piq1Ones16<>+24(SB)/8, $0x0001000100010001
+GLOBL piq1Ones16<>(SB), RODATA|NOPTR, $32
+
+DATA piq1Ones8<>+0(SB)/8, $0x0101010101010101
+DATA piq1Ones8<>+8(SB)/8, $0x0101010101010101
+DATA piq1Ones8<>+16(SB)/8, $0x0101010101010101
+DATA piq1Ones8<>+24(SB)/8, $0x0101010101010101
+GLOBL piq1Ones8<>(SB), RODATA|NOPTR, $32
+
+DATA piq1Eighth<>+0(SB)/4, $0x3e000000
+GLOBL piq1Eighth<>(SB), RODATA|NOPTR, $4
+
+// PIQ1TWO loads the grid entries of the two eleven-bit indices at the
+// bottom of src (table at R9) into the qwords of x, leaving src shifted by
+// 22. Clobbers R10.
+#define PIQ1TWO(src, x) \
+	MOVL    src, R10; \
+	ANDL    $0x7ff, R10; \
+	VMOVQ   (R9)(R10*8), x; \
+	SHRQ    $11, src; \
+	MOVL    src, R10; \
+	ANDL    $0x7ff, R10; \
+	VPINSRQ $1, (R9)(R10*8), x, x; \
+	SHRQ    $11, src
+
+// PIQ1RUN decodes run l of eight rows (indices in the eleven bytes at
+// off(SI)): Y12 the grid values of weights 0…3, Y10 of 4…7 (lane r row r).
+// Clobbers AX, R15, R10, Y11.
+#define PIQ1RUN(off) \
+	MOVQ        off(SI), AX; \
+	MOVQ        off+5(SI), R15; \
+	SHRQ        $4, R15; \
+	PIQ1TWO(AX, X10); \
+	PIQ1TWO(AX, X11); \
+	VINSERTI128 $1, X11, Y10, Y10; \
+	PIQ1TWO(R15, X11); \
+	PIQ1TWO(R15, X12); \
+	VINSERTI128 $1, X12, Y11, Y11; \
+	VSHUFPS     $0x88, Y11, Y10, Y12; \
+	VSHUFPS     $0xDD, Y11, Y10, Y10
+
+// PIQ1TOK leaves in t one token's int16 pair sums of g·x over the decoded
+// run (activation dwords at xa, xb; Y13 bytes 1). Clobbers u.
+#define PIQ1TOK(xa, xb, t, u) \
+	VPBROADCASTD xa, t; \
+	VPSIGNB      Y12, t, t; \
+	VPMADDUBSW   t, Y13, t; \
+	VPBROADCASTD xb, u; \
+	VPSIGNB      Y10, u, u; \
+	VPMADDUBSW   u, Y13, u; \
+	VPADDW       u, t, t
+
+// PIQ1FIX turns a sub-block's dword sums of g·x in s into its exact
+// integer 8(2s+1)·Σg·x + δ(2s+1)·Σx: δ(2s+1) the signed bytes at voff(SI),
+// the token's m8 (−8·Σx) at ma. Clobbers u, v.
+#define PIQ1FIX(voff, ma, s, u, v) \
+	VPMOVSXBD    voff(SI), u; \
+	VPABSD       u, v; \
+	VPMULLD      v, s, s; \
+	VPSLLD       $3, s, s; \
+	VPBROADCASTD ma, v; \
+	VPSRAD       $3, v, v; \
+	VPMULLD      u, v, v; \
+	VPSUBD       v, s, s
+
+// PIQ1SUB does sub-block j for eight rows: runs at ioff(SI) (11 bytes
+// apart), δ(2s+1) at voff(SI), activations from xoff(DI), m8 at moff(R11),
+// dx at moff(R8); acc += float(p)·(dx·(d/8)), d/8 in Y8. Clobbers Y9..Y12,
+// Y15.
+#define PIQ1SUB(moff, voff, ioff, xoff, acc) \
+	PREFETCHT0   PIQ1PF+ioff(SI); \
+	PIQ1RUN(ioff); \
+	PIQ1TOK(xoff(DI), xoff+4(DI), Y9, Y12); \
+	PIQ1RUN(ioff+11); \
+	PIQ1TOK(xoff+8(DI), xoff+12(DI), Y15, Y12); \
+	VPADDW       Y15, Y9, Y9; \
+	PIQ1RUN(ioff+22); \
+	PIQ1TOK(xoff+16(DI), xoff+20(DI), Y15, Y12); \
+	VPADDW       Y15, Y9, Y9; \
+	PIQ1RUN(ioff+33); \
+	PIQ1TOK(xoff+24(DI), xoff+28(DI), Y15, Y12); \
+	VPADDW       Y15, Y9, Y9; \
+	VPMADDWD     Y14, Y9, Y9; \
+	PIQ1FIX(voff, moff(R11), Y9, Y12, Y15); \
+	VCVTDQ2PS    Y9, Y9; \
+	VBROADCASTSS moff(R8), Y12; \
+	VMULPS       Y8, Y12, Y12; \
+	VFMADD231PS  Y12, Y9, acc
+
+// PIQ1SCALE sets y to the rows' d/8 (exact) from their f16 d at (SI).
+// Clobbers Y12.
+#define PIQ1SCALE(y) \
+	VCVTPH2PS    (SI), y; \
+	VBROADCASTSS piq1Eighth<>(SB), Y12; \
+	VMULPS       Y12, y, y
+
+// func rowsIQ1Sx8AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nsb, halves int, out *float32)
+TEXT ·rowsIQ1Sx8AVX2(SB), NOSPLIT, $0-56
+	MOVQ    p+0(FP), SI
+	MOVQ    out+48(FP), R13
+	MOVQ    halves+40(FP), DX
+	LEAQ    ·iq1s_grid(SB), R9
+	VMOVDQU piq1Ones8<>(SB), Y13
+	VMOVDQU piq1Ones16<>(SB), Y14
+
+half:
+	TESTQ  DX, DX
+	JEQ    done
+	MOVQ   xq+8(FP), DI
+	MOVQ   m8+16(FP), R11
+	MOVQ   xd+24(FP), R8
+	MOVQ   nsb+32(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+
+block:
+	PIQ1SCALE(Y8)
+	PIQ1SUB(0, 368, 16, 0, Y0)
+	PIQ1SUB(4, 376, 60, 32, Y1)
+	PIQ1SUB(8, 384, 104, 64, Y2)
+	PIQ1SUB(12, 392, 148, 96, Y3)
+	PIQ1SUB(16, 400, 192, 128, Y4)
+	PIQ1SUB(20, 408, 236, 160, Y5)
+	PIQ1SUB(24, 416, 280, 192, Y6)
+	PIQ1SUB(28, 424, 324, 224, Y7)
+	ADDQ $432, SI
+	ADDQ $256, DI
+	ADDQ $32, R8
+	ADDQ $32, R11
+	DECQ CX
+	JNE  block
+
+	// ((acc_0 + acc_4) + (acc_1 + acc_5)) + ((acc_2 + acc_6) + (acc_3 + acc_7)).
+	VADDPS  Y4, Y0, Y0
+	VADDPS  Y5, Y1, Y1
+	VADDPS  Y6, Y2, Y2
+	VADDPS  Y7, Y3, Y3
+	VADDPS  Y1, Y0, Y0
+	VADDPS  Y3, Y2, Y2
+	VADDPS  Y2, Y0, Y0
+	VMOVUPS Y0, (R13)
+	ADDQ    $32, R13
+	DECQ    DX
+	JMP     half
+
+done:
+	VZEROUPPER
+	RET
+
+// ---------------------------------------------------------------------------
+// The four-token (prefill) kernel: each run decoded once for the four
+// tokens, each token's integer and float operations the decode kernel's.
+// SI weights, DI token 0's codes (token t's 256·nsb·t bytes further: R11 =
+// 256·nsb, R12 three times that), R8 and R14 token 0's m8 and block
+// scales (token t's 32·nsb·t bytes further: BX = 32·nsb, DX three times
+// that), R9 the grid, CX super-blocks left, R13 out. Y0…Y3 the four
+// tokens' int16 sums of the current sub-block, Y8 the rows' d/8, Y13
+// bytes 1, Y14 words 1; the float accumulators, token t's of sub-block
+// position j at 32(8t + j)(SP), and the halves left at 1024(SP).
+
+// PIQ1G4SET and PIQ1G4ADD set or add token t's int16 sums (in Y4) to s.
+#define PIQ1G4SET(s) 	VMOVDQA Y4, s
+
+#define PIQ1G4ADD(s) 	VPADDW Y4, s, s
+
+#define PIQ1G4RUN(ioff, xoff, op) 	PIQ1RUN(ioff); 	PIQ1TOK(xoff(DI), xoff+4(DI), Y4, Y5); 	op(Y0); 	PIQ1TOK(xoff(DI)(R11*1), xoff+4(DI)(R11*1), Y4, Y5); 	op(Y1); 	PIQ1TOK(xoff(DI)(R11*2), xoff+4(DI)(R11*2), Y4, Y5); 	op(Y2); 	PIQ1TOK(xoff(DI)(R12*1), xoff+4(DI)(R12*1), Y4, Y5); 	op(Y3)
+
+// PIQ1G4FIN finishes token t's sub-block: its int16 sums s to the exact
+// integer (m8 at ma), converted, times dx (at da)·(d/8), added to its
+// accumulator at acc(SP). Clobbers Y10, Y11.
+#define PIQ1G4FIN(voff, ma, da, s, acc) 	VPMADDWD     Y14, s, s; 	PIQ1FIX(voff, ma, s, Y10, Y11); 	VCVTDQ2PS    s, s; 	VBROADCASTSS da, Y10; 	VMULPS       Y8, Y10, Y10; 	VMOVUPS      acc(SP), Y11; 	VFMADD231PS  Y10, s, Y11; 	VMOVUPS      Y11, acc(SP)
+
+#define PIQ1G4SUB(moff, voff, ioff, xoff, j) 	PREFETCHT0 PIQ1PF+ioff(SI); 	PIQ1G4RUN(ioff, xoff, PIQ1G4SET); 	PIQ1G4RUN(ioff+11, xoff+8, PIQ1G4ADD); 	PIQ1G4RUN(ioff+22, xoff+16, PIQ1G4ADD); 	PIQ1G4RUN(ioff+33, xoff+24, PIQ1G4ADD); 	PIQ1G4FIN(voff, moff(R8), moff(R14), Y0, 32*j); 	PIQ1G4FIN(voff, moff(R8)(BX*1), moff(R14)(BX*1), Y1, 256+32*j); 	PIQ1G4FIN(voff, moff(R8)(BX*2), moff(R14)(BX*2), Y2, 512+32*j); 	PIQ1G4FIN(voff, moff(R8)(DX*1), moff(R14)(DX*1), Y3, 768+32*j)
+
+// PIQ1G4OUT folds token t's eight accumulators (at 256t(SP)) as the decode
+// kernel does and stores them at o.
+#define PIQ1G4OUT(a, o) 	VMOVUPS a(SP), Y0; 	VMOVUPS a+32(SP), Y1; 	VMOVUPS a+64(SP), Y2; 	VMOVUPS a+96(SP), Y3; 	VADDPS  a+128(SP), Y0, Y0; 	VADDPS  a+160(SP), Y1, Y1; 	VADDPS  a+192(SP), Y2, Y2; 	VADDPS  a+224(SP), Y3, Y3; 	VADDPS  Y1, Y0, Y0; 	VADDPS  Y3, Y2, Y2; 	VADDPS  Y2, Y0, Y0; 	VMOVUPS Y0, o
+
+// func gemm4IQ1Sx8AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nsb, halves int, out *float32, ostride int)
+//
+// out[t·ostride + r] = row r · token t for four tokens: per token bit for
+// bit rowsIQ1Sx8AVX2.
+TEXT ·gemm4IQ1Sx8AVX2(SB), 0, $1032-64
+	MOVQ    p+0(FP), SI
+	MOVQ    out+48(FP), R13
+	MOVQ    halves+40(FP), AX
+	MOVQ    AX, 1024(SP)
+	MOVQ    nsb+32(FP), R11
+	SHLQ    $8, R11
+	LEAQ    (R11)(R11*2), R12
+	MOVQ    nsb+32(FP), BX
+	SHLQ    $5, BX
+	LEAQ    (BX)(BX*2), DX
+	LEAQ    ·iq1s_grid(SB), R9
+	VMOVDQU piq1Ones8<>(SB), Y13
+	VMOVDQU piq1Ones16<>(SB), Y14
+
+half:
+	CMPQ   1024(SP), $0
+	JEQ    done
+	MOVQ   xq+8(FP), DI
+	MOVQ   m8+16(FP), R8
+	MOVQ   xd+24(FP), R14
+	MOVQ   nsb+32(FP), CX
+	VXORPS Y0, Y0, Y0
+	MOVQ   $0, AX
+
+zero:
+	VMOVUPS Y0, (SP)(AX*1)
+	ADDQ    $32, AX
+	CMPQ    AX, $1024
+	JLT     zero
+
+block:
+	PIQ1SCALE(Y8)
+	PIQ1G4SUB(0, 368, 16, 0, 0)
+	PIQ1G4SUB(4, 376, 60, 32, 1)
+	PIQ1G4SUB(8, 384, 104, 64, 2)
+	PIQ1G4SUB(12, 392, 148, 96, 3)
+	PIQ1G4SUB(16, 400, 192, 128, 4)
+	PIQ1G4SUB(20, 408, 236, 160, 5)
+	PIQ1G4SUB(24, 416, 280, 192, 6)
+	PIQ1G4SUB(28, 424, 324, 224, 7)
+	ADDQ $432, SI
+	ADDQ $256, DI
+	ADDQ $32, R8
+	ADDQ $32, R14
+	DECQ CX
+	JNE  block
+
+	MOVQ ostride+56(FP), R10
+	SHLQ $2, R10
+	PIQ1G4OUT(0, (R13))
+	PIQ1G4OUT(256, (R13)(R10*1))
+	PIQ1G4OUT(512, (R13)(R10*2))
+	LEAQ (R10)(R10*2), R10
+	PIQ1G4OUT(768, (R13)(R10*1))
+	ADDQ $32, R13
+	DECQ 1024(SP)
+	JMP  half
+
+done:
+	VZEROUPPER
+	RET
