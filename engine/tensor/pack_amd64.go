@@ -81,10 +81,13 @@ func usePacked(rows *[typeSlots]packedRowsFn, gemm4 *[typeSlots]packedGemm4Fn, l
 }
 
 // usePackedIQAVX2 installs the AVX2 kernels of packed IQ3_XXS and IQ3_S
-// (packiq3_avx2_amd64.s), IQ2_XXS (packiq2_avx2_amd64.s) and IQ1_S
+// (packiq3_avx2_amd64.s), IQ2_XXS (packiq2_avx2_amd64.s), IQ1_S and IQ1_M
 // (packiq1_avx2_amd64.s) and their layouts (packIQ3XXSAVX2, packIQ3SAVX2,
-// packIQ2XXSAVX2, packIQ1SAVX2), for CPUs without the VBMI ones.
+// packIQ2XXSAVX2, packIQ1SAVX2, packIQ1MAVX2), for CPUs without the VBMI
+// ones. IQ2_XS and IQ2_S keep their GGUF-layout kernels (docs/quants.md).
 func usePackedIQAVX2(rows *[typeSlots]packedRowsFn, gemm4 *[typeSlots]packedGemm4Fn, layouts *[typeSlots]packLayout) {
+	rows[IQ1_M], gemm4[IQ1_M] = rowsPackedIQ1MAVX2, gemm4PackedIQ1MAVX2
+	layouts[IQ1_M] = packLayout{packIQ1MAVX2, 2 * packIQ1MA8Bytes}
 	rows[IQ1_S], gemm4[IQ1_S] = rowsPackedIQ1SAVX2, gemm4PackedIQ1SAVX2
 	layouts[IQ1_S] = packLayout{packIQ1SAVX2, 2 * packIQ1SA8Bytes}
 	rows[IQ2_XXS], gemm4[IQ2_XXS] = rowsPackedIQ2XXSAVX2, gemm4PackedIQ2XXSAVX2

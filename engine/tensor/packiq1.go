@@ -176,3 +176,51 @@ func packIQ1SAVX2(dst, src []byte, nsb, g0, g1 int) {
 		}
 	}
 }
+
+// Packed IQ1_M for AVX2, as packed IQ1_S's AVX2 layout with IQ1_M's runs:
+// a run's index is twelve bits, its eleven grid bits | its δ sign bit
+// << 11, into iq1mWRuns (the runs W = 8g + δ, as the GGUF-layout AVX2
+// kernel reads them), and a sub-block has a scale per half. Half h of
+// group g is its own run of nsb blocks of packIQ1MA8Bytes = 528 bytes,
+// rows r = 0…7 (rows 16g+8h+r):
+//
+//	[0, 16)            the f16 scales d, row r at 2r (put together from
+//	                   the top nibbles of the file's scale words);
+//	[16+48j+12l, +12)  sub-block j's run l: slot s's index at bit 12s,
+//	                   slot s holding row packIQ2Slot(s);
+//	[400+16j, +16)     its halves' scales as 2s+1: row r's first half's
+//	                   at 400+16j+r, its second's at 408+16j+r.
+//
+// That is 66 bytes a row and super-block against the file's 56. The
+// exact integer (2s₀+1)·Σ₀W·x + (2s₁+1)·Σ₁W·x and the float work are the
+// GGUF-layout kernel's: its numbers bit for bit.
+const packIQ1MA8Bytes = 16 + 384 + 128
+
+// packIQ1MAVX2 packs groups g0…g1−1 of src (IQ1_M rows of nsb
+// super-blocks) into dst, 2·nsb·packIQ1MA8Bytes bytes a group.
+func packIQ1MAVX2(dst, src []byte, nsb, g0, g1 int) {
+	rb := nsb * iq1mBytes
+	for g := g0; g < g1; g++ {
+		gs := src[g*packRows*rb:][:packRows*rb]
+		for h := range 2 {
+			for sb := range nsb {
+				o := dst[((2*g+h)*nsb+sb)*packIQ1MA8Bytes:][:packIQ1MA8Bytes]
+				for s := range 8 {
+					r := packIQ2Slot(s)
+					blk := (*[iq1mBytes]byte)(gs[(8*h+r)*rb+sb*iq1mBytes:])
+					binary.LittleEndian.PutUint16(o[2*r:], F32ToF16(iq1MD(blk)))
+					for j := range 8 {
+						for l := range 4 {
+							idx, ls, sgn := iq1MRun(blk, j, l)
+							if sgn < 0 {
+								idx |= 2048
+							}
+							putBits(o[16+48*j+12*l:][:12], 12*uint(s), 12, uint64(idx))
+							o[400+16*j+8*(l/2)+r] = byte(ls)
+						}
+					}
+				}
+			}
+		}
+	}
+}

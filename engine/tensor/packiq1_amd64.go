@@ -68,3 +68,25 @@ func gemm4PackedIQ1SAVX2(p []byte, a act, groups int, out []float32, ostride int
 	nsb := packedChecksM8(p, a, 4, groups, 2*packIQ1SA8Bytes/8, out, ostride) / 8
 	gemm4IQ1Sx8AVX2(&p[0], &a.qs[0], &a.m8[0], &a.d[0], nsb, 2*groups, &out[0], ostride)
 }
+
+//go:noescape
+func rowsIQ1Mx8AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nsb, halves int, out *float32)
+
+//go:noescape
+func gemm4IQ1Mx8AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nsb, halves int, out *float32, ostride int)
+
+// rowsPackedIQ1MAVX2 is the decode kernel of IQ1_M in its AVX2 packed
+// layout (packiq1_avx2_amd64.s), eight rows a pass: the GGUF-layout AVX2
+// kernel's numbers. (It reads no m8; the check is the shared one.)
+func rowsPackedIQ1MAVX2(p []byte, a act, out []float32) {
+	groups := len(out) / packRows
+	nsb := packedChecksM8(p, a, 1, groups, 2*packIQ1MA8Bytes/8, out, 0) / 8
+	rowsIQ1Mx8AVX2(&p[0], &a.qs[0], &a.m8[0], &a.d[0], nsb, 2*groups, &out[0])
+}
+
+// gemm4PackedIQ1MAVX2 is its prefill kernel: each run decoded once for
+// four tokens, per token bit for bit rowsPackedIQ1MAVX2.
+func gemm4PackedIQ1MAVX2(p []byte, a act, groups int, out []float32, ostride int) {
+	nsb := packedChecksM8(p, a, 4, groups, 2*packIQ1MA8Bytes/8, out, ostride) / 8
+	gemm4IQ1Mx8AVX2(&p[0], &a.qs[0], &a.m8[0], &a.d[0], nsb, 2*groups, &out[0], ostride)
+}

@@ -39,7 +39,7 @@ type iq1Packed struct {
 }
 
 // iq1PackedTypes are the packed IQ1 layouts this CPU runs: the VNNI ones
-// and IQ1_S's AVX2 one.
+// and the AVX2 ones.
 func iq1PackedTypes() []iq1Packed {
 	s := iq1SExtreme
 	var t []iq1Packed
@@ -51,11 +51,13 @@ func iq1PackedTypes() []iq1Packed {
 		}, iq1PackedM())
 	}
 	if hasAVX2 {
+		m := iq1PackedM()
+		m.set, m.pbytes, m.pack, m.rows, m.gemm4 = "avx2", 2*packIQ1MA8Bytes, packIQ1MAVX2, rowsPackedIQ1MAVX2, gemm4PackedIQ1MAVX2
 		t = append(t, iq1Packed{
 			set: "avx2", typ: IQ1_S, bytes: iq1sBytes, pbytes: 2 * packIQ1SA8Bytes, pack: packIQ1SAVX2,
 			rows: rowsPackedIQ1SAVX2, gemm4: gemm4PackedIQ1SAVX2, extreme: s,
 			setScale: func(blk []byte, h uint16) { binary.LittleEndian.PutUint16(blk, h) },
-		})
+		}, m)
 	}
 	return t
 }
@@ -161,7 +163,7 @@ func testPackedIQ1(t *testing.T, rng *rand.Rand, k iq1Packed, gguf rowsFn, cols,
 // TestPackedIQ1Matrix: Kernels.Pack packs an IQ1_S or IQ1_M matrix of at
 // least one group on each kernel set that packs it (VNNI on or off: its
 // leading Rows&^15 rows, Data left alone, the file's bytes a row and
-// super-block or IQ1_S's AVX2 layout's), MatVec gives the
+// super-block or its AVX2 layout's), MatVec gives the
 // unpacked matrix's numbers bit for bit on every row, and MatMul gives
 // each token what MatVec gives it, through the packed prefill kernel, the
 // padded group of three, the decode kernel for a tail of tokens and the

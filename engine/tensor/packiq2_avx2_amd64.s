@@ -208,18 +208,52 @@ done:
 
 // PIQ2G4RUN does run l of sub-block j (at ioff(SI), activations at xoff)
 // for the four tokens.
-#define PIQ2G4RUN(ioff, xoff, op) 	PIQ2RUN(ioff); 	PIQ2G4TOK(xoff(DI), xoff+4(DI), Y0, op); 	PIQ2G4TOK(xoff(DI)(R11*1), xoff+4(DI)(R11*1), Y1, op); 	PIQ2G4TOK(xoff(DI)(R11*2), xoff+4(DI)(R11*2), Y2, op); 	PIQ2G4TOK(xoff(DI)(R12*1), xoff+4(DI)(R12*1), Y3, op)
+#define PIQ2G4RUN(ioff, xoff, op) \
+	PIQ2RUN(ioff); \
+	PIQ2G4TOK(xoff(DI), xoff+4(DI), Y0, op); \
+	PIQ2G4TOK(xoff(DI)(R11*1), xoff+4(DI)(R11*1), Y1, op); \
+	PIQ2G4TOK(xoff(DI)(R11*2), xoff+4(DI)(R11*2), Y2, op); \
+	PIQ2G4TOK(xoff(DI)(R12*1), xoff+4(DI)(R12*1), Y3, op)
 
 // PIQ2G4FIN adds token t's sub-block sums s, times 2s+1 (Y9), converted,
 // times (d/8)·dx (dx at da), to its accumulator at acc(SP). Clobbers
 // Y10, Y11.
-#define PIQ2G4FIN(s, da, acc) 	VPMULLD      Y9, s, s; 	VCVTDQ2PS    s, s; 	VBROADCASTSS da, Y10; 	VMULPS       Y10, Y8, Y10; 	VMOVUPS      acc(SP), Y11; 	VFMADD231PS  Y10, s, Y11; 	VMOVUPS      Y11, acc(SP)
+#define PIQ2G4FIN(s, da, acc) \
+	VPMULLD      Y9, s, s; \
+	VCVTDQ2PS    s, s; \
+	VBROADCASTSS da, Y10; \
+	VMULPS       Y10, Y8, Y10; \
+	VMOVUPS      acc(SP), Y11; \
+	VFMADD231PS  Y10, s, Y11; \
+	VMOVUPS      Y11, acc(SP)
 
-#define PIQ2G4SUB(doff, soff, ioff, xoff, j) 	PREFETCHT0 PIQ2PF+ioff(SI); 	PIQ2G4RUN(ioff, xoff, PIQ2G4SET); 	PIQ2G4RUN(ioff+16, xoff+8, PIQ2G4ADD); 	PIQ2G4RUN(ioff+32, xoff+16, PIQ2G4ADD); 	PIQ2G4RUN(ioff+48, xoff+24, PIQ2G4ADD); 	VPMOVZXBD  soff(SI), Y9; 	PIQ2G4FIN(Y0, doff(R14), 32*j); 	PIQ2G4FIN(Y1, doff(R14)(BX*1), 256+32*j); 	PIQ2G4FIN(Y2, doff(R14)(BX*2), 512+32*j); 	PIQ2G4FIN(Y3, doff(R14)(DX*1), 768+32*j)
+#define PIQ2G4SUB(doff, soff, ioff, xoff, j) \
+	PREFETCHT0 PIQ2PF+ioff(SI); \
+	PIQ2G4RUN(ioff, xoff, PIQ2G4SET); \
+	PIQ2G4RUN(ioff+16, xoff+8, PIQ2G4ADD); \
+	PIQ2G4RUN(ioff+32, xoff+16, PIQ2G4ADD); \
+	PIQ2G4RUN(ioff+48, xoff+24, PIQ2G4ADD); \
+	VPMOVZXBD  soff(SI), Y9; \
+	PIQ2G4FIN(Y0, doff(R14), 32*j); \
+	PIQ2G4FIN(Y1, doff(R14)(BX*1), 256+32*j); \
+	PIQ2G4FIN(Y2, doff(R14)(BX*2), 512+32*j); \
+	PIQ2G4FIN(Y3, doff(R14)(DX*1), 768+32*j)
 
 // PIQ2G4OUT folds token t's eight accumulators (at 256t(SP)) as the decode
 // kernel does and stores them at o.
-#define PIQ2G4OUT(a, o) 	VMOVUPS a(SP), Y0; 	VMOVUPS a+32(SP), Y1; 	VMOVUPS a+64(SP), Y2; 	VMOVUPS a+96(SP), Y3; 	VADDPS  a+128(SP), Y0, Y0; 	VADDPS  a+160(SP), Y1, Y1; 	VADDPS  a+192(SP), Y2, Y2; 	VADDPS  a+224(SP), Y3, Y3; 	VADDPS  Y1, Y0, Y0; 	VADDPS  Y3, Y2, Y2; 	VADDPS  Y2, Y0, Y0; 	VMOVUPS Y0, o
+#define PIQ2G4OUT(a, o) \
+	VMOVUPS a(SP), Y0; \
+	VMOVUPS a+32(SP), Y1; \
+	VMOVUPS a+64(SP), Y2; \
+	VMOVUPS a+96(SP), Y3; \
+	VADDPS  a+128(SP), Y0, Y0; \
+	VADDPS  a+160(SP), Y1, Y1; \
+	VADDPS  a+192(SP), Y2, Y2; \
+	VADDPS  a+224(SP), Y3, Y3; \
+	VADDPS  Y1, Y0, Y0; \
+	VADDPS  Y3, Y2, Y2; \
+	VADDPS  Y2, Y0, Y0; \
+	VMOVUPS Y0, o
 
 // func gemm4IQ2XXSx8AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nsb, halves int, out *float32, ostride int)
 //
