@@ -81,11 +81,16 @@ func usePacked(rows *[typeSlots]packedRowsFn, gemm4 *[typeSlots]packedGemm4Fn, l
 }
 
 // usePackedIQAVX2 installs the AVX2 kernels of packed IQ3_XXS and IQ3_S
-// (packiq3_avx2_amd64.s), IQ2_XXS (packiq2_avx2_amd64.s), IQ1_S and IQ1_M
-// (packiq1_avx2_amd64.s) and their layouts (packIQ3XXSAVX2, packIQ3SAVX2,
-// packIQ2XXSAVX2, packIQ1SAVX2, packIQ1MAVX2), for CPUs without the VBMI
-// ones. IQ2_XS and IQ2_S keep their GGUF-layout kernels (docs/quants.md).
+// (packiq3_avx2_amd64.s), IQ2_XXS, IQ2_XS and IQ2_S (packiq2_avx2_amd64.s),
+// IQ1_S and IQ1_M (packiq1_avx2_amd64.s) and their layouts
+// (packIQ3XXSAVX2, packIQ3SAVX2, packIQ2XXSAVX2, packIQ2XSAVX2,
+// packIQ2SAVX2, packIQ1SAVX2, packIQ1MAVX2), for CPUs without the VBMI
+// ones.
 func usePackedIQAVX2(rows *[typeSlots]packedRowsFn, gemm4 *[typeSlots]packedGemm4Fn, layouts *[typeSlots]packLayout) {
+	rows[IQ2_XS], gemm4[IQ2_XS] = rowsPackedIQ2XSAVX2, gemm4PackedIQ2XSAVX2
+	layouts[IQ2_XS] = packLayout{packIQ2XSAVX2, 2 * packIQ2NA8Bytes(9)}
+	rows[IQ2_S], gemm4[IQ2_S] = rowsPackedIQ2SAVX2, gemm4PackedIQ2SAVX2
+	layouts[IQ2_S] = packLayout{packIQ2SAVX2, 2 * packIQ2NA8Bytes(10)}
 	rows[IQ1_M], gemm4[IQ1_M] = rowsPackedIQ1MAVX2, gemm4PackedIQ1MAVX2
 	layouts[IQ1_M] = packLayout{packIQ1MAVX2, 2 * packIQ1MA8Bytes}
 	rows[IQ1_S], gemm4[IQ1_S] = rowsPackedIQ1SAVX2, gemm4PackedIQ1SAVX2

@@ -194,7 +194,7 @@ func TestPackLeavesOthers(t *testing.T) {
 	}
 	kv := newKernelsVNNI(k.pool, true, false)
 	// The types with AVX2 packed kernels (pack_amd64.go).
-	avx2 := map[Type]bool{Q4_0: true, TQ2_0: true, TQ1_0: true, IQ3_XXS: true, IQ3_S: true, IQ2_XXS: true, IQ1_S: true, IQ1_M: true}
+	avx2 := map[Type]bool{Q4_0: true, TQ2_0: true, TQ1_0: true, IQ3_XXS: true, IQ3_S: true, IQ2_XXS: true, IQ2_XS: true, IQ2_S: true, IQ1_S: true, IQ1_M: true}
 	for _, typ := range []Type{Q4_0, Q8_0, Q4_1, Q5_0, Q5_1, IQ4_NL, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS, MXFP4, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, TQ2_0, TQ1_0, IQ1_S, IQ1_M} {
 		w, _ := NewMatrix(typ, 64, 256, randomWeights(rng, typ, 64, 256))
 		if kg.Pack(w) != w {

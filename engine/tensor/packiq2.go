@@ -379,3 +379,71 @@ func packIQ2XXSAVX2(dst, src []byte, nsb, g0, g1 int) {
 		}
 	}
 }
+
+// Packed IQ2_XS and IQ2_S for AVX2, as packed IQ2_XXS's AVX2 layout with
+// their wider grid indices laid end to end, nine bits (IQ2_XS) or ten
+// (IQ2_S) a row, and each run's eight sign bytes after them (IQ2_XS's
+// seven-bit sign indices expanded through ksigns_iq2xs by the packer; IQ2_S
+// stores its sign bytes outright). Half h of group g is its own run of nsb
+// blocks of packIQ2NA8Bytes(b) bytes, rows r = 0…7 (rows 16g+8h+r), with
+// run bytes n = b + 8:
+//
+//	[0, 16)              the f16 scales d, row r at 2r;
+//	[16+4nj+nl, +b)      sub-block j's run l: slot s's index at bit b·s,
+//	                     slot s holding row packIQ2Slot(s);
+//	[16+4nj+nl+b, +8)    its sign bytes, row r's at r;
+//	[16+32n+8j+r]        row r's scale byte of sub-block j, as in the file
+//	                     (runs 0, 1 its low nibble, 2, 3 its high).
+//
+// That is 78 bytes a row and super-block for IQ2_XS (the file's 74) and 82
+// for IQ2_S (the file's own). A sub-block's exact integer is (2s₀+1)·(runs
+// 0, 1) + (2s₁+1)·(runs 2, 3), then the float work of IQ2_XXS's: the
+// GGUF-layout AVX2 kernels' numbers bit for bit.
+func packIQ2NA8Bytes(b int) int { return 16 + 32*(b+8) + 64 }
+
+// packIQ2XSAVX2 packs groups g0…g1−1 of src (IQ2_XS rows of nsb
+// super-blocks) into dst, 2·nsb·packIQ2NA8Bytes(9) bytes a group.
+func packIQ2XSAVX2(dst, src []byte, nsb, g0, g1 int) {
+	packIQ2N(dst, src, nsb, g0, g1, iq2xsBytes, 9, func(blk []byte, j, l int) (int, byte, byte) {
+		q := binary.LittleEndian.Uint16(blk[2+8*j+2*l:])
+		return int(q & 511), ksigns_iq2xs[q>>9], blk[66+j]
+	})
+}
+
+// packIQ2SAVX2 packs groups g0…g1−1 of src (IQ2_S rows of nsb
+// super-blocks) into dst, 2·nsb·packIQ2NA8Bytes(10) bytes a group.
+func packIQ2SAVX2(dst, src []byte, nsb, g0, g1 int) {
+	packIQ2N(dst, src, nsb, g0, g1, iq2sBytes, 10, func(blk []byte, j, l int) (int, byte, byte) {
+		r := 4*j + l
+		return int(blk[2+r]) | int(blk[66+j])<<(8-2*l)&0x300, blk[34+r], blk[74+j]
+	})
+}
+
+// packIQ2N is packIQ2XSAVX2's and packIQ2SAVX2's loop: run(blk, j, l) gives
+// a row's run l of sub-block j as its grid index, its sign byte and its
+// sub-block's scale byte.
+func packIQ2N(dst, src []byte, nsb, g0, g1, bytes, b int, run func(blk []byte, j, l int) (int, byte, byte)) {
+	rb, n, bb := nsb*bytes, b+8, packIQ2NA8Bytes(b)
+	for g := g0; g < g1; g++ {
+		gs := src[g*packRows*rb:][:packRows*rb]
+		for h := range 2 {
+			for sb := range nsb {
+				o := dst[((2*g+h)*nsb+sb)*bb:][:bb]
+				for s := range 8 {
+					r := packIQ2Slot(s)
+					blk := gs[(8*h+r)*rb+sb*bytes:][:bytes]
+					o[2*r], o[2*r+1] = blk[0], blk[1]
+					for j := range 8 {
+						for l := range 4 {
+							idx, sign, sc := run(blk, j, l)
+							at := 16 + 4*n*j + n*l
+							putBits(o[at:at+b], uint(b*s), uint(b), uint64(idx))
+							o[at+b+r] = sign
+							o[16+32*n+8*j+r] = sc
+						}
+					}
+				}
+			}
+		}
+	}
+}

@@ -65,3 +65,43 @@ func gemm4PackedIQ2XXSAVX2(p []byte, a act, groups int, out []float32, ostride i
 	nsb := packedChecksM8(p, a, 4, groups, 2*packIQ2XXSA8Bytes/8, out, ostride) / 8
 	gemm4IQ2XXSx8AVX2(&p[0], &a.qs[0], &a.m8[0], &a.d[0], nsb, 2*groups, &out[0], ostride)
 }
+
+//go:noescape
+func rowsIQ2XSx8AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nsb, halves int, out *float32)
+
+//go:noescape
+func gemm4IQ2XSx8AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nsb, halves int, out *float32, ostride int)
+
+//go:noescape
+func rowsIQ2Sx8AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nsb, halves int, out *float32)
+
+//go:noescape
+func gemm4IQ2Sx8AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nsb, halves int, out *float32, ostride int)
+
+// rowsPackedIQ2XSAVX2 and rowsPackedIQ2SAVX2 are the decode kernels of
+// IQ2_XS and IQ2_S in their AVX2 packed layouts (packiq2_avx2_amd64.s),
+// eight rows a pass: the GGUF-layout AVX2 kernels' numbers.
+func rowsPackedIQ2XSAVX2(p []byte, a act, out []float32) {
+	groups := len(out) / packRows
+	nsb := packedChecksM8(p, a, 1, groups, 2*packIQ2NA8Bytes(9)/8, out, 0) / 8
+	rowsIQ2XSx8AVX2(&p[0], &a.qs[0], &a.m8[0], &a.d[0], nsb, 2*groups, &out[0])
+}
+
+func rowsPackedIQ2SAVX2(p []byte, a act, out []float32) {
+	groups := len(out) / packRows
+	nsb := packedChecksM8(p, a, 1, groups, 2*packIQ2NA8Bytes(10)/8, out, 0) / 8
+	rowsIQ2Sx8AVX2(&p[0], &a.qs[0], &a.m8[0], &a.d[0], nsb, 2*groups, &out[0])
+}
+
+// gemm4PackedIQ2XSAVX2 and gemm4PackedIQ2SAVX2 are their prefill kernels:
+// each run decoded once for four tokens, per token bit for bit the decode
+// kernel.
+func gemm4PackedIQ2XSAVX2(p []byte, a act, groups int, out []float32, ostride int) {
+	nsb := packedChecksM8(p, a, 4, groups, 2*packIQ2NA8Bytes(9)/8, out, ostride) / 8
+	gemm4IQ2XSx8AVX2(&p[0], &a.qs[0], &a.m8[0], &a.d[0], nsb, 2*groups, &out[0], ostride)
+}
+
+func gemm4PackedIQ2SAVX2(p []byte, a act, groups int, out []float32, ostride int) {
+	nsb := packedChecksM8(p, a, 4, groups, 2*packIQ2NA8Bytes(10)/8, out, ostride) / 8
+	gemm4IQ2Sx8AVX2(&p[0], &a.qs[0], &a.m8[0], &a.d[0], nsb, 2*groups, &out[0], ostride)
+}

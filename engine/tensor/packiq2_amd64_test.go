@@ -20,7 +20,7 @@ type packedIQ2 struct {
 }
 
 // packedIQ2Types are the packed IQ2 layouts this CPU runs: the VNNI ones
-// (VBMI lookups) and the AVX2 one of IQ2_XXS.
+// (VBMI lookups) and the AVX2 ones.
 func packedIQ2Types() []packedIQ2 {
 	var s []packedIQ2
 	if hasIQZ {
@@ -29,7 +29,10 @@ func packedIQ2Types() []packedIQ2 {
 			packedIQ2{"vnni", IQ2_XS, iq2xsBytes, packIQ2XSBlockBytes, packIQ2XS, rowsPackedIQ2XS, gemm4PackedIQ2XS})
 	}
 	if hasAVX2 {
-		s = append(s, packedIQ2{"avx2", IQ2_XXS, iq2xxsBytes, 2 * packIQ2XXSA8Bytes, packIQ2XXSAVX2, rowsPackedIQ2XXSAVX2, gemm4PackedIQ2XXSAVX2})
+		s = append(s,
+			packedIQ2{"avx2", IQ2_XXS, iq2xxsBytes, 2 * packIQ2XXSA8Bytes, packIQ2XXSAVX2, rowsPackedIQ2XXSAVX2, gemm4PackedIQ2XXSAVX2},
+			packedIQ2{"avx2", IQ2_XS, iq2xsBytes, 2 * packIQ2NA8Bytes(9), packIQ2XSAVX2, rowsPackedIQ2XSAVX2, gemm4PackedIQ2XSAVX2},
+			packedIQ2{"avx2", IQ2_S, iq2sBytes, 2 * packIQ2NA8Bytes(10), packIQ2SAVX2, rowsPackedIQ2SAVX2, gemm4PackedIQ2SAVX2})
 	}
 	return s
 }
@@ -127,10 +130,10 @@ func TestPackedIQ2(t *testing.T) {
 	}
 }
 
-// iq2Extreme sets an IQ2_XXS or IQ2_XS super-block's codes to their
+// iq2Extreme sets an IQ2_XXS, IQ2_XS or IQ2_S super-block's codes to their
 // largest: the grid entry of the largest magnitudes (43 each in IQ2_XS's
-// grid; IQ2_XXS's has no such entry), all signs set (negative) or clear,
-// scales 15.
+// and IQ2_S's grids; IQ2_XXS's has no such entry), all signs set
+// (negative) or clear, scales 15.
 func iq2Extreme(typ Type, blk []byte, neg bool) {
 	le := binary.LittleEndian
 	switch typ {
@@ -158,6 +161,20 @@ func iq2Extreme(typ Type, blk []byte, neg bool) {
 		}
 		for g := range 8 {
 			blk[66+g] = 0xff
+		}
+	case IQ2_S:
+		idx := iq2Largest(iq2s_grid[:])
+		h := byte(idx >> 8)
+		for r := range 32 {
+			blk[2+r] = byte(idx)
+			blk[34+r] = 0
+			if neg {
+				blk[34+r] = 0xff
+			}
+		}
+		for g := range 8 {
+			blk[66+g] = h | h<<2 | h<<4 | h<<6
+			blk[74+g] = 0xff
 		}
 	}
 }
@@ -201,7 +218,7 @@ func testPackedIQ2(t *testing.T, rng *rand.Rand, pt packedIQ2, gguf rowsFn, cols
 	checkPackedKernels(t, typ, gguf, pt.rows, pt.gemm4, data, p, x, cols, groups, nanRowIf(nan))
 }
 
-// TestPackedIQ2Matrix: Kernels.Pack packs an IQ2_XXS or IQ2_XS matrix of
+// TestPackedIQ2Matrix: Kernels.Pack packs an IQ2_XXS, IQ2_XS or IQ2_S matrix of
 // at least one group on each kernel set that packs it (VNNI on or off: its
 // leading Rows&^15 rows, Data left alone, the file's bytes a row and
 // super-block or its AVX2 layout's), MatVec gives the
@@ -219,7 +236,7 @@ func TestPackedIQ2Matrix(t *testing.T) {
 	rng := rand.New(rand.NewPCG(83, 84))
 	for _, vnni := range []bool{true, false} {
 		k := newKernelsVNNI(pool, true, vnni)
-		for _, typ := range []Type{IQ2_XXS, IQ2_XS} {
+		for _, typ := range []Type{IQ2_XXS, IQ2_XS, IQ2_S} {
 			if k.prows[typ] == nil {
 				continue
 			}

@@ -1,14 +1,15 @@
 #include "textflag.h"
 
-// AVX2 kernels of packed IQ2_XXS in its AVX2 layout (packiq2.go,
-// packIQ2XXSAVX2): eight rows to a YMM, one per dword lane. A run of eight
-// rows (eight weights each) is eight grid entries loaded by index into two
-// vectors of four (VMOVQ/VPINSRQ/VINSERTI128), taken apart by VSHUFPS into
-// the rows' weights 0…3 and 4…7; the rows' eight sign bytes, spread by
-// VPSHUFB and turned into ±1 bytes by VPAND/VPCMPEQB/VPOR, go onto the two
-// broadcast activation dwords (VPSIGNB); VPMADDUBSW, the two vectors added
-// in int16, VPMADDWD against words 1 and VPADDD into the sub-block's sums.
-// Then, as the GGUF-layout kernel (dot_iq2_amd64.s) does lane for lane:
+// AVX2 kernels of packed IQ2_XXS, IQ2_XS and IQ2_S in their AVX2 layouts
+// (packiq2.go; IQ2_XS's and IQ2_S's at the end of the file): eight rows to
+// a YMM, one per dword lane. A run of eight rows (eight weights each) is
+// eight grid entries loaded by index into two vectors of four
+// (VMOVQ/VPINSRQ/VINSERTI128), taken apart by VSHUFPS into the rows'
+// weights 0…3 and 4…7; the rows' eight sign bytes, spread by VPSHUFB and
+// turned into ±1 bytes by VPAND/VPCMPEQB/VPOR, go onto the two broadcast
+// activation dwords (VPSIGNB); VPMADDUBSW, the two vectors added in
+// int16, VPMADDWD against words 1 and VPADDD into the sub-block's sums.
+// Then, as the GGUF-layout kernels (dot_iq2_amd64.s) do lane for lane:
 // times 2s+1 (VPMULLD), converted, and one FMA by (d/8)·dx into the
 // accumulator of the sub-block's position j.
 
@@ -46,6 +47,18 @@ DATA piq2BitsHi<>+8(SB)/8, $0x8040201080402010
 DATA piq2BitsHi<>+16(SB)/8, $0x8040201080402010
 DATA piq2BitsHi<>+24(SB)/8, $0x8040201080402010
 GLOBL piq2BitsHi<>(SB), RODATA|NOPTR, $32
+
+DATA piq2Mask0F<>+0(SB)/8, $0x0000000f0000000f
+DATA piq2Mask0F<>+8(SB)/8, $0x0000000f0000000f
+DATA piq2Mask0F<>+16(SB)/8, $0x0000000f0000000f
+DATA piq2Mask0F<>+24(SB)/8, $0x0000000f0000000f
+GLOBL piq2Mask0F<>(SB), RODATA|NOPTR, $32
+
+DATA piq2Dword1<>+0(SB)/8, $0x0000000100000001
+DATA piq2Dword1<>+8(SB)/8, $0x0000000100000001
+DATA piq2Dword1<>+16(SB)/8, $0x0000000100000001
+DATA piq2Dword1<>+24(SB)/8, $0x0000000100000001
+GLOBL piq2Dword1<>(SB), RODATA|NOPTR, $32
 
 DATA piq2Eighth<>+0(SB)/4, $0x3e000000
 GLOBL piq2Eighth<>(SB), RODATA|NOPTR, $4
@@ -313,6 +326,384 @@ block:
 	PIQ2G4OUT(768, (R13)(R10*1))
 	ADDQ $32, R13
 	DECQ 1024(SP)
+	JMP  half
+
+done:
+	VZEROUPPER
+	RET
+
+// ---------------------------------------------------------------------------
+// IQ2_XS and IQ2_S: a run's eight rows' grid indices lie end to end, b
+// bits each (nine for IQ2_XS, ten for IQ2_S: rows 0…3 from the qword at
+// the run's start, rows 4…7 from the one h bytes on, shifted by sh), its
+// eight sign bytes after them in row order; a sub-block has a scale per
+// sixteen weights (the file's scale byte, runs 0, 1 its low nibble, 2, 3
+// its high one), so its exact integer is (2s₀+1)·(runs 0, 1) +
+// (2s₁+1)·(runs 2, 3), then the float work of IQ2_XXS's.
+
+// PIQ2NTWO loads the grid entries of the two b-bit indices (mask k) at the
+// bottom of src (table at R9) into the qwords of x, leaving src shifted by
+// 2b. Clobbers R10.
+#define PIQ2NTWO(src, x, b, k) \
+	MOVL    src, R10; \
+	ANDL    $k, R10; \
+	VMOVQ   (R9)(R10*8), x; \
+	SHRQ    $b, src; \
+	MOVL    src, R10; \
+	ANDL    $k, R10; \
+	VPINSRQ $1, (R9)(R10*8), x, x; \
+	SHRQ    $b, src
+
+// PIQ2NRUN decodes run l of eight rows at off(SI) into the registers
+// PIQ2RUN fills (Y12, Y10 magnitudes, Y13, Y11 ±1 signs). Clobbers AX,
+// R15, R10.
+#define PIQ2NRUN(off, b, k, h, sh) \
+	MOVQ         off(SI), AX; \
+	MOVQ         off+h(SI), R15; \
+	SHRQ         $sh, R15; \
+	PIQ2NTWO(AX, X10, b, k); \
+	PIQ2NTWO(AX, X11, b, k); \
+	VINSERTI128  $1, X11, Y10, Y10; \
+	PIQ2NTWO(R15, X11, b, k); \
+	PIQ2NTWO(R15, X12, b, k); \
+	VINSERTI128  $1, X12, Y11, Y11; \
+	VSHUFPS      $0x88, Y11, Y10, Y12; \
+	VSHUFPS      $0xDD, Y11, Y10, Y10; \
+	VPBROADCASTQ off+b(SI), Y11; \
+	VPSHUFB      piq2Spread<>(SB), Y11, Y11; \
+	VPAND        piq2BitsLo<>(SB), Y11, Y13; \
+	VPCMPEQB     piq2BitsLo<>(SB), Y13, Y13; \
+	VPOR         piq2Ones8<>(SB), Y13, Y13; \
+	VPAND        piq2BitsHi<>(SB), Y11, Y11; \
+	VPCMPEQB     piq2BitsHi<>(SB), Y11, Y11; \
+	VPOR         piq2Ones8<>(SB), Y11, Y11
+
+#define PIQ2XSRUN(off) PIQ2NRUN(off, 9, 511, 4, 4)
+#define PIQ2SRUN(off) PIQ2NRUN(off, 10, 1023, 5, 0)
+
+// PIQ2NSCALES sets a to the rows' 2s₀+1 and b to their 2s₁+1 from the
+// scale bytes at soff(SI).
+#define PIQ2NSCALES(soff, a, b) \
+	VPMOVZXBD soff(SI), b; \
+	VPAND     piq2Mask0F<>(SB), b, a; \
+	VPADDD    a, a, a; \
+	VPADDD    piq2Dword1<>(SB), a, a; \
+	VPSRLD    $4, b, b; \
+	VPADDD    b, b, b; \
+	VPADDD    piq2Dword1<>(SB), b, b
+
+// PIQ2NSUB does sub-block j for eight rows: runs (decoded by run) at
+// ioff(SI), rs bytes apart, the scale bytes at soff(SI), activations from
+// xoff(DI), dx at doff(R8), the rows' d/8 at 0(SP). Clobbers Y8..Y13, Y15.
+#define PIQ2NSUB(run, rs, doff, soff, ioff, xoff, acc) \
+	PREFETCHT0   PIQ2PF+ioff(SI); \
+	run(ioff); \
+	PIQ2TOK(xoff(DI), xoff+4(DI), Y9, Y12); \
+	VPMADDWD     Y14, Y9, Y9; \
+	run(ioff+rs); \
+	PIQ2TOK(xoff+8(DI), xoff+12(DI), Y15, Y12); \
+	VPMADDWD     Y14, Y15, Y15; \
+	VPADDD       Y15, Y9, Y9; \
+	run(ioff+2*rs); \
+	PIQ2TOK(xoff+16(DI), xoff+20(DI), Y8, Y12); \
+	VPMADDWD     Y14, Y8, Y8; \
+	run(ioff+3*rs); \
+	PIQ2TOK(xoff+24(DI), xoff+28(DI), Y15, Y12); \
+	VPMADDWD     Y14, Y15, Y15; \
+	VPADDD       Y15, Y8, Y8; \
+	PIQ2NSCALES(soff, Y13, Y12); \
+	VPMULLD      Y13, Y9, Y9; \
+	VPMULLD      Y12, Y8, Y8; \
+	VPADDD       Y8, Y9, Y9; \
+	VCVTDQ2PS    Y9, Y9; \
+	VBROADCASTSS doff(R8), Y12; \
+	VMULPS       0(SP), Y12, Y12; \
+	VFMADD231PS  Y12, Y9, acc
+
+// PIQ2NG4RUN does a run (decoded by run at ioff(SI), activations at xoff)
+// for the four tokens into s0…s3 (op PIQ2G4SET or PIQ2G4ADD).
+#define PIQ2NG4RUN(run, ioff, xoff, op, s0, s1, s2, s3) \
+	run(ioff); \
+	PIQ2G4TOK(xoff(DI), xoff+4(DI), s0, op); \
+	PIQ2G4TOK(xoff(DI)(R11*1), xoff+4(DI)(R11*1), s1, op); \
+	PIQ2G4TOK(xoff(DI)(R11*2), xoff+4(DI)(R11*2), s2, op); \
+	PIQ2G4TOK(xoff(DI)(R12*1), xoff+4(DI)(R12*1), s3, op)
+
+// PIQ2NG4FIN is PIQ2G4FIN for IQ2_XS and IQ2_S: token t's isum a + b (each
+// already times its scale), the rows' d/8 from 0(SP). Clobbers Y10, Y11.
+#define PIQ2NG4FIN(a, b, da, acc) \
+	VPADDD       b, a, a; \
+	VCVTDQ2PS    a, a; \
+	VBROADCASTSS da, Y10; \
+	VMULPS       0(SP), Y10, Y10; \
+	VMOVUPS      acc(SP), Y11; \
+	VFMADD231PS  Y10, a, Y11; \
+	VMOVUPS      Y11, acc(SP)
+
+// PIQ2NG4SUB does sub-block j for the four tokens: runs 0, 1 into Y0…Y3,
+// runs 2, 3 into Y6…Y9, times 2s₀+1 and 2s₁+1 (Y4, Y5 once the runs are
+// done), then each token's float work (accumulators at 32 + 32(8t +
+// j)(SP)).
+#define PIQ2NG4SUB(run, rs, doff, soff, ioff, xoff, j) \
+	PREFETCHT0 PIQ2PF+ioff(SI); \
+	PIQ2NG4RUN(run, ioff, xoff, PIQ2G4SET, Y0, Y1, Y2, Y3); \
+	PIQ2NG4RUN(run, ioff+rs, xoff+8, PIQ2G4ADD, Y0, Y1, Y2, Y3); \
+	PIQ2NG4RUN(run, ioff+2*rs, xoff+16, PIQ2G4SET, Y6, Y7, Y8, Y9); \
+	PIQ2NG4RUN(run, ioff+3*rs, xoff+24, PIQ2G4ADD, Y6, Y7, Y8, Y9); \
+	PIQ2NSCALES(soff, Y4, Y5); \
+	VPMULLD    Y4, Y0, Y0; \
+	VPMULLD    Y4, Y1, Y1; \
+	VPMULLD    Y4, Y2, Y2; \
+	VPMULLD    Y4, Y3, Y3; \
+	VPMULLD    Y5, Y6, Y6; \
+	VPMULLD    Y5, Y7, Y7; \
+	VPMULLD    Y5, Y8, Y8; \
+	VPMULLD    Y5, Y9, Y9; \
+	PIQ2NG4FIN(Y0, Y6, doff(R14), 32+32*j); \
+	PIQ2NG4FIN(Y1, Y7, doff(R14)(BX*1), 288+32*j); \
+	PIQ2NG4FIN(Y2, Y8, doff(R14)(BX*2), 544+32*j); \
+	PIQ2NG4FIN(Y3, Y9, doff(R14)(DX*1), 800+32*j)
+
+// func rowsIQ2XSx8AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nsb, halves int, out *float32)
+TEXT ·rowsIQ2XSx8AVX2(SB), NOSPLIT, $32-56
+	MOVQ    p+0(FP), SI
+	MOVQ    out+48(FP), R13
+	MOVQ    halves+40(FP), DX
+	LEAQ    ·iq2xs_grid(SB), R9
+	VMOVDQU piq2Ones16<>(SB), Y14
+
+half:
+	TESTQ  DX, DX
+	JEQ    done
+	MOVQ   xq+8(FP), DI
+	MOVQ   xd+24(FP), R8
+	MOVQ   nsb+32(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+
+block:
+	PIQ2SCALE(Y8)
+	VMOVUPS Y8, 0(SP)
+	PIQ2NSUB(PIQ2XSRUN, 17, 0, 560, 16, 0, Y0)
+	PIQ2NSUB(PIQ2XSRUN, 17, 4, 568, 84, 32, Y1)
+	PIQ2NSUB(PIQ2XSRUN, 17, 8, 576, 152, 64, Y2)
+	PIQ2NSUB(PIQ2XSRUN, 17, 12, 584, 220, 96, Y3)
+	PIQ2NSUB(PIQ2XSRUN, 17, 16, 592, 288, 128, Y4)
+	PIQ2NSUB(PIQ2XSRUN, 17, 20, 600, 356, 160, Y5)
+	PIQ2NSUB(PIQ2XSRUN, 17, 24, 608, 424, 192, Y6)
+	PIQ2NSUB(PIQ2XSRUN, 17, 28, 616, 492, 224, Y7)
+	ADDQ $624, SI
+	ADDQ $256, DI
+	ADDQ $32, R8
+	DECQ CX
+	JNE  block
+
+	// ((acc_0 + acc_4) + (acc_1 + acc_5)) + ((acc_2 + acc_6) + (acc_3 + acc_7)).
+	VADDPS  Y4, Y0, Y0
+	VADDPS  Y5, Y1, Y1
+	VADDPS  Y6, Y2, Y2
+	VADDPS  Y7, Y3, Y3
+	VADDPS  Y1, Y0, Y0
+	VADDPS  Y3, Y2, Y2
+	VADDPS  Y2, Y0, Y0
+	VMOVUPS Y0, (R13)
+	ADDQ    $32, R13
+	DECQ    DX
+	JMP     half
+
+done:
+	VZEROUPPER
+	RET
+
+// func gemm4IQ2XSx8AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nsb, halves int, out *float32, ostride int)
+//
+// out[t·ostride + r] = row r · token t for four tokens: per token bit for
+// bit rowsIQ2XSx8AVX2. The rows' d/8 at 0(SP), the accumulators at
+// 32 + 32(8t + j)(SP), the halves left at 1056(SP).
+TEXT ·gemm4IQ2XSx8AVX2(SB), 0, $1064-64
+	MOVQ    p+0(FP), SI
+	MOVQ    out+48(FP), R13
+	MOVQ    halves+40(FP), AX
+	MOVQ    AX, 1056(SP)
+	MOVQ    nsb+32(FP), R11
+	SHLQ    $8, R11
+	LEAQ    (R11)(R11*2), R12
+	MOVQ    nsb+32(FP), BX
+	SHLQ    $5, BX
+	LEAQ    (BX)(BX*2), DX
+	LEAQ    ·iq2xs_grid(SB), R9
+	VMOVDQU piq2Ones16<>(SB), Y14
+
+half:
+	CMPQ   1056(SP), $0
+	JEQ    done
+	MOVQ   xq+8(FP), DI
+	MOVQ   xd+24(FP), R14
+	MOVQ   nsb+32(FP), CX
+	VXORPS Y0, Y0, Y0
+	MOVQ   $32, AX
+
+zero:
+	VMOVUPS Y0, (SP)(AX*1)
+	ADDQ    $32, AX
+	CMPQ    AX, $1056
+	JLT     zero
+
+block:
+	PIQ2SCALE(Y8)
+	VMOVUPS Y8, 0(SP)
+	PIQ2NG4SUB(PIQ2XSRUN, 17, 0, 560, 16, 0, 0)
+	PIQ2NG4SUB(PIQ2XSRUN, 17, 4, 568, 84, 32, 1)
+	PIQ2NG4SUB(PIQ2XSRUN, 17, 8, 576, 152, 64, 2)
+	PIQ2NG4SUB(PIQ2XSRUN, 17, 12, 584, 220, 96, 3)
+	PIQ2NG4SUB(PIQ2XSRUN, 17, 16, 592, 288, 128, 4)
+	PIQ2NG4SUB(PIQ2XSRUN, 17, 20, 600, 356, 160, 5)
+	PIQ2NG4SUB(PIQ2XSRUN, 17, 24, 608, 424, 192, 6)
+	PIQ2NG4SUB(PIQ2XSRUN, 17, 28, 616, 492, 224, 7)
+	ADDQ $624, SI
+	ADDQ $256, DI
+	ADDQ $32, R14
+	DECQ CX
+	JNE  block
+
+	MOVQ ostride+56(FP), R10
+	SHLQ $2, R10
+	PIQ2G4OUT(32, (R13))
+	PIQ2G4OUT(288, (R13)(R10*1))
+	PIQ2G4OUT(544, (R13)(R10*2))
+	LEAQ (R10)(R10*2), R10
+	PIQ2G4OUT(800, (R13)(R10*1))
+	ADDQ $32, R13
+	DECQ 1056(SP)
+	JMP  half
+
+done:
+	VZEROUPPER
+	RET
+
+// func rowsIQ2Sx8AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nsb, halves int, out *float32)
+TEXT ·rowsIQ2Sx8AVX2(SB), NOSPLIT, $32-56
+	MOVQ    p+0(FP), SI
+	MOVQ    out+48(FP), R13
+	MOVQ    halves+40(FP), DX
+	LEAQ    ·iq2s_grid(SB), R9
+	VMOVDQU piq2Ones16<>(SB), Y14
+
+half:
+	TESTQ  DX, DX
+	JEQ    done
+	MOVQ   xq+8(FP), DI
+	MOVQ   xd+24(FP), R8
+	MOVQ   nsb+32(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+
+block:
+	PIQ2SCALE(Y8)
+	VMOVUPS Y8, 0(SP)
+	PIQ2NSUB(PIQ2SRUN, 18, 0, 592, 16, 0, Y0)
+	PIQ2NSUB(PIQ2SRUN, 18, 4, 600, 88, 32, Y1)
+	PIQ2NSUB(PIQ2SRUN, 18, 8, 608, 160, 64, Y2)
+	PIQ2NSUB(PIQ2SRUN, 18, 12, 616, 232, 96, Y3)
+	PIQ2NSUB(PIQ2SRUN, 18, 16, 624, 304, 128, Y4)
+	PIQ2NSUB(PIQ2SRUN, 18, 20, 632, 376, 160, Y5)
+	PIQ2NSUB(PIQ2SRUN, 18, 24, 640, 448, 192, Y6)
+	PIQ2NSUB(PIQ2SRUN, 18, 28, 648, 520, 224, Y7)
+	ADDQ $656, SI
+	ADDQ $256, DI
+	ADDQ $32, R8
+	DECQ CX
+	JNE  block
+
+	// ((acc_0 + acc_4) + (acc_1 + acc_5)) + ((acc_2 + acc_6) + (acc_3 + acc_7)).
+	VADDPS  Y4, Y0, Y0
+	VADDPS  Y5, Y1, Y1
+	VADDPS  Y6, Y2, Y2
+	VADDPS  Y7, Y3, Y3
+	VADDPS  Y1, Y0, Y0
+	VADDPS  Y3, Y2, Y2
+	VADDPS  Y2, Y0, Y0
+	VMOVUPS Y0, (R13)
+	ADDQ    $32, R13
+	DECQ    DX
+	JMP     half
+
+done:
+	VZEROUPPER
+	RET
+
+// func gemm4IQ2Sx8AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nsb, halves int, out *float32, ostride int)
+//
+// out[t·ostride + r] = row r · token t for four tokens: per token bit for
+// bit rowsIQ2Sx8AVX2. The rows' d/8 at 0(SP), the accumulators at
+// 32 + 32(8t + j)(SP), the halves left at 1056(SP).
+TEXT ·gemm4IQ2Sx8AVX2(SB), 0, $1064-64
+	MOVQ    p+0(FP), SI
+	MOVQ    out+48(FP), R13
+	MOVQ    halves+40(FP), AX
+	MOVQ    AX, 1056(SP)
+	MOVQ    nsb+32(FP), R11
+	SHLQ    $8, R11
+	LEAQ    (R11)(R11*2), R12
+	MOVQ    nsb+32(FP), BX
+	SHLQ    $5, BX
+	LEAQ    (BX)(BX*2), DX
+	LEAQ    ·iq2s_grid(SB), R9
+	VMOVDQU piq2Ones16<>(SB), Y14
+
+half:
+	CMPQ   1056(SP), $0
+	JEQ    done
+	MOVQ   xq+8(FP), DI
+	MOVQ   xd+24(FP), R14
+	MOVQ   nsb+32(FP), CX
+	VXORPS Y0, Y0, Y0
+	MOVQ   $32, AX
+
+zero:
+	VMOVUPS Y0, (SP)(AX*1)
+	ADDQ    $32, AX
+	CMPQ    AX, $1056
+	JLT     zero
+
+block:
+	PIQ2SCALE(Y8)
+	VMOVUPS Y8, 0(SP)
+	PIQ2NG4SUB(PIQ2SRUN, 18, 0, 592, 16, 0, 0)
+	PIQ2NG4SUB(PIQ2SRUN, 18, 4, 600, 88, 32, 1)
+	PIQ2NG4SUB(PIQ2SRUN, 18, 8, 608, 160, 64, 2)
+	PIQ2NG4SUB(PIQ2SRUN, 18, 12, 616, 232, 96, 3)
+	PIQ2NG4SUB(PIQ2SRUN, 18, 16, 624, 304, 128, 4)
+	PIQ2NG4SUB(PIQ2SRUN, 18, 20, 632, 376, 160, 5)
+	PIQ2NG4SUB(PIQ2SRUN, 18, 24, 640, 448, 192, 6)
+	PIQ2NG4SUB(PIQ2SRUN, 18, 28, 648, 520, 224, 7)
+	ADDQ $656, SI
+	ADDQ $256, DI
+	ADDQ $32, R14
+	DECQ CX
+	JNE  block
+
+	MOVQ ostride+56(FP), R10
+	SHLQ $2, R10
+	PIQ2G4OUT(32, (R13))
+	PIQ2G4OUT(288, (R13)(R10*1))
+	PIQ2G4OUT(544, (R13)(R10*2))
+	LEAQ (R10)(R10*2), R10
+	PIQ2G4OUT(800, (R13)(R10*1))
+	ADDQ $32, R13
+	DECQ 1056(SP)
 	JMP  half
 
 done:
