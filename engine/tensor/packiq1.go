@@ -160,16 +160,21 @@ func packIQ1SAVX2(dst, src []byte, nsb, g0, g1 int) {
 		for h := range 2 {
 			for sb := range nsb {
 				o := dst[((2*g+h)*nsb+sb)*packIQ1SA8Bytes:][:packIQ1SA8Bytes]
-				for s := range 8 {
+				var blks [8]*[iq1sBytes]byte // by slot
+				for s := range blks {
 					r := packIQ2Slot(s)
-					blk := (*[iq1sBytes]byte)(gs[(8*h+r)*rb+sb*iq1sBytes:])
-					o[2*r], o[2*r+1] = blk[0], blk[1]
-					for j := range 8 {
-						for l := range 4 {
+					blks[s] = (*[iq1sBytes]byte)(gs[(8*h+r)*rb+sb*iq1sBytes:])
+					o[2*r], o[2*r+1] = blks[s][0], blks[s][1]
+				}
+				for j := range 8 {
+					for l := range 4 {
+						var v [8]uint64
+						for s, blk := range blks {
 							idx, ls, sgn := iq1SRun(blk, j, l)
-							putBits(o[16+44*j+11*l:][:11], 11*uint(s), 11, uint64(idx))
-							o[368+8*j+r] = byte(int8(sgn * ls))
+							v[s] = uint64(idx)
+							o[368+8*j+packIQ2Slot(s)] = byte(int8(sgn * ls))
 						}
+						putFields(o[16+44*j+11*l:][:11], 11, v[:])
 					}
 				}
 			}
@@ -205,19 +210,24 @@ func packIQ1MAVX2(dst, src []byte, nsb, g0, g1 int) {
 		for h := range 2 {
 			for sb := range nsb {
 				o := dst[((2*g+h)*nsb+sb)*packIQ1MA8Bytes:][:packIQ1MA8Bytes]
-				for s := range 8 {
+				var blks [8]*[iq1mBytes]byte // by slot
+				for s := range blks {
 					r := packIQ2Slot(s)
-					blk := (*[iq1mBytes]byte)(gs[(8*h+r)*rb+sb*iq1mBytes:])
-					binary.LittleEndian.PutUint16(o[2*r:], F32ToF16(iq1MD(blk)))
-					for j := range 8 {
-						for l := range 4 {
+					blks[s] = (*[iq1mBytes]byte)(gs[(8*h+r)*rb+sb*iq1mBytes:])
+					binary.LittleEndian.PutUint16(o[2*r:], F32ToF16(iq1MD(blks[s])))
+				}
+				for j := range 8 {
+					for l := range 4 {
+						var v [8]uint64
+						for s, blk := range blks {
 							idx, ls, sgn := iq1MRun(blk, j, l)
 							if sgn < 0 {
 								idx |= 2048
 							}
-							putBits(o[16+48*j+12*l:][:12], 12*uint(s), 12, uint64(idx))
-							o[400+16*j+8*(l/2)+r] = byte(ls)
+							v[s] = uint64(idx)
+							o[400+16*j+8*(l/2)+packIQ2Slot(s)] = byte(ls)
 						}
+						putFields(o[16+48*j+12*l:][:12], 12, v[:])
 					}
 				}
 			}

@@ -1,4 +1,5 @@
 #include "textflag.h"
+#include "packa8_amd64.h"
 
 // AVX2 kernels of packed IQ1_S and IQ1_M in their AVX2 layouts
 // (packiq1.go, packIQ1SAVX2 and packIQ1MAVX2; IQ1_M's at the end of the
@@ -16,20 +17,11 @@
 // PIQ1PF is how far ahead the kernels prefetch their half's stream.
 #define PIQ1PF 1728
 
-DATA piq1Ones16<>+0(SB)/8, $0x0001000100010001
-DATA piq1Ones16<>+8(SB)/8, $0x0001000100010001
-DATA piq1Ones16<>+16(SB)/8, $0x0001000100010001
-DATA piq1Ones16<>+24(SB)/8, $0x0001000100010001
-GLOBL piq1Ones16<>(SB), RODATA|NOPTR, $32
-
 DATA piq1Ones8<>+0(SB)/8, $0x0101010101010101
 DATA piq1Ones8<>+8(SB)/8, $0x0101010101010101
 DATA piq1Ones8<>+16(SB)/8, $0x0101010101010101
 DATA piq1Ones8<>+24(SB)/8, $0x0101010101010101
 GLOBL piq1Ones8<>(SB), RODATA|NOPTR, $32
-
-DATA piq1Eighth<>+0(SB)/4, $0x3e000000
-GLOBL piq1Eighth<>(SB), RODATA|NOPTR, $4
 
 // PIQ1TWO loads the table entries (at R9) of the two b-bit indices (mask
 // k) at the bottom of src into the qwords of x, leaving src shifted by 2b.
@@ -112,33 +104,18 @@ GLOBL piq1Eighth<>(SB), RODATA|NOPTR, $4
 // Clobbers Y12.
 #define PIQ1SCALE(y) \
 	VCVTPH2PS    (SI), y; \
-	VBROADCASTSS piq1Eighth<>(SB), Y12; \
+	VBROADCASTSS pa8Eighth<>(SB), Y12; \
 	VMULPS       Y12, y, y
 
 // func rowsIQ1Sx8AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nsb, halves int, out *float32)
 TEXT ·rowsIQ1Sx8AVX2(SB), NOSPLIT, $0-56
-	MOVQ    p+0(FP), SI
-	MOVQ    out+48(FP), R13
-	MOVQ    halves+40(FP), DX
-	LEAQ    ·iq1s_grid(SB), R9
+	PA8ROWSINIT(·iq1s_grid(SB))
 	VMOVDQU piq1Ones8<>(SB), Y13
-	VMOVDQU piq1Ones16<>(SB), Y14
 
 half:
-	TESTQ  DX, DX
-	JEQ    done
-	MOVQ   xq+8(FP), DI
-	MOVQ   m8+16(FP), R11
-	MOVQ   xd+24(FP), R8
-	MOVQ   nsb+32(FP), CX
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
+	TESTQ DX, DX
+	JEQ   done
+	PA8ROWSHALF
 
 block:
 	PIQ1SCALE(Y8)
@@ -150,25 +127,11 @@ block:
 	PIQ1SUB(20, 408, 236, 160, Y5)
 	PIQ1SUB(24, 416, 280, 192, Y6)
 	PIQ1SUB(28, 424, 324, 224, Y7)
-	ADDQ $432, SI
-	ADDQ $256, DI
-	ADDQ $32, R8
-	ADDQ $32, R11
-	DECQ CX
-	JNE  block
+	PA8ROWSSTEP(432)
+	JNE block
 
-	// ((acc_0 + acc_4) + (acc_1 + acc_5)) + ((acc_2 + acc_6) + (acc_3 + acc_7)).
-	VADDPS  Y4, Y0, Y0
-	VADDPS  Y5, Y1, Y1
-	VADDPS  Y6, Y2, Y2
-	VADDPS  Y7, Y3, Y3
-	VADDPS  Y1, Y0, Y0
-	VADDPS  Y3, Y2, Y2
-	VADDPS  Y2, Y0, Y0
-	VMOVUPS Y0, (R13)
-	ADDQ    $32, R13
-	DECQ    DX
-	JMP     half
+	PA8ROWSOUT
+	JMP half
 
 done:
 	VZEROUPPER
@@ -225,50 +188,18 @@ done:
 	PIQ1G4FIN(voff, moff(R8)(BX*2), moff(R14)(BX*2), Y2, 512+32*j); \
 	PIQ1G4FIN(voff, moff(R8)(DX*1), moff(R14)(DX*1), Y3, 768+32*j)
 
-// PIQ1G4OUT folds token t's eight accumulators (at 256t(SP)) as the decode
-// kernel does and stores them at o.
-#define PIQ1G4OUT(a, o) \
-	VMOVUPS a(SP), Y0; \
-	VMOVUPS a+32(SP), Y1; \
-	VMOVUPS a+64(SP), Y2; \
-	VMOVUPS a+96(SP), Y3; \
-	VADDPS  a+128(SP), Y0, Y0; \
-	VADDPS  a+160(SP), Y1, Y1; \
-	VADDPS  a+192(SP), Y2, Y2; \
-	VADDPS  a+224(SP), Y3, Y3; \
-	VADDPS  Y1, Y0, Y0; \
-	VADDPS  Y3, Y2, Y2; \
-	VADDPS  Y2, Y0, Y0; \
-	VMOVUPS Y0, o
-
 // func gemm4IQ1Sx8AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nsb, halves int, out *float32, ostride int)
 //
 // out[t·ostride + r] = row r · token t for four tokens: per token bit for
 // bit rowsIQ1Sx8AVX2.
 TEXT ·gemm4IQ1Sx8AVX2(SB), 0, $1032-64
-	MOVQ    p+0(FP), SI
-	MOVQ    out+48(FP), R13
-	MOVQ    halves+40(FP), AX
-	MOVQ    AX, 1024(SP)
-	MOVQ    nsb+32(FP), R11
-	SHLQ    $8, R11
-	LEAQ    (R11)(R11*2), R12
-	MOVQ    nsb+32(FP), BX
-	SHLQ    $5, BX
-	LEAQ    (BX)(BX*2), DX
-	LEAQ    ·iq1s_grid(SB), R9
+	PA8G4INIT(·iq1s_grid(SB), 1024)
 	VMOVDQU piq1Ones8<>(SB), Y13
-	VMOVDQU piq1Ones16<>(SB), Y14
 
 half:
 	CMPQ   1024(SP), $0
 	JEQ    done
-	MOVQ   xq+8(FP), DI
-	MOVQ   m8+16(FP), R8
-	MOVQ   xd+24(FP), R14
-	MOVQ   nsb+32(FP), CX
-	VXORPS Y0, Y0, Y0
-	MOVQ   $0, AX
+	PA8G4HALF(0)
 
 zero:
 	VMOVUPS Y0, (SP)(AX*1)
@@ -286,22 +217,10 @@ block:
 	PIQ1G4SUB(20, 408, 236, 160, 5)
 	PIQ1G4SUB(24, 416, 280, 192, 6)
 	PIQ1G4SUB(28, 424, 324, 224, 7)
-	ADDQ $432, SI
-	ADDQ $256, DI
-	ADDQ $32, R8
-	ADDQ $32, R14
-	DECQ CX
-	JNE  block
+	PA8G4STEP(432)
+	JNE block
 
-	MOVQ ostride+56(FP), R10
-	SHLQ $2, R10
-	PIQ1G4OUT(0, (R13))
-	PIQ1G4OUT(256, (R13)(R10*1))
-	PIQ1G4OUT(512, (R13)(R10*2))
-	LEAQ (R10)(R10*2), R10
-	PIQ1G4OUT(768, (R13)(R10*1))
-	ADDQ $32, R13
-	DECQ 1024(SP)
+	PA8G4OUT(0, 1024)
 	JMP  half
 
 done:
@@ -444,26 +363,12 @@ done:
 
 // func rowsIQ1Mx8AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nsb, halves int, out *float32)
 TEXT ·rowsIQ1Mx8AVX2(SB), NOSPLIT, $0-56
-	MOVQ    p+0(FP), SI
-	MOVQ    out+48(FP), R13
-	MOVQ    halves+40(FP), DX
-	LEAQ    ·iq1mWRuns(SB), R9
-	VMOVDQU piq1Ones16<>(SB), Y14
+	PA8ROWSINIT(·iq1mWRuns(SB))
 
 half:
-	TESTQ  DX, DX
-	JEQ    done
-	MOVQ   xq+8(FP), DI
-	MOVQ   xd+24(FP), R8
-	MOVQ   nsb+32(FP), CX
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
+	TESTQ DX, DX
+	JEQ   done
+	PA8ROWSHALF
 
 block:
 	PIQ1SCALE(Y8)
@@ -475,24 +380,11 @@ block:
 	PIQ1MSUB(20, 480, 256, 160, Y5)
 	PIQ1MSUB(24, 496, 304, 192, Y6)
 	PIQ1MSUB(28, 512, 352, 224, Y7)
-	ADDQ $528, SI
-	ADDQ $256, DI
-	ADDQ $32, R8
-	DECQ CX
-	JNE  block
+	PA8ROWSSTEP(528)
+	JNE block
 
-	// ((acc_0 + acc_4) + (acc_1 + acc_5)) + ((acc_2 + acc_6) + (acc_3 + acc_7)).
-	VADDPS  Y4, Y0, Y0
-	VADDPS  Y5, Y1, Y1
-	VADDPS  Y6, Y2, Y2
-	VADDPS  Y7, Y3, Y3
-	VADDPS  Y1, Y0, Y0
-	VADDPS  Y3, Y2, Y2
-	VADDPS  Y2, Y0, Y0
-	VMOVUPS Y0, (R13)
-	ADDQ    $32, R13
-	DECQ    DX
-	JMP     half
+	PA8ROWSOUT
+	JMP half
 
 done:
 	VZEROUPPER
@@ -503,27 +395,12 @@ done:
 // out[t·ostride + r] = row r · token t for four tokens: per token bit for
 // bit rowsIQ1Mx8AVX2.
 TEXT ·gemm4IQ1Mx8AVX2(SB), 0, $1160-64
-	MOVQ    p+0(FP), SI
-	MOVQ    out+48(FP), R13
-	MOVQ    halves+40(FP), AX
-	MOVQ    AX, 1152(SP)
-	MOVQ    nsb+32(FP), R11
-	SHLQ    $8, R11
-	LEAQ    (R11)(R11*2), R12
-	MOVQ    nsb+32(FP), BX
-	SHLQ    $5, BX
-	LEAQ    (BX)(BX*2), DX
-	LEAQ    ·iq1mWRuns(SB), R9
-	VMOVDQU piq1Ones16<>(SB), Y14
+	PA8G4INIT(·iq1mWRuns(SB), 1152)
 
 half:
 	CMPQ   1152(SP), $0
 	JEQ    done
-	MOVQ   xq+8(FP), DI
-	MOVQ   xd+24(FP), R14
-	MOVQ   nsb+32(FP), CX
-	VXORPS Y0, Y0, Y0
-	MOVQ   $128, AX
+	PA8G4HALF(128)
 
 zero:
 	VMOVUPS Y0, (SP)(AX*1)
@@ -541,21 +418,10 @@ block:
 	PIQ1MG4SUB(20, 480, 256, 160, 5)
 	PIQ1MG4SUB(24, 496, 304, 192, 6)
 	PIQ1MG4SUB(28, 512, 352, 224, 7)
-	ADDQ $528, SI
-	ADDQ $256, DI
-	ADDQ $32, R14
-	DECQ CX
-	JNE  block
+	PA8G4STEP(528)
+	JNE block
 
-	MOVQ ostride+56(FP), R10
-	SHLQ $2, R10
-	PIQ1G4OUT(128, (R13))
-	PIQ1G4OUT(384, (R13)(R10*1))
-	PIQ1G4OUT(640, (R13)(R10*2))
-	LEAQ (R10)(R10*2), R10
-	PIQ1G4OUT(896, (R13)(R10*1))
-	ADDQ $32, R13
-	DECQ 1152(SP)
+	PA8G4OUT(128, 1152)
 	JMP  half
 
 done:

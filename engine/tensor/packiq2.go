@@ -429,18 +429,24 @@ func packIQ2N(dst, src []byte, nsb, g0, g1, bytes, b int, run func(blk []byte, j
 		for h := range 2 {
 			for sb := range nsb {
 				o := dst[((2*g+h)*nsb+sb)*bb:][:bb]
-				for s := range 8 {
+				var blks [8][]byte // by slot
+				for s := range blks {
 					r := packIQ2Slot(s)
-					blk := gs[(8*h+r)*rb+sb*bytes:][:bytes]
-					o[2*r], o[2*r+1] = blk[0], blk[1]
-					for j := range 8 {
-						for l := range 4 {
+					blks[s] = gs[(8*h+r)*rb+sb*bytes:][:bytes]
+					o[2*r], o[2*r+1] = blks[s][0], blks[s][1]
+				}
+				for j := range 8 {
+					for l := range 4 {
+						at := 16 + 4*n*j + n*l
+						var v [8]uint64
+						for s, blk := range blks {
 							idx, sign, sc := run(blk, j, l)
-							at := 16 + 4*n*j + n*l
-							putBits(o[at:at+b], uint(b*s), uint(b), uint64(idx))
+							r := packIQ2Slot(s)
+							v[s] = uint64(idx)
 							o[at+b+r] = sign
 							o[16+32*n+8*j+r] = sc
 						}
+						putFields(o[at:at+b], uint(b), v[:])
 					}
 				}
 			}

@@ -1,4 +1,5 @@
 #include "textflag.h"
+#include "packa8_amd64.h"
 
 // AVX2 kernels of packed IQ2_XXS, IQ2_XS and IQ2_S in their AVX2 layouts
 // (packiq2.go; IQ2_XS's and IQ2_S's at the end of the file): eight rows to
@@ -15,12 +16,6 @@
 
 // PIQ2PF is how far ahead the kernels prefetch their half's stream.
 #define PIQ2PF 2368
-
-DATA piq2Ones16<>+0(SB)/8, $0x0001000100010001
-DATA piq2Ones16<>+8(SB)/8, $0x0001000100010001
-DATA piq2Ones16<>+16(SB)/8, $0x0001000100010001
-DATA piq2Ones16<>+24(SB)/8, $0x0001000100010001
-GLOBL piq2Ones16<>(SB), RODATA|NOPTR, $32
 
 DATA piq2Ones8<>+0(SB)/8, $0x0101010101010101
 DATA piq2Ones8<>+8(SB)/8, $0x0101010101010101
@@ -59,9 +54,6 @@ DATA piq2Dword1<>+8(SB)/8, $0x0000000100000001
 DATA piq2Dword1<>+16(SB)/8, $0x0000000100000001
 DATA piq2Dword1<>+24(SB)/8, $0x0000000100000001
 GLOBL piq2Dword1<>(SB), RODATA|NOPTR, $32
-
-DATA piq2Eighth<>+0(SB)/4, $0x3e000000
-GLOBL piq2Eighth<>(SB), RODATA|NOPTR, $4
 
 // PIQ2TWO loads the grid entries of the two index bytes at the bottom of
 // AX (table at R9) into the qwords of x, leaving AX shifted by 16. Clobbers
@@ -140,31 +132,17 @@ GLOBL piq2Eighth<>(SB), RODATA|NOPTR, $4
 // Clobbers Y12.
 #define PIQ2SCALE(y) \
 	VCVTPH2PS    (SI), y; \
-	VBROADCASTSS piq2Eighth<>(SB), Y12; \
+	VBROADCASTSS pa8Eighth<>(SB), Y12; \
 	VMULPS       Y12, y, y
 
 // func rowsIQ2XXSx8AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nsb, halves int, out *float32)
 TEXT ·rowsIQ2XXSx8AVX2(SB), NOSPLIT, $0-56
-	MOVQ    p+0(FP), SI
-	MOVQ    out+48(FP), R13
-	MOVQ    halves+40(FP), DX
-	LEAQ    ·iq2xxs_grid(SB), R9
-	VMOVDQU piq2Ones16<>(SB), Y14
+	PA8ROWSINIT(·iq2xxs_grid(SB))
 
 half:
-	TESTQ  DX, DX
-	JEQ    done
-	MOVQ   xq+8(FP), DI
-	MOVQ   xd+24(FP), R8
-	MOVQ   nsb+32(FP), CX
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
+	TESTQ DX, DX
+	JEQ   done
+	PA8ROWSHALF
 
 block:
 	PIQ2SCALE(Y8)
@@ -176,24 +154,11 @@ block:
 	PIQ2SUB(20, 568, 336, 160, Y5)
 	PIQ2SUB(24, 576, 400, 192, Y6)
 	PIQ2SUB(28, 584, 464, 224, Y7)
-	ADDQ $592, SI
-	ADDQ $256, DI
-	ADDQ $32, R8
-	DECQ CX
-	JNE  block
+	PA8ROWSSTEP(592)
+	JNE block
 
-	// ((acc_0 + acc_4) + (acc_1 + acc_5)) + ((acc_2 + acc_6) + (acc_3 + acc_7)).
-	VADDPS  Y4, Y0, Y0
-	VADDPS  Y5, Y1, Y1
-	VADDPS  Y6, Y2, Y2
-	VADDPS  Y7, Y3, Y3
-	VADDPS  Y1, Y0, Y0
-	VADDPS  Y3, Y2, Y2
-	VADDPS  Y2, Y0, Y0
-	VMOVUPS Y0, (R13)
-	ADDQ    $32, R13
-	DECQ    DX
-	JMP     half
+	PA8ROWSOUT
+	JMP half
 
 done:
 	VZEROUPPER
@@ -252,48 +217,17 @@ done:
 	PIQ2G4FIN(Y2, doff(R14)(BX*2), 512+32*j); \
 	PIQ2G4FIN(Y3, doff(R14)(DX*1), 768+32*j)
 
-// PIQ2G4OUT folds token t's eight accumulators (at 256t(SP)) as the decode
-// kernel does and stores them at o.
-#define PIQ2G4OUT(a, o) \
-	VMOVUPS a(SP), Y0; \
-	VMOVUPS a+32(SP), Y1; \
-	VMOVUPS a+64(SP), Y2; \
-	VMOVUPS a+96(SP), Y3; \
-	VADDPS  a+128(SP), Y0, Y0; \
-	VADDPS  a+160(SP), Y1, Y1; \
-	VADDPS  a+192(SP), Y2, Y2; \
-	VADDPS  a+224(SP), Y3, Y3; \
-	VADDPS  Y1, Y0, Y0; \
-	VADDPS  Y3, Y2, Y2; \
-	VADDPS  Y2, Y0, Y0; \
-	VMOVUPS Y0, o
-
 // func gemm4IQ2XXSx8AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nsb, halves int, out *float32, ostride int)
 //
 // out[t·ostride + r] = row r · token t for four tokens: per token bit for
 // bit rowsIQ2XXSx8AVX2.
 TEXT ·gemm4IQ2XXSx8AVX2(SB), 0, $1032-64
-	MOVQ    p+0(FP), SI
-	MOVQ    out+48(FP), R13
-	MOVQ    halves+40(FP), AX
-	MOVQ    AX, 1024(SP)
-	MOVQ    nsb+32(FP), R11
-	SHLQ    $8, R11
-	LEAQ    (R11)(R11*2), R12
-	MOVQ    nsb+32(FP), BX
-	SHLQ    $5, BX
-	LEAQ    (BX)(BX*2), DX
-	LEAQ    ·iq2xxs_grid(SB), R9
-	VMOVDQU piq2Ones16<>(SB), Y14
+	PA8G4INIT(·iq2xxs_grid(SB), 1024)
 
 half:
 	CMPQ   1024(SP), $0
 	JEQ    done
-	MOVQ   xq+8(FP), DI
-	MOVQ   xd+24(FP), R14
-	MOVQ   nsb+32(FP), CX
-	VXORPS Y0, Y0, Y0
-	MOVQ   $0, AX
+	PA8G4HALF(0)
 
 zero:
 	VMOVUPS Y0, (SP)(AX*1)
@@ -311,21 +245,10 @@ block:
 	PIQ2G4SUB(20, 568, 336, 160, 5)
 	PIQ2G4SUB(24, 576, 400, 192, 6)
 	PIQ2G4SUB(28, 584, 464, 224, 7)
-	ADDQ $592, SI
-	ADDQ $256, DI
-	ADDQ $32, R14
-	DECQ CX
-	JNE  block
+	PA8G4STEP(592)
+	JNE block
 
-	MOVQ ostride+56(FP), R10
-	SHLQ $2, R10
-	PIQ2G4OUT(0, (R13))
-	PIQ2G4OUT(256, (R13)(R10*1))
-	PIQ2G4OUT(512, (R13)(R10*2))
-	LEAQ (R10)(R10*2), R10
-	PIQ2G4OUT(768, (R13)(R10*1))
-	ADDQ $32, R13
-	DECQ 1024(SP)
+	PA8G4OUT(0, 1024)
 	JMP  half
 
 done:
@@ -466,26 +389,12 @@ done:
 
 // func rowsIQ2XSx8AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nsb, halves int, out *float32)
 TEXT ·rowsIQ2XSx8AVX2(SB), NOSPLIT, $32-56
-	MOVQ    p+0(FP), SI
-	MOVQ    out+48(FP), R13
-	MOVQ    halves+40(FP), DX
-	LEAQ    ·iq2xs_grid(SB), R9
-	VMOVDQU piq2Ones16<>(SB), Y14
+	PA8ROWSINIT(·iq2xs_grid(SB))
 
 half:
-	TESTQ  DX, DX
-	JEQ    done
-	MOVQ   xq+8(FP), DI
-	MOVQ   xd+24(FP), R8
-	MOVQ   nsb+32(FP), CX
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
+	TESTQ DX, DX
+	JEQ   done
+	PA8ROWSHALF
 
 block:
 	PIQ2SCALE(Y8)
@@ -498,24 +407,11 @@ block:
 	PIQ2NSUB(PIQ2XSRUN, 17, 20, 600, 356, 160, Y5)
 	PIQ2NSUB(PIQ2XSRUN, 17, 24, 608, 424, 192, Y6)
 	PIQ2NSUB(PIQ2XSRUN, 17, 28, 616, 492, 224, Y7)
-	ADDQ $624, SI
-	ADDQ $256, DI
-	ADDQ $32, R8
-	DECQ CX
-	JNE  block
+	PA8ROWSSTEP(624)
+	JNE block
 
-	// ((acc_0 + acc_4) + (acc_1 + acc_5)) + ((acc_2 + acc_6) + (acc_3 + acc_7)).
-	VADDPS  Y4, Y0, Y0
-	VADDPS  Y5, Y1, Y1
-	VADDPS  Y6, Y2, Y2
-	VADDPS  Y7, Y3, Y3
-	VADDPS  Y1, Y0, Y0
-	VADDPS  Y3, Y2, Y2
-	VADDPS  Y2, Y0, Y0
-	VMOVUPS Y0, (R13)
-	ADDQ    $32, R13
-	DECQ    DX
-	JMP     half
+	PA8ROWSOUT
+	JMP half
 
 done:
 	VZEROUPPER
@@ -527,27 +423,12 @@ done:
 // bit rowsIQ2XSx8AVX2. The rows' d/8 at 0(SP), the accumulators at
 // 32 + 32(8t + j)(SP), the halves left at 1056(SP).
 TEXT ·gemm4IQ2XSx8AVX2(SB), 0, $1064-64
-	MOVQ    p+0(FP), SI
-	MOVQ    out+48(FP), R13
-	MOVQ    halves+40(FP), AX
-	MOVQ    AX, 1056(SP)
-	MOVQ    nsb+32(FP), R11
-	SHLQ    $8, R11
-	LEAQ    (R11)(R11*2), R12
-	MOVQ    nsb+32(FP), BX
-	SHLQ    $5, BX
-	LEAQ    (BX)(BX*2), DX
-	LEAQ    ·iq2xs_grid(SB), R9
-	VMOVDQU piq2Ones16<>(SB), Y14
+	PA8G4INIT(·iq2xs_grid(SB), 1056)
 
 half:
 	CMPQ   1056(SP), $0
 	JEQ    done
-	MOVQ   xq+8(FP), DI
-	MOVQ   xd+24(FP), R14
-	MOVQ   nsb+32(FP), CX
-	VXORPS Y0, Y0, Y0
-	MOVQ   $32, AX
+	PA8G4HALF(32)
 
 zero:
 	VMOVUPS Y0, (SP)(AX*1)
@@ -566,21 +447,10 @@ block:
 	PIQ2NG4SUB(PIQ2XSRUN, 17, 20, 600, 356, 160, 5)
 	PIQ2NG4SUB(PIQ2XSRUN, 17, 24, 608, 424, 192, 6)
 	PIQ2NG4SUB(PIQ2XSRUN, 17, 28, 616, 492, 224, 7)
-	ADDQ $624, SI
-	ADDQ $256, DI
-	ADDQ $32, R14
-	DECQ CX
-	JNE  block
+	PA8G4STEP(624)
+	JNE block
 
-	MOVQ ostride+56(FP), R10
-	SHLQ $2, R10
-	PIQ2G4OUT(32, (R13))
-	PIQ2G4OUT(288, (R13)(R10*1))
-	PIQ2G4OUT(544, (R13)(R10*2))
-	LEAQ (R10)(R10*2), R10
-	PIQ2G4OUT(800, (R13)(R10*1))
-	ADDQ $32, R13
-	DECQ 1056(SP)
+	PA8G4OUT(32, 1056)
 	JMP  half
 
 done:
@@ -589,26 +459,12 @@ done:
 
 // func rowsIQ2Sx8AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nsb, halves int, out *float32)
 TEXT ·rowsIQ2Sx8AVX2(SB), NOSPLIT, $32-56
-	MOVQ    p+0(FP), SI
-	MOVQ    out+48(FP), R13
-	MOVQ    halves+40(FP), DX
-	LEAQ    ·iq2s_grid(SB), R9
-	VMOVDQU piq2Ones16<>(SB), Y14
+	PA8ROWSINIT(·iq2s_grid(SB))
 
 half:
-	TESTQ  DX, DX
-	JEQ    done
-	MOVQ   xq+8(FP), DI
-	MOVQ   xd+24(FP), R8
-	MOVQ   nsb+32(FP), CX
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
+	TESTQ DX, DX
+	JEQ   done
+	PA8ROWSHALF
 
 block:
 	PIQ2SCALE(Y8)
@@ -621,24 +477,11 @@ block:
 	PIQ2NSUB(PIQ2SRUN, 18, 20, 632, 376, 160, Y5)
 	PIQ2NSUB(PIQ2SRUN, 18, 24, 640, 448, 192, Y6)
 	PIQ2NSUB(PIQ2SRUN, 18, 28, 648, 520, 224, Y7)
-	ADDQ $656, SI
-	ADDQ $256, DI
-	ADDQ $32, R8
-	DECQ CX
-	JNE  block
+	PA8ROWSSTEP(656)
+	JNE block
 
-	// ((acc_0 + acc_4) + (acc_1 + acc_5)) + ((acc_2 + acc_6) + (acc_3 + acc_7)).
-	VADDPS  Y4, Y0, Y0
-	VADDPS  Y5, Y1, Y1
-	VADDPS  Y6, Y2, Y2
-	VADDPS  Y7, Y3, Y3
-	VADDPS  Y1, Y0, Y0
-	VADDPS  Y3, Y2, Y2
-	VADDPS  Y2, Y0, Y0
-	VMOVUPS Y0, (R13)
-	ADDQ    $32, R13
-	DECQ    DX
-	JMP     half
+	PA8ROWSOUT
+	JMP half
 
 done:
 	VZEROUPPER
@@ -650,27 +493,12 @@ done:
 // bit rowsIQ2Sx8AVX2. The rows' d/8 at 0(SP), the accumulators at
 // 32 + 32(8t + j)(SP), the halves left at 1056(SP).
 TEXT ·gemm4IQ2Sx8AVX2(SB), 0, $1064-64
-	MOVQ    p+0(FP), SI
-	MOVQ    out+48(FP), R13
-	MOVQ    halves+40(FP), AX
-	MOVQ    AX, 1056(SP)
-	MOVQ    nsb+32(FP), R11
-	SHLQ    $8, R11
-	LEAQ    (R11)(R11*2), R12
-	MOVQ    nsb+32(FP), BX
-	SHLQ    $5, BX
-	LEAQ    (BX)(BX*2), DX
-	LEAQ    ·iq2s_grid(SB), R9
-	VMOVDQU piq2Ones16<>(SB), Y14
+	PA8G4INIT(·iq2s_grid(SB), 1056)
 
 half:
 	CMPQ   1056(SP), $0
 	JEQ    done
-	MOVQ   xq+8(FP), DI
-	MOVQ   xd+24(FP), R14
-	MOVQ   nsb+32(FP), CX
-	VXORPS Y0, Y0, Y0
-	MOVQ   $32, AX
+	PA8G4HALF(32)
 
 zero:
 	VMOVUPS Y0, (SP)(AX*1)
@@ -689,21 +517,10 @@ block:
 	PIQ2NG4SUB(PIQ2SRUN, 18, 20, 632, 376, 160, 5)
 	PIQ2NG4SUB(PIQ2SRUN, 18, 24, 640, 448, 192, 6)
 	PIQ2NG4SUB(PIQ2SRUN, 18, 28, 648, 520, 224, 7)
-	ADDQ $656, SI
-	ADDQ $256, DI
-	ADDQ $32, R14
-	DECQ CX
-	JNE  block
+	PA8G4STEP(656)
+	JNE block
 
-	MOVQ ostride+56(FP), R10
-	SHLQ $2, R10
-	PIQ2G4OUT(32, (R13))
-	PIQ2G4OUT(288, (R13)(R10*1))
-	PIQ2G4OUT(544, (R13)(R10*2))
-	LEAQ (R10)(R10*2), R10
-	PIQ2G4OUT(800, (R13)(R10*1))
-	ADDQ $32, R13
-	DECQ 1056(SP)
+	PA8G4OUT(32, 1056)
 	JMP  half
 
 done:

@@ -1,4 +1,5 @@
 #include "textflag.h"
+#include "packa8_amd64.h"
 
 // AVX2 kernels of packed IQ3_XXS and IQ3_S in their AVX2 layouts
 // (packiq3xxs.go packIQ3XXSAVX2, packiq3s.go packIQ3SAVX2): eight rows to
@@ -12,12 +13,6 @@
 // the GGUF-layout kernels (dot_iq3_amd64.s) do lane for lane: times 2s+1
 // (VPMULLD), converted, and one FMA by scale·dx into the accumulator of
 // the sub-block's position j (scale d/4 for IQ3_XXS, d for IQ3_S).
-
-DATA piq3aOnes16<>+0(SB)/8, $0x0001000100010001
-DATA piq3aOnes16<>+8(SB)/8, $0x0001000100010001
-DATA piq3aOnes16<>+16(SB)/8, $0x0001000100010001
-DATA piq3aOnes16<>+24(SB)/8, $0x0001000100010001
-GLOBL piq3aOnes16<>(SB), RODATA|NOPTR, $32
 
 DATA piq3a62<>+0(SB)/4, $62
 GLOBL piq3a62<>(SB), RODATA|NOPTR, $4
@@ -124,28 +119,13 @@ GLOBL piq3aQuarter<>(SB), RODATA|NOPTR, $4
 
 // func rowsIQ3XXSx8AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nsb, halves int, out *float32)
 TEXT ·rowsIQ3XXSx8AVX2(SB), NOSPLIT, $0-56
-	MOVQ         p+0(FP), SI
-	MOVQ         out+48(FP), R13
-	MOVQ         halves+40(FP), DX
-	LEAQ         ·iq3xxsSigned(SB), R9
-	VMOVDQU      piq3aOnes16<>(SB), Y14
+	PA8ROWSINIT(·iq3xxsSigned(SB))
 	VPBROADCASTD piq3a62<>(SB), Y15
 
 half:
-	TESTQ  DX, DX
-	JEQ    done
-	MOVQ   xq+8(FP), DI
-	MOVQ   m8+16(FP), R11
-	MOVQ   xd+24(FP), R8
-	MOVQ   nsb+32(FP), CX
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
+	TESTQ DX, DX
+	JEQ   done
+	PA8ROWSHALF
 
 block:
 	XXSSCALE(Y8)
@@ -157,25 +137,11 @@ block:
 	PIQ3ASUB(XXSSTART, IQXH, IQXB, IQXK, IQXE, 20, 824, 496, 160, Y5)
 	PIQ3ASUB(XXSSTART, IQXH, IQXB, IQXK, IQXE, 24, 832, 592, 192, Y6)
 	PIQ3ASUB(XXSSTART, IQXH, IQXB, IQXK, IQXE, 28, 840, 688, 224, Y7)
-	ADDQ $848, SI
-	ADDQ $256, DI
-	ADDQ $32, R8
-	ADDQ $32, R11
-	DECQ CX
-	JNE  block
+	PA8ROWSSTEP(848)
+	JNE block
 
-	// ((acc_0 + acc_4) + (acc_1 + acc_5)) + ((acc_2 + acc_6) + (acc_3 + acc_7)).
-	VADDPS  Y4, Y0, Y0
-	VADDPS  Y5, Y1, Y1
-	VADDPS  Y6, Y2, Y2
-	VADDPS  Y7, Y3, Y3
-	VADDPS  Y1, Y0, Y0
-	VADDPS  Y3, Y2, Y2
-	VADDPS  Y2, Y0, Y0
-	VMOVUPS Y0, (R13)
-	ADDQ    $32, R13
-	DECQ    DX
-	JMP     half
+	PA8ROWSOUT
+	JMP half
 
 done:
 	VZEROUPPER
@@ -183,28 +149,13 @@ done:
 
 // func rowsIQ3Sx8AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nsb, halves int, out *float32)
 TEXT ·rowsIQ3Sx8AVX2(SB), NOSPLIT, $0-56
-	MOVQ         p+0(FP), SI
-	MOVQ         out+48(FP), R13
-	MOVQ         halves+40(FP), DX
-	LEAQ         ·iq3sSigned(SB), R9
-	VMOVDQU      piq3aOnes16<>(SB), Y14
+	PA8ROWSINIT(·iq3sSigned(SB))
 	VPBROADCASTD piq3a62<>(SB), Y15
 
 half:
-	TESTQ  DX, DX
-	JEQ    done
-	MOVQ   xq+8(FP), DI
-	MOVQ   m8+16(FP), R11
-	MOVQ   xd+24(FP), R8
-	MOVQ   nsb+32(FP), CX
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
+	TESTQ DX, DX
+	JEQ   done
+	PA8ROWSHALF
 
 block:
 	SSCALE(Y8)
@@ -216,25 +167,11 @@ block:
 	PIQ3ASUB(SSTART, IQSH, IQSB, IQSK, IQSE, 20, 952, 576, 160, Y5)
 	PIQ3ASUB(SSTART, IQSH, IQSB, IQSK, IQSE, 24, 960, 688, 192, Y6)
 	PIQ3ASUB(SSTART, IQSH, IQSB, IQSK, IQSE, 28, 968, 800, 224, Y7)
-	ADDQ $976, SI
-	ADDQ $256, DI
-	ADDQ $32, R8
-	ADDQ $32, R11
-	DECQ CX
-	JNE  block
+	PA8ROWSSTEP(976)
+	JNE block
 
-	// ((acc_0 + acc_4) + (acc_1 + acc_5)) + ((acc_2 + acc_6) + (acc_3 + acc_7)).
-	VADDPS  Y4, Y0, Y0
-	VADDPS  Y5, Y1, Y1
-	VADDPS  Y6, Y2, Y2
-	VADDPS  Y7, Y3, Y3
-	VADDPS  Y1, Y0, Y0
-	VADDPS  Y3, Y2, Y2
-	VADDPS  Y2, Y0, Y0
-	VMOVUPS Y0, (R13)
-	ADDQ    $32, R13
-	DECQ    DX
-	JMP     half
+	PA8ROWSOUT
+	JMP half
 
 done:
 	VZEROUPPER
@@ -303,50 +240,18 @@ done:
 	PIQ3G4FIN(Y2, moff(R14)(BX*2), 512+32*j); \
 	PIQ3G4FIN(Y3, moff(R14)(DX*1), 768+32*j)
 
-// PIQ3G4OUT folds token t's eight accumulators (at 256t(SP)) as the decode
-// kernel does and stores them at o.
-#define PIQ3G4OUT(a, o) \
-	VMOVUPS a(SP), Y0; \
-	VMOVUPS a+32(SP), Y1; \
-	VMOVUPS a+64(SP), Y2; \
-	VMOVUPS a+96(SP), Y3; \
-	VADDPS  a+128(SP), Y0, Y0; \
-	VADDPS  a+160(SP), Y1, Y1; \
-	VADDPS  a+192(SP), Y2, Y2; \
-	VADDPS  a+224(SP), Y3, Y3; \
-	VADDPS  Y1, Y0, Y0; \
-	VADDPS  Y3, Y2, Y2; \
-	VADDPS  Y2, Y0, Y0; \
-	VMOVUPS Y0, o
-
 // func gemm4IQ3XXSx8AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nsb, halves int, out *float32, ostride int)
 //
 // out[t·ostride + r] = row r · token t for four tokens: per token bit for
 // bit rowsIQ3XXSx8AVX2.
 TEXT ·gemm4IQ3XXSx8AVX2(SB), 0, $1032-64
-	MOVQ         p+0(FP), SI
-	MOVQ         out+48(FP), R13
-	MOVQ         halves+40(FP), AX
-	MOVQ         AX, 1024(SP)
-	MOVQ         nsb+32(FP), R11
-	SHLQ         $8, R11
-	LEAQ         (R11)(R11*2), R12
-	MOVQ         nsb+32(FP), BX
-	SHLQ         $5, BX
-	LEAQ         (BX)(BX*2), DX
-	LEAQ         ·iq3xxsSigned(SB), R9
-	VMOVDQU      piq3aOnes16<>(SB), Y14
+	PA8G4INIT(·iq3xxsSigned(SB), 1024)
 	VPBROADCASTD piq3a62<>(SB), Y15
 
 half:
 	CMPQ   1024(SP), $0
 	JEQ    done
-	MOVQ   xq+8(FP), DI
-	MOVQ   m8+16(FP), R8
-	MOVQ   xd+24(FP), R14
-	MOVQ   nsb+32(FP), CX
-	VXORPS Y0, Y0, Y0
-	MOVQ   $0, AX
+	PA8G4HALF(0)
 
 zero:
 	VMOVUPS Y0, (SP)(AX*1)
@@ -364,22 +269,10 @@ block:
 	PIQ3G4SUB(XXSSTART, IQXH, IQXB, IQXK, IQXE, 20, 824, 496, 160, 5)
 	PIQ3G4SUB(XXSSTART, IQXH, IQXB, IQXK, IQXE, 24, 832, 592, 192, 6)
 	PIQ3G4SUB(XXSSTART, IQXH, IQXB, IQXK, IQXE, 28, 840, 688, 224, 7)
-	ADDQ $848, SI
-	ADDQ $256, DI
-	ADDQ $32, R8
-	ADDQ $32, R14
-	DECQ CX
-	JNE  block
+	PA8G4STEP(848)
+	JNE block
 
-	MOVQ ostride+56(FP), R10
-	SHLQ $2, R10
-	PIQ3G4OUT(0, (R13))
-	PIQ3G4OUT(256, (R13)(R10*1))
-	PIQ3G4OUT(512, (R13)(R10*2))
-	LEAQ (R10)(R10*2), R10
-	PIQ3G4OUT(768, (R13)(R10*1))
-	ADDQ $32, R13
-	DECQ 1024(SP)
+	PA8G4OUT(0, 1024)
 	JMP  half
 
 done:
@@ -391,29 +284,13 @@ done:
 // out[t·ostride + r] = row r · token t for four tokens: per token bit for
 // bit rowsIQ3Sx8AVX2.
 TEXT ·gemm4IQ3Sx8AVX2(SB), 0, $1032-64
-	MOVQ         p+0(FP), SI
-	MOVQ         out+48(FP), R13
-	MOVQ         halves+40(FP), AX
-	MOVQ         AX, 1024(SP)
-	MOVQ         nsb+32(FP), R11
-	SHLQ         $8, R11
-	LEAQ         (R11)(R11*2), R12
-	MOVQ         nsb+32(FP), BX
-	SHLQ         $5, BX
-	LEAQ         (BX)(BX*2), DX
-	LEAQ         ·iq3sSigned(SB), R9
-	VMOVDQU      piq3aOnes16<>(SB), Y14
+	PA8G4INIT(·iq3sSigned(SB), 1024)
 	VPBROADCASTD piq3a62<>(SB), Y15
 
 half:
 	CMPQ   1024(SP), $0
 	JEQ    done
-	MOVQ   xq+8(FP), DI
-	MOVQ   m8+16(FP), R8
-	MOVQ   xd+24(FP), R14
-	MOVQ   nsb+32(FP), CX
-	VXORPS Y0, Y0, Y0
-	MOVQ   $0, AX
+	PA8G4HALF(0)
 
 zero:
 	VMOVUPS Y0, (SP)(AX*1)
@@ -431,22 +308,10 @@ block:
 	PIQ3G4SUB(SSTART, IQSH, IQSB, IQSK, IQSE, 20, 952, 576, 160, 5)
 	PIQ3G4SUB(SSTART, IQSH, IQSB, IQSK, IQSE, 24, 960, 688, 192, 6)
 	PIQ3G4SUB(SSTART, IQSH, IQSB, IQSK, IQSE, 28, 968, 800, 224, 7)
-	ADDQ $976, SI
-	ADDQ $256, DI
-	ADDQ $32, R8
-	ADDQ $32, R14
-	DECQ CX
-	JNE  block
+	PA8G4STEP(976)
+	JNE block
 
-	MOVQ ostride+56(FP), R10
-	SHLQ $2, R10
-	PIQ3G4OUT(0, (R13))
-	PIQ3G4OUT(256, (R13)(R10*1))
-	PIQ3G4OUT(512, (R13)(R10*2))
-	LEAQ (R10)(R10*2), R10
-	PIQ3G4OUT(768, (R13)(R10*1))
-	ADDQ $32, R13
-	DECQ 1024(SP)
+	PA8G4OUT(0, 1024)
 	JMP  half
 
 done:

@@ -218,16 +218,25 @@ func packIQ3SAVX2(dst, src []byte, nsb, g0, g1 int) {
 		for h := range 2 {
 			for sb := range nsb {
 				o := dst[((2*g+h)*nsb+sb)*packIQ3SA8Bytes:][:packIQ3SA8Bytes]
-				for r := range 8 {
-					blk := (*[iq3sBytes]byte)(gs[(8*h+r)*rb+sb*iq3sBytes:])
-					o[2*r], o[2*r+1] = blk[0], blk[1]
-					for j := range 8 {
+				var blks [8]*[iq3sBytes]byte
+				for r := range blks {
+					blks[r] = (*[iq3sBytes]byte)(gs[(8*h+r)*rb+sb*iq3sBytes:])
+					o[2*r], o[2*r+1] = blks[r][0], blks[r][1]
+				}
+				for j := range 8 {
+					var sg [8]uint32
+					for r, blk := range blks {
 						o[912+8*j+r] = byte(2*iq3sScale(blk, j) + 1)
-						s := iq3sSigns(blk, j)
-						for m := range 8 {
-							v := uint64(iq3sIndex(blk, j, m)) | uint64(s>>(4*m)&15)<<9
-							putBits(o[16+112*j+14*m+7*(r/4):][:7], 13*uint(r%4), 13, v)
+						sg[r] = iq3sSigns(blk, j)
+					}
+					for m := range 8 {
+						var v [8]uint64
+						for r, blk := range blks {
+							v[r] = uint64(iq3sIndex(blk, j, m)) | uint64(sg[r]>>(4*m)&15)<<9
 						}
+						q := o[16+112*j+14*m:][:14]
+						putFields(q[:7], 13, v[:4])
+						putFields(q[7:], 13, v[4:])
 					}
 				}
 			}
@@ -235,11 +244,29 @@ func packIQ3SAVX2(dst, src []byte, nsb, g0, g1 int) {
 	}
 }
 
-// putBits writes the n low bits of v at bit sh of q (little-endian, the
-// bits of byte i being 8i…8i+7), leaving q's other bits as they are.
-func putBits(q []byte, sh, n uint, v uint64) {
-	for i := range n {
-		b := sh + i
-		q[b/8] = q[b/8]&^(1<<(b%8)) | byte(v>>i&1)<<(b%8)
+// putFields writes the values of v, b bits each (their higher bits
+// ignored), end to end from bit 0 of q, little-endian, into its
+// ⌈len(v)·b/8⌉ bytes (len(v)·b ≤ 128): the AVX2 layouts' index runs.
+func putFields(q []byte, b uint, v []uint64) {
+	var lo, hi uint64
+	for k, x := range v {
+		x &= 1<<b - 1
+		sh := b * uint(k)
+		switch {
+		case sh >= 64:
+			hi |= x << (sh - 64)
+		case sh+b > 64:
+			lo |= x << sh
+			hi |= x >> (64 - sh)
+		default:
+			lo |= x << sh
+		}
+	}
+	for i := range q[:(uint(len(v))*b+7)/8] {
+		if i < 8 {
+			q[i] = byte(lo >> (8 * i))
+		} else {
+			q[i] = byte(hi >> (8 * (i - 8)))
+		}
 	}
 }

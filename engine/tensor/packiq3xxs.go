@@ -134,17 +134,24 @@ func packIQ3XXSAVX2(dst, src []byte, nsb, g0, g1 int) {
 		for h := range 2 {
 			for sb := range nsb {
 				o := dst[((2*g+h)*nsb+sb)*packIQ3XXSA8Bytes:][:packIQ3XXSA8Bytes]
-				for r := range 8 {
-					blk := (*[iq3xxsBytes]byte)(gs[(8*h+r)*rb+sb*iq3xxsBytes:])
-					o[2*r], o[2*r+1] = blk[0], blk[1]
-					for j := range 8 {
+				var blks [8]*[iq3xxsBytes]byte
+				for r := range blks {
+					blks[r] = (*[iq3xxsBytes]byte)(gs[(8*h+r)*rb+sb*iq3xxsBytes:])
+					o[2*r], o[2*r+1] = blks[r][0], blks[r][1]
+				}
+				for j := range 8 {
+					var sg [8]uint32
+					for r, blk := range blks {
 						aux := iq3xxsAux(blk, j)
 						o[784+8*j+r] = byte(2*(aux>>28) + 1)
-						s := iq3xxsSigns(aux)
-						for m := range 8 {
-							v := uint64(blk[2+8*j+m]) | uint64(s>>(4*m)&15)<<8
-							putBits(o[16+96*j+12*m+6*(r/4):][:6], 12*uint(r%4), 12, v)
+						sg[r] = iq3xxsSigns(aux)
+					}
+					for m := range 8 {
+						var v [8]uint64
+						for r, blk := range blks {
+							v[r] = uint64(blk[2+8*j+m]) | uint64(sg[r]>>(4*m)&15)<<8
 						}
+						putFields(o[16+96*j+12*m:][:12], 12, v[:])
 					}
 				}
 			}
