@@ -204,8 +204,6 @@ func (k *Kernels) Pack(m *Matrix) *Matrix {
 	return &p
 }
 
-// copyHuge returns m with Data copied across the pool into memory advised
-// into huge pages, and lets the mapped pages go.
 // packDefault sets t's packer and p's group size for m's type in its
 // default packed layout (the one its VNNI kernels read, and the AVX2 ones
 // where the two share it), and reports whether the type has one.
@@ -271,6 +269,8 @@ type packLayout struct {
 	sbBytes int
 }
 
+// copyHuge returns m with Data copied across the pool into memory advised
+// into huge pages, and lets the mapped pages go.
 func (k *Kernels) copyHuge(m *Matrix) *Matrix {
 	p := *m
 	p.Data = k.arena.alloc(len(m.Data))

@@ -33,11 +33,12 @@ func gemm2Q4_0x16AVX2(p *byte, xq *int8, m8 *int32, xd *float32, nb, groups int,
 // MXFP4 (packed IQ4_NL's kernels, packmxfp4.go), Q2_K and Q3_K
 // (packk23_amd64.s), TQ2_0 (packtq_amd64.s) and TQ1_0 (packtq1_amd64.s),
 // with GFNI too, and IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS and
-// IQ3_S (packiq*_amd64.s), with AVX512_VBMI and AVX512_BITALG as well (hasIQZ),
-// the VNNI ones only: without them
-// those types are not packed and keep their GGUF-layout kernels, but for
-// TQ2_0 and TQ1_0, which have AVX2 packed kernels too
-// (packtq_avx2_amd64.s: the same numbers).
+// IQ3_S (packiq*_amd64.s), with AVX512_VBMI and AVX512_BITALG as well
+// (hasIQZ), the VNNI ones only: without them those types are not packed
+// and keep their GGUF-layout kernels, but for TQ2_0 and TQ1_0, which have
+// AVX2 packed kernels in the same layout (packtq_avx2_amd64.s), and the IQ
+// types, which have AVX2 packed kernels in layouts of their own
+// (usePackedIQAVX2). Every pair computes the same numbers.
 func usePacked(rows *[typeSlots]packedRowsFn, gemm4 *[typeSlots]packedGemm4Fn, layouts *[typeSlots]packLayout, vnni bool) {
 	if !hasAVX2 {
 		return
@@ -87,16 +88,16 @@ func usePacked(rows *[typeSlots]packedRowsFn, gemm4 *[typeSlots]packedGemm4Fn, l
 // packIQ2SAVX2, packIQ1SAVX2, packIQ1MAVX2), for CPUs without the VBMI
 // ones.
 func usePackedIQAVX2(rows *[typeSlots]packedRowsFn, gemm4 *[typeSlots]packedGemm4Fn, layouts *[typeSlots]packLayout) {
+	rows[IQ1_S], gemm4[IQ1_S] = rowsPackedIQ1SAVX2, gemm4PackedIQ1SAVX2
+	layouts[IQ1_S] = packLayout{packIQ1SAVX2, 2 * packIQ1SA8Bytes}
+	rows[IQ1_M], gemm4[IQ1_M] = rowsPackedIQ1MAVX2, gemm4PackedIQ1MAVX2
+	layouts[IQ1_M] = packLayout{packIQ1MAVX2, 2 * packIQ1MA8Bytes}
+	rows[IQ2_XXS], gemm4[IQ2_XXS] = rowsPackedIQ2XXSAVX2, gemm4PackedIQ2XXSAVX2
+	layouts[IQ2_XXS] = packLayout{packIQ2XXSAVX2, 2 * packIQ2XXSA8Bytes}
 	rows[IQ2_XS], gemm4[IQ2_XS] = rowsPackedIQ2XSAVX2, gemm4PackedIQ2XSAVX2
 	layouts[IQ2_XS] = packLayout{packIQ2XSAVX2, 2 * packIQ2NA8Bytes(9)}
 	rows[IQ2_S], gemm4[IQ2_S] = rowsPackedIQ2SAVX2, gemm4PackedIQ2SAVX2
 	layouts[IQ2_S] = packLayout{packIQ2SAVX2, 2 * packIQ2NA8Bytes(10)}
-	rows[IQ1_M], gemm4[IQ1_M] = rowsPackedIQ1MAVX2, gemm4PackedIQ1MAVX2
-	layouts[IQ1_M] = packLayout{packIQ1MAVX2, 2 * packIQ1MA8Bytes}
-	rows[IQ1_S], gemm4[IQ1_S] = rowsPackedIQ1SAVX2, gemm4PackedIQ1SAVX2
-	layouts[IQ1_S] = packLayout{packIQ1SAVX2, 2 * packIQ1SA8Bytes}
-	rows[IQ2_XXS], gemm4[IQ2_XXS] = rowsPackedIQ2XXSAVX2, gemm4PackedIQ2XXSAVX2
-	layouts[IQ2_XXS] = packLayout{packIQ2XXSAVX2, 2 * packIQ2XXSA8Bytes}
 	rows[IQ3_XXS], gemm4[IQ3_XXS] = rowsPackedIQ3XXSAVX2, gemm4PackedIQ3XXSAVX2
 	layouts[IQ3_XXS] = packLayout{packIQ3XXSAVX2, 2 * packIQ3XXSA8Bytes}
 	rows[IQ3_S], gemm4[IQ3_S] = rowsPackedIQ3SAVX2, gemm4PackedIQ3SAVX2

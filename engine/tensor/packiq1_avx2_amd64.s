@@ -149,9 +149,11 @@ done:
 // position j at 32(8t + j)(SP), and the halves left at 1024(SP).
 
 // PIQ1G4SET and PIQ1G4ADD set or add token t's int16 sums (in Y4) to s.
-#define PIQ1G4SET(s) 	VMOVDQA Y4, s
+#define PIQ1G4SET(s) \
+	VMOVDQA Y4, s
 
-#define PIQ1G4ADD(s) 	VPADDW Y4, s, s
+#define PIQ1G4ADD(s) \
+	VPADDW Y4, s, s
 
 #define PIQ1G4RUN(ioff, xoff, op) \
 	PIQ1RUN(ioff); \
@@ -322,7 +324,9 @@ done:
 	op(Y3)
 
 // PIQ1MG4HALF makes token t's half sums s dwords times the scales in Y9.
-#define PIQ1MG4HALF(s) 	VPMADDWD Y14, s, s; 	VPMULLD  Y9, s, s
+#define PIQ1MG4HALF(s) \
+	VPMADDWD Y14, s, s; \
+	VPMULLD  Y9, s, s
 
 // PIQ1MG4FIN finishes token t's sub-block: the first half's product from
 // save(SP) added to s, converted, times dx (at da)·(d/8), added to its

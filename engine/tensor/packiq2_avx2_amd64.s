@@ -178,11 +178,16 @@ done:
 
 // PIQ2G4TOK adds token t's dword sums over the decoded run (activation
 // dwords at xa, xb) to s, or sets s to them (op PIQ2G4SET).
-#define PIQ2G4ADD(s) 	VPMADDWD Y14, Y4, Y4; 	VPADDD   Y4, s, s
+#define PIQ2G4ADD(s) \
+	VPMADDWD Y14, Y4, Y4; \
+	VPADDD   Y4, s, s
 
-#define PIQ2G4SET(s) 	VPMADDWD Y14, Y4, s
+#define PIQ2G4SET(s) \
+	VPMADDWD Y14, Y4, s
 
-#define PIQ2G4TOK(xa, xb, s, op) 	PIQ2TOK(xa, xb, Y4, Y5); 	op(s)
+#define PIQ2G4TOK(xa, xb, s, op) \
+	PIQ2TOK(xa, xb, Y4, Y5); \
+	op(s)
 
 // PIQ2G4RUN does run l of sub-block j (at ioff(SI), activations at xoff)
 // for the four tokens.
