@@ -152,8 +152,8 @@ func kjvFlow(t testing.TB, m *model.Model, o FlowOptions) *FlowMap {
 
 // TestFlowGreedyMatchesPlain: greedy decoding with the flow drafter (alone
 // and backed by n-gram lookup, fixed and adaptive γ) is plain greedy
-// decoding, token for token, on every golden kjv prompt, and the map does
-// draft and get rejected.
+// decoding, token for token, on every golden kjv prompt; the map drafts
+// in both, and at the fixed γ is both accepted and rejected.
 func TestFlowGreedyMatchesPlain(t *testing.T) {
 	prompts, eos := kjvGolden(t)
 	const maxTok = 48
@@ -206,8 +206,15 @@ func TestFlowGreedyMatchesPlain(t *testing.T) {
 			}
 			t.Logf("%d verifier steps, %d drafted, %d accepted (%.0f%%); map drafted %d steps, fallback %d, none %d",
 				total.Steps, total.Drafted, total.Accepted, 100*total.AcceptRate(), d.Drafts, d.Fallbacks, d.Declined)
-			if d.Drafts == 0 || total.Accepted == 0 || total.Accepted == total.Drafted {
-				t.Fatal("the map never drafted, never hit or never missed: the test exercises nothing")
+			if d.Drafts == 0 || total.Drafted == 0 {
+				t.Fatal("the map never drafted: the test exercises nothing")
+			}
+			// The adaptive γ follows measured step times (specCtl): on a
+			// machine busy with other work it may switch speculation off
+			// after a few steps, so only the fixed γ must also show hits
+			// and misses; the tokens must match either way.
+			if c.gamma > 0 && (total.Accepted == 0 || total.Accepted == total.Drafted) {
+				t.Fatal("the map never hit or never missed: the test exercises nothing")
 			}
 		})
 	}
