@@ -10,6 +10,8 @@
 // Arguments of every kernel: p *byte, xq *int8, m8 *int32, xd *float32,
 // nsb, halves int, out *float32 (and ostride int for the four-token ones).
 
+#include "gemm4_amd64.h"
+
 // Constants (each including file has its own copies).
 DATA pa8Ones16<>+0(SB)/8, $0x0001000100010001
 DATA pa8Ones16<>+8(SB)/8, $0x0001000100010001
@@ -30,20 +32,13 @@ GLOBL pa8Eighth<>(SB), RODATA|NOPTR, $4
 	VMOVDQU pa8Ones16<>(SB), Y14
 
 // PA8ROWSHALF starts a half: DI the codes, R11 m8, R8 the block scales,
-// CX super-blocks left, Y0…Y7 zero.
+// CX super-blocks left, Y0…Y7 zero (gemm4_amd64.h's ZERO8).
 #define PA8ROWSHALF \
-	MOVQ   xq+8(FP), DI; \
-	MOVQ   m8+16(FP), R11; \
-	MOVQ   xd+24(FP), R8; \
-	MOVQ   nsb+32(FP), CX; \
-	VXORPS Y0, Y0, Y0; \
-	VXORPS Y1, Y1, Y1; \
-	VXORPS Y2, Y2, Y2; \
-	VXORPS Y3, Y3, Y3; \
-	VXORPS Y4, Y4, Y4; \
-	VXORPS Y5, Y5, Y5; \
-	VXORPS Y6, Y6, Y6; \
-	VXORPS Y7, Y7, Y7
+	MOVQ xq+8(FP), DI; \
+	MOVQ m8+16(FP), R11; \
+	MOVQ xd+24(FP), R8; \
+	MOVQ nsb+32(FP), CX; \
+	ZERO8
 
 // PA8ROWSSTEP steps the pointers a super-block (bytes of weights) and
 // counts CX down.
